@@ -1,0 +1,81 @@
+package dev.kafko;
+
+/**
+ * The codec a topic compresses its frames with. Compression is applied once per frame (one append
+ * of one or more records), never per record.
+ *
+ * <p>{@link #LZ4} needs {@code at.yawk.lz4:lz4-java} and {@link #ZSTD} needs
+ * {@code com.github.luben:zstd-jni} on the classpath; both are optional dependencies of the engine
+ * (the Spring Boot starter brings both). Writing or reading a frame with a codec that is not
+ * available fails with {@link CompressionUnavailableException}; it never mis-decodes.
+ */
+public enum Compression {
+    /** Records are stored as they are. */
+    NONE(0, null),
+    /** LZ4 block compression: fast, modest ratio. */
+    LZ4(1, "net.jpountz.lz4.LZ4Factory"),
+    /** Zstandard: slower, better ratio. */
+    ZSTD(2, "com.github.luben.zstd.Zstd");
+
+    private final int id;
+    private final String probeClass;
+    private volatile Boolean available;
+
+    Compression(int id, String probeClass) {
+        this.id = id;
+        this.probeClass = probeClass;
+    }
+
+    /** The codec's number in a frame's attributes; stable on disk. */
+    public int id() {
+        return id;
+    }
+
+    /** The codec with this on-disk number, or {@code null} when the number is unknown. */
+    public static Compression fromId(int id) {
+        for (Compression c : values()) {
+            if (c.id == id) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Whether this codec can be used in this JVM: its library is on the classpath and, for zstd,
+     * its native library loads.
+     */
+    public boolean isAvailable() {
+        Boolean a = available;
+        if (a == null) {
+            a = probe();
+            available = a;
+        }
+        return a;
+    }
+
+    private boolean probe() {
+        if (probeClass == null) {
+            return true;
+        }
+        try {
+            Class.forName(probeClass, true, Compression.class.getClassLoader());
+            if (this == ZSTD) {
+                // the native library loads lazily; a missing one surfaces here, not mid-append
+                Class.forName("com.github.luben.zstd.util.Native", true, Compression.class.getClassLoader())
+                        .getMethod("load").invoke(null);
+            }
+            return true;
+        } catch (ReflectiveOperationException | LinkageError e) {
+            return false;
+        }
+    }
+
+    /** Throws {@link CompressionUnavailableException} when this codec is not available. */
+    public void requireAvailable() {
+        if (!isAvailable()) {
+            throw new CompressionUnavailableException("compression " + name() + " is not available: add "
+                    + (this == LZ4 ? "at.yawk.lz4:lz4-java" : "com.github.luben:zstd-jni") + " to the classpath");
+        }
+    }
+}

@@ -1,0 +1,74 @@
+package dev.kafko;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+
+/**
+ * Reads one topic. A consumer is used by one thread at a time (like Kafka's); only
+ * {@link #wakeup()} may be called from another thread.
+ *
+ * <p>An anonymous consumer ({@link Kafko#consumer(String)}) is assigned every partition, starts at
+ * offset 0 and keeps no committed offsets. A group member ({@link Kafko#groupConsumer(String, String)})
+ * starts each partition at the group's committed offset and shares the partitions with the live
+ * members of its group.
+ */
+public interface Consumer extends AutoCloseable {
+
+    String topic();
+
+    /** The group, or empty for an anonymous consumer. */
+    Optional<String> group();
+
+    /**
+     * Returns the next records of the assigned partitions, fair across partitions and in offset
+     * order within each, waiting up to {@code timeout} (without spinning) when there are none.
+     * Returns an empty list on timeout or {@link #wakeup()}.
+     *
+     * @throws OffsetOutOfRangeException when a position is outside the log and the reset policy is FAIL
+     * @throws KafkoClosedException after close
+     */
+    List<KafkoRecord> poll(Duration timeout);
+
+    /** The next poll of {@code partition} starts at {@code offset}. */
+    void seek(int partition, long offset);
+
+    /** Every assigned partition continues at {@code offset}. */
+    void seekAll(long offset);
+
+    void seekToBeginning();
+
+    void seekToEnd();
+
+    /** Every assigned partition continues at its first record with a timestamp at or after this one (or its end). */
+    void seekToTimestamp(long epochMillis);
+
+    /** The offset of the next record the consumer will return from this partition. */
+    long position(int partition);
+
+    /** The partitions this consumer reads now. */
+    Set<Integer> assignment();
+
+    /** Durably records {@link #position(int)} of every assigned partition for the group; a no-op when anonymous. */
+    void commit();
+
+    /**
+     * Durably records these offsets (the offset of the next record to read, per partition) for the
+     * group; a no-op when anonymous. Partitions not assigned to this member are refused with
+     * {@link InvalidPartitionException}.
+     */
+    void commit(Map<Integer, Long> offsets);
+
+    /** The group's committed offset of this partition; empty if none or anonymous. */
+    OptionalLong committed(int partition);
+
+    /** Makes a blocked or the next {@link #poll} return at once with no records. Any thread may call it. */
+    void wakeup();
+
+    /** Leaves the group (its partitions move to the other members) and releases resources. Idempotent. */
+    @Override
+    void close();
+}

@@ -1,0 +1,107 @@
+package dev.kafko;
+
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * When a partition forces its appends to stable storage.
+ *
+ * <ul>
+ *   <li>{@link #NEVER} (default): a completed send is in the operating system's page cache. It
+ *       survives a crash of the JVM ({@code kill -9}); it may be lost on power loss or a kernel
+ *       crash. Rolled segments and {@code close()} are still fsynced.
+ *   <li>{@link #EVERY_BATCH}: a send completes only after an {@code fdatasync} that covers it. One
+ *       fsync covers every append waiting at that moment (group commit).
+ *   <li>{@link #interval(Duration)}: appends complete at page-cache speed and the partition is
+ *       fsynced at most this long after an append.
+ * </ul>
+ */
+public sealed interface FsyncPolicy {
+
+    /** Never fsync on the append path; rely on the page cache. */
+    FsyncPolicy NEVER = new Never();
+
+    /** Fsync before completing each (group-committed) append. */
+    FsyncPolicy EVERY_BATCH = new EveryBatch();
+
+    /** Fsync at most {@code period} after an append. */
+    static FsyncPolicy interval(Duration period) {
+        return new Interval(period);
+    }
+
+    /**
+     * Parses {@code never}, {@code every-batch} (or {@code every_batch}) and {@code interval:<duration>}
+     * where the duration is ISO-8601 ({@code PT0.1S}) or a number with {@code ms}, {@code s} or
+     * {@code m}, for example {@code interval:100ms}.
+     *
+     * @throws InvalidConfigException when the text is none of these
+     */
+    static FsyncPolicy parse(String text) {
+        Objects.requireNonNull(text, "fsync policy");
+        String t = text.trim().toLowerCase(Locale.ROOT);
+        if (t.equals("never")) {
+            return NEVER;
+        }
+        if (t.equals("every-batch") || t.equals("every_batch")) {
+            return EVERY_BATCH;
+        }
+        if (t.startsWith("interval:") || t.startsWith("interval(")) {
+            String d = t.substring("interval".length() + 1).replace(")", "").trim();
+            return interval(parseDuration(d, text));
+        }
+        throw new InvalidConfigException("fsync policy '" + text
+                + "' is not one of never, every-batch, interval:<duration> (for example interval:100ms)");
+    }
+
+    private static Duration parseDuration(String d, String original) {
+        try {
+            if (d.startsWith("pt") || d.startsWith("p")) {
+                return Duration.parse(d.toUpperCase(Locale.ROOT));
+            }
+            if (d.endsWith("ms")) {
+                return Duration.ofMillis(Long.parseLong(d.substring(0, d.length() - 2)));
+            }
+            if (d.endsWith("s")) {
+                return Duration.ofSeconds(Long.parseLong(d.substring(0, d.length() - 1)));
+            }
+            if (d.endsWith("m")) {
+                return Duration.ofMinutes(Long.parseLong(d.substring(0, d.length() - 1)));
+            }
+            return Duration.ofMillis(Long.parseLong(d));
+        } catch (RuntimeException e) {
+            throw new InvalidConfigException("fsync policy '" + original + "' has an unreadable duration '" + d + "'", e);
+        }
+    }
+
+    /** See {@link FsyncPolicy#NEVER}. */
+    record Never() implements FsyncPolicy {
+        @Override
+        public String toString() {
+            return "never";
+        }
+    }
+
+    /** See {@link FsyncPolicy#EVERY_BATCH}. */
+    record EveryBatch() implements FsyncPolicy {
+        @Override
+        public String toString() {
+            return "every-batch";
+        }
+    }
+
+    /** See {@link FsyncPolicy#interval(Duration)}. */
+    record Interval(Duration period) implements FsyncPolicy {
+        public Interval {
+            Objects.requireNonNull(period, "period");
+            if (period.isNegative() || period.isZero()) {
+                throw new InvalidConfigException("fsync interval must be positive, was " + period);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "interval:" + period.toMillis() + "ms";
+        }
+    }
+}

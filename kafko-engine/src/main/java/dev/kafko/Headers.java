@@ -1,0 +1,121 @@
+package dev.kafko;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The ordered, immutable headers of a record. Keys may repeat; order is kept on disk and on read.
+ * {@link #with(String, byte[])} returns a new instance.
+ */
+public final class Headers implements Iterable<Header> {
+
+    private static final Headers EMPTY = new Headers(new Header[0]);
+
+    private final Header[] headers;
+
+    private Headers(Header[] headers) {
+        this.headers = headers;
+    }
+
+    /** No headers. */
+    public static Headers empty() {
+        return EMPTY;
+    }
+
+    /** These headers, in this order. */
+    public static Headers of(Header... headers) {
+        if (headers.length == 0) {
+            return EMPTY;
+        }
+        return new Headers(headers.clone());
+    }
+
+    /** These headers, in list order. */
+    public static Headers of(List<Header> headers) {
+        if (headers.isEmpty()) {
+            return EMPTY;
+        }
+        return new Headers(headers.toArray(new Header[0]));
+    }
+
+    /** One header. */
+    public static Headers of(String key, byte @Nullable [] value) {
+        return new Headers(new Header[] {new Header(key, value)});
+    }
+
+    /** These headers followed by one more. */
+    public Headers with(String key, byte @Nullable [] value) {
+        Header[] copy = Arrays.copyOf(headers, headers.length + 1);
+        copy[headers.length] = new Header(key, value);
+        return new Headers(copy);
+    }
+
+    /** The last header with this key, or {@code null}. */
+    public @Nullable Header lastHeader(String key) {
+        for (int i = headers.length - 1; i >= 0; i--) {
+            if (headers[i].key().equals(key)) {
+                return headers[i];
+            }
+        }
+        return null;
+    }
+
+    /** The value of the last header with this key, or {@code null} (also when that value is null). */
+    public byte @Nullable [] lastValue(String key) {
+        Header h = lastHeader(key);
+        return h == null ? null : h.value();
+    }
+
+    /** Every header with this key, in order. */
+    public List<Header> headers(String key) {
+        List<Header> out = new ArrayList<>();
+        for (Header h : headers) {
+            if (h.key().equals(key)) {
+                out.add(h);
+            }
+        }
+        return out;
+    }
+
+    /** The header at {@code index}. */
+    public Header get(int index) {
+        return headers[index];
+    }
+
+    public int size() {
+        return headers.length;
+    }
+
+    public boolean isEmpty() {
+        return headers.length == 0;
+    }
+
+    /** The headers as an unmodifiable list. */
+    public List<Header> asList() {
+        return Collections.unmodifiableList(Arrays.asList(headers));
+    }
+
+    @Override
+    public Iterator<Header> iterator() {
+        return asList().iterator();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Headers h && Arrays.equals(headers, h.headers);
+    }
+
+    @Override
+    public int hashCode() {
+        return Arrays.hashCode(headers);
+    }
+
+    @Override
+    public String toString() {
+        return Arrays.toString(headers);
+    }
+}

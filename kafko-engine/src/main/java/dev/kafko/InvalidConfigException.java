@@ -1,0 +1,15 @@
+package dev.kafko;
+
+/** A configuration value is out of its allowed range; the message names the setting and the value. */
+public class InvalidConfigException extends KafkoException {
+
+    private static final long serialVersionUID = 1L;
+
+    public InvalidConfigException(String message) {
+        super(message);
+    }
+
+    public InvalidConfigException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}

@@ -1,0 +1,15 @@
+package dev.kafko;
+
+/** A topic or group name breaks the naming rule: [A-Za-z0-9._-], 1 to 249 characters, not {@code .} or {@code ..}. */
+public class InvalidNameException extends KafkoException {
+
+    private static final long serialVersionUID = 1L;
+
+    public InvalidNameException(String message) {
+        super(message);
+    }
+
+    public InvalidNameException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}

@@ -1,0 +1,87 @@
+package dev.kafko;
+
+import dev.kafko.internal.broker.Broker;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * An open kafko data directory: the entry point of the engine. Thread-safe.
+ *
+ * <pre>{@code
+ * try (Kafko kafko = Kafko.open(Path.of("data"))) {
+ *     kafko.createTopic("orders", TopicConfig.builder().partitions(4).build());
+ *     kafko.producer("orders").send(key, value).join();
+ *     try (Consumer c = kafko.groupConsumer("orders", "billing")) {
+ *         for (KafkoRecord r : c.poll(Duration.ofSeconds(1))) { ... }
+ *         c.commit();
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p>{@link #close()} drains every partition, fsyncs, stops every thread the instance started and
+ * releases the directory lock. Calls after close fail with {@link KafkoClosedException}.
+ */
+public interface Kafko extends AutoCloseable {
+
+    /** Opens (creating if needed) a data directory with {@link KafkoOptions#DEFAULTS}. */
+    static Kafko open(Path dataDir) {
+        return open(dataDir, KafkoOptions.DEFAULTS);
+    }
+
+    /**
+     * Opens (creating if needed) a data directory, recovers its topics and takes an exclusive lock
+     * on it for the life of the instance.
+     *
+     * @throws AlreadyOpenException when the directory is open in this JVM or in another process
+     * @throws InvalidTopicLayoutException when a topic directory is damaged
+     * @throws KafkoStorageException when the directory cannot be created or read
+     */
+    static Kafko open(Path dataDir, KafkoOptions options) {
+        return Broker.open(dataDir, options);
+    }
+
+    /** The data directory. */
+    Path dataDir();
+
+    KafkoOptions options();
+
+    /** Creates a topic with {@link KafkoOptions#topicDefaults()}. */
+    Topic createTopic(String name);
+
+    /**
+     * @throws TopicExistsException when the name is taken
+     * @throws InvalidNameException when the name breaks the naming rule (checked before any file-system call)
+     */
+    Topic createTopic(String name, TopicConfig config);
+
+    Optional<Topic> topic(String name);
+
+    Set<String> topics();
+
+    /** Deletes a topic and its data; its producers and consumers fail afterwards. */
+    void deleteTopic(String name);
+
+    /** @throws UnknownTopicException when the topic does not exist */
+    Producer producer(String topic);
+
+    /** An anonymous consumer of every partition, starting at offset 0. */
+    Consumer consumer(String topic);
+
+    Consumer consumer(String topic, ConsumerOptions options);
+
+    /** A member of {@code group} that resumes from the group's committed offsets. */
+    Consumer groupConsumer(String topic, String group);
+
+    Consumer groupConsumer(String topic, String group, ConsumerOptions options);
+
+    /** The groups with committed offsets or live members on this topic. */
+    Set<String> groups(String topic);
+
+    /** Committed offsets, lag and members of a group. */
+    GroupInfo groupInfo(String topic, String group);
+
+    /** Idempotent; see the class comment. */
+    @Override
+    void close();
+}

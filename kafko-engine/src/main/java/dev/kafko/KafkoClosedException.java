@@ -1,0 +1,15 @@
+package dev.kafko;
+
+/** The {@link Kafko} instance, producer or consumer was closed before or during the call. */
+public class KafkoClosedException extends KafkoException {
+
+    private static final long serialVersionUID = 1L;
+
+    public KafkoClosedException(String message) {
+        super(message);
+    }
+
+    public KafkoClosedException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}

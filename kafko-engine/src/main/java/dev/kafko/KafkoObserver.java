@@ -1,0 +1,28 @@
+package dev.kafko;
+
+/**
+ * Receives engine events, for example to feed metrics. Every method has an empty default. Methods
+ * are called on the thread that did the work (an appending producer thread, a polling consumer
+ * thread), so they must be fast and must not call back into kafko. When no observer is configured
+ * the engine skips the timing calls altogether.
+ */
+public interface KafkoObserver {
+
+    /** An observer that ignores everything. */
+    KafkoObserver NOOP = new KafkoObserver() { };
+
+    /** A frame of {@code records} records and {@code bytes} bytes was appended in {@code nanos}. */
+    default void onAppend(String topic, int partition, int records, long bytes, long nanos) { }
+
+    /** A partition was fsynced in {@code nanos}. */
+    default void onFsync(String topic, int partition, long nanos) { }
+
+    /** An append or fsync failed; the partition may now be failed. */
+    default void onFailure(String topic, int partition, Throwable cause) { }
+
+    /** A group committed offsets for some of the topic's partitions. */
+    default void onCommit(String topic, String group) { }
+
+    /** Retention deleted {@code segments} segments of a partition. */
+    default void onRetention(String topic, int partition, int segments, long bytes) { }
+}

@@ -1,0 +1,38 @@
+package dev.kafko;
+
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A record to send. The arrays are not copied; do not change them until the send completed.
+ *
+ * @param key the key, or {@code null} (distinct from an empty key); keyed records route by
+ *     murmur2 hash like Apache Kafka's default partitioner
+ * @param value the value, or {@code null} (a tombstone)
+ * @param headers the headers, never {@code null}
+ * @param timestamp epoch milliseconds, or {@link #NO_TIMESTAMP} for the append time
+ */
+public record OutgoingRecord(byte @Nullable [] key, byte @Nullable [] value, Headers headers, long timestamp) {
+
+    /** Marks a record whose timestamp is taken from the clock when it is appended. */
+    public static final long NO_TIMESTAMP = -1L;
+
+    public OutgoingRecord {
+        Objects.requireNonNull(headers, "headers (use Headers.empty())");
+        if (timestamp < NO_TIMESTAMP) {
+            throw new InvalidConfigException("timestamp must be epoch millis >= 0 or NO_TIMESTAMP, was " + timestamp);
+        }
+    }
+
+    public static OutgoingRecord of(byte @Nullable [] key, byte @Nullable [] value) {
+        return new OutgoingRecord(key, value, Headers.empty(), NO_TIMESTAMP);
+    }
+
+    public static OutgoingRecord of(byte @Nullable [] key, byte @Nullable [] value, Headers headers) {
+        return new OutgoingRecord(key, value, headers, NO_TIMESTAMP);
+    }
+
+    public static OutgoingRecord of(byte @Nullable [] key, byte @Nullable [] value, Headers headers, long timestamp) {
+        return new OutgoingRecord(key, value, headers, timestamp);
+    }
+}

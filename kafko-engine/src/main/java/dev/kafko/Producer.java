@@ -1,0 +1,48 @@
+package dev.kafko;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Sends records to one topic. Thread-safe: any number of threads may send through one producer.
+ * A producer holds no resources of its own; it stops working when its {@link Kafko} closes.
+ *
+ * <p>A returned future completes when the record is in the operating system's page cache (or on
+ * disk, under {@link FsyncPolicy#EVERY_BATCH}), and completes exceptionally with a
+ * {@link KafkoException} otherwise. Argument errors ({@link RecordTooLargeException},
+ * {@link InvalidPartitionException}) are thrown before anything is written.
+ */
+public interface Producer {
+
+    /** The topic this producer writes to. */
+    String topic();
+
+    /** The topic's current partition count. */
+    int partitionCount();
+
+    /** The partition a record with this key routes to: murmur2, exactly as Apache Kafka's default partitioner. */
+    int partitionFor(byte[] key);
+
+    /** Sends to the key's partition, or round-robin when {@code key} is {@code null}. */
+    CompletableFuture<RecordPosition> send(byte @Nullable [] key, byte @Nullable [] value);
+
+    CompletableFuture<RecordPosition> send(byte @Nullable [] key, byte @Nullable [] value, Headers headers);
+
+    CompletableFuture<RecordPosition> send(OutgoingRecord record);
+
+    /** Sends to this partition, whatever the key. */
+    CompletableFuture<RecordPosition> sendTo(int partition, byte @Nullable [] key, byte @Nullable [] value);
+
+    CompletableFuture<RecordPosition> sendTo(int partition, OutgoingRecord record);
+
+    /**
+     * Sends records routed one by one as {@link #send(OutgoingRecord)} would. The records that land
+     * on one partition are appended atomically as one frame, in list order; the result lists the
+     * positions in the order of {@code records}.
+     */
+    CompletableFuture<List<RecordPosition>> sendBatch(List<OutgoingRecord> records);
+
+    /** Sends every record to one partition, atomically, in list order. */
+    CompletableFuture<List<RecordPosition>> sendBatchTo(int partition, List<OutgoingRecord> records);
+}

@@ -1,0 +1,28 @@
+package dev.kafko;
+
+import java.util.List;
+
+/** A topic: a name, a config and its partitions. Thread-safe. */
+public interface Topic {
+
+    String name();
+
+    /** The config the topic was created with (partitions reflects the current count). */
+    TopicConfig config();
+
+    int partitionCount();
+
+    /**
+     * Grows the topic to {@code newCount} partitions. Keyed records may route differently afterwards,
+     * as in Kafka.
+     *
+     * @throws InvalidPartitionException when {@code newCount} is below the current count
+     */
+    void increasePartitions(int newCount);
+
+    /** A snapshot of every partition. */
+    List<PartitionInfo> partitions();
+
+    /** A snapshot of one partition. */
+    PartitionInfo partition(int partition);
+}

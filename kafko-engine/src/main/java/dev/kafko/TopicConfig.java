@@ -1,0 +1,168 @@
+package dev.kafko;
+
+import java.time.Duration;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * How a topic is laid out and kept. Build one with {@link #builder()}; every field has a default,
+ * so {@code TopicConfig.builder().build()} equals {@link #DEFAULTS}. The config is persisted in the
+ * topic's directory and used again on reopen.
+ *
+ * @param partitions how many partitions (at least 1; can grow later, never shrink)
+ * @param compression the codec applied to each frame
+ * @param segmentBytes a segment rolls once it holds at least this many bytes (default 1 GiB); a
+ *     single frame larger than this still goes into an empty segment
+ * @param segmentAge a segment rolls once its first record is older than this (default 7 days)
+ * @param retention segments whose newest record is older than this are deleted; {@code null} (the
+ *     default) keeps records forever
+ * @param retentionBytes the oldest segments are deleted while a partition holds more than this
+ *     many bytes; {@code -1} (the default) sets no limit
+ * @param fsync when appends are forced to disk
+ * @param maxRecordBytes the largest record (key, value and headers encoded) a producer may send
+ *     (default 1 MiB)
+ * @param indexIntervalBytes bytes of log between two entries of the sparse offset index (default 4 KiB)
+ */
+public record TopicConfig(
+        int partitions,
+        Compression compression,
+        long segmentBytes,
+        Duration segmentAge,
+        @Nullable Duration retention,
+        long retentionBytes,
+        FsyncPolicy fsync,
+        int maxRecordBytes,
+        int indexIntervalBytes) {
+
+    /** The smallest allowed segment size. */
+    public static final long MIN_SEGMENT_BYTES = 1024;
+    /** The largest allowed segment size: a segment is addressed with 32-bit positions. */
+    public static final long MAX_SEGMENT_BYTES = Integer.MAX_VALUE;
+    /** The largest allowed {@link #maxRecordBytes()}. */
+    public static final int MAX_RECORD_BYTES_LIMIT = 64 * 1024 * 1024;
+    /** The largest allowed partition count. */
+    public static final int MAX_PARTITIONS = 10_000;
+
+    /** The defaults used for a topic created without a config. */
+    public static final TopicConfig DEFAULTS = new TopicConfig(1, Compression.NONE, 1L << 30, Duration.ofDays(7),
+            null, -1, FsyncPolicy.NEVER, 1024 * 1024, 4096);
+
+    public TopicConfig {
+        Objects.requireNonNull(compression, "compression");
+        Objects.requireNonNull(segmentAge, "segmentAge");
+        Objects.requireNonNull(fsync, "fsync");
+        if (partitions < 1 || partitions > MAX_PARTITIONS) {
+            throw new InvalidConfigException("partitions must be between 1 and " + MAX_PARTITIONS + ", was " + partitions);
+        }
+        if (segmentBytes < MIN_SEGMENT_BYTES || segmentBytes > MAX_SEGMENT_BYTES) {
+            throw new InvalidConfigException("segmentBytes must be between " + MIN_SEGMENT_BYTES + " and "
+                    + MAX_SEGMENT_BYTES + ", was " + segmentBytes);
+        }
+        if (segmentAge.isNegative() || segmentAge.isZero()) {
+            throw new InvalidConfigException("segmentAge must be positive, was " + segmentAge);
+        }
+        if (retention != null && retention.isNegative()) {
+            throw new InvalidConfigException("retention must not be negative, was " + retention
+                    + " (use null to keep records forever)");
+        }
+        if (retentionBytes < -1) {
+            throw new InvalidConfigException("retentionBytes must be -1 (no limit) or at least 0, was " + retentionBytes);
+        }
+        if (maxRecordBytes < 1 || maxRecordBytes > MAX_RECORD_BYTES_LIMIT) {
+            throw new InvalidConfigException("maxRecordBytes must be between 1 and " + MAX_RECORD_BYTES_LIMIT
+                    + ", was " + maxRecordBytes);
+        }
+        if (indexIntervalBytes < 64 || indexIntervalBytes > 1 << 24) {
+            throw new InvalidConfigException("indexIntervalBytes must be between 64 and " + (1 << 24)
+                    + ", was " + indexIntervalBytes);
+        }
+    }
+
+    /** A builder starting from {@link #DEFAULTS}. */
+    public static Builder builder() {
+        return new Builder(DEFAULTS);
+    }
+
+    /** A builder starting from this config. */
+    public Builder toBuilder() {
+        return new Builder(this);
+    }
+
+    /** Builds a {@link TopicConfig}; validation happens in {@link #build()}. */
+    public static final class Builder {
+        private int partitions;
+        private Compression compression;
+        private long segmentBytes;
+        private Duration segmentAge;
+        private @Nullable Duration retention;
+        private long retentionBytes;
+        private FsyncPolicy fsync;
+        private int maxRecordBytes;
+        private int indexIntervalBytes;
+
+        private Builder(TopicConfig from) {
+            partitions = from.partitions;
+            compression = from.compression;
+            segmentBytes = from.segmentBytes;
+            segmentAge = from.segmentAge;
+            retention = from.retention;
+            retentionBytes = from.retentionBytes;
+            fsync = from.fsync;
+            maxRecordBytes = from.maxRecordBytes;
+            indexIntervalBytes = from.indexIntervalBytes;
+        }
+
+        public Builder partitions(int partitions) {
+            this.partitions = partitions;
+            return this;
+        }
+
+        public Builder compression(Compression compression) {
+            this.compression = compression;
+            return this;
+        }
+
+        public Builder segmentBytes(long segmentBytes) {
+            this.segmentBytes = segmentBytes;
+            return this;
+        }
+
+        public Builder segmentAge(Duration segmentAge) {
+            this.segmentAge = segmentAge;
+            return this;
+        }
+
+        /** Keep records at most this long; {@code null} keeps them forever. */
+        public Builder retention(@Nullable Duration retention) {
+            this.retention = retention;
+            return this;
+        }
+
+        /** Keep at most this many bytes per partition; {@code -1} sets no limit. */
+        public Builder retentionBytes(long retentionBytes) {
+            this.retentionBytes = retentionBytes;
+            return this;
+        }
+
+        public Builder fsync(FsyncPolicy fsync) {
+            this.fsync = fsync;
+            return this;
+        }
+
+        public Builder maxRecordBytes(int maxRecordBytes) {
+            this.maxRecordBytes = maxRecordBytes;
+            return this;
+        }
+
+        public Builder indexIntervalBytes(int indexIntervalBytes) {
+            this.indexIntervalBytes = indexIntervalBytes;
+            return this;
+        }
+
+        /** @throws InvalidConfigException naming the first value out of range */
+        public TopicConfig build() {
+            return new TopicConfig(partitions, compression, segmentBytes, segmentAge, retention, retentionBytes,
+                    fsync, maxRecordBytes, indexIntervalBytes);
+        }
+    }
+}

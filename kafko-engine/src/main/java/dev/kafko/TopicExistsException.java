@@ -1,0 +1,15 @@
+package dev.kafko;
+
+/** A topic with this name already exists. */
+public class TopicExistsException extends KafkoException {
+
+    private static final long serialVersionUID = 1L;
+
+    public TopicExistsException(String message) {
+        super(message);
+    }
+
+    public TopicExistsException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}

@@ -1,0 +1,15 @@
+package dev.kafko;
+
+/** No topic with this name exists. */
+public class UnknownTopicException extends KafkoException {
+
+    private static final long serialVersionUID = 1L;
+
+    public UnknownTopicException(String message) {
+        super(message);
+    }
+
+    public UnknownTopicException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}

@@ -1,0 +1,74 @@
+package dev.kafko.internal.io;
+
+import java.nio.file.Path;
+
+/**
+ * Internal: every file and directory name kafko writes, in one place. No other class spells a
+ * suffix or a fixed name.
+ *
+ * <pre>
+ * dataDir/
+ *   .lock                         exclusive lock of the instance
+ *   &lt;topic&gt;/
+ *     topic.conf                  the topic's config (versioned, written atomically)
+ *     groups/&lt;group&gt;.offsets       a group's committed offsets
+ *     &lt;partition&gt;/                 0, 1, 2 ...
+ *       00000000000000000000.log        segment named by its 20-digit base offset
+ *       00000000000000000000.index      sparse offset index of that segment
+ *       00000000000000000000.timeindex  time index of that segment
+ *       .clean                          present after a clean close; lets reopen skip the scan
+ * </pre>
+ */
+public final class FileNames {
+
+    public static final String LOCK_FILE = ".lock";
+    public static final String TOPIC_CONFIG_FILE = "topic.conf";
+    public static final String GROUPS_DIR = "groups";
+    public static final String CLEAN_SHUTDOWN_FILE = ".clean";
+
+    public static final String LOG_SUFFIX = ".log";
+    public static final String INDEX_SUFFIX = ".index";
+    public static final String TIME_INDEX_SUFFIX = ".timeindex";
+    public static final String OFFSETS_SUFFIX = ".offsets";
+    public static final String TMP_SUFFIX = ".tmp";
+    public static final String DELETED_SUFFIX = ".deleted";
+
+    private FileNames() {
+    }
+
+    /** The 20-digit zero-padded form of an offset, so that {@code ls} sorts segments. */
+    public static String offsetName(long offset) {
+        return String.format("%020d", offset);
+    }
+
+    public static Path segmentFile(Path partitionDir, long baseOffset) {
+        return partitionDir.resolve(offsetName(baseOffset) + LOG_SUFFIX);
+    }
+
+    public static Path indexFile(Path partitionDir, long baseOffset) {
+        return partitionDir.resolve(offsetName(baseOffset) + INDEX_SUFFIX);
+    }
+
+    public static Path timeIndexFile(Path partitionDir, long baseOffset) {
+        return partitionDir.resolve(offsetName(baseOffset) + TIME_INDEX_SUFFIX);
+    }
+
+    public static Path partitionDir(Path topicDir, int partition) {
+        return topicDir.resolve(Integer.toString(partition));
+    }
+
+    public static Path groupOffsetsFile(Path topicDir, String group) {
+        return topicDir.resolve(GROUPS_DIR).resolve(group + OFFSETS_SUFFIX);
+    }
+
+    /** Whether a file name is a segment: 20 digits then {@link #LOG_SUFFIX}. */
+    public static boolean isSegmentFile(String fileName) {
+        return fileName.length() == 20 + LOG_SUFFIX.length() && fileName.endsWith(LOG_SUFFIX)
+                && fileName.chars().limit(20).allMatch(Character::isDigit);
+    }
+
+    /** The base offset in a segment, index or time index file name. */
+    public static long baseOffsetOf(String fileName) {
+        return Long.parseLong(fileName.substring(0, 20));
+    }
+}
