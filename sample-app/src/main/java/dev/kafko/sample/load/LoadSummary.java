@@ -5,36 +5,30 @@ import java.util.Locale;
 /**
  * The outcome of one load run.
  *
- * @param orders orders sent
+ * @param orders orders sent (fewer than asked only when the read model fell behind past the timeout)
  * @param failedSends sends that failed
  * @param paid orders of this run that the read model saw PAID
  * @param rejected orders of this run that the read model saw REJECTED
  * @param complete whether the read model saw every sent order finish before the timeout
  * @param seconds from the first send until the read model saw the last order finish
- * @param sendSeconds from the first send until the last one was in the log
  * @param p50Micros median end-to-end latency (order accepted → read model saw it finish)
  * @param p99Micros 99th percentile of it
  * @param maxMicros the largest
  */
 public record LoadSummary(long orders, long failedSends, long paid, long rejected, boolean complete, double seconds,
-                          double sendSeconds, long p50Micros, long p99Micros, long maxMicros) {
+                          long p50Micros, long p99Micros, long maxMicros) {
 
     /** Orders per second, end to end. */
     public double ordersPerSecond() {
         return seconds > 0 ? (paid + rejected) / seconds : 0;
     }
 
-    /** Orders per second into the log. */
-    public double sendsPerSecond() {
-        return sendSeconds > 0 ? orders / sendSeconds : 0;
-    }
-
     /** The line the load mode prints last. */
     public String line() {
-        return String.format(Locale.ROOT, "load summary: %d orders in %.2f s, %.0f orders/s end to end"
-                        + " (sends %.0f/s); %d paid, %d rejected, %d failed sends%s;"
+        return String.format(Locale.ROOT, "load summary: %d orders in %.2f s, %.0f orders/s end to end;"
+                        + " %d paid, %d rejected, %d failed sends%s;"
                         + " e2e latency p50 %s, p99 %s, max %s",
-                orders, seconds, ordersPerSecond(), sendsPerSecond(), paid, rejected, failedSends,
+                orders, seconds, ordersPerSecond(), paid, rejected, failedSends,
                 complete ? "" : " (INCOMPLETE: the read model did not see every order)",
                 millis(p50Micros), millis(p99Micros), millis(maxMicros));
     }
