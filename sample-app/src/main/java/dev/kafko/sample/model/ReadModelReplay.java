@@ -9,6 +9,7 @@ import dev.kafko.sample.order.OrderPlaced;
 import dev.kafko.sample.order.PaymentCaptured;
 import dev.kafko.sample.order.Topics;
 import dev.kafko.spring.support.KafkoHeaders;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -130,7 +131,7 @@ public class ReadModelReplay implements InitializingBean {
 
     private static String reason(KafkoRecord record) {
         byte[] reason = record.headers().lastValue(KafkoHeaders.DLT_EXCEPTION_MESSAGE);
-        return reason == null ? "unknown" : new String(reason, java.nio.charset.StandardCharsets.UTF_8);
+        return reason == null ? "unknown" : new String(reason, StandardCharsets.UTF_8);
     }
 
     /**
