@@ -1,6 +1,7 @@
 package dev.kafko.spring.listener;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.kafko.Kafko;
 import dev.kafko.KafkoRecord;
@@ -130,6 +131,21 @@ class ErrorHandlingTest {
             assertThat(container.isRunning()).isTrue();
             assertThat(container.isInExpectedState()).isTrue();
         });
+    }
+
+    @Test
+    void stoppingDuringTheBackOffLeavesTheFailedRecordUncommittedForTheNextRun() {
+        runner.withPropertyValues("kafko.listener.retry.max-attempts=1000", "kafko.listener.retry.backoff=1s")
+                .run(context -> {
+                    template(context).send("work", 0, null, "ok").join();
+                    template(context).send("work", 0, null, "poison").join();
+                    await().atMost(Duration.ofSeconds(20)).until(() -> ATTEMPTS.containsKey("poison"));
+                    long start = System.nanoTime();
+                    context.getBean(dev.kafko.spring.config.KafkoListenerEndpointRegistry.class).stop();
+                    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+                    assertThat(context.getBean(Kafko.class).groupInfo("work", "work").committed())
+                            .containsEntry(0, 1L);
+                });
     }
 
     @SuppressWarnings("unchecked")
