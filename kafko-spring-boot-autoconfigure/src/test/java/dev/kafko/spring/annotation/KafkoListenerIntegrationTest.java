@@ -7,6 +7,8 @@ import dev.kafko.KafkoRecord;
 import dev.kafko.spring.Order;
 import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
 import dev.kafko.spring.core.KafkoTemplate;
+import dev.kafko.spring.listener.AckMode;
+import dev.kafko.spring.listener.ConcurrentMessageListenerContainer;
 import dev.kafko.spring.listener.MessageListenerContainer;
 import dev.kafko.spring.support.KafkoHeaders;
 import dev.kafko.spring.test.KafkoTestUtils;
@@ -132,6 +134,10 @@ class KafkoListenerIntegrationTest {
         assertThat(listeners.repeated).containsExactlyInAnyOrder("rep1:one", "rep2:two");
         assertThat(listeners.meta).containsExactly("three");
         assertThat(registry.getListenerContainerIds()).contains("r1", "r2", "metaListener");
+        assertThat(((ConcurrentMessageListenerContainer) registry.getListenerContainer("r1")).getContainerProperties()
+                .ackMode()).isEqualTo(AckMode.MANUAL_IMMEDIATE);
+        assertThat(((ConcurrentMessageListenerContainer) registry.getListenerContainer("r2")).getContainerProperties()
+                .ackMode()).isEqualTo(AckMode.BATCH);
     }
 
     @Test
@@ -268,7 +274,7 @@ class KafkoListenerIntegrationTest {
             upper.add(key + "=" + text);
         }
 
-        @KafkoListener(id = "r1", topics = "rep1")
+        @KafkoListener(id = "r1", topics = "rep1", ackMode = "manual-immediate")
         @KafkoListener(id = "r2", topics = "rep2")
         void repeated(String text, @Header(KafkoHeaders.RECEIVED_TOPIC) String topic) {
             repeated.add(topic + ":" + text);

@@ -200,6 +200,15 @@ class KafkoAutoConfigurationTest {
     }
 
     @Test
+    void theHealthContributorIsNamedKafko() {
+        runner.withConfiguration(AutoConfigurations.of(
+                org.springframework.boot.health.autoconfigure.registry.HealthContributorRegistryAutoConfiguration.class))
+                .run(context -> assertThat(context.getBean(
+                        org.springframework.boot.health.registry.HealthContributorRegistry.class)
+                        .getContributor("kafko")).isInstanceOf(KafkoHealthIndicator.class));
+    }
+
+    @Test
     void autoConfigurationClassesAreFinal() {
         for (Class<?> c : List.of(KafkoAutoConfiguration.class, KafkoMetricsAutoConfiguration.class,
                 KafkoHealthAutoConfiguration.class)) {
