@@ -10,6 +10,7 @@ import dev.kafko.spring.annotation.KafkoListener;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
 import dev.kafko.spring.core.KafkoTemplate;
 import dev.kafko.spring.support.KafkoHeaders;
+import dev.kafko.spring.support.KafkoInstrumentation;
 import dev.kafko.spring.test.KafkoTestUtils;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,6 +25,8 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 import org.springframework.messaging.converter.MessageConversionException;
+import org.springframework.messaging.handler.annotation.Header;
+import org.springframework.messaging.handler.invocation.MethodArgumentResolutionException;
 
 class ErrorHandlingTest {
 
@@ -103,6 +106,28 @@ class ErrorHandlingTest {
     }
 
     @Test
+    void aMissingHeaderIsAnArgumentFailureThatSkipsTheRetries() {
+        Map<String, AtomicInteger> invocations = new ConcurrentHashMap<>();
+        KafkoInstrumentation counting = new KafkoInstrumentation() {
+            @Override
+            public void listenerInvoked(String listenerId, String topic, long nanos, boolean success) {
+                invocations.computeIfAbsent(listenerId, k -> new AtomicInteger()).incrementAndGet();
+            }
+        };
+        runner.withBean(KafkoInstrumentation.class, () -> counting)
+                .withPropertyValues("kafko.listener.dead-letter.enabled=true").run(context -> {
+                    template(context).send("headed", "no trace header").join();
+                    KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+                    assertThat(invocations.get("headed")).hasValue(1);
+                    List<KafkoRecord> dead = context.getBean(Kafko.class).consumer("headed.DLT")
+                            .poll(Duration.ofSeconds(5));
+                    assertThat(header(dead.get(0), KafkoHeaders.DLT_EXCEPTION_FQCN))
+                            .isEqualTo(MethodArgumentResolutionException.class.getName());
+                    assertThat(header(dead.get(0), KafkoHeaders.DLT_EXCEPTION_MESSAGE)).contains("trace");
+                });
+    }
+
+    @Test
     void anApplicationErrorHandlerBeanReplacesTheDefault() {
         List<String> handled = new ArrayList<>();
         KafkoErrorHandler mine = (records, failure, invocation) ->
@@ -164,6 +189,11 @@ class ErrorHandlingTest {
                 ATTEMPTS.computeIfAbsent(value, k -> new AtomicInteger()).incrementAndGet();
                 throw new IllegalStateException("cannot digest poison");
             }
+            DONE.add(value);
+        }
+
+        @KafkoListener(id = "headed", topics = "headed")
+        void headed(String value, @Header("trace") String trace) {
             DONE.add(value);
         }
 
