@@ -22,8 +22,8 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 
 /**
- * kafko's Micrometer meters. Thread-safe: the engine calls the observer methods on appending and
- * committing threads, the template and containers call the instrumentation methods on theirs.
+ * kafko's Micrometer meters, fed from any thread: the engine calls the observer methods on its
+ * appending and committing threads, the template and containers the instrumentation methods on theirs.
  *
  * <ul>
  *   <li>{@code kafko.template.send} (timer; topic, outcome)</li>
