@@ -66,6 +66,7 @@ class RestartTest {
         List<String> waiting = new ArrayList<>();
         try (ConfigurableApplicationContext context = start("--sample.processor.auto-startup=false")) {
             SampleClient client = SampleClient.of(context);
+            // a plain restart: the rebuilt model equals the one before, nothing double-counted
             assertSameTotals(client.stats(), afterFirstRun);
             for (int i = 0; i < 5; i++) {
                 waiting.add(client.place("late-" + i, List.of(item("late", 1, "1.50"))).id());
@@ -99,13 +100,6 @@ class RestartTest {
         assertThat(afterThirdRun.topics().get(Topics.PAYMENTS).records())
                 .as("no order was processed twice").isEqualTo(13);
         assertThat(afterThirdRun.deadLetters()).isEqualTo(2);
-
-        // fourth run: nothing new; the rebuilt model equals the one before, not double-counted
-        try (ConfigurableApplicationContext context = start()) {
-            Stats stats = SampleClient.of(context).stats();
-            assertSameTotals(stats, afterThirdRun);
-            assertThat(stats.replay().records()).isEqualTo(15 + 13 + 2);
-        }
     }
 
     private static void assertSameTotals(Stats actual, Stats expected) {

@@ -13,11 +13,10 @@ import org.springframework.stereotype.Service;
 @Service
 public class OrderPublisher {
 
-    // the starter's template bean is a KafkoTemplate<Object, Object>: a narrower type finds no bean
-    private final KafkoTemplate<Object, Object> template;
+    private final KafkoTemplate<String, OrderPlaced> template;
     private final Clock clock;
 
-    public OrderPublisher(KafkoTemplate<Object, Object> template, Clock clock) {
+    public OrderPublisher(KafkoTemplate<String, OrderPlaced> template, Clock clock) {
         this.template = template;
         this.clock = clock;
     }

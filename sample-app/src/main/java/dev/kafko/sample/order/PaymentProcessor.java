@@ -25,11 +25,11 @@ public class PaymentProcessor {
     /** The listener id, which is also the group. */
     public static final String ID = "payment-processor";
 
-    private final KafkoTemplate<Object, Object> template;
+    private final KafkoTemplate<String, PaymentCaptured> template;
     private final Validator validator;
     private final Clock clock;
 
-    public PaymentProcessor(KafkoTemplate<Object, Object> template, Validator validator, Clock clock) {
+    public PaymentProcessor(KafkoTemplate<String, PaymentCaptured> template, Validator validator, Clock clock) {
         this.template = template;
         this.validator = validator;
         this.clock = clock;

@@ -22,8 +22,7 @@ class LoadModeTest {
     @Test
     void loadModeSendsEveryOrderThroughThePipelineAndPrintsASummary(CapturedOutput output) {
         try (ConfigurableApplicationContext context = new SpringApplicationBuilder(SampleApplication.class)
-                .run("--kafko.ephemeral=true", "--spring.main.web-application-type=none", "--sample.load=2000",
-                        "--sample.load-in-flight=64")) {
+                .run("--kafko.ephemeral=true", "--spring.main.web-application-type=none", "--sample.load=2000")) {
             LoadSummary summary = Objects.requireNonNull(context.getBean(LoadGenerator.class).lastSummary());
 
             assertThat(summary.orders()).isEqualTo(2000);
