@@ -298,6 +298,11 @@ public final class PartitionLog implements Closeable {
         return failure != null;
     }
 
+    /** The current segments, oldest first; for tests and introspection. */
+    Segment[] segments() {
+        return segments;
+    }
+
     public String topic() {
         return topic;
     }
