@@ -34,6 +34,7 @@ public final class FaultyFileIo implements FileIo {
     private volatile long failDeleteAt = -1;
     private volatile boolean diskFull;
     private volatile boolean syncs = true;
+    private volatile Runnable beforeForce = () -> { };
 
     /** Fails the {@code n}th write from now (1 = the next one) with an {@link IOException}, once. */
     public FaultyFileIo failNthWrite(long n) {
@@ -80,6 +81,12 @@ public final class FaultyFileIo implements FileIo {
     /** When {@code false}, fsyncs of files and directories do nothing (still counted). */
     public FaultyFileIo syncs(boolean enabled) {
         syncs = enabled;
+        return this;
+    }
+
+    /** Runs {@code hook} on the calling thread at the start of every file fsync (e.g. to hold a writer there). */
+    public FaultyFileIo beforeForce(Runnable hook) {
+        beforeForce = hook;
         return this;
     }
 
@@ -193,6 +200,7 @@ public final class FaultyFileIo implements FileIo {
 
         @Override
         public void force(boolean metaData) throws IOException {
+            beforeForce.run();
             long n = forces.incrementAndGet();
             if (n == failForceAt) {
                 throw new IOException("injected fsync failure #" + n + ": " + path);
