@@ -52,6 +52,19 @@ final class FrameEncoder implements AutoCloseable {
         this.maxRecordBytes = maxRecordBytes;
     }
 
+    /** Buffers above this size are dropped after use, so one huge batch does not pin memory per partition. */
+    private static final int KEEP_BUFFER_BYTES = 4 << 20;
+
+    /** Drops buffers a rare huge frame grew beyond {@link #KEEP_BUFFER_BYTES}. */
+    void trim() {
+        if (frame.length > KEEP_BUFFER_BYTES) {
+            frame = new byte[64 * 1024];
+        }
+        if (records.length > KEEP_BUFFER_BYTES) {
+            records = new byte[0];
+        }
+    }
+
     /** The buffer holding the last encoded frame, valid until the next encode. */
     byte[] buffer() {
         return frame;

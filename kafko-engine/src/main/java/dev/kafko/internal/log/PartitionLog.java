@@ -113,6 +113,7 @@ public final class PartitionLog implements Closeable {
             int length = encoder.encode(records, base, now);
             return store(base, records.size(), length, now);
         } finally {
+            encoder.trim();
             exitWriter();
         }
     }
@@ -127,6 +128,7 @@ public final class PartitionLog implements Closeable {
             int length = encoder.encode(record, base, now);
             return store(base, 1, length, now);
         } finally {
+            encoder.trim();
             exitWriter();
         }
     }
