@@ -196,7 +196,7 @@ public final class PartitionLog implements Closeable {
         if (offset == end || maxRecords <= 0) {
             return new ReadResult(List.of(), offset);
         }
-        List<KafkoRecord> out = new ArrayList<>(Math.min(maxRecords, 1024));
+        ArrayList<KafkoRecord> out = new ArrayList<>(0);
         int i = segmentIndex(segs, offset);
         int added = segs[i].read(offset, maxRecords, maxBytes, topic, partition, out);
         while (added == 0 && ++i < segs.length) {

@@ -151,7 +151,7 @@ final class Segment {
      * of at most about {@code maxBytes} (always at least one frame). Returns the number added; 0
      * when {@code offset} is not in this segment's published frames. Any thread.
      */
-    int read(long offset, int maxRecords, int maxBytes, String topic, int partition, List<KafkoRecord> out) {
+    int read(long offset, int maxRecords, int maxBytes, String topic, int partition, ArrayList<KafkoRecord> out) {
         int end = size;
         byte[] h = new byte[HEADER_SIZE];
         int pos = locate(offset, end, h);
@@ -172,6 +172,7 @@ final class Segment {
             total += len;
             pos += len;
         }
+        out.ensureCapacity(out.size() + (int) Math.min(records, maxRecords));
         byte[] buf = new byte[total];
         file.read(start, buf, 0, total);
         CRC32C crc = new CRC32C();

@@ -45,7 +45,7 @@ class RecoveryTest {
         }
         byte[] segment = Files.readAllBytes(FileNames.segmentFile(src, 0));
         assertThat((long) segment.length).isEqualTo(frames.get(frames.size() - 1)[0]);
-        long firstCut = frames.get(frames.size() - 4)[0];
+        long firstCut = frames.get(frames.size() - 3)[0];
         for (long cut = firstCut; cut <= segment.length; cut++) {
             Path d = dir.resolve("cut" + cut);
             Files.createDirectories(d);
@@ -122,6 +122,31 @@ class RecoveryTest {
     }
 
     @Test
+    void corruptFrameInsideASealedSegmentIsReportedWhenReadAndNeverCut() throws IOException {
+        TopicConfig config = TopicConfig.builder().segmentBytes(4096).build();
+        try (PartitionLog log = Logs.open(dir, config)) {
+            Logs.appendFrames(log, 40, 2, 100);
+            assertThat(log.segmentCount()).isGreaterThan(2);
+        }
+        Files.delete(dir.resolve(FileNames.CLEAN_SHUTDOWN_FILE));
+        Path first = FileNames.segmentFile(dir, 0);
+        byte[] b = Files.readAllBytes(first);
+        int victim = b.length - 20; // inside the value of the last record of the first segment
+        b[victim] ^= 0x40;
+        Files.write(first, b);
+        try (PartitionLog log = Logs.open(dir, config)) {
+            assertThat(log.endOffset()).as("a sealed segment is never cut").isEqualTo(80);
+            Segment[] segs = log.segments();
+            long lastOfFirst = segs[1].baseOffset() - 1;
+            assertThat(Files.size(first)).isEqualTo(b.length);
+            assertThatThrownBy(() -> log.read(lastOfFirst, 1, 1)).isInstanceOf(CorruptLogException.class)
+                    .hasMessageContaining(first.toString()).hasMessageContaining("position");
+            assertRecord(log.read(0, 1, 1).records().get(0), 0, 100);
+            assertRecord(log.read(segs[1].baseOffset(), 1, 1).records().get(0), segs[1].baseOffset(), 100);
+        }
+    }
+
+    @Test
     void missingOrDamagedIndexesAreRebuiltOnOpen() throws IOException {
         TopicConfig config = TopicConfig.builder().segmentBytes(8 * 1024).indexIntervalBytes(512).build();
         List<OffsetIndex> before = new ArrayList<>();
@@ -168,7 +193,7 @@ class RecoveryTest {
         }
         int corrupt = 0;
         int shorter = 0;
-        for (int round = 0; round < 100; round++) {
+        for (int round = 0; round < 60; round++) {
             Path d = dir.resolve("r" + round);
             Logs.copyDir(src, d);
             if (round % 2 == 0) {
