@@ -1,7 +1,6 @@
 package dev.kafko.internal.log;
 
 import static dev.kafko.internal.log.FrameFormat.BASE_OFFSET_OFFSET;
-import static dev.kafko.internal.log.FrameFormat.FIRST_TIMESTAMP_OFFSET;
 import static dev.kafko.internal.log.FrameFormat.HEADER_SIZE;
 import static dev.kafko.internal.log.FrameFormat.LENGTH_OFFSET;
 import static dev.kafko.internal.log.FrameFormat.MAX_TIMESTAMP_OFFSET;
@@ -268,15 +267,5 @@ final class Segment {
 
     CorruptLogException corrupt(long pos, String reason, @Nullable Throwable cause) {
         return new CorruptLogException("corrupt frame in " + file.path() + " at position " + pos + ": " + reason, cause);
-    }
-
-    /** The first timestamp of the first frame, or {@code fallback} when the segment is empty. */
-    long firstFrameTimestamp(long fallback) {
-        if (size < SEGMENT_HEADER_SIZE + HEADER_SIZE) {
-            return fallback;
-        }
-        byte[] h = new byte[HEADER_SIZE];
-        file.read(SEGMENT_HEADER_SIZE, h, 0, HEADER_SIZE);
-        return FrameFormat.getLong(h, FIRST_TIMESTAMP_OFFSET);
     }
 }
