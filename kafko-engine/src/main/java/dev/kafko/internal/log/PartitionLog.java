@@ -103,6 +103,15 @@ public final class PartitionLog implements Closeable {
         return new PartitionLog(topic, partition, dir, config, clock, io, segments);
     }
 
+    /**
+     * The size of {@code record} that {@link #append} checks against {@link TopicConfig#maxRecordBytes()}
+     * (its encoding in a frame, the timestamp delta counted as one byte). Any thread; lets a caller
+     * refuse a record before it is batched with others.
+     */
+    public static long encodedSize(OutgoingRecord record) {
+        return FrameEncoder.encodedSize(record);
+    }
+
     /** Appends the records as one frame; returns the offset of the first. Owner thread only. */
     public long append(List<OutgoingRecord> records) {
         enterWriter();
