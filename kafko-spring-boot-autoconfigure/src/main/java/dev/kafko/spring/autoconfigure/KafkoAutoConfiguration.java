@@ -55,8 +55,9 @@ public final class KafkoAutoConfiguration {
 
     private static final String JSON_MAPPER = "tools.jackson.databind.json.JsonMapper";
 
+    /** Not needed (and not created) when the application opens its own {@link Kafko}. */
     @Bean
-    @ConditionalOnMissingBean
+    @ConditionalOnMissingBean({KafkoDataDirectory.class, Kafko.class})
     KafkoDataDirectory kafkoDataDirectory(KafkoProperties properties) {
         return properties.isEphemeral() ? KafkoDataDirectory.ephemeral() : KafkoDataDirectory.of(properties.getDataDir());
     }

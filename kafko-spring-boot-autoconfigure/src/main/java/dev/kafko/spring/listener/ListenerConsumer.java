@@ -156,6 +156,10 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         try {
             listener.onMessage(records, ack);
             success = true;
+        } catch (VirtualMachineError e) {
+            throw e;
+        } catch (Error e) {
+            throw new ListenerExecutionFailedException("Listener '" + container.getListenerId() + "' threw " + e, e);
         } finally {
             container.instrumentation().listenerInvoked(container.getListenerId(), container.topic(),
                     System.nanoTime() - start, success);

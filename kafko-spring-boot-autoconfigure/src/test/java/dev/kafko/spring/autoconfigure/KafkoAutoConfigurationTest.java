@@ -89,6 +89,7 @@ class KafkoAutoConfigurationTest {
         runner.withUserConfiguration(OwnBeans.class).run(context -> {
             assertThat(context.getBean(KafkoErrorHandler.class)).isSameAs(OwnBeans.HANDLER);
             assertThat(context.getBean(Kafko.class).dataDir()).isEqualTo(context.getBean("ownDir", Path.class));
+            assertThat(context).doesNotHaveBean(KafkoDataDirectory.class);
         });
     }
 

@@ -147,9 +147,11 @@ class ErrorHandlingTest {
             for (int i = 0; i < 20; i++) {
                 template.send("work", 0, null, "poison").join();
             }
+            template.send("work", 0, null, "assert").join();
             template.send("work", 0, null, "d").join();
             KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
             assertThat(ATTEMPTS.get("poison")).hasValue(20);
+            assertThat(ATTEMPTS.get("assert")).hasValue(1);
             assertThat(DONE).containsExactly("d");
             MessageListenerContainer container = context.getBean(dev.kafko.spring.config.KafkoListenerEndpointRegistry.class)
                     .getListenerContainer("work");
@@ -185,6 +187,10 @@ class ErrorHandlingTest {
     static class Listeners {
         @KafkoListener(id = "work", topics = "work")
         void work(String value) {
+            if (value.equals("assert")) {
+                ATTEMPTS.computeIfAbsent(value, k -> new AtomicInteger()).incrementAndGet();
+                throw new AssertionError("an Error, not an Exception");
+            }
             if (value.equals("poison")) {
                 ATTEMPTS.computeIfAbsent(value, k -> new AtomicInteger()).incrementAndGet();
                 throw new IllegalStateException("cannot digest poison");
