@@ -84,16 +84,7 @@ public final class PartitionLog implements Closeable {
             bytes += s.size();
         }
         this.sizeBytes = bytes;
-        FrameEncoder enc;
-        try {
-            enc = new FrameEncoder(name, config.compression(), config.maxRecordBytes());
-        } catch (KafkoException e) {
-            for (Segment s : segments) {
-                s.file().closeChannel();
-            }
-            throw e;
-        }
-        this.encoder = enc;
+        this.encoder = new FrameEncoder(name, config.compression(), config.maxRecordBytes());
     }
 
     /** Opens (creating if needed) the log in {@code dir}, recovering it when it was not closed cleanly. */
