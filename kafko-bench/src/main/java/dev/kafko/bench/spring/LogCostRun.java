@@ -1,0 +1,117 @@
+package dev.kafko.bench.spring;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.context.annotation.ImportCandidates;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * One measurement of one {@link LogUnderTest} in the current JVM, which should be fresh so that the
+ * start-up includes class loading as a test run pays it. Runs on the calling thread.
+ */
+final class LogCostRun {
+
+    /** Every record is this 256-character ASCII string: 256 bytes, like the other benchmarks. */
+    static final String PAYLOAD = "0123456789abcdef".repeat(16);
+
+    /** What one JVM measured; times in nanoseconds, zero where the variant has no log. */
+    record Result(String log, long startupNanos, long firstRecordNanos, long roundTripNanos, double recordsPerSecond) {
+
+        private static final String TAG = "LOG-COST-RESULT";
+
+        String toLine() {
+            return String.format(Locale.ROOT, "%s %s %d %d %d %.1f",
+                    TAG, log, startupNanos, firstRecordNanos, roundTripNanos, recordsPerSecond);
+        }
+
+        static boolean isResultLine(String line) {
+            return line.startsWith(TAG + " ");
+        }
+
+        static Result parse(String line) {
+            String[] f = line.split(" ");
+            if (f.length != 6 || !f[0].equals(TAG)) {
+                throw new IllegalArgumentException("not a result line: " + line);
+            }
+            return new Result(f[1], Long.parseLong(f[2]), Long.parseLong(f[3]), Long.parseLong(f[4]),
+                    Double.parseDouble(f[5]));
+        }
+    }
+
+    /** How much to measure after start-up. */
+    record Settings(int warmupRoundTrips, int roundTrips, int records, Duration timeout) {
+    }
+
+    private LogCostRun() {
+    }
+
+    static Result measure(LogUnderTest log, Settings settings) {
+        try (log) {
+            long begin = System.nanoTime();
+            Map<String, Object> properties = new HashMap<>(log.beforeContext());
+            properties.put("spring.autoconfigure.exclude", excludedAutoConfigurations(log.excludedAutoConfigurations()));
+            properties.put("spring.main.banner-mode", "off");
+            properties.put("spring.main.log-startup-info", "false");
+            List<Class<?>> sources = new ArrayList<>(List.of(LogCostApp.class));
+            sources.addAll(log.sources());
+            try (ConfigurableApplicationContext context = new SpringApplicationBuilder(sources.toArray(Class<?>[]::new))
+                    .web(WebApplicationType.NONE)
+                    .properties(properties)
+                    .run()) {
+                long startup = System.nanoTime() - begin;
+                if (!log.hasLog()) {
+                    return new Result(log.name(), startup, 0, 0, 0);
+                }
+                Probe probe = context.getBean(Probe.class);
+                LogUnderTest.Sender sender = log.sender(context);
+                long firstRecord = roundTrip(probe, sender, settings.timeout());
+                for (int i = 0; i < settings.warmupRoundTrips(); i++) {
+                    roundTrip(probe, sender, settings.timeout());
+                }
+                long[] roundTrips = new long[settings.roundTrips()];
+                for (int i = 0; i < roundTrips.length; i++) {
+                    roundTrips[i] = roundTrip(probe, sender, settings.timeout());
+                }
+                Arrays.sort(roundTrips);
+                return new Result(log.name(), startup, firstRecord, roundTrips[roundTrips.length / 2],
+                        throughput(probe, sender, settings));
+            }
+        }
+    }
+
+    /** Sends one record and parks until the listener has it. */
+    private static long roundTrip(Probe probe, LogUnderTest.Sender sender, Duration timeout) {
+        probe.expect(1);
+        long start = System.nanoTime();
+        sender.send(PAYLOAD);
+        probe.await(timeout);
+        return System.nanoTime() - start;
+    }
+
+    /** Sends {@code records} records without waiting, then parks until the listener has all of them. */
+    private static double throughput(Probe probe, LogUnderTest.Sender sender, Settings settings) {
+        probe.expect(settings.records());
+        long start = System.nanoTime();
+        for (int i = 0; i < settings.records(); i++) {
+            sender.send(PAYLOAD);
+        }
+        probe.await(settings.timeout());
+        return settings.records() * 1e9 / (System.nanoTime() - start);
+    }
+
+    /** The auto-configurations on the class path whose names start with one of the prefixes, comma-separated. */
+    private static String excludedAutoConfigurations(List<String> prefixes) {
+        return ImportCandidates.load(AutoConfiguration.class, LogCostRun.class.getClassLoader()).getCandidates().stream()
+                .filter(name -> prefixes.stream().anyMatch(name::startsWith))
+                .collect(Collectors.joining(","));
+    }
+}
