@@ -3,15 +3,9 @@ package dev.kafko.bench.spring;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.stream.Collectors;
-import org.springframework.boot.WebApplicationType;
-import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.context.annotation.ImportCandidates;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -57,16 +51,11 @@ final class LogCostRun {
     static Result measure(LogUnderTest log, Settings settings) {
         try (log) {
             long begin = System.nanoTime();
-            Map<String, Object> properties = new HashMap<>(log.beforeContext());
-            properties.put("spring.autoconfigure.exclude", excludedAutoConfigurations(log.excludedAutoConfigurations()));
-            properties.put("spring.main.banner-mode", "off");
-            properties.put("spring.main.log-startup-info", "false");
+            Map<String, Object> properties = log.beforeContext();
             List<Class<?>> sources = new ArrayList<>(List.of(LogCostApp.class));
             sources.addAll(log.sources());
-            try (ConfigurableApplicationContext context = new SpringApplicationBuilder(sources.toArray(Class<?>[]::new))
-                    .web(WebApplicationType.NONE)
-                    .properties(properties)
-                    .run()) {
+            try (ConfigurableApplicationContext context =
+                    BootContexts.start(sources, properties, log.excludedAutoConfigurations())) {
                 long startup = System.nanoTime() - begin;
                 if (!log.hasLog()) {
                     return new Result(log.name(), startup, 0, 0, 0);
@@ -106,12 +95,5 @@ final class LogCostRun {
         }
         probe.await(settings.timeout());
         return settings.records() * 1e9 / (System.nanoTime() - start);
-    }
-
-    /** The auto-configurations on the class path whose names start with one of the prefixes, comma-separated. */
-    private static String excludedAutoConfigurations(List<String> prefixes) {
-        return ImportCandidates.load(AutoConfiguration.class, LogCostRun.class.getClassLoader()).getCandidates().stream()
-                .filter(name -> prefixes.stream().anyMatch(name::startsWith))
-                .collect(Collectors.joining(","));
     }
 }

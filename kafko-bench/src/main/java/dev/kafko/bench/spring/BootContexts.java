@@ -1,0 +1,42 @@
+package dev.kafko.bench.spring;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.context.annotation.ImportCandidates;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * Starts the benchmarks' Boot applications. The benchmark jar holds the auto-configurations of
+ * both spring-kafka and kafko, so each application switches off the ones of the log it does not
+ * use. Called from setup code only.
+ */
+final class BootContexts {
+
+    private BootContexts() {
+    }
+
+    /** A non-web application of {@code sources} without banner or start-up log. */
+    static ConfigurableApplicationContext start(List<Class<?>> sources, Map<String, Object> properties,
+            List<String> excludedAutoConfigurationPrefixes) {
+        Map<String, Object> all = new HashMap<>(properties);
+        all.put("spring.autoconfigure.exclude", autoConfigurationsStartingWith(excludedAutoConfigurationPrefixes));
+        all.put("spring.main.banner-mode", "off");
+        all.put("spring.main.log-startup-info", "false");
+        return new SpringApplicationBuilder(sources.toArray(Class<?>[]::new))
+                .web(WebApplicationType.NONE)
+                .properties(all)
+                .run();
+    }
+
+    /** The auto-configurations on the class path whose names start with one of the prefixes, comma-separated. */
+    private static String autoConfigurationsStartingWith(List<String> prefixes) {
+        return ImportCandidates.load(AutoConfiguration.class, BootContexts.class.getClassLoader()).getCandidates().stream()
+                .filter(name -> prefixes.stream().anyMatch(name::startsWith))
+                .collect(Collectors.joining(","));
+    }
+}
