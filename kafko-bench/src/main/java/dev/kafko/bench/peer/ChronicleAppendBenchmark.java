@@ -1,22 +1,15 @@
 package dev.kafko.bench.peer;
 
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
 import net.openhft.chronicle.bytes.BytesStore;
 import net.openhft.chronicle.queue.ChronicleQueue;
 import net.openhft.chronicle.queue.ExcerptAppender;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Threads;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Chronicle Queue appending 256-byte messages from one writer: one operation is one message, so
@@ -26,11 +19,6 @@ import org.openjdk.jmh.annotations.Warmup;
  * data reaches the page cache, not the disk (no fsync), as in kafko's default mode.
  */
 @State(Scope.Benchmark)
-@BenchmarkMode(Mode.Throughput)
-@OutputTimeUnit(TimeUnit.SECONDS)
-@Threads(1)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
 public class ChronicleAppendBenchmark extends ChronicleJvm {
 
     private final BytesStore<?, byte[]> payload = BytesStore.wrap(BenchFiles.payload(PAYLOAD_BYTES, PAYLOAD_SEED));

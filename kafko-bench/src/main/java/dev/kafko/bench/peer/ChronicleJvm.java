@@ -1,13 +1,26 @@
 package dev.kafko.bench.peer;
 
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Threads;
+import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The forked JVM that every Chronicle Queue benchmark runs in. Chronicle reaches into JDK internals,
  * so Java 17 needs these exports and opens; {@code chronicle.analytics.disable} (together with
  * the exclusion of {@code net.openhft:chronicle-analytics} in the pom) keeps it from sending usage data.
- * Subclasses inherit the {@link Fork} settings.
+ * Subclasses inherit these settings: one writer or reader thread, throughput in operations (messages)
+ * per second.
  */
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Threads(1)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
 @Fork(value = 1, jvmArgsAppend = {
         "-Dchronicle.analytics.disable=true",
         "--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED",

@@ -1,25 +1,18 @@
 package dev.kafko.bench.peer;
 
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
 import net.openhft.chronicle.bytes.BytesStore;
 import net.openhft.chronicle.queue.ChronicleQueue;
 import net.openhft.chronicle.queue.ExcerptAppender;
 import net.openhft.chronicle.queue.ExcerptTailer;
 import net.openhft.chronicle.wire.DocumentContext;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Threads;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Chronicle Queue read sequentially by one tailer: one operation is one 256-byte message copied
@@ -29,11 +22,6 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@link #messages} reads.
  */
 @State(Scope.Benchmark)
-@BenchmarkMode(Mode.Throughput)
-@OutputTimeUnit(TimeUnit.SECONDS)
-@Threads(1)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
 public class ChronicleReadBenchmark extends ChronicleJvm {
 
     /** Messages written before reading: 1 M × 256 B is 256 MB, well inside the page cache. */

@@ -33,6 +33,11 @@ final class BootContexts {
                 .run();
     }
 
+    /** An application on the kafko starter with {@code kafko.ephemeral=true}, spring-kafka switched off. */
+    static ConfigurableApplicationContext startOnKafko(List<Class<?>> sources) {
+        return start(sources, Map.of("kafko.ephemeral", "true"), List.of(LogUnderTest.KAFKA_AUTO_CONFIGURATIONS));
+    }
+
     /** The auto-configurations on the class path whose names start with one of the prefixes, comma-separated. */
     private static String autoConfigurationsStartingWith(List<String> prefixes) {
         return ImportCandidates.load(AutoConfiguration.class, BootContexts.class.getClassLoader()).getCandidates().stream()

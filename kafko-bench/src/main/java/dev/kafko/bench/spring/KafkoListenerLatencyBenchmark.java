@@ -3,7 +3,6 @@ package dev.kafko.bench.spring;
 import dev.kafko.spring.annotation.KafkoListener;
 import dev.kafko.spring.core.KafkoTemplate;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -58,8 +57,7 @@ public class KafkoListenerLatencyBenchmark {
     @Setup(Level.Trial)
     @SuppressWarnings("unchecked")
     public void startApplication() {
-        context = BootContexts.start(List.of(App.class), Map.of("kafko.ephemeral", "true"),
-                List.of(LogUnderTest.KAFKA_AUTO_CONFIGURATIONS));
+        context = BootContexts.startOnKafko(List.of(App.class));
         template = context.getBean(KafkoTemplate.class);
         intervalNanos = 1_000_000_000L / ratePerSecond;
     }

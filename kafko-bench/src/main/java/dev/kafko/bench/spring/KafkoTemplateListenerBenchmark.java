@@ -1,10 +1,8 @@
 package dev.kafko.bench.spring;
 
-import dev.kafko.spring.annotation.KafkoListener;
 import dev.kafko.spring.core.KafkoTemplate;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -19,14 +17,12 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
-import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.annotation.Bean;
 
 /**
- * {@code KafkoTemplate.send} to a {@code @KafkoListener(String)} in a Boot application on the kafko
- * starter with {@code kafko.ephemeral=true}, end to end.
+ * {@code KafkoTemplate.send} to a {@code @KafkoListener(String)} end to end, in the application that
+ * {@link SpringLogCostComparison} starts for kafko ({@link LogCostApp} with {@link KafkoLog}'s listener,
+ * {@code kafko.ephemeral=true}).
  *
  * <ul>
  *   <li>{@link #throughput}: sends {@value #BATCH} 256-byte records without waiting, then parks until
@@ -42,7 +38,6 @@ import org.springframework.context.annotation.Bean;
 public class KafkoTemplateListenerBenchmark {
 
     static final int BATCH = 1000;
-    private static final String TOPIC = "bench-template-listener";
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
     private ConfigurableApplicationContext context;
@@ -52,8 +47,7 @@ public class KafkoTemplateListenerBenchmark {
     @Setup(Level.Trial)
     @SuppressWarnings("unchecked")
     public void startApplication() {
-        context = BootContexts.start(List.of(App.class), Map.of("kafko.ephemeral", "true"),
-                List.of(LogUnderTest.KAFKA_AUTO_CONFIGURATIONS));
+        context = BootContexts.startOnKafko(List.of(LogCostApp.class, KafkoLog.Listener.class));
         template = context.getBean(KafkoTemplate.class);
         probe = context.getBean(Probe.class);
     }
@@ -70,7 +64,7 @@ public class KafkoTemplateListenerBenchmark {
     public void throughput() {
         probe.expect(BATCH);
         for (int i = 0; i < BATCH; i++) {
-            template.send(TOPIC, LogCostRun.PAYLOAD);
+            template.send(LogCostApp.TOPIC, LogCostRun.PAYLOAD);
         }
         probe.await(TIMEOUT);
     }
@@ -80,37 +74,7 @@ public class KafkoTemplateListenerBenchmark {
     @OutputTimeUnit(TimeUnit.MICROSECONDS)
     public void roundTrip() {
         probe.expect(1);
-        template.send(TOPIC, LogCostRun.PAYLOAD);
+        template.send(LogCostApp.TOPIC, LogCostRun.PAYLOAD);
         probe.await(TIMEOUT);
-    }
-
-    /** The application: auto-configuration and a listener that counts arrivals on a {@link Probe}. */
-    @SpringBootConfiguration(proxyBeanMethods = false)
-    @EnableAutoConfiguration
-    static class App {
-
-        @Bean
-        Probe probe() {
-            return new Probe();
-        }
-
-        @Bean
-        Listener listener(Probe probe) {
-            return new Listener(probe);
-        }
-    }
-
-    static final class Listener {
-
-        private final Probe probe;
-
-        Listener(Probe probe) {
-            this.probe = probe;
-        }
-
-        @KafkoListener(id = "bench-template-listener", topics = TOPIC)
-        void on(String value) {
-            probe.received();
-        }
     }
 }
