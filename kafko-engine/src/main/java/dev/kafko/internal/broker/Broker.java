@@ -1,16 +1,319 @@
 package dev.kafko.internal.broker;
 
+import dev.kafko.Consumer;
+import dev.kafko.ConsumerOptions;
+import dev.kafko.GroupInfo;
+import dev.kafko.InvalidPartitionException;
 import dev.kafko.Kafko;
+import dev.kafko.KafkoClosedException;
 import dev.kafko.KafkoOptions;
+import dev.kafko.KafkoStorageException;
+import dev.kafko.Producer;
+import dev.kafko.Topic;
+import dev.kafko.TopicConfig;
+import dev.kafko.TopicExistsException;
+import dev.kafko.UnknownTopicException;
+import dev.kafko.internal.io.FileIo;
+import dev.kafko.internal.io.FileNames;
+import dev.kafko.internal.log.PartitionLog;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.locks.ReentrantLock;
 
-/** Internal: the implementation of {@link Kafko}. */
-public final class Broker {
+/**
+ * Internal: the implementation of {@link Kafko}. Thread-safe: topic creation, deletion, growth and
+ * close are serialised by an admin lock; producers and consumers never take it.
+ */
+public final class Broker implements Kafko {
 
-    private Broker() {
+    private static final System.Logger LOG = System.getLogger(Broker.class.getName());
+
+    private final Path dataDir;
+    private final KafkoOptions options;
+    private final BrokerContext ctx;
+    private final DirectoryLock lock;
+    private final ReentrantLock admin = new ReentrantLock();
+    private final Map<String, TopicImpl> topics = new ConcurrentHashMap<>();
+    private final ScheduledFuture<?> retentionTask;
+    private volatile boolean closed;
+
+    private Broker(Path dataDir, KafkoOptions options, FileIo io, DirectoryLock lock) {
+        this.dataDir = dataDir;
+        this.options = options;
+        this.lock = lock;
+        this.ctx = new BrokerContext(options, io, new Scheduler());
+        this.retentionTask = ctx.scheduler().every(this::applyRetention, options.retentionCheckInterval());
     }
 
+    /** Opens {@code dataDir} on the real file system. */
     public static Kafko open(Path dataDir, KafkoOptions options) {
-        throw new UnsupportedOperationException("not built yet");
+        return open(dataDir, options, FileIo.SYSTEM);
+    }
+
+    /** Opens {@code dataDir} through {@code io} (tests inject faults here). */
+    static Broker open(Path dataDir, KafkoOptions options, FileIo io) {
+        Path dir;
+        try {
+            Files.createDirectories(dataDir);
+            dir = dataDir.toRealPath();
+        } catch (IOException e) {
+            throw new KafkoStorageException("cannot create data directory " + dataDir + ": " + e, e);
+        }
+        DirectoryLock lock = DirectoryLock.acquire(dir, io);
+        Broker b;
+        try {
+            b = new Broker(dir, options, io, lock);
+        } catch (RuntimeException | Error e) {
+            lock.release();
+            throw e;
+        }
+        try {
+            TopicDirectory.discover(b, dir, t -> b.topics.put(t.name, t));
+        } catch (RuntimeException | Error e) {
+            b.close();
+            throw e;
+        }
+        return b;
+    }
+
+    BrokerContext context() {
+        return ctx;
+    }
+
+    @Override
+    public Path dataDir() {
+        return dataDir;
+    }
+
+    @Override
+    public KafkoOptions options() {
+        return options;
+    }
+
+    @Override
+    public Topic createTopic(String name) {
+        return createTopic(name, options.topicDefaults());
+    }
+
+    @Override
+    public Topic createTopic(String name, TopicConfig config) {
+        Names.check("topic", name);
+        config.compression().requireAvailable();
+        admin.lock();
+        try {
+            ensureOpen();
+            if (topics.containsKey(name)) {
+                throw new TopicExistsException("topic '" + name + "' already exists in " + dataDir);
+            }
+            TopicImpl t = TopicDirectory.create(this, dataDir.resolve(name), name, config);
+            topics.put(name, t);
+            return t;
+        } finally {
+            admin.unlock();
+        }
+    }
+
+    @Override
+    public Optional<Topic> topic(String name) {
+        ensureOpen();
+        return Optional.ofNullable(topics.get(name));
+    }
+
+    @Override
+    public Set<String> topics() {
+        ensureOpen();
+        return Collections.unmodifiableSet(new TreeSet<>(topics.keySet()));
+    }
+
+    @Override
+    public void deleteTopic(String name) {
+        Names.check("topic", name);
+        admin.lock();
+        try {
+            ensureOpen();
+            TopicImpl t = topics.get(name);
+            if (t == null) {
+                throw new UnknownTopicException("topic '" + name + "' does not exist in " + dataDir);
+            }
+            t.end(TopicImpl.Life.DELETED);
+            closePartitions(t, CommandRequest.Kind.DELETE);
+            topics.remove(name);
+            TopicDirectory.delete(ctx.io(), t.dir, name);
+        } finally {
+            admin.unlock();
+        }
+    }
+
+    /** Grows a topic: new logs first, then the config (the commit point), then the new array. */
+    void increasePartitions(TopicImpl t, int newCount) {
+        admin.lock();
+        try {
+            t.ensureOpen();
+            PartitionActor[] old = t.actors();
+            if (newCount < old.length) {
+                throw new InvalidPartitionException("topic '" + t.name + "' has " + old.length
+                        + " partitions; partitions can be added, never removed (asked for " + newCount + ")");
+            }
+            if (newCount == old.length) {
+                return;
+            }
+            TopicConfig grown = t.config().toBuilder().partitions(newCount).build();
+            PartitionActor[] actors = Arrays.copyOf(old, newCount);
+            for (int p = old.length; p < newCount; p++) {
+                actors[p] = openPartition(t.name, t.dir, p, grown);
+            }
+            TopicConfigFile.write(ctx.io(), t.dir, grown);
+            t.grow(grown, actors);
+        } finally {
+            admin.unlock();
+        }
+    }
+
+    PartitionActor openPartition(String topic, Path topicDir, int partition, TopicConfig config) {
+        PartitionLog log = PartitionLog.open(topic, partition, FileNames.partitionDir(topicDir, partition), config,
+                options.clock(), ctx.io());
+        return new PartitionActor(topic, partition, log, config, ctx);
+    }
+
+    @Override
+    public Producer producer(String topic) {
+        return new ProducerImpl(require(topic));
+    }
+
+    @Override
+    public Consumer consumer(String topic) {
+        return consumer(topic, ConsumerOptions.DEFAULTS);
+    }
+
+    @Override
+    public Consumer consumer(String topic, ConsumerOptions consumerOptions) {
+        return new ConsumerImpl(require(topic), null, consumerOptions, options.maxPollRecords(), options.offsetReset());
+    }
+
+    @Override
+    public Consumer groupConsumer(String topic, String group) {
+        return groupConsumer(topic, group, ConsumerOptions.DEFAULTS);
+    }
+
+    @Override
+    public Consumer groupConsumer(String topic, String group, ConsumerOptions consumerOptions) {
+        Names.check("group", group);
+        TopicImpl t = require(topic);
+        return new ConsumerImpl(t, t.group(group), consumerOptions, options.maxPollRecords(), options.offsetReset());
+    }
+
+    @Override
+    public Set<String> groups(String topic) {
+        TopicImpl t = require(topic);
+        Set<String> out = new TreeSet<>(TopicDirectory.groupsOnDisk(t.dir));
+        t.groups.forEach((name, g) -> {
+            if (g.memberCount() > 0) {
+                out.add(name);
+            }
+        });
+        return Collections.unmodifiableSet(out);
+    }
+
+    @Override
+    public GroupInfo groupInfo(String topic, String group) {
+        Names.check("group", group);
+        return require(topic).group(group).info();
+    }
+
+    private TopicImpl require(String name) {
+        ensureOpen();
+        TopicImpl t = topics.get(name);
+        if (t == null) {
+            throw new UnknownTopicException("topic '" + name + "' does not exist in " + dataDir);
+        }
+        return t;
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new KafkoClosedException("kafko instance at " + dataDir + " is closed");
+        }
+    }
+
+    private void applyRetention() {
+        for (TopicImpl t : topics.values()) {
+            TopicConfig c = t.config();
+            if (c.retention() == null && c.retentionBytes() < 0) {
+                continue;
+            }
+            for (PartitionActor a : t.actors()) {
+                if (closed) {
+                    return;
+                }
+                a.runCommand(CommandRequest.Kind.RETENTION);
+            }
+        }
+    }
+
+    /** Drains and closes every partition of a topic and its group files; the first failure is rethrown. */
+    private void closePartitions(TopicImpl t, CommandRequest.Kind kind) {
+        RuntimeException first = null;
+        for (PartitionActor a : t.actors()) {
+            try {
+                a.runCommand(kind);
+            } catch (RuntimeException e) {
+                first = first == null ? e : first;
+            }
+        }
+        for (GroupCoordinator g : t.groups.values()) {
+            try {
+                g.close();
+            } catch (RuntimeException e) {
+                first = first == null ? e : first;
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    @Override
+    public void close() {
+        admin.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            retentionTask.cancel(false);
+            // the scheduler first: nothing may post flushes or retention into a closing partition
+            ctx.scheduler().close();
+            RuntimeException first = null;
+            for (TopicImpl t : topics.values()) {
+                t.end(TopicImpl.Life.CLOSED);
+                try {
+                    closePartitions(t, CommandRequest.Kind.CLOSE);
+                } catch (RuntimeException e) {
+                    LOG.log(Level.ERROR, "closing topic '" + t.name + "' failed: " + e, e);
+                    first = first == null ? e : first;
+                }
+            }
+            lock.release();
+            if (first != null) {
+                throw first;
+            }
+        } finally {
+            admin.unlock();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Kafko[" + dataDir + (closed ? ", closed]" : "]");
     }
 }

@@ -1,12 +1,26 @@
 package dev.kafko.internal.log;
 
+import dev.kafko.KafkoClosedException;
+import dev.kafko.KafkoException;
+import dev.kafko.KafkoRecord;
+import dev.kafko.OffsetOutOfRangeException;
 import dev.kafko.OutgoingRecord;
+import dev.kafko.PartitionFailedException;
 import dev.kafko.TopicConfig;
+import dev.kafko.internal.io.AtomicFiles;
 import dev.kafko.internal.io.FileIo;
+import dev.kafko.internal.io.FileNames;
+import dev.kafko.internal.io.StorageErrors;
 import java.io.Closeable;
+import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Internal: the durable log of one partition: its segments, indexes and recovery.
@@ -15,61 +29,368 @@ import java.util.List;
  * {@link #close} are called by the partition's current owner only, one at a time. {@link #read},
  * {@link #offsetForTimestamp} and the size getters may be called from any thread at any time,
  * concurrently with the writer; they see every append that returned before they started.
+ * The single-writer rule is checked: two writer calls that overlap fail with
+ * {@link IllegalStateException}.
+ *
+ * <p>Durability: when {@link #append} returns, the frame is in the page cache (stored into a
+ * shared memory mapping of the segment), so it survives a crash of the JVM; {@link #flush} makes
+ * it survive a crash of the machine (fdatasync). Rolled segments and {@link #close} are fsynced.
+ *
+ * <p>Failure policy: fail fast. An I/O error in a writer call (for example a full disk while
+ * allocating blocks ahead of the writer, or a failed fsync) is thrown once as the
+ * {@link dev.kafko.KafkoStorageException} naming the file; from then on every call except
+ * {@link #close} and the getters throws {@link PartitionFailedException} with that exception as
+ * its cause, and {@link #failure()} returns it. Nothing acknowledged is lost: a failed append
+ * never published its frame, and the next {@link #open} recovers the log to its last complete
+ * frame (a failed log closes without the clean-shutdown marker, so reopening always CRC-scans).
+ * An fsync that failed cannot be retried safely (the kernel may have dropped the dirty pages),
+ * which is why the log does not try to carry on in place.
  */
 public final class PartitionLog implements Closeable {
 
-    private PartitionLog() {
+    private static final int CLEAN_MARKER_MAGIC = 0x4B464B43;
+    private static final short CLEAN_MARKER_VERSION = 1;
+
+    private final String topic;
+    private final int partition;
+    private final String name;
+    private final Path dir;
+    private final TopicConfig config;
+    private final Clock clock;
+    private final FileIo io;
+    private final FrameEncoder encoder;
+    private final AtomicReference<@Nullable Thread> writer = new AtomicReference<>();
+    /** Oldest first; replaced as a whole (copy on write) by the writer on roll and retention. */
+    private volatile Segment[] segments;
+    private volatile long endOffset;
+    private volatile long sizeBytes;
+    private volatile @Nullable Throwable failure;
+    private volatile boolean closed;
+
+    private PartitionLog(String topic, int partition, Path dir, TopicConfig config, Clock clock, FileIo io,
+            List<Segment> loaded) {
+        this.topic = topic;
+        this.partition = partition;
+        this.name = topic + "-" + partition;
+        this.dir = dir;
+        this.config = config;
+        this.clock = clock;
+        this.io = io;
+        this.segments = loaded.toArray(new Segment[0]);
+        Segment last = segments[segments.length - 1];
+        this.endOffset = last.nextOffset();
+        long bytes = 0;
+        for (Segment s : segments) {
+            bytes += s.size();
+        }
+        this.sizeBytes = bytes;
+        FrameEncoder enc;
+        try {
+            enc = new FrameEncoder(name, config.compression(), config.maxRecordBytes());
+        } catch (KafkoException e) {
+            for (Segment s : segments) {
+                s.file().closeChannel();
+            }
+            throw e;
+        }
+        this.encoder = enc;
     }
 
     /** Opens (creating if needed) the log in {@code dir}, recovering it when it was not closed cleanly. */
     public static PartitionLog open(String topic, int partition, Path dir, TopicConfig config, Clock clock, FileIo io) {
-        throw new UnsupportedOperationException("not built yet");
+        String name = topic + "-" + partition;
+        List<Segment> segments = LogLoader.load(name, dir, config, clock.millis(), io);
+        return new PartitionLog(topic, partition, dir, config, clock, io, segments);
     }
 
     /** Appends the records as one frame; returns the offset of the first. Owner thread only. */
     public long append(List<OutgoingRecord> records) {
-        throw new UnsupportedOperationException("not built yet");
+        enterWriter();
+        try {
+            checkUsable();
+            long base = endOffset;
+            long now = clock.millis();
+            int length = encoder.encode(records, base, now);
+            return store(base, records.size(), length, now);
+        } finally {
+            exitWriter();
+        }
+    }
+
+    /** Appends one record as one frame; returns its offset. Owner thread only. */
+    public long append(OutgoingRecord record) {
+        enterWriter();
+        try {
+            checkUsable();
+            long base = endOffset;
+            long now = clock.millis();
+            int length = encoder.encode(record, base, now);
+            return store(base, 1, length, now);
+        } finally {
+            exitWriter();
+        }
+    }
+
+    private long store(long base, int count, int length, long now) {
+        try {
+            Segment active = segments[segments.length - 1];
+            if (!active.isEmpty() && ((long) active.size() + length > config.segmentBytes()
+                    || now - active.ageBase() >= config.segmentAge().toMillis())) {
+                active = roll(active, now);
+            }
+            active.append(encoder.buffer(), length, base, count, encoder.maxTimestamp(), now);
+        } catch (KafkoException | Error e) {
+            throw fail(e);
+        }
+        // publish to readers: the segment's size was published first, so every offset below is readable
+        sizeBytes += length;
+        endOffset = base + count;
+        return base;
+    }
+
+    private Segment roll(Segment active, long now) {
+        // the old segment is durable and indexed before the new one exists: a crash leaves it last
+        active.seal(io, dir);
+        Segment next = LogLoader.create(dir, active.nextOffset(), config, now, io);
+        Segment[] s = Arrays.copyOf(segments, segments.length + 1);
+        s[s.length - 1] = next;
+        segments = s;
+        return next;
     }
 
     /** Forces every appended byte to disk (fdatasync). Owner thread only. */
     public void flush() {
-        throw new UnsupportedOperationException("not built yet");
+        enterWriter();
+        try {
+            checkUsable();
+            try {
+                segments[segments.length - 1].flush();
+            } catch (KafkoException e) {
+                throw fail(e);
+            }
+        } finally {
+            exitWriter();
+        }
     }
 
-    /** Records from {@code offset} on, at most {@code maxRecords} and about {@code maxBytes}. Any thread. */
+    /**
+     * Records from {@code offset} on, at most {@code maxRecords} and about {@code maxBytes} (at
+     * least one record when there is one). Any thread.
+     *
+     * @throws OffsetOutOfRangeException when {@code offset} is below {@link #logStartOffset()} or
+     *     above {@link #endOffset()}; a read at the end returns no records
+     * @throws dev.kafko.CorruptLogException when a frame fails its checks (names the file and position)
+     */
     public ReadResult read(long offset, int maxRecords, int maxBytes) {
-        throw new UnsupportedOperationException("not built yet");
+        checkReadable();
+        // the end first: every segment holding an offset below it is in the array read after it
+        long end = endOffset;
+        Segment[] segs = segments;
+        long start = segs[0].baseOffset();
+        if (offset < start || offset > end) {
+            throw new OffsetOutOfRangeException("offset " + offset + " is out of range for " + name + ": log start "
+                    + start + ", log end " + end);
+        }
+        if (offset == end || maxRecords <= 0) {
+            return new ReadResult(List.of(), offset);
+        }
+        List<KafkoRecord> out = new ArrayList<>(Math.min(maxRecords, 1024));
+        int i = segmentIndex(segs, offset);
+        int added = segs[i].read(offset, maxRecords, maxBytes, topic, partition, out);
+        while (added == 0 && ++i < segs.length) {
+            // only a damaged sealed segment ends before the next begins; go on from the next one
+            added = segs[i].read(segs[i].baseOffset(), maxRecords, maxBytes, topic, partition, out);
+        }
+        return new ReadResult(out, added == 0 ? offset : out.get(out.size() - 1).offset() + 1);
+    }
+
+    private static int segmentIndex(Segment[] segs, long offset) {
+        int lo = 0;
+        int hi = segs.length - 1;
+        while (lo < hi) {
+            int mid = (lo + hi + 1) >>> 1;
+            if (segs[mid].baseOffset() <= offset) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return lo;
     }
 
     /** The first offset whose record has a timestamp at or after {@code epochMillis}, or {@link #endOffset()}. */
     public long offsetForTimestamp(long epochMillis) {
-        throw new UnsupportedOperationException("not built yet");
+        checkReadable();
+        long end = endOffset;
+        for (Segment s : segments) {
+            long found = s.offsetForTimestamp(epochMillis, topic, partition);
+            if (found >= 0 && found < end) {
+                return found;
+            }
+        }
+        return end;
     }
 
     /** Deletes segments past the retention limits; returns how many. Owner thread only. */
     public int applyRetention() {
-        throw new UnsupportedOperationException("not built yet");
+        enterWriter();
+        try {
+            checkUsable();
+            Segment[] segs = segments;
+            long now = clock.millis();
+            long total = sizeBytes;
+            int n = 0;
+            // the active (last) segment is never deleted
+            while (n < segs.length - 1) {
+                Segment s = segs[n];
+                boolean byAge = config.retention() != null
+                        && s.maxTimestamp() < now - config.retention().toMillis();
+                boolean byBytes = config.retentionBytes() >= 0 && total > config.retentionBytes();
+                if (!byAge && !byBytes) {
+                    break;
+                }
+                total -= s.size();
+                n++;
+            }
+            if (n == 0) {
+                return 0;
+            }
+            // readers that already hold the old array keep reading the deleted segments' mappings;
+            // new readers see the new start and get OffsetOutOfRangeException below it
+            segments = Arrays.copyOfRange(segs, n, segs.length);
+            sizeBytes = total;
+            try {
+                for (int i = 0; i < n; i++) {
+                    segs[i].delete(io, dir);
+                }
+            } catch (KafkoException e) {
+                throw fail(e);
+            }
+            return n;
+        } finally {
+            exitWriter();
+        }
     }
 
     public long logStartOffset() {
-        throw new UnsupportedOperationException("not built yet");
+        return segments[0].baseOffset();
     }
 
     public long endOffset() {
-        throw new UnsupportedOperationException("not built yet");
+        return endOffset;
     }
 
     public long sizeBytes() {
-        throw new UnsupportedOperationException("not built yet");
+        return sizeBytes;
     }
 
     public int segmentCount() {
-        throw new UnsupportedOperationException("not built yet");
+        return segments.length;
+    }
+
+    /** The I/O error that failed this log, or {@code null} while it works. Any thread. */
+    public @Nullable Throwable failure() {
+        return failure;
+    }
+
+    /** Whether an earlier I/O error failed this log (see the failure policy above). Any thread. */
+    public boolean isFailed() {
+        return failure != null;
+    }
+
+    public String topic() {
+        return topic;
+    }
+
+    public int partition() {
+        return partition;
+    }
+
+    public Path directory() {
+        return dir;
     }
 
     /** Flushes, writes the clean-shutdown marker and releases every file. Owner thread only. */
     @Override
     public void close() {
-        throw new UnsupportedOperationException("not built yet");
+        enterWriter();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            encoder.close();
+            Segment[] segs = segments;
+            Segment active = segs[segs.length - 1];
+            if (failure != null) {
+                for (Segment s : segs) {
+                    s.file().closeChannel();
+                }
+                return;
+            }
+            try {
+                // order: data durable, then its index, then the marker that vouches for both
+                active.file().truncateAndForce(active.size());
+                active.writeIndexFiles(io, dir);
+                active.file().closeChannel();
+                writeCleanMarker();
+            } catch (KafkoException e) {
+                for (Segment s : segs) {
+                    s.file().closeChannel();
+                }
+                throw fail(e);
+            }
+        } finally {
+            exitWriter();
+        }
+    }
+
+    private void writeCleanMarker() {
+        byte[] b = new byte[8];
+        FrameFormat.putInt(b, 0, CLEAN_MARKER_MAGIC);
+        FrameFormat.putShort(b, 4, CLEAN_MARKER_VERSION);
+        Path marker = dir.resolve(FileNames.CLEAN_SHUTDOWN_FILE);
+        try {
+            AtomicFiles.write(io, marker, ByteBuffer.wrap(b));
+        } catch (IOException e) {
+            throw StorageErrors.wrap("write clean-shutdown marker", marker, e);
+        }
+    }
+
+    private RuntimeException fail(Throwable e) {
+        if (failure == null) {
+            failure = e;
+        }
+        if (e instanceof RuntimeException r) {
+            return r;
+        }
+        return new PartitionFailedException(name + " failed: " + e, e);
+    }
+
+    private void checkUsable() {
+        Throwable f = failure;
+        if (f != null) {
+            throw new PartitionFailedException(name + " failed earlier and refuses further work: " + f.getMessage(), f);
+        }
+        if (closed) {
+            throw new KafkoClosedException(name + " is closed");
+        }
+    }
+
+    private void checkReadable() {
+        checkUsable();
+    }
+
+    private void enterWriter() {
+        Thread current = Thread.currentThread();
+        Thread other = writer.compareAndExchange(null, current);
+        if (other != null) {
+            throw new IllegalStateException("single-writer rule broken on " + name + ": " + current.getName()
+                    + " called a writer method while " + other.getName() + " is in one");
+        }
+    }
+
+    private void exitWriter() {
+        writer.setRelease(null);
     }
 }

@@ -1,0 +1,74 @@
+package dev.kafko.internal.broker;
+
+import dev.kafko.OutgoingRecord;
+import dev.kafko.RecordPosition;
+import java.util.AbstractList;
+import java.util.List;
+import java.util.RandomAccess;
+
+/**
+ * Internal: records appended atomically to one partition (they always land in one frame); see
+ * {@link Request} for which thread does what. The result is a list view computed from the first
+ * offset, so a batch of any size completes with two allocations.
+ */
+final class BatchRequest extends Request<List<RecordPosition>> {
+
+    final List<OutgoingRecord> records;
+    private final long bytes;
+
+    BatchRequest(List<OutgoingRecord> records, long bytes) {
+        this.records = records;
+        this.bytes = bytes;
+    }
+
+    @Override
+    int recordCount() {
+        return records.size();
+    }
+
+    @Override
+    void addRecords(List<OutgoingRecord> frame) {
+        frame.addAll(records);
+    }
+
+    @Override
+    long encodedBytes() {
+        return bytes;
+    }
+
+    @Override
+    void finish(int partition) {
+        Throwable e = error;
+        if (e != null) {
+            completeExceptionally(e);
+        } else {
+            complete(new Positions(partition, firstOffset, records.size()));
+        }
+    }
+
+    /** Consecutive offsets of one partition, as an immutable list. */
+    static final class Positions extends AbstractList<RecordPosition> implements RandomAccess {
+        private final int partition;
+        private final long first;
+        private final int size;
+
+        Positions(int partition, long first, int size) {
+            this.partition = partition;
+            this.first = first;
+            this.size = size;
+        }
+
+        @Override
+        public RecordPosition get(int index) {
+            if (index < 0 || index >= size) {
+                throw new IndexOutOfBoundsException("index " + index + " of " + size + " positions");
+            }
+            return new RecordPosition(partition, first + index);
+        }
+
+        @Override
+        public int size() {
+            return size;
+        }
+    }
+}

@@ -1,0 +1,26 @@
+package dev.kafko.internal.broker;
+
+import dev.kafko.KafkoObserver;
+import dev.kafko.KafkoOptions;
+import dev.kafko.internal.io.FileIo;
+import java.time.Clock;
+
+/**
+ * Internal: what every part of one instance shares. Immutable; any thread.
+ *
+ * @param options the instance options
+ * @param io the file seam
+ * @param scheduler the instance's background thread
+ * @param observer the observer, or {@link KafkoObserver#NOOP}
+ * @param observing whether {@code observer} is a real one (so timing is worth measuring)
+ */
+record BrokerContext(KafkoOptions options, FileIo io, Scheduler scheduler, KafkoObserver observer, boolean observing) {
+
+    BrokerContext(KafkoOptions options, FileIo io, Scheduler scheduler) {
+        this(options, io, scheduler, options.observer(), options.observer() != KafkoObserver.NOOP);
+    }
+
+    Clock clock() {
+        return options.clock();
+    }
+}

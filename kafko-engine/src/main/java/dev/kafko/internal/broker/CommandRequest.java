@@ -1,0 +1,54 @@
+package dev.kafko.internal.broker;
+
+import dev.kafko.OutgoingRecord;
+import java.util.List;
+
+/**
+ * Internal: work other than an append that must run as the partition's single writer (flush,
+ * retention, close); see {@link Request} for which thread does what.
+ */
+final class CommandRequest extends Request<Void> {
+
+    /** What the owner does. */
+    enum Kind {
+        /** The interval fsync came due. */
+        INTERVAL_FLUSH,
+        /** Apply the retention limits. */
+        RETENTION,
+        /** Flush and close the log because the instance closes. */
+        CLOSE,
+        /** Close the log because the topic is being deleted. */
+        DELETE
+    }
+
+    final Kind kind;
+
+    CommandRequest(Kind kind) {
+        this.kind = kind;
+    }
+
+    @Override
+    int recordCount() {
+        return 0;
+    }
+
+    @Override
+    void addRecords(List<OutgoingRecord> frame) {
+        // a command carries no records
+    }
+
+    @Override
+    long encodedBytes() {
+        return 0;
+    }
+
+    @Override
+    void finish(int partition) {
+        Throwable e = error;
+        if (e != null) {
+            completeExceptionally(e);
+        } else {
+            complete(null);
+        }
+    }
+}

@@ -1,0 +1,475 @@
+package dev.kafko.internal.broker;
+
+import dev.kafko.Consumer;
+import dev.kafko.ConsumerOptions;
+import dev.kafko.ConsumerRebalanceListener;
+import dev.kafko.InvalidPartitionException;
+import dev.kafko.KafkoClosedException;
+import dev.kafko.KafkoRecord;
+import dev.kafko.OffsetOutOfRangeException;
+import dev.kafko.OffsetResetPolicy;
+import dev.kafko.internal.log.PartitionLog;
+import dev.kafko.internal.log.ReadResult;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Internal: a {@link Consumer}, used by one thread at a time; only {@link #wakeup()} may be called
+ * from another thread.
+ *
+ * <p>An anonymous consumer is assigned every partition (also those added later) and starts at the
+ * log start. A group member shares the partitions with the live members of its group as
+ * {@link GroupCoordinator} describes; rebalance callbacks run inside {@link #poll}. Its start
+ * position on a partition is the group's committed offset, or, without one, the log start
+ * ({@code EARLIEST} and {@code FAIL}) or the log end ({@code LATEST}).
+ *
+ * <p><b>Positions outside the log.</b> Before each read a position is checked against the log: a
+ * position below the log start (retention deleted those records) or above the end (the log was cut
+ * back by recovery, or a seek went past it) is reset by the consumer's {@link OffsetResetPolicy}:
+ * {@code EARLIEST} moves to the log start (below) or the end (above), {@code LATEST} to the end, and
+ * {@code FAIL} throws {@link OffsetOutOfRangeException} from {@code poll}.
+ *
+ * <p><b>Waiting.</b> {@code poll} parks (no spinning) until a partition owner unparks it after an
+ * append, a rebalance or close wakes it, {@link #wakeup()} is called, or the timeout passes.
+ */
+final class ConsumerImpl implements Consumer {
+
+    /** About the most bytes one read of one partition returns. */
+    static final int MAX_READ_BYTES = 16 << 20;
+
+    final Waiter waiter = new Waiter();
+    private final TopicImpl topic;
+    private final @Nullable GroupCoordinator group;
+    private final ConsumerRebalanceListener listener;
+    private final int maxPollRecords;
+    private final OffsetResetPolicy reset;
+    private final AtomicBoolean wakeup = new AtomicBoolean();
+    private long[] positions = new long[0];
+    private int[] owned = new int[0];
+    private int rotation;
+    private int seenVersion = -1;
+    private @Nullable List<Integer> unannounced;
+    private volatile boolean closed;
+
+    ConsumerImpl(TopicImpl topic, @Nullable GroupCoordinator group, ConsumerOptions options, int defaultMaxPoll,
+                 OffsetResetPolicy defaultReset) {
+        this.topic = topic;
+        this.group = group;
+        this.listener = options.rebalanceListener();
+        this.maxPollRecords = options.maxPollRecords() > 0 ? options.maxPollRecords() : defaultMaxPoll;
+        this.reset = options.offsetReset() != null ? options.offsetReset() : defaultReset;
+        topic.consumers.add(this);
+        if (group == null) {
+            growAnonymous();
+        } else {
+            group.join(this);
+            syncGroup(false);
+        }
+    }
+
+    @Nullable GroupCoordinator coordinator() {
+        return group;
+    }
+
+    @Override
+    public String topic() {
+        return topic.name;
+    }
+
+    @Override
+    public Optional<String> group() {
+        return group == null ? Optional.empty() : Optional.of(group.group);
+    }
+
+    @Override
+    public List<KafkoRecord> poll(Duration timeout) {
+        ensureOpen();
+        long timeoutNanos = timeout.isNegative() ? 0 : saturatedNanos(timeout);
+        long deadline = System.nanoTime() + timeoutNanos;
+        waiter.thread = Thread.currentThread();
+        for (;;) {
+            if (wakeup.getAndSet(false)) {
+                return List.of();
+            }
+            refreshAssignment();
+            List<KafkoRecord> out = fetch();
+            if (!out.isEmpty()) {
+                return out;
+            }
+            long remaining = deadline - System.nanoTime();
+            if (remaining <= 0) {
+                return List.of();
+            }
+            waiter.parked = true;
+            try {
+                // re-check after announcing the park: an append that missed the flag is seen here
+                if (!wakeup.get() && !anyWork()) {
+                    LockSupport.parkNanos(this, remaining);
+                }
+            } finally {
+                waiter.parked = false;
+            }
+            ensureOpen();
+        }
+    }
+
+    private static long saturatedNanos(Duration d) {
+        try {
+            return d.toNanos();
+        } catch (ArithmeticException e) {
+            return Long.MAX_VALUE / 4;
+        }
+    }
+
+    /** Whether a poll would find something: records, a reset, a rebalance, a closed partition. */
+    private boolean anyWork() {
+        if (group != null ? group.version() != seenVersion : topic.partitionCount() != positionsKnown()) {
+            return true;
+        }
+        PartitionActor[] actors = topic.actors();
+        for (int p : owned) {
+            PartitionActor a = actors[p];
+            if (!a.isOpen()) {
+                return true;
+            }
+            PartitionLog log = a.log();
+            long pos = positions[p];
+            if (log.endOffset() != pos || log.logStartOffset() > pos) {
+                return true;
+            }
+        }
+        return topic.life() != TopicImpl.Life.OPEN;
+    }
+
+    private int positionsKnown() {
+        return owned.length;
+    }
+
+    private void refreshAssignment() {
+        if (group != null) {
+            if (group.version() != seenVersion || unannounced != null) {
+                syncGroup(true);
+            }
+        } else if (topic.partitionCount() != owned.length) {
+            growAnonymous();
+        }
+    }
+
+    /** Anonymous: every partition, new ones from their log start. */
+    private void growAnonymous() {
+        PartitionActor[] actors = topic.actors();
+        int old = owned.length;
+        if (actors.length == old) {
+            return;
+        }
+        positions = Arrays.copyOf(positions, actors.length);
+        owned = new int[actors.length];
+        for (int p = 0; p < actors.length; p++) {
+            owned[p] = p;
+            if (p >= old) {
+                positions[p] = actors[p].log().logStartOffset();
+                actors[p].addWaiter(waiter);
+            }
+        }
+    }
+
+    /** Gives up revoked partitions and takes free ones; callbacks only when {@code announce}. */
+    private void syncGroup(boolean announce) {
+        GroupCoordinator g = group;
+        seenVersion = g.version();
+        Set<Integer> mine = ownedSet();
+        List<Integer> revoked = g.revocations(this, mine);
+        if (!revoked.isEmpty()) {
+            try {
+                listener.onPartitionsRevoked(Collections.unmodifiableList(revoked));
+            } finally {
+                PartitionActor[] actors = topic.actors();
+                for (int p : revoked) {
+                    actors[p].removeWaiter(waiter);
+                    mine.remove(p);
+                }
+                setOwned(mine);
+                g.release(this, revoked);
+                seenVersion = g.version();
+            }
+        }
+        List<Integer> gained = g.acquire(this);
+        if (!gained.isEmpty()) {
+            PartitionActor[] actors = topic.actors();
+            if (positions.length < actors.length) {
+                positions = Arrays.copyOf(positions, actors.length);
+            }
+            for (int p : gained) {
+                positions[p] = startPosition(p, actors[p].log());
+                actors[p].addWaiter(waiter);
+                mine.add(p);
+            }
+            setOwned(mine);
+            if (unannounced == null) {
+                unannounced = new ArrayList<>();
+            }
+            unannounced.addAll(gained);
+        }
+        if (announce && unannounced != null) {
+            List<Integer> a = unannounced;
+            unannounced = null;
+            listener.onPartitionsAssigned(Collections.unmodifiableList(a));
+        }
+    }
+
+    private long startPosition(int partition, PartitionLog log) {
+        long c = group == null ? -1 : group.committed(partition);
+        if (c >= 0) {
+            return c; // checked against the log before the first read
+        }
+        return reset == OffsetResetPolicy.LATEST ? log.endOffset() : log.logStartOffset();
+    }
+
+    private Set<Integer> ownedSet() {
+        Set<Integer> s = new TreeSet<>();
+        for (int p : owned) {
+            s.add(p);
+        }
+        return s;
+    }
+
+    private void setOwned(Set<Integer> s) {
+        owned = s.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /** Reads from every owned partition, starting at a rotating one, up to maxPollRecords. */
+    private List<KafkoRecord> fetch() {
+        int[] ps = owned;
+        int n = ps.length;
+        if (n == 0) {
+            return List.of();
+        }
+        PartitionActor[] actors = topic.actors();
+        int start = Math.floorMod(rotation++, n);
+        List<KafkoRecord> first = null;
+        List<KafkoRecord> all = null;
+        int count = 0;
+        for (int i = 0; i < n && count < maxPollRecords; i++) {
+            int p = ps[(start + i) % n];
+            List<KafkoRecord> got = read(p, actors[p], maxPollRecords - count);
+            if (got.isEmpty()) {
+                continue;
+            }
+            count += got.size();
+            if (first == null) {
+                first = got;
+            } else {
+                if (all == null) {
+                    all = new ArrayList<>(first.size() + got.size());
+                    all.addAll(first);
+                }
+                all.addAll(got);
+            }
+        }
+        return all != null ? all : first != null ? first : List.of();
+    }
+
+    private List<KafkoRecord> read(int p, PartitionActor actor, int max) {
+        if (!actor.isOpen()) {
+            topic.ensureOpen();
+            return List.of();
+        }
+        PartitionLog log = actor.log();
+        long pos = positions[p];
+        for (int attempt = 0; ; attempt++) {
+            long startOffset = log.logStartOffset();
+            long end = log.endOffset();
+            if (pos < startOffset || pos > end) {
+                pos = resetPosition(p, pos, startOffset, end);
+                positions[p] = pos;
+            }
+            if (pos == end) {
+                return List.of();
+            }
+            try {
+                ReadResult r = log.read(pos, max, MAX_READ_BYTES);
+                positions[p] = r.nextOffset();
+                return r.records();
+            } catch (OffsetOutOfRangeException e) {
+                // retention moved the log start between the check and the read
+                if (attempt > 2) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private long resetPosition(int p, long pos, long startOffset, long end) {
+        return switch (reset) {
+            case EARLIEST -> pos < startOffset ? startOffset : end;
+            case LATEST -> end;
+            case FAIL -> throw new OffsetOutOfRangeException("topic '" + topic.name + "' partition " + p
+                    + ": position " + pos + " is outside the log [" + startOffset + ", " + end
+                    + "] and the offset reset policy is FAIL");
+        };
+    }
+
+    @Override
+    public void seek(int partition, long offset) {
+        ensureOpen();
+        requireOwned(partition);
+        if (offset < 0) {
+            throw new OffsetOutOfRangeException("cannot seek partition " + partition + " of topic '" + topic.name
+                    + "' to negative offset " + offset);
+        }
+        positions[partition] = offset;
+    }
+
+    @Override
+    public void seekAll(long offset) {
+        for (int p : owned) {
+            seek(p, offset);
+        }
+    }
+
+    @Override
+    public void seekToBeginning() {
+        ensureOpen();
+        PartitionActor[] actors = topic.actors();
+        for (int p : owned) {
+            positions[p] = actors[p].log().logStartOffset();
+        }
+    }
+
+    @Override
+    public void seekToEnd() {
+        ensureOpen();
+        PartitionActor[] actors = topic.actors();
+        for (int p : owned) {
+            positions[p] = actors[p].log().endOffset();
+        }
+    }
+
+    @Override
+    public void seekToTimestamp(long epochMillis) {
+        ensureOpen();
+        PartitionActor[] actors = topic.actors();
+        for (int p : owned) {
+            positions[p] = actors[p].log().offsetForTimestamp(epochMillis);
+        }
+    }
+
+    @Override
+    public long position(int partition) {
+        ensureOpen();
+        requireOwned(partition);
+        return positions[partition];
+    }
+
+    @Override
+    public Set<Integer> assignment() {
+        Set<Integer> s = new TreeSet<>();
+        for (int p : owned) {
+            s.add(p);
+        }
+        return Collections.unmodifiableSet(s);
+    }
+
+    @Override
+    public void commit() {
+        ensureOpen();
+        if (group == null || owned.length == 0) {
+            return;
+        }
+        Map<Integer, Long> offsets = owned.length == 1 ? Map.of(owned[0], positions[owned[0]]) : new HashMap<>();
+        if (owned.length > 1) {
+            for (int p : owned) {
+                offsets.put(p, positions[p]);
+            }
+        }
+        group.commit(offsets);
+    }
+
+    @Override
+    public void commit(Map<Integer, Long> offsets) {
+        ensureOpen();
+        if (group == null) {
+            return;
+        }
+        for (Map.Entry<Integer, Long> e : offsets.entrySet()) {
+            requireOwned(e.getKey());
+            if (e.getValue() == null || e.getValue() < 0) {
+                throw new OffsetOutOfRangeException("cannot commit offset " + e.getValue() + " for partition "
+                        + e.getKey() + " of topic '" + topic.name + "'");
+            }
+        }
+        group.commit(Map.copyOf(offsets));
+    }
+
+    @Override
+    public OptionalLong committed(int partition) {
+        ensureOpen();
+        if (group == null) {
+            return OptionalLong.empty();
+        }
+        topic.actor(partition); // range check
+        long c = group.committed(partition);
+        return c < 0 ? OptionalLong.empty() : OptionalLong.of(c);
+    }
+
+    @Override
+    public void wakeup() {
+        wakeup.set(true);
+        waiter.wakeAlways();
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            if (group != null && owned.length > 0 && topic.life() == TopicImpl.Life.OPEN) {
+                List<Integer> mine = new ArrayList<>(ownedSet());
+                listener.onPartitionsRevoked(Collections.unmodifiableList(mine));
+            }
+        } finally {
+            PartitionActor[] actors = topic.actors();
+            for (int p : owned) {
+                if (p < actors.length) {
+                    actors[p].removeWaiter(waiter);
+                }
+            }
+            owned = new int[0];
+            topic.consumers.remove(this);
+            if (group != null) {
+                group.leave(this);
+            }
+        }
+    }
+
+    private void requireOwned(int partition) {
+        for (int p : owned) {
+            if (p == partition) {
+                return;
+            }
+        }
+        throw new InvalidPartitionException("partition " + partition + " of topic '" + topic.name
+                + "' is not assigned to this consumer (assignment " + assignment() + ")");
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new KafkoClosedException("consumer of topic '" + topic.name + "' is closed");
+        }
+        topic.ensureOpen();
+    }
+}

@@ -1,0 +1,175 @@
+package dev.kafko.internal.broker;
+
+import dev.kafko.AlreadyOpenException;
+import dev.kafko.KafkoStorageException;
+import dev.kafko.internal.io.FileIo;
+import dev.kafko.internal.io.FileNames;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Internal: the exclusive lock of one data directory, held from open to close; {@link #acquire} and
+ * {@link #release} may be called from any thread, once each.
+ *
+ * <p>Three guards, because the operating system's lock alone is not enough:
+ * <ol>
+ *   <li>a JVM-wide set of open canonical directories refuses a second open in this JVM without
+ *       touching the lock file (POSIX {@code fcntl} locks belong to the process: closing <em>any</em>
+ *       channel of the file in this process would drop the lock, and a second {@code tryLock} in one
+ *       JVM throws {@link OverlappingFileLockException});
+ *   <li>the {@code fcntl} lock of {@link FileNames#LOCK_FILE}, through one channel kept open;
+ *   <li>the owner's pid and process start instant written into the lock file: a new opener that
+ *       gets the {@code fcntl} lock still refuses when that recorded process is alive and is not this
+ *       process, because the owner may have lost its {@code fcntl} lock by closing another channel of
+ *       the file. The record is cleared on close.
+ * </ol>
+ * The record is one line of text: {@code <pid> <start instant epoch millis>}.
+ */
+final class DirectoryLock implements AutoCloseable {
+
+    private static final Set<Path> OPEN_IN_THIS_JVM = ConcurrentHashMap.newKeySet();
+
+    private final Path dir;
+    private final FileChannel channel;
+    private final FileLock lock;
+
+    private DirectoryLock(Path dir, FileChannel channel, FileLock lock) {
+        this.dir = dir;
+        this.channel = channel;
+        this.lock = lock;
+    }
+
+    /**
+     * Locks the canonical directory {@code dir}.
+     *
+     * @throws AlreadyOpenException naming the directory when it is open in this JVM or another process
+     */
+    static DirectoryLock acquire(Path dir, FileIo io) {
+        if (!OPEN_IN_THIS_JVM.add(dir)) {
+            throw new AlreadyOpenException("data directory " + dir + " is already open in this JVM");
+        }
+        Path file = dir.resolve(FileNames.LOCK_FILE);
+        @Nullable FileChannel ch = null;
+        try {
+            ch = io.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+            FileLock lock;
+            try {
+                lock = ch.tryLock();
+            } catch (OverlappingFileLockException e) {
+                lock = null;
+            }
+            if (lock == null) {
+                throw new AlreadyOpenException("data directory " + dir + " is locked by another process ("
+                        + describe(readOwner(ch)) + ")");
+            }
+            long[] owner = readOwner(ch);
+            if (owner != null && isOtherLiveProcess(owner[0], owner[1])) {
+                lock.release();
+                throw new AlreadyOpenException("data directory " + dir + " is open in another live process ("
+                        + describe(owner) + ")");
+            }
+            writeOwner(ch, selfRecord());
+            return new DirectoryLock(dir, ch, lock);
+        } catch (IOException e) {
+            closeQuietly(ch);
+            OPEN_IN_THIS_JVM.remove(dir);
+            throw new KafkoStorageException("cannot lock data directory " + dir + " through " + file + ": " + e, e);
+        } catch (RuntimeException e) {
+            closeQuietly(ch);
+            OPEN_IN_THIS_JVM.remove(dir);
+            throw e;
+        }
+    }
+
+    /** Clears the owner record, drops the lock and lets this JVM open the directory again. */
+    void release() {
+        try {
+            writeOwner(channel, "");
+            lock.release();
+        } catch (IOException e) {
+            throw new KafkoStorageException("cannot release the lock of " + dir.resolve(FileNames.LOCK_FILE)
+                    + ": " + e, e);
+        } finally {
+            closeQuietly(channel);
+            OPEN_IN_THIS_JVM.remove(dir);
+        }
+    }
+
+    @Override
+    public void close() {
+        release();
+    }
+
+    private static String selfRecord() {
+        ProcessHandle self = ProcessHandle.current();
+        long start = self.info().startInstant().map(Instant::toEpochMilli).orElse(0L);
+        return self.pid() + " " + start + "\n";
+    }
+
+    private static boolean isOtherLiveProcess(long pid, long startMillis) {
+        if (pid == ProcessHandle.current().pid()) {
+            // our own record: no instance of this JVM holds the directory (the set said so), so it is stale
+            return false;
+        }
+        Optional<ProcessHandle> handle = ProcessHandle.of(pid);
+        if (handle.isEmpty() || !handle.get().isAlive()) {
+            return false;
+        }
+        Optional<Instant> start = handle.get().info().startInstant();
+        // a different start instant means the pid was reused by an unrelated process
+        return start.isEmpty() || startMillis == 0 || start.get().toEpochMilli() == startMillis;
+    }
+
+    private static long @Nullable [] readOwner(FileChannel ch) throws IOException {
+        ByteBuffer buf = ByteBuffer.allocate(128);
+        int n = ch.read(buf, 0);
+        if (n <= 0) {
+            return null;
+        }
+        String text = new String(buf.array(), 0, n, StandardCharsets.US_ASCII).trim();
+        String[] parts = text.split(" ");
+        if (parts.length != 2) {
+            return null;
+        }
+        try {
+            return new long[] {Long.parseLong(parts[0]), Long.parseLong(parts[1])};
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+
+    private static String describe(long @Nullable [] owner) {
+        return owner == null ? "no owner recorded" : "pid " + owner[0];
+    }
+
+    private static void writeOwner(FileChannel ch, String record) throws IOException {
+        ch.truncate(0);
+        ByteBuffer buf = ByteBuffer.wrap(record.getBytes(StandardCharsets.US_ASCII));
+        long pos = 0;
+        while (buf.hasRemaining()) {
+            pos += ch.write(buf, pos);
+        }
+        ch.force(false);
+    }
+
+    private static void closeQuietly(@Nullable FileChannel ch) {
+        if (ch != null) {
+            try {
+                ch.close();
+            } catch (IOException ignored) {
+                // nothing left to release
+            }
+        }
+    }
+}

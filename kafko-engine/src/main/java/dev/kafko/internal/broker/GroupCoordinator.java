@@ -1,0 +1,260 @@
+package dev.kafko.internal.broker;
+
+import dev.kafko.FsyncPolicy;
+import dev.kafko.GroupInfo;
+import dev.kafko.internal.io.FileNames;
+import dev.kafko.internal.log.PartitionLog;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Internal: one consumer group on one topic in this instance: its live members, who owns which
+ * partition, and its committed offsets. Thread-safe: members call it from their own polling
+ * threads; membership and ownership change under {@code membership}, commits under {@code commits}.
+ *
+ * <p><b>Assignment.</b> Range assignment over the live members in join order: with {@code P}
+ * partitions and {@code k} members, member {@code i} gets a contiguous range of {@code P / k}
+ * partitions, the first {@code P % k} members one more. Members beyond {@code P} get nothing.
+ *
+ * <p><b>Hand-over.</b> Every join, leave, release or partition increase bumps {@link #version()}
+ * and wakes every member. A member notices in its next {@code poll}: it first gives up the
+ * partitions no longer in its range (after its {@code onPartitionsRevoked} callback, where it may
+ * commit), then takes those of its range that nobody owns, starting each at the last committed
+ * offset. A partition is therefore owned by at most one member at any time, and a new owner starts
+ * where the old one committed. A member that stops polling keeps what it owns until it polls or
+ * closes; the partitions it should give up stay unread meanwhile, and the others keep reading
+ * theirs.
+ */
+final class GroupCoordinator {
+
+    final TopicImpl topic;
+    final String group;
+    private final ReentrantLock membership = new ReentrantLock();
+    private final ReentrantLock commits = new ReentrantLock();
+    private final List<Object> members = new ArrayList<>();
+    private @Nullable Object[] owners = new Object[0];
+    private volatile int version;
+    private @Nullable GroupOffsetsFile offsets;
+    private boolean forceScheduled;
+
+    GroupCoordinator(TopicImpl topic, String group) {
+        this.topic = topic;
+        this.group = group;
+    }
+
+    /** Bumped on every change a member must react to. */
+    int version() {
+        return version;
+    }
+
+    void join(Object member) {
+        membership.lock();
+        try {
+            members.add(member);
+            changed();
+        } finally {
+            membership.unlock();
+        }
+    }
+
+    /** Removes the member and frees every partition it owns. */
+    void leave(Object member) {
+        membership.lock();
+        try {
+            members.remove(member);
+            Object[] o = owners;
+            for (int p = 0; p < o.length; p++) {
+                if (o[p] == member) {
+                    o[p] = null;
+                }
+            }
+            changed();
+        } finally {
+            membership.unlock();
+        }
+    }
+
+    void partitionsChanged() {
+        membership.lock();
+        try {
+            changed();
+        } finally {
+            membership.unlock();
+        }
+    }
+
+    /** The owned partitions that are no longer in the member's range. */
+    List<Integer> revocations(Object member, Set<Integer> owned) {
+        membership.lock();
+        try {
+            int[] range = range(member);
+            List<Integer> out = new ArrayList<>();
+            for (int p : owned) {
+                if (p < range[0] || p >= range[1]) {
+                    out.add(p);
+                }
+            }
+            return out;
+        } finally {
+            membership.unlock();
+        }
+    }
+
+    /** Gives up partitions; the members waiting for them are woken. */
+    void release(Object member, List<Integer> partitions) {
+        membership.lock();
+        try {
+            Object[] o = owners;
+            for (int p : partitions) {
+                if (p < o.length && o[p] == member) {
+                    o[p] = null;
+                }
+            }
+            changed();
+        } finally {
+            membership.unlock();
+        }
+    }
+
+    /** Takes every partition of the member's range that nobody owns; returns them. */
+    List<Integer> acquire(Object member) {
+        membership.lock();
+        try {
+            int[] range = range(member);
+            Object[] o = owners;
+            List<Integer> out = new ArrayList<>();
+            for (int p = range[0]; p < range[1]; p++) {
+                if (o[p] == null) {
+                    o[p] = member;
+                    out.add(p);
+                }
+            }
+            return out;
+        } finally {
+            membership.unlock();
+        }
+    }
+
+    int memberCount() {
+        membership.lock();
+        try {
+            return members.size();
+        } finally {
+            membership.unlock();
+        }
+    }
+
+    /** Lock held: [first, end) of the member's range. */
+    private int[] range(Object member) {
+        int partitions = topic.partitionCount();
+        if (owners.length < partitions) {
+            owners = Arrays.copyOf(owners, partitions);
+        }
+        int i = members.indexOf(member);
+        int k = members.size();
+        if (i < 0 || i >= partitions) {
+            return new int[] {0, 0};
+        }
+        int per = partitions / k;
+        int extra = partitions % k;
+        int first = i * per + Math.min(i, extra);
+        return new int[] {first, first + per + (i < extra ? 1 : 0)};
+    }
+
+    private void changed() {
+        version++;
+        for (ConsumerImpl c : topic.consumers) {
+            if (c.coordinator() == this) {
+                c.waiter.wakeAlways();
+            }
+        }
+    }
+
+    /** Durably records these offsets (already checked by the member). */
+    void commit(Map<Integer, Long> toCommit) {
+        FsyncPolicy fsync = topic.config().fsync();
+        commits.lock();
+        try {
+            offsetsFile().commit(toCommit, fsync == FsyncPolicy.EVERY_BATCH);
+            if (fsync instanceof FsyncPolicy.Interval interval && !forceScheduled) {
+                forceScheduled = true;
+                topic.broker.context().scheduler().schedule(this::forceNow, interval.period());
+            }
+        } finally {
+            commits.unlock();
+        }
+        if (topic.broker.context().observing()) {
+            topic.broker.context().observer().onCommit(topic.name, group);
+        }
+    }
+
+    private void forceNow() {
+        commits.lock();
+        try {
+            forceScheduled = false;
+            if (offsets != null && topic.life() == TopicImpl.Life.OPEN) {
+                offsets.force();
+            }
+        } finally {
+            commits.unlock();
+        }
+    }
+
+    /** The committed offset, or -1. */
+    long committed(int partition) {
+        commits.lock();
+        try {
+            return offsetsFile().committed(partition);
+        } finally {
+            commits.unlock();
+        }
+    }
+
+    /** Lock {@code commits} held. */
+    private GroupOffsetsFile offsetsFile() {
+        GroupOffsetsFile f = offsets;
+        if (f == null) {
+            f = GroupOffsetsFile.open(topic.broker.context().io(), FileNames.groupOffsetsFile(topic.dir, group),
+                    "group '" + group + "' of topic '" + topic.name + "'");
+            offsets = f;
+        }
+        return f;
+    }
+
+    GroupInfo info() {
+        Map<Integer, Long> committed = new TreeMap<>();
+        Map<Integer, Long> lag = new LinkedHashMap<>();
+        PartitionActor[] actors = topic.actors();
+        for (int p = 0; p < actors.length; p++) {
+            long c = committed(p);
+            PartitionLog log = actors[p].log();
+            long end = actors[p].isOpen() ? log.endOffset() : actors[p].info().endOffset();
+            long start = actors[p].isOpen() ? log.logStartOffset() : actors[p].info().logStartOffset();
+            if (c >= 0) {
+                committed.put(p, c);
+            }
+            lag.put(p, Math.max(0, end - (c >= 0 ? Math.max(c, start) : start)));
+        }
+        return new GroupInfo(topic.name, group, Map.copyOf(committed), Map.copyOf(lag), memberCount());
+    }
+
+    /** Closes the offsets file (flushing it). Called when the topic closes or is deleted. */
+    void close() {
+        commits.lock();
+        try {
+            if (offsets != null) {
+                offsets.close();
+                offsets = null;
+            }
+        } finally {
+            commits.unlock();
+        }
+    }
+}

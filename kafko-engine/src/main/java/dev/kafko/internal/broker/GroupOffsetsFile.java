@@ -1,0 +1,271 @@
+package dev.kafko.internal.broker;
+
+import dev.kafko.KafkoStorageException;
+import dev.kafko.internal.io.AtomicFiles;
+import dev.kafko.internal.io.FileIo;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.zip.CRC32C;
+
+/**
+ * Internal: the committed offsets of one group on one topic, as an append-only file of small
+ * CRC-framed entries. Not thread-safe: its {@link GroupCoordinator} calls it under its commit lock.
+ *
+ * <pre>
+ * header (8 bytes)
+ *   0  4  magic "KFGO"
+ *   4  4  version (1)
+ * entry (16 bytes), repeated
+ *   0  4  partition
+ *   4  8  committed offset (the next record to read)
+ *  12  4  CRC32C of bytes [0, 12) of the entry
+ * </pre>
+ *
+ * <p>Replay on open keeps the last valid entry per partition and stops at the first entry that
+ * fails its CRC (a torn tail after a crash). A commit is one {@code write} of its entries, forced
+ * when the topic fsyncs every batch, so it costs a system call, not a rename. When the file holds
+ * more than {@link #compactionThreshold} entries it is rewritten with one entry per partition
+ * through {@link AtomicFiles} (temp file, fsync, atomic rename): a crash leaves the old or the new
+ * file, each of which replays to the same offsets. A file whose header is damaged is reported by
+ * {@link #wasCorrupt()} and replays to no offsets; the group then starts by its reset policy.
+ */
+final class GroupOffsetsFile implements AutoCloseable {
+
+    static final int MAGIC = 0x4B46474F; // "KFGO"
+    static final int VERSION = 1;
+    static final int HEADER_BYTES = 8;
+    static final int ENTRY_BYTES = 16;
+    private static final System.Logger LOG = System.getLogger(GroupOffsetsFile.class.getName());
+
+    private final FileIo io;
+    private final Path file;
+    private final ByteBuffer buffer = ByteBuffer.allocate(64 * ENTRY_BYTES);
+    private final CRC32C crc = new CRC32C();
+    private FileChannel channel;
+    private long[] committed; // -1: none
+    private long entries;
+    private boolean corrupt;
+
+    private GroupOffsetsFile(FileIo io, Path file) {
+        this.io = io;
+        this.file = file;
+    }
+
+    /** Opens or creates the file, replaying the committed offsets. */
+    static GroupOffsetsFile open(FileIo io, Path file, String what) {
+        GroupOffsetsFile f = new GroupOffsetsFile(io, file);
+        try {
+            Files.createDirectories(file.getParent());
+            boolean clean = f.replay(what);
+            if (!clean) {
+                // rewrite what survived so that new entries never follow garbage
+                f.compact();
+            }
+            f.channel = io.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            if (f.channel.size() == 0) {
+                f.writeHeader();
+            }
+            f.channel.position(f.channel.size());
+        } catch (IOException e) {
+            throw new KafkoStorageException("cannot open group offsets " + file + ": " + e, e);
+        }
+        return f;
+    }
+
+    /** Reads {@code file} without opening it for writing: the committed offsets, -1 where none. */
+    static long[] peek(FileIo io, Path file, String what) {
+        GroupOffsetsFile f = new GroupOffsetsFile(io, file);
+        try {
+            f.replay(what);
+        } catch (IOException e) {
+            LOG.log(Level.WARNING, "cannot read group offsets " + file + ": " + e);
+            return new long[0];
+        }
+        return f.committed;
+    }
+
+    /** Whether the file failed its checks when it was opened (the offsets after the damage were lost). */
+    boolean wasCorrupt() {
+        return corrupt;
+    }
+
+    /** The committed offset of {@code partition}, or -1. */
+    long committed(int partition) {
+        return partition < committed.length ? committed[partition] : -1;
+    }
+
+    /** Appends one entry per offset; forces the file when {@code force}. */
+    void commit(Map<Integer, Long> offsets, boolean force) {
+        buffer.clear();
+        try {
+            for (Map.Entry<Integer, Long> e : offsets.entrySet()) {
+                if (buffer.remaining() < ENTRY_BYTES) {
+                    writeBuffer();
+                }
+                putEntry(e.getKey(), e.getValue());
+            }
+            writeBuffer();
+            if (force) {
+                channel.force(false);
+            }
+        } catch (IOException e) {
+            throw new KafkoStorageException("cannot write group offsets " + file + ": " + e, e);
+        }
+        if (entries > compactionThreshold()) {
+            try {
+                channel.close();
+                compact();
+                channel = io.open(file, StandardOpenOption.WRITE);
+                channel.position(channel.size());
+            } catch (IOException e) {
+                throw new KafkoStorageException("cannot compact group offsets " + file + ": " + e, e);
+            }
+        }
+    }
+
+    /** Commits one partition; the hot path of {@code Consumer.commit()} with one partition. */
+    void commit(int partition, long offset, boolean force) {
+        commit(Map.of(partition, offset), force);
+    }
+
+    /** Forces written entries to disk. */
+    void force() {
+        try {
+            channel.force(false);
+        } catch (IOException e) {
+            throw new KafkoStorageException("cannot fsync group offsets " + file + ": " + e, e);
+        }
+    }
+
+    private long compactionThreshold() {
+        return Math.max(64 * 1024, 16L * committed.length);
+    }
+
+    private void putEntry(int partition, long offset) {
+        int start = buffer.position();
+        buffer.putInt(partition).putLong(offset);
+        crc.reset();
+        crc.update(buffer.array(), start, 12);
+        buffer.putInt((int) crc.getValue());
+        remember(partition, offset);
+    }
+
+    private void remember(int partition, long offset) {
+        if (partition >= committed.length) {
+            int old = committed.length;
+            committed = Arrays.copyOf(committed, partition + 1);
+            Arrays.fill(committed, old, committed.length, -1);
+        }
+        committed[partition] = offset;
+        entries++;
+    }
+
+    private void writeBuffer() throws IOException {
+        buffer.flip();
+        while (buffer.hasRemaining()) {
+            channel.write(buffer);
+        }
+        buffer.clear();
+    }
+
+    private void writeHeader() throws IOException {
+        ByteBuffer h = ByteBuffer.allocate(HEADER_BYTES).putInt(MAGIC).putInt(VERSION).flip();
+        while (h.hasRemaining()) {
+            channel.write(h);
+        }
+    }
+
+    /** Loads the offsets; false when the file was damaged (and should be rewritten). */
+    private boolean replay(String what) throws IOException {
+        committed = new long[0];
+        entries = 0;
+        byte[] bytes;
+        try (FileChannel ch = io.open(file, StandardOpenOption.READ)) {
+            ByteBuffer buf = ByteBuffer.allocate((int) Math.min(ch.size(), Integer.MAX_VALUE - 8));
+            while (buf.hasRemaining() && ch.read(buf) >= 0) {
+                // read it all
+            }
+            bytes = Arrays.copyOf(buf.array(), buf.position());
+        } catch (NoSuchFileException e) {
+            return true;
+        }
+        if (bytes.length == 0) {
+            return true;
+        }
+        ByteBuffer in = ByteBuffer.wrap(bytes);
+        if (bytes.length < HEADER_BYTES || in.getInt() != MAGIC || in.getInt() != VERSION) {
+            corrupt = true;
+            LOG.log(Level.WARNING, what + ": offsets file " + file + " has no valid header; the committed offsets"
+                    + " are lost and the group starts by its offset reset policy");
+            return false;
+        }
+        while (in.remaining() >= ENTRY_BYTES) {
+            int start = in.position();
+            int partition = in.getInt();
+            long offset = in.getLong();
+            int stored = in.getInt();
+            crc.reset();
+            crc.update(bytes, start, 12);
+            if ((int) crc.getValue() != stored || partition < 0 || offset < 0) {
+                boolean tail = in.remaining() == 0;
+                if (!tail) {
+                    corrupt = true;
+                }
+                LOG.log(tail ? Level.INFO : Level.WARNING, what + ": offsets file " + file
+                        + " has a damaged entry at byte " + start + "; entries from there on are ignored");
+                return false;
+            }
+            remember(partition, offset);
+        }
+        if (in.hasRemaining()) {
+            LOG.log(Level.INFO, what + ": offsets file " + file + " ends in a torn entry; it is ignored");
+            return false;
+        }
+        return true;
+    }
+
+    /** Rewrites the file with one entry per committed partition, atomically. */
+    private void compact() throws IOException {
+        int n = 0;
+        for (long c : committed) {
+            if (c >= 0) {
+                n++;
+            }
+        }
+        ByteBuffer out = ByteBuffer.allocate(HEADER_BYTES + n * ENTRY_BYTES);
+        out.putInt(MAGIC).putInt(VERSION);
+        for (int p = 0; p < committed.length; p++) {
+            if (committed[p] >= 0) {
+                int start = out.position();
+                out.putInt(p).putLong(committed[p]);
+                crc.reset();
+                crc.update(out.array(), start, 12);
+                out.putInt((int) crc.getValue());
+            }
+        }
+        out.flip();
+        // temp + fsync + rename: a crash leaves the old file or the compacted one
+        AtomicFiles.write(io, file, out);
+        entries = n;
+    }
+
+    @Override
+    public void close() {
+        try {
+            if (channel != null) {
+                channel.force(false);
+                channel.close();
+            }
+        } catch (IOException e) {
+            throw new KafkoStorageException("cannot close group offsets " + file + ": " + e, e);
+        }
+    }
+}

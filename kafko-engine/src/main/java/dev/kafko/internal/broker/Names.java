@@ -1,0 +1,66 @@
+package dev.kafko.internal.broker;
+
+import dev.kafko.InvalidNameException;
+
+/**
+ * Internal: the naming rule of topics and groups, Kafka's: characters from {@code [A-Za-z0-9._-]},
+ * 1 to 249 of them, and not {@code .} or {@code ..}. Checked before any file-system call, so a
+ * name can never escape the data directory. Stateless; any thread.
+ */
+final class Names {
+
+    static final int MAX_LENGTH = 249;
+
+    private Names() {
+    }
+
+    /** Whether {@code name} follows the rule. */
+    static boolean isValid(String name) {
+        int n = name.length();
+        if (n == 0 || n > MAX_LENGTH || name.equals(".") || name.equals("..")) {
+            return false;
+        }
+        for (int i = 0; i < n; i++) {
+            char c = name.charAt(i);
+            boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+                    || c == '.' || c == '_' || c == '-';
+            if (!ok) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * @param kind "topic" or "group", for the message
+     * @throws InvalidNameException naming the rule and the bad name
+     */
+    static String check(String kind, String name) {
+        if (name == null) {
+            throw new InvalidNameException(kind + " name must not be null");
+        }
+        if (!isValid(name)) {
+            throw new InvalidNameException(kind + " name '" + printable(name) + "' is invalid: a name has 1 to "
+                    + MAX_LENGTH + " characters from [A-Za-z0-9._-] and is not '.' or '..' (length was "
+                    + name.length() + ")");
+        }
+        return name;
+    }
+
+    /** The name with control characters escaped, cut to a readable length. */
+    private static String printable(String name) {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < name.length() && i < 64; i++) {
+            char c = name.charAt(i);
+            if (c < 0x20 || c == 0x7f) {
+                sb.append(String.format("\\u%04x", (int) c));
+            } else {
+                sb.append(c);
+            }
+        }
+        if (name.length() > 64) {
+            sb.append("...");
+        }
+        return sb.toString();
+    }
+}

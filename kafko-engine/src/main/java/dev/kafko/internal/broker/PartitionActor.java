@@ -1,0 +1,398 @@
+package dev.kafko.internal.broker;
+
+import dev.kafko.FsyncPolicy;
+import dev.kafko.KafkoClosedException;
+import dev.kafko.KafkoException;
+import dev.kafko.KafkoStorageException;
+import dev.kafko.OutgoingRecord;
+import dev.kafko.PartitionFailedException;
+import dev.kafko.PartitionInfo;
+import dev.kafko.PartitionState;
+import dev.kafko.TopicConfig;
+import dev.kafko.UnknownTopicException;
+import dev.kafko.internal.log.PartitionLog;
+import java.lang.System.Logger.Level;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.Arrays;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Internal: one partition as an actor without a thread: any thread may {@link #submit} requests;
+ * whichever submitter finds the partition idle becomes its owner and runs every queued request, so
+ * the {@link PartitionLog} has exactly one writer at a time and an uncontended send never crosses a
+ * thread. Readers use {@link #log()} from any thread.
+ *
+ * <p>The mailbox is a lock-free stack (a CAS push); the owner takes the whole stack with one
+ * {@code getAndSet}, reverses it into arrival order and coalesces every queued record into one
+ * {@link PartitionLog#append} frame (up to {@link #MAX_FRAME_BYTES}). Under
+ * {@link FsyncPolicy#EVERY_BATCH} one flush covers every append of the round (group commit). The
+ * owner then releases the partition, completes the futures of the round outside of ownership (so
+ * a callback that sends to this partition, or waits for another thread that does, cannot deadlock)
+ * and looks at the mailbox again: an entry pushed while it owned the partition is never stranded,
+ * because its sender either won the ownership CAS or the owner sees the entry after releasing.
+ *
+ * <p>Futures complete in offset order within one round. Two rounds drained one after the other
+ * by different threads may complete concurrently.
+ */
+final class PartitionActor {
+
+    /** A frame stops growing at this many bytes (a single batch may still be larger: it is atomic). */
+    static final long MAX_FRAME_BYTES = 1 << 20;
+    /** A frame stops growing at this many records. */
+    static final int MAX_FRAME_RECORDS = 16 * 1024;
+
+    private static final System.Logger LOG = System.getLogger(PartitionActor.class.getName());
+    private static final Waiter[] NO_WAITERS = new Waiter[0];
+    private static final VarHandle MAILBOX;
+    private static final VarHandle OWNER;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            MAILBOX = l.findVarHandle(PartitionActor.class, "mailbox", Request.class);
+            OWNER = l.findVarHandle(PartitionActor.class, "owner", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    final String topic;
+    final int partition;
+    private final PartitionLog log;
+    private final FsyncPolicy fsync;
+    private final BrokerContext ctx;
+
+    @SuppressWarnings("unused") // through MAILBOX
+    private volatile @Nullable Request<?> mailbox;
+    @SuppressWarnings("unused") // through OWNER
+    private volatile int owner;
+
+    // written by the owner only
+    private @Nullable Thread ownerThread;
+    private final ArrayList<OutgoingRecord> frame = new ArrayList<>(256);
+    private boolean dirty;
+    private boolean flushScheduled;
+
+    private volatile PartitionState state = PartitionState.RUNNING;
+    private volatile boolean deleted;
+    private volatile @Nullable Throwable failure;
+    private volatile @Nullable PartitionInfo closedInfo;
+    private volatile Waiter[] waiters = NO_WAITERS;
+
+    PartitionActor(String topic, int partition, PartitionLog log, TopicConfig config, BrokerContext ctx) {
+        this.topic = topic;
+        this.partition = partition;
+        this.log = log;
+        this.fsync = config.fsync();
+        this.ctx = ctx;
+    }
+
+    /** The log, for reads and getters from any thread. */
+    PartitionLog log() {
+        return log;
+    }
+
+    PartitionState state() {
+        return state;
+    }
+
+    /** Whether reads may go on: the log is open. */
+    boolean isOpen() {
+        return state != PartitionState.CLOSED;
+    }
+
+    /** Queues {@code r}; runs the mailbox on this thread if nobody owns the partition. Any thread. */
+    void submit(Request<?> r) {
+        Request<?> h;
+        do {
+            h = mailbox;
+            r.next = h;
+        } while (!MAILBOX.compareAndSet(this, h, r));
+        if (OWNER.compareAndSet(this, 0, 1)) {
+            drain();
+        }
+    }
+
+    /** Submits a command and waits for it. */
+    void runCommand(CommandRequest.Kind kind) {
+        CommandRequest c = new CommandRequest(kind);
+        submit(c);
+        c.join();
+    }
+
+    private void drain() {
+        for (;;) {
+            ownerThread = Thread.currentThread();
+            Request<?> round = reverse((Request<?>) MAILBOX.getAndSet(this, null));
+            if (round != null) {
+                process(round);
+            }
+            ownerThread = null;
+            OWNER.setVolatile(this, 0);
+            // complete outside of ownership: callbacks may submit here again, or wait on a thread that does
+            for (Request<?> r = round; r != null; ) {
+                Request<?> next = r.next;
+                r.next = null;
+                r.finish(partition);
+                r = next;
+            }
+            if (mailbox == null || !OWNER.compareAndSet(this, 0, 1)) {
+                return;
+            }
+        }
+    }
+
+    private static @Nullable Request<?> reverse(@Nullable Request<?> head) {
+        Request<?> prev = null;
+        while (head != null) {
+            Request<?> next = head.next;
+            head.next = prev;
+            prev = head;
+            head = next;
+        }
+        return prev;
+    }
+
+    /** Runs one round, in arrival order. Owner only. */
+    private void process(Request<?> first) {
+        assert ownerThread == Thread.currentThread() : "partition " + topic + "-" + partition + " has two writers";
+        Request<?> unflushed = null; // first append of the round not yet covered by an EVERY_BATCH flush
+        Request<?> r = first;
+        while (r != null) {
+            if (r.recordCount() == 0) {
+                if (unflushed != null) {
+                    groupCommit(unflushed, r);
+                    unflushed = null;
+                }
+                execute((CommandRequest) r);
+                r = r.next;
+                continue;
+            }
+            if (state != PartitionState.RUNNING) {
+                r.error = rejection();
+                r = r.next;
+                continue;
+            }
+            Request<?> start = r;
+            long bytes = 0;
+            int records = 0;
+            do {
+                bytes += r.encodedBytes();
+                records += r.recordCount();
+                r = r.next;
+            } while (r != null && r.recordCount() > 0 && bytes + r.encodedBytes() <= MAX_FRAME_BYTES
+                    && records + r.recordCount() <= MAX_FRAME_RECORDS);
+            if (append(start, r, records, bytes) && unflushed == null) {
+                unflushed = start;
+            }
+        }
+        if (unflushed != null) {
+            groupCommit(unflushed, null);
+        }
+    }
+
+    /** Appends requests [start, end) as one frame; true when they are in the log. */
+    private boolean append(Request<?> start, @Nullable Request<?> end, int records, long bytes) {
+        long t0 = ctx.observing() ? System.nanoTime() : 0L;
+        long base;
+        try {
+            if (start.next == end && start instanceof BatchRequest b) {
+                base = log.append(b.records);
+            } else {
+                for (Request<?> q = start; q != end; q = q.next) {
+                    q.addRecords(frame);
+                }
+                base = log.append(frame);
+            }
+        } catch (RuntimeException | Error e) {
+            Throwable cause = fail(e, "append");
+            for (Request<?> q = start; q != end; q = q.next) {
+                q.error = cause;
+            }
+            return false;
+        } finally {
+            frame.clear();
+        }
+        for (Request<?> q = start; q != end; q = q.next) {
+            q.firstOffset = base;
+            base += q.recordCount();
+        }
+        dirty = true;
+        if (ctx.observing()) {
+            ctx.observer().onAppend(topic, partition, records, bytes, System.nanoTime() - t0);
+        }
+        wakeWaiters();
+        if (fsync instanceof FsyncPolicy.Interval interval && !flushScheduled) {
+            flushScheduled = true;
+            ctx.scheduler().schedule(() -> submit(new CommandRequest(CommandRequest.Kind.INTERVAL_FLUSH)),
+                    interval.period());
+        }
+        return true;
+    }
+
+    /** Under EVERY_BATCH, one flush for the appends of [start, end); a failure fails all of them. */
+    private void groupCommit(Request<?> start, @Nullable Request<?> end) {
+        if (fsync != FsyncPolicy.EVERY_BATCH || state != PartitionState.RUNNING) {
+            return;
+        }
+        Throwable cause = flush();
+        if (cause != null) {
+            for (Request<?> q = start; q != end; q = q.next) {
+                if (q.recordCount() > 0 && q.error == null) {
+                    q.error = cause;
+                }
+            }
+        }
+    }
+
+    /** Flushes if anything was appended since the last flush; returns the failure, if any. */
+    private @Nullable Throwable flush() {
+        if (!dirty) {
+            return null;
+        }
+        long t0 = ctx.observing() ? System.nanoTime() : 0L;
+        try {
+            log.flush();
+            dirty = false;
+        } catch (RuntimeException | Error e) {
+            return fail(e, "flush");
+        }
+        if (ctx.observing()) {
+            ctx.observer().onFsync(topic, partition, System.nanoTime() - t0);
+        }
+        return null;
+    }
+
+    private void execute(CommandRequest c) {
+        switch (c.kind) {
+            case INTERVAL_FLUSH -> {
+                flushScheduled = false;
+                if (state == PartitionState.RUNNING) {
+                    flush();
+                }
+            }
+            case RETENTION -> {
+                if (state == PartitionState.RUNNING) {
+                    retention();
+                }
+            }
+            case CLOSE, DELETE -> close(c);
+        }
+    }
+
+    private void retention() {
+        long before = log.sizeBytes();
+        try {
+            int deletedSegments = log.applyRetention();
+            if (deletedSegments > 0) {
+                wakeWaiters(); // a consumer below the new log start must reset
+                if (ctx.observing()) {
+                    ctx.observer().onRetention(topic, partition, deletedSegments, Math.max(0, before - log.sizeBytes()));
+                }
+            }
+        } catch (RuntimeException | Error e) {
+            fail(e, "retention");
+        }
+    }
+
+    private void close(CommandRequest c) {
+        if (state == PartitionState.CLOSED) {
+            return;
+        }
+        closedInfo = snapshot(PartitionState.CLOSED, null);
+        deleted = c.kind == CommandRequest.Kind.DELETE;
+        try {
+            log.close();
+        } catch (RuntimeException | Error e) {
+            if (state == PartitionState.RUNNING) {
+                c.error = e instanceof KafkoException ? e : new KafkoStorageException(
+                        "closing partition " + topic + "-" + partition + " failed: " + e, e);
+            }
+            LOG.log(Level.WARNING, "closing partition " + topic + "-" + partition + " failed: " + e, e);
+        }
+        state = PartitionState.CLOSED;
+        wakeAllWaiters();
+    }
+
+    /** Puts the partition into the failed state; returns the exception to hand to the waiters. */
+    private Throwable fail(Throwable e, String what) {
+        Throwable cause = e instanceof KafkoException ? e
+                : new KafkoStorageException(what + " of partition " + topic + "-" + partition + " failed: " + e, e);
+        if (state == PartitionState.RUNNING) {
+            failure = cause;
+            state = PartitionState.FAILED;
+            LOG.log(Level.ERROR, "partition " + topic + "-" + partition + " failed during " + what + ": " + e, e);
+            if (ctx.observing()) {
+                ctx.observer().onFailure(topic, partition, cause);
+            }
+            wakeAllWaiters();
+        }
+        return cause;
+    }
+
+    /** The exception for a request the partition can no longer take. */
+    KafkoException rejection() {
+        if (state == PartitionState.FAILED) {
+            Throwable f = failure;
+            return new PartitionFailedException("partition " + topic + "-" + partition + " failed earlier: " + f, f);
+        }
+        if (deleted) {
+            return new UnknownTopicException("topic '" + topic + "' was deleted");
+        }
+        return new KafkoClosedException("partition " + topic + "-" + partition + " is closed");
+    }
+
+    /** A snapshot for {@link dev.kafko.Topic#partitions()}. Any thread. */
+    PartitionInfo info() {
+        PartitionInfo closed = closedInfo;
+        if (closed != null && state == PartitionState.CLOSED) {
+            return closed;
+        }
+        return snapshot(state, failure);
+    }
+
+    private PartitionInfo snapshot(PartitionState s, @Nullable Throwable cause) {
+        return new PartitionInfo(topic, partition, log.logStartOffset(), log.endOffset(), log.sizeBytes(),
+                log.segmentCount(), s, cause);
+    }
+
+    /** Registers a consumer to be woken after appends. Any thread. */
+    synchronized void addWaiter(Waiter w) {
+        Waiter[] ws = waiters;
+        for (Waiter x : ws) {
+            if (x == w) {
+                return;
+            }
+        }
+        Waiter[] copy = Arrays.copyOf(ws, ws.length + 1);
+        copy[ws.length] = w;
+        waiters = copy;
+    }
+
+    synchronized void removeWaiter(Waiter w) {
+        Waiter[] ws = waiters;
+        for (int i = 0; i < ws.length; i++) {
+            if (ws[i] == w) {
+                Waiter[] copy = new Waiter[ws.length - 1];
+                System.arraycopy(ws, 0, copy, 0, i);
+                System.arraycopy(ws, i + 1, copy, i, ws.length - i - 1);
+                waiters = copy;
+                return;
+            }
+        }
+    }
+
+    private void wakeWaiters() {
+        for (Waiter w : waiters) {
+            w.wake();
+        }
+    }
+
+    private void wakeAllWaiters() {
+        for (Waiter w : waiters) {
+            w.wakeAlways();
+        }
+    }
+}

@@ -1,0 +1,219 @@
+package dev.kafko.internal.broker;
+
+import dev.kafko.Header;
+import dev.kafko.Headers;
+import dev.kafko.OutgoingRecord;
+import dev.kafko.Producer;
+import dev.kafko.RecordPosition;
+import dev.kafko.RecordTooLargeException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Internal: the {@link Producer} of one topic handle. Thread-safe and stateless apart from the
+ * round-robin counter: every send routes, checks its arguments on the caller's thread (throwing
+ * {@link RecordTooLargeException}, {@link dev.kafko.InvalidPartitionException},
+ * {@link dev.kafko.UnknownTopicException} or {@link dev.kafko.KafkoClosedException} before anything
+ * is written) and submits one request to the partition actor.
+ *
+ * <p>The size checked against {@code maxRecordBytes} is the key's and value's lengths plus, per
+ * header, its key's UTF-8 length and its value's length.
+ */
+final class ProducerImpl implements Producer {
+
+    private final TopicImpl topic;
+    private final AtomicInteger roundRobin = new AtomicInteger();
+
+    ProducerImpl(TopicImpl topic) {
+        this.topic = topic;
+    }
+
+    @Override
+    public String topic() {
+        return topic.name;
+    }
+
+    @Override
+    public int partitionCount() {
+        return topic.partitionCount();
+    }
+
+    @Override
+    public int partitionFor(byte[] key) {
+        Objects.requireNonNull(key, "key");
+        return Partitioner.partitionFor(key, topic.partitionCount());
+    }
+
+    @Override
+    public CompletableFuture<RecordPosition> send(byte @Nullable [] key, byte @Nullable [] value) {
+        return send(new OutgoingRecord(key, value, Headers.empty(), OutgoingRecord.NO_TIMESTAMP));
+    }
+
+    @Override
+    public CompletableFuture<RecordPosition> send(byte @Nullable [] key, byte @Nullable [] value, Headers headers) {
+        return send(new OutgoingRecord(key, value, headers, OutgoingRecord.NO_TIMESTAMP));
+    }
+
+    @Override
+    public CompletableFuture<RecordPosition> send(OutgoingRecord record) {
+        topic.ensureOpen();
+        PartitionActor[] actors = topic.actors();
+        return submit(actors[route(record, actors.length)], record);
+    }
+
+    @Override
+    public CompletableFuture<RecordPosition> sendTo(int partition, byte @Nullable [] key, byte @Nullable [] value) {
+        return sendTo(partition, new OutgoingRecord(key, value, Headers.empty(), OutgoingRecord.NO_TIMESTAMP));
+    }
+
+    @Override
+    public CompletableFuture<RecordPosition> sendTo(int partition, OutgoingRecord record) {
+        topic.ensureOpen();
+        return submit(topic.actor(partition), record);
+    }
+
+    private CompletableFuture<RecordPosition> submit(PartitionActor actor, OutgoingRecord record) {
+        SendRequest r = new SendRequest(record, checkSize(record));
+        actor.submit(r);
+        return r;
+    }
+
+    @Override
+    public CompletableFuture<List<RecordPosition>> sendBatch(List<OutgoingRecord> records) {
+        topic.ensureOpen();
+        PartitionActor[] actors = topic.actors();
+        int n = records.size();
+        if (n == 0) {
+            return CompletableFuture.completedFuture(List.of());
+        }
+        int[] partitionOf = new int[n];
+        long[] bytes = new long[actors.length];
+        boolean single = true;
+        for (int i = 0; i < n; i++) {
+            OutgoingRecord r = records.get(i);
+            int p = route(r, actors.length);
+            partitionOf[i] = p;
+            bytes[p] += checkSize(r);
+            single &= p == partitionOf[0];
+        }
+        if (single) {
+            return submitBatch(actors[partitionOf[0]], List.copyOf(records), bytes[partitionOf[0]]);
+        }
+        return splitBatch(actors, records, partitionOf, bytes);
+    }
+
+    @Override
+    public CompletableFuture<List<RecordPosition>> sendBatchTo(int partition, List<OutgoingRecord> records) {
+        topic.ensureOpen();
+        PartitionActor actor = topic.actor(partition);
+        if (records.isEmpty()) {
+            return CompletableFuture.completedFuture(List.of());
+        }
+        long bytes = 0;
+        for (OutgoingRecord r : records) {
+            bytes += checkSize(r);
+        }
+        return submitBatch(actor, List.copyOf(records), bytes);
+    }
+
+    private static CompletableFuture<List<RecordPosition>> submitBatch(PartitionActor actor,
+            List<OutgoingRecord> records, long bytes) {
+        BatchRequest b = new BatchRequest(records, bytes);
+        actor.submit(b);
+        return b;
+    }
+
+    /** One batch request per partition; the positions come back in the order of {@code records}. */
+    private static CompletableFuture<List<RecordPosition>> splitBatch(PartitionActor[] actors,
+            List<OutgoingRecord> records, int[] partitionOf, long[] bytes) {
+        List<List<OutgoingRecord>> perPartition = new ArrayList<>(actors.length);
+        for (int p = 0; p < actors.length; p++) {
+            perPartition.add(null);
+        }
+        for (int i = 0; i < partitionOf.length; i++) {
+            List<OutgoingRecord> l = perPartition.get(partitionOf[i]);
+            if (l == null) {
+                l = new ArrayList<>();
+                perPartition.set(partitionOf[i], l);
+            }
+            l.add(records.get(i));
+        }
+        @SuppressWarnings("unchecked")
+        CompletableFuture<List<RecordPosition>>[] parts = new CompletableFuture[actors.length];
+        for (int p = 0; p < actors.length; p++) {
+            List<OutgoingRecord> l = perPartition.get(p);
+            parts[p] = l == null ? null : submitBatch(actors[p], l, bytes[p]);
+        }
+        CompletableFuture<?>[] present = Arrays.stream(parts).filter(Objects::nonNull).toArray(CompletableFuture[]::new);
+        return CompletableFuture.allOf(present).thenApply(ignored -> {
+            int[] next = new int[actors.length];
+            RecordPosition[] out = new RecordPosition[partitionOf.length];
+            for (int i = 0; i < partitionOf.length; i++) {
+                int p = partitionOf[i];
+                out[i] = parts[p].join().get(next[p]++);
+            }
+            return List.of(out);
+        });
+    }
+
+    private int route(OutgoingRecord record, int partitions) {
+        if (partitions == 1) {
+            return 0;
+        }
+        byte[] key = record.key();
+        if (key != null) {
+            return Partitioner.partitionFor(key, partitions);
+        }
+        return Partitioner.toPositive(roundRobin.getAndIncrement()) % partitions;
+    }
+
+    /** The record's size as checked against maxRecordBytes; throws before anything is written. */
+    private int checkSize(OutgoingRecord r) {
+        long size = encodedSize(r);
+        int max = topic.config().maxRecordBytes();
+        if (size > max) {
+            throw new RecordTooLargeException("record of " + size + " bytes is larger than maxRecordBytes "
+                    + max + " of topic '" + topic.name + "'; nothing was written");
+        }
+        return (int) size;
+    }
+
+    static long encodedSize(OutgoingRecord r) {
+        byte[] k = r.key();
+        byte[] v = r.value();
+        long size = (k == null ? 0 : k.length) + (v == null ? 0 : v.length);
+        Headers headers = r.headers();
+        if (!headers.isEmpty()) {
+            for (int i = 0; i < headers.size(); i++) {
+                Header h = headers.get(i);
+                size += utf8Length(h.key());
+                byte[] hv = h.value();
+                size += hv == null ? 0 : hv.length;
+            }
+        }
+        return size;
+    }
+
+    private static int utf8Length(String s) {
+        int n = 0;
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c < 0x80) {
+                n += 1;
+            } else if (c < 0x800) {
+                n += 2;
+            } else if (Character.isHighSurrogate(c)) {
+                n += 4;
+                i++;
+            } else {
+                n += 3;
+            }
+        }
+        return n;
+    }
+}

@@ -1,0 +1,78 @@
+package dev.kafko.internal.broker;
+
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Internal: the one background thread of an instance, {@code kafko-scheduler}, a daemon that runs
+ * retention and interval fsyncs (both only post commands into partition mailboxes). Any thread may
+ * schedule; {@link #close()} stops the thread and waits for it.
+ */
+final class Scheduler implements AutoCloseable {
+
+    static final String THREAD_NAME = "kafko-scheduler";
+    private static final System.Logger LOG = System.getLogger(Scheduler.class.getName());
+
+    private final ScheduledThreadPoolExecutor executor;
+
+    Scheduler() {
+        executor = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, THREAD_NAME);
+            t.setDaemon(true);
+            return t;
+        });
+        executor.setRemoveOnCancelPolicy(true);
+        executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        executor.setContinueExistingPeriodicTasksAfterShutdownPolicy(false);
+    }
+
+    /** Runs {@code task} once after {@code delay}; silently dropped once closed. */
+    void schedule(Runnable task, Duration delay) {
+        try {
+            executor.schedule(guard(task), delay.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            LOG.log(Level.DEBUG, "scheduler closed; dropped a task");
+        }
+    }
+
+    /** Runs {@code task} every {@code period}. */
+    ScheduledFuture<?> every(Runnable task, Duration period) {
+        long nanos = period.toNanos();
+        return executor.scheduleWithFixedDelay(guard(task), nanos, nanos, TimeUnit.NANOSECONDS);
+    }
+
+    private static Runnable guard(Runnable task) {
+        return () -> {
+            try {
+                task.run();
+            } catch (RuntimeException e) {
+                // one failed round must not cancel the periodic task
+                LOG.log(Level.WARNING, "background task failed: " + e, e);
+            }
+        };
+    }
+
+    /** Stops the thread, waiting for a running task to end. */
+    @Override
+    public void close() {
+        executor.shutdownNow();
+        boolean interrupted = false;
+        while (true) {
+            try {
+                if (executor.awaitTermination(10, TimeUnit.SECONDS)) {
+                    break;
+                }
+                LOG.log(Level.WARNING, "still waiting for " + THREAD_NAME + " to stop");
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

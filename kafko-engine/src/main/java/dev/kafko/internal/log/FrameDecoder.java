@@ -1,0 +1,137 @@
+package dev.kafko.internal.log;
+
+import static dev.kafko.internal.log.FrameFormat.ATTRIBUTES_OFFSET;
+import static dev.kafko.internal.log.FrameFormat.BASE_OFFSET_OFFSET;
+import static dev.kafko.internal.log.FrameFormat.CODEC_MASK;
+import static dev.kafko.internal.log.FrameFormat.FIRST_TIMESTAMP_OFFSET;
+import static dev.kafko.internal.log.FrameFormat.HEADER_SIZE;
+import static dev.kafko.internal.log.FrameFormat.RECORDS_LENGTH_OFFSET;
+import static dev.kafko.internal.log.FrameFormat.RECORD_COUNT_OFFSET;
+
+import dev.kafko.Compression;
+import dev.kafko.KafkoRecord;
+import java.util.List;
+
+/**
+ * Internal: turns the records section of one CRC-checked frame into {@link LogRecord}s, inflating
+ * it first when the frame is compressed. Stateless; any thread. Malformed bytes raise
+ * {@link IllegalArgumentException}, which the caller reports as a {@link dev.kafko.CorruptLogException}
+ * naming the file and position.
+ */
+final class FrameDecoder {
+
+    private FrameDecoder() {
+    }
+
+    /**
+     * Appends the records of the frame at {@code buf[pos, pos + length)} whose offset is at least
+     * {@code from} to {@code out}, at most {@code max} of them; returns how many were added.
+     */
+    static int decode(byte[] buf, int pos, int length, long from, int max, String topic, int partition,
+            List<KafkoRecord> out) {
+        long base = FrameFormat.getLong(buf, pos + BASE_OFFSET_OFFSET);
+        int count = FrameFormat.getInt(buf, pos + RECORD_COUNT_OFFSET);
+        long firstTs = FrameFormat.getLong(buf, pos + FIRST_TIMESTAMP_OFFSET);
+        int recordsLength = FrameFormat.getInt(buf, pos + RECORDS_LENGTH_OFFSET);
+        int codecId = buf[pos + ATTRIBUTES_OFFSET] & CODEC_MASK;
+        Compression compression = Compression.fromId(codecId);
+        if (compression == null) {
+            throw new IllegalArgumentException("unknown codec id " + codecId);
+        }
+        byte[] section;
+        int start;
+        if (compression == Compression.NONE) {
+            if (recordsLength != length - HEADER_SIZE) {
+                throw new IllegalArgumentException("records length " + recordsLength + " does not match frame length "
+                        + length);
+            }
+            section = buf;
+            start = pos + HEADER_SIZE;
+        } else {
+            Codec codec = Codec.of(compression);
+            section = codec.decompress(buf, pos + HEADER_SIZE, length - HEADER_SIZE, recordsLength);
+            start = 0;
+        }
+        return decodeRecords(section, start, start + recordsLength, base, count, firstTs, from, max, topic, partition,
+                out);
+    }
+
+    private static int decodeRecords(byte[] b, int p, int end, long base, int count, long firstTs, long from, int max,
+            String topic, int partition, List<KafkoRecord> out) {
+        int added = 0;
+        int[] cur = new int[1];
+        for (int i = 0; i < count && added < max; i++) {
+            if (end - p < 4) {
+                throw new IllegalArgumentException("record " + i + " of " + count + " runs past the records section");
+            }
+            int body = FrameFormat.getInt(b, p);
+            int bodyEnd = p + 4 + body;
+            if (body < 0 || bodyEnd > end || bodyEnd < 0) {
+                throw new IllegalArgumentException("record " + i + " has a body length " + body + " out of bounds");
+            }
+            long offset = base + i;
+            if (offset >= from) {
+                cur[0] = p + 4;
+                long zz = readVarlong(b, cur, bodyEnd);
+                long ts = firstTs + ((zz >>> 1) ^ -(zz & 1));
+                int k = readVarint(b, cur, bodyEnd) - 1;
+                int keyPos = k < 0 ? -1 : skip(cur, k, bodyEnd);
+                int v = readVarint(b, cur, bodyEnd) - 1;
+                int valuePos = v < 0 ? -1 : skip(cur, v, bodyEnd);
+                int headerCount = readVarint(b, cur, bodyEnd);
+                int headersPos = cur[0];
+                for (int h = 0; h < headerCount; h++) {
+                    skip(cur, readVarint(b, cur, bodyEnd), bodyEnd);
+                    int hv = readVarint(b, cur, bodyEnd) - 1;
+                    if (hv >= 0) {
+                        skip(cur, hv, bodyEnd);
+                    }
+                }
+                if (cur[0] != bodyEnd) {
+                    throw new IllegalArgumentException("record at offset " + offset + " has " + (bodyEnd - cur[0])
+                            + " unexpected trailing bytes");
+                }
+                out.add(new LogRecord(topic, partition, offset, ts, b, keyPos, Math.max(k, 0), valuePos, Math.max(v, 0),
+                        headersPos, headerCount));
+                added++;
+            }
+            p = bodyEnd;
+        }
+        return added;
+    }
+
+    private static int skip(int[] cur, int n, int end) {
+        int at = cur[0];
+        if (n < 0 || n > end - at) {
+            throw new IllegalArgumentException("a length of " + n + " runs past the record");
+        }
+        cur[0] = at + n;
+        return at;
+    }
+
+    /** Reads an unsigned varint at {@code cur[0]}, advancing it; the result is never negative. */
+    static int readVarint(byte[] b, int[] cur, int end) {
+        long v = readVarlong(b, cur, end);
+        if (v < 0 || v > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("varint out of range: " + v);
+        }
+        return (int) v;
+    }
+
+    static long readVarlong(byte[] b, int[] cur, int end) {
+        int p = cur[0];
+        long v = 0;
+        for (int shift = 0; shift < 64; shift += 7) {
+            if (p >= end) {
+                throw new IllegalArgumentException("varint runs past the record");
+            }
+            byte x = b[p++];
+            v |= (long) (x & 0x7F) << shift;
+            if (x >= 0) {
+                cur[0] = p;
+                return v;
+            }
+        }
+        throw new IllegalArgumentException("varint longer than 10 bytes");
+    }
+}

@@ -1,0 +1,263 @@
+package dev.kafko.internal.log;
+
+import static dev.kafko.internal.log.FrameFormat.ATTRIBUTES_OFFSET;
+import static dev.kafko.internal.log.FrameFormat.BASE_OFFSET_OFFSET;
+import static dev.kafko.internal.log.FrameFormat.CRC_OFFSET;
+import static dev.kafko.internal.log.FrameFormat.FIRST_TIMESTAMP_OFFSET;
+import static dev.kafko.internal.log.FrameFormat.FRAME_MAGIC;
+import static dev.kafko.internal.log.FrameFormat.FRAME_VERSION;
+import static dev.kafko.internal.log.FrameFormat.HEADER_SIZE;
+import static dev.kafko.internal.log.FrameFormat.LENGTH_OFFSET;
+import static dev.kafko.internal.log.FrameFormat.MAGIC_OFFSET;
+import static dev.kafko.internal.log.FrameFormat.MAX_RECORDS_LENGTH;
+import static dev.kafko.internal.log.FrameFormat.MAX_TIMESTAMP_OFFSET;
+import static dev.kafko.internal.log.FrameFormat.RECORDS_LENGTH_OFFSET;
+import static dev.kafko.internal.log.FrameFormat.RECORD_COUNT_OFFSET;
+import static dev.kafko.internal.log.FrameFormat.VERSION_OFFSET;
+
+import dev.kafko.Compression;
+import dev.kafko.Header;
+import dev.kafko.Headers;
+import dev.kafko.OutgoingRecord;
+import dev.kafko.RecordTooLargeException;
+import java.util.Arrays;
+import java.util.List;
+import java.util.zip.CRC32C;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Internal: encodes one append into one frame (layout in {@link FrameFormat}) in a reusable buffer.
+ * Owned by the log's writer: one thread at a time, no allocation once the buffers have grown to
+ * the largest frame seen.
+ */
+final class FrameEncoder implements AutoCloseable {
+
+    private final Compression compression;
+    private final Codec.@Nullable Compressor compressor;
+    private final int maxRecordBytes;
+    private final CRC32C crc = new CRC32C();
+    private final String partitionName;
+    /** The encoded frame: {@code frame[0, length)}. */
+    private byte[] frame = new byte[64 * 1024];
+    /** The uncompressed records section when a codec is in use. */
+    private byte[] records = new byte[0];
+    private int length;
+    private long maxTimestamp;
+
+    FrameEncoder(String partitionName, Compression compression, int maxRecordBytes) {
+        this.partitionName = partitionName;
+        this.compression = compression;
+        Codec codec = Codec.of(compression);
+        this.compressor = codec == null ? null : codec.newCompressor();
+        this.maxRecordBytes = maxRecordBytes;
+    }
+
+    /** The buffer holding the last encoded frame, valid until the next encode. */
+    byte[] buffer() {
+        return frame;
+    }
+
+    int length() {
+        return length;
+    }
+
+    long maxTimestamp() {
+        return maxTimestamp;
+    }
+
+    /** Encodes {@code batch} as one frame whose first record gets {@code baseOffset}; returns its length. */
+    int encode(List<OutgoingRecord> batch, long baseOffset, long now) {
+        int n = batch.size();
+        if (n == 0) {
+            throw new IllegalArgumentException("an append needs at least one record");
+        }
+        long first = timestampOf(batch.get(0), now);
+        int start = compressor == null ? HEADER_SIZE : 0;
+        int pos = start;
+        long max = Long.MIN_VALUE;
+        for (int i = 0; i < n; i++) {
+            OutgoingRecord r = batch.get(i);
+            long ts = timestampOf(r, now);
+            max = Math.max(max, ts);
+            pos = encodeRecord(r, ts - first, pos, start);
+        }
+        return finish(baseOffset, n, first, max, pos - start);
+    }
+
+    /** Encodes a single record as one frame; avoids the list for the one-record path. */
+    int encode(OutgoingRecord record, long baseOffset, long now) {
+        long ts = timestampOf(record, now);
+        int start = compressor == null ? HEADER_SIZE : 0;
+        int end = encodeRecord(record, 0, start, start);
+        return finish(baseOffset, 1, ts, ts, end - start);
+    }
+
+    private static long timestampOf(OutgoingRecord r, long now) {
+        return r.timestamp() == OutgoingRecord.NO_TIMESTAMP ? now : r.timestamp();
+    }
+
+    private int finish(long baseOffset, int count, long firstTimestamp, long maxTs, int recordsLength) {
+        int total;
+        if (compressor == null) {
+            total = HEADER_SIZE + recordsLength;
+        } else {
+            int bound = compressor.maxCompressedLength(recordsLength);
+            ensureFrame(HEADER_SIZE + (long) bound);
+            int written = compressor.compress(records, 0, recordsLength, frame, HEADER_SIZE, bound);
+            total = HEADER_SIZE + written;
+        }
+        byte[] f = frame;
+        FrameFormat.putInt(f, LENGTH_OFFSET, total);
+        FrameFormat.putShort(f, MAGIC_OFFSET, FRAME_MAGIC);
+        f[VERSION_OFFSET] = FRAME_VERSION;
+        f[ATTRIBUTES_OFFSET] = (byte) compression.id();
+        FrameFormat.putLong(f, BASE_OFFSET_OFFSET, baseOffset);
+        FrameFormat.putInt(f, RECORD_COUNT_OFFSET, count);
+        FrameFormat.putLong(f, FIRST_TIMESTAMP_OFFSET, firstTimestamp);
+        FrameFormat.putLong(f, MAX_TIMESTAMP_OFFSET, maxTs);
+        FrameFormat.putInt(f, RECORDS_LENGTH_OFFSET, recordsLength);
+        FrameFormat.putInt(f, CRC_OFFSET, FrameFormat.frameCrc(crc, f, 0, total));
+        length = total;
+        maxTimestamp = maxTs;
+        return total;
+    }
+
+    /** Writes one record at {@code pos} of the records buffer; returns the position after it. */
+    private int encodeRecord(OutgoingRecord r, long timestampDelta, int pos, int sectionStart) {
+        byte[] key = r.key();
+        byte[] value = r.value();
+        Headers headers = r.headers();
+        long bound = 4L + 10 + 5 + 5 + 5 + (key == null ? 0 : key.length) + (value == null ? 0 : value.length);
+        for (int i = 0, n = headers.size(); i < n; i++) {
+            Header h = headers.get(i);
+            bound += 15L + 3L * h.key().length() + (h.value() == null ? 0 : h.value().length);
+        }
+        if ((long) pos - sectionStart + bound > MAX_RECORDS_LENGTH + 64L) {
+            throw new RecordTooLargeException("append to " + partitionName + " is larger than a frame may be ("
+                    + MAX_RECORDS_LENGTH + " bytes before compression); nothing was written");
+        }
+        byte[] b = ensureRecords(pos + bound);
+        int p = pos + 4;
+        p = putVarlong(b, p, (timestampDelta << 1) ^ (timestampDelta >> 63));
+        p = putBytes(b, p, key);
+        p = putBytes(b, p, value);
+        int n = headers.size();
+        p = putVarint(b, p, n);
+        for (int i = 0; i < n; i++) {
+            Header h = headers.get(i);
+            p = putUtf8(b, p, h.key());
+            p = putBytes(b, p, h.value());
+        }
+        int body = p - pos - 4;
+        if (body + 4 > maxRecordBytes) {
+            throw new RecordTooLargeException("a record of " + (body + 4) + " bytes (key, value and headers encoded)"
+                    + " exceeds maxRecordBytes " + maxRecordBytes + " of " + partitionName + "; nothing was written");
+        }
+        FrameFormat.putInt(b, pos, body);
+        if (p - sectionStart > MAX_RECORDS_LENGTH) {
+            throw new RecordTooLargeException("append to " + partitionName + " is larger than a frame may be ("
+                    + MAX_RECORDS_LENGTH + " bytes before compression); nothing was written");
+        }
+        return p;
+    }
+
+    private byte[] ensureRecords(long needed) {
+        if (compressor == null) {
+            return ensureFrame(needed);
+        }
+        if (needed > records.length) {
+            records = Arrays.copyOf(records, grow(records.length, needed));
+        }
+        return records;
+    }
+
+    private byte[] ensureFrame(long needed) {
+        if (needed > frame.length) {
+            frame = Arrays.copyOf(frame, grow(frame.length, needed));
+        }
+        return frame;
+    }
+
+    private static int grow(int current, long needed) {
+        long next = Math.max(needed, Math.max(1024, (long) current * 2));
+        return (int) Math.min(next, Integer.MAX_VALUE - 16);
+    }
+
+    private static int putBytes(byte[] b, int p, byte @Nullable [] bytes) {
+        if (bytes == null) {
+            b[p] = 0;
+            return p + 1;
+        }
+        p = putVarint(b, p, bytes.length + 1);
+        System.arraycopy(bytes, 0, b, p, bytes.length);
+        return p + bytes.length;
+    }
+
+    static int putVarint(byte[] b, int p, int v) {
+        while ((v & ~0x7F) != 0) {
+            b[p++] = (byte) ((v & 0x7F) | 0x80);
+            v >>>= 7;
+        }
+        b[p++] = (byte) v;
+        return p;
+    }
+
+    static int putVarlong(byte[] b, int p, long v) {
+        while ((v & ~0x7FL) != 0) {
+            b[p++] = (byte) ((v & 0x7F) | 0x80);
+            v >>>= 7;
+        }
+        b[p++] = (byte) v;
+        return p;
+    }
+
+    /** Writes a varint byte length then the UTF-8 bytes of {@code s}, without allocating. */
+    private static int putUtf8(byte[] b, int p, String s) {
+        int n = s.length();
+        int utf8 = 0;
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (c < 0x80) {
+                utf8++;
+            } else if (c < 0x800) {
+                utf8 += 2;
+            } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
+                utf8 += 4;
+                i++;
+            } else {
+                utf8 += Character.isSurrogate(c) ? 1 : 3;
+            }
+        }
+        p = putVarint(b, p, utf8);
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (c < 0x80) {
+                b[p++] = (byte) c;
+            } else if (c < 0x800) {
+                b[p++] = (byte) (0xC0 | (c >> 6));
+                b[p++] = (byte) (0x80 | (c & 0x3F));
+            } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
+                int cp = Character.toCodePoint(c, s.charAt(++i));
+                b[p++] = (byte) (0xF0 | (cp >> 18));
+                b[p++] = (byte) (0x80 | ((cp >> 12) & 0x3F));
+                b[p++] = (byte) (0x80 | ((cp >> 6) & 0x3F));
+                b[p++] = (byte) (0x80 | (cp & 0x3F));
+            } else if (Character.isSurrogate(c)) {
+                // a lone surrogate is written as '?', like String.getBytes(UTF_8) does
+                b[p++] = (byte) '?';
+            } else {
+                b[p++] = (byte) (0xE0 | (c >> 12));
+                b[p++] = (byte) (0x80 | ((c >> 6) & 0x3F));
+                b[p++] = (byte) (0x80 | (c & 0x3F));
+            }
+        }
+        return p;
+    }
+
+    @Override
+    public void close() {
+        if (compressor != null) {
+            compressor.close();
+        }
+    }
+}

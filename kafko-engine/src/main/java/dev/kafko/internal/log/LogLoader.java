@@ -1,0 +1,311 @@
+package dev.kafko.internal.log;
+
+import static dev.kafko.internal.log.FrameFormat.BASE_OFFSET_OFFSET;
+import static dev.kafko.internal.log.FrameFormat.HEADER_SIZE;
+import static dev.kafko.internal.log.FrameFormat.LENGTH_OFFSET;
+import static dev.kafko.internal.log.FrameFormat.MAX_TIMESTAMP_OFFSET;
+import static dev.kafko.internal.log.FrameFormat.RECORD_COUNT_OFFSET;
+import static dev.kafko.internal.log.FrameFormat.SEGMENT_HEADER_SIZE;
+
+import dev.kafko.CorruptLogException;
+import dev.kafko.TopicConfig;
+import dev.kafko.internal.io.FileIo;
+import dev.kafko.internal.io.FileNames;
+import dev.kafko.internal.io.StorageErrors;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.TreeSet;
+import java.util.stream.Stream;
+import java.util.zip.CRC32C;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Internal: opens the segments of a partition directory and recovers them. Called once, by the
+ * thread opening the log, before the log is shared.
+ *
+ * <p>Nothing on disk is trusted without a check. A sealed segment keeps the index files written
+ * when it was sealed only if they pass their own checks and agree with the segment (size, next
+ * offset, and a valid frame header of the right offset at every entry); otherwise its index is
+ * rebuilt by a CRC scan. The last (active) segment is CRC-scanned from its first frame unless the
+ * clean-shutdown marker is present and its index files check out; the scan stops at the first frame
+ * that is zero (the blocks allocated ahead of the writer), torn, or fails its CRC or offset
+ * sequence, and the file is cut there.
+ */
+final class LogLoader {
+
+    private static final System.Logger LOG = System.getLogger(LogLoader.class.getName());
+
+    /** What a CRC scan of a segment found. */
+    record Scan(OffsetIndex index, int validEnd, long nextOffset, long maxTimestamp, int bytesSinceIndexEntry,
+            @Nullable String stopReason) {
+    }
+
+    private LogLoader() {
+    }
+
+    /** Opens every segment in {@code dir}, creating the first one when there is none; oldest first. */
+    static List<Segment> load(String name, Path dir, TopicConfig config, long now, FileIo io) {
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw StorageErrors.wrap("create partition directory", dir, e);
+        }
+        Path marker = dir.resolve(FileNames.CLEAN_SHUTDOWN_FILE);
+        boolean clean = Files.exists(marker);
+        long[] bases = segmentBases(dir, io);
+        List<Segment> segments = new ArrayList<>();
+        try {
+            if (bases.length == 0) {
+                segments.add(create(dir, 0, config, now, io));
+            }
+            for (int i = 0; i < bases.length; i++) {
+                boolean last = i == bases.length - 1;
+                long nextBase = last ? -1 : bases[i + 1];
+                segments.add(last ? openActive(name, dir, bases[i], clean, config, now, io)
+                        : openSealed(name, dir, bases[i], nextBase, config, io));
+            }
+        } catch (RuntimeException e) {
+            for (Segment s : segments) {
+                s.file().closeChannel();
+            }
+            throw e;
+        }
+        if (clean) {
+            try {
+                // the marker must be gone for good before the first append makes it a lie
+                io.deleteIfExists(marker);
+                io.fsyncDirectory(dir);
+            } catch (IOException e) {
+                throw StorageErrors.wrap("delete clean-shutdown marker", marker, e);
+            }
+        }
+        return segments;
+    }
+
+    /** Creates an empty segment file at {@code base} and makes its directory entry durable. */
+    static Segment create(Path dir, long base, TopicConfig config, long now, FileIo io) {
+        Path path = FileNames.segmentFile(dir, base);
+        SegmentFile file = SegmentFile.create(io, path, Segment.header(base), config.segmentBytes());
+        try {
+            io.fsyncDirectory(dir);
+        } catch (IOException e) {
+            file.closeChannel();
+            throw StorageErrors.wrap("fsync directory after creating", path, e);
+        }
+        return new Segment(base, file, new OffsetIndex(), config.indexIntervalBytes(), SEGMENT_HEADER_SIZE, base,
+                Long.MIN_VALUE, now, config.indexIntervalBytes());
+    }
+
+    private static Segment openSealed(String name, Path dir, long base, long nextBase, TopicConfig config, FileIo io) {
+        SegmentFile file = SegmentFile.open(io, FileNames.segmentFile(dir, base), false, config.segmentBytes());
+        int size = checkedSize(file, base);
+        IndexFiles.Snapshot snap = IndexFiles.load(io, dir, base);
+        if (snap != null && snap.segmentSize() == size && snap.nextOffset() == nextBase && agrees(file, base, snap)) {
+            return new Segment(base, file, snap.index(), config.indexIntervalBytes(), size, snap.nextOffset(),
+                    snap.maxTimestamp(), Long.MIN_VALUE, 0);
+        }
+        Scan scan = scan(file, base, size, config.indexIntervalBytes());
+        LOG.log(System.Logger.Level.WARNING, "{0}: rebuilt the index of {1}{2}", name, file.path(),
+                scan.stopReason() == null ? "" : "; its frames end early at position " + scan.validEnd() + ": "
+                        + scan.stopReason() + " (reads there fail with CorruptLogException)");
+        if (scan.stopReason() == null) {
+            IndexFiles.write(io, dir, base, scan.index(), scan.nextOffset(), size, scan.maxTimestamp());
+        }
+        // a sealed segment ends where the next one begins, even when its tail is damaged
+        return new Segment(base, file, scan.index(), config.indexIntervalBytes(), size, nextBase, scan.maxTimestamp(),
+                Long.MIN_VALUE, 0);
+    }
+
+    private static Segment openActive(String name, Path dir, long base, boolean clean, TopicConfig config, long now,
+            FileIo io) {
+        Path path = FileNames.segmentFile(dir, base);
+        SegmentFile file = SegmentFile.open(io, path, true, config.segmentBytes());
+        try {
+            int size = (int) Math.min(file.fileSize(), Integer.MAX_VALUE);
+            if (size < SEGMENT_HEADER_SIZE || isZeroHeader(file)) {
+                // torn while being created: it never held a frame
+                file.truncateAndForce(0);
+                file.write(0, Segment.header(base), 0, SEGMENT_HEADER_SIZE);
+                size = SEGMENT_HEADER_SIZE;
+            }
+            checkedSize(file, base);
+            IndexFiles.Snapshot snap = clean ? IndexFiles.load(io, dir, base) : null;
+            Segment s;
+            if (snap != null && snap.segmentSize() == size && agrees(file, base, snap)) {
+                s = new Segment(base, file, snap.index(), config.indexIntervalBytes(), size, snap.nextOffset(),
+                        snap.maxTimestamp(), now, bytesAfterLastEntry(snap.index(), size, config));
+            } else {
+                Scan scan = scan(file, base, size, config.indexIntervalBytes());
+                if (scan.validEnd() < size) {
+                    LOG.log(System.Logger.Level.INFO, "{0}: recovered {1}: kept {2} bytes up to offset {3}, cut {4}"
+                            + " bytes ({5})", name, path, scan.validEnd(), scan.nextOffset(), size - scan.validEnd(),
+                            scan.stopReason() == null ? "zeros allocated ahead" : scan.stopReason());
+                }
+                file.truncateAndForce(scan.validEnd());
+                s = new Segment(base, file, scan.index(), config.indexIntervalBytes(), scan.validEnd(),
+                        scan.nextOffset(), scan.maxTimestamp(), now, scan.bytesSinceIndexEntry());
+            }
+            return new Segment(base, file, s.index(), config.indexIntervalBytes(), s.size(), s.nextOffset(),
+                    s.maxTimestamp(), Math.min(now, s.firstFrameTimestamp(now)), bytesAfterLastEntry(s.index(),
+                            s.size(), config));
+        } catch (RuntimeException e) {
+            file.closeChannel();
+            throw e;
+        }
+    }
+
+    /** Bytes appended since the last index entry (the interval counter the writer continues from). */
+    private static int bytesAfterLastEntry(OffsetIndex index, int size, TopicConfig config) {
+        int n = index.count();
+        return n == 0 ? config.indexIntervalBytes() : size - index.position(n - 1);
+    }
+
+    private static boolean isZeroHeader(SegmentFile file) {
+        byte[] h = new byte[SEGMENT_HEADER_SIZE];
+        file.read(0, h, 0, SEGMENT_HEADER_SIZE);
+        for (byte b : h) {
+            if (b != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Checks the segment header and returns the file size. */
+    private static int checkedSize(SegmentFile file, long base) {
+        long size = file.fileSize();
+        if (size < SEGMENT_HEADER_SIZE || size > Integer.MAX_VALUE) {
+            throw new CorruptLogException("segment " + file.path() + " has an impossible size of " + size + " bytes");
+        }
+        byte[] h = new byte[SEGMENT_HEADER_SIZE];
+        file.read(0, h, 0, SEGMENT_HEADER_SIZE);
+        if (FrameFormat.getInt(h, FrameFormat.SEGMENT_MAGIC_OFFSET) != FrameFormat.SEGMENT_MAGIC
+                || FrameFormat.getShort(h, FrameFormat.SEGMENT_VERSION_OFFSET) != FrameFormat.SEGMENT_VERSION
+                || FrameFormat.getLong(h, FrameFormat.SEGMENT_BASE_OFFSET_OFFSET) != base) {
+            throw new CorruptLogException("segment " + file.path() + " at position 0: bad segment header (magic,"
+                    + " version or base offset " + base + ")");
+        }
+        return (int) size;
+    }
+
+    /** Whether every index entry points at a plausible frame header of the offset it claims. */
+    private static boolean agrees(SegmentFile file, long base, IndexFiles.Snapshot snap) {
+        OffsetIndex index = snap.index();
+        byte[] h = new byte[HEADER_SIZE];
+        for (int i = 0; i < index.count(); i++) {
+            int pos = index.position(i);
+            if (pos < SEGMENT_HEADER_SIZE || pos > snap.segmentSize() - HEADER_SIZE) {
+                return false;
+            }
+            file.read(pos, h, 0, HEADER_SIZE);
+            int len = FrameFormat.getInt(h, LENGTH_OFFSET);
+            if (!FrameFormat.plausibleHeader(h, 0, len) || len > snap.segmentSize() - pos
+                    || FrameFormat.getLong(h, BASE_OFFSET_OFFSET) != base + index.relativeOffset(i)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** CRC-scans the frames of a segment from its first frame, stopping at the first bad or zero one. */
+    static Scan scan(SegmentFile file, long base, int size, int indexInterval) {
+        OffsetIndex index = new OffsetIndex();
+        CRC32C crc = new CRC32C();
+        byte[] buf = new byte[64 * 1024];
+        int pos = SEGMENT_HEADER_SIZE;
+        long next = base;
+        long maxTs = Long.MIN_VALUE;
+        int sinceEntry = indexInterval;
+        String stop = null;
+        while (pos < size) {
+            if (size - pos < HEADER_SIZE) {
+                stop = isZero(file, pos, size - pos) ? null : "a torn frame header";
+                break;
+            }
+            file.read(pos, buf, 0, HEADER_SIZE);
+            int len = FrameFormat.getInt(buf, LENGTH_OFFSET);
+            if (len == 0) {
+                stop = isZero(file, pos, Math.min(size - pos, HEADER_SIZE)) ? null : "a frame of length 0";
+                break;
+            }
+            if (!FrameFormat.plausibleHeader(buf, 0, len) || FrameFormat.getLong(buf, BASE_OFFSET_OFFSET) != next) {
+                stop = "an invalid frame header or an offset out of sequence";
+                break;
+            }
+            if (len > size - pos) {
+                stop = "a torn frame (" + len + " bytes, " + (size - pos) + " on disk)";
+                break;
+            }
+            if (len > buf.length) {
+                buf = Arrays.copyOf(buf, len);
+            }
+            file.read(pos, buf, 0, len);
+            if (FrameFormat.frameCrc(crc, buf, 0, len) != FrameFormat.getInt(buf, FrameFormat.CRC_OFFSET)) {
+                stop = "a CRC32C mismatch";
+                break;
+            }
+            if (sinceEntry >= indexInterval) {
+                index.add((int) (next - base), pos, maxTs);
+                sinceEntry = 0;
+            }
+            sinceEntry += len;
+            maxTs = Math.max(maxTs, FrameFormat.getLong(buf, MAX_TIMESTAMP_OFFSET));
+            next += FrameFormat.getInt(buf, RECORD_COUNT_OFFSET);
+            pos += len;
+        }
+        return new Scan(index, pos, next, maxTs, sinceEntry, stop);
+    }
+
+    private static boolean isZero(SegmentFile file, int pos, int len) {
+        byte[] b = new byte[len];
+        file.read(pos, b, 0, len);
+        for (byte x : b) {
+            if (x != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The base offsets of the segment files in {@code dir}, sorted; removes leftovers of interrupted steps. */
+    private static long[] segmentBases(Path dir, FileIo io) {
+        TreeSet<Long> bases = new TreeSet<>();
+        List<Path> leftovers = new ArrayList<>();
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path p : (Iterable<Path>) files::iterator) {
+                String n = p.getFileName().toString();
+                if (FileNames.isSegmentFile(n)) {
+                    bases.add(FileNames.baseOffsetOf(n));
+                } else if (n.endsWith(FileNames.TMP_SUFFIX) || n.endsWith(FileNames.DELETED_SUFFIX)) {
+                    leftovers.add(p);
+                }
+            }
+        } catch (IOException e) {
+            throw StorageErrors.wrap("list partition directory", dir, e);
+        }
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path p : (Iterable<Path>) files::iterator) {
+                String n = p.getFileName().toString();
+                boolean index = n.endsWith(FileNames.INDEX_SUFFIX) || n.endsWith(FileNames.TIME_INDEX_SUFFIX);
+                if (index && n.length() > 20 && n.chars().limit(20).allMatch(Character::isDigit)
+                        && !bases.contains(FileNames.baseOffsetOf(n))) {
+                    leftovers.add(p);
+                }
+            }
+        } catch (IOException e) {
+            throw StorageErrors.wrap("list partition directory", dir, e);
+        }
+        for (Path p : leftovers) {
+            try {
+                io.deleteIfExists(p);
+            } catch (IOException e) {
+                throw StorageErrors.wrap("delete leftover", p, e);
+            }
+        }
+        return bases.stream().mapToLong(Long::longValue).toArray();
+    }
+}

@@ -1,0 +1,281 @@
+package dev.kafko.internal.log;
+
+import static dev.kafko.internal.log.FrameFormat.BASE_OFFSET_OFFSET;
+import static dev.kafko.internal.log.FrameFormat.FIRST_TIMESTAMP_OFFSET;
+import static dev.kafko.internal.log.FrameFormat.HEADER_SIZE;
+import static dev.kafko.internal.log.FrameFormat.LENGTH_OFFSET;
+import static dev.kafko.internal.log.FrameFormat.MAX_TIMESTAMP_OFFSET;
+import static dev.kafko.internal.log.FrameFormat.RECORD_COUNT_OFFSET;
+import static dev.kafko.internal.log.FrameFormat.SEGMENT_HEADER_SIZE;
+
+import dev.kafko.CorruptLogException;
+import dev.kafko.KafkoRecord;
+import dev.kafko.internal.io.FileIo;
+import dev.kafko.internal.io.FileNames;
+import dev.kafko.internal.io.StorageErrors;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.zip.CRC32C;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Internal: one segment: its file, its in-memory index, and the offsets and timestamps it holds.
+ * {@link #append}, {@link #seal} and {@link #delete} are called by the log's writer only; the read
+ * methods may be called from any thread and see every frame published before they started
+ * (the byte size is published, with a volatile write, after the frame's bytes are stored).
+ */
+final class Segment {
+
+    private final long baseOffset;
+    private final SegmentFile file;
+    private final OffsetIndex index;
+    private final int indexInterval;
+    private volatile int size;
+    private volatile long nextOffset;
+    private volatile long maxTimestamp;
+    /** Clock time the age-based roll counts from; writer only. */
+    private long ageBase;
+    private int bytesSinceIndexEntry;
+
+    Segment(long baseOffset, SegmentFile file, OffsetIndex index, int indexInterval, int size, long nextOffset,
+            long maxTimestamp, long ageBase, int bytesSinceIndexEntry) {
+        this.baseOffset = baseOffset;
+        this.file = file;
+        this.index = index;
+        this.indexInterval = indexInterval;
+        this.size = size;
+        this.nextOffset = nextOffset;
+        this.maxTimestamp = maxTimestamp;
+        this.ageBase = ageBase;
+        this.bytesSinceIndexEntry = bytesSinceIndexEntry;
+    }
+
+    /** The 16-byte header of a segment file starting at {@code baseOffset}. */
+    static byte[] header(long baseOffset) {
+        byte[] h = new byte[SEGMENT_HEADER_SIZE];
+        FrameFormat.putInt(h, FrameFormat.SEGMENT_MAGIC_OFFSET, FrameFormat.SEGMENT_MAGIC);
+        FrameFormat.putShort(h, FrameFormat.SEGMENT_VERSION_OFFSET, FrameFormat.SEGMENT_VERSION);
+        FrameFormat.putLong(h, FrameFormat.SEGMENT_BASE_OFFSET_OFFSET, baseOffset);
+        return h;
+    }
+
+    long baseOffset() {
+        return baseOffset;
+    }
+
+    int size() {
+        return size;
+    }
+
+    long nextOffset() {
+        return nextOffset;
+    }
+
+    long maxTimestamp() {
+        return maxTimestamp;
+    }
+
+    long ageBase() {
+        return ageBase;
+    }
+
+    boolean isEmpty() {
+        return size <= SEGMENT_HEADER_SIZE;
+    }
+
+    Path path() {
+        return file.path();
+    }
+
+    SegmentFile file() {
+        return file;
+    }
+
+    OffsetIndex index() {
+        return index;
+    }
+
+    /** Stores a whole encoded frame after the last one and publishes it. Writer only. */
+    void append(byte[] frame, int length, long frameBase, int count, long frameMaxTimestamp, long now) {
+        int pos = size;
+        file.write(pos, frame, 0, length);
+        long before = maxTimestamp;
+        if (pos == SEGMENT_HEADER_SIZE) {
+            ageBase = now;
+        }
+        // publish: the bytes are stored before the size that makes them visible to readers
+        size = pos + length;
+        nextOffset = frameBase + count;
+        maxTimestamp = Math.max(before, frameMaxTimestamp);
+        if (bytesSinceIndexEntry >= indexInterval) {
+            index.add((int) (frameBase - baseOffset), pos, before);
+            bytesSinceIndexEntry = 0;
+        }
+        bytesSinceIndexEntry += length;
+    }
+
+    /** Forces the appended bytes to disk. Writer only. */
+    void flush() {
+        file.force();
+    }
+
+    /** Cuts the zeros allocated ahead, fsyncs, writes the index files and releases the channel. Writer only. */
+    void seal(FileIo io, Path dir) {
+        // the data is durable before the index that describes it can be found on disk
+        file.truncateAndForce(size);
+        IndexFiles.write(io, dir, baseOffset, index, nextOffset, size, maxTimestamp);
+        file.closeChannel();
+    }
+
+    /** Writes the index files of this (still writable) segment as it stands. Writer only. */
+    void writeIndexFiles(FileIo io, Path dir) {
+        IndexFiles.write(io, dir, baseOffset, index, nextOffset, size, maxTimestamp);
+    }
+
+    /** Deletes the segment's files; concurrent readers keep reading the mapping they hold. Writer only. */
+    void delete(FileIo io, Path dir) {
+        file.closeChannel();
+        Path log = FileNames.segmentFile(dir, baseOffset);
+        try {
+            io.deleteIfExists(log);
+        } catch (IOException e) {
+            throw StorageErrors.wrap("delete segment", log, e);
+        }
+        IndexFiles.delete(io, dir, baseOffset);
+    }
+
+    /**
+     * Reads records from {@code offset} on into {@code out}: at most {@code maxRecords}, and frames
+     * of at most about {@code maxBytes} (always at least one frame). Returns the number added; 0
+     * when {@code offset} is not in this segment's published frames. Any thread.
+     */
+    int read(long offset, int maxRecords, int maxBytes, String topic, int partition, List<KafkoRecord> out) {
+        int end = size;
+        byte[] h = new byte[HEADER_SIZE];
+        int pos = locate(offset, end, h);
+        if (pos < 0) {
+            return 0;
+        }
+        int start = pos;
+        int total = 0;
+        long records = 0;
+        while (pos < end && records < maxRecords) {
+            // a bad header after good frames ends this read; the next read reports it
+            int len = total == 0 ? readHeader(pos, end, h) : tryReadHeader(pos, end, h);
+            if (len < 0 || (total > 0 && (long) total + len > maxBytes)) {
+                break;
+            }
+            long base = FrameFormat.getLong(h, BASE_OFFSET_OFFSET);
+            records += base + FrameFormat.getInt(h, RECORD_COUNT_OFFSET) - Math.max(base, offset);
+            total += len;
+            pos += len;
+        }
+        byte[] buf = new byte[total];
+        file.read(start, buf, 0, total);
+        CRC32C crc = new CRC32C();
+        int added = 0;
+        for (int p = 0; p < total && added < maxRecords; ) {
+            int len = FrameFormat.getInt(buf, p + LENGTH_OFFSET);
+            verifyCrc(crc, buf, p, len, start + p);
+            try {
+                added += FrameDecoder.decode(buf, p, len, offset, maxRecords - added, topic, partition, out);
+            } catch (IllegalArgumentException e) {
+                throw corrupt(start + p, e.getMessage(), e);
+            }
+            p += len;
+        }
+        return added;
+    }
+
+    /**
+     * The first offset in this segment whose record has a timestamp at or after {@code timestamp},
+     * or -1 when there is none. Any thread.
+     */
+    long offsetForTimestamp(long timestamp, String topic, int partition) {
+        int end = size;
+        if (maxTimestamp < timestamp || end <= SEGMENT_HEADER_SIZE) {
+            return -1;
+        }
+        int pos = Math.max(SEGMENT_HEADER_SIZE, index.floorPositionForTimestamp(timestamp));
+        byte[] h = new byte[HEADER_SIZE];
+        CRC32C crc = new CRC32C();
+        List<KafkoRecord> records = new ArrayList<>();
+        while (pos < end) {
+            int len = readHeader(pos, end, h);
+            if (FrameFormat.getLong(h, MAX_TIMESTAMP_OFFSET) >= timestamp) {
+                byte[] buf = new byte[len];
+                file.read(pos, buf, 0, len);
+                verifyCrc(crc, buf, 0, len, pos);
+                records.clear();
+                try {
+                    FrameDecoder.decode(buf, 0, len, Long.MIN_VALUE, Integer.MAX_VALUE, topic, partition, records);
+                } catch (IllegalArgumentException e) {
+                    throw corrupt(pos, e.getMessage(), e);
+                }
+                for (KafkoRecord r : records) {
+                    if (r.timestamp() >= timestamp) {
+                        return r.offset();
+                    }
+                }
+            }
+            pos += len;
+        }
+        return -1;
+    }
+
+    /** The position of the frame holding {@code offset}, or -1 when it is not among the published frames. */
+    private int locate(long offset, int end, byte[] h) {
+        int pos = Math.max(SEGMENT_HEADER_SIZE, index.floorPosition(offset - baseOffset));
+        while (pos < end) {
+            int len = readHeader(pos, end, h);
+            long base = FrameFormat.getLong(h, BASE_OFFSET_OFFSET);
+            if (offset < base + FrameFormat.getInt(h, RECORD_COUNT_OFFSET)) {
+                return pos;
+            }
+            pos += len;
+        }
+        return -1;
+    }
+
+    /** Reads and checks the frame header at {@code pos}; returns the frame length. */
+    private int readHeader(int pos, int end, byte[] h) {
+        int len = tryReadHeader(pos, end, h);
+        if (len < 0) {
+            throw corrupt(pos, "invalid frame header (segment has " + end + " bytes)", null);
+        }
+        return len;
+    }
+
+    /** Reads the frame header at {@code pos}; returns the frame length, or -1 when it is not a valid header. */
+    private int tryReadHeader(int pos, int end, byte[] h) {
+        if (end - pos < HEADER_SIZE) {
+            return -1;
+        }
+        file.read(pos, h, 0, HEADER_SIZE);
+        int len = FrameFormat.getInt(h, LENGTH_OFFSET);
+        return FrameFormat.plausibleHeader(h, 0, len) && len <= end - pos ? len : -1;
+    }
+
+    private void verifyCrc(CRC32C crc, byte[] buf, int p, int len, long filePos) {
+        int stored = FrameFormat.getInt(buf, p + FrameFormat.CRC_OFFSET);
+        if (len < HEADER_SIZE || len > buf.length - p || FrameFormat.frameCrc(crc, buf, p, len) != stored) {
+            throw corrupt(filePos, "CRC32C mismatch", null);
+        }
+    }
+
+    CorruptLogException corrupt(long pos, String reason, @Nullable Throwable cause) {
+        return new CorruptLogException("corrupt frame in " + file.path() + " at position " + pos + ": " + reason, cause);
+    }
+
+    /** The first timestamp of the first frame, or {@code fallback} when the segment is empty. */
+    long firstFrameTimestamp(long fallback) {
+        if (size < SEGMENT_HEADER_SIZE + HEADER_SIZE) {
+            return fallback;
+        }
+        byte[] h = new byte[HEADER_SIZE];
+        file.read(SEGMENT_HEADER_SIZE, h, 0, HEADER_SIZE);
+        return FrameFormat.getLong(h, FIRST_TIMESTAMP_OFFSET);
+    }
+}

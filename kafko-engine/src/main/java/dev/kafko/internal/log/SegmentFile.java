@@ -1,0 +1,240 @@
+package dev.kafko.internal.log;
+
+import dev.kafko.internal.io.FileIo;
+import dev.kafko.internal.io.StorageErrors;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Internal: the bytes of one segment file, memory-mapped in fixed windows. Writer methods
+ * ({@link #write}, {@link #force}, {@link #seal}, {@link #close}) are called by the log's writer only;
+ * {@link #read} may be called from any thread for bytes the writer has already published.
+ *
+ * <p>Why the blocks are allocated ahead: storing into a mapped page beyond the real end of a file
+ * (a sparse hole the disk cannot back) raises {@code SIGBUS}, which the JVM turns into an
+ * {@link InternalError} rather than an {@link IOException}. So the writer never stores into a page
+ * it has not first filled with real zeros through {@link FileChannel#write} (which reports a full
+ * disk as an {@code IOException}), {@value #ALLOCATION_STEP_MAX} bytes at a time. That write also
+ * leaves the pages resident, so the stores that follow cost no page fault on fresh memory.
+ *
+ * <p>A mapping stays valid after the file is deleted (it is released when no reader holds it
+ * any more), so deleting a segment under a concurrent reader never faults; the file is only ever
+ * truncated past the last published byte, which no reader touches.
+ */
+final class SegmentFile {
+
+    /** Each window maps this many bytes of the file (the last one may be shorter). */
+    static final int WINDOW_SIZE = 1 << 24;
+    /** Zeros are written ahead of the writer in steps of at most this many bytes. */
+    static final int ALLOCATION_STEP_MAX = 8 << 20;
+    private static final int PAGE = 4096;
+    private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(1 << 20).asReadOnlyBuffer();
+
+    private final FileIo io;
+    private final Path path;
+    private final long allocationLimit;
+    private @Nullable FileChannel channel;
+    private volatile MappedByteBuffer[] windows;
+    /** Bytes of the file that are backed by real blocks (data or zeros); writer only. */
+    private long allocated;
+
+    private SegmentFile(FileIo io, Path path, @Nullable FileChannel channel, MappedByteBuffer[] windows, long allocated,
+            long allocationLimit) {
+        this.io = io;
+        this.path = path;
+        this.channel = channel;
+        this.windows = windows;
+        this.allocated = allocated;
+        this.allocationLimit = allocationLimit;
+    }
+
+    /**
+     * Opens an existing file. When {@code writable}, the channel stays open for appends past
+     * {@code size} (the file is first cut to {@code size}); otherwise it is mapped read-only and closed.
+     */
+    static SegmentFile open(FileIo io, Path path, boolean writable, long allocationLimit) {
+        try {
+            FileChannel ch = writable
+                    ? io.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)
+                    : io.open(path, StandardOpenOption.READ);
+            try {
+                long size = ch.size();
+                MappedByteBuffer[] windows = map(ch, new MappedByteBuffer[0], 0, size, writable);
+                if (!writable) {
+                    ch.close();
+                    return new SegmentFile(io, path, null, windows, size, allocationLimit);
+                }
+                return new SegmentFile(io, path, ch, windows, size, allocationLimit);
+            } catch (IOException | RuntimeException e) {
+                ch.close();
+                throw e;
+            }
+        } catch (IOException e) {
+            throw StorageErrors.wrap("open segment", path, e);
+        }
+    }
+
+    /** Creates a new file holding {@code header}, open for appends. */
+    static SegmentFile create(FileIo io, Path path, byte[] header, long allocationLimit) {
+        try {
+            FileChannel ch = io.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                    StandardOpenOption.WRITE);
+            SegmentFile f = new SegmentFile(io, path, ch, new MappedByteBuffer[0], 0, allocationLimit);
+            try {
+                f.write(0, header, 0, header.length);
+            } catch (RuntimeException e) {
+                ch.close();
+                throw e;
+            }
+            return f;
+        } catch (IOException e) {
+            throw StorageErrors.wrap("create segment", path, e);
+        }
+    }
+
+    Path path() {
+        return path;
+    }
+
+    /** The size of the file on disk (including zeros allocated ahead). */
+    long fileSize() {
+        FileChannel ch = channel;
+        try {
+            return ch != null ? ch.size() : allocated;
+        } catch (IOException e) {
+            throw StorageErrors.wrap("size of segment", path, e);
+        }
+    }
+
+    /** Stores {@code src[off, off + len)} at {@code pos}, allocating blocks first. Writer only. */
+    void write(long pos, byte[] src, int off, int len) {
+        ensureAllocated(pos + len);
+        MappedByteBuffer[] w = windows;
+        while (len > 0) {
+            int k = (int) (pos / WINDOW_SIZE);
+            int at = (int) (pos % WINDOW_SIZE);
+            int n = Math.min(len, WINDOW_SIZE - at);
+            w[k].put(at, src, off, n);
+            pos += n;
+            off += n;
+            len -= n;
+        }
+    }
+
+    /** Copies {@code len} published bytes at {@code pos} into {@code dst}. Any thread. */
+    void read(long pos, byte[] dst, int off, int len) {
+        MappedByteBuffer[] w = windows;
+        while (len > 0) {
+            int k = (int) (pos / WINDOW_SIZE);
+            int at = (int) (pos % WINDOW_SIZE);
+            int n = Math.min(len, WINDOW_SIZE - at);
+            if (k >= w.length || at + n > w[k].capacity()) {
+                throw new IllegalStateException("read of " + path + " at " + pos + " is past its mapped bytes");
+            }
+            w[k].get(at, dst, off, n);
+            pos += n;
+            off += n;
+            len -= n;
+        }
+    }
+
+    private void ensureAllocated(long end) {
+        if (end <= allocated) {
+            return;
+        }
+        FileChannel ch = writableChannel();
+        long target = roundUp(Math.max(end, Math.min(allocationLimit, allocated + ALLOCATION_STEP_MAX)));
+        try {
+            long pos = allocated;
+            while (pos < target) {
+                ByteBuffer z = ZEROS.duplicate();
+                z.limit((int) Math.min(z.capacity(), target - pos));
+                // real zeros, not setLength: a sparse hole would turn a full disk into SIGBUS on store
+                pos += ch.write(z, pos);
+            }
+            windows = map(ch, windows, allocated, target, true);
+            allocated = target;
+        } catch (IOException e) {
+            throw StorageErrors.wrap("allocate " + (target - allocated) + " bytes of segment", path, e);
+        }
+    }
+
+    private static long roundUp(long n) {
+        return (n + PAGE - 1) / PAGE * PAGE;
+    }
+
+    /** Maps (or remaps) every window that overlaps {@code [from, to)}; {@code to} must be within the file. */
+    private static MappedByteBuffer[] map(FileChannel ch, MappedByteBuffer[] old, long from, long to, boolean writable)
+            throws IOException {
+        if (to <= from) {
+            return old;
+        }
+        int last = (int) ((to - 1) / WINDOW_SIZE);
+        MappedByteBuffer[] w = Arrays.copyOf(old, Math.max(old.length, last + 1));
+        FileChannel.MapMode mode = writable ? FileChannel.MapMode.READ_WRITE : FileChannel.MapMode.READ_ONLY;
+        for (int k = (int) (from / WINDOW_SIZE); k <= last; k++) {
+            long start = (long) k * WINDOW_SIZE;
+            long size = Math.min(WINDOW_SIZE, to - start);
+            w[k] = ch.map(mode, start, size);
+        }
+        return w;
+    }
+
+    /** fdatasync of the file. Writer only. */
+    void force() {
+        FileChannel ch = channel;
+        if (ch == null) {
+            return;
+        }
+        try {
+            ch.force(false);
+        } catch (IOException e) {
+            throw StorageErrors.wrap("fsync", path, e);
+        }
+    }
+
+    /** Cuts the file to {@code size} bytes (dropping zeros allocated ahead) and forces it. Writer only. */
+    void truncateAndForce(long size) {
+        FileChannel ch = writableChannel();
+        try {
+            if (ch.size() > size) {
+                ch.truncate(size);
+            }
+            allocated = Math.min(allocated, size);
+            ch.force(true);
+        } catch (IOException e) {
+            throw StorageErrors.wrap("truncate to " + size + " bytes", path, e);
+        }
+    }
+
+    /** Releases the channel; the mapped windows remain readable. Writer only. */
+    void closeChannel() {
+        FileChannel ch = channel;
+        channel = null;
+        if (ch != null) {
+            try {
+                ch.close();
+            } catch (IOException e) {
+                throw StorageErrors.wrap("close", path, e);
+            }
+        }
+    }
+
+    boolean isWritable() {
+        return channel != null;
+    }
+
+    private FileChannel writableChannel() {
+        FileChannel ch = channel;
+        if (ch == null) {
+            throw new IllegalStateException(path + " is sealed");
+        }
+        return ch;
+    }
+}

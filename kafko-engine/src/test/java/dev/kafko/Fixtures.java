@@ -1,0 +1,45 @@
+package dev.kafko;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/** Small helpers shared by the public-API tests. */
+final class Fixtures {
+
+    private Fixtures() {
+    }
+
+    static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    static String text(byte[] b) {
+        return b == null ? null : new String(b, StandardCharsets.UTF_8);
+    }
+
+    /** Polls until {@code count} records arrived (or 10 s passed). */
+    static List<KafkoRecord> pollUntil(Consumer c, int count) {
+        List<KafkoRecord> out = new ArrayList<>();
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (out.size() < count && System.nanoTime() < deadline) {
+            out.addAll(c.poll(Duration.ofMillis(100)));
+        }
+        return out;
+    }
+
+    /** The names of live threads that kafko started. */
+    static Set<String> kafkoThreads() {
+        return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
+                .filter(n -> n.startsWith("kafko-")).collect(Collectors.toSet());
+    }
+
+    static void assertNoKafkoThreads() {
+        assertThat(kafkoThreads()).isEmpty();
+    }
+}

@@ -1,0 +1,288 @@
+package dev.kafko;
+
+import static dev.kafko.Fixtures.bytes;
+import static dev.kafko.Fixtures.text;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.kafko.internal.io.FileNames;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class KafkoLifecycleTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void openCreatesTheDirectoryAndASecondOpenFailsNamingIt() throws Exception {
+        Path data = dir.resolve("a/b/data");
+        try (Kafko k = Kafko.open(data)) {
+            assertThat(Files.isDirectory(data)).isTrue();
+            assertThat(k.dataDir()).isEqualTo(data.toRealPath());
+            assertThatThrownBy(() -> Kafko.open(data)).isInstanceOf(AlreadyOpenException.class)
+                    .hasMessageContaining(data.toRealPath().toString());
+            // the same directory through another spelling is the same directory
+            assertThatThrownBy(() -> Kafko.open(data.resolve("../data"))).isInstanceOf(AlreadyOpenException.class);
+        }
+        Kafko.open(data).close();
+    }
+
+    @Test
+    void closeIsIdempotentAndEverythingAfterItFailsWithKafkoClosed() {
+        Kafko k = Kafko.open(dir);
+        k.createTopic("t");
+        Producer p = k.producer("t");
+        Consumer c = k.consumer("t");
+        k.close();
+        k.close();
+        assertThatThrownBy(() -> k.createTopic("u")).isInstanceOf(KafkoClosedException.class);
+        assertThatThrownBy(() -> k.producer("t")).isInstanceOf(KafkoClosedException.class);
+        assertThatThrownBy(k::topics).isInstanceOf(KafkoClosedException.class);
+        assertThatThrownBy(() -> p.send(null, bytes("x"))).isInstanceOf(KafkoClosedException.class);
+        assertThatThrownBy(() -> c.poll(Duration.ZERO)).isInstanceOf(KafkoClosedException.class);
+        c.close();
+    }
+
+    @Test
+    void reopenDiscoversTopicsWithTheirConfigs() {
+        TopicConfig orders = TopicConfig.builder().partitions(3).segmentBytes(64 * 1024)
+                .retention(Duration.ofHours(5)).fsync(FsyncPolicy.interval(Duration.ofMillis(20))).maxRecordBytes(4096)
+                .build();
+        try (Kafko k = Kafko.open(dir)) {
+            k.createTopic("orders", orders);
+            k.createTopic("audit");
+        }
+        try (Kafko k = Kafko.open(dir)) {
+            assertThat(k.topics()).containsExactly("audit", "orders");
+            assertThat(k.topic("orders").orElseThrow().config()).isEqualTo(orders);
+            assertThat(k.topic("audit").orElseThrow().config()).isEqualTo(TopicConfig.DEFAULTS);
+            assertThat(k.topic("nope")).isEmpty();
+        }
+    }
+
+    @Test
+    void multiPartitionTopicKeepsEveryRecordAcrossReopen() {
+        List<RecordPosition> sent = new ArrayList<>();
+        try (Kafko k = Kafko.open(dir)) {
+            k.createTopic("t", TopicConfig.builder().partitions(4).build());
+            Producer p = k.producer("t");
+            for (int i = 0; i < 400; i++) {
+                sent.add(p.send(bytes("k" + i), bytes("v" + i)).join());
+            }
+        }
+        try (Kafko k = Kafko.open(dir); Consumer c = k.consumer("t")) {
+            List<KafkoRecord> got = Fixtures.pollUntil(c, 400);
+            assertThat(got).hasSize(400);
+            for (KafkoRecord r : got) {
+                int i = Integer.parseInt(text(r.key()).substring(1));
+                assertThat(new RecordPosition(r.partition(), r.offset())).isEqualTo(sent.get(i));
+                assertThat(text(r.value())).isEqualTo("v" + i);
+            }
+            long total = k.topic("t").orElseThrow().partitions().stream().mapToLong(PartitionInfo::endOffset).sum();
+            assertThat(total).isEqualTo(400);
+        }
+    }
+
+    @Test
+    void deletedTopicFailsItsClientsAndCanBeRecreatedEmpty() {
+        try (Kafko k = Kafko.open(dir)) {
+            k.createTopic("t", TopicConfig.builder().partitions(2).build());
+            Producer p = k.producer("t");
+            Consumer c = k.consumer("t");
+            p.send(bytes("a"), bytes("1")).join();
+            k.deleteTopic("t");
+            assertThat(k.topics()).doesNotContain("t");
+            assertThat(Files.exists(dir.resolve("t"))).isFalse();
+            assertThatThrownBy(() -> p.send(bytes("a"), bytes("2"))).isInstanceOf(UnknownTopicException.class);
+            assertThatThrownBy(() -> c.poll(Duration.ZERO)).isInstanceOf(UnknownTopicException.class);
+            assertThatThrownBy(() -> k.producer("t")).isInstanceOf(UnknownTopicException.class);
+            assertThatThrownBy(() -> k.deleteTopic("t")).isInstanceOf(UnknownTopicException.class);
+
+            k.createTopic("t");
+            assertThat(k.topic("t").orElseThrow().partitionCount()).isEqualTo(1);
+            assertThat(k.producer("t").send(null, bytes("fresh")).join().offset()).isZero();
+        }
+        try (Kafko k = Kafko.open(dir)) {
+            assertThat(k.topic("t").orElseThrow().partition(0).endOffset()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void existingNameIsRefused() {
+        try (Kafko k = Kafko.open(dir)) {
+            k.createTopic("t");
+            assertThatThrownBy(() -> k.createTopic("t")).isInstanceOf(TopicExistsException.class).hasMessageContaining("'t'");
+        }
+    }
+
+    @Test
+    void invalidNamesAreRefusedBeforeAnyFileIsTouched() throws Exception {
+        Path data = dir.resolve("data");
+        try (Kafko k = Kafko.open(data)) {
+            for (String bad : new String[] {"../x", "a/b", "a\u0000b", ".", "..", "", "x".repeat(250), "../../etc"}) {
+                assertThatThrownBy(() -> k.createTopic(bad)).as(bad).isInstanceOf(InvalidNameException.class)
+                        .hasMessageContaining("[A-Za-z0-9._-]");
+                assertThatThrownBy(() -> k.deleteTopic(bad)).isInstanceOf(InvalidNameException.class);
+            }
+            k.createTopic("t");
+            for (String bad : new String[] {"../g", "g/h", "", ".."}) {
+                assertThatThrownBy(() -> k.groupConsumer("t", bad)).isInstanceOf(InvalidNameException.class);
+            }
+            assertThat(k.createTopic("x".repeat(249)).name()).hasSize(249);
+        }
+        try (var files = Files.list(dir)) {
+            assertThat(files.map(f -> f.getFileName().toString())).containsExactly("data");
+        }
+        try (var files = Files.list(data)) {
+            assertThat(files.map(f -> f.getFileName().toString()))
+                    .containsExactlyInAnyOrder(FileNames.LOCK_FILE, "t", "x".repeat(249));
+        }
+    }
+
+    @Test
+    void strayFilesAndDirectoriesAreIgnoredOnOpen() throws Exception {
+        try (Kafko k = Kafko.open(dir)) {
+            k.createTopic("real");
+        }
+        Files.writeString(dir.resolve("notes.txt"), "hello");
+        Files.createDirectories(dir.resolve("half-created").resolve("0"));
+        Files.createDirectories(dir.resolve("not a topic"));
+        try (Kafko k = Kafko.open(dir)) {
+            assertThat(k.topics()).containsExactly("real");
+            // a leftover without topic.conf does not block creating that topic
+            k.createTopic("half-created");
+            assertThat(k.topics()).containsExactly("half-created", "real");
+        }
+    }
+
+    @Test
+    void damagedTopicConfigFailsOpenNamingTheTopicAndReleasesTheLock() throws Exception {
+        try (Kafko k = Kafko.open(dir)) {
+            k.createTopic("orders");
+        }
+        Path conf = dir.resolve("orders").resolve(FileNames.TOPIC_CONFIG_FILE);
+        byte[] b = Files.readAllBytes(conf);
+        b[b.length - 1] ^= 0x7f;
+        Files.write(conf, b);
+        assertThatThrownBy(() -> Kafko.open(dir)).isInstanceOf(InvalidTopicLayoutException.class)
+                .hasMessageContaining("orders");
+        Files.delete(conf);
+        Kafko.open(dir).close();
+    }
+
+    @Test
+    void missingPartitionDirectoryIsALayoutError() throws Exception {
+        try (Kafko k = Kafko.open(dir)) {
+            k.createTopic("t", TopicConfig.builder().partitions(2).build());
+        }
+        try (var files = Files.walk(dir.resolve("t").resolve("1"))) {
+            files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        }
+        assertThatThrownBy(() -> Kafko.open(dir)).isInstanceOf(InvalidTopicLayoutException.class)
+                .hasMessageContaining("'t'").hasMessageContaining("partition 1");
+    }
+
+    @Test
+    void partitionsGrowNeverShrinkAndTheCountSurvivesReopen() {
+        try (Kafko k = Kafko.open(dir)) {
+            Topic t = k.createTopic("t", TopicConfig.builder().partitions(2).build());
+            t.increasePartitions(5);
+            assertThat(t.partitionCount()).isEqualTo(5);
+            assertThat(t.config().partitions()).isEqualTo(5);
+            assertThatThrownBy(() -> t.increasePartitions(3)).isInstanceOf(InvalidPartitionException.class);
+            assertThat(k.producer("t").sendTo(4, null, bytes("x")).join()).isEqualTo(new RecordPosition(4, 0));
+        }
+        try (Kafko k = Kafko.open(dir)) {
+            assertThat(k.topic("t").orElseThrow().partitionCount()).isEqualTo(5);
+            assertThat(k.topic("t").orElseThrow().partition(4).endOffset()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void partitionInfoReportsOffsetsSizeAndState() {
+        Topic t;
+        try (Kafko k = Kafko.open(dir)) {
+            t = k.createTopic("t");
+            for (int i = 0; i < 10; i++) {
+                k.producer("t").send(null, bytes("v" + i)).join();
+            }
+            PartitionInfo info = t.partition(0);
+            assertThat(info.topic()).isEqualTo("t");
+            assertThat(info.logStartOffset()).isZero();
+            assertThat(info.endOffset()).isEqualTo(10);
+            assertThat(info.sizeBytes()).isPositive();
+            assertThat(info.segmentCount()).isEqualTo(1);
+            assertThat(info.state()).isEqualTo(PartitionState.RUNNING);
+            assertThat(info.failure()).isNull();
+            assertThatThrownBy(() -> t.partition(1)).isInstanceOf(InvalidPartitionException.class);
+        }
+        assertThat(t.partition(0).state()).isEqualTo(PartitionState.CLOSED);
+        assertThat(t.partition(0).endOffset()).isEqualTo(10);
+    }
+
+    @Test
+    void closeUnderLoadKeepsEveryAcknowledgedRecordAndLeavesNoThread() throws Exception {
+        KafkoOptions opts = KafkoOptions.builder().retentionCheckInterval(Duration.ofMillis(20))
+                .topicDefaults(TopicConfig.builder().partitions(3).fsync(FsyncPolicy.interval(Duration.ofMillis(5)))
+                        .retention(Duration.ofDays(1)).build())
+                .build();
+        Kafko k = Kafko.open(dir, opts);
+        k.createTopic("t");
+        Producer p = k.producer("t");
+        AtomicBoolean stop = new AtomicBoolean();
+        List<List<CompletableFuture<RecordPosition>>> perThread = new ArrayList<>();
+        List<Thread> threads = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            List<CompletableFuture<RecordPosition>> mine = new ArrayList<>();
+            perThread.add(mine);
+            int id = i;
+            Thread th = new Thread(() -> {
+                for (int n = 0; !stop.get(); n++) {
+                    try {
+                        mine.add(p.send(bytes(id + "-" + n), bytes("v")));
+                    } catch (KafkoClosedException e) {
+                        return;
+                    }
+                }
+            });
+            th.start();
+            threads.add(th);
+        }
+        Thread.sleep(200);
+        k.close();
+        stop.set(true);
+        for (Thread t : threads) {
+            t.join();
+        }
+        Fixtures.assertNoKafkoThreads();
+        List<RecordPosition> acked = new ArrayList<>();
+        for (List<CompletableFuture<RecordPosition>> l : perThread) {
+            for (CompletableFuture<RecordPosition> f : l) {
+                assertThat(f).isDone();
+                if (!f.isCompletedExceptionally()) {
+                    acked.add(f.join());
+                } else {
+                    assertThatThrownBy(f::join).hasCauseInstanceOf(KafkoClosedException.class);
+                }
+            }
+        }
+        assertThat(acked).isNotEmpty();
+        try (Kafko again = Kafko.open(dir, opts)) {
+            Topic t = again.topic("t").orElseThrow();
+            for (RecordPosition r : acked) {
+                assertThat(r.offset()).isLessThan(t.partition(r.partition()).endOffset());
+            }
+            long total = t.partitions().stream().mapToLong(PartitionInfo::endOffset).sum();
+            assertThat(total).isEqualTo(acked.size());
+        }
+        Fixtures.assertNoKafkoThreads();
+    }
+}

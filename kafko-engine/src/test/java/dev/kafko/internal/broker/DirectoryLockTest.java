@@ -1,0 +1,72 @@
+package dev.kafko.internal.broker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.kafko.AlreadyOpenException;
+import dev.kafko.internal.io.FileIo;
+import dev.kafko.internal.io.FileNames;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class DirectoryLockTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void secondAcquireInThisJvmFailsAndReleaseAllowsItAgain() throws Exception {
+        Path d = dir.toRealPath();
+        DirectoryLock first = DirectoryLock.acquire(d, FileIo.SYSTEM);
+        assertThatThrownBy(() -> DirectoryLock.acquire(d, FileIo.SYSTEM))
+                .isInstanceOf(AlreadyOpenException.class)
+                .hasMessageContaining(d.toString());
+        first.release();
+        DirectoryLock again = DirectoryLock.acquire(d, FileIo.SYSTEM);
+        again.release();
+    }
+
+    @Test
+    void recordsThisProcessWhileHeldAndClearsItOnRelease() throws Exception {
+        Path d = dir.toRealPath();
+        DirectoryLock lock = DirectoryLock.acquire(d, FileIo.SYSTEM);
+        String record = Files.readString(d.resolve(FileNames.LOCK_FILE), StandardCharsets.US_ASCII).trim();
+        assertThat(record).startsWith(ProcessHandle.current().pid() + " ");
+        lock.release();
+        assertThat(Files.readString(d.resolve(FileNames.LOCK_FILE))).isEmpty();
+    }
+
+    @Test
+    void staleRecordOfThisProcessDoesNotBlock() throws Exception {
+        Path d = dir.toRealPath();
+        long start = ProcessHandle.current().info().startInstant().orElseThrow().toEpochMilli();
+        Files.writeString(d.resolve(FileNames.LOCK_FILE), ProcessHandle.current().pid() + " " + start + "\n");
+        DirectoryLock.acquire(d, FileIo.SYSTEM).release();
+    }
+
+    @Test
+    void recordOfALiveOtherProcessBlocksEvenWithoutItsOsLock() throws Exception {
+        Path d = dir.toRealPath();
+        ProcessHandle parent = ProcessHandle.current().parent().orElseThrow();
+        long start = parent.info().startInstant().orElseThrow().toEpochMilli();
+        Files.writeString(d.resolve(FileNames.LOCK_FILE), parent.pid() + " " + start + "\n");
+        assertThatThrownBy(() -> DirectoryLock.acquire(d, FileIo.SYSTEM))
+                .isInstanceOf(AlreadyOpenException.class)
+                .hasMessageContaining("pid " + parent.pid());
+        // the failed attempt left nothing behind
+        Files.writeString(d.resolve(FileNames.LOCK_FILE), "");
+        DirectoryLock.acquire(d, FileIo.SYSTEM).release();
+    }
+
+    @Test
+    void recordOfAProcessWithAnotherStartInstantIsAReusedPidAndIgnored() throws Exception {
+        Path d = dir.toRealPath();
+        ProcessHandle parent = ProcessHandle.current().parent().orElseThrow();
+        long start = parent.info().startInstant().orElseThrow().toEpochMilli();
+        Files.writeString(d.resolve(FileNames.LOCK_FILE), parent.pid() + " " + (start - 60_000) + "\n");
+        DirectoryLock.acquire(d, FileIo.SYSTEM).release();
+    }
+}

@@ -1,0 +1,156 @@
+package dev.kafko.internal.log;
+
+import static dev.kafko.internal.log.Logs.assertRecord;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.kafko.Headers;
+import dev.kafko.KafkoRecord;
+import dev.kafko.OffsetOutOfRangeException;
+import dev.kafko.OutgoingRecord;
+import dev.kafko.RecordTooLargeException;
+import dev.kafko.TopicConfig;
+import dev.kafko.internal.io.FileNames;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class PartitionLogTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void appendedRecordsReadBackInOrderAndSurviveReopen() {
+        try (PartitionLog log = Logs.open(dir, TopicConfig.DEFAULTS)) {
+            assertThat(log.append(Logs.record(0, 10))).isZero();
+            Logs.appendFrames(log, 5, 7, 100);
+            assertThat(log.endOffset()).isEqualTo(36);
+            List<KafkoRecord> all = Logs.readAll(log);
+            assertThat(all).hasSize(36);
+            assertRecord(all.get(0), 0, 10);
+            for (int i = 1; i < 36; i++) {
+                assertRecord(all.get(i), i, 100);
+            }
+        }
+        try (PartitionLog log = Logs.open(dir, TopicConfig.DEFAULTS)) {
+            assertThat(log.endOffset()).isEqualTo(36);
+            assertThat(Logs.readAll(log)).hasSize(36);
+            assertThat(log.append(Logs.record(36, 10))).isEqualTo(36);
+            assertRecord(log.read(36, 10, 1000).records().get(0), 36, 10);
+        }
+    }
+
+    @Test
+    void readFromTheMiddleOfAFrameStartsExactlyThere() {
+        try (PartitionLog log = Logs.open(dir, TopicConfig.DEFAULTS)) {
+            Logs.appendFrames(log, 3, 10, 50);
+            ReadResult r = log.read(13, 5, 1 << 20);
+            assertThat(r.records()).extracting(KafkoRecord::offset).containsExactly(13L, 14L, 15L, 16L, 17L);
+            assertThat(r.nextOffset()).isEqualTo(18);
+            assertRecord(r.records().get(0), 13, 50);
+        }
+    }
+
+    @Test
+    void maxBytesBoundsTheReadButAlwaysReturnsOneFrame() {
+        try (PartitionLog log = Logs.open(dir, TopicConfig.DEFAULTS)) {
+            Logs.appendFrames(log, 10, 4, 200);
+            ReadResult tiny = log.read(0, 1000, 1);
+            assertThat(tiny.records()).extracting(KafkoRecord::offset).containsExactly(0L, 1L, 2L, 3L);
+            ReadResult two = log.read(0, 1000, 2000);
+            assertThat(two.records()).hasSize(8);
+            ReadResult mid = log.read(6, 1000, 1);
+            assertThat(mid.records()).extracting(KafkoRecord::offset).containsExactly(6L, 7L);
+        }
+    }
+
+    @Test
+    void keysValuesHeadersAndTimestampsRoundTrip() {
+        try (PartitionLog log = Logs.open(dir, TopicConfig.DEFAULTS)) {
+            Headers headers = Headers.of("a", new byte[] {1, 2}).with("a", null).with("\u00e9\ud83d\ude00", new byte[0]);
+            log.append(List.of(
+                    OutgoingRecord.of(null, new byte[] {1}),
+                    OutgoingRecord.of(new byte[0], null),
+                    OutgoingRecord.of(new byte[] {7}, new byte[0], headers, 42L),
+                    OutgoingRecord.of(null, null, Headers.empty(), 1_000_000L)));
+            List<KafkoRecord> r = log.read(0, 10, 1 << 20).records();
+            assertThat(r.get(0).key()).isNull();
+            assertThat(r.get(0).value()).containsExactly(1);
+            assertThat(r.get(1).key()).isEmpty();
+            assertThat(r.get(1).value()).isNull();
+            assertThat(r.get(2).headers()).isEqualTo(headers);
+            assertThat(r.get(2).timestamp()).isEqualTo(42L);
+            assertThat(r.get(3).timestamp()).isEqualTo(1_000_000L);
+            assertThat(r.get(3).topic()).isEqualTo(Logs.TOPIC);
+            assertThat(r.get(3).partition()).isZero();
+        }
+    }
+
+    @Test
+    void readAboveTheEndOrBelowTheStartIsOutOfRange() {
+        try (PartitionLog log = Logs.open(dir, TopicConfig.DEFAULTS)) {
+            Logs.appendFrames(log, 1, 3, 10);
+            assertThat(log.read(3, 10, 100).records()).isEmpty();
+            assertThat(log.read(3, 10, 100).nextOffset()).isEqualTo(3);
+            assertThatThrownBy(() -> log.read(4, 10, 100)).isInstanceOf(OffsetOutOfRangeException.class)
+                    .hasMessageContaining("t-0").hasMessageContaining("4");
+            assertThatThrownBy(() -> log.read(-1, 10, 100)).isInstanceOf(OffsetOutOfRangeException.class);
+        }
+    }
+
+    @Test
+    void rollsBySizeAndAnEmptySegmentTakesAnOversizedFrame() throws Exception {
+        TopicConfig config = Logs.config().segmentBytes(4096).build();
+        try (PartitionLog log = Logs.open(dir, config)) {
+            Logs.appendFrames(log, 20, 2, 500);
+            assertThat(log.segmentCount()).isGreaterThan(5);
+            log.append(Logs.batch(log.endOffset(), 20, 1000));
+            assertThat(Logs.readAll(log)).hasSize(60);
+            try (var files = Files.list(dir)) {
+                for (Path p : (Iterable<Path>) files::iterator) {
+                    String n = p.getFileName().toString();
+                    if (FileNames.isSegmentFile(n) && FileNames.baseOffsetOf(n) < 40) {
+                        assertThat(Files.size(p)).isLessThanOrEqualTo(4096);
+                    }
+                }
+            }
+        }
+        try (PartitionLog log = Logs.open(dir, config)) {
+            List<KafkoRecord> all = Logs.readAll(log);
+            assertThat(all).hasSize(60);
+            assertRecord(all.get(59), 59, 1000);
+        }
+    }
+
+    @Test
+    void rollsByAgeOfTheSegment() {
+        MutableClock clock = new MutableClock(1_000_000);
+        TopicConfig config = Logs.config().segmentAge(Duration.ofMinutes(10)).build();
+        try (PartitionLog log = Logs.open(dir, config, clock)) {
+            Logs.appendFrames(log, 3, 1, 10);
+            clock.advance(Duration.ofMinutes(9));
+            Logs.appendFrames(log, 1, 1, 10);
+            assertThat(log.segmentCount()).isEqualTo(1);
+            clock.advance(Duration.ofMinutes(2));
+            Logs.appendFrames(log, 1, 1, 10);
+            assertThat(log.segmentCount()).isEqualTo(2);
+            assertThat(Logs.readAll(log)).hasSize(5);
+        }
+    }
+
+    @Test
+    void recordLargerThanMaxRecordBytesIsRefusedAndNothingIsWritten() {
+        TopicConfig config = Logs.config().maxRecordBytes(100).build();
+        try (PartitionLog log = Logs.open(dir, config)) {
+            assertThatThrownBy(() -> log.append(List.of(Logs.record(0, 10), Logs.record(1, 500))))
+                    .isInstanceOf(RecordTooLargeException.class).hasMessageContaining("maxRecordBytes");
+            assertThat(log.endOffset()).isZero();
+            log.append(Logs.record(0, 10));
+            assertRecord(log.read(0, 10, 100).records().get(0), 0, 10);
+        }
+    }
+}

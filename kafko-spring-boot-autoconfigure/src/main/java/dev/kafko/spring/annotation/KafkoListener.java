@@ -1,0 +1,62 @@
+package dev.kafko.spring.annotation;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Repeatable;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Marks a method to be called with the records of one or more topics. Placeholders
+ * ({@code ${...}}) and SpEL ({@code #{...}}) resolve in every attribute. Repeatable, and usable as
+ * a meta-annotation.
+ *
+ * <pre>{@code
+ * @KafkoListener(id = "billing", topics = "orders", concurrency = "3")
+ * void on(Order order, @Header(KafkoHeaders.RECEIVED_KEY) String key) { ... }
+ * }</pre>
+ *
+ * <p>Parameters resolve through spring-messaging: the payload (converted; {@code @Valid} checked
+ * when a {@code Validator} bean exists), {@code @Header}s ({@link dev.kafko.spring.support.KafkoHeaders}),
+ * {@code @Headers Map}, {@code KafkoRecord}, {@code Message<?>}, {@code Acknowledgment}; a batch
+ * listener takes a {@code List<T>}. A non-void method annotated with
+ * {@code @SendTo("topic")} has its result sent there.
+ */
+@Target({ElementType.METHOD, ElementType.ANNOTATION_TYPE})
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+@Repeatable(KafkoListeners.class)
+public @interface KafkoListener {
+
+    /**
+     * The listener id: names the container ({@code registry.getListenerContainer(id)}) and its
+     * threads ({@code <id>-0}, ...). Default: {@code <beanName>.<methodName>}, which stays the same
+     * across restarts.
+     */
+    String id() default "";
+
+    /** The topics to read; each gets {@link #concurrency()} members. */
+    String[] topics() default {};
+
+    /** The consumer group. Default: the {@link #id()}. */
+    String groupId() default "";
+
+    /**
+     * How many members (threads) of the group share each topic's partitions. Default:
+     * {@code kafko.listener.concurrency}. More than the partition count leaves members idle (logged).
+     */
+    String concurrency() default "";
+
+    /** Whether the container starts with the context ({@code "true"}/{@code "false"}). Default true. */
+    String autoStartup() default "";
+
+    /** {@code "true"} to receive every record of a poll at once as a {@code List}. Default false. */
+    String batch() default "";
+
+    /**
+     * {@code record}, {@code batch}, {@code manual} or {@code manual-immediate}. Default:
+     * {@code kafko.listener.ack-mode}.
+     */
+    String ackMode() default "";
+}

@@ -1,0 +1,225 @@
+package dev.kafko.spring.annotation;
+
+import dev.kafko.spring.config.KafkoListenerContainerFactory;
+import dev.kafko.spring.config.KafkoListenerEndpoint;
+import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
+import dev.kafko.spring.listener.AckMode;
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.BeanExpressionContext;
+import org.springframework.beans.factory.config.BeanExpressionResolver;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.core.MethodIntrospector;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.messaging.handler.annotation.SendTo;
+import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
+import org.springframework.util.StringUtils;
+
+/**
+ * Finds {@link KafkoListener} methods (repeated and meta-annotated ones too), resolves their
+ * attributes ({@code ${...}} placeholders, then {@code #{...}} SpEL) into
+ * {@link KafkoListenerEndpoint}s and, once every singleton exists, hands them to the
+ * {@link KafkoListenerEndpointRegistry}. It starts nothing: the registry does, as a
+ * {@code SmartLifecycle}. Called by the container on the thread that creates beans.
+ */
+public final class KafkoListenerAnnotationBeanPostProcessor
+        implements BeanPostProcessor, BeanFactoryAware, SmartInitializingSingleton, Ordered {
+
+    /** The bean name {@link EnableKafko} registers this processor under. */
+    public static final String BEAN_NAME = "dev.kafko.spring.annotation.internalKafkoListenerAnnotationProcessor";
+    /** The name of an optional {@link MessageHandlerMethodFactory} bean that replaces the default one. */
+    public static final String HANDLER_METHOD_FACTORY_BEAN_NAME = "kafkoHandlerMethodFactory";
+
+    private final Set<Class<?>> withoutListeners = ConcurrentHashMap.newKeySet();
+    private final List<KafkoListenerEndpoint> pending = new ArrayList<>();
+    private @Nullable ConfigurableListableBeanFactory beanFactory;
+    private @Nullable BeanExpressionContext expressionContext;
+    private volatile boolean singletonsReady;
+
+    @Override
+    public int getOrder() {
+        return Ordered.LOWEST_PRECEDENCE;
+    }
+
+    @Override
+    public void setBeanFactory(BeanFactory beanFactory) {
+        if (beanFactory instanceof ConfigurableListableBeanFactory configurable) {
+            this.beanFactory = configurable;
+            this.expressionContext = new BeanExpressionContext(configurable, null);
+        }
+    }
+
+    @Override
+    public Object postProcessAfterInitialization(Object bean, String beanName) {
+        Class<?> targetClass = AopUtils.getTargetClass(bean);
+        if (withoutListeners.contains(targetClass)) {
+            return bean;
+        }
+        Map<Method, Set<KafkoListener>> annotated = MethodIntrospector.selectMethods(targetClass,
+                (MethodIntrospector.MetadataLookup<Set<KafkoListener>>) method -> {
+                    Set<KafkoListener> found = AnnotatedElementUtils.findMergedRepeatableAnnotations(method,
+                            KafkoListener.class, KafkoListeners.class);
+                    return found.isEmpty() ? null : found;
+                });
+        if (annotated.isEmpty()) {
+            withoutListeners.add(targetClass);
+            return bean;
+        }
+        annotated.forEach((method, listeners) -> {
+            Method invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
+            int n = 0;
+            for (KafkoListener listener : listeners) {
+                String defaultId = beanName + "." + method.getName() + (listeners.size() > 1 ? "#" + n : "");
+                register(endpoint(listener, bean, invocable, defaultId));
+                n++;
+            }
+        });
+        return bean;
+    }
+
+    private synchronized void register(KafkoListenerEndpoint endpoint) {
+        if (singletonsReady) {
+            registry().registerListenerContainer(createContainer(endpoint), true);
+        } else {
+            pending.add(endpoint);
+        }
+    }
+
+    @Override
+    public synchronized void afterSingletonsInstantiated() {
+        singletonsReady = true;
+        KafkoListenerEndpointRegistry registry = registry();
+        for (KafkoListenerEndpoint endpoint : pending) {
+            registry.registerListenerContainer(createContainer(endpoint), false);
+        }
+        pending.clear();
+    }
+
+    private KafkoListenerEndpointRegistry registry() {
+        return requireBeanFactory().getBean(KafkoListenerEndpointRegistry.BEAN_NAME, KafkoListenerEndpointRegistry.class);
+    }
+
+    private dev.kafko.spring.listener.MessageListenerContainer createContainer(KafkoListenerEndpoint endpoint) {
+        ConfigurableListableBeanFactory factory = requireBeanFactory();
+        KafkoListenerContainerFactory containers = factory.getBean(KafkoListenerContainerFactory.class);
+        MessageHandlerMethodFactory methods = factory.containsBean(HANDLER_METHOD_FACTORY_BEAN_NAME)
+                ? factory.getBean(HANDLER_METHOD_FACTORY_BEAN_NAME, MessageHandlerMethodFactory.class)
+                : containers.defaultHandlerMethodFactory();
+        return containers.createListenerContainer(endpoint, methods);
+    }
+
+    private KafkoListenerEndpoint endpoint(KafkoListener listener, Object bean, Method method, String defaultId) {
+        String where = method.getDeclaringClass().getSimpleName() + "." + method.getName();
+        String id = resolveString(listener.id(), "id", where);
+        if (id == null) {
+            id = defaultId;
+        }
+        List<String> topics = resolveTopics(listener.topics(), where);
+        if (topics.isEmpty()) {
+            throw new IllegalStateException("@KafkoListener on " + where + " names no topic");
+        }
+        String group = resolveString(listener.groupId(), "groupId", where);
+        String concurrency = resolveString(listener.concurrency(), "concurrency", where);
+        String autoStartup = resolveString(listener.autoStartup(), "autoStartup", where);
+        String batch = resolveString(listener.batch(), "batch", where);
+        String ackMode = resolveString(listener.ackMode(), "ackMode", where);
+        return new KafkoListenerEndpoint(id, topics, group == null ? id : group,
+                concurrency == null ? null : parseInt(concurrency, where),
+                autoStartup == null ? null : Boolean.parseBoolean(autoStartup),
+                Boolean.parseBoolean(batch), ackMode == null ? null : parseAckMode(ackMode, where),
+                bean, method, replyTopic(method, where));
+    }
+
+    private @Nullable String replyTopic(Method method, String where) {
+        SendTo sendTo = AnnotatedElementUtils.findMergedAnnotation(method, SendTo.class);
+        if (sendTo == null) {
+            return null;
+        }
+        if (sendTo.value().length != 1) {
+            throw new IllegalStateException("@SendTo on " + where + " must name exactly one topic");
+        }
+        return resolveString(sendTo.value()[0], "@SendTo", where);
+    }
+
+    private List<String> resolveTopics(String[] raw, String where) {
+        List<String> topics = new ArrayList<>();
+        for (String value : raw) {
+            Object resolved = resolve(value);
+            if (resolved instanceof String[] array) {
+                topics.addAll(List.of(array));
+            } else if (resolved instanceof Collection<?> collection) {
+                collection.forEach(t -> topics.add(String.valueOf(t)));
+            } else if (resolved != null && StringUtils.hasText(resolved.toString())) {
+                topics.add(resolved.toString());
+            } else {
+                throw new IllegalStateException("@KafkoListener on " + where + ": topic '" + value
+                        + "' resolved to nothing");
+            }
+        }
+        return topics;
+    }
+
+    private @Nullable String resolveString(String value, String attribute, String where) {
+        if (!StringUtils.hasText(value)) {
+            return null;
+        }
+        Object resolved = resolve(value);
+        if (resolved == null) {
+            return null;
+        }
+        if (!(resolved instanceof String) && !(resolved instanceof Number) && !(resolved instanceof Boolean)) {
+            throw new IllegalStateException("@KafkoListener on " + where + ": " + attribute + " '" + value
+                    + "' resolved to a " + resolved.getClass().getName() + ", not text");
+        }
+        String text = resolved.toString();
+        return StringUtils.hasText(text) ? text : null;
+    }
+
+    private @Nullable Object resolve(String value) {
+        ConfigurableListableBeanFactory factory = requireBeanFactory();
+        String embedded = factory.resolveEmbeddedValue(value);
+        BeanExpressionResolver resolver = factory.getBeanExpressionResolver();
+        if (resolver == null || embedded == null) {
+            return embedded;
+        }
+        return resolver.evaluate(embedded, expressionContext);
+    }
+
+    private static int parseInt(String value, String where) {
+        try {
+            return Integer.parseInt(value.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalStateException("@KafkoListener on " + where + ": concurrency '" + value
+                    + "' is not a number", e);
+        }
+    }
+
+    private static AckMode parseAckMode(String value, String where) {
+        try {
+            return AckMode.valueOf(value.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException("@KafkoListener on " + where + ": ackMode '" + value
+                    + "' is not one of record, batch, manual, manual-immediate", e);
+        }
+    }
+
+    private ConfigurableListableBeanFactory requireBeanFactory() {
+        if (beanFactory == null) {
+            throw new IllegalStateException("@KafkoListener processing needs a ConfigurableListableBeanFactory");
+        }
+        return beanFactory;
+    }
+}

@@ -1,0 +1,168 @@
+package dev.kafko.spring.autoconfigure;
+
+import dev.kafko.Kafko;
+import dev.kafko.KafkoObserver;
+import dev.kafko.KafkoOptions;
+import dev.kafko.spring.annotation.EnableKafko;
+import dev.kafko.spring.annotation.KafkoListenerAnnotationBeanPostProcessor;
+import dev.kafko.spring.config.KafkoListenerContainerFactory;
+import dev.kafko.spring.core.KafkoBackend;
+import dev.kafko.spring.core.KafkoTemplate;
+import dev.kafko.spring.core.KafkoTopicProvisioner;
+import dev.kafko.spring.core.LogBackend;
+import dev.kafko.spring.listener.ContainerProperties;
+import dev.kafko.spring.listener.DeadLetterPublishingRecoverer;
+import dev.kafko.spring.listener.DefaultErrorHandler;
+import dev.kafko.spring.listener.KafkoErrorHandler;
+import dev.kafko.spring.listener.LoggingRecordRecoverer;
+import dev.kafko.spring.listener.adapter.KafkoArgumentResolvers;
+import dev.kafko.spring.support.KafkoInstrumentation;
+import dev.kafko.spring.support.LoggingProducerListener;
+import dev.kafko.spring.support.ProducerListener;
+import dev.kafko.spring.support.RecordMessageConverter;
+import java.util.ArrayList;
+import java.util.List;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.thread.Threading;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+import org.springframework.core.task.SimpleAsyncTaskExecutor;
+import org.springframework.messaging.converter.ByteArrayMessageConverter;
+import org.springframework.messaging.converter.CompositeMessageConverter;
+import org.springframework.messaging.converter.MessageConverter;
+import org.springframework.messaging.converter.StringMessageConverter;
+import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.backoff.FixedBackOff;
+import org.springframework.validation.Validator;
+
+/**
+ * Auto-configures kafko: the {@link Kafko} instance on {@code kafko.data-dir} (or an ephemeral
+ * directory), declared topics, the {@link KafkoTemplate}, {@code @KafkoListener} processing and the
+ * listener containers with their error handling. Every bean backs off when the application defines
+ * its own; {@code kafko.enabled=false} switches it all off.
+ */
+@AutoConfiguration(afterName = "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration")
+@ConditionalOnBooleanProperty(name = "kafko.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(KafkoProperties.class)
+public final class KafkoAutoConfiguration {
+
+    private static final String JSON_MAPPER = "tools.jackson.databind.json.JsonMapper";
+
+    @Bean
+    @ConditionalOnMissingBean
+    KafkoDataDirectory kafkoDataDirectory(KafkoProperties properties) {
+        return properties.isEphemeral() ? KafkoDataDirectory.ephemeral() : KafkoDataDirectory.of(properties.getDataDir());
+    }
+
+    /** Closed by the container after every bean that uses it (the listener registry included) is gone. */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    Kafko kafko(KafkoDataDirectory directory, KafkoProperties properties, ObjectProvider<KafkoObserver> observers) {
+        KafkoOptions options = KafkoOptions.builder()
+                .topicDefaults(properties.topicDefaults())
+                .maxPollRecords(properties.getListener().getMaxPollRecords())
+                .observer(CompositeKafkoObserver.of(observers.orderedStream().toList()))
+                .build();
+        return Kafko.open(directory.path(), options);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    KafkoTopicProvisioner kafkoTopicProvisioner(Kafko kafko, KafkoProperties properties) {
+        return new KafkoTopicProvisioner(kafko, properties.declaredTopics(), properties.isAutoCreateTopics());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    LogBackend kafkoBackend(Kafko kafko, KafkoTopicProvisioner topics) {
+        return new KafkoBackend(kafko, topics);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    RecordMessageConverter kafkoRecordMessageConverter(ConfigurableListableBeanFactory beanFactory) {
+        List<MessageConverter> converters = new ArrayList<>(List.of(new ByteArrayMessageConverter(),
+                new StringMessageConverter()));
+        ClassLoader classLoader = beanFactory.getBeanClassLoader();
+        if (ClassUtils.isPresent(JSON_MAPPER, classLoader)) {
+            converters.add(JacksonConverters.json(beanFactory, classLoader));
+        }
+        return new RecordMessageConverter(new CompositeMessageConverter(converters));
+    }
+
+    @Bean(name = KafkoListenerAnnotationBeanPostProcessor.HANDLER_METHOD_FACTORY_BEAN_NAME)
+    @ConditionalOnMissingBean(name = KafkoListenerAnnotationBeanPostProcessor.HANDLER_METHOD_FACTORY_BEAN_NAME)
+    MessageHandlerMethodFactory kafkoHandlerMethodFactory(RecordMessageConverter converter,
+                                                          ObjectProvider<Validator> validators) {
+        return KafkoArgumentResolvers.handlerMethodFactory(converter, validators.getIfUnique());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    ProducerListener<Object, Object> kafkoProducerListener() {
+        return new LoggingProducerListener<>();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    KafkoTemplate<Object, Object> kafkoTemplate(LogBackend backend, RecordMessageConverter converter,
+                                                KafkoProperties properties,
+                                                ObjectProvider<ProducerListener<Object, Object>> producerListener,
+                                                ObjectProvider<KafkoInstrumentation> instrumentation) {
+        KafkoTemplate<Object, Object> template = new KafkoTemplate<>(backend, converter);
+        template.setDefaultTopic(properties.getTemplate().getDefaultTopic());
+        producerListener.ifUnique(template::setProducerListener);
+        template.setInstrumentation(instrumentation.getIfUnique(() -> KafkoInstrumentation.NOOP));
+        return template;
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    KafkoErrorHandler kafkoErrorHandler(KafkoProperties properties, LogBackend backend,
+                                        ObjectProvider<KafkoInstrumentation> instrumentation) {
+        KafkoProperties.Listener listener = properties.getListener();
+        int attempts = listener.getRetry().getMaxAttempts();
+        if (attempts < 1) {
+            throw new IllegalArgumentException("kafko.listener.retry.max-attempts must be at least 1, was " + attempts);
+        }
+        FixedBackOff backOff = new FixedBackOff(listener.getRetry().getBackoff().toMillis(), attempts - 1L);
+        return new DefaultErrorHandler(backOff, listener.getDeadLetter().isEnabled()
+                ? new DeadLetterPublishingRecoverer(backend, instrumentation.getIfUnique(() -> KafkoInstrumentation.NOOP))
+                : new LoggingRecordRecoverer());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    KafkoListenerContainerFactory kafkoListenerContainerFactory(LogBackend backend, RecordMessageConverter converter,
+                                                                KafkoProperties properties,
+                                                                KafkoErrorHandler errorHandler,
+                                                                ObjectProvider<KafkoTemplate<Object, Object>> template,
+                                                                ObjectProvider<KafkoInstrumentation> instrumentation,
+                                                                Environment environment) {
+        KafkoProperties.Listener listener = properties.getListener();
+        KafkoListenerContainerFactory factory = new KafkoListenerContainerFactory(backend, converter);
+        factory.setContainerProperties(new ContainerProperties(listener.getAckMode(), listener.getConcurrency(),
+                listener.getPollTimeout(), listener.getMaxPollRecords(), listener.getShutdownTimeout()));
+        factory.setErrorHandler(errorHandler);
+        factory.setReplyTemplate(template.getIfUnique());
+        factory.setInstrumentation(instrumentation.getIfUnique(() -> KafkoInstrumentation.NOOP));
+        SimpleAsyncTaskExecutor executor = new SimpleAsyncTaskExecutor("kafko-listener-");
+        executor.setVirtualThreads(Threading.VIRTUAL.isActive(environment));
+        factory.setTaskExecutor(executor);
+        return factory;
+    }
+
+    /** Applies {@link EnableKafko} unless the application already did. */
+    @Configuration(proxyBeanMethods = false)
+    @EnableKafko
+    @ConditionalOnMissingBean(name = KafkoListenerAnnotationBeanPostProcessor.BEAN_NAME)
+    static class EnableKafkoConfiguration {
+    }
+}

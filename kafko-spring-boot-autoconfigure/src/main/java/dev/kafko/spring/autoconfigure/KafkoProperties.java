@@ -1,0 +1,447 @@
+package dev.kafko.spring.autoconfigure;
+
+import dev.kafko.Compression;
+import dev.kafko.FsyncPolicy;
+import dev.kafko.TopicConfig;
+import dev.kafko.spring.listener.AckMode;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * The {@code kafko.*} properties. Defaults equal the engine's ({@code TopicConfig.DEFAULTS},
+ * {@code KafkoOptions.DEFAULTS}); a test keeps them so.
+ */
+@ConfigurationProperties("kafko")
+public class KafkoProperties {
+
+    /** Whether to auto-configure kafko at all. */
+    private boolean enabled = true;
+
+    /** Directory that holds the log; created when missing. Ignored when ephemeral. */
+    private Path dataDir = Path.of("kafko-data");
+
+    /** Use a fresh temporary directory, deleted on close (for tests). */
+    private boolean ephemeral;
+
+    /** Create a topic nobody declared on its first send or listen, with kafko.defaults. */
+    private boolean autoCreateTopics = true;
+
+    /** Config of topics created without one of their own. */
+    private final TopicDefaults defaults = new TopicDefaults();
+
+    /** Topics to create (or check and grow) at start-up, by name; unset keys take kafko.defaults. */
+    private final Map<String, TopicProperties> topics = new LinkedHashMap<>();
+
+    private final Template template = new Template();
+
+    private final Listener listener = new Listener();
+
+    private final Health health = new Health();
+
+    public boolean isEnabled() {
+        return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    public Path getDataDir() {
+        return dataDir;
+    }
+
+    public void setDataDir(Path dataDir) {
+        this.dataDir = dataDir;
+    }
+
+    public boolean isEphemeral() {
+        return ephemeral;
+    }
+
+    public void setEphemeral(boolean ephemeral) {
+        this.ephemeral = ephemeral;
+    }
+
+    public boolean isAutoCreateTopics() {
+        return autoCreateTopics;
+    }
+
+    public void setAutoCreateTopics(boolean autoCreateTopics) {
+        this.autoCreateTopics = autoCreateTopics;
+    }
+
+    public TopicDefaults getDefaults() {
+        return defaults;
+    }
+
+    public Map<String, TopicProperties> getTopics() {
+        return topics;
+    }
+
+    public Template getTemplate() {
+        return template;
+    }
+
+    public Listener getListener() {
+        return listener;
+    }
+
+    public Health getHealth() {
+        return health;
+    }
+
+    /** The engine config of new topics: kafko.defaults over the engine's defaults. */
+    public TopicConfig topicDefaults() {
+        return defaults.applyTo(TopicConfig.DEFAULTS);
+    }
+
+    /** The declared topics' engine configs: each one's keys over kafko.defaults. */
+    public Map<String, TopicConfig> declaredTopics() {
+        TopicConfig base = topicDefaults();
+        Map<String, TopicConfig> declared = new LinkedHashMap<>();
+        topics.forEach((name, settings) -> declared.put(name, settings.applyTo(base)));
+        return declared;
+    }
+
+    /** kafko.defaults.*: every key has the engine's default. */
+    public static class TopicDefaults {
+
+        /** Partitions of a new topic. */
+        private int partitions = 1;
+
+        /** Codec applied to each frame: none, lz4 or zstd. */
+        private Compression compression = Compression.NONE;
+
+        /** A segment rolls once it holds this much. */
+        private DataSize segmentSize = DataSize.ofGigabytes(1);
+
+        /** Delete segments whose newest record is older than this; unset keeps records forever. */
+        private @Nullable Duration retention;
+
+        /** Delete the oldest segments while a partition holds more than this; -1 sets no limit. */
+        private DataSize retentionBytes = DataSize.ofBytes(-1);
+
+        /** When appends are forced to disk: never, every-batch or interval:<duration> (e.g. interval:100ms). */
+        private String fsync = "never";
+
+        /** The largest record (key, value and headers) a producer may send. */
+        private DataSize maxRecordSize = DataSize.ofMegabytes(1);
+
+        public int getPartitions() {
+            return partitions;
+        }
+
+        public void setPartitions(int partitions) {
+            this.partitions = partitions;
+        }
+
+        public Compression getCompression() {
+            return compression;
+        }
+
+        public void setCompression(Compression compression) {
+            this.compression = compression;
+        }
+
+        public DataSize getSegmentSize() {
+            return segmentSize;
+        }
+
+        public void setSegmentSize(DataSize segmentSize) {
+            this.segmentSize = segmentSize;
+        }
+
+        public @Nullable Duration getRetention() {
+            return retention;
+        }
+
+        public void setRetention(@Nullable Duration retention) {
+            this.retention = retention;
+        }
+
+        public DataSize getRetentionBytes() {
+            return retentionBytes;
+        }
+
+        public void setRetentionBytes(DataSize retentionBytes) {
+            this.retentionBytes = retentionBytes;
+        }
+
+        public String getFsync() {
+            return fsync;
+        }
+
+        public void setFsync(String fsync) {
+            this.fsync = fsync;
+        }
+
+        public DataSize getMaxRecordSize() {
+            return maxRecordSize;
+        }
+
+        public void setMaxRecordSize(DataSize maxRecordSize) {
+            this.maxRecordSize = maxRecordSize;
+        }
+
+        TopicConfig applyTo(TopicConfig base) {
+            return base.toBuilder().partitions(partitions).compression(compression)
+                    .segmentBytes(segmentSize.toBytes()).retention(retention)
+                    .retentionBytes(retentionBytes.toBytes()).fsync(FsyncPolicy.parse(fsync))
+                    .maxRecordBytes(Math.toIntExact(maxRecordSize.toBytes())).build();
+        }
+    }
+
+    /** kafko.topics.&lt;name&gt;.*: unset keys take kafko.defaults. */
+    public static class TopicProperties {
+
+        /** Partitions; an existing topic grows to this, and start-up fails if it has more. */
+        private @Nullable Integer partitions;
+
+        /** Codec applied to each frame: none, lz4 or zstd. */
+        private @Nullable Compression compression;
+
+        /** A segment rolls once it holds this much. */
+        private @Nullable DataSize segmentSize;
+
+        /** Delete segments whose newest record is older than this. */
+        private @Nullable Duration retention;
+
+        /** Delete the oldest segments while a partition holds more than this; -1 sets no limit. */
+        private @Nullable DataSize retentionBytes;
+
+        /** When appends are forced to disk: never, every-batch or interval:<duration>. */
+        private @Nullable String fsync;
+
+        /** The largest record (key, value and headers) a producer may send. */
+        private @Nullable DataSize maxRecordSize;
+
+        public @Nullable Integer getPartitions() {
+            return partitions;
+        }
+
+        public void setPartitions(@Nullable Integer partitions) {
+            this.partitions = partitions;
+        }
+
+        public @Nullable Compression getCompression() {
+            return compression;
+        }
+
+        public void setCompression(@Nullable Compression compression) {
+            this.compression = compression;
+        }
+
+        public @Nullable DataSize getSegmentSize() {
+            return segmentSize;
+        }
+
+        public void setSegmentSize(@Nullable DataSize segmentSize) {
+            this.segmentSize = segmentSize;
+        }
+
+        public @Nullable Duration getRetention() {
+            return retention;
+        }
+
+        public void setRetention(@Nullable Duration retention) {
+            this.retention = retention;
+        }
+
+        public @Nullable DataSize getRetentionBytes() {
+            return retentionBytes;
+        }
+
+        public void setRetentionBytes(@Nullable DataSize retentionBytes) {
+            this.retentionBytes = retentionBytes;
+        }
+
+        public @Nullable String getFsync() {
+            return fsync;
+        }
+
+        public void setFsync(@Nullable String fsync) {
+            this.fsync = fsync;
+        }
+
+        public @Nullable DataSize getMaxRecordSize() {
+            return maxRecordSize;
+        }
+
+        public void setMaxRecordSize(@Nullable DataSize maxRecordSize) {
+            this.maxRecordSize = maxRecordSize;
+        }
+
+        TopicConfig applyTo(TopicConfig base) {
+            TopicConfig.Builder b = base.toBuilder();
+            if (partitions != null) {
+                b.partitions(partitions);
+            }
+            if (compression != null) {
+                b.compression(compression);
+            }
+            if (segmentSize != null) {
+                b.segmentBytes(segmentSize.toBytes());
+            }
+            if (retention != null) {
+                b.retention(retention);
+            }
+            if (retentionBytes != null) {
+                b.retentionBytes(retentionBytes.toBytes());
+            }
+            if (fsync != null) {
+                b.fsync(FsyncPolicy.parse(fsync));
+            }
+            if (maxRecordSize != null) {
+                b.maxRecordBytes(Math.toIntExact(maxRecordSize.toBytes()));
+            }
+            return b.build();
+        }
+    }
+
+    /** kafko.template.*. */
+    public static class Template {
+
+        /** Topic that sendDefault sends to. */
+        private @Nullable String defaultTopic;
+
+        public @Nullable String getDefaultTopic() {
+            return defaultTopic;
+        }
+
+        public void setDefaultTopic(@Nullable String defaultTopic) {
+            this.defaultTopic = defaultTopic;
+        }
+    }
+
+    /** kafko.listener.*: defaults of every listener container. */
+    public static class Listener {
+
+        /** When offsets are committed: record, batch, manual or manual-immediate. */
+        private AckMode ackMode = AckMode.BATCH;
+
+        /** Members (threads) per listener and topic that share the partitions. */
+        private int concurrency = 1;
+
+        /** How long one poll waits for records. */
+        private Duration pollTimeout = Duration.ofSeconds(1);
+
+        /** The most records one poll returns. */
+        private int maxPollRecords = 500;
+
+        /** How long stopping waits for a member to finish its record in hand. */
+        private Duration shutdownTimeout = Duration.ofSeconds(10);
+
+        private final Retry retry = new Retry();
+
+        private final DeadLetter deadLetter = new DeadLetter();
+
+        public AckMode getAckMode() {
+            return ackMode;
+        }
+
+        public void setAckMode(AckMode ackMode) {
+            this.ackMode = ackMode;
+        }
+
+        public int getConcurrency() {
+            return concurrency;
+        }
+
+        public void setConcurrency(int concurrency) {
+            this.concurrency = concurrency;
+        }
+
+        public Duration getPollTimeout() {
+            return pollTimeout;
+        }
+
+        public void setPollTimeout(Duration pollTimeout) {
+            this.pollTimeout = pollTimeout;
+        }
+
+        public int getMaxPollRecords() {
+            return maxPollRecords;
+        }
+
+        public void setMaxPollRecords(int maxPollRecords) {
+            this.maxPollRecords = maxPollRecords;
+        }
+
+        public Duration getShutdownTimeout() {
+            return shutdownTimeout;
+        }
+
+        public void setShutdownTimeout(Duration shutdownTimeout) {
+            this.shutdownTimeout = shutdownTimeout;
+        }
+
+        public Retry getRetry() {
+            return retry;
+        }
+
+        public DeadLetter getDeadLetter() {
+            return deadLetter;
+        }
+    }
+
+    /** kafko.listener.retry.*. */
+    public static class Retry {
+
+        /** Attempts per record, the first one included; then the record is recovered. */
+        private int maxAttempts = 10;
+
+        /** Delay between two attempts. */
+        private Duration backoff = Duration.ZERO;
+
+        public int getMaxAttempts() {
+            return maxAttempts;
+        }
+
+        public void setMaxAttempts(int maxAttempts) {
+            this.maxAttempts = maxAttempts;
+        }
+
+        public Duration getBackoff() {
+            return backoff;
+        }
+
+        public void setBackoff(Duration backoff) {
+            this.backoff = backoff;
+        }
+    }
+
+    /** kafko.listener.dead-letter.*. */
+    public static class DeadLetter {
+
+        /** Publish records that exhausted their attempts to &lt;topic&gt;.DLT instead of logging and skipping them. */
+        private boolean enabled;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+    }
+
+    /** kafko.health.*. */
+    public static class Health {
+
+        /** Below this free space on the data directory's disk the health is DOWN. */
+        private DataSize minFreeDisk = DataSize.ofMegabytes(100);
+
+        public DataSize getMinFreeDisk() {
+            return minFreeDisk;
+        }
+
+        public void setMinFreeDisk(DataSize minFreeDisk) {
+            this.minFreeDisk = minFreeDisk;
+        }
+    }
+}

@@ -1,0 +1,110 @@
+package dev.kafko.spring.config;
+
+import dev.kafko.spring.core.KafkoOperations;
+import dev.kafko.spring.core.LogBackend;
+import dev.kafko.spring.listener.ConcurrentMessageListenerContainer;
+import dev.kafko.spring.listener.ContainerProperties;
+import dev.kafko.spring.listener.KafkoErrorHandler;
+import dev.kafko.spring.listener.KafkoMessageListener;
+import dev.kafko.spring.listener.adapter.KafkoArgumentResolvers;
+import dev.kafko.spring.listener.adapter.MessagingMessageListenerAdapter;
+import dev.kafko.spring.support.KafkoInstrumentation;
+import dev.kafko.spring.support.RecordMessageConverter;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+import org.springframework.core.task.SimpleAsyncTaskExecutor;
+import org.springframework.core.task.TaskExecutor;
+import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
+import org.springframework.messaging.handler.invocation.InvocableHandlerMethod;
+
+/**
+ * Builds listener containers from endpoints (annotated methods) or from plain
+ * {@link KafkoMessageListener}s, with shared defaults: backend, container properties, error
+ * handler, converter, thread executor, instrumentation and the template used by {@code @SendTo}.
+ * Configure it before the context starts; afterwards it is only read (any thread).
+ */
+public class KafkoListenerContainerFactory {
+
+    private final LogBackend backend;
+    private final RecordMessageConverter converter;
+    private ContainerProperties containerProperties = ContainerProperties.DEFAULTS;
+    private KafkoErrorHandler errorHandler = new dev.kafko.spring.listener.DefaultErrorHandler();
+    private KafkoInstrumentation instrumentation = KafkoInstrumentation.NOOP;
+    private TaskExecutor executor = new SimpleAsyncTaskExecutor("kafko-listener-");
+    private @Nullable KafkoOperations<Object, Object> replyTemplate;
+    private @Nullable MessageHandlerMethodFactory defaultHandlerMethodFactory;
+    private boolean autoStartup = true;
+
+    public KafkoListenerContainerFactory(LogBackend backend, RecordMessageConverter converter) {
+        this.backend = backend;
+        this.converter = converter;
+    }
+
+    public void setContainerProperties(ContainerProperties containerProperties) {
+        this.containerProperties = containerProperties;
+    }
+
+    public ContainerProperties getContainerProperties() {
+        return containerProperties;
+    }
+
+    public void setErrorHandler(KafkoErrorHandler errorHandler) {
+        this.errorHandler = errorHandler;
+    }
+
+    public KafkoErrorHandler getErrorHandler() {
+        return errorHandler;
+    }
+
+    public void setInstrumentation(KafkoInstrumentation instrumentation) {
+        this.instrumentation = instrumentation;
+    }
+
+    /** Runs the member threads; each renames its thread to {@code <id>-<n>}. */
+    public void setTaskExecutor(TaskExecutor executor) {
+        this.executor = executor;
+    }
+
+    /** The template a {@code @SendTo} listener sends its result with. */
+    public void setReplyTemplate(@Nullable KafkoOperations<Object, Object> replyTemplate) {
+        this.replyTemplate = replyTemplate;
+    }
+
+    /** Whether containers start with the context unless their endpoint says otherwise. */
+    public void setAutoStartup(boolean autoStartup) {
+        this.autoStartup = autoStartup;
+    }
+
+    /** The argument resolution used when the context defines no {@code kafkoHandlerMethodFactory} bean. */
+    public synchronized MessageHandlerMethodFactory defaultHandlerMethodFactory() {
+        if (defaultHandlerMethodFactory == null) {
+            defaultHandlerMethodFactory = KafkoArgumentResolvers.handlerMethodFactory(converter, null);
+        }
+        return defaultHandlerMethodFactory;
+    }
+
+    /** A container for an annotated method. */
+    public ConcurrentMessageListenerContainer createListenerContainer(KafkoListenerEndpoint endpoint,
+                                                                      MessageHandlerMethodFactory methods) {
+        InvocableHandlerMethod handler = methods.createInvocableHandlerMethod(endpoint.bean(), endpoint.method());
+        MessagingMessageListenerAdapter adapter = new MessagingMessageListenerAdapter(handler, converter,
+                endpoint.batch(), endpoint.id(), endpoint.groupId(), endpoint.replyTopic(), replyTemplate);
+        ContainerProperties properties = containerProperties;
+        if (endpoint.concurrency() != null) {
+            properties = properties.withConcurrency(endpoint.concurrency());
+        }
+        if (endpoint.ackMode() != null) {
+            properties = properties.withAckMode(endpoint.ackMode());
+        }
+        boolean start = endpoint.autoStartup() != null ? endpoint.autoStartup() : autoStartup;
+        return new ConcurrentMessageListenerContainer(endpoint.id(), endpoint.topics(), endpoint.groupId(), backend,
+                properties, start, adapter, errorHandler, instrumentation, executor);
+    }
+
+    /** A container for a plain listener, with this factory's defaults. */
+    public ConcurrentMessageListenerContainer createListenerContainer(String id, String groupId, List<String> topics,
+                                                                      KafkoMessageListener listener) {
+        return new ConcurrentMessageListenerContainer(id, topics, groupId, backend, containerProperties, autoStartup,
+                listener, errorHandler, instrumentation, executor);
+    }
+}

@@ -1,0 +1,30 @@
+package dev.kafko.spring.config;
+
+import dev.kafko.spring.listener.AckMode;
+import java.lang.reflect.Method;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A resolved {@code @KafkoListener}: every placeholder and expression already evaluated. Unset
+ * values ({@code null}) take the container factory's defaults.
+ *
+ * @param id the listener id
+ * @param topics the topics, at least one
+ * @param groupId the consumer group
+ * @param concurrency members per topic, or {@code null}
+ * @param autoStartup whether to start with the context, or {@code null}
+ * @param batch whether the method takes a whole poll
+ * @param ackMode the ack mode, or {@code null}
+ * @param bean the bean to invoke
+ * @param method the method to invoke
+ * @param replyTopic the {@code @SendTo} topic, or {@code null}
+ */
+public record KafkoListenerEndpoint(String id, List<String> topics, String groupId, @Nullable Integer concurrency,
+                                    @Nullable Boolean autoStartup, boolean batch, @Nullable AckMode ackMode,
+                                    Object bean, Method method, @Nullable String replyTopic) {
+
+    public KafkoListenerEndpoint {
+        topics = List.copyOf(topics);
+    }
+}

@@ -1,0 +1,113 @@
+package dev.kafko.spring.config;
+
+import dev.kafko.spring.listener.MessageListenerContainer;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * Owns every listener container: starts the auto-startup ones when the context starts and stops
+ * them all (in parallel, each gracefully) before the context closes, so that kafko itself closes
+ * only after every container stopped. Thread-safe.
+ *
+ * <pre>{@code
+ * registry.getListenerContainer("billing").pause();
+ * }</pre>
+ */
+public class KafkoListenerEndpointRegistry implements SmartLifecycle, DisposableBean {
+
+    /** The bean name of the registry. */
+    public static final String BEAN_NAME = "kafkoListenerEndpointRegistry";
+
+    /** Late start, early stop: after and before most other lifecycle beans (spring-kafka's phase). */
+    public static final int PHASE = Integer.MAX_VALUE - 100;
+
+    private final Map<String, MessageListenerContainer> containers = new LinkedHashMap<>();
+    private volatile boolean running;
+
+    /**
+     * Adds a container.
+     *
+     * @param startIfRunning start it now when the registry runs and the container is auto-startup
+     * @throws IllegalStateException when another container has the same id
+     */
+    public void registerListenerContainer(MessageListenerContainer container, boolean startIfRunning) {
+        synchronized (containers) {
+            String id = container.getListenerId();
+            if (containers.containsKey(id)) {
+                throw new IllegalStateException("Two listeners have the id '" + id + "'; listener ids must be unique");
+            }
+            containers.put(id, container);
+        }
+        if (startIfRunning && running && container.isAutoStartup()) {
+            container.start();
+        }
+    }
+
+    /** The container with this listener id, or {@code null}. */
+    public @Nullable MessageListenerContainer getListenerContainer(String id) {
+        synchronized (containers) {
+            return containers.get(id);
+        }
+    }
+
+    public Set<String> getListenerContainerIds() {
+        synchronized (containers) {
+            return Set.copyOf(containers.keySet());
+        }
+    }
+
+    public Collection<MessageListenerContainer> getListenerContainers() {
+        synchronized (containers) {
+            return List.copyOf(containers.values());
+        }
+    }
+
+    @Override
+    public void start() {
+        for (MessageListenerContainer container : getListenerContainers()) {
+            if (container.isAutoStartup()) {
+                container.start();
+            }
+        }
+        running = true;
+    }
+
+    /** Stops every container at once and waits for all. */
+    @Override
+    public void stop() {
+        running = false;
+        List<CompletableFuture<Void>> stopping = new ArrayList<>();
+        for (MessageListenerContainer container : getListenerContainers()) {
+            if (container.isRunning()) {
+                stopping.add(CompletableFuture.runAsync(container::stop, runnable -> {
+                    Thread t = new Thread(runnable, "kafko-stop-" + container.getListenerId());
+                    t.start();
+                }));
+            }
+        }
+        CompletableFuture.allOf(stopping.toArray(CompletableFuture[]::new)).join();
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    @Override
+    public int getPhase() {
+        return PHASE;
+    }
+
+    @Override
+    public void destroy() {
+        stop();
+    }
+}

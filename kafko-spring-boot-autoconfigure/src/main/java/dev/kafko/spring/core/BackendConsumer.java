@@ -1,0 +1,33 @@
+package dev.kafko.spring.core;
+
+import dev.kafko.KafkoRecord;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * One group member of a {@link LogBackend} on one topic. Used by one thread at a time; only
+ * {@link #wakeup()} may be called from another thread.
+ */
+public interface BackendConsumer extends AutoCloseable {
+
+    /** The next records, waiting up to {@code timeout}; empty on timeout or {@link #wakeup()}. */
+    List<KafkoRecord> poll(Duration timeout);
+
+    /** Durably records, per partition, the offset of the next record to read. */
+    void commit(Map<Integer, Long> offsets);
+
+    /** The next poll of {@code partition} starts at {@code offset}. */
+    void seek(int partition, long offset);
+
+    /** The partitions this member reads now. */
+    Set<Integer> assignment();
+
+    /** Makes a blocked or the next poll return at once. Any thread may call it. */
+    void wakeup();
+
+    /** Leaves the group; its partitions move to the other members. */
+    @Override
+    void close();
+}

@@ -1,0 +1,135 @@
+package dev.kafko.spring.core;
+
+import dev.kafko.Consumer;
+import dev.kafko.ConsumerOptions;
+import dev.kafko.ConsumerRebalanceListener;
+import dev.kafko.Headers;
+import dev.kafko.Kafko;
+import dev.kafko.KafkoRecord;
+import dev.kafko.OutgoingRecord;
+import dev.kafko.PartitionInfo;
+import dev.kafko.Producer;
+import dev.kafko.RecordPosition;
+import dev.kafko.UnknownTopicException;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The {@link LogBackend} over an in-process {@link Kafko}. Thread-safe: it holds no state besides
+ * the instance and the {@link KafkoTopicProvisioner} that creates topics on first use.
+ */
+public final class KafkoBackend implements LogBackend {
+
+    private final Kafko kafko;
+    private final KafkoTopicProvisioner topics;
+
+    public KafkoBackend(Kafko kafko, KafkoTopicProvisioner topics) {
+        this.kafko = kafko;
+        this.topics = topics;
+    }
+
+    /** The instance this backend writes to. */
+    public Kafko kafko() {
+        return kafko;
+    }
+
+    @Override
+    public BackendProducer producer(String topic) {
+        topics.ensure(topic, 1);
+        return new KafkoBackendProducer(kafko.producer(topic));
+    }
+
+    @Override
+    public BackendConsumer groupConsumer(String topic, String group, int maxPollRecords,
+                                         ConsumerRebalanceListener rebalanceListener) {
+        topics.ensure(topic, 1);
+        ConsumerOptions options = ConsumerOptions.DEFAULTS.withMaxPollRecords(maxPollRecords)
+                .withRebalanceListener(rebalanceListener);
+        return new KafkoBackendConsumer(kafko.groupConsumer(topic, group, options));
+    }
+
+    @Override
+    public void ensureTopic(String topic, int minPartitions) {
+        topics.ensure(topic, minPartitions);
+    }
+
+    @Override
+    public int partitionCount(String topic) {
+        return kafko.topic(topic).orElseThrow(() -> new UnknownTopicException("topic '" + topic + "' does not exist"))
+                .partitionCount();
+    }
+
+    @Override
+    public Map<Integer, Long> endOffsets(String topic) {
+        List<PartitionInfo> partitions = kafko.topic(topic)
+                .orElseThrow(() -> new UnknownTopicException("topic '" + topic + "' does not exist")).partitions();
+        Map<Integer, Long> ends = new HashMap<>();
+        for (PartitionInfo p : partitions) {
+            ends.put(p.partition(), p.endOffset());
+        }
+        return ends;
+    }
+
+    @Override
+    public Map<Integer, Long> committedOffsets(String topic, String group) {
+        return kafko.groupInfo(topic, group).committed();
+    }
+
+    @Override
+    public long currentTimeMillis() {
+        return kafko.options().clock().millis();
+    }
+
+    private record KafkoBackendProducer(Producer producer) implements BackendProducer {
+
+        @Override
+        public String topic() {
+            return producer.topic();
+        }
+
+        @Override
+        public CompletableFuture<RecordPosition> send(@Nullable Integer partition, byte @Nullable [] key,
+                                                      byte @Nullable [] value, Headers headers, long timestamp) {
+            OutgoingRecord record = OutgoingRecord.of(key, value, headers, timestamp);
+            return partition == null ? producer.send(record) : producer.sendTo(partition, record);
+        }
+    }
+
+    private record KafkoBackendConsumer(Consumer consumer) implements BackendConsumer {
+
+        @Override
+        public List<KafkoRecord> poll(Duration timeout) {
+            return consumer.poll(timeout);
+        }
+
+        @Override
+        public void commit(Map<Integer, Long> offsets) {
+            consumer.commit(offsets);
+        }
+
+        @Override
+        public void seek(int partition, long offset) {
+            consumer.seek(partition, offset);
+        }
+
+        @Override
+        public Set<Integer> assignment() {
+            return consumer.assignment();
+        }
+
+        @Override
+        public void wakeup() {
+            consumer.wakeup();
+        }
+
+        @Override
+        public void close() {
+            consumer.close();
+        }
+    }
+}

@@ -1,0 +1,44 @@
+package dev.kafko.spring.core;
+
+import dev.kafko.spring.support.SendResult;
+import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
+import org.springframework.messaging.Message;
+
+/**
+ * Sending records, the kafko way of spring-kafka's {@code KafkaOperations}. Every method returns a
+ * future that completes once the record is appended; conversion and argument errors are thrown
+ * at once, before anything is written.
+ *
+ * @param <K> the key type
+ * @param <V> the value type
+ */
+public interface KafkoOperations<K, V> {
+
+    /** Sends a value without a key (partitions are picked round-robin). */
+    CompletableFuture<SendResult<K, V>> send(String topic, @Nullable V value);
+
+    /** Sends to the key's partition (murmur2, as Kafka's default partitioner). */
+    CompletableFuture<SendResult<K, V>> send(String topic, @Nullable K key, @Nullable V value);
+
+    /** Sends to {@code partition} when not null, else as {@link #send(String, Object, Object)}. */
+    CompletableFuture<SendResult<K, V>> send(String topic, @Nullable Integer partition, @Nullable K key,
+                                             @Nullable V value);
+
+    /**
+     * Sends a Spring message: the payload is the value; {@code KafkoHeaders.TOPIC} (required unless
+     * a default topic is set), {@code KEY}, {@code PARTITION} and {@code TIMESTAMP} route it; every
+     * other header becomes a record header.
+     */
+    CompletableFuture<SendResult<K, V>> send(Message<?> message);
+
+    /**
+     * Sends to the default topic ({@code kafko.template.default-topic}).
+     *
+     * @throws IllegalStateException when no default topic is set
+     */
+    CompletableFuture<SendResult<K, V>> sendDefault(@Nullable V value);
+
+    /** Sends to the default topic with a key. */
+    CompletableFuture<SendResult<K, V>> sendDefault(@Nullable K key, @Nullable V value);
+}

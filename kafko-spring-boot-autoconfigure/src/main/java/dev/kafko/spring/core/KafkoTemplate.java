@@ -1,0 +1,166 @@
+package dev.kafko.spring.core;
+
+import dev.kafko.Header;
+import dev.kafko.Headers;
+import dev.kafko.OutgoingRecord;
+import dev.kafko.RecordPosition;
+import dev.kafko.UnknownTopicException;
+import dev.kafko.spring.support.KafkoHeaders;
+import dev.kafko.spring.support.KafkoInstrumentation;
+import dev.kafko.spring.support.LoggingProducerListener;
+import dev.kafko.spring.support.ProducerListener;
+import dev.kafko.spring.support.RecordMessageConverter;
+import dev.kafko.spring.support.SendResult;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
+import org.springframework.messaging.Message;
+import org.springframework.messaging.MessageHeaders;
+
+/**
+ * Sends records to kafko topics, converting keys and values with a {@link RecordMessageConverter}.
+ * Thread-safe: any number of threads may send through one template; it keeps one producer per
+ * topic.
+ *
+ * <pre>{@code
+ * template.send("orders", order.id(), order).join();        // JSON value, String key
+ * template.send(MessageBuilder.withPayload(order)
+ *         .setHeader(KafkoHeaders.TOPIC, "orders").build());
+ * }</pre>
+ *
+ * @param <K> the key type
+ * @param <V> the value type
+ */
+public class KafkoTemplate<K, V> implements KafkoOperations<K, V> {
+
+    private final LogBackend backend;
+    private final RecordMessageConverter converter;
+    private final Map<String, BackendProducer> producers = new ConcurrentHashMap<>();
+    private volatile @Nullable String defaultTopic;
+    private volatile ProducerListener<K, V> producerListener = new LoggingProducerListener<>();
+    private volatile KafkoInstrumentation instrumentation = KafkoInstrumentation.NOOP;
+
+    public KafkoTemplate(LogBackend backend, RecordMessageConverter converter) {
+        this.backend = backend;
+        this.converter = converter;
+    }
+
+    /** The topic of {@link #sendDefault}; {@code null} for none. */
+    public void setDefaultTopic(@Nullable String defaultTopic) {
+        this.defaultTopic = defaultTopic;
+    }
+
+    public @Nullable String getDefaultTopic() {
+        return defaultTopic;
+    }
+
+    /** Told about every send's outcome; by default failures are logged. */
+    public void setProducerListener(ProducerListener<K, V> producerListener) {
+        this.producerListener = producerListener;
+    }
+
+    /** Receives the duration of every send (Micrometer's timer, when configured). */
+    public void setInstrumentation(KafkoInstrumentation instrumentation) {
+        this.instrumentation = instrumentation;
+    }
+
+    @Override
+    public CompletableFuture<SendResult<K, V>> send(String topic, @Nullable V value) {
+        return doSend(topic, null, null, value, null, List.of());
+    }
+
+    @Override
+    public CompletableFuture<SendResult<K, V>> send(String topic, @Nullable K key, @Nullable V value) {
+        return doSend(topic, null, key, value, null, List.of());
+    }
+
+    @Override
+    public CompletableFuture<SendResult<K, V>> send(String topic, @Nullable Integer partition, @Nullable K key,
+                                                    @Nullable V value) {
+        return doSend(topic, partition, key, value, null, List.of());
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public CompletableFuture<SendResult<K, V>> send(Message<?> message) {
+        MessageHeaders headers = message.getHeaders();
+        String topic = headers.get(KafkoHeaders.TOPIC, String.class);
+        if (topic == null) {
+            topic = requireDefaultTopic("a message without a " + KafkoHeaders.TOPIC + " header");
+        }
+        Integer partition = headers.get(KafkoHeaders.PARTITION, Integer.class);
+        Long timestamp = headers.get(KafkoHeaders.TIMESTAMP, Long.class);
+        K key = (K) headers.get(KafkoHeaders.KEY);
+        return doSend(topic, partition, key, (V) message.getPayload(), timestamp, converter.recordHeaders(headers));
+    }
+
+    @Override
+    public CompletableFuture<SendResult<K, V>> sendDefault(@Nullable V value) {
+        return send(requireDefaultTopic("sendDefault"), value);
+    }
+
+    @Override
+    public CompletableFuture<SendResult<K, V>> sendDefault(@Nullable K key, @Nullable V value) {
+        return send(requireDefaultTopic("sendDefault"), key, value);
+    }
+
+    private String requireDefaultTopic(String what) {
+        String topic = defaultTopic;
+        if (topic == null || topic.isBlank()) {
+            throw new IllegalStateException("No default topic for " + what
+                    + ": set kafko.template.default-topic (or KafkoTemplate.setDefaultTopic)");
+        }
+        return topic;
+    }
+
+    private CompletableFuture<SendResult<K, V>> doSend(String topic, @Nullable Integer partition, @Nullable K key,
+                                                       @Nullable V value, @Nullable Long timestamp,
+                                                       List<Header> extraHeaders) {
+        long start = System.nanoTime();
+        List<Header> headers = new ArrayList<>(extraHeaders);
+        byte[] keyBytes = converter.keyBytes(key);
+        byte[] valueBytes = converter.valueBytes(value, headers);
+        long ts = timestamp != null && timestamp != OutgoingRecord.NO_TIMESTAMP ? timestamp
+                : backend.currentTimeMillis();
+        CompletableFuture<RecordPosition> appended;
+        try {
+            appended = producer(topic).send(partition, keyBytes, valueBytes, Headers.of(headers), ts);
+        } catch (RuntimeException e) {
+            complete(topic, partition, key, value, start, e);
+            throw e;
+        }
+        return appended.handle((position, failure) -> {
+            if (failure != null) {
+                Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                        ? failure.getCause() : failure;
+                if (cause instanceof UnknownTopicException) {
+                    producers.remove(topic);
+                }
+                complete(topic, partition, key, value, start, cause);
+                throw failure instanceof CompletionException ce ? ce : new CompletionException(cause);
+            }
+            SendResult<K, V> result = new SendResult<>(topic, position.partition(), position.offset(), ts, key, value);
+            instrumentation.sendCompleted(topic, System.nanoTime() - start, null);
+            producerListener.onSuccess(result);
+            return result;
+        });
+    }
+
+    private void complete(String topic, @Nullable Integer partition, @Nullable K key, @Nullable V value, long start,
+                          Throwable failure) {
+        instrumentation.sendCompleted(topic, System.nanoTime() - start, failure);
+        producerListener.onError(topic, partition, key, value, failure);
+    }
+
+    private BackendProducer producer(String topic) {
+        BackendProducer producer = producers.get(topic);
+        if (producer == null) {
+            producer = producers.computeIfAbsent(topic, backend::producer);
+        }
+        return producer;
+    }
+}

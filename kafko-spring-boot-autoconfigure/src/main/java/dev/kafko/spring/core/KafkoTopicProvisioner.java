@@ -1,0 +1,104 @@
+package dev.kafko.spring.core;
+
+import dev.kafko.Kafko;
+import dev.kafko.KafkoException;
+import dev.kafko.Topic;
+import dev.kafko.TopicConfig;
+import dev.kafko.TopicExistsException;
+import dev.kafko.UnknownTopicException;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.InitializingBean;
+
+/**
+ * Creates the topics declared under {@code kafko.topics.<name>.*} at start-up and, on first use,
+ * the topics nobody declared (when auto-creation is on). Thread-safe: two threads creating one
+ * topic at once both end up with it.
+ */
+public final class KafkoTopicProvisioner implements InitializingBean {
+
+    private static final Logger LOG = LoggerFactory.getLogger(KafkoTopicProvisioner.class);
+
+    private final Kafko kafko;
+    private final Map<String, TopicConfig> declared;
+    private final boolean autoCreate;
+
+    /**
+     * @param declared the topics to create or check at start-up, with their configs
+     * @param autoCreate whether a topic nobody declared is created on first send or listen, with
+     *     the instance's topic defaults
+     */
+    public KafkoTopicProvisioner(Kafko kafko, Map<String, TopicConfig> declared, boolean autoCreate) {
+        this.kafko = kafko;
+        this.declared = Map.copyOf(declared);
+        this.autoCreate = autoCreate;
+    }
+
+    /** Creates or checks every declared topic. */
+    @Override
+    public void afterPropertiesSet() {
+        declared.forEach(this::provision);
+    }
+
+    private void provision(String name, TopicConfig config) {
+        Optional<Topic> existing = kafko.topic(name);
+        if (existing.isEmpty()) {
+            create(name, config);
+            return;
+        }
+        Topic topic = existing.get();
+        int current = topic.partitionCount();
+        if (config.partitions() < current) {
+            throw new KafkoException("kafko.topics." + name + ".partitions=" + config.partitions()
+                    + " would shrink topic '" + name + "', which has " + current
+                    + " partitions; partitions can only grow: set it to " + current + " or more");
+        }
+        if (config.partitions() > current) {
+            LOG.info("Growing topic '{}' from {} to {} partitions", name, current, config.partitions());
+            topic.increasePartitions(config.partitions());
+        }
+        TopicConfig stored = topic.config().toBuilder().partitions(config.partitions()).build();
+        if (!stored.equals(config)) {
+            LOG.warn("Topic '{}' exists with {}; kafko.topics.{} asks for {}. Only the partition count of an"
+                    + " existing topic can change, the stored config stays", name, topic.config(), name, config);
+        }
+    }
+
+    /**
+     * Makes sure {@code name} exists with at least {@code minPartitions} partitions.
+     *
+     * @throws UnknownTopicException when it does not exist and auto-creation is off
+     */
+    public Topic ensure(String name, int minPartitions) {
+        Topic topic = kafko.topic(name).orElse(null);
+        if (topic == null) {
+            TopicConfig config = declared.get(name);
+            if (config == null && !autoCreate) {
+                throw new UnknownTopicException("topic '" + name + "' does not exist and kafko.auto-create-topics"
+                        + " is false: declare it under kafko.topics." + name + " or create it first");
+            }
+            if (config == null) {
+                config = kafko.options().topicDefaults();
+            }
+            if (config.partitions() < minPartitions) {
+                config = config.toBuilder().partitions(minPartitions).build();
+            }
+            topic = create(name, config);
+        }
+        if (topic.partitionCount() < minPartitions) {
+            topic.increasePartitions(minPartitions);
+        }
+        return topic;
+    }
+
+    private Topic create(String name, TopicConfig config) {
+        try {
+            LOG.info("Creating topic '{}' with {}", name, config);
+            return kafko.createTopic(name, config);
+        } catch (TopicExistsException raced) {
+            return kafko.topic(name).orElseThrow(() -> raced);
+        }
+    }
+}

@@ -1,0 +1,49 @@
+package dev.kafko.spring.core;
+
+import dev.kafko.ConsumerRebalanceListener;
+import java.util.Map;
+
+/**
+ * The narrow seam through which {@link KafkoTemplate} and the listener containers reach a log.
+ * {@link KafkoBackend} implements it over kafko; another implementation (for example over
+ * kafka-clients) could be added without touching annotations, properties or user code.
+ * Implementations are thread-safe.
+ */
+public interface LogBackend {
+
+    /**
+     * A producer for {@code topic}, creating the topic first when it is unknown and auto-creation
+     * is on.
+     *
+     * @throws dev.kafko.UnknownTopicException when the topic is unknown and may not be created
+     */
+    BackendProducer producer(String topic);
+
+    /**
+     * A member of {@code group} on {@code topic}, creating the topic first when allowed. The member
+     * is used by one thread at a time; only {@link BackendConsumer#wakeup()} may be called from others.
+     *
+     * @param maxPollRecords the most records one poll returns
+     * @param rebalanceListener told on the polling thread when partitions move
+     */
+    BackendConsumer groupConsumer(String topic, String group, int maxPollRecords,
+                                  ConsumerRebalanceListener rebalanceListener);
+
+    /**
+     * Makes sure {@code topic} exists with at least {@code minPartitions} partitions: creates it
+     * (when allowed) or grows it.
+     */
+    void ensureTopic(String topic, int minPartitions);
+
+    /** The current partition count of an existing topic. */
+    int partitionCount(String topic);
+
+    /** The end offset (the offset the next record will get) of every partition of {@code topic}. */
+    Map<Integer, Long> endOffsets(String topic);
+
+    /** The committed offsets of {@code group} on {@code topic}; partitions without a commit are absent. */
+    Map<Integer, Long> committedOffsets(String topic, String group);
+
+    /** Now, by the log's clock, in epoch millis: the timestamp the template gives new records. */
+    long currentTimeMillis();
+}

@@ -1,0 +1,21 @@
+package dev.kafko.spring.listener;
+
+/**
+ * When a listener container commits offsets. In every mode a record's offset is committed only
+ * after the listener method returned for it (or the error handler recovered it): at-least-once.
+ */
+public enum AckMode {
+    /** Commit after each record (each batch, for a batch listener). Fewest duplicates, most commits. */
+    RECORD,
+    /** Commit once the records of a poll are processed. The default. */
+    BATCH,
+    /** Commit what the listener {@link dev.kafko.spring.support.Acknowledgment acknowledged}, once the records of a poll are processed. */
+    MANUAL,
+    /** Commit at once when the listener acknowledges. */
+    MANUAL_IMMEDIATE;
+
+    /** Whether the listener method decides what is committed. */
+    public boolean isManual() {
+        return this == MANUAL || this == MANUAL_IMMEDIATE;
+    }
+}

@@ -1,0 +1,191 @@
+package dev.kafko.spring.listener;
+
+import dev.kafko.spring.core.LogBackend;
+import dev.kafko.spring.support.KafkoInstrumentation;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.core.task.TaskExecutor;
+
+/**
+ * A listener's container: for each of its topics, {@code concurrency} members of one group that
+ * share the topic's partitions, each a {@link KafkoMessageListenerContainer} with its own thread,
+ * named {@code <id>-0}, {@code <id>-1}, ... Lifecycle methods may be called from any thread and
+ * are serialized on this object.
+ */
+public final class ConcurrentMessageListenerContainer implements MessageListenerContainer {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ConcurrentMessageListenerContainer.class);
+
+    private final String listenerId;
+    private final List<String> topics;
+    private final String groupId;
+    private final LogBackend backend;
+    private final ContainerProperties properties;
+    private final boolean autoStartup;
+    private final List<KafkoMessageListenerContainer> members = new ArrayList<>();
+    private final ProcessedOffsets processed = new ProcessedOffsets();
+
+    @SuppressWarnings("checkstyle:ParameterNumber")
+    public ConcurrentMessageListenerContainer(String listenerId, List<String> topics, String groupId, LogBackend backend,
+                                              ContainerProperties properties, boolean autoStartup,
+                                              KafkoMessageListener listener, KafkoErrorHandler errorHandler,
+                                              KafkoInstrumentation instrumentation, TaskExecutor executor) {
+        if (topics.isEmpty()) {
+            throw new IllegalArgumentException("Listener '" + listenerId + "' names no topic");
+        }
+        this.listenerId = listenerId;
+        this.topics = List.copyOf(topics);
+        this.groupId = groupId;
+        this.backend = backend;
+        this.properties = properties;
+        this.autoStartup = autoStartup;
+        int n = 0;
+        for (String topic : this.topics) {
+            for (int i = 0; i < properties.concurrency(); i++) {
+                members.add(new KafkoMessageListenerContainer(listenerId, listenerId + "-" + n++, topic, groupId,
+                        backend, properties, listener, errorHandler, instrumentation, executor, processed));
+            }
+        }
+    }
+
+    @Override
+    public String getListenerId() {
+        return listenerId;
+    }
+
+    @Override
+    public String getGroupId() {
+        return groupId;
+    }
+
+    @Override
+    public List<String> getTopics() {
+        return topics;
+    }
+
+    public ContainerProperties getContainerProperties() {
+        return properties;
+    }
+
+    /** The members, in thread-name order. */
+    public List<MessageListenerContainer> getMembers() {
+        return List.copyOf(members);
+    }
+
+    @Override
+    public synchronized void start() {
+        for (String topic : topics) {
+            backend.ensureTopic(topic, 1);
+            int partitions = backend.partitionCount(topic);
+            if (properties.concurrency() > partitions) {
+                LOG.warn("Listener '{}' has concurrency {} but topic '{}' has {} partition(s): {} member(s) will idle",
+                        listenerId, properties.concurrency(), topic, partitions, properties.concurrency() - partitions);
+            }
+        }
+        try {
+            members.forEach(KafkoMessageListenerContainer::start);
+        } catch (RuntimeException e) {
+            stop();
+            throw e;
+        }
+    }
+
+    @Override
+    public synchronized void stop() {
+        members.forEach(KafkoMessageListenerContainer::requestStop);
+        members.forEach(KafkoMessageListenerContainer::awaitStopped);
+    }
+
+    /** Asks every member to stop without waiting (the registry stops all containers at once). */
+    void requestStop() {
+        members.forEach(KafkoMessageListenerContainer::requestStop);
+    }
+
+    /** Waits for every member asked to stop. */
+    void awaitStopped() {
+        members.forEach(KafkoMessageListenerContainer::awaitStopped);
+    }
+
+    @Override
+    public void pause() {
+        members.forEach(KafkoMessageListenerContainer::pause);
+    }
+
+    @Override
+    public void resume() {
+        members.forEach(KafkoMessageListenerContainer::resume);
+    }
+
+    @Override
+    public boolean isRunning() {
+        return members.stream().anyMatch(KafkoMessageListenerContainer::isRunning);
+    }
+
+    @Override
+    public boolean isPauseRequested() {
+        return members.stream().allMatch(KafkoMessageListenerContainer::isPauseRequested);
+    }
+
+    @Override
+    public boolean isPaused() {
+        return isPauseRequested() && members.stream().filter(KafkoMessageListenerContainer::isRunning)
+                .allMatch(KafkoMessageListenerContainer::isPaused);
+    }
+
+    @Override
+    public boolean isAutoStartup() {
+        return autoStartup;
+    }
+
+    @Override
+    public boolean isInExpectedState() {
+        return members.stream().allMatch(KafkoMessageListenerContainer::isInExpectedState);
+    }
+
+    /**
+     * Waits until this listener has finished (processed or recovered) every record that was in its
+     * topics when this method was called, or its group has committed past them.
+     *
+     * @return the partitions still behind when {@code timeout} passed; empty when caught up
+     */
+    public List<String> awaitCaughtUp(Duration timeout) throws InterruptedException {
+        Map<String, Map<Integer, Long>> targets = new java.util.HashMap<>();
+        for (String topic : topics) {
+            targets.put(topic, backend.endOffsets(topic));
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            List<String> behind = behind(targets);
+            long left = deadline - System.nanoTime();
+            if (behind.isEmpty() || left <= 0) {
+                return behind;
+            }
+            processed.awaitChange(Math.min(Duration.ofNanos(left).toMillis(), 100));
+        }
+    }
+
+    private List<String> behind(Map<String, Map<Integer, Long>> targets) {
+        List<String> behind = new ArrayList<>();
+        targets.forEach((topic, ends) -> {
+            Map<Integer, Long> done = processed.snapshot(topic);
+            Map<Integer, Long> committed = backend.committedOffsets(topic, groupId);
+            ends.forEach((partition, end) -> {
+                long reached = Math.max(done.getOrDefault(partition, 0L), committed.getOrDefault(partition, 0L));
+                if (reached < end) {
+                    behind.add(topic + "-" + partition + " at " + reached + " of " + end);
+                }
+            });
+        });
+        return behind;
+    }
+
+    @Override
+    public String toString() {
+        return "ConcurrentMessageListenerContainer[" + listenerId + " on " + topics + ", group " + groupId
+                + ", " + members.size() + " member(s)]";
+    }
+}

@@ -1,0 +1,91 @@
+package dev.kafko.spring.listener;
+
+import dev.kafko.KafkoRecord;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.messaging.converter.MessageConversionException;
+import org.springframework.messaging.handler.invocation.MethodArgumentResolutionException;
+import org.springframework.util.backoff.BackOff;
+import org.springframework.util.backoff.BackOffExecution;
+import org.springframework.util.backoff.FixedBackOff;
+
+/**
+ * Retries a failed delivery with a {@link BackOff}, then hands each record to a
+ * {@link RecordRecoverer} (by default: log and skip). Conversion and argument-resolution failures
+ * are not retried: they would fail the same way. Stateless apart from its settings; the container
+ * member thread calls it.
+ */
+public final class DefaultErrorHandler implements KafkoErrorHandler {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DefaultErrorHandler.class);
+
+    private final BackOff backOff;
+    private final RecordRecoverer recoverer;
+
+    /** 10 attempts in all, no delay, then log and skip. */
+    public DefaultErrorHandler() {
+        this(new FixedBackOff(0, 9), new LoggingRecordRecoverer());
+    }
+
+    public DefaultErrorHandler(BackOff backOff, RecordRecoverer recoverer) {
+        this.backOff = backOff;
+        this.recoverer = recoverer;
+    }
+
+    /**
+     * {@code maxAttempts} attempts in all (the first included), {@code intervalMillis} apart.
+     */
+    public static DefaultErrorHandler withAttempts(int maxAttempts, long intervalMillis, RecordRecoverer recoverer) {
+        if (maxAttempts < 1) {
+            throw new IllegalArgumentException("maxAttempts must be at least 1, was " + maxAttempts);
+        }
+        return new DefaultErrorHandler(new FixedBackOff(intervalMillis, maxAttempts - 1L), recoverer);
+    }
+
+    public RecordRecoverer getRecoverer() {
+        return recoverer;
+    }
+
+    @Override
+    public void handle(List<KafkoRecord> records, Exception failure, FailedInvocation invocation) throws Exception {
+        Exception last = failure;
+        if (isRetryable(failure)) {
+            BackOffExecution execution = backOff.start();
+            int attempt = 1;
+            for (long wait = execution.nextBackOff(); wait != BackOffExecution.STOP; wait = execution.nextBackOff()) {
+                if (!invocation.backOff(wait)) {
+                    throw new IllegalStateException("Listener '" + invocation.listenerId()
+                            + "' is stopping; the failed records will be delivered again", last);
+                }
+                attempt++;
+                try {
+                    invocation.retry();
+                    LOG.debug("Listener '{}' succeeded on attempt {}", invocation.listenerId(), attempt);
+                    return;
+                } catch (Exception e) {
+                    last = e;
+                    if (!isRetryable(e)) {
+                        break;
+                    }
+                }
+            }
+        }
+        for (KafkoRecord record : records) {
+            recoverer.recover(record, last, invocation);
+        }
+    }
+
+    /** Whether another attempt could succeed: false for conversion and argument-resolution failures. */
+    public static boolean isRetryable(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof MessageConversionException || t instanceof MethodArgumentResolutionException) {
+                return false;
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return true;
+    }
+}

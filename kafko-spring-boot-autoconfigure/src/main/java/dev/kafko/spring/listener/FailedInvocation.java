@@ -1,0 +1,22 @@
+package dev.kafko.spring.listener;
+
+/**
+ * What an {@link KafkoErrorHandler} may do with a failed delivery: invoke the listener again and
+ * wait between attempts. Used only on the container member's polling thread.
+ */
+public interface FailedInvocation {
+
+    String listenerId();
+
+    String groupId();
+
+    /** Invokes the listener again with the same records; throws what it throws. */
+    void retry() throws Exception;
+
+    /**
+     * Waits {@code millis} before the next attempt.
+     *
+     * @return false when the container is stopping: give up at once and let the records be delivered again
+     */
+    boolean backOff(long millis);
+}

@@ -1,0 +1,22 @@
+package dev.kafko.spring.listener;
+
+import dev.kafko.KafkoRecord;
+import java.util.List;
+
+/**
+ * Decides what happens to records whose listener threw. Called on the container member's polling
+ * thread. Define a bean of this type to replace the default ({@link DefaultErrorHandler}).
+ */
+@FunctionalInterface
+public interface KafkoErrorHandler {
+
+    /**
+     * Returning means the records are dealt with (retried successfully or recovered): the container
+     * commits past them. Throwing means they are not: the container seeks back and delivers them
+     * again on a later poll.
+     *
+     * @param records the record (or, for a batch listener, the batch) that failed
+     * @param failure what the listener threw
+     */
+    void handle(List<KafkoRecord> records, Exception failure, FailedInvocation invocation) throws Exception;
+}

@@ -1,0 +1,24 @@
+package dev.kafko.spring.listener;
+
+import dev.kafko.KafkoRecord;
+import dev.kafko.spring.support.Acknowledgment;
+import java.util.List;
+
+/**
+ * What a container delivers records to. Called only on the container member's polling thread.
+ * A record listener gets one record per call; a {@linkplain #isBatch() batch} listener gets every
+ * record of one poll.
+ */
+@FunctionalInterface
+public interface KafkoMessageListener {
+
+    /**
+     * Processes records. Returning means they are processed; throwing hands them to the error handler.
+     */
+    void onMessage(List<KafkoRecord> records, Acknowledgment acknowledgment) throws Exception;
+
+    /** Whether this listener takes a whole poll at once. */
+    default boolean isBatch() {
+        return false;
+    }
+}

@@ -1,0 +1,260 @@
+package dev.kafko.spring.listener;
+
+import dev.kafko.spring.core.LogBackend;
+import dev.kafko.spring.support.KafkoInstrumentation;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.core.task.TaskExecutor;
+
+/**
+ * One member of a listener's group on one topic: one polling thread, named {@code <id>-<n>}.
+ * Lifecycle methods may be called from any thread and are serialized; the polling itself happens
+ * in {@link ListenerConsumer} on the member thread. {@link ConcurrentMessageListenerContainer}
+ * runs several of these.
+ */
+public final class KafkoMessageListenerContainer implements MessageListenerContainer {
+
+    private static final Logger LOG = LoggerFactory.getLogger(KafkoMessageListenerContainer.class);
+
+    private final String listenerId;
+    private final String memberName;
+    private final String topic;
+    private final String groupId;
+    private final LogBackend backend;
+    private final ContainerProperties properties;
+    private final KafkoMessageListener listener;
+    private final KafkoErrorHandler errorHandler;
+    private final KafkoInstrumentation instrumentation;
+    private final TaskExecutor executor;
+    private final ProcessedOffsets processed;
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition signal = lock.newCondition();
+    private volatile boolean stopRequested;
+    private volatile boolean pauseRequested;
+    private volatile boolean paused;
+    private volatile boolean running;
+    private volatile boolean expectedRunning;
+    private volatile @Nullable Throwable failure;
+    private volatile @Nullable ListenerConsumer consumer;
+    private volatile CountDownLatch exited = new CountDownLatch(0);
+
+    @SuppressWarnings("checkstyle:ParameterNumber")
+    KafkoMessageListenerContainer(String listenerId, String memberName, String topic, String groupId,
+                                  LogBackend backend, ContainerProperties properties, KafkoMessageListener listener,
+                                  KafkoErrorHandler errorHandler, KafkoInstrumentation instrumentation,
+                                  TaskExecutor executor, ProcessedOffsets processed) {
+        this.listenerId = listenerId;
+        this.memberName = memberName;
+        this.topic = topic;
+        this.groupId = groupId;
+        this.backend = backend;
+        this.properties = properties;
+        this.listener = listener;
+        this.errorHandler = errorHandler;
+        this.instrumentation = instrumentation;
+        this.executor = executor;
+        this.processed = processed;
+    }
+
+    @Override
+    public String getListenerId() {
+        return listenerId;
+    }
+
+    /** The name of this member's polling thread. */
+    public String memberName() {
+        return memberName;
+    }
+
+    @Override
+    public String getGroupId() {
+        return groupId;
+    }
+
+    @Override
+    public List<String> getTopics() {
+        return List.of(topic);
+    }
+
+    String topic() {
+        return topic;
+    }
+
+    ContainerProperties properties() {
+        return properties;
+    }
+
+    KafkoErrorHandler errorHandler() {
+        return errorHandler;
+    }
+
+    KafkoInstrumentation instrumentation() {
+        return instrumentation;
+    }
+
+    ProcessedOffsets processed() {
+        return processed;
+    }
+
+    @Override
+    public void start() {
+        lock.lock();
+        try {
+            if (running) {
+                return;
+            }
+            stopRequested = false;
+            paused = false;
+            failure = null;
+            ListenerConsumer c = new ListenerConsumer(this, backend, listener);
+            consumer = c;
+            exited = new CountDownLatch(1);
+            running = true;
+            expectedRunning = true;
+            executor.execute(c);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Asks the member to stop without waiting; {@link #awaitStopped()} waits. */
+    void requestStop() {
+        expectedRunning = false;
+        stopRequested = true;
+        ListenerConsumer c = consumer;
+        if (c != null) {
+            c.wakeup();
+        }
+        signalAll();
+    }
+
+    /** Waits up to the shutdown timeout for the member thread to finish. */
+    void awaitStopped() {
+        try {
+            if (!exited.await(properties.shutdownTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+                LOG.warn("{} did not stop within {}", memberName, properties.shutdownTimeout());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void stop() {
+        requestStop();
+        awaitStopped();
+    }
+
+    @Override
+    public void pause() {
+        pauseRequested = true;
+        ListenerConsumer c = consumer;
+        if (c != null) {
+            c.wakeup();
+        }
+    }
+
+    @Override
+    public void resume() {
+        pauseRequested = false;
+        signalAll();
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    @Override
+    public boolean isPauseRequested() {
+        return pauseRequested;
+    }
+
+    @Override
+    public boolean isPaused() {
+        return paused;
+    }
+
+    @Override
+    public boolean isAutoStartup() {
+        return true;
+    }
+
+    @Override
+    public boolean isInExpectedState() {
+        return running || !expectedRunning;
+    }
+
+    /** Why the polling thread died, or {@code null}. */
+    public @Nullable Throwable getFailure() {
+        return failure;
+    }
+
+    boolean stopRequested() {
+        return stopRequested;
+    }
+
+    boolean pauseRequested() {
+        return pauseRequested;
+    }
+
+    void markPaused(boolean value) {
+        paused = value;
+    }
+
+    /** Called by the member thread as its last act. */
+    void exited(@Nullable Throwable died) {
+        failure = died;
+        paused = false;
+        consumer = null;
+        running = false;
+        exited.countDown();
+    }
+
+    /** Waits for a stop, resume or pause signal, at most {@code millis}. */
+    void awaitSignal(long millis) throws InterruptedException {
+        lock.lock();
+        try {
+            if (!stopRequested) {
+                signal.await(millis, TimeUnit.MILLISECONDS);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Waits {@code millis} unless a stop is requested first (pause and resume do not cut it short). */
+    void awaitStop(long millis) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        lock.lock();
+        try {
+            long left;
+            while (!stopRequested && (left = deadline - System.nanoTime()) > 0) {
+                signal.awaitNanos(left);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void signalAll() {
+        lock.lock();
+        try {
+            signal.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "KafkoMessageListenerContainer[" + memberName + " on " + topic + ", group " + groupId + "]";
+    }
+}

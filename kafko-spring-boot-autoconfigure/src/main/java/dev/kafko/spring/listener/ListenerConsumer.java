@@ -1,0 +1,291 @@
+package dev.kafko.spring.listener;
+
+import dev.kafko.ConsumerRebalanceListener;
+import dev.kafko.KafkoClosedException;
+import dev.kafko.KafkoException;
+import dev.kafko.KafkoRecord;
+import dev.kafko.spring.core.BackendConsumer;
+import dev.kafko.spring.core.LogBackend;
+import dev.kafko.spring.support.Acknowledgment;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The polling loop of one container member: poll, deliver, handle failures, commit by ack mode.
+ * Everything here runs on the member's own thread, except {@link Ack#acknowledge()} (any thread:
+ * a foreign ack is queued and committed by the polling thread) and {@link #wakeup()}.
+ */
+final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ListenerConsumer.class);
+
+    private final KafkoMessageListenerContainer container;
+    private final ContainerProperties properties;
+    private final KafkoMessageListener listener;
+    private final BackendConsumer consumer;
+    /** Committable offsets not yet committed, per partition; polling thread only. */
+    private final Map<Integer, Long> pending = new HashMap<>();
+    /** Acks made on other threads, as {partition, next offset}; drained by the polling thread. */
+    private final ConcurrentLinkedQueue<long[]> foreignAcks = new ConcurrentLinkedQueue<>();
+    private volatile @Nullable Thread owner;
+
+    ListenerConsumer(KafkoMessageListenerContainer container, LogBackend backend, KafkoMessageListener listener) {
+        this.container = container;
+        this.properties = container.properties();
+        this.listener = listener;
+        this.consumer = backend.groupConsumer(container.topic(), container.getGroupId(),
+                properties.maxPollRecords(), this);
+    }
+
+    void wakeup() {
+        consumer.wakeup();
+    }
+
+    @Override
+    public void run() {
+        owner = Thread.currentThread();
+        Thread.currentThread().setName(container.memberName());
+        Throwable died = null;
+        try {
+            while (!container.stopRequested()) {
+                drainForeignAcks();
+                if (container.pauseRequested()) {
+                    commitPending();
+                    container.markPaused(true);
+                    container.awaitSignal(properties.pollTimeout().toMillis());
+                    continue;
+                }
+                container.markPaused(false);
+                List<KafkoRecord> records = poll();
+                if (!records.isEmpty()) {
+                    deliver(records);
+                }
+                drainForeignAcks();
+                commitPending();
+            }
+        } catch (Throwable t) {
+            died = t;
+            LOG.error("Polling thread {} of listener '{}' died", container.memberName(), container.getListenerId(), t);
+        } finally {
+            try {
+                drainForeignAcks();
+                commitPending();
+            } catch (RuntimeException e) {
+                LOG.warn("Final commit of {} failed", container.memberName(), e);
+            }
+            try {
+                consumer.close();
+            } catch (RuntimeException e) {
+                LOG.warn("Closing the consumer of {} failed", container.memberName(), e);
+            }
+            owner = null;
+            container.exited(died);
+        }
+    }
+
+    private List<KafkoRecord> poll() throws InterruptedException {
+        try {
+            return consumer.poll(properties.pollTimeout());
+        } catch (KafkoClosedException e) {
+            throw e;
+        } catch (KafkoException e) {
+            LOG.error("Listener '{}' could not poll {}; trying again", container.getListenerId(), container.topic(), e);
+            container.awaitSignal(properties.pollTimeout().toMillis());
+            return List.of();
+        }
+    }
+
+    private void deliver(List<KafkoRecord> records) {
+        if (listener.isBatch()) {
+            if (!handle(records)) {
+                seekBack(records);
+            }
+            return;
+        }
+        Set<Integer> redeliver = new HashSet<>();
+        for (KafkoRecord record : records) {
+            if (container.stopRequested()) {
+                return; // not delivered, not committed: the group delivers them again
+            }
+            if (!redeliver.contains(record.partition()) && !handle(List.of(record))) {
+                consumer.seek(record.partition(), record.offset());
+                redeliver.add(record.partition());
+            }
+        }
+    }
+
+    private void seekBack(List<KafkoRecord> records) {
+        Map<Integer, Long> first = new HashMap<>();
+        for (KafkoRecord r : records) {
+            first.merge(r.partition(), r.offset(), Math::min);
+        }
+        first.forEach(consumer::seek);
+    }
+
+    /** Delivers records; true when they are done (processed or recovered), false to deliver them again. */
+    private boolean handle(List<KafkoRecord> records) {
+        Ack ack = new Ack(records);
+        try {
+            invoke(records, ack);
+            done(records, false);
+            return true;
+        } catch (Exception failure) {
+            try {
+                container.errorHandler().handle(records, failure, new Invocation(records, ack));
+            } catch (Exception unhandled) {
+                LOG.warn("Listener '{}' did not finish {} record(s) from {}; they will be delivered again",
+                        container.getListenerId(), records.size(), container.topic(), unhandled);
+                return false;
+            }
+            done(records, true);
+            return true;
+        }
+    }
+
+    private void invoke(List<KafkoRecord> records, Ack ack) throws Exception {
+        long start = System.nanoTime();
+        boolean success = false;
+        try {
+            listener.onMessage(records, ack);
+            success = true;
+        } finally {
+            container.instrumentation().listenerInvoked(container.getListenerId(), container.topic(),
+                    System.nanoTime() - start, success);
+        }
+    }
+
+    /** Records the records as finished; {@code recovered} ones count as acknowledged in manual modes. */
+    private void done(List<KafkoRecord> records, boolean recovered) {
+        Map<Integer, Long> next = nextOffsets(records);
+        next.forEach((p, o) -> container.processed().advance(container.topic(), p, o));
+        AckMode mode = properties.ackMode();
+        if (mode.isManual() && !recovered) {
+            return;
+        }
+        next.forEach((p, o) -> pending.merge(p, o, Math::max));
+        if (mode == AckMode.RECORD || mode == AckMode.MANUAL_IMMEDIATE) {
+            commitPending();
+        }
+    }
+
+    private static Map<Integer, Long> nextOffsets(List<KafkoRecord> records) {
+        Map<Integer, Long> next = new HashMap<>();
+        for (KafkoRecord r : records) {
+            next.merge(r.partition(), r.offset() + 1, Math::max);
+        }
+        return next;
+    }
+
+    private void drainForeignAcks() {
+        for (long[] ack = foreignAcks.poll(); ack != null; ack = foreignAcks.poll()) {
+            pending.merge((int) ack[0], ack[1], Math::max);
+        }
+    }
+
+    private void commitPending() {
+        if (pending.isEmpty()) {
+            return;
+        }
+        Map<Integer, Long> offsets = Map.copyOf(pending);
+        pending.clear();
+        try {
+            consumer.commit(offsets);
+        } catch (KafkoClosedException e) {
+            throw e;
+        } catch (KafkoException e) {
+            LOG.warn("Listener '{}' could not commit {} on {}", container.getListenerId(), offsets,
+                    container.topic(), e);
+        }
+    }
+
+    @Override
+    public void onPartitionsRevoked(Collection<Integer> partitions) {
+        drainForeignAcks();
+        Map<Integer, Long> handOver = new HashMap<>();
+        for (Integer p : partitions) {
+            Long offset = pending.remove(p);
+            if (offset != null) {
+                handOver.put(p, offset);
+            }
+        }
+        if (!handOver.isEmpty()) {
+            consumer.commit(handOver);
+        }
+    }
+
+    /** The acknowledgment handed to the listener for one delivery. */
+    private final class Ack implements Acknowledgment {
+        private final List<KafkoRecord> records;
+
+        Ack(List<KafkoRecord> records) {
+            this.records = records;
+        }
+
+        @Override
+        public void acknowledge() {
+            AckMode mode = properties.ackMode();
+            if (!mode.isManual()) {
+                return;
+            }
+            Map<Integer, Long> next = nextOffsets(records);
+            if (Thread.currentThread() == owner) {
+                next.forEach((p, o) -> pending.merge(p, o, Math::max));
+                if (mode == AckMode.MANUAL_IMMEDIATE) {
+                    commitPending();
+                }
+            } else {
+                next.forEach((p, o) -> foreignAcks.add(new long[] {p, o}));
+                if (mode == AckMode.MANUAL_IMMEDIATE) {
+                    consumer.wakeup();
+                }
+            }
+        }
+    }
+
+    /** The retry handle given to the error handler. */
+    private final class Invocation implements FailedInvocation {
+        private final List<KafkoRecord> records;
+        private final Ack ack;
+
+        Invocation(List<KafkoRecord> records, Ack ack) {
+            this.records = records;
+            this.ack = ack;
+        }
+
+        @Override
+        public String listenerId() {
+            return container.getListenerId();
+        }
+
+        @Override
+        public String groupId() {
+            return container.getGroupId();
+        }
+
+        @Override
+        public void retry() throws Exception {
+            invoke(records, ack);
+        }
+
+        @Override
+        public boolean backOff(long millis) {
+            if (millis > 0) {
+                try {
+                    container.awaitStop(millis);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
+            return !container.stopRequested();
+        }
+    }
+}

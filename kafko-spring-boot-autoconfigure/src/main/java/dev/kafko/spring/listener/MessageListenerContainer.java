@@ -1,0 +1,57 @@
+package dev.kafko.spring.listener;
+
+import java.util.List;
+
+/**
+ * Runs the polling threads of one listener. Any thread may call these methods; {@link #stop()}
+ * blocks until the record in hand is finished and committed.
+ */
+public interface MessageListenerContainer {
+
+    /** The listener id: the thread names and {@code registry.getListenerContainer(id)} use it. */
+    String getListenerId();
+
+    /** The consumer group the members join. */
+    String getGroupId();
+
+    List<String> getTopics();
+
+    /** Starts polling; a no-op when running. */
+    void start();
+
+    /**
+     * Stops gracefully: every member finishes (and commits) the record in hand, commits what its ack
+     * mode promises and leaves the group. Blocks until done or the shutdown timeout passed.
+     */
+    void stop();
+
+    /** Stops and then runs {@code callback}. */
+    default void stop(Runnable callback) {
+        stop();
+        callback.run();
+    }
+
+    /** Asks the members to stop polling after the records in hand; they stay in the group. */
+    void pause();
+
+    /** Undoes {@link #pause()}. */
+    void resume();
+
+    /** Whether any member thread is running. */
+    boolean isRunning();
+
+    /** Whether a pause was asked for and not yet undone. */
+    boolean isPauseRequested();
+
+    /** Whether every running member has actually stopped polling because of a pause. */
+    boolean isPaused();
+
+    /** Whether the container should start with the application context. */
+    boolean isAutoStartup();
+
+    /**
+     * Whether the container is as its last start/stop asked: false when it should be running but a
+     * member's polling thread died.
+     */
+    boolean isInExpectedState();
+}

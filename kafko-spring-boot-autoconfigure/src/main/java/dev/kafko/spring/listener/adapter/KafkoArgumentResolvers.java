@@ -1,0 +1,77 @@
+package dev.kafko.spring.listener.adapter;
+
+import dev.kafko.KafkoRecord;
+import dev.kafko.spring.support.Acknowledgment;
+import dev.kafko.spring.support.KafkoHeaders;
+import dev.kafko.spring.support.RecordMessageConverter;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+import org.springframework.core.MethodParameter;
+import org.springframework.core.convert.converter.Converter;
+import org.springframework.format.support.DefaultFormattingConversionService;
+import org.springframework.messaging.Message;
+import org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory;
+import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
+import org.springframework.messaging.handler.invocation.HandlerMethodArgumentResolver;
+import org.springframework.validation.Validator;
+
+/**
+ * Builds the {@link MessageHandlerMethodFactory} that resolves {@code @KafkoListener} method
+ * arguments: spring-messaging's resolvers ({@code @Payload}, {@code @Header}, {@code @Headers},
+ * {@code Message<?>}) plus resolvers for {@link KafkoRecord} and {@link Acknowledgment}, payloads
+ * converted by the given converter, header bytes converted to {@code String} on demand.
+ */
+public final class KafkoArgumentResolvers {
+
+    private KafkoArgumentResolvers() {
+    }
+
+    /**
+     * @param validator validates {@code @Valid}/{@code @Validated} payloads, when given
+     */
+    public static MessageHandlerMethodFactory handlerMethodFactory(RecordMessageConverter converter,
+                                                                   @Nullable Validator validator) {
+        DefaultMessageHandlerMethodFactory factory = new DefaultMessageHandlerMethodFactory();
+        DefaultFormattingConversionService conversion = new DefaultFormattingConversionService();
+        conversion.addConverter(new BytesToString());
+        factory.setConversionService(conversion);
+        factory.setMessageConverter(converter.messageConverter());
+        if (validator != null) {
+            factory.setValidator(validator);
+        }
+        factory.setCustomArgumentResolvers(List.of(new HeaderValueResolver(KafkoRecord.class, KafkoHeaders.RAW_DATA),
+                new HeaderValueResolver(Acknowledgment.class, KafkoHeaders.ACKNOWLEDGMENT)));
+        factory.afterPropertiesSet();
+        return factory;
+    }
+
+    /** Header values are bytes; a {@code @Header String} parameter reads them as UTF-8. */
+    private static final class BytesToString implements Converter<byte[], String> {
+        @Override
+        public String convert(byte[] source) {
+            return new String(source, StandardCharsets.UTF_8);
+        }
+    }
+
+    /** Resolves a parameter of one type from one message header. */
+    private record HeaderValueResolver(Class<?> type, String header) implements HandlerMethodArgumentResolver {
+
+        @Override
+        public boolean supportsParameter(MethodParameter parameter) {
+            return parameter.getParameterType() == type;
+        }
+
+        @Override
+        public @Nullable Object resolveArgument(MethodParameter parameter, Message<?> message) {
+            Object value = message.getHeaders().get(header);
+            if (value == null || !type.isInstance(value)) {
+                throw new IllegalStateException("Parameter " + parameter.getParameterIndex() + " of "
+                        + parameter.getMethod() + " wants a " + type.getSimpleName()
+                        + ", which this delivery does not offer" + (type == KafkoRecord.class
+                        ? " (batch listeners take List<KafkoRecord>)" : ""));
+            }
+            return value;
+        }
+    }
+}

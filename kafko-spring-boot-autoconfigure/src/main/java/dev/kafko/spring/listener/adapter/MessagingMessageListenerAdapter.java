@@ -1,0 +1,142 @@
+package dev.kafko.spring.listener.adapter;
+
+import dev.kafko.KafkoRecord;
+import dev.kafko.spring.core.KafkoOperations;
+import dev.kafko.spring.listener.KafkoMessageListener;
+import dev.kafko.spring.support.Acknowledgment;
+import dev.kafko.spring.support.KafkoHeaders;
+import dev.kafko.spring.support.RecordMessageConverter;
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+import org.springframework.core.MethodParameter;
+import org.springframework.core.ResolvableType;
+import org.springframework.messaging.Message;
+import org.springframework.messaging.handler.annotation.Header;
+import org.springframework.messaging.handler.annotation.Headers;
+import org.springframework.messaging.handler.invocation.InvocableHandlerMethod;
+import org.springframework.messaging.support.GenericMessage;
+import org.springframework.messaging.support.MessageBuilder;
+
+/**
+ * Delivers records to a {@code @KafkoListener} method: builds the Spring {@link Message}, lets
+ * spring-messaging's {@link InvocableHandlerMethod} resolve the arguments and invoke the method,
+ * and sends a non-null return value to the {@code @SendTo} topic. Called only on a container
+ * member's polling thread; several members may share one adapter (it keeps no per-call state).
+ *
+ * <p>A batch listener's payload parameter is a {@code List<T>}: each record is converted to
+ * {@code T} ({@code KafkoRecord} and {@code Message<?>} are passed as they are), and the
+ * {@code kafko_received*} headers hold lists in record order.
+ */
+public final class MessagingMessageListenerAdapter implements KafkoMessageListener {
+
+    private final InvocableHandlerMethod handler;
+    private final RecordMessageConverter converter;
+    private final boolean batch;
+    private final Class<?> batchElementType;
+    private final String listenerId;
+    private final String groupId;
+    private final @Nullable String replyTopic;
+    private final @Nullable KafkoOperations<Object, Object> replyTemplate;
+
+    public MessagingMessageListenerAdapter(InvocableHandlerMethod handler, RecordMessageConverter converter,
+                                           boolean batch, String listenerId, String groupId,
+                                           @Nullable String replyTopic,
+                                           @Nullable KafkoOperations<Object, Object> replyTemplate) {
+        if (replyTopic != null && replyTemplate == null) {
+            throw new IllegalStateException("Listener '" + listenerId + "' has @SendTo(\"" + replyTopic
+                    + "\") but there is no KafkoTemplate to send with");
+        }
+        this.handler = handler;
+        this.converter = converter;
+        this.batch = batch;
+        this.batchElementType = batch ? batchElementType(handler.getMethod(), listenerId) : Object.class;
+        this.listenerId = listenerId;
+        this.groupId = groupId;
+        this.replyTopic = replyTopic;
+        this.replyTemplate = replyTemplate;
+    }
+
+    @Override
+    public boolean isBatch() {
+        return batch;
+    }
+
+    @Override
+    public void onMessage(List<KafkoRecord> records, Acknowledgment acknowledgment) throws Exception {
+        Map<String, Object> extra = Map.of(KafkoHeaders.ACKNOWLEDGMENT, acknowledgment,
+                KafkoHeaders.GROUP_ID, groupId, KafkoHeaders.LISTENER_ID, listenerId);
+        Message<?> message = batch ? batchMessage(records, extra) : converter.toMessage(records.get(0), extra);
+        Object result = handler.invoke(message);
+        if (result != null && replyTopic != null && replyTemplate != null) {
+            reply(result, records);
+        }
+    }
+
+    private Message<List<Object>> batchMessage(List<KafkoRecord> records, Map<String, Object> extra) {
+        List<Object> payload = new ArrayList<>(records.size());
+        List<Object> keys = new ArrayList<>(records.size());
+        List<Object> topics = new ArrayList<>(records.size());
+        List<Object> partitions = new ArrayList<>(records.size());
+        List<Object> offsets = new ArrayList<>(records.size());
+        List<Object> timestamps = new ArrayList<>(records.size());
+        for (KafkoRecord r : records) {
+            payload.add(element(r, extra));
+            keys.add(r.key());
+            topics.add(r.topic());
+            partitions.add(r.partition());
+            offsets.add(r.offset());
+            timestamps.add(r.timestamp());
+        }
+        Map<String, Object> headers = new HashMap<>(extra);
+        headers.put(KafkoHeaders.RECEIVED_KEY, keys);
+        headers.put(KafkoHeaders.RECEIVED_TOPIC, topics);
+        headers.put(KafkoHeaders.RECEIVED_PARTITION, partitions);
+        headers.put(KafkoHeaders.OFFSET, offsets);
+        headers.put(KafkoHeaders.RECEIVED_TIMESTAMP, timestamps);
+        headers.put(KafkoHeaders.RAW_DATA, List.copyOf(records));
+        return new GenericMessage<>(payload, headers);
+    }
+
+    private Object element(KafkoRecord record, Map<String, Object> extra) {
+        if (batchElementType == KafkoRecord.class) {
+            return record;
+        }
+        Message<byte[]> message = converter.toMessage(record, extra);
+        if (batchElementType == Message.class) {
+            return message;
+        }
+        return converter.fromMessage(message, batchElementType);
+    }
+
+    private void reply(Object result, List<KafkoRecord> records) {
+        KafkoOperations<Object, Object> template = replyTemplate;
+        if (result instanceof Message<?> m) {
+            Message<?> routed = m.getHeaders().containsKey(KafkoHeaders.TOPIC) ? m
+                    : MessageBuilder.fromMessage(m).setHeader(KafkoHeaders.TOPIC, replyTopic).build();
+            template.send(routed).join();
+            return;
+        }
+        byte[] key = records.size() == 1 ? records.get(0).key() : null;
+        template.send(replyTopic, key, result).join();
+    }
+
+    /** The {@code T} of the batch method's {@code List<T>} payload parameter. */
+    private static Class<?> batchElementType(Method method, String listenerId) {
+        for (int i = 0; i < method.getParameterCount(); i++) {
+            MethodParameter parameter = new MethodParameter(method, i);
+            if (parameter.hasParameterAnnotation(Header.class) || parameter.hasParameterAnnotation(Headers.class)) {
+                continue;
+            }
+            if (List.class.isAssignableFrom(parameter.getParameterType())) {
+                Class<?> element = ResolvableType.forMethodParameter(parameter).asCollection().resolveGeneric(0);
+                return element == null ? Object.class : element;
+            }
+        }
+        throw new IllegalStateException("Batch listener '" + listenerId + "' (" + method
+                + ") needs a List<...> payload parameter");
+    }
+}

@@ -1,0 +1,165 @@
+package dev.kafko.spring.metrics;
+
+import dev.kafko.GroupInfo;
+import dev.kafko.Kafko;
+import dev.kafko.KafkoObserver;
+import dev.kafko.PartitionInfo;
+import dev.kafko.Topic;
+import dev.kafko.spring.support.KafkoInstrumentation;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
+import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+
+/**
+ * kafko's Micrometer meters. Thread-safe: the engine calls the observer methods on appending and
+ * committing threads, the template and containers call the instrumentation methods on theirs.
+ *
+ * <ul>
+ *   <li>{@code kafko.template.send} (timer; topic, outcome)</li>
+ *   <li>{@code kafko.listener.process} (timer; listener, topic, outcome = success|failure)</li>
+ *   <li>{@code kafko.listener.dead.letter} (counter; listener, topic)</li>
+ *   <li>{@code kafko.log.end.offset}, {@code kafko.log.size} (gauges, bytes for size; topic, partition)</li>
+ *   <li>{@code kafko.consumer.lag} (gauge; topic, group, partition)</li>
+ * </ul>
+ *
+ * <p>Gauges exist for every partition and group found at start-up; partitions and groups that
+ * appear later (a topic created at run time, a new group) get theirs on their first append or
+ * commit, reported by the engine's observer hook. Gauges read the engine's snapshots when scraped.
+ */
+public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, SmartInitializingSingleton {
+
+    private final MeterRegistry registry;
+    private final ObjectProvider<Kafko> kafko;
+    private final Map<String, Set<Integer>> partitions = new ConcurrentHashMap<>();
+    private final Map<String, Set<String>> groups = new ConcurrentHashMap<>();
+    private final Map<String, Timer> sendTimers = new ConcurrentHashMap<>();
+    private final Map<String, Timer> processTimers = new ConcurrentHashMap<>();
+
+    public KafkoMetrics(MeterRegistry registry, ObjectProvider<Kafko> kafko) {
+        this.registry = registry;
+        this.kafko = kafko;
+    }
+
+    /** Registers gauges for the topics and groups that exist once the context is up. */
+    @Override
+    public void afterSingletonsInstantiated() {
+        Kafko k = kafko.getIfAvailable();
+        if (k == null) {
+            return;
+        }
+        for (String topic : k.topics()) {
+            k.topic(topic).ifPresent(t -> {
+                for (int p = 0; p < t.partitionCount(); p++) {
+                    partitionSeen(topic, p);
+                }
+            });
+            k.groups(topic).forEach(group -> groupSeen(topic, group));
+        }
+    }
+
+    // --- engine observer ----------------------------------------------------------------------
+
+    @Override
+    public void onAppend(String topic, int partition, int records, long bytes, long nanos) {
+        partitionSeen(topic, partition);
+    }
+
+    @Override
+    public void onCommit(String topic, String group) {
+        groupSeen(topic, group);
+    }
+
+    // --- template and containers ----------------------------------------------------------------
+
+    @Override
+    public void sendCompleted(String topic, long nanos, @Nullable Throwable failure) {
+        String outcome = failure == null ? "success" : "failure";
+        sendTimers.computeIfAbsent(topic + '\0' + outcome, k -> Timer.builder("kafko.template.send")
+                .description("Sends through KafkoTemplate, until appended")
+                .tags("topic", topic, "outcome", outcome).register(registry))
+                .record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void listenerInvoked(String listenerId, String topic, long nanos, boolean success) {
+        String outcome = success ? "success" : "failure";
+        processTimers.computeIfAbsent(listenerId + '\0' + topic + '\0' + outcome,
+                k -> Timer.builder("kafko.listener.process")
+                        .description("Invocations of a @KafkoListener method")
+                        .tags("listener", listenerId, "topic", topic, "outcome", outcome).register(registry))
+                .record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void deadLettered(String listenerId, String topic) {
+        Counter.builder("kafko.listener.dead.letter").description("Records published to a dead-letter topic")
+                .tags("listener", listenerId, "topic", topic).register(registry).increment();
+    }
+
+    // --- gauges ---------------------------------------------------------------------------------
+
+    private void partitionSeen(String topic, int partition) {
+        if (!partitions.computeIfAbsent(topic, t -> ConcurrentHashMap.newKeySet()).add(partition)) {
+            return;
+        }
+        Tags tags = Tags.of("topic", topic, "partition", Integer.toString(partition));
+        gauge("kafko.log.end.offset", "The offset the next record of the partition gets", tags,
+                k -> partitionInfo(k, topic, partition).map(p -> (double) p.endOffset()).orElse(Double.NaN));
+        gauge("kafko.log.size", "Bytes of all segments of the partition", tags,
+                k -> partitionInfo(k, topic, partition).map(p -> (double) p.sizeBytes()).orElse(Double.NaN));
+        for (String group : groups.getOrDefault(topic, Set.of())) {
+            lagGauge(topic, group, partition);
+        }
+    }
+
+    private void groupSeen(String topic, String group) {
+        if (!groups.computeIfAbsent(topic, t -> ConcurrentHashMap.newKeySet()).add(group)) {
+            return;
+        }
+        for (Integer partition : partitions.getOrDefault(topic, Set.of())) {
+            lagGauge(topic, group, partition);
+        }
+    }
+
+    private void lagGauge(String topic, String group, int partition) {
+        gauge("kafko.consumer.lag", "Records of the partition the group has not committed yet",
+                Tags.of("topic", topic, "group", group, "partition", Integer.toString(partition)), k -> {
+                    GroupInfo info = k.groupInfo(topic, group);
+                    Long lag = info.lag().get(partition);
+                    return lag == null ? 0 : lag;
+                });
+    }
+
+    private void gauge(String name, String description, Tags tags, ToDoubleFunction<Kafko> value) {
+        Gauge.builder(name, kafko, provider -> {
+            Kafko k = provider.getIfAvailable();
+            if (k == null) {
+                return Double.NaN;
+            }
+            try {
+                return value.applyAsDouble(k);
+            } catch (RuntimeException e) {
+                return Double.NaN; // topic deleted or instance closed: nothing to report
+            }
+        }).description(description).tags(tags).strongReference(true).register(registry);
+    }
+
+    private static Optional<PartitionInfo> partitionInfo(Kafko k, String topic, int partition) {
+        Optional<Topic> t = k.topic(topic);
+        if (t.isEmpty() || partition >= t.get().partitionCount()) {
+            return Optional.empty();
+        }
+        return Optional.of(t.get().partition(partition));
+    }
+}

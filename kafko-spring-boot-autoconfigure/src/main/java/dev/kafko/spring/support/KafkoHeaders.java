@@ -1,0 +1,67 @@
+package dev.kafko.spring.support;
+
+/**
+ * Names of the message headers the template reads and the listener adapters fill. They mirror
+ * spring-kafka's {@code KafkaHeaders} with a {@code kafko_} prefix, so
+ * {@code @Header(KafkoHeaders.RECEIVED_KEY)} reads like its Kafka counterpart.
+ */
+public final class KafkoHeaders {
+
+    /** The prefix of every kafko header. */
+    public static final String PREFIX = "kafko_";
+
+    // --- read by KafkoTemplate.send(Message) ---------------------------------------------------
+    /** The topic to send to. */
+    public static final String TOPIC = PREFIX + "topic";
+    /** The record key (String, byte[] or an object converted like a value). */
+    public static final String KEY = PREFIX + "messageKey";
+    /** The partition to send to (Integer). */
+    public static final String PARTITION = PREFIX + "partition";
+    /** The record timestamp in epoch millis (Long). */
+    public static final String TIMESTAMP = PREFIX + "timestamp";
+
+    // --- set on received messages -------------------------------------------------------------
+    /** The key of a received record (byte[]; converts to String). */
+    public static final String RECEIVED_KEY = PREFIX + "receivedMessageKey";
+    /** The topic a record was read from. */
+    public static final String RECEIVED_TOPIC = PREFIX + "receivedTopic";
+    /** The partition a record was read from (Integer). */
+    public static final String RECEIVED_PARTITION = PREFIX + "receivedPartitionId";
+    /** The offset of a received record (Long). */
+    public static final String OFFSET = PREFIX + "offset";
+    /** The timestamp of a received record (Long, epoch millis). */
+    public static final String RECEIVED_TIMESTAMP = PREFIX + "receivedTimestamp";
+    /** The group of the listener that received the record. */
+    public static final String GROUP_ID = PREFIX + "groupId";
+    /** The id of the listener that received the record. */
+    public static final String LISTENER_ID = PREFIX + "listenerId";
+    /** The {@link Acknowledgment} of the delivery. */
+    public static final String ACKNOWLEDGMENT = PREFIX + "acknowledgment";
+    /** The {@link dev.kafko.KafkoRecord} itself (a {@code List} of them for a batch). */
+    public static final String RAW_DATA = PREFIX + "data";
+
+    // --- written by the template, read by the listener side ------------------------------------
+    /** The class name of a value the template converted to JSON; listeners use it to pick the type. */
+    public static final String TYPE = PREFIX + "type";
+
+    // --- written on dead-letter records ------------------------------------------------------
+    /** The class name of the exception that sent the record to the dead-letter topic. */
+    public static final String DLT_EXCEPTION_FQCN = PREFIX + "dlt-exception-fqcn";
+    /** The message of that exception (of its root cause when it wraps one). */
+    public static final String DLT_EXCEPTION_MESSAGE = PREFIX + "dlt-exception-message";
+    /** The stack trace of that exception. */
+    public static final String DLT_EXCEPTION_STACKTRACE = PREFIX + "dlt-exception-stacktrace";
+    /** The topic the record was read from. */
+    public static final String DLT_ORIGINAL_TOPIC = PREFIX + "dlt-original-topic";
+    /** The partition the record was read from. */
+    public static final String DLT_ORIGINAL_PARTITION = PREFIX + "dlt-original-partition";
+    /** The offset the record had in its original partition. */
+    public static final String DLT_ORIGINAL_OFFSET = PREFIX + "dlt-original-offset";
+    /** The timestamp of the original record. */
+    public static final String DLT_ORIGINAL_TIMESTAMP = PREFIX + "dlt-original-timestamp";
+    /** The group of the listener that gave up on the record. */
+    public static final String DLT_ORIGINAL_CONSUMER_GROUP = PREFIX + "dlt-original-consumer-group";
+
+    private KafkoHeaders() {
+    }
+}

@@ -1,0 +1,27 @@
+package dev.kafko.spring.support;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Receives timings from the template and the listener containers, for example to feed Micrometer.
+ * Methods are called on the sending and polling threads: keep them fast and never block.
+ */
+public interface KafkoInstrumentation {
+
+    /** Ignores everything. */
+    KafkoInstrumentation NOOP = new KafkoInstrumentation() { };
+
+    /** A send through the template completed (successfully when {@code failure} is null). */
+    default void sendCompleted(String topic, long nanos, @Nullable Throwable failure) {
+    }
+
+    /**
+     * A listener invocation returned ({@code success}) or threw. Retries are separate invocations.
+     */
+    default void listenerInvoked(String listenerId, String topic, long nanos, boolean success) {
+    }
+
+    /** A record that exhausted its attempts was published to a dead-letter topic. */
+    default void deadLettered(String listenerId, String topic) {
+    }
+}

@@ -1,0 +1,75 @@
+package dev.kafko.spring.test;
+
+import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
+import dev.kafko.spring.listener.ConcurrentMessageListenerContainer;
+import dev.kafko.spring.listener.MessageListenerContainer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.springframework.context.ApplicationContext;
+
+/**
+ * Helpers for an application's own tests. With {@code kafko.ephemeral=true} every test context
+ * gets its own empty log, deleted when the context closes; {@link #waitForListeners} replaces
+ * sleeps and polling loops:
+ *
+ * <pre>{@code
+ * @SpringBootTest(properties = "kafko.ephemeral=true")
+ * class OrderFlowTest {
+ *     @Autowired KafkoTemplate<String, Order> template;
+ *     @Autowired KafkoListenerEndpointRegistry registry;
+ *     @Autowired Billing billing;
+ *
+ *     @Test
+ *     void billsEveryOrder() {
+ *         template.send("orders", "o-1", new Order("o-1", 42)).join();
+ *         KafkoTestUtils.waitForListeners(registry, Duration.ofSeconds(10));
+ *         assertThat(billing.invoices()).hasSize(1);
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p>Waiting means: every running, unpaused listener container has finished (its method returned,
+ * or the error handler recovered the record) every record that was in its topics when the call
+ * began, or its group has committed past them. Records sent after the call began are not waited
+ * for. No sleeps: the caller parks until a listener makes progress.
+ */
+public final class KafkoTestUtils {
+
+    private KafkoTestUtils() {
+    }
+
+    /** Waits for the listeners of the context's {@link KafkoListenerEndpointRegistry}. */
+    public static void waitForListeners(ApplicationContext context, Duration timeout) {
+        waitForListeners(context.getBean(KafkoListenerEndpointRegistry.class), timeout);
+    }
+
+    /**
+     * Waits until every running listener container caught up with the end offsets of its topics
+     * as they are now.
+     *
+     * @throws AssertionError naming the partitions still behind when {@code timeout} passes
+     */
+    public static void waitForListeners(KafkoListenerEndpointRegistry registry, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        List<String> behind = new ArrayList<>();
+        try {
+            for (MessageListenerContainer container : registry.getListenerContainers()) {
+                if (!(container instanceof ConcurrentMessageListenerContainer concurrent)
+                        || !container.isRunning() || container.isPauseRequested()) {
+                    continue;
+                }
+                Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+                for (String lagging : concurrent.awaitCaughtUp(left)) {
+                    behind.add(container.getListenerId() + ": " + lagging);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("Interrupted while waiting for kafko listeners", e);
+        }
+        if (!behind.isEmpty()) {
+            throw new AssertionError("kafko listeners did not catch up within " + timeout + ": " + behind);
+        }
+    }
+}
