@@ -1,5 +1,6 @@
 package dev.kafko.bench.spring;
 
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -17,14 +18,20 @@ final class LogCostRun {
     /** Every record is this 256-character ASCII string: 256 bytes, like the other benchmarks. */
     static final String PAYLOAD = "0123456789abcdef".repeat(16);
 
-    /** What one JVM measured; times in nanoseconds, zero where the variant has no log. */
-    record Result(String log, long startupNanos, long firstRecordNanos, long roundTripNanos, double recordsPerSecond) {
+    /**
+     * What one JVM measured; times in nanoseconds, zero where the variant has no log. The start-up CPU
+     * time is that of the whole process (every thread, JIT and GC included) when the context is
+     * ready: on a shared machine it moves less than the wall-clock start-up; so does the number of
+     * classes loaded by then, which does not move at all.
+     */
+    record Result(String log, long startupNanos, long startupCpuNanos, long startupClasses, long firstRecordNanos,
+            long roundTripNanos, double recordsPerSecond) {
 
         private static final String TAG = "LOG-COST-RESULT";
 
         String toLine() {
-            return String.format(Locale.ROOT, "%s %s %d %d %d %.1f",
-                    TAG, log, startupNanos, firstRecordNanos, roundTripNanos, recordsPerSecond);
+            return String.format(Locale.ROOT, "%s %s %d %d %d %d %d %.1f", TAG, log, startupNanos, startupCpuNanos,
+                    startupClasses, firstRecordNanos, roundTripNanos, recordsPerSecond);
         }
 
         static boolean isResultLine(String line) {
@@ -33,11 +40,11 @@ final class LogCostRun {
 
         static Result parse(String line) {
             String[] f = line.split(" ");
-            if (f.length != 6 || !f[0].equals(TAG)) {
+            if (f.length != 8 || !f[0].equals(TAG)) {
                 throw new IllegalArgumentException("not a result line: " + line);
             }
             return new Result(f[1], Long.parseLong(f[2]), Long.parseLong(f[3]), Long.parseLong(f[4]),
-                    Double.parseDouble(f[5]));
+                    Long.parseLong(f[5]), Long.parseLong(f[6]), Double.parseDouble(f[7]));
         }
     }
 
@@ -57,8 +64,10 @@ final class LogCostRun {
             try (ConfigurableApplicationContext context =
                     BootContexts.start(sources, properties, log.excludedAutoConfigurations())) {
                 long startup = System.nanoTime() - begin;
+                long startupCpu = processCpuNanos();
+                long startupClasses = ManagementFactory.getClassLoadingMXBean().getTotalLoadedClassCount();
                 if (!log.hasLog()) {
-                    return new Result(log.name(), startup, 0, 0, 0);
+                    return new Result(log.name(), startup, startupCpu, startupClasses, 0, 0, 0);
                 }
                 Probe probe = context.getBean(Probe.class);
                 LogUnderTest.Sender sender = log.sender(context);
@@ -71,10 +80,14 @@ final class LogCostRun {
                     roundTrips[i] = roundTrip(probe, sender, settings.timeout());
                 }
                 Arrays.sort(roundTrips);
-                return new Result(log.name(), startup, firstRecord, roundTrips[roundTrips.length / 2],
+                return new Result(log.name(), startup, startupCpu, startupClasses, firstRecord, roundTrips[roundTrips.length / 2],
                         throughput(probe, sender, settings));
             }
         }
+    }
+
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
     /** Sends one record and parks until the listener has it. */
