@@ -21,12 +21,12 @@ import org.springframework.context.annotation.Bean;
 @AutoConfiguration(after = KafkoAutoConfiguration.class)
 @ConditionalOnClass(HealthIndicator.class)
 @ConditionalOnBean(Kafko.class)
-@ConditionalOnEnabledHealthIndicator("kafko")
 @ConditionalOnBooleanProperty(name = "kafko.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(KafkoProperties.class)
 public final class KafkoHealthAutoConfiguration {
 
     @Bean
+    @ConditionalOnEnabledHealthIndicator("kafko")
     @ConditionalOnMissingBean(name = "kafkoHealthIndicator")
     KafkoHealthIndicator kafkoHealthIndicator(Kafko kafko, KafkoProperties properties,
                                               ObjectProvider<KafkoListenerEndpointRegistry> registry) {

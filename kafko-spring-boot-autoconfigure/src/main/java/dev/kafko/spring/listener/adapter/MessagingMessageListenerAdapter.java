@@ -7,6 +7,7 @@ import dev.kafko.spring.support.Acknowledgment;
 import dev.kafko.spring.support.KafkoHeaders;
 import dev.kafko.spring.support.RecordMessageConverter;
 import java.lang.reflect.Method;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -29,7 +30,8 @@ import org.springframework.messaging.support.MessageBuilder;
  *
  * <p>A batch listener's payload parameter is a {@code List<T>}: each record is converted to
  * {@code T} ({@code KafkoRecord} and {@code Message<?>} are passed as they are), and the
- * {@code kafko_received*} headers hold lists in record order.
+ * {@code kafko_received*} headers hold lists in record order (keys as {@code byte[]}, or as
+ * {@code String} when the method declares {@code @Header(RECEIVED_KEY) List<String>}).
  */
 public final class MessagingMessageListenerAdapter implements KafkoMessageListener {
 
@@ -37,6 +39,7 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
     private final RecordMessageConverter converter;
     private final boolean batch;
     private final Class<?> batchElementType;
+    private final boolean batchKeysAsStrings;
     private final String listenerId;
     private final String groupId;
     private final @Nullable String replyTopic;
@@ -54,6 +57,7 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
         this.converter = converter;
         this.batch = batch;
         this.batchElementType = batch ? batchElementType(handler.getMethod(), listenerId) : Object.class;
+        this.batchKeysAsStrings = batch && wantsStringKeys(handler.getMethod());
         this.listenerId = listenerId;
         this.groupId = groupId;
         this.replyTopic = replyTopic;
@@ -85,7 +89,8 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
         List<Object> timestamps = new ArrayList<>(records.size());
         for (KafkoRecord r : records) {
             payload.add(element(r, extra));
-            keys.add(r.key());
+            byte[] key = r.key();
+            keys.add(batchKeysAsStrings && key != null ? new String(key, StandardCharsets.UTF_8) : key);
             topics.add(r.topic());
             partitions.add(r.partition());
             offsets.add(r.offset());
@@ -122,6 +127,22 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
         }
         byte[] key = records.size() == 1 ? records.get(0).key() : null;
         template.send(replyTopic, key, result).join();
+    }
+
+    /**
+     * Whether a batch method reads the keys as {@code @Header(RECEIVED_KEY) List<String>}: the
+     * header resolver converts single values, not list elements, so the list is built as Strings.
+     */
+    private static boolean wantsStringKeys(Method method) {
+        for (int i = 0; i < method.getParameterCount(); i++) {
+            MethodParameter parameter = new MethodParameter(method, i);
+            Header header = parameter.getParameterAnnotation(Header.class);
+            if (header != null && (KafkoHeaders.RECEIVED_KEY.equals(header.value())
+                    || KafkoHeaders.RECEIVED_KEY.equals(header.name()))) {
+                return ResolvableType.forMethodParameter(parameter).asCollection().resolveGeneric(0) == String.class;
+            }
+        }
+        return false;
     }
 
     /** The {@code T} of the batch method's {@code List<T>} payload parameter. */

@@ -1,0 +1,217 @@
+package dev.kafko.spring.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.kafko.Compression;
+import dev.kafko.Kafko;
+import dev.kafko.KafkoRecord;
+import dev.kafko.Topic;
+import dev.kafko.UnknownTopicException;
+import dev.kafko.spring.annotation.KafkoListenerAnnotationBeanPostProcessor;
+import dev.kafko.spring.config.KafkoListenerContainerFactory;
+import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
+import dev.kafko.spring.core.KafkoTemplate;
+import dev.kafko.spring.core.LogBackend;
+import dev.kafko.spring.health.KafkoHealthIndicator;
+import dev.kafko.spring.listener.DeadLetterPublishingRecoverer;
+import dev.kafko.spring.listener.DefaultErrorHandler;
+import dev.kafko.spring.listener.KafkoErrorHandler;
+import dev.kafko.spring.listener.LoggingRecordRecoverer;
+import dev.kafko.spring.metrics.KafkoMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.lang.reflect.Modifier;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.messaging.converter.MessageConversionException;
+
+class KafkoAutoConfigurationTest {
+
+    static final AutoConfigurations ALL = AutoConfigurations.of(KafkoAutoConfiguration.class,
+            KafkoMetricsAutoConfiguration.class, KafkoHealthAutoConfiguration.class);
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(ALL).withPropertyValues("kafko.ephemeral=true");
+
+    @Test
+    void ephemeralContextHasEveryBeanAndDeletesItsDirectoryOnClose() {
+        AtomicReference<Path> dir = new AtomicReference<>();
+        runner.run(context -> {
+            assertThat(context).hasNotFailed()
+                    .hasSingleBean(Kafko.class).hasSingleBean(KafkoTemplate.class).hasSingleBean(LogBackend.class)
+                    .hasSingleBean(KafkoListenerEndpointRegistry.class)
+                    .hasSingleBean(KafkoListenerContainerFactory.class).hasSingleBean(KafkoErrorHandler.class)
+                    .hasBean(KafkoListenerAnnotationBeanPostProcessor.BEAN_NAME)
+                    .hasBean(KafkoListenerAnnotationBeanPostProcessor.HANDLER_METHOD_FACTORY_BEAN_NAME)
+                    .hasBean("kafkoHealthIndicator")
+                    .doesNotHaveBean(KafkoMetrics.class);
+            dir.set(context.getBean(Kafko.class).dataDir());
+            assertThat(dir.get()).isDirectory();
+        });
+        assertThat(dir.get()).doesNotExist();
+    }
+
+    @Test
+    void dataDirPropertyPlacesTheLogAndKeepsItAfterClose(@TempDir Path tmp) {
+        Path dir = tmp.resolve("log");
+        new ApplicationContextRunner().withConfiguration(ALL).withPropertyValues("kafko.data-dir=" + dir)
+                .run(context -> {
+                    assertThat(context.getBean(Kafko.class).dataDir()).isEqualTo(dir);
+                    context.getBean(Kafko.class).createTopic("kept");
+                });
+        assertThat(dir).isDirectory();
+        try (Kafko kafko = Kafko.open(dir)) {
+            assertThat(kafko.topics()).contains("kept");
+        }
+    }
+
+    @Test
+    void enabledFalseSwitchesEverythingOff() {
+        runner.withPropertyValues("kafko.enabled=false").withBean(SimpleMeterRegistry.class).run(context ->
+                assertThat(context).hasNotFailed().doesNotHaveBean(Kafko.class).doesNotHaveBean(KafkoTemplate.class)
+                        .doesNotHaveBean(KafkoListenerEndpointRegistry.class).doesNotHaveBean(KafkoMetrics.class)
+                        .doesNotHaveBean("kafkoHealthIndicator"));
+    }
+
+    @Test
+    void applicationBeansReplaceTheDefaults() {
+        runner.withUserConfiguration(OwnBeans.class).run(context -> {
+            assertThat(context.getBean(KafkoErrorHandler.class)).isSameAs(OwnBeans.HANDLER);
+            assertThat(context.getBean(Kafko.class).dataDir()).isEqualTo(context.getBean("ownDir", Path.class));
+        });
+    }
+
+    @Test
+    void defaultErrorHandlerLogsAndSkipsUnlessDeadLettersAreEnabled() {
+        runner.run(context -> assertThat(((DefaultErrorHandler) context.getBean(KafkoErrorHandler.class))
+                .getRecoverer()).isInstanceOf(LoggingRecordRecoverer.class));
+        runner.withPropertyValues("kafko.listener.dead-letter.enabled=true").run(context ->
+                assertThat(((DefaultErrorHandler) context.getBean(KafkoErrorHandler.class)).getRecoverer())
+                        .isInstanceOf(DeadLetterPublishingRecoverer.class));
+    }
+
+    @Test
+    void retryAttemptsBelowOneFailStartUp() {
+        runner.withPropertyValues("kafko.listener.retry.max-attempts=0").run(context ->
+                assertThat(context).getFailure().hasStackTraceContaining("max-attempts must be at least 1"));
+    }
+
+    @Test
+    void declaredTopicsAreCreatedWithTheirOwnKeysOverTheDefaults() {
+        runner.withPropertyValues("kafko.defaults.partitions=2", "kafko.topics.orders.partitions=3",
+                "kafko.topics.orders.compression=lz4", "kafko.topics.audit.retention=7d").run(context -> {
+                    Kafko kafko = context.getBean(Kafko.class);
+                    Topic orders = kafko.topic("orders").orElseThrow();
+                    assertThat(orders.partitionCount()).isEqualTo(3);
+                    assertThat(orders.config().compression()).isEqualTo(Compression.LZ4);
+                    Topic audit = kafko.topic("audit").orElseThrow();
+                    assertThat(audit.partitionCount()).isEqualTo(2);
+                    assertThat(audit.config().retention()).isEqualTo(Duration.ofDays(7));
+                });
+    }
+
+    @Test
+    void aDeclaredTopicGrowsButAShrinkFailsStartUpNamingTheTopic(@TempDir Path dir) {
+        ApplicationContextRunner onDir = new ApplicationContextRunner().withConfiguration(ALL)
+                .withPropertyValues("kafko.data-dir=" + dir);
+        onDir.withPropertyValues("kafko.topics.orders.partitions=2").run(context -> assertThat(context).hasNotFailed());
+        onDir.withPropertyValues("kafko.topics.orders.partitions=4").run(context ->
+                assertThat(context.getBean(Kafko.class).topic("orders").orElseThrow().partitionCount()).isEqualTo(4));
+        onDir.withPropertyValues("kafko.topics.orders.partitions=3").run(context ->
+                assertThat(context).getFailure().hasStackTraceContaining(
+                        "kafko.topics.orders.partitions=3 would shrink topic 'orders', which has 4 partitions"));
+    }
+
+    @Test
+    void unknownTopicsAreCreatedOnFirstSendWithTheDefaults() {
+        runner.withPropertyValues("kafko.defaults.partitions=3").run(context -> {
+            context.getBean(KafkoTemplate.class).send("fresh", "v").join();
+            assertThat(context.getBean(Kafko.class).topic("fresh").orElseThrow().partitionCount()).isEqualTo(3);
+        });
+    }
+
+    @Test
+    void withAutoCreationOffAnUnknownTopicIsAClearError() {
+        runner.withPropertyValues("kafko.auto-create-topics=false").run(context ->
+                assertThatThrownBy(() -> context.getBean(KafkoTemplate.class).send("nope", "v"))
+                        .isInstanceOf(UnknownTopicException.class)
+                        .hasMessageContaining("topic 'nope' does not exist and kafko.auto-create-topics is false"));
+    }
+
+    @Test
+    void withoutJacksonStringsAndBytesSendButObjectsAreRefusedClearly() {
+        runner.withClassLoader(new FilteredClassLoader("tools.jackson")).run(context -> {
+            @SuppressWarnings("unchecked")
+            KafkoTemplate<Object, Object> template = context.getBean(KafkoTemplate.class);
+            template.send("t", "text").join();
+            template.send("t", new byte[] {1, 2}).join();
+            assertThatThrownBy(() -> template.send("t", List.of(1, 2)))
+                    .isInstanceOf(MessageConversionException.class).hasMessageContaining("Jackson");
+            List<KafkoRecord> records = context.getBean(Kafko.class).consumer("t").poll(Duration.ofSeconds(1));
+            assertThat(records).hasSize(2);
+        });
+    }
+
+    @Test
+    void metricsNeedMicrometerAndAMeterRegistryBean() {
+        runner.run(context -> assertThat(context).doesNotHaveBean(KafkoMetrics.class));
+        runner.withBean(SimpleMeterRegistry.class).run(context -> assertThat(context).hasSingleBean(KafkoMetrics.class));
+        runner.withBean(SimpleMeterRegistry.class).withClassLoader(new FilteredClassLoader(MeterRegistry.class))
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(KafkoMetrics.class));
+    }
+
+    @Test
+    void healthNeedsSpringBootHealthAndCanBeSwitchedOff() {
+        runner.withClassLoader(new FilteredClassLoader("org.springframework.boot.health")).run(context ->
+                assertThat(context).hasNotFailed().doesNotHaveBean("kafkoHealthIndicator").hasSingleBean(Kafko.class));
+        runner.withPropertyValues("management.health.kafko.enabled=false").run(context ->
+                assertThat(context).doesNotHaveBean(KafkoHealthIndicator.class));
+    }
+
+    @Test
+    void autoConfigurationClassesAreFinal() {
+        for (Class<?> c : List.of(KafkoAutoConfiguration.class, KafkoMetricsAutoConfiguration.class,
+                KafkoHealthAutoConfiguration.class)) {
+            assertThat(Modifier.isFinal(c.getModifiers())).as(c.getName()).isTrue();
+        }
+    }
+
+    @Test
+    void autoConfigurationImportsListEveryAutoConfiguration() throws Exception {
+        String imports = new String(getClass().getResourceAsStream(
+                "/META-INF/spring/org.springframework.boot.autoconfigure.AutoConfiguration.imports").readAllBytes());
+        assertThat(imports).contains(KafkoAutoConfiguration.class.getName(),
+                KafkoMetricsAutoConfiguration.class.getName(), KafkoHealthAutoConfiguration.class.getName());
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OwnBeans {
+        static final KafkoErrorHandler HANDLER = (records, failure, invocation) -> { };
+
+        @Bean
+        KafkoErrorHandler myHandler() {
+            return HANDLER;
+        }
+
+        @Bean
+        Path ownDir() throws Exception {
+            return Files.createTempDirectory("kafko-own-");
+        }
+
+        @Bean(destroyMethod = "close")
+        Kafko myKafko(Path ownDir) {
+            return Kafko.open(ownDir);
+        }
+    }
+}

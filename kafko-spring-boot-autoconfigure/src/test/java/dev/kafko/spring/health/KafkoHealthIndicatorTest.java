@@ -1,0 +1,102 @@
+package dev.kafko.spring.health;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.when;
+
+import dev.kafko.Kafko;
+import dev.kafko.KafkoStorageException;
+import dev.kafko.PartitionInfo;
+import dev.kafko.PartitionState;
+import dev.kafko.Topic;
+import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
+import dev.kafko.spring.listener.MessageListenerContainer;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.support.StaticListableBeanFactory;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.util.unit.DataSize;
+
+class KafkoHealthIndicatorTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void upWithDataDirTopicCountAndFreeDisk() {
+        try (Kafko kafko = Kafko.open(dir)) {
+            kafko.createTopic("a");
+            kafko.createTopic("b");
+            Health health = new KafkoHealthIndicator(kafko, DataSize.ofBytes(1), noRegistry()).health();
+            assertThat(health.getStatus()).isEqualTo(Status.UP);
+            assertThat(health.getDetails()).containsEntry("dataDir", dir.toString()).containsEntry("topics", 2)
+                    .containsKey("freeDiskBytes");
+        }
+    }
+
+    @Test
+    void downWhenFreeDiskIsBelowTheMinimum() {
+        try (Kafko kafko = Kafko.open(dir)) {
+            Health health = new KafkoHealthIndicator(kafko, DataSize.ofTerabytes(1_000_000), noRegistry()).health();
+            assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+            assertThat((String) health.getDetails().get("error")).contains("kafko.health.min-free-disk");
+        }
+    }
+
+    @Test
+    void downNamingTopicPartitionAndCauseWhenAPartitionFailed() {
+        Kafko kafko = mock(Kafko.class);
+        Topic topic = mock(Topic.class);
+        when(kafko.dataDir()).thenReturn(dir);
+        when(kafko.topics()).thenReturn(Set.of("orders"));
+        when(kafko.topic("orders")).thenReturn(Optional.of(topic));
+        when(topic.partitions()).thenReturn(List.of(
+                new PartitionInfo("orders", 0, 0, 10, 100, 1, PartitionState.RUNNING, null),
+                new PartitionInfo("orders", 1, 0, 10, 100, 1, PartitionState.FAILED,
+                        new KafkoStorageException("write failed on 00000000000000000000.log"))));
+
+        Health health = new KafkoHealthIndicator(kafko, DataSize.ofBytes(1), noRegistry()).health();
+
+        assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> failed = (List<Map<String, Object>>) health.getDetails().get("failedPartitions");
+        assertThat(failed).singleElement().satisfies(f -> {
+            assertThat(f).containsEntry("topic", "orders").containsEntry("partition", 1);
+            assertThat((String) f.get("cause")).contains("write failed on 00000000000000000000.log");
+        });
+    }
+
+    @Test
+    void downNamingAListenerWhosePollingThreadDied() {
+        KafkoListenerEndpointRegistry registry = new KafkoListenerEndpointRegistry();
+        MessageListenerContainer dead = mock(MessageListenerContainer.class);
+        when(dead.getListenerId()).thenReturn("billing");
+        when(dead.isInExpectedState()).thenReturn(false);
+        MessageListenerContainer fine = mock(MessageListenerContainer.class);
+        when(fine.getListenerId()).thenReturn("audit");
+        when(fine.isInExpectedState()).thenReturn(true);
+        registry.registerListenerContainer(dead, false);
+        registry.registerListenerContainer(fine, false);
+        try (Kafko kafko = Kafko.open(dir)) {
+            Health health = new KafkoHealthIndicator(kafko, DataSize.ofBytes(1), provider(registry)).health();
+            assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+            assertThat(health.getDetails()).containsEntry("failedListeners", List.of("billing"));
+        }
+    }
+
+    private static ObjectProvider<KafkoListenerEndpointRegistry> noRegistry() {
+        return new StaticListableBeanFactory().getBeanProvider(KafkoListenerEndpointRegistry.class);
+    }
+
+    private static ObjectProvider<KafkoListenerEndpointRegistry> provider(KafkoListenerEndpointRegistry registry) {
+        return new StaticListableBeanFactory(Map.of("registry", registry))
+                .getBeanProvider(KafkoListenerEndpointRegistry.class);
+    }
+}

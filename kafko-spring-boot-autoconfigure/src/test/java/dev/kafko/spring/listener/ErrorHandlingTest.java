@@ -1,0 +1,159 @@
+package dev.kafko.spring.listener;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kafko.Kafko;
+import dev.kafko.KafkoRecord;
+import dev.kafko.spring.Order;
+import dev.kafko.spring.annotation.KafkoListener;
+import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
+import dev.kafko.spring.core.KafkoTemplate;
+import dev.kafko.spring.support.KafkoHeaders;
+import dev.kafko.spring.test.KafkoTestUtils;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
+import org.springframework.messaging.converter.MessageConversionException;
+
+class ErrorHandlingTest {
+
+    static final Map<String, AtomicInteger> ATTEMPTS = new ConcurrentHashMap<>();
+    static final List<String> DONE = new CopyOnWriteArrayList<>();
+    static final List<Order> ORDERS = new CopyOnWriteArrayList<>();
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+            .withBean(Listeners.class)
+            .withPropertyValues("kafko.ephemeral=true", "kafko.topics.work.partitions=2",
+                    "kafko.listener.retry.max-attempts=3", "kafko.listener.retry.backoff=5ms");
+
+    @BeforeEach
+    void reset() {
+        ATTEMPTS.clear();
+        DONE.clear();
+        ORDERS.clear();
+    }
+
+    @Test
+    void aPoisonRecordIsRetriedThenPublishedToTheDeadLetterTopicWithItsHistory() {
+        runner.withPropertyValues("kafko.listener.dead-letter.enabled=true").run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            template.send("work", 1, "k1", "a").join();
+            template.send("work", 1, "k2", "poison").join();
+            template.send("work", 1, "k3", "b").join();
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+
+            assertThat(ATTEMPTS.get("poison")).hasValue(3);
+            assertThat(DONE).containsExactly("a", "b");
+            Kafko kafko = context.getBean(Kafko.class);
+            assertThat(kafko.topic("work.DLT").orElseThrow().partitionCount()).isGreaterThanOrEqualTo(2);
+            List<KafkoRecord> dead = kafko.consumer("work.DLT").poll(Duration.ofSeconds(5));
+            assertThat(dead).hasSize(1);
+            KafkoRecord r = dead.get(0);
+            assertThat(r.partition()).isEqualTo(1);
+            assertThat(new String(r.key())).isEqualTo("k2");
+            assertThat(new String(r.value())).isEqualTo("poison");
+            assertThat(header(r, KafkoHeaders.DLT_EXCEPTION_FQCN)).isEqualTo(IllegalStateException.class.getName());
+            assertThat(header(r, KafkoHeaders.DLT_EXCEPTION_MESSAGE)).isEqualTo("cannot digest poison");
+            assertThat(header(r, KafkoHeaders.DLT_EXCEPTION_STACKTRACE)).contains("cannot digest poison", "Listeners.work");
+            assertThat(header(r, KafkoHeaders.DLT_ORIGINAL_TOPIC)).isEqualTo("work");
+            assertThat(header(r, KafkoHeaders.DLT_ORIGINAL_PARTITION)).isEqualTo("1");
+            assertThat(header(r, KafkoHeaders.DLT_ORIGINAL_OFFSET)).isEqualTo("1");
+            assertThat(header(r, KafkoHeaders.DLT_ORIGINAL_CONSUMER_GROUP)).isEqualTo("work");
+            assertThat(kafko.groupInfo("work", "work").committed()).containsEntry(1, 3L);
+        });
+    }
+
+    @Test
+    void withoutDeadLettersAPoisonRecordIsLoggedSkippedAndCommittedPast() {
+        runner.run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            template.send("work", 0, null, "poison").join();
+            template.send("work", 0, null, "c").join();
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+            assertThat(ATTEMPTS.get("poison")).hasValue(3);
+            assertThat(DONE).containsExactly("c");
+            assertThat(context.getBean(Kafko.class).topic("work.DLT")).isEmpty();
+        });
+    }
+
+    @Test
+    void conversionFailuresSkipTheRetries() {
+        runner.withPropertyValues("kafko.listener.dead-letter.enabled=true").run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            template.send("typed", "not json at all").join();
+            template.send("typed", new Order("fine", 1)).join();
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+            assertThat(ORDERS).containsExactly(new Order("fine", 1));
+            List<KafkoRecord> dead = context.getBean(Kafko.class).consumer("typed.DLT").poll(Duration.ofSeconds(5));
+            assertThat(dead).hasSize(1);
+            assertThat(header(dead.get(0), KafkoHeaders.DLT_EXCEPTION_FQCN))
+                    .isEqualTo(MessageConversionException.class.getName());
+        });
+    }
+
+    @Test
+    void anApplicationErrorHandlerBeanReplacesTheDefault() {
+        List<String> handled = new ArrayList<>();
+        KafkoErrorHandler mine = (records, failure, invocation) ->
+                records.forEach(r -> handled.add(new String(r.value()) + ":" + failure.getMessage()));
+        runner.withBean(KafkoErrorHandler.class, () -> mine).run(context -> {
+            template(context).send("work", 0, null, "poison").join();
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+            assertThat(ATTEMPTS.get("poison")).hasValue(1);
+            assertThat(handled).containsExactly("poison:cannot digest poison");
+        });
+    }
+
+    @Test
+    void aListenerThatAlwaysFailsNeverKillsItsContainer() {
+        runner.withPropertyValues("kafko.listener.retry.max-attempts=1").run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            for (int i = 0; i < 20; i++) {
+                template.send("work", 0, null, "poison").join();
+            }
+            template.send("work", 0, null, "d").join();
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+            assertThat(ATTEMPTS.get("poison")).hasValue(20);
+            assertThat(DONE).containsExactly("d");
+            MessageListenerContainer container = context.getBean(dev.kafko.spring.config.KafkoListenerEndpointRegistry.class)
+                    .getListenerContainer("work");
+            assertThat(container.isRunning()).isTrue();
+            assertThat(container.isInExpectedState()).isTrue();
+        });
+    }
+
+    @SuppressWarnings("unchecked")
+    private static KafkoTemplate<Object, Object> template(ApplicationContext context) {
+        return context.getBean(KafkoTemplate.class);
+    }
+
+    private static String header(KafkoRecord record, String key) {
+        return new String(record.headers().lastValue(key));
+    }
+
+    static class Listeners {
+        @KafkoListener(id = "work", topics = "work")
+        void work(String value) {
+            if (value.equals("poison")) {
+                ATTEMPTS.computeIfAbsent(value, k -> new AtomicInteger()).incrementAndGet();
+                throw new IllegalStateException("cannot digest poison");
+            }
+            DONE.add(value);
+        }
+
+        @KafkoListener(id = "typed", topics = "typed")
+        void typed(Order order) {
+            ORDERS.add(order);
+        }
+    }
+}

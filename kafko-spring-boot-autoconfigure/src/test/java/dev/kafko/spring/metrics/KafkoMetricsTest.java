@@ -1,0 +1,84 @@
+package dev.kafko.spring.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.kafko.Kafko;
+import dev.kafko.spring.annotation.KafkoListener;
+import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
+import dev.kafko.spring.autoconfigure.KafkoMetricsAutoConfiguration;
+import dev.kafko.spring.core.KafkoTemplate;
+import dev.kafko.spring.test.KafkoTestUtils;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+class KafkoMetricsTest {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class, KafkoMetricsAutoConfiguration.class))
+            .withBean(SimpleMeterRegistry.class).withBean(Listeners.class)
+            .withPropertyValues("kafko.ephemeral=true", "kafko.topics.metered.partitions=2",
+                    "kafko.listener.retry.max-attempts=2", "kafko.listener.dead-letter.enabled=true");
+
+    @Test
+    void metersReflectTrafficAndEngineState() {
+        runner.run(context -> {
+            @SuppressWarnings("unchecked")
+            KafkoTemplate<Object, Object> template = context.getBean(KafkoTemplate.class);
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            for (int i = 0; i < 10; i++) {
+                template.send("metered", i % 2, null, "v" + i).join();
+            }
+            template.send("metered", 0, null, "fail").join();
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+
+            assertThat(registry.get("kafko.template.send").tag("topic", "metered").tag("outcome", "success")
+                    .timer().count()).isEqualTo(11);
+            assertThat(registry.get("kafko.listener.process").tag("listener", "metered").tag("topic", "metered")
+                    .tag("outcome", "success").timer().count()).isEqualTo(10);
+            assertThat(registry.get("kafko.listener.process").tag("outcome", "failure").timer().count()).isEqualTo(2);
+            assertThat(registry.get("kafko.listener.dead.letter").tag("topic", "metered").counter().count()).isEqualTo(1);
+            assertThat(registry.get("kafko.log.end.offset").tag("topic", "metered").tag("partition", "0")
+                    .gauge().value()).isEqualTo(6);
+            assertThat(registry.get("kafko.log.end.offset").tag("topic", "metered").tag("partition", "1")
+                    .gauge().value()).isEqualTo(5);
+            assertThat(registry.get("kafko.log.size").tag("topic", "metered").tag("partition", "0")
+                    .gauge().value()).isPositive();
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                    assertThat(registry.get("kafko.consumer.lag").tag("topic", "metered").tag("group", "metered")
+                            .tag("partition", "0").gauge().value()).isZero());
+        });
+    }
+
+    @Test
+    void lagAndLogGaugesAppearForTopicsCreatedLaterAndExistingOnes() {
+        runner.run(context -> {
+            Kafko kafko = context.getBean(Kafko.class);
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            kafko.createTopic("later");
+            kafko.producer("later").send(null, "x".getBytes()).join();
+            kafko.producer("later").send(null, "y".getBytes()).join();
+            assertThat(registry.get("kafko.log.end.offset").tag("topic", "later").tag("partition", "0")
+                    .gauge().value()).isEqualTo(2);
+            try (var consumer = kafko.groupConsumer("later", "readers")) {
+                consumer.poll(Duration.ofSeconds(1));
+                consumer.commit(java.util.Map.of(0, 1L));
+            }
+            assertThat(registry.get("kafko.consumer.lag").tag("topic", "later").tag("group", "readers")
+                    .tag("partition", "0").gauge().value()).isEqualTo(1);
+        });
+    }
+
+    static class Listeners {
+        @KafkoListener(id = "metered", topics = "metered")
+        void on(String value) {
+            if (value.equals("fail")) {
+                throw new IllegalStateException("fail");
+            }
+        }
+    }
+}
