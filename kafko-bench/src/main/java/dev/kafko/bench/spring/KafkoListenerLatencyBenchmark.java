@@ -53,6 +53,7 @@ public class KafkoListenerLatencyBenchmark {
     private long intervalNanos;
     private long nextSendAt;
     private long sequence;
+    private final byte[] payloadBuffer = LatencyRecorder.newPayloadBuffer();
 
     @Setup(Level.Trial)
     @SuppressWarnings("unchecked")
@@ -81,7 +82,7 @@ public class KafkoListenerLatencyBenchmark {
         }
         nextSendAt += intervalNanos;
         long seq = sequence++;
-        String value = LatencyRecorder.payload(seq);
+        String value = LatencyRecorder.payload(seq, payloadBuffer);
         LatencyRecorder.LISTENER.sent(seq, System.nanoTime());
         template.send(TOPIC, value);
     }

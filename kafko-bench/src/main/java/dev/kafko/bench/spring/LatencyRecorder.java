@@ -1,5 +1,6 @@
 package dev.kafko.bench.spring;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
@@ -14,7 +15,7 @@ final class LatencyRecorder {
     /** The recorder of {@link KafkoListenerLatencyBenchmark}, read by {@link ListenerLatencyProfiler}. */
     static final LatencyRecorder LISTENER = new LatencyRecorder(1 << 22);
 
-    private static final char[] HEX = "0123456789abcdef".toCharArray();
+    private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.ISO_8859_1);
     private static final int SEQUENCE_CHARS = 16;
 
     private final long[] sentAt;
@@ -32,16 +33,19 @@ final class LatencyRecorder {
         mask = capacity - 1;
     }
 
-    /** A 256-character record whose first 16 characters are {@code sequence} in hex. */
-    static String payload(long sequence) {
-        char[] chars = new char[LogCostRun.PAYLOAD.length()];
-        LogCostRun.PAYLOAD.getChars(0, chars.length, chars, 0);
+    /** A scratch buffer for {@link #payload}: the 256-byte record, owned by one sending thread. */
+    static byte[] newPayloadBuffer() {
+        return LogCostRun.PAYLOAD.getBytes(StandardCharsets.ISO_8859_1);
+    }
+
+    /** A 256-character record whose first 16 characters are {@code sequence} in hex; overwrites {@code buffer}. */
+    static String payload(long sequence, byte[] buffer) {
         long rest = sequence;
         for (int i = SEQUENCE_CHARS - 1; i >= 0; i--) {
-            chars[i] = HEX[(int) (rest & 0xF)];
+            buffer[i] = HEX[(int) (rest & 0xF)];
             rest >>>= 4;
         }
-        return new String(chars);
+        return new String(buffer, StandardCharsets.ISO_8859_1);
     }
 
     static long sequenceOf(String payload) {
