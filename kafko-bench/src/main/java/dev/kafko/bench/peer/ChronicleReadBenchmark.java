@@ -18,7 +18,7 @@ import org.openjdk.jmh.annotations.TearDown;
  * Chronicle Queue read sequentially by one tailer: one operation is one 256-byte message copied
  * into a {@code byte[]}, so the score is messages per second. The queue is written once per trial
  * ({@link #messages} messages, in the page cache by the time reading starts); when the tailer
- * reaches the end it goes back to the start, outside no measurement but at a cost of one seek per
+ * reaches the end it goes back to the start, inside the measurement, which costs one seek per
  * {@link #messages} reads.
  */
 @State(Scope.Benchmark)

@@ -21,8 +21,8 @@ final class LogCostRun {
     /**
      * What one JVM measured; times in nanoseconds, zero where the variant has no log. The start-up CPU
      * time is that of the whole process (every thread, JIT and GC included) when the context is
-     * ready: on a shared machine it moves less than the wall-clock start-up; so does the number of
-     * classes loaded by then, which does not move at all.
+     * ready: on a shared machine it moves less than the wall-clock start-up, and the number of classes
+     * loaded by then does not move at all.
      */
     record Result(String log, long startupNanos, long startupCpuNanos, long startupClasses, long firstRecordNanos,
             long roundTripNanos, double recordsPerSecond) {
