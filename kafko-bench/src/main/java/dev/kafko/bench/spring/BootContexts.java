@@ -9,6 +9,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.context.annotation.ImportCandidates;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.core.metrics.ApplicationStartup;
 
 /**
  * Starts the benchmarks' Boot applications. The benchmark jar holds the auto-configurations of
@@ -23,12 +24,19 @@ final class BootContexts {
     /** A non-web application of {@code sources} without banner or start-up log. */
     static ConfigurableApplicationContext start(List<Class<?>> sources, Map<String, Object> properties,
             List<String> excludedAutoConfigurationPrefixes) {
+        return start(sources, properties, excludedAutoConfigurationPrefixes, ApplicationStartup.DEFAULT);
+    }
+
+    /** The same, recording its start-up steps into {@code startup}. */
+    static ConfigurableApplicationContext start(List<Class<?>> sources, Map<String, Object> properties,
+            List<String> excludedAutoConfigurationPrefixes, ApplicationStartup startup) {
         Map<String, Object> all = new HashMap<>(properties);
         all.put("spring.autoconfigure.exclude", autoConfigurationsStartingWith(excludedAutoConfigurationPrefixes));
         all.put("spring.main.banner-mode", "off");
         all.put("spring.main.log-startup-info", "false");
         return new SpringApplicationBuilder(sources.toArray(Class<?>[]::new))
                 .web(WebApplicationType.NONE)
+                .applicationStartup(startup)
                 .properties(all)
                 .run();
     }

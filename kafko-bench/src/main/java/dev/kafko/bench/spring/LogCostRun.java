@@ -4,9 +4,12 @@ import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.springframework.boot.context.metrics.buffering.BufferingApplicationStartup;
+import org.springframework.boot.context.metrics.buffering.StartupTimeline;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -48,8 +51,8 @@ final class LogCostRun {
         }
     }
 
-    /** How much to measure after start-up. */
-    record Settings(int warmupRoundTrips, int roundTrips, int records, Duration timeout) {
+    /** How much to measure after start-up; {@code startupSteps} &gt; 0 prints that many of the longest start-up steps. */
+    record Settings(int warmupRoundTrips, int roundTrips, int records, Duration timeout, int startupSteps) {
     }
 
     private LogCostRun() {
@@ -61,9 +64,11 @@ final class LogCostRun {
             Map<String, Object> properties = log.beforeContext();
             List<Class<?>> sources = new ArrayList<>(List.of(LogCostApp.class));
             sources.addAll(log.sources());
+            BufferingApplicationStartup steps = new BufferingApplicationStartup(settings.startupSteps() > 0 ? 100_000 : 0);
             try (ConfigurableApplicationContext context =
-                    BootContexts.start(sources, properties, log.excludedAutoConfigurations())) {
+                    BootContexts.start(sources, properties, log.excludedAutoConfigurations(), steps)) {
                 long startup = System.nanoTime() - begin;
+                printLongestSteps(steps, settings.startupSteps());
                 long startupCpu = processCpuNanos();
                 long startupClasses = ManagementFactory.getClassLoadingMXBean().getTotalLoadedClassCount();
                 if (!log.hasLog()) {
@@ -84,6 +89,19 @@ final class LogCostRun {
                         throughput(probe, sender, settings));
             }
         }
+    }
+
+    /** Prints the {@code count} longest start-up steps (nested steps include their children). */
+    private static void printLongestSteps(BufferingApplicationStartup steps, int count) {
+        steps.getBufferedTimeline().getEvents().stream()
+                .sorted(Comparator.comparing(StartupTimeline.TimelineEvent::getDuration).reversed())
+                .limit(count)
+                .forEach(e -> {
+                    StringBuilder tags = new StringBuilder();
+                    e.getStartupStep().getTags().forEach(t -> tags.append(' ').append(t.getKey()).append('=').append(t.getValue()));
+                    System.out.printf(Locale.ROOT, "step %8.1f ms %s%s%n", e.getDuration().toNanos() / 1e6,
+                            e.getStartupStep().getName(), tags);
+                });
     }
 
     private static long processCpuNanos() {

@@ -26,10 +26,12 @@ import org.jspecify.annotations.Nullable;
  * <pre>
  * java -cp kafko-bench/target/benchmarks.jar dev.kafko.bench.spring.SpringLogCostComparison \
  *     [--runs=3] [--logs=none,embedded-kafka,kafko] [--warmup-round-trips=50] [--round-trips=200] \
- *     [--records=100000] [--timeout-seconds=120]
+ *     [--records=100000] [--timeout-seconds=120] [--startup-steps=0]
  * </pre>
  *
- * The JVM flags of this process are passed on to the child JVMs. Runs on the main thread.
+ * {@code --startup-steps=N} prints each run's N longest Spring start-up steps (bean creation and the
+ * like, from Spring's {@code ApplicationStartup}), to see where a log's start-up goes. The JVM flags of
+ * this process are passed on to the child JVMs. Runs on the main thread.
  */
 public final class SpringLogCostComparison {
 
@@ -44,7 +46,8 @@ public final class SpringLogCostComparison {
                 intOption(options, "warmup-round-trips", 50),
                 intOption(options, "round-trips", 200),
                 intOption(options, "records", 100_000),
-                Duration.ofSeconds(intOption(options, "timeout-seconds", 120)));
+                Duration.ofSeconds(intOption(options, "timeout-seconds", 120)),
+                intOption(options, "startup-steps", 0));
         String child = options.get("child");
         if (child != null) {
             System.out.println(LogCostRun.measure(log(child), settings).toLine());
