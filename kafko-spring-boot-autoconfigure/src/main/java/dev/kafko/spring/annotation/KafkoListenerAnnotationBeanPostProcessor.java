@@ -4,6 +4,7 @@ import dev.kafko.spring.config.KafkoListenerContainerFactory;
 import dev.kafko.spring.config.KafkoListenerEndpoint;
 import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
 import dev.kafko.spring.listener.AckMode;
+import dev.kafko.spring.listener.MessageListenerContainer;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -112,7 +113,7 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         return requireBeanFactory().getBean(KafkoListenerEndpointRegistry.BEAN_NAME, KafkoListenerEndpointRegistry.class);
     }
 
-    private dev.kafko.spring.listener.MessageListenerContainer createContainer(KafkoListenerEndpoint endpoint) {
+    private MessageListenerContainer createContainer(KafkoListenerEndpoint endpoint) {
         ConfigurableListableBeanFactory factory = requireBeanFactory();
         KafkoListenerContainerFactory containers = factory.getBean(KafkoListenerContainerFactory.class);
         MessageHandlerMethodFactory methods = factory.containsBean(HANDLER_METHOD_FACTORY_BEAN_NAME)

@@ -55,8 +55,9 @@ public final class KafkoAutoConfiguration {
 
     private static final String JSON_MAPPER = "tools.jackson.databind.json.JsonMapper";
 
+    /** Not needed (and not created) when the application opens its own {@link Kafko}. */
     @Bean
-    @ConditionalOnMissingBean
+    @ConditionalOnMissingBean({KafkoDataDirectory.class, Kafko.class})
     KafkoDataDirectory kafkoDataDirectory(KafkoProperties properties) {
         return properties.isEphemeral() ? KafkoDataDirectory.ephemeral() : KafkoDataDirectory.of(properties.getDataDir());
     }
@@ -106,19 +107,19 @@ public final class KafkoAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    ProducerListener<Object, Object> kafkoProducerListener() {
+    ProducerListener<?, ?> kafkoProducerListener() {
         return new LoggingProducerListener<>();
     }
 
     @Bean
     @ConditionalOnMissingBean
-    KafkoTemplate<Object, Object> kafkoTemplate(LogBackend backend, RecordMessageConverter converter,
-                                                KafkoProperties properties,
-                                                ObjectProvider<ProducerListener<Object, Object>> producerListener,
-                                                ObjectProvider<KafkoInstrumentation> instrumentation) {
+    @SuppressWarnings("unchecked")
+    KafkoTemplate<?, ?> kafkoTemplate(LogBackend backend, RecordMessageConverter converter, KafkoProperties properties,
+                                      ObjectProvider<ProducerListener<?, ?>> producerListener,
+                                      ObjectProvider<KafkoInstrumentation> instrumentation) {
         KafkoTemplate<Object, Object> template = new KafkoTemplate<>(backend, converter);
         template.setDefaultTopic(properties.getTemplate().getDefaultTopic());
-        producerListener.ifUnique(template::setProducerListener);
+        producerListener.ifUnique(l -> template.setProducerListener((ProducerListener<Object, Object>) l));
         template.setInstrumentation(instrumentation.getIfUnique(() -> KafkoInstrumentation.NOOP));
         return template;
     }
@@ -140,10 +141,11 @@ public final class KafkoAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
+    @SuppressWarnings("unchecked")
     KafkoListenerContainerFactory kafkoListenerContainerFactory(LogBackend backend, RecordMessageConverter converter,
                                                                 KafkoProperties properties,
                                                                 KafkoErrorHandler errorHandler,
-                                                                ObjectProvider<KafkoTemplate<Object, Object>> template,
+                                                                ObjectProvider<KafkoTemplate<?, ?>> template,
                                                                 ObjectProvider<KafkoInstrumentation> instrumentation,
                                                                 Environment environment) {
         KafkoProperties.Listener listener = properties.getListener();
@@ -151,7 +153,7 @@ public final class KafkoAutoConfiguration {
         factory.setContainerProperties(new ContainerProperties(listener.getAckMode(), listener.getConcurrency(),
                 listener.getPollTimeout(), listener.getMaxPollRecords(), listener.getShutdownTimeout()));
         factory.setErrorHandler(errorHandler);
-        factory.setReplyTemplate(template.getIfUnique());
+        factory.setReplyTemplate((KafkoTemplate<Object, Object>) template.getIfUnique());
         factory.setInstrumentation(instrumentation.getIfUnique(() -> KafkoInstrumentation.NOOP));
         SimpleAsyncTaskExecutor executor = new SimpleAsyncTaskExecutor("kafko-listener-");
         executor.setVirtualThreads(Threading.VIRTUAL.isActive(environment));

@@ -4,6 +4,7 @@ import dev.kafko.spring.core.KafkoOperations;
 import dev.kafko.spring.core.LogBackend;
 import dev.kafko.spring.listener.ConcurrentMessageListenerContainer;
 import dev.kafko.spring.listener.ContainerProperties;
+import dev.kafko.spring.listener.DefaultErrorHandler;
 import dev.kafko.spring.listener.KafkoErrorHandler;
 import dev.kafko.spring.listener.KafkoMessageListener;
 import dev.kafko.spring.listener.adapter.KafkoArgumentResolvers;
@@ -28,7 +29,7 @@ public class KafkoListenerContainerFactory {
     private final LogBackend backend;
     private final RecordMessageConverter converter;
     private ContainerProperties containerProperties = ContainerProperties.DEFAULTS;
-    private KafkoErrorHandler errorHandler = new dev.kafko.spring.listener.DefaultErrorHandler();
+    private KafkoErrorHandler errorHandler = new DefaultErrorHandler();
     private KafkoInstrumentation instrumentation = KafkoInstrumentation.NOOP;
     private TaskExecutor executor = new SimpleAsyncTaskExecutor("kafko-listener-");
     private @Nullable KafkoOperations<Object, Object> replyTemplate;

@@ -13,9 +13,10 @@ import org.springframework.beans.factory.DisposableBean;
 import org.springframework.context.SmartLifecycle;
 
 /**
- * Owns every listener container: starts the auto-startup ones when the context starts and stops
- * them all (in parallel, each gracefully) before the context closes, so that kafko itself closes
- * only after every container stopped. Thread-safe.
+ * Owns every listener container, for any thread to look up, start, stop, pause or resume: it
+ * starts the auto-startup ones when the context starts and stops them all (in parallel, each
+ * gracefully) before the context closes, so that kafko itself closes only after every container
+ * stopped.
  *
  * <pre>{@code
  * registry.getListenerContainer("billing").pause();

@@ -20,8 +20,8 @@ import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The {@link LogBackend} over an in-process {@link Kafko}. Thread-safe: it holds no state besides
- * the instance and the {@link KafkoTopicProvisioner} that creates topics on first use.
+ * The {@link LogBackend} over an in-process {@link Kafko}, callable from any thread: it holds no
+ * state besides the instance and the {@link KafkoTopicProvisioner} that creates topics on first use.
  */
 public final class KafkoBackend implements LogBackend {
 

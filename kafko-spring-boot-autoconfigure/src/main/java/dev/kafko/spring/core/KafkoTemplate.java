@@ -22,9 +22,8 @@ import org.springframework.messaging.Message;
 import org.springframework.messaging.MessageHeaders;
 
 /**
- * Sends records to kafko topics, converting keys and values with a {@link RecordMessageConverter}.
- * Thread-safe: any number of threads may send through one template; it keeps one producer per
- * topic.
+ * Sends records to kafko topics from any number of threads at once, converting keys and values
+ * with a {@link RecordMessageConverter}; it keeps one producer per topic.
  *
  * <pre>{@code
  * template.send("orders", order.id(), order).join();        // JSON value, String key

@@ -13,9 +13,9 @@ import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.InitializingBean;
 
 /**
- * Creates the topics declared under {@code kafko.topics.<name>.*} at start-up and, on first use,
- * the topics nobody declared (when auto-creation is on). Thread-safe: two threads creating one
- * topic at once both end up with it.
+ * Creates, from any thread, the topics declared under {@code kafko.topics.<name>.*} (at start-up)
+ * and the topics nobody declared (on first use, when auto-creation is on); two threads creating
+ * one topic at once both end up with it.
  */
 public final class KafkoTopicProvisioner implements InitializingBean {
 

@@ -4,6 +4,7 @@ import dev.kafko.spring.core.LogBackend;
 import dev.kafko.spring.support.KafkoInstrumentation;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -29,7 +30,6 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     private final List<KafkoMessageListenerContainer> members = new ArrayList<>();
     private final ProcessedOffsets processed = new ProcessedOffsets();
 
-    @SuppressWarnings("checkstyle:ParameterNumber")
     public ConcurrentMessageListenerContainer(String listenerId, List<String> topics, String groupId, LogBackend backend,
                                               ContainerProperties properties, boolean autoStartup,
                                               KafkoMessageListener listener, KafkoErrorHandler errorHandler,
@@ -153,7 +153,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
      * @return the partitions still behind when {@code timeout} passed; empty when caught up
      */
     public List<String> awaitCaughtUp(Duration timeout) throws InterruptedException {
-        Map<String, Map<Integer, Long>> targets = new java.util.HashMap<>();
+        Map<String, Map<Integer, Long>> targets = new HashMap<>();
         for (String topic : topics) {
             targets.put(topic, backend.endOffsets(topic));
         }

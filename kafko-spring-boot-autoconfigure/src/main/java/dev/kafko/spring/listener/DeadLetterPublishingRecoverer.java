@@ -14,10 +14,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Publishes a record that exhausted its attempts to {@code <topic>.DLT}, on the same partition,
- * with its key, value and headers plus {@code kafko_dlt-*} headers naming the exception and the
- * original topic, partition and offset. The dead-letter topic is created on first use with at
- * least as many partitions as the original. Thread-safe.
+ * Publishes, from any container thread, a record that exhausted its attempts to
+ * {@code <topic>.DLT} on the same partition, with its key, value and headers plus
+ * {@code kafko_dlt-*} headers naming the exception and the original topic, partition and offset.
+ * The dead-letter topic is created on first use with at least as many partitions as the original.
  */
 public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
 

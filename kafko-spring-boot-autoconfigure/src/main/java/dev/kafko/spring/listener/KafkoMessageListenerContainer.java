@@ -45,7 +45,6 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
     private volatile @Nullable ListenerConsumer consumer;
     private volatile CountDownLatch exited = new CountDownLatch(0);
 
-    @SuppressWarnings("checkstyle:ParameterNumber")
     KafkoMessageListenerContainer(String listenerId, String memberName, String topic, String groupId,
                                   LogBackend backend, ContainerProperties properties, KafkoMessageListener listener,
                                   KafkoErrorHandler errorHandler, KafkoInstrumentation instrumentation,

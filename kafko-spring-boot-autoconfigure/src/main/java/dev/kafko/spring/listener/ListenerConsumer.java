@@ -156,6 +156,10 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         try {
             listener.onMessage(records, ack);
             success = true;
+        } catch (VirtualMachineError e) {
+            throw e;
+        } catch (Error e) {
+            throw new ListenerExecutionFailedException("Listener '" + container.getListenerId() + "' threw " + e, e);
         } finally {
             container.instrumentation().listenerInvoked(container.getListenerId(), container.topic(),
                     System.nanoTime() - start, success);
@@ -165,9 +169,9 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
     /** Records the records as finished; {@code recovered} ones count as acknowledged in manual modes. */
     private void done(List<KafkoRecord> records, boolean recovered) {
         Map<Integer, Long> next = nextOffsets(records);
-        next.forEach((p, o) -> container.processed().advance(container.topic(), p, o));
         AckMode mode = properties.ackMode();
         if (mode.isManual() && !recovered) {
+            advance(next); // processed; committed once the listener acknowledges
             return;
         }
         next.forEach((p, o) -> pending.merge(p, o, Math::max));
@@ -203,7 +207,14 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         } catch (KafkoException e) {
             LOG.warn("Listener '{}' could not commit {} on {}", container.getListenerId(), offsets,
                     container.topic(), e);
+        } finally {
+            advance(offsets);
         }
+    }
+
+    /** Tells the container's progress tracker (read by the test helper) how far the listener got. */
+    private void advance(Map<Integer, Long> nextOffsets) {
+        nextOffsets.forEach((p, o) -> container.processed().advance(container.topic(), p, o));
     }
 
     @Override

@@ -22,8 +22,8 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 
 /**
- * kafko's Micrometer meters. Thread-safe: the engine calls the observer methods on appending and
- * committing threads, the template and containers call the instrumentation methods on theirs.
+ * kafko's Micrometer meters, fed from any thread: the engine calls the observer methods on its
+ * appending and committing threads, the template and containers the instrumentation methods on theirs.
  *
  * <ul>
  *   <li>{@code kafko.template.send} (timer; topic, outcome)</li>
@@ -31,6 +31,8 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
  *   <li>{@code kafko.listener.dead.letter} (counter; listener, topic)</li>
  *   <li>{@code kafko.log.end.offset}, {@code kafko.log.size} (gauges, bytes for size; topic, partition)</li>
  *   <li>{@code kafko.consumer.lag} (gauge; topic, group, partition)</li>
+ *   <li>{@code kafko.log.fsync} (timer; topic, partition) and {@code kafko.log.failures} (counter;
+ *       topic, partition), straight from the engine's observer hook</li>
  * </ul>
  *
  * <p>Gauges exist for every partition and group found at start-up; partitions and groups that
@@ -45,6 +47,7 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
     private final Map<String, Set<String>> groups = new ConcurrentHashMap<>();
     private final Map<String, Timer> sendTimers = new ConcurrentHashMap<>();
     private final Map<String, Timer> processTimers = new ConcurrentHashMap<>();
+    private final Map<String, Timer> fsyncTimers = new ConcurrentHashMap<>();
 
     public KafkoMetrics(MeterRegistry registry, ObjectProvider<Kafko> kafko) {
         this.registry = registry;
@@ -78,6 +81,19 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
     @Override
     public void onCommit(String topic, String group) {
         groupSeen(topic, group);
+    }
+
+    @Override
+    public void onFsync(String topic, int partition, long nanos) {
+        fsyncTimers.computeIfAbsent(topic + '\0' + partition, k -> Timer.builder("kafko.log.fsync")
+                .description("Fsyncs of a partition").tags("topic", topic, "partition", Integer.toString(partition))
+                .register(registry)).record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void onFailure(String topic, int partition, Throwable cause) {
+        Counter.builder("kafko.log.failures").description("Appends or fsyncs that failed")
+                .tags("topic", topic, "partition", Integer.toString(partition)).register(registry).increment();
     }
 
     // --- template and containers ----------------------------------------------------------------

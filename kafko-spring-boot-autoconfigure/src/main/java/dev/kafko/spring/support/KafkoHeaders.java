@@ -16,7 +16,7 @@ public final class KafkoHeaders {
     /** The record key (String, byte[] or an object converted like a value). */
     public static final String KEY = PREFIX + "messageKey";
     /** The partition to send to (Integer). */
-    public static final String PARTITION = PREFIX + "partition";
+    public static final String PARTITION = PREFIX + "partitionId";
     /** The record timestamp in epoch millis (Long). */
     public static final String TIMESTAMP = PREFIX + "timestamp";
 

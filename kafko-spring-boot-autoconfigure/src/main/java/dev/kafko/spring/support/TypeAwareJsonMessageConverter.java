@@ -1,5 +1,6 @@
 package dev.kafko.spring.support;
 
+import java.nio.charset.StandardCharsets;
 import org.jspecify.annotations.Nullable;
 import org.springframework.messaging.Message;
 import org.springframework.messaging.converter.JacksonJsonMessageConverter;
@@ -35,7 +36,7 @@ public final class TypeAwareJsonMessageConverter extends JacksonJsonMessageConve
 
     private @Nullable Class<?> typeFromHeader(Message<?> message, Class<?> targetClass) {
         Object header = message.getHeaders().get(KafkoHeaders.TYPE);
-        String name = header instanceof byte[] b ? new String(b, java.nio.charset.StandardCharsets.UTF_8)
+        String name = header instanceof byte[] b ? new String(b, StandardCharsets.UTF_8)
                 : header instanceof String s ? s : null;
         if (name == null || name.equals(targetClass.getName())) {
             return null;

@@ -31,7 +31,9 @@ import org.springframework.context.ApplicationContext;
  *
  * <p>Waiting means: every running, unpaused listener container has finished (its method returned,
  * or the error handler recovered the record) every record that was in its topics when the call
- * began, or its group has committed past them. Records sent after the call began are not waited
+ * began, or its group has committed past them. Under the {@code record} and {@code batch} ack
+ * modes "finished" includes the commit; under the manual modes a processed record counts even
+ * before it is acknowledged. Records sent after the call began are not waited
  * for. No sleeps: the caller parks until a listener makes progress.
  */
 public final class KafkoTestUtils {

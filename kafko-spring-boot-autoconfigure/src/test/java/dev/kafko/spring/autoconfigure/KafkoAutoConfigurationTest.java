@@ -89,6 +89,7 @@ class KafkoAutoConfigurationTest {
         runner.withUserConfiguration(OwnBeans.class).run(context -> {
             assertThat(context.getBean(KafkoErrorHandler.class)).isSameAs(OwnBeans.HANDLER);
             assertThat(context.getBean(Kafko.class).dataDir()).isEqualTo(context.getBean("ownDir", Path.class));
+            assertThat(context).doesNotHaveBean(KafkoDataDirectory.class);
         });
     }
 
@@ -150,6 +151,26 @@ class KafkoAutoConfigurationTest {
     }
 
     @Test
+    void theTemplateInjectsWithTheApplicationsOwnTypesAndTellsItsProducerListener() {
+        runner.withUserConfiguration(TypedUser.class).run(context -> {
+            TypedUser user = context.getBean(TypedUser.class);
+            user.template.send("typed", "k", new dev.kafko.spring.Order("o", 1)).join();
+            assertThat(TypedUser.RESULTS).singleElement().satisfies(r -> {
+                assertThat(r.topic()).isEqualTo("typed");
+                assertThat(r.key()).isEqualTo("k");
+                assertThat(r.offset()).isZero();
+            });
+        });
+    }
+
+    @Test
+    void aListenerOnAnUnknownTopicFailsStartUpWhenAutoCreationIsOff() {
+        runner.withPropertyValues("kafko.auto-create-topics=false").withBean(Listening.class).run(context ->
+                assertThat(context).getFailure()
+                        .hasStackTraceContaining("topic 'absent' does not exist and kafko.auto-create-topics is false"));
+    }
+
+    @Test
     void withoutJacksonStringsAndBytesSendButObjectsAreRefusedClearly() {
         runner.withClassLoader(new FilteredClassLoader("tools.jackson")).run(context -> {
             @SuppressWarnings("unchecked")
@@ -180,6 +201,15 @@ class KafkoAutoConfigurationTest {
     }
 
     @Test
+    void theHealthContributorIsNamedKafko() {
+        runner.withConfiguration(AutoConfigurations.of(
+                org.springframework.boot.health.autoconfigure.registry.HealthContributorRegistryAutoConfiguration.class))
+                .run(context -> assertThat(context.getBean(
+                        org.springframework.boot.health.registry.HealthContributorRegistry.class)
+                        .getContributor("kafko")).isInstanceOf(KafkoHealthIndicator.class));
+    }
+
+    @Test
     void autoConfigurationClassesAreFinal() {
         for (Class<?> c : List.of(KafkoAutoConfiguration.class, KafkoMetricsAutoConfiguration.class,
                 KafkoHealthAutoConfiguration.class)) {
@@ -193,6 +223,31 @@ class KafkoAutoConfigurationTest {
                 "/META-INF/spring/org.springframework.boot.autoconfigure.AutoConfiguration.imports").readAllBytes());
         assertThat(imports).contains(KafkoAutoConfiguration.class.getName(),
                 KafkoMetricsAutoConfiguration.class.getName(), KafkoHealthAutoConfiguration.class.getName());
+    }
+
+    static class Listening {
+        @dev.kafko.spring.annotation.KafkoListener(id = "absent", topics = "absent")
+        void on(String value) {
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class TypedUser {
+        static final List<dev.kafko.spring.support.SendResult<String, dev.kafko.spring.Order>> RESULTS =
+                new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        @org.springframework.beans.factory.annotation.Autowired
+        KafkoTemplate<String, dev.kafko.spring.Order> template;
+
+        @Bean
+        static dev.kafko.spring.support.ProducerListener<String, dev.kafko.spring.Order> resultsListener() {
+            return new dev.kafko.spring.support.ProducerListener<>() {
+                @Override
+                public void onSuccess(dev.kafko.spring.support.SendResult<String, dev.kafko.spring.Order> result) {
+                    RESULTS.add(result);
+                }
+            };
+        }
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -1,6 +1,7 @@
 package dev.kafko.spring.listener;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.kafko.Kafko;
 import dev.kafko.KafkoRecord;
@@ -9,6 +10,7 @@ import dev.kafko.spring.annotation.KafkoListener;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
 import dev.kafko.spring.core.KafkoTemplate;
 import dev.kafko.spring.support.KafkoHeaders;
+import dev.kafko.spring.support.KafkoInstrumentation;
 import dev.kafko.spring.test.KafkoTestUtils;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,6 +25,8 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 import org.springframework.messaging.converter.MessageConversionException;
+import org.springframework.messaging.handler.annotation.Header;
+import org.springframework.messaging.handler.invocation.MethodArgumentResolutionException;
 
 class ErrorHandlingTest {
 
@@ -102,6 +106,28 @@ class ErrorHandlingTest {
     }
 
     @Test
+    void aMissingHeaderIsAnArgumentFailureThatSkipsTheRetries() {
+        Map<String, AtomicInteger> invocations = new ConcurrentHashMap<>();
+        KafkoInstrumentation counting = new KafkoInstrumentation() {
+            @Override
+            public void listenerInvoked(String listenerId, String topic, long nanos, boolean success) {
+                invocations.computeIfAbsent(listenerId, k -> new AtomicInteger()).incrementAndGet();
+            }
+        };
+        runner.withBean(KafkoInstrumentation.class, () -> counting)
+                .withPropertyValues("kafko.listener.dead-letter.enabled=true").run(context -> {
+                    template(context).send("headed", "no trace header").join();
+                    KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+                    assertThat(invocations.get("headed")).hasValue(1);
+                    List<KafkoRecord> dead = context.getBean(Kafko.class).consumer("headed.DLT")
+                            .poll(Duration.ofSeconds(5));
+                    assertThat(header(dead.get(0), KafkoHeaders.DLT_EXCEPTION_FQCN))
+                            .isEqualTo(MethodArgumentResolutionException.class.getName());
+                    assertThat(header(dead.get(0), KafkoHeaders.DLT_EXCEPTION_MESSAGE)).contains("trace");
+                });
+    }
+
+    @Test
     void anApplicationErrorHandlerBeanReplacesTheDefault() {
         List<String> handled = new ArrayList<>();
         KafkoErrorHandler mine = (records, failure, invocation) ->
@@ -121,15 +147,32 @@ class ErrorHandlingTest {
             for (int i = 0; i < 20; i++) {
                 template.send("work", 0, null, "poison").join();
             }
+            template.send("work", 0, null, "assert").join();
             template.send("work", 0, null, "d").join();
             KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
             assertThat(ATTEMPTS.get("poison")).hasValue(20);
+            assertThat(ATTEMPTS.get("assert")).hasValue(1);
             assertThat(DONE).containsExactly("d");
             MessageListenerContainer container = context.getBean(dev.kafko.spring.config.KafkoListenerEndpointRegistry.class)
                     .getListenerContainer("work");
             assertThat(container.isRunning()).isTrue();
             assertThat(container.isInExpectedState()).isTrue();
         });
+    }
+
+    @Test
+    void stoppingDuringTheBackOffLeavesTheFailedRecordUncommittedForTheNextRun() {
+        runner.withPropertyValues("kafko.listener.retry.max-attempts=1000", "kafko.listener.retry.backoff=1s")
+                .run(context -> {
+                    template(context).send("work", 0, null, "ok").join();
+                    template(context).send("work", 0, null, "poison").join();
+                    await().atMost(Duration.ofSeconds(20)).until(() -> ATTEMPTS.containsKey("poison"));
+                    long start = System.nanoTime();
+                    context.getBean(dev.kafko.spring.config.KafkoListenerEndpointRegistry.class).stop();
+                    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+                    assertThat(context.getBean(Kafko.class).groupInfo("work", "work").committed())
+                            .containsEntry(0, 1L);
+                });
     }
 
     @SuppressWarnings("unchecked")
@@ -144,10 +187,19 @@ class ErrorHandlingTest {
     static class Listeners {
         @KafkoListener(id = "work", topics = "work")
         void work(String value) {
+            if (value.equals("assert")) {
+                ATTEMPTS.computeIfAbsent(value, k -> new AtomicInteger()).incrementAndGet();
+                throw new AssertionError("an Error, not an Exception");
+            }
             if (value.equals("poison")) {
                 ATTEMPTS.computeIfAbsent(value, k -> new AtomicInteger()).incrementAndGet();
                 throw new IllegalStateException("cannot digest poison");
             }
+            DONE.add(value);
+        }
+
+        @KafkoListener(id = "headed", topics = "headed")
+        void headed(String value, @Header("trace") String trace) {
             DONE.add(value);
         }
 

@@ -73,6 +73,15 @@ class KafkoMetricsTest {
         });
     }
 
+    @Test
+    void fsyncsAreTimedFromTheEnginesObserverHook() {
+        runner.withPropertyValues("kafko.topics.durable.fsync=every-batch").run(context -> {
+            context.getBean(Kafko.class).producer("durable").send(null, "x".getBytes()).join();
+            assertThat(context.getBean(MeterRegistry.class).get("kafko.log.fsync").tag("topic", "durable")
+                    .tag("partition", "0").timer().count()).isPositive();
+        });
+    }
+
     static class Listeners {
         @KafkoListener(id = "metered", topics = "metered")
         void on(String value) {

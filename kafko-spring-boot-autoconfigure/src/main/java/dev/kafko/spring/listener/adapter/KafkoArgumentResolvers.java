@@ -13,7 +13,9 @@ import org.springframework.format.support.DefaultFormattingConversionService;
 import org.springframework.messaging.Message;
 import org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory;
 import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
+import org.springframework.messaging.converter.MessageConversionException;
 import org.springframework.messaging.handler.invocation.HandlerMethodArgumentResolver;
+import org.springframework.messaging.handler.invocation.MethodArgumentResolutionException;
 import org.springframework.validation.Validator;
 
 /**
@@ -32,7 +34,7 @@ public final class KafkoArgumentResolvers {
      */
     public static MessageHandlerMethodFactory handlerMethodFactory(RecordMessageConverter converter,
                                                                    @Nullable Validator validator) {
-        DefaultMessageHandlerMethodFactory factory = new DefaultMessageHandlerMethodFactory();
+        DefaultMessageHandlerMethodFactory factory = new FailureMarkingFactory();
         DefaultFormattingConversionService conversion = new DefaultFormattingConversionService();
         conversion.addConverter(new BytesToString());
         factory.setConversionService(conversion);
@@ -44,6 +46,40 @@ public final class KafkoArgumentResolvers {
                 new HeaderValueResolver(Acknowledgment.class, KafkoHeaders.ACKNOWLEDGMENT)));
         factory.afterPropertiesSet();
         return factory;
+    }
+
+    /**
+     * Spring's factory whose resolvers report every failure (a missing header as much as an
+     * unreadable payload) as a {@link MethodArgumentResolutionException}, so the error handler can
+     * tell "the arguments cannot be built" (retrying will not help) from "the method threw".
+     */
+    private static final class FailureMarkingFactory extends DefaultMessageHandlerMethodFactory {
+        @Override
+        protected List<HandlerMethodArgumentResolver> initArgumentResolvers() {
+            return super.initArgumentResolvers().stream()
+                    .<HandlerMethodArgumentResolver>map(FailureMarkingResolver::new).toList();
+        }
+    }
+
+    /** Rethrows a resolver's failure as a {@link MethodArgumentResolutionException}. */
+    private record FailureMarkingResolver(HandlerMethodArgumentResolver delegate)
+            implements HandlerMethodArgumentResolver {
+
+        @Override
+        public boolean supportsParameter(MethodParameter parameter) {
+            return delegate.supportsParameter(parameter);
+        }
+
+        @Override
+        public @Nullable Object resolveArgument(MethodParameter parameter, Message<?> message) throws Exception {
+            try {
+                return delegate.resolveArgument(parameter, message);
+            } catch (MethodArgumentResolutionException | MessageConversionException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new MethodArgumentResolutionException(message, parameter, String.valueOf(e.getMessage()), e);
+            }
+        }
     }
 
     /** Header values are bytes; a {@code @Header String} parameter reads them as UTF-8. */

@@ -1,0 +1,72 @@
+package dev.kafko.spring.annotation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kafko.Kafko;
+import dev.kafko.TopicConfig;
+import dev.kafko.spring.config.KafkoListenerContainerFactory;
+import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
+import dev.kafko.spring.core.KafkoBackend;
+import dev.kafko.spring.core.KafkoTopicProvisioner;
+import dev.kafko.spring.support.RecordMessageConverter;
+import dev.kafko.spring.test.KafkoTestUtils;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.messaging.converter.CompositeMessageConverter;
+import org.springframework.messaging.converter.StringMessageConverter;
+
+/** @EnableKafko in a plain Spring context, without Boot's auto-configuration. */
+class EnableKafkoTest {
+
+    static final List<String> RECEIVED = new CopyOnWriteArrayList<>();
+
+    @Test
+    void enableKafkoWiresListenersInAPlainSpringContext(@TempDir Path dir) {
+        System.setProperty("enable-kafko-test.dir", dir.toString());
+        try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext(PlainConfig.class)) {
+            Kafko kafko = context.getBean(Kafko.class);
+            kafko.producer("plain").send(null, "hi".getBytes()).join();
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+            assertThat(RECEIVED).containsExactly("hi");
+            assertThat(context.getBean(KafkoListenerEndpointRegistry.class).getListenerContainerIds())
+                    .containsExactly("plain");
+        } finally {
+            System.clearProperty("enable-kafko-test.dir");
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableKafko
+    static class PlainConfig {
+        @Bean(destroyMethod = "close")
+        Kafko kafko() {
+            return Kafko.open(Path.of(System.getProperty("enable-kafko-test.dir")));
+        }
+
+        @Bean
+        KafkoListenerContainerFactory factory(Kafko kafko) {
+            KafkoBackend backend = new KafkoBackend(kafko, new KafkoTopicProvisioner(kafko,
+                    Map.of("plain", TopicConfig.DEFAULTS), false));
+            return new KafkoListenerContainerFactory(backend, new RecordMessageConverter(
+                    new CompositeMessageConverter(List.of(new StringMessageConverter()))));
+        }
+
+        @Bean
+        Object listener() {
+            return new Object() {
+                @KafkoListener(id = "plain", topics = "plain")
+                void on(String text) {
+                    RECEIVED.add(text);
+                }
+            };
+        }
+    }
+}

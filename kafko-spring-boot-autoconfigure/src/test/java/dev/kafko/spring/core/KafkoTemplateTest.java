@@ -1,0 +1,104 @@
+package dev.kafko.spring.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.kafko.Kafko;
+import dev.kafko.KafkoRecord;
+import dev.kafko.spring.Order;
+import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
+import dev.kafko.spring.support.KafkoHeaders;
+import dev.kafko.spring.support.SendResult;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
+import org.springframework.messaging.support.MessageBuilder;
+
+class KafkoTemplateTest {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+            .withPropertyValues("kafko.ephemeral=true", "kafko.topics.t.partitions=3");
+
+    @Test
+    void stringsAndBytesGoAsTheyAreAndObjectsAsJsonWithATypeHeader() {
+        runner.run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            SendResult<Object, Object> first = template.send("t", 0, "k", "text").join();
+            template.send("t", 0, null, new byte[] {7}).join();
+            template.send("t", 0, "o", new Order("o-1", 5)).join();
+
+            assertThat(first.topic()).isEqualTo("t");
+            assertThat(first.partition()).isZero();
+            assertThat(first.offset()).isZero();
+            assertThat(first.timestamp()).isPositive();
+            assertThat(first.key()).isEqualTo("k");
+            assertThat(first.value()).isEqualTo("text");
+            List<KafkoRecord> records = poll(context, "t");
+            assertThat(records).hasSize(3);
+            assertThat(new String(records.get(0).value(), StandardCharsets.UTF_8)).isEqualTo("text");
+            assertThat(records.get(0).headers().isEmpty()).isTrue();
+            assertThat(records.get(1).value()).containsExactly(7);
+            assertThat(records.get(1).key()).isNull();
+            assertThat(new String(records.get(2).value(), StandardCharsets.UTF_8)).isEqualTo("{\"id\":\"o-1\",\"amount\":5}");
+            assertThat(records.get(2).headers().lastHeader(KafkoHeaders.TYPE).valueAsString())
+                    .isEqualTo(Order.class.getName());
+        });
+    }
+
+    @Test
+    void keyedRecordsStayOnTheirPartitionAndExplicitPartitionsWin() {
+        runner.run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            int partition = template.send("t", "same-key", "a").join().partition();
+            for (int i = 0; i < 5; i++) {
+                assertThat(template.send("t", "same-key", "b" + i).join().partition()).isEqualTo(partition);
+            }
+            int other = (partition + 1) % 3;
+            assertThat(template.send("t", other, "same-key", "c").join().partition()).isEqualTo(other);
+        });
+    }
+
+    @Test
+    void aMessageIsRoutedByItsHeadersAndCarriesTheOthersAsRecordHeaders() {
+        runner.run(context -> {
+            SendResult<Object, Object> result = template(context).send(MessageBuilder.withPayload("body")
+                    .setHeader(KafkoHeaders.TOPIC, "t").setHeader(KafkoHeaders.PARTITION, 2)
+                    .setHeader(KafkoHeaders.KEY, "k").setHeader(KafkoHeaders.TIMESTAMP, 1234L)
+                    .setHeader("trace", "abc").build()).join();
+            assertThat(result.partition()).isEqualTo(2);
+            assertThat(result.timestamp()).isEqualTo(1234L);
+            KafkoRecord record = poll(context, "t").get(0);
+            assertThat(record.timestamp()).isEqualTo(1234L);
+            assertThat(new String(record.key(), StandardCharsets.UTF_8)).isEqualTo("k");
+            assertThat(record.headers().lastHeader("trace").valueAsString()).isEqualTo("abc");
+            assertThat(record.headers().lastHeader(KafkoHeaders.TOPIC)).isNull();
+            assertThat(record.headers().lastHeader("id")).isNull();
+        });
+    }
+
+    @Test
+    void sendDefaultUsesTheConfiguredTopicAndOtherwiseSaysWhatToSet() {
+        runner.withPropertyValues("kafko.template.default-topic=t").run(context -> {
+            assertThat(template(context).sendDefault("x").join().topic()).isEqualTo("t");
+            assertThat(template(context).sendDefault("k", "y").join().key()).isEqualTo("k");
+        });
+        runner.run(context -> assertThatThrownBy(() -> template(context).sendDefault("x"))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("kafko.template.default-topic"));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static KafkoTemplate<Object, Object> template(ApplicationContext context) {
+        return context.getBean(KafkoTemplate.class);
+    }
+
+    private static List<KafkoRecord> poll(ApplicationContext context, String topic) {
+        try (var consumer = context.getBean(Kafko.class).consumer(topic)) {
+            return consumer.poll(Duration.ofSeconds(2));
+        }
+    }
+}
