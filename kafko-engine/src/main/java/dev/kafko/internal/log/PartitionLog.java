@@ -59,6 +59,7 @@ public final class PartitionLog implements Closeable {
     private final Clock clock;
     private final FileIo io;
     private final FrameEncoder encoder;
+    private final long segmentAgeMillis;
     private final AtomicReference<@Nullable Thread> writer = new AtomicReference<>();
     /** Oldest first; replaced as a whole (copy on write) by the writer on roll and retention. */
     private volatile Segment[] segments;
@@ -84,16 +85,8 @@ public final class PartitionLog implements Closeable {
             bytes += s.size();
         }
         this.sizeBytes = bytes;
-        FrameEncoder enc;
-        try {
-            enc = new FrameEncoder(name, config.compression(), config.maxRecordBytes());
-        } catch (KafkoException e) {
-            for (Segment s : segments) {
-                s.file().closeChannel();
-            }
-            throw e;
-        }
-        this.encoder = enc;
+        this.encoder = new FrameEncoder(name, config.compression(), config.maxRecordBytes());
+        this.segmentAgeMillis = config.segmentAge().toMillis();
     }
 
     /** Opens (creating if needed) the log in {@code dir}, recovering it when it was not closed cleanly. */
@@ -101,6 +94,15 @@ public final class PartitionLog implements Closeable {
         String name = topic + "-" + partition;
         List<Segment> segments = LogLoader.load(name, dir, config, clock.millis(), io);
         return new PartitionLog(topic, partition, dir, config, clock, io, segments);
+    }
+
+    /**
+     * The size of {@code record} that {@link #append} checks against {@link TopicConfig#maxRecordBytes()}
+     * (its encoding in a frame, the timestamp delta counted as one byte). Any thread; lets a caller
+     * refuse a record before it is batched with others.
+     */
+    public static long encodedSize(OutgoingRecord record) {
+        return FrameEncoder.encodedSize(record);
     }
 
     /** Appends the records as one frame; returns the offset of the first. Owner thread only. */
@@ -113,6 +115,7 @@ public final class PartitionLog implements Closeable {
             int length = encoder.encode(records, base, now);
             return store(base, records.size(), length, now);
         } finally {
+            encoder.trim();
             exitWriter();
         }
     }
@@ -127,6 +130,7 @@ public final class PartitionLog implements Closeable {
             int length = encoder.encode(record, base, now);
             return store(base, 1, length, now);
         } finally {
+            encoder.trim();
             exitWriter();
         }
     }
@@ -135,7 +139,7 @@ public final class PartitionLog implements Closeable {
         try {
             Segment active = segments[segments.length - 1];
             if (!active.isEmpty() && ((long) active.size() + length > config.segmentBytes()
-                    || now - active.ageBase() >= config.segmentAge().toMillis())) {
+                    || now - active.ageBase() >= segmentAgeMillis)) {
                 active = roll(active, now);
             }
             active.append(encoder.buffer(), length, base, count, encoder.maxTimestamp(), now);
@@ -194,7 +198,7 @@ public final class PartitionLog implements Closeable {
         if (offset == end || maxRecords <= 0) {
             return new ReadResult(List.of(), offset);
         }
-        List<KafkoRecord> out = new ArrayList<>(Math.min(maxRecords, 1024));
+        ArrayList<KafkoRecord> out = new ArrayList<>(0);
         int i = segmentIndex(segs, offset);
         int added = segs[i].read(offset, maxRecords, maxBytes, topic, partition, out);
         while (added == 0 && ++i < segs.length) {
@@ -296,6 +300,11 @@ public final class PartitionLog implements Closeable {
     /** Whether an earlier I/O error failed this log (see the failure policy above). Any thread. */
     public boolean isFailed() {
         return failure != null;
+    }
+
+    /** The current segments, oldest first; for tests and introspection. */
+    Segment[] segments() {
+        return segments;
     }
 
     public String topic() {

@@ -1,7 +1,6 @@
 package dev.kafko.internal.log;
 
 import static dev.kafko.internal.log.FrameFormat.BASE_OFFSET_OFFSET;
-import static dev.kafko.internal.log.FrameFormat.FIRST_TIMESTAMP_OFFSET;
 import static dev.kafko.internal.log.FrameFormat.HEADER_SIZE;
 import static dev.kafko.internal.log.FrameFormat.LENGTH_OFFSET;
 import static dev.kafko.internal.log.FrameFormat.MAX_TIMESTAMP_OFFSET;
@@ -151,7 +150,7 @@ final class Segment {
      * of at most about {@code maxBytes} (always at least one frame). Returns the number added; 0
      * when {@code offset} is not in this segment's published frames. Any thread.
      */
-    int read(long offset, int maxRecords, int maxBytes, String topic, int partition, List<KafkoRecord> out) {
+    int read(long offset, int maxRecords, int maxBytes, String topic, int partition, ArrayList<KafkoRecord> out) {
         int end = size;
         byte[] h = new byte[HEADER_SIZE];
         int pos = locate(offset, end, h);
@@ -172,12 +171,18 @@ final class Segment {
             total += len;
             pos += len;
         }
+        out.ensureCapacity(out.size() + (int) Math.min(records, maxRecords));
         byte[] buf = new byte[total];
-        file.read(start, buf, 0, total);
         CRC32C crc = new CRC32C();
         int added = 0;
         for (int p = 0; p < total && added < maxRecords; ) {
+            // frame by frame, so that the CRC and the decoding find the copied bytes still in cache
+            file.read(start + p, buf, p, HEADER_SIZE);
             int len = FrameFormat.getInt(buf, p + LENGTH_OFFSET);
+            if (len < HEADER_SIZE || len > total - p) {
+                throw corrupt(start + p, "frame length " + len + " changed under the reader", null);
+            }
+            file.read(start + p + HEADER_SIZE, buf, p + HEADER_SIZE, len - HEADER_SIZE);
             verifyCrc(crc, buf, p, len, start + p);
             try {
                 added += FrameDecoder.decode(buf, p, len, offset, maxRecords - added, topic, partition, out);
@@ -267,15 +272,5 @@ final class Segment {
 
     CorruptLogException corrupt(long pos, String reason, @Nullable Throwable cause) {
         return new CorruptLogException("corrupt frame in " + file.path() + " at position " + pos + ": " + reason, cause);
-    }
-
-    /** The first timestamp of the first frame, or {@code fallback} when the segment is empty. */
-    long firstFrameTimestamp(long fallback) {
-        if (size < SEGMENT_HEADER_SIZE + HEADER_SIZE) {
-            return fallback;
-        }
-        byte[] h = new byte[HEADER_SIZE];
-        file.read(SEGMENT_HEADER_SIZE, h, 0, HEADER_SIZE);
-        return FrameFormat.getLong(h, FIRST_TIMESTAMP_OFFSET);
     }
 }
