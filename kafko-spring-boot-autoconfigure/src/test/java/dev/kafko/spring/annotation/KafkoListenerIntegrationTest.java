@@ -106,6 +106,13 @@ class KafkoListenerIntegrationTest {
     }
 
     @Test
+    void theTypeHeaderPicksTheSubtypeOfAnInterfaceParameter() {
+        template.send("events", new Shipped("o-9", "DHL")).join();
+        KafkoTestUtils.waitForListeners(registry, WAIT);
+        assertThat(listeners.events).containsExactly(new Shipped("o-9", "DHL"));
+    }
+
+    @Test
     void batchListenerGetsAListOfConvertedPayloadsWithListHeaders() {
         for (int i = 0; i < 5; i++) {
             template.send("batched", "k" + i, new Order("b" + i, i));
@@ -206,6 +213,12 @@ class KafkoListenerIntegrationTest {
         }
     }
 
+    interface Event {
+    }
+
+    record Shipped(String orderId, String carrier) implements Event {
+    }
+
     @Target(ElementType.METHOD)
     @Retention(RetentionPolicy.RUNTIME)
     @KafkoListener(topics = "meta")
@@ -226,6 +239,7 @@ class KafkoListenerIntegrationTest {
         final List<String> validated = new CopyOnWriteArrayList<>();
         final List<String> later = new CopyOnWriteArrayList<>();
         final List<String> pausable = new CopyOnWriteArrayList<>();
+        final List<Event> events = new CopyOnWriteArrayList<>();
         final Map<String, AtomicInteger> attempts = new ConcurrentHashMap<>();
 
         @KafkoListener(id = "ordered", topics = "${app.topic}", concurrency = "#{${app.concurrency}}")
@@ -291,6 +305,11 @@ class KafkoListenerIntegrationTest {
         @KafkoListener(id = "later", topics = "later", autoStartup = "${app.later-start:false}")
         void later(String text) {
             later.add(text);
+        }
+
+        @KafkoListener(id = "events", topics = "events")
+        void events(Event event) {
+            events.add(event);
         }
 
         @KafkoListener(id = "pausable", topics = "pausable")
