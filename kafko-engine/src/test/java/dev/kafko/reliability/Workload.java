@@ -64,4 +64,11 @@ final class Workload {
         return ((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean())
                 .getThreadAllocatedBytes(Thread.currentThread().getId());
     }
+
+    /** Starts a platform thread with a name (tests only; Java 17 has no Thread.ofPlatform). */
+    static Thread start(String name, Runnable body) {
+        Thread t = new Thread(body, name);
+        t.start();
+        return t;
+    }
 }
