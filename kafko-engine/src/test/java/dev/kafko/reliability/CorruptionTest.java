@@ -199,9 +199,9 @@ class CorruptionTest {
                 cutIndex(stats(kind + ", cut (exhaustive, stress)"), name, 1);
                 flipAll(stats(kind + ", header flips (exhaustive, stress)"), name, 0, suffix.equals(".index") ? 44 : 24);
             }
-            randomFlips(stats(kind + ", random flips (stress)"), names(suffix), 3_000, 0, Integer.MAX_VALUE);
+            randomFlips(stats(kind + ", random flips (stress)"), names(suffix), 1_000, 0, Integer.MAX_VALUE);
         }
-        randomFlips(stats("segment, random flips (stress)"), names(".log"), 10_000, 0, Integer.MAX_VALUE);
+        randomFlips(stats("segment, random flips (stress)"), names(".log"), 3_000, 0, Integer.MAX_VALUE);
     }
 
     /** Cuts the active segment at every {@code stride}-th length and at every byte of its last frame. */

@@ -82,8 +82,8 @@ class DiskFullTest {
     @Test
     void injectedEnospcFailsTypedAndReopensWithEveryAcknowledgedRecord() throws Exception {
         SplittableRandom random = new SplittableRandom(SEED);
-        for (int i = 0; i < 12; i++) {
-            long budget = 4096 + random.nextLong(3 << 20);
+        for (int i = 0; i < 6; i++) {
+            long budget = 4096 + random.nextLong(1 << 20);
             Path data = tmp.resolve("enospc-" + i);
             AtomicLong left = new AtomicLong(budget);
             HookedFileIo io = new HookedFileIo(new HookedFileIo.Hooks() {
