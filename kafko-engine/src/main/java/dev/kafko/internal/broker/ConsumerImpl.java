@@ -202,7 +202,6 @@ final class ConsumerImpl implements Consumer {
                 }
                 setOwned(mine);
                 g.release(this, revoked);
-                seenVersion = g.version();
             }
         }
         List<Integer> gained = g.acquire(this);
@@ -300,8 +299,17 @@ final class ConsumerImpl implements Consumer {
             }
             try {
                 ReadResult r = log.read(pos, max, MAX_READ_BYTES);
-                positions[p] = r.nextOffset();
-                return r.records();
+                List<KafkoRecord> records = r.records();
+                int n = records.size();
+                if (n > 0 && records.get(n - 1).offset() >= end) {
+                    // the log may hand out a frame whose end offset it has not published yet; keep to
+                    // the end read above, so that the position never passes the published end
+                    records = trimTo(records, end);
+                    positions[p] = records.isEmpty() ? pos : records.get(records.size() - 1).offset() + 1;
+                } else {
+                    positions[p] = r.nextOffset();
+                }
+                return records;
             } catch (OffsetOutOfRangeException e) {
                 // retention moved the log start between the check and the read
                 if (attempt > 2) {
@@ -309,6 +317,14 @@ final class ConsumerImpl implements Consumer {
                 }
             }
         }
+    }
+
+    private static List<KafkoRecord> trimTo(List<KafkoRecord> records, long end) {
+        int keep = 0;
+        while (keep < records.size() && records.get(keep).offset() < end) {
+            keep++;
+        }
+        return records.subList(0, keep);
     }
 
     private long resetPosition(int p, long pos, long startOffset, long end) {
@@ -435,13 +451,14 @@ final class ConsumerImpl implements Consumer {
         if (closed) {
             return;
         }
-        closed = true;
         try {
             if (group != null && owned.length > 0 && topic.life() == TopicImpl.Life.OPEN) {
+                // still open here, so the callback can commit what it processed
                 List<Integer> mine = new ArrayList<>(ownedSet());
                 listener.onPartitionsRevoked(Collections.unmodifiableList(mine));
             }
         } finally {
+            closed = true;
             PartitionActor[] actors = topic.actors();
             for (int p : owned) {
                 if (p < actors.length) {

@@ -14,6 +14,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.zip.CRC32C;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Internal: the committed offsets of one group on one topic, as an append-only file of small
@@ -49,7 +50,7 @@ final class GroupOffsetsFile implements AutoCloseable {
     private final Path file;
     private final ByteBuffer buffer = ByteBuffer.allocate(64 * ENTRY_BYTES);
     private final CRC32C crc = new CRC32C();
-    private FileChannel channel;
+    private @Nullable FileChannel channel;
     private long[] committed; // -1: none
     private long entries;
     private boolean corrupt;
@@ -59,37 +60,36 @@ final class GroupOffsetsFile implements AutoCloseable {
         this.file = file;
     }
 
-    /** Opens or creates the file, replaying the committed offsets. */
+    /** Replays the file if it exists; the file is created by the first commit. */
     static GroupOffsetsFile open(FileIo io, Path file, String what) {
         GroupOffsetsFile f = new GroupOffsetsFile(io, file);
         try {
-            Files.createDirectories(file.getParent());
             boolean clean = f.replay(what);
             if (!clean) {
                 // rewrite what survived so that new entries never follow garbage
                 f.compact();
             }
-            f.channel = io.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-            if (f.channel.size() == 0) {
-                f.writeHeader();
-            }
-            f.channel.position(f.channel.size());
         } catch (IOException e) {
             throw new KafkoStorageException("cannot open group offsets " + file + ": " + e, e);
         }
         return f;
     }
 
-    /** Reads {@code file} without opening it for writing: the committed offsets, -1 where none. */
-    static long[] peek(FileIo io, Path file, String what) {
-        GroupOffsetsFile f = new GroupOffsetsFile(io, file);
-        try {
-            f.replay(what);
-        } catch (IOException e) {
-            LOG.log(Level.WARNING, "cannot read group offsets " + file + ": " + e);
-            return new long[0];
+    private FileChannel channel() throws IOException {
+        FileChannel ch = channel;
+        if (ch == null) {
+            Files.createDirectories(file.getParent());
+            ch = io.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            channel = ch;
+            if (ch.size() == 0) {
+                writeHeader();
+                // the new file's directory entry must survive a crash before commits rely on it
+                ch.force(true);
+                io.fsyncDirectory(file.getParent());
+            }
+            ch.position(ch.size());
         }
-        return f.committed;
+        return ch;
     }
 
     /** Whether the file failed its checks when it was opened (the offsets after the damage were lost). */
@@ -106,6 +106,7 @@ final class GroupOffsetsFile implements AutoCloseable {
     void commit(Map<Integer, Long> offsets, boolean force) {
         buffer.clear();
         try {
+            channel();
             for (Map.Entry<Integer, Long> e : offsets.entrySet()) {
                 if (buffer.remaining() < ENTRY_BYTES) {
                     writeBuffer();
@@ -122,9 +123,9 @@ final class GroupOffsetsFile implements AutoCloseable {
         if (entries > compactionThreshold()) {
             try {
                 channel.close();
+                channel = null;
                 compact();
-                channel = io.open(file, StandardOpenOption.WRITE);
-                channel.position(channel.size());
+                channel();
             } catch (IOException e) {
                 throw new KafkoStorageException("cannot compact group offsets " + file + ": " + e, e);
             }
@@ -138,6 +139,9 @@ final class GroupOffsetsFile implements AutoCloseable {
 
     /** Forces written entries to disk. */
     void force() {
+        if (channel == null) {
+            return;
+        }
         try {
             channel.force(false);
         } catch (IOException e) {

@@ -125,12 +125,21 @@ final class PartitionActor {
     private void drain() {
         for (;;) {
             ownerThread = Thread.currentThread();
+            // an interrupt would close the log's file channels (interruptible channels) for everyone:
+            // hold it back while this thread works for the partition, and restore it afterwards
+            boolean interrupted = Thread.interrupted();
             Request<?> round = reverse((Request<?>) MAILBOX.getAndSet(this, null));
-            if (round != null) {
-                process(round);
+            try {
+                if (round != null) {
+                    process(round);
+                }
+            } finally {
+                ownerThread = null;
+                OWNER.setVolatile(this, 0);
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
             }
-            ownerThread = null;
-            OWNER.setVolatile(this, 0);
             // complete outside of ownership: callbacks may submit here again, or wait on a thread that does
             for (Request<?> r = round; r != null; ) {
                 Request<?> next = r.next;
@@ -193,27 +202,26 @@ final class PartitionActor {
         }
     }
 
-    /** Appends requests [start, end) as one frame; true when they are in the log. */
+    /** Appends requests [start, end) as one frame; true when any of them is in the log. */
     private boolean append(Request<?> start, @Nullable Request<?> end, int records, long bytes) {
         long t0 = ctx.observing() ? System.nanoTime() : 0L;
         long base;
         try {
-            if (start.next == end && start instanceof BatchRequest b) {
-                base = log.append(b.records);
-            } else {
-                for (Request<?> q = start; q != end; q = q.next) {
-                    q.addRecords(frame);
-                }
-                base = log.append(frame);
-            }
+            base = appendFrame(start, end);
         } catch (RuntimeException | Error e) {
-            Throwable cause = fail(e, "append");
+            if (!log.isFailed() && start.next != end) {
+                // a refusal of one request (a record the log finds too large) must not fail its neighbours
+                boolean any = false;
+                for (Request<?> q = start; q != end; q = q.next) {
+                    any |= append(q, q.next, q.recordCount(), q.encodedBytes());
+                }
+                return any;
+            }
+            Throwable cause = failure(e, "append");
             for (Request<?> q = start; q != end; q = q.next) {
                 q.error = cause;
             }
             return false;
-        } finally {
-            frame.clear();
         }
         for (Request<?> q = start; q != end; q = q.next) {
             q.firstOffset = base;
@@ -230,6 +238,25 @@ final class PartitionActor {
                     interval.period());
         }
         return true;
+    }
+
+    private long appendFrame(Request<?> start, @Nullable Request<?> end) {
+        if (start.next == end) {
+            if (start instanceof SendRequest s) {
+                return log.append(s.record);
+            }
+            if (start instanceof BatchRequest b) {
+                return log.append(b.records);
+            }
+        }
+        try {
+            for (Request<?> q = start; q != end; q = q.next) {
+                q.addRecords(frame);
+            }
+            return log.append(frame);
+        } finally {
+            frame.clear();
+        }
     }
 
     /** Under EVERY_BATCH, one flush for the appends of [start, end); a failure fails all of them. */
@@ -257,7 +284,7 @@ final class PartitionActor {
             log.flush();
             dirty = false;
         } catch (RuntimeException | Error e) {
-            return fail(e, "flush");
+            return failure(e, "flush");
         }
         if (ctx.observing()) {
             ctx.observer().onFsync(topic, partition, System.nanoTime() - t0);
@@ -293,7 +320,7 @@ final class PartitionActor {
                 }
             }
         } catch (RuntimeException | Error e) {
-            fail(e, "retention");
+            failure(e, "retention");
         }
     }
 
@@ -316,18 +343,24 @@ final class PartitionActor {
         wakeAllWaiters();
     }
 
-    /** Puts the partition into the failed state; returns the exception to hand to the waiters. */
-    private Throwable fail(Throwable e, String what) {
+    /**
+     * The exception to hand to the waiters of a failed operation; when the log says it failed (its
+     * fail-fast policy after an I/O error), the partition enters the failed state.
+     */
+    private Throwable failure(Throwable e, String what) {
         Throwable cause = e instanceof KafkoException ? e
                 : new KafkoStorageException(what + " of partition " + topic + "-" + partition + " failed: " + e, e);
-        if (state == PartitionState.RUNNING) {
-            failure = cause;
+        if (state == PartitionState.RUNNING && (log.isFailed() || e instanceof Error)) {
+            Throwable logFailure = log.failure();
+            failure = logFailure != null ? logFailure : cause;
             state = PartitionState.FAILED;
             LOG.log(Level.ERROR, "partition " + topic + "-" + partition + " failed during " + what + ": " + e, e);
             if (ctx.observing()) {
                 ctx.observer().onFailure(topic, partition, cause);
             }
             wakeAllWaiters();
+        } else if (ctx.observing()) {
+            ctx.observer().onFailure(topic, partition, cause);
         }
         return cause;
     }

@@ -21,8 +21,10 @@ import org.jspecify.annotations.Nullable;
  * {@link dev.kafko.UnknownTopicException} or {@link dev.kafko.KafkoClosedException} before anything
  * is written) and submits one request to the partition actor.
  *
- * <p>The size checked against {@code maxRecordBytes} is the key's and value's lengths plus, per
- * header, its key's UTF-8 length and its value's length.
+ * <p>The size checked against {@code maxRecordBytes} is the record's encoded size in a frame (see
+ * {@link #encodedSize}), computed on the caller's thread with the timestamp field at its smallest.
+ * A record that exceeds the limit only through a longer timestamp encoding is refused by the log at
+ * append time: its own future fails with {@link RecordTooLargeException}, no other record is affected.
  */
 final class ProducerImpl implements Producer {
 
@@ -183,37 +185,53 @@ final class ProducerImpl implements Producer {
         return (int) size;
     }
 
+    /**
+     * The record's encoded size in a frame: a 4-byte length, the timestamp delta (counted at its
+     * smallest, one byte), key and value each as a varint length plus bytes (one byte for null), the
+     * header count and per header its UTF-8 key and value the same way.
+     */
     static long encodedSize(OutgoingRecord r) {
-        byte[] k = r.key();
-        byte[] v = r.value();
-        long size = (k == null ? 0 : k.length) + (v == null ? 0 : v.length);
+        long size = 4 + 1 + bytesField(r.key()) + bytesField(r.value());
         Headers headers = r.headers();
-        if (!headers.isEmpty()) {
-            for (int i = 0; i < headers.size(); i++) {
-                Header h = headers.get(i);
-                size += utf8Length(h.key());
-                byte[] hv = h.value();
-                size += hv == null ? 0 : hv.length;
-            }
+        int n = headers.size();
+        size += varintSize(n);
+        for (int i = 0; i < n; i++) {
+            Header h = headers.get(i);
+            int k = utf8Length(h.key());
+            size += varintSize(k) + k + bytesField(h.value());
         }
         return size;
     }
 
-    private static int utf8Length(String s) {
-        int n = 0;
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c < 0x80) {
-                n += 1;
-            } else if (c < 0x800) {
-                n += 2;
-            } else if (Character.isHighSurrogate(c)) {
-                n += 4;
-                i++;
-            } else {
-                n += 3;
-            }
+    private static long bytesField(byte @Nullable [] b) {
+        return b == null ? 1 : varintSize(b.length + 1) + b.length;
+    }
+
+    private static int varintSize(int v) {
+        int n = 1;
+        while ((v & ~0x7F) != 0) {
+            n++;
+            v >>>= 7;
         }
         return n;
+    }
+
+    private static int utf8Length(String s) {
+        int n = s.length();
+        int utf8 = 0;
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (c < 0x80) {
+                utf8++;
+            } else if (c < 0x800) {
+                utf8 += 2;
+            } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
+                utf8 += 4;
+                i++;
+            } else {
+                utf8 += Character.isSurrogate(c) ? 1 : 3;
+            }
+        }
+        return utf8;
     }
 }

@@ -56,10 +56,13 @@ final class Scheduler implements AutoCloseable {
         };
     }
 
-    /** Stops the thread, waiting for a running task to end. */
+    /**
+     * Stops the thread, waiting for a running task to end. The thread is not interrupted: it may be
+     * a partition's owner inside an fsync, and an interrupt would close the file channel under it.
+     */
     @Override
     public void close() {
-        executor.shutdownNow();
+        executor.shutdown();
         boolean interrupted = false;
         while (true) {
             try {

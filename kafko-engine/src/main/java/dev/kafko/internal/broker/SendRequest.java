@@ -7,7 +7,7 @@ import java.util.List;
 /** Internal: a send of one record; see {@link Request} for which thread does what. */
 final class SendRequest extends Request<RecordPosition> {
 
-    private final OutgoingRecord record;
+    final OutgoingRecord record;
     private final int bytes;
 
     SendRequest(OutgoingRecord record, int bytes) {

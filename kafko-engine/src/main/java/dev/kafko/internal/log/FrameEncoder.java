@@ -52,6 +52,19 @@ final class FrameEncoder implements AutoCloseable {
         this.maxRecordBytes = maxRecordBytes;
     }
 
+    /** Buffers above this size are dropped after use, so one huge batch does not pin memory per partition. */
+    private static final int KEEP_BUFFER_BYTES = 4 << 20;
+
+    /** Drops buffers a rare huge frame grew beyond {@link #KEEP_BUFFER_BYTES}. */
+    void trim() {
+        if (frame.length > KEEP_BUFFER_BYTES) {
+            frame = new byte[64 * 1024];
+        }
+        if (records.length > KEEP_BUFFER_BYTES) {
+            records = new byte[0];
+        }
+    }
+
     /** The buffer holding the last encoded frame, valid until the next encode. */
     byte[] buffer() {
         return frame;
@@ -137,8 +150,8 @@ final class FrameEncoder implements AutoCloseable {
                     + MAX_RECORDS_LENGTH + " bytes before compression); nothing was written");
         }
         byte[] b = ensureRecords(pos + bound);
-        int p = pos + 4;
-        p = putVarlong(b, p, (timestampDelta << 1) ^ (timestampDelta >> 63));
+        int p = putVarlong(b, pos + 4, (timestampDelta << 1) ^ (timestampDelta >> 63));
+        int timestampBytes = p - pos - 4;
         p = putBytes(b, p, key);
         p = putBytes(b, p, value);
         int n = headers.size();
@@ -149,8 +162,10 @@ final class FrameEncoder implements AutoCloseable {
             p = putBytes(b, p, h.value());
         }
         int body = p - pos - 4;
-        if (body + 4 > maxRecordBytes) {
-            throw new RecordTooLargeException("a record of " + (body + 4) + " bytes (key, value and headers encoded)"
+        // the size checked does not depend on the neighbours' timestamps: see encodedSize
+        long checked = body + 4L - timestampBytes + 1;
+        if (checked > maxRecordBytes) {
+            throw new RecordTooLargeException("a record of " + checked + " bytes (key, value and headers encoded)"
                     + " exceeds maxRecordBytes " + maxRecordBytes + " of " + partitionName + "; nothing was written");
         }
         FrameFormat.putInt(b, pos, body);
@@ -211,24 +226,41 @@ final class FrameEncoder implements AutoCloseable {
         return p;
     }
 
+    /**
+     * The size of {@code r} checked against {@code maxRecordBytes}: its encoding in a frame with the
+     * timestamp delta counted as one byte (its smallest), so that the check does not depend on the
+     * records it is batched with.
+     */
+    static long encodedSize(OutgoingRecord r) {
+        long size = 4 + 1 + bytesFieldSize(r.key()) + bytesFieldSize(r.value());
+        Headers headers = r.headers();
+        int n = headers.size();
+        size += varintSize(n);
+        for (int i = 0; i < n; i++) {
+            Header h = headers.get(i);
+            int k = utf8Length(h.key());
+            size += varintSize(k) + k + bytesFieldSize(h.value());
+        }
+        return size;
+    }
+
+    private static long bytesFieldSize(byte @Nullable [] b) {
+        return b == null ? 1 : varintSize(b.length + 1) + (long) b.length;
+    }
+
+    private static int varintSize(int v) {
+        int n = 1;
+        while ((v & ~0x7F) != 0) {
+            v >>>= 7;
+            n++;
+        }
+        return n;
+    }
+
     /** Writes a varint byte length then the UTF-8 bytes of {@code s}, without allocating. */
     private static int putUtf8(byte[] b, int p, String s) {
         int n = s.length();
-        int utf8 = 0;
-        for (int i = 0; i < n; i++) {
-            char c = s.charAt(i);
-            if (c < 0x80) {
-                utf8++;
-            } else if (c < 0x800) {
-                utf8 += 2;
-            } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
-                utf8 += 4;
-                i++;
-            } else {
-                utf8 += Character.isSurrogate(c) ? 1 : 3;
-            }
-        }
-        p = putVarint(b, p, utf8);
+        p = putVarint(b, p, utf8Length(s));
         for (int i = 0; i < n; i++) {
             char c = s.charAt(i);
             if (c < 0x80) {
@@ -252,6 +284,26 @@ final class FrameEncoder implements AutoCloseable {
             }
         }
         return p;
+    }
+
+    /** The number of bytes {@link #putUtf8} writes for {@code s} after the length. */
+    private static int utf8Length(String s) {
+        int n = s.length();
+        int utf8 = 0;
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (c < 0x80) {
+                utf8++;
+            } else if (c < 0x800) {
+                utf8 += 2;
+            } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
+                utf8 += 4;
+                i++;
+            } else {
+                utf8 += Character.isSurrogate(c) ? 1 : 3;
+            }
+        }
+        return utf8;
     }
 
     @Override

@@ -134,10 +134,13 @@ final class LogLoader {
             }
             checkedSize(file, base);
             IndexFiles.Snapshot snap = clean ? IndexFiles.load(io, dir, base) : null;
-            Segment s;
+            OffsetIndex index;
+            long next;
+            long maxTs;
             if (snap != null && snap.segmentSize() == size && agrees(file, base, snap)) {
-                s = new Segment(base, file, snap.index(), config.indexIntervalBytes(), size, snap.nextOffset(),
-                        snap.maxTimestamp(), now, bytesAfterLastEntry(snap.index(), size, config));
+                index = snap.index();
+                next = snap.nextOffset();
+                maxTs = snap.maxTimestamp();
             } else {
                 Scan scan = scan(file, base, size, config.indexIntervalBytes());
                 if (scan.validEnd() < size) {
@@ -145,17 +148,31 @@ final class LogLoader {
                             + " bytes ({5})", name, path, scan.validEnd(), scan.nextOffset(), size - scan.validEnd(),
                             scan.stopReason() == null ? "zeros allocated ahead" : scan.stopReason());
                 }
+                // cut the torn or zero tail so that the next append continues right after the last good frame
                 file.truncateAndForce(scan.validEnd());
-                s = new Segment(base, file, scan.index(), config.indexIntervalBytes(), scan.validEnd(),
-                        scan.nextOffset(), scan.maxTimestamp(), now, scan.bytesSinceIndexEntry());
+                size = scan.validEnd();
+                index = scan.index();
+                next = scan.nextOffset();
+                maxTs = scan.maxTimestamp();
             }
-            return new Segment(base, file, s.index(), config.indexIntervalBytes(), s.size(), s.nextOffset(),
-                    s.maxTimestamp(), Math.min(now, s.firstFrameTimestamp(now)), bytesAfterLastEntry(s.index(),
-                            s.size(), config));
+            // the age-based roll counts from the first record, never from the future
+            long ageBase = Math.min(now, firstTimestamp(file, size, now));
+            return new Segment(base, file, index, config.indexIntervalBytes(), size, next, maxTs, ageBase,
+                    bytesAfterLastEntry(index, size, config));
         } catch (RuntimeException e) {
             file.closeChannel();
             throw e;
         }
+    }
+
+    /** The first timestamp of the segment's first frame, or {@code fallback} when it has none. */
+    private static long firstTimestamp(SegmentFile file, int size, long fallback) {
+        if (size < SEGMENT_HEADER_SIZE + HEADER_SIZE) {
+            return fallback;
+        }
+        byte[] h = new byte[HEADER_SIZE];
+        file.read(SEGMENT_HEADER_SIZE, h, 0, HEADER_SIZE);
+        return FrameFormat.getLong(h, FrameFormat.FIRST_TIMESTAMP_OFFSET);
     }
 
     /** Bytes appended since the last index entry (the interval counter the writer continues from). */

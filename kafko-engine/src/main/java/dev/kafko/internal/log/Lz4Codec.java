@@ -41,7 +41,7 @@ final class Lz4Codec implements Codec {
         int n;
         try {
             n = decompressor.decompress(src, srcOff, srcLen, dst, 0, dstLen);
-        } catch (LZ4Exception e) {
+        } catch (LZ4Exception | IndexOutOfBoundsException e) {
             throw new IllegalArgumentException("malformed lz4 block: " + e.getMessage(), e);
         }
         if (n != dstLen) {

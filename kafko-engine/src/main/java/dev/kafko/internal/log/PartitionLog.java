@@ -103,6 +103,15 @@ public final class PartitionLog implements Closeable {
         return new PartitionLog(topic, partition, dir, config, clock, io, segments);
     }
 
+    /**
+     * The size of {@code record} that {@link #append} checks against {@link TopicConfig#maxRecordBytes()}
+     * (its encoding in a frame, the timestamp delta counted as one byte). Any thread; lets a caller
+     * refuse a record before it is batched with others.
+     */
+    public static long encodedSize(OutgoingRecord record) {
+        return FrameEncoder.encodedSize(record);
+    }
+
     /** Appends the records as one frame; returns the offset of the first. Owner thread only. */
     public long append(List<OutgoingRecord> records) {
         enterWriter();
@@ -113,6 +122,7 @@ public final class PartitionLog implements Closeable {
             int length = encoder.encode(records, base, now);
             return store(base, records.size(), length, now);
         } finally {
+            encoder.trim();
             exitWriter();
         }
     }
@@ -127,6 +137,7 @@ public final class PartitionLog implements Closeable {
             int length = encoder.encode(record, base, now);
             return store(base, 1, length, now);
         } finally {
+            encoder.trim();
             exitWriter();
         }
     }
@@ -194,7 +205,7 @@ public final class PartitionLog implements Closeable {
         if (offset == end || maxRecords <= 0) {
             return new ReadResult(List.of(), offset);
         }
-        List<KafkoRecord> out = new ArrayList<>(Math.min(maxRecords, 1024));
+        ArrayList<KafkoRecord> out = new ArrayList<>(0);
         int i = segmentIndex(segs, offset);
         int added = segs[i].read(offset, maxRecords, maxBytes, topic, partition, out);
         while (added == 0 && ++i < segs.length) {
@@ -296,6 +307,11 @@ public final class PartitionLog implements Closeable {
     /** Whether an earlier I/O error failed this log (see the failure policy above). Any thread. */
     public boolean isFailed() {
         return failure != null;
+    }
+
+    /** The current segments, oldest first; for tests and introspection. */
+    Segment[] segments() {
+        return segments;
     }
 
     public String topic() {

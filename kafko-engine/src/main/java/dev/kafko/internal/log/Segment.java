@@ -1,7 +1,6 @@
 package dev.kafko.internal.log;
 
 import static dev.kafko.internal.log.FrameFormat.BASE_OFFSET_OFFSET;
-import static dev.kafko.internal.log.FrameFormat.FIRST_TIMESTAMP_OFFSET;
 import static dev.kafko.internal.log.FrameFormat.HEADER_SIZE;
 import static dev.kafko.internal.log.FrameFormat.LENGTH_OFFSET;
 import static dev.kafko.internal.log.FrameFormat.MAX_TIMESTAMP_OFFSET;
@@ -151,7 +150,7 @@ final class Segment {
      * of at most about {@code maxBytes} (always at least one frame). Returns the number added; 0
      * when {@code offset} is not in this segment's published frames. Any thread.
      */
-    int read(long offset, int maxRecords, int maxBytes, String topic, int partition, List<KafkoRecord> out) {
+    int read(long offset, int maxRecords, int maxBytes, String topic, int partition, ArrayList<KafkoRecord> out) {
         int end = size;
         byte[] h = new byte[HEADER_SIZE];
         int pos = locate(offset, end, h);
@@ -172,6 +171,7 @@ final class Segment {
             total += len;
             pos += len;
         }
+        out.ensureCapacity(out.size() + (int) Math.min(records, maxRecords));
         byte[] buf = new byte[total];
         file.read(start, buf, 0, total);
         CRC32C crc = new CRC32C();
@@ -267,15 +267,5 @@ final class Segment {
 
     CorruptLogException corrupt(long pos, String reason, @Nullable Throwable cause) {
         return new CorruptLogException("corrupt frame in " + file.path() + " at position " + pos + ": " + reason, cause);
-    }
-
-    /** The first timestamp of the first frame, or {@code fallback} when the segment is empty. */
-    long firstFrameTimestamp(long fallback) {
-        if (size < SEGMENT_HEADER_SIZE + HEADER_SIZE) {
-            return fallback;
-        }
-        byte[] h = new byte[HEADER_SIZE];
-        file.read(SEGMENT_HEADER_SIZE, h, 0, HEADER_SIZE);
-        return FrameFormat.getLong(h, FIRST_TIMESTAMP_OFFSET);
     }
 }

@@ -33,6 +33,8 @@ final class SegmentFile {
     static final int WINDOW_SIZE = 1 << 24;
     /** Zeros are written ahead of the writer in steps of at most this many bytes. */
     static final int ALLOCATION_STEP_MAX = 8 << 20;
+    /** Writes at least this long go through the channel instead of the mapping. */
+    static final int CHANNEL_WRITE_MIN = 32 * 1024;
     private static final int PAGE = 4096;
     private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(1 << 20).asReadOnlyBuffer();
 
@@ -112,9 +114,26 @@ final class SegmentFile {
         }
     }
 
-    /** Stores {@code src[off, off + len)} at {@code pos}, allocating blocks first. Writer only. */
+    /**
+     * Stores {@code src[off, off + len)} at {@code pos}, allocating blocks first. Small writes are
+     * stores into the mapping (no syscall); writes of at least {@value #CHANNEL_WRITE_MIN} bytes
+     * go through the channel, because the first store into each mapped page costs a page fault
+     * that a {@code pwrite} over the same (already allocated, resident) pages does not. Both land
+     * in the same page cache. Writer only.
+     */
     void write(long pos, byte[] src, int off, int len) {
         ensureAllocated(pos + len);
+        if (len >= CHANNEL_WRITE_MIN) {
+            ByteBuffer b = ByteBuffer.wrap(src, off, len);
+            try {
+                while (b.hasRemaining()) {
+                    writableChannel().write(b, pos + b.position() - off);
+                }
+            } catch (IOException e) {
+                throw StorageErrors.wrap("write " + len + " bytes at position " + pos + " of segment", path, e);
+            }
+            return;
+        }
         MappedByteBuffer[] w = windows;
         while (len > 0) {
             int k = (int) (pos / WINDOW_SIZE);

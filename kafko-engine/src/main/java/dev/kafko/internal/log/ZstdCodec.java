@@ -2,6 +2,7 @@ package dev.kafko.internal.log;
 
 import com.github.luben.zstd.Zstd;
 import com.github.luben.zstd.ZstdCompressCtx;
+import com.github.luben.zstd.ZstdException;
 
 /**
  * Internal: Zstandard through zstd-jni. Loaded only through {@link Holder} once the library and
@@ -35,18 +36,21 @@ final class ZstdCodec implements Codec {
         int capacity = (int) Math.min(dstLen, Math.max(MIN_FIRST_GUESS, (long) srcLen * FIRST_GUESS_RATIO));
         while (true) {
             byte[] dst = new byte[capacity];
-            long n = Zstd.decompressByteArray(dst, 0, capacity, src, srcOff, srcLen);
-            if (!Zstd.isError(n)) {
-                if (n != dstLen) {
-                    throw new IllegalArgumentException("zstd block inflated to " + n + " bytes, header says " + dstLen);
+            long n;
+            try {
+                n = Zstd.decompressByteArray(dst, 0, capacity, src, srcOff, srcLen);
+            } catch (ZstdException e) {
+                if (e.getErrorCode() != Zstd.errDstSizeTooSmall() || capacity >= dstLen) {
+                    throw new IllegalArgumentException("malformed zstd block, or one inflating past the stated "
+                            + dstLen + " bytes: " + e.getMessage(), e);
                 }
-                return dst;
+                capacity = (int) Math.min(dstLen, (long) capacity * 4);
+                continue;
             }
-            if (Zstd.getErrorCode(n) != Zstd.errDstSizeTooSmall() || capacity >= dstLen) {
-                throw new IllegalArgumentException("malformed zstd block or more than " + dstLen + " bytes: "
-                        + Zstd.getErrorName(n));
+            if (Zstd.isError(n) || n != dstLen) {
+                throw new IllegalArgumentException("zstd block inflated to " + n + " bytes, header says " + dstLen);
             }
-            capacity = (int) Math.min(dstLen, (long) capacity * 4);
+            return dst;
         }
     }
 

@@ -6,6 +6,7 @@ import dev.kafko.Headers;
 import dev.kafko.KafkoRecord;
 import dev.kafko.OutgoingRecord;
 import dev.kafko.TopicConfig;
+import dev.kafko.internal.io.FaultyFileIo;
 import dev.kafko.internal.io.FileIo;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -31,6 +32,11 @@ final class Logs {
 
     static PartitionLog open(Path dir, TopicConfig config) {
         return open(dir, config, Clock.systemUTC());
+    }
+
+    /** Opens with fsyncs skipped: for tests that open and close logs hundreds of times. */
+    static PartitionLog openWithoutSyncs(Path dir, TopicConfig config) {
+        return PartitionLog.open(TOPIC, 0, dir, config, Clock.systemUTC(), new FaultyFileIo().syncs(false));
     }
 
     /** The value of the record at {@code offset} in every test that uses these helpers. */

@@ -143,6 +143,25 @@ class PartitionLogTest {
     }
 
     @Test
+    void encodedSizeIsExactlyTheSizeAppendChecks() {
+        Headers headers = Headers.of("\u00e9t\u00e9", new byte[3]).with("n", null);
+        OutgoingRecord r = OutgoingRecord.of(new byte[5], new byte[200], headers, 123_456_789L);
+        long size = PartitionLog.encodedSize(r);
+        // 4 length + 1 timestamp + (1 + 5) key + (2 + 200) value + 1 count + (1 + 5 + 1 + 3) + (1 + 1 + 1)
+        assertThat(size).isEqualTo(4 + 1 + 6 + 202 + 1 + 10 + 3);
+        OutgoingRecord earlier = OutgoingRecord.of(null, null, Headers.empty(), 1L);
+        try (PartitionLog exact = Logs.open(dir.resolve("exact"), Logs.config().maxRecordBytes((int) size).build())) {
+            // batched after a record far older, its timestamp delta takes 4 bytes: still accepted
+            exact.append(List.of(earlier, r));
+            assertThat(exact.read(1, 1, 1).records().get(0).headers()).isEqualTo(headers);
+        }
+        try (PartitionLog tight = Logs.open(dir.resolve("tight"), Logs.config().maxRecordBytes((int) size - 1).build())) {
+            assertThatThrownBy(() -> tight.append(r)).isInstanceOf(RecordTooLargeException.class)
+                    .hasMessageContaining(size + " bytes");
+        }
+    }
+
+    @Test
     void recordLargerThanMaxRecordBytesIsRefusedAndNothingIsWritten() {
         TopicConfig config = Logs.config().maxRecordBytes(100).build();
         try (PartitionLog log = Logs.open(dir, config)) {

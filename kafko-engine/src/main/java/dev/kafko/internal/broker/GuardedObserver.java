@@ -1,0 +1,69 @@
+package dev.kafko.internal.broker;
+
+import dev.kafko.KafkoObserver;
+import java.lang.System.Logger.Level;
+
+/**
+ * Internal: wraps the user's {@link KafkoObserver} so that an exception it throws is logged and
+ * never breaks the engine (an observer runs inside a partition's drain). Called on the thread that
+ * did the work, like the observer it wraps.
+ */
+final class GuardedObserver implements KafkoObserver {
+
+    private static final System.Logger LOG = System.getLogger(GuardedObserver.class.getName());
+
+    private final KafkoObserver delegate;
+
+    GuardedObserver(KafkoObserver delegate) {
+        this.delegate = delegate;
+    }
+
+    @Override
+    public void onAppend(String topic, int partition, int records, long bytes, long nanos) {
+        try {
+            delegate.onAppend(topic, partition, records, bytes, nanos);
+        } catch (RuntimeException e) {
+            complain("onAppend", e);
+        }
+    }
+
+    @Override
+    public void onFsync(String topic, int partition, long nanos) {
+        try {
+            delegate.onFsync(topic, partition, nanos);
+        } catch (RuntimeException e) {
+            complain("onFsync", e);
+        }
+    }
+
+    @Override
+    public void onFailure(String topic, int partition, Throwable cause) {
+        try {
+            delegate.onFailure(topic, partition, cause);
+        } catch (RuntimeException e) {
+            complain("onFailure", e);
+        }
+    }
+
+    @Override
+    public void onCommit(String topic, String group) {
+        try {
+            delegate.onCommit(topic, group);
+        } catch (RuntimeException e) {
+            complain("onCommit", e);
+        }
+    }
+
+    @Override
+    public void onRetention(String topic, int partition, int segments, long bytes) {
+        try {
+            delegate.onRetention(topic, partition, segments, bytes);
+        } catch (RuntimeException e) {
+            complain("onRetention", e);
+        }
+    }
+
+    private static void complain(String method, RuntimeException e) {
+        LOG.log(Level.WARNING, "KafkoObserver." + method + " threw " + e + "; ignored", e);
+    }
+}

@@ -1,0 +1,269 @@
+package dev.kafko;
+
+import static dev.kafko.Fixtures.bytes;
+import static dev.kafko.Fixtures.text;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.kafko.internal.io.FileNames;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ConsumerGroupTest {
+
+    @TempDir
+    Path dir;
+
+    private static void fill(Kafko k, String topic, int perPartition) {
+        Producer p = k.producer(topic);
+        for (int part = 0; part < p.partitionCount(); part++) {
+            for (int i = 0; i < perPartition; i++) {
+                p.sendTo(part, null, bytes(part + "-" + i)).join();
+            }
+        }
+    }
+
+    @Test
+    void groupResumesFromItsCommittedOffsetPerPartitionAfterReopen() {
+        try (Kafko k = Kafko.open(dir)) {
+            k.createTopic("t", TopicConfig.builder().partitions(2).build());
+            fill(k, "t", 10);
+            try (Consumer c = k.groupConsumer("t", "g")) {
+                assertThat(c.group()).contains("g");
+                c.poll(Duration.ofSeconds(1)); // both partitions, 10 each (default max 500)
+                c.seek(0, 3);
+                c.seek(1, 7);
+                c.commit();
+                assertThat(c.committed(0)).hasValue(3);
+                assertThat(c.committed(1)).hasValue(7);
+            }
+        }
+        try (Kafko k = Kafko.open(dir); Consumer c = k.groupConsumer("t", "g")) {
+            assertThat(c.position(0)).isEqualTo(3);
+            assertThat(c.position(1)).isEqualTo(7);
+            List<KafkoRecord> got = Fixtures.pollUntil(c, 10);
+            assertThat(got).hasSize(10);
+            assertThat(got.stream().filter(r -> r.partition() == 0).map(KafkoRecord::offset).findFirst()).contains(3L);
+            assertThat(k.groups("t")).containsExactly("g");
+            GroupInfo info = k.groupInfo("t", "g");
+            assertThat(info.committed()).isEqualTo(Map.of(0, 3L, 1, 7L));
+            assertThat(info.lag()).isEqualTo(Map.of(0, 7L, 1, 3L));
+            assertThat(info.members()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void distinctGroupsKeepIndependentPositions() {
+        try (Kafko k = Kafko.open(dir)) {
+            k.createTopic("t");
+            fill(k, "t", 10);
+            try (Consumer a = k.groupConsumer("t", "a", ConsumerOptions.DEFAULTS.withMaxPollRecords(4));
+                 Consumer b = k.groupConsumer("t", "b", ConsumerOptions.DEFAULTS.withMaxPollRecords(7))) {
+                a.poll(Duration.ofSeconds(1));
+                b.poll(Duration.ofSeconds(1));
+                a.commit();
+                b.commit();
+                assertThat(a.committed(0)).hasValue(4);
+                assertThat(b.committed(0)).hasValue(7);
+            }
+            try (Consumer a = k.groupConsumer("t", "a"); Consumer b = k.groupConsumer("t", "b")) {
+                assertThat(a.poll(Duration.ofSeconds(1)).get(0).offset()).isEqualTo(4);
+                assertThat(b.poll(Duration.ofSeconds(1)).get(0).offset()).isEqualTo(7);
+            }
+            assertThat(k.groups("t")).containsExactly("a", "b");
+        }
+    }
+
+    @Test
+    void corruptOffsetFileFallsBackToTheResetPolicyWithAWarning() throws Exception {
+        try (Kafko k = Kafko.open(dir)) {
+            k.createTopic("t");
+            fill(k, "t", 10);
+            try (Consumer c = k.groupConsumer("t", "g")) {
+                c.poll(Duration.ofSeconds(1));
+                c.commit();
+            }
+        }
+        Path file = FileNames.groupOffsetsFile(dir.resolve("t"), "g");
+        byte[] b = Files.readAllBytes(file);
+        b[1] ^= 0x5a;
+        Files.write(file, b);
+        List<LogRecord> warnings = new CopyOnWriteArrayList<>();
+        Logger jul = Logger.getLogger("dev.kafko.internal.broker.GroupOffsetsFile");
+        Handler h = new Handler() {
+            @Override
+            public void publish(LogRecord r) {
+                if (r.getLevel().intValue() >= Level.WARNING.intValue()) {
+                    warnings.add(r);
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        jul.addHandler(h);
+        try (Kafko k = Kafko.open(dir); Consumer c = k.groupConsumer("t", "g")) {
+            assertThat(c.committed(0)).isEmpty();
+            assertThat(c.poll(Duration.ofSeconds(1)).get(0).offset()).isZero();
+            assertThat(warnings).anySatisfy(r -> assertThat(r.getMessage()).contains(file.toString()));
+        } finally {
+            jul.removeHandler(h);
+        }
+        try (Kafko k = Kafko.open(dir, KafkoOptions.builder().offsetReset(OffsetResetPolicy.LATEST).build());
+             Consumer c = k.groupConsumer("t", "other")) {
+            assertThat(c.position(0)).isEqualTo(10);
+        }
+    }
+
+    @Test
+    void commitOfAPartitionNotOwnedIsRefused() {
+        try (Kafko k = Kafko.open(dir)) {
+            k.createTopic("t", TopicConfig.builder().partitions(2).build());
+            try (Consumer a = k.groupConsumer("t", "g"); Consumer b = k.groupConsumer("t", "g")) {
+                a.poll(Duration.ofMillis(10));
+                b.poll(Duration.ofMillis(10));
+                a.poll(Duration.ofMillis(10));
+                assertThat(a.assignment()).containsExactly(0);
+                assertThat(b.assignment()).containsExactly(1);
+                assertThatThrownBy(() -> a.commit(Map.of(1, 0L))).isInstanceOf(InvalidPartitionException.class);
+                assertThatThrownBy(() -> a.commit(Map.of(0, -1L))).isInstanceOf(OffsetOutOfRangeException.class);
+                a.commit(Map.of(0, 0L));
+                assertThat(b.committed(0)).hasValue(0);
+            }
+        }
+    }
+
+    @Test
+    void membersShareByRangeAndExtraMembersGetNothing() {
+        try (Kafko k = Kafko.open(dir)) {
+            k.createTopic("t", TopicConfig.builder().partitions(5).build());
+            List<Consumer> members = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                members.add(k.groupConsumer("t", "g"));
+            }
+            settle(members);
+            assertThat(members.get(0).assignment()).containsExactly(0, 1);
+            assertThat(members.get(1).assignment()).containsExactly(2, 3);
+            assertThat(members.get(2).assignment()).containsExactly(4);
+            members.get(0).close();
+            settle(members.subList(1, 3));
+            assertThat(members.get(1).assignment()).containsExactly(0, 1, 2);
+            assertThat(members.get(2).assignment()).containsExactly(3, 4);
+            for (int i = 0; i < 5; i++) {
+                members.add(k.groupConsumer("t", "g"));
+            }
+            settle(members.subList(1, members.size()));
+            long empty = members.subList(1, members.size()).stream().filter(c -> c.assignment().isEmpty()).count();
+            assertThat(empty).isEqualTo(2); // 7 live members, 5 partitions
+            assertThat(k.groupInfo("t", "g").members()).isEqualTo(7);
+            members.forEach(Consumer::close);
+        }
+    }
+
+    /** Polls every member a few times so that revocations and assignments go through. */
+    private static void settle(List<Consumer> members) {
+        for (int round = 0; round < 3; round++) {
+            for (Consumer c : members) {
+                c.poll(Duration.ZERO);
+            }
+        }
+    }
+
+    @Test
+    void revokedPartitionMovesOnlyAfterItsOwnerCommittedInItsCallback() {
+        try (Kafko k = Kafko.open(dir)) {
+            k.createTopic("t", TopicConfig.builder().partitions(2).build());
+            fill(k, "t", 10);
+            List<String> events = new CopyOnWriteArrayList<>();
+            Consumer[] self = new Consumer[1];
+            Thread[] pollingThread = new Thread[1];
+            ConsumerRebalanceListener listener = new ConsumerRebalanceListener() {
+                @Override
+                public void onPartitionsRevoked(Collection<Integer> partitions) {
+                    assertThat(Thread.currentThread()).isSameAs(pollingThread[0]);
+                    events.add("revoked " + partitions);
+                    self[0].commit();
+                }
+
+                @Override
+                public void onPartitionsAssigned(Collection<Integer> partitions) {
+                    assertThat(Thread.currentThread()).isSameAs(pollingThread[0]);
+                    events.add("assigned " + partitions);
+                }
+            };
+            pollingThread[0] = Thread.currentThread();
+            Consumer a = k.groupConsumer("t", "g", ConsumerOptions.DEFAULTS.withRebalanceListener(listener).withMaxPollRecords(6));
+            self[0] = a;
+            List<KafkoRecord> first = a.poll(Duration.ofSeconds(1));
+            assertThat(events).containsExactly("assigned [0, 1]");
+            assertThat(first).hasSize(6);
+            Consumer b = k.groupConsumer("t", "g");
+            // b wants partition 1, which a still owns: b gets nothing until a lets go
+            assertThat(b.poll(Duration.ZERO)).isEmpty();
+            assertThat(b.assignment()).isEmpty();
+            a.poll(Duration.ZERO);
+            assertThat(events).contains("revoked [1]");
+            assertThat(a.assignment()).containsExactly(0);
+            long committed1 = a.committed(1).orElseThrow();
+            List<KafkoRecord> fromB = Fixtures.pollUntil(b, 10 - (int) committed1);
+            assertThat(b.assignment()).containsExactly(1);
+            assertThat(fromB.get(0).offset()).isEqualTo(committed1);
+            assertThat(fromB).allSatisfy(r -> assertThat(r.partition()).isEqualTo(1));
+            a.close();
+            b.close();
+        }
+    }
+
+    @Test
+    void memberThatStopsPollingKeepsItsPartitionsUntilItCloses() {
+        try (Kafko k = Kafko.open(dir)) {
+            k.createTopic("t", TopicConfig.builder().partitions(2).build());
+            fill(k, "t", 3);
+            Consumer idle = k.groupConsumer("t", "g");
+            idle.poll(Duration.ZERO);
+            Consumer active = k.groupConsumer("t", "g");
+            assertThat(active.poll(Duration.ofMillis(20))).isEmpty();
+            idle.close();
+            List<KafkoRecord> got = Fixtures.pollUntil(active, 6);
+            assertThat(got).hasSize(6);
+            assertThat(active.assignment()).containsExactly(0, 1);
+            active.close();
+        }
+    }
+
+    @Test
+    void groupInfoAndGroupsReportLiveAndCommittedGroups() {
+        try (Kafko k = Kafko.open(dir)) {
+            k.createTopic("t", TopicConfig.builder().partitions(2).build());
+            fill(k, "t", 4);
+            assertThat(k.groups("t")).isEmpty();
+            try (Consumer c = k.groupConsumer("t", "live")) {
+                assertThat(k.groups("t")).containsExactly("live");
+                GroupInfo info = k.groupInfo("t", "live");
+                assertThat(info.committed()).isEmpty();
+                assertThat(info.lag()).isEqualTo(Map.of(0, 4L, 1, 4L));
+                assertThat(info.members()).isEqualTo(1);
+                assertThat(c.poll(Duration.ofSeconds(1))).hasSize(8);
+            }
+            assertThat(k.groups("t")).isEmpty();
+            assertThat(text(bytes("x"))).isEqualTo("x");
+        }
+    }
+}

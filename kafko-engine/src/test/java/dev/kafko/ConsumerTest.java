@@ -1,0 +1,213 @@
+package dev.kafko;
+
+import static dev.kafko.Fixtures.bytes;
+import static dev.kafko.Fixtures.text;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ConsumerTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void pollReturnsRecordsInOffsetOrderAndAdvancesThePosition() {
+        try (Kafko k = Kafko.open(dir)) {
+            k.createTopic("t");
+            for (int i = 0; i < 10; i++) {
+                k.producer("t").send(null, bytes("v" + i)).join();
+            }
+            try (Consumer c = k.consumer("t")) {
+                assertThat(c.assignment()).containsExactly(0);
+                assertThat(c.group()).isEmpty();
+                List<KafkoRecord> got = c.poll(Duration.ofSeconds(1));
+                assertThat(got).extracting(KafkoRecord::offset).containsExactly(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L);
+                assertThat(text(got.get(3).value())).isEqualTo("v3");
+                assertThat(c.position(0)).isEqualTo(10);
+                assertThat(c.poll(Duration.ZERO)).isEmpty();
+            }
+        }
+    }
+
+    @Test
+    void maxPollRecordsBoundsAPollAndTheStartingPartitionRotates() {
+        try (Kafko k = Kafko.open(dir, KafkoOptions.builder().maxPollRecords(5).build())) {
+            k.createTopic("t", TopicConfig.builder().partitions(3).build());
+            Producer p = k.producer("t");
+            for (int part = 0; part < 3; part++) {
+                for (int i = 0; i < 20; i++) {
+                    p.sendTo(part, null, bytes(part + "-" + i)).join();
+                }
+            }
+            try (Consumer c = k.consumer("t")) {
+                List<Integer> firstPartitions = new ArrayList<>();
+                for (int i = 0; i < 6; i++) {
+                    List<KafkoRecord> got = c.poll(Duration.ofSeconds(1));
+                    assertThat(got).hasSize(5);
+                    assertThat(got).extracting(KafkoRecord::partition).containsOnly(got.get(0).partition());
+                    firstPartitions.add(got.get(0).partition());
+                }
+                // fair: every partition gets its turn
+                assertThat(firstPartitions).containsExactly(0, 1, 2, 0, 1, 2);
+            }
+            try (Consumer c = k.consumer("t", ConsumerOptions.DEFAULTS.withMaxPollRecords(50))) {
+                List<KafkoRecord> got = c.poll(Duration.ofSeconds(1));
+                assertThat(got).hasSize(50);
+                assertThat(got).extracting(KafkoRecord::partition).contains(0, 1, 2);
+            }
+        }
+    }
+
+    @Test
+    void pollWaitsForAnAppendAndReturnsItWithoutWaitingForTheTimeout() throws Exception {
+        try (Kafko k = Kafko.open(dir)) {
+            k.createTopic("t", TopicConfig.builder().partitions(2).build());
+            try (Consumer c = k.consumer("t")) {
+                CompletableFuture<List<KafkoRecord>> polled = CompletableFuture.supplyAsync(() -> c.poll(Duration.ofSeconds(30)));
+                Thread.sleep(100);
+                assertThat(polled).isNotDone();
+                long t0 = System.nanoTime();
+                k.producer("t").sendTo(1, null, bytes("hello")).join();
+                List<KafkoRecord> got = polled.get(20, TimeUnit.SECONDS);
+                assertThat(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0)).isLessThan(20);
+                assertThat(got).extracting(r -> text(r.value())).containsExactly("hello");
+            }
+        }
+    }
+
+    @Test
+    void pollTimesOutEmptyAndWakeupEndsAWaitAtOnce() throws Exception {
+        try (Kafko k = Kafko.open(dir)) {
+            k.createTopic("t");
+            try (Consumer c = k.consumer("t")) {
+                assertThat(c.poll(Duration.ofMillis(30))).isEmpty();
+                CompletableFuture<List<KafkoRecord>> polled = CompletableFuture.supplyAsync(() -> c.poll(Duration.ofMinutes(5)));
+                Thread.sleep(50);
+                c.wakeup();
+                assertThat(polled.get(20, TimeUnit.SECONDS)).isEmpty();
+                c.wakeup();
+                assertThat(c.poll(Duration.ofMinutes(5))).isEmpty();
+            }
+        }
+    }
+
+    @Test
+    void seekVariantsMoveThePosition() {
+        try (Kafko k = Kafko.open(dir)) {
+            k.createTopic("t");
+            Producer p = k.producer("t");
+            for (int i = 0; i < 10; i++) {
+                p.send(OutgoingRecord.of(null, bytes("v" + i), Headers.empty(), 1_000L * (i + 1))).join();
+            }
+            try (Consumer c = k.consumer("t")) {
+                c.seek(0, 7);
+                assertThat(c.poll(Duration.ofSeconds(1))).extracting(KafkoRecord::offset).containsExactly(7L, 8L, 9L);
+                c.seekToBeginning();
+                assertThat(c.position(0)).isZero();
+                c.seekToEnd();
+                assertThat(c.position(0)).isEqualTo(10);
+                c.seekAll(4);
+                assertThat(c.position(0)).isEqualTo(4);
+                c.seekToTimestamp(5_500);
+                assertThat(c.position(0)).isEqualTo(5);
+                c.seekToTimestamp(99_000);
+                assertThat(c.position(0)).isEqualTo(10);
+                assertThatThrownBy(() -> c.seek(1, 0)).isInstanceOf(InvalidPartitionException.class);
+                assertThatThrownBy(() -> c.position(3)).isInstanceOf(InvalidPartitionException.class);
+            }
+        }
+    }
+
+    @Test
+    void positionBeyondTheEndResetsByPolicy() {
+        try (Kafko k = Kafko.open(dir)) {
+            k.createTopic("t");
+            for (int i = 0; i < 5; i++) {
+                k.producer("t").send(null, bytes("v" + i)).join();
+            }
+            try (Consumer c = k.consumer("t")) {
+                c.seek(0, 50);
+                assertThat(c.poll(Duration.ofMillis(10))).isEmpty();
+                assertThat(c.position(0)).isEqualTo(5);
+            }
+            try (Consumer c = k.consumer("t", ConsumerOptions.DEFAULTS.withOffsetReset(OffsetResetPolicy.FAIL))) {
+                c.seek(0, 50);
+                assertThatThrownBy(() -> c.poll(Duration.ofMillis(10))).isInstanceOf(OffsetOutOfRangeException.class)
+                        .hasMessageContaining("position 50").hasMessageContaining("'t'");
+            }
+        }
+    }
+
+    @Test
+    void positionBelowTheLogStartAfterRetentionResetsToEarliestOrFails() throws Exception {
+        KafkoOptions opts = KafkoOptions.builder().retentionCheckInterval(Duration.ofMillis(20)).build();
+        try (Kafko k = Kafko.open(dir, opts)) {
+            Topic t = k.createTopic("t", TopicConfig.builder().segmentBytes(1024).retentionBytes(2048).build());
+            Consumer early = k.consumer("t");
+            Consumer failing = k.consumer("t", ConsumerOptions.DEFAULTS.withOffsetReset(OffsetResetPolicy.FAIL));
+            Producer p = k.producer("t");
+            for (int i = 0; i < 200; i++) {
+                p.send(null, new byte[100]).join();
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (t.partition(0).logStartOffset() == 0 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            long start = t.partition(0).logStartOffset();
+            assertThat(start).isPositive();
+            List<KafkoRecord> got = early.poll(Duration.ofSeconds(1));
+            assertThat(got.get(0).offset()).isGreaterThanOrEqualTo(start);
+            assertThatThrownBy(() -> failing.poll(Duration.ofSeconds(1))).isInstanceOf(OffsetOutOfRangeException.class);
+            early.close();
+            failing.close();
+        }
+    }
+
+    @Test
+    void anonymousConsumerCommitsNothingAndSeesNewPartitions() {
+        try (Kafko k = Kafko.open(dir)) {
+            Topic t = k.createTopic("t");
+            try (Consumer c = k.consumer("t")) {
+                c.commit();
+                c.commit(java.util.Map.of(0, 1L));
+                assertThat(c.committed(0)).isEmpty();
+                t.increasePartitions(2);
+                k.producer("t").sendTo(1, null, bytes("new")).join();
+                assertThat(Fixtures.pollUntil(c, 1)).extracting(KafkoRecord::partition).containsExactly(1);
+                assertThat(c.assignment()).containsExactly(0, 1);
+            }
+        }
+    }
+
+    @Test
+    void closedConsumerRefusesWork() {
+        try (Kafko k = Kafko.open(dir)) {
+            k.createTopic("t");
+            Consumer c = k.consumer("t");
+            c.close();
+            c.close();
+            assertThatThrownBy(() -> c.poll(Duration.ZERO)).isInstanceOf(KafkoClosedException.class);
+            assertThatThrownBy(() -> k.consumer("nope")).isInstanceOf(UnknownTopicException.class);
+        }
+    }
+
+    @Test
+    void closingTheInstanceWakesAWaitingConsumer() throws Exception {
+        Kafko k = Kafko.open(dir);
+        k.createTopic("t");
+        Consumer c = k.consumer("t");
+        CompletableFuture<List<KafkoRecord>> polled = CompletableFuture.supplyAsync(() -> c.poll(Duration.ofMinutes(5)));
+        Thread.sleep(50);
+        k.close();
+        assertThatThrownBy(() -> polled.get(20, TimeUnit.SECONDS)).hasCauseInstanceOf(KafkoClosedException.class);
+    }
+}

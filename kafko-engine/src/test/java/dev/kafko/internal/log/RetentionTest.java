@@ -1,0 +1,108 @@
+package dev.kafko.internal.log;
+
+import static dev.kafko.internal.log.Logs.assertRecord;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.kafko.Headers;
+import dev.kafko.OffsetOutOfRangeException;
+import dev.kafko.OutgoingRecord;
+import dev.kafko.TopicConfig;
+import dev.kafko.internal.io.FileNames;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class RetentionTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void retentionByAgeDeletesSegmentsWhoseNewestRecordIsTooOldAndKeepsTheActiveOne() {
+        MutableClock clock = new MutableClock(10_000_000);
+        TopicConfig config = TopicConfig.builder().segmentBytes(4096).retention(Duration.ofMinutes(90)).build();
+        try (PartitionLog log = Logs.open(dir, config, clock)) {
+            Logs.appendFrames(log, 40, 2, 100);            // offsets 0..79, written at t0
+            clock.advance(Duration.ofHours(1));
+            long secondBatch = log.endOffset();
+            Logs.appendFrames(log, 40, 2, 100);            // written at t0 + 1h
+            int before = log.segmentCount();
+            assertThat(log.applyRetention()).isZero();
+            clock.advance(Duration.ofMinutes(31));          // t0 records are now older than 90 minutes
+            int deleted = log.applyRetention();
+            assertThat(deleted).isPositive();
+            assertThat(log.segmentCount()).isEqualTo(before - deleted);
+            long start = log.logStartOffset();
+            assertThat(start).isGreaterThan(0).isLessThanOrEqualTo(secondBatch);
+            assertThat(Files.exists(FileNames.segmentFile(dir, 0))).isFalse();
+            assertThat(Files.exists(FileNames.indexFile(dir, 0))).isFalse();
+            assertThatThrownBy(() -> log.read(0, 10, 1000)).isInstanceOf(OffsetOutOfRangeException.class)
+                    .hasMessageContaining("t-0").hasMessageContaining("offset 0").hasMessageContaining("log start " + start);
+            assertRecord(log.read(start, 1, 1).records().get(0), start, 100);
+
+            clock.advance(Duration.ofDays(1));
+            log.applyRetention();
+            assertThat(log.segmentCount()).as("the active segment is never deleted").isEqualTo(1);
+            assertThat(log.endOffset()).isEqualTo(160);
+            Logs.appendFrames(log, 1, 1, 100);
+        }
+        try (PartitionLog log = Logs.open(dir, config, clock)) {
+            assertThat(log.logStartOffset()).isPositive();
+            assertThat(log.endOffset()).isEqualTo(161);
+            List<?> all = Logs.readAll(log);
+            assertThat(all).hasSize((int) (161 - log.logStartOffset()));
+        }
+    }
+
+    @Test
+    void retentionByBytesDeletesOldestSegmentsUntilTheLimitHolds() {
+        TopicConfig config = TopicConfig.builder().segmentBytes(4096).retentionBytes(10_000).build();
+        try (PartitionLog log = Logs.open(dir, config)) {
+            Logs.appendFrames(log, 100, 2, 100);
+            long total = log.sizeBytes();
+            assertThat(total).isGreaterThan(20_000);
+            int deleted = log.applyRetention();
+            assertThat(deleted).isPositive();
+            assertThat(log.sizeBytes()).isLessThanOrEqualTo(10_000);
+            // it deleted no more than needed: the newest deleted segment would have fit the limit otherwise
+            assertThat(log.sizeBytes() + 4096).isGreaterThan(10_000);
+            long start = log.logStartOffset();
+            List<?> all = Logs.readAll(log);
+            assertThat(all).hasSize((int) (200 - start));
+            assertThat(log.applyRetention()).isZero();
+        }
+    }
+
+    @Test
+    void offsetForTimestampFindsTheFirstRecordAtOrAfterIt() {
+        TopicConfig config = TopicConfig.builder().segmentBytes(2048).indexIntervalBytes(128).build();
+        try (PartitionLog log = Logs.open(dir, config)) {
+            for (int f = 0; f < 50; f++) {
+                List<OutgoingRecord> batch = new ArrayList<>();
+                for (int i = 0; i < 3; i++) {
+                    long offset = f * 3L + i;
+                    batch.add(OutgoingRecord.of(null, Logs.value(offset, 40), Headers.empty(), 1000 + 10 * offset));
+                }
+                log.append(batch);
+            }
+            // one record out of order: offset 150 carries an old timestamp
+            log.append(OutgoingRecord.of(null, new byte[1], Headers.empty(), 1005));
+            assertThat(log.segmentCount()).isGreaterThan(3);
+            assertThat(log.offsetForTimestamp(0)).isZero();
+            assertThat(log.offsetForTimestamp(1000)).isZero();
+            assertThat(log.offsetForTimestamp(1001)).isEqualTo(1);
+            assertThat(log.offsetForTimestamp(1055)).isEqualTo(6);
+            assertThat(log.offsetForTimestamp(1000 + 10 * 149)).isEqualTo(149);
+            assertThat(log.offsetForTimestamp(1000 + 10 * 149 + 1)).isEqualTo(151);
+            for (long ts = 1000; ts < 2500; ts += 7) {
+                long expected = ts <= 2490 ? (ts - 1000 + 9) / 10 : 151;
+                assertThat(log.offsetForTimestamp(ts)).as("timestamp %d", ts).isEqualTo(expected);
+            }
+        }
+    }
+}
