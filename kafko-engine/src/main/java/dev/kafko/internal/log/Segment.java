@@ -173,11 +173,16 @@ final class Segment {
         }
         out.ensureCapacity(out.size() + (int) Math.min(records, maxRecords));
         byte[] buf = new byte[total];
-        file.read(start, buf, 0, total);
         CRC32C crc = new CRC32C();
         int added = 0;
         for (int p = 0; p < total && added < maxRecords; ) {
+            // frame by frame, so that the CRC and the decoding find the copied bytes still in cache
+            file.read(start + p, buf, p, HEADER_SIZE);
             int len = FrameFormat.getInt(buf, p + LENGTH_OFFSET);
+            if (len < HEADER_SIZE || len > total - p) {
+                throw corrupt(start + p, "frame length " + len + " changed under the reader", null);
+            }
+            file.read(start + p + HEADER_SIZE, buf, p + HEADER_SIZE, len - HEADER_SIZE);
             verifyCrc(crc, buf, p, len, start + p);
             try {
                 added += FrameDecoder.decode(buf, p, len, offset, maxRecords - added, topic, partition, out);
