@@ -30,12 +30,7 @@ public final class BrokerBridge {
         return TopicConfigFile.read(io, topic, topicDir);
     }
 
-    /** {@link GroupOffsetsFile#peek}: the committed offsets in {@code file}, -1 where none. */
-    public static long[] peekOffsets(FileIo io, Path file) {
-        return GroupOffsetsFile.peek(io, file, "fuzz");
-    }
-
-    /** {@link GroupOffsetsFile#open} then close: replays, repairs and rewrites a damaged file. */
+    /** {@link GroupOffsetsFile#open} then close: replays (repairing a damaged file); the offsets, -1 where none. */
     public static long[] openOffsets(FileIo io, Path file, int partitions) {
         try (GroupOffsetsFile f = GroupOffsetsFile.open(io, file, "fuzz")) {
             long[] out = new long[partitions];
