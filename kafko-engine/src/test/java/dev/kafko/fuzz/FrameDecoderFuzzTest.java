@@ -12,8 +12,9 @@ import java.util.List;
  * Fuzzes the frame decoder behind the header checks every reader makes first. The decoder's
  * contract is {@link IllegalArgumentException} for malformed bytes (its one caller, the segment
  * reader, reports it as a {@link dev.kafko.CorruptLogException} naming file and position), so that
- * and {@link dev.kafko.KafkoException} are the only failures allowed. Allocation is bounded by the
- * size the frame states for its records section.
+ * and {@link dev.kafko.KafkoException} are the only failures allowed. Allocation is bounded in
+ * proportion to the size the frame states for its records section: the inflated section, plus one
+ * record object (about 64 bytes) for each record of at least 8 bytes in it.
  */
 class FrameDecoderFuzzTest {
 
@@ -33,7 +34,7 @@ class FrameDecoderFuzzTest {
         }
         long recordsLength = b.getInt(LogBridge.RECORDS_LENGTH_OFFSET);
         List<KafkoRecord> out = new ArrayList<>();
-        Bounds.check(2 * recordsLength + 64L * frame.length + (1 << 20), () -> {
+        Bounds.check(12 * recordsLength + 64L * frame.length + (1 << 20), () -> {
             LogBridge.decode(frame, out);
             for (KafkoRecord r : out) {
                 // touching every field proves the decoded positions lie inside the buffer
