@@ -195,13 +195,14 @@ class CorruptionTest {
         }
         for (String suffix : new String[] {".index", ".timeindex"}) {
             String kind = suffix.equals(".index") ? "offset index" : "time index";
-            for (String name : names(suffix)) {
-                cutIndex(stats(kind + ", cut (exhaustive, stress)"), name, 1);
-                flipAll(stats(kind + ", header flips (exhaustive, stress)"), name, 0, suffix.equals(".index") ? 44 : 24);
+            for (String name : names(suffix).subList(0, 2)) {
+                cutIndex(stats(kind + ", cut (exhaustive, 2 files, stress)"), name, 1);
+                flipAll(stats(kind + ", header flips (exhaustive, 2 files, stress)"), name, 0,
+                        suffix.equals(".index") ? 44 : 24);
             }
-            randomFlips(stats(kind + ", random flips (stress)"), names(suffix), 1_000, 0, Integer.MAX_VALUE);
+            randomFlips(stats(kind + ", random flips (stress)"), names(suffix), 300, 0, Integer.MAX_VALUE);
         }
-        randomFlips(stats("segment, random flips (stress)"), names(".log"), 3_000, 0, Integer.MAX_VALUE);
+        randomFlips(stats("segment, random flips (stress)"), names(".log"), 1_000, 0, Integer.MAX_VALUE);
     }
 
     /** Cuts the active segment at every {@code stride}-th length and at every byte of its last frame. */
