@@ -40,7 +40,8 @@ class SmallFilesFuzzTest {
         Files.createDirectories(path.getParent());
         Files.write(path, file);
         long[][] replays = new long[2][];
-        Bounds.check(64L * file.length + (1 << 20), () -> replays[0] = BrokerBridge.openOffsets(FileIo.SYSTEM, path, 4));
+        Bounds.check(64L * file.length + (1 << 20),
+                () -> replays[0] = BrokerBridge.openOffsets(FileIo.SYSTEM, path, 4));
         if (replays[0] != null) {
             for (long offset : replays[0]) {
                 assertThat(offset).isGreaterThanOrEqualTo(-1);

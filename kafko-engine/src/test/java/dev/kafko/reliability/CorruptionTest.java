@@ -271,8 +271,8 @@ class CorruptionTest {
     static void printFigures() {
         synchronized (STATS) {
             STATS.forEach((kind, s) -> System.out.printf("corruption %-40s cuts=%d flips=%d reopens=%d open-refused=%d"
-                    + " corrupt-reads=%d silent-skips=%d records-compared=%d ms(lay,open,read,close)=%s%n", kind, s.cutPoints, s.flips, s.reopens,
-                    s.openRefused, s.corruptReads, s.silentSkips, s.recordsCompared,
+                    + " corrupt-reads=%d silent-skips=%d records-compared=%d ms(lay,open,read,close)=%s%n", kind,
+                    s.cutPoints, s.flips, s.reopens, s.openRefused, s.corruptReads, s.silentSkips, s.recordsCompared,
                     Arrays.toString(Arrays.stream(s.nanos).map(n -> n / 1_000_000).toArray())));
         }
     }

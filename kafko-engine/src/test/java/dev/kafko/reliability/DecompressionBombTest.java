@@ -100,7 +100,8 @@ class DecompressionBombTest {
         }
         assertThat(Zstd.getFrameContentSize(frame)).as("the frame states no size").isLessThan(0);
         long[] used = new long[1];
-        used[0] = allocatedBy(() -> assertThat(LogBridge.decompress(Compression.ZSTD, frame, data.length)).isEqualTo(data));
+        used[0] = allocatedBy(() -> assertThat(LogBridge.decompress(Compression.ZSTD, frame, data.length))
+                .isEqualTo(data));
         report("zstd without content size, 8 MiB", frame.length, used[0]);
         assertThat(used[0]).isLessThan(2L * data.length);
     }

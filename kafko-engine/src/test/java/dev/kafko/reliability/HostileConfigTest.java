@@ -52,7 +52,8 @@ class HostileConfigTest {
         } catch (InvalidConfigException refused) {
             return;
         }
-        try (Kafko kafko = Kafko.open(tmp, KafkoOptions.builder().retentionCheckInterval(Duration.ofMillis(5)).build())) {
+        KafkoOptions options = KafkoOptions.builder().retentionCheckInterval(Duration.ofMillis(5)).build();
+        try (Kafko kafko = Kafko.open(tmp, options)) {
             kafko.createTopic("t", config);
             Producer p = kafko.producer("t");
             for (int i = 0; i < 50; i++) {

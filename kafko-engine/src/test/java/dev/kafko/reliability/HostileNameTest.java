@@ -102,7 +102,8 @@ class HostileNameTest {
     }
 
     private static int refusesLookup(Runnable call) {
-        assertThatThrownBy(call::run).isInstanceOfAny(InvalidNameException.class, dev.kafko.UnknownTopicException.class);
+        assertThatThrownBy(call::run)
+                .isInstanceOfAny(InvalidNameException.class, dev.kafko.UnknownTopicException.class);
         return 1;
     }
 

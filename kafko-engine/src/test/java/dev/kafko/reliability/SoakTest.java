@@ -45,13 +45,16 @@ class SoakTest {
         AtomicLong churn = new AtomicLong();
         ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
         List<long[]> samples = new ArrayList<>();
-        try (Kafko kafko = Kafko.open(tmp, KafkoOptions.builder().retentionCheckInterval(Duration.ofMillis(500)).build())) {
-            TopicConfig base = TopicConfig.builder().partitions(4).segmentBytes(1 << 20).retentionBytes(4 << 20).build();
+        KafkoOptions options = KafkoOptions.builder().retentionCheckInterval(Duration.ofMillis(500)).build();
+        try (Kafko kafko = Kafko.open(tmp, options)) {
+            TopicConfig base = TopicConfig.builder().partitions(4).segmentBytes(1 << 20).retentionBytes(4 << 20)
+                    .build();
             kafko.createTopic("plain", base);
             kafko.createTopic("packed", base.toBuilder().compression(Compression.LZ4).build());
             List<Thread> threads = new ArrayList<>();
             for (String topic : List.of("plain", "packed")) {
-                threads.add(Workload.start("soak-producer-" + topic, guard(errors, () -> produce(kafko, topic, stop, sent))));
+                threads.add(Workload.start("soak-producer-" + topic,
+                        guard(errors, () -> produce(kafko, topic, stop, sent))));
                 threads.add(Workload.start("soak-consumer-" + topic, guard(errors, () -> consume(kafko, topic, stop,
                         consumed))));
             }
