@@ -1,11 +1,11 @@
 package dev.kafko.internal.broker;
 
-import dev.kafko.Header;
 import dev.kafko.Headers;
 import dev.kafko.OutgoingRecord;
 import dev.kafko.Producer;
 import dev.kafko.RecordPosition;
 import dev.kafko.RecordTooLargeException;
+import dev.kafko.internal.log.PartitionLog;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -21,10 +21,9 @@ import org.jspecify.annotations.Nullable;
  * {@link dev.kafko.UnknownTopicException} or {@link dev.kafko.KafkoClosedException} before anything
  * is written) and submits one request to the partition actor.
  *
- * <p>The size checked against {@code maxRecordBytes} is the record's encoded size in a frame (see
- * {@link #encodedSize}), computed on the caller's thread with the timestamp field at its smallest.
- * A record that exceeds the limit only through a longer timestamp encoding is refused by the log at
- * append time: its own future fails with {@link RecordTooLargeException}, no other record is affected.
+ * <p>The size checked against {@code maxRecordBytes} is the log's own measure,
+ * {@link PartitionLog#encodedSize}, computed on the caller's thread; should the log still refuse a
+ * record at append time, only that record's future fails, never the records coalesced with it.
  */
 final class ProducerImpl implements Producer {
 
@@ -176,62 +175,12 @@ final class ProducerImpl implements Producer {
 
     /** The record's size as checked against maxRecordBytes; throws before anything is written. */
     private int checkSize(OutgoingRecord r) {
-        long size = encodedSize(r);
+        long size = PartitionLog.encodedSize(r);
         int max = topic.config().maxRecordBytes();
         if (size > max) {
             throw new RecordTooLargeException("record of " + size + " bytes is larger than maxRecordBytes "
                     + max + " of topic '" + topic.name + "'; nothing was written");
         }
         return (int) size;
-    }
-
-    /**
-     * The record's encoded size in a frame: a 4-byte length, the timestamp delta (counted at its
-     * smallest, one byte), key and value each as a varint length plus bytes (one byte for null), the
-     * header count and per header its UTF-8 key and value the same way.
-     */
-    static long encodedSize(OutgoingRecord r) {
-        long size = 4 + 1 + bytesField(r.key()) + bytesField(r.value());
-        Headers headers = r.headers();
-        int n = headers.size();
-        size += varintSize(n);
-        for (int i = 0; i < n; i++) {
-            Header h = headers.get(i);
-            int k = utf8Length(h.key());
-            size += varintSize(k) + k + bytesField(h.value());
-        }
-        return size;
-    }
-
-    private static long bytesField(byte @Nullable [] b) {
-        return b == null ? 1 : varintSize(b.length + 1) + b.length;
-    }
-
-    private static int varintSize(int v) {
-        int n = 1;
-        while ((v & ~0x7F) != 0) {
-            n++;
-            v >>>= 7;
-        }
-        return n;
-    }
-
-    private static int utf8Length(String s) {
-        int n = s.length();
-        int utf8 = 0;
-        for (int i = 0; i < n; i++) {
-            char c = s.charAt(i);
-            if (c < 0x80) {
-                utf8++;
-            } else if (c < 0x800) {
-                utf8 += 2;
-            } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
-                utf8 += 4;
-                i++;
-            } else {
-                utf8 += Character.isSurrogate(c) ? 1 : 3;
-            }
-        }
-        return utf8;
     }
 }

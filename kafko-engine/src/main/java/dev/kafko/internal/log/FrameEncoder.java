@@ -33,7 +33,8 @@ import org.jspecify.annotations.Nullable;
 final class FrameEncoder implements AutoCloseable {
 
     private final Compression compression;
-    private final Codec.@Nullable Compressor compressor;
+    /** Created on the first append, so that a log whose codec is missing still opens for reading. */
+    private Codec.@Nullable Compressor compressor;
     private final int maxRecordBytes;
     private final CRC32C crc = new CRC32C();
     private final String partitionName;
@@ -47,8 +48,6 @@ final class FrameEncoder implements AutoCloseable {
     FrameEncoder(String partitionName, Compression compression, int maxRecordBytes) {
         this.partitionName = partitionName;
         this.compression = compression;
-        Codec codec = Codec.of(compression);
-        this.compressor = codec == null ? null : codec.newCompressor();
         this.maxRecordBytes = maxRecordBytes;
     }
 
@@ -80,6 +79,7 @@ final class FrameEncoder implements AutoCloseable {
 
     /** Encodes {@code batch} as one frame whose first record gets {@code baseOffset}; returns its length. */
     int encode(List<OutgoingRecord> batch, long baseOffset, long now) {
+        prepareCodec();
         int n = batch.size();
         if (n == 0) {
             throw new IllegalArgumentException("an append needs at least one record");
@@ -99,10 +99,19 @@ final class FrameEncoder implements AutoCloseable {
 
     /** Encodes a single record as one frame; avoids the list for the one-record path. */
     int encode(OutgoingRecord record, long baseOffset, long now) {
+        prepareCodec();
         long ts = timestampOf(record, now);
         int start = compressor == null ? HEADER_SIZE : 0;
         int end = encodeRecord(record, 0, start, start);
         return finish(baseOffset, 1, ts, ts, end - start);
+    }
+
+    /** Loads the codec on first use; throws {@link dev.kafko.CompressionUnavailableException} when it is missing. */
+    private void prepareCodec() {
+        if (compressor == null && compression != Compression.NONE) {
+            Codec codec = Codec.of(compression);
+            compressor = codec == null ? null : codec.newCompressor();
+        }
     }
 
     private static long timestampOf(OutgoingRecord r, long now) {

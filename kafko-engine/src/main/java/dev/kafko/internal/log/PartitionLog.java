@@ -59,6 +59,7 @@ public final class PartitionLog implements Closeable {
     private final Clock clock;
     private final FileIo io;
     private final FrameEncoder encoder;
+    private final long segmentAgeMillis;
     private final AtomicReference<@Nullable Thread> writer = new AtomicReference<>();
     /** Oldest first; replaced as a whole (copy on write) by the writer on roll and retention. */
     private volatile Segment[] segments;
@@ -84,16 +85,8 @@ public final class PartitionLog implements Closeable {
             bytes += s.size();
         }
         this.sizeBytes = bytes;
-        FrameEncoder enc;
-        try {
-            enc = new FrameEncoder(name, config.compression(), config.maxRecordBytes());
-        } catch (KafkoException e) {
-            for (Segment s : segments) {
-                s.file().closeChannel();
-            }
-            throw e;
-        }
-        this.encoder = enc;
+        this.encoder = new FrameEncoder(name, config.compression(), config.maxRecordBytes());
+        this.segmentAgeMillis = config.segmentAge().toMillis();
     }
 
     /** Opens (creating if needed) the log in {@code dir}, recovering it when it was not closed cleanly. */
@@ -146,7 +139,7 @@ public final class PartitionLog implements Closeable {
         try {
             Segment active = segments[segments.length - 1];
             if (!active.isEmpty() && ((long) active.size() + length > config.segmentBytes()
-                    || now - active.ageBase() >= config.segmentAge().toMillis())) {
+                    || now - active.ageBase() >= segmentAgeMillis)) {
                 active = roll(active, now);
             }
             active.append(encoder.buffer(), length, base, count, encoder.maxTimestamp(), now);

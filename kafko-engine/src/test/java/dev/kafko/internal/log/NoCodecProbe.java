@@ -26,7 +26,7 @@ final class NoCodecProbe {
             } catch (CompressionUnavailableException e) {
                 System.out.println(c + " write=unavailable");
             }
-            try (PartitionLog log = Logs.open(written.resolve(c.name()), TopicConfig.DEFAULTS)) {
+            try (PartitionLog log = Logs.open(written.resolve(c.name()), TopicConfig.builder().compression(c).build())) {
                 log.read(0, 10, 1000);
                 System.out.println(c + " read=decoded");
             } catch (CompressionUnavailableException e) {

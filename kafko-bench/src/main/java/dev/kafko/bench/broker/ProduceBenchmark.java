@@ -1,0 +1,93 @@
+package dev.kafko.bench.broker;
+
+import dev.kafko.Kafko;
+import dev.kafko.OutgoingRecord;
+import dev.kafko.Producer;
+import dev.kafko.RecordPosition;
+import dev.kafko.TopicConfig;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Threads;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Producing through the public API into one partition with 256-byte values (fsync NEVER, 64 MiB
+ * segments): an awaited send, a pipelined send, four pipelining threads and sendBatch of 1,024.
+ */
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Warmup(iterations = 2, time = 1)
+@Measurement(iterations = 3, time = 1)
+@Fork(1)
+@State(Scope.Benchmark)
+public class ProduceBenchmark {
+
+    static final int VALUE_BYTES = 256;
+    static final int BATCH = 1024;
+
+    Path dir;
+    Kafko kafko;
+    Producer producer;
+    byte[] value;
+    List<OutgoingRecord> batch;
+
+    @Setup(Level.Trial)
+    public void open() {
+        dir = BenchDirs.create();
+        kafko = Kafko.open(dir);
+        kafko.createTopic("t", TopicConfig.builder().segmentBytes(1L << 30).build());
+        producer = kafko.producer("t");
+        value = new byte[VALUE_BYTES];
+        batch = new ArrayList<>(BATCH);
+        for (int i = 0; i < BATCH; i++) {
+            batch.add(OutgoingRecord.of(null, value));
+        }
+    }
+
+    @TearDown(Level.Trial)
+    public void close() {
+        kafko.close();
+        BenchDirs.delete(dir);
+    }
+
+    /** One thread, each send awaited. */
+    @Benchmark
+    public RecordPosition awaitedSend() {
+        return producer.send(null, value).join();
+    }
+
+    /** One thread, sends not awaited (the future is handed to the blackhole). */
+    @Benchmark
+    public CompletableFuture<RecordPosition> pipelinedSend() {
+        return producer.send(null, value);
+    }
+
+    /** Four threads pipelining into the same partition; the score is their total. */
+    @Benchmark
+    @Threads(4)
+    public CompletableFuture<RecordPosition> pipelinedSendFourThreads() {
+        return producer.send(null, value);
+    }
+
+    /** sendBatch of 1,024 records, awaited; the score counts records. */
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public List<RecordPosition> sendBatch1024() {
+        return producer.sendBatch(batch).join();
+    }
+}
