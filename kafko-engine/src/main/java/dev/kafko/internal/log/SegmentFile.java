@@ -20,8 +20,12 @@ import org.jspecify.annotations.Nullable;
  * (a sparse hole the disk cannot back) raises {@code SIGBUS}, which the JVM turns into an
  * {@link InternalError} rather than an {@link IOException}. So the writer never stores into a page
  * it has not first filled with real zeros through {@link FileChannel#write} (which reports a full
- * disk as an {@code IOException}), {@value #ALLOCATION_STEP_MAX} bytes at a time. That write also
- * leaves the pages resident, so the stores that follow cost no page fault on fresh memory.
+ * disk as an {@code IOException}). The steps grow with the file: the first is
+ * {@value #ALLOCATION_STEP_MIN} bytes, then each one doubles the file, in steps of at most
+ * {@value #ALLOCATION_STEP_MAX} bytes; so a partition that holds little costs little page cache, and a
+ * busy one few allocation calls. Nothing is allocated when a segment is created or opened, only
+ * when the first append needs it. The zeros also leave the pages resident, so the stores that
+ * follow cost no page fault on fresh memory.
  *
  * <p>A mapping stays valid after the file is deleted (it is released when no reader holds it
  * any more), so deleting a segment under a concurrent reader never faults; the file is only ever
@@ -31,6 +35,8 @@ final class SegmentFile {
 
     /** Each window maps this many bytes of the file (the last one may be shorter). */
     static final int WINDOW_SIZE = 1 << 24;
+    /** The first step of zeros written ahead of the writer. */
+    static final int ALLOCATION_STEP_MIN = 64 * 1024;
     /** Zeros are written ahead of the writer in steps of at most this many bytes. */
     static final int ALLOCATION_STEP_MAX = 8 << 20;
     /** Writes at least this long go through the channel instead of the mapping. */
@@ -82,19 +88,24 @@ final class SegmentFile {
         }
     }
 
-    /** Creates a new file holding {@code header}, open for appends. */
+    /**
+     * Creates a new file holding only {@code header} (written with {@code pwrite}, so a full disk is an
+     * {@code IOException}), open for appends; no block is allocated ahead until the first append.
+     */
     static SegmentFile create(FileIo io, Path path, byte[] header, long allocationLimit) {
         try {
             FileChannel ch = io.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
                     StandardOpenOption.WRITE);
-            SegmentFile f = new SegmentFile(io, path, ch, new MappedByteBuffer[0], 0, allocationLimit);
             try {
-                f.write(0, header, 0, header.length);
-            } catch (RuntimeException e) {
+                ByteBuffer b = ByteBuffer.wrap(header);
+                while (b.hasRemaining()) {
+                    ch.write(b, b.position());
+                }
+            } catch (IOException | RuntimeException e) {
                 ch.close();
                 throw e;
             }
-            return f;
+            return new SegmentFile(io, path, ch, new MappedByteBuffer[0], header.length, allocationLimit);
         } catch (IOException e) {
             throw StorageErrors.wrap("create segment", path, e);
         }
@@ -168,7 +179,9 @@ final class SegmentFile {
             return;
         }
         FileChannel ch = writableChannel();
-        long target = roundUp(Math.max(end, Math.min(allocationLimit, allocated + ALLOCATION_STEP_MAX)));
+        // the file doubles (from ALLOCATION_STEP_MIN), in steps of at most ALLOCATION_STEP_MAX
+        long grown = Math.min(allocated + ALLOCATION_STEP_MAX, Math.max(ALLOCATION_STEP_MIN, 2 * allocated));
+        long target = roundUp(Math.max(end, Math.min(allocationLimit, grown)));
         try {
             long pos = allocated;
             while (pos < target) {

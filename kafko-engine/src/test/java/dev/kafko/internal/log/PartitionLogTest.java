@@ -45,6 +45,19 @@ class PartitionLogTest {
     }
 
     @Test
+    void blocksAreAllocatedOnlyWhenAppendsNeedThemAndInGrowingSteps() throws java.io.IOException {
+        Path seg = FileNames.segmentFile(dir, 0);
+        try (PartitionLog log = Logs.open(dir, TopicConfig.DEFAULTS)) {
+            assertThat(Files.size(seg)).as("a fresh segment holds its header only").isEqualTo(16);
+            log.append(Logs.record(0, 100));
+            assertThat(Files.size(seg)).isEqualTo(SegmentFile.ALLOCATION_STEP_MIN);
+            Logs.appendFrames(log, 300, 2, 100); // about 70 KiB
+            assertThat(Files.size(seg)).isEqualTo(2L * SegmentFile.ALLOCATION_STEP_MIN);
+        }
+        assertThat(Files.size(seg)).as("cut to its frames at close").isLessThan(SegmentFile.ALLOCATION_STEP_MIN * 2L);
+    }
+
+    @Test
     void readFromTheMiddleOfAFrameStartsExactlyThere() {
         try (PartitionLog log = Logs.open(dir, TopicConfig.DEFAULTS)) {
             Logs.appendFrames(log, 3, 10, 50);
