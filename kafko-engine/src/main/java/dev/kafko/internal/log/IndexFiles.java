@@ -15,9 +15,12 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Internal: writes and reads the {@code .index} and {@code .timeindex} files of a segment. They are
- * written when a segment is sealed and at a clean close, each atomically (temp, fsync, rename,
- * directory fsync), and are never trusted on open: a file that fails any check is ignored and the
- * index is rebuilt from the segment. Stateless; any thread. All numbers little-endian.
+ * written when a segment is sealed (data fsynced) and at a clean close (not fsynced), each through
+ * a temp file and an atomic rename, never with a directory fsync of their own (the caller fsyncs the
+ * directory once for all of them): they are caches that are never trusted on open. A file that fails any check (its CRC, its counts,
+ * its agreement with the segment's size and frames) is ignored and the index is rebuilt from the
+ * segment, so a crash that leaves one empty, old or torn costs a scan, never a record.
+ * Stateless; any thread. All numbers little-endian.
  *
  * <pre>
  * .index
@@ -62,9 +65,12 @@ final class IndexFiles {
     private IndexFiles() {
     }
 
-    /** Writes both files of the segment at {@code base}. */
+    /**
+     * Writes both files of the segment at {@code base}, forcing their data when {@code forceData};
+     * their directory entries become durable with the caller's next directory fsync.
+     */
     static void write(FileIo io, Path dir, long base, OffsetIndex index, long nextOffset, int segmentSize,
-            long maxTimestamp) {
+            long maxTimestamp, boolean forceData) {
         int n = index.count();
         byte[] idx = new byte[INDEX_HEADER_SIZE + n * INDEX_ENTRY_SIZE];
         FrameFormat.putInt(idx, 0, INDEX_MAGIC);
@@ -90,12 +96,12 @@ final class IndexFiles {
         Path indexFile = FileNames.indexFile(dir, base);
         Path timeFile = FileNames.timeIndexFile(dir, base);
         try {
-            AtomicFiles.write(io, indexFile, ByteBuffer.wrap(idx));
+            AtomicFiles.replace(io, indexFile, ByteBuffer.wrap(idx), forceData);
         } catch (IOException e) {
             throw StorageErrors.wrap("write index", indexFile, e);
         }
         try {
-            AtomicFiles.write(io, timeFile, ByteBuffer.wrap(time));
+            AtomicFiles.replace(io, timeFile, ByteBuffer.wrap(time), forceData);
         } catch (IOException e) {
             throw StorageErrors.wrap("write time index", timeFile, e);
         }

@@ -47,8 +47,20 @@ final class LogLoader {
     private LogLoader() {
     }
 
+    /**
+     * What {@link #load} found.
+     *
+     * @param segments oldest first; the last one is open for appends
+     * @param markerKept whether the clean-shutdown marker is on disk and still true: it vouched for
+     *     the active segment and its index files, and they checked out. The log must delete it
+     *     durably before its first write.
+     * @param directorySyncPending whether a file was created whose directory entry is not yet durable
+     */
+    record Loaded(List<Segment> segments, boolean markerKept, boolean directorySyncPending) {
+    }
+
     /** Opens every segment in {@code dir}, creating the first one when there is none; oldest first. */
-    static List<Segment> load(String name, Path dir, TopicConfig config, long now, FileIo io) {
+    static Loaded load(String name, Path dir, TopicConfig config, long now, FileIo io) {
         try {
             Files.createDirectories(dir);
         } catch (IOException e) {
@@ -58,15 +70,18 @@ final class LogLoader {
         boolean clean = Files.exists(marker);
         long[] bases = segmentBases(dir, io);
         List<Segment> segments = new ArrayList<>();
+        boolean vouched = false;
         try {
             if (bases.length == 0) {
                 segments.add(create(dir, 0, config, now, io));
             }
-            for (int i = 0; i < bases.length; i++) {
-                boolean last = i == bases.length - 1;
-                long nextBase = last ? -1 : bases[i + 1];
-                segments.add(last ? openActive(name, dir, bases[i], clean, config, now, io)
-                        : openSealed(name, dir, bases[i], nextBase, config, io));
+            for (int i = 0; i < bases.length - 1; i++) {
+                segments.add(openSealed(name, dir, bases[i], bases[i + 1], config, io));
+            }
+            if (bases.length > 0) {
+                Active active = openActive(name, dir, bases[bases.length - 1], clean, config, now, io);
+                segments.add(active.segment());
+                vouched = active.fromIndex();
             }
         } catch (RuntimeException e) {
             for (Segment s : segments) {
@@ -74,30 +89,34 @@ final class LogLoader {
             }
             throw e;
         }
-        if (clean) {
+        if (clean && !vouched) {
             try {
-                // the marker must be gone for good before the first append makes it a lie
+                // the marker no longer describes the files (the scan cut or re-indexed them): gone for good
                 io.deleteIfExists(marker);
                 io.fsyncDirectory(dir);
             } catch (IOException e) {
+                for (Segment s : segments) {
+                    s.file().closeChannel();
+                }
                 throw StorageErrors.wrap("delete clean-shutdown marker", marker, e);
             }
         }
-        return segments;
+        return new Loaded(segments, clean && vouched, bases.length == 0);
     }
 
-    /** Creates an empty segment file at {@code base} and makes its directory entry durable. */
+    /**
+     * Creates an empty segment file at {@code base}. Its directory entry is not fsynced here: the
+     * caller does that before anything written to it is promised durable (a flush, a close).
+     */
     static Segment create(Path dir, long base, TopicConfig config, long now, FileIo io) {
         Path path = FileNames.segmentFile(dir, base);
         SegmentFile file = SegmentFile.create(io, path, Segment.header(base), config.segmentBytes());
-        try {
-            io.fsyncDirectory(dir);
-        } catch (IOException e) {
-            file.closeChannel();
-            throw StorageErrors.wrap("fsync directory after creating", path, e);
-        }
         return new Segment(base, file, new OffsetIndex(), config.indexIntervalBytes(), SEGMENT_HEADER_SIZE, base,
                 Long.MIN_VALUE, now, config.indexIntervalBytes());
+    }
+
+    /** The opened active segment, and whether it was loaded from its index files (no scan). */
+    private record Active(Segment segment, boolean fromIndex) {
     }
 
     private static Segment openSealed(String name, Path dir, long base, long nextBase, TopicConfig config, FileIo io) {
@@ -113,14 +132,15 @@ final class LogLoader {
                 scan.stopReason() == null ? "" : "; its frames end early at position " + scan.validEnd() + ": "
                         + scan.stopReason() + " (reads there fail with CorruptLogException)");
         if (scan.stopReason() == null) {
-            IndexFiles.write(io, dir, base, scan.index(), scan.nextOffset(), size, scan.maxTimestamp());
+            // a rebuilt cache: if this write is lost in a crash, the next open rebuilds it again
+            IndexFiles.write(io, dir, base, scan.index(), scan.nextOffset(), size, scan.maxTimestamp(), false);
         }
         // a sealed segment ends where the next one begins, even when its tail is damaged
         return new Segment(base, file, scan.index(), config.indexIntervalBytes(), size, nextBase, scan.maxTimestamp(),
                 Long.MIN_VALUE, 0);
     }
 
-    private static Segment openActive(String name, Path dir, long base, boolean clean, TopicConfig config, long now,
+    private static Active openActive(String name, Path dir, long base, boolean clean, TopicConfig config, long now,
             FileIo io) {
         Path path = FileNames.segmentFile(dir, base);
         SegmentFile file = SegmentFile.open(io, path, true, config.segmentBytes());
@@ -137,7 +157,8 @@ final class LogLoader {
             OffsetIndex index;
             long next;
             long maxTs;
-            if (snap != null && snap.segmentSize() == size && agrees(file, base, snap)) {
+            boolean fromIndex = snap != null && snap.segmentSize() == size && agrees(file, base, snap);
+            if (fromIndex) {
                 index = snap.index();
                 next = snap.nextOffset();
                 maxTs = snap.maxTimestamp();
@@ -157,8 +178,8 @@ final class LogLoader {
             }
             // the age-based roll counts from the first record, never from the future
             long ageBase = Math.min(now, firstTimestamp(file, size, now));
-            return new Segment(base, file, index, config.indexIntervalBytes(), size, next, maxTs, ageBase,
-                    bytesAfterLastEntry(index, size, config));
+            return new Active(new Segment(base, file, index, config.indexIntervalBytes(), size, next, maxTs, ageBase,
+                    bytesAfterLastEntry(index, size, config)), fromIndex);
         } catch (RuntimeException e) {
             file.closeChannel();
             throw e;

@@ -67,9 +67,16 @@ public final class PartitionLog implements Closeable {
     private volatile long sizeBytes;
     private volatile @Nullable Throwable failure;
     private volatile boolean closed;
+    /**
+     * Whether the clean-shutdown marker is on disk and still describes the files: true from a clean
+     * open until the first append. Writer only.
+     */
+    private boolean markerOnDisk;
+    /** Whether a segment file was created whose directory entry is not yet durable. Writer only. */
+    private boolean directorySyncPending;
 
     private PartitionLog(String topic, int partition, Path dir, TopicConfig config, Clock clock, FileIo io,
-            List<Segment> loaded) {
+            LogLoader.Loaded loaded) {
         this.topic = topic;
         this.partition = partition;
         this.name = topic + "-" + partition;
@@ -77,7 +84,9 @@ public final class PartitionLog implements Closeable {
         this.config = config;
         this.clock = clock;
         this.io = io;
-        this.segments = loaded.toArray(new Segment[0]);
+        this.segments = loaded.segments().toArray(new Segment[0]);
+        this.markerOnDisk = loaded.markerKept();
+        this.directorySyncPending = loaded.directorySyncPending();
         Segment last = segments[segments.length - 1];
         this.endOffset = last.nextOffset();
         long bytes = 0;
@@ -92,8 +101,8 @@ public final class PartitionLog implements Closeable {
     /** Opens (creating if needed) the log in {@code dir}, recovering it when it was not closed cleanly. */
     public static PartitionLog open(String topic, int partition, Path dir, TopicConfig config, Clock clock, FileIo io) {
         String name = topic + "-" + partition;
-        List<Segment> segments = LogLoader.load(name, dir, config, clock.millis(), io);
-        return new PartitionLog(topic, partition, dir, config, clock, io, segments);
+        return new PartitionLog(topic, partition, dir, config, clock, io,
+                LogLoader.load(name, dir, config, clock.millis(), io));
     }
 
     /**
@@ -137,6 +146,9 @@ public final class PartitionLog implements Closeable {
 
     private long store(long base, int count, int length, long now) {
         try {
+            if (markerOnDisk) {
+                dropCleanMarker();
+            }
             Segment active = segments[segments.length - 1];
             if (!active.isEmpty() && ((long) active.size() + length > config.segmentBytes()
                     || now - active.ageBase() >= segmentAgeMillis)) {
@@ -156,6 +168,8 @@ public final class PartitionLog implements Closeable {
         // the old segment is durable and indexed before the new one exists: a crash leaves it last
         active.seal(io, dir);
         Segment next = LogLoader.create(dir, active.nextOffset(), config, now, io);
+        // the new file's name (and the index files') become durable with the next flush or close
+        directorySyncPending = true;
         Segment[] s = Arrays.copyOf(segments, segments.length + 1);
         s[s.length - 1] = next;
         segments = s;
@@ -168,6 +182,8 @@ public final class PartitionLog implements Closeable {
         try {
             checkUsable();
             try {
+                // a flushed record must not sit in a file whose directory entry a power loss forgets
+                syncDirectoryIfPending();
                 segments[segments.length - 1].flush();
             } catch (KafkoException e) {
                 throw fail(e);
@@ -267,6 +283,8 @@ public final class PartitionLog implements Closeable {
                 for (int i = 0; i < n; i++) {
                     segs[i].delete(io, dir);
                 }
+                // the deletions are durable: a power loss does not bring the segments back
+                fsyncDirectory("fsync directory after deleting segments");
             } catch (KafkoException e) {
                 throw fail(e);
             }
@@ -319,7 +337,11 @@ public final class PartitionLog implements Closeable {
         return dir;
     }
 
-    /** Flushes, writes the clean-shutdown marker and releases every file. Owner thread only. */
+    /**
+     * Makes every append durable, writes the index files and the clean-shutdown marker and releases
+     * every file; costs two fsyncs (the active segment, then the directory), or none when nothing
+     * was appended since a clean open (the marker on disk still describes the files). Owner thread only.
+     */
     @Override
     public void close() {
         enterWriter();
@@ -331,26 +353,34 @@ public final class PartitionLog implements Closeable {
             encoder.close();
             Segment[] segs = segments;
             Segment active = segs[segs.length - 1];
-            if (failure != null) {
-                for (Segment s : segs) {
-                    s.file().closeChannel();
-                }
+            if (failure != null || markerOnDisk) {
+                closeChannels(segs);
                 return;
             }
             try {
-                // order: data durable, then its index, then the marker that vouches for both
+                // order: data durable, then its index and the marker that vouches for both. The
+                // index files and the marker are not fsynced one by one: the marker only lets the
+                // next open skip the scan when the index files pass their CRC and agree with the
+                // segment's size and frames, so a crash that loses or tears any of them costs a
+                // scan, never a record. The one directory fsync makes the renames durable.
                 active.file().truncateAndForce(active.size());
-                active.writeIndexFiles(io, dir);
+                active.writeIndexFilesUnsynced(io, dir);
                 active.file().closeChannel();
                 writeCleanMarker();
+                fsyncDirectory("fsync directory at close");
+                directorySyncPending = false;
             } catch (KafkoException e) {
-                for (Segment s : segs) {
-                    s.file().closeChannel();
-                }
+                closeChannels(segs);
                 throw fail(e);
             }
         } finally {
             exitWriter();
+        }
+    }
+
+    private static void closeChannels(Segment[] segs) {
+        for (Segment s : segs) {
+            s.file().closeChannel();
         }
     }
 
@@ -360,9 +390,42 @@ public final class PartitionLog implements Closeable {
         FrameFormat.putShort(b, 4, CLEAN_MARKER_VERSION);
         Path marker = dir.resolve(FileNames.CLEAN_SHUTDOWN_FILE);
         try {
-            AtomicFiles.write(io, marker, ByteBuffer.wrap(b));
+            AtomicFiles.replace(io, marker, ByteBuffer.wrap(b), false);
         } catch (IOException e) {
             throw StorageErrors.wrap("write clean-shutdown marker", marker, e);
+        }
+    }
+
+    /**
+     * Deletes the clean-shutdown marker durably before the first write after a clean open. Until
+     * then the files are exactly as the marker describes them (a clean open changes nothing, and
+     * retention deletes only sealed segments, which the marker does not vouch for), so a crash
+     * before this point reopens as clean and correctly so; a crash after it reopens with a scan.
+     */
+    private void dropCleanMarker() {
+        Path marker = dir.resolve(FileNames.CLEAN_SHUTDOWN_FILE);
+        try {
+            io.deleteIfExists(marker);
+        } catch (IOException e) {
+            throw StorageErrors.wrap("delete clean-shutdown marker", marker, e);
+        }
+        fsyncDirectory("fsync directory after deleting the clean-shutdown marker");
+        markerOnDisk = false;
+        directorySyncPending = false;
+    }
+
+    private void syncDirectoryIfPending() {
+        if (directorySyncPending) {
+            fsyncDirectory("fsync directory after creating a segment");
+            directorySyncPending = false;
+        }
+    }
+
+    private void fsyncDirectory(String operation) {
+        try {
+            io.fsyncDirectory(dir);
+        } catch (IOException e) {
+            throw StorageErrors.wrap(operation, dir, e);
         }
     }
 

@@ -120,17 +120,24 @@ final class Segment {
         file.force();
     }
 
-    /** Cuts the zeros allocated ahead, fsyncs, writes the index files and releases the channel. Writer only. */
+    /**
+     * Cuts the zeros allocated ahead, fsyncs, writes the index files (their data fsynced, so that a
+     * power loss rarely costs a scan of a whole sealed segment) and releases the channel. The index
+     * files' names become durable with the log's next directory fsync. Writer only.
+     */
     void seal(FileIo io, Path dir) {
         // the data is durable before the index that describes it can be found on disk
         file.truncateAndForce(size);
-        IndexFiles.write(io, dir, baseOffset, index, nextOffset, size, maxTimestamp);
+        IndexFiles.write(io, dir, baseOffset, index, nextOffset, size, maxTimestamp, true);
         file.closeChannel();
     }
 
-    /** Writes the index files of this (still writable) segment as it stands. Writer only. */
-    void writeIndexFiles(FileIo io, Path dir) {
-        IndexFiles.write(io, dir, baseOffset, index, nextOffset, size, maxTimestamp);
+    /**
+     * Writes the index files of this (still writable) segment as it stands, without any fsync: they
+     * are checked against the segment on open and rebuilt when they do not match. Writer only.
+     */
+    void writeIndexFilesUnsynced(FileIo io, Path dir) {
+        IndexFiles.write(io, dir, baseOffset, index, nextOffset, size, maxTimestamp, false);
     }
 
     /** Deletes the segment's files; concurrent readers keep reading the mapping they hold. Writer only. */

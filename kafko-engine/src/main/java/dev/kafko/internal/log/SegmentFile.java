@@ -20,8 +20,20 @@ import org.jspecify.annotations.Nullable;
  * (a sparse hole the disk cannot back) raises {@code SIGBUS}, which the JVM turns into an
  * {@link InternalError} rather than an {@link IOException}. So the writer never stores into a page
  * it has not first filled with real zeros through {@link FileChannel#write} (which reports a full
- * disk as an {@code IOException}), {@value #ALLOCATION_STEP_MAX} bytes at a time. That write also
- * leaves the pages resident, so the stores that follow cost no page fault on fresh memory.
+ * disk as an {@code IOException}). The steps grow with the file: the first is
+ * {@value #ALLOCATION_STEP_MIN} bytes, then each one doubles the file, in steps of at most
+ * {@value #ALLOCATION_STEP_MAX} bytes; so a partition that holds little costs little page cache, and a
+ * busy one few allocation calls. Nothing is allocated when a segment is created or opened, only
+ * when the first append needs it. The zeros also leave the pages resident, so the stores that
+ * follow cost no page fault on fresh memory.
+ *
+ * <p>Large frames are written with {@code pwrite} and need no zeros first: a {@code pwrite} past the
+ * end of the file allocates its blocks itself and reports a full disk as an {@code IOException}.
+ * Readers see them through the mapping, which the writer extends ahead of such a frame with
+ * {@link FileChannel#map} (on Linux the JDK reserves the blocks with {@code fallocate}; where it
+ * only grows the file, the hole reads as zeros, and nothing is ever stored into it through the
+ * mapping before it was filled with zeros by {@link FileChannel#write}). So the bytes after the
+ * last frame read as zeros in every case.
  *
  * <p>A mapping stays valid after the file is deleted (it is released when no reader holds it
  * any more), so deleting a segment under a concurrent reader never faults; the file is only ever
@@ -31,6 +43,8 @@ final class SegmentFile {
 
     /** Each window maps this many bytes of the file (the last one may be shorter). */
     static final int WINDOW_SIZE = 1 << 24;
+    /** The first step of zeros written ahead of the writer. */
+    static final int ALLOCATION_STEP_MIN = 64 * 1024;
     /** Zeros are written ahead of the writer in steps of at most this many bytes. */
     static final int ALLOCATION_STEP_MAX = 8 << 20;
     /** Writes at least this long go through the channel instead of the mapping. */
@@ -43,8 +57,10 @@ final class SegmentFile {
     private final long allocationLimit;
     private @Nullable FileChannel channel;
     private volatile MappedByteBuffer[] windows;
-    /** Bytes of the file that are backed by real blocks (data or zeros); writer only. */
+    /** Bytes of the file that are backed by blocks written with data or zeros; writer only. */
     private long allocated;
+    /** Bytes of the file the windows map (at least the published end); writer only. */
+    private long mapped;
 
     private SegmentFile(FileIo io, Path path, @Nullable FileChannel channel, MappedByteBuffer[] windows, long allocated,
             long allocationLimit) {
@@ -53,6 +69,7 @@ final class SegmentFile {
         this.channel = channel;
         this.windows = windows;
         this.allocated = allocated;
+        this.mapped = windows.length == 0 ? 0 : allocated;
         this.allocationLimit = allocationLimit;
     }
 
@@ -82,19 +99,24 @@ final class SegmentFile {
         }
     }
 
-    /** Creates a new file holding {@code header}, open for appends. */
+    /**
+     * Creates a new file holding only {@code header} (written with {@code pwrite}, so a full disk is an
+     * {@code IOException}), open for appends; no block is allocated ahead until the first append.
+     */
     static SegmentFile create(FileIo io, Path path, byte[] header, long allocationLimit) {
         try {
             FileChannel ch = io.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
                     StandardOpenOption.WRITE);
-            SegmentFile f = new SegmentFile(io, path, ch, new MappedByteBuffer[0], 0, allocationLimit);
             try {
-                f.write(0, header, 0, header.length);
-            } catch (RuntimeException e) {
+                ByteBuffer b = ByteBuffer.wrap(header);
+                while (b.hasRemaining()) {
+                    ch.write(b, b.position());
+                }
+            } catch (IOException | RuntimeException e) {
                 ch.close();
                 throw e;
             }
-            return f;
+            return new SegmentFile(io, path, ch, new MappedByteBuffer[0], header.length, allocationLimit);
         } catch (IOException e) {
             throw StorageErrors.wrap("create segment", path, e);
         }
@@ -122,8 +144,9 @@ final class SegmentFile {
      * in the same page cache. Writer only.
      */
     void write(long pos, byte[] src, int off, int len) {
-        ensureAllocated(pos + len);
         if (len >= CHANNEL_WRITE_MIN) {
+            // no zeros first: the pwrite allocates what it writes; the mapping only lets readers see it
+            ensureMapped(pos + len);
             ByteBuffer b = ByteBuffer.wrap(src, off, len);
             try {
                 while (b.hasRemaining()) {
@@ -132,8 +155,10 @@ final class SegmentFile {
             } catch (IOException e) {
                 throw StorageErrors.wrap("write " + len + " bytes at position " + pos + " of segment", path, e);
             }
+            allocated = Math.max(allocated, pos + len);
             return;
         }
+        ensureAllocated(pos + len);
         MappedByteBuffer[] w = windows;
         while (len > 0) {
             int k = (int) (pos / WINDOW_SIZE);
@@ -168,7 +193,7 @@ final class SegmentFile {
             return;
         }
         FileChannel ch = writableChannel();
-        long target = roundUp(Math.max(end, Math.min(allocationLimit, allocated + ALLOCATION_STEP_MAX)));
+        long target = grownTarget(allocated, end);
         try {
             long pos = allocated;
             while (pos < target) {
@@ -177,18 +202,42 @@ final class SegmentFile {
                 // real zeros, not setLength: a sparse hole would turn a full disk into SIGBUS on store
                 pos += ch.write(z, pos);
             }
-            windows = map(ch, windows, allocated, target, true);
             allocated = target;
         } catch (IOException e) {
             throw StorageErrors.wrap("allocate " + (target - allocated) + " bytes of segment", path, e);
         }
+        ensureMapped(target);
+    }
+
+    /** Extends the mapping over at least {@code [0, end)}, growing the file when it is shorter. */
+    private void ensureMapped(long end) {
+        if (end <= mapped) {
+            return;
+        }
+        long target = grownTarget(mapped, end);
+        try {
+            windows = map(writableChannel(), windows, mapped, target, true);
+            mapped = target;
+        } catch (IOException e) {
+            throw StorageErrors.wrap("map " + target + " bytes of segment", path, e);
+        }
+    }
+
+    /** The next size for a file region of {@code current} bytes that must reach {@code end}. */
+    private long grownTarget(long current, long end) {
+        // the region doubles (from ALLOCATION_STEP_MIN), in steps of at most ALLOCATION_STEP_MAX
+        long grown = Math.min(current + ALLOCATION_STEP_MAX, Math.max(ALLOCATION_STEP_MIN, 2 * current));
+        return roundUp(Math.max(end, Math.min(allocationLimit, grown)));
     }
 
     private static long roundUp(long n) {
         return (n + PAGE - 1) / PAGE * PAGE;
     }
 
-    /** Maps (or remaps) every window that overlaps {@code [from, to)}; {@code to} must be within the file. */
+    /**
+     * Maps (or remaps) every window that overlaps {@code [from, to)}; a writable mapping past the
+     * end of the file grows the file (see the class comment).
+     */
     private static MappedByteBuffer[] map(FileChannel ch, MappedByteBuffer[] old, long from, long to, boolean writable)
             throws IOException {
         if (to <= from) {
@@ -226,6 +275,8 @@ final class SegmentFile {
                 ch.truncate(size);
             }
             allocated = Math.min(allocated, size);
+            // pages of the old mapping past the new end must never be touched again: remap first
+            mapped = Math.min(mapped, size);
             ch.force(true);
         } catch (IOException e) {
             throw StorageErrors.wrap("truncate to " + size + " bytes", path, e);

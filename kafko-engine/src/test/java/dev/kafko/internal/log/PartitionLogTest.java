@@ -10,9 +10,11 @@ import dev.kafko.OffsetOutOfRangeException;
 import dev.kafko.OutgoingRecord;
 import dev.kafko.RecordTooLargeException;
 import dev.kafko.TopicConfig;
+import dev.kafko.internal.io.FaultyFileIo;
 import dev.kafko.internal.io.FileNames;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -41,6 +43,38 @@ class PartitionLogTest {
             assertThat(Logs.readAll(log)).hasSize(36);
             assertThat(log.append(Logs.record(36, 10))).isEqualTo(36);
             assertRecord(log.read(36, 10, 1000).records().get(0), 36, 10);
+        }
+    }
+
+    @Test
+    void blocksAreAllocatedOnlyWhenAppendsNeedThemAndInGrowingSteps() throws java.io.IOException {
+        Path seg = FileNames.segmentFile(dir, 0);
+        try (PartitionLog log = Logs.open(dir, TopicConfig.DEFAULTS)) {
+            assertThat(Files.size(seg)).as("a fresh segment holds its header only").isEqualTo(16);
+            log.append(Logs.record(0, 100));
+            assertThat(Files.size(seg)).isEqualTo(SegmentFile.ALLOCATION_STEP_MIN);
+            Logs.appendFrames(log, 300, 2, 100); // about 70 KiB
+            assertThat(Files.size(seg)).isEqualTo(2L * SegmentFile.ALLOCATION_STEP_MIN);
+        }
+        assertThat(Files.size(seg)).as("cut to its frames at close").isLessThan(SegmentFile.ALLOCATION_STEP_MIN * 2L);
+    }
+
+    @Test
+    void largeFramesAreWrittenOnceWithoutZerosAheadAndReadBackAfterReopen() {
+        FaultyFileIo io = new FaultyFileIo().syncs(false);
+        try (PartitionLog log = PartitionLog.open(Logs.TOPIC, 0, dir, TopicConfig.DEFAULTS, Clock.systemUTC(), io)) {
+            long writes = io.writes();
+            Logs.appendFrames(log, 3, 200, 300); // frames of about 60 KiB
+            assertThat(io.writes() - writes).as("one pwrite per large frame, no zero fill").isEqualTo(3);
+            log.append(Logs.record(600, 300)); // a small frame after them goes through the mapping
+            assertThat(Logs.readAll(log)).hasSize(601);
+        }
+        try (PartitionLog log = Logs.open(dir, TopicConfig.DEFAULTS)) {
+            List<KafkoRecord> all = Logs.readAll(log);
+            assertThat(all).hasSize(601);
+            for (int i = 0; i < 601; i++) {
+                assertRecord(all.get(i), i, 300);
+            }
         }
     }
 

@@ -8,11 +8,13 @@ import dev.kafko.Compression;
 import dev.kafko.CorruptLogException;
 import dev.kafko.KafkoRecord;
 import dev.kafko.TopicConfig;
+import dev.kafko.internal.io.FaultyFileIo;
 import dev.kafko.internal.io.FileIo;
 import dev.kafko.internal.io.FileNames;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -110,7 +112,8 @@ class RecoveryTest {
         try (PartitionLog clean = Logs.open(a, TopicConfig.DEFAULTS)) {
             // the marker vouched for the file, so no scan ran: the damage surfaces when read
             assertThat(clean.endOffset()).isEqualTo(10);
-            assertThat(Files.exists(a.resolve(FileNames.CLEAN_SHUTDOWN_FILE))).isFalse();
+            assertThat(Files.exists(a.resolve(FileNames.CLEAN_SHUTDOWN_FILE))).as("kept until the first append")
+                    .isTrue();
             assertThat(clean.read(0, 8, 1 << 20).records()).hasSize(8);
             assertThatThrownBy(() -> clean.read(8, 2, 1 << 20)).isInstanceOf(CorruptLogException.class)
                     .hasMessageContaining(seg.getFileName().toString()).hasMessageContaining("position");
@@ -118,6 +121,77 @@ class RecoveryTest {
         try (PartitionLog unclean = Logs.open(b, TopicConfig.DEFAULTS)) {
             assertThat(unclean.endOffset()).isEqualTo(8);
             assertThat(Logs.readAll(unclean)).hasSize(8);
+        }
+    }
+
+    @Test
+    void cleanMarkerStaysUntilTheFirstAppendSoAnIdleOpenAndCloseWriteNothing() throws IOException {
+        Path marker = dir.resolve(FileNames.CLEAN_SHUTDOWN_FILE);
+        try (PartitionLog log = Logs.open(dir, TopicConfig.DEFAULTS)) {
+            Logs.appendFrames(log, 3, 2, 50);
+        }
+        FaultyFileIo io = new FaultyFileIo();
+        try (PartitionLog log = PartitionLog.open(Logs.TOPIC, 0, dir, TopicConfig.DEFAULTS, Clock.systemUTC(), io)) {
+            assertThat(log.endOffset()).isEqualTo(6);
+            assertThat(Logs.readAll(log)).hasSize(6);
+            log.applyRetention();
+        }
+        assertThat(io.writes()).as("writes of an idle open and close").isZero();
+        assertThat(io.forces()).as("fsyncs of an idle open and close").isZero();
+        assertThat(io.moves()).isZero();
+        assertThat(Files.exists(marker)).isTrue();
+
+        Path crashed = dir.resolve("crashed");
+        try (PartitionLog log = PartitionLog.open(Logs.TOPIC, 0, dir, TopicConfig.DEFAULTS, Clock.systemUTC(), io)) {
+            log.append(Logs.record(6, 50));
+            // gone, durably, before the first byte was written: a crash from here on reopens with a scan
+            assertThat(Files.exists(marker)).isFalse();
+            assertThat(io.directorySyncs()).isEqualTo(1);
+            Files.createDirectories(crashed);
+            for (String f : new String[] {"00000000000000000000.log", "00000000000000000000.index",
+                    "00000000000000000000.timeindex"}) {
+                Files.copy(dir.resolve(f), crashed.resolve(f));
+            }
+        }
+        try (PartitionLog log = Logs.open(crashed, TopicConfig.DEFAULTS)) {
+            assertThat(log.endOffset()).isEqualTo(7);
+            List<KafkoRecord> all = Logs.readAll(log);
+            assertRecord(all.get(6), 6, 50);
+        }
+    }
+
+    @Test
+    void closeAfterAppendsCostsOneSegmentFsyncAndOneDirectoryFsync() throws IOException {
+        FaultyFileIo io = new FaultyFileIo();
+        PartitionLog log = PartitionLog.open(Logs.TOPIC, 0, dir, TopicConfig.DEFAULTS, Clock.systemUTC(), io);
+        Logs.appendFrames(log, 4, 2, 50);
+        long forces = io.forces();
+        long dirSyncs = io.directorySyncs();
+        log.close();
+        assertThat(io.forces() - forces).isEqualTo(2);
+        assertThat(io.directorySyncs() - dirSyncs).isEqualTo(1);
+        assertThat(Files.exists(dir.resolve(FileNames.CLEAN_SHUTDOWN_FILE))).isTrue();
+        assertThat(IndexFiles.load(FileIo.SYSTEM, dir, 0)).isNotNull();
+        try (PartitionLog reopened = Logs.open(dir, TopicConfig.DEFAULTS)) {
+            assertThat(reopened.endOffset()).isEqualTo(8);
+        }
+    }
+
+    @Test
+    void lostOrTornIndexFilesBehindACleanMarkerCostAScanNotARecord() throws IOException {
+        try (PartitionLog log = Logs.open(dir, TopicConfig.builder().indexIntervalBytes(64).build())) {
+            Logs.appendFrames(log, 20, 2, 50);
+        }
+        // as a power loss may leave index files that were renamed but never fsynced
+        Files.write(FileNames.indexFile(dir, 0), new byte[0]);
+        Files.write(FileNames.timeIndexFile(dir, 0), new byte[30]);
+        try (PartitionLog log = Logs.open(dir, TopicConfig.DEFAULTS)) {
+            assertThat(log.endOffset()).isEqualTo(40);
+            assertThat(Files.exists(dir.resolve(FileNames.CLEAN_SHUTDOWN_FILE))).as("no longer true").isFalse();
+            List<KafkoRecord> all = Logs.readAll(log);
+            for (int i = 0; i < 40; i++) {
+                assertRecord(all.get(i), i, 50);
+            }
         }
     }
 

@@ -8,9 +8,11 @@ import dev.kafko.Headers;
 import dev.kafko.OffsetOutOfRangeException;
 import dev.kafko.OutgoingRecord;
 import dev.kafko.TopicConfig;
+import dev.kafko.internal.io.FaultyFileIo;
 import dev.kafko.internal.io.FileNames;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -62,12 +64,15 @@ class RetentionTest {
     @Test
     void retentionByBytesDeletesOldestSegmentsUntilTheLimitHolds() {
         TopicConfig config = TopicConfig.builder().segmentBytes(4096).retentionBytes(10_000).build();
-        try (PartitionLog log = Logs.open(dir, config)) {
+        FaultyFileIo io = new FaultyFileIo().syncs(false);
+        try (PartitionLog log = PartitionLog.open(Logs.TOPIC, 0, dir, config, Clock.systemUTC(), io)) {
             Logs.appendFrames(log, 100, 2, 100);
             long total = log.sizeBytes();
             assertThat(total).isGreaterThan(20_000);
+            long dirSyncs = io.directorySyncs();
             int deleted = log.applyRetention();
             assertThat(deleted).isPositive();
+            assertThat(io.directorySyncs() - dirSyncs).as("the deletions were made durable").isEqualTo(1);
             assertThat(log.sizeBytes()).isLessThanOrEqualTo(10_000);
             // it deleted no more than needed: the newest deleted segment would have fit the limit otherwise
             assertThat(log.sizeBytes() + 4096).isGreaterThan(10_000);

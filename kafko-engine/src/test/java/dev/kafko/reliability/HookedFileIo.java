@@ -1,0 +1,97 @@
+package dev.kafko.reliability;
+
+import dev.kafko.internal.io.FileIo;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.OpenOption;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * A {@link FileIo} over the real file system that records every call and lets a test act before
+ * and after each one (fail it, count it, snapshot the file). Thread-safe when the hooks are.
+ */
+final class HookedFileIo implements FileIo {
+
+    /** What a test does around each call; every method may throw to fail the call. */
+    interface Hooks {
+        default void beforeOpen(Path path, boolean existed) throws IOException {
+        }
+
+        default void afterOpen(Path path, boolean existed) throws IOException {
+        }
+
+        default void beforeWrite(Path path, long bytes) throws IOException {
+        }
+
+        default void beforeForce(Path path) throws IOException {
+        }
+
+        default void afterForce(Path path) throws IOException {
+        }
+
+        default void beforeMove(Path source, Path target) throws IOException {
+        }
+
+        default void beforeDelete(Path path) throws IOException {
+        }
+
+        default void afterFsyncDirectory(Path dir) throws IOException {
+        }
+    }
+
+    private final Hooks hooks;
+    private final List<String> calls = new CopyOnWriteArrayList<>();
+
+    HookedFileIo(Hooks hooks) {
+        this.hooks = hooks;
+    }
+
+    HookedFileIo() {
+        this(new Hooks() {
+        });
+    }
+
+    /** Every call so far, as "operation path". */
+    List<String> calls() {
+        return calls;
+    }
+
+    @Override
+    public FileChannel open(Path path, OpenOption... options) throws IOException {
+        calls.add("open " + path);
+        boolean existed = Files.exists(path);
+        hooks.beforeOpen(path, existed);
+        FileChannel ch = FileIo.SYSTEM.open(path, options);
+        try {
+            hooks.afterOpen(path, existed);
+        } catch (IOException | RuntimeException e) {
+            ch.close();
+            throw e;
+        }
+        return new ForwardingFileChannel(ch, path, hooks);
+    }
+
+    @Override
+    public void atomicMove(Path source, Path target) throws IOException {
+        calls.add("move " + source + " " + target);
+        hooks.beforeMove(source, target);
+        FileIo.SYSTEM.atomicMove(source, target);
+    }
+
+    @Override
+    public void deleteIfExists(Path path) throws IOException {
+        calls.add("delete " + path);
+        hooks.beforeDelete(path);
+        FileIo.SYSTEM.deleteIfExists(path);
+    }
+
+    @Override
+    public void fsyncDirectory(Path dir) throws IOException {
+        calls.add("fsyncDirectory " + dir);
+        FileIo.SYSTEM.fsyncDirectory(dir);
+        hooks.afterFsyncDirectory(dir);
+    }
+}

@@ -1,0 +1,154 @@
+package dev.kafko.reliability;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kafko.Consumer;
+import dev.kafko.Kafko;
+import dev.kafko.KafkoOptions;
+import dev.kafko.KafkoRecord;
+import dev.kafko.Producer;
+import dev.kafko.TopicConfig;
+import dev.kafko.Compression;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Soak (profile {@code stress} only): {@code kafko.soak.minutes} (default 10) of mixed load on one
+ * instance: producers on an uncompressed and an LZ4 topic, group consumers that commit, retention
+ * at a byte cap, and a short-lived topic created, used and deleted over and over. Heap after GC,
+ * kafko-* threads and open file descriptors are sampled every 30 s and printed; the last samples
+ * must be flat against the first ones.
+ */
+@Tag("stress")
+class SoakTest {
+
+    private static final long MINUTES = Long.getLong("kafko.soak.minutes", 10);
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void tenMinutesOfMixedLoadKeepHeapThreadsAndFileDescriptorsFlat() throws Exception {
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicLong sent = new AtomicLong();
+        AtomicLong consumed = new AtomicLong();
+        AtomicLong churn = new AtomicLong();
+        ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
+        List<long[]> samples = new ArrayList<>();
+        KafkoOptions options = KafkoOptions.builder().retentionCheckInterval(Duration.ofMillis(500)).build();
+        try (Kafko kafko = Kafko.open(tmp, options)) {
+            TopicConfig base = TopicConfig.builder().partitions(4).segmentBytes(1 << 20).retentionBytes(4 << 20)
+                    .build();
+            kafko.createTopic("plain", base);
+            kafko.createTopic("packed", base.toBuilder().compression(Compression.LZ4).build());
+            List<Thread> threads = new ArrayList<>();
+            for (String topic : List.of("plain", "packed")) {
+                threads.add(Workload.start("soak-producer-" + topic,
+                        guard(errors, () -> produce(kafko, topic, stop, sent))));
+                threads.add(Workload.start("soak-consumer-" + topic, guard(errors, () -> consume(kafko, topic, stop,
+                        consumed))));
+            }
+            threads.add(Workload.start("soak-churn", guard(errors, () -> churn(kafko, stop, churn))));
+            long end = System.nanoTime() + Duration.ofMinutes(MINUTES).toNanos();
+            long started = System.nanoTime();
+            while (System.nanoTime() < end && errors.isEmpty()) {
+                Thread.sleep(Math.min(30_000, Math.max(1, (end - System.nanoTime()) / 1_000_000)));
+                long[] s = sample(started, sent.get(), consumed.get(), churn.get());
+                samples.add(s);
+                System.out.printf("soak t=%ds heap-after-gc=%d KiB kafko-threads=%d fds=%d sent=%d consumed=%d"
+                        + " topics-churned=%d%n", s[0], s[1] / 1024, s[2], s[3], s[4], s[5], s[6]);
+            }
+            stop.set(true);
+            for (Thread t : threads) {
+                t.join(30_000);
+            }
+        }
+        assertThat(errors).as("errors under load").isEmpty();
+        assertThat(samples.size()).isGreaterThanOrEqualTo(2);
+        long[] first = samples.get(Math.min(1, samples.size() - 1));
+        long[] last = samples.get(samples.size() - 1);
+        assertThat(last[1]).as("heap after GC, last vs second sample").isLessThan(first[1] * 3 / 2 + (16 << 20));
+        assertThat(last[2]).as("kafko threads").isEqualTo(first[2]);
+        assertThat(last[3]).as("file descriptors").isLessThanOrEqualTo(first[3] + 8);
+    }
+
+    private static long[] sample(long started, long sent, long consumed, long churn) {
+        MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
+        System.gc();
+        return new long[] {(System.nanoTime() - started) / 1_000_000_000, memory.getHeapMemoryUsage().getUsed(),
+                Workload.kafkoThreads(), Workload.openFileDescriptors(), sent, consumed, churn};
+    }
+
+    private static Runnable guard(ConcurrentLinkedQueue<Throwable> errors, Runnable body) {
+        return () -> {
+            try {
+                body.run();
+            } catch (RuntimeException | AssertionError e) {
+                errors.add(e);
+            }
+        };
+    }
+
+    private static void produce(Kafko kafko, String topic, AtomicBoolean stop, AtomicLong sent) {
+        Producer p = kafko.producer(topic);
+        for (long seq = 0; !stop.get(); seq++) {
+            byte[] key = Workload.key(topic, seq);
+            var f = p.send(key, Workload.value(key));
+            if (seq % 256 == 0) {
+                f.join();
+                sleep(1);
+            }
+            sent.incrementAndGet();
+        }
+    }
+
+    private static void consume(Kafko kafko, String topic, AtomicBoolean stop, AtomicLong consumed) {
+        try (Consumer c = kafko.groupConsumer(topic, "soak")) {
+            while (!stop.get()) {
+                List<KafkoRecord> got = c.poll(Duration.ofMillis(50));
+                for (KafkoRecord r : got) {
+                    assertThat(Workload.checksum(r.value())).isEqualTo(Workload.checksum(Workload.value(r.key())));
+                }
+                consumed.addAndGet(got.size());
+                if (!got.isEmpty()) {
+                    c.commit();
+                }
+            }
+        }
+    }
+
+    private static void churn(Kafko kafko, AtomicBoolean stop, AtomicLong churn) {
+        while (!stop.get()) {
+            kafko.createTopic("short-lived", TopicConfig.builder().partitions(2).build());
+            Producer p = kafko.producer("short-lived");
+            for (int i = 0; i < 100; i++) {
+                p.send(null, new byte[100]).join();
+            }
+            try (Consumer c = kafko.groupConsumer("short-lived", "g")) {
+                c.poll(Duration.ofMillis(20));
+                c.commit();
+            }
+            kafko.deleteTopic("short-lived");
+            churn.incrementAndGet();
+            sleep(50);
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

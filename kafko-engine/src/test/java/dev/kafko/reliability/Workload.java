@@ -1,0 +1,74 @@
+package dev.kafko.reliability;
+
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.SplittableRandom;
+import java.util.stream.Stream;
+import java.util.zip.CRC32C;
+
+/**
+ * The records every reliability test writes: a key names its writer and sequence number, and the
+ * value is a pure function of the key, so any record read back can be checked on its own.
+ * Stateless; any thread.
+ */
+final class Workload {
+
+    static final String TOPIC = "events";
+    static final int PARTITIONS = 4;
+
+    private Workload() {
+    }
+
+    static byte[] key(String writer, long seq) {
+        return (writer + "-" + seq).getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /** 8 to 400 bytes derived from the key alone. */
+    static byte[] value(byte[] key) {
+        SplittableRandom r = new SplittableRandom(checksum(key));
+        byte[] v = new byte[8 + r.nextInt(393)];
+        r.nextBytes(v);
+        return v;
+    }
+
+    static long checksum(byte[] b) {
+        CRC32C c = new CRC32C();
+        c.update(b);
+        return c.getValue();
+    }
+
+    /** The long seed from the system property {@code name}, or {@code fallback}; printed by the caller. */
+    static long seed(String name, long fallback) {
+        return Long.getLong(name, fallback);
+    }
+
+    /** Open file descriptors of this process (entries of /proc/self/fd). */
+    static long openFileDescriptors() {
+        try (Stream<Path> s = Files.list(Path.of("/proc/self/fd"))) {
+            return s.count();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** Live threads named kafko-*. */
+    static long kafkoThreads() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.isAlive() && t.getName().startsWith("kafko-")).count();
+    }
+
+    /** Bytes this thread has allocated so far (HotSpot's per-thread counter). */
+    static long allocatedBytes() {
+        return ((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean())
+                .getThreadAllocatedBytes(Thread.currentThread().getId());
+    }
+
+    /** Starts a platform thread with a name (tests only; Java 17 has no Thread.ofPlatform). */
+    static Thread start(String name, Runnable body) {
+        Thread t = new Thread(body, name);
+        t.start();
+        return t;
+    }
+}
