@@ -13,9 +13,10 @@ import org.jspecify.annotations.Nullable;
  * @param compression the codec applied to each frame
  * @param segmentBytes a segment rolls once it holds at least this many bytes (default 1 GiB); a
  *     single frame larger than this still goes into an empty segment
- * @param segmentAge a segment rolls once its first record is older than this (default 7 days)
+ * @param segmentAge a segment rolls once its first record is older than this (default 7 days);
+ *     durations beyond {@link #MAX_DURATION} are kept as {@link #MAX_DURATION} (never)
  * @param retention segments whose newest record is older than this are deleted; {@code null} (the
- *     default) keeps records forever
+ *     default) keeps records forever; durations beyond {@link #MAX_DURATION} are kept as it
  * @param retentionBytes the oldest segments are deleted while a partition holds more than this
  *     many bytes; {@code -1} (the default) sets no limit
  * @param fsync when appends are forced to disk
@@ -43,6 +44,9 @@ public record TopicConfig(
     /** The largest allowed partition count. */
     public static final int MAX_PARTITIONS = 10_000;
 
+    /** The longest duration a config keeps: {@code Long.MAX_VALUE} milliseconds (about 292 million years). */
+    public static final Duration MAX_DURATION = Duration.ofMillis(Long.MAX_VALUE);
+
     /** The defaults used for a topic created without a config. */
     public static final TopicConfig DEFAULTS = new TopicConfig(1, Compression.NONE, 1L << 30, Duration.ofDays(7),
             null, -1, FsyncPolicy.NEVER, 1024 * 1024, 4096);
@@ -65,6 +69,9 @@ public record TopicConfig(
             throw new InvalidConfigException("retention must not be negative, was " + retention
                     + " (use null to keep records forever)");
         }
+        // the log counts ages in epoch milliseconds: a longer duration means "never" and is kept as the longest one
+        segmentAge = saturated(segmentAge);
+        retention = retention == null ? null : saturated(retention);
         if (retentionBytes < -1) {
             throw new InvalidConfigException("retentionBytes must be -1 (no limit) or at least 0, was " + retentionBytes);
         }
@@ -76,6 +83,10 @@ public record TopicConfig(
             throw new InvalidConfigException("indexIntervalBytes must be between 64 and " + (1 << 24)
                     + ", was " + indexIntervalBytes);
         }
+    }
+
+    private static Duration saturated(Duration d) {
+        return d.compareTo(MAX_DURATION) > 0 ? MAX_DURATION : d;
     }
 
     /** A builder starting from {@link #DEFAULTS}. */

@@ -44,9 +44,8 @@ class PowerLossTest {
         run(8, SEED, false);
     }
 
-    /** Also asks that commits acknowledged before the power loss survive it (see docs/RELIABILITY.md, bug B1). */
+    /** Also asks that commits acknowledged before the power loss survive it (docs/RELIABILITY.md, bug B1, fixed). */
     @Test
-    @Tag("known-bug")
     void everyAcknowledgedCommitSurvivesPowerLoss() throws Exception {
         run(8, SEED, true);
     }

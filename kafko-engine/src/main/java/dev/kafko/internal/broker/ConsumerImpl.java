@@ -146,7 +146,7 @@ final class ConsumerImpl implements Consumer {
             }
             PartitionLog log = a.log();
             long pos = positions[p];
-            if (log.endOffset() != pos || log.logStartOffset() > pos) {
+            if (pos < a.readableEnd() || pos > log.endOffset() || log.logStartOffset() > pos) {
                 return true;
             }
         }
@@ -294,17 +294,19 @@ final class ConsumerImpl implements Consumer {
                 pos = resetPosition(p, pos, startOffset, end);
                 positions[p] = pos;
             }
-            if (pos == end) {
+            long readable = actor.readableEnd();
+            if (pos >= readable) {
                 return List.of();
             }
             try {
                 ReadResult r = log.read(pos, max, MAX_READ_BYTES);
                 List<KafkoRecord> records = r.records();
                 int n = records.size();
-                if (n > 0 && records.get(n - 1).offset() >= end) {
-                    // the log may hand out a frame whose end offset it has not published yet; keep to
-                    // the end read above, so that the position never passes the published end
-                    records = trimTo(records, end);
+                if (n > 0 && records.get(n - 1).offset() >= readable) {
+                    // the log may hand out records past what the partition has made readable (not yet
+                    // published, or not yet fsynced under EVERY_BATCH); keep to the readable end read
+                    // above, so that the position never passes it
+                    records = trimTo(records, readable);
                     positions[p] = records.isEmpty() ? pos : records.get(records.size() - 1).offset() + 1;
                 } else {
                     positions[p] = r.nextOffset();

@@ -78,7 +78,12 @@ final class GroupOffsetsFile implements AutoCloseable {
     private FileChannel channel() throws IOException {
         FileChannel ch = channel;
         if (ch == null) {
-            Files.createDirectories(file.getParent());
+            Path dir = file.getParent();
+            if (Files.notExists(dir)) {
+                Files.createDirectories(dir);
+                // the groups directory's own entry must be durable before a commit relies on a file in it
+                io.fsyncDirectory(dir.getParent());
+            }
             ch = io.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
             channel = ch;
             if (ch.size() == 0) {

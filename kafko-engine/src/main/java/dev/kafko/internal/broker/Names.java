@@ -1,23 +1,36 @@
 package dev.kafko.internal.broker;
 
 import dev.kafko.InvalidNameException;
+import dev.kafko.internal.io.FileNames;
 
 /**
  * Internal: the naming rule of topics and groups, Kafka's: characters from {@code [A-Za-z0-9._-]},
- * 1 to 249 of them, and not {@code .} or {@code ..}. Checked before any file-system call, so a
- * name can never escape the data directory. Stateless; any thread.
+ * 1 to 249 of them for a topic, and not {@code .} or {@code ..}. A group name is at most
+ * {@link #MAX_GROUP_LENGTH} characters, so that its offsets file (and that file's temporary copy)
+ * still fits the 255-byte file-name limit of Linux file systems. Checked before any file-system
+ * call, so a name can never escape the data directory. Stateless; any thread.
  */
 final class Names {
 
     static final int MAX_LENGTH = 249;
+    static final int MAX_GROUP_LENGTH = 255 - (FileNames.OFFSETS_SUFFIX + FileNames.TMP_SUFFIX).length();
 
     private Names() {
     }
 
     /** Whether {@code name} follows the rule. */
     static boolean isValid(String name) {
+        return isValid(name, MAX_LENGTH);
+    }
+
+    /** Whether {@code name} follows the rule of a group name. */
+    static boolean isValidGroup(String name) {
+        return isValid(name, MAX_GROUP_LENGTH);
+    }
+
+    private static boolean isValid(String name, int maxLength) {
         int n = name.length();
-        if (n == 0 || n > MAX_LENGTH || name.equals(".") || name.equals("..")) {
+        if (n == 0 || n > maxLength || name.equals(".") || name.equals("..")) {
             return false;
         }
         for (int i = 0; i < n; i++) {
@@ -39,9 +52,10 @@ final class Names {
         if (name == null) {
             throw new InvalidNameException(kind + " name must not be null");
         }
-        if (!isValid(name)) {
-            throw new InvalidNameException(kind + " name '" + printable(name) + "' is invalid: a name has 1 to "
-                    + MAX_LENGTH + " characters from [A-Za-z0-9._-] and is not '.' or '..' (length was "
+        int max = kind.equals("group") ? MAX_GROUP_LENGTH : MAX_LENGTH;
+        if (!isValid(name, max)) {
+            throw new InvalidNameException(kind + " name '" + printable(name) + "' is invalid: a " + kind + " name has 1 to "
+                    + max + " characters from [A-Za-z0-9._-] and is not '.' or '..' (length was "
                     + name.length() + ")");
         }
         return name;

@@ -80,6 +80,12 @@ final class PartitionActor {
     private volatile @Nullable Throwable failure;
     private volatile @Nullable PartitionInfo closedInfo;
     private volatile Waiter[] waiters = NO_WAITERS;
+    /**
+     * The end offset consumers may read up to. Under {@link FsyncPolicy#EVERY_BATCH} it moves only
+     * after the flush that covers the records, so a consumer never sees (and a group never commits
+     * past) a record that a power loss could still take away; otherwise it follows every append.
+     */
+    private volatile long readableEnd;
 
     PartitionActor(String topic, int partition, PartitionLog log, TopicConfig config, BrokerContext ctx) {
         this.topic = topic;
@@ -87,6 +93,21 @@ final class PartitionActor {
         this.log = log;
         this.fsync = config.fsync();
         this.ctx = ctx;
+        this.readableEnd = log.endOffset();
+    }
+
+    /** The end offset consumers may read up to; see {@link #readableEnd}. Any thread. */
+    long readableEnd() {
+        return readableEnd;
+    }
+
+    /** Publishes the log's end to consumers and wakes those waiting. Owner only. */
+    private void publishEnd() {
+        long end = log.endOffset();
+        if (end != readableEnd) {
+            readableEnd = end;
+            wakeWaiters();
+        }
     }
 
     /** The log, for reads and getters from any thread. */
@@ -231,7 +252,9 @@ final class PartitionActor {
         if (ctx.observing()) {
             ctx.observer().onAppend(topic, partition, records, bytes, System.nanoTime() - t0);
         }
-        wakeWaiters();
+        if (fsync != FsyncPolicy.EVERY_BATCH) {
+            publishEnd();
+        }
         if (fsync instanceof FsyncPolicy.Interval interval && !flushScheduled) {
             flushScheduled = true;
             ctx.scheduler().schedule(() -> submit(new CommandRequest(CommandRequest.Kind.INTERVAL_FLUSH)),
@@ -286,6 +309,7 @@ final class PartitionActor {
         } catch (RuntimeException | Error e) {
             return failure(e, "flush");
         }
+        publishEnd();
         if (ctx.observing()) {
             ctx.observer().onFsync(topic, partition, System.nanoTime() - t0);
         }

@@ -154,7 +154,7 @@ final class TopicDirectory {
                 String n = f.getFileName().toString();
                 if (n.endsWith(FileNames.OFFSETS_SUFFIX)) {
                     String group = n.substring(0, n.length() - FileNames.OFFSETS_SUFFIX.length());
-                    if (Names.isValid(group)) {
+                    if (Names.isValidGroup(group)) {
                         out.add(group);
                     }
                 }
