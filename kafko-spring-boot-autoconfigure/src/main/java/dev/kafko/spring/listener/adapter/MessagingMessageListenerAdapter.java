@@ -2,6 +2,7 @@ package dev.kafko.spring.listener.adapter;
 
 import dev.kafko.KafkoRecord;
 import dev.kafko.spring.core.KafkoOperations;
+import dev.kafko.spring.listener.ConsumerSeekAware;
 import dev.kafko.spring.listener.KafkoMessageListener;
 import dev.kafko.spring.support.Acknowledgment;
 import dev.kafko.spring.support.KafkoHeaders;
@@ -67,6 +68,11 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
         this.groupId = groupId;
         this.replyTopic = replyTopic;
         this.replyTemplate = replyTemplate;
+    }
+
+    @Override
+    public @Nullable ConsumerSeekAware seekAware() {
+        return handler.getBean() instanceof ConsumerSeekAware aware ? aware : null;
     }
 
     @Override
