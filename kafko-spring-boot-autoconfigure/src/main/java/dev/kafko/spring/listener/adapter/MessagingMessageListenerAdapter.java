@@ -31,6 +31,10 @@ import org.springframework.messaging.support.MessageHeaderAccessor;
  * and sends a non-null return value to the {@code @SendTo} topic. Called only on a container
  * member's polling thread; several members may share one adapter (it keeps no per-call state).
  *
+ * <p>A record listener whose only parameter is the payload gets a message that carries just the
+ * record's own headers (a converter may read them): the {@code kafko_received*} headers, the
+ * acknowledgment and the raw record are added only for methods that can read them.
+ *
  * <p>A batch listener's payload parameter is a {@code List<T>}: each record is converted to
  * {@code T} ({@code KafkoRecord} and {@code Message<?>} are passed as they are), and the
  * {@code kafko_received*} headers hold lists in record order (keys as {@code byte[]}, or as
