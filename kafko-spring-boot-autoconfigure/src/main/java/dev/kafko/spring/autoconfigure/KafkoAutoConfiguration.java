@@ -22,6 +22,7 @@ import dev.kafko.spring.support.ProducerListener;
 import dev.kafko.spring.support.RecordMessageConverter;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -93,7 +94,7 @@ public final class KafkoAutoConfiguration {
                 new StringMessageConverter()));
         ClassLoader classLoader = beanFactory.getBeanClassLoader();
         if (ClassUtils.isPresent(JSON_MAPPER, classLoader)) {
-            converters.add(JacksonConverters.json(beanFactory, classLoader));
+            converters.add(new LazyMessageConverter(() -> JacksonConverters.json(beanFactory, classLoader)));
         }
         return new RecordMessageConverter(new CompositeMessageConverter(converters));
     }
@@ -102,7 +103,7 @@ public final class KafkoAutoConfiguration {
     @ConditionalOnMissingBean(name = KafkoListenerAnnotationBeanPostProcessor.HANDLER_METHOD_FACTORY_BEAN_NAME)
     MessageHandlerMethodFactory kafkoHandlerMethodFactory(RecordMessageConverter converter,
                                                           ObjectProvider<Validator> validators) {
-        return KafkoArgumentResolvers.handlerMethodFactory(converter, validators.getIfUnique());
+        return KafkoArgumentResolvers.handlerMethodFactory(converter, new LazyValidator(validators));
     }
 
     @Bean
@@ -127,16 +128,36 @@ public final class KafkoAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     KafkoErrorHandler kafkoErrorHandler(KafkoProperties properties, LogBackend backend,
-                                        ObjectProvider<KafkoInstrumentation> instrumentation) {
+                                        ObjectProvider<KafkoInstrumentation> instrumentation,
+                                        ConfigurableListableBeanFactory beanFactory) {
         KafkoProperties.Listener listener = properties.getListener();
         int attempts = listener.getRetry().getMaxAttempts();
         if (attempts < 1) {
             throw new IllegalArgumentException("kafko.listener.retry.max-attempts must be at least 1, was " + attempts);
         }
         FixedBackOff backOff = new FixedBackOff(listener.getRetry().getBackoff().toMillis(), attempts - 1L);
-        return new DefaultErrorHandler(backOff, listener.getDeadLetter().isEnabled()
+        DefaultErrorHandler handler = new DefaultErrorHandler(backOff, listener.getDeadLetter().isEnabled()
                 ? new DeadLetterPublishingRecoverer(backend, instrumentation.getIfUnique(() -> KafkoInstrumentation.NOOP))
                 : new LoggingRecordRecoverer());
+        for (String name : listener.getRetry().getNotRetryable()) {
+            handler.addNotRetryableExceptions(throwableClass(name.strip(), beanFactory.getBeanClassLoader()));
+        }
+        return handler;
+    }
+
+    private static Class<? extends Throwable> throwableClass(String name, @Nullable ClassLoader classLoader) {
+        Class<?> type;
+        try {
+            type = ClassUtils.forName(name, classLoader);
+        } catch (ClassNotFoundException | LinkageError e) {
+            throw new IllegalArgumentException("kafko.listener.retry.not-retryable names " + name
+                    + ", which is not a class on the classpath", e);
+        }
+        if (!Throwable.class.isAssignableFrom(type)) {
+            throw new IllegalArgumentException("kafko.listener.retry.not-retryable names " + name
+                    + ", which is not an exception");
+        }
+        return type.asSubclass(Throwable.class);
     }
 
     @Bean

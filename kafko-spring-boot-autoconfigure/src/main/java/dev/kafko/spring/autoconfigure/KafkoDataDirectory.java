@@ -2,11 +2,16 @@ package dev.kafko.spring.autoconfigure;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
 import org.springframework.beans.factory.DisposableBean;
 
 /**
@@ -15,6 +20,8 @@ import org.springframework.beans.factory.DisposableBean;
  * depends on it closed. Immutable; destroyed once by the container.
  */
 public final class KafkoDataDirectory implements DisposableBean {
+
+    private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rwx------");
 
     private final Path path;
     private final boolean ephemeral;
@@ -29,13 +36,31 @@ public final class KafkoDataDirectory implements DisposableBean {
         return new KafkoDataDirectory(path, false);
     }
 
-    /** A new temporary directory, deleted on destroy. */
+    /**
+     * A new temporary directory under {@code java.io.tmpdir}, readable only by its owner where the
+     * file system has POSIX permissions, deleted on destroy. The name comes from a non-secure random
+     * number ({@code Files.createTempDirectory} would initialise a {@code SecureRandom}, which costs
+     * tens of milliseconds of start-up); {@code createDirectory} fails on an existing name, so a
+     * taken name is never reused.
+     */
     public static KafkoDataDirectory ephemeral() {
-        try {
-            return new KafkoDataDirectory(Files.createTempDirectory("kafko-"), true);
-        } catch (IOException e) {
-            throw new UncheckedIOException("Cannot create a temporary kafko data directory", e);
+        Path parent = Path.of(System.getProperty("java.io.tmpdir"));
+        boolean posix = parent.getFileSystem().supportedFileAttributeViews().contains("posix");
+        IOException last = null;
+        for (int attempt = 0; attempt < 100; attempt++) {
+            Path candidate = parent.resolve("kafko-" + Long.toUnsignedString(ThreadLocalRandom.current().nextLong(), 36));
+            try {
+                Path created = posix
+                        ? Files.createDirectory(candidate, PosixFilePermissions.asFileAttribute(OWNER_ONLY))
+                        : Files.createDirectory(candidate);
+                return new KafkoDataDirectory(created, true);
+            } catch (FileAlreadyExistsException e) {
+                last = e;
+            } catch (IOException e) {
+                throw new UncheckedIOException("Cannot create a temporary kafko data directory " + candidate, e);
+            }
         }
+        throw new UncheckedIOException("Cannot create a temporary kafko data directory in " + parent, last);
     }
 
     public Path path() {

@@ -6,7 +6,9 @@ import dev.kafko.TopicConfig;
 import dev.kafko.spring.listener.AckMode;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -398,6 +400,12 @@ public class KafkoProperties {
         /** Delay between two attempts. */
         private Duration backoff = Duration.ZERO;
 
+        /**
+         * Fully qualified names of exceptions not worth retrying: a failure with one of them in its
+         * cause chain is recovered at once.
+         */
+        private List<String> notRetryable = new ArrayList<>();
+
         public int getMaxAttempts() {
             return maxAttempts;
         }
@@ -412,6 +420,14 @@ public class KafkoProperties {
 
         public void setBackoff(Duration backoff) {
             this.backoff = backoff;
+        }
+
+        public List<String> getNotRetryable() {
+            return notRetryable;
+        }
+
+        public void setNotRetryable(List<String> notRetryable) {
+            this.notRetryable = notRetryable;
         }
     }
 

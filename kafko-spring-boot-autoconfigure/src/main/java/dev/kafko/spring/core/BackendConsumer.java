@@ -2,6 +2,7 @@ package dev.kafko.spring.core;
 
 import dev.kafko.KafkoRecord;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -20,6 +21,21 @@ public interface BackendConsumer extends AutoCloseable {
 
     /** The next poll of {@code partition} starts at {@code offset}. */
     void seek(int partition, long offset);
+
+    /** The offset of the next record this member reads from {@code partition}. */
+    default long position(int partition) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not report positions");
+    }
+
+    /** The next poll of each of {@code partitions} starts at the oldest record still in the log. */
+    default void seekToBeginning(Collection<Integer> partitions) {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot seek to the beginning");
+    }
+
+    /** The next poll of each of {@code partitions} starts after the last record in the log. */
+    default void seekToEnd(Collection<Integer> partitions) {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot seek to the end");
+    }
 
     /** The partitions this member reads now. */
     Set<Integer> assignment();

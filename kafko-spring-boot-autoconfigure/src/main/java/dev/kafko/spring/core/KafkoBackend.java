@@ -12,6 +12,7 @@ import dev.kafko.Producer;
 import dev.kafko.RecordPosition;
 import dev.kafko.UnknownTopicException;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -50,7 +51,7 @@ public final class KafkoBackend implements LogBackend {
         topics.ensure(topic, 1);
         ConsumerOptions options = ConsumerOptions.DEFAULTS.withMaxPollRecords(maxPollRecords)
                 .withRebalanceListener(rebalanceListener);
-        return new KafkoBackendConsumer(kafko.groupConsumer(topic, group, options));
+        return new KafkoBackendConsumer(kafko, topic, kafko.groupConsumer(topic, group, options));
     }
 
     @Override
@@ -100,7 +101,7 @@ public final class KafkoBackend implements LogBackend {
         }
     }
 
-    private record KafkoBackendConsumer(Consumer consumer) implements BackendConsumer {
+    private record KafkoBackendConsumer(Kafko kafko, String topic, Consumer consumer) implements BackendConsumer {
 
         @Override
         public List<KafkoRecord> poll(Duration timeout) {
@@ -115,6 +116,36 @@ public final class KafkoBackend implements LogBackend {
         @Override
         public void seek(int partition, long offset) {
             consumer.seek(partition, offset);
+        }
+
+        @Override
+        public long position(int partition) {
+            return consumer.position(partition);
+        }
+
+        @Override
+        public void seekToBeginning(Collection<Integer> partitions) {
+            Map<Integer, PartitionInfo> info = partitionInfo();
+            for (int p : partitions) {
+                consumer.seek(p, info.get(p).logStartOffset());
+            }
+        }
+
+        @Override
+        public void seekToEnd(Collection<Integer> partitions) {
+            Map<Integer, PartitionInfo> info = partitionInfo();
+            for (int p : partitions) {
+                consumer.seek(p, info.get(p).endOffset());
+            }
+        }
+
+        private Map<Integer, PartitionInfo> partitionInfo() {
+            Map<Integer, PartitionInfo> info = new HashMap<>();
+            for (PartitionInfo p : kafko.topic(topic).orElseThrow(
+                    () -> new UnknownTopicException("topic '" + topic + "' does not exist")).partitions()) {
+                info.put(p.partition(), p);
+            }
+            return info;
         }
 
         @Override

@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiFunction;
 import org.jspecify.annotations.Nullable;
 import org.springframework.messaging.Message;
 import org.springframework.messaging.MessageHeaders;
@@ -39,6 +40,8 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V> {
     private final LogBackend backend;
     private final RecordMessageConverter converter;
     private final Map<String, BackendProducer> producers = new ConcurrentHashMap<>();
+    /** The producer of the last send: most templates send to one topic, so this skips the map lookup. */
+    private volatile @Nullable BackendProducer lastProducer;
     private volatile @Nullable String defaultTopic;
     private volatile ProducerListener<K, V> producerListener = new LoggingProducerListener<>();
     private volatile KafkoInstrumentation instrumentation = KafkoInstrumentation.NOOP;
@@ -119,47 +122,98 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V> {
     private CompletableFuture<SendResult<K, V>> doSend(String topic, @Nullable Integer partition, @Nullable K key,
                                                        @Nullable V value, @Nullable Long timestamp,
                                                        List<Header> extraHeaders) {
-        long start = System.nanoTime();
-        List<Header> headers = new ArrayList<>(extraHeaders);
-        byte[] keyBytes = converter.keyBytes(key);
-        byte[] valueBytes = converter.valueBytes(value, headers);
-        long ts = timestamp != null && timestamp != OutgoingRecord.NO_TIMESTAMP ? timestamp
-                : backend.currentTimeMillis();
+        KafkoInstrumentation timing = instrumentation;
+        long start = timing == KafkoInstrumentation.NOOP ? 0L : System.nanoTime();
+        byte[] keyBytes;
+        byte[] valueBytes;
+        Headers headers;
+        long ts;
         CompletableFuture<RecordPosition> appended;
         try {
-            appended = producer(topic).send(partition, keyBytes, valueBytes, Headers.of(headers), ts);
+            keyBytes = converter.keyBytes(key);
+            valueBytes = converter.valueBytes(value);
+            headers = recordHeaders(extraHeaders, converter.typeHeader(value));
+            ts = timestamp != null && timestamp != OutgoingRecord.NO_TIMESTAMP ? timestamp
+                    : backend.currentTimeMillis();
+            appended = producer(topic).send(partition, keyBytes, valueBytes, headers, ts);
         } catch (RuntimeException e) {
             complete(topic, partition, key, value, start, e);
             throw e;
         }
-        return appended.handle((position, failure) -> {
+        return appended.handle(new Completion(topic, partition, key, value, ts, start));
+    }
+
+    private static Headers recordHeaders(List<Header> extraHeaders, @Nullable Header type) {
+        if (type == null) {
+            return Headers.of(extraHeaders);
+        }
+        List<Header> headers = new ArrayList<>(extraHeaders.size() + 1);
+        headers.addAll(extraHeaders);
+        headers.add(type);
+        return Headers.of(headers);
+    }
+
+    /** Turns the engine's outcome of one send into a {@link SendResult}; runs where the append completes. */
+    private final class Completion implements BiFunction<RecordPosition, Throwable, SendResult<K, V>> {
+        private final String topic;
+        private final @Nullable Integer partition;
+        private final @Nullable K key;
+        private final @Nullable V value;
+        private final long timestamp;
+        private final long start;
+
+        Completion(String topic, @Nullable Integer partition, @Nullable K key, @Nullable V value, long timestamp,
+                   long start) {
+            this.topic = topic;
+            this.partition = partition;
+            this.key = key;
+            this.value = value;
+            this.timestamp = timestamp;
+            this.start = start;
+        }
+
+        @Override
+        public SendResult<K, V> apply(RecordPosition position, @Nullable Throwable failure) {
             if (failure != null) {
                 Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                         ? failure.getCause() : failure;
                 if (cause instanceof UnknownTopicException) {
                     producers.remove(topic);
+                    lastProducer = null;
                 }
                 complete(topic, partition, key, value, start, cause);
                 throw failure instanceof CompletionException ce ? ce : new CompletionException(cause);
             }
-            SendResult<K, V> result = new SendResult<>(topic, position.partition(), position.offset(), ts, key, value);
-            instrumentation.sendCompleted(topic, System.nanoTime() - start, null);
+            SendResult<K, V> result = new SendResult<>(topic, position.partition(), position.offset(), timestamp,
+                    key, value);
+            KafkoInstrumentation timing = instrumentation;
+            if (timing != KafkoInstrumentation.NOOP) {
+                timing.sendCompleted(topic, System.nanoTime() - start, null);
+            }
             producerListener.onSuccess(result);
             return result;
-        });
+        }
     }
 
     private void complete(String topic, @Nullable Integer partition, @Nullable K key, @Nullable V value, long start,
                           Throwable failure) {
-        instrumentation.sendCompleted(topic, System.nanoTime() - start, failure);
+        KafkoInstrumentation timing = instrumentation;
+        if (timing != KafkoInstrumentation.NOOP) {
+            timing.sendCompleted(topic, System.nanoTime() - start, failure);
+        }
         producerListener.onError(topic, partition, key, value, failure);
     }
 
     private BackendProducer producer(String topic) {
+        BackendProducer last = lastProducer;
+        if (last != null && last.topic().equals(topic)) {
+            return last;
+        }
         BackendProducer producer = producers.get(topic);
         if (producer == null) {
             producer = producers.computeIfAbsent(topic, backend::producer);
         }
+        lastProducer = producer;
         return producer;
     }
 }

@@ -1,7 +1,9 @@
 package dev.kafko.spring.listener;
 
 import dev.kafko.KafkoRecord;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.messaging.converter.MessageConversionException;
@@ -13,8 +15,9 @@ import org.springframework.util.backoff.FixedBackOff;
 /**
  * Retries a failed delivery with a {@link BackOff}, then hands each record to a
  * {@link RecordRecoverer} (by default: log and skip). Conversion and argument-resolution failures
- * are not retried: they would fail the same way. Stateless apart from its settings; the container
- * member thread calls it.
+ * are not retried: they would fail the same way; nor are the exceptions named with
+ * {@link #addNotRetryableExceptions} (anywhere in the cause chain). Configure it before the
+ * containers start; the container member threads then call it.
  */
 public final class DefaultErrorHandler implements KafkoErrorHandler {
 
@@ -22,6 +25,7 @@ public final class DefaultErrorHandler implements KafkoErrorHandler {
 
     private final BackOff backOff;
     private final RecordRecoverer recoverer;
+    private volatile List<Class<? extends Throwable>> notRetryable = List.of();
 
     /** 10 attempts in all, no delay, then log and skip. */
     public DefaultErrorHandler() {
@@ -43,6 +47,19 @@ public final class DefaultErrorHandler implements KafkoErrorHandler {
         return new DefaultErrorHandler(new FixedBackOff(intervalMillis, maxAttempts - 1L), recoverer);
     }
 
+    /**
+     * Failures of these types (or with one of them in their cause chain) go straight to the
+     * recoverer without another attempt.
+     */
+    @SafeVarargs
+    public final void addNotRetryableExceptions(Class<? extends Throwable>... types) {
+        List<Class<? extends Throwable>> all = new ArrayList<>(notRetryable);
+        for (Class<? extends Throwable> type : types) {
+            all.add(Objects.requireNonNull(type, "type"));
+        }
+        notRetryable = List.copyOf(all);
+    }
+
     public RecordRecoverer getRecoverer() {
         return recoverer;
     }
@@ -50,7 +67,7 @@ public final class DefaultErrorHandler implements KafkoErrorHandler {
     @Override
     public void handle(List<KafkoRecord> records, Exception failure, FailedInvocation invocation) throws Exception {
         Exception last = failure;
-        if (isRetryable(failure)) {
+        if (retryable(failure)) {
             BackOffExecution execution = backOff.start();
             int attempt = 1;
             for (long wait = execution.nextBackOff(); wait != BackOffExecution.STOP; wait = execution.nextBackOff()) {
@@ -65,7 +82,7 @@ public final class DefaultErrorHandler implements KafkoErrorHandler {
                     return;
                 } catch (Exception e) {
                     last = e;
-                    if (!isRetryable(e)) {
+                    if (!retryable(e)) {
                         break;
                     }
                 }
@@ -74,6 +91,27 @@ public final class DefaultErrorHandler implements KafkoErrorHandler {
         for (KafkoRecord record : records) {
             recoverer.recover(record, last, invocation);
         }
+    }
+
+    private boolean retryable(Throwable failure) {
+        if (!isRetryable(failure)) {
+            return false;
+        }
+        List<Class<? extends Throwable>> types = notRetryable;
+        if (types.isEmpty()) {
+            return true;
+        }
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            for (Class<? extends Throwable> type : types) {
+                if (type.isInstance(t)) {
+                    return false;
+                }
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return true;
     }
 
     /** Whether another attempt could succeed: false for conversion and argument-resolution failures. */

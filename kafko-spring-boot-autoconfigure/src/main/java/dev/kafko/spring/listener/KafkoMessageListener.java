@@ -3,6 +3,7 @@ package dev.kafko.spring.listener;
 import dev.kafko.KafkoRecord;
 import dev.kafko.spring.support.Acknowledgment;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a container delivers records to. Called only on the container member's polling thread.
@@ -16,6 +17,11 @@ public interface KafkoMessageListener {
      * Processes records. Returning means they are processed; throwing hands them to the error handler.
      */
     void onMessage(List<KafkoRecord> records, Acknowledgment acknowledgment) throws Exception;
+
+    /** The listener bean when it wants to choose its start offsets; {@code null} otherwise. */
+    default @Nullable ConsumerSeekAware seekAware() {
+        return null;
+    }
 
     /** Whether this listener takes a whole poll at once. */
     default boolean isBatch() {

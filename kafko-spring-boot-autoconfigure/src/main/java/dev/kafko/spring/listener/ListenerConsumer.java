@@ -7,9 +7,12 @@ import dev.kafko.KafkoRecord;
 import dev.kafko.spring.core.BackendConsumer;
 import dev.kafko.spring.core.LogBackend;
 import dev.kafko.spring.support.Acknowledgment;
+import dev.kafko.spring.support.KafkoInstrumentation;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -35,12 +38,22 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
     private final Map<Integer, Long> pending = new HashMap<>();
     /** Acks made on other threads, as {partition, next offset}; drained by the polling thread. */
     private final ConcurrentLinkedQueue<long[]> foreignAcks = new ConcurrentLinkedQueue<>();
+    /**
+     * The partition whose committable offset is being advanced record by record, kept out of
+     * {@link #pending} until another partition or a commit needs it (-1: none); polling thread only.
+     */
+    private int openPartition = -1;
+    private long openNext;
+    /** Handed to listeners in automatic ack modes, where acknowledging does nothing. */
+    private final Acknowledgment noAck = () -> { };
+    private final boolean timed;
     private volatile @Nullable Thread owner;
 
     ListenerConsumer(KafkoMessageListenerContainer container, LogBackend backend, KafkoMessageListener listener) {
         this.container = container;
         this.properties = container.properties();
         this.listener = listener;
+        this.timed = container.instrumentation() != KafkoInstrumentation.NOOP;
         this.consumer = backend.groupConsumer(container.topic(), container.getGroupId(),
                 properties.maxPollRecords(), this);
     }
@@ -110,13 +123,19 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
             }
             return;
         }
-        Set<Integer> redeliver = new HashSet<>();
+        Set<Integer> redeliver = null;
         for (KafkoRecord record : records) {
             if (container.stopRequested()) {
                 return; // not delivered, not committed: the group delivers them again
             }
-            if (!redeliver.contains(record.partition()) && !handle(List.of(record))) {
+            if (redeliver != null && redeliver.contains(record.partition())) {
+                continue;
+            }
+            if (!handle(List.of(record))) {
                 consumer.seek(record.partition(), record.offset());
+                if (redeliver == null) {
+                    redeliver = new HashSet<>();
+                }
                 redeliver.add(record.partition());
             }
         }
@@ -132,26 +151,31 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
 
     /** Delivers records; true when they are done (processed or recovered), false to deliver them again. */
     private boolean handle(List<KafkoRecord> records) {
-        Ack ack = new Ack(records);
+        Acknowledgment ack = properties.ackMode().isManual() ? new Ack(records) : noAck;
         try {
             invoke(records, ack);
-            done(records, false);
-            return true;
         } catch (Exception failure) {
-            try {
-                container.errorHandler().handle(records, failure, new Invocation(records, ack));
-            } catch (Exception unhandled) {
-                LOG.warn("Listener '{}' did not finish {} record(s) from {}; they will be delivered again",
-                        container.getListenerId(), records.size(), container.topic(), unhandled);
-                return false;
-            }
-            done(records, true);
-            return true;
+            return recover(records, failure, ack);
         }
+        done(records, false);
+        return true;
     }
 
-    private void invoke(List<KafkoRecord> records, Ack ack) throws Exception {
-        long start = System.nanoTime();
+    /** Lets the error handler deal with a failed delivery; true when it did, false to deliver again. */
+    private boolean recover(List<KafkoRecord> records, Exception failure, Acknowledgment ack) {
+        try {
+            container.errorHandler().handle(records, failure, new Invocation(records, ack));
+        } catch (Exception unhandled) {
+            LOG.warn("Listener '{}' did not finish {} record(s) from {}; they will be delivered again",
+                    container.getListenerId(), records.size(), container.topic(), unhandled);
+            return false;
+        }
+        done(records, true);
+        return true;
+    }
+
+    private void invoke(List<KafkoRecord> records, Acknowledgment ack) throws Exception {
+        long start = timed ? System.nanoTime() : 0L;
         boolean success = false;
         try {
             listener.onMessage(records, ack);
@@ -161,20 +185,26 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         } catch (Error e) {
             throw new ListenerExecutionFailedException("Listener '" + container.getListenerId() + "' threw " + e, e);
         } finally {
-            container.instrumentation().listenerInvoked(container.getListenerId(), container.topic(),
-                    System.nanoTime() - start, success);
+            if (timed) {
+                container.instrumentation().listenerInvoked(container.getListenerId(), container.topic(),
+                        System.nanoTime() - start, success);
+            }
         }
     }
 
     /** Records the records as finished; {@code recovered} ones count as acknowledged in manual modes. */
     private void done(List<KafkoRecord> records, boolean recovered) {
-        Map<Integer, Long> next = nextOffsets(records);
         AckMode mode = properties.ackMode();
         if (mode.isManual() && !recovered) {
-            advance(next); // processed; committed once the listener acknowledges
+            advance(nextOffsets(records)); // processed; committed once the listener acknowledges
             return;
         }
-        next.forEach((p, o) -> pending.merge(p, o, Math::max));
+        if (records.size() == 1) {
+            KafkoRecord record = records.get(0);
+            addPending(record.partition(), record.offset() + 1);
+        } else {
+            nextOffsets(records).forEach(this::addPending);
+        }
         if (mode == AckMode.RECORD || mode == AckMode.MANUAL_IMMEDIATE) {
             commitPending();
         }
@@ -188,6 +218,24 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         return next;
     }
 
+    /** Makes {@code next} the committable offset of {@code partition} unless a later one is known. */
+    private void addPending(int partition, long next) {
+        if (partition == openPartition) {
+            openNext = Math.max(openNext, next);
+            return;
+        }
+        closeOpenPartition();
+        openPartition = partition;
+        openNext = next;
+    }
+
+    private void closeOpenPartition() {
+        if (openPartition >= 0) {
+            pending.merge(openPartition, openNext, Math::max);
+            openPartition = -1;
+        }
+    }
+
     private void drainForeignAcks() {
         for (long[] ack = foreignAcks.poll(); ack != null; ack = foreignAcks.poll()) {
             pending.merge((int) ack[0], ack[1], Math::max);
@@ -195,6 +243,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
     }
 
     private void commitPending() {
+        closeOpenPartition();
         if (pending.isEmpty()) {
             return;
         }
@@ -220,6 +269,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
     @Override
     public void onPartitionsRevoked(Collection<Integer> partitions) {
         drainForeignAcks();
+        closeOpenPartition();
         Map<Integer, Long> handOver = new HashMap<>();
         for (Integer p : partitions) {
             Long offset = pending.remove(p);
@@ -229,6 +279,70 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         }
         if (!handOver.isEmpty()) {
             consumer.commit(handOver);
+        }
+    }
+
+    @Override
+    public void onPartitionsAssigned(Collection<Integer> partitions) {
+        ConsumerSeekAware aware = listener.seekAware();
+        if (aware == null || partitions.isEmpty()) {
+            return;
+        }
+        Map<Integer, Long> assignments = new LinkedHashMap<>();
+        for (int p : partitions) {
+            assignments.put(p, consumer.position(p));
+        }
+        SeekCallback callback = new SeekCallback(partitions);
+        try {
+            aware.onPartitionsAssigned(Collections.unmodifiableMap(assignments), callback);
+        } catch (RuntimeException e) {
+            LOG.error("Listener '{}' failed to choose start offsets on partitions {} of {}; reading on from {}",
+                    container.getListenerId(), partitions, container.topic(), assignments, e);
+        } finally {
+            callback.active = false;
+        }
+    }
+
+    /** Seeks the partitions just assigned, for a {@link ConsumerSeekAware} listener. */
+    private final class SeekCallback implements ConsumerSeekAware.ConsumerSeekCallback {
+        private final Collection<Integer> assigned;
+        private boolean active = true;
+
+        SeekCallback(Collection<Integer> assigned) {
+            this.assigned = assigned;
+        }
+
+        @Override
+        public void seek(String topic, int partition, long offset) {
+            check(topic, List.of(partition));
+            consumer.seek(partition, offset);
+        }
+
+        @Override
+        public void seekToBeginning(String topic, Collection<Integer> partitions) {
+            check(topic, partitions);
+            consumer.seekToBeginning(partitions);
+        }
+
+        @Override
+        public void seekToEnd(String topic, Collection<Integer> partitions) {
+            check(topic, partitions);
+            consumer.seekToEnd(partitions);
+        }
+
+        private void check(String topic, Collection<Integer> partitions) {
+            if (!active || Thread.currentThread() != owner) {
+                throw new IllegalStateException("Listener '" + container.getListenerId()
+                        + "' may seek only on its polling thread, during onPartitionsAssigned");
+            }
+            if (!container.topic().equals(topic)) {
+                throw new IllegalArgumentException("Listener '" + container.getListenerId() + "' reads "
+                        + container.topic() + ", not " + topic);
+            }
+            if (!assigned.containsAll(partitions)) {
+                throw new IllegalArgumentException("Listener '" + container.getListenerId() + "' was assigned "
+                        + assigned + " of " + topic + ", not all of " + partitions);
+            }
         }
     }
 
@@ -248,7 +362,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
             }
             Map<Integer, Long> next = nextOffsets(records);
             if (Thread.currentThread() == owner) {
-                next.forEach((p, o) -> pending.merge(p, o, Math::max));
+                next.forEach(ListenerConsumer.this::addPending);
                 if (mode == AckMode.MANUAL_IMMEDIATE) {
                     commitPending();
                 }
@@ -264,9 +378,9 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
     /** The retry handle given to the error handler. */
     private final class Invocation implements FailedInvocation {
         private final List<KafkoRecord> records;
-        private final Ack ack;
+        private final Acknowledgment ack;
 
-        Invocation(List<KafkoRecord> records, Ack ack) {
+        Invocation(List<KafkoRecord> records, Acknowledgment ack) {
             this.records = records;
             this.ack = ack;
         }

@@ -5,7 +5,6 @@ import dev.kafko.Headers;
 import dev.kafko.KafkoRecord;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -54,13 +53,27 @@ public final class RecordMessageConverter {
      * {@link KafkoHeaders#TYPE} header naming its class.
      */
     public byte @Nullable [] valueBytes(@Nullable Object value, List<Header> headers) {
-        if (value == null) {
+        Header type = typeHeader(value);
+        if (type != null) {
+            headers.add(type);
+        }
+        return valueBytes(value);
+    }
+
+    /** The bytes of a value: String as UTF-8, byte[] as is, anything else through the converter. */
+    public byte @Nullable [] valueBytes(@Nullable Object value) {
+        return value == null ? null : toBytes(value);
+    }
+
+    /**
+     * The {@link KafkoHeaders#TYPE} header naming the class of a value that needs an object
+     * conversion; {@code null} for null, {@code String} and {@code byte[]} values.
+     */
+    public @Nullable Header typeHeader(@Nullable Object value) {
+        if (value == null || value instanceof byte[] || value instanceof String) {
             return null;
         }
-        if (!(value instanceof byte[]) && !(value instanceof String)) {
-            headers.add(Header.of(KafkoHeaders.TYPE, value.getClass().getName()));
-        }
-        return toBytes(value);
+        return Header.of(KafkoHeaders.TYPE, value.getClass().getName());
     }
 
     private byte[] toBytes(Object payload) {
@@ -106,19 +119,60 @@ public final class RecordMessageConverter {
 
     /** A received record as a message: payload = value bytes (empty for a tombstone). */
     public Message<byte[]> toMessage(KafkoRecord record, Map<String, Object> extraHeaders) {
-        Map<String, Object> headers = new HashMap<>(record.headers().size() + 12);
-        copyRecordHeaders(record.headers(), headers);
-        headers.put(KafkoHeaders.RECEIVED_TOPIC, record.topic());
-        headers.put(KafkoHeaders.RECEIVED_PARTITION, record.partition());
-        headers.put(KafkoHeaders.OFFSET, record.offset());
-        headers.put(KafkoHeaders.RECEIVED_TIMESTAMP, record.timestamp());
-        if (record.key() != null) {
-            headers.put(KafkoHeaders.RECEIVED_KEY, record.key());
+        RecordMessageHeaders headers = new RecordMessageHeaders();
+        Map<String, Object> raw = headers.raw();
+        copyRecordHeaders(record.headers(), raw);
+        putReceivedHeaders(record, raw);
+        raw.putAll(extraHeaders);
+        return new GenericMessage<>(payload(record), headers);
+    }
+
+    /**
+     * A received record as a message for one listener invocation: the record's headers, the
+     * {@code kafko_received*} headers, the acknowledgment, group and listener id. Builds a single map
+     * and generates no id or timestamp.
+     */
+    public Message<byte[]> toMessage(KafkoRecord record, Acknowledgment acknowledgment, String groupId,
+                                     String listenerId) {
+        RecordMessageHeaders headers = new RecordMessageHeaders();
+        Map<String, Object> raw = headers.raw();
+        copyRecordHeaders(record.headers(), raw);
+        putReceivedHeaders(record, raw);
+        raw.put(KafkoHeaders.ACKNOWLEDGMENT, acknowledgment);
+        raw.put(KafkoHeaders.GROUP_ID, groupId);
+        raw.put(KafkoHeaders.LISTENER_ID, listenerId);
+        return new GenericMessage<>(payload(record), headers);
+    }
+
+    /**
+     * A received record as a message that carries only the record's own headers (which a converter
+     * may read, for example {@link KafkoHeaders#TYPE}): for listeners whose only argument is the
+     * payload, so the {@code kafko_received*} headers would never be read.
+     */
+    public Message<byte[]> toPayloadMessage(KafkoRecord record) {
+        RecordMessageHeaders headers = new RecordMessageHeaders();
+        Headers recordHeaders = record.headers();
+        if (recordHeaders.size() > 0) {
+            copyRecordHeaders(recordHeaders, headers.raw());
         }
-        headers.put(KafkoHeaders.RAW_DATA, record);
-        headers.putAll(extraHeaders);
+        return new GenericMessage<>(payload(record), headers);
+    }
+
+    private static byte[] payload(KafkoRecord record) {
         byte[] value = record.value();
-        return new GenericMessage<>(value == null ? EMPTY : value, headers);
+        return value == null ? EMPTY : value;
+    }
+
+    private static void putReceivedHeaders(KafkoRecord record, Map<String, Object> into) {
+        into.put(KafkoHeaders.RECEIVED_TOPIC, record.topic());
+        into.put(KafkoHeaders.RECEIVED_PARTITION, record.partition());
+        into.put(KafkoHeaders.OFFSET, record.offset());
+        into.put(KafkoHeaders.RECEIVED_TIMESTAMP, record.timestamp());
+        byte[] key = record.key();
+        if (key != null) {
+            into.put(KafkoHeaders.RECEIVED_KEY, key);
+        }
+        into.put(KafkoHeaders.RAW_DATA, record);
     }
 
     private static void copyRecordHeaders(Headers recordHeaders, Map<String, Object> into) {

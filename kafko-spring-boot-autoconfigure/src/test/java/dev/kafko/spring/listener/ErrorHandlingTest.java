@@ -91,6 +91,36 @@ class ErrorHandlingTest {
     }
 
     @Test
+    void aFailureCausedByANotRetryableExceptionGoesStraightToTheDeadLetterTopic() {
+        runner.withPropertyValues("kafko.listener.dead-letter.enabled=true",
+                "kafko.listener.retry.not-retryable=java.io.FileNotFoundException, " + Hopeless.class.getName())
+                .run(context -> {
+                    KafkoTemplate<Object, Object> template = template(context);
+                    template.send("work", 0, null, "hopeless").join();
+                    template.send("work", 0, null, "poison").join();
+                    template.send("work", 0, null, "d").join();
+                    KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+
+                    assertThat(ATTEMPTS.get("hopeless")).hasValue(1);
+                    assertThat(ATTEMPTS.get("poison")).as("not listed: retried as before").hasValue(3);
+                    assertThat(DONE).containsExactly("d");
+                    List<KafkoRecord> dead = context.getBean(Kafko.class).consumer("work.DLT")
+                            .poll(Duration.ofSeconds(5));
+                    assertThat(dead).extracting(r -> new String(r.value())).containsExactly("hopeless", "poison");
+                });
+    }
+
+    @Test
+    void aNotRetryableNameThatIsNoExceptionClassFailsTheStartWithTheName() {
+        runner.withPropertyValues("kafko.listener.retry.not-retryable=com.example.NoSuchException")
+                .run(context -> assertThat(context).hasFailed().getFailure().hasStackTraceContaining(
+                        "kafko.listener.retry.not-retryable names com.example.NoSuchException, which is not a class"));
+        runner.withPropertyValues("kafko.listener.retry.not-retryable=java.lang.String")
+                .run(context -> assertThat(context).hasFailed().getFailure().hasStackTraceContaining(
+                        "kafko.listener.retry.not-retryable names java.lang.String, which is not an exception"));
+    }
+
+    @Test
     void conversionFailuresSkipTheRetries() {
         runner.withPropertyValues("kafko.listener.dead-letter.enabled=true").run(context -> {
             KafkoTemplate<Object, Object> template = template(context);
@@ -184,12 +214,22 @@ class ErrorHandlingTest {
         return new String(record.headers().lastValue(key));
     }
 
+    static final class Hopeless extends RuntimeException {
+        Hopeless() {
+            super("never going to work");
+        }
+    }
+
     static class Listeners {
         @KafkoListener(id = "work", topics = "work")
         void work(String value) {
             if (value.equals("assert")) {
                 ATTEMPTS.computeIfAbsent(value, k -> new AtomicInteger()).incrementAndGet();
                 throw new AssertionError("an Error, not an Exception");
+            }
+            if (value.equals("hopeless")) {
+                ATTEMPTS.computeIfAbsent(value, k -> new AtomicInteger()).incrementAndGet();
+                throw new IllegalStateException("wrapped", new Hopeless());
             }
             if (value.equals("poison")) {
                 ATTEMPTS.computeIfAbsent(value, k -> new AtomicInteger()).incrementAndGet();

@@ -13,8 +13,8 @@ import org.springframework.stereotype.Component;
 /**
  * Reads {@code orders} with two members of the group {@code payment-processor} (two partitions
  * each), validates every order and captures its payment on {@code payments}. An invalid order
- * throws; the starter retries it ({@code kafko.listener.retry.max-attempts}) and then publishes it
- * to {@code orders.DLT}. Offsets are committed after each poll, so a restart resumes where the
+ * throws an {@link InvalidOrderException}, which {@code kafko.listener.retry.not-retryable} names, so
+ * the starter publishes it to {@code orders.DLT} at once, without retrying. Offsets are committed after each poll, so a restart resumes where the
  * group left off; a crash may deliver a few orders again, which the read model absorbs (it is
  * idempotent per order id). {@code --sample.processor.auto-startup=false} starts the application
  * with the processor stopped: orders are accepted and wait in {@code orders}.

@@ -6,10 +6,15 @@ import dev.kafko.spring.support.KafkoHeaders;
 import dev.kafko.spring.support.RecordMessageConverter;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
+import org.springframework.beans.BeanUtils;
 import org.springframework.core.MethodParameter;
+import org.springframework.core.convert.ConversionService;
+import org.springframework.core.convert.TypeDescriptor;
+import org.springframework.core.convert.converter.ConditionalGenericConverter;
 import org.springframework.core.convert.converter.Converter;
-import org.springframework.format.support.DefaultFormattingConversionService;
+import org.springframework.core.convert.support.DefaultConversionService;
 import org.springframework.messaging.Message;
 import org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory;
 import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
@@ -22,7 +27,9 @@ import org.springframework.validation.Validator;
  * Builds the {@link MessageHandlerMethodFactory} that resolves {@code @KafkoListener} method
  * arguments: spring-messaging's resolvers ({@code @Payload}, {@code @Header}, {@code @Headers},
  * {@code Message<?>}) plus resolvers for {@link KafkoRecord} and {@link Acknowledgment}, payloads
- * converted by the given converter, header bytes converted to {@code String} on demand.
+ * converted by the given converter, header bytes read as UTF-8 text on demand: as a {@code String},
+ * or parsed into a simple value type ({@code int}, {@code Long}, {@code UUID}, an enum...) by the
+ * conversion service.
  */
 public final class KafkoArgumentResolvers {
 
@@ -35,8 +42,9 @@ public final class KafkoArgumentResolvers {
     public static MessageHandlerMethodFactory handlerMethodFactory(RecordMessageConverter converter,
                                                                    @Nullable Validator validator) {
         DefaultMessageHandlerMethodFactory factory = new FailureMarkingFactory();
-        DefaultFormattingConversionService conversion = new DefaultFormattingConversionService();
+        DefaultConversionService conversion = new DefaultConversionService();
         conversion.addConverter(new BytesToString());
+        conversion.addConverter(new BytesToSimpleValue(conversion));
         factory.setConversionService(conversion);
         factory.setMessageConverter(converter.messageConverter());
         if (validator != null) {
@@ -87,6 +95,37 @@ public final class KafkoArgumentResolvers {
         @Override
         public String convert(byte[] source) {
             return new String(source, StandardCharsets.UTF_8);
+        }
+    }
+
+    /**
+     * Header bytes to a simple value type other than text (numbers, booleans, enums, UUIDs...): the
+     * bytes are read as UTF-8 and the text converted by {@code conversion}. Collections, arrays and
+     * {@code Object} are left to the service's own converters.
+     */
+    private record BytesToSimpleValue(ConversionService conversion) implements ConditionalGenericConverter {
+
+        private static final TypeDescriptor TEXT = TypeDescriptor.valueOf(String.class);
+
+        @Override
+        public Set<ConvertiblePair> getConvertibleTypes() {
+            return Set.of(new ConvertiblePair(byte[].class, Object.class));
+        }
+
+        @Override
+        public boolean matches(TypeDescriptor sourceType, TypeDescriptor targetType) {
+            Class<?> target = targetType.getObjectType();
+            return target != Object.class && !CharSequence.class.isAssignableFrom(target)
+                    && BeanUtils.isSimpleValueType(target) && conversion.canConvert(TEXT, targetType);
+        }
+
+        @Override
+        public @Nullable Object convert(@Nullable Object source, TypeDescriptor sourceType, TypeDescriptor targetType) {
+            if (source == null) {
+                return null;
+            }
+            String text = new String((byte[]) source, StandardCharsets.UTF_8).strip();
+            return conversion.convert(text, TEXT, targetType);
         }
     }
 

@@ -2,6 +2,7 @@ package dev.kafko.spring.listener.adapter;
 
 import dev.kafko.KafkoRecord;
 import dev.kafko.spring.core.KafkoOperations;
+import dev.kafko.spring.listener.ConsumerSeekAware;
 import dev.kafko.spring.listener.KafkoMessageListener;
 import dev.kafko.spring.support.Acknowledgment;
 import dev.kafko.spring.support.KafkoHeaders;
@@ -16,17 +17,23 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.core.MethodParameter;
 import org.springframework.core.ResolvableType;
 import org.springframework.messaging.Message;
+import org.springframework.messaging.MessageHeaders;
 import org.springframework.messaging.handler.annotation.Header;
 import org.springframework.messaging.handler.annotation.Headers;
 import org.springframework.messaging.handler.invocation.InvocableHandlerMethod;
 import org.springframework.messaging.support.GenericMessage;
 import org.springframework.messaging.support.MessageBuilder;
+import org.springframework.messaging.support.MessageHeaderAccessor;
 
 /**
  * Delivers records to a {@code @KafkoListener} method: builds the Spring {@link Message}, lets
  * spring-messaging's {@link InvocableHandlerMethod} resolve the arguments and invoke the method,
  * and sends a non-null return value to the {@code @SendTo} topic. Called only on a container
  * member's polling thread; several members may share one adapter (it keeps no per-call state).
+ *
+ * <p>A record listener whose only parameter is the payload gets a message that carries just the
+ * record's own headers (a converter may read them): the {@code kafko_received*} headers, the
+ * acknowledgment and the raw record are added only for methods that can read them.
  *
  * <p>A batch listener's payload parameter is a {@code List<T>}: each record is converted to
  * {@code T} ({@code KafkoRecord} and {@code Message<?>} are passed as they are), and the
@@ -40,6 +47,8 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
     private final boolean batch;
     private final Class<?> batchElementType;
     private final boolean batchKeysAsStrings;
+    /** The method reads nothing but the payload, so the record's message needs no kafko headers. */
+    private final boolean payloadOnly;
     private final String listenerId;
     private final String groupId;
     private final @Nullable String replyTopic;
@@ -58,10 +67,16 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
         this.batch = batch;
         this.batchElementType = batch ? batchElementType(handler.getMethod(), listenerId) : Object.class;
         this.batchKeysAsStrings = batch && wantsStringKeys(handler.getMethod());
+        this.payloadOnly = !batch && readsOnlyPayload(handler.getMethod());
         this.listenerId = listenerId;
         this.groupId = groupId;
         this.replyTopic = replyTopic;
         this.replyTemplate = replyTemplate;
+    }
+
+    @Override
+    public @Nullable ConsumerSeekAware seekAware() {
+        return handler.getBean() instanceof ConsumerSeekAware aware ? aware : null;
     }
 
     @Override
@@ -71,13 +86,34 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
 
     @Override
     public void onMessage(List<KafkoRecord> records, Acknowledgment acknowledgment) throws Exception {
-        Map<String, Object> extra = Map.of(KafkoHeaders.ACKNOWLEDGMENT, acknowledgment,
-                KafkoHeaders.GROUP_ID, groupId, KafkoHeaders.LISTENER_ID, listenerId);
-        Message<?> message = batch ? batchMessage(records, extra) : converter.toMessage(records.get(0), extra);
+        Message<?> message;
+        if (batch) {
+            message = batchMessage(records, Map.of(KafkoHeaders.ACKNOWLEDGMENT, acknowledgment,
+                    KafkoHeaders.GROUP_ID, groupId, KafkoHeaders.LISTENER_ID, listenerId));
+        } else if (payloadOnly) {
+            message = converter.toPayloadMessage(records.get(0));
+        } else {
+            message = converter.toMessage(records.get(0), acknowledgment, groupId, listenerId);
+        }
         Object result = handler.invoke(message);
         if (result != null && replyTopic != null && replyTemplate != null) {
             reply(result, records);
         }
+    }
+
+    /** Whether every argument is the payload: no headers, no message, no record, no acknowledgment. */
+    static boolean readsOnlyPayload(Method method) {
+        for (int i = 0; i < method.getParameterCount(); i++) {
+            MethodParameter parameter = new MethodParameter(method, i);
+            Class<?> type = parameter.getParameterType();
+            if (parameter.hasParameterAnnotation(Header.class) || parameter.hasParameterAnnotation(Headers.class)
+                    || Message.class.isAssignableFrom(type) || MessageHeaders.class.isAssignableFrom(type)
+                    || MessageHeaderAccessor.class.isAssignableFrom(type) || type == KafkoRecord.class
+                    || type == Acknowledgment.class) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private Message<List<Object>> batchMessage(List<KafkoRecord> records, Map<String, Object> extra) {

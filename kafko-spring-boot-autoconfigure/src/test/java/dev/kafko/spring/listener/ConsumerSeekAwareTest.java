@@ -1,0 +1,132 @@
+package dev.kafko.spring.listener;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.kafko.spring.annotation.KafkoListener;
+import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
+import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
+import dev.kafko.spring.core.KafkoTemplate;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BiConsumer;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
+
+class ConsumerSeekAwareTest {
+
+    static final List<String> RECEIVED = new CopyOnWriteArrayList<>();
+    static final List<Map<Integer, Long>> ASSIGNED = new CopyOnWriteArrayList<>();
+    static final List<RuntimeException> SEEK_FAILURES = new CopyOnWriteArrayList<>();
+    static volatile ConsumerSeekAware.ConsumerSeekCallback lastCallback;
+    static volatile BiConsumer<Map<Integer, Long>, ConsumerSeekAware.ConsumerSeekCallback> onAssign = (a, c) -> { };
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+            .withBean(Seeker.class)
+            .withPropertyValues("kafko.ephemeral=true", "kafko.listener.poll-timeout=50ms");
+
+    @BeforeEach
+    void reset() {
+        RECEIVED.clear();
+        ASSIGNED.clear();
+        SEEK_FAILURES.clear();
+        lastCallback = null;
+    }
+
+    @Test
+    void aSeekDuringAssignmentChoosesTheFirstRecordDelivered() {
+        onAssign = (assignments, callback) -> callback.seek("replay", 0, 2);
+        runner.run(context -> {
+            sendThenStart(context, "a", "b", "c");
+            await().atMost(Duration.ofSeconds(20)).until(() -> RECEIVED.contains("c"));
+            assertThat(RECEIVED).containsExactly("c");
+            assertThat(ASSIGNED).containsExactly(Map.of(0, 0L));
+        });
+    }
+
+    @Test
+    void seekToEndSkipsWhatIsAlreadyInTheLogAndSeekToBeginningReadsItAll() {
+        onAssign = (assignments, callback) -> callback.seekToEnd("replay", assignments.keySet());
+        runner.run(context -> {
+            sendThenStart(context, "old-1", "old-2");
+            await().atMost(Duration.ofSeconds(20)).until(() -> !ASSIGNED.isEmpty());
+            template(context).send("replay", "new").join();
+            await().atMost(Duration.ofSeconds(20)).until(() -> RECEIVED.contains("new"));
+            assertThat(RECEIVED).containsExactly("new");
+        });
+        RECEIVED.clear();
+        onAssign = (assignments, callback) -> {
+            callback.seek("replay", 0, 1);
+            callback.seekToBeginning("replay", assignments.keySet());
+        };
+        runner.run(context -> {
+            sendThenStart(context, "x", "y");
+            await().atMost(Duration.ofSeconds(20)).until(() -> RECEIVED.size() == 2);
+            assertThat(RECEIVED).containsExactly("x", "y");
+        });
+    }
+
+    @Test
+    void aSeekOnAnotherTopicOrPartitionFailsAndTheListenerReadsOnFromItsCommittedOffsets() {
+        onAssign = (assignments, callback) -> {
+            lastCallback = callback;
+            try {
+                callback.seek("elsewhere", 0, 1);
+            } catch (RuntimeException e) {
+                SEEK_FAILURES.add(e);
+            }
+            try {
+                callback.seekToEnd("replay", List.of(7));
+            } catch (RuntimeException e) {
+                SEEK_FAILURES.add(e);
+            }
+            throw new IllegalStateException("the listener's own bug");
+        };
+        runner.run(context -> {
+            sendThenStart(context, "a", "b");
+            await().atMost(Duration.ofSeconds(20)).until(() -> RECEIVED.size() == 2);
+            assertThat(RECEIVED).containsExactly("a", "b");
+            assertThat(SEEK_FAILURES).hasSize(2).allSatisfy(e -> assertThat(e).isInstanceOf(IllegalArgumentException.class));
+            assertThat(SEEK_FAILURES.get(0)).hasMessageContaining("reads replay, not elsewhere");
+            assertThat(SEEK_FAILURES.get(1)).hasMessageContaining("not all of [7]");
+            assertThat(context.getBean(KafkoListenerEndpointRegistry.class).getListenerContainer("seeker").isRunning())
+                    .isTrue();
+            assertThatThrownBy(() -> lastCallback.seek("replay", 0, 0))
+                    .as("the callback is only for the duration of the call")
+                    .isInstanceOf(IllegalStateException.class);
+        });
+    }
+
+    private static void sendThenStart(ApplicationContext context, String... values) {
+        KafkoTemplate<Object, Object> template = template(context);
+        for (String value : values) {
+            template.send("replay", value).join();
+        }
+        context.getBean(KafkoListenerEndpointRegistry.class).getListenerContainer("seeker").start();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static KafkoTemplate<Object, Object> template(ApplicationContext context) {
+        return context.getBean(KafkoTemplate.class);
+    }
+
+    static class Seeker implements ConsumerSeekAware {
+        @Override
+        public void onPartitionsAssigned(Map<Integer, Long> assignments, ConsumerSeekCallback callback) {
+            ASSIGNED.add(Map.copyOf(assignments));
+            onAssign.accept(assignments, callback);
+        }
+
+        @KafkoListener(id = "seeker", topics = "replay", autoStartup = "false")
+        void on(String value) {
+            RECEIVED.add(value);
+        }
+    }
+}

@@ -1,0 +1,92 @@
+package dev.kafko.spring.listener;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.mockito.Mockito.mock;
+
+import dev.kafko.KafkoRecord;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.springframework.util.backoff.FixedBackOff;
+
+class DefaultErrorHandlerTest {
+
+    private final List<Throwable> recovered = new ArrayList<>();
+    private final DefaultErrorHandler handler = new DefaultErrorHandler(new FixedBackOff(0, 4),
+            (record, failure, invocation) -> recovered.add(failure));
+
+    @Test
+    void aNotRetryableExceptionDeepInTheCauseChainSkipsEveryRetry() throws Exception {
+        handler.addNotRetryableExceptions(IOException.class);
+        Attempts attempts = new Attempts(new IllegalStateException("a retry would have run"));
+        Exception failure = new IllegalStateException("outer", new UncheckedIOException(new IOException("disk")));
+
+        handler.handle(List.of(mock(KafkoRecord.class)), failure, attempts);
+
+        assertThat(attempts.retries).isZero();
+        assertThat(recovered).containsExactly(failure);
+    }
+
+    @Test
+    void aRetryThatFailsWithANotRetryableExceptionStopsTheRetriesAndRecoversWithIt() throws Exception {
+        handler.addNotRetryableExceptions(IllegalArgumentException.class);
+        IllegalArgumentException hopeless = new IllegalArgumentException("hopeless");
+        Attempts attempts = new Attempts(hopeless);
+        KafkoRecord record = mock(KafkoRecord.class);
+
+        handler.handle(List.of(record), new IllegalStateException("transient"), attempts);
+
+        assertThat(attempts.retries).isEqualTo(1);
+        assertThat(recovered).containsExactly(hopeless);
+    }
+
+    @Test
+    void otherExceptionsAreStillRetriedUntilTheBackOffIsExhausted() throws Exception {
+        handler.addNotRetryableExceptions(IOException.class);
+        Attempts attempts = new Attempts(new IllegalStateException("again"));
+
+        handler.handle(List.of(), new IllegalStateException("first"), attempts);
+
+        assertThat(attempts.retries).isEqualTo(4);
+    }
+
+    @Test
+    void aNullTypeIsRejected() {
+        assertThatThrownBy(() -> handler.addNotRetryableExceptions(IOException.class, null))
+                .isInstanceOf(NullPointerException.class);
+    }
+
+    /** Counts retries; every retry throws {@code failure}. */
+    private static final class Attempts implements FailedInvocation {
+        private final RuntimeException failure;
+        int retries;
+
+        Attempts(RuntimeException failure) {
+            this.failure = failure;
+        }
+
+        @Override
+        public String listenerId() {
+            return "test";
+        }
+
+        @Override
+        public String groupId() {
+            return "test";
+        }
+
+        @Override
+        public void retry() {
+            retries++;
+            throw failure;
+        }
+
+        @Override
+        public boolean backOff(long millis) {
+            return true;
+        }
+    }
+}
