@@ -34,6 +34,11 @@ import org.jspecify.annotations.Nullable;
  * clean-shutdown marker is present and its index files check out; the scan stops at the first frame
  * that is zero (the blocks allocated ahead of the writer), torn, or fails its CRC or offset
  * sequence, and the file is cut there.
+ *
+ * <p>Damage that cannot be cut is isolated, never skipped: a sealed segment whose frames end before
+ * the next segment's base keeps that end (reads of the missing offsets fail in {@link Segment#read}),
+ * and a sealed segment with a damaged header is kept with every read of it failing. A damaged
+ * header of the active segment is rewritten from the file name when its first frame vouches for it.
  */
 final class LogLoader {
 
