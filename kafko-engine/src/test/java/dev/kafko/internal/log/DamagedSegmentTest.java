@@ -116,7 +116,7 @@ class DamagedSegmentTest {
             b[bit / 8] ^= (byte) (1 << (bit % 8));
             Files.write(FileNames.segmentFile(d, bases[1]), b);
             boolean reserved = bit / 8 == 6 || bit / 8 == 7;
-            try (PartitionLog log = Logs.open(d, CONFIG)) {
+            try (PartitionLog log = Logs.openWithoutSyncs(d, CONFIG)) {
                 assertThat(log.endOffset()).isEqualTo(RECORDS);
                 assertThat(readRange(log, 0, bases[1])).hasSize((int) bases[1]);
                 assertThat(Logs.readAll(log, bases[2], 5, 1 << 20)).hasSize((int) (RECORDS - bases[2]));
@@ -144,7 +144,7 @@ class DamagedSegmentTest {
             byte[] b = pristine.clone();
             b[bit / 8] ^= (byte) (1 << (bit % 8));
             Files.write(active, b);
-            try (PartitionLog log = Logs.open(d, CONFIG)) {
+            try (PartitionLog log = Logs.openWithoutSyncs(d, CONFIG)) {
                 assertThat(log.endOffset()).isEqualTo(RECORDS);
                 assertThat(Arrays.copyOf(Files.readAllBytes(active), FrameFormat.SEGMENT_HEADER_SIZE))
                         .as("header on disk after open, bit %d flipped", bit)
