@@ -34,6 +34,11 @@ import org.jspecify.annotations.Nullable;
  * clean-shutdown marker is present and its index files check out; the scan stops at the first frame
  * that is zero (the blocks allocated ahead of the writer), torn, or fails its CRC or offset
  * sequence, and the file is cut there.
+ *
+ * <p>Damage that cannot be cut is isolated, never skipped: a sealed segment whose frames end before
+ * the next segment's base keeps that end (reads of the missing offsets fail in {@link Segment#read}),
+ * and a sealed segment with a damaged header is kept with every read of it failing. A damaged
+ * header of the active segment is rewritten from the file name when its first frame vouches for it.
  */
 final class LogLoader {
 
@@ -121,23 +126,48 @@ final class LogLoader {
 
     private static Segment openSealed(String name, Path dir, long base, long nextBase, TopicConfig config, FileIo io) {
         SegmentFile file = SegmentFile.open(io, FileNames.segmentFile(dir, base), false, config.segmentBytes());
-        int size = checkedSize(file, base);
+        String damage = headerDamage(file, base);
+        if (damage != null) {
+            return openWithDamagedHeader(name, file, base, nextBase, damage, config);
+        }
+        int size = (int) file.fileSize();
         IndexFiles.Snapshot snap = IndexFiles.load(io, dir, base);
         if (snap != null && snap.segmentSize() == size && snap.nextOffset() == nextBase && agrees(file, base, snap)) {
             return new Segment(base, file, snap.index(), config.indexIntervalBytes(), size, snap.nextOffset(),
                     snap.maxTimestamp(), Long.MIN_VALUE, 0);
         }
         Scan scan = scan(file, base, size, config.indexIntervalBytes());
-        LOG.log(System.Logger.Level.WARNING, "{0}: rebuilt the index of {1}{2}", name, file.path(),
-                scan.stopReason() == null ? "" : "; its frames end early at position " + scan.validEnd() + ": "
-                        + scan.stopReason() + " (reads there fail with CorruptLogException)");
-        if (scan.stopReason() == null) {
+        if (scan.stopReason() == null && scan.nextOffset() == nextBase) {
+            LOG.log(System.Logger.Level.WARNING, "{0}: rebuilt the index of {1}", name, file.path());
             // a rebuilt cache: if this write is lost in a crash, the next open rebuilds it again
             IndexFiles.write(io, dir, base, scan.index(), scan.nextOffset(), size, scan.maxTimestamp(), false);
+        } else {
+            // frames missing before the next segment's base: damage, never an index that claims those offsets
+            LOG.log(System.Logger.Level.WARNING, "{0}: {1} is damaged: its frames end at position {2} and offset {3},"
+                    + " but the next segment begins at offset {4}{5}; offsets {3} to {6} are lost (reads of them"
+                    + " fail with CorruptLogException)", name, file.path(), scan.validEnd(), scan.nextOffset(),
+                    nextBase, scan.stopReason() == null ? "" : " (" + scan.stopReason() + ")", nextBase - 1);
         }
         // a sealed segment ends where the next one begins, even when its tail is damaged
         return new Segment(base, file, scan.index(), config.indexIntervalBytes(), size, nextBase, scan.maxTimestamp(),
                 Long.MIN_VALUE, 0);
+    }
+
+    /**
+     * A sealed segment whose header failed its checks: the log still opens and every read of this
+     * segment fails, so that the other segments stay readable. Its frames are CRC-scanned only for
+     * the newest timestamp that retention goes by; the index files are neither trusted nor written.
+     */
+    private static Segment openWithDamagedHeader(String name, SegmentFile file, long base, long nextBase,
+            String damage, TopicConfig config) {
+        int size = (int) Math.min(file.fileSize(), Integer.MAX_VALUE);
+        Scan scan = size > SEGMENT_HEADER_SIZE ? scan(file, base, size, config.indexIntervalBytes()) : null;
+        LOG.log(System.Logger.Level.WARNING, "{0}: {1} has {2}; offsets {3} to {4} are unreadable (reads of them"
+                + " fail with CorruptLogException)", name, file.path(), damage, base, nextBase - 1);
+        Segment s = new Segment(base, file, new OffsetIndex(), config.indexIntervalBytes(), size, nextBase,
+                scan == null ? Long.MIN_VALUE : scan.maxTimestamp(), Long.MIN_VALUE, 0);
+        s.markHeaderDamaged(damage);
+        return s;
     }
 
     private static Active openActive(String name, Path dir, long base, boolean clean, TopicConfig config, long now,
@@ -152,8 +182,9 @@ final class LogLoader {
                 file.write(0, Segment.header(base), 0, SEGMENT_HEADER_SIZE);
                 size = SEGMENT_HEADER_SIZE;
             }
+            boolean repaired = repairHeader(name, file, base, size, config);
             checkedSize(file, base);
-            IndexFiles.Snapshot snap = clean ? IndexFiles.load(io, dir, base) : null;
+            IndexFiles.Snapshot snap = clean && !repaired ? IndexFiles.load(io, dir, base) : null;
             OffsetIndex index;
             long next;
             long maxTs;
@@ -186,6 +217,30 @@ final class LogLoader {
         }
     }
 
+    /**
+     * Rewrites (durably) a damaged header of the active segment when its frames vouch for the base
+     * offset in the file name: the first frame passes its checks (CRC included) and starts at that
+     * offset, or the segment holds no frame at all (only zeros follow the header). Returns whether it
+     * did; otherwise a damaged header is left for {@link #checkedSize} to refuse.
+     */
+    private static boolean repairHeader(String name, SegmentFile file, long base, int size, TopicConfig config) {
+        String damage = headerDamage(file, base);
+        if (damage == null) {
+            return false;
+        }
+        Scan scan = scan(file, base, size, config.indexIntervalBytes());
+        boolean firstFrameValid = scan.nextOffset() > base;
+        boolean noFrame = scan.validEnd() == SEGMENT_HEADER_SIZE && scan.stopReason() == null;
+        if (!firstFrameValid && !noFrame) {
+            return false;
+        }
+        file.write(0, Segment.header(base), 0, SEGMENT_HEADER_SIZE);
+        file.force();
+        LOG.log(System.Logger.Level.WARNING, "{0}: {1} had {2}; rewrote it from the file name ({3})", name,
+                file.path(), damage, firstFrameValid ? "its first frame starts at offset " + base : "it holds no frame");
+        return true;
+    }
+
     /** The first timestamp of the segment's first frame, or {@code fallback} when it has none. */
     private static long firstTimestamp(SegmentFile file, int size, long fallback) {
         if (size < SEGMENT_HEADER_SIZE + HEADER_SIZE) {
@@ -215,19 +270,27 @@ final class LogLoader {
 
     /** Checks the segment header and returns the file size. */
     private static int checkedSize(SegmentFile file, long base) {
+        String damage = headerDamage(file, base);
+        if (damage != null) {
+            throw new CorruptLogException("segment " + file.path() + " at position 0: " + damage);
+        }
+        return (int) file.fileSize();
+    }
+
+    /** What is wrong with the segment's size or 16-byte header, or {@code null} when they check out. */
+    private static @Nullable String headerDamage(SegmentFile file, long base) {
         long size = file.fileSize();
         if (size < SEGMENT_HEADER_SIZE || size > Integer.MAX_VALUE) {
-            throw new CorruptLogException("segment " + file.path() + " has an impossible size of " + size + " bytes");
+            return "an impossible size of " + size + " bytes";
         }
         byte[] h = new byte[SEGMENT_HEADER_SIZE];
         file.read(0, h, 0, SEGMENT_HEADER_SIZE);
         if (FrameFormat.getInt(h, FrameFormat.SEGMENT_MAGIC_OFFSET) != FrameFormat.SEGMENT_MAGIC
                 || FrameFormat.getShort(h, FrameFormat.SEGMENT_VERSION_OFFSET) != FrameFormat.SEGMENT_VERSION
                 || FrameFormat.getLong(h, FrameFormat.SEGMENT_BASE_OFFSET_OFFSET) != base) {
-            throw new CorruptLogException("segment " + file.path() + " at position 0: bad segment header (magic,"
-                    + " version or base offset " + base + ")");
+            return "a bad segment header (magic, version or base offset " + base + ")";
         }
-        return (int) size;
+        return null;
     }
 
     /** Whether every index entry points at a plausible frame header of the offset it claims. */

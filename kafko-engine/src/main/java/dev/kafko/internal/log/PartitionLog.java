@@ -199,7 +199,12 @@ public final class PartitionLog implements Closeable {
      *
      * @throws OffsetOutOfRangeException when {@code offset} is below {@link #logStartOffset()} or
      *     above {@link #endOffset()}; a read at the end returns no records
-     * @throws dev.kafko.CorruptLogException when a frame fails its checks (names the file and position)
+     * @throws dev.kafko.CorruptLogException when a frame fails its checks (names the file and
+     *     position), when {@code offset} belongs to a segment whose header is damaged, or when it
+     *     belongs to a segment but no frame holds it (a damaged sealed segment lost it; names the file
+     *     and the missing offsets). The records returned always start exactly at {@code offset}: lost
+     *     offsets are never skipped silently. A consumer gets this exception from {@code poll}; it may
+     *     seek past the missing offsets.
      */
     public ReadResult read(long offset, int maxRecords, int maxBytes) {
         checkReadable();
@@ -216,11 +221,8 @@ public final class PartitionLog implements Closeable {
         }
         ArrayList<KafkoRecord> out = new ArrayList<>(0);
         int i = segmentIndex(segs, offset);
+        // never on to a later segment: an offset a damaged segment lost fails there, it is not skipped
         int added = segs[i].read(offset, maxRecords, maxBytes, topic, partition, out);
-        while (added == 0 && ++i < segs.length) {
-            // only a damaged sealed segment ends before the next begins; go on from the next one
-            added = segs[i].read(segs[i].baseOffset(), maxRecords, maxBytes, topic, partition, out);
-        }
         return new ReadResult(out, added == 0 ? offset : out.get(out.size() - 1).offset() + 1);
     }
 

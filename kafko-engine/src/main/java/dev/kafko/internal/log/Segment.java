@@ -37,6 +37,8 @@ final class Segment {
     /** Clock time the age-based roll counts from; writer only. */
     private long ageBase;
     private int bytesSinceIndexEntry;
+    /** Why this segment's header cannot be trusted, or null; set by the loader before the log is shared. */
+    private @Nullable String headerDamage;
 
     Segment(long baseOffset, SegmentFile file, OffsetIndex index, int indexInterval, int size, long nextOffset,
             long maxTimestamp, long ageBase, int bytesSinceIndexEntry) {
@@ -62,6 +64,15 @@ final class Segment {
 
     long baseOffset() {
         return baseOffset;
+    }
+
+    /**
+     * Marks a sealed segment whose 16-byte header failed its checks: every read of it then fails with
+     * {@link CorruptLogException}, while the rest of the log stays readable. Loader only, before the
+     * log is shared.
+     */
+    void markHeaderDamaged(String reason) {
+        headerDamage = reason;
     }
 
     int size() {
@@ -155,12 +166,20 @@ final class Segment {
     /**
      * Reads records from {@code offset} on into {@code out}: at most {@code maxRecords}, and frames
      * of at most about {@code maxBytes} (always at least one frame). Returns the number added; 0
-     * when {@code offset} is not in this segment's published frames. Any thread.
+     * when {@code offset} is at or past this segment's published frames. Any thread.
+     *
+     * @throws CorruptLogException when a frame holding {@code offset} fails its checks, or when
+     *     {@code offset} is below {@link #nextOffset()} but no frame holds it (a damaged sealed
+     *     segment lost it): never 0 records, so that the caller does not move on to a later offset
      */
     int read(long offset, int maxRecords, int maxBytes, String topic, int partition, ArrayList<KafkoRecord> out) {
+        checkHeader();
+        // the next offset before the size: the writer publishes them in the other order, so every
+        // offset below next is in a frame below end
+        long next = nextOffset;
         int end = size;
         byte[] h = new byte[HEADER_SIZE];
-        int pos = locate(offset, end, h);
+        int pos = locate(offset, next, end, h);
         if (pos < 0) {
             return 0;
         }
@@ -210,6 +229,7 @@ final class Segment {
         if (maxTimestamp < timestamp || end <= SEGMENT_HEADER_SIZE) {
             return -1;
         }
+        checkHeader();
         int pos = Math.max(SEGMENT_HEADER_SIZE, index.floorPositionForTimestamp(timestamp));
         byte[] h = new byte[HEADER_SIZE];
         CRC32C crc = new CRC32C();
@@ -237,18 +257,43 @@ final class Segment {
         return -1;
     }
 
-    /** The position of the frame holding {@code offset}, or -1 when it is not among the published frames. */
-    private int locate(long offset, int end, byte[] h) {
+    /**
+     * The position of the frame holding {@code offset}, or -1 when {@code offset} is at or past the
+     * segment's end; throws when the offset belongs to this segment but no frame holds it.
+     */
+    private int locate(long offset, long next, int end, byte[] h) {
         int pos = Math.max(SEGMENT_HEADER_SIZE, index.floorPosition(offset - baseOffset));
+        long framesEnd = -1;
         while (pos < end) {
             int len = readHeader(pos, end, h);
             long base = FrameFormat.getLong(h, BASE_OFFSET_OFFSET);
-            if (offset < base + FrameFormat.getInt(h, RECORD_COUNT_OFFSET)) {
+            if (offset < base) {
+                // the frames jump over the offset (a damaged header, read before its CRC is checked)
+                throw lost(offset, framesEnd < 0 ? offset : framesEnd, base);
+            }
+            framesEnd = base + FrameFormat.getInt(h, RECORD_COUNT_OFFSET);
+            if (offset < framesEnd) {
                 return pos;
             }
             pos += len;
         }
+        if (offset < next) {
+            // a sealed segment ends where the next one begins; its lost tail has no frames
+            throw lost(offset, framesEnd < 0 ? baseOffset : framesEnd, next);
+        }
         return -1;
+    }
+
+    private CorruptLogException lost(long offset, long from, long to) {
+        return new CorruptLogException("corrupt segment " + file.path() + ": no frame holds offset " + offset
+                + "; offsets " + from + " to " + (to - 1) + " are missing from its frames");
+    }
+
+    private void checkHeader() {
+        String damage = headerDamage;
+        if (damage != null) {
+            throw corrupt(0, damage, null);
+        }
     }
 
     /** Reads and checks the frame header at {@code pos}; returns the frame length. */

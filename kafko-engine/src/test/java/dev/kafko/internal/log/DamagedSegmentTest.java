@@ -1,0 +1,245 @@
+package dev.kafko.internal.log;
+
+import static dev.kafko.internal.log.Logs.assertRecord;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.kafko.CorruptLogException;
+import dev.kafko.KafkoRecord;
+import dev.kafko.TopicConfig;
+import dev.kafko.internal.io.FileNames;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Damage to sealed segments and to segment headers: lost offsets fail to read, never skipped; the log still opens. */
+class DamagedSegmentTest {
+
+    private static final long SEED = 4_711L;
+    private static final int VALUE = 100;
+    private static final int RECORDS = 80;
+    private static final TopicConfig CONFIG = TopicConfig.builder().segmentBytes(4096).indexIntervalBytes(256).build();
+
+    @TempDir
+    Path dir;
+
+    private Path src;
+    /** Base offsets of the segments written, oldest first. */
+    private long[] bases;
+
+    @BeforeEach
+    void writeLog() {
+        src = dir.resolve("src");
+        try (PartitionLog log = Logs.open(src, CONFIG)) {
+            Logs.appendFrames(log, RECORDS / 2, 2, VALUE);
+            bases = Arrays.stream(log.segments()).mapToLong(Segment::baseOffset).toArray();
+        }
+        assertThat(bases.length).isGreaterThan(2);
+    }
+
+    @Test
+    void sealedSegmentCutAtAFrameBoundaryFailsReadsOfTheLostOffsetsNamingFileAndRange() throws IOException {
+        Path d = copy("cut");
+        Path first = FileNames.segmentFile(d, 0);
+        List<int[]> frames = frames(Files.readAllBytes(first)); // {position, base offset}
+        int[] cutAt = frames.get(frames.size() / 2);
+        Files.write(first, Arrays.copyOf(Files.readAllBytes(first), cutAt[0]));
+        Files.delete(FileNames.indexFile(d, 0));
+        Files.delete(FileNames.timeIndexFile(d, 0));
+        try (PartitionLog log = Logs.open(d, CONFIG)) {
+            assertThat(log.endOffset()).isEqualTo(RECORDS);
+            for (long o = cutAt[1]; o < bases[1]; o++) {
+                long offset = o;
+                assertThatThrownBy(() -> log.read(offset, 10, 1 << 20)).isInstanceOf(CorruptLogException.class)
+                        .hasMessageContaining(first.toString())
+                        .hasMessageContaining("offsets " + cutAt[1] + " to " + (bases[1] - 1));
+            }
+            List<KafkoRecord> kept = readRange(log, 0, cutAt[1]);
+            assertThat(kept).hasSize(cutAt[1]);
+            assertRecord(kept.get(cutAt[1] - 1), cutAt[1] - 1, VALUE);
+            assertThat(Logs.readAll(log, bases[1], 7, 1 << 20)).hasSize((int) (RECORDS - bases[1]));
+        }
+        assertThat(FileNames.indexFile(d, 0)).as("no index claims the lost offsets").doesNotExist();
+    }
+
+    @Test
+    void sealedSegmentCutToItsHeaderFailsEveryReadOfItsOffsets() throws IOException {
+        Path d = copy("header-only");
+        Path first = FileNames.segmentFile(d, 0);
+        Files.write(first, Arrays.copyOf(Files.readAllBytes(first), FrameFormat.SEGMENT_HEADER_SIZE));
+        try (PartitionLog log = Logs.open(d, CONFIG)) {
+            assertThatThrownBy(() -> log.read(0, 10, 1 << 20)).isInstanceOf(CorruptLogException.class)
+                    .hasMessageContaining(first.toString()).hasMessageContaining("offsets 0 to " + (bases[1] - 1));
+            assertRecord(log.read(bases[1], 1, 1).records().get(0), bases[1], VALUE);
+        }
+    }
+
+    @Test
+    void everyBitFlipOfAFrameHeaderInASealedSegmentFailsOrReadsExactlyTheRequestedOffset() throws IOException {
+        System.out.println("seed " + SEED);
+        Random rnd = new Random(SEED);
+        byte[] pristine = Files.readAllBytes(FileNames.segmentFile(src, 0));
+        List<int[]> frames = frames(pristine);
+        int corrupt = 0;
+        for (int round = 0; round < 1; round++) {
+            int victim = frames.get(rnd.nextInt(frames.size()))[0];
+            // length, CRC, magic, version, attributes, base offset, record count
+            for (int bit = 0; bit < 24 * 8; bit++) {
+                Path d = copy("flip-" + round + "-" + bit);
+                Files.delete(d.resolve(FileNames.CLEAN_SHUTDOWN_FILE));
+                byte[] b = pristine.clone();
+                b[victim + bit / 8] ^= (byte) (1 << (bit % 8));
+                Files.write(FileNames.segmentFile(d, 0), b);
+                corrupt += readEveryOffset(d, bases[1] + 1);
+            }
+        }
+        System.out.println("frame header flips: " + corrupt + " offsets reported corrupt");
+        assertThat(corrupt).isPositive();
+    }
+
+    @Test
+    void everyBitFlipOfASealedSegmentHeaderLeavesTheRestOfThePartitionReadable() throws IOException {
+        Path sealed = FileNames.segmentFile(src, bases[1]);
+        byte[] pristine = Files.readAllBytes(sealed);
+        for (int bit = 0; bit < FrameFormat.SEGMENT_HEADER_SIZE * 8; bit++) {
+            Path d = copy("sealed-header-" + bit);
+            byte[] b = pristine.clone();
+            b[bit / 8] ^= (byte) (1 << (bit % 8));
+            Files.write(FileNames.segmentFile(d, bases[1]), b);
+            boolean reserved = bit / 8 == 6 || bit / 8 == 7;
+            try (PartitionLog log = Logs.openWithoutSyncs(d, CONFIG)) {
+                assertThat(log.endOffset()).isEqualTo(RECORDS);
+                assertThat(readRange(log, 0, bases[1])).hasSize((int) bases[1]);
+                assertThat(Logs.readAll(log, bases[2], 5, 1 << 20)).hasSize((int) (RECORDS - bases[2]));
+                for (long o = bases[1]; o < bases[2]; o++) {
+                    long offset = o;
+                    if (reserved) {
+                        assertRecord(log.read(offset, 1, 1).records().get(0), offset, VALUE);
+                    } else {
+                        assertThatThrownBy(() -> log.read(offset, 1, 1)).as("flipped header bit %d", bit)
+                                .isInstanceOf(CorruptLogException.class).hasMessageContaining(sealed.getFileName()
+                                        .toString()).hasMessageContaining("segment header");
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void everyBitFlipOfTheActiveSegmentHeaderIsRepairedDurablyFromTheFileName() throws IOException {
+        long activeBase = bases[bases.length - 1];
+        byte[] pristine = Files.readAllBytes(FileNames.segmentFile(src, activeBase));
+        for (int bit = 0; bit < FrameFormat.SEGMENT_HEADER_SIZE * 8; bit++) {
+            Path d = copy("active-header-" + bit);
+            Path active = FileNames.segmentFile(d, activeBase);
+            byte[] b = pristine.clone();
+            b[bit / 8] ^= (byte) (1 << (bit % 8));
+            Files.write(active, b);
+            try (PartitionLog log = Logs.openWithoutSyncs(d, CONFIG)) {
+                assertThat(log.endOffset()).isEqualTo(RECORDS);
+                assertThat(Arrays.copyOf(Files.readAllBytes(active), FrameFormat.SEGMENT_HEADER_SIZE))
+                        .as("header on disk after open, bit %d flipped", bit)
+                        .isEqualTo(bit / 8 == 6 || bit / 8 == 7 ? Arrays.copyOf(b, FrameFormat.SEGMENT_HEADER_SIZE)
+                                : Segment.header(activeBase));
+                log.append(Logs.record(RECORDS, VALUE));
+                List<KafkoRecord> all = Logs.readAll(log);
+                assertThat(all).hasSize(RECORDS + 1);
+                assertRecord(all.get(RECORDS), RECORDS, VALUE);
+            }
+        }
+    }
+
+    @Test
+    void activeSegmentWithoutAFrameGetsItsDamagedHeaderRewritten() throws IOException {
+        // a crash right after a roll left the new segment holding only its header, and one bit of it flipped
+        Path active = FileNames.segmentFile(src, RECORDS);
+        byte[] header = Segment.header(RECORDS);
+        header[3] ^= 0x10;
+        Files.write(active, header);
+        Files.delete(src.resolve(FileNames.CLEAN_SHUTDOWN_FILE));
+        try (PartitionLog log = Logs.open(src, CONFIG)) {
+            assertThat(log.endOffset()).isEqualTo(RECORDS);
+            assertThat(Files.readAllBytes(active)).isEqualTo(Segment.header(RECORDS));
+            log.append(Logs.record(RECORDS, VALUE));
+            assertRecord(log.read(RECORDS, 1, 1).records().get(0), RECORDS, VALUE);
+            assertThat(Logs.readAll(log)).hasSize(RECORDS + 1);
+        }
+    }
+
+    @Test
+    void activeSegmentWithADamagedHeaderAndADamagedFirstFrameRefusesToOpen() throws IOException {
+        long activeBase = bases[bases.length - 1];
+        Path active = FileNames.segmentFile(src, activeBase);
+        byte[] b = Files.readAllBytes(active);
+        b[9] ^= 0x01; // base offset in the segment header
+        b[FrameFormat.SEGMENT_HEADER_SIZE + 12] ^= 0x01; // base offset in the first frame's header
+        Files.write(active, b);
+        assertThatThrownBy(() -> Logs.open(src, CONFIG)).isInstanceOf(CorruptLogException.class)
+                .hasMessageContaining(active.toString()).hasMessageContaining("segment header");
+    }
+
+    /** Reads {@code [from, to)} three records at a time, each read starting exactly where asked. */
+    private static List<KafkoRecord> readRange(PartitionLog log, long from, long to) {
+        List<KafkoRecord> out = new ArrayList<>();
+        while (from < to) {
+            List<KafkoRecord> r = log.read(from, (int) Math.min(3, to - from), 1 << 20).records();
+            assertThat(r).isNotEmpty();
+            assertThat(r.get(0).offset()).isEqualTo(from);
+            r.forEach(rec -> assertRecord(rec, rec.offset(), VALUE));
+            out.addAll(r);
+            from += r.size();
+        }
+        return out;
+    }
+
+    /**
+     * Reads every offset below {@code to} one by one; returns how many failed. Every record returned
+     * starts at the offset asked for.
+     */
+    private static int readEveryOffset(Path d, long to) {
+        int corrupt = 0;
+        try (PartitionLog log = Logs.openWithoutSyncs(d, CONFIG)) {
+            for (long o = log.logStartOffset(); o < to; o++) {
+                try {
+                    ReadResult r = log.read(o, 1000, 1 << 20);
+                    assertThat(r.records()).as("a read at %d below the end returns records", o).isNotEmpty();
+                    assertThat(r.records().get(0).offset()).as("first offset of a read at %d", o).isEqualTo(o);
+                    for (KafkoRecord rec : r.records()) {
+                        assertRecord(rec, rec.offset(), VALUE);
+                    }
+                } catch (CorruptLogException e) {
+                    corrupt++;
+                }
+            }
+        }
+        return corrupt;
+    }
+
+    private Path copy(String name) throws IOException {
+        Path d = dir.resolve(name);
+        Logs.copyDir(src, d);
+        return d;
+    }
+
+    /** The {position, base offset} of every frame of a segment file. */
+    private static List<int[]> frames(byte[] segment) {
+        ByteBuffer b = ByteBuffer.wrap(segment).order(ByteOrder.LITTLE_ENDIAN);
+        List<int[]> frames = new ArrayList<>();
+        int pos = FrameFormat.SEGMENT_HEADER_SIZE;
+        while (pos < segment.length) {
+            frames.add(new int[] {pos, (int) b.getLong(pos + FrameFormat.BASE_OFFSET_OFFSET)});
+            pos += b.getInt(pos);
+        }
+        assertThat(frames).hasSizeGreaterThan(3);
+        return frames;
+    }
+}
