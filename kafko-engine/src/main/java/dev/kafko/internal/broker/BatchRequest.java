@@ -37,13 +37,8 @@ final class BatchRequest extends Request<List<RecordPosition>> {
     }
 
     @Override
-    void finish(int partition) {
-        Throwable e = error;
-        if (e != null) {
-            completeExceptionally(e);
-        } else {
-            complete(new Positions(partition, firstOffset, records.size()));
-        }
+    List<RecordPosition> result(int partition) {
+        return new Positions(partition, firstOffset, records.size());
     }
 
     /** Consecutive offsets of one partition, as an immutable list. */

@@ -2,6 +2,7 @@ package dev.kafko.internal.broker;
 
 import dev.kafko.OutgoingRecord;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Internal: work other than an append that must run as the partition's single writer (flush,
@@ -43,12 +44,7 @@ final class CommandRequest extends Request<Void> {
     }
 
     @Override
-    void finish(int partition) {
-        Throwable e = error;
-        if (e != null) {
-            completeExceptionally(e);
-        } else {
-            complete(null);
-        }
+    @Nullable Void result(int partition) {
+        return null;
     }
 }

@@ -30,5 +30,15 @@ abstract class Request<T> extends CompletableFuture<T> {
     abstract long encodedBytes();
 
     /** Completes the future from {@link #firstOffset} or {@link #error}; outside of the partition's ownership. */
-    abstract void finish(int partition);
+    final void finish(int partition) {
+        Throwable e = error;
+        if (e != null) {
+            completeExceptionally(e);
+        } else {
+            complete(result(partition));
+        }
+    }
+
+    /** The value the future completes with, from {@link #firstOffset}. */
+    abstract @Nullable T result(int partition);
 }

@@ -31,12 +31,7 @@ final class SendRequest extends Request<RecordPosition> {
     }
 
     @Override
-    void finish(int partition) {
-        Throwable e = error;
-        if (e != null) {
-            completeExceptionally(e);
-        } else {
-            complete(new RecordPosition(partition, firstOffset));
-        }
+    RecordPosition result(int partition) {
+        return new RecordPosition(partition, firstOffset);
     }
 }
