@@ -2,11 +2,8 @@ package dev.kafko.internal.io;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.nio.channels.ReadableByteChannel;
-import java.nio.channels.WritableByteChannel;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicLong;
@@ -153,12 +150,11 @@ public final class FaultyFileIo implements FileIo {
         return remaining;
     }
 
-    private final class Channel extends FileChannel {
-        private final FileChannel ch;
+    private final class Channel extends DelegatingFileChannel {
         private final Path path;
 
         Channel(FileChannel ch, Path path) {
-            this.ch = ch;
+            super(ch);
             this.path = path;
         }
 
@@ -166,12 +162,12 @@ public final class FaultyFileIo implements FileIo {
             int remaining = src.remaining();
             int allowed = admit(path, remaining);
             if (allowed >= 0) {
-                return positional ? ch.write(src, position) : ch.write(src);
+                return positional ? delegate.write(src, position) : delegate.write(src);
             }
             boolean torn = writes.get() == tornWriteAt;
             ByteBuffer half = src.duplicate();
             half.limit(half.position() - allowed);
-            int written = positional ? ch.write(half, position) : ch.write(half);
+            int written = positional ? delegate.write(half, position) : delegate.write(half);
             src.position(src.position() + written);
             if (torn) {
                 throw new IOException("injected torn write after " + written + " of " + remaining + " bytes: " + path);
@@ -206,76 +202,14 @@ public final class FaultyFileIo implements FileIo {
                 throw new IOException("injected fsync failure #" + n + ": " + path);
             }
             if (syncs) {
-                ch.force(metaData);
+                delegate.force(metaData);
             }
-        }
-
-        @Override
-        public int read(ByteBuffer dst) throws IOException {
-            return ch.read(dst);
-        }
-
-        @Override
-        public long read(ByteBuffer[] dsts, int offset, int length) throws IOException {
-            return ch.read(dsts, offset, length);
-        }
-
-        @Override
-        public int read(ByteBuffer dst, long position) throws IOException {
-            return ch.read(dst, position);
-        }
-
-        @Override
-        public long position() throws IOException {
-            return ch.position();
-        }
-
-        @Override
-        public FileChannel position(long newPosition) throws IOException {
-            ch.position(newPosition);
-            return this;
-        }
-
-        @Override
-        public long size() throws IOException {
-            return ch.size();
-        }
-
-        @Override
-        public FileChannel truncate(long size) throws IOException {
-            ch.truncate(size);
-            return this;
-        }
-
-        @Override
-        public long transferTo(long position, long count, WritableByteChannel target) throws IOException {
-            return ch.transferTo(position, count, target);
         }
 
         @Override
         public long transferFrom(ReadableByteChannel src, long position, long count) throws IOException {
             admit(path, (int) Math.min(count, Integer.MAX_VALUE));
-            return ch.transferFrom(src, position, count);
-        }
-
-        @Override
-        public MappedByteBuffer map(MapMode mode, long position, long size) throws IOException {
-            return ch.map(mode, position, size);
-        }
-
-        @Override
-        public FileLock lock(long position, long size, boolean shared) throws IOException {
-            return ch.lock(position, size, shared);
-        }
-
-        @Override
-        public FileLock tryLock(long position, long size, boolean shared) throws IOException {
-            return ch.tryLock(position, size, shared);
-        }
-
-        @Override
-        protected void implCloseChannel() throws IOException {
-            ch.close();
+            return delegate.transferFrom(src, position, count);
         }
     }
 }
