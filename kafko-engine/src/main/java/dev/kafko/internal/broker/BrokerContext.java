@@ -11,13 +11,16 @@ import java.time.Clock;
  * @param options the instance options
  * @param io the file seam
  * @param scheduler the instance's background thread
+ * @param flusher the thread that fsyncs active segments behind their writers
  * @param observer the user's observer, guarded so that its exceptions are only logged
  * @param observing whether {@code observer} is a real one (so timing is worth measuring)
  */
-record BrokerContext(KafkoOptions options, FileIo io, Scheduler scheduler, KafkoObserver observer, boolean observing) {
+record BrokerContext(KafkoOptions options, FileIo io, Scheduler scheduler, Flusher flusher, KafkoObserver observer,
+        boolean observing) {
 
-    BrokerContext(KafkoOptions options, FileIo io, Scheduler scheduler) {
-        this(options, io, scheduler, new GuardedObserver(options.observer()), options.observer() != KafkoObserver.NOOP);
+    BrokerContext(KafkoOptions options, FileIo io, Scheduler scheduler, Flusher flusher) {
+        this(options, io, scheduler, flusher, new GuardedObserver(options.observer()),
+                options.observer() != KafkoObserver.NOOP);
     }
 
     Clock clock() {

@@ -2,6 +2,7 @@ package dev.kafko.internal.broker;
 
 import java.lang.System.Logger.Level;
 import java.time.Duration;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -62,6 +63,11 @@ final class Scheduler implements AutoCloseable {
      */
     @Override
     public void close() {
+        shutdownAndWait(executor, THREAD_NAME);
+    }
+
+    /** Shuts {@code executor} down and waits for its tasks in hand, without interrupting them. */
+    static void shutdownAndWait(ExecutorService executor, String threadName) {
         executor.shutdown();
         boolean interrupted = false;
         while (true) {
@@ -69,7 +75,7 @@ final class Scheduler implements AutoCloseable {
                 if (executor.awaitTermination(10, TimeUnit.SECONDS)) {
                     break;
                 }
-                LOG.log(Level.WARNING, "still waiting for " + THREAD_NAME + " to stop");
+                LOG.log(Level.WARNING, "still waiting for " + threadName + " to stop");
             } catch (InterruptedException e) {
                 interrupted = true;
             }

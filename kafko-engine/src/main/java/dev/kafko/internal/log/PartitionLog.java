@@ -19,6 +19,8 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 
@@ -35,6 +37,10 @@ import org.jspecify.annotations.Nullable;
  * <p>Durability: when {@link #append} returns, the frame is in the page cache (stored into a
  * shared memory mapping of the segment), so it survives a crash of the JVM; {@link #flush} makes
  * it survive a crash of the machine (fdatasync). Rolled segments and {@link #close} are fsynced.
+ * A log opened with a {@link Flusher} also fsyncs its active segment behind the writer, on the
+ * flusher's thread, every {@value #FLUSH_BEHIND_BYTES} bytes appended: that promises nothing more to
+ * any record, but it leaves the fsync of a roll or a close little to write, so the append that rolls
+ * a segment does not stall for the fsync of a whole segment.
  *
  * <p>Failure policy: fail fast. An I/O error in a writer call (for example a full disk while
  * allocating blocks ahead of the writer, or a failed fsync) is thrown once as the
@@ -50,6 +56,8 @@ public final class PartitionLog implements Closeable {
 
     private static final int CLEAN_MARKER_MAGIC = 0x4B464B43;
     private static final short CLEAN_MARKER_VERSION = 1;
+    /** With a {@link Flusher}, the active segment is fsynced behind the writer after this many bytes. */
+    static final int FLUSH_BEHIND_BYTES = 32 << 20;
 
     private final String topic;
     private final int partition;
@@ -60,6 +68,14 @@ public final class PartitionLog implements Closeable {
     private final FileIo io;
     private final FrameEncoder encoder;
     private final long segmentAgeMillis;
+    private final @Nullable Executor flusher;
+    private final long flushBehindBytes;
+    /** The last write-behind fsync of the active segment, until the writer has seen it end; writer only. */
+    private @Nullable FlushBehind flushBehind;
+    /** Bytes appended since the last write-behind fsync started; writer only. */
+    private long bytesSinceFlushBehind;
+    /** Where the last write-behind fsync of the active segment ended; writer only. */
+    private long flushedBehind;
     private final AtomicReference<@Nullable Thread> writer = new AtomicReference<>();
     /** Oldest first; replaced as a whole (copy on write) by the writer on roll and retention. */
     private volatile Segment[] segments;
@@ -76,7 +92,7 @@ public final class PartitionLog implements Closeable {
     private boolean directorySyncPending;
 
     private PartitionLog(String topic, int partition, Path dir, TopicConfig config, Clock clock, FileIo io,
-            LogLoader.Loaded loaded) {
+            @Nullable Executor flusher, long flushBehindBytes, LogLoader.Loaded loaded) {
         this.topic = topic;
         this.partition = partition;
         this.name = topic + "-" + partition;
@@ -84,6 +100,8 @@ public final class PartitionLog implements Closeable {
         this.config = config;
         this.clock = clock;
         this.io = io;
+        this.flusher = flusher;
+        this.flushBehindBytes = flushBehindBytes;
         this.segments = loaded.segments().toArray(new Segment[0]);
         this.markerOnDisk = loaded.markerKept();
         this.directorySyncPending = loaded.directorySyncPending();
@@ -95,13 +113,33 @@ public final class PartitionLog implements Closeable {
         }
         this.sizeBytes = bytes;
         this.encoder = new FrameEncoder(name, config.compression(), config.maxRecordBytes());
+        last.file().prepareWith(flusher);
         this.segmentAgeMillis = config.segmentAge().toMillis();
     }
 
-    /** Opens (creating if needed) the log in {@code dir}, recovering it when it was not closed cleanly. */
+    /**
+     * Opens (creating if needed) the log in {@code dir}, recovering it when it was not closed cleanly.
+     * Every fsync runs on the writer's thread.
+     */
     public static PartitionLog open(String topic, int partition, Path dir, TopicConfig config, Clock clock, FileIo io) {
+        return open(topic, partition, dir, config, clock, io, null);
+    }
+
+    /**
+     * Opens the log like {@link #open(String, int, Path, TopicConfig, Clock, FileIo)}; with a
+     * {@code flusher}, the active segment is also fsynced behind the writer on the flusher's thread
+     * (see the class comment).
+     */
+    public static PartitionLog open(String topic, int partition, Path dir, TopicConfig config, Clock clock, FileIo io,
+            @Nullable Executor flusher) {
+        return open(topic, partition, dir, config, clock, io, flusher, FLUSH_BEHIND_BYTES);
+    }
+
+    /** As above, with the write-behind step in bytes (tests use small ones). */
+    static PartitionLog open(String topic, int partition, Path dir, TopicConfig config, Clock clock, FileIo io,
+            @Nullable Executor flusher, long flushBehindBytes) {
         String name = topic + "-" + partition;
-        return new PartitionLog(topic, partition, dir, config, clock, io,
+        return new PartitionLog(topic, partition, dir, config, clock, io, flusher, flushBehindBytes,
                 LogLoader.load(name, dir, config, clock.millis(), io));
     }
 
@@ -161,10 +199,54 @@ public final class PartitionLog implements Closeable {
         // publish to readers: the segment's size was published first, so every offset below is readable
         sizeBytes += length;
         endOffset = base + count;
+        bytesSinceFlushBehind += length;
+        if (flusher != null && bytesSinceFlushBehind >= flushBehindBytes) {
+            startFlushBehind(flusher);
+        }
         return base;
     }
 
+    /** Starts a write-behind fsync of the active segment unless the last one is still running. */
+    private void startFlushBehind(Executor executor) {
+        FlushBehind last = flushBehind;
+        if (last != null && !last.isDone()) {
+            return;
+        }
+        // a failed one has already failed the log through fail(): the next call refuses work
+        Segment active = segments[segments.length - 1];
+        long to = active.size();
+        FlushBehind next = new FlushBehind(active.file(), flushedBehind, to, this::fail);
+        flushedBehind = to;
+        flushBehind = next;
+        bytesSinceFlushBehind = 0;
+        try {
+            executor.execute(next);
+        } catch (RejectedExecutionException e) {
+            // the flusher is closing: the roll or close that comes runs it
+        }
+    }
+
+    /**
+     * Waits for the write-behind fsync of the active segment, running it here when no thread has
+     * started it; throws its failure. Writer only.
+     */
+    private void awaitFlushBehind() {
+        FlushBehind f = flushBehind;
+        if (f == null) {
+            return;
+        }
+        flushBehind = null;
+        Throwable failed = f.await();
+        if (failed != null) {
+            throw fail(failed);
+        }
+    }
+
     private Segment roll(Segment active, long now) {
+        // the seal closes the channel: no write-behind fsync may still be using it
+        awaitFlushBehind();
+        bytesSinceFlushBehind = 0;
+        flushedBehind = 0;
         // the old segment is durable and indexed before the new one exists: a crash leaves it last
         active.seal(io, dir);
         Segment next = LogLoader.create(dir, active.nextOffset(), config, now, io);
@@ -173,6 +255,7 @@ public final class PartitionLog implements Closeable {
         Segment[] s = Arrays.copyOf(segments, segments.length + 1);
         s[s.length - 1] = next;
         segments = s;
+        next.file().prepareWith(flusher);
         return next;
     }
 
@@ -355,6 +438,12 @@ public final class PartitionLog implements Closeable {
             encoder.close();
             Segment[] segs = segments;
             Segment active = segs[segs.length - 1];
+            FlushBehind f = flushBehind;
+            flushBehind = null;
+            if (f != null) {
+                // before any channel closes; a failure is recorded by fail() and ends the close below
+                f.await();
+            }
             if (failure != null || markerOnDisk) {
                 closeChannels(segs);
                 return;
@@ -365,6 +454,7 @@ public final class PartitionLog implements Closeable {
                 // next open skip the scan when the index files pass their CRC and agree with the
                 // segment's size and frames, so a crash that loses or tears any of them costs a
                 // scan, never a record. The one directory fsync makes the renames durable.
+                active.file().endAppends();
                 active.file().truncateAndForce(active.size());
                 active.writeIndexFilesUnsynced(io, dir);
                 active.file().closeChannel();
@@ -431,6 +521,7 @@ public final class PartitionLog implements Closeable {
         }
     }
 
+    /** Records the first failure (any thread: a write-behind fsync fails on the flusher's) and returns it. */
     private RuntimeException fail(Throwable e) {
         if (failure == null) {
             failure = e;

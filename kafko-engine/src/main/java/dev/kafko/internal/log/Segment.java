@@ -137,6 +137,7 @@ final class Segment {
      * files' names become durable with the log's next directory fsync. Writer only.
      */
     void seal(FileIo io, Path dir) {
+        file.endAppends();
         // the data is durable before the index that describes it can be found on disk
         file.truncateAndForce(size);
         IndexFiles.write(io, dir, baseOffset, index, nextOffset, size, maxTimestamp, true);

@@ -9,6 +9,10 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -29,11 +33,12 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Large frames are written with {@code pwrite} and need no zeros first: a {@code pwrite} past the
  * end of the file allocates its blocks itself and reports a full disk as an {@code IOException}.
- * Readers see them through the mapping, which the writer extends ahead of such a frame with
- * {@link FileChannel#map} (on Linux the JDK reserves the blocks with {@code fallocate}; where it
- * only grows the file, the hole reads as zeros, and nothing is ever stored into it through the
- * mapping before it was filled with zeros by {@link FileChannel#write}). So the bytes after the
- * last frame read as zeros in every case.
+ * Readers see them through the mapping, which the writer extends a whole window at a time with
+ * {@link FileChannel#map}. Mapping past the end of the file grows it with a hole (the JDK calls
+ * {@code ftruncate}), which takes no block and reads as zeros; nothing is ever stored into it
+ * through the mapping before it was filled with zeros by {@link FileChannel#write}. So the bytes
+ * after the last frame read as zeros in every case, and a crash leaves at most a zero tail that
+ * recovery cuts.
  *
  * <p>A mapping stays valid after the file is deleted (it is released when no reader holds it
  * any more), so deleting a segment under a concurrent reader never faults; the file is only ever
@@ -50,17 +55,28 @@ final class SegmentFile {
     /** Writes at least this long go through the channel instead of the mapping. */
     static final int CHANNEL_WRITE_MIN = 32 * 1024;
     private static final int PAGE = 4096;
+    private static final System.Logger LOG = System.getLogger(SegmentFile.class.getName());
     private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(1 << 20).asReadOnlyBuffer();
 
     private final FileIo io;
     private final Path path;
     private final long allocationLimit;
+    /** Guards growing the file and the mapping, by the writer or the preparer. */
+    private final ReentrantLock growth = new ReentrantLock();
+    private final AtomicBoolean prepareQueued = new AtomicBoolean();
     private @Nullable FileChannel channel;
     private volatile MappedByteBuffer[] windows;
-    /** Bytes of the file that are backed by blocks written with data or zeros; writer only. */
-    private long allocated;
-    /** Bytes of the file the windows map (at least the published end); writer only. */
+    /**
+     * Bytes of the file that are backed by blocks written with data or zeros, and whose pages are
+     * mapped: the writer stores below it without a lock; it only grows under {@link #growth}.
+     */
+    private volatile long allocated;
+    /** Bytes of the file the windows map (at least the published end); under {@link #growth}. */
     private long mapped;
+    /** Where steps of zeros are prepared ahead of the writer, or null; writer only. */
+    private @Nullable Executor preparer;
+    /** Set once no append follows (sealing, closing): the preparer must not grow the file again. */
+    private volatile boolean appendsEnded;
 
     private SegmentFile(FileIo io, Path path, @Nullable FileChannel channel, MappedByteBuffer[] windows, long allocated,
             long allocationLimit) {
@@ -144,21 +160,101 @@ final class SegmentFile {
      * in the same page cache. Writer only.
      */
     void write(long pos, byte[] src, int off, int len) {
+        long end = pos + len;
         if (len >= CHANNEL_WRITE_MIN) {
-            // no zeros first: the pwrite allocates what it writes; the mapping only lets readers see it
-            ensureMapped(pos + len);
-            ByteBuffer b = ByteBuffer.wrap(src, off, len);
-            try {
-                while (b.hasRemaining()) {
-                    writableChannel().write(b, pos + b.position() - off);
+            if (end <= allocated) {
+                // prepared ahead: the pwrite only overwrites resident pages
+                pwrite(pos, src, off, len);
+            } else {
+                growth.lock();
+                try {
+                    // no zeros first: the pwrite allocates what it writes; the mapping lets readers see it
+                    ensureMapped(end);
+                    pwrite(pos, src, off, len);
+                    allocated = Math.max(allocated, end);
+                } finally {
+                    growth.unlock();
                 }
-            } catch (IOException e) {
-                throw StorageErrors.wrap("write " + len + " bytes at position " + pos + " of segment", path, e);
             }
-            allocated = Math.max(allocated, pos + len);
+            // nothing prepared ahead for large frames: zeros first would double the work of a pwrite
             return;
         }
-        ensureAllocated(pos + len);
+        if (end > allocated) {
+            growth.lock();
+            try {
+                ensureAllocated(end);
+            } finally {
+                growth.unlock();
+            }
+        }
+        store(pos, src, off, len);
+        prepareAheadIfLow(end);
+    }
+
+    private void pwrite(long pos, byte[] src, int off, int len) {
+        ByteBuffer b = ByteBuffer.wrap(src, off, len);
+        try {
+            while (b.hasRemaining()) {
+                writableChannel().write(b, pos + b.position() - off);
+            }
+        } catch (IOException e) {
+            throw StorageErrors.wrap("write " + len + " bytes at position " + pos + " of segment", path, e);
+        }
+    }
+
+    /**
+     * Lets {@code executor} prepare steps of zeros (blocks and mapped pages) ahead of the writer, so
+     * that the writer's stores land on resident, mapped pages and cost no page fault. Writer only.
+     */
+    void prepareWith(@Nullable Executor executor) {
+        this.preparer = executor;
+    }
+
+    /**
+     * Asks the preparer for the next step once the writer has used half of what is allocated (at most
+     * half a maximal step remains): the file stays at most about twice what it holds, plus one step.
+     */
+    private void prepareAheadIfLow(long end) {
+        Executor ex = preparer;
+        long a = allocated;
+        if (ex == null || a - end >= Math.min(a / 2, ALLOCATION_STEP_MAX / 2) || a >= allocationLimit
+                || prepareQueued.get() || !prepareQueued.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            ex.execute(this::prepareStep);
+        } catch (RejectedExecutionException e) {
+            prepareQueued.set(false);
+        }
+    }
+
+    /** One step of zeros ahead of the writer, on the preparer's thread. */
+    private void prepareStep() {
+        growth.lock();
+        try {
+            if (!appendsEnded && channel != null && allocated < allocationLimit) {
+                ensureAllocated(allocated + 1);
+            }
+        } catch (RuntimeException e) {
+            // the writer meets the same error when it needs the space, and fails as it should
+            LOG.log(System.Logger.Level.DEBUG, "preparing " + path + " ahead failed: " + e);
+        } finally {
+            growth.unlock();
+            prepareQueued.set(false);
+        }
+    }
+
+    /** Ends the preparation ahead: no append follows. Writer only, before a seal or a close. */
+    void endAppends() {
+        growth.lock();
+        try {
+            appendsEnded = true;
+        } finally {
+            growth.unlock();
+        }
+    }
+
+    private void store(long pos, byte[] src, int off, int len) {
         MappedByteBuffer[] w = windows;
         while (len > 0) {
             int k = (int) (pos / WINDOW_SIZE);
@@ -188,33 +284,51 @@ final class SegmentFile {
         }
     }
 
+    /**
+     * Writes zeros from {@link #allocated} to at least {@code end}, maps them and touches every page
+     * through the mapping (the page fault happens here, on whichever thread prepares), then publishes
+     * the new {@link #allocated}. Under {@link #growth}.
+     */
     private void ensureAllocated(long end) {
-        if (end <= allocated) {
+        long from = allocated;
+        if (end <= from) {
             return;
         }
         FileChannel ch = writableChannel();
-        long target = grownTarget(allocated, end);
+        long target = grownTarget(from, end);
         try {
-            long pos = allocated;
+            long pos = from;
             while (pos < target) {
                 ByteBuffer z = ZEROS.duplicate();
                 z.limit((int) Math.min(z.capacity(), target - pos));
                 // real zeros, not setLength: a sparse hole would turn a full disk into SIGBUS on store
                 pos += ch.write(z, pos);
             }
-            allocated = target;
         } catch (IOException e) {
-            throw StorageErrors.wrap("allocate " + (target - allocated) + " bytes of segment", path, e);
+            throw StorageErrors.wrap("allocate " + (target - from) + " bytes of segment", path, e);
         }
         ensureMapped(target);
+        MappedByteBuffer[] w = windows;
+        // nobody else stores here before allocated moves past it: the writer stays below it
+        for (long p = roundUp(from); p < target; p += PAGE) {
+            w[(int) (p / WINDOW_SIZE)].put((int) (p % WINDOW_SIZE), (byte) 0);
+        }
+        allocated = target;
     }
 
-    /** Extends the mapping over at least {@code [0, end)}, growing the file when it is shorter. */
+    /**
+     * Extends the mapping over at least {@code [0, end)}, growing the file when it is shorter. It maps
+     * to the end of the window that holds {@code end} (at most to the segment size, unless the frame
+     * itself is larger), so that a window is mapped once, not again at every allocation step: every
+     * remap costs an {@code mmap} and fresh page faults on the pages already written. The file grows
+     * with a hole there (no block is taken), which nothing stores into before it is filled with zeros.
+     */
     private void ensureMapped(long end) {
         if (end <= mapped) {
             return;
         }
-        long target = grownTarget(mapped, end);
+        long windowEnd = ((end - 1) / WINDOW_SIZE + 1) * WINDOW_SIZE;
+        long target = roundUp(Math.max(end, Math.min(windowEnd, allocationLimit)));
         try {
             windows = map(writableChannel(), windows, mapped, target, true);
             mapped = target;
@@ -269,24 +383,69 @@ final class SegmentFile {
 
     /** Cuts the file to {@code size} bytes (dropping zeros allocated ahead) and forces it. Writer only. */
     void truncateAndForce(long size) {
-        FileChannel ch = writableChannel();
+        truncate(size);
+        forceWithMetadata();
+    }
+
+    /** Cuts the file to {@code size} bytes (dropping zeros allocated ahead), without an fsync. Writer only. */
+    void truncate(long size) {
+        growth.lock();
         try {
+            FileChannel ch = writableChannel();
             if (ch.size() > size) {
                 ch.truncate(size);
             }
             allocated = Math.min(allocated, size);
             // pages of the old mapping past the new end must never be touched again: remap first
             mapped = Math.min(mapped, size);
-            ch.force(true);
         } catch (IOException e) {
             throw StorageErrors.wrap("truncate to " + size + " bytes", path, e);
+        } finally {
+            growth.unlock();
+        }
+    }
+
+    /**
+     * Writes back the published bytes in {@code [from, to)} and waits for them ({@code msync} of that
+     * range of the mapping, not the whole file: the zeros prepared ahead of the writer stay dirty and
+     * mapped writable, so the writer's stores into them still cost no page fault). Any thread.
+     */
+    void forceRange(long from, long to) {
+        MappedByteBuffer[] w = windows;
+        long pos = from;
+        while (pos < to) {
+            int k = (int) (pos / WINDOW_SIZE);
+            int at = (int) (pos % WINDOW_SIZE);
+            int n = (int) Math.min(to - pos, WINDOW_SIZE - at);
+            try {
+                io.forceMapped(path, w[k], at, n);
+            } catch (IOException e) {
+                throw StorageErrors.wrap("fsync of bytes " + from + " to " + to, path, e);
+            }
+            pos += n;
+        }
+    }
+
+    /** fsync of the file, its size included. Any one thread while the file is open. */
+    void forceWithMetadata() {
+        try {
+            writableChannel().force(true);
+        } catch (IOException e) {
+            throw StorageErrors.wrap("fsync", path, e);
         }
     }
 
     /** Releases the channel; the mapped windows remain readable. Writer only. */
     void closeChannel() {
-        FileChannel ch = channel;
-        channel = null;
+        growth.lock();
+        FileChannel ch;
+        try {
+            appendsEnded = true;
+            ch = channel;
+            channel = null;
+        } finally {
+            growth.unlock();
+        }
         if (ch != null) {
             try {
                 ch.close();

@@ -49,12 +49,18 @@ class PartitionLogTest {
     @Test
     void blocksAreAllocatedOnlyWhenAppendsNeedThemAndInGrowingSteps() throws java.io.IOException {
         Path seg = FileNames.segmentFile(dir, 0);
-        try (PartitionLog log = Logs.open(dir, TopicConfig.DEFAULTS)) {
+        FaultyFileIo io = new FaultyFileIo().syncs(false);
+        try (PartitionLog log = PartitionLog.open(Logs.TOPIC, 0, dir, TopicConfig.DEFAULTS, Clock.systemUTC(), io)) {
             assertThat(Files.size(seg)).as("a fresh segment holds its header only").isEqualTo(16);
+            long writes = io.writes();
             log.append(Logs.record(0, 100));
-            assertThat(Files.size(seg)).isEqualTo(SegmentFile.ALLOCATION_STEP_MIN);
-            Logs.appendFrames(log, 300, 2, 100); // about 70 KiB
-            assertThat(Files.size(seg)).isEqualTo(2L * SegmentFile.ALLOCATION_STEP_MIN);
+            assertThat(io.writes() - writes).as("one step of zeros, then a store into the mapping").isEqualTo(1);
+            assertThat(Files.size(seg)).as("one mapped window, a hole past the zeros")
+                    .isEqualTo(SegmentFile.WINDOW_SIZE);
+            Logs.appendFrames(log, 280, 2, 100); // about 65 KiB: past the first step
+            assertThat(io.writes() - writes).as("a second, larger step").isEqualTo(2);
+            Logs.appendFrames(log, 100, 2, 100);
+            assertThat(io.writes() - writes).as("still inside the second step").isEqualTo(2);
         }
         assertThat(Files.size(seg)).as("cut to its frames at close").isLessThan(SegmentFile.ALLOCATION_STEP_MIN * 2L);
     }
