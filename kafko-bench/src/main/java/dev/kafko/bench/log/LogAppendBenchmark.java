@@ -3,7 +3,7 @@ package dev.kafko.bench.log;
 import dev.kafko.Compression;
 import dev.kafko.OutgoingRecord;
 import dev.kafko.TopicConfig;
-import dev.kafko.internal.broker.Flusher;
+import dev.kafko.internal.broker.Preparer;
 import dev.kafko.internal.io.FileIo;
 import dev.kafko.internal.log.PartitionLog;
 import java.nio.charset.StandardCharsets;
@@ -31,9 +31,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * Appends to one partition log on the benchmark thread: pre-built batches of {@value #BATCH}
  * records (one frame each) per codec, and single records (one frame per record, the broker's
  * awaited-send path). Values are 256 compressible bytes. A fresh log per iteration, opened with a
- * {@link Flusher} as a broker opens it; segments roll at the default 1 GiB (and are fsynced when they
- * do, with the write-behind fsyncs leaving that fsync little to write), no flush otherwise: the
- * page-cache path.
+ * {@link Preparer} as a broker opens it; segments roll at the default 1 GiB (and are fsynced when
+ * they do), no flush otherwise: the page-cache path.
  * Scores are records per second.
  */
 @State(Scope.Thread)
@@ -56,7 +55,7 @@ public class LogAppendBenchmark {
     private OutgoingRecord single;
     private Path dir;
     private PartitionLog log;
-    private Flusher flusher;
+    private Preparer preparer;
 
     @Setup(Level.Trial)
     public void buildRecords() {
@@ -71,15 +70,15 @@ public class LogAppendBenchmark {
     public void openLog() {
         dir = BenchFiles.tempDir("kafko-append");
         TopicConfig config = TopicConfig.builder().compression(compression).build();
-        // as a broker opens its logs: the active segment is fsynced behind the writer
-        flusher = new Flusher();
-        log = PartitionLog.open("bench", 0, dir, config, Clock.systemUTC(), FileIo.SYSTEM, flusher);
+        // as a broker opens its logs: pages are prepared ahead of the writer on another thread
+        preparer = new Preparer();
+        log = PartitionLog.open("bench", 0, dir, config, Clock.systemUTC(), FileIo.SYSTEM, preparer);
     }
 
     @TearDown(Level.Iteration)
     public void closeLog() {
         log.close();
-        flusher.close();
+        preparer.close();
         BenchFiles.deleteTree(dir);
     }
 

@@ -51,7 +51,7 @@ public final class Broker implements Kafko {
         this.dataDir = dataDir;
         this.options = options;
         this.lock = lock;
-        this.ctx = new BrokerContext(options, io, new Scheduler(), new Flusher());
+        this.ctx = new BrokerContext(options, io, new Scheduler(), new Preparer());
         this.retentionTask = ctx.scheduler().every(this::applyRetention, options.retentionCheckInterval());
     }
 
@@ -181,7 +181,7 @@ public final class Broker implements Kafko {
 
     PartitionActor openPartition(String topic, Path topicDir, int partition, TopicConfig config) {
         PartitionLog log = PartitionLog.open(topic, partition, FileNames.partitionDir(topicDir, partition), config,
-                options.clock(), ctx.io(), ctx.flusher());
+                options.clock(), ctx.io(), ctx.preparer());
         return new PartitionActor(topic, partition, log, config, ctx);
     }
 
@@ -303,8 +303,8 @@ public final class Broker implements Kafko {
                     first = first == null ? e : first;
                 }
             }
-            // every log waited for its own write-behind fsync when it closed
-            ctx.flusher().close();
+            // the logs are closed: no step of theirs is prepared any more
+            ctx.preparer().close();
             lock.release();
             if (first != null) {
                 throw first;

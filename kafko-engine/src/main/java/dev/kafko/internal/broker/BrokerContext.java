@@ -11,15 +11,15 @@ import java.time.Clock;
  * @param options the instance options
  * @param io the file seam
  * @param scheduler the instance's background thread
- * @param flusher the thread that fsyncs active segments behind their writers
+ * @param preparer the thread that prepares active segments' pages ahead of their writers
  * @param observer the user's observer, guarded so that its exceptions are only logged
  * @param observing whether {@code observer} is a real one (so timing is worth measuring)
  */
-record BrokerContext(KafkoOptions options, FileIo io, Scheduler scheduler, Flusher flusher, KafkoObserver observer,
+record BrokerContext(KafkoOptions options, FileIo io, Scheduler scheduler, Preparer preparer, KafkoObserver observer,
         boolean observing) {
 
-    BrokerContext(KafkoOptions options, FileIo io, Scheduler scheduler, Flusher flusher) {
-        this(options, io, scheduler, flusher, new GuardedObserver(options.observer()),
+    BrokerContext(KafkoOptions options, FileIo io, Scheduler scheduler, Preparer preparer) {
+        this(options, io, scheduler, preparer, new GuardedObserver(options.observer()),
                 options.observer() != KafkoObserver.NOOP);
     }
 

@@ -1,8 +1,6 @@
 package dev.kafko.internal.io;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
@@ -29,16 +27,4 @@ public interface FileIo {
 
     /** Forces a directory's entries (creations, renames, deletions) to disk. */
     void fsyncDirectory(Path dir) throws IOException;
-
-    /**
-     * Writes back {@code length} bytes at {@code index} of {@code mapping}, a mapping of {@code file},
-     * and waits for them ({@code msync} of that range).
-     */
-    default void forceMapped(Path file, MappedByteBuffer mapping, int index, int length) throws IOException {
-        try {
-            mapping.force(index, length);
-        } catch (UncheckedIOException e) {
-            throw e.getCause();
-        }
-    }
 }

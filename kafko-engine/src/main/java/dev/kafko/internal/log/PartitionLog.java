@@ -20,7 +20,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 
@@ -37,10 +36,9 @@ import org.jspecify.annotations.Nullable;
  * <p>Durability: when {@link #append} returns, the frame is in the page cache (stored into a
  * shared memory mapping of the segment), so it survives a crash of the JVM; {@link #flush} makes
  * it survive a crash of the machine (fdatasync). Rolled segments and {@link #close} are fsynced.
- * A log opened with a {@link Flusher} also fsyncs its active segment behind the writer, on the
- * flusher's thread, every {@value #FLUSH_BEHIND_BYTES} bytes appended: that promises nothing more to
- * any record, but it leaves the fsync of a roll or a close little to write, so the append that rolls
- * a segment does not stall for the fsync of a whole segment.
+ * A log opened with a preparer (an {@link Executor}) has the steps of zeros of its active segment
+ * written and page-touched ahead of the writer on the preparer's thread (see {@link SegmentFile}), so
+ * that the writer's stores land on mapped, resident pages.
  *
  * <p>Failure policy: fail fast. An I/O error in a writer call (for example a full disk while
  * allocating blocks ahead of the writer, or a failed fsync) is thrown once as the
@@ -56,8 +54,6 @@ public final class PartitionLog implements Closeable {
 
     private static final int CLEAN_MARKER_MAGIC = 0x4B464B43;
     private static final short CLEAN_MARKER_VERSION = 1;
-    /** With a {@link Flusher}, the active segment is fsynced behind the writer after this many bytes. */
-    static final int FLUSH_BEHIND_BYTES = 32 << 20;
 
     private final String topic;
     private final int partition;
@@ -68,14 +64,7 @@ public final class PartitionLog implements Closeable {
     private final FileIo io;
     private final FrameEncoder encoder;
     private final long segmentAgeMillis;
-    private final @Nullable Executor flusher;
-    private final long flushBehindBytes;
-    /** The last write-behind fsync of the active segment, until the writer has seen it end; writer only. */
-    private @Nullable FlushBehind flushBehind;
-    /** Bytes appended since the last write-behind fsync started; writer only. */
-    private long bytesSinceFlushBehind;
-    /** Where the last write-behind fsync of the active segment ended; writer only. */
-    private long flushedBehind;
+    private final @Nullable Executor preparer;
     private final AtomicReference<@Nullable Thread> writer = new AtomicReference<>();
     /** Oldest first; replaced as a whole (copy on write) by the writer on roll and retention. */
     private volatile Segment[] segments;
@@ -92,7 +81,7 @@ public final class PartitionLog implements Closeable {
     private boolean directorySyncPending;
 
     private PartitionLog(String topic, int partition, Path dir, TopicConfig config, Clock clock, FileIo io,
-            @Nullable Executor flusher, long flushBehindBytes, LogLoader.Loaded loaded) {
+            @Nullable Executor preparer, LogLoader.Loaded loaded) {
         this.topic = topic;
         this.partition = partition;
         this.name = topic + "-" + partition;
@@ -100,8 +89,7 @@ public final class PartitionLog implements Closeable {
         this.config = config;
         this.clock = clock;
         this.io = io;
-        this.flusher = flusher;
-        this.flushBehindBytes = flushBehindBytes;
+        this.preparer = preparer;
         this.segments = loaded.segments().toArray(new Segment[0]);
         this.markerOnDisk = loaded.markerKept();
         this.directorySyncPending = loaded.directorySyncPending();
@@ -113,13 +101,13 @@ public final class PartitionLog implements Closeable {
         }
         this.sizeBytes = bytes;
         this.encoder = new FrameEncoder(name, config.compression(), config.maxRecordBytes());
-        last.file().prepareWith(flusher);
+        last.file().prepareWith(preparer);
         this.segmentAgeMillis = config.segmentAge().toMillis();
     }
 
     /**
      * Opens (creating if needed) the log in {@code dir}, recovering it when it was not closed cleanly.
-     * Every fsync runs on the writer's thread.
+     * The writer allocates and maps the segment's pages itself.
      */
     public static PartitionLog open(String topic, int partition, Path dir, TopicConfig config, Clock clock, FileIo io) {
         return open(topic, partition, dir, config, clock, io, null);
@@ -127,19 +115,13 @@ public final class PartitionLog implements Closeable {
 
     /**
      * Opens the log like {@link #open(String, int, Path, TopicConfig, Clock, FileIo)}; with a
-     * {@code flusher}, the active segment is also fsynced behind the writer on the flusher's thread
-     * (see the class comment).
+     * {@code preparer}, the next step of zeros of the active segment is written and page-touched on
+     * the preparer's thread while the writer stores into the step before (see the class comment).
      */
     public static PartitionLog open(String topic, int partition, Path dir, TopicConfig config, Clock clock, FileIo io,
-            @Nullable Executor flusher) {
-        return open(topic, partition, dir, config, clock, io, flusher, FLUSH_BEHIND_BYTES);
-    }
-
-    /** As above, with the write-behind step in bytes (tests use small ones). */
-    static PartitionLog open(String topic, int partition, Path dir, TopicConfig config, Clock clock, FileIo io,
-            @Nullable Executor flusher, long flushBehindBytes) {
+            @Nullable Executor preparer) {
         String name = topic + "-" + partition;
-        return new PartitionLog(topic, partition, dir, config, clock, io, flusher, flushBehindBytes,
+        return new PartitionLog(topic, partition, dir, config, clock, io, preparer,
                 LogLoader.load(name, dir, config, clock.millis(), io));
     }
 
@@ -199,54 +181,10 @@ public final class PartitionLog implements Closeable {
         // publish to readers: the segment's size was published first, so every offset below is readable
         sizeBytes += length;
         endOffset = base + count;
-        bytesSinceFlushBehind += length;
-        if (flusher != null && bytesSinceFlushBehind >= flushBehindBytes) {
-            startFlushBehind(flusher);
-        }
         return base;
     }
 
-    /** Starts a write-behind fsync of the active segment unless the last one is still running. */
-    private void startFlushBehind(Executor executor) {
-        FlushBehind last = flushBehind;
-        if (last != null && !last.isDone()) {
-            return;
-        }
-        // a failed one has already failed the log through fail(): the next call refuses work
-        Segment active = segments[segments.length - 1];
-        long to = active.size();
-        FlushBehind next = new FlushBehind(active.file(), flushedBehind, to, this::fail);
-        flushedBehind = to;
-        flushBehind = next;
-        bytesSinceFlushBehind = 0;
-        try {
-            executor.execute(next);
-        } catch (RejectedExecutionException e) {
-            // the flusher is closing: the roll or close that comes runs it
-        }
-    }
-
-    /**
-     * Waits for the write-behind fsync of the active segment, running it here when no thread has
-     * started it; throws its failure. Writer only.
-     */
-    private void awaitFlushBehind() {
-        FlushBehind f = flushBehind;
-        if (f == null) {
-            return;
-        }
-        flushBehind = null;
-        Throwable failed = f.await();
-        if (failed != null) {
-            throw fail(failed);
-        }
-    }
-
     private Segment roll(Segment active, long now) {
-        // the seal closes the channel: no write-behind fsync may still be using it
-        awaitFlushBehind();
-        bytesSinceFlushBehind = 0;
-        flushedBehind = 0;
         // the old segment is durable and indexed before the new one exists: a crash leaves it last
         active.seal(io, dir);
         Segment next = LogLoader.create(dir, active.nextOffset(), config, now, io);
@@ -255,7 +193,7 @@ public final class PartitionLog implements Closeable {
         Segment[] s = Arrays.copyOf(segments, segments.length + 1);
         s[s.length - 1] = next;
         segments = s;
-        next.file().prepareWith(flusher);
+        next.file().prepareWith(preparer);
         return next;
     }
 
@@ -438,12 +376,6 @@ public final class PartitionLog implements Closeable {
             encoder.close();
             Segment[] segs = segments;
             Segment active = segs[segs.length - 1];
-            FlushBehind f = flushBehind;
-            flushBehind = null;
-            if (f != null) {
-                // before any channel closes; a failure is recorded by fail() and ends the close below
-                f.await();
-            }
             if (failure != null || markerOnDisk) {
                 closeChannels(segs);
                 return;
@@ -521,7 +453,6 @@ public final class PartitionLog implements Closeable {
         }
     }
 
-    /** Records the first failure (any thread: a write-behind fsync fails on the flusher's) and returns it. */
     private RuntimeException fail(Throwable e) {
         if (failure == null) {
             failure = e;

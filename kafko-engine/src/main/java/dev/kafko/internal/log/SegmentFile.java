@@ -405,27 +405,6 @@ final class SegmentFile {
         }
     }
 
-    /**
-     * Writes back the published bytes in {@code [from, to)} and waits for them ({@code msync} of that
-     * range of the mapping, not the whole file: the zeros prepared ahead of the writer stay dirty and
-     * mapped writable, so the writer's stores into them still cost no page fault). Any thread.
-     */
-    void forceRange(long from, long to) {
-        MappedByteBuffer[] w = windows;
-        long pos = from;
-        while (pos < to) {
-            int k = (int) (pos / WINDOW_SIZE);
-            int at = (int) (pos % WINDOW_SIZE);
-            int n = (int) Math.min(to - pos, WINDOW_SIZE - at);
-            try {
-                io.forceMapped(path, w[k], at, n);
-            } catch (IOException e) {
-                throw StorageErrors.wrap("fsync of bytes " + from + " to " + to, path, e);
-            }
-            pos += n;
-        }
-    }
-
     /** fsync of the file, its size included. Any one thread while the file is open. */
     void forceWithMetadata() {
         try {

@@ -2,7 +2,6 @@ package dev.kafko.internal.io;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.ReadableByteChannel;
 import java.nio.file.OpenOption;
@@ -133,18 +132,6 @@ public final class FaultyFileIo implements FileIo {
         }
         if (syncs) {
             real.fsyncDirectory(dir);
-        }
-    }
-
-    @Override
-    public void forceMapped(Path file, MappedByteBuffer mapping, int index, int length) throws IOException {
-        beforeForce.run();
-        long n = forces.incrementAndGet();
-        if (n == failForceAt) {
-            throw new IOException("injected fsync failure #" + n + ": " + file);
-        }
-        if (syncs) {
-            real.forceMapped(file, mapping, index, length);
         }
     }
 
