@@ -8,11 +8,13 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Internal: prepares the active segments' next steps of zeros (written, mapped and page-touched; see
- * {@code SegmentFile}) off the writers' threads, on one daemon thread, {@code kafko-preparer}, that
- * exists only while there is work and for a few seconds after. Any thread may submit; {@link #close()}
- * waits for the work in hand and stops the thread. A writer that reaches the end of what is prepared
- * prepares the next step itself, so nothing depends on this thread being timely.
+ * Internal: background work of active segments that their writers never wait for unless they need
+ * it: the next steps of zeros (written, mapped and page-touched; see {@code SegmentFile}) and the
+ * seal of a rolled segment (its fsync and index files; see {@code PartitionLog}). Up to two daemon
+ * threads, {@code kafko-preparer} (a long seal does not hold up the steps of other partitions), that
+ * exist only while there is work and for a few seconds after. Any thread may submit; {@link #close()}
+ * waits for the work in hand and stops the threads. A writer that needs a step or a seal done before
+ * a thread got to it runs it itself, so nothing depends on these threads being timely.
  */
 public final class Preparer implements Executor, AutoCloseable {
 
@@ -24,7 +26,7 @@ public final class Preparer implements Executor, AutoCloseable {
 
     public Preparer() {
         // no thread until there is work, and none when idle
-        executor = new ThreadPoolExecutor(1, 1, 5, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), this::newThread);
+        executor = new ThreadPoolExecutor(2, 2, 5, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), this::newThread);
         executor.allowCoreThreadTimeOut(true);
     }
 
@@ -44,8 +46,8 @@ public final class Preparer implements Executor, AutoCloseable {
     }
 
     /**
-     * Stops the thread after the step in hand. Never interrupts it: an interrupt would close the
-     * file channel under its write.
+     * Stops the threads after the work in hand. Never interrupts them: an interrupt would close a
+     * file channel under its write or fsync.
      */
     @Override
     public void close() {

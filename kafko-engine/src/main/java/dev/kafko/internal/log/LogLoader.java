@@ -74,6 +74,10 @@ final class LogLoader {
         Path marker = dir.resolve(FileNames.CLEAN_SHUTDOWN_FILE);
         boolean clean = Files.exists(marker);
         long[] bases = segmentBases(dir, io);
+        if (bases.length >= 2 && cutShortRoll(name, dir, bases, config, io)) {
+            bases = Arrays.copyOf(bases, bases.length - 1);
+            clean = false;
+        }
         List<Segment> segments = new ArrayList<>();
         boolean vouched = false;
         try {
@@ -107,6 +111,47 @@ final class LogLoader {
             }
         }
         return new Loaded(segments, clean && vouched, bases.length == 0);
+    }
+
+    /**
+     * Whether the last roll was cut short by a crash: the second-to-last segment has no {@code .index}
+     * file (its seal, which writes it only after the segment's data is durable, never ended) and its
+     * frames end before the last segment's base. Then the last segment cannot hold a record that was
+     * flushed (a flush waits for that seal), and it is deleted, so that the second-to-last segment
+     * becomes the active one and is cut at its last complete frame like any torn tail. A sealed
+     * segment whose index files were written and are lost or damaged is never treated so.
+     */
+    private static boolean cutShortRoll(String name, Path dir, long[] bases, TopicConfig config, FileIo io) {
+        long base = bases[bases.length - 2];
+        long lastBase = bases[bases.length - 1];
+        if (Files.exists(FileNames.indexFile(dir, base))) {
+            return false;
+        }
+        SegmentFile file = SegmentFile.open(io, FileNames.segmentFile(dir, base), false, config.segmentBytes());
+        Scan scan;
+        try {
+            if (headerDamage(file, base) != null) {
+                return false;
+            }
+            scan = scan(file, base, (int) file.fileSize(), config.indexIntervalBytes());
+        } finally {
+            file.closeChannel();
+        }
+        if (scan.nextOffset() == lastBase) {
+            return false;
+        }
+        Path last = FileNames.segmentFile(dir, lastBase);
+        LOG.log(System.Logger.Level.WARNING, "{0}: the roll to {1} was cut short by a crash: {2} was never sealed and"
+                + " its frames end at offset {3}; deleting {1}, which held nothing flushed", name, last,
+                FileNames.segmentFile(dir, base), scan.nextOffset());
+        try {
+            io.deleteIfExists(last);
+            IndexFiles.delete(io, dir, lastBase);
+            io.fsyncDirectory(dir);
+        } catch (IOException e) {
+            throw StorageErrors.wrap("delete the segment of a roll cut short", last, e);
+        }
+        return true;
     }
 
     /**

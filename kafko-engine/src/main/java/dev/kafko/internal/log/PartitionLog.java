@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 
@@ -36,9 +37,14 @@ import org.jspecify.annotations.Nullable;
  * <p>Durability: when {@link #append} returns, the frame is in the page cache (stored into a
  * shared memory mapping of the segment), so it survives a crash of the JVM; {@link #flush} makes
  * it survive a crash of the machine (fdatasync). Rolled segments and {@link #close} are fsynced.
- * A log opened with a preparer (an {@link Executor}) has the steps of zeros of its active segment
- * written and page-touched ahead of the writer on the preparer's thread (see {@link SegmentFile}), so
- * that the writer's stores land on mapped, resident pages.
+ * A log opened with a background {@link Executor} has the steps of zeros of its active segment
+ * written and page-touched ahead of the writer on that executor (see {@link SegmentFile}), so that the
+ * writer's stores land on mapped, resident pages; and it seals a rolled segment there too (the fsync
+ * of the whole segment, then its index files), while the writer goes on in the next one. The log
+ * waits for that seal wherever it matters: a {@link #flush} (so a flushed record never follows a
+ * segment that is not durable), {@link #close}, the next roll, retention. Until the seal has written
+ * the rolled segment's {@code .index} file, the loader treats a hole in it as a roll that a crash cut
+ * short: it cuts the segment there and deletes the newer one, which then held nothing flushed.
  *
  * <p>Failure policy: fail fast. An I/O error in a writer call (for example a full disk while
  * allocating blocks ahead of the writer, or a failed fsync) is thrown once as the
@@ -65,6 +71,8 @@ public final class PartitionLog implements Closeable {
     private final FrameEncoder encoder;
     private final long segmentAgeMillis;
     private final @Nullable Executor preparer;
+    /** The seal of the last rolled segment until the writer has seen it end; writer only. */
+    private @Nullable PendingSeal pendingSeal;
     private final AtomicReference<@Nullable Thread> writer = new AtomicReference<>();
     /** Oldest first; replaced as a whole (copy on write) by the writer on roll and retention. */
     private volatile Segment[] segments;
@@ -185,8 +193,9 @@ public final class PartitionLog implements Closeable {
     }
 
     private Segment roll(Segment active, long now) {
-        // the old segment is durable and indexed before the new one exists: a crash leaves it last
-        active.seal(io, dir);
+        // at most one seal in flight: a writer that outruns the disk waits here
+        awaitPendingSeal();
+        active.endAppends();
         Segment next = LogLoader.create(dir, active.nextOffset(), config, now, io);
         // the new file's name (and the index files') become durable with the next flush or close
         directorySyncPending = true;
@@ -194,7 +203,34 @@ public final class PartitionLog implements Closeable {
         s[s.length - 1] = next;
         segments = s;
         next.file().prepareWith(preparer);
+        PendingSeal seal = new PendingSeal(active, io, dir, this::fail);
+        pendingSeal = seal;
+        if (preparer == null) {
+            awaitPendingSeal();
+        } else {
+            try {
+                preparer.execute(seal);
+            } catch (RejectedExecutionException e) {
+                awaitPendingSeal();
+            }
+        }
         return next;
+    }
+
+    /**
+     * Waits for the seal of the last rolled segment, running it here when no thread has started it;
+     * throws its failure. Writer only.
+     */
+    private void awaitPendingSeal() {
+        PendingSeal seal = pendingSeal;
+        if (seal == null) {
+            return;
+        }
+        pendingSeal = null;
+        Throwable failed = seal.await();
+        if (failed != null) {
+            throw fail(failed);
+        }
     }
 
     /** Forces every appended byte to disk (fdatasync). Owner thread only. */
@@ -203,6 +239,9 @@ public final class PartitionLog implements Closeable {
         try {
             checkUsable();
             try {
+                // the rolled segment durable and indexed first, then the directory makes its index
+                // files' names durable: a flushed record never follows a segment that is not
+                awaitPendingSeal();
                 // a flushed record must not sit in a file whose directory entry a power loss forgets
                 syncDirectoryIfPending();
                 segments[segments.length - 1].flush();
@@ -298,6 +337,12 @@ public final class PartitionLog implements Closeable {
             if (n == 0) {
                 return 0;
             }
+            try {
+                // the seal may still be using a segment about to be deleted
+                awaitPendingSeal();
+            } catch (KafkoException e) {
+                throw fail(e);
+            }
             // readers that already hold the old array keep reading the deleted segments' mappings;
             // new readers see the new start and get OffsetOutOfRangeException below it
             segments = Arrays.copyOfRange(segs, n, segs.length);
@@ -376,6 +421,15 @@ public final class PartitionLog implements Closeable {
             encoder.close();
             Segment[] segs = segments;
             Segment active = segs[segs.length - 1];
+            PendingSeal seal = pendingSeal;
+            pendingSeal = null;
+            // before any channel closes; a failure is recorded by fail() and ends the close below
+            Throwable sealFailed = seal == null ? null : seal.await();
+            if (sealFailed != null) {
+                closeChannels(segs);
+                // the rolled segment may not be durable: this close is no clean boundary
+                throw fail(sealFailed);
+            }
             if (failure != null || markerOnDisk) {
                 closeChannels(segs);
                 return;
@@ -453,6 +507,7 @@ public final class PartitionLog implements Closeable {
         }
     }
 
+    /** Records the first failure (any thread: a seal may fail in the background) and returns it to throw. */
     private RuntimeException fail(Throwable e) {
         if (failure == null) {
             failure = e;

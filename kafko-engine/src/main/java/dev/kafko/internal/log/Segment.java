@@ -132,14 +132,23 @@ final class Segment {
     }
 
     /**
-     * Cuts the zeros allocated ahead, fsyncs, writes the index files (their data fsynced, so that a
-     * power loss rarely costs a scan of a whole sealed segment) and releases the channel. The index
-     * files' names become durable with the log's next directory fsync. Writer only.
+     * The first step of sealing a rolled segment, on the writer: no append follows, and the zeros
+     * allocated ahead are cut. {@link #sealDurably} follows, on any one thread.
      */
-    void seal(FileIo io, Path dir) {
+    void endAppends() {
         file.endAppends();
+        file.truncate(size);
+    }
+
+    /**
+     * The rest of sealing, after {@link #endAppends}: fsync, then the index files, then the
+     * channel released. Any one thread; readers go on reading meanwhile. An {@code .index} file on
+     * disk therefore means that the segment's data was durable before it was written: the loader
+     * relies on it.
+     */
+    void sealDurably(FileIo io, Path dir) {
         // the data is durable before the index that describes it can be found on disk
-        file.truncateAndForce(size);
+        file.forceWithMetadata();
         IndexFiles.write(io, dir, baseOffset, index, nextOffset, size, maxTimestamp, true);
         file.closeChannel();
     }

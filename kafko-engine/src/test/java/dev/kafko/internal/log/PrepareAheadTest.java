@@ -10,10 +10,8 @@ import dev.kafko.internal.broker.Preparer;
 import dev.kafko.internal.io.FaultyFileIo;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.Executor;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,22 +22,6 @@ class PrepareAheadTest {
 
     @TempDir
     Path dir;
-
-    /** Holds the submitted steps until the test runs them, as a busy preparer thread would. */
-    private static final class HeldExecutor implements Executor {
-        final ArrayDeque<Runnable> held = new ArrayDeque<>();
-
-        @Override
-        public void execute(Runnable task) {
-            held.add(task);
-        }
-
-        void runAll() {
-            while (!held.isEmpty()) {
-                held.poll().run();
-            }
-        }
-    }
 
     @Test
     void stepsOfZerosArePreparedOffTheWriterWhichThenStoresWithoutAnySyscall() {

@@ -1,0 +1,68 @@
+package dev.kafko.internal.log;
+
+import dev.kafko.internal.io.FileIo;
+import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Internal: the durable part of one roll ({@link Segment#sealDurably}), run exactly once by whichever
+ * thread claims it first: a background thread, or the log's writer when it needs the seal done
+ * ({@link #await}). Any thread.
+ */
+final class PendingSeal implements Runnable {
+
+    private final Segment segment;
+    private final FileIo io;
+    private final Path dir;
+    private final Consumer<Throwable> onFailure;
+    private final AtomicBoolean claimed = new AtomicBoolean();
+    private final CountDownLatch done = new CountDownLatch(1);
+    private volatile @Nullable Throwable failure;
+
+    /** {@code onFailure} hears of a failed seal on the thread that ran it, as soon as it failed. */
+    PendingSeal(Segment segment, FileIo io, Path dir, Consumer<Throwable> onFailure) {
+        this.segment = segment;
+        this.io = io;
+        this.dir = dir;
+        this.onFailure = onFailure;
+    }
+
+    @Override
+    public void run() {
+        if (!claimed.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            segment.sealDurably(io, dir);
+        } catch (Throwable e) {
+            failure = e;
+            onFailure.accept(e);
+        } finally {
+            done.countDown();
+        }
+    }
+
+    /**
+     * Runs the seal here if no thread has claimed it yet, else waits for it to end; returns its
+     * failure, or {@code null} when the segment is durable and indexed.
+     */
+    @Nullable Throwable await() {
+        run();
+        boolean interrupted = false;
+        while (true) {
+            try {
+                done.await();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        return failure;
+    }
+}

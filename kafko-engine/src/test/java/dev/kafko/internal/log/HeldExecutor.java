@@ -1,0 +1,26 @@
+package dev.kafko.internal.log;
+
+import java.util.ArrayDeque;
+import java.util.concurrent.Executor;
+
+/** Holds the work submitted to it until a test runs it, as a busy background thread would. */
+final class HeldExecutor implements Executor {
+
+    final ArrayDeque<Runnable> held = new ArrayDeque<>();
+
+    @Override
+    public void execute(Runnable task) {
+        held.add(task);
+    }
+
+    /** How many of the held tasks are seals of rolled segments. */
+    long seals() {
+        return held.stream().filter(t -> t instanceof PendingSeal).count();
+    }
+
+    void runAll() {
+        while (!held.isEmpty()) {
+            held.poll().run();
+        }
+    }
+}
