@@ -55,6 +55,8 @@ final class SegmentFile {
     /** Writes at least this long go through the channel instead of the mapping. */
     static final int CHANNEL_WRITE_MIN = 32 * 1024;
     private static final int PAGE = 4096;
+    /** The preparer allocates a step in pieces of this many bytes, taking the lock for each. */
+    private static final int PREPARE_PIECE = 1 << 20;
     private static final System.Logger LOG = System.getLogger(SegmentFile.class.getName());
     private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(1 << 20).asReadOnlyBuffer();
 
@@ -230,16 +232,25 @@ final class SegmentFile {
 
     /** One step of zeros ahead of the writer, on the preparer's thread. */
     private void prepareStep() {
-        growth.lock();
         try {
-            if (!appendsEnded && channel != null && allocated < allocationLimit) {
-                ensureAllocated(allocated + 1);
+            long goal = grownTarget(allocated, allocated + 1);
+            // in pieces, the lock released between them: a writer that catches up waits for one piece only
+            while (true) {
+                growth.lock();
+                try {
+                    long from = allocated;
+                    if (appendsEnded || channel == null || from >= goal || from >= allocationLimit) {
+                        return;
+                    }
+                    allocateTo(Math.min(goal, roundUp(from + PREPARE_PIECE)));
+                } finally {
+                    growth.unlock();
+                }
             }
         } catch (RuntimeException e) {
             // the writer meets the same error when it needs the space, and fails as it should
             LOG.log(System.Logger.Level.DEBUG, "preparing " + path + " ahead failed: " + e);
         } finally {
-            growth.unlock();
             prepareQueued.set(false);
         }
     }
@@ -290,12 +301,15 @@ final class SegmentFile {
      * the new {@link #allocated}. Under {@link #growth}.
      */
     private void ensureAllocated(long end) {
-        long from = allocated;
-        if (end <= from) {
-            return;
+        if (end > allocated) {
+            allocateTo(grownTarget(allocated, end));
         }
+    }
+
+    /** {@link #ensureAllocated} to exactly {@code target}, a page multiple above {@link #allocated}. */
+    private void allocateTo(long target) {
+        long from = allocated;
         FileChannel ch = writableChannel();
-        long target = grownTarget(from, end);
         try {
             long pos = from;
             while (pos < target) {
