@@ -23,7 +23,9 @@ import org.springframework.messaging.support.GenericMessage;
  * <p>Outgoing: a value that is neither {@code String} nor {@code byte[]} gets a
  * {@link KafkoHeaders#TYPE} header with its class name. Incoming: a record becomes a
  * {@code Message<byte[]>} whose headers are the record's own headers (byte[] values) plus the
- * {@code kafko_received*} headers; a tombstone becomes an empty payload.
+ * {@code kafko_received*} headers; a tombstone becomes an empty payload. Like outgoing String and
+ * byte[] values, the payload of a record without headers skips the Spring converter when the
+ * listener parameter is a plain {@code String} or {@code byte[]} ({@link #plainPayload}).
  */
 public final class RecordMessageConverter {
 
@@ -31,6 +33,9 @@ public final class RecordMessageConverter {
     private static final Set<String> NOT_COPIED = Set.of(MessageHeaders.ID, MessageHeaders.TIMESTAMP,
             MessageHeaders.CONTENT_TYPE, KafkoHeaders.TOPIC, KafkoHeaders.KEY, KafkoHeaders.PARTITION,
             KafkoHeaders.TIMESTAMP);
+
+    /** The headers of every payload-only message of a record without headers: empty, immutable, shared. */
+    private static final MessageHeaders NO_HEADERS = new RecordMessageHeaders();
 
     private final SmartMessageConverter converter;
 
@@ -150,12 +155,33 @@ public final class RecordMessageConverter {
      * payload, so the {@code kafko_received*} headers would never be read.
      */
     public Message<byte[]> toPayloadMessage(KafkoRecord record) {
-        RecordMessageHeaders headers = new RecordMessageHeaders();
         Headers recordHeaders = record.headers();
-        if (recordHeaders.size() > 0) {
-            copyRecordHeaders(recordHeaders, headers.raw());
+        if (recordHeaders.size() == 0) {
+            return new GenericMessage<>(payload(record), NO_HEADERS);
         }
+        RecordMessageHeaders headers = new RecordMessageHeaders();
+        copyRecordHeaders(recordHeaders, headers.raw());
         return new GenericMessage<>(payload(record), headers);
+    }
+
+    /**
+     * The payload of a record for a plain {@code String} or {@code byte[]} listener parameter without
+     * going through the Spring converter: UTF-8 text or the bytes as they are, the same conversions
+     * the outgoing side applies. {@code null} when the record needs the converter: it has headers
+     * (one may name a content type) or an empty value (which a required payload refuses).
+     */
+    public @Nullable Object plainPayload(KafkoRecord record, Class<?> type) {
+        if (record.headers().size() != 0) {
+            return null;
+        }
+        byte[] value = record.value();
+        if (value == null || value.length == 0) {
+            return null;
+        }
+        if (type == String.class) {
+            return new String(value, StandardCharsets.UTF_8);
+        }
+        return type == byte[].class ? value : null;
     }
 
     private static byte[] payload(KafkoRecord record) {
