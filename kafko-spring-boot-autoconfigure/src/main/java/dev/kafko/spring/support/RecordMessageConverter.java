@@ -165,17 +165,15 @@ public final class RecordMessageConverter {
     }
 
     /**
-     * The payload of a record for a plain {@code String} or {@code byte[]} listener parameter without
-     * going through the Spring converter: UTF-8 text or the bytes as they are, the same conversions
-     * the outgoing side applies. {@code null} when the record needs the converter: it has headers
-     * (one may name a content type) or an empty value (which a required payload refuses).
+     * The payload of a {@link #toPayloadMessage payload-only message} for a plain {@code String} or
+     * {@code byte[]} listener parameter, without going through the Spring converter: UTF-8 text or the
+     * bytes as they are, the same conversions the outgoing side applies. {@code null} when the message
+     * needs the converter: it has headers (the record's; one may name a content type) or an empty
+     * payload (which a required payload refuses).
      */
-    public @Nullable Object plainPayload(KafkoRecord record, Class<?> type) {
-        if (record.headers().size() != 0) {
-            return null;
-        }
-        byte[] value = record.value();
-        if (value == null || value.length == 0) {
+    public @Nullable Object plainPayload(Message<byte[]> message, Class<?> type) {
+        byte[] value = message.getPayload();
+        if (value.length == 0 || !message.getHeaders().isEmpty()) {
             return null;
         }
         if (type == String.class) {

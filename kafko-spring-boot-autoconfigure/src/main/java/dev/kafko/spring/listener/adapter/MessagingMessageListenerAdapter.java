@@ -99,9 +99,9 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
             message = batchMessage(records, Map.of(KafkoHeaders.ACKNOWLEDGMENT, acknowledgment,
                     KafkoHeaders.GROUP_ID, groupId, KafkoHeaders.LISTENER_ID, listenerId));
         } else if (payloadOnly) {
-            KafkoRecord record = records.get(0);
-            message = converter.toPayloadMessage(record);
-            plain = plainPayloadType == null ? null : converter.plainPayload(record, plainPayloadType);
+            Message<byte[]> single = converter.toPayloadMessage(records.get(0));
+            message = single;
+            plain = plainPayloadType == null ? null : converter.plainPayload(single, plainPayloadType);
         } else {
             message = converter.toMessage(records.get(0), acknowledgment, groupId, listenerId);
         }
