@@ -34,9 +34,6 @@ public final class RecordMessageConverter {
             MessageHeaders.CONTENT_TYPE, KafkoHeaders.TOPIC, KafkoHeaders.KEY, KafkoHeaders.PARTITION,
             KafkoHeaders.TIMESTAMP);
 
-    /** The headers of every payload-only message of a record without headers: empty, immutable, shared. */
-    private static final MessageHeaders NO_HEADERS = new RecordMessageHeaders();
-
     private final SmartMessageConverter converter;
 
     public RecordMessageConverter(SmartMessageConverter converter) {
@@ -157,7 +154,7 @@ public final class RecordMessageConverter {
     public Message<byte[]> toPayloadMessage(KafkoRecord record) {
         Headers recordHeaders = record.headers();
         if (recordHeaders.size() == 0) {
-            return new GenericMessage<>(payload(record), NO_HEADERS);
+            return new PayloadOnlyMessage(payload(record));
         }
         RecordMessageHeaders headers = new RecordMessageHeaders();
         copyRecordHeaders(recordHeaders, headers.raw());
@@ -168,14 +165,14 @@ public final class RecordMessageConverter {
      * The payload of a {@link #toPayloadMessage payload-only message} for a plain {@code String} or
      * {@code byte[]} listener parameter, without going through the Spring converter: UTF-8 text or the
      * bytes as they are, the same conversions the outgoing side applies. {@code null} when the message
-     * needs the converter: it has headers (the record's; one may name a content type) or an empty
-     * payload (which a required payload refuses).
+     * needs the converter: its record had headers (one may name a content type) or its payload is
+     * empty (which a required payload refuses).
      */
     public @Nullable Object plainPayload(Message<byte[]> message, Class<?> type) {
-        byte[] value = message.getPayload();
-        if (value.length == 0 || !message.getHeaders().isEmpty()) {
+        if (!(message instanceof PayloadOnlyMessage) || message.getPayload().length == 0) {
             return null;
         }
+        byte[] value = message.getPayload();
         if (type == String.class) {
             return new String(value, StandardCharsets.UTF_8);
         }

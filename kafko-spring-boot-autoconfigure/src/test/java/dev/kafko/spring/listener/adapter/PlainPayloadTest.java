@@ -82,6 +82,15 @@ class PlainPayloadTest {
     }
 
     @Test
+    void thePayloadOnlyMessageOfAHeaderlessRecordHasEmptyHeadersForConvertersThatReadThem() {
+        var message = converter.toPayloadMessage(record(bytes("x"), Headers.empty()));
+
+        assertThat(message.getPayload()).isEqualTo(bytes("x"));
+        assertThat(message.getHeaders()).isEmpty();
+        assertThat(converter.fromMessage(message, String.class)).isEqualTo("x");
+    }
+
+    @Test
     void anEmptyOrMissingValueIsStillRefusedAsARequiredPayload() {
         MessagingMessageListenerAdapter adapter = adapter(new Listener(), "text");
 
