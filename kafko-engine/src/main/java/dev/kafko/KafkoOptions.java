@@ -14,6 +14,10 @@ import java.util.Objects;
  * @param offsetReset what a consumer does with a position outside the log (default {@code EARLIEST})
  * @param retentionCheckInterval how often retention runs in the background (default 1 minute)
  * @param observer receives engine events (default: none)
+ * @param fsyncMetadata whether topic metadata (config files, the directory entries of created topics)
+ *        is forced to disk (default {@code true}); {@code false} only for a data directory that does
+ *        not outlive its use, such as a test's temporary one: a machine crash may then lose topics.
+ *        Records are forced by each topic's {@link FsyncPolicy} either way.
  */
 public record KafkoOptions(
         TopicConfig topicDefaults,
@@ -21,11 +25,12 @@ public record KafkoOptions(
         int maxPollRecords,
         OffsetResetPolicy offsetReset,
         Duration retentionCheckInterval,
-        KafkoObserver observer) {
+        KafkoObserver observer,
+        boolean fsyncMetadata) {
 
     /** The options {@link Kafko#open(java.nio.file.Path)} uses. */
     public static final KafkoOptions DEFAULTS = new KafkoOptions(TopicConfig.DEFAULTS, Clock.systemUTC(), 500,
-            OffsetResetPolicy.EARLIEST, Duration.ofMinutes(1), KafkoObserver.NOOP);
+            OffsetResetPolicy.EARLIEST, Duration.ofMinutes(1), KafkoObserver.NOOP, true);
 
     public KafkoOptions {
         Objects.requireNonNull(topicDefaults, "topicDefaults");
@@ -39,6 +44,12 @@ public record KafkoOptions(
         if (retentionCheckInterval.isNegative() || retentionCheckInterval.isZero()) {
             throw new InvalidConfigException("retentionCheckInterval must be positive, was " + retentionCheckInterval);
         }
+    }
+
+    /** Options that force topic metadata to disk, as before {@code fsyncMetadata} existed. */
+    public KafkoOptions(TopicConfig topicDefaults, Clock clock, int maxPollRecords, OffsetResetPolicy offsetReset,
+                        Duration retentionCheckInterval, KafkoObserver observer) {
+        this(topicDefaults, clock, maxPollRecords, offsetReset, retentionCheckInterval, observer, true);
     }
 
     public static Builder builder() {
@@ -57,6 +68,7 @@ public record KafkoOptions(
         private OffsetResetPolicy offsetReset;
         private Duration retentionCheckInterval;
         private KafkoObserver observer;
+        private boolean fsyncMetadata;
 
         private Builder(KafkoOptions from) {
             topicDefaults = from.topicDefaults;
@@ -65,6 +77,7 @@ public record KafkoOptions(
             offsetReset = from.offsetReset;
             retentionCheckInterval = from.retentionCheckInterval;
             observer = from.observer;
+            fsyncMetadata = from.fsyncMetadata;
         }
 
         public Builder topicDefaults(TopicConfig topicDefaults) {
@@ -97,8 +110,15 @@ public record KafkoOptions(
             return this;
         }
 
+        /** {@code false} skips fsyncs of topic metadata: only for a data directory thrown away after use. */
+        public Builder fsyncMetadata(boolean fsyncMetadata) {
+            this.fsyncMetadata = fsyncMetadata;
+            return this;
+        }
+
         public KafkoOptions build() {
-            return new KafkoOptions(topicDefaults, clock, maxPollRecords, offsetReset, retentionCheckInterval, observer);
+            return new KafkoOptions(topicDefaults, clock, maxPollRecords, offsetReset, retentionCheckInterval, observer,
+                    fsyncMetadata);
         }
     }
 }

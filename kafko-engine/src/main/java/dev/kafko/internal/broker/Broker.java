@@ -172,7 +172,7 @@ public final class Broker implements Kafko {
             for (int p = old.length; p < newCount; p++) {
                 actors[p] = openPartition(t.name, t.dir, p, grown);
             }
-            TopicConfigFile.write(ctx.io(), t.dir, grown);
+            TopicConfigFile.write(ctx.io(), t.dir, grown, options.fsyncMetadata());
             t.grow(grown, actors);
         } finally {
             admin.unlock();

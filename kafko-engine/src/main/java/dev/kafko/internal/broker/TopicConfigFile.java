@@ -47,6 +47,14 @@ final class TopicConfigFile {
     }
 
     static void write(FileIo io, Path topicDir, TopicConfig config) {
+        write(io, topicDir, config, true);
+    }
+
+    /**
+     * Writes the config; {@code durable} false skips the fsyncs (KafkoOptions.fsyncMetadata): the
+     * rename still makes the file appear whole, but only until a machine crash.
+     */
+    static void write(FileIo io, Path topicDir, TopicConfig config, boolean durable) {
         Path file = topicDir.resolve(FileNames.TOPIC_CONFIG_FILE);
         byte[] payload = encode(config).getBytes(StandardCharsets.UTF_8);
         ByteBuffer buf = ByteBuffer.allocate(HEADER + payload.length + 4);
@@ -56,7 +64,11 @@ final class TopicConfigFile {
         buf.putInt((int) crc.getValue());
         buf.flip();
         try {
-            AtomicFiles.write(io, file, buf);
+            if (durable) {
+                AtomicFiles.write(io, file, buf);
+            } else {
+                AtomicFiles.replace(io, file, buf, false);
+            }
         } catch (IOException e) {
             throw new KafkoStorageException("cannot write topic config " + file + ": " + e, e);
         }

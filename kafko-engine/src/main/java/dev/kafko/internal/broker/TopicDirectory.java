@@ -94,9 +94,12 @@ final class TopicDirectory {
         }
         PartitionActor[] actors = openAll(broker, topicDir, name, config);
         try {
-            TopicConfigFile.write(io, topicDir, config);
-            // the topic directory's own entry becomes durable with its parent
-            io.fsyncDirectory(topicDir.getParent());
+            boolean durable = broker.context().options().fsyncMetadata();
+            TopicConfigFile.write(io, topicDir, config, durable);
+            if (durable) {
+                // the topic directory's own entry becomes durable with its parent
+                io.fsyncDirectory(topicDir.getParent());
+            }
         } catch (IOException | RuntimeException e) {
             closeAll(actors);
             deleteTree(topicDir);

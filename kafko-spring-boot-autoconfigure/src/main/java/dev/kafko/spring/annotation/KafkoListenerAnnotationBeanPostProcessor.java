@@ -25,6 +25,7 @@ import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.core.MethodIntrospector;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.messaging.handler.annotation.SendTo;
 import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
 import org.springframework.util.StringUtils;
@@ -66,7 +67,7 @@ public final class KafkoListenerAnnotationBeanPostProcessor
     @Override
     public Object postProcessAfterInitialization(Object bean, String beanName) {
         Class<?> targetClass = AopUtils.getTargetClass(bean);
-        if (withoutListeners.contains(targetClass)) {
+        if (withoutListeners.contains(targetClass) || !mayHaveListeners(targetClass)) {
             return bean;
         }
         Map<Method, Set<KafkoListener>> annotated = MethodIntrospector.selectMethods(targetClass,
@@ -89,6 +90,17 @@ public final class KafkoListenerAnnotationBeanPostProcessor
             }
         });
         return bean;
+    }
+
+    /**
+     * False for classes that cannot declare {@code @KafkoListener} methods, so that the framework's
+     * own beans (most of a Boot context) are not searched method by method: the JDK's and Spring's
+     * classes know nothing of kafko. A subclass in an application package is still searched, and
+     * finds the listener methods it inherits.
+     */
+    static boolean mayHaveListeners(Class<?> type) {
+        return !type.getName().startsWith("org.springframework.")
+                && AnnotationUtils.isCandidateClass(type, List.of(KafkoListener.class, KafkoListeners.class));
     }
 
     private synchronized void register(KafkoListenerEndpoint endpoint) {

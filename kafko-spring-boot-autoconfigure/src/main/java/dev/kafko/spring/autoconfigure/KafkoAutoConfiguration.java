@@ -71,6 +71,8 @@ public final class KafkoAutoConfiguration {
                 .topicDefaults(properties.topicDefaults())
                 .maxPollRecords(properties.getListener().getMaxPollRecords())
                 .observer(CompositeKafkoObserver.of(observers.orderedStream().toList()))
+                // an ephemeral directory is deleted on close: forcing its topic metadata to disk buys nothing
+                .fsyncMetadata(!directory.isEphemeral())
                 .build();
         return Kafko.open(directory.path(), options);
     }

@@ -27,7 +27,10 @@ public class KafkoProperties {
     /** Directory that holds the log; created when missing. Ignored when ephemeral. */
     private Path dataDir = Path.of("kafko-data");
 
-    /** Use a fresh temporary directory, deleted on close (for tests). */
+    /**
+     * Use a fresh temporary directory, deleted on close (for tests); its topic metadata is not
+     * fsynced, since the directory does not outlive the context.
+     */
     private boolean ephemeral;
 
     /** Create a topic nobody declared on its first send or listen, with kafko.defaults. */

@@ -23,7 +23,9 @@ import org.springframework.messaging.support.GenericMessage;
  * <p>Outgoing: a value that is neither {@code String} nor {@code byte[]} gets a
  * {@link KafkoHeaders#TYPE} header with its class name. Incoming: a record becomes a
  * {@code Message<byte[]>} whose headers are the record's own headers (byte[] values) plus the
- * {@code kafko_received*} headers; a tombstone becomes an empty payload.
+ * {@code kafko_received*} headers; a tombstone becomes an empty payload. Like outgoing String and
+ * byte[] values, the payload of a record without headers skips the Spring converter when the
+ * listener parameter is a plain {@code String} or {@code byte[]} ({@link #plainPayload}).
  */
 public final class RecordMessageConverter {
 
@@ -150,12 +152,31 @@ public final class RecordMessageConverter {
      * payload, so the {@code kafko_received*} headers would never be read.
      */
     public Message<byte[]> toPayloadMessage(KafkoRecord record) {
-        RecordMessageHeaders headers = new RecordMessageHeaders();
         Headers recordHeaders = record.headers();
-        if (recordHeaders.size() > 0) {
-            copyRecordHeaders(recordHeaders, headers.raw());
+        if (recordHeaders.size() == 0) {
+            return new PayloadOnlyMessage(payload(record));
         }
+        RecordMessageHeaders headers = new RecordMessageHeaders();
+        copyRecordHeaders(recordHeaders, headers.raw());
         return new GenericMessage<>(payload(record), headers);
+    }
+
+    /**
+     * The payload of a {@link #toPayloadMessage payload-only message} for a plain {@code String} or
+     * {@code byte[]} listener parameter, without going through the Spring converter: UTF-8 text or the
+     * bytes as they are, the same conversions the outgoing side applies. {@code null} when the message
+     * needs the converter: its record had headers (one may name a content type) or its payload is
+     * empty (which a required payload refuses).
+     */
+    public @Nullable Object plainPayload(Message<byte[]> message, Class<?> type) {
+        if (!(message instanceof PayloadOnlyMessage) || message.getPayload().length == 0) {
+            return null;
+        }
+        byte[] value = message.getPayload();
+        if (type == String.class) {
+            return new String(value, StandardCharsets.UTF_8);
+        }
+        return type == byte[].class ? value : null;
     }
 
     private static byte[] payload(KafkoRecord record) {

@@ -57,6 +57,8 @@ class KafkoAutoConfigurationTest {
                     .hasBean("kafkoHealthIndicator")
                     .doesNotHaveBean(KafkoMetrics.class);
             dir.set(context.getBean(Kafko.class).dataDir());
+            // the directory is deleted on close: its topic metadata is not forced to disk
+            assertThat(context.getBean(Kafko.class).options().fsyncMetadata()).isFalse();
             assertThat(dir.get()).isDirectory();
         });
         assertThat(dir.get()).doesNotExist();
@@ -68,6 +70,7 @@ class KafkoAutoConfigurationTest {
         new ApplicationContextRunner().withConfiguration(ALL).withPropertyValues("kafko.data-dir=" + dir)
                 .run(context -> {
                     assertThat(context.getBean(Kafko.class).dataDir()).isEqualTo(dir);
+                    assertThat(context.getBean(Kafko.class).options().fsyncMetadata()).isTrue();
                     context.getBean(Kafko.class).createTopic("kept");
                 });
         assertThat(dir).isDirectory();

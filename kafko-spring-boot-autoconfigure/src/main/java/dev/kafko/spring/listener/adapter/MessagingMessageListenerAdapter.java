@@ -49,6 +49,12 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
     private final boolean batchKeysAsStrings;
     /** The method reads nothing but the payload, so the record's message needs no kafko headers. */
     private final boolean payloadOnly;
+    /**
+     * {@code String} or {@code byte[]} when the method's one parameter is a plain one of these (no
+     * annotation, so nothing to validate): the payload is then converted here and handed to the
+     * method as a provided argument, skipping the resolver lookup; otherwise {@code null}.
+     */
+    private final @Nullable Class<?> plainPayloadType;
     private final String listenerId;
     private final String groupId;
     private final @Nullable String replyTopic;
@@ -68,6 +74,7 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
         this.batchElementType = batch ? batchElementType(handler.getMethod(), listenerId) : Object.class;
         this.batchKeysAsStrings = batch && wantsStringKeys(handler.getMethod());
         this.payloadOnly = !batch && readsOnlyPayload(handler.getMethod());
+        this.plainPayloadType = payloadOnly ? plainPayloadType(handler.getMethod()) : null;
         this.listenerId = listenerId;
         this.groupId = groupId;
         this.replyTopic = replyTopic;
@@ -87,15 +94,18 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
     @Override
     public void onMessage(List<KafkoRecord> records, Acknowledgment acknowledgment) throws Exception {
         Message<?> message;
+        Object plain = null;
         if (batch) {
             message = batchMessage(records, Map.of(KafkoHeaders.ACKNOWLEDGMENT, acknowledgment,
                     KafkoHeaders.GROUP_ID, groupId, KafkoHeaders.LISTENER_ID, listenerId));
         } else if (payloadOnly) {
-            message = converter.toPayloadMessage(records.get(0));
+            Message<byte[]> single = converter.toPayloadMessage(records.get(0));
+            message = single;
+            plain = plainPayloadType == null ? null : converter.plainPayload(single, plainPayloadType);
         } else {
             message = converter.toMessage(records.get(0), acknowledgment, groupId, listenerId);
         }
-        Object result = handler.invoke(message);
+        Object result = plain == null ? handler.invoke(message) : handler.invoke(message, plain);
         if (result != null && replyTopic != null && replyTemplate != null) {
             reply(result, records);
         }
@@ -114,6 +124,15 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
             }
         }
         return true;
+    }
+
+    /** {@code String} or {@code byte[]} when that is the type of the method's one, unannotated parameter. */
+    static @Nullable Class<?> plainPayloadType(Method method) {
+        if (method.getParameterCount() != 1 || method.getParameterAnnotations()[0].length != 0) {
+            return null;
+        }
+        Class<?> type = method.getParameterTypes()[0];
+        return type == String.class || type == byte[].class ? type : null;
     }
 
     private Message<List<Object>> batchMessage(List<KafkoRecord> records, Map<String, Object> extra) {

@@ -1,0 +1,31 @@
+package dev.kafko.spring.annotation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.core.task.SimpleAsyncTaskExecutor;
+
+/** Which beans the post-processor searches for {@code @KafkoListener} methods. */
+class ListenerSearchTest {
+
+    @Test
+    void jdkAndSpringClassesAreSkippedApplicationClassesAndTheirSubclassesAreSearched() {
+        assertThat(KafkoListenerAnnotationBeanPostProcessor.mayHaveListeners(String.class)).isFalse();
+        assertThat(KafkoListenerAnnotationBeanPostProcessor.mayHaveListeners(SimpleAsyncTaskExecutor.class)).isFalse();
+        assertThat(KafkoListenerAnnotationBeanPostProcessor.mayHaveListeners(Listening.class)).isTrue();
+        assertThat(KafkoListenerAnnotationBeanPostProcessor.mayHaveListeners(ApplicationExecutor.class)).isTrue();
+    }
+
+    static final class Listening {
+        @KafkoListener(topics = "t")
+        void on(String value) {
+        }
+    }
+
+    /** An application subclass of a Spring class: searched, since it may add listener methods. */
+    static final class ApplicationExecutor extends SimpleAsyncTaskExecutor {
+        @KafkoListener(topics = "t")
+        void on(String value) {
+        }
+    }
+}
