@@ -11,7 +11,8 @@ import org.jspecify.annotations.Nullable;
  * Internal: a record read from a frame. It slices the bytes of its frame (already CRC-checked and,
  * if compressed, inflated into a byte array; otherwise a read-only view of the mapped segment, whose
  * published bytes never change and stay readable after the segment is deleted) and copies key,
- * value and headers out only when asked, so a read costs one small object per record. Immutable;
+ * value and headers out only when asked, so a read costs one small object per record (and a kept
+ * record keeps its segment's mapping, even of a deleted file, until it is garbage). Immutable;
  * any thread: it only uses the buffer's absolute getters and never moves its position or limit.
  */
 final class LogRecord implements KafkoRecord {
