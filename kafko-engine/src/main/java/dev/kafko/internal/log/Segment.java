@@ -342,7 +342,8 @@ final class Segment {
 
     /** Checks the CRC of the frame at {@code scratch[at, at + len)}; moves {@code scratch}'s position and limit. */
     private void verifyCrc(CRC32C crc, ByteBuffer scratch, int stored, int at, int len, long filePos) {
-        if (len < HEADER_SIZE || len > scratch.capacity() - at || FrameFormat.frameCrc(crc, scratch, at, len) != stored) {
+        if (len < HEADER_SIZE || len > scratch.capacity() - at
+                || FrameFormat.frameCrc(crc, scratch, at, len) != stored) {
             throw corrupt(filePos, "CRC32C mismatch", null);
         }
     }
