@@ -10,13 +10,16 @@ import static dev.kafko.internal.log.FrameFormat.RECORD_COUNT_OFFSET;
 
 import dev.kafko.Compression;
 import dev.kafko.KafkoRecord;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.List;
 
 /**
  * Internal: turns the records section of one CRC-checked frame into {@link LogRecord}s, inflating
- * it first when the frame is compressed. Stateless; any thread. Malformed bytes raise
- * {@link IllegalArgumentException}, which the caller reports as a {@link dev.kafko.CorruptLogException}
- * naming the file and position.
+ * it first when the frame is compressed. The records of an uncompressed frame slice the buffer they
+ * were decoded from (usually a read-only view of the mapped segment), so a read copies no record
+ * bytes. Stateless; any thread. Malformed bytes raise {@link IllegalArgumentException}, which the
+ * caller reports as a {@link dev.kafko.CorruptLogException} naming the file and position.
  */
 final class FrameDecoder {
 
@@ -29,16 +32,27 @@ final class FrameDecoder {
      */
     static int decode(byte[] buf, int pos, int length, long from, int max, String topic, int partition,
             List<KafkoRecord> out) {
-        long base = FrameFormat.getLong(buf, pos + BASE_OFFSET_OFFSET);
-        int count = FrameFormat.getInt(buf, pos + RECORD_COUNT_OFFSET);
-        long firstTs = FrameFormat.getLong(buf, pos + FIRST_TIMESTAMP_OFFSET);
-        int recordsLength = FrameFormat.getInt(buf, pos + RECORDS_LENGTH_OFFSET);
-        int codecId = buf[pos + ATTRIBUTES_OFFSET] & CODEC_MASK;
+        return decode(ByteBuffer.wrap(buf).order(ByteOrder.LITTLE_ENDIAN), pos, length, from, max, topic, partition,
+                out);
+    }
+
+    /**
+     * Appends the records of the frame at {@code buf[pos, pos + length)} (absolute indexes of a
+     * little-endian buffer, which the records keep: its bytes must never change) whose offset is at
+     * least {@code from} to {@code out}, at most {@code max} of them; returns how many were added.
+     */
+    static int decode(ByteBuffer buf, int pos, int length, long from, int max, String topic, int partition,
+            List<KafkoRecord> out) {
+        long base = buf.getLong(pos + BASE_OFFSET_OFFSET);
+        int count = buf.getInt(pos + RECORD_COUNT_OFFSET);
+        long firstTs = buf.getLong(pos + FIRST_TIMESTAMP_OFFSET);
+        int recordsLength = buf.getInt(pos + RECORDS_LENGTH_OFFSET);
+        int codecId = buf.get(pos + ATTRIBUTES_OFFSET) & CODEC_MASK;
         Compression compression = Compression.fromId(codecId);
         if (compression == null) {
             throw new IllegalArgumentException("unknown codec id " + codecId);
         }
-        byte[] section;
+        ByteBuffer section;
         int start;
         if (compression == Compression.NONE) {
             if (recordsLength != length - HEADER_SIZE) {
@@ -48,23 +62,34 @@ final class FrameDecoder {
             section = buf;
             start = pos + HEADER_SIZE;
         } else {
+            byte[] src;
+            int off;
+            if (buf.hasArray()) {
+                src = buf.array();
+                off = buf.arrayOffset() + pos + HEADER_SIZE;
+            } else {
+                src = new byte[length - HEADER_SIZE];
+                buf.get(pos + HEADER_SIZE, src);
+                off = 0;
+            }
             Codec codec = Codec.of(compression);
-            section = codec.decompress(buf, pos + HEADER_SIZE, length - HEADER_SIZE, recordsLength);
+            section = ByteBuffer.wrap(codec.decompress(src, off, length - HEADER_SIZE, recordsLength))
+                    .order(ByteOrder.LITTLE_ENDIAN);
             start = 0;
         }
         return decodeRecords(section, start, start + recordsLength, base, count, firstTs, from, max, topic, partition,
                 out);
     }
 
-    private static int decodeRecords(byte[] b, int p, int end, long base, int count, long firstTs, long from, int max,
-            String topic, int partition, List<KafkoRecord> out) {
+    private static int decodeRecords(ByteBuffer b, int p, int end, long base, int count, long firstTs, long from,
+            int max, String topic, int partition, List<KafkoRecord> out) {
         int added = 0;
         int[] cur = new int[1];
         for (int i = 0; i < count && added < max; i++) {
             if (end - p < 4) {
                 throw new IllegalArgumentException("record " + i + " of " + count + " runs past the records section");
             }
-            int body = FrameFormat.getInt(b, p);
+            int body = b.getInt(p);
             int bodyEnd = p + 4 + body;
             if (body < 0 || bodyEnd > end || bodyEnd < 0) {
                 throw new IllegalArgumentException("record " + i + " has a body length " + body + " out of bounds");
@@ -110,7 +135,16 @@ final class FrameDecoder {
     }
 
     /** Reads an unsigned varint at {@code cur[0]}, advancing it; the result is never negative. */
-    static int readVarint(byte[] b, int[] cur, int end) {
+    static int readVarint(ByteBuffer b, int[] cur, int end) {
+        int p = cur[0];
+        if (p < end) {
+            byte x = b.get(p);
+            if (x >= 0) {
+                // one byte: every length below 128
+                cur[0] = p + 1;
+                return x;
+            }
+        }
         long v = readVarlong(b, cur, end);
         if (v < 0 || v > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("varint out of range: " + v);
@@ -118,14 +152,14 @@ final class FrameDecoder {
         return (int) v;
     }
 
-    static long readVarlong(byte[] b, int[] cur, int end) {
+    static long readVarlong(ByteBuffer b, int[] cur, int end) {
         int p = cur[0];
         long v = 0;
         for (int shift = 0; shift < 64; shift += 7) {
             if (p >= end) {
                 throw new IllegalArgumentException("varint runs past the record");
             }
-            byte x = b[p++];
+            byte x = b.get(p++);
             v |= (long) (x & 0x7F) << shift;
             if (x >= 0) {
                 cur[0] = p;

@@ -2,6 +2,7 @@ package dev.kafko.internal.log;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.zip.CRC32C;
 
@@ -114,6 +115,20 @@ final class FrameFormat {
         crc.reset();
         crc.update(b, pos + LENGTH_OFFSET, 4);
         crc.update(b, pos + MAGIC_OFFSET, length - MAGIC_OFFSET);
+        return (int) crc.getValue();
+    }
+
+    /**
+     * The CRC32C a frame of {@code length} bytes at absolute index {@code pos} of {@code b} must
+     * carry; moves {@code b}'s position and limit (pass a duplicate of a shared buffer). On a direct
+     * buffer (a mapped segment) the checksum runs over the mapping itself, with no copy.
+     */
+    static int frameCrc(CRC32C crc, ByteBuffer b, int pos, int length) {
+        crc.reset();
+        b.limit(pos + CRC_OFFSET).position(pos + LENGTH_OFFSET);
+        crc.update(b);
+        b.limit(pos + length).position(pos + MAGIC_OFFSET);
+        crc.update(b);
         return (int) crc.getValue();
     }
 

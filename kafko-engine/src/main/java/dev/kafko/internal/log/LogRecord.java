@@ -3,14 +3,17 @@ package dev.kafko.internal.log;
 import dev.kafko.Header;
 import dev.kafko.Headers;
 import dev.kafko.KafkoRecord;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Internal: a record read from a frame. It slices the byte array of one read (already CRC-checked
- * and, if compressed, inflated) and copies key, value and headers out only when asked, so a read
- * costs one small object per record. Immutable; any thread.
+ * Internal: a record read from a frame. It slices the bytes of its frame (already CRC-checked and,
+ * if compressed, inflated into a byte array; otherwise a read-only view of the mapped segment, whose
+ * published bytes never change and stay readable after the segment is deleted) and copies key,
+ * value and headers out only when asked, so a read costs one small object per record (and a kept
+ * record keeps its segment's mapping, even of a deleted file, until it is garbage). Immutable;
+ * any thread: it only uses the buffer's absolute getters and never moves its position or limit.
  */
 final class LogRecord implements KafkoRecord {
 
@@ -18,7 +21,7 @@ final class LogRecord implements KafkoRecord {
     private final int partition;
     private final long offset;
     private final long timestamp;
-    private final byte[] buf;
+    private final ByteBuffer buf;
     /** -1 when the key is null. */
     private final int keyPos;
     private final int keyLen;
@@ -28,7 +31,7 @@ final class LogRecord implements KafkoRecord {
     private final int headersPos;
     private final int headerCount;
 
-    LogRecord(String topic, int partition, long offset, long timestamp, byte[] buf, int keyPos, int keyLen,
+    LogRecord(String topic, int partition, long offset, long timestamp, ByteBuffer buf, int keyPos, int keyLen,
             int valuePos, int valueLen, int headersPos, int headerCount) {
         this.topic = topic;
         this.partition = partition;
@@ -65,12 +68,18 @@ final class LogRecord implements KafkoRecord {
 
     @Override
     public byte @Nullable [] key() {
-        return keyPos < 0 ? null : Arrays.copyOfRange(buf, keyPos, keyPos + keyLen);
+        return keyPos < 0 ? null : copy(keyPos, keyLen);
     }
 
     @Override
     public byte @Nullable [] value() {
-        return valuePos < 0 ? null : Arrays.copyOfRange(buf, valuePos, valuePos + valueLen);
+        return valuePos < 0 ? null : copy(valuePos, valueLen);
+    }
+
+    private byte[] copy(int pos, int len) {
+        byte[] out = new byte[len];
+        buf.get(pos, out);
+        return out;
     }
 
     /** The value's length in bytes, or -1 for a null value; copies nothing. */
@@ -87,13 +96,13 @@ final class LogRecord implements KafkoRecord {
         Header[] out = new Header[headerCount];
         int[] pos = {headersPos};
         for (int i = 0; i < headerCount; i++) {
-            int keyLength = FrameDecoder.readVarint(buf, pos, buf.length);
-            String key = new String(buf, pos[0], keyLength, StandardCharsets.UTF_8);
+            int keyLength = FrameDecoder.readVarint(buf, pos, buf.limit());
+            String key = new String(copy(pos[0], keyLength), StandardCharsets.UTF_8);
             pos[0] += keyLength;
-            int v = FrameDecoder.readVarint(buf, pos, buf.length);
+            int v = FrameDecoder.readVarint(buf, pos, buf.limit());
             byte[] value = null;
             if (v > 0) {
-                value = Arrays.copyOfRange(buf, pos[0], pos[0] + v - 1);
+                value = copy(pos[0], v - 1);
                 pos[0] += v - 1;
             }
             out[i] = new Header(key, value);

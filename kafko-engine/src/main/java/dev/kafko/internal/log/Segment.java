@@ -13,6 +13,8 @@ import dev.kafko.internal.io.FileIo;
 import dev.kafko.internal.io.FileNames;
 import dev.kafko.internal.io.StorageErrors;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -208,22 +210,31 @@ final class Segment {
             pos += len;
         }
         out.ensureCapacity(out.size() + (int) Math.min(records, maxRecords));
-        byte[] buf = new byte[total];
+        // the records slice one view of the mapping: no copy, one CRC pass over the mapped bytes
+        int limit = start + total;
+        ByteBuffer view = file.view(start, total);
+        int viewStart = start;
+        ByteBuffer scratch = view.duplicate();
         CRC32C crc = new CRC32C();
         int added = 0;
-        for (int p = 0; p < total && added < maxRecords; ) {
-            // frame by frame, so that the CRC and the decoding find the copied bytes still in cache
-            file.read(start + p, buf, p, HEADER_SIZE);
-            int len = FrameFormat.getInt(buf, p + LENGTH_OFFSET);
-            if (len < HEADER_SIZE || len > total - p) {
-                throw corrupt(start + p, "frame length " + len + " changed under the reader", null);
+        for (int p = start; p < limit && added < maxRecords; ) {
+            file.read(p, h, 0, HEADER_SIZE);
+            int len = FrameFormat.getInt(h, LENGTH_OFFSET);
+            if (len < HEADER_SIZE || len > limit - p) {
+                throw corrupt(p, "frame length " + len + " changed under the reader", null);
             }
-            file.read(start + p + HEADER_SIZE, buf, p + HEADER_SIZE, len - HEADER_SIZE);
-            verifyCrc(crc, buf, p, len, start + p);
+            if (p + len > viewStart + view.capacity()) {
+                // the view ends at a mapping window's end: a new one from this frame on
+                view = bytes(p, len, limit - p);
+                viewStart = p;
+                scratch = view.duplicate();
+            }
+            int at = p - viewStart;
+            verifyCrc(crc, scratch, view.getInt(at + FrameFormat.CRC_OFFSET), at, len, p);
             try {
-                added += FrameDecoder.decode(buf, p, len, offset, maxRecords - added, topic, partition, out);
+                added += FrameDecoder.decode(view, at, len, offset, maxRecords - added, topic, partition, out);
             } catch (IllegalArgumentException e) {
-                throw corrupt(start + p, e.getMessage(), e);
+                throw corrupt(p, e.getMessage(), e);
             }
             p += len;
         }
@@ -247,12 +258,11 @@ final class Segment {
         while (pos < end) {
             int len = readHeader(pos, end, h);
             if (FrameFormat.getLong(h, MAX_TIMESTAMP_OFFSET) >= timestamp) {
-                byte[] buf = new byte[len];
-                file.read(pos, buf, 0, len);
-                verifyCrc(crc, buf, 0, len, pos);
+                ByteBuffer frame = bytes(pos, len, len);
+                verifyCrc(crc, frame.duplicate(), frame.getInt(FrameFormat.CRC_OFFSET), 0, len, pos);
                 records.clear();
                 try {
-                    FrameDecoder.decode(buf, 0, len, Long.MIN_VALUE, Integer.MAX_VALUE, topic, partition, records);
+                    FrameDecoder.decode(frame, 0, len, Long.MIN_VALUE, Integer.MAX_VALUE, topic, partition, records);
                 } catch (IllegalArgumentException e) {
                     throw corrupt(pos, e.getMessage(), e);
                 }
@@ -265,6 +275,21 @@ final class Segment {
             pos += len;
         }
         return -1;
+    }
+
+    /**
+     * Published bytes from {@code pos} as a little-endian buffer whose index 0 is {@code pos}: a view
+     * of the mapping of up to {@code want} bytes, or, when the {@code len}-byte frame at {@code pos}
+     * straddles two mapping windows, a copy of that frame.
+     */
+    private ByteBuffer bytes(int pos, int len, int want) {
+        ByteBuffer view = file.view(pos, want);
+        if (view.capacity() >= len) {
+            return view;
+        }
+        byte[] copy = new byte[len];
+        file.read(pos, copy, 0, len);
+        return ByteBuffer.wrap(copy).order(ByteOrder.LITTLE_ENDIAN);
     }
 
     /**
@@ -325,9 +350,10 @@ final class Segment {
         return FrameFormat.plausibleHeader(h, 0, len) && len <= end - pos ? len : -1;
     }
 
-    private void verifyCrc(CRC32C crc, byte[] buf, int p, int len, long filePos) {
-        int stored = FrameFormat.getInt(buf, p + FrameFormat.CRC_OFFSET);
-        if (len < HEADER_SIZE || len > buf.length - p || FrameFormat.frameCrc(crc, buf, p, len) != stored) {
+    /** Checks the CRC of the frame at {@code scratch[at, at + len)}; moves {@code scratch}'s position and limit. */
+    private void verifyCrc(CRC32C crc, ByteBuffer scratch, int stored, int at, int len, long filePos) {
+        if (len < HEADER_SIZE || len > scratch.capacity() - at
+                || FrameFormat.frameCrc(crc, scratch, at, len) != stored) {
             throw corrupt(filePos, "CRC32C mismatch", null);
         }
     }

@@ -4,6 +4,7 @@ import dev.kafko.internal.io.FileIo;
 import dev.kafko.internal.io.StorageErrors;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
@@ -293,6 +294,24 @@ final class SegmentFile {
             off += n;
             len -= n;
         }
+    }
+
+    /**
+     * A read-only little-endian view of published bytes from {@code pos}: index 0 is the byte at
+     * {@code pos}, and it holds {@code len} bytes, or fewer when the range runs past the end of the
+     * window holding {@code pos} (the caller then copies what straddles the windows with
+     * {@link #read}). Any thread. The view shares the mapping: it stays readable after the file is
+     * deleted, and its bytes never change, since a published byte is never overwritten nor truncated.
+     */
+    ByteBuffer view(long pos, int len) {
+        MappedByteBuffer[] w = windows;
+        int k = (int) (pos / WINDOW_SIZE);
+        int at = (int) (pos % WINDOW_SIZE);
+        if (k >= w.length || at >= w[k].capacity()) {
+            throw new IllegalStateException("read of " + path + " at " + pos + " is past its mapped bytes");
+        }
+        int n = Math.min(len, w[k].capacity() - at);
+        return w[k].slice(at, n).asReadOnlyBuffer().order(ByteOrder.LITTLE_ENDIAN);
     }
 
     /**
