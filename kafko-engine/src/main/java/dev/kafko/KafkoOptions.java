@@ -14,10 +14,11 @@ import java.util.Objects;
  * @param offsetReset what a consumer does with a position outside the log (default {@code EARLIEST})
  * @param retentionCheckInterval how often retention runs in the background (default 1 minute)
  * @param observer receives engine events (default: none)
- * @param fsyncMetadata whether topic metadata (config files, the directory entries of created topics)
- *        is forced to disk (default {@code true}); {@code false} only for a data directory that does
- *        not outlive its use, such as a test's temporary one: a machine crash may then lose topics.
- *        Records are forced by each topic's {@link FsyncPolicy} either way.
+ * @param fsyncMetadata whether metadata (topic config files, the directory entries of created topics
+ *        and of new group offsets files) is forced to disk (default {@code true}); {@code false} only
+ *        for a data directory that does not outlive its use, such as a test's temporary one: a machine
+ *        crash may then lose topics and groups. Records are forced by each topic's
+ *        {@link FsyncPolicy} either way.
  */
 public record KafkoOptions(
         TopicConfig topicDefaults,
@@ -46,7 +47,7 @@ public record KafkoOptions(
         }
     }
 
-    /** Options that force topic metadata to disk, as before {@code fsyncMetadata} existed. */
+    /** Options that force metadata to disk ({@code fsyncMetadata} true). */
     public KafkoOptions(TopicConfig topicDefaults, Clock clock, int maxPollRecords, OffsetResetPolicy offsetReset,
                         Duration retentionCheckInterval, KafkoObserver observer) {
         this(topicDefaults, clock, maxPollRecords, offsetReset, retentionCheckInterval, observer, true);

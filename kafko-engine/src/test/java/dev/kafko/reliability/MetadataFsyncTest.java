@@ -39,6 +39,46 @@ class MetadataFsyncTest {
         }
     }
 
+    @Test
+    void theFirstCommitOfAGroupForcesItsNewOffsetsFileOnlyWithMetadataFsync() {
+        List<String> durable = firstCommitSyncs(dir.resolve("durable-group"), KafkoOptions.DEFAULTS);
+        assertThat(durable).contains("force g.offsets", "fsyncDirectory groups");
+
+        Path data = dir.resolve("throwaway-group");
+        List<String> throwaway = firstCommitSyncs(data, KafkoOptions.builder().fsyncMetadata(false).build());
+        assertThat(throwaway).noneMatch(s -> s.contains("offsets") || s.endsWith(" groups") || s.endsWith(" orders"));
+        try (Kafko reopened = Kafko.open(data)) {
+            assertThat(reopened.groupConsumer("orders", "g").position(0)).as("the commit survived the close")
+                    .isEqualTo(1);
+        }
+    }
+
+    /** Creates topic "orders", sends and consumes one record in group "g"; returns the syncs of its first commit. */
+    private static List<String> firstCommitSyncs(Path data, KafkoOptions options) {
+        List<String> synced = new CopyOnWriteArrayList<>();
+        HookedFileIo io = new HookedFileIo(new HookedFileIo.Hooks() {
+            @Override
+            public void beforeForce(Path path) {
+                synced.add("force " + path.getFileName());
+            }
+
+            @Override
+            public void afterFsyncDirectory(Path d) {
+                synced.add("fsyncDirectory " + d.getFileName());
+            }
+        });
+        try (Kafko kafko = BrokerBridge.open(data, options, io)) {
+            kafko.createTopic("orders", TopicConfig.builder().partitions(1).build());
+            kafko.producer("orders").sendTo(0, null, "kept".getBytes(StandardCharsets.UTF_8)).join();
+            try (dev.kafko.Consumer c = kafko.groupConsumer("orders", "g")) {
+                assertThat(c.poll(java.time.Duration.ofSeconds(5))).hasSize(1);
+                synced.clear();
+                c.commit();
+                return List.copyOf(synced);
+            }
+        }
+    }
+
     /** Creates topic "orders" (2 partitions), sends one record, closes; returns the syncs after the open. */
     private static List<String> createTopicAndRecordSyncs(Path data, KafkoOptions options) {
         List<String> synced = new CopyOnWriteArrayList<>();

@@ -222,7 +222,8 @@ final class GroupCoordinator {
         GroupOffsetsFile f = offsets;
         if (f == null) {
             f = GroupOffsetsFile.open(topic.broker.context().io(), FileNames.groupOffsetsFile(topic.dir, group),
-                    "group '" + group + "' of topic '" + topic.name + "'");
+                    "group '" + group + "' of topic '" + topic.name + "'",
+                    topic.broker.context().options().fsyncMetadata());
             offsets = f;
         }
         return f;

@@ -48,6 +48,8 @@ final class GroupOffsetsFile implements AutoCloseable {
 
     private final FileIo io;
     private final Path file;
+    /** Whether creating the file forces it and its directory entries to disk. */
+    private final boolean syncCreation;
     private final ByteBuffer buffer = ByteBuffer.allocate(64 * ENTRY_BYTES);
     private final CRC32C crc = new CRC32C();
     private @Nullable FileChannel channel;
@@ -55,14 +57,18 @@ final class GroupOffsetsFile implements AutoCloseable {
     private long entries;
     private boolean corrupt;
 
-    private GroupOffsetsFile(FileIo io, Path file) {
+    private GroupOffsetsFile(FileIo io, Path file, boolean syncCreation) {
+        this.syncCreation = syncCreation;
         this.io = io;
         this.file = file;
     }
 
-    /** Replays the file if it exists; the file is created by the first commit. */
-    static GroupOffsetsFile open(FileIo io, Path file, String what) {
-        GroupOffsetsFile f = new GroupOffsetsFile(io, file);
+    /**
+     * Replays the file if it exists; the file is created by the first commit, its directory entry
+     * forced to disk when {@code syncCreation} (see {@code KafkoOptions.fsyncMetadata}).
+     */
+    static GroupOffsetsFile open(FileIo io, Path file, String what, boolean syncCreation) {
+        GroupOffsetsFile f = new GroupOffsetsFile(io, file, syncCreation);
         try {
             boolean clean = f.replay(what);
             if (!clean) {
@@ -81,16 +87,20 @@ final class GroupOffsetsFile implements AutoCloseable {
             Path dir = file.getParent();
             if (Files.notExists(dir)) {
                 Files.createDirectories(dir);
-                // the groups directory's own entry must be durable before a commit relies on a file in it
-                io.fsyncDirectory(dir.getParent());
+                if (syncCreation) {
+                    // the groups directory's own entry must be durable before a commit relies on a file in it
+                    io.fsyncDirectory(dir.getParent());
+                }
             }
             ch = io.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
             channel = ch;
             if (ch.size() == 0) {
                 writeHeader();
-                // the new file's directory entry must survive a crash before commits rely on it
-                ch.force(true);
-                io.fsyncDirectory(file.getParent());
+                if (syncCreation) {
+                    // the new file's directory entry must survive a crash before commits rely on it
+                    ch.force(true);
+                    io.fsyncDirectory(file.getParent());
+                }
             }
             ch.position(ch.size());
         }

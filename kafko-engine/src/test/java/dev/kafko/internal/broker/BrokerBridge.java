@@ -32,7 +32,7 @@ public final class BrokerBridge {
 
     /** {@link GroupOffsetsFile#open} then close: replays (repairing a damaged file); the offsets, -1 where none. */
     public static long[] openOffsets(FileIo io, Path file, int partitions) {
-        try (GroupOffsetsFile f = GroupOffsetsFile.open(io, file, "fuzz")) {
+        try (GroupOffsetsFile f = GroupOffsetsFile.open(io, file, "fuzz", true)) {
             long[] out = new long[partitions];
             for (int p = 0; p < partitions; p++) {
                 out[p] = f.committed(p);

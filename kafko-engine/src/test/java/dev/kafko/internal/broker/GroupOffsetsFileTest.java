@@ -21,12 +21,12 @@ class GroupOffsetsFileTest {
 
     @Test
     void lastEntryPerPartitionWinsOnReplay() {
-        try (GroupOffsetsFile f = GroupOffsetsFile.open(FileIo.SYSTEM, file(), "test")) {
+        try (GroupOffsetsFile f = GroupOffsetsFile.open(FileIo.SYSTEM, file(), "test", true)) {
             f.commit(0, 5, false);
             f.commit(Map.of(0, 7L, 2, 3L), false);
             f.commit(2, 9, true);
         }
-        try (GroupOffsetsFile f = GroupOffsetsFile.open(FileIo.SYSTEM, file(), "test")) {
+        try (GroupOffsetsFile f = GroupOffsetsFile.open(FileIo.SYSTEM, file(), "test", true)) {
             assertThat(f.committed(0)).isEqualTo(7);
             assertThat(f.committed(1)).isEqualTo(-1);
             assertThat(f.committed(2)).isEqualTo(9);
@@ -36,35 +36,35 @@ class GroupOffsetsFileTest {
 
     @Test
     void tornTailIsIgnoredAndLaterCommitsStillReplay() throws Exception {
-        try (GroupOffsetsFile f = GroupOffsetsFile.open(FileIo.SYSTEM, file(), "test")) {
+        try (GroupOffsetsFile f = GroupOffsetsFile.open(FileIo.SYSTEM, file(), "test", true)) {
             f.commit(0, 5, false);
             f.commit(0, 6, false);
         }
         byte[] b = Files.readAllBytes(file());
         Files.write(file(), Arrays.copyOf(b, b.length - 3)); // the second entry is torn
-        try (GroupOffsetsFile f = GroupOffsetsFile.open(FileIo.SYSTEM, file(), "test")) {
+        try (GroupOffsetsFile f = GroupOffsetsFile.open(FileIo.SYSTEM, file(), "test", true)) {
             assertThat(f.committed(0)).isEqualTo(5);
             f.commit(0, 8, false);
         }
-        try (GroupOffsetsFile f = GroupOffsetsFile.open(FileIo.SYSTEM, file(), "test")) {
+        try (GroupOffsetsFile f = GroupOffsetsFile.open(FileIo.SYSTEM, file(), "test", true)) {
             assertThat(f.committed(0)).isEqualTo(8);
         }
     }
 
     @Test
     void damagedHeaderLosesTheOffsetsWithoutThrowing() throws Exception {
-        try (GroupOffsetsFile f = GroupOffsetsFile.open(FileIo.SYSTEM, file(), "test")) {
+        try (GroupOffsetsFile f = GroupOffsetsFile.open(FileIo.SYSTEM, file(), "test", true)) {
             f.commit(0, 5, false);
         }
         byte[] b = Files.readAllBytes(file());
         b[0] ^= 0x55;
         Files.write(file(), b);
-        try (GroupOffsetsFile f = GroupOffsetsFile.open(FileIo.SYSTEM, file(), "test")) {
+        try (GroupOffsetsFile f = GroupOffsetsFile.open(FileIo.SYSTEM, file(), "test", true)) {
             assertThat(f.wasCorrupt()).isTrue();
             assertThat(f.committed(0)).isEqualTo(-1);
             f.commit(0, 2, false);
         }
-        try (GroupOffsetsFile f = GroupOffsetsFile.open(FileIo.SYSTEM, file(), "test")) {
+        try (GroupOffsetsFile f = GroupOffsetsFile.open(FileIo.SYSTEM, file(), "test", true)) {
             assertThat(f.wasCorrupt()).isFalse();
             assertThat(f.committed(0)).isEqualTo(2);
         }
@@ -72,13 +72,13 @@ class GroupOffsetsFileTest {
 
     @Test
     void growingPastTheThresholdCompactsToOneEntryPerPartition() throws Exception {
-        try (GroupOffsetsFile f = GroupOffsetsFile.open(FileIo.SYSTEM, file(), "test")) {
+        try (GroupOffsetsFile f = GroupOffsetsFile.open(FileIo.SYSTEM, file(), "test", true)) {
             for (int i = 0; i <= 64 * 1024 + 10; i++) {
                 f.commit(i % 3, i, false);
             }
         }
         assertThat(Files.size(file())).isLessThan(64L * 1024 * GroupOffsetsFile.ENTRY_BYTES);
-        try (GroupOffsetsFile f = GroupOffsetsFile.open(FileIo.SYSTEM, file(), "test")) {
+        try (GroupOffsetsFile f = GroupOffsetsFile.open(FileIo.SYSTEM, file(), "test", true)) {
             int last = 64 * 1024 + 10;
             for (int p = 0; p < 3; p++) {
                 int expected = last - Math.floorMod(last - p, 3);
