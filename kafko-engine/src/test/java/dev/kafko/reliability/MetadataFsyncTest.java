@@ -56,17 +56,7 @@ class MetadataFsyncTest {
     /** Creates topic "orders", sends and consumes one record in group "g"; returns the syncs of its first commit. */
     private static List<String> firstCommitSyncs(Path data, KafkoOptions options) {
         List<String> synced = new CopyOnWriteArrayList<>();
-        HookedFileIo io = new HookedFileIo(new HookedFileIo.Hooks() {
-            @Override
-            public void beforeForce(Path path) {
-                synced.add("force " + path.getFileName());
-            }
-
-            @Override
-            public void afterFsyncDirectory(Path d) {
-                synced.add("fsyncDirectory " + d.getFileName());
-            }
-        });
+        HookedFileIo io = recording(synced);
         try (Kafko kafko = BrokerBridge.open(data, options, io)) {
             kafko.createTopic("orders", TopicConfig.builder().partitions(1).build());
             kafko.producer("orders").sendTo(0, null, "kept".getBytes(StandardCharsets.UTF_8)).join();
@@ -82,7 +72,18 @@ class MetadataFsyncTest {
     /** Creates topic "orders" (2 partitions), sends one record, closes; returns the syncs after the open. */
     private static List<String> createTopicAndRecordSyncs(Path data, KafkoOptions options) {
         List<String> synced = new CopyOnWriteArrayList<>();
-        HookedFileIo io = new HookedFileIo(new HookedFileIo.Hooks() {
+        HookedFileIo io = recording(synced);
+        try (Kafko kafko = BrokerBridge.open(data, options, io)) {
+            synced.clear();
+            kafko.createTopic("orders", TopicConfig.builder().partitions(2).build());
+            kafko.producer("orders").sendTo(0, null, "kept".getBytes(StandardCharsets.UTF_8)).join();
+            return List.copyOf(synced);
+        }
+    }
+
+    /** A file seam that notes every fsync of a file or directory into {@code synced}. */
+    private static HookedFileIo recording(List<String> synced) {
+        return new HookedFileIo(new HookedFileIo.Hooks() {
             @Override
             public void beforeForce(Path path) {
                 synced.add("force " + path.getFileName());
@@ -93,11 +94,5 @@ class MetadataFsyncTest {
                 synced.add("fsyncDirectory " + d.getFileName());
             }
         });
-        try (Kafko kafko = BrokerBridge.open(data, options, io)) {
-            synced.clear();
-            kafko.createTopic("orders", TopicConfig.builder().partitions(2).build());
-            kafko.producer("orders").sendTo(0, null, "kept".getBytes(StandardCharsets.UTF_8)).join();
-            return List.copyOf(synced);
-        }
     }
 }
