@@ -16,6 +16,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.concurrent.CompletionException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -136,11 +137,21 @@ final class PartitionActor {
         }
     }
 
-    /** Submits a command and waits for it. */
+    /** Submits a command and waits for it; its failure is thrown as it is (typed), not wrapped. */
     void runCommand(CommandRequest.Kind kind) {
         CommandRequest c = new CommandRequest(kind);
         submit(c);
-        c.join();
+        try {
+            c.join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            if (e.getCause() instanceof Error err) {
+                throw err;
+            }
+            throw e;
+        }
     }
 
     private void drain() {

@@ -423,12 +423,10 @@ public final class PartitionLog implements Closeable {
             Segment active = segs[segs.length - 1];
             PendingSeal seal = pendingSeal;
             pendingSeal = null;
-            // before any channel closes; a failure is recorded by fail() and ends the close below
-            Throwable sealFailed = seal == null ? null : seal.await();
-            if (sealFailed != null) {
-                closeChannels(segs);
-                // the rolled segment may not be durable: this close is no clean boundary
-                throw fail(sealFailed);
+            if (seal != null) {
+                // before any channel closes. A failed seal failed the log when it failed (fail(), as
+                // any I/O error of the writer would): the close below then leaves it unclean
+                seal.await();
             }
             if (failure != null || markerOnDisk) {
                 closeChannels(segs);
