@@ -25,19 +25,35 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class BackgroundSealTest {
 
-    private static final TopicConfig SMALL = TopicConfig.builder().segmentBytes(8 * 1024).indexIntervalBytes(512)
+    private static final TopicConfig SMALL = TopicConfig.builder().segmentBytes(128 * 1024).indexIntervalBytes(4096)
             .build();
     private static final int VALUE = 100;
+    /** Records per frame: frames of about 45 KiB, large enough to be written with pwrite. */
+    private static final int LARGE = 400;
 
     @TempDir
     Path dir;
 
-    /** Appends frames of 3 records until the log has rolled once; returns the records appended. */
+    /** Appends large frames until the log has rolled once; returns the records appended. */
     private static long appendUntilRolled(PartitionLog log) {
         while (log.segmentCount() < 2) {
-            Logs.appendFrames(log, 1, 3, VALUE);
+            Logs.appendFrames(log, 1, LARGE, VALUE);
         }
         return log.endOffset();
+    }
+
+    @Test
+    void aRollBySmallFramesSealsAtOnceOnTheWriter() {
+        Path d = dir.resolve("small");
+        HeldExecutor background = new HeldExecutor();
+        try (PartitionLog log = PartitionLog.open(Logs.TOPIC, 0, d, SMALL, Clock.systemUTC(), new FaultyFileIo(),
+                background)) {
+            while (log.segmentCount() < 2) {
+                Logs.appendFrames(log, 1, 3, VALUE);
+            }
+            assertThat(FileNames.indexFile(d, 0)).as("sealed before the append returned").exists();
+            assertThat(background.held).noneMatch(t -> t instanceof PendingSeal);
+        }
     }
 
     @Test
