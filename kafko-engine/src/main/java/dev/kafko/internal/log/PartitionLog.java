@@ -41,11 +41,11 @@ import org.jspecify.annotations.Nullable;
  * written and page-touched ahead of the writer on that executor (see {@link SegmentFile}), so that the
  * writer's stores land on mapped, resident pages; and it seals a segment rolled by a large frame there
  * too (the fsync of the whole segment, then its index files), while the writer goes on in the next
- * one (see {@link #roll} for why only then). The log
- * waits for that seal wherever it matters: a {@link #flush} (so a flushed record never follows a
- * segment that is not durable), {@link #close}, the next roll, retention. Until the seal has written
- * the rolled segment's {@code .index} file, the loader treats a hole in it as a roll that a crash cut
- * short: it cuts the segment there and deletes the newer one, which then held nothing flushed.
+ * one (see {@link #roll} for why only then). The log waits for that seal wherever it matters: a
+ * {@link #flush} (so a flushed record never follows a segment that is not durable), {@link #close},
+ * the next roll, retention. Until the seal has written the rolled segment's {@code .index} file, the
+ * loader treats a hole in it as a roll that a crash cut short: it cuts the segment there and deletes
+ * the newer one, which then held nothing flushed.
  *
  * <p>Failure policy: fail fast. An I/O error in a writer call (for example a full disk while
  * allocating blocks ahead of the writer, or a failed fsync) is thrown once as the
