@@ -36,9 +36,17 @@ public final class FileNames {
     private FileNames() {
     }
 
-    /** The 20-digit zero-padded form of an offset, so that {@code ls} sorts segments. */
+    /**
+     * The 20-digit zero-padded form of an offset, so that {@code ls} sorts segments. (Padded by hand:
+     * {@code String.format} would initialise {@code java.util.Formatter} and its locale data on the
+     * first segment a process creates.)
+     */
     public static String offsetName(long offset) {
-        return String.format("%020d", offset);
+        if (offset < 0) {
+            throw new IllegalArgumentException("an offset is never negative: " + offset);
+        }
+        String digits = Long.toString(offset);
+        return "0".repeat(20 - digits.length()) + digits;
     }
 
     public static Path segmentFile(Path partitionDir, long baseOffset) {

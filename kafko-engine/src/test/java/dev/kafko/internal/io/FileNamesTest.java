@@ -1,0 +1,33 @@
+package dev.kafko.internal.io;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+class FileNamesTest {
+
+    @Test
+    void offsetNamesAreTwentyDigitsZeroPaddedAndReadBack() {
+        assertThat(FileNames.offsetName(0)).isEqualTo("00000000000000000000");
+        assertThat(FileNames.offsetName(42)).isEqualTo("00000000000000000042");
+        assertThat(FileNames.offsetName(Long.MAX_VALUE)).isEqualTo("09223372036854775807");
+        long seed = 20261129L;
+        Random random = new Random(seed);
+        for (int i = 0; i < 1_000; i++) {
+            long offset = random.nextLong() & Long.MAX_VALUE >>> random.nextInt(63);
+            String name = FileNames.offsetName(offset);
+            assertThat(name).as("seed %s, offset %s", seed, offset).hasSize(20).matches("[0-9]{20}");
+            assertThat(FileNames.baseOffsetOf(FileNames.segmentFile(Path.of("p"), offset).getFileName().toString()))
+                    .isEqualTo(offset);
+        }
+    }
+
+    @Test
+    void aNegativeOffsetHasNoName() {
+        assertThatThrownBy(() -> FileNames.offsetName(-1)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("-1");
+    }
+}
