@@ -38,6 +38,8 @@ public class ChronicleAppendBenchmark extends ChronicleJvm {
         appender.close();
         queue.close();
         BenchFiles.deleteRecursively(dir);
+        // as LogAppendBenchmark: release the mappings of the deleted files before the next iteration
+        System.gc();
     }
 
     @Benchmark

@@ -74,8 +74,9 @@ final class LogLoader {
         Path marker = dir.resolve(FileNames.CLEAN_SHUTDOWN_FILE);
         boolean clean = Files.exists(marker);
         long[] bases = segmentBases(dir, io);
-        if (bases.length >= 2 && cutShortRoll(name, dir, bases, config, io)) {
-            bases = Arrays.copyOf(bases, bases.length - 1);
+        int kept = bases.length >= 2 ? afterCutShortRoll(name, dir, bases, config, io) : bases.length;
+        if (kept < bases.length) {
+            bases = Arrays.copyOf(bases, kept);
             clean = false;
         }
         List<Segment> segments = new ArrayList<>();
@@ -114,44 +115,61 @@ final class LogLoader {
     }
 
     /**
-     * Whether the last roll was cut short by a crash: the second-to-last segment has no {@code .index}
-     * file (its seal, which writes it only after the segment's data is durable, never ended) and its
-     * frames end before the last segment's base. Then the last segment cannot hold a record that was
-     * flushed (a flush waits for that seal), and it is deleted, so that the second-to-last segment
-     * becomes the active one and is cut at its last complete frame like any torn tail. A sealed
-     * segment whose index files were written and are lost or damaged is never treated so.
+     * How many segments survive a roll cut short by a crash: all of them when no roll was cut short.
+     * Rolled segments are sealed in the background, in roll order, at most
+     * {@link PartitionLog#MAX_PENDING_SEALS} at a time, and a seal writes the segment's {@code .index}
+     * file only after its data is durable. So the seals a crash cut short are those of the segments
+     * before the active one that have no {@code .index} file and follow the last one that has (at
+     * most that many). The oldest of them whose frames end before the next segment's base lost its
+     * unsynced tail. No later segment can hold a record that was flushed (a flush waits for every
+     * pending seal), so every later segment is deleted, and this one becomes the active segment, cut
+     * at its last complete frame like any torn tail. A segment followed by one with an
+     * {@code .index} file is never treated so, nor is one whose own index files were written and
+     * are lost or damaged: its data was durable before they existed.
      */
-    private static boolean cutShortRoll(String name, Path dir, long[] bases, TopicConfig config, FileIo io) {
-        long base = bases[bases.length - 2];
-        long lastBase = bases[bases.length - 1];
-        if (Files.exists(FileNames.indexFile(dir, base))) {
-            return false;
+    private static int afterCutShortRoll(String name, Path dir, long[] bases, TopicConfig config, FileIo io) {
+        int last = bases.length - 1;
+        int from = last;
+        while (from > 0 && last - from < PartitionLog.MAX_PENDING_SEALS
+                && !Files.exists(FileNames.indexFile(dir, bases[from - 1]))) {
+            from--;
         }
-        SegmentFile file = SegmentFile.open(io, FileNames.segmentFile(dir, base), false, config.segmentBytes());
-        Scan scan;
-        try {
-            if (headerDamage(file, base) != null) {
-                return false;
+        for (int i = from; i < last; i++) {
+            long base = bases[i];
+            if (!endsShort(dir, base, bases[i + 1], config, io)) {
+                continue;
             }
-            scan = scan(file, base, (int) file.fileSize(), config.indexIntervalBytes());
+            for (int j = last; j > i; j--) {
+                Path later = FileNames.segmentFile(dir, bases[j]);
+                LOG.log(System.Logger.Level.WARNING, "{0}: a roll was cut short by a crash: {1} was never sealed and"
+                        + " lost its tail; deleting {2}, which held nothing flushed", name,
+                        FileNames.segmentFile(dir, base), later);
+                try {
+                    io.deleteIfExists(later);
+                    IndexFiles.delete(io, dir, bases[j]);
+                } catch (IOException e) {
+                    throw StorageErrors.wrap("delete a segment after a roll cut short", later, e);
+                }
+            }
+            try {
+                io.fsyncDirectory(dir);
+            } catch (IOException e) {
+                throw StorageErrors.wrap("delete the segments after a roll cut short", dir, e);
+            }
+            return i + 1;
+        }
+        return bases.length;
+    }
+
+    /** Whether the frames of the segment at {@code base} end before {@code nextBase} (a readable header only). */
+    private static boolean endsShort(Path dir, long base, long nextBase, TopicConfig config, FileIo io) {
+        SegmentFile file = SegmentFile.open(io, FileNames.segmentFile(dir, base), false, config.segmentBytes());
+        try {
+            return headerDamage(file, base) == null
+                    && scan(file, base, (int) file.fileSize(), config.indexIntervalBytes()).nextOffset() != nextBase;
         } finally {
             file.closeChannel();
         }
-        if (scan.nextOffset() == lastBase) {
-            return false;
-        }
-        Path last = FileNames.segmentFile(dir, lastBase);
-        LOG.log(System.Logger.Level.WARNING, "{0}: the roll to {1} was cut short by a crash: {2} was never sealed and"
-                + " its frames end at offset {3}; deleting {1}, which held nothing flushed", name, last,
-                FileNames.segmentFile(dir, base), scan.nextOffset());
-        try {
-            io.deleteIfExists(last);
-            IndexFiles.delete(io, dir, lastBase);
-            io.fsyncDirectory(dir);
-        } catch (IOException e) {
-            throw StorageErrors.wrap("delete the segment of a roll cut short", last, e);
-        }
-        return true;
     }
 
     /**

@@ -16,6 +16,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -61,6 +62,11 @@ public final class PartitionLog implements Closeable {
 
     private static final int CLEAN_MARKER_MAGIC = 0x4B464B43;
     private static final short CLEAN_MARKER_VERSION = 1;
+    /**
+     * Rolled segments whose seal (fsync, then index files) may still run in the background; a roll
+     * beyond that waits for the oldest. {@link LogLoader} looks this far back for a roll cut short.
+     */
+    static final int MAX_PENDING_SEALS = 4;
 
     private final String topic;
     private final int partition;
@@ -72,8 +78,11 @@ public final class PartitionLog implements Closeable {
     private final FrameEncoder encoder;
     private final long segmentAgeMillis;
     private final @Nullable Executor preparer;
-    /** The seal of the last rolled segment until the writer has seen it end; writer only. */
-    private @Nullable PendingSeal pendingSeal;
+    /**
+     * Seals of rolled segments the writer has not yet seen end, oldest first; at most
+     * {@link #MAX_PENDING_SEALS}. Writer only.
+     */
+    private final ArrayDeque<PendingSeal> pendingSeals = new ArrayDeque<>(MAX_PENDING_SEALS);
     private final AtomicReference<@Nullable Thread> writer = new AtomicReference<>();
     /** Oldest first; replaced as a whole (copy on write) by the writer on roll and retention. */
     private volatile Segment[] segments;
@@ -199,11 +208,16 @@ public final class PartitionLog implements Closeable {
      * fault, so they lose nothing to the writeback of the fsync running beside them. A writer of
      * small frames stores through the mapping, and every page fault it (or the preparer) takes while
      * a whole segment is written back is many times slower (measured on ext4: about 3x less
-     * throughput for seconds after the roll), so it pays for the fsync here, at once.
+     * throughput for seconds after the roll), so it pays for the fsync here, at once. Up to
+     * {@link #MAX_PENDING_SEALS} background seals may be pending: a burst of large frames goes on at
+     * page-cache speed while the disk catches up, and a writer that outruns the disk for longer waits
+     * for the oldest seal here.
      */
     private Segment roll(Segment active, long now, boolean largeFrames) {
-        // at most one seal in flight: a writer that outruns the disk waits here
-        awaitPendingSeal();
+        // a bounded number of seals in flight: a writer that outruns the disk for long waits here
+        while (pendingSeals.size() >= MAX_PENDING_SEALS) {
+            awaitSeal(pendingSeals.pollFirst());
+        }
         active.endAppends();
         Segment next = LogLoader.create(dir, active.nextOffset(), config, now, io);
         // the new file's name (and the index files') become durable with the next flush or close
@@ -212,8 +226,8 @@ public final class PartitionLog implements Closeable {
         s[s.length - 1] = next;
         segments = s;
         next.file().prepareWith(preparer);
-        PendingSeal seal = new PendingSeal(active, io, dir, this::fail);
-        pendingSeal = seal;
+        PendingSeal seal = new PendingSeal(active, io, dir, pendingSeals.peekLast(), this::fail);
+        pendingSeals.addLast(seal);
         if (preparer == null || !largeFrames) {
             awaitPendingSeal();
         } else {
@@ -227,15 +241,16 @@ public final class PartitionLog implements Closeable {
     }
 
     /**
-     * Waits for the seal of the last rolled segment, running it here when no thread has started it;
-     * throws its failure. Writer only.
+     * Waits for the seals of every rolled segment, oldest first, running each here when no thread
+     * has started it; throws the first failure. Writer only.
      */
     private void awaitPendingSeal() {
-        PendingSeal seal = pendingSeal;
-        if (seal == null) {
-            return;
+        for (PendingSeal seal = pendingSeals.pollFirst(); seal != null; seal = pendingSeals.pollFirst()) {
+            awaitSeal(seal);
         }
-        pendingSeal = null;
+    }
+
+    private void awaitSeal(PendingSeal seal) {
         Throwable failed = seal.await();
         if (failed != null) {
             throw fail(failed);
@@ -430,9 +445,7 @@ public final class PartitionLog implements Closeable {
             encoder.close();
             Segment[] segs = segments;
             Segment active = segs[segs.length - 1];
-            PendingSeal seal = pendingSeal;
-            pendingSeal = null;
-            if (seal != null) {
+            for (PendingSeal seal = pendingSeals.pollFirst(); seal != null; seal = pendingSeals.pollFirst()) {
                 // before any channel closes. A failed seal failed the log when it failed (fail(), as
                 // any I/O error of the writer would): the close below then leaves it unclean
                 seal.await();

@@ -10,7 +10,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * Internal: the durable part of one roll ({@link Segment#sealDurably}), run exactly once by whichever
  * thread claims it first: a background thread, or the log's writer when it needs the seal done
- * ({@link #await}). Any thread.
+ * ({@link #await}). Seals end in roll order: each first waits for the seal of the roll before it
+ * (running it, if no thread has), and fails without sealing when that one failed, so a segment with
+ * an {@code .index} file is never preceded by one whose seal did not end ({@link LogLoader} relies
+ * on it). Any thread.
  */
 final class PendingSeal implements Runnable {
 
@@ -18,15 +21,21 @@ final class PendingSeal implements Runnable {
     private final FileIo io;
     private final Path dir;
     private final Consumer<Throwable> onFailure;
+    /** The seal of the roll before, until this one has seen it end. */
+    private @Nullable PendingSeal previous;
     private final AtomicBoolean claimed = new AtomicBoolean();
     private final CountDownLatch done = new CountDownLatch(1);
     private volatile @Nullable Throwable failure;
 
-    /** {@code onFailure} hears of a failed seal on the thread that ran it, as soon as it failed. */
-    PendingSeal(Segment segment, FileIo io, Path dir, Consumer<Throwable> onFailure) {
+    /**
+     * {@code previous} is the seal of the roll before this one when it may not have ended yet;
+     * {@code onFailure} hears of a failed seal on the thread that ran it, as soon as it failed.
+     */
+    PendingSeal(Segment segment, FileIo io, Path dir, @Nullable PendingSeal previous, Consumer<Throwable> onFailure) {
         this.segment = segment;
         this.io = io;
         this.dir = dir;
+        this.previous = previous;
         this.onFailure = onFailure;
     }
 
@@ -36,6 +45,14 @@ final class PendingSeal implements Runnable {
             return;
         }
         try {
+            PendingSeal before = previous;
+            previous = null;
+            Throwable earlier = before == null ? null : before.await();
+            if (earlier != null) {
+                // the earlier segment may not be durable: this one gets no index file either
+                failure = earlier;
+                return;
+            }
             segment.sealDurably(io, dir);
         } catch (Throwable e) {
             failure = e;

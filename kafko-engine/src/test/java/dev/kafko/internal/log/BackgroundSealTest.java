@@ -36,18 +36,140 @@ class BackgroundSealTest {
 
     /** Appends large frames until the log has rolled once; returns the records appended. */
     private static long appendUntilRolled(PartitionLog log) {
-        while (log.segmentCount() < 2) {
+        return appendUntilSegments(log, 2);
+    }
+
+    /** Appends large frames until the log has {@code segments} segments; returns the records appended. */
+    private static long appendUntilSegments(PartitionLog log, int segments) {
+        while (log.segmentCount() < segments) {
             Logs.appendFrames(log, 1, LARGE, VALUE);
         }
         return log.endOffset();
     }
 
     @Test
+    void severalSealsWaitWithoutHoldingTheWriterUpToTheBoundThenTheWriterSealsTheOldest() {
+        Path d = dir.resolve("bound");
+        HeldExecutor background = new HeldExecutor();
+        int max = PartitionLog.MAX_PENDING_SEALS;
+        try (PartitionLog log = openHeld(d, new FaultyFileIo(), background)) {
+            appendUntilSegments(log, max + 1);
+            assertThat(background.seals()).as("every roll handed its seal off").isEqualTo(max);
+            Segment[] segments = log.segments();
+            for (int i = 0; i < max; i++) {
+                assertThat(FileNames.indexFile(d, segments[i].baseOffset())).doesNotExist();
+            }
+            appendUntilSegments(log, max + 2);
+            assertThat(FileNames.indexFile(d, segments[0].baseOffset()))
+                    .as("one roll past the bound: the writer sealed the oldest itself").exists();
+            for (int i = 1; i <= max; i++) {
+                assertThat(FileNames.indexFile(d, log.segments()[i].baseOffset())).doesNotExist();
+            }
+            log.flush();
+            for (int i = 0; i < log.segmentCount() - 1; i++) {
+                assertThat(FileNames.indexFile(d, log.segments()[i].baseOffset()))
+                        .as("a flush seals every rolled segment").exists();
+            }
+            background.runAll(); // each claimed seal runs once
+            assertThat(log.isFailed()).isFalse();
+            assertThat(Logs.readAll(log)).hasSize((int) log.endOffset());
+        }
+    }
+
+    @Test
+    void sealsEndInRollOrderAndALaterSealNeverIndexesAfterAnEarlierOneFailed() {
+        Path d = dir.resolve("order");
+        HeldExecutor background = new HeldExecutor();
+        try (PartitionLog log = openHeld(d, new FaultyFileIo(), background)) {
+            appendUntilSegments(log, 3);
+            long second = log.segments()[1].baseOffset();
+            background.held.pollLast().run(); // the newer seal first: it runs the older one before itself
+            assertThat(FileNames.indexFile(d, 0)).exists();
+            assertThat(FileNames.indexFile(d, second)).exists();
+            background.runAll();
+            assertThat(log.isFailed()).isFalse();
+        }
+        Path f = dir.resolve("order-failed");
+        FaultyFileIo io = new FaultyFileIo();
+        HeldExecutor held = new HeldExecutor();
+        PartitionLog log = openHeld(f, io, held);
+        appendUntilSegments(log, 3);
+        long second = log.segments()[1].baseOffset();
+        long appended = log.endOffset();
+        io.failNthForce(1);
+        held.held.pollLast().run();
+        assertThat(log.isFailed()).isTrue();
+        assertThat(log.failure()).hasMessageContaining("injected fsync");
+        assertThat(FileNames.indexFile(f, 0)).doesNotExist();
+        assertThat(FileNames.indexFile(f, second)).as("no index after a segment that may not be durable").doesNotExist();
+        log.close();
+        try (PartitionLog reopened = Logs.open(f, SMALL)) {
+            assertThat(Logs.readAll(reopened)).hasSize((int) appended);
+        }
+    }
+
+    @Test
+    void aCrashWithSeveralSealsPendingCutsTheOldestSegmentThatLostItsTailAndDropsEveryLaterOne() throws IOException {
+        Path d = dir.resolve("several");
+        HeldExecutor background = new HeldExecutor();
+        long[] bases;
+        try (PartitionLog log = openHeld(d, new FaultyFileIo(), background)) {
+            appendUntilSegments(log, 4);
+            Logs.appendFrames(log, 2, 3, VALUE);
+            bases = Arrays.stream(log.segments()).mapToLong(Segment::baseOffset).toArray();
+            // crash images while three seals are held: no rolled segment was fsynced
+            Logs.copyDir(d, dir.resolve("second-lost"));
+            Logs.copyDir(d, dir.resolve("first-lost"));
+            background.runAll();
+        }
+        // the power loss took the tail of the second segment only
+        Path secondLost = dir.resolve("second-lost");
+        cutToTwoThirds(FileNames.segmentFile(secondLost, bases[1]));
+        try (PartitionLog log = Logs.open(secondLost, SMALL)) {
+            long kept = log.endOffset();
+            assertThat(kept).isGreaterThan(bases[1]).isLessThan(bases[2]);
+            assertThat(log.segmentCount()).as("the first kept, the second cut, the later ones gone").isEqualTo(2);
+            assertThat(FileNames.segmentFile(secondLost, bases[2])).doesNotExist();
+            assertThat(FileNames.segmentFile(secondLost, bases[3])).doesNotExist();
+            assertIntactRecords(log, kept);
+            assertThat(log.append(Logs.record(kept, VALUE))).as("appends go on after the cut").isEqualTo(kept);
+        }
+        // the power loss took the tails of the first and the second: cut at the first
+        Path firstLost = dir.resolve("first-lost");
+        cutToTwoThirds(FileNames.segmentFile(firstLost, bases[0]));
+        cutToTwoThirds(FileNames.segmentFile(firstLost, bases[1]));
+        try (PartitionLog log = Logs.open(firstLost, SMALL)) {
+            assertThat(log.endOffset()).isGreaterThan(0).isLessThan(bases[1]);
+            assertThat(log.segmentCount()).isEqualTo(1);
+            assertIntactRecords(log, log.endOffset());
+        }
+    }
+
+    /** Opens a log in {@code d} whose background work waits in {@code background}. */
+    private static PartitionLog openHeld(Path d, FaultyFileIo io, HeldExecutor background) {
+        return PartitionLog.open(Logs.TOPIC, 0, d, SMALL, Clock.systemUTC(), io, background);
+    }
+
+    /** Reads the whole log and checks that it holds exactly the records 0 .. n-1, each intact. */
+    private static void assertIntactRecords(PartitionLog log, long n) {
+        List<KafkoRecord> all = Logs.readAll(log);
+        assertThat(all).hasSize((int) n);
+        for (int i = 0; i < all.size(); i++) {
+            assertRecord(all.get(i), i, VALUE);
+        }
+    }
+
+    /** A power loss that took the unsynced last third of {@code segment}. */
+    private static void cutToTwoThirds(Path segment) throws IOException {
+        byte[] bytes = Files.readAllBytes(segment);
+        Files.write(segment, Arrays.copyOf(bytes, bytes.length * 2 / 3));
+    }
+
+    @Test
     void aRollBySmallFramesSealsAtOnceOnTheWriter() {
         Path d = dir.resolve("small");
         HeldExecutor background = new HeldExecutor();
-        try (PartitionLog log = PartitionLog.open(Logs.TOPIC, 0, d, SMALL, Clock.systemUTC(), new FaultyFileIo(),
-                background)) {
+        try (PartitionLog log = openHeld(d, new FaultyFileIo(), background)) {
             while (log.segmentCount() < 2) {
                 Logs.appendFrames(log, 1, 3, VALUE);
             }
@@ -60,8 +182,7 @@ class BackgroundSealTest {
     void theWriterGoesOnWhileTheSealWaitsAndAFlushRunsItFirst() {
         Path d = dir.resolve("flush");
         HeldExecutor background = new HeldExecutor();
-        try (PartitionLog log = PartitionLog.open(Logs.TOPIC, 0, d, SMALL, Clock.systemUTC(), new FaultyFileIo(),
-                background)) {
+        try (PartitionLog log = openHeld(d, new FaultyFileIo(), background)) {
             appendUntilRolled(log);
             Logs.appendFrames(log, 2, 3, VALUE);
             assertThat(background.seals()).as("the seal handed off, not run").isEqualTo(1);
@@ -80,8 +201,7 @@ class BackgroundSealTest {
         HeldExecutor background = new HeldExecutor();
         long firstEnd;
         long end;
-        try (PartitionLog log = PartitionLog.open(Logs.TOPIC, 0, d, SMALL, Clock.systemUTC(), new FaultyFileIo(),
-                background)) {
+        try (PartitionLog log = openHeld(d, new FaultyFileIo(), background)) {
             appendUntilRolled(log);
             firstEnd = log.segments()[1].baseOffset();
             Logs.appendFrames(log, 3, 3, VALUE);
@@ -102,20 +222,13 @@ class BackgroundSealTest {
             assertThat(kept).isGreaterThan(0).isLessThan(firstEnd);
             assertThat(log.segmentCount()).as("the newer segment is gone").isEqualTo(1);
             assertThat(FileNames.segmentFile(lostTail, firstEnd)).doesNotExist();
-            List<KafkoRecord> all = Logs.readAll(log);
-            for (int i = 0; i < all.size(); i++) {
-                assertRecord(all.get(i), i, VALUE);
-            }
+            assertIntactRecords(log, log.endOffset());
             assertThat(log.append(Logs.record(kept, VALUE))).as("appends go on after the cut").isEqualTo(kept);
         }
         // the image where the page cache had the whole first segment: nothing lost, nothing deleted
         try (PartitionLog log = Logs.open(dir.resolve("whole"), SMALL)) {
             assertThat(log.segmentCount()).isEqualTo(2);
-            List<KafkoRecord> all = Logs.readAll(log);
-            assertThat(all).hasSize((int) end);
-            for (int i = 0; i < all.size(); i++) {
-                assertRecord(all.get(i), i, VALUE);
-            }
+            assertIntactRecords(log, end);
         }
     }
 
@@ -146,7 +259,7 @@ class BackgroundSealTest {
         Path d = dir.resolve("failed");
         FaultyFileIo io = new FaultyFileIo();
         HeldExecutor background = new HeldExecutor();
-        PartitionLog log = PartitionLog.open(Logs.TOPIC, 0, d, SMALL, Clock.systemUTC(), io, background);
+        PartitionLog log = openHeld(d, io, background);
         appendUntilRolled(log);
         long appended = log.endOffset();
         io.failNthForce(1);
@@ -160,11 +273,7 @@ class BackgroundSealTest {
         assertThat(FileNames.segmentFile(d, 0).resolveSibling(FileNames.CLEAN_SHUTDOWN_FILE))
                 .as("no clean close over a segment that may not be durable").doesNotExist();
         try (PartitionLog reopened = Logs.open(d, SMALL)) {
-            List<KafkoRecord> all = Logs.readAll(reopened);
-            assertThat(all).hasSize((int) appended);
-            for (int i = 0; i < all.size(); i++) {
-                assertRecord(all.get(i), i, VALUE);
-            }
+            assertIntactRecords(reopened, appended);
         }
     }
 }
