@@ -3,6 +3,8 @@ package dev.kafko.internal.log;
 import dev.kafko.internal.io.FileIo;
 import dev.kafko.internal.io.StorageErrors;
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
@@ -13,6 +15,7 @@ import java.util.Arrays;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
@@ -58,6 +61,10 @@ final class SegmentFile {
     private static final int PAGE = 4096;
     /** The preparer allocates a step in pieces of this many bytes, taking the lock for each. */
     private static final int PREPARE_PIECE = 1 << 20;
+    /** The preparer touches pages in runs of this many bytes, taking the lock for each. */
+    private static final int TOUCH_RUN = 16 * 1024;
+    /** An atomic add of zero to an int of a mapped page: a store as far as the page fault goes, never a change. */
+    private static final VarHandle PAGE_TOUCH = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.nativeOrder());
     private static final System.Logger LOG = System.getLogger(SegmentFile.class.getName());
     private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(1 << 20).asReadOnlyBuffer();
 
@@ -76,6 +83,13 @@ final class SegmentFile {
     private volatile long allocated;
     /** Bytes of the file the windows map (at least the published end); under {@link #growth}. */
     private long mapped;
+    /** Pages below this were touched by the preparer (or lie behind the writer); under {@link #growth}. */
+    private long touched;
+    /**
+     * Where the writer stored last, for the preparer to touch pages ahead of it: written by the
+     * writer with release semantics (a plain store on x86), read by the preparer.
+     */
+    private final AtomicLong writerAt = new AtomicLong();
     /** Where steps of zeros are prepared ahead of the writer, or null; writer only. */
     private @Nullable Executor preparer;
     /** Set once no append follows (sealing, closing): the preparer must not grow the file again. */
@@ -191,6 +205,7 @@ final class SegmentFile {
             }
         }
         store(pos, src, off, len);
+        writerAt.lazySet(end);
         prepareAheadIfLow(end);
     }
 
@@ -231,19 +246,29 @@ final class SegmentFile {
         }
     }
 
-    /** One step of zeros ahead of the writer, on the preparer's thread. */
+    /**
+     * One step ahead of the writer, on the preparer's thread: first the zeros (cheap, and the writer may
+     * store below {@link #allocated} as soon as they are published), then the page faults ahead of the
+     * writer (about 6 us a page on a VM: a writer that catches up takes the faults of the pages it
+     * reaches itself instead of waiting, and the touching jumps ahead of it again). Both in pieces,
+     * with the lock released between them.
+     */
     private void prepareStep() {
         try {
             long goal = grownTarget(allocated, allocated + 1);
-            // in pieces, the lock released between them: a writer that catches up waits for one piece only
+            while (growStep(goal)) {
+                // next piece
+            }
             while (true) {
                 growth.lock();
                 try {
-                    long from = allocated;
-                    if (appendsEnded || channel == null || from >= goal || from >= allocationLimit) {
+                    // the page after the one the writer stores into: the pages behind it are faulted already
+                    long p = Math.max(touched, (writerAt.get() / PAGE + 1) * PAGE);
+                    long to = Math.min(allocated, p + TOUCH_RUN);
+                    if (appendsEnded || channel == null || p >= to) {
                         return;
                     }
-                    allocateTo(Math.min(goal, roundUp(from + PREPARE_PIECE)));
+                    touch(p, to);
                 } finally {
                     growth.unlock();
                 }
@@ -253,6 +278,21 @@ final class SegmentFile {
             LOG.log(System.Logger.Level.DEBUG, "preparing " + path + " ahead failed: " + e);
         } finally {
             prepareQueued.set(false);
+        }
+    }
+
+    /** Allocates the next piece of zeros towards {@code goal}; false once there is nothing (more) to do. */
+    private boolean growStep(long goal) {
+        growth.lock();
+        try {
+            long from = allocated;
+            if (appendsEnded || channel == null || from >= goal || from >= allocationLimit) {
+                return false;
+            }
+            allocateTo(Math.min(goal, roundUp(from + PREPARE_PIECE)));
+            return true;
+        } finally {
+            growth.unlock();
         }
     }
 
@@ -315,9 +355,8 @@ final class SegmentFile {
     }
 
     /**
-     * Writes zeros from {@link #allocated} to at least {@code end}, maps them and touches every page
-     * through the mapping (the page fault happens here, on whichever thread prepares), then publishes
-     * the new {@link #allocated}. Under {@link #growth}.
+     * Writes zeros from {@link #allocated} to at least {@code end}, maps them, then publishes the new
+     * {@link #allocated}. Under {@link #growth}.
      */
     private void ensureAllocated(long end) {
         if (end > allocated) {
@@ -341,12 +380,22 @@ final class SegmentFile {
             throw StorageErrors.wrap("allocate " + (target - from) + " bytes of segment", path, e);
         }
         ensureMapped(target);
-        MappedByteBuffer[] w = windows;
-        // nobody else stores here before allocated moves past it: the writer stays below it
-        for (long p = roundUp(from); p < target; p += PAGE) {
-            w[(int) (p / WINDOW_SIZE)].put((int) (p % WINDOW_SIZE), (byte) 0);
-        }
         allocated = target;
+    }
+
+    /**
+     * Takes the page fault of every page in {@code [from, to)} (page multiples below {@link #allocated}),
+     * so that the writer's stores there cost none. The writer may be storing into the same pages at
+     * the same time: an atomic add of zero writes back exactly the value it read, atomically, so it
+     * never changes a byte the writer stored, before or after. Under {@link #growth}, which keeps a
+     * truncation (and so a page past the end of the file, which would fault with {@code SIGBUS}) away.
+     */
+    private void touch(long from, long to) {
+        MappedByteBuffer[] w = windows;
+        for (long p = from; p < to; p += PAGE) {
+            PAGE_TOUCH.getAndAdd((ByteBuffer) w[(int) (p / WINDOW_SIZE)], (int) (p % WINDOW_SIZE), 0);
+        }
+        touched = Math.max(touched, to);
     }
 
     /**
@@ -429,6 +478,7 @@ final class SegmentFile {
                 ch.truncate(size);
             }
             allocated = Math.min(allocated, size);
+            touched = Math.min(touched, size);
             // pages of the old mapping past the new end must never be touched again: remap first
             mapped = Math.min(mapped, size);
         } catch (IOException e) {
