@@ -26,8 +26,8 @@ import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Producing through the public API into one partition with 256-byte values (fsync NEVER, 64 MiB
- * segments): an awaited send, a pipelined send, four pipelining threads and sendBatch of 1,024.
+ * Producing through the public API into one partition with 256-byte values (fsync NEVER, 1 GiB
+ * segments, the default): an awaited send, a pipelined send, four pipelining threads and sendBatch of 1,024.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)

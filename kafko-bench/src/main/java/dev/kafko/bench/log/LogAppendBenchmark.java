@@ -31,8 +31,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * Appends to one partition log on the benchmark thread: pre-built batches of {@value #BATCH}
  * records (one frame each) per codec, and single records (one frame per record, the broker's
  * awaited-send path). Values are 256 compressible bytes. A fresh log per iteration, opened with a
- * {@link Preparer} as a broker opens it; segments roll at the default 1 GiB (and are fsynced when
- * they do), no flush otherwise: the page-cache path.
+ * {@link Preparer} as a broker opens it, and garbage collected after it is deleted; segments roll at
+ * the default 1 GiB (and are sealed, fsync included, when they do: in the background for batches, up
+ * to 4 at a time), no flush otherwise: the page-cache path.
  * Scores are records per second.
  */
 @State(Scope.Thread)
