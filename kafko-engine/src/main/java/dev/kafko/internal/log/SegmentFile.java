@@ -209,14 +209,28 @@ final class SegmentFile {
         prepareAheadIfLow(end);
     }
 
+    /**
+     * Writes {@code src[off, off + len)} at {@code pos} through a {@link StagingBuffers} buffer, in
+     * pieces of at most its size: a crash between them leaves a torn frame, which recovery cuts like
+     * any torn tail, and readers see none of it before the writer publishes the frame.
+     */
     private void pwrite(long pos, byte[] src, int off, int len) {
-        ByteBuffer b = ByteBuffer.wrap(src, off, len);
+        FileChannel ch = writableChannel();
+        ByteBuffer b = StagingBuffers.take();
         try {
-            while (b.hasRemaining()) {
-                writableChannel().write(b, pos + b.position() - off);
+            for (int done = 0; done < len; ) {
+                int n = Math.min(len - done, b.capacity());
+                b.clear();
+                b.put(src, off + done, n).flip();
+                while (b.hasRemaining()) {
+                    ch.write(b, pos + done + b.position());
+                }
+                done += n;
             }
         } catch (IOException e) {
             throw StorageErrors.wrap("write " + len + " bytes at position " + pos + " of segment", path, e);
+        } finally {
+            StagingBuffers.give(b);
         }
     }
 

@@ -79,6 +79,44 @@ class FailureTest {
     }
 
     @Test
+    void aFrameLargerThanAStagingBufferIsWrittenInPiecesAndAFailureBetweenThemLosesNothingAcknowledged() {
+        TopicConfig big = TopicConfig.builder().segmentBytes(64L << 20).build();
+        int perFrame = 5_000; // about 1.6 MB of records: two pwrites of at most StagingBuffers.SIZE
+        Path whole = dir.resolve("pieces");
+        FaultyFileIo io = new FaultyFileIo().syncs(false);
+        try (PartitionLog log = PartitionLog.open(Logs.TOPIC, 0, whole, big, Clock.systemUTC(), io)) {
+            Logs.appendFrames(log, 3, 1, 300);
+            long writes = io.writes();
+            Logs.appendFrames(log, 2, perFrame, 300);
+            assertThat(io.writes() - writes).as("each large frame in two pieces").isEqualTo(4);
+            assertThat(log.endOffset()).isEqualTo(3 + 2L * perFrame);
+        }
+        try (PartitionLog log = Logs.open(whole, big)) {
+            List<KafkoRecord> all = Logs.readAll(log);
+            assertThat(all).hasSize(3 + 2 * perFrame);
+            for (int i = 0; i < all.size(); i++) {
+                assertRecord(all.get(i), i, 300);
+            }
+        }
+        Path cut = dir.resolve("cut");
+        FaultyFileIo faulty = new FaultyFileIo().syncs(false);
+        try (PartitionLog log = PartitionLog.open(Logs.TOPIC, 0, cut, big, Clock.systemUTC(), faulty)) {
+            Logs.appendFrames(log, 3, 1, 300);
+            faulty.failNthWrite(2); // the second piece of the large frame
+            assertThatThrownBy(() -> Logs.appendFrames(log, 1, perFrame, 300)).isInstanceOf(KafkoStorageException.class);
+            assertThat(log.endOffset()).as("the torn frame was never published").isEqualTo(3);
+        }
+        try (PartitionLog log = Logs.open(cut, big)) {
+            assertThat(log.endOffset()).as("recovery cut the first piece").isEqualTo(3);
+            List<KafkoRecord> all = Logs.readAll(log);
+            for (int i = 0; i < all.size(); i++) {
+                assertRecord(all.get(i), i, 300);
+            }
+            assertThat(log.append(Logs.record(3, 300))).as("appends go on after the cut").isEqualTo(3);
+        }
+    }
+
+    @Test
     void fullDiskFailsTheAppendNamingTheFileThenEveryCallFailsFast() {
         FaultyFileIo io = new FaultyFileIo().syncs(false);
         try (PartitionLog log = PartitionLog.open(Logs.TOPIC, 0, dir, SMALL, Clock.systemUTC(), io)) {
