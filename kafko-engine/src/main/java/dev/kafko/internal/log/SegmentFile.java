@@ -32,11 +32,13 @@ import org.jspecify.annotations.Nullable;
  * {@value #ALLOCATION_STEP_MIN} bytes, then each one doubles the file, in steps of at most
  * {@value #ALLOCATION_STEP_MAX} bytes; so a partition that holds little costs little page cache, and a
  * busy one few allocation calls. Nothing is allocated when a segment is created or opened, only
- * when the first append needs it. The zeros also leave the pages resident, so the stores that
- * follow cost no page fault on fresh memory.
+ * when the first append needs it. The zeros also leave the pages resident in the page cache; the
+ * preparer then takes each page's mapping fault just ahead of the writer (see {@link #touch}), so
+ * that the writer's own stores rarely fault.
  *
- * <p>Large frames are written with {@code pwrite} and need no zeros first: a {@code pwrite} past the
- * end of the file allocates its blocks itself and reports a full disk as an {@code IOException}.
+ * <p>Large frames are written with {@code pwrite} (from {@link StagingBuffers}, in pieces of at most
+ * {@link StagingBuffers#SIZE} bytes) and need no zeros first: a {@code pwrite} past the end of the
+ * file allocates its blocks itself and reports a full disk as an {@code IOException}.
  * Readers see them through the mapping, which the writer extends a whole window at a time with
  * {@link FileChannel#map}. Mapping past the end of the file grows it with a hole (the JDK calls
  * {@code ftruncate}), which takes no block and reads as zeros; nothing is ever stored into it
