@@ -362,8 +362,11 @@ public final class PartitionLog implements Closeable {
                 return 0;
             }
             try {
-                // the seal may still be using a segment about to be deleted
-                awaitPendingSeal();
+                // a seal may still be using a segment about to be deleted: the pending seals are those
+                // of the last rolled segments, so wait for the oldest ones until none of them is
+                while (pendingSeals.size() > segs.length - 1 - n) {
+                    awaitSeal(pendingSeals.pollFirst());
+                }
             } catch (KafkoException e) {
                 throw fail(e);
             }

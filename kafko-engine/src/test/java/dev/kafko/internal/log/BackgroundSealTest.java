@@ -77,6 +77,42 @@ class BackgroundSealTest {
     }
 
     @Test
+    void retentionWaitsOnlyForTheSealsOfTheSegmentsItDeletes() {
+        Path d = dir.resolve("retention");
+        HeldExecutor background = new HeldExecutor();
+        TopicConfig config = TopicConfig.builder().segmentBytes(128 * 1024).indexIntervalBytes(4096)
+                .retentionBytes(448 * 1024).build();
+        try (PartitionLog log = PartitionLog.open(Logs.TOPIC, 0, d, config, Clock.systemUTC(), new FaultyFileIo(),
+                background)) {
+            appendUntilSegments(log, 4);
+            log.flush(); // the first three segments sealed
+            appendUntilSegments(log, 6);
+            long[] pending = {log.segments()[3].baseOffset(), log.segments()[4].baseOffset()};
+            int deleted = log.applyRetention();
+            assertThat(deleted).as("only sealed segments are old enough to go").isBetween(1, 3);
+            for (long base : pending) {
+                assertThat(FileNames.indexFile(d, base)).as("a seal retention did not need stays pending").doesNotExist();
+            }
+            background.runAll();
+            assertThat(log.isFailed()).isFalse();
+        }
+        // a retention that deletes segments whose seals are pending runs those seals first
+        Path all = dir.resolve("retention-all");
+        FaultyFileIo io = new FaultyFileIo();
+        HeldExecutor held = new HeldExecutor();
+        TopicConfig keepNothing = TopicConfig.builder().segmentBytes(128 * 1024).retentionBytes(0).build();
+        try (PartitionLog log = PartitionLog.open(Logs.TOPIC, 0, all, keepNothing, Clock.systemUTC(), io, held)) {
+            appendUntilSegments(log, 4);
+            long forces = io.forces();
+            assertThat(log.applyRetention()).isEqualTo(3);
+            assertThat(io.forces() - forces).as("the three pending seals, then the directory").isGreaterThanOrEqualTo(3);
+            assertThat(log.segmentCount()).isEqualTo(1);
+            held.runAll(); // each seal was claimed already: nothing runs twice
+            assertThat(log.isFailed()).isFalse();
+        }
+    }
+
+    @Test
     void sealsEndInRollOrderAndALaterSealNeverIndexesAfterAnEarlierOneFailed() {
         Path d = dir.resolve("order");
         HeldExecutor background = new HeldExecutor();
