@@ -119,7 +119,7 @@ class BackgroundSealTest {
         try (PartitionLog log = openHeld(d, new FaultyFileIo(), background)) {
             appendUntilSegments(log, 3);
             long second = log.segments()[1].baseOffset();
-            background.held.pollLast().run(); // the newer seal first: it runs the older one before itself
+            background.runNewestSeal(); // the newer seal first: it runs the older one before itself
             assertThat(FileNames.indexFile(d, 0)).exists();
             assertThat(FileNames.indexFile(d, second)).exists();
             background.runAll();
@@ -133,7 +133,7 @@ class BackgroundSealTest {
         long second = log.segments()[1].baseOffset();
         long appended = log.endOffset();
         io.failNthForce(1);
-        held.held.pollLast().run();
+        held.runNewestSeal();
         assertThat(log.isFailed()).isTrue();
         assertThat(log.failure()).hasMessageContaining("injected fsync");
         assertThat(FileNames.indexFile(f, 0)).doesNotExist();

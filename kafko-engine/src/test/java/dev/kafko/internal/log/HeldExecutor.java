@@ -18,6 +18,21 @@ final class HeldExecutor implements Executor {
         return held.stream().filter(t -> t instanceof PendingSeal).count();
     }
 
+    /** Removes the newest held seal of a rolled segment (preparation steps may be held beside it) and runs it. */
+    void runNewestSeal() {
+        Runnable newest = null;
+        for (Runnable t : held) {
+            if (t instanceof PendingSeal) {
+                newest = t;
+            }
+        }
+        if (newest == null) {
+            throw new AssertionError("no seal is held: " + held);
+        }
+        held.remove(newest);
+        newest.run();
+    }
+
     void runAll() {
         while (!held.isEmpty()) {
             held.poll().run();
