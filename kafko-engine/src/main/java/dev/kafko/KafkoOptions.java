@@ -19,6 +19,14 @@ import java.util.Objects;
  *        for a data directory that does not outlive its use, such as a test's temporary one: a machine
  *        crash may then lose topics and groups. Records are forced by each topic's
  *        {@link FsyncPolicy} either way.
+ * @param linger how long a send that streams in with others may wait, at most, to be written in one
+ *        frame with the sends that follow it (default 1 ms; zero writes every send at once). A send
+ *        lingers only while sends come in a stream (less than 100 µs apart), no consumer of its
+ *        partition is parked waiting, the topic's policy is not {@link FsyncPolicy#EVERY_BATCH}, and
+ *        nobody waits on it: blocking on its future ({@code join}, {@code get}, also of a future derived
+ *        from it with {@code thenApply} and the like) writes it at once, as does a consumer about to
+ *        wait for records, and {@link Kafko#close()}. Only a future observed through callbacks alone
+ *        (or through {@code CompletableFuture.allOf}) may complete up to {@code linger} later.
  */
 public record KafkoOptions(
         TopicConfig topicDefaults,
@@ -27,11 +35,14 @@ public record KafkoOptions(
         OffsetResetPolicy offsetReset,
         Duration retentionCheckInterval,
         KafkoObserver observer,
-        boolean fsyncMetadata) {
+        boolean fsyncMetadata,
+        Duration linger) {
+
+    private static final Duration DEFAULTS_LINGER = Duration.ofMillis(1);
 
     /** The options {@link Kafko#open(java.nio.file.Path)} uses. */
     public static final KafkoOptions DEFAULTS = new KafkoOptions(TopicConfig.DEFAULTS, Clock.systemUTC(), 500,
-            OffsetResetPolicy.EARLIEST, Duration.ofMinutes(1), KafkoObserver.NOOP, true);
+            OffsetResetPolicy.EARLIEST, Duration.ofMinutes(1), KafkoObserver.NOOP, true, DEFAULTS_LINGER);
 
     public KafkoOptions {
         Objects.requireNonNull(topicDefaults, "topicDefaults");
@@ -45,12 +56,23 @@ public record KafkoOptions(
         if (retentionCheckInterval.isNegative() || retentionCheckInterval.isZero()) {
             throw new InvalidConfigException("retentionCheckInterval must be positive, was " + retentionCheckInterval);
         }
+        Objects.requireNonNull(linger, "linger");
+        if (linger.isNegative()) {
+            throw new InvalidConfigException("linger must not be negative, was " + linger);
+        }
     }
 
-    /** Options that force metadata to disk ({@code fsyncMetadata} true). */
+    /** Options with the default {@code linger} of 1 ms. */
+    public KafkoOptions(TopicConfig topicDefaults, Clock clock, int maxPollRecords, OffsetResetPolicy offsetReset,
+                        Duration retentionCheckInterval, KafkoObserver observer, boolean fsyncMetadata) {
+        this(topicDefaults, clock, maxPollRecords, offsetReset, retentionCheckInterval, observer, fsyncMetadata,
+                DEFAULTS_LINGER);
+    }
+
+    /** Options that force metadata to disk ({@code fsyncMetadata} true), with the default {@code linger}. */
     public KafkoOptions(TopicConfig topicDefaults, Clock clock, int maxPollRecords, OffsetResetPolicy offsetReset,
                         Duration retentionCheckInterval, KafkoObserver observer) {
-        this(topicDefaults, clock, maxPollRecords, offsetReset, retentionCheckInterval, observer, true);
+        this(topicDefaults, clock, maxPollRecords, offsetReset, retentionCheckInterval, observer, true, DEFAULTS_LINGER);
     }
 
     public static Builder builder() {
@@ -70,6 +92,7 @@ public record KafkoOptions(
         private Duration retentionCheckInterval;
         private KafkoObserver observer;
         private boolean fsyncMetadata;
+        private Duration linger;
 
         private Builder(KafkoOptions from) {
             topicDefaults = from.topicDefaults;
@@ -79,6 +102,7 @@ public record KafkoOptions(
             retentionCheckInterval = from.retentionCheckInterval;
             observer = from.observer;
             fsyncMetadata = from.fsyncMetadata;
+            linger = from.linger;
         }
 
         public Builder topicDefaults(TopicConfig topicDefaults) {
@@ -117,9 +141,15 @@ public record KafkoOptions(
             return this;
         }
 
+        /** The longest a streaming send may wait to share a frame; zero writes every send at once. */
+        public Builder linger(Duration linger) {
+            this.linger = linger;
+            return this;
+        }
+
         public KafkoOptions build() {
             return new KafkoOptions(topicDefaults, clock, maxPollRecords, offsetReset, retentionCheckInterval, observer,
-                    fsyncMetadata);
+                    fsyncMetadata, linger);
         }
     }
 }

@@ -12,6 +12,10 @@ import org.jspecify.annotations.Nullable;
  * disk, under {@link FsyncPolicy#EVERY_BATCH}), and completes exceptionally with a
  * {@link KafkoException} otherwise. Argument errors ({@link RecordTooLargeException},
  * {@link InvalidPartitionException}) are thrown before anything is written.
+ *
+ * <p>A single-record send that streams in with others may linger, up to
+ * {@link KafkoOptions#linger()}, to be written in one frame with the sends after it; blocking on its
+ * future, a consumer waiting for records, {@link #flush()} and {@link Kafko#close()} write it at once.
  */
 public interface Producer {
 
@@ -45,4 +49,12 @@ public interface Producer {
 
     /** Sends every record to one partition, atomically, in list order. */
     CompletableFuture<List<RecordPosition>> sendBatchTo(int partition, List<OutgoingRecord> records);
+
+    /**
+     * Returns once every send to this topic made before the call (by any thread) is written and its
+     * future completed, sends that linger included.
+     *
+     * @throws KafkoClosedException when the instance is closed
+     */
+    void flush();
 }

@@ -6,7 +6,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Internal: work other than an append that must run as the partition's single writer (flush,
- * retention, close); see {@link Request} for which thread does what.
+ * retention, close, and writing lingering sends); see {@link Request} for which thread does what.
  */
 final class CommandRequest extends Request<Void> {
 
@@ -19,7 +19,13 @@ final class CommandRequest extends Request<Void> {
         /** Flush and close the log because the instance closes. */
         CLOSE,
         /** Close the log because the topic is being deleted. */
-        DELETE
+        DELETE,
+        /** Lingering sends have waited long enough. */
+        LINGER_ENDED,
+        /** A thread blocks on a lingering send. */
+        AWAITED,
+        /** Write the sends that linger now: a consumer is about to park, or a producer flushes. */
+        WRITE_LINGERING
     }
 
     final Kind kind;

@@ -133,7 +133,11 @@ final class ConsumerImpl implements Consumer {
         }
     }
 
-    /** Whether a poll would find something: records, a reset, a rebalance, a closed partition. */
+    /**
+     * Whether a poll would find something: records, a reset, a rebalance, a closed partition. Called
+     * with the parked flag raised: sends lingering in an owned partition are written first (by this
+     * thread, when the partition is idle), and none starts to linger while the flag is up.
+     */
     private boolean anyWork() {
         if (group != null ? group.version() != seenVersion : topic.partitionCount() != positionsKnown()) {
             return true;
@@ -144,6 +148,7 @@ final class ConsumerImpl implements Consumer {
             if (!a.isOpen()) {
                 return true;
             }
+            a.readerWaiting();
             PartitionLog log = a.log();
             long pos = positions[p];
             if (pos < a.readableEnd() || pos > log.endOffset() || log.logStartOffset() > pos) {

@@ -14,6 +14,7 @@ import dev.kafko.internal.log.PartitionLog;
 import java.lang.System.Logger.Level;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.concurrent.CompletionException;
@@ -36,6 +37,20 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Futures complete in offset order within one round. Two rounds drained one after the other
  * by different threads may complete concurrently.
+ *
+ * <p><b>Lingering sends.</b> Single-record sends that stream in (a send round less than
+ * {@link #STREAM_GAP_NANOS} after the previous one) are not written at once: they linger, to be written
+ * as one frame with the sends that follow, once they reach {@link #LINGER_BYTES}, after
+ * {@link dev.kafko.KafkoOptions#linger()} at the latest (zero turns lingering off), or as soon as anyone needs them: a thread blocks on one of their
+ * futures (or on a future derived from one), a consumer of the partition is about to park, any other
+ * request arrives, or the partition closes. They never linger while a consumer is parked on the
+ * partition, under {@link FsyncPolicy#EVERY_BATCH} (whose group commit batches already), nor for
+ * a while after a thread blocked on a lingering send (an awaiting sender gains nothing from it).
+ * So a pipelining producer writes few large frames (a {@code pwrite} each, instead of a page fault
+ * every dozen records), while an awaited send, a sporadic send and a waiting consumer see no delay.
+ * Flags with a Dekker-style handshake keep a blocked waiter from being missed: the owner raises
+ * {@link #lingering} before it reads {@link Request#awaited} and the consumers' parked flags; a
+ * waiter raises its flag before it reads {@link #lingering}.
  */
 final class PartitionActor {
 
@@ -43,6 +58,12 @@ final class PartitionActor {
     static final long MAX_FRAME_BYTES = 1 << 20;
     /** A frame stops growing at this many records. */
     static final int MAX_FRAME_RECORDS = 16 * 1024;
+    /** Lingering sends are written once they hold this many bytes. */
+    static final long LINGER_BYTES = 64 * 1024;
+    /** A send round this close to the previous one is part of a stream, and its sends may linger. */
+    static final long STREAM_GAP_NANOS = 100_000;
+    /** After a thread blocked on a lingering send, this many send rounds are written at once. */
+    static final int AWAITED_BACKOFF_ROUNDS = 256;
 
     private static final System.Logger LOG = System.getLogger(PartitionActor.class.getName());
     private static final Waiter[] NO_WAITERS = new Waiter[0];
@@ -63,6 +84,7 @@ final class PartitionActor {
     final int partition;
     private final PartitionLog log;
     private final FsyncPolicy fsync;
+    private final Duration linger;
     private final BrokerContext ctx;
 
     @SuppressWarnings("unused") // through MAILBOX
@@ -75,6 +97,15 @@ final class PartitionActor {
     private final ArrayList<OutgoingRecord> frame = new ArrayList<>(256);
     private boolean dirty;
     private boolean flushScheduled;
+    /** Sends accepted but not yet written, in arrival order, chained through {@link Request#next}. */
+    private @Nullable Request<?> lingerHead;
+    private @Nullable Request<?> lingerTail;
+    private long lingerBytes;
+    private boolean lingerTimerScheduled;
+    private long lastSendRound = Long.MIN_VALUE / 2;
+    private int lingerBackoff;
+    /** True while sends linger (and briefly, harmlessly, around it); written by the owner, read by anyone. */
+    private volatile boolean lingering;
 
     private volatile PartitionState state = PartitionState.RUNNING;
     private volatile boolean deleted;
@@ -93,6 +124,7 @@ final class PartitionActor {
         this.partition = partition;
         this.log = log;
         this.fsync = config.fsync();
+        this.linger = ctx.options().linger();
         this.ctx = ctx;
         this.readableEnd = log.endOffset();
     }
@@ -127,6 +159,9 @@ final class PartitionActor {
 
     /** Queues {@code r}; runs the mailbox on this thread if nobody owns the partition. Any thread. */
     void submit(Request<?> r) {
+        if (r instanceof SendRequest) {
+            r.actor = this;
+        }
         Request<?> h;
         do {
             h = mailbox;
@@ -163,7 +198,7 @@ final class PartitionActor {
             Request<?> round = reverse((Request<?>) MAILBOX.getAndSet(this, null));
             try {
                 if (round != null) {
-                    process(round);
+                    round = process(round);
                 }
             } finally {
                 ownerThread = null;
@@ -196,9 +231,25 @@ final class PartitionActor {
         return prev;
     }
 
-    /** Runs one round, in arrival order. Owner only. */
-    private void process(Request<?> first) {
+    /**
+     * Runs one round, in arrival order, after the sends that linger. Returns the requests to complete
+     * now: the round with those sends before it, or null when the round's sends linger too. Owner only.
+     */
+    private @Nullable Request<?> process(Request<?> round) {
         assert ownerThread == Thread.currentThread() : "partition " + topic + "-" + partition + " has two writers";
+        if (lingerMore(round)) {
+            return null;
+        }
+        Request<?> first = round;
+        if (lingerHead != null) {
+            // the lingering sends come first: they arrived before anything in the mailbox
+            lingerTail.next = round;
+            first = lingerHead;
+            lingerHead = null;
+            lingerTail = null;
+            lingerBytes = 0;
+        }
+        lingering = false;
         Request<?> unflushed = null; // first append of the round not yet covered by an EVERY_BATCH flush
         Request<?> r = first;
         while (r != null) {
@@ -231,6 +282,91 @@ final class PartitionActor {
         }
         if (unflushed != null) {
             groupCommit(unflushed, null);
+        }
+        return first;
+    }
+
+    /**
+     * Lets every request of {@code round} linger, after the sends lingering already, when the round
+     * is made of single sends only and may linger (see the class comment); false leaves the round
+     * untouched. Owner only.
+     */
+    private boolean lingerMore(Request<?> round) {
+        if (state != PartitionState.RUNNING || fsync == FsyncPolicy.EVERY_BATCH || linger.isZero()) {
+            return false;
+        }
+        long bytes = lingerBytes;
+        Request<?> last = round;
+        for (Request<?> q = round; q != null; q = q.next) {
+            if (!(q instanceof SendRequest)) {
+                return false;
+            }
+            bytes += q.encodedBytes();
+            last = q;
+        }
+        long now = System.nanoTime();
+        boolean stream = now - lastSendRound < STREAM_GAP_NANOS;
+        lastSendRound = now;
+        if (!stream || bytes >= LINGER_BYTES) {
+            return false;
+        }
+        if (lingerBackoff > 0) {
+            lingerBackoff--;
+            return false;
+        }
+        // raised before reading the waiters' flags: either a waiter sees it, or this sees the waiter's flag
+        // (the sends lingering already were checked when they started to: their waiters see the flag)
+        lingering = true;
+        for (Request<?> q = round; q != null; q = q.next) {
+            if (q.awaited) {
+                return false;
+            }
+        }
+        for (Waiter w : waiters) {
+            if (w.parked) {
+                return false;
+            }
+        }
+        if (lingerHead == null) {
+            lingerHead = round;
+        } else {
+            lingerTail.next = round;
+        }
+        lingerTail = last;
+        lingerBytes = bytes;
+        if (!lingerTimerScheduled) {
+            lingerTimerScheduled = true;
+            ctx.scheduler().schedule(() -> submit(new CommandRequest(CommandRequest.Kind.LINGER_ENDED)), linger);
+        }
+        return true;
+    }
+
+    /**
+     * A thread is about to block on {@code r}, or on a future derived from it: if sends linger, they
+     * are written now, and sends stop lingering for a while. Any thread.
+     */
+    void awaited(Request<?> r) {
+        r.awaited = true; // before reading lingering: see linger()
+        if (lingering) {
+            submit(new CommandRequest(CommandRequest.Kind.AWAITED));
+        }
+    }
+
+    /**
+     * Returns once every send submitted before the call is written (and its future completed), those
+     * that lingered included. Any thread.
+     */
+    void writeSubmitted() {
+        runCommand(CommandRequest.Kind.WRITE_LINGERING);
+    }
+
+    /**
+     * A consumer of this partition is about to park (its parked flag is raised): lingering sends are
+     * written now, by this thread if the partition is idle. Any thread.
+     */
+    void readerWaiting() {
+        if (lingering) {
+            submit(new CommandRequest(CommandRequest.Kind.WRITE_LINGERING));
         }
     }
 
@@ -328,7 +464,13 @@ final class PartitionActor {
     }
 
     private void execute(CommandRequest c) {
+        // every send that lingered came before this command in the round, and is written already
         switch (c.kind) {
+            case LINGER_ENDED -> lingerTimerScheduled = false;
+            case AWAITED -> lingerBackoff = AWAITED_BACKOFF_ROUNDS;
+            case WRITE_LINGERING -> {
+                // nothing more to do
+            }
             case INTERVAL_FLUSH -> {
                 flushScheduled = false;
                 if (state == PartitionState.RUNNING) {

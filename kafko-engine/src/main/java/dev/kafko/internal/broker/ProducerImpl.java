@@ -166,6 +166,14 @@ final class ProducerImpl implements Producer {
         });
     }
 
+    @Override
+    public void flush() {
+        topic.ensureOpen();
+        for (PartitionActor actor : topic.actors()) {
+            actor.writeSubmitted();
+        }
+    }
+
     private int route(OutgoingRecord record, int partitions) {
         if (partitions == 1) {
             return 0;

@@ -10,8 +10,12 @@ import org.jspecify.annotations.Nullable;
  * sender waits on, so that a send allocates one object besides its record. Any thread creates and
  * submits one; the partition's owner fills {@link #firstOffset} or {@link #error}; {@link #finish}
  * runs after the owner released the partition.
+ *
+ * <p>A send may linger in its partition before it is written (see {@link PartitionActor}); waiting
+ * for it ({@link #join}, {@link #get}, on this future or on one that depends on it) tells the
+ * partition, which then writes it at once.
  */
-abstract class Request<T> extends CompletableFuture<T> {
+abstract class Request<T> extends AwaitedFuture<T> {
 
     /** The next entry of the mailbox chain; written before the entry is published. */
     @Nullable Request<?> next;
@@ -19,6 +23,23 @@ abstract class Request<T> extends CompletableFuture<T> {
     long firstOffset;
     /** Why the request failed, set by the owner. */
     @Nullable Throwable error;
+    /** The partition a record request was submitted to, for {@link #awaiting}; null for a command. */
+    @Nullable PartitionActor actor;
+    /** Set once a thread waits for this request: the owner must not let it linger. */
+    volatile boolean awaited;
+
+    @Override
+    final void awaiting() {
+        PartitionActor a = actor;
+        if (a != null && !isDone()) {
+            a.awaited(this);
+        }
+    }
+
+    @Override
+    public <U> CompletableFuture<U> newIncompleteFuture() {
+        return new AwaitedFuture.Dependent<>(this);
+    }
 
     /** How many records this request appends; 0 for a command. */
     abstract int recordCount();
@@ -42,3 +63,4 @@ abstract class Request<T> extends CompletableFuture<T> {
     /** The value the future completes with, from {@link #firstOffset}. */
     abstract @Nullable T result(int partition);
 }
+

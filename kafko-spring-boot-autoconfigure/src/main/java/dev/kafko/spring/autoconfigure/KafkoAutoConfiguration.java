@@ -70,6 +70,7 @@ public final class KafkoAutoConfiguration {
         KafkoOptions options = KafkoOptions.builder()
                 .topicDefaults(properties.topicDefaults())
                 .maxPollRecords(properties.getListener().getMaxPollRecords())
+                .linger(properties.getLinger())
                 .observer(CompositeKafkoObserver.of(observers.orderedStream().toList()))
                 // an ephemeral directory is deleted on close: forcing its topic metadata to disk buys nothing
                 .fsyncMetadata(!directory.isEphemeral())

@@ -36,6 +36,14 @@ public class KafkoProperties {
     /** Create a topic nobody declared on its first send or listen, with kafko.defaults. */
     private boolean autoCreateTopics = true;
 
+    /**
+     * Longest a send that streams in with others may wait to be written in one frame with the sends
+     * after it; 0 writes every send at once. A send never waits while a listener of its partition is
+     * idle, nor when a thread blocks on its future; only sends observed through callbacks alone may
+     * complete up to this much later.
+     */
+    private Duration linger = Duration.ofMillis(1);
+
     /** Config of topics created without one of their own. */
     private final TopicDefaults defaults = new TopicDefaults();
 
@@ -70,6 +78,14 @@ public class KafkoProperties {
 
     public void setEphemeral(boolean ephemeral) {
         this.ephemeral = ephemeral;
+    }
+
+    public Duration getLinger() {
+        return linger;
+    }
+
+    public void setLinger(Duration linger) {
+        this.linger = linger;
     }
 
     public boolean isAutoCreateTopics() {

@@ -10,6 +10,7 @@ import dev.kafko.OutgoingRecord;
 import dev.kafko.PartitionInfo;
 import dev.kafko.Producer;
 import dev.kafko.RecordPosition;
+import dev.kafko.Topic;
 import dev.kafko.UnknownTopicException;
 import java.time.Duration;
 import java.util.Collection;
@@ -67,8 +68,10 @@ public final class KafkoBackend implements LogBackend {
 
     @Override
     public Map<Integer, Long> endOffsets(String topic) {
-        List<PartitionInfo> partitions = kafko.topic(topic)
-                .orElseThrow(() -> new UnknownTopicException("topic '" + topic + "' does not exist")).partitions();
+        Topic t = kafko.topic(topic).orElseThrow(() -> new UnknownTopicException("topic '" + topic + "' does not exist"));
+        // sends made before this call that linger count: write them first
+        kafko.producer(topic).flush();
+        List<PartitionInfo> partitions = t.partitions();
         Map<Integer, Long> ends = new HashMap<>();
         for (PartitionInfo p : partitions) {
             ends.put(p.partition(), p.endOffset());

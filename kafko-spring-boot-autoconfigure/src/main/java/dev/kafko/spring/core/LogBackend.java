@@ -38,7 +38,10 @@ public interface LogBackend {
     /** The current partition count of an existing topic. */
     int partitionCount(String topic);
 
-    /** The end offset (the offset the next record will get) of every partition of {@code topic}. */
+    /**
+     * The end offset (the offset the next record will get) of every partition of {@code topic}, once
+     * every send made to it before the call is written (a send may linger in the log before it is).
+     */
     Map<Integer, Long> endOffsets(String topic);
 
     /** The committed offsets of {@code group} on {@code topic}; partitions without a commit are absent. */

@@ -67,10 +67,12 @@ class KafkoAutoConfigurationTest {
     @Test
     void dataDirPropertyPlacesTheLogAndKeepsItAfterClose(@TempDir Path tmp) {
         Path dir = tmp.resolve("log");
-        new ApplicationContextRunner().withConfiguration(ALL).withPropertyValues("kafko.data-dir=" + dir)
+        new ApplicationContextRunner().withConfiguration(ALL)
+                .withPropertyValues("kafko.data-dir=" + dir, "kafko.linger=250us")
                 .run(context -> {
                     assertThat(context.getBean(Kafko.class).dataDir()).isEqualTo(dir);
                     assertThat(context.getBean(Kafko.class).options().fsyncMetadata()).isTrue();
+                    assertThat(context.getBean(Kafko.class).options().linger()).isEqualTo(Duration.ofNanos(250_000));
                     context.getBean(Kafko.class).createTopic("kept");
                 });
         assertThat(dir).isDirectory();

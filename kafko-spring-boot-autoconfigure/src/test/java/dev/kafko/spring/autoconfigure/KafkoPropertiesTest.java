@@ -24,6 +24,7 @@ class KafkoPropertiesTest {
         KafkoProperties properties = new KafkoProperties();
         assertThat(properties.topicDefaults()).isEqualTo(TopicConfig.DEFAULTS);
         assertThat(properties.getListener().getMaxPollRecords()).isEqualTo(KafkoOptions.DEFAULTS.maxPollRecords());
+        assertThat(properties.getLinger()).isEqualTo(KafkoOptions.DEFAULTS.linger());
         KafkoProperties.Listener listener = properties.getListener();
         assertThat(new ContainerProperties(listener.getAckMode(), listener.getConcurrency(), listener.getPollTimeout(),
                 listener.getMaxPollRecords(), listener.getShutdownTimeout())).isEqualTo(ContainerProperties.DEFAULTS);

@@ -1,0 +1,218 @@
+package dev.kafko;
+
+import static dev.kafko.Fixtures.bytes;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Sends that stream in linger to share a frame, and whoever needs one of them gets it written at
+ * once. Most tests set a linger of an hour, so that only those triggers can write a lingering send
+ * within the tests' timeouts.
+ */
+@Timeout(60)
+class LingerTest {
+
+    private static final Duration HOUR = Duration.ofHours(1);
+    private static final byte[] VALUE = new byte[256];
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aStreamOfPipelinedSendsIsWrittenInFewFramesWithConsecutiveOffsets() throws Exception {
+        AtomicInteger appends = new AtomicInteger();
+        KafkoObserver counting = new KafkoObserver() {
+            @Override
+            public void onAppend(String topic, int partition, int records, long bytes, long nanos) {
+                appends.incrementAndGet();
+            }
+        };
+        try (Kafko k = Kafko.open(dir, KafkoOptions.builder().linger(HOUR).observer(counting).build())) {
+            k.createTopic("t");
+            Producer p = k.producer("t");
+            List<CompletableFuture<RecordPosition>> sent = new ArrayList<>();
+            for (int i = 0; i < 2_000; i++) {
+                sent.add(p.send(null, VALUE));
+            }
+            assertThat(sent.get(sent.size() - 1).get(10, TimeUnit.SECONDS)).isEqualTo(new RecordPosition(0, 1_999));
+            for (int i = 0; i < sent.size(); i++) {
+                assertThat(sent.get(i)).isCompletedWithValue(new RecordPosition(0, i));
+            }
+            // 2,000 records of 256 bytes fill a 64 KiB frame about every 230; a pause of the test thread
+            // longer than the stream gap writes a send alone, so allow many of those
+            assertThat(appends.get()).isBetween(1, 200);
+        }
+    }
+
+    @Test
+    void blockingOnALingeringSendWritesItAtOnce() throws Exception {
+        try (Kafko k = Kafko.open(dir, KafkoOptions.builder().linger(HOUR).build())) {
+            k.createTopic("t");
+            Producer p = k.producer("t");
+            CompletableFuture<RecordPosition> lingering = lingeringSend(p);
+            assertThat(lingering.get(10, TimeUnit.SECONDS).offset())
+                    .isEqualTo(k.topic("t").orElseThrow().partitions().get(0).endOffset() - 1);
+        }
+    }
+
+    @Test
+    void blockingOnAFutureDerivedFromALingeringSendWritesItAtOnce() throws Exception {
+        try (Kafko k = Kafko.open(dir, KafkoOptions.builder().linger(HOUR).build())) {
+            k.createTopic("t");
+            Producer p = k.producer("t");
+            CompletableFuture<Long> offset = lingeringSend(p).thenApply(RecordPosition::offset).thenApply(o -> o + 0);
+            assertThat(offset.get(10, TimeUnit.SECONDS)).isNotNegative();
+            CompletableFuture<String> handled = lingeringSend(p).handle((pos, e) -> e == null ? "ok" : "failed");
+            assertThat(handled.get(10, TimeUnit.SECONDS)).isEqualTo("ok");
+        }
+    }
+
+    @Test
+    void aWaitingConsumerGetsEveryRecordWithoutWaitingForTheLinger() throws Exception {
+        try (Kafko k = Kafko.open(dir, KafkoOptions.builder().linger(HOUR).build())) {
+            k.createTopic("t");
+            Producer p = k.producer("t");
+            int count = 5_000;
+            AtomicInteger received = new AtomicInteger();
+            AtomicReference<Throwable> failed = new AtomicReference<>();
+            CountDownLatch polling = new CountDownLatch(1);
+            Thread reader = new Thread(() -> {
+                try (Consumer c = k.consumer("t")) {
+                    polling.countDown();
+                    long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+                    while (received.get() < count && System.nanoTime() < deadline) {
+                        received.addAndGet(c.poll(Duration.ofSeconds(5)).size());
+                    }
+                } catch (Throwable t) {
+                    failed.set(t);
+                }
+            });
+            reader.start();
+            polling.await();
+            for (int i = 0; i < count; i++) {
+                p.send(null, VALUE); // never awaited: only the consumer's waiting can get these written
+            }
+            reader.join(30_000);
+            assertThat(failed.get()).isNull();
+            assertThat(received.get()).isEqualTo(count);
+        }
+    }
+
+    @Test
+    void aPollThatFindsOnlyLingeringSendsGetsThemWritten() {
+        try (Kafko k = Kafko.open(dir, KafkoOptions.builder().linger(HOUR).build())) {
+            k.createTopic("t");
+            Producer p = k.producer("t");
+            CompletableFuture<RecordPosition> lingering = lingeringSend(p);
+            // the records written, and the one lingering (nothing else writes it within the hour)
+            int total = (int) k.topic("t").orElseThrow().partitions().get(0).endOffset() + 1;
+            try (Consumer c = k.consumer("t")) {
+                List<KafkoRecord> got = Fixtures.pollUntil(c, total);
+                assertThat(got).hasSize(total);
+            }
+            assertThat(lingering).isCompleted();
+        }
+    }
+
+    @Test
+    void flushWritesTheSendsMadeBeforeItAndCompletesThem() {
+        try (Kafko k = Kafko.open(dir, KafkoOptions.builder().linger(HOUR).build())) {
+            k.createTopic("t");
+            Producer p = k.producer("t");
+            List<CompletableFuture<RecordPosition>> sent = new ArrayList<>();
+            sent.add(lingeringSend(p));
+            for (int i = 0; i < 30; i++) {
+                sent.add(p.send(null, VALUE));
+            }
+            assertThat(sent.get(sent.size() - 1)).isNotDone();
+            p.flush();
+            assertThat(sent).allSatisfy(f -> assertThat(f).isCompleted());
+            long last = sent.get(sent.size() - 1).join().offset();
+            assertThat(k.topic("t").orElseThrow().partitions().get(0).endOffset()).isEqualTo(last + 1);
+            k.close();
+            assertThatThrownBy(p::flush).isInstanceOf(KafkoClosedException.class);
+        }
+    }
+
+    @Test
+    void closeWritesLingeringSendsAndCompletesThem() {
+        List<CompletableFuture<RecordPosition>> sent = new ArrayList<>();
+        try (Kafko k = Kafko.open(dir, KafkoOptions.builder().linger(HOUR).build())) {
+            k.createTopic("t");
+            Producer p = k.producer("t");
+            sent.add(lingeringSend(p));
+            for (int i = 0; i < 10; i++) {
+                sent.add(p.send(null, VALUE));
+            }
+            assertThat(sent.get(sent.size() - 1)).isNotDone();
+        }
+        for (CompletableFuture<RecordPosition> f : sent) {
+            assertThat(f).isCompletedWithValueMatching(pos -> pos.offset() >= 0);
+        }
+        long last = sent.get(sent.size() - 1).join().offset();
+        try (Kafko k = Kafko.open(dir)) {
+            assertThat(k.topic("t").orElseThrow().partitions().get(0).endOffset()).isEqualTo(last + 1);
+        }
+    }
+
+    @Test
+    void aSendObservedOnlyThroughCallbacksCompletesWhenTheLingerEnds() throws Exception {
+        try (Kafko k = Kafko.open(dir, KafkoOptions.builder().linger(Duration.ofMillis(20)).build())) {
+            k.createTopic("t");
+            Producer p = k.producer("t");
+            CompletableFuture<RecordPosition> lingering = lingeringSend(p);
+            CountDownLatch called = new CountDownLatch(1);
+            lingering.thenAccept(pos -> called.countDown());
+            assertThat(called.await(10, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
+    @Test
+    void noSendLingersWithAZeroLingerOrUnderEveryBatch() {
+        try (Kafko k = Kafko.open(dir, KafkoOptions.builder().linger(Duration.ZERO).build())) {
+            k.createTopic("t");
+            assertEverySendIsWrittenBeforeItReturns(k.producer("t"));
+        }
+        try (Kafko k = Kafko.open(dir.resolve("every-batch"), KafkoOptions.builder().linger(HOUR).build())) {
+            k.createTopic("t", TopicConfig.builder().fsync(FsyncPolicy.EVERY_BATCH).build());
+            assertEverySendIsWrittenBeforeItReturns(k.producer("t"));
+        }
+    }
+
+    @Test
+    void aNegativeLingerIsRefused() {
+        assertThatThrownBy(() -> KafkoOptions.builder().linger(Duration.ofMillis(-1)).build())
+                .isInstanceOf(InvalidConfigException.class).hasMessageContaining("linger");
+    }
+
+    /** An uncontended send that is written completes before it returns; one that lingers does not. */
+    private static void assertEverySendIsWrittenBeforeItReturns(Producer p) {
+        for (int i = 0; i < 300; i++) {
+            assertThat(p.send(null, bytes("v" + i))).isCompleted();
+        }
+    }
+
+    /** Sends until one lingers (a send less than 100 us after the previous one does); returns it. */
+    private static CompletableFuture<RecordPosition> lingeringSend(Producer p) {
+        for (int i = 0; i < 10_000; i++) {
+            CompletableFuture<RecordPosition> f = p.send(null, VALUE);
+            if (!f.isDone()) {
+                return f;
+            }
+        }
+        throw new AssertionError("no send lingered in 10,000 back-to-back sends");
+    }
+}
