@@ -18,4 +18,7 @@ public interface BackendProducer {
      */
     CompletableFuture<RecordPosition> send(@Nullable Integer partition, byte @Nullable [] key,
                                            byte @Nullable [] value, Headers headers, long timestamp);
+
+    /** Returns once every send made before the call is written and its future completed. */
+    void flush();
 }

@@ -102,6 +102,11 @@ public final class KafkoBackend implements LogBackend {
             OutgoingRecord record = OutgoingRecord.of(key, value, headers, timestamp);
             return partition == null ? producer.send(record) : producer.sendTo(partition, record);
         }
+
+        @Override
+        public void flush() {
+            producer.flush();
+        }
     }
 
     private record KafkoBackendConsumer(Kafko kafko, String topic, Consumer consumer) implements BackendConsumer {

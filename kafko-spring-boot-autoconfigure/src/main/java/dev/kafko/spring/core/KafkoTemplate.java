@@ -204,6 +204,17 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V> {
         producerListener.onError(topic, partition, key, value, failure);
     }
 
+    /**
+     * Returns once every send this template made before the call is written and its future completed:
+     * a send that streams in with others may linger up to {@code kafko.linger} before it is written,
+     * unless someone blocks on its future.
+     */
+    public void flush() {
+        for (BackendProducer producer : producers.values()) {
+            producer.flush();
+        }
+    }
+
     private BackendProducer producer(String topic) {
         BackendProducer last = lastProducer;
         if (last != null && last.topic().equals(topic)) {

@@ -11,7 +11,9 @@ import dev.kafko.spring.support.KafkoHeaders;
 import dev.kafko.spring.support.SendResult;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -47,6 +49,21 @@ class KafkoTemplateTest {
             assertThat(new String(records.get(2).value(), StandardCharsets.UTF_8)).isEqualTo("{\"id\":\"o-1\",\"amount\":5}");
             assertThat(records.get(2).headers().lastHeader(KafkoHeaders.TYPE).valueAsString())
                     .isEqualTo(Order.class.getName());
+        });
+    }
+
+    @Test
+    void flushCompletesEverySendThatLingers() {
+        runner.withPropertyValues("kafko.linger=1h").run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            List<CompletableFuture<SendResult<Object, Object>>> sent = new ArrayList<>();
+            for (int i = 0; i < 10_000 && sent.stream().allMatch(CompletableFuture::isDone); i++) {
+                sent.add(template.send("t", 1, null, "v" + i));
+            }
+            assertThat(sent.get(sent.size() - 1)).as("a send that lingers").isNotDone();
+            template.flush();
+            assertThat(sent).allSatisfy(f -> assertThat(f).isCompleted());
+            assertThat(sent.get(sent.size() - 1).join().offset()).isEqualTo(sent.size() - 1);
         });
     }
 
