@@ -39,11 +39,11 @@ import org.jspecify.annotations.Nullable;
  * by different threads may complete concurrently.
  *
  * <p><b>Lingering sends.</b> Single-record sends that stream in (a send round less than
- * {@link #STREAM_GAP_NANOS} after the previous one) are not written at once: they linger, to be written
- * as one frame with the sends that follow, once they reach {@link #LINGER_BYTES}, after
- * {@link dev.kafko.KafkoOptions#linger()} at the latest (zero turns lingering off), or as soon as anyone needs them: a thread blocks on one of their
- * futures (or on a future derived from one), a consumer of the partition is about to park, any other
- * request arrives, or the partition closes. They never linger while a consumer is parked on the
+ * {@link #STREAM_GAP_NANOS} after the previous one) are not written at once: they linger, to be
+ * written as one frame with the sends that follow, once they reach {@link #LINGER_BYTES}, after
+ * {@link dev.kafko.KafkoOptions#linger()} at the latest (zero turns lingering off), or as soon as
+ * anyone needs them: a thread blocks on one of their futures (or on a future derived from one), a
+ * consumer of the partition is about to park, any other request arrives, or the partition closes. They never linger while a consumer is parked on the
  * partition, under {@link FsyncPolicy#EVERY_BATCH} (whose group commit batches already), nor for
  * a while after a thread blocked on a lingering send (an awaiting sender gains nothing from it).
  * So a pipelining producer writes few large frames (a {@code pwrite} each, instead of a page fault
@@ -346,7 +346,7 @@ final class PartitionActor {
      * are written now, and sends stop lingering for a while. Any thread.
      */
     void awaited(Request<?> r) {
-        r.awaited = true; // before reading lingering: see linger()
+        r.awaited = true; // before reading lingering: see lingerMore()
         if (lingering) {
             submit(new CommandRequest(CommandRequest.Kind.AWAITED));
         }
