@@ -8,7 +8,11 @@ import dev.kafko.TopicConfig;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -18,30 +22,43 @@ import java.util.concurrent.locks.LockSupport;
  * paces itself by the clock, parking while it is ahead. Not a JMH benchmark because JMH measures
  * the caller's operation, not a hand-off between two threads at a set rate.
  *
- * <p>Usage: {@code java -cp ... dev.kafko.bench.broker.ProducePollLatency [rate] [seconds]}
+ * <p>With {@code baseline} as third argument, the same two threads and the same pacing hand the
+ * values over through a {@link ConcurrentLinkedQueue} and {@link LockSupport#unpark} instead of
+ * kafko: the floor that parking and waking a thread sets on this machine, for comparison.
+ *
+ * <p>Usage: {@code java -cp ... dev.kafko.bench.broker.ProducePollLatency [rate] [seconds] [baseline]}
  */
 public final class ProducePollLatency {
 
     private ProducePollLatency() {
     }
 
+    /** One way from the producer thread to the consumer thread. */
+    private interface Channel extends AutoCloseable {
+        void send(byte[] value);
+
+        /** Waits for values (parked) and returns the ones that arrived, possibly none. */
+        Iterable<byte[]> receive();
+
+        @Override
+        void close();
+    }
+
     public static void main(String[] args) throws Exception {
         int rate = args.length > 0 ? Integer.parseInt(args[0]) : 100_000;
         int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
+        boolean baseline = args.length > 2 && args[2].equals("baseline");
         int warmup = 2 * rate;
         int total = warmup + seconds * rate;
         long[] latencies = new long[total];
         Path dir = BenchDirs.create();
-        try (Kafko kafko = Kafko.open(dir)) {
-            kafko.createTopic("t", TopicConfig.builder().segmentBytes(512L << 20).build());
-            Producer producer = kafko.producer("t");
-            Consumer consumer = kafko.consumer("t");
+        try (Kafko kafko = Kafko.open(dir); Channel channel = baseline ? queue() : kafko(kafko)) {
             Thread reader = new Thread(() -> {
                 int seen = 0;
                 while (seen < total) {
-                    for (KafkoRecord r : consumer.poll(Duration.ofSeconds(1))) {
+                    for (byte[] value : channel.receive()) {
                         long now = System.nanoTime();
-                        latencies[seen++] = now - ByteBuffer.wrap(r.value()).getLong();
+                        latencies[seen++] = now - ByteBuffer.wrap(value).getLong();
                     }
                 }
             }, "latency-reader");
@@ -57,18 +74,76 @@ public final class ProducePollLatency {
                 }
                 byte[] value = template.clone();
                 ByteBuffer.wrap(value).putLong(System.nanoTime());
-                producer.send(null, value);
+                channel.send(value);
             }
             reader.join();
-            consumer.close();
         } finally {
             BenchDirs.delete(dir);
         }
         long[] measured = Arrays.copyOfRange(latencies, warmup, total);
         Arrays.sort(measured);
-        System.out.printf("rate %d/s, %d records: p50 %.1f us, p90 %.1f us, p99 %.1f us, p99.9 %.1f us, max %.1f us%n",
-                rate, measured.length, pct(measured, 0.50), pct(measured, 0.90), pct(measured, 0.99),
-                pct(measured, 0.999), measured[measured.length - 1] / 1e3);
+        System.out.printf("%s, rate %d/s, %d records: p50 %.1f us, p90 %.1f us, p99 %.1f us, p99.9 %.1f us, max %.1f us%n",
+                baseline ? "queue + unpark (baseline)" : "kafko send -> poll", rate, measured.length,
+                pct(measured, 0.50), pct(measured, 0.90), pct(measured, 0.99), pct(measured, 0.999),
+                measured[measured.length - 1] / 1e3);
+    }
+
+    private static Channel kafko(Kafko kafko) {
+        kafko.createTopic("t", TopicConfig.builder().segmentBytes(512L << 20).build());
+        Producer producer = kafko.producer("t");
+        Consumer consumer = kafko.consumer("t");
+        return new Channel() {
+            @Override
+            public void send(byte[] value) {
+                producer.send(null, value);
+            }
+
+            @Override
+            public Iterable<byte[]> receive() {
+                return consumer.poll(Duration.ofSeconds(1)).stream().map(KafkoRecord::value).toList();
+            }
+
+            @Override
+            public void close() {
+                consumer.close();
+            }
+        };
+    }
+
+    private static Channel queue() {
+        ConcurrentLinkedQueue<byte[]> queue = new ConcurrentLinkedQueue<>();
+        AtomicReference<Thread> reader = new AtomicReference<>();
+        return new Channel() {
+            @Override
+            public void send(byte[] value) {
+                queue.add(value);
+                Thread r = reader.get();
+                if (r != null) {
+                    LockSupport.unpark(r);
+                }
+            }
+
+            @Override
+            public Iterable<byte[]> receive() {
+                reader.set(Thread.currentThread());
+                byte[] first = queue.poll();
+                if (first == null) {
+                    LockSupport.parkNanos(1_000_000_000L);
+                    return List.of();
+                }
+                List<byte[]> out = new ArrayList<>();
+                out.add(first);
+                for (byte[] v; (v = queue.poll()) != null; ) {
+                    out.add(v);
+                }
+                return out;
+            }
+
+            @Override
+            public void close() {
+                // nothing held
+            }
+        };
     }
 
     private static double pct(long[] sorted, double q) {
