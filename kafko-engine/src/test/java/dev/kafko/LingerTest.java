@@ -13,6 +13,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.RepeatedTest;
+import org.junit.jupiter.api.RepetitionInfo;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -189,6 +191,66 @@ class LingerTest {
         try (Kafko k = Kafko.open(dir.resolve("every-batch"), KafkoOptions.builder().linger(HOUR).build())) {
             k.createTopic("t", TopicConfig.builder().fsync(FsyncPolicy.EVERY_BATCH).build());
             assertEverySendIsWrittenBeforeItReturns(k.producer("t"));
+        }
+    }
+
+    /**
+     * The handshake under contention: with a linger of an hour, a blocked sender or a parked consumer
+     * that the partition missed would wait for the hour, and this test would time out. Threads that
+     * await every send, threads that pipeline and block on the last of each burst, and consumers that
+     * park between polls all run at once on two partitions.
+     */
+    @RepeatedTest(5)
+    void noBlockedSenderAndNoParkedConsumerIsMissedUnderContention(RepetitionInfo repetition) throws Exception {
+        try (Kafko k = Kafko.open(dir.resolve("r" + repetition.getCurrentRepetition()),
+                KafkoOptions.builder().linger(HOUR).build())) {
+            k.createTopic("t", TopicConfig.builder().partitions(2).build());
+            Producer p = k.producer("t");
+            int senders = 4;
+            int perSender = 3_000;
+            AtomicReference<Throwable> failed = new AtomicReference<>();
+            AtomicInteger consumed = new AtomicInteger();
+            List<Thread> threads = new ArrayList<>();
+            for (int c = 0; c < 2; c++) {
+                threads.add(new Thread(() -> {
+                    try (Consumer consumer = k.consumer("t")) {
+                        // two anonymous consumers: each reads every record of both partitions
+                        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+                        int mine = 0;
+                        while (mine < senders * perSender && System.nanoTime() < deadline) {
+                            mine += consumer.poll(Duration.ofMillis(200)).size();
+                        }
+                        consumed.addAndGet(mine);
+                    } catch (Throwable t) {
+                        failed.set(t);
+                    }
+                }, "reader-" + c));
+            }
+            for (int s = 0; s < senders; s++) {
+                boolean awaitEach = s % 2 == 0;
+                long seed = 31L * repetition.getCurrentRepetition() + s;
+                threads.add(new Thread(() -> {
+                    try {
+                        java.util.Random random = new java.util.Random(seed);
+                        for (int i = 0; i < perSender; ) {
+                            int burst = awaitEach ? 1 : 1 + random.nextInt(50);
+                            CompletableFuture<RecordPosition> last = null;
+                            for (int b = 0; b < burst && i < perSender; b++, i++) {
+                                last = p.send(bytes("k" + random.nextInt(16)), VALUE);
+                            }
+                            last.get(10, TimeUnit.SECONDS);
+                        }
+                    } catch (Throwable t) {
+                        failed.set(t);
+                    }
+                }, "sender-" + s));
+            }
+            threads.forEach(Thread::start);
+            for (Thread t : threads) {
+                t.join(60_000);
+            }
+            assertThat(failed.get()).isNull();
+            assertThat(consumed.get()).isEqualTo(2 * senders * perSender);
         }
     }
 
