@@ -41,10 +41,13 @@ public class ConsumeBenchmark {
 
     static final int RECORDS = 1_000_000;
     static final int PER_POLL = 10_000;
+    /** A small poll: ten of them per frame of 1,024 records. */
+    static final int SMALL_POLL = 100;
 
     Path dir;
     Kafko kafko;
     Consumer consumer;
+    Consumer smallPolls;
     Consumer committer;
 
     @Setup(Level.Trial)
@@ -62,12 +65,14 @@ public class ConsumeBenchmark {
             p.sendBatch(batch.subList(0, Math.min(batch.size(), RECORDS - sent))).join();
         }
         consumer = kafko.groupConsumer("t", "bench", ConsumerOptions.DEFAULTS.withMaxPollRecords(PER_POLL));
+        smallPolls = kafko.groupConsumer("t", "small", ConsumerOptions.DEFAULTS.withMaxPollRecords(SMALL_POLL));
         committer = kafko.groupConsumer("t", "committer");
     }
 
     @TearDown(Level.Trial)
     public void close() {
         consumer.close();
+        smallPolls.close();
         committer.close();
         kafko.close();
         BenchDirs.delete(dir);
@@ -83,6 +88,23 @@ public class ConsumeBenchmark {
         }
         if (consumer.position(0) == RECORDS) {
             consumer.seekToBeginning();
+        }
+        return got;
+    }
+
+    /**
+     * One poll of 100 records, so that each frame of 1,024 is read in ten pieces (its CRC is checked
+     * by the first of them only); the score counts records.
+     */
+    @Benchmark
+    @OperationsPerInvocation(SMALL_POLL)
+    public List<KafkoRecord> groupPollSmall() {
+        List<KafkoRecord> got = smallPolls.poll(Duration.ofSeconds(1));
+        if (got.size() != SMALL_POLL) {
+            throw new IllegalStateException("poll returned " + got.size());
+        }
+        if (smallPolls.position(0) == RECORDS) {
+            smallPolls.seekToBeginning();
         }
         return got;
     }

@@ -10,6 +10,7 @@ import dev.kafko.OffsetOutOfRangeException;
 import dev.kafko.OffsetResetPolicy;
 import dev.kafko.internal.log.PartitionLog;
 import dev.kafko.internal.log.ReadResult;
+import dev.kafko.internal.log.VerifiedFrame;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -57,6 +58,8 @@ final class ConsumerImpl implements Consumer {
     private final OffsetResetPolicy reset;
     private final AtomicBoolean wakeup = new AtomicBoolean();
     private long[] positions = new long[0];
+    /** Per partition, the frame this consumer's reads checked last (see {@link VerifiedFrame}). */
+    private VerifiedFrame[] verified = new VerifiedFrame[0];
     private int[] owned = new int[0];
     private int rotation;
     private int seenVersion = -1;
@@ -304,7 +307,7 @@ final class ConsumerImpl implements Consumer {
                 return List.of();
             }
             try {
-                ReadResult r = log.read(pos, max, MAX_READ_BYTES);
+                ReadResult r = log.read(pos, max, MAX_READ_BYTES, verifiedFrame(p));
                 List<KafkoRecord> records = r.records();
                 int n = records.size();
                 if (n > 0 && records.get(n - 1).offset() >= readable) {
@@ -324,6 +327,18 @@ final class ConsumerImpl implements Consumer {
                 }
             }
         }
+    }
+
+    private VerifiedFrame verifiedFrame(int p) {
+        if (p >= verified.length) {
+            verified = Arrays.copyOf(verified, p + 1);
+        }
+        VerifiedFrame v = verified[p];
+        if (v == null) {
+            v = new VerifiedFrame();
+            verified[p] = v;
+        }
+        return v;
     }
 
     private static List<KafkoRecord> trimTo(List<KafkoRecord> records, long end) {

@@ -291,6 +291,14 @@ public final class PartitionLog implements Closeable {
      *     seek past the missing offsets.
      */
     public ReadResult read(long offset, int maxRecords, int maxBytes) {
+        return read(offset, maxRecords, maxBytes, null);
+    }
+
+    /**
+     * {@link #read(long, int, int)} for a reader that keeps {@code verified} from one read to the next:
+     * a read that starts inside the frame the previous one checked does not check its CRC again.
+     */
+    public ReadResult read(long offset, int maxRecords, int maxBytes, @Nullable VerifiedFrame verified) {
         checkReadable();
         // the end first: every segment holding an offset below it is in the array read after it
         long end = endOffset;
@@ -306,7 +314,7 @@ public final class PartitionLog implements Closeable {
         ArrayList<KafkoRecord> out = new ArrayList<>(0);
         int i = segmentIndex(segs, offset);
         // never on to a later segment: an offset a damaged segment lost fails there, it is not skipped
-        int added = segs[i].read(offset, maxRecords, maxBytes, topic, partition, out);
+        int added = segs[i].read(offset, maxRecords, maxBytes, topic, partition, out, verified);
         return new ReadResult(out, added == 0 ? offset : out.get(out.size() - 1).offset() + 1);
     }
 

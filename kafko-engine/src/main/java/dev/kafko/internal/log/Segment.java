@@ -184,7 +184,8 @@ final class Segment {
      *     {@code offset} is below {@link #nextOffset()} but no frame holds it (a damaged sealed
      *     segment lost it): never 0 records, so that the caller does not move on to a later offset
      */
-    int read(long offset, int maxRecords, int maxBytes, String topic, int partition, ArrayList<KafkoRecord> out) {
+    int read(long offset, int maxRecords, int maxBytes, String topic, int partition, ArrayList<KafkoRecord> out,
+            @Nullable VerifiedFrame verified) {
         checkHeader();
         // the next offset before the size: the writer publishes them in the other order, so every
         // offset below next is in a frame below end
@@ -230,7 +231,12 @@ final class Segment {
                 scratch = view.duplicate();
             }
             int at = p - viewStart;
-            verifyCrc(crc, scratch, view.getInt(at + FrameFormat.CRC_OFFSET), at, len, p);
+            if (verified == null || !verified.is(this, p)) {
+                verifyCrc(crc, scratch, view.getInt(at + FrameFormat.CRC_OFFSET), at, len, p);
+                if (verified != null) {
+                    verified.set(this, p);
+                }
+            }
             try {
                 added += FrameDecoder.decode(view, at, len, offset, maxRecords - added, topic, partition, out);
             } catch (IllegalArgumentException e) {

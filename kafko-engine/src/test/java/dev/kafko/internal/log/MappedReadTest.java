@@ -131,6 +131,36 @@ class MappedReadTest {
         }
     }
 
+    /**
+     * A reader that keeps a {@link VerifiedFrame} and stops inside a large frame reads on from there
+     * without checking the frame's CRC again: published bytes never change. The only way to see that
+     * the check was skipped is to change the bytes behind its back, which a reader without the memo
+     * then reports.
+     */
+    @Test
+    void aReaderThatStopsInsideAFrameDoesNotCheckItsCrcAgainButAFreshReaderDoes() throws IOException {
+        try (PartitionLog log = Logs.open(dir, TopicConfig.DEFAULTS)) {
+            Logs.appendFrames(log, 1, 100, VALUE);
+            Logs.appendFrames(log, 1, 100, VALUE);
+            VerifiedFrame verified = new VerifiedFrame();
+            List<KafkoRecord> first = log.read(0, 40, 1 << 20, verified).records();
+            assertThat(first).hasSize(40);
+            Segment active = log.segments()[0];
+            int frameEnd = active.size() / 2 + FrameFormat.SEGMENT_HEADER_SIZE / 2;
+            // a value byte of the first frame, past the records already read
+            flip(FileNames.segmentFile(dir, 0), frameEnd - VALUE / 2);
+            List<KafkoRecord> rest = log.read(40, 1000, 1 << 20, verified).records();
+            assertThat(rest).hasSize(160);
+            for (int i = 0; i < rest.size(); i++) {
+                assertThat(rest.get(i).offset()).isEqualTo(40 + i);
+            }
+            assertThatThrownBy(() -> log.read(40, 1000, 1 << 20)).isInstanceOf(CorruptLogException.class)
+                    .hasMessageContaining("CRC32C mismatch");
+            assertThatThrownBy(() -> log.read(40, 1000, 1 << 20, new VerifiedFrame()))
+                    .isInstanceOf(CorruptLogException.class);
+        }
+    }
+
     private static void flip(Path file, long position) throws IOException {
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             ByteBuffer b = ByteBuffer.allocate(1);
