@@ -82,14 +82,7 @@ public class ConsumeBenchmark {
     @Benchmark
     @OperationsPerInvocation(PER_POLL)
     public List<KafkoRecord> groupPoll() {
-        List<KafkoRecord> got = consumer.poll(Duration.ofSeconds(1));
-        if (got.size() != PER_POLL) {
-            throw new IllegalStateException("poll returned " + got.size());
-        }
-        if (consumer.position(0) == RECORDS) {
-            consumer.seekToBeginning();
-        }
-        return got;
+        return pollAround(consumer, PER_POLL);
     }
 
     /**
@@ -99,12 +92,17 @@ public class ConsumeBenchmark {
     @Benchmark
     @OperationsPerInvocation(SMALL_POLL)
     public List<KafkoRecord> groupPollSmall() {
-        List<KafkoRecord> got = smallPolls.poll(Duration.ofSeconds(1));
-        if (got.size() != SMALL_POLL) {
+        return pollAround(smallPolls, SMALL_POLL);
+    }
+
+    /** One poll that must return {@code expected} records; back to the beginning at the log's end. */
+    private static List<KafkoRecord> pollAround(Consumer c, int expected) {
+        List<KafkoRecord> got = c.poll(Duration.ofSeconds(1));
+        if (got.size() != expected) {
             throw new IllegalStateException("poll returned " + got.size());
         }
-        if (smallPolls.position(0) == RECORDS) {
-            smallPolls.seekToBeginning();
+        if (c.position(0) == RECORDS) {
+            c.seekToBeginning();
         }
         return got;
     }
