@@ -16,7 +16,6 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.concurrent.CompletionException;
 import org.jspecify.annotations.Nullable;
 
@@ -66,7 +65,6 @@ final class PartitionActor {
     static final int AWAITED_BACKOFF_ROUNDS = 256;
 
     private static final System.Logger LOG = System.getLogger(PartitionActor.class.getName());
-    private static final Waiter[] NO_WAITERS = new Waiter[0];
     private static final VarHandle MAILBOX;
     private static final VarHandle OWNER;
 
@@ -111,7 +109,7 @@ final class PartitionActor {
     private volatile boolean deleted;
     private volatile @Nullable Throwable failure;
     private volatile @Nullable PartitionInfo closedInfo;
-    private volatile Waiter[] waiters = NO_WAITERS;
+    private final Waiters waiters = new Waiters();
     /**
      * The end offset consumers may read up to. Under {@link FsyncPolicy#EVERY_BATCH} it moves only
      * after the flush that covers the records, so a consumer never sees (and a group never commits
@@ -322,10 +320,8 @@ final class PartitionActor {
                 return false;
             }
         }
-        for (Waiter w : waiters) {
-            if (w.parked) {
-                return false;
-            }
+        if (waiters.anyParked()) {
+            return false;
         }
         if (lingerHead == null) {
             lingerHead = round;
@@ -569,40 +565,19 @@ final class PartitionActor {
     }
 
     /** Registers a consumer to be woken after appends. Any thread. */
-    synchronized void addWaiter(Waiter w) {
-        Waiter[] ws = waiters;
-        for (Waiter x : ws) {
-            if (x == w) {
-                return;
-            }
-        }
-        Waiter[] copy = Arrays.copyOf(ws, ws.length + 1);
-        copy[ws.length] = w;
-        waiters = copy;
+    void addWaiter(Waiter w) {
+        waiters.add(w);
     }
 
-    synchronized void removeWaiter(Waiter w) {
-        Waiter[] ws = waiters;
-        for (int i = 0; i < ws.length; i++) {
-            if (ws[i] == w) {
-                Waiter[] copy = new Waiter[ws.length - 1];
-                System.arraycopy(ws, 0, copy, 0, i);
-                System.arraycopy(ws, i + 1, copy, i, ws.length - i - 1);
-                waiters = copy;
-                return;
-            }
-        }
+    void removeWaiter(Waiter w) {
+        waiters.remove(w);
     }
 
     private void wakeWaiters() {
-        for (Waiter w : waiters) {
-            w.wake();
-        }
+        waiters.wake();
     }
 
     private void wakeAllWaiters() {
-        for (Waiter w : waiters) {
-            w.wakeAlways();
-        }
+        waiters.wakeAll();
     }
 }
