@@ -2,12 +2,15 @@ package dev.kafko.reliability;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kafko.FsyncPolicy;
 import dev.kafko.Kafko;
 import dev.kafko.KafkoOptions;
+import dev.kafko.Producer;
 import dev.kafko.TopicConfig;
 import dev.kafko.internal.broker.BrokerBridge;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
@@ -51,6 +54,50 @@ class MetadataFsyncTest {
             assertThat(reopened.groupConsumer("orders", "g").position(0)).as("the commit survived the close")
                     .isEqualTo(1);
         }
+    }
+
+    @Test
+    void withoutMetadataFsyncARollForcesNothingUnderNeverAndCloseForcesTheRolledSegments() {
+        Path data = dir.resolve("throwaway-rolls");
+        KafkoOptions options = KafkoOptions.builder().fsyncMetadata(false).build();
+        List<List<String>> rolls = rollSyncs(data, options, FsyncPolicy.NEVER);
+        assertThat(rolls.get(0)).as("fsyncs while rolling 3 segments").isEmpty();
+        assertThat(rolls.get(1)).as("fsyncs at close").contains("force 00000000000000000000.log");
+        try (Kafko reopened = Kafko.open(data)) {
+            assertThat(reopened.topic("orders").orElseThrow().partition(0).endOffset()).isEqualTo(ROLL_RECORDS);
+        }
+    }
+
+    @Test
+    void aRollForcesTheRolledSegmentWithMetadataFsyncOrUnderAPolicyThatForces() {
+        List<String> durable = rollSyncs(dir.resolve("durable-rolls"), KafkoOptions.DEFAULTS, FsyncPolicy.NEVER).get(0);
+        assertThat(durable).contains("force 00000000000000000000.log");
+        List<String> interval = rollSyncs(dir.resolve("interval-rolls"),
+                KafkoOptions.builder().fsyncMetadata(false).build(), FsyncPolicy.interval(Duration.ofHours(1))).get(0);
+        assertThat(interval).contains("force 00000000000000000000.log");
+    }
+
+    private static final int ROLL_RECORDS = 1_000;
+
+    /**
+     * Sends {@link #ROLL_RECORDS} records of 250 bytes into one partition of 64 KiB segments (three rolls
+     * at least); returns the fsyncs while sending, then those of the close.
+     */
+    private static List<List<String>> rollSyncs(Path data, KafkoOptions options, FsyncPolicy policy) {
+        List<String> synced = new CopyOnWriteArrayList<>();
+        List<String> whileSending;
+        try (Kafko kafko = BrokerBridge.open(data, options, recording(synced))) {
+            kafko.createTopic("orders", TopicConfig.builder().partitions(1).segmentBytes(64 * 1024).fsync(policy).build());
+            Producer producer = kafko.producer("orders");
+            synced.clear();
+            for (int i = 0; i < ROLL_RECORDS; i++) {
+                producer.sendTo(0, null, new byte[250]).join();
+            }
+            assertThat(kafko.topic("orders").orElseThrow().partition(0).segmentCount()).isGreaterThanOrEqualTo(4);
+            whileSending = List.copyOf(synced);
+            synced.clear();
+        }
+        return List.of(whileSending.stream().filter(s -> !s.startsWith("fsyncDirectory")).toList(), List.copyOf(synced));
     }
 
     /** Creates topic "orders", sends and consumes one record in group "g"; returns the syncs of its first commit. */

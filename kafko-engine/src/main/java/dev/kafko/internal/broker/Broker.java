@@ -2,6 +2,7 @@ package dev.kafko.internal.broker;
 
 import dev.kafko.Consumer;
 import dev.kafko.ConsumerOptions;
+import dev.kafko.FsyncPolicy;
 import dev.kafko.GroupInfo;
 import dev.kafko.InvalidPartitionException;
 import dev.kafko.Kafko;
@@ -180,8 +181,10 @@ public final class Broker implements Kafko {
     }
 
     PartitionActor openPartition(String topic, Path topicDir, int partition, TopicConfig config) {
+        // a directory that does not outlive its use need not wait at a roll for what nothing forces anyway
+        boolean forceSeals = options.fsyncMetadata() || config.fsync() != FsyncPolicy.NEVER;
         PartitionLog log = PartitionLog.open(topic, partition, FileNames.partitionDir(topicDir, partition), config,
-                options.clock(), ctx.io(), ctx.preparer());
+                options.clock(), ctx.io(), ctx.preparer(), forceSeals);
         return new PartitionActor(topic, partition, log, config, ctx);
     }
 

@@ -37,7 +37,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Durability: when {@link #append} returns, the frame is in the page cache (stored into a
  * shared memory mapping of the segment), so it survives a crash of the JVM; {@link #flush} makes
- * it survive a crash of the machine (fdatasync). Rolled segments and {@link #close} are fsynced.
+ * it survive a crash of the machine (fdatasync). Rolled segments and {@link #close} are fsynced
+ * (a log opened without {@code forceSeals} forces its rolled segments at the next flush or close
+ * instead of at the roll).
  * A log opened with a background {@link Executor} has the steps of zeros of its active segment
  * written and page-touched ahead of the writer on that executor (see {@link SegmentFile}), so that the
  * writer's stores land on mapped, resident pages; and it seals a segment rolled by a large frame there
@@ -79,6 +81,13 @@ public final class PartitionLog implements Closeable {
     private final long segmentAgeMillis;
     private final @Nullable Executor preparer;
     /**
+     * Whether a rolled segment is forced to disk when it is sealed; false only for a log whose
+     * directory does not outlive its use and whose records are never forced (see {@link #open}).
+     */
+    private final boolean forceSeals;
+    /** Segments sealed without an fsync, oldest first, until {@link #flush} or {@link #close} forces them. Writer only. */
+    private final ArrayList<Segment> unforced = new ArrayList<>();
+    /**
      * Seals of rolled segments the writer has not yet seen end, oldest first; at most
      * {@link #MAX_PENDING_SEALS}. Writer only.
      */
@@ -99,7 +108,7 @@ public final class PartitionLog implements Closeable {
     private boolean directorySyncPending;
 
     private PartitionLog(String topic, int partition, Path dir, TopicConfig config, Clock clock, FileIo io,
-            @Nullable Executor preparer, LogLoader.Loaded loaded) {
+            @Nullable Executor preparer, boolean forceSeals, LogLoader.Loaded loaded) {
         this.topic = topic;
         this.partition = partition;
         this.name = topic + "-" + partition;
@@ -108,6 +117,7 @@ public final class PartitionLog implements Closeable {
         this.clock = clock;
         this.io = io;
         this.preparer = preparer;
+        this.forceSeals = forceSeals;
         this.segments = loaded.segments().toArray(new Segment[0]);
         this.markerOnDisk = loaded.markerKept();
         this.directorySyncPending = loaded.directorySyncPending();
@@ -138,8 +148,22 @@ public final class PartitionLog implements Closeable {
      */
     public static PartitionLog open(String topic, int partition, Path dir, TopicConfig config, Clock clock, FileIo io,
             @Nullable Executor preparer) {
+        return open(topic, partition, dir, config, clock, io, preparer, true);
+    }
+
+    /**
+     * Opens the log like {@link #open(String, int, Path, TopicConfig, Clock, FileIo, Executor)};
+     * {@code forceSeals} false seals a rolled segment without an fsync (its index files are written,
+     * its data stays in the page cache) and forces it only at the next {@link #flush} or at
+     * {@link #close}, so that a writer never waits for a whole segment's writeback at a roll. Only
+     * for a directory that does not outlive its use, and for a topic whose policy is
+     * {@link dev.kafko.FsyncPolicy#NEVER}: a machine crash may then leave index files that describe
+     * bytes the disk never got. A crash of the process loses nothing either way.
+     */
+    public static PartitionLog open(String topic, int partition, Path dir, TopicConfig config, Clock clock, FileIo io,
+            @Nullable Executor preparer, boolean forceSeals) {
         String name = topic + "-" + partition;
-        return new PartitionLog(topic, partition, dir, config, clock, io, preparer,
+        return new PartitionLog(topic, partition, dir, config, clock, io, preparer, forceSeals,
                 LogLoader.load(name, dir, config, clock.millis(), io));
     }
 
@@ -226,6 +250,12 @@ public final class PartitionLog implements Closeable {
         s[s.length - 1] = next;
         segments = s;
         next.file().prepareWith(preparer);
+        if (!forceSeals) {
+            // no fsync to wait for: the seal costs two small files, here; flush or close forces the data
+            active.sealUnforced(io, dir);
+            unforced.add(active);
+            return next;
+        }
         PendingSeal seal = new PendingSeal(active, io, dir, pendingSeals.peekLast(), this::fail);
         pendingSeals.addLast(seal);
         if (preparer == null || !largeFrames) {
@@ -266,6 +296,7 @@ public final class PartitionLog implements Closeable {
                 // the rolled segment durable and indexed first, then the directory makes its index
                 // files' names durable: a flushed record never follows a segment that is not
                 awaitPendingSeal();
+                forceUnforced();
                 // a flushed record must not sit in a file whose directory entry a power loss forgets
                 syncDirectoryIfPending();
                 segments[segments.length - 1].flush();
@@ -382,6 +413,7 @@ public final class PartitionLog implements Closeable {
             // new readers see the new start and get OffsetOutOfRangeException below it
             segments = Arrays.copyOfRange(segs, n, segs.length);
             sizeBytes = total;
+            unforced.removeIf(s -> s.baseOffset() < segments[0].baseOffset());
             try {
                 for (int i = 0; i < n; i++) {
                     segs[i].delete(io, dir);
@@ -471,6 +503,7 @@ public final class PartitionLog implements Closeable {
                 // next open skip the scan when the index files pass their CRC and agree with the
                 // segment's size and frames, so a crash that loses or tears any of them costs a
                 // scan, never a record. The one directory fsync makes the renames durable.
+                forceUnforced();
                 active.file().endAppends();
                 active.file().truncateAndForce(active.size());
                 active.writeIndexFilesUnsynced(io, dir);
@@ -484,6 +517,14 @@ public final class PartitionLog implements Closeable {
             }
         } finally {
             exitWriter();
+        }
+    }
+
+    /** Forces the segments sealed without an fsync, oldest first. Writer only. */
+    private void forceUnforced() {
+        while (!unforced.isEmpty()) {
+            unforced.get(0).forceSealed(io);
+            unforced.remove(0);
         }
     }
 

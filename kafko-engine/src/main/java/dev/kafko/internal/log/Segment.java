@@ -15,7 +15,9 @@ import dev.kafko.internal.io.StorageErrors;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.zip.CRC32C;
@@ -153,6 +155,27 @@ final class Segment {
         file.forceWithMetadata();
         IndexFiles.write(io, dir, baseOffset, index, nextOffset, size, maxTimestamp, true);
         file.closeChannel();
+    }
+
+    /**
+     * Seals like {@link #sealDurably} without any fsync: the index files are written and the channel
+     * released, and the data stays in the page cache until {@link #forceSealed}. Only for a log whose
+     * directory does not outlive its use (a machine crash may leave index files that describe bytes
+     * the disk never got); a crash of the process loses nothing. Writer only.
+     */
+    void sealUnforced(FileIo io, Path dir) {
+        IndexFiles.write(io, dir, baseOffset, index, nextOffset, size, maxTimestamp, false);
+        file.closeChannel();
+    }
+
+    /** Forces a segment sealed by {@link #sealUnforced} to disk, through a channel of its own. Writer only. */
+    void forceSealed(FileIo io) {
+        Path log = file.path();
+        try (FileChannel ch = io.open(log, StandardOpenOption.WRITE)) {
+            ch.force(true);
+        } catch (IOException e) {
+            throw StorageErrors.wrap("fsync", log, e);
+        }
     }
 
     /**

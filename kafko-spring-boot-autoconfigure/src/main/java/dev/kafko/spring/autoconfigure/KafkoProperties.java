@@ -28,8 +28,9 @@ public class KafkoProperties {
     private Path dataDir = Path.of("kafko-data");
 
     /**
-     * Use a fresh temporary directory, deleted on close (for tests); its topic metadata is not
-     * fsynced, since the directory does not outlive the context.
+     * Use a fresh temporary directory, deleted on close (for tests); since the directory does not
+     * outlive the context, its topic metadata is not fsynced, and rolled segments of topics under
+     * the never fsync policy are fsynced at close instead of at their roll.
      */
     private boolean ephemeral;
 
