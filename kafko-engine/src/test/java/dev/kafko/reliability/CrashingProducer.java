@@ -3,6 +3,7 @@ package dev.kafko.reliability;
 import dev.kafko.Consumer;
 import dev.kafko.FsyncPolicy;
 import dev.kafko.Kafko;
+import dev.kafko.KafkoOptions;
 import dev.kafko.KafkoRecord;
 import dev.kafko.Producer;
 import dev.kafko.TopicConfig;
@@ -17,7 +18,9 @@ import java.util.concurrent.Semaphore;
  * {@link Workload#PARTITIONS} partitions with up to 64 sends in flight, printing an {@link Ack}
  * line for each completed future, while a group member polls and commits, printing
  * {@code COMMIT <partition> <offset> .} after each commit returned. Runs until killed.
- * Arguments: data directory, writer name, fsync policy ({@code never} or {@code every-batch}).
+ * Arguments: data directory, writer name, fsync policy ({@code never} or {@code every-batch}, or
+ * {@code never-throwaway}: {@code never} in a directory opened with {@code fsyncMetadata(false)}, where
+ * rolled segments are sealed without an fsync).
  */
 public final class CrashingProducer {
 
@@ -29,9 +32,10 @@ public final class CrashingProducer {
     public static void main(String[] args) throws Exception {
         Path dir = Path.of(args[0]);
         String writer = args[1];
-        FsyncPolicy fsync = FsyncPolicy.parse(args[2]);
+        boolean throwaway = args[2].endsWith("-throwaway");
+        FsyncPolicy fsync = FsyncPolicy.parse(args[2].replace("-throwaway", ""));
         PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true, "US-ASCII");
-        Kafko kafko = Kafko.open(dir);
+        Kafko kafko = Kafko.open(dir, KafkoOptions.builder().fsyncMetadata(!throwaway).build());
         if (kafko.topic(Workload.TOPIC).isEmpty()) {
             kafko.createTopic(Workload.TOPIC, TopicConfig.builder().partitions(Workload.PARTITIONS)
                     .segmentBytes(256 * 1024).fsync(fsync).build());

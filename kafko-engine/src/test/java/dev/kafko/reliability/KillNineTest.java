@@ -41,6 +41,12 @@ class KillNineTest {
     }
 
     @Test
+    void killNineInAThrowawayDirectoryNeverLosesAnAcknowledgedRecordOrCommit() throws Exception {
+        // fsyncMetadata(false): rolled segments are sealed without an fsync, the page cache keeps them
+        run("never-throwaway", 5, SEED + 4);
+    }
+
+    @Test
     @Tag("stress")
     void fiftyKillsNeverLoseAnAcknowledgedRecordOrCommit() throws Exception {
         run("never", 50, SEED + 2);
@@ -50,6 +56,12 @@ class KillNineTest {
     @Tag("stress")
     void fiftyKillsUnderEveryBatchFsyncNeverLoseAnAcknowledgedRecordOrCommit() throws Exception {
         run("every-batch", 50, SEED + 3);
+    }
+
+    @Test
+    @Tag("stress")
+    void fiftyKillsInAThrowawayDirectoryNeverLoseAnAcknowledgedRecordOrCommit() throws Exception {
+        run("never-throwaway", 50, SEED + 5);
     }
 
     private void run(String fsync, int kills, long seed) throws Exception {
