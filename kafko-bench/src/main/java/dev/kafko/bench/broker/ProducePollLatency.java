@@ -28,7 +28,7 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>The warm-up is long because the pacing producer keeps one of the machine's two vCPUs busy: with
  * 2 s, the JIT compiler was still competing with the consumer for the other one, and most records
- * slower than 300 µs fell in the first two measured seconds (p99 0.9-2.0 ms, against 80-120 µs
+ * slower than 300 µs fell in the first two measured seconds (p99 0.5-2.0 ms, against 80-146 µs
  * after 10 s).
  *
  * <p>Usage: {@code java -cp ... dev.kafko.bench.broker.ProducePollLatency [rate] [seconds] [baseline]}
