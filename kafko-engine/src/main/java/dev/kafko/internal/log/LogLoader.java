@@ -117,7 +117,7 @@ final class LogLoader {
     /**
      * How many segments survive a roll cut short by a crash: all of them when no roll was cut short.
      * Rolled segments are sealed in the background, in roll order, at most
-     * {@link PartitionLog#MAX_PENDING_SEALS} at a time, and a seal writes the segment's {@code .index}
+     * {@link Seals#MAX_PENDING} at a time, and a seal writes the segment's {@code .index}
      * file only after its data is durable. So the seals a crash cut short are those of the segments
      * before the active one that have no {@code .index} file and follow the last one that has (at
      * most that many). The oldest of them whose frames end before the next segment's base lost its
@@ -130,7 +130,7 @@ final class LogLoader {
     private static int afterCutShortRoll(String name, Path dir, long[] bases, TopicConfig config, FileIo io) {
         int last = bases.length - 1;
         int from = last;
-        while (from > 0 && last - from < PartitionLog.MAX_PENDING_SEALS
+        while (from > 0 && last - from < Seals.MAX_PENDING
                 && !Files.exists(FileNames.indexFile(dir, bases[from - 1]))) {
             from--;
         }

@@ -16,12 +16,10 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 
@@ -64,11 +62,6 @@ public final class PartitionLog implements Closeable {
 
     private static final int CLEAN_MARKER_MAGIC = 0x4B464B43;
     private static final short CLEAN_MARKER_VERSION = 1;
-    /**
-     * Rolled segments whose seal (fsync, then index files) may still run in the background; a roll
-     * beyond that waits for the oldest. {@link LogLoader} looks this far back for a roll cut short.
-     */
-    static final int MAX_PENDING_SEALS = 4;
 
     private final String topic;
     private final int partition;
@@ -80,18 +73,8 @@ public final class PartitionLog implements Closeable {
     private final FrameEncoder encoder;
     private final long segmentAgeMillis;
     private final @Nullable Executor preparer;
-    /**
-     * Whether a rolled segment is forced to disk when it is sealed; false only for a log whose
-     * directory does not outlive its use and whose records are never forced (see {@link #open}).
-     */
-    private final boolean forceSeals;
-    /** Segments sealed without an fsync, oldest first, until {@link #flush} or {@link #close} forces them. Writer only. */
-    private final ArrayList<Segment> unforced = new ArrayList<>();
-    /**
-     * Seals of rolled segments the writer has not yet seen end, oldest first; at most
-     * {@link #MAX_PENDING_SEALS}. Writer only.
-     */
-    private final ArrayDeque<PendingSeal> pendingSeals = new ArrayDeque<>(MAX_PENDING_SEALS);
+    /** The seals of rolled segments, pending or unforced. Writer only. */
+    private final Seals seals;
     private final AtomicReference<@Nullable Thread> writer = new AtomicReference<>();
     /** Oldest first; replaced as a whole (copy on write) by the writer on roll and retention. */
     private volatile Segment[] segments;
@@ -117,7 +100,7 @@ public final class PartitionLog implements Closeable {
         this.clock = clock;
         this.io = io;
         this.preparer = preparer;
-        this.forceSeals = forceSeals;
+        this.seals = new Seals(io, dir, preparer, forceSeals, this::fail);
         this.segments = loaded.segments().toArray(new Segment[0]);
         this.markerOnDisk = loaded.markerKept();
         this.directorySyncPending = loaded.directorySyncPending();
@@ -233,15 +216,13 @@ public final class PartitionLog implements Closeable {
      * small frames stores through the mapping, and every page fault it (or the preparer) takes while
      * a whole segment is written back is many times slower (measured on ext4: about 3x less
      * throughput for seconds after the roll), so it pays for the fsync here, at once. Up to
-     * {@link #MAX_PENDING_SEALS} background seals may be pending: a burst of large frames goes on at
+     * {@link Seals#MAX_PENDING} background seals may be pending: a burst of large frames goes on at
      * page-cache speed while the disk catches up, and a writer that outruns the disk for longer waits
      * for the oldest seal here.
      */
     private Segment roll(Segment active, long now, boolean largeFrames) {
         // a bounded number of seals in flight: a writer that outruns the disk for long waits here
-        while (pendingSeals.size() >= MAX_PENDING_SEALS) {
-            awaitSeal(pendingSeals.pollFirst());
-        }
+        seals.awaitRoom();
         active.endAppends();
         Segment next = LogLoader.create(dir, active.nextOffset(), config, now, io);
         // the new file's name (and the index files') become durable with the next flush or close
@@ -250,41 +231,8 @@ public final class PartitionLog implements Closeable {
         s[s.length - 1] = next;
         segments = s;
         next.file().prepareWith(preparer);
-        if (!forceSeals) {
-            // no fsync to wait for: the seal costs two small files, here; flush or close forces the data
-            active.sealUnforced(io, dir);
-            unforced.add(active);
-            return next;
-        }
-        PendingSeal seal = new PendingSeal(active, io, dir, pendingSeals.peekLast(), this::fail);
-        pendingSeals.addLast(seal);
-        if (preparer == null || !largeFrames) {
-            awaitPendingSeal();
-        } else {
-            try {
-                preparer.execute(seal);
-            } catch (RejectedExecutionException e) {
-                awaitPendingSeal();
-            }
-        }
+        seals.seal(active, largeFrames);
         return next;
-    }
-
-    /**
-     * Waits for the seals of every rolled segment, oldest first, running each here when no thread
-     * has started it; throws the first failure. Writer only.
-     */
-    private void awaitPendingSeal() {
-        for (PendingSeal seal = pendingSeals.pollFirst(); seal != null; seal = pendingSeals.pollFirst()) {
-            awaitSeal(seal);
-        }
-    }
-
-    private void awaitSeal(PendingSeal seal) {
-        Throwable failed = seal.await();
-        if (failed != null) {
-            throw fail(failed);
-        }
     }
 
     /** Forces every appended byte to disk (fdatasync). Owner thread only. */
@@ -295,8 +243,7 @@ public final class PartitionLog implements Closeable {
             try {
                 // the rolled segment durable and indexed first, then the directory makes its index
                 // files' names durable: a flushed record never follows a segment that is not
-                awaitPendingSeal();
-                forceUnforced();
+                seals.makeDurable();
                 // a flushed record must not sit in a file whose directory entry a power loss forgets
                 syncDirectoryIfPending();
                 segments[segments.length - 1].flush();
@@ -403,9 +350,7 @@ public final class PartitionLog implements Closeable {
             try {
                 // a seal may still be using a segment about to be deleted: the pending seals are those
                 // of the last rolled segments, so wait for the oldest ones until none of them is
-                while (pendingSeals.size() > segs.length - 1 - n) {
-                    awaitSeal(pendingSeals.pollFirst());
-                }
+                seals.awaitUntil(segs.length - 1 - n);
             } catch (KafkoException e) {
                 throw fail(e);
             }
@@ -413,7 +358,7 @@ public final class PartitionLog implements Closeable {
             // new readers see the new start and get OffsetOutOfRangeException below it
             segments = Arrays.copyOfRange(segs, n, segs.length);
             sizeBytes = total;
-            unforced.removeIf(s -> s.baseOffset() < segments[0].baseOffset());
+            seals.deletedBelow(segments[0].baseOffset());
             try {
                 for (int i = 0; i < n; i++) {
                     segs[i].delete(io, dir);
@@ -488,11 +433,9 @@ public final class PartitionLog implements Closeable {
             encoder.close();
             Segment[] segs = segments;
             Segment active = segs[segs.length - 1];
-            for (PendingSeal seal = pendingSeals.pollFirst(); seal != null; seal = pendingSeals.pollFirst()) {
-                // before any channel closes. A failed seal failed the log when it failed (fail(), as
-                // any I/O error of the writer would): the close below then leaves it unclean
-                seal.await();
-            }
+            // before any channel closes. A failed seal failed the log when it failed (fail(), as
+            // any I/O error of the writer would): the close below then leaves it unclean
+            seals.awaitAllQuietly();
             if (failure != null || markerOnDisk) {
                 closeChannels(segs);
                 return;
@@ -503,7 +446,7 @@ public final class PartitionLog implements Closeable {
                 // next open skip the scan when the index files pass their CRC and agree with the
                 // segment's size and frames, so a crash that loses or tears any of them costs a
                 // scan, never a record. The one directory fsync makes the renames durable.
-                forceUnforced();
+                seals.forceUnforced();
                 active.file().endAppends();
                 active.file().truncateAndForce(active.size());
                 active.writeIndexFilesUnsynced(io, dir);
@@ -517,14 +460,6 @@ public final class PartitionLog implements Closeable {
             }
         } finally {
             exitWriter();
-        }
-    }
-
-    /** Forces the segments sealed without an fsync, oldest first. Writer only. */
-    private void forceUnforced() {
-        while (!unforced.isEmpty()) {
-            unforced.get(0).forceSealed(io);
-            unforced.remove(0);
         }
     }
 

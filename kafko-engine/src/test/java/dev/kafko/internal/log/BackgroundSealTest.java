@@ -51,7 +51,7 @@ class BackgroundSealTest {
     void severalSealsWaitWithoutHoldingTheWriterUpToTheBoundThenTheWriterSealsTheOldest() {
         Path d = dir.resolve("bound");
         HeldExecutor background = new HeldExecutor();
-        int max = PartitionLog.MAX_PENDING_SEALS;
+        int max = Seals.MAX_PENDING;
         try (PartitionLog log = openHeld(d, new FaultyFileIo(), background)) {
             appendUntilSegments(log, max + 1);
             assertThat(background.seals()).as("every roll handed its seal off").isEqualTo(max);

@@ -1,0 +1,129 @@
+package dev.kafko.internal.log;
+
+import dev.kafko.internal.io.FileIo;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Internal: the seals of one log's rolled segments. A segment rolled by a large frame is sealed
+ * (fsync, then index files) on the background executor, up to {@link #MAX_PENDING} at a time and in
+ * roll order; one rolled by a small frame is sealed by the writer at once (see
+ * {@link PartitionLog}); and a log opened without {@code force} writes the index files without an
+ * fsync and forces those segments at the next {@link #makeDurable} or {@link #forceUnforced}.
+ * Writer only: every method runs on the log's writer, inside a writer call.
+ */
+final class Seals {
+
+    /**
+     * Rolled segments whose seal may still run in the background; a roll beyond that waits for the
+     * oldest. {@link LogLoader} looks this far back for a roll cut short.
+     */
+    static final int MAX_PENDING = 4;
+
+    private final FileIo io;
+    private final Path dir;
+    private final @Nullable Executor background;
+    private final boolean force;
+    /** Records a failure as the log's, and returns what to throw. */
+    private final Function<Throwable, RuntimeException> fail;
+    /** Seals the writer has not yet seen end, oldest first; at most {@link #MAX_PENDING}. */
+    private final ArrayDeque<PendingSeal> pending = new ArrayDeque<>(MAX_PENDING);
+    /** Segments sealed without an fsync, oldest first. */
+    private final ArrayList<Segment> unforced = new ArrayList<>();
+
+    Seals(FileIo io, Path dir, @Nullable Executor background, boolean force,
+          Function<Throwable, RuntimeException> fail) {
+        this.io = io;
+        this.dir = dir;
+        this.background = background;
+        this.force = force;
+        this.fail = fail;
+    }
+
+    /** Before a roll: a writer that outruns the disk with large frames waits here for the oldest seal. */
+    void awaitRoom() {
+        while (pending.size() >= MAX_PENDING) {
+            await(pending.pollFirst());
+        }
+    }
+
+    /**
+     * Seals {@code rolled}, whose appends have ended: in the background when it was rolled by a large
+     * frame and there is an executor, here otherwise, and without an fsync when the log does not
+     * force its seals.
+     */
+    void seal(Segment rolled, boolean largeFrames) {
+        if (!force) {
+            // no fsync to wait for: the seal costs two small files, here; a flush or close forces the data
+            rolled.sealUnforced(io, dir);
+            unforced.add(rolled);
+            return;
+        }
+        PendingSeal seal = new PendingSeal(rolled, io, dir, pending.peekLast(), fail::apply);
+        pending.addLast(seal);
+        if (background == null || !largeFrames) {
+            awaitAll();
+            return;
+        }
+        try {
+            background.execute(seal);
+        } catch (RejectedExecutionException e) {
+            awaitAll();
+        }
+    }
+
+    /** Every rolled segment durable and indexed, oldest first: before a flush returns. */
+    void makeDurable() {
+        awaitAll();
+        forceUnforced();
+    }
+
+    /** Waits for the seals, oldest first, until at most {@code keep} remain: before retention deletes segments. */
+    void awaitUntil(int keep) {
+        while (pending.size() > keep) {
+            await(pending.pollFirst());
+        }
+    }
+
+    /** Forgets the unforced segments below {@code logStart}, which retention deleted. */
+    void deletedBelow(long logStart) {
+        unforced.removeIf(s -> s.baseOffset() < logStart);
+    }
+
+    /**
+     * Waits for every pending seal without throwing: at close, before any channel closes. A failed
+     * seal failed the log when it failed, so the close leaves the log unclean.
+     */
+    void awaitAllQuietly() {
+        for (PendingSeal seal = pending.pollFirst(); seal != null; seal = pending.pollFirst()) {
+            seal.await();
+        }
+    }
+
+    /** Forces the segments sealed without an fsync, oldest first. */
+    void forceUnforced() {
+        while (!unforced.isEmpty()) {
+            unforced.get(0).forceSealed(io);
+            unforced.remove(0);
+        }
+    }
+
+    /** Waits for every pending seal, oldest first, running each here when no thread has; throws the first failure. */
+    private void awaitAll() {
+        for (PendingSeal seal = pending.pollFirst(); seal != null; seal = pending.pollFirst()) {
+            await(seal);
+        }
+    }
+
+    private void await(PendingSeal seal) {
+        Throwable failed = seal.await();
+        if (failed != null) {
+            throw fail.apply(failed);
+        }
+    }
+}
