@@ -164,7 +164,7 @@ final class Segment {
      * the disk never got); a crash of the process loses nothing. Writer only.
      */
     void sealUnforced(FileIo io, Path dir) {
-        IndexFiles.write(io, dir, baseOffset, index, nextOffset, size, maxTimestamp, false);
+        writeIndexFilesUnsynced(io, dir);
         file.closeChannel();
     }
 
