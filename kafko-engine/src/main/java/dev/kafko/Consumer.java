@@ -29,21 +29,34 @@ public interface Consumer extends AutoCloseable {
      * Returns an empty list on timeout or {@link #wakeup()}.
      *
      * @throws OffsetOutOfRangeException when a position is outside the log and the reset policy is FAIL
+     * @throws IllegalArgumentException when {@code timeout} is negative
      * @throws KafkoClosedException after close
      */
     List<KafkoRecord> poll(Duration timeout);
 
-    /** The next poll of {@code partition} starts at {@code offset}. */
+    /**
+     * The next poll of {@code partition} starts at {@code offset}. An offset above the partition's end
+     * moves the position to the end at once (so records appended after the seek are all read), unless
+     * the reset policy is {@code FAIL}: then the offset is kept and {@code poll} throws while it is
+     * still above the end.
+     *
+     * @throws InvalidPartitionException when the partition is not assigned to this consumer
+     * @throws OffsetOutOfRangeException when the offset is negative
+     */
     void seek(int partition, long offset);
 
-    /** Every assigned partition continues at {@code offset}. */
+    /** Every assigned partition continues at {@code offset}, as {@link #seek} each. */
     void seekAll(long offset);
 
     void seekToBeginning();
 
     void seekToEnd();
 
-    /** Every assigned partition continues at its first record with a timestamp at or after this one (or its end). */
+    /**
+     * Every assigned partition continues at its first record with a timestamp at or after this one (or its end).
+     *
+     * @throws IllegalArgumentException when {@code epochMillis} is negative
+     */
     void seekToTimestamp(long epochMillis);
 
     /** The offset of the next record the consumer will return from this partition. */

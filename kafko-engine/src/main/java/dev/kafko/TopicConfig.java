@@ -20,8 +20,9 @@ import org.jspecify.annotations.Nullable;
  * @param retentionBytes the oldest segments are deleted while a partition holds more than this
  *     many bytes; {@code -1} (the default) sets no limit
  * @param fsync when appends are forced to disk
- * @param maxRecordBytes the largest record (key, value and headers encoded) a producer may send
- *     (default 1 MiB)
+ * @param maxRecordBytes the largest record a producer may send (default 1 MiB), counted as the log
+ *     stores it: key, value and headers with their length fields, plus 5 bytes of record length and
+ *     timestamp (a 1,000-byte value with no key and no headers counts 1,009 bytes)
  * @param indexIntervalBytes bytes of log between two entries of the sparse offset index (default 4 KiB)
  */
 public record TopicConfig(

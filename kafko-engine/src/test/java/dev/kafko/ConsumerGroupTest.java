@@ -266,4 +266,26 @@ class ConsumerGroupTest {
             assertThat(text(bytes("x"))).isEqualTo("x");
         }
     }
+
+    @Test
+    void aCommitAheadOfTheLogStartsTheMemberAtTheEndAndSkipsNoRecordAppendedAfterIt() {
+        try (Kafko k = Kafko.open(dir)) {
+            k.createTopic("t");
+            Producer p = k.producer("t");
+            for (int i = 0; i < 10; i++) {
+                p.send(null, bytes("v" + i)).join();
+            }
+            try (Consumer a = k.groupConsumer("t", "g")) {
+                a.poll(Duration.ofMillis(10));
+                // what a log cut back by recovery looks like to the group: a commit past its end
+                a.commit(Map.of(0, 1000L));
+            }
+        }
+        try (Kafko k = Kafko.open(dir); Consumer b = k.groupConsumer("t", "g")) {
+            assertThat(b.poll(Duration.ofMillis(10))).isEmpty();
+            assertThat(b.position(0)).isEqualTo(10);
+            k.producer("t").send(null, bytes("after the member joined")).join();
+            assertThat(b.poll(Duration.ofSeconds(1))).extracting(KafkoRecord::offset).containsExactly(10L);
+        }
+    }
 }

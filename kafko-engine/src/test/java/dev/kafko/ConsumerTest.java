@@ -141,8 +141,30 @@ class ConsumerTest {
             }
             try (Consumer c = k.consumer("t", ConsumerOptions.DEFAULTS.withOffsetReset(OffsetResetPolicy.FAIL))) {
                 c.seek(0, 50);
+                assertThat(c.position(0)).isEqualTo(50);
                 assertThatThrownBy(() -> c.poll(Duration.ofMillis(10))).isInstanceOf(OffsetOutOfRangeException.class)
                         .hasMessageContaining("position 50").hasMessageContaining("'t'");
+            }
+        }
+    }
+
+    @Test
+    void aSeekPastTheEndMovesToTheEndAtOnceSoRecordsAppendedAfterItAreRead() {
+        for (OffsetResetPolicy policy : new OffsetResetPolicy[] {OffsetResetPolicy.EARLIEST, OffsetResetPolicy.LATEST}) {
+            Path data = dir.resolve(policy.name());
+            try (Kafko k = Kafko.open(data)) {
+                k.createTopic("t");
+                Producer p = k.producer("t");
+                for (int i = 0; i < 10; i++) {
+                    p.send(null, bytes("v" + i)).join();
+                }
+                try (Consumer c = k.consumer("t", ConsumerOptions.DEFAULTS.withOffsetReset(policy))) {
+                    c.seek(0, 1000);
+                    assertThat(c.position(0)).as(policy.name()).isEqualTo(10);
+                    p.send(null, bytes("after the seek")).join();
+                    assertThat(c.poll(Duration.ofSeconds(1))).as(policy.name()).extracting(KafkoRecord::offset)
+                            .containsExactly(10L);
+                }
             }
         }
     }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kafko.internal.io.FileNames;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -137,6 +138,13 @@ class KafkoLifecycleTest {
                 assertThatThrownBy(() -> k.groupConsumer("t", bad)).isInstanceOf(InvalidNameException.class);
             }
             assertThat(k.createTopic("x".repeat(249)).name()).hasSize(249);
+            for (String bad : new String[] {"", "..", "a/b", "x".repeat(250)}) {
+                assertThatThrownBy(() -> k.producer(bad)).as(bad).isInstanceOf(InvalidNameException.class);
+                assertThatThrownBy(() -> k.consumer(bad)).as(bad).isInstanceOf(InvalidNameException.class);
+                assertThatThrownBy(() -> k.groupConsumer(bad, "g")).as(bad).isInstanceOf(InvalidNameException.class);
+                assertThatThrownBy(() -> k.topic(bad)).as(bad).isInstanceOf(InvalidNameException.class);
+                assertThatThrownBy(() -> k.groups(bad)).as(bad).isInstanceOf(InvalidNameException.class);
+            }
         }
         try (var files = Files.list(dir)) {
             assertThat(files.map(f -> f.getFileName().toString())).containsExactly("data");
@@ -144,6 +152,44 @@ class KafkoLifecycleTest {
         try (var files = Files.list(data)) {
             assertThat(files.map(f -> f.getFileName().toString()))
                     .containsExactlyInAnyOrder(FileNames.LOCK_FILE, "t", "x".repeat(249));
+        }
+    }
+
+    @Test
+    void nullArgumentsAreRefusedNamingTheArgumentAndLeaveNothingBehind() {
+        assertThatThrownBy(() -> Kafko.open(null)).isInstanceOf(NullPointerException.class).hasMessage("dataDir");
+        assertThatThrownBy(() -> Kafko.open(dir, null)).isInstanceOf(NullPointerException.class).hasMessage("options");
+        try (Kafko k = Kafko.open(dir)) {
+            assertThatThrownBy(() -> k.createTopic("t", null)).isInstanceOf(NullPointerException.class).hasMessage("config");
+            assertThat(k.topics()).isEmpty();
+            k.createTopic("t");
+            for (ThrowingCallable call : List.<ThrowingCallable>of(() -> k.producer(null), () -> k.consumer(null),
+                    () -> k.topic(null), () -> k.groupConsumer("t", null), () -> k.groupInfo("t", null))) {
+                assertThatThrownBy(call).isInstanceOf(InvalidNameException.class).hasMessageContaining("must not be null");
+            }
+            assertThatThrownBy(() -> k.consumer("t", null)).isInstanceOf(NullPointerException.class)
+                    .hasMessage("consumerOptions");
+            Producer p = k.producer("t");
+            assertThatThrownBy(() -> p.send((OutgoingRecord) null)).isInstanceOf(NullPointerException.class).hasMessage("record");
+            assertThatThrownBy(() -> p.sendTo(0, (OutgoingRecord) null)).isInstanceOf(NullPointerException.class)
+                    .hasMessage("record");
+            assertThatThrownBy(() -> p.sendBatch(null)).isInstanceOf(NullPointerException.class).hasMessage("records");
+            List<OutgoingRecord> withNull = new ArrayList<>(List.of(OutgoingRecord.of(null, bytes("a"))));
+            withNull.add(null);
+            assertThatThrownBy(() -> p.sendBatch(withNull)).isInstanceOf(NullPointerException.class)
+                    .hasMessage("records[1] is null");
+            assertThatThrownBy(() -> p.sendBatchTo(0, withNull)).isInstanceOf(NullPointerException.class)
+                    .hasMessage("records[1] is null");
+            try (Consumer c = k.groupConsumer("t", "g")) {
+                assertThatThrownBy(() -> c.poll(null)).isInstanceOf(NullPointerException.class).hasMessage("timeout");
+                assertThatThrownBy(() -> c.poll(Duration.ofMillis(-1))).isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining("negative");
+                assertThatThrownBy(() -> c.seekToTimestamp(-1)).isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining("negative timestamp -1");
+                assertThatThrownBy(() -> c.commit(null)).isInstanceOf(NullPointerException.class).hasMessage("offsets");
+            }
+            // nothing was written by any refused call
+            assertThat(k.topic("t").orElseThrow().partition(0).endOffset()).isZero();
         }
     }
 

@@ -24,6 +24,7 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
@@ -63,6 +64,8 @@ public final class Broker implements Kafko {
 
     /** Opens {@code dataDir} through {@code io} (tests inject faults here). */
     static Broker open(Path dataDir, KafkoOptions options, FileIo io) {
+        Objects.requireNonNull(dataDir, "dataDir");
+        Objects.requireNonNull(options, "options");
         Path dir;
         try {
             Files.createDirectories(dataDir);
@@ -109,6 +112,7 @@ public final class Broker implements Kafko {
     @Override
     public Topic createTopic(String name, TopicConfig config) {
         Names.check("topic", name);
+        Objects.requireNonNull(config, "config");
         config.compression().requireAvailable();
         admin.lock();
         try {
@@ -126,6 +130,7 @@ public final class Broker implements Kafko {
 
     @Override
     public Optional<Topic> topic(String name) {
+        Names.check("topic", name);
         ensureOpen();
         return Optional.ofNullable(topics.get(name));
     }
@@ -200,6 +205,7 @@ public final class Broker implements Kafko {
 
     @Override
     public Consumer consumer(String topic, ConsumerOptions consumerOptions) {
+        Objects.requireNonNull(consumerOptions, "consumerOptions");
         return new ConsumerImpl(require(topic), null, consumerOptions, options.maxPollRecords(), options.offsetReset());
     }
 
@@ -211,6 +217,7 @@ public final class Broker implements Kafko {
     @Override
     public Consumer groupConsumer(String topic, String group, ConsumerOptions consumerOptions) {
         Names.check("group", group);
+        Objects.requireNonNull(consumerOptions, "consumerOptions");
         TopicImpl t = require(topic);
         return new ConsumerImpl(t, t.group(group), consumerOptions, options.maxPollRecords(), options.offsetReset());
     }
@@ -234,6 +241,7 @@ public final class Broker implements Kafko {
     }
 
     private TopicImpl require(String name) {
+        Names.check("topic", name);
         ensureOpen();
         TopicImpl t = topics.get(name);
         if (t == null) {

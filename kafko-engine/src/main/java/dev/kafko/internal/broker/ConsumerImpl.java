@@ -18,6 +18,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -36,9 +37,11 @@ import org.jspecify.annotations.Nullable;
  * position on a partition is the group's committed offset, or, without one, the log start
  * ({@code EARLIEST} and {@code FAIL}) or the log end ({@code LATEST}).
  *
- * <p><b>Positions outside the log.</b> Before each read a position is checked against the log: a
- * position below the log start (retention deleted those records) or above the end (the log was cut
- * back by recovery, or a seek went past it) is reset by the consumer's {@link OffsetResetPolicy}:
+ * <p><b>Positions outside the log.</b> A position above the end (a seek past it, or a committed
+ * offset ahead of a log that recovery cut back) is moved to the end when it is set, under
+ * {@code EARLIEST} and {@code LATEST}: records appended after that are read, none is skipped. Before
+ * each read a position is checked against the log: one below the log start (retention deleted those
+ * records) or still above the end is reset by the consumer's {@link OffsetResetPolicy}:
  * {@code EARLIEST} moves to the log start (below) or the end (above), {@code LATEST} to the end, and
  * {@code FAIL} throws {@link OffsetOutOfRangeException} from {@code poll}.
  *
@@ -98,8 +101,12 @@ final class ConsumerImpl implements Consumer {
 
     @Override
     public List<KafkoRecord> poll(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException("poll timeout must not be negative: " + timeout);
+        }
         ensureOpen();
-        long timeoutNanos = timeout.isNegative() ? 0 : saturatedNanos(timeout);
+        long timeoutNanos = saturatedNanos(timeout);
         long deadline = System.nanoTime() + timeoutNanos;
         waiter.thread = Thread.currentThread();
         for (;;) {
@@ -239,9 +246,22 @@ final class ConsumerImpl implements Consumer {
     private long startPosition(int partition, PartitionLog log) {
         long c = group == null ? -1 : group.committed(partition);
         if (c >= 0) {
-            return c; // checked against the log before the first read
+            return settled(c, log); // below the log start: checked against the log before each read
         }
         return reset == OffsetResetPolicy.LATEST ? log.endOffset() : log.logStartOffset();
+    }
+
+    /**
+     * {@code offset}, or the end offset when it lies above the end and the policy moves it there. This
+     * happens when the position is set, not at a later read: by then records may have been appended
+     * from the end up to {@code offset}, and moving to the end as it is then would skip them. Under
+     * {@code FAIL} the offset is kept, and the read throws if it is still above the end.
+     */
+    private long settled(long offset, PartitionLog log) {
+        if (reset == OffsetResetPolicy.FAIL) {
+            return offset;
+        }
+        return Math.min(offset, log.endOffset());
     }
 
     private Set<Integer> ownedSet() {
@@ -367,7 +387,7 @@ final class ConsumerImpl implements Consumer {
             throw new OffsetOutOfRangeException("cannot seek partition " + partition + " of topic '" + topic.name
                     + "' to negative offset " + offset);
         }
-        positions[partition] = offset;
+        positions[partition] = settled(offset, topic.actors()[partition].log());
     }
 
     @Override
@@ -397,6 +417,9 @@ final class ConsumerImpl implements Consumer {
 
     @Override
     public void seekToTimestamp(long epochMillis) {
+        if (epochMillis < 0) {
+            throw new IllegalArgumentException("cannot seek to negative timestamp " + epochMillis);
+        }
         ensureOpen();
         PartitionActor[] actors = topic.actors();
         for (int p : owned) {
@@ -437,6 +460,7 @@ final class ConsumerImpl implements Consumer {
 
     @Override
     public void commit(Map<Integer, Long> offsets) {
+        Objects.requireNonNull(offsets, "offsets");
         ensureOpen();
         if (group == null) {
             return;

@@ -66,6 +66,7 @@ final class ProducerImpl implements Producer {
 
     @Override
     public CompletableFuture<RecordPosition> send(OutgoingRecord record) {
+        Objects.requireNonNull(record, "record");
         topic.ensureOpen();
         PartitionActor[] actors = topic.actors();
         return submit(actors[route(record, actors.length)], record);
@@ -78,6 +79,7 @@ final class ProducerImpl implements Producer {
 
     @Override
     public CompletableFuture<RecordPosition> sendTo(int partition, OutgoingRecord record) {
+        Objects.requireNonNull(record, "record");
         topic.ensureOpen();
         return submit(topic.actor(partition), record);
     }
@@ -90,6 +92,7 @@ final class ProducerImpl implements Producer {
 
     @Override
     public CompletableFuture<List<RecordPosition>> sendBatch(List<OutgoingRecord> records) {
+        requireRecords(records);
         topic.ensureOpen();
         PartitionActor[] actors = topic.actors();
         int n = records.size();
@@ -114,6 +117,7 @@ final class ProducerImpl implements Producer {
 
     @Override
     public CompletableFuture<List<RecordPosition>> sendBatchTo(int partition, List<OutgoingRecord> records) {
+        requireRecords(records);
         topic.ensureOpen();
         PartitionActor actor = topic.actor(partition);
         if (records.isEmpty()) {
@@ -192,6 +196,16 @@ final class ProducerImpl implements Producer {
      * appended. Otherwise the bound is what frame coalescing adds up: at most a dozen bytes more than
      * the exact size for a record without headers, so frames only ever come out a little smaller.
      */
+    /** Refuses a null batch or a batch holding null, naming its index, before anything is routed. */
+    private static void requireRecords(List<OutgoingRecord> records) {
+        Objects.requireNonNull(records, "records");
+        for (int i = 0, n = records.size(); i < n; i++) {
+            if (records.get(i) == null) {
+                throw new NullPointerException("records[" + i + "] is null");
+            }
+        }
+    }
+
     private int checkSize(OutgoingRecord r) {
         int max = topic.config().maxRecordBytes();
         long bound = sizeBound(r);

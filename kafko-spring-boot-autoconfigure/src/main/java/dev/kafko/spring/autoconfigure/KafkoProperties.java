@@ -151,7 +151,10 @@ public class KafkoProperties {
         /** When appends are forced to disk: never, every-batch or interval:<duration> (e.g. interval:100ms). */
         private String fsync = "never";
 
-        /** The largest record (key, value and headers) a producer may send. */
+        /**
+         * The largest record a producer may send, as the log stores it: key, value and headers with
+         * their length fields and a few bytes of framing (a 1,000-byte value alone counts 1,009 bytes).
+         */
         private DataSize maxRecordSize = DataSize.ofMegabytes(1);
 
         public int getPartitions() {
@@ -239,7 +242,10 @@ public class KafkoProperties {
         /** When appends are forced to disk: never, every-batch or interval:<duration>. */
         private @Nullable String fsync;
 
-        /** The largest record (key, value and headers) a producer may send. */
+        /**
+         * The largest record a producer may send, as the log stores it: key, value and headers with
+         * their length fields and a few bytes of framing (a 1,000-byte value alone counts 1,009 bytes).
+         */
         private @Nullable DataSize maxRecordSize;
 
         public @Nullable Integer getPartitions() {
