@@ -4,6 +4,9 @@ import static dev.kafko.Fixtures.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,7 +15,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.RepetitionInfo;
 import org.junit.jupiter.api.Test;
@@ -56,6 +61,43 @@ class LingerTest {
             // 2,000 records of 256 bytes fill a 64 KiB frame about every 230; a pause of the test thread
             // longer than the stream gap writes a send alone, so allow many of those
             assertThat(appends.get()).isBetween(1, 200);
+        }
+    }
+
+    @Test
+    void coalescedSendsNeverMakeASegmentLargerThanItsSize() throws Exception {
+        long segmentBytes = 16 * 1024;
+        AtomicLong largestAppend = new AtomicLong();
+        KafkoObserver observer = new KafkoObserver() {
+            @Override
+            public void onAppend(String topic, int partition, int records, long bytes, long nanos) {
+                largestAppend.accumulateAndGet(bytes, Math::max);
+            }
+        };
+        try (Kafko k = Kafko.open(dir, KafkoOptions.builder().linger(HOUR).observer(observer).build())) {
+            k.createTopic("t", TopicConfig.builder().segmentBytes(segmentBytes).build());
+            Producer p = k.producer("t");
+            CompletableFuture<RecordPosition> last = null;
+            for (int i = 0; i < 2_000; i++) {
+                last = p.send(null, VALUE);
+            }
+            last.get(10, TimeUnit.SECONDS);
+            PartitionInfo info = k.topic("t").orElseThrow().partition(0);
+            // 2,000 stored records of 265 bytes need at least 33 segments of 16 KiB
+            assertThat(info.segmentCount()).isGreaterThanOrEqualTo(2_000 * 265 / (int) segmentBytes + 1);
+        }
+        assertThat(largestAppend.get()).isPositive().isLessThanOrEqualTo(segmentBytes);
+        try (Stream<Path> files = Files.list(dir.resolve("t").resolve("0"))) {
+            List<Long> sizes = files.filter(f -> f.toString().endsWith(".log")).map(LingerTest::size).toList();
+            assertThat(sizes).hasSizeGreaterThan(30).allSatisfy(size -> assertThat(size).isLessThanOrEqualTo(segmentBytes));
+        }
+    }
+
+    private static long size(Path file) {
+        try {
+            return Files.size(file);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 

@@ -27,7 +27,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>The mailbox is a lock-free stack (a CAS push); the owner takes the whole stack with one
  * {@code getAndSet}, reverses it into arrival order and coalesces every queued record into one
- * {@link PartitionLog#append} frame (up to {@link #MAX_FRAME_BYTES}). Under
+ * {@link PartitionLog#append} frame (up to {@link #MAX_FRAME_BYTES}, and no more than a segment
+ * holds, so that coalesced sends never make a segment larger than its size). Under
  * {@link FsyncPolicy#EVERY_BATCH} one flush covers every append of the round (group commit). The
  * owner then releases the partition, completes the futures of the round outside of ownership (so
  * a callback that sends to this partition, or waits for another thread that does, cannot deadlock)
@@ -82,6 +83,8 @@ final class PartitionActor {
     final int partition;
     private final PartitionLog log;
     private final FsyncPolicy fsync;
+    /** A coalesced frame stops growing at this many record bytes: {@link #MAX_FRAME_BYTES} or what a segment holds. */
+    private final long frameBytes;
     private final Duration linger;
     private final BrokerContext ctx;
 
@@ -122,6 +125,7 @@ final class PartitionActor {
         this.partition = partition;
         this.log = log;
         this.fsync = config.fsync();
+        this.frameBytes = Math.min(MAX_FRAME_BYTES, PartitionLog.recordBytesPerSegment(config.segmentBytes()));
         this.linger = ctx.options().linger();
         this.ctx = ctx;
         this.readableEnd = log.endOffset();
@@ -272,7 +276,7 @@ final class PartitionActor {
                 bytes += r.encodedBytes();
                 records += r.recordCount();
                 r = r.next;
-            } while (r != null && r.recordCount() > 0 && bytes + r.encodedBytes() <= MAX_FRAME_BYTES
+            } while (r != null && r.recordCount() > 0 && bytes + r.encodedBytes() <= frameBytes
                     && records + r.recordCount() <= MAX_FRAME_RECORDS);
             if (append(start, r, records, bytes) && unflushed == null) {
                 unflushed = start;

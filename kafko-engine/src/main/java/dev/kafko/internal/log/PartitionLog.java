@@ -151,6 +151,15 @@ public final class PartitionLog implements Closeable {
     }
 
     /**
+     * The most record bytes (as {@link #encodedSize} counts them) one uncompressed frame may hold and
+     * still fit a fresh segment of {@code segmentBytes}: a coalescing caller keeps its frames to this,
+     * so that segments stay within their size unless a single batch is larger. Any thread.
+     */
+    public static long recordBytesPerSegment(long segmentBytes) {
+        return segmentBytes - FrameFormat.SEGMENT_HEADER_SIZE - FrameFormat.HEADER_SIZE;
+    }
+
+    /**
      * The size of {@code record} that {@link #append} checks against {@link TopicConfig#maxRecordBytes()}
      * (its encoding in a frame, the timestamp delta counted as one byte). Any thread; lets a caller
      * refuse a record before it is batched with others.
