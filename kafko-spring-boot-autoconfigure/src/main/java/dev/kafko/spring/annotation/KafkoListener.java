@@ -31,8 +31,9 @@ public @interface KafkoListener {
 
     /**
      * The listener id: names the container ({@code registry.getListenerContainer(id)}) and its
-     * threads ({@code <id>-0}, ...). Default: {@code <beanName>.<methodName>}, which stays the same
-     * across restarts.
+     * threads ({@code <id>-0}, ...). Default: {@code <beanName>.<methodName>} (with {@code -<n>} for
+     * the n-th of repeated annotations, and every character a group name may not hold, such as the
+     * {@code $} of a nested class, turned into {@code .}), which stays the same across restarts.
      */
     String id() default "";
 

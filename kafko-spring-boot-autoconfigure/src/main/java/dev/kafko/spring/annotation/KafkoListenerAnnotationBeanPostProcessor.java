@@ -84,7 +84,7 @@ public final class KafkoListenerAnnotationBeanPostProcessor
             Method invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
             int n = 0;
             for (KafkoListener listener : listeners) {
-                String defaultId = beanName + "." + method.getName() + (listeners.size() > 1 ? "#" + n : "");
+                String defaultId = groupSafe(beanName + "." + method.getName() + (listeners.size() > 1 ? "-" + n : ""));
                 register(endpoint(listener, bean, invocable, defaultId));
                 n++;
             }
@@ -151,8 +151,8 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         String ackMode = resolveString(listener.ackMode(), "ackMode", where);
         return new KafkoListenerEndpoint(id, topics, group == null ? id : group,
                 concurrency == null ? null : parseInt(concurrency, where),
-                autoStartup == null ? null : Boolean.parseBoolean(autoStartup),
-                Boolean.parseBoolean(batch), ackMode == null ? null : parseAckMode(ackMode, where),
+                autoStartup == null ? null : parseBoolean(autoStartup, "autoStartup", where),
+                batch != null && parseBoolean(batch, "batch", where), ackMode == null ? null : parseAckMode(ackMode, where),
                 bean, method, replyTopic(method, where));
     }
 
@@ -209,6 +209,31 @@ public final class KafkoListenerAnnotationBeanPostProcessor
             return embedded;
         }
         return resolver.evaluate(embedded, expressionContext);
+    }
+
+    /**
+     * A default id that is also a valid group name (the group defaults to the id): a nested class's
+     * bean name holds {@code $}, which the naming rule refuses, so every character outside
+     * {@code [A-Za-z0-9._-]} becomes {@code .}.
+     */
+    static String groupSafe(String id) {
+        StringBuilder sb = new StringBuilder(id.length());
+        for (int i = 0; i < id.length(); i++) {
+            char c = id.charAt(i);
+            boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+                    || c == '.' || c == '_' || c == '-';
+            sb.append(ok ? c : '.');
+        }
+        return sb.toString();
+    }
+
+    private static boolean parseBoolean(String value, String attribute, String where) {
+        String v = value.trim();
+        if (v.equalsIgnoreCase("true") || v.equalsIgnoreCase("false")) {
+            return Boolean.parseBoolean(v);
+        }
+        throw new IllegalStateException("@KafkoListener on " + where + ": " + attribute + " '" + value
+                + "' is neither true nor false");
     }
 
     private static int parseInt(String value, String where) {

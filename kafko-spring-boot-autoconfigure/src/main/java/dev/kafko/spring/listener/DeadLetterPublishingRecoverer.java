@@ -2,6 +2,7 @@ package dev.kafko.spring.listener;
 
 import dev.kafko.Headers;
 import dev.kafko.KafkoRecord;
+import dev.kafko.RecordTooLargeException;
 import dev.kafko.spring.core.LogBackend;
 import dev.kafko.spring.support.KafkoHeaders;
 import dev.kafko.spring.support.KafkoInstrumentation;
@@ -9,6 +10,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,7 +19,14 @@ import org.slf4j.LoggerFactory;
  * Publishes, from any container thread, a record that exhausted its attempts to
  * {@code <topic>.DLT} on the same partition, with its key, value and headers plus
  * {@code kafko_dlt-*} headers naming the exception and the original topic, partition and offset.
- * The dead-letter topic is created on first use with at least as many partitions as the original.
+ * The dead-letter topic is created on first use with at least as many partitions as the original
+ * (a declared one grows to that many too). A failure thrown by the listener as an {@link Error}
+ * is named in the headers, not its {@link ListenerExecutionFailedException} wrapper.
+ *
+ * <p>When the dead letter is larger than the dead-letter topic's max record size, it is published
+ * again without the stack trace; when even that does not fit, the record is skipped with an error
+ * log naming its offset (it stays in its own topic), since delivering it again could never succeed.
+ * Any other failure to publish is thrown, and the container delivers the record again later.
  */
 public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
 
@@ -25,6 +34,9 @@ public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
 
     /** The suffix of dead-letter topics. */
     public static final String SUFFIX = ".DLT";
+
+    /** The stack-trace header of a dead letter that did not fit its topic with the whole trace. */
+    static final String STACK_TRACE_LEFT_OUT = "(left out: the dead letter was larger than the topic's max record size with it)";
 
     private final LogBackend backend;
     private final KafkoInstrumentation instrumentation;
@@ -39,19 +51,54 @@ public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
     public void recover(KafkoRecord record, Exception failure, FailedInvocation invocation) {
         String dlt = record.topic() + SUFFIX;
         ensureDeadLetterTopic(record.topic(), dlt, record.partition() + 1);
-        Headers headers = record.headers()
-                .with(KafkoHeaders.DLT_EXCEPTION_FQCN, utf8(failure.getClass().getName()))
-                .with(KafkoHeaders.DLT_EXCEPTION_MESSAGE, utf8(String.valueOf(failure.getMessage())))
-                .with(KafkoHeaders.DLT_EXCEPTION_STACKTRACE, utf8(stackTrace(failure)))
+        // the wrapper of an Error thrown by the listener says nothing the Error does not
+        Throwable cause = failure instanceof ListenerExecutionFailedException && failure.getCause() != null
+                ? failure.getCause() : failure;
+        try {
+            publish(record, dlt, headers(record, cause, invocation, stackTrace(cause)));
+        } catch (RuntimeException e) {
+            if (!tooLarge(e)) {
+                throw e;
+            }
+            // the stack trace is what a dead letter adds most; without it the record may still fit
+            try {
+                publish(record, dlt, headers(record, cause, invocation, STACK_TRACE_LEFT_OUT));
+            } catch (RuntimeException again) {
+                if (!tooLarge(again)) {
+                    throw again;
+                }
+                // delivering it again would fail the same way for ever: skip it; the log still holds it
+                LOG.error("Listener '{}' gave up on {}-{}@{} ({}) and cannot publish it to {}: {}; skipped it,"
+                        + " the record stays in {} at offset {}", invocation.listenerId(), record.topic(),
+                        record.partition(), record.offset(), cause.toString(), dlt, again.getMessage(),
+                        record.topic(), record.offset());
+                return;
+            }
+        }
+        instrumentation.deadLettered(invocation.listenerId(), record.topic());
+        LOG.warn("Listener '{}' gave up on {}-{}@{} ({}); published it to {}", invocation.listenerId(),
+                record.topic(), record.partition(), record.offset(), cause.toString(), dlt);
+    }
+
+    private void publish(KafkoRecord record, String dlt, Headers headers) {
+        backend.producer(dlt).send(record.partition(), record.key(), record.value(), headers, record.timestamp()).join();
+    }
+
+    private static Headers headers(KafkoRecord record, Throwable cause, FailedInvocation invocation, String stackTrace) {
+        return record.headers()
+                .with(KafkoHeaders.DLT_EXCEPTION_FQCN, utf8(cause.getClass().getName()))
+                .with(KafkoHeaders.DLT_EXCEPTION_MESSAGE, utf8(String.valueOf(cause.getMessage())))
+                .with(KafkoHeaders.DLT_EXCEPTION_STACKTRACE, utf8(stackTrace))
                 .with(KafkoHeaders.DLT_ORIGINAL_TOPIC, utf8(record.topic()))
                 .with(KafkoHeaders.DLT_ORIGINAL_PARTITION, utf8(Integer.toString(record.partition())))
                 .with(KafkoHeaders.DLT_ORIGINAL_OFFSET, utf8(Long.toString(record.offset())))
                 .with(KafkoHeaders.DLT_ORIGINAL_TIMESTAMP, utf8(Long.toString(record.timestamp())))
                 .with(KafkoHeaders.DLT_ORIGINAL_CONSUMER_GROUP, utf8(invocation.groupId()));
-        backend.producer(dlt).send(record.partition(), record.key(), record.value(), headers, record.timestamp()).join();
-        instrumentation.deadLettered(invocation.listenerId(), record.topic());
-        LOG.warn("Listener '{}' gave up on {}-{}@{} ({}); published it to {}", invocation.listenerId(),
-                record.topic(), record.partition(), record.offset(), failure.toString(), dlt);
+    }
+
+    private static boolean tooLarge(Throwable e) {
+        return e instanceof RecordTooLargeException
+                || (e instanceof CompletionException && e.getCause() instanceof RecordTooLargeException);
     }
 
     private void ensureDeadLetterTopic(String topic, String dlt, int atLeast) {

@@ -12,8 +12,8 @@ public interface KafkoErrorHandler {
 
     /**
      * Returning means the records are dealt with (retried successfully or recovered): the container
-     * commits past them. Throwing means they are not: the container seeks back and delivers them
-     * again on a later poll.
+     * commits past them. Throwing means they are not: the container seeks back and, after a pause
+     * of one second (cut short when it stops), delivers them again on a later poll.
      *
      * @param records the record (or, for a batch listener, the batch) that failed
      * @param failure what the listener threw

@@ -29,6 +29,8 @@ import org.slf4j.LoggerFactory;
 final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
 
     private static final Logger LOG = LoggerFactory.getLogger(ListenerConsumer.class);
+    /** How long a member waits before delivering again records its error handler did not finish. */
+    static final long REDELIVERY_PAUSE_MILLIS = 1000;
 
     private final KafkoMessageListenerContainer container;
     private final ContainerProperties properties;
@@ -166,12 +168,22 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         try {
             container.errorHandler().handle(records, failure, new Invocation(records, ack));
         } catch (Exception unhandled) {
-            LOG.warn("Listener '{}' did not finish {} record(s) from {}; they will be delivered again",
-                    container.getListenerId(), records.size(), container.topic(), unhandled);
+            LOG.warn("Listener '{}' did not finish {} record(s) from {}; they will be delivered again in {} ms",
+                    container.getListenerId(), records.size(), container.topic(), REDELIVERY_PAUSE_MILLIS, unhandled);
+            // whatever failed (a dead-letter topic that refuses writes, say) needs time: no hot loop
+            pauseBeforeRedelivery();
             return false;
         }
         done(records, true);
         return true;
+    }
+
+    private void pauseBeforeRedelivery() {
+        try {
+            container.awaitStop(REDELIVERY_PAUSE_MILLIS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private void invoke(List<KafkoRecord> records, Acknowledgment ack) throws Exception {

@@ -78,6 +78,59 @@ class ErrorHandlingTest {
     }
 
     @Test
+    void aDeadLetterTooLargeWithItsStackTraceIsPublishedWithoutIt() {
+        runner.withPropertyValues("kafko.listener.dead-letter.enabled=true", "kafko.defaults.max-record-size=2KB")
+                .run(context -> {
+                    KafkoTemplate<Object, Object> template = template(context);
+                    template.send("big", 0, null, "x".repeat(1500)).join();
+                    template.send("big", 0, null, "fine").join();
+                    KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+                    assertThat(ATTEMPTS.get("big")).hasValue(3);
+                    assertThat(DONE).containsExactly("fine");
+                    Kafko kafko = context.getBean(Kafko.class);
+                    List<KafkoRecord> dead = kafko.consumer("big.DLT").poll(Duration.ofSeconds(5));
+                    assertThat(dead).singleElement().satisfies(r -> {
+                        assertThat(r.value()).hasSize(1500);
+                        assertThat(header(r, KafkoHeaders.DLT_EXCEPTION_STACKTRACE))
+                                .isEqualTo(DeadLetterPublishingRecoverer.STACK_TRACE_LEFT_OUT);
+                        assertThat(header(r, KafkoHeaders.DLT_EXCEPTION_MESSAGE)).isEqualTo("too big to digest");
+                        assertThat(header(r, KafkoHeaders.DLT_ORIGINAL_OFFSET)).isEqualTo("0");
+                    });
+                    assertThat(kafko.groupInfo("big", "big").committed()).containsEntry(0, 2L);
+                });
+    }
+
+    @Test
+    void aRecordThatCannotFitItsDeadLetterTopicAtAllIsSkippedNotDeliveredForEver() {
+        runner.withPropertyValues("kafko.listener.dead-letter.enabled=true", "kafko.defaults.max-record-size=2KB")
+                .run(context -> {
+                    KafkoTemplate<Object, Object> template = template(context);
+                    template.send("big", 0, null, "x".repeat(2000)).join();
+                    template.send("big", 0, null, "fine").join();
+                    KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+                    assertThat(ATTEMPTS.get("big")).as("one round of attempts, no redelivery").hasValue(3);
+                    assertThat(DONE).containsExactly("fine");
+                    Kafko kafko = context.getBean(Kafko.class);
+                    assertThat(kafko.consumer("big.DLT").poll(Duration.ofMillis(100))).isEmpty();
+                    assertThat(kafko.groupInfo("big", "big").committed()).containsEntry(0, 2L);
+                });
+    }
+
+    @Test
+    void anErrorThrownByTheListenerIsNamedInTheDeadLetterNotItsWrapper() {
+        runner.withPropertyValues("kafko.listener.dead-letter.enabled=true", "kafko.listener.retry.max-attempts=1")
+                .run(context -> {
+                    template(context).send("work", 0, null, "assert").join();
+                    KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+                    List<KafkoRecord> dead = context.getBean(Kafko.class).consumer("work.DLT").poll(Duration.ofSeconds(5));
+                    assertThat(dead).singleElement().satisfies(r -> {
+                        assertThat(header(r, KafkoHeaders.DLT_EXCEPTION_FQCN)).isEqualTo(AssertionError.class.getName());
+                        assertThat(header(r, KafkoHeaders.DLT_EXCEPTION_MESSAGE)).isEqualTo("an Error, not an Exception");
+                    });
+                });
+    }
+
+    @Test
     void withoutDeadLettersAPoisonRecordIsLoggedSkippedAndCommittedPast() {
         runner.run(context -> {
             KafkoTemplate<Object, Object> template = template(context);
@@ -234,6 +287,15 @@ class ErrorHandlingTest {
             if (value.equals("poison")) {
                 ATTEMPTS.computeIfAbsent(value, k -> new AtomicInteger()).incrementAndGet();
                 throw new IllegalStateException("cannot digest poison");
+            }
+            DONE.add(value);
+        }
+
+        @KafkoListener(id = "big", topics = "big")
+        void big(String value) {
+            if (value.length() > 100) {
+                ATTEMPTS.computeIfAbsent("big", k -> new AtomicInteger()).incrementAndGet();
+                throw new IllegalStateException("too big to digest");
             }
             DONE.add(value);
         }

@@ -1,0 +1,75 @@
+package dev.kafko.spring.annotation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kafko.Kafko;
+import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
+import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
+import dev.kafko.spring.core.KafkoTemplate;
+import dev.kafko.spring.test.KafkoTestUtils;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/** Listeners without an id get one that is also a valid group name; attribute values are checked. */
+class DefaultIdTest {
+
+    static final List<String> RECEIVED = new CopyOnWriteArrayList<>();
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+            .withPropertyValues("kafko.ephemeral=true");
+
+    @Test
+    void aNestedClassListenerWithoutAnIdStartsAndItsGroupIsTheSanitizedBeanAndMethodName() {
+        RECEIVED.clear();
+        runner.withBean("app.Outer$Listeners", Listeners.class, Listeners::new).run(context -> {
+            assertThat(context).hasNotFailed();
+            KafkoListenerEndpointRegistry registry = context.getBean(KafkoListenerEndpointRegistry.class);
+            assertThat(registry.getListenerContainerIds())
+                    .containsExactlyInAnyOrder("app.Outer.Listeners.on", "app.Outer.Listeners.twice-0",
+                            "app.Outer.Listeners.twice-1");
+            @SuppressWarnings("unchecked")
+            KafkoTemplate<Object, Object> template = context.getBean(KafkoTemplate.class);
+            template.send("plain", "a").join();
+            template.send("first", "b").join();
+            template.send("second", "c").join();
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+            assertThat(RECEIVED).containsExactlyInAnyOrder("a", "b", "c");
+            assertThat(context.getBean(Kafko.class).groups("plain")).containsExactly("app.Outer.Listeners.on");
+        });
+    }
+
+    @Test
+    void aBatchOrAutoStartupValueThatIsNoBooleanFailsTheStartNamingIt() {
+        runner.withBean(NotABoolean.class).run(context -> assertThat(context).hasFailed().getFailure()
+                .hasStackTraceContaining("batch 'yes' is neither true nor false"));
+    }
+
+    @Test
+    void groupSafeTurnsEveryCharacterOutsideTheRuleIntoADot() {
+        assertThat(KafkoListenerAnnotationBeanPostProcessor.groupSafe("a.B$c#1 x/y_z-9")).isEqualTo("a.B.c.1.x.y_z-9");
+    }
+
+    static class Listeners {
+        @KafkoListener(topics = "plain")
+        void on(String value) {
+            RECEIVED.add(value);
+        }
+
+        @KafkoListener(topics = "first")
+        @KafkoListener(topics = "second")
+        void twice(String value) {
+            RECEIVED.add(value);
+        }
+    }
+
+    static class NotABoolean {
+        @KafkoListener(id = "yes", topics = "t", batch = "yes")
+        void on(String value) {
+        }
+    }
+}
