@@ -7,8 +7,11 @@ import org.springframework.messaging.Message;
 
 /**
  * Sending records, the kafko way of spring-kafka's {@code KafkaOperations}. Every method returns a
- * future that completes once the record is appended; conversion and argument errors are thrown
- * at once, before anything is written.
+ * future that completes once the record is appended. A record larger than the topic's max record
+ * size completes it exceptionally with {@code RecordTooLargeException}, as Kafka's producer does;
+ * conversion and argument errors (a value the converter cannot write, a topic name outside the
+ * naming rule, a partition out of range, a missing topic when topics are not created on first use,
+ * no default topic) are thrown at once. Nothing is written in either case.
  *
  * @param <K> the key type
  * @param <V> the value type

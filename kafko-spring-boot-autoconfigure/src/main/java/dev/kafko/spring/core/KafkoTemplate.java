@@ -4,6 +4,7 @@ import dev.kafko.Header;
 import dev.kafko.Headers;
 import dev.kafko.OutgoingRecord;
 import dev.kafko.RecordPosition;
+import dev.kafko.RecordTooLargeException;
 import dev.kafko.UnknownTopicException;
 import dev.kafko.spring.support.KafkoHeaders;
 import dev.kafko.spring.support.KafkoInstrumentation;
@@ -14,6 +15,7 @@ import dev.kafko.spring.support.SendResult;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -122,6 +124,7 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V> {
     private CompletableFuture<SendResult<K, V>> doSend(String topic, @Nullable Integer partition, @Nullable K key,
                                                        @Nullable V value, @Nullable Long timestamp,
                                                        List<Header> extraHeaders) {
+        Objects.requireNonNull(topic, "topic");
         KafkoInstrumentation timing = instrumentation;
         long start = timing == KafkoInstrumentation.NOOP ? 0L : System.nanoTime();
         byte[] keyBytes;
@@ -136,6 +139,10 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V> {
             ts = timestamp != null && timestamp != OutgoingRecord.NO_TIMESTAMP ? timestamp
                     : backend.currentTimeMillis();
             appended = producer(topic).send(partition, keyBytes, valueBytes, headers, ts);
+        } catch (RecordTooLargeException e) {
+            // as Kafka's producer reports it: through the future (and the producer listener)
+            appended = CompletableFuture.failedFuture(e);
+            ts = timestamp != null ? timestamp : OutgoingRecord.NO_TIMESTAMP;
         } catch (RuntimeException e) {
             complete(topic, partition, key, value, start, e);
             throw e;
@@ -143,12 +150,17 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V> {
         return appended.handle(new Completion(topic, partition, key, value, ts, start));
     }
 
+    /** The message's headers, then the type of the value (which replaces a type header the message carried). */
     private static Headers recordHeaders(List<Header> extraHeaders, @Nullable Header type) {
         if (type == null) {
             return Headers.of(extraHeaders);
         }
         List<Header> headers = new ArrayList<>(extraHeaders.size() + 1);
-        headers.addAll(extraHeaders);
+        for (Header h : extraHeaders) {
+            if (!h.key().equals(KafkoHeaders.TYPE)) {
+                headers.add(h);
+            }
+        }
         headers.add(type);
         return Headers.of(headers);
     }
@@ -186,7 +198,8 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V> {
             }
             SendResult<K, V> result = new SendResult<>(topic, position.partition(), position.offset(), timestamp,
                     key, value);
-            KafkoInstrumentation timing = instrumentation;
+            Objects.requireNonNull(topic, "topic");
+        KafkoInstrumentation timing = instrumentation;
             if (timing != KafkoInstrumentation.NOOP) {
                 timing.sendCompleted(topic, System.nanoTime() - start, null);
             }
@@ -197,6 +210,7 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V> {
 
     private void complete(String topic, @Nullable Integer partition, @Nullable K key, @Nullable V value, long start,
                           Throwable failure) {
+        Objects.requireNonNull(topic, "topic");
         KafkoInstrumentation timing = instrumentation;
         if (timing != KafkoInstrumentation.NOOP) {
             timing.sendCompleted(topic, System.nanoTime() - start, failure);

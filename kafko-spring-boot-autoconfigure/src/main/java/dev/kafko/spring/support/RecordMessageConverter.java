@@ -30,9 +30,16 @@ import org.springframework.messaging.support.GenericMessage;
 public final class RecordMessageConverter {
 
     private static final byte[] EMPTY = new byte[0];
+    /**
+     * Message headers never written to a record: Spring's own, the routing headers (read by the
+     * template) and the headers of a received record (so a received message forwarded as it is
+     * does not carry its old key, offset or acknowledgment into the new record).
+     */
     private static final Set<String> NOT_COPIED = Set.of(MessageHeaders.ID, MessageHeaders.TIMESTAMP,
             MessageHeaders.CONTENT_TYPE, KafkoHeaders.TOPIC, KafkoHeaders.KEY, KafkoHeaders.PARTITION,
-            KafkoHeaders.TIMESTAMP);
+            KafkoHeaders.TIMESTAMP, KafkoHeaders.RECEIVED_KEY, KafkoHeaders.RECEIVED_TOPIC,
+            KafkoHeaders.RECEIVED_PARTITION, KafkoHeaders.OFFSET, KafkoHeaders.RECEIVED_TIMESTAMP,
+            KafkoHeaders.GROUP_ID, KafkoHeaders.LISTENER_ID, KafkoHeaders.ACKNOWLEDGMENT, KafkoHeaders.RAW_DATA);
 
     private final SmartMessageConverter converter;
 
@@ -104,8 +111,8 @@ public final class RecordMessageConverter {
 
     /**
      * The headers of an outgoing Spring message as record headers: byte[] values as they are,
-     * anything else as the UTF-8 of its {@code toString()}. The id, timestamp, content type and the
-     * kafko routing headers are left out.
+     * anything else as the UTF-8 of its {@code toString()}. The id, timestamp, content type, the
+     * kafko routing headers and those of a received record are left out.
      */
     public List<Header> recordHeaders(MessageHeaders headers) {
         List<Header> out = new ArrayList<>();

@@ -126,6 +126,14 @@ class KafkoListenerIntegrationTest {
     }
 
     @Test
+    void batchListenerOfMessagesGetsTheirPayloadsConvertedToTheDeclaredType() {
+        template.send("batchedMessages", new Order("m0", 0));
+        template.send("batchedMessages", new Order("m1", 1)).join();
+        KafkoTestUtils.waitForListeners(registry, WAIT);
+        assertThat(listeners.batchMessages).containsExactly("m0@0", "m1@1");
+    }
+
+    @Test
     void sendToPublishesTheResultWithTheIncomingKey() {
         template.send("lower", "key-x", "hello").join();
         KafkoTestUtils.waitForListeners(registry, WAIT);
@@ -233,6 +241,7 @@ class KafkoListenerIntegrationTest {
         final List<Order> batchOrders = new CopyOnWriteArrayList<>();
         final List<String> batchKeys = new CopyOnWriteArrayList<>();
         final List<Integer> batchSizes = new CopyOnWriteArrayList<>();
+        final List<String> batchMessages = new CopyOnWriteArrayList<>();
         final List<String> upper = new CopyOnWriteArrayList<>();
         final List<String> repeated = new CopyOnWriteArrayList<>();
         final List<String> meta = new CopyOnWriteArrayList<>();
@@ -272,6 +281,15 @@ class KafkoListenerIntegrationTest {
             batchOrders.addAll(orders);
             batchKeys.addAll(keys);
             batchSizes.add(orders.size());
+        }
+
+        @KafkoListener(id = "batchedMessages", topics = "batchedMessages", batch = "true")
+        void batchedMessages(List<Message<Order>> messages) {
+            for (int i = 0; i < messages.size(); i++) {
+                Message<Order> m = messages.get(i);
+                Order order = m.getPayload();
+                batchMessages.add(order.id() + "@" + m.getHeaders().get(KafkoHeaders.OFFSET));
+            }
         }
 
         @KafkoListener(id = "lower", topics = "lower")

@@ -99,6 +99,45 @@ class KafkoTemplateTest {
     }
 
     @Test
+    void aReceivedMessageForwardedAsItIsCarriesNoneOfTheReceivedRecordsHeaders() {
+        runner.run(context -> {
+            template(context).send(MessageBuilder.withPayload(new Order("o-2", 3))
+                    .setHeader(KafkoHeaders.TOPIC, "t").setHeader(KafkoHeaders.PARTITION, 1)
+                    .setHeader(KafkoHeaders.RECEIVED_KEY, "old-key".getBytes(StandardCharsets.UTF_8))
+                    .setHeader(KafkoHeaders.RECEIVED_TOPIC, "in").setHeader(KafkoHeaders.RECEIVED_PARTITION, 0)
+                    .setHeader(KafkoHeaders.OFFSET, 41L).setHeader(KafkoHeaders.RECEIVED_TIMESTAMP, 99L)
+                    .setHeader(KafkoHeaders.GROUP_ID, "g").setHeader(KafkoHeaders.LISTENER_ID, "l")
+                    .setHeader(KafkoHeaders.ACKNOWLEDGMENT, new Object()).setHeader(KafkoHeaders.RAW_DATA, new Object())
+                    .setHeader(KafkoHeaders.TYPE, "com.example.Stale".getBytes(StandardCharsets.UTF_8))
+                    .setHeader("trace", "abc").build()).join();
+            KafkoRecord record = poll(context, "t").get(0);
+            assertThat(record.key()).isNull();
+            assertThat(record.headers()).extracting(dev.kafko.Header::key).containsExactly("trace", KafkoHeaders.TYPE);
+            assertThat(record.headers().lastHeader(KafkoHeaders.TYPE).valueAsString()).isEqualTo(Order.class.getName());
+        });
+    }
+
+    @Test
+    void aRecordTooLargeFailsTheFutureAsKafkaDoesAndTellsTheProducerListener() {
+        List<String> failures = new ArrayList<>();
+        runner.withPropertyValues("kafko.defaults.max-record-size=1KB").run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            template.setProducerListener(new dev.kafko.spring.support.ProducerListener<>() {
+                @Override
+                public void onError(String topic, Integer partition, Object key, Object value, Throwable exception) {
+                    failures.add(topic + ":" + exception.getClass().getSimpleName());
+                }
+            });
+            CompletableFuture<SendResult<Object, Object>> sent = template.send("t", "x".repeat(2000));
+            assertThat(sent).failsWithin(Duration.ofSeconds(1)).withThrowableThat()
+                    .havingRootCause().isInstanceOf(dev.kafko.RecordTooLargeException.class);
+            assertThat(failures).containsExactly("t:RecordTooLargeException");
+            assertThat(poll(context, "t")).isEmpty();
+            assertThatThrownBy(() -> template.send(null, "x")).isInstanceOf(NullPointerException.class).hasMessage("topic");
+        });
+    }
+
+    @Test
     void sendDefaultUsesTheConfiguredTopicAndOtherwiseSaysWhatToSet() {
         runner.withPropertyValues("kafko.template.default-topic=t").run(context -> {
             assertThat(template(context).sendDefault("x").join().topic()).isEqualTo("t");

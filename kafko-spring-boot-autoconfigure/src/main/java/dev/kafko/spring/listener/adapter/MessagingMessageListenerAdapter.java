@@ -36,7 +36,8 @@ import org.springframework.messaging.support.MessageHeaderAccessor;
  * acknowledgment and the raw record are added only for methods that can read them.
  *
  * <p>A batch listener's payload parameter is a {@code List<T>}: each record is converted to
- * {@code T} ({@code KafkoRecord} and {@code Message<?>} are passed as they are), and the
+ * {@code T} ({@code KafkoRecord} is passed as it is, a {@code Message<T>} gets its payload converted
+ * to {@code T} and {@code Message<?>} or {@code Message<byte[]>} the raw bytes), and the
  * {@code kafko_received*} headers hold lists in record order (keys as {@code byte[]}, or as
  * {@code String} when the method declares {@code @Header(RECEIVED_KEY) List<String>}).
  */
@@ -46,6 +47,8 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
     private final RecordMessageConverter converter;
     private final boolean batch;
     private final Class<?> batchElementType;
+    /** The {@code T} of a batch method's {@code List<Message<T>>}, when the payloads must be converted to it; else null. */
+    private final @Nullable Class<?> batchMessagePayloadType;
     private final boolean batchKeysAsStrings;
     /** The method reads nothing but the payload, so the record's message needs no kafko headers. */
     private final boolean payloadOnly;
@@ -72,6 +75,7 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
         this.converter = converter;
         this.batch = batch;
         this.batchElementType = batch ? batchElementType(handler.getMethod(), listenerId) : Object.class;
+        this.batchMessagePayloadType = batchElementType == Message.class ? batchMessagePayloadType(handler.getMethod()) : null;
         this.batchKeysAsStrings = batch && wantsStringKeys(handler.getMethod());
         this.payloadOnly = !batch && readsOnlyPayload(handler.getMethod());
         this.plainPayloadType = payloadOnly ? plainPayloadType(handler.getMethod()) : null;
@@ -167,7 +171,8 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
         }
         Message<byte[]> message = converter.toMessage(record, extra);
         if (batchElementType == Message.class) {
-            return message;
+            Class<?> type = batchMessagePayloadType;
+            return type == null ? message : MessageBuilder.createMessage(converter.fromMessage(message, type), message.getHeaders());
         }
         return converter.fromMessage(message, batchElementType);
     }
@@ -200,17 +205,36 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
         return false;
     }
 
-    /** The {@code T} of the batch method's {@code List<T>} payload parameter. */
-    private static Class<?> batchElementType(Method method, String listenerId) {
+    /**
+     * The {@code T} of the batch method's {@code List<Message<T>>} payload parameter, or null when the
+     * raw {@code byte[]} payload is wanted ({@code T} is {@code byte[]}, {@code Object}, a wildcard or absent).
+     */
+    private static @Nullable Class<?> batchMessagePayloadType(Method method) {
+        MethodParameter parameter = batchPayloadParameter(method);
+        Class<?> payload = parameter == null ? null
+                : ResolvableType.forMethodParameter(parameter).asCollection().getGeneric(0).getGeneric(0).resolve();
+        return payload == null || payload == Object.class || payload == byte[].class ? null : payload;
+    }
+
+    private static @Nullable MethodParameter batchPayloadParameter(Method method) {
         for (int i = 0; i < method.getParameterCount(); i++) {
             MethodParameter parameter = new MethodParameter(method, i);
             if (parameter.hasParameterAnnotation(Header.class) || parameter.hasParameterAnnotation(Headers.class)) {
                 continue;
             }
             if (List.class.isAssignableFrom(parameter.getParameterType())) {
-                Class<?> element = ResolvableType.forMethodParameter(parameter).asCollection().resolveGeneric(0);
-                return element == null ? Object.class : element;
+                return parameter;
             }
+        }
+        return null;
+    }
+
+    /** The {@code T} of the batch method's {@code List<T>} payload parameter. */
+    private static Class<?> batchElementType(Method method, String listenerId) {
+        MethodParameter parameter = batchPayloadParameter(method);
+        if (parameter != null) {
+            Class<?> element = ResolvableType.forMethodParameter(parameter).asCollection().resolveGeneric(0);
+            return element == null ? Object.class : element;
         }
         throw new IllegalStateException("Batch listener '" + listenerId + "' (" + method
                 + ") needs a List<...> payload parameter");
