@@ -128,6 +128,12 @@ public final class KafkoListenerAnnotationBeanPostProcessor
     private MessageListenerContainer createContainer(KafkoListenerEndpoint endpoint) {
         ConfigurableListableBeanFactory factory = requireBeanFactory();
         KafkoListenerContainerFactory containers = factory.getBean(KafkoListenerContainerFactory.class);
+        // the registry's containers run on what the factory was built with (kafko itself): destroying
+        // those beans destroys the registry first, which stops the containers, also when the context
+        // fails before its lifecycle ever stops them
+        for (String name : factory.getBeanNamesForType(KafkoListenerContainerFactory.class, false, false)) {
+            factory.registerDependentBean(name, KafkoListenerEndpointRegistry.BEAN_NAME);
+        }
         MessageHandlerMethodFactory methods = factory.containsBean(HANDLER_METHOD_FACTORY_BEAN_NAME)
                 ? factory.getBean(HANDLER_METHOD_FACTORY_BEAN_NAME, MessageHandlerMethodFactory.class)
                 : containers.defaultHandlerMethodFactory();

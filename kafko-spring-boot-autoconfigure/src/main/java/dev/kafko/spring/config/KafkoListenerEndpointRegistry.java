@@ -71,11 +71,25 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
         }
     }
 
+    /**
+     * Starts every auto-startup container. When one cannot start (its topic is missing, say), those
+     * started before it are stopped again before the failure is thrown: the context is failing, and
+     * they would otherwise still poll while kafko closes under them.
+     */
     @Override
     public void start() {
         for (MessageListenerContainer container : getListenerContainers()) {
             if (container.isAutoStartup()) {
-                container.start();
+                try {
+                    container.start();
+                } catch (RuntimeException | Error e) {
+                    try {
+                        stop();
+                    } catch (RuntimeException suppressed) {
+                        e.addSuppressed(suppressed);
+                    }
+                    throw e;
+                }
             }
         }
         running = true;

@@ -159,7 +159,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         } catch (Exception failure) {
             return recover(records, failure, ack);
         }
-        done(records, false);
+        done(records, false, ack);
         return true;
     }
 
@@ -174,7 +174,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
             pauseBeforeRedelivery();
             return false;
         }
-        done(records, true);
+        done(records, true, ack);
         return true;
     }
 
@@ -205,10 +205,12 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
     }
 
     /** Records the records as finished; {@code recovered} ones count as acknowledged in manual modes. */
-    private void done(List<KafkoRecord> records, boolean recovered) {
+    private void done(List<KafkoRecord> records, boolean recovered, Acknowledgment ack) {
         AckMode mode = properties.ackMode();
         if (mode.isManual() && !recovered) {
-            advance(nextOffsets(records)); // processed; committed once the listener acknowledges
+            if (!(ack instanceof Ack a && a.acknowledgedByOwner)) {
+                advance(nextOffsets(records)); // processed; committed once the listener acknowledges
+            } // acknowledged: finished once its commit (at the end of the poll under MANUAL) advances it
             return;
         }
         if (records.size() == 1) {
@@ -361,6 +363,8 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
     /** The acknowledgment handed to the listener for one delivery. */
     private final class Ack implements Acknowledgment {
         private final List<KafkoRecord> records;
+        /** Acknowledged on the polling thread: its commit, not its return, finishes the records. */
+        boolean acknowledgedByOwner;
 
         Ack(List<KafkoRecord> records) {
             this.records = records;
@@ -374,6 +378,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
             }
             Map<Integer, Long> next = nextOffsets(records);
             if (Thread.currentThread() == owner) {
+                acknowledgedByOwner = true;
                 next.forEach(ListenerConsumer.this::addPending);
                 if (mode == AckMode.MANUAL_IMMEDIATE) {
                     commitPending();

@@ -21,6 +21,11 @@ final class ProcessedOffsets {
         }
     }
 
+    /** Forgets every offset: the container starts a new run. */
+    synchronized void clear() {
+        offsets.clear();
+    }
+
     synchronized Map<Integer, Long> snapshot(String topic) {
         return Map.copyOf(offsets.getOrDefault(topic, Map.of()));
     }

@@ -32,9 +32,12 @@ import org.springframework.context.ApplicationContext;
  * <p>Waiting means: every running, unpaused listener container has finished (its method returned,
  * or the error handler recovered the record) every record that was in its topics when the call
  * began, or its group has committed past them. Under the {@code record} and {@code batch} ack
- * modes "finished" includes the commit; under the manual modes a processed record counts even
- * before it is acknowledged. Records sent after the call began are not waited
- * for. No sleeps: the caller parks until a listener makes progress.
+ * modes "finished" includes the commit. Under the manual modes a record the listener acknowledged
+ * on its own thread is finished once that acknowledgment is committed; one it did not acknowledge
+ * (or acknowledged from another thread) counts once processed. A container that was stopped and
+ * started again is waited for from its group's commits, so records its last run processed without
+ * committing are waited for again. Records sent after the call began are not waited for; paused
+ * containers are not waited for. No sleeps: the caller parks until a listener makes progress.
  */
 public final class KafkoTestUtils {
 

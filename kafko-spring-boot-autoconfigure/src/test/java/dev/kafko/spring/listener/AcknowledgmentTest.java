@@ -27,13 +27,9 @@ class AcknowledgmentTest {
     @EnumSource(value = AckMode.class, names = {"MANUAL", "MANUAL_IMMEDIATE"})
     void anAcknowledgmentFromAnotherThreadCommitsTheRecord(AckMode mode) {
         ACKS.clear();
-        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
-                .withBean(Holder.class)
-                .withPropertyValues("kafko.ephemeral=true", "kafko.listener.ack-mode=" + mode,
-                        "kafko.listener.poll-timeout=200ms")
+        runner(Holder.class, mode).withPropertyValues("kafko.listener.poll-timeout=200ms")
                 .run(context -> {
-                    @SuppressWarnings("unchecked")
-                    KafkoTemplate<Object, Object> template = context.getBean(KafkoTemplate.class);
+                    KafkoTemplate<Object, Object> template = template(context);
                     Kafko kafko = context.getBean(Kafko.class);
                     template.send("acks", "a").join();
                     template.send("acks", "b").join();
@@ -46,6 +42,67 @@ class AcknowledgmentTest {
                     await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
                             assertThat(kafko.groupInfo("acks", "holder").committed()).containsEntry(0, 2L));
                 });
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = AckMode.class, names = {"MANUAL", "MANUAL_IMMEDIATE"})
+    void waitingForListenersThatAcknowledgeOnTheirThreadIncludesTheCommit(AckMode mode) {
+        SELF_ACKED.clear();
+        runner(SelfAcknowledging.class, mode)
+                .run(context -> {
+                    KafkoTemplate<Object, Object> template = template(context);
+                    Kafko kafko = context.getBean(Kafko.class);
+                    for (int round = 1; round <= 30; round++) {
+                        template.send("self", "v" + round);
+                        template.send("self", "w" + round).join();
+                        KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+                        assertThat(kafko.groupInfo("self", "self").committed()).as("round %d", round)
+                                .containsEntry(0, 2L * round);
+                    }
+                });
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = AckMode.class, names = {"MANUAL", "MANUAL_IMMEDIATE"})
+    void afterARestartTheWaitIncludesTheRedeliveryOfWhatWasNeverAcknowledged(AckMode mode) {
+        SELF_ACKED.clear();
+        runner(SelfAcknowledging.class, mode)
+                .run(context -> {
+                    KafkoTemplate<Object, Object> template = template(context);
+                    template.send("self", "ok").join();
+                    template.send("self", "unacknowledged").join();
+                    KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+                    assertThat(SELF_ACKED).containsExactly("ok", "unacknowledged");
+
+                    MessageListenerContainer container = context.getBean(
+                            dev.kafko.spring.config.KafkoListenerEndpointRegistry.class).getListenerContainer("self");
+                    container.stop();
+                    container.start();
+                    KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+                    assertThat(SELF_ACKED).containsExactly("ok", "unacknowledged", "unacknowledged");
+                });
+    }
+
+    private static ApplicationContextRunner runner(Class<?> listener, AckMode mode) {
+        return new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+                .withBean(listener).withPropertyValues("kafko.ephemeral=true", "kafko.listener.ack-mode=" + mode);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static KafkoTemplate<Object, Object> template(org.springframework.context.ApplicationContext context) {
+        return context.getBean(KafkoTemplate.class);
+    }
+
+    static final java.util.List<String> SELF_ACKED = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    static class SelfAcknowledging {
+        @KafkoListener(id = "self", topics = "self")
+        void on(String value, Acknowledgment ack) {
+            SELF_ACKED.add(value);
+            if (!value.equals("unacknowledged")) {
+                ack.acknowledge();
+            }
+        }
     }
 
     static class Holder {
