@@ -1,6 +1,6 @@
 package dev.kafko;
 
-/** A topic or group name breaks the naming rule: [A-Za-z0-9._-], 1 to 249 characters (243 for a group, whose offsets file name must fit 255 bytes), not {@code .} or {@code ..}. */
+/** A topic or group name breaks the naming rule: [A-Za-z0-9._-], 1 to 249 characters, not {@code .} or {@code ..}. */
 public class InvalidNameException extends KafkoException {
 
     private static final long serialVersionUID = 1L;

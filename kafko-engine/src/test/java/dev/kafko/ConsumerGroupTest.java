@@ -288,4 +288,36 @@ class ConsumerGroupTest {
             assertThat(b.poll(Duration.ofSeconds(1))).extracting(KafkoRecord::offset).containsExactly(10L);
         }
     }
+
+    @Test
+    void offsetsKeptInTheLayoutBeforeGroupDirectoriesAreFoundAndMovedOnFirstUse() throws Exception {
+        try (Kafko k = Kafko.open(dir)) {
+            k.createTopic("t");
+            for (int i = 0; i < 3; i++) {
+                k.producer("t").send(null, bytes("v" + i)).join();
+            }
+            try (Consumer c = k.groupConsumer("t", "g")) {
+                c.poll(Duration.ofSeconds(1));
+                c.commit(Map.of(0, 2L));
+            }
+        }
+        // what an older version left: groups/g.offsets, no directory per group
+        Path file = FileNames.groupOffsetsFile(dir.resolve("t"), "g");
+        Path legacy = FileNames.legacyGroupOffsetsFile(dir.resolve("t"), "g");
+        Files.move(file, legacy);
+        Files.delete(file.getParent());
+
+        try (Kafko k = Kafko.open(dir)) {
+            assertThat(k.groups("t")).containsExactly("g");
+            try (Consumer c = k.groupConsumer("t", "g")) {
+                assertThat(c.poll(Duration.ofSeconds(1))).extracting(KafkoRecord::offset).containsExactly(2L);
+                c.commit();
+            }
+        }
+        assertThat(legacy).doesNotExist();
+        assertThat(file).exists();
+        try (Kafko k = Kafko.open(dir)) {
+            assertThat(k.groupInfo("t", "g").committed()).containsEntry(0, 3L);
+        }
+    }
 }

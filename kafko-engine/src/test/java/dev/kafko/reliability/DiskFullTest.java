@@ -10,6 +10,7 @@ import dev.kafko.KafkoRecord;
 import dev.kafko.Producer;
 import dev.kafko.TopicConfig;
 import dev.kafko.internal.broker.BrokerBridge;
+import dev.kafko.internal.io.FileNames;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -157,7 +158,7 @@ class DiskFullTest {
         String group = run.commits().isEmpty() ? null : "g";
         LogVerifier.Figures f = LogVerifier.verify(data, run.acked(), run.commits(), group);
         try (Stream<Path> s = Files.walk(data)) {
-            for (Path offsets : s.filter(p -> p.toString().endsWith(".offsets")).toList()) {
+            for (Path offsets : s.filter(p -> p.getFileName().toString().equals(FileNames.OFFSETS_FILE)).toList()) {
                 assertThat(Files.size(offsets)).as("%s is the old or the new version, never empty", offsets)
                         .isGreaterThanOrEqualTo(run.commits().isEmpty() ? 0 : 8);
             }

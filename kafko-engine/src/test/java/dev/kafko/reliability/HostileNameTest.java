@@ -81,23 +81,29 @@ class HostileNameTest {
 
     /**
      * Bug B3 (docs/RELIABILITY.md), fixed: a 249-character group name made a 257-byte offsets file
-     * name. Group names are now limited to 243 characters, so the offsets file and its temporary
-     * copy fit 255 bytes; the longest legal one commits, one more character is refused.
+     * name. Each group now has a directory named after it holding {@code offsets}, so the longest
+     * legal name (249, Kafka's rule) commits and resumes after a reopen; one more is refused.
      */
     @Test
     void longestLegalGroupNameCanCommit() {
+        String longest = "g".repeat(249);
         try (Kafko kafko = Kafko.open(tmp.resolve("data"))) {
             kafko.createTopic("t");
             kafko.producer("t").send(null, new byte[1]).join();
-            try (Consumer c = kafko.groupConsumer("t", "g".repeat(243))) {
+            try (Consumer c = kafko.groupConsumer("t", longest)) {
                 List<KafkoRecord> got = c.poll(Duration.ofSeconds(2));
                 assertThat(got).hasSize(1);
                 c.commit();
                 assertThat(c.committed(0)).hasValue(1);
             }
-            assertThatThrownBy(() -> kafko.groupConsumer("t", "g".repeat(244)))
+            assertThatThrownBy(() -> kafko.groupConsumer("t", "g".repeat(250)))
                     .isInstanceOf(InvalidNameException.class)
-                    .hasMessageContaining("243");
+                    .hasMessageContaining("249");
+        }
+        try (Kafko kafko = Kafko.open(tmp.resolve("data")); Consumer c = kafko.groupConsumer("t", longest)) {
+            assertThat(kafko.groups("t")).containsExactly(longest);
+            assertThat(c.poll(Duration.ofMillis(10))).isEmpty();
+            assertThat(c.position(0)).isEqualTo(1);
         }
     }
 

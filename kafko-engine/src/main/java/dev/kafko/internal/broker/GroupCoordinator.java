@@ -2,8 +2,10 @@ package dev.kafko.internal.broker;
 
 import dev.kafko.FsyncPolicy;
 import dev.kafko.GroupInfo;
+import dev.kafko.internal.io.FileIo;
 import dev.kafko.internal.io.FileNames;
 import dev.kafko.internal.log.PartitionLog;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -221,9 +223,11 @@ final class GroupCoordinator {
     private GroupOffsetsFile offsetsFile() {
         GroupOffsetsFile f = offsets;
         if (f == null) {
-            f = GroupOffsetsFile.open(topic.broker.context().io(), FileNames.groupOffsetsFile(topic.dir, group),
-                    "group '" + group + "' of topic '" + topic.name + "'",
-                    topic.broker.context().options().fsyncMetadata());
+            FileIo io = topic.broker.context().io();
+            Path file = FileNames.groupOffsetsFile(topic.dir, group);
+            boolean sync = topic.broker.context().options().fsyncMetadata();
+            GroupOffsetsFile.adoptLegacy(io, FileNames.legacyGroupOffsetsFile(topic.dir, group), file, sync);
+            f = GroupOffsetsFile.open(io, file, "group '" + group + "' of topic '" + topic.name + "'", sync);
             offsets = f;
         }
         return f;

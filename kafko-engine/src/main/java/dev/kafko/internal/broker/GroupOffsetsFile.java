@@ -81,17 +81,46 @@ final class GroupOffsetsFile implements AutoCloseable {
         return f;
     }
 
+    /**
+     * Creates {@code dir} and its missing parents (the groups directory, then the group's), each
+     * entry made durable before anything relies on a file below it when {@code sync}.
+     */
+    private static void createDirectory(FileIo io, Path dir, boolean sync) throws IOException {
+        if (Files.isDirectory(dir)) {
+            return;
+        }
+        createDirectory(io, dir.getParent(), sync);
+        Files.createDirectories(dir);
+        if (sync) {
+            io.fsyncDirectory(dir.getParent());
+        }
+    }
+
+    /**
+     * Moves a group's offsets file from where it was kept before each group had a directory to
+     * {@code file}, when only the old one exists: one atomic rename, so a crash leaves it in one
+     * place or the other, and the next open looks again.
+     */
+    static void adoptLegacy(FileIo io, Path legacy, Path file, boolean sync) {
+        if (!Files.exists(legacy) || Files.exists(file)) {
+            return;
+        }
+        try {
+            createDirectory(io, file.getParent(), sync);
+            io.atomicMove(legacy, file);
+            if (sync) {
+                io.fsyncDirectory(file.getParent());
+                io.fsyncDirectory(legacy.getParent());
+            }
+        } catch (IOException e) {
+            throw new KafkoStorageException("cannot move group offsets " + legacy + " to " + file + ": " + e, e);
+        }
+    }
+
     private FileChannel channel() throws IOException {
         FileChannel ch = channel;
         if (ch == null) {
-            Path dir = file.getParent();
-            if (Files.notExists(dir)) {
-                Files.createDirectories(dir);
-                if (syncCreation) {
-                    // the groups directory's own entry must be durable before a commit relies on a file in it
-                    io.fsyncDirectory(dir.getParent());
-                }
-            }
+            createDirectory(io, file.getParent(), syncCreation);
             ch = io.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
             channel = ch;
             if (ch.size() == 0) {

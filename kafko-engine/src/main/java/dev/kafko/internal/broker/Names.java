@@ -1,19 +1,15 @@
 package dev.kafko.internal.broker;
 
 import dev.kafko.InvalidNameException;
-import dev.kafko.internal.io.FileNames;
 
 /**
  * Internal: the naming rule of topics and groups, Kafka's: characters from {@code [A-Za-z0-9._-]},
- * 1 to 249 of them for a topic, and not {@code .} or {@code ..}. A group name is at most
- * {@link #MAX_GROUP_LENGTH} characters, so that its offsets file (and that file's temporary copy)
- * still fits the 255-byte file-name limit of Linux file systems. Checked before any file-system
- * call, so a name can never escape the data directory. Stateless; any thread.
+ * 1 to 249 of them, and not {@code .} or {@code ..}, for topics and groups alike. Checked before any
+ * file-system call, so a name can never escape the data directory. Stateless; any thread.
  */
 final class Names {
 
     static final int MAX_LENGTH = 249;
-    static final int MAX_GROUP_LENGTH = 255 - (FileNames.OFFSETS_SUFFIX + FileNames.TMP_SUFFIX).length();
 
     private Names() {
     }
@@ -23,9 +19,9 @@ final class Names {
         return isValid(name, MAX_LENGTH);
     }
 
-    /** Whether {@code name} follows the rule of a group name. */
+    /** Whether {@code name} follows the rule of a group name (the same as a topic name's). */
     static boolean isValidGroup(String name) {
-        return isValid(name, MAX_GROUP_LENGTH);
+        return isValid(name, MAX_LENGTH);
     }
 
     private static boolean isValid(String name, int maxLength) {
@@ -52,10 +48,9 @@ final class Names {
         if (name == null) {
             throw new InvalidNameException(kind + " name must not be null");
         }
-        int max = kind.equals("group") ? MAX_GROUP_LENGTH : MAX_LENGTH;
-        if (!isValid(name, max)) {
+        if (!isValid(name, MAX_LENGTH)) {
             throw new InvalidNameException(kind + " name '" + printable(name) + "' is invalid: a " + kind + " name has 1 to "
-                    + max + " characters from [A-Za-z0-9._-] and is not '.' or '..' (length was "
+                    + MAX_LENGTH + " characters from [A-Za-z0-9._-] and is not '.' or '..' (length was "
                     + name.length() + ")");
         }
         return name;

@@ -155,7 +155,10 @@ final class TopicDirectory {
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
             for (Path f : ds) {
                 String n = f.getFileName().toString();
-                if (n.endsWith(FileNames.OFFSETS_SUFFIX)) {
+                if (Files.isRegularFile(f.resolve(FileNames.OFFSETS_FILE)) && Names.isValidGroup(n)) {
+                    out.add(n);
+                } else if (n.endsWith(FileNames.OFFSETS_SUFFIX)) {
+                    // the layout before each group had a directory
                     String group = n.substring(0, n.length() - FileNames.OFFSETS_SUFFIX.length());
                     if (Names.isValidGroup(group)) {
                         out.add(group);

@@ -11,7 +11,8 @@ import java.nio.file.Path;
  *   .lock                         exclusive lock of the instance
  *   &lt;topic&gt;/
  *     topic.conf                  the topic's config (versioned, written atomically)
- *     groups/&lt;group&gt;.offsets       a group's committed offsets
+ *     groups/&lt;group&gt;/offsets       a group's committed offsets (a directory per group, so that a
+ *                                 249-character name still leaves room for the file's temporary copy)
  *     &lt;partition&gt;/                 0, 1, 2 ...
  *       00000000000000000000.log        segment named by its 20-digit base offset
  *       00000000000000000000.index      sparse offset index of that segment
@@ -24,6 +25,7 @@ public final class FileNames {
     public static final String LOCK_FILE = ".lock";
     public static final String TOPIC_CONFIG_FILE = "topic.conf";
     public static final String GROUPS_DIR = "groups";
+    public static final String OFFSETS_FILE = "offsets";
     public static final String CLEAN_SHUTDOWN_FILE = ".clean";
 
     public static final String LOG_SUFFIX = ".log";
@@ -66,6 +68,14 @@ public final class FileNames {
     }
 
     public static Path groupOffsetsFile(Path topicDir, String group) {
+        return topicDir.resolve(GROUPS_DIR).resolve(group).resolve(OFFSETS_FILE);
+    }
+
+    /**
+     * Where a group's offsets were kept before each group had a directory ({@code groups/<group>.offsets}):
+     * moved to {@link #groupOffsetsFile} when the group is first used.
+     */
+    public static Path legacyGroupOffsetsFile(Path topicDir, String group) {
         return topicDir.resolve(GROUPS_DIR).resolve(group + OFFSETS_SUFFIX);
     }
 
