@@ -35,9 +35,10 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
  *       topic, partition), straight from the engine's observer hook</li>
  * </ul>
  *
- * <p>Gauges exist for every partition and group found at start-up; partitions and groups that
- * appear later (a topic created at run time, a new group) get theirs on their first append or
- * commit, reported by the engine's observer hook. Gauges read the engine's snapshots when scraped.
+ * <p>Gauges and the failure counter exist for every partition and group found at start-up;
+ * partitions and groups that appear later (a topic created at run time, a new group) get theirs on
+ * their first append or commit, reported by the engine's observer hook. Gauges read the engine's
+ * snapshots when scraped. Timers appear with the first event they time.
  */
 public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, SmartInitializingSingleton {
 
@@ -92,8 +93,12 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
 
     @Override
     public void onFailure(String topic, int partition, Throwable cause) {
-        Counter.builder("kafko.log.failures").description("Appends or fsyncs that failed")
-                .tags("topic", topic, "partition", Integer.toString(partition)).register(registry).increment();
+        failures(topic, partition).increment();
+    }
+
+    private Counter failures(String topic, int partition) {
+        return Counter.builder("kafko.log.failures").description("Appends or fsyncs that failed")
+                .tags("topic", topic, "partition", Integer.toString(partition)).register(registry);
     }
 
     // --- template and containers ----------------------------------------------------------------
@@ -134,6 +139,8 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
                 k -> partitionInfo(k, topic, partition).map(p -> (double) p.endOffset()).orElse(Double.NaN));
         gauge("kafko.log.size", "Bytes of all segments of the partition", tags,
                 k -> partitionInfo(k, topic, partition).map(p -> (double) p.sizeBytes()).orElse(Double.NaN));
+        // at zero from the start, so that an alert on failures has a series before the first one
+        failures(topic, partition);
         for (String group : groups.getOrDefault(topic, Set.of())) {
             lagGauge(topic, group, partition);
         }

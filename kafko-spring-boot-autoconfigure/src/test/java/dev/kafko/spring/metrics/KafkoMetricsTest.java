@@ -64,6 +64,8 @@ class KafkoMetricsTest {
             kafko.producer("later").send(null, "y".getBytes()).join();
             assertThat(registry.get("kafko.log.end.offset").tag("topic", "later").tag("partition", "0")
                     .gauge().value()).isEqualTo(2);
+            assertThat(registry.get("kafko.log.failures").tag("topic", "later").tag("partition", "0")
+                    .counter().count()).as("present at zero before any failure").isZero();
             try (var consumer = kafko.groupConsumer("later", "readers")) {
                 consumer.poll(Duration.ofSeconds(1));
                 consumer.commit(java.util.Map.of(0, 1L));
