@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
-/** Listeners without an id get one that is also a valid group name; attribute values are checked. */
+/** Listeners without an id get one that is also a valid group name; attributes and parameters are checked at start-up. */
 class DefaultIdTest {
 
     static final List<String> RECEIVED = new CopyOnWriteArrayList<>();
@@ -50,6 +50,12 @@ class DefaultIdTest {
     }
 
     @Test
+    void aBatchListenerReadingAPerRecordHeaderAsOneValueFailsTheStartNamingIt() {
+        runner.withBean(ScalarHeaderInBatch.class).run(context -> assertThat(context).hasFailed().getFailure()
+                .hasStackTraceContaining("reads @Header(\"kafko_offset\") as a long; a batch has one per record"));
+    }
+
+    @Test
     void groupSafeTurnsEveryCharacterOutsideTheRuleIntoADot() {
         assertThat(KafkoListenerAnnotationBeanPostProcessor.groupSafe("a.B$c#1 x/y_z-9")).isEqualTo("a.B.c.1.x.y_z-9");
     }
@@ -64,6 +70,13 @@ class DefaultIdTest {
         @KafkoListener(topics = "second")
         void twice(String value) {
             RECEIVED.add(value);
+        }
+    }
+
+    static class ScalarHeaderInBatch {
+        @KafkoListener(id = "scalar", topics = "t", batch = "true")
+        void on(List<String> values, @org.springframework.messaging.handler.annotation.Header(
+                dev.kafko.spring.support.KafkoHeaders.OFFSET) long offset) {
         }
     }
 

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.MethodParameter;
 import org.springframework.core.ResolvableType;
@@ -77,6 +78,9 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
         this.batchElementType = batch ? batchElementType(handler.getMethod(), listenerId) : Object.class;
         this.batchMessagePayloadType = batchElementType == Message.class ? batchMessagePayloadType(handler.getMethod()) : null;
         this.batchKeysAsStrings = batch && wantsStringKeys(handler.getMethod());
+        if (batch) {
+            requireListHeaders(handler.getMethod(), listenerId);
+        }
         this.payloadOnly = !batch && readsOnlyPayload(handler.getMethod());
         this.plainPayloadType = payloadOnly ? plainPayloadType(handler.getMethod()) : null;
         this.listenerId = listenerId;
@@ -227,6 +231,30 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
             }
         }
         return null;
+    }
+
+    /** The headers a batch listener receives as one list, an element per record. */
+    private static final Set<String> LIST_HEADERS = Set.of(KafkoHeaders.RECEIVED_KEY, KafkoHeaders.RECEIVED_TOPIC,
+            KafkoHeaders.RECEIVED_PARTITION, KafkoHeaders.OFFSET, KafkoHeaders.RECEIVED_TIMESTAMP);
+
+    /**
+     * Refuses a batch method that reads one of the per-record headers into a single value: it would
+     * silently get the first record's, or fail on every batch.
+     */
+    private static void requireListHeaders(Method method, String listenerId) {
+        for (int i = 0; i < method.getParameterCount(); i++) {
+            MethodParameter parameter = new MethodParameter(method, i);
+            Header header = parameter.getParameterAnnotation(Header.class);
+            if (header == null) {
+                continue;
+            }
+            String name = header.value().isEmpty() ? header.name() : header.value();
+            Class<?> type = parameter.getParameterType();
+            if (LIST_HEADERS.contains(name) && !List.class.isAssignableFrom(type) && type != Object.class) {
+                throw new IllegalStateException("Batch listener '" + listenerId + "' (" + method + ") reads @Header(\""
+                        + name + "\") as a " + type.getSimpleName() + "; a batch has one per record: declare a List");
+            }
+        }
     }
 
     /** The {@code T} of the batch method's {@code List<T>} payload parameter. */
