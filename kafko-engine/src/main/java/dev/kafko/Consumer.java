@@ -65,11 +65,17 @@ public interface Consumer extends AutoCloseable {
     /** The partitions this consumer reads now. */
     Set<Integer> assignment();
 
-    /** Durably records {@link #position(int)} of every assigned partition for the group; a no-op when anonymous. */
+    /**
+     * Records {@link #position(int)} of every assigned partition for the group; a no-op when
+     * anonymous. As durable as the topic's fsync policy makes appends: forced to disk before it
+     * returns under {@code EVERY_BATCH}, within the interval under {@code interval}, and in the page
+     * cache (safe from a crash of the process, not from a power loss) under {@code NEVER}.
+     */
     void commit();
 
     /**
-     * Durably records these offsets (the offset of the next record to read, per partition) for the
+     * Records these offsets (the offset of the next record to read, per partition), as durably as
+     * {@link #commit()} does, for the
      * group; a no-op when anonymous. Partitions not assigned to this member are refused with
      * {@link InvalidPartitionException}.
      */

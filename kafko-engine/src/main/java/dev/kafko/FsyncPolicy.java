@@ -1,6 +1,7 @@
 package dev.kafko;
 
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.Locale;
 import java.util.Objects;
 
@@ -33,8 +34,9 @@ public sealed interface FsyncPolicy {
 
     /**
      * Parses {@code never}, {@code every-batch} (or {@code every_batch}) and {@code interval:<duration>}
-     * where the duration is ISO-8601 ({@code PT0.1S}) or a number with {@code ms}, {@code s} or
-     * {@code m}, for example {@code interval:100ms}.
+     * where the duration is ISO-8601 ({@code PT0.1S}) or a number with {@code ns}, {@code us},
+     * {@code ms}, {@code s}, {@code m}, {@code h} or {@code d} (Spring's simple form), for example
+     * {@code interval:100ms}; a bare number is milliseconds.
      *
      * @throws InvalidConfigException when the text is none of these
      */
@@ -56,22 +58,24 @@ public sealed interface FsyncPolicy {
     }
 
     private static Duration parseDuration(String d, String original) {
+        // the units of the simple form, two-letter suffixes first (so that "ms" is not read as "s")
+        String[] units = {"ns", "us", "ms", "s", "m", "h", "d"};
+        ChronoUnit[] chronoUnits = {ChronoUnit.NANOS, ChronoUnit.MICROS, ChronoUnit.MILLIS, ChronoUnit.SECONDS,
+            ChronoUnit.MINUTES, ChronoUnit.HOURS, ChronoUnit.DAYS};
         try {
-            if (d.startsWith("pt") || d.startsWith("p")) {
+            if (d.startsWith("p")) {
                 return Duration.parse(d.toUpperCase(Locale.ROOT));
             }
-            if (d.endsWith("ms")) {
-                return Duration.ofMillis(Long.parseLong(d.substring(0, d.length() - 2)));
-            }
-            if (d.endsWith("s")) {
-                return Duration.ofSeconds(Long.parseLong(d.substring(0, d.length() - 1)));
-            }
-            if (d.endsWith("m")) {
-                return Duration.ofMinutes(Long.parseLong(d.substring(0, d.length() - 1)));
+            for (int i = 0; i < units.length; i++) {
+                String unit = units[i];
+                if (d.endsWith(unit) && (unit.length() == 2 || !Character.isLetter(d.charAt(d.length() - 2)))) {
+                    return Duration.of(Long.parseLong(d.substring(0, d.length() - unit.length()).trim()), chronoUnits[i]);
+                }
             }
             return Duration.ofMillis(Long.parseLong(d));
         } catch (RuntimeException e) {
-            throw new InvalidConfigException("fsync policy '" + original + "' has an unreadable duration '" + d + "'", e);
+            throw new InvalidConfigException("fsync policy '" + original + "' has an unreadable duration '" + d
+                    + "' (use a number with ns, us, ms, s, m, h or d, or ISO-8601 such as PT0.1S)", e);
         }
     }
 

@@ -1,6 +1,9 @@
 package dev.kafko;
 
-/** A record (or batch) is larger than the topic's {@code maxRecordBytes}; nothing was written. */
+/**
+ * A record is larger than the topic's {@code maxRecordBytes} (each record of a batch is checked on its
+ * own), or a batch is larger than one frame holds (256 MiB of records); nothing was written.
+ */
 public class RecordTooLargeException extends KafkoException {
 
     private static final long serialVersionUID = 1L;

@@ -142,13 +142,22 @@ public class KafkoProperties {
         /** A segment rolls once it holds this much. */
         private DataSize segmentSize = DataSize.ofGigabytes(1);
 
+        /**
+         * A segment also rolls once its first record is this old: retention deletes whole segments
+         * and never the active one, so a retention shorter than this waits for the roll.
+         */
+        private Duration segmentAge = Duration.ofDays(7);
+
         /** Delete segments whose newest record is older than this; unset keeps records forever. */
         private @Nullable Duration retention;
 
         /** Delete the oldest segments while a partition holds more than this; -1 sets no limit. */
         private DataSize retentionBytes = DataSize.ofBytes(-1);
 
-        /** When appends are forced to disk: never, every-batch or interval:<duration> (e.g. interval:100ms). */
+        /**
+         * When appends are forced to disk: never, every-batch or interval:DURATION, the duration as a
+         * number with ns, us, ms, s, m, h or d, or ISO-8601 (e.g. interval:100ms).
+         */
         private String fsync = "never";
 
         /**
@@ -179,6 +188,14 @@ public class KafkoProperties {
 
         public void setSegmentSize(DataSize segmentSize) {
             this.segmentSize = segmentSize;
+        }
+
+        public Duration getSegmentAge() {
+            return segmentAge;
+        }
+
+        public void setSegmentAge(Duration segmentAge) {
+            this.segmentAge = segmentAge;
         }
 
         public @Nullable Duration getRetention() {
@@ -215,7 +232,7 @@ public class KafkoProperties {
 
         TopicConfig applyTo(TopicConfig base) {
             return base.toBuilder().partitions(partitions).compression(compression)
-                    .segmentBytes(segmentSize.toBytes()).retention(retention)
+                    .segmentBytes(segmentSize.toBytes()).segmentAge(segmentAge).retention(retention)
                     .retentionBytes(retentionBytes.toBytes()).fsync(FsyncPolicy.parse(fsync))
                     .maxRecordBytes(Math.toIntExact(maxRecordSize.toBytes())).build();
         }
@@ -232,6 +249,9 @@ public class KafkoProperties {
 
         /** A segment rolls once it holds this much. */
         private @Nullable DataSize segmentSize;
+
+        /** A segment also rolls once its first record is this old (see kafko.defaults.segment-age). */
+        private @Nullable Duration segmentAge;
 
         /** Delete segments whose newest record is older than this. */
         private @Nullable Duration retention;
@@ -270,6 +290,14 @@ public class KafkoProperties {
 
         public void setSegmentSize(@Nullable DataSize segmentSize) {
             this.segmentSize = segmentSize;
+        }
+
+        public @Nullable Duration getSegmentAge() {
+            return segmentAge;
+        }
+
+        public void setSegmentAge(@Nullable Duration segmentAge) {
+            this.segmentAge = segmentAge;
         }
 
         public @Nullable Duration getRetention() {
@@ -314,6 +342,9 @@ public class KafkoProperties {
             }
             if (segmentSize != null) {
                 b.segmentBytes(segmentSize.toBytes());
+            }
+            if (segmentAge != null) {
+                b.segmentAge(segmentAge);
             }
             if (retention != null) {
                 b.retention(retention);
@@ -460,7 +491,10 @@ public class KafkoProperties {
     /** kafko.listener.dead-letter.*. */
     public static class DeadLetter {
 
-        /** Publish records that exhausted their attempts to &lt;topic&gt;.DLT instead of logging and skipping them. */
+        /**
+         * Publish records that exhausted their attempts to the dead-letter topic (the topic's name
+         * plus .DLT) instead of logging and skipping them.
+         */
         private boolean enabled;
 
         public boolean isEnabled() {

@@ -30,8 +30,9 @@ public interface KafkoOperations<K, V> {
 
     /**
      * Sends a Spring message: the payload is the value; {@code KafkoHeaders.TOPIC} (required unless
-     * a default topic is set), {@code KEY}, {@code PARTITION} and {@code TIMESTAMP} route it; every
-     * other header becomes a record header.
+     * a default topic is set), {@code KEY}, {@code PARTITION} and {@code TIMESTAMP} route it; the
+     * other headers become record headers, except Spring's id, timestamp and content type and the
+     * headers of a received record ({@code kafko_received*}, the offset, the acknowledgment, ...).
      */
     CompletableFuture<SendResult<K, V>> send(Message<?> message);
 

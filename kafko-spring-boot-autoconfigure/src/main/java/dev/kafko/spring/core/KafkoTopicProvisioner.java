@@ -71,13 +71,18 @@ public final class KafkoTopicProvisioner implements InitializingBean {
      *
      * @throws UnknownTopicException when it does not exist and auto-creation is off
      */
+    /** The properties that declare topic {@code name}: a name with a dot needs the bracket form. */
+    public static String propertyPrefix(String name) {
+        return name.indexOf('.') >= 0 ? "kafko.topics[" + name + "]" : "kafko.topics." + name;
+    }
+
     public Topic ensure(String name, int minPartitions) {
         Topic topic = kafko.topic(name).orElse(null);
         if (topic == null) {
             TopicConfig config = declared.get(name);
             if (config == null && !autoCreate) {
                 throw new UnknownTopicException("topic '" + name + "' does not exist and kafko.auto-create-topics"
-                        + " is false: declare it under kafko.topics." + name + " or create it first");
+                        + " is false: declare it under " + propertyPrefix(name) + " or create it first");
             }
             if (config == null) {
                 config = kafko.options().topicDefaults();

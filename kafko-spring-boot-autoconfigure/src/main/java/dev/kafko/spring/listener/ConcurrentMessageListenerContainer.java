@@ -27,6 +27,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     private final LogBackend backend;
     private final ContainerProperties properties;
     private final boolean autoStartup;
+    private final KafkoErrorHandler errorHandler;
     private final List<KafkoMessageListenerContainer> members = new ArrayList<>();
     private final ProcessedOffsets processed = new ProcessedOffsets();
 
@@ -43,6 +44,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
         this.backend = backend;
         this.properties = properties;
         this.autoStartup = autoStartup;
+        this.errorHandler = errorHandler;
         int n = 0;
         for (String topic : this.topics) {
             for (int i = 0; i < properties.concurrency(); i++) {
@@ -80,6 +82,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     public synchronized void start() {
         for (String topic : topics) {
             backend.ensureTopic(topic, 1);
+            errorHandler.prepare(topic);
             int partitions = backend.partitionCount(topic);
             if (properties.concurrency() > partitions) {
                 LOG.warn("Listener '{}' has concurrency {} but topic '{}' has {} partition(s): {} member(s) will idle",
@@ -158,10 +161,24 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
      * @return the partitions still behind when {@code timeout} passed; empty when caught up
      */
     public List<String> awaitCaughtUp(Duration timeout) throws InterruptedException {
+        return awaitCaughtUp(endOffsets(), timeout);
+    }
+
+    /** The end offsets of this container's topics now, per topic and partition: targets for {@link #awaitCaughtUp(Map, Duration)}. */
+    public Map<String, Map<Integer, Long>> endOffsets() {
         Map<String, Map<Integer, Long>> targets = new HashMap<>();
         for (String topic : topics) {
             targets.put(topic, backend.endOffsets(topic));
         }
+        return targets;
+    }
+
+    /**
+     * As {@link #awaitCaughtUp(Duration)}, up to {@code targets} (from {@link #endOffsets()}) taken
+     * earlier: several containers can be waited for up to the ends of one moment.
+     */
+    public List<String> awaitCaughtUp(Map<String, Map<Integer, Long>> targets, Duration timeout)
+            throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             List<String> behind = behind(targets);

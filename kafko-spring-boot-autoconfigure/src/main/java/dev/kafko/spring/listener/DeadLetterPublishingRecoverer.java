@@ -3,6 +3,7 @@ package dev.kafko.spring.listener;
 import dev.kafko.Headers;
 import dev.kafko.KafkoRecord;
 import dev.kafko.RecordTooLargeException;
+import dev.kafko.UnknownTopicException;
 import dev.kafko.spring.core.LogBackend;
 import dev.kafko.spring.support.KafkoHeaders;
 import dev.kafko.spring.support.KafkoInstrumentation;
@@ -19,8 +20,9 @@ import org.slf4j.LoggerFactory;
  * Publishes, from any container thread, a record that exhausted its attempts to
  * {@code <topic>.DLT} on the same partition, with its key, value and headers plus
  * {@code kafko_dlt-*} headers naming the exception and the original topic, partition and offset.
- * The dead-letter topic is created on first use with at least as many partitions as the original
- * (a declared one grows to that many too). A failure thrown by the listener as an {@link Error}
+ * The dead-letter topic is made ready when a container starts reading the original ({@link #prepare}):
+ * created with at least as many partitions as the original when topics are created on first use (a
+ * declared one grows to that many too); otherwise it must be declared, or the container does not start. A failure thrown by the listener as an {@link Error}
  * is named in the headers, not its {@link ListenerExecutionFailedException} wrapper.
  *
  * <p>When the dead letter is larger than the dead-letter topic's max record size, it is published
@@ -78,6 +80,22 @@ public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
         instrumentation.deadLettered(invocation.listenerId(), record.topic());
         LOG.warn("Listener '{}' gave up on {}-{}@{} ({}); published it to {}", invocation.listenerId(),
                 record.topic(), record.partition(), record.offset(), cause.toString(), dlt);
+    }
+
+    /**
+     * Makes sure {@code <topic>.DLT} exists with as many partitions as {@code topic}: created when
+     * topics are created on first use, and otherwise a start-up failure that says to declare it.
+     */
+    @Override
+    public void prepare(String topic) {
+        String dlt = topic + SUFFIX;
+        try {
+            ensureDeadLetterTopic(topic, dlt, 1);
+        } catch (UnknownTopicException e) {
+            throw new IllegalStateException("Dead letters of topic '" + topic + "' go to '" + dlt + "', which does not"
+                    + " exist and is not created on first use: declare it (kafko.topics[" + dlt + "].partitions) or"
+                    + " set kafko.auto-create-topics=true", e);
+        }
     }
 
     private void publish(KafkoRecord record, String dlt, Headers headers) {

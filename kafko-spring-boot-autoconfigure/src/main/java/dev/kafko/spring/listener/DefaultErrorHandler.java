@@ -65,6 +65,11 @@ public final class DefaultErrorHandler implements KafkoErrorHandler {
     }
 
     @Override
+    public void prepare(String topic) {
+        recoverer.prepare(topic);
+    }
+
+    @Override
     public void handle(List<KafkoRecord> records, Exception failure, FailedInvocation invocation) throws Exception {
         Exception last = failure;
         if (retryable(failure)) {

@@ -19,4 +19,11 @@ public interface KafkoErrorHandler {
      * @param failure what the listener threw
      */
     void handle(List<KafkoRecord> records, Exception failure, FailedInvocation invocation) throws Exception;
+
+    /**
+     * Called when a container starts reading {@code topic}, before any record, so that what the
+     * handler will need for it can be checked (or created) up front. Does nothing by default.
+     */
+    default void prepare(String topic) {
+    }
 }

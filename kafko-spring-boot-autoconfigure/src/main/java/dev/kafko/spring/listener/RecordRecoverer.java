@@ -11,4 +11,12 @@ import dev.kafko.KafkoRecord;
 public interface RecordRecoverer {
 
     void recover(KafkoRecord record, Exception failure, FailedInvocation invocation) throws Exception;
+
+    /**
+     * Called when a container starts reading {@code topic}, before any record: a recoverer that
+     * needs something per topic (a dead-letter topic) checks or creates it here, so that a
+     * misconfiguration fails the start instead of every failed record. Does nothing by default.
+     */
+    default void prepare(String topic) {
+    }
 }

@@ -5,7 +5,9 @@ import dev.kafko.spring.listener.ConcurrentMessageListenerContainer;
 import dev.kafko.spring.listener.MessageListenerContainer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.springframework.context.ApplicationContext;
 
 /**
@@ -58,15 +60,20 @@ public final class KafkoTestUtils {
     public static void waitForListeners(KafkoListenerEndpointRegistry registry, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         List<String> behind = new ArrayList<>();
+        // every container's targets first: the ends of this one moment, whatever the order of the
+        // containers (a listener that sends on to another one's topic must not move its target)
+        Map<ConcurrentMessageListenerContainer, Map<String, Map<Integer, Long>>> targets = new LinkedHashMap<>();
+        for (MessageListenerContainer container : registry.getListenerContainers()) {
+            if (container instanceof ConcurrentMessageListenerContainer concurrent && container.isRunning()
+                    && !container.isPauseRequested()) {
+                targets.put(concurrent, concurrent.endOffsets());
+            }
+        }
         try {
-            for (MessageListenerContainer container : registry.getListenerContainers()) {
-                if (!(container instanceof ConcurrentMessageListenerContainer concurrent)
-                        || !container.isRunning() || container.isPauseRequested()) {
-                    continue;
-                }
+            for (Map.Entry<ConcurrentMessageListenerContainer, Map<String, Map<Integer, Long>>> e : targets.entrySet()) {
                 Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-                for (String lagging : concurrent.awaitCaughtUp(left)) {
-                    behind.add(container.getListenerId() + ": " + lagging);
+                for (String lagging : e.getKey().awaitCaughtUp(e.getValue(), left)) {
+                    behind.add(e.getKey().getListenerId() + ": " + lagging);
                 }
             }
         } catch (InterruptedException e) {

@@ -41,16 +41,22 @@ class KafkoPropertiesTest {
     void everyTopicKeyBindsAndTopicKeysOverrideTheDefaults() {
         new ApplicationContextRunner().withUserConfiguration(Props.class).withPropertyValues(
                 "kafko.defaults.partitions=2", "kafko.defaults.fsync=every-batch",
+                "kafko.defaults.segment-age=2h",
                 "kafko.topics.orders.compression=zstd", "kafko.topics.orders.segment-size=16MB",
                 "kafko.topics.orders.retention=3d", "kafko.topics.orders.retention-bytes=1GB",
                 "kafko.topics.orders.fsync=interval:100ms", "kafko.topics.orders.max-record-size=2MB",
+                "kafko.topics[audit.v1].segment-age=30m", "kafko.topics[audit.v1].fsync=interval:1h",
                 "kafko.listener.ack-mode=manual-immediate", "kafko.listener.poll-timeout=250ms")
                 .run(context -> {
                     KafkoProperties properties = context.getBean(KafkoProperties.class);
                     TopicConfig orders = properties.declaredTopics().get("orders");
                     assertThat(orders).isEqualTo(TopicConfig.builder().partitions(2).compression(Compression.ZSTD)
-                            .segmentBytes(16L << 20).retention(Duration.ofDays(3)).retentionBytes(1L << 30)
-                            .fsync(FsyncPolicy.interval(Duration.ofMillis(100))).maxRecordBytes(2 << 20).build());
+                            .segmentBytes(16L << 20).segmentAge(Duration.ofHours(2)).retention(Duration.ofDays(3))
+                            .retentionBytes(1L << 30).fsync(FsyncPolicy.interval(Duration.ofMillis(100)))
+                            .maxRecordBytes(2 << 20).build());
+                    TopicConfig audit = properties.declaredTopics().get("audit.v1");
+                    assertThat(audit.segmentAge()).isEqualTo(Duration.ofMinutes(30));
+                    assertThat(audit.fsync()).isEqualTo(FsyncPolicy.interval(Duration.ofHours(1)));
                     assertThat(properties.topicDefaults().fsync()).isEqualTo(FsyncPolicy.EVERY_BATCH);
                     assertThat(properties.getListener().getAckMode()).isEqualTo(AckMode.MANUAL_IMMEDIATE);
                     assertThat(properties.getListener().getPollTimeout()).isEqualTo(Duration.ofMillis(250));

@@ -131,6 +131,31 @@ class ErrorHandlingTest {
     }
 
     @Test
+    void withTopicsNotCreatedOnFirstUseAnUndeclaredDeadLetterTopicFailsTheStartNamingIt() {
+        runner.withPropertyValues("kafko.listener.dead-letter.enabled=true", "kafko.auto-create-topics=false",
+                "kafko.topics.big.partitions=1", "kafko.topics.typed.partitions=1", "kafko.topics.headed.partitions=1")
+                .run(context -> assertThat(context).getFailure().hasStackTraceContaining(".DLT', which does not exist"
+                        + " and is not created on first use: declare it (kafko.topics[").hasStackTraceContaining(
+                        ".DLT].partitions) or set kafko.auto-create-topics=true"));
+    }
+
+    @Test
+    void aDeclaredDeadLetterTopicIsUsedWhenTopicsAreNotCreatedOnFirstUse() {
+        runner.withPropertyValues("kafko.listener.dead-letter.enabled=true", "kafko.auto-create-topics=false",
+                "kafko.topics.big.partitions=1", "kafko.topics.typed.partitions=1", "kafko.topics.headed.partitions=1",
+                "kafko.topics[work.DLT].partitions=1", "kafko.topics[big.DLT].partitions=1",
+                "kafko.topics[typed.DLT].partitions=1", "kafko.topics[headed.DLT].partitions=1").run(context -> {
+                    template(context).send("work", 1, null, "poison").join();
+                    KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+                    Kafko kafko = context.getBean(Kafko.class);
+                    assertThat(kafko.topic("work.DLT").orElseThrow().partitionCount()).as("grown to the original's")
+                            .isEqualTo(2);
+                    assertThat(kafko.consumer("work.DLT").poll(Duration.ofSeconds(5))).singleElement()
+                            .satisfies(r -> assertThat(r.partition()).isEqualTo(1));
+                });
+    }
+
+    @Test
     void withoutDeadLettersAPoisonRecordIsLoggedSkippedAndCommittedPast() {
         runner.run(context -> {
             KafkoTemplate<Object, Object> template = template(context);
