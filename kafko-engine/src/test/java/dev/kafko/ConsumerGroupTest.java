@@ -320,4 +320,42 @@ class ConsumerGroupTest {
             assertThat(k.groupInfo("t", "g").committed()).containsEntry(0, 3L);
         }
     }
+
+    @Test
+    void callbacksNeverAnnounceAPartitionTakenAndGivenUpBetweenTwoPolls() {
+        List<String> events = new CopyOnWriteArrayList<>();
+        try (Kafko k = Kafko.open(dir)) {
+            k.createTopic("t", TopicConfig.builder().partitions(4).build());
+            Consumer a = k.groupConsumer("t", "g", ConsumerOptions.DEFAULTS.withRebalanceListener(recording("a", events)));
+            Consumer b = k.groupConsumer("t", "g", ConsumerOptions.DEFAULTS.withRebalanceListener(recording("b", events)));
+            a.poll(Duration.ZERO);
+            b.poll(Duration.ZERO);
+            // a took all four when it joined, gave two up to b before its first poll: told only of its two
+            assertThat(events).containsExactly("a assigned [0, 1]", "b assigned [2, 3]");
+            assertThat(a.assignment()).containsExactly(0, 1);
+            assertThat(b.assignment()).containsExactly(2, 3);
+
+            Consumer c = k.groupConsumer("t", "g", ConsumerOptions.DEFAULTS.withRebalanceListener(recording("c", events)));
+            c.close(); // never polled: never told of anything, so nothing to revoke
+            assertThat(events).noneMatch(e -> e.startsWith("c "));
+            a.close();
+            b.close();
+            assertThat(events).containsExactly("a assigned [0, 1]", "b assigned [2, 3]", "a revoked [0, 1]",
+                    "b revoked [2, 3]");
+        }
+    }
+
+    private static ConsumerRebalanceListener recording(String member, List<String> events) {
+        return new ConsumerRebalanceListener() {
+            @Override
+            public void onPartitionsRevoked(Collection<Integer> partitions) {
+                events.add(member + " revoked " + new java.util.TreeSet<>(partitions));
+            }
+
+            @Override
+            public void onPartitionsAssigned(Collection<Integer> partitions) {
+                events.add(member + " assigned " + new java.util.TreeSet<>(partitions));
+            }
+        };
+    }
 }

@@ -172,6 +172,54 @@ class LingerTest {
     }
 
     @Test
+    void flushReturnsOnlyOnceSendsCompletingOnAnotherThreadAreComplete() throws Exception {
+        try (Kafko k = Kafko.open(dir, KafkoOptions.builder().linger(HOUR).build())) {
+            k.createTopic("t");
+            Producer p = k.producer("t");
+            CompletableFuture<RecordPosition> first = lingeringSend(p);
+            CompletableFuture<RecordPosition> second = p.send(null, VALUE);
+            assertThat(second).as("lingers behind the first").isNotDone();
+            CountDownLatch release = new CountDownLatch(1);
+            CountDownLatch holding = new CountDownLatch(1);
+            // the thread that completes the round is held inside it, between the two futures
+            first.thenRun(() -> {
+                holding.countDown();
+                awaitQuietly(release);
+            });
+            Thread writer = new Thread(p::flush, "holds-the-round");
+            writer.start();
+            assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(second).isNotDone();
+
+            Thread releaser = new Thread(() -> {
+                sleepQuietly(200);
+                release.countDown();
+            });
+            releaser.start();
+            p.flush(); // this thread writes its own round while the writer is still completing the first
+            assertThat(second).as("a send made before flush() is complete when it returns").isDone();
+            releaser.join();
+            writer.join(10_000);
+        }
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void sleepQuietly(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Test
     void flushWritesTheSendsMadeBeforeItAndCompletesThem() {
         try (Kafko k = Kafko.open(dir, KafkoOptions.builder().linger(HOUR).build())) {
             k.createTopic("t");

@@ -2,6 +2,7 @@ package dev.kafko.internal.broker;
 
 import dev.kafko.OutgoingRecord;
 import java.util.List;
+import java.util.concurrent.CompletionException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -24,14 +25,34 @@ final class CommandRequest extends Request<Void> {
         LINGER_ENDED,
         /** A thread blocks on a lingering send. */
         AWAITED,
-        /** Write the sends that linger now: a consumer is about to park, or a producer flushes. */
-        WRITE_LINGERING
+        /** Write the sends that linger now: a consumer is about to park. */
+        WRITE_LINGERING,
+        /** A producer flushes: write the sends that linger, and mark which rounds it waits for. */
+        WRITE_SUBMITTED
     }
 
     final Kind kind;
+    /** {@link Kind#WRITE_SUBMITTED}: the epoch of the rounds released before it ({@link CompletionBarrier}). */
+    int epoch;
 
     CommandRequest(Kind kind) {
         this.kind = kind;
+    }
+
+    /** Waits for the command; its failure is thrown as it is (typed), not wrapped. Returns this command. */
+    CommandRequest await() {
+        try {
+            join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            if (e.getCause() instanceof Error err) {
+                throw err;
+            }
+            throw e;
+        }
+        return this;
     }
 
     @Override

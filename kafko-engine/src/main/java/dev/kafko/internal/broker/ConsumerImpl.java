@@ -208,7 +208,10 @@ final class ConsumerImpl implements Consumer {
         List<Integer> revoked = g.revocations(this, mine);
         if (!revoked.isEmpty()) {
             try {
-                listener.onPartitionsRevoked(Collections.unmodifiableList(revoked));
+                List<Integer> announced = announced(revoked);
+                if (!announced.isEmpty()) {
+                    listener.onPartitionsRevoked(Collections.unmodifiableList(announced));
+                }
             } finally {
                 PartitionActor[] actors = topic.actors();
                 for (int p : revoked) {
@@ -241,6 +244,24 @@ final class ConsumerImpl implements Consumer {
             unannounced = null;
             listener.onPartitionsAssigned(Collections.unmodifiableList(a));
         }
+    }
+
+    /**
+     * Those of {@code partitions} the listener was told it was assigned; the others are forgotten as
+     * never announced: taken and given up again between two polls, they were never read either.
+     */
+    private List<Integer> announced(List<Integer> partitions) {
+        List<Integer> pending = unannounced;
+        if (pending == null) {
+            return partitions;
+        }
+        List<Integer> announced = new ArrayList<>(partitions);
+        announced.removeAll(pending);
+        pending.removeAll(partitions);
+        if (pending.isEmpty()) {
+            unannounced = null;
+        }
+        return announced;
     }
 
     private long startPosition(int partition, PartitionLog log) {
@@ -500,8 +521,10 @@ final class ConsumerImpl implements Consumer {
         try {
             if (group != null && owned.length > 0 && topic.life() == TopicImpl.Life.OPEN) {
                 // still open here, so the callback can commit what it processed
-                List<Integer> mine = new ArrayList<>(ownedSet());
-                listener.onPartitionsRevoked(Collections.unmodifiableList(mine));
+                List<Integer> mine = announced(new ArrayList<>(ownedSet()));
+                if (!mine.isEmpty()) {
+                    listener.onPartitionsRevoked(Collections.unmodifiableList(mine));
+                }
             }
         } finally {
             closed = true;

@@ -16,7 +16,6 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.concurrent.CompletionException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -87,6 +86,7 @@ final class PartitionActor {
     private final long frameBytes;
     private final Duration linger;
     private final BrokerContext ctx;
+    private final CompletionBarrier completions = new CompletionBarrier();
 
     @SuppressWarnings("unused") // through MAILBOX
     private volatile @Nullable Request<?> mailbox;
@@ -175,20 +175,10 @@ final class PartitionActor {
     }
 
     /** Submits a command and waits for it; its failure is thrown as it is (typed), not wrapped. */
-    void runCommand(CommandRequest.Kind kind) {
+    CommandRequest runCommand(CommandRequest.Kind kind) {
         CommandRequest c = new CommandRequest(kind);
         submit(c);
-        try {
-            c.join();
-        } catch (CompletionException e) {
-            if (e.getCause() instanceof RuntimeException r) {
-                throw r;
-            }
-            if (e.getCause() instanceof Error err) {
-                throw err;
-            }
-            throw e;
-        }
+        return c.await();
     }
 
     private void drain() {
@@ -198,9 +188,10 @@ final class PartitionActor {
             // hold it back while this thread works for the partition, and restore it afterwards
             boolean interrupted = Thread.interrupted();
             Request<?> round = reverse((Request<?>) MAILBOX.getAndSet(this, null));
+            int ticket = -1;
             try {
-                if (round != null) {
-                    round = process(round);
+                if (round != null && (round = process(round)) != null) {
+                    ticket = completions.enter();
                 }
             } finally {
                 ownerThread = null;
@@ -210,11 +201,17 @@ final class PartitionActor {
                 }
             }
             // complete outside of ownership: callbacks may submit here again, or wait on a thread that does
-            for (Request<?> r = round; r != null; ) {
-                Request<?> next = r.next;
-                r.next = null;
-                r.finish(partition);
-                r = next;
+            try {
+                for (Request<?> r = round; r != null; ) {
+                    Request<?> next = r.next;
+                    r.next = null;
+                    r.finish(partition);
+                    r = next;
+                }
+            } finally {
+                if (ticket >= 0) {
+                    completions.done(ticket);
+                }
             }
             if (mailbox == null || !OWNER.compareAndSet(this, 0, 1)) {
                 return;
@@ -357,7 +354,14 @@ final class PartitionActor {
      * that lingered included. Any thread.
      */
     void writeSubmitted() {
-        runCommand(CommandRequest.Kind.WRITE_LINGERING);
+        CommandRequest c = runCommand(CommandRequest.Kind.WRITE_SUBMITTED);
+        try {
+            // an earlier round may still be completing its futures on the thread that wrote it
+            completions.await(c.epoch);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new KafkoException("interrupted while waiting for the sends before a flush to complete", e);
+        }
     }
 
     /**
@@ -471,6 +475,7 @@ final class PartitionActor {
             case WRITE_LINGERING -> {
                 // nothing more to do
             }
+            case WRITE_SUBMITTED -> c.epoch = completions.flip();
             case INTERVAL_FLUSH -> {
                 flushScheduled = false;
                 if (state == PartitionState.RUNNING) {

@@ -239,6 +239,8 @@ public final class PartitionLog implements Closeable {
         Segment[] s = Arrays.copyOf(segments, segments.length + 1);
         s[s.length - 1] = next;
         segments = s;
+        // its header counts, as it does for the segments a reopen finds and those retention deletes
+        sizeBytes += next.size();
         next.file().prepareWith(preparer);
         seals.seal(active, largeFrames);
         return next;

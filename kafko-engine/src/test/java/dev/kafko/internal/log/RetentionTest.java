@@ -25,6 +25,36 @@ class RetentionTest {
     Path dir;
 
     @Test
+    void sizeBytesIsTheSumOfTheSegmentsThroughRollsRetentionAndReopen() {
+        MutableClock clock = new MutableClock(10_000_000);
+        TopicConfig config = TopicConfig.builder().segmentBytes(1024).retention(Duration.ofMinutes(1)).build();
+        long expected;
+        try (PartitionLog log = Logs.open(dir, config, clock)) {
+            for (int round = 0; round < 20; round++) {
+                Logs.appendFrames(log, 15, 1, 100);
+                assertThat(log.sizeBytes()).as("round %d", round).isEqualTo(sumOfSegments(log));
+                clock.advance(Duration.ofSeconds(45));
+                log.applyRetention();
+                assertThat(log.sizeBytes()).as("round %d after retention", round).isEqualTo(sumOfSegments(log))
+                        .isPositive();
+            }
+            assertThat(log.logStartOffset()).as("retention deleted segments").isPositive();
+            expected = log.sizeBytes();
+        }
+        try (PartitionLog log = Logs.open(dir, config, clock)) {
+            assertThat(log.sizeBytes()).as("the same after a reopen").isEqualTo(expected);
+        }
+    }
+
+    private static long sumOfSegments(PartitionLog log) {
+        long sum = 0;
+        for (Segment s : log.segments()) {
+            sum += s.size();
+        }
+        return sum;
+    }
+
+    @Test
     void retentionByAgeDeletesSegmentsWhoseNewestRecordIsTooOldAndKeepsTheActiveOne() {
         MutableClock clock = new MutableClock(10_000_000);
         TopicConfig config = TopicConfig.builder().segmentBytes(4096).retention(Duration.ofMinutes(90)).build();

@@ -1,0 +1,58 @@
+package dev.kafko.internal.broker;
+
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Internal: lets a thread wait until every round of a partition released before some moment has
+ * completed its futures. An owner completes its round's futures after releasing the partition, so
+ * two rounds may complete at once on different threads, and a later round (a flush) can end while
+ * an earlier one is still completing. Rounds count in one of two epochs; the owner {@link #flip}s
+ * the epoch at the moment a waiter cares about, and the waiter then waits for the old epoch's count
+ * to reach zero. Any thread; the flip by the owner only. Monitor-based waiting: nobody spins.
+ */
+final class CompletionBarrier {
+
+    private final AtomicInteger[] completing = {new AtomicInteger(), new AtomicInteger()};
+    private volatile int epoch;
+    private volatile int waiters;
+
+    /** The owner, before it releases a round whose futures it will complete: the ticket for {@link #done}. */
+    int enter() {
+        int e = epoch;
+        completing[e].incrementAndGet();
+        return e;
+    }
+
+    /** The round of {@code ticket} has completed its futures. */
+    void done(int ticket) {
+        if (completing[ticket].decrementAndGet() == 0 && waiters > 0) {
+            synchronized (this) {
+                notifyAll();
+            }
+        }
+    }
+
+    /** The owner: rounds released from now on count in a new epoch; returns the one to wait for. */
+    int flip() {
+        int old = epoch;
+        epoch = 1 - old;
+        return old;
+    }
+
+    /** Waits until no round of {@code epoch} is completing (those of a later flip back to it included). */
+    void await(int epoch) throws InterruptedException {
+        if (completing[epoch].get() == 0) {
+            return;
+        }
+        synchronized (this) {
+            waiters++;
+            try {
+                while (completing[epoch].get() != 0) {
+                    wait();
+                }
+            } finally {
+                waiters--;
+            }
+        }
+    }
+}
