@@ -22,8 +22,9 @@ import org.slf4j.LoggerFactory;
  * {@code kafko_dlt-*} headers naming the exception and the original topic, partition and offset.
  * The dead-letter topic is made ready when a container starts reading the original ({@link #prepare}):
  * created with at least as many partitions as the original when topics are created on first use (a
- * declared one grows to that many too); otherwise it must be declared, or the container does not start. A failure thrown by the listener as an {@link Error}
- * is named in the headers, not its {@link ListenerExecutionFailedException} wrapper.
+ * declared one grows to that many too); otherwise it must be declared, or the container does not
+ * start. A failure thrown by the listener as an {@link Error} is named in the headers, not its
+ * {@link ListenerExecutionFailedException} wrapper.
  *
  * <p>When the dead letter is larger than the dead-letter topic's max record size, it is published
  * again without the stack trace; when even that does not fit, the record is skipped with an error
@@ -56,26 +57,15 @@ public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
         // the wrapper of an Error thrown by the listener says nothing the Error does not
         Throwable cause = failure instanceof ListenerExecutionFailedException && failure.getCause() != null
                 ? failure.getCause() : failure;
-        try {
-            publish(record, dlt, headers(record, cause, invocation, stackTrace(cause)));
-        } catch (RuntimeException e) {
-            if (!tooLarge(e)) {
-                throw e;
-            }
-            // the stack trace is what a dead letter adds most; without it the record may still fit
-            try {
-                publish(record, dlt, headers(record, cause, invocation, STACK_TRACE_LEFT_OUT));
-            } catch (RuntimeException again) {
-                if (!tooLarge(again)) {
-                    throw again;
-                }
-                // delivering it again would fail the same way for ever: skip it; the log still holds it
-                LOG.error("Listener '{}' gave up on {}-{}@{} ({}) and cannot publish it to {}: {}; skipped it,"
-                        + " the record stays in {} at offset {}", invocation.listenerId(), record.topic(),
-                        record.partition(), record.offset(), cause.toString(), dlt, again.getMessage(),
-                        record.topic(), record.offset());
-                return;
-            }
+        // the stack trace is what a dead letter adds most; without it the record may still fit
+        if (!published(record, dlt, headers(record, cause, invocation, stackTrace(cause)))
+                && !published(record, dlt, headers(record, cause, invocation, STACK_TRACE_LEFT_OUT))) {
+            // delivering it again would fail the same way for ever: skip it; the log still holds it
+            LOG.error("Listener '{}' gave up on {}-{}@{} ({}) and cannot publish it to {}: it is larger than that"
+                    + " topic's max record size; skipped it, the record stays in {} at offset {}",
+                    invocation.listenerId(), record.topic(), record.partition(), record.offset(), cause.toString(),
+                    dlt, record.topic(), record.offset());
+            return;
         }
         instrumentation.deadLettered(invocation.listenerId(), record.topic());
         LOG.warn("Listener '{}' gave up on {}-{}@{} ({}); published it to {}", invocation.listenerId(),
@@ -98,8 +88,18 @@ public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
         }
     }
 
-    private void publish(KafkoRecord record, String dlt, Headers headers) {
-        backend.producer(dlt).send(record.partition(), record.key(), record.value(), headers, record.timestamp()).join();
+    /** Publishes the dead letter; false when it is too large for its topic, any other failure thrown. */
+    private boolean published(KafkoRecord record, String dlt, Headers headers) {
+        try {
+            backend.producer(dlt).send(record.partition(), record.key(), record.value(), headers, record.timestamp())
+                    .join();
+            return true;
+        } catch (RuntimeException e) {
+            if (tooLarge(e)) {
+                return false;
+            }
+            throw e;
+        }
     }
 
     private static Headers headers(KafkoRecord record, Throwable cause, FailedInvocation invocation, String stackTrace) {
