@@ -203,6 +203,26 @@ class LingerTest {
         }
     }
 
+    @Test
+    void flushCalledFromASendsCallbackDoesNotWaitForItsOwnRound() throws Exception {
+        try (Kafko k = Kafko.open(dir, KafkoOptions.builder().linger(HOUR).build())) {
+            k.createTopic("t");
+            Producer p = k.producer("t");
+            // the callback runs on the thread completing the round of the send: flush must not wait for it
+            CompletableFuture<RecordPosition> inner = new CompletableFuture<>();
+            CompletableFuture<Void> flushed = p.send(null, VALUE).thenRun(() -> {
+                inner.complete(p.send(null, VALUE).join());
+                p.flush();
+            });
+            flushed.get(10, TimeUnit.SECONDS);
+            assertThat(inner).isCompletedWithValue(new RecordPosition(0, 1));
+            CompletableFuture<RecordPosition> lingering = lingeringSend(p);
+            lingering.thenRun(p::flush);
+            p.flush();
+            assertThat(lingering).isDone();
+        }
+    }
+
     private static void awaitQuietly(CountDownLatch latch) {
         try {
             latch.await(30, TimeUnit.SECONDS);
