@@ -52,7 +52,9 @@ public interface Producer {
 
     /**
      * Returns once every send to this topic made before the call (by any thread) is written and its
-     * future completed, sends that linger included.
+     * future completed, sends that linger included. Called from a send's callback (on the thread
+     * completing that send's future), it returns once they are written, without waiting for futures
+     * other threads are completing: such a wait could wait for a thread that waits for this one.
      *
      * @throws KafkoClosedException when the instance is closed
      */

@@ -1,6 +1,5 @@
 package dev.kafko.internal.broker;
 
-import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -11,13 +10,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the epoch at the moment a waiter cares about, and the waiter then waits for the old epoch's count
  * to reach zero. Any thread; the flip by the owner only. Monitor-based waiting: nobody spins.
  *
- * <p>A waiter never waits for rounds it is completing itself (a flush called from a send's callback
- * runs inside the completion of that send's round): each thread keeps the rounds it is completing
- * on a small stack, since completions nest on a thread's own call stack.
+ * <p>A thread that is itself completing a round (of any partition: a flush called from a send's
+ * callback) never waits: it could wait for a round whose thread waits for its own, on this partition
+ * or another. Such a flush returns once the sends are written and the rounds it drained completed.
  */
 final class CompletionBarrier {
 
-    private static final ThreadLocal<Held> HELD = ThreadLocal.withInitial(Held::new);
+    /** Per thread, how many rounds (of any partition) it is completing; they nest on its call stack. */
+    private static final ThreadLocal<int[]> COMPLETING_HERE = ThreadLocal.withInitial(() -> new int[1]);
 
     private final AtomicInteger[] completing = {new AtomicInteger(), new AtomicInteger()};
     private volatile int epoch;
@@ -30,14 +30,14 @@ final class CompletionBarrier {
     int enter() {
         int e = epoch;
         completing[e].incrementAndGet();
-        HELD.get().push(this, e);
+        COMPLETING_HERE.get()[0]++;
         return e;
     }
 
     /** The round of {@code ticket} has completed its futures. */
     void done(int ticket) {
-        HELD.get().pop();
-        if (completing[ticket].decrementAndGet() >= 0 && waiters > 0) {
+        COMPLETING_HERE.get()[0]--;
+        if (completing[ticket].decrementAndGet() == 0 && waiters > 0) {
             synchronized (this) {
                 notifyAll();
             }
@@ -52,53 +52,22 @@ final class CompletionBarrier {
     }
 
     /**
-     * Waits until no round of {@code epoch} is completing (those of a later flip back to it included),
-     * except those the calling thread is completing itself.
+     * Waits until no round of {@code epoch} is completing (those of a later flip back to it included);
+     * returns at once on a thread that is completing a round itself.
      */
     void await(int epoch) throws InterruptedException {
-        int mine = HELD.get().count(this, epoch);
-        if (completing[epoch].get() <= mine) {
+        if (completing[epoch].get() == 0 || COMPLETING_HERE.get()[0] > 0) {
             return;
         }
         synchronized (this) {
             waiters++;
             try {
-                while (completing[epoch].get() > mine) {
+                while (completing[epoch].get() != 0) {
                     wait();
                 }
             } finally {
                 waiters--;
             }
-        }
-    }
-
-    /** The rounds one thread is completing, innermost last. */
-    private static final class Held {
-        private CompletionBarrier[] barriers = new CompletionBarrier[4];
-        private int[] epochs = new int[4];
-        private int size;
-
-        void push(CompletionBarrier barrier, int epoch) {
-            if (size == barriers.length) {
-                barriers = Arrays.copyOf(barriers, size * 2);
-                epochs = Arrays.copyOf(epochs, size * 2);
-            }
-            barriers[size] = barrier;
-            epochs[size++] = epoch;
-        }
-
-        void pop() {
-            barriers[--size] = null;
-        }
-
-        int count(CompletionBarrier barrier, int epoch) {
-            int n = 0;
-            for (int i = 0; i < size; i++) {
-                if (barriers[i] == barrier && epochs[i] == epoch) {
-                    n++;
-                }
-            }
-            return n;
         }
     }
 }
