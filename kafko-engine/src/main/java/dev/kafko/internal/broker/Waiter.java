@@ -1,5 +1,7 @@
 package dev.kafko.internal.broker;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 
@@ -10,12 +12,26 @@ import org.jspecify.annotations.Nullable;
  */
 final class Waiter {
 
+    private static final VarHandle PARKED;
+
+    static {
+        try {
+            PARKED = MethodHandles.lookup().findVarHandle(Waiter.class, "parked", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     volatile @Nullable Thread thread;
+    /**
+     * Raised by the consumer before it parks; lowered by it after, or by the first {@link #wake()}:
+     * appends that follow while the consumer is still waking up cost a volatile read, not an unpark.
+     */
     volatile boolean parked;
 
-    /** Unparks the consumer if it is parked; a volatile read when it is not. */
+    /** Unparks the consumer if it is parked and nobody woke it already; a volatile read when not. */
     void wake() {
-        if (parked) {
+        if (parked && PARKED.compareAndSet(this, true, false)) {
             Thread t = thread;
             if (t != null) {
                 LockSupport.unpark(t);
