@@ -31,6 +31,13 @@ import org.jspecify.annotations.Nullable;
  */
 final class Segment {
 
+    /** Reads of the segment being written that find at least this many bytes copy them with {@code pread}. */
+    static final int COPY_READ_MIN = SegmentFile.CHANNEL_WRITE_MIN;
+    /** A read's {@code pread} copies at most this many bytes (or one larger frame); the mapping serves the rest. */
+    static final int COPY_READ_MAX = 1 << 20;
+    /** Only a reader this close to the segment's end copies: that is where the writer's frames are fresh. */
+    static final int COPY_READ_TAIL = 4 << 20;
+
     private final long baseOffset;
     private final SegmentFile file;
     private final OffsetIndex index;
@@ -203,6 +210,13 @@ final class Segment {
      * of at most about {@code maxBytes} (always at least one frame). Returns the number added; 0
      * when {@code offset} is at or past this segment's published frames. Any thread.
      *
+     * <p>A reader that keeps {@code verified} starts where its previous read ended without looking
+     * the offset up, and checks no frame's CRC twice. A reader following the writer of this segment
+     * (within {@link #COPY_READ_TAIL} of its end, with at least {@link #COPY_READ_MIN} bytes to read)
+     * copies what it needs with a {@code pread}: large frames are written with {@code pwrite}, so
+     * the mapping has not faulted their pages in, and a fault for every 4 KiB page costs several
+     * times the copy. Everything else is read through the mapping, without a copy.
+     *
      * @throws CorruptLogException when a frame holding {@code offset} fails its checks, or when
      *     {@code offset} is below {@link #nextOffset()} but no frame holds it (a damaged sealed
      *     segment lost it): never 0 records, so that the caller does not move on to a later offset
@@ -215,34 +229,61 @@ final class Segment {
         long next = nextOffset;
         int end = size;
         byte[] h = new byte[HEADER_SIZE];
-        int pos = locate(offset, next, end, h);
-        if (pos < 0) {
+        int pos = verified == null ? -1 : verified.positionOf(this, offset);
+        boolean remembered = pos >= 0 && pos <= end;
+        if (!remembered) {
+            pos = locate(offset, next, end, h);
+        }
+        if (pos < 0 || pos >= end) {
             return 0;
+        }
+        ByteBuffer copy;
+        int copyStart;
+        if (verified != null && verified.copyHolds(this, pos)) {
+            // a poll that stopped inside the copy the previous one made reads on from it
+            copy = verified.copy;
+            copyStart = verified.copyStart;
+        } else {
+            copy = copyOf(pos, end, copyWanted(maxRecords, maxBytes, verified), h);
+            copyStart = pos;
+            if (verified != null) {
+                verified.keepCopy(this, pos, copy);
+            }
         }
         int start = pos;
         int total = 0;
         long records = 0;
         while (pos < end && records < maxRecords) {
             // a bad header after good frames ends this read; the next read reports it
-            int len = total == 0 ? readHeader(pos, end, h) : tryReadHeader(pos, end, h);
+            int len = total == 0 ? readHeader(pos, end, h, copy, copyStart) : tryReadHeader(pos, end, h, copy, copyStart);
             if (len < 0 || (total > 0 && (long) total + len > maxBytes)) {
                 break;
             }
             long base = FrameFormat.getLong(h, BASE_OFFSET_OFFSET);
-            records += base + FrameFormat.getInt(h, RECORD_COUNT_OFFSET) - Math.max(base, offset);
+            long frameEnd = base + FrameFormat.getInt(h, RECORD_COUNT_OFFSET);
+            if (total == 0 && (offset < base || offset >= frameEnd)) {
+                if (remembered) {
+                    // the frame after the remembered one does not start at the offset: look it up (a
+                    // damaged segment lost offsets, which the lookup reports)
+                    return read(offset, maxRecords, maxBytes, topic, partition, out, null);
+                }
+                throw corrupt(pos, "the frame found for offset " + offset + " holds offsets " + base + " to "
+                        + (frameEnd - 1), null);
+            }
+            records += frameEnd - Math.max(base, offset);
             total += len;
             pos += len;
         }
         out.ensureCapacity(out.size() + (int) Math.min(records, maxRecords));
-        // the records slice one view of the mapping: no copy, one CRC pass over the mapped bytes
+        // the records slice one view of the mapping (or the copy, then the mapping past it): one CRC pass
         int limit = start + total;
-        ByteBuffer view = file.view(start, total);
-        int viewStart = start;
+        ByteBuffer view = copy != null ? copy : file.view(start, total);
+        int viewStart = copy != null ? copyStart : start;
         ByteBuffer scratch = view.duplicate();
         CRC32C crc = new CRC32C();
         int added = 0;
         for (int p = start; p < limit && added < maxRecords; ) {
-            file.read(p, h, 0, HEADER_SIZE);
+            header(p, h, copy, copyStart);
             int len = FrameFormat.getInt(h, LENGTH_OFFSET);
             if (len < HEADER_SIZE || len > limit - p) {
                 throw corrupt(p, "frame length " + len + " changed under the reader", null);
@@ -256,18 +297,68 @@ final class Segment {
             int at = p - viewStart;
             if (verified == null || !verified.is(this, p)) {
                 verifyCrc(crc, scratch, view.getInt(at + FrameFormat.CRC_OFFSET), at, len, p);
-                if (verified != null) {
-                    verified.set(this, p);
-                }
             }
             try {
                 added += FrameDecoder.decode(view, at, len, offset, maxRecords - added, topic, partition, out);
             } catch (IllegalArgumentException e) {
                 throw corrupt(p, e.getMessage(), e);
             }
+            if (verified != null) {
+                long base = FrameFormat.getLong(h, BASE_OFFSET_OFFSET);
+                verified.set(this, p, len, base, base + FrameFormat.getInt(h, RECORD_COUNT_OFFSET));
+            }
             p += len;
         }
         return added;
+    }
+
+    /**
+     * About how many bytes a read of {@code maxRecords} records needs: at the size per record of the
+     * frame the reader decoded last, plus some slack for a frame cut at the end (read through the
+     * mapping), within {@code maxBytes} and {@link #COPY_READ_MAX}.
+     */
+    private static int copyWanted(int maxRecords, int maxBytes, @Nullable VerifiedFrame verified) {
+        long want = COPY_READ_MAX;
+        if (verified != null && verified.segment != null) {
+            long count = Math.max(1, verified.endOffset - verified.baseOffset);
+            want = (long) maxRecords * ((verified.length + count - 1) / count) + Math.min(verified.length, 2 * COPY_READ_MIN);
+        }
+        return (int) Math.min(want, Math.min(maxBytes, COPY_READ_MAX));
+    }
+
+    /**
+     * A {@code pread} copy of the published bytes from {@code pos} (about {@code wanted} of them, and
+     * at least the whole frame at {@code pos}), or null when they are
+     * to be read through the mapping: a sealed segment, fewer than {@link #COPY_READ_MIN} bytes, a
+     * header that does not check (the mapping path reports it), or a failed {@code pread}.
+     */
+    private @Nullable ByteBuffer copyOf(int pos, int end, int wanted, byte[] h) {
+        if (end - pos < COPY_READ_MIN || end - pos > COPY_READ_TAIL || !file.isWritable()) {
+            return null;
+        }
+        int want = Math.min(end - pos, Math.max(COPY_READ_MIN, wanted));
+        ByteBuffer copy = file.readCopy(pos, want);
+        if (copy == null) {
+            return null;
+        }
+        copy.get(0, h, 0, HEADER_SIZE);
+        int len = FrameFormat.getInt(h, LENGTH_OFFSET);
+        if (!FrameFormat.plausibleHeader(h, 0, len) || len > end - pos) {
+            return null;
+        }
+        return len <= want ? copy : file.readCopy(pos, len);
+    }
+
+    /**
+     * Copies the frame header at {@code pos} into {@code h}: from {@code copy} (which starts at
+     * {@code copyStart}) when it holds the header, else from the mapping.
+     */
+    private void header(int pos, byte[] h, @Nullable ByteBuffer copy, int copyStart) {
+        if (copy != null && pos - copyStart <= copy.capacity() - HEADER_SIZE) {
+            copy.get(pos - copyStart, h, 0, HEADER_SIZE);
+        } else {
+            file.read(pos, h, 0, HEADER_SIZE);
+        }
     }
 
     /**
@@ -362,7 +453,12 @@ final class Segment {
 
     /** Reads and checks the frame header at {@code pos}; returns the frame length. */
     private int readHeader(int pos, int end, byte[] h) {
-        int len = tryReadHeader(pos, end, h);
+        return readHeader(pos, end, h, null, 0);
+    }
+
+    /** {@link #readHeader(int, int, byte[])} from {@code copy} (starting at {@code copyStart}) when not null. */
+    private int readHeader(int pos, int end, byte[] h, @Nullable ByteBuffer copy, int copyStart) {
+        int len = tryReadHeader(pos, end, h, copy, copyStart);
         if (len < 0) {
             throw corrupt(pos, "invalid frame header (segment has " + end + " bytes)", null);
         }
@@ -371,10 +467,15 @@ final class Segment {
 
     /** Reads the frame header at {@code pos}; returns the frame length, or -1 when it is not a valid header. */
     private int tryReadHeader(int pos, int end, byte[] h) {
+        return tryReadHeader(pos, end, h, null, 0);
+    }
+
+    /** {@link #tryReadHeader(int, int, byte[])} from {@code copy} (starting at {@code copyStart}) when not null. */
+    private int tryReadHeader(int pos, int end, byte[] h, @Nullable ByteBuffer copy, int copyStart) {
         if (end - pos < HEADER_SIZE) {
             return -1;
         }
-        file.read(pos, h, 0, HEADER_SIZE);
+        header(pos, h, copy, copyStart);
         int len = FrameFormat.getInt(h, LENGTH_OFFSET);
         return FrameFormat.plausibleHeader(h, 0, len) && len <= end - pos ? len : -1;
     }

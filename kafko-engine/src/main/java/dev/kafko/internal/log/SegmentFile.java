@@ -102,6 +102,8 @@ final class SegmentFile {
     private volatile boolean writingThroughChannel;
     /** Set once no append follows (sealing, closing): the preparer must not grow the file again. */
     private volatile boolean appendsEnded;
+    /** Reads of the fresh tail, through a channel of their own; closed with {@link #channel}. */
+    private final TailReads tailReads;
 
     private SegmentFile(FileIo io, Path path, @Nullable FileChannel channel, MappedByteBuffer[] windows, long allocated,
             long allocationLimit) {
@@ -112,6 +114,7 @@ final class SegmentFile {
         this.allocated = allocated;
         this.mapped = windows.length == 0 ? 0 : allocated;
         this.allocationLimit = allocationLimit;
+        this.tailReads = new TailReads(io, path);
     }
 
     /**
@@ -525,6 +528,15 @@ final class SegmentFile {
         }
     }
 
+    /**
+     * A copy of {@code len} published bytes at {@code pos}, read with {@code pread} (see
+     * {@link TailReads}), or null when the file is no longer written or the read failed: the caller
+     * then reads the mapping. Any thread.
+     */
+    @Nullable ByteBuffer readCopy(long pos, int len) {
+        return isWritable() ? tailReads.copy(pos, len) : null;
+    }
+
     /** Releases the channel; the mapped windows remain readable. Writer only. */
     void closeChannel() {
         growth.lock();
@@ -536,6 +548,7 @@ final class SegmentFile {
         } finally {
             growth.unlock();
         }
+        tailReads.close();
         if (ch != null) {
             try {
                 ch.close();

@@ -1,25 +1,73 @@
 package dev.kafko.internal.log;
 
+import java.nio.ByteBuffer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Internal: the frame one reader checked last. A published frame never changes, so a later read by
+ * Internal: the frame one reader decoded last. A published frame never changes, so a later read by
  * the same reader that starts inside it (a poll that stopped in the middle of a large frame, at its
- * record limit) decodes it again without checking its CRC again. One per reader and partition; used
+ * record limit) decodes it again without checking its CRC again, and a read that starts where it
+ * ended goes to the next frame without looking the offset up, and one that starts inside the copy the
+ * previous one made reads on from that copy. One per reader and partition; used
  * by one thread at a time.
  */
 public final class VerifiedFrame {
 
     @Nullable Segment segment;
     int position;
+    int length;
+    long baseOffset;
+    long endOffset;
+    /** The last {@code pread} copy this reader made of the segment being written (records slice it: never changed). */
+    @Nullable ByteBuffer copy;
+    @Nullable Segment copySegment;
+    int copyStart;
 
     /** Whether the frame at {@code position} of {@code segment} is the one checked last. */
     boolean is(Segment segment, int position) {
         return this.segment == segment && this.position == position;
     }
 
-    void set(Segment segment, int position) {
+    /**
+     * Where {@code offset} is in {@code segment} as far as the last frame tells: that frame's position
+     * when it holds the offset, the position after it when the offset follows it, else -1.
+     */
+    int positionOf(Segment segment, long offset) {
+        if (this.segment != segment || offset < baseOffset || offset > endOffset) {
+            return -1;
+        }
+        return offset < endOffset ? position : position + length;
+    }
+
+    /**
+     * Whether {@link #copy} holds the whole frame at {@code position} of {@code segment} (its length as
+     * the copy has it: the caller checks the header as usual).
+     */
+    boolean copyHolds(Segment segment, int position) {
+        ByteBuffer c = copy;
+        if (c == null || copySegment != segment || position < copyStart) {
+            return false;
+        }
+        int at = position - copyStart;
+        if (at > c.capacity() - FrameFormat.HEADER_SIZE) {
+            return false;
+        }
+        int len = c.getInt(at + FrameFormat.LENGTH_OFFSET);
+        return len >= FrameFormat.HEADER_SIZE && len <= c.capacity() - at;
+    }
+
+    /** Keeps {@code copy} (the published bytes of {@code segment} from {@code start}; null forgets it). */
+    void keepCopy(Segment segment, int start, @Nullable ByteBuffer copy) {
+        this.copySegment = copy == null ? null : segment;
+        this.copyStart = start;
+        this.copy = copy;
+    }
+
+    void set(Segment segment, int position, int length, long baseOffset, long endOffset) {
         this.segment = segment;
         this.position = position;
+        this.length = length;
+        this.baseOffset = baseOffset;
+        this.endOffset = endOffset;
     }
 }
