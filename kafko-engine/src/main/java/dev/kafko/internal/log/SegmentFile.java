@@ -68,13 +68,13 @@ final class SegmentFile {
     /** An atomic add of zero to an int of a mapped page: a store as far as the page fault goes, never a change. */
     private static final VarHandle PAGE_TOUCH = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.nativeOrder());
     private static final System.Logger LOG = System.getLogger(SegmentFile.class.getName());
-    private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(1 << 20).asReadOnlyBuffer();
     /**
      * Zeros are written in pieces of this many bytes: each {@code pwrite} holds the file's inode lock,
      * and a writer's {@code pwrite} of a frame waits for it (spinning, on a VM, while it runs), so the
      * pieces are short enough for that wait to stay in the microseconds.
      */
     static final int ZEROS_PER_WRITE = 64 * 1024;
+    private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(ZEROS_PER_WRITE).asReadOnlyBuffer();
 
     private final FileIo io;
     private final Path path;
@@ -409,7 +409,7 @@ final class SegmentFile {
             long pos = from;
             while (pos < target) {
                 ByteBuffer z = ZEROS.duplicate();
-                z.limit((int) Math.min(ZEROS_PER_WRITE, target - pos));
+                z.limit((int) Math.min(z.capacity(), target - pos));
                 // real zeros, not setLength: a sparse hole would turn a full disk into SIGBUS on store
                 pos += ch.write(z, pos);
             }
