@@ -309,6 +309,12 @@ final class Segment {
             }
             p += len;
         }
+        if (verified != null && copy != null && verified.copy == copy
+                && verified.position + verified.length >= copyStart + copy.capacity()
+                && (added == 0 || out.get(out.size() - 1).offset() + 1 >= verified.endOffset)) {
+            // read to its end: the next read starts past it, so the reader does not keep it alive
+            verified.keepCopy(this, 0, null);
+        }
         return added;
     }
 

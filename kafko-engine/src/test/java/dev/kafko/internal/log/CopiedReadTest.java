@@ -159,4 +159,16 @@ class CopiedReadTest {
             assertRecord(rest.get(127), 319, VALUE);
         }
     }
+
+    @Test
+    void aReaderKeepsItsCopyOnlyWhileItHasMoreToReadInIt() {
+        try (PartitionLog log = Logs.open(dir, TopicConfig.DEFAULTS)) {
+            Logs.appendFrames(log, 1, 400, VALUE); // about 400 KiB: one frame, read through a copy
+            VerifiedFrame reader = new VerifiedFrame();
+            assertThat(log.read(0, 100, 1 << 20, reader).records()).hasSize(100);
+            assertThat(reader.copy).as("a poll that stopped inside the frame keeps the copy").isNotNull();
+            assertThat(log.read(100, 1000, 1 << 20, reader).records()).hasSize(300);
+            assertThat(reader.copy).as("a read to the copy's end lets it go").isNull();
+        }
+    }
 }
