@@ -471,12 +471,10 @@ final class Segment {
         return len;
     }
 
-    /** Reads the frame header at {@code pos}; returns the frame length, or -1 when it is not a valid header. */
-    private int tryReadHeader(int pos, int end, byte[] h) {
-        return tryReadHeader(pos, end, h, null, 0);
-    }
-
-    /** {@link #tryReadHeader(int, int, byte[])} from {@code copy} (starting at {@code copyStart}) when not null. */
+    /**
+     * Reads the frame header at {@code pos} (from {@code copy}, which starts at {@code copyStart}, when it
+     * holds it; else from the mapping); returns the frame length, or -1 when it is not a valid header.
+     */
     private int tryReadHeader(int pos, int end, byte[] h, @Nullable ByteBuffer copy, int copyStart) {
         if (end - pos < HEADER_SIZE) {
             return -1;
