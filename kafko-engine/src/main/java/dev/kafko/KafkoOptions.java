@@ -29,6 +29,15 @@ import java.util.Objects;
  *        from it with {@code thenApply} and the like) writes it at once, as does a consumer about to
  *        wait for records, and {@link Kafko#close()}. Only a future observed through callbacks alone
  *        (or through {@code CompletableFuture.allOf}) may complete up to {@code linger} later.
+ * @param maxQueuedBytes the most bytes of records that may wait in one partition's queue to be written
+ *        (default 8 MiB), each record counted at its encoded size plus 64 bytes. A send that finds the
+ *        queue full blocks until the partition has taken the queue to write it, like a Kafka
+ *        producer's {@code buffer.memory}; a single request larger than the limit is taken when the
+ *        queue is empty. A queue fills only while another thread owns the partition: a thread that finds
+ *        its partition idle writes its sends itself. The heap held for one partition's unwritten sends
+ *        stays under about twice this limit (the queue, and the round being written).
+ * @param maxBlock how long a send waits for room in a full queue before its future fails with
+ *        {@link BufferExhaustedException} (default 60 s, as Kafka's {@code max.block.ms}); zero fails at once
  */
 public record KafkoOptions(
         TopicConfig topicDefaults,
@@ -38,13 +47,18 @@ public record KafkoOptions(
         Duration retentionCheckInterval,
         KafkoObserver observer,
         boolean fsyncMetadata,
-        Duration linger) {
+        Duration linger,
+        long maxQueuedBytes,
+        Duration maxBlock) {
 
     private static final Duration DEFAULTS_LINGER = Duration.ofMillis(1);
+    private static final long DEFAULTS_MAX_QUEUED_BYTES = 8L << 20;
+    private static final Duration DEFAULTS_MAX_BLOCK = Duration.ofSeconds(60);
 
     /** The options {@link Kafko#open(java.nio.file.Path)} uses. */
     public static final KafkoOptions DEFAULTS = new KafkoOptions(TopicConfig.DEFAULTS, Clock.systemUTC(), 500,
-            OffsetResetPolicy.EARLIEST, Duration.ofMinutes(1), KafkoObserver.NOOP, true, DEFAULTS_LINGER);
+            OffsetResetPolicy.EARLIEST, Duration.ofMinutes(1), KafkoObserver.NOOP, true, DEFAULTS_LINGER,
+            DEFAULTS_MAX_QUEUED_BYTES, DEFAULTS_MAX_BLOCK);
 
     public KafkoOptions {
         Objects.requireNonNull(topicDefaults, "topicDefaults");
@@ -62,19 +76,26 @@ public record KafkoOptions(
         if (linger.isNegative()) {
             throw new InvalidConfigException("linger must not be negative, was " + linger);
         }
+        if (maxQueuedBytes < 1) {
+            throw new InvalidConfigException("maxQueuedBytes must be at least 1, was " + maxQueuedBytes);
+        }
+        Objects.requireNonNull(maxBlock, "maxBlock");
+        if (maxBlock.isNegative()) {
+            throw new InvalidConfigException("maxBlock must not be negative, was " + maxBlock);
+        }
     }
 
-    /** Options with the default {@code linger} of 1 ms. */
+    /** Options with the default {@code linger}, {@code maxQueuedBytes} and {@code maxBlock}. */
     public KafkoOptions(TopicConfig topicDefaults, Clock clock, int maxPollRecords, OffsetResetPolicy offsetReset,
                         Duration retentionCheckInterval, KafkoObserver observer, boolean fsyncMetadata) {
         this(topicDefaults, clock, maxPollRecords, offsetReset, retentionCheckInterval, observer, fsyncMetadata,
-                DEFAULTS_LINGER);
+                DEFAULTS_LINGER, DEFAULTS_MAX_QUEUED_BYTES, DEFAULTS_MAX_BLOCK);
     }
 
-    /** Options that force metadata to disk ({@code fsyncMetadata} true), with the default {@code linger}. */
+    /** Options that force metadata to disk ({@code fsyncMetadata} true), with the defaults for the rest. */
     public KafkoOptions(TopicConfig topicDefaults, Clock clock, int maxPollRecords, OffsetResetPolicy offsetReset,
                         Duration retentionCheckInterval, KafkoObserver observer) {
-        this(topicDefaults, clock, maxPollRecords, offsetReset, retentionCheckInterval, observer, true, DEFAULTS_LINGER);
+        this(topicDefaults, clock, maxPollRecords, offsetReset, retentionCheckInterval, observer, true);
     }
 
     public static Builder builder() {
@@ -95,6 +116,8 @@ public record KafkoOptions(
         private KafkoObserver observer;
         private boolean fsyncMetadata;
         private Duration linger;
+        private long maxQueuedBytes;
+        private Duration maxBlock;
 
         private Builder(KafkoOptions from) {
             topicDefaults = from.topicDefaults;
@@ -105,6 +128,8 @@ public record KafkoOptions(
             observer = from.observer;
             fsyncMetadata = from.fsyncMetadata;
             linger = from.linger;
+            maxQueuedBytes = from.maxQueuedBytes;
+            maxBlock = from.maxBlock;
         }
 
         public Builder topicDefaults(TopicConfig topicDefaults) {
@@ -149,9 +174,21 @@ public record KafkoOptions(
             return this;
         }
 
+        /** The most bytes of records one partition's queue of unwritten sends holds. */
+        public Builder maxQueuedBytes(long maxQueuedBytes) {
+            this.maxQueuedBytes = maxQueuedBytes;
+            return this;
+        }
+
+        /** How long a send waits for room in a full partition queue; zero fails at once. */
+        public Builder maxBlock(Duration maxBlock) {
+            this.maxBlock = maxBlock;
+            return this;
+        }
+
         public KafkoOptions build() {
             return new KafkoOptions(topicDefaults, clock, maxPollRecords, offsetReset, retentionCheckInterval, observer,
-                    fsyncMetadata, linger);
+                    fsyncMetadata, linger, maxQueuedBytes, maxBlock);
         }
     }
 }

@@ -24,7 +24,8 @@ import org.jspecify.annotations.Nullable;
  * the {@link PartitionLog} has exactly one writer at a time and an uncontended send never crosses a
  * thread. Readers use {@link #log()} from any thread.
  *
- * <p>The mailbox is a lock-free stack (a CAS push); the owner takes the whole stack with one
+ * <p>The {@link Mailbox} is a bounded lock-free stack (a CAS push; a sender that finds it full waits
+ * for room). The owner takes the whole stack with one
  * {@code getAndSet}, reverses it into arrival order and coalesces every queued record into one
  * {@link PartitionLog#append} frame (up to {@link #MAX_FRAME_BYTES}, and no more than a segment
  * holds, so that coalesced sends never make a segment larger than its size). Under
@@ -65,14 +66,11 @@ final class PartitionActor {
     static final int AWAITED_BACKOFF_ROUNDS = 256;
 
     private static final System.Logger LOG = System.getLogger(PartitionActor.class.getName());
-    private static final VarHandle MAILBOX;
     private static final VarHandle OWNER;
 
     static {
         try {
-            MethodHandles.Lookup l = MethodHandles.lookup();
-            MAILBOX = l.findVarHandle(PartitionActor.class, "mailbox", Request.class);
-            OWNER = l.findVarHandle(PartitionActor.class, "owner", int.class);
+            OWNER = MethodHandles.lookup().findVarHandle(PartitionActor.class, "owner", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -88,8 +86,7 @@ final class PartitionActor {
     private final BrokerContext ctx;
     private final CompletionBarrier completions = new CompletionBarrier();
 
-    @SuppressWarnings("unused") // through MAILBOX
-    private volatile @Nullable Request<?> mailbox;
+    private final Mailbox mailbox;
     @SuppressWarnings("unused") // through OWNER
     private volatile int owner;
 
@@ -127,6 +124,7 @@ final class PartitionActor {
         this.fsync = config.fsync();
         this.frameBytes = Math.min(MAX_FRAME_BYTES, PartitionLog.recordBytesPerSegment(config.segmentBytes()));
         this.linger = ctx.options().linger();
+        this.mailbox = new Mailbox(topic + "-" + partition, ctx.options().maxQueuedBytes(), ctx.options().maxBlock());
         this.ctx = ctx;
         this.readableEnd = log.endOffset();
     }
@@ -141,7 +139,7 @@ final class PartitionActor {
         long end = log.endOffset();
         if (end != readableEnd) {
             readableEnd = end;
-            wakeWaiters();
+            waiters.wake();
         }
     }
 
@@ -159,19 +157,32 @@ final class PartitionActor {
         return state != PartitionState.CLOSED;
     }
 
-    /** Queues {@code r}; runs the mailbox on this thread if nobody owns the partition. Any thread. */
+    /**
+     * Queues {@code r}; runs the mailbox on this thread if nobody owns the partition. A record request
+     * that finds the mailbox full waits for room first ({@link Mailbox#pushWhenRoom}), unless this
+     * thread is the owner (an observer that sends): the room would have to come from itself. Any thread.
+     */
     void submit(Request<?> r) {
         if (r instanceof SendRequest) {
             r.actor = this;
         }
-        Request<?> h;
-        do {
-            h = mailbox;
-            r.next = h;
-        } while (!MAILBOX.compareAndSet(this, h, r));
+        if (!mailbox.tryPush(r, false)) {
+            if (ownerThread == Thread.currentThread()) {
+                mailbox.tryPush(r, true);
+            } else if (!mailbox.pushWhenRoom(r, this::drainIfIdle)) {
+                return;
+            }
+        }
+        drainIfIdle();
+    }
+
+    /** Runs the mailbox on this thread if nobody owns the partition; false when somebody does. */
+    private boolean drainIfIdle() {
         if (OWNER.compareAndSet(this, 0, 1)) {
             drain();
+            return true;
         }
+        return false;
     }
 
     /** Submits a command and waits for it; its failure is thrown as it is (typed), not wrapped. */
@@ -187,7 +198,7 @@ final class PartitionActor {
             // an interrupt would close the log's file channels (interruptible channels) for everyone:
             // hold it back while this thread works for the partition, and restore it afterwards
             boolean interrupted = Thread.interrupted();
-            Request<?> round = reverse((Request<?>) MAILBOX.getAndSet(this, null));
+            Request<?> round = reverse(mailbox.takeAll());
             int ticket = -1;
             try {
                 if (round != null && (round = process(round)) != null) {
@@ -213,7 +224,7 @@ final class PartitionActor {
                     completions.done(ticket);
                 }
             }
-            if (mailbox == null || !OWNER.compareAndSet(this, 0, 1)) {
+            if (mailbox.isEmpty() || !OWNER.compareAndSet(this, 0, 1)) {
                 return;
             }
         }
@@ -500,7 +511,7 @@ final class PartitionActor {
         try {
             int deletedSegments = log.applyRetention();
             if (deletedSegments > 0) {
-                wakeWaiters(); // a consumer below the new log start must reset
+                waiters.wake(); // a consumer below the new log start must reset
                 if (ctx.observing()) {
                     ctx.observer().onRetention(topic, partition, deletedSegments, Math.max(0, before - log.sizeBytes()));
                 }
@@ -526,7 +537,7 @@ final class PartitionActor {
             LOG.log(Level.WARNING, "closing partition " + topic + "-" + partition + " failed: " + e, e);
         }
         state = PartitionState.CLOSED;
-        wakeAllWaiters();
+        waiters.wakeAll();
     }
 
     /**
@@ -544,7 +555,7 @@ final class PartitionActor {
             if (ctx.observing()) {
                 ctx.observer().onFailure(topic, partition, cause);
             }
-            wakeAllWaiters();
+            waiters.wakeAll();
         } else if (ctx.observing()) {
             ctx.observer().onFailure(topic, partition, cause);
         }
@@ -584,13 +595,5 @@ final class PartitionActor {
 
     void removeWaiter(Waiter w) {
         waiters.remove(w);
-    }
-
-    private void wakeWaiters() {
-        waiters.wake();
-    }
-
-    private void wakeAllWaiters() {
-        waiters.wakeAll();
     }
 }

@@ -19,6 +19,8 @@ abstract class Request<T> extends AwaitedFuture<T> {
 
     /** The next entry of the mailbox chain; written before the entry is published. */
     @Nullable Request<?> next;
+    /** The bytes queued in the mailbox up to and including this entry; see {@link Mailbox}. */
+    long queued;
     /** The offset of this request's first record, set by the owner after the append. */
     long firstOffset;
     /** Why the request failed, set by the owner. */

@@ -71,6 +71,8 @@ public final class KafkoAutoConfiguration {
                 .topicDefaults(properties.topicDefaults())
                 .maxPollRecords(properties.getListener().getMaxPollRecords())
                 .linger(properties.getLinger())
+                .maxQueuedBytes(properties.getMaxQueuedBytes().toBytes())
+                .maxBlock(properties.getMaxBlock())
                 .observer(CompositeKafkoObserver.of(observers.orderedStream().toList()))
                 // an ephemeral directory is deleted on close: forcing its topic metadata to disk buys nothing
                 .fsyncMetadata(!directory.isEphemeral())

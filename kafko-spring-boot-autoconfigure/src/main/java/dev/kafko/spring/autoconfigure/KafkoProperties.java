@@ -45,6 +45,19 @@ public class KafkoProperties {
      */
     private Duration linger = Duration.ofMillis(1);
 
+    /**
+     * Most bytes of records waiting in one partition's queue to be written (each counted at its
+     * encoded size plus 64 bytes); a send that finds the queue full waits for room, like a Kafka
+     * producer at buffer.memory.
+     */
+    private DataSize maxQueuedBytes = DataSize.ofMegabytes(8);
+
+    /**
+     * How long a send waits for room in a full partition queue before its future fails with
+     * BufferExhaustedException; 0 fails at once.
+     */
+    private Duration maxBlock = Duration.ofSeconds(60);
+
     /** Config of topics created without one of their own. */
     private final TopicDefaults defaults = new TopicDefaults();
 
@@ -87,6 +100,22 @@ public class KafkoProperties {
 
     public void setLinger(Duration linger) {
         this.linger = linger;
+    }
+
+    public DataSize getMaxQueuedBytes() {
+        return maxQueuedBytes;
+    }
+
+    public void setMaxQueuedBytes(DataSize maxQueuedBytes) {
+        this.maxQueuedBytes = maxQueuedBytes;
+    }
+
+    public Duration getMaxBlock() {
+        return maxBlock;
+    }
+
+    public void setMaxBlock(Duration maxBlock) {
+        this.maxBlock = maxBlock;
     }
 
     public boolean isAutoCreateTopics() {

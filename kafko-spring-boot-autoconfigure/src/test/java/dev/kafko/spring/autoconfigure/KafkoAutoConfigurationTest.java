@@ -68,11 +68,14 @@ class KafkoAutoConfigurationTest {
     void dataDirPropertyPlacesTheLogAndKeepsItAfterClose(@TempDir Path tmp) {
         Path dir = tmp.resolve("log");
         new ApplicationContextRunner().withConfiguration(ALL)
-                .withPropertyValues("kafko.data-dir=" + dir, "kafko.linger=250us")
+                .withPropertyValues("kafko.data-dir=" + dir, "kafko.linger=250us",
+                        "kafko.max-queued-bytes=2MB", "kafko.max-block=5s")
                 .run(context -> {
                     assertThat(context.getBean(Kafko.class).dataDir()).isEqualTo(dir);
                     assertThat(context.getBean(Kafko.class).options().fsyncMetadata()).isTrue();
                     assertThat(context.getBean(Kafko.class).options().linger()).isEqualTo(Duration.ofNanos(250_000));
+                    assertThat(context.getBean(Kafko.class).options().maxQueuedBytes()).isEqualTo(2L << 20);
+                    assertThat(context.getBean(Kafko.class).options().maxBlock()).isEqualTo(Duration.ofSeconds(5));
                     context.getBean(Kafko.class).createTopic("kept");
                 });
         assertThat(dir).isDirectory();

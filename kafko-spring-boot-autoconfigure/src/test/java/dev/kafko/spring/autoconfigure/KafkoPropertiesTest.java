@@ -25,6 +25,8 @@ class KafkoPropertiesTest {
         assertThat(properties.topicDefaults()).isEqualTo(TopicConfig.DEFAULTS);
         assertThat(properties.getListener().getMaxPollRecords()).isEqualTo(KafkoOptions.DEFAULTS.maxPollRecords());
         assertThat(properties.getLinger()).isEqualTo(KafkoOptions.DEFAULTS.linger());
+        assertThat(properties.getMaxQueuedBytes().toBytes()).isEqualTo(KafkoOptions.DEFAULTS.maxQueuedBytes());
+        assertThat(properties.getMaxBlock()).isEqualTo(KafkoOptions.DEFAULTS.maxBlock());
         KafkoProperties.Listener listener = properties.getListener();
         assertThat(new ContainerProperties(listener.getAckMode(), listener.getConcurrency(), listener.getPollTimeout(),
                 listener.getMaxPollRecords(), listener.getShutdownTimeout())).isEqualTo(ContainerProperties.DEFAULTS);
