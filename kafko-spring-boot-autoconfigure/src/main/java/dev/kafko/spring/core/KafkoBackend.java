@@ -61,6 +61,11 @@ public final class KafkoBackend implements LogBackend {
     }
 
     @Override
+    public void checkTopicName(String topic) {
+        kafko.topic(topic); // a lookup checks the name first, and throws InvalidNameException for an illegal one
+    }
+
+    @Override
     public int partitionCount(String topic) {
         return kafko.topic(topic).orElseThrow(() -> new UnknownTopicException("topic '" + topic + "' does not exist"))
                 .partitionCount();

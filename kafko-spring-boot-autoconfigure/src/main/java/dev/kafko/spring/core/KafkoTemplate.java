@@ -53,8 +53,15 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V> {
         this.converter = converter;
     }
 
-    /** The topic of {@link #sendDefault}; {@code null} for none. */
+    /**
+     * The topic of {@link #sendDefault}; {@code null} for none.
+     *
+     * @throws dev.kafko.InvalidNameException when it is not a legal topic name
+     */
     public void setDefaultTopic(@Nullable String defaultTopic) {
+        if (defaultTopic != null) {
+            backend.checkTopicName(defaultTopic);
+        }
         this.defaultTopic = defaultTopic;
     }
 

@@ -35,6 +35,13 @@ public interface LogBackend {
      */
     void ensureTopic(String topic, int minPartitions);
 
+    /**
+     * Checks that {@code topic} is a legal topic name, without creating anything.
+     *
+     * @throws dev.kafko.InvalidNameException naming the rule the name breaks
+     */
+    void checkTopicName(String topic);
+
     /** The current partition count of an existing topic. */
     int partitionCount(String topic);
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kafko.Kafko;
+import dev.kafko.InvalidNameException;
 import dev.kafko.KafkoRecord;
 import dev.kafko.spring.Order;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
@@ -145,6 +146,15 @@ class KafkoTemplateTest {
         });
         runner.run(context -> assertThatThrownBy(() -> template(context).sendDefault("x"))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("kafko.template.default-topic"));
+    }
+
+    @Test
+    void anIllegalDefaultTopicFailsTheStartNamingTheRule() {
+        runner.withPropertyValues("kafko.template.default-topic=orders/eu").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause().isInstanceOf(InvalidNameException.class)
+                    .hasMessageContaining("orders/eu").hasMessageContaining("[A-Za-z0-9._-]");
+        });
     }
 
     @SuppressWarnings("unchecked")

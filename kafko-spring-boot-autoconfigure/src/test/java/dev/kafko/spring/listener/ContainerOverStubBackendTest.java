@@ -95,6 +95,10 @@ class ContainerOverStubBackendTest {
         }
 
         @Override
+        public void checkTopicName(String topic) {
+        }
+
+        @Override
         public int partitionCount(String topic) {
             return 1;
         }
