@@ -26,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(60)
 class SendQueueBoundTest {
 
-    private static final byte[] VALUE = new byte[256];
+    private static final byte[] VALUE = QueueFiller.VALUE;
     /** The queue holds about ten 256-byte records (each counted at its encoded size plus 64). */
     private static final long LIMIT = 3_300;
 
@@ -100,70 +100,24 @@ class SendQueueBoundTest {
         }
     }
 
-    /** Sends {@code count} records in order from a thread of its own, stopping at the first that fails. */
-    private static final class Filler extends Thread {
-        final List<CompletableFuture<RecordPosition>> sent = new ArrayList<>();
-        final AtomicInteger returned = new AtomicInteger();
-        volatile boolean interruptedAfter;
-        private final Producer producer;
-        private final int count;
-
-        Filler(Producer producer, int count) {
-            super("filler");
-            this.producer = producer;
-            this.count = count;
-        }
-
-        @Override
-        public void run() {
-            for (int i = 0; i < count; i++) {
-                CompletableFuture<RecordPosition> f = producer.send(null, VALUE);
-                synchronized (sent) {
-                    sent.add(f);
-                }
-                returned.incrementAndGet();
-                if (f.isCompletedExceptionally()) {
-                    break;
-                }
-            }
-            interruptedAfter = isInterrupted();
-        }
-
-        List<CompletableFuture<RecordPosition>> sent() {
-            synchronized (sent) {
-                return List.copyOf(sent);
-            }
-        }
-
-        /** Returns once this thread is parked waiting for room. */
-        void awaitBlocked() throws InterruptedException {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (getState() != State.TIMED_WAITING) {
-                assertThat(System.nanoTime()).as("the filler blocks on a full queue").isLessThan(deadline);
-                assertThat(isAlive()).as("the filler is still sending").isTrue();
-                Thread.sleep(1);
-            }
-        }
-    }
-
     /** The first send, held inside its append by the observer. */
     private CompletableFuture<RecordPosition> first;
 
     /** Creates topic t, holds its owner in the first append, and starts a filler that blocks on the full queue. */
-    private Filler blockedFiller(Kafko k) throws InterruptedException {
+    private QueueFiller blockedFiller(Kafko k) throws InterruptedException {
         k.createTopic("t");
         Producer p = k.producer("t");
         first = holdOwner(p);
-        Filler filler = new Filler(p, 100);
+        QueueFiller filler = new QueueFiller(p, 0, 100);
         filler.start();
-        filler.awaitBlocked();
+        filler.awaitBlocked(0);
         return filler;
     }
 
     @Test
     void aSenderWaitsForRoomAndIsWrittenOnceTheQueueIsTaken() throws Exception {
         try (Kafko k = open(Duration.ofSeconds(30)); AutoCloseable unblock = release::countDown) {
-            Filler filler = blockedFiller(k);
+            QueueFiller filler = blockedFiller(k);
             assertThat(filler.returned.get()).as("sends that fit in the queue").isBetween(5, 10);
 
             release.countDown();
@@ -180,7 +134,7 @@ class SendQueueBoundTest {
     @Test
     void anInterruptedWaitFailsTheSendAndKeepsTheInterrupt() throws Exception {
         try (Kafko k = open(Duration.ofSeconds(30)); AutoCloseable unblock = release::countDown) {
-            Filler filler = blockedFiller(k);
+            QueueFiller filler = blockedFiller(k);
             filler.interrupt();
             filler.join(10_000);
 
@@ -203,7 +157,7 @@ class SendQueueBoundTest {
     @Test
     void closingWhileASenderWaitsEndsTheWaitAndKeepsEveryAcknowledgedRecord() throws Exception {
         Kafko k = open(Duration.ofSeconds(30));
-        Filler filler;
+        QueueFiller filler;
         try {
             filler = blockedFiller(k);
         } catch (Throwable t) {

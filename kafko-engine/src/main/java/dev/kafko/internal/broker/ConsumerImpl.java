@@ -106,7 +106,7 @@ final class ConsumerImpl implements Consumer {
             throw new IllegalArgumentException("poll timeout must not be negative: " + timeout);
         }
         ensureOpen();
-        long timeoutNanos = saturatedNanos(timeout);
+        long timeoutNanos = Durations.saturatedNanos(timeout);
         long deadline = System.nanoTime() + timeoutNanos;
         waiter.thread = Thread.currentThread();
         for (;;) {
@@ -132,14 +132,6 @@ final class ConsumerImpl implements Consumer {
                 waiter.parked = false;
             }
             ensureOpen();
-        }
-    }
-
-    private static long saturatedNanos(Duration d) {
-        try {
-            return d.toNanos();
-        } catch (ArithmeticException e) {
-            return Long.MAX_VALUE / 4;
         }
     }
 

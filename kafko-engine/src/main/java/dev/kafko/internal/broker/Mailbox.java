@@ -7,7 +7,6 @@ import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -40,6 +39,7 @@ final class Mailbox {
     private final String partition;
     private final long limit;
     private final Duration maxBlock;
+    private final long maxBlockNanos;
     @SuppressWarnings("unused") // through HEAD
     private volatile @Nullable Request<?> head;
     private final ConcurrentLinkedQueue<Thread> waiting = new ConcurrentLinkedQueue<>();
@@ -48,6 +48,7 @@ final class Mailbox {
         this.partition = partition;
         this.limit = limit;
         this.maxBlock = maxBlock;
+        this.maxBlockNanos = Durations.saturatedNanos(maxBlock);
     }
 
     /** The bytes a request is counted at in the queue. */
@@ -56,22 +57,27 @@ final class Mailbox {
     }
 
     /**
-     * Pushes {@code r} unless it would take a non-empty queue past the limit ({@code force} pushes it
-     * anyway). Any thread.
+     * Pushes {@code r} unless it would take the queue past the limit while records are queued
+     * ({@code force} pushes it anyway). Any thread.
      */
     boolean tryPush(Request<?> r, boolean force) {
         long weight = weight(r);
         Request<?> h;
         do {
             h = head;
-            long below = h == null ? 0 : h.queued;
-            if (!force && h != null && r.recordCount() > 0 && below + weight > limit) {
+            if (!force && r.recordCount() > 0 && !fits(h, weight)) {
                 return false;
             }
-            r.queued = below + weight;
+            r.queued = (h == null ? 0 : h.queued) + weight;
             r.next = h;
         } while (!HEAD.compareAndSet(this, h, r));
         return true;
+    }
+
+    /** Whether {@code weight} more fits on top of {@code h}: always when no record is queued. */
+    private boolean fits(@Nullable Request<?> h, long weight) {
+        long below = h == null ? 0 : h.queued;
+        return below == 0 || below + weight <= limit;
     }
 
     /** Whether anything is queued. Any thread. */
@@ -82,31 +88,40 @@ final class Mailbox {
     /** Takes every queued request (newest first) and wakes the senders waiting for room. Owner only. */
     @Nullable Request<?> takeAll() {
         Request<?> taken = (Request<?>) HEAD.getAndSet(this, null);
+        wakeWaiting();
+        return taken;
+    }
+
+    /**
+     * Wakes the senders waiting for room: after {@link #takeAll}, and whenever the owner releases the
+     * partition, which a waiting sender may then own (after the release, with a full fence before it).
+     */
+    void wakeWaiting() {
         if (!waiting.isEmpty()) {
             for (Thread t : waiting) {
                 LockSupport.unpark(t);
             }
         }
-        return taken;
     }
 
     /**
      * Pushes {@code r} once the queue has room for it, waiting up to {@code maxBlock}; false when it
      * failed {@code r} instead ({@link BufferExhaustedException}, or an interrupt, which it keeps).
-     * While it waits, whenever nobody owns the partition this thread drains the queue itself
-     * ({@code drainIfIdle}), so that waiting senders never wait for each other. Not for the owner.
+     * Whenever nobody owns the partition this thread drains the queue itself ({@code owner}), so that
+     * waiting senders never wait for each other. Not for a thread that may own a partition.
      */
-    boolean pushWhenRoom(Request<?> r, BooleanSupplier drainIfIdle) {
-        long deadline = System.nanoTime() + Math.max(0, maxBlock.toNanos());
-        do {
-            if (drainIfIdle.getAsBoolean()) {
-                continue;
+    boolean pushWhenRoom(Request<?> r, Owner owner) {
+        long start = System.nanoTime();
+        for (;;) {
+            boolean drained = owner.drainIfIdle();
+            if (tryPush(r, false)) {
+                return true;
             }
-            long left = deadline - System.nanoTime();
+            long left = maxBlockNanos - (System.nanoTime() - start);
             if (left <= 0) {
                 r.completeExceptionally(new BufferExhaustedException("partition " + partition + " holds " + limit
-                        + " bytes (maxQueuedBytes) of sends not yet written, and none were written within maxBlock "
-                        + maxBlock + "; this record was not sent"));
+                        + " bytes (maxQueuedBytes) of sends not yet written, and no room came for this record within"
+                        + " maxBlock " + maxBlock + "; it was not sent"));
                 return false;
             }
             if (Thread.currentThread().isInterrupted()) {
@@ -114,25 +129,36 @@ final class Mailbox {
                         + partition + "; this record was not sent", new InterruptedException()));
                 return false;
             }
-            awaitRoom(r, left);
-        } while (!tryPush(r, false));
-        return true;
+            if (!drained) {
+                awaitRoom(r, left, owner);
+            }
+        }
     }
 
     /**
-     * Parks the calling thread until the owner takes the queue, {@code nanos} pass or the thread is
-     * interrupted; returns at once when {@code r} would fit now.
+     * Parks the calling thread until the owner takes the queue or releases the partition, {@code nanos}
+     * pass or the thread is interrupted; returns at once when {@code r} would fit now or nobody owns
+     * the partition (both read after registering, so a wake-up in between is not missed).
      */
-    private void awaitRoom(Request<?> r, long nanos) {
+    private void awaitRoom(Request<?> r, long nanos, Owner owner) {
         Thread me = Thread.currentThread();
         waiting.add(me);
         try {
-            Request<?> h = head;
-            if (h != null && h.queued + weight(r) > limit) {
+            if (!fits(head, weight(r)) && owner.isOwned()) {
                 LockSupport.parkNanos(this, nanos);
             }
         } finally {
             waiting.remove(me);
         }
+    }
+
+    /** The partition a mailbox belongs to, as its waiting senders see it. */
+    interface Owner {
+
+        /** Runs the mailbox on this thread if nobody owns the partition; false when somebody does. */
+        boolean drainIfIdle();
+
+        /** Whether a thread owns the partition now (a volatile read). */
+        boolean isOwned();
     }
 }

@@ -24,35 +24,32 @@ import org.jspecify.annotations.Nullable;
  * the {@link PartitionLog} has exactly one writer at a time and an uncontended send never crosses a
  * thread. Readers use {@link #log()} from any thread.
  *
- * <p>The {@link Mailbox} is a bounded lock-free stack (a CAS push; a sender that finds it full waits
- * for room). The owner takes the whole stack with one
- * {@code getAndSet}, reverses it into arrival order and coalesces every queued record into one
- * {@link PartitionLog#append} frame (up to {@link #MAX_FRAME_BYTES}, and no more than a segment
- * holds, so that coalesced sends never make a segment larger than its size). Under
- * {@link FsyncPolicy#EVERY_BATCH} one flush covers every append of the round (group commit). The
- * owner then releases the partition, completes the futures of the round outside of ownership (so
- * a callback that sends to this partition, or waits for another thread that does, cannot deadlock)
- * and looks at the mailbox again: an entry pushed while it owned the partition is never stranded,
- * because its sender either won the ownership CAS or the owner sees the entry after releasing.
+ * <p>The {@link Mailbox} is a bounded lock-free stack (a sender that finds it full waits for room).
+ * The owner takes it all with one {@code getAndSet}, reverses it into arrival order and coalesces
+ * its records into {@link PartitionLog#append} frames (up to {@link #MAX_FRAME_BYTES}, and no more
+ * than a segment holds). Under {@link FsyncPolicy#EVERY_BATCH} one flush covers every append of the
+ * round (group commit). The owner then releases the partition, completes the round's futures outside
+ * of ownership (so a callback that sends here, or waits for a thread that does, cannot deadlock) and
+ * looks at the mailbox again: an entry pushed meanwhile is never stranded, because its sender either
+ * won the ownership CAS or the owner sees the entry after releasing.
  *
  * <p>Futures complete in offset order within one round. Two rounds drained one after the other
  * by different threads may complete concurrently.
  *
  * <p><b>Lingering sends.</b> Single-record sends that stream in (a send round less than
- * {@link #STREAM_GAP_NANOS} after the previous one) are not written at once: they linger, to be
- * written as one frame with the sends that follow, once they reach {@link #LINGER_BYTES}, after
- * {@link dev.kafko.KafkoOptions#linger()} at the latest (zero turns lingering off), or as soon as
- * anyone needs them: a thread blocks on one of their futures (or on a future derived from one), a
- * consumer of the partition is about to park, any other request arrives, or the partition closes. They never linger while a consumer is parked on the
- * partition, under {@link FsyncPolicy#EVERY_BATCH} (whose group commit batches already), nor for
- * a while after a thread blocked on a lingering send (an awaiting sender gains nothing from it).
- * So a pipelining producer writes few large frames (a {@code pwrite} each, instead of a page fault
- * every dozen records), while an awaited send, a sporadic send and a waiting consumer see no delay.
+ * {@link #STREAM_GAP_NANOS} after the previous one) linger, to be written as one frame with the sends
+ * that follow, once they reach {@link #LINGER_BYTES}, after {@link dev.kafko.KafkoOptions#linger()}
+ * at the latest (zero turns lingering off), or as soon as anyone needs them: a thread blocks on one of
+ * their futures (or on a future derived from one), a consumer of the partition is about to park, any
+ * other request arrives, or the partition closes. They never linger while a consumer is parked on the
+ * partition, under {@link FsyncPolicy#EVERY_BATCH}, nor for a while after a thread blocked on one.
+ * So a pipelining producer writes few large frames, while an awaited send, a sporadic send and a
+ * waiting consumer see no delay.
  * Flags with a Dekker-style handshake keep a blocked waiter from being missed: the owner raises
  * {@link #lingering} before it reads {@link Request#awaited} and the consumers' parked flags; a
  * waiter raises its flag before it reads {@link #lingering}.
  */
-final class PartitionActor {
+final class PartitionActor implements Mailbox.Owner {
 
     /** A frame stops growing at this many bytes (a single batch may still be larger: it is atomic). */
     static final long MAX_FRAME_BYTES = 1 << 20;
@@ -87,8 +84,7 @@ final class PartitionActor {
     private final CompletionBarrier completions = new CompletionBarrier();
 
     private final Mailbox mailbox;
-    @SuppressWarnings("unused") // through OWNER
-    private volatile int owner;
+    private volatile int owner; // CAS through OWNER
 
     // written by the owner only
     private @Nullable Thread ownerThread;
@@ -159,30 +155,36 @@ final class PartitionActor {
 
     /**
      * Queues {@code r}; runs the mailbox on this thread if nobody owns the partition. A record request
-     * that finds the mailbox full waits for room first ({@link Mailbox#pushWhenRoom}), unless this
-     * thread is the owner (an observer that sends): the room would have to come from itself. Any thread.
+     * that finds the mailbox full waits for room first ({@link Mailbox#pushWhenRoom}), unless an
+     * observer sends it: its thread may own this partition or another, whose room it would block.
+     * Any thread.
      */
     void submit(Request<?> r) {
         if (r instanceof SendRequest) {
             r.actor = this;
         }
         if (!mailbox.tryPush(r, false)) {
-            if (ownerThread == Thread.currentThread()) {
+            if (GuardedObserver.inCallback()) {
                 mailbox.tryPush(r, true);
-            } else if (!mailbox.pushWhenRoom(r, this::drainIfIdle)) {
+            } else if (!mailbox.pushWhenRoom(r, this)) {
                 return;
             }
         }
         drainIfIdle();
     }
 
-    /** Runs the mailbox on this thread if nobody owns the partition; false when somebody does. */
-    private boolean drainIfIdle() {
+    @Override
+    public boolean drainIfIdle() {
         if (OWNER.compareAndSet(this, 0, 1)) {
             drain();
             return true;
         }
         return false;
+    }
+
+    @Override
+    public boolean isOwned() {
+        return owner != 0;
     }
 
     /** Submits a command and waits for it; its failure is thrown as it is (typed), not wrapped. */
@@ -207,6 +209,7 @@ final class PartitionActor {
             } finally {
                 ownerThread = null;
                 OWNER.setVolatile(this, 0);
+                mailbox.wakeWaiting(); // a sender waiting for room may drain while this completes futures
                 if (interrupted) {
                     Thread.currentThread().interrupt();
                 }
