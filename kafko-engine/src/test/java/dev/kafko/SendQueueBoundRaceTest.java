@@ -7,7 +7,6 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.junit.jupiter.api.Test;
@@ -16,9 +15,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 @Timeout(60)
 /**
- * Races around a full send queue: a waiting sender must drain the queue itself once nobody owns the
- * partition, owners sending from observers must never wait for each other, and any {@code maxBlock}
- * must be a wait, not an overflow.
+ * Around a full send queue, through the public API: owners sending from observers must never wait
+ * for each other, and any {@code maxBlock} must be a wait, not an overflow. The wake-up races of a
+ * waiting sender are in {@code MailboxTest}.
  */
 class SendQueueBoundRaceTest {
 
@@ -27,82 +26,6 @@ class SendQueueBoundRaceTest {
 
     @TempDir
     Path dir;
-
-    /**
-     * Lost wake-up: a sender parks while the owner holds the partition; the owner then releases the
-     * partition and runs a slow callback before it looks at the mailbox again. Nobody owns the
-     * partition and the queue is full, yet the sender stays parked (until maxBlock) instead of
-     * draining the queue itself.
-     */
-    @Test
-    void aParkedSenderDrainsOnceNobodyOwnsThePartition() throws Exception {
-        CountDownLatch inAppend1 = new CountDownLatch(1);
-        CountDownLatch release1 = new CountDownLatch(1);
-        CountDownLatch inAppend2 = new CountDownLatch(1);
-        CountDownLatch release2 = new CountDownLatch(1);
-        AtomicInteger appends = new AtomicInteger();
-        KafkoObserver observer = new KafkoObserver() {
-            @Override
-            public void onAppend(String topic, int partition, int records, long bytes, long nanos) {
-                int n = appends.incrementAndGet();
-                try {
-                    if (n == 1) {
-                        inAppend1.countDown();
-                        release1.await(30, TimeUnit.SECONDS);
-                    } else if (n == 2) {
-                        inAppend2.countDown();
-                        release2.await(30, TimeUnit.SECONDS);
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-        };
-        CountDownLatch inCallback = new CountDownLatch(1);
-        CountDownLatch callbackRelease = new CountDownLatch(1);
-        try (Kafko k = Kafko.open(dir, KafkoOptions.builder().observer(observer).linger(Duration.ZERO)
-                .maxQueuedBytes(LIMIT).maxBlock(Duration.ofSeconds(20)).build())) {
-            try {
-                k.createTopic("t");
-                Producer p = k.producer("t");
-                CompletableFuture.runAsync(() -> p.send(null, VALUE)); // owner A, held in append 1
-                assertThat(inAppend1.await(10, TimeUnit.SECONDS)).isTrue();
-                QueueFiller filler = new QueueFiller(p, 0, 1000);
-                filler.start();
-                filler.awaitBlocked(0); // queue full (s1..sk), filler parked on s(k+1)
-                int k1 = filler.returned.get();
-                // A's second round will be {s1..sk}: completing s1 runs a slow callback on A
-                filler.sent(0).whenComplete((pos, e) -> {
-                    inCallback.countDown();
-                    try {
-                        callbackRelease.await(40, TimeUnit.SECONDS);
-                    } catch (InterruptedException ie) {
-                        Thread.currentThread().interrupt();
-                    }
-                });
-                release1.countDown(); // A takes {s1..sk} (waking the filler) and holds append 2
-                assertThat(inAppend2.await(10, TimeUnit.SECONDS)).isTrue();
-                filler.awaitBlocked(k1); // queue full again, filler parked again (A owns)
-                int k2 = filler.returned.get();
-                release2.countDown(); // A releases ownership, then blocks in s1's callback
-                assertThat(inCallback.await(10, TimeUnit.SECONDS)).isTrue();
-
-                // nobody owns the partition now; the parked sender should drain it itself
-                long t0 = System.nanoTime();
-                while (filler.returned.get() <= k2 && System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(5)) {
-                    Thread.sleep(5);
-                }
-                assertThat(filler.returned.get())
-                        .as("the parked sender made progress within 5 s while nobody owned the partition (state %s)",
-                                filler.getState())
-                        .isGreaterThan(k2);
-            } finally {
-                release1.countDown();
-                release2.countDown();
-                callbackRelease.countDown();
-            }
-        }
-    }
 
     /**
      * Two owners that send to each other's full partition from onAppend must not wait for each
