@@ -25,7 +25,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Soak (profile {@code stress} only): {@code kafko.soak.minutes} (default 10) of mixed load on one
  * instance: producers on an uncompressed and an LZ4 topic, group consumers that commit, retention
- * at a byte cap, and a short-lived topic created, used and deleted over and over. Heap after GC,
+ * at a byte cap, and a short-lived topic created, used and deleted over and over. Two more threads
+ * pipeline bursts of 5,000 sends into one partition without waiting for any, through send queues
+ * bounded at 256 KiB ({@code maxQueuedBytes}), so that senders wait for room all along. Heap after GC,
  * kafko-* threads and open file descriptors are sampled every 30 s and printed; the last samples
  * must be flat against the first ones.
  */
@@ -45,7 +47,8 @@ class SoakTest {
         AtomicLong churn = new AtomicLong();
         ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
         List<long[]> samples = new ArrayList<>();
-        KafkoOptions options = KafkoOptions.builder().retentionCheckInterval(Duration.ofMillis(500)).build();
+        KafkoOptions options = KafkoOptions.builder().retentionCheckInterval(Duration.ofMillis(500))
+                .maxQueuedBytes(256 << 10).build();
         try (Kafko kafko = Kafko.open(tmp, options)) {
             TopicConfig base = TopicConfig.builder().partitions(4).segmentBytes(1 << 20).retentionBytes(4 << 20)
                     .build();
@@ -59,6 +62,9 @@ class SoakTest {
                         consumed))));
             }
             threads.add(Workload.start("soak-churn", guard(errors, () -> churn(kafko, stop, churn))));
+            for (int i = 0; i < 2; i++) {
+                threads.add(Workload.start("soak-pipeliner-" + i, guard(errors, () -> pipeline(kafko, stop, sent))));
+            }
             long end = System.nanoTime() + Duration.ofMinutes(MINUTES).toNanos();
             long started = System.nanoTime();
             while (System.nanoTime() < end && errors.isEmpty()) {
@@ -109,6 +115,23 @@ class SoakTest {
                 sleep(1);
             }
             sent.incrementAndGet();
+        }
+    }
+
+    /** Bursts of 5,000 sends to partition 0 of "plain", none waited for; a failed one is an error. */
+    private static void pipeline(Kafko kafko, AtomicBoolean stop, AtomicLong sent) {
+        Producer p = kafko.producer("plain");
+        String name = Thread.currentThread().getName();
+        for (long seq = 0; !stop.get(); seq++) {
+            byte[] key = Workload.key(name, seq);
+            var f = p.sendTo(0, key, Workload.value(key));
+            if (f.isCompletedExceptionally()) {
+                f.join();
+            }
+            sent.incrementAndGet();
+            if (seq % 5_000 == 4_999) {
+                sleep(50);
+            }
         }
     }
 
