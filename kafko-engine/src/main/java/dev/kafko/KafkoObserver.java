@@ -3,8 +3,11 @@ package dev.kafko;
 /**
  * Receives engine events, for example to feed metrics. Every method has an empty default. Methods
  * are called on the thread that did the work (an appending producer thread, a polling consumer
- * thread), so they must be fast and must not call back into kafko. When no observer is configured
- * the engine skips the timing calls altogether.
+ * thread), often while it holds a partition, so they must be fast and should not call back into
+ * kafko. A send made from one is still safe: it never waits for room in a full queue, and a partition
+ * it goes to is written by kafko's scheduler thread rather than by this one. Waiting for a future or
+ * calling {@code flush()} from an observer may never return. When no observer is configured the
+ * engine skips the timing calls altogether.
  */
 public interface KafkoObserver {
 

@@ -8,7 +8,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -33,30 +32,18 @@ class SendQueueBoundTest {
     @TempDir
     Path dir;
 
-    /** Holds the partition's owner inside its first append until {@link #release}. */
-    private final CountDownLatch inAppend = new CountDownLatch(1);
-    private final CountDownLatch release = new CountDownLatch(1);
-    private final KafkoObserver blocking = new KafkoObserver() {
-        @Override
-        public void onAppend(String topic, int partition, int records, long bytes, long nanos) {
-            inAppend.countDown();
-            try {
-                release.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    };
+    /** Holds the partition's owner inside its first append until released. */
+    private final AppendHold hold = new AppendHold();
 
     private Kafko open(Duration maxBlock) {
-        return Kafko.open(dir, KafkoOptions.builder().observer(blocking).linger(Duration.ZERO)
+        return Kafko.open(dir, KafkoOptions.builder().observer(hold).linger(Duration.ZERO)
                 .maxQueuedBytes(LIMIT).maxBlock(maxBlock).build());
     }
 
     /** Starts a send whose append blocks in the observer, and returns once the owner is inside it. */
     private CompletableFuture<RecordPosition> holdOwner(Producer p) throws InterruptedException {
         CompletableFuture<RecordPosition> first = CompletableFuture.supplyAsync(() -> p.send(null, VALUE).join());
-        assertThat(inAppend.await(10, TimeUnit.SECONDS)).isTrue();
+        hold.awaitHeld();
         return first;
     }
 
@@ -76,7 +63,7 @@ class SendQueueBoundTest {
 
     @Test
     void aFullQueueFailsTheSendAfterMaxBlockAndWritesNothingOfIt() throws Exception {
-        try (Kafko k = open(Duration.ofMillis(50)); AutoCloseable unblock = release::countDown) {
+        try (Kafko k = open(Duration.ofMillis(50)); AutoCloseable unblock = hold::release) {
             k.createTopic("t");
             Producer p = k.producer("t");
             CompletableFuture<RecordPosition> first = holdOwner(p);
@@ -89,7 +76,7 @@ class SendQueueBoundTest {
                     .hasMessageContaining("partition t-0").hasMessageContaining("maxQueuedBytes")
                     .hasMessageContaining("not sent");
 
-            release.countDown();
+            hold.release();
             assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo(new RecordPosition(0, 0));
             for (int i = 0; i < queued.size(); i++) {
                 assertThat(queued.get(i).get(10, TimeUnit.SECONDS)).isEqualTo(new RecordPosition(0, i + 1));
@@ -116,11 +103,11 @@ class SendQueueBoundTest {
 
     @Test
     void aSenderWaitsForRoomAndIsWrittenOnceTheQueueIsTaken() throws Exception {
-        try (Kafko k = open(Duration.ofSeconds(30)); AutoCloseable unblock = release::countDown) {
+        try (Kafko k = open(Duration.ofSeconds(30)); AutoCloseable unblock = hold::release) {
             QueueFiller filler = blockedFiller(k);
             assertThat(filler.returned.get()).as("sends that fit in the queue").isBetween(5, 10);
 
-            release.countDown();
+            hold.release();
             filler.join(10_000);
             assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo(new RecordPosition(0, 0));
             List<CompletableFuture<RecordPosition>> sent = filler.sent();
@@ -133,7 +120,7 @@ class SendQueueBoundTest {
 
     @Test
     void anInterruptedWaitFailsTheSendAndKeepsTheInterrupt() throws Exception {
-        try (Kafko k = open(Duration.ofSeconds(30)); AutoCloseable unblock = release::countDown) {
+        try (Kafko k = open(Duration.ofSeconds(30)); AutoCloseable unblock = hold::release) {
             QueueFiller filler = blockedFiller(k);
             filler.interrupt();
             filler.join(10_000);
@@ -145,7 +132,7 @@ class SendQueueBoundTest {
                     .hasCauseInstanceOf(InterruptedException.class);
             assertThat(filler.interruptedAfter).as("the interrupt is kept").isTrue();
 
-            release.countDown();
+            hold.release();
             first.get(10, TimeUnit.SECONDS);
             for (CompletableFuture<RecordPosition> f : sent.subList(0, sent.size() - 1)) {
                 f.get(10, TimeUnit.SECONDS);
@@ -161,12 +148,12 @@ class SendQueueBoundTest {
         try {
             filler = blockedFiller(k);
         } catch (Throwable t) {
-            release.countDown();
+            hold.release();
             k.close();
             throw t;
         }
         CompletableFuture<Void> closed = CompletableFuture.runAsync(k::close);
-        release.countDown();
+        hold.release();
         closed.get(10, TimeUnit.SECONDS);
         filler.join(10_000);
         assertThat(filler.isAlive()).isFalse();

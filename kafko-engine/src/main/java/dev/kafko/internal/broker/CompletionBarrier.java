@@ -16,27 +16,25 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class CompletionBarrier {
 
-    /** Per thread, how many rounds (of any partition) it is completing; they nest on its call stack. */
-    private static final ThreadLocal<int[]> COMPLETING_HERE = ThreadLocal.withInitial(() -> new int[1]);
-
     private final AtomicInteger[] completing = {new AtomicInteger(), new AtomicInteger()};
     private volatile int epoch;
     private volatile int waiters;
 
     /**
      * The owner, before it releases a round whose futures it will complete: the ticket for
-     * {@link #done}, which the same thread calls once they are.
+     * {@link #done}, which the same thread calls once they are. {@code marks} are the thread's
+     * {@link ThreadMarks}.
      */
-    int enter() {
+    int enter(int[] marks) {
         int e = epoch;
         completing[e].incrementAndGet();
-        COMPLETING_HERE.get()[0]++;
+        marks[ThreadMarks.COMPLETING]++;
         return e;
     }
 
     /** The round of {@code ticket} has completed its futures. */
-    void done(int ticket) {
-        COMPLETING_HERE.get()[0]--;
+    void done(int ticket, int[] marks) {
+        marks[ThreadMarks.COMPLETING]--;
         if (completing[ticket].decrementAndGet() == 0 && waiters > 0) {
             synchronized (this) {
                 notifyAll();
@@ -56,7 +54,7 @@ final class CompletionBarrier {
      * returns at once on a thread that is completing a round itself.
      */
     void await(int epoch) throws InterruptedException {
-        if (completing[epoch].get() == 0 || COMPLETING_HERE.get()[0] > 0) {
+        if (completing[epoch].get() == 0 || ThreadMarks.get()[ThreadMarks.COMPLETING] > 0) {
             return;
         }
         synchronized (this) {

@@ -85,11 +85,21 @@ final class Mailbox {
         return head == null;
     }
 
-    /** Takes every queued request (newest first) and wakes the senders waiting for room. Owner only. */
+    /**
+     * Takes every queued request, in arrival order (chained through {@link Request#next}), and wakes
+     * the senders waiting for room. Owner only.
+     */
     @Nullable Request<?> takeAll() {
-        Request<?> taken = (Request<?>) HEAD.getAndSet(this, null);
+        Request<?> head = (Request<?>) HEAD.getAndSet(this, null);
         wakeWaiting();
-        return taken;
+        Request<?> prev = null;
+        while (head != null) {
+            Request<?> next = head.next;
+            head.next = prev;
+            prev = head;
+            head = next;
+        }
+        return prev;
     }
 
     /**

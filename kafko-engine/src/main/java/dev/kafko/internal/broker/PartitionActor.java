@@ -25,7 +25,7 @@ import org.jspecify.annotations.Nullable;
  * thread. Readers use {@link #log()} from any thread.
  *
  * <p>The {@link Mailbox} is a bounded lock-free stack (a sender that finds it full waits for room).
- * The owner takes it all with one {@code getAndSet}, reverses it into arrival order and coalesces
+ * The owner takes it all, in arrival order, with one {@code getAndSet}, and coalesces
  * its records into {@link PartitionLog#append} frames (up to {@link #MAX_FRAME_BYTES}, and no more
  * than a segment holds). Under {@link FsyncPolicy#EVERY_BATCH} one flush covers every append of the
  * round (group commit). The owner then releases the partition, completes the round's futures outside
@@ -155,8 +155,8 @@ final class PartitionActor implements Mailbox.Owner {
 
     /**
      * Queues {@code r}; runs the mailbox on this thread if nobody owns the partition. A record request
-     * that finds the mailbox full waits for room first ({@link Mailbox#pushWhenRoom}), unless an
-     * observer sends it: its thread may own this partition or another, whose room it would block.
+     * that finds the mailbox full waits for room first ({@link Mailbox#pushWhenRoom}), unless this
+     * thread owns a partition (user code inside a drain: an observer, a logger), which must never wait.
      * Any thread.
      */
     void submit(Request<?> r) {
@@ -164,7 +164,7 @@ final class PartitionActor implements Mailbox.Owner {
             r.actor = this;
         }
         if (!mailbox.tryPush(r, false)) {
-            if (GuardedObserver.inCallback()) {
+            if (ThreadMarks.get()[ThreadMarks.OWNING] > 0) {
                 mailbox.tryPush(r, true);
             } else if (!mailbox.pushWhenRoom(r, this)) {
                 return;
@@ -173,13 +173,22 @@ final class PartitionActor implements Mailbox.Owner {
         drainIfIdle();
     }
 
+    /**
+     * Runs the mailbox on this thread if nobody owns the partition; false when somebody does. A
+     * thread that owns another partition hands the run to the scheduler thread instead: it would
+     * complete this partition's futures, whose callbacks may wait for the partition it holds.
+     */
     @Override
     public boolean drainIfIdle() {
-        if (OWNER.compareAndSet(this, 0, 1)) {
-            drain();
-            return true;
+        int[] marks = ThreadMarks.get();
+        if (marks[ThreadMarks.OWNING] > 0 && ctx.scheduler().schedule(this::drainIfIdle, Duration.ZERO)) {
+            return false; // (a closed scheduler refuses: the instance is closing, nothing waits for this thread)
         }
-        return false;
+        if (!OWNER.compareAndSet(this, 0, 1)) {
+            return false;
+        }
+        drain(marks);
+        return true;
     }
 
     @Override
@@ -194,19 +203,22 @@ final class PartitionActor implements Mailbox.Owner {
         return c.await();
     }
 
-    private void drain() {
+    /** Runs rounds until the mailbox is empty; {@code marks} are this thread's {@link ThreadMarks}. */
+    private void drain(int[] marks) {
         for (;;) {
             ownerThread = Thread.currentThread();
+            marks[ThreadMarks.OWNING]++;
             // an interrupt would close the log's file channels (interruptible channels) for everyone:
             // hold it back while this thread works for the partition, and restore it afterwards
             boolean interrupted = Thread.interrupted();
-            Request<?> round = reverse(mailbox.takeAll());
+            Request<?> round = mailbox.takeAll();
             int ticket = -1;
             try {
                 if (round != null && (round = process(round)) != null) {
-                    ticket = completions.enter();
+                    ticket = completions.enter(marks);
                 }
             } finally {
+                marks[ThreadMarks.OWNING]--;
                 ownerThread = null;
                 OWNER.setVolatile(this, 0);
                 mailbox.wakeWaiting(); // a sender waiting for room may drain while this completes futures
@@ -224,24 +236,13 @@ final class PartitionActor implements Mailbox.Owner {
                 }
             } finally {
                 if (ticket >= 0) {
-                    completions.done(ticket);
+                    completions.done(ticket, marks);
                 }
             }
             if (mailbox.isEmpty() || !OWNER.compareAndSet(this, 0, 1)) {
                 return;
             }
         }
-    }
-
-    private static @Nullable Request<?> reverse(@Nullable Request<?> head) {
-        Request<?> prev = null;
-        while (head != null) {
-            Request<?> next = head.next;
-            head.next = prev;
-            prev = head;
-            head = next;
-        }
-        return prev;
     }
 
     /**

@@ -31,18 +31,20 @@ final class Scheduler implements AutoCloseable {
         executor.setContinueExistingPeriodicTasksAfterShutdownPolicy(false);
     }
 
-    /** Runs {@code task} once after {@code delay}; silently dropped once closed. */
-    void schedule(Runnable task, Duration delay) {
+    /** Runs {@code task} once after {@code delay}; false (the task dropped) once closed. */
+    boolean schedule(Runnable task, Duration delay) {
         try {
-            executor.schedule(guard(task), delay.toNanos(), TimeUnit.NANOSECONDS);
+            executor.schedule(guard(task), Durations.saturatedNanos(delay), TimeUnit.NANOSECONDS);
+            return true;
         } catch (RejectedExecutionException e) {
             LOG.log(Level.DEBUG, "scheduler closed; dropped a task");
+            return false;
         }
     }
 
     /** Runs {@code task} every {@code period}. */
     ScheduledFuture<?> every(Runnable task, Duration period) {
-        long nanos = period.toNanos();
+        long nanos = Durations.saturatedNanos(period);
         return executor.scheduleWithFixedDelay(guard(task), nanos, nanos, TimeUnit.NANOSECONDS);
     }
 
