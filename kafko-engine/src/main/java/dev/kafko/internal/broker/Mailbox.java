@@ -16,10 +16,11 @@ import org.jspecify.annotations.Nullable;
  * so the bound costs nothing besides the push.
  *
  * <p>A push that would take the queue past {@code limit} is refused ({@link #tryPush}); the sender
- * then waits ({@link #pushWhenRoom}), and {@link #takeAll} unparks it once the owner has taken the queue. A
- * request always fits into an empty queue, however large; commands (no records) always fit.
- * The waiting sender registers before it looks at the queue again, and the owner empties the queue
- * before it looks at the registered senders (both with full fences), so a wake-up is never missed.
+ * then waits ({@link #pushWhenRoom}) until the owner takes the queue ({@link #takeAll}) or releases the
+ * partition ({@link #wakeWaiting}). A request always fits when no record is queued, however large;
+ * commands (no records) always fit. The waiting sender registers before it looks at the queue and the
+ * owner flag again, and the owner empties the queue or lowers its flag before it looks at the
+ * registered senders (all volatile accesses, so sequentially consistent): a wake-up is never missed.
  */
 final class Mailbox {
 
@@ -40,8 +41,7 @@ final class Mailbox {
     private final long limit;
     private final Duration maxBlock;
     private final long maxBlockNanos;
-    @SuppressWarnings("unused") // through HEAD
-    private volatile @Nullable Request<?> head;
+    private volatile @Nullable Request<?> head; // CAS through HEAD
     private final ConcurrentLinkedQueue<Thread> waiting = new ConcurrentLinkedQueue<>();
 
     Mailbox(String partition, long limit, Duration maxBlock) {

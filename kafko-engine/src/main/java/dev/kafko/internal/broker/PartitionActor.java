@@ -144,10 +144,6 @@ final class PartitionActor implements Mailbox.Owner {
         return log;
     }
 
-    PartitionState state() {
-        return state;
-    }
-
     /** Whether reads may go on: the log is open. */
     boolean isOpen() {
         return state != PartitionState.CLOSED;
@@ -567,7 +563,7 @@ final class PartitionActor implements Mailbox.Owner {
     }
 
     /** The exception for a request the partition can no longer take. */
-    KafkoException rejection() {
+    private KafkoException rejection() {
         if (state == PartitionState.FAILED) {
             Throwable f = failure;
             return new PartitionFailedException("partition " + topic + "-" + partition + " failed earlier: " + f, f);
