@@ -90,14 +90,14 @@ final class Mailbox {
      * the senders waiting for room. Owner only.
      */
     @Nullable Request<?> takeAll() {
-        Request<?> head = (Request<?>) HEAD.getAndSet(this, null);
+        Request<?> newest = (Request<?>) HEAD.getAndSet(this, null);
         wakeWaiting();
         Request<?> prev = null;
-        while (head != null) {
-            Request<?> next = head.next;
-            head.next = prev;
-            prev = head;
-            head = next;
+        for (Request<?> r = newest; r != null; ) {
+            Request<?> next = r.next;
+            r.next = prev;
+            prev = r;
+            r = next;
         }
         return prev;
     }
