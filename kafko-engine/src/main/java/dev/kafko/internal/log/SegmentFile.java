@@ -31,8 +31,9 @@ import org.jspecify.annotations.Nullable;
  * disk as an {@code IOException}). The steps grow with the file: the first is
  * {@value #ALLOCATION_STEP_MIN} bytes, then each one doubles the file, in steps of at most
  * {@value #ALLOCATION_STEP_MAX} bytes; so a partition that holds little costs little page cache, and a
- * busy one few allocation calls. Nothing is allocated when a segment is created or opened, only
- * when the first append needs it. The zeros also leave the pages resident in the page cache; the
+ * busy one few allocation calls; a writer that catches up with its preparer writes only a step of
+ * {@value #ALLOCATION_STEP_MIN} bytes itself. Nothing is allocated when a segment is created or
+ * opened, only when the first append needs it. The zeros also leave the pages resident in the page cache; the
  * preparer then takes each page's mapping fault just ahead of the writer (see {@link #touch}), so
  * that the writer's own stores rarely fault.
  *
@@ -397,11 +398,15 @@ final class SegmentFile {
 
     /**
      * Writes zeros from {@link #allocated} to at least {@code end}, maps them, then publishes the new
-     * {@link #allocated}. Under {@link #growth}.
+     * {@link #allocated}. A writer that has a preparer and caught up with it writes only a short step
+     * ({@value #ALLOCATION_STEP_MIN} bytes), and leaves the next large one to the preparer, beside it:
+     * a send never waits for megabytes of zeros (during writeback they take tens of milliseconds).
+     * Under {@link #growth}.
      */
     private void ensureAllocated(long end) {
         if (end > allocated) {
-            allocateTo(grownTarget(allocated, end));
+            allocateTo(preparer == null ? grownTarget(allocated, end)
+                    : roundUp(Math.max(end, Math.min(allocationLimit, allocated + ALLOCATION_STEP_MIN))));
         }
     }
 

@@ -19,6 +19,7 @@ public final class FaultyFileIo implements FileIo {
 
     private final FileIo real = FileIo.SYSTEM;
     private final AtomicLong writes = new AtomicLong();
+    private final AtomicLong writtenBytes = new AtomicLong();
     private final AtomicLong forces = new AtomicLong();
     private final AtomicLong moves = new AtomicLong();
     private final AtomicLong deletes = new AtomicLong();
@@ -89,6 +90,11 @@ public final class FaultyFileIo implements FileIo {
 
     public long writes() {
         return writes.get();
+    }
+
+    /** Bytes written through channels (data and zeros alike), torn writes counting what reached the file. */
+    public long writtenBytes() {
+        return writtenBytes.get();
     }
 
     public long forces() {
@@ -162,13 +168,16 @@ public final class FaultyFileIo implements FileIo {
             int remaining = src.remaining();
             int allowed = admit(path, remaining);
             if (allowed >= 0) {
-                return positional ? delegate.write(src, position) : delegate.write(src);
+                int n = positional ? delegate.write(src, position) : delegate.write(src);
+                writtenBytes.addAndGet(n);
+                return n;
             }
             boolean torn = writes.get() == tornWriteAt;
             ByteBuffer half = src.duplicate();
             half.limit(half.position() - allowed);
             int written = positional ? delegate.write(half, position) : delegate.write(half);
             src.position(src.position() + written);
+            writtenBytes.addAndGet(written);
             if (torn) {
                 throw new IOException("injected torn write after " + written + " of " + remaining + " bytes: " + path);
             }

@@ -73,6 +73,32 @@ class PrepareAheadTest {
     }
 
     @Test
+    void aWriterThatCaughtUpWritesOnlyShortStepsOfZerosAndLeavesTheLargeOnesToThePreparer() {
+        FaultyFileIo io = new FaultyFileIo().syncs(false);
+        HeldExecutor preparer = new HeldExecutor();
+        try (PartitionLog log = PartitionLog.open(Logs.TOPIC, 0, dir, BIG, Clock.systemUTC(), io, preparer)) {
+            // the preparer is busy: every byte of zeros below comes from the writer, one short step at a time
+            // (the file doubled before: 2 MiB of zeros for a little over 1 MiB of frames)
+            while (log.sizeBytes() <= 1 << 20) {
+                Logs.appendFrames(log, 1, 1, 200);
+                assertThat(io.writtenBytes())
+                        .as("zeros the writer wrote for %s bytes of frames", log.sizeBytes())
+                        .isLessThanOrEqualTo(log.sizeBytes() + SegmentFile.ALLOCATION_STEP_MIN + 4096);
+            }
+            assertThat(preparer.held).as("the large step is still asked of the preparer").hasSize(1);
+            long writes = io.writes();
+            preparer.runAll();
+            assertThat(io.writes()).as("the preparer's step").isGreaterThan(writes);
+            assertThat(io.writtenBytes()).isGreaterThan(log.sizeBytes() + SegmentFile.ALLOCATION_STEP_MIN);
+            Logs.appendFrames(log, 100, 1, 200);
+            List<KafkoRecord> all = Logs.readAll(log);
+            for (int i = 0; i < all.size(); i++) {
+                assertRecord(all.get(i), i, 200);
+            }
+        }
+    }
+
+    @Test
     void aFailedStepOnThePreparerLeavesTheWriterToMeetTheErrorItself() {
         FaultyFileIo io = new FaultyFileIo().syncs(false);
         HeldExecutor preparer = new HeldExecutor();
