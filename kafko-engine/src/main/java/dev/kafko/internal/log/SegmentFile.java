@@ -281,6 +281,8 @@ final class SegmentFile {
         try {
             ex.execute(this::prepareStep);
         } catch (RejectedExecutionException e) {
+            // the preparer is shut down: this writer allocates its own steps, doubling, from now on
+            preparer = null;
             prepareQueued.set(false);
         }
     }

@@ -12,6 +12,8 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -95,6 +97,26 @@ class PrepareAheadTest {
             for (int i = 0; i < all.size(); i++) {
                 assertRecord(all.get(i), i, 200);
             }
+        }
+    }
+
+    @Test
+    void aWriterWhosePreparerRefusesWorkGoesBackToDoublingStepsOfItsOwn() {
+        FaultyFileIo io = new FaultyFileIo().syncs(false);
+        int[] refused = {0};
+        Executor shutDown = task -> {
+            refused[0]++;
+            throw new RejectedExecutionException("shut down");
+        };
+        try (PartitionLog log = PartitionLog.open(Logs.TOPIC, 0, dir, BIG, Clock.systemUTC(), io, shutDown)) {
+            while (io.writtenBytes() <= 1 << 20) {
+                Logs.appendFrames(log, 1, 1, 200);
+            }
+            assertThat(refused[0]).as("asked once, then never again").isEqualTo(1);
+            // the step that took the file past 1 MiB doubled it: about twice the frames, not 64 KiB more
+            assertThat(io.writtenBytes()).as("zeros for %s bytes of frames", log.sizeBytes())
+                    .isGreaterThan(log.sizeBytes() + 256 * 1024);
+            assertThat(Logs.readAll(log)).hasSize((int) log.endOffset());
         }
     }
 
