@@ -33,9 +33,9 @@ import org.jspecify.annotations.Nullable;
  * {@value #ALLOCATION_STEP_MAX} bytes; so a partition that holds little costs little page cache, and a
  * busy one few allocation calls; a writer that catches up with its preparer writes only a step of
  * {@value #ALLOCATION_STEP_MIN} bytes itself. Nothing is allocated when a segment is created or
- * opened, only when the first append needs it. The zeros also leave the pages resident in the page cache; the
- * preparer then takes each page's mapping fault just ahead of the writer (see {@link #touch}), so
- * that the writer's own stores rarely fault.
+ * opened, only when the first append needs it. The zeros also leave the pages resident in the page
+ * cache; the preparer then takes each page's mapping fault just ahead of the writer (see
+ * {@link #touch}), so that the writer's own stores rarely fault.
  *
  * <p>Large frames are written with {@code pwrite} (from {@link StagingBuffers}, in pieces of at most
  * {@link StagingBuffers#SIZE} bytes) and need no zeros first: a {@code pwrite} past the end of the
