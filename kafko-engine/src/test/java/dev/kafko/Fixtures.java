@@ -7,10 +7,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
 
-/** Small helpers shared by the public-API tests. */
-final class Fixtures {
+/** Small helpers shared by the public-API tests (and, where public, by the internal ones). */
+public final class Fixtures {
 
     private Fixtures() {
     }
@@ -31,6 +32,20 @@ final class Fixtures {
             out.addAll(c.poll(Duration.ofMillis(100)));
         }
         return out;
+    }
+
+    /**
+     * Sends {@code value} back to back until a send lingers (its future is not complete when
+     * {@code send} returns), and returns that send's future.
+     */
+    public static CompletableFuture<RecordPosition> lingeringSend(Producer p, byte[] value) {
+        for (int i = 0; i < 10_000; i++) {
+            CompletableFuture<RecordPosition> f = p.send(null, value);
+            if (!f.isDone()) {
+                return f;
+            }
+        }
+        throw new AssertionError("no send lingered in 10,000 back-to-back sends");
     }
 
     /** The names of live threads that kafko started. */

@@ -426,12 +426,6 @@ class LingerTest {
 
     /** Sends until one lingers (a send less than 100 us after the previous one does); returns it. */
     private static CompletableFuture<RecordPosition> lingeringSend(Producer p) {
-        for (int i = 0; i < 10_000; i++) {
-            CompletableFuture<RecordPosition> f = p.send(null, VALUE);
-            if (!f.isDone()) {
-                return f;
-            }
-        }
-        throw new AssertionError("no send lingered in 10,000 back-to-back sends");
+        return Fixtures.lingeringSend(p, VALUE);
     }
 }

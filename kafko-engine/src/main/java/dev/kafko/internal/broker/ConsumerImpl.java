@@ -122,14 +122,14 @@ final class ConsumerImpl implements Consumer {
             if (remaining <= 0) {
                 return List.of();
             }
-            waiter.parked = true;
+            waiter.parking();
             try {
                 // re-check after announcing the park: an append that missed the flag is seen here
                 if (!wakeup.get() && !anyWork()) {
                     LockSupport.parkNanos(this, remaining);
                 }
             } finally {
-                waiter.parked = false;
+                waiter.running();
             }
             ensureOpen();
         }

@@ -41,8 +41,9 @@ import org.jspecify.annotations.Nullable;
  * that follow, once they reach {@link #LINGER_BYTES}, after {@link dev.kafko.KafkoOptions#linger()}
  * at the latest (zero turns lingering off), or as soon as anyone needs them: a thread blocks on one of
  * their futures (or on a future derived from one), a consumer of the partition is about to park, any
- * other request arrives, or the partition closes. They never linger while a consumer is parked on the
- * partition, under {@link FsyncPolicy#EVERY_BATCH}, nor for a while after a thread blocked on one.
+ * other request arrives, or the partition closes. They never linger while a consumer of the partition
+ * is parked, nor for the first {@link #WOKEN_ROUNDS} rounds while one that an append woke is not yet
+ * running, under {@link FsyncPolicy#EVERY_BATCH}, nor for a while after a thread blocked on one.
  * So a pipelining producer writes few large frames, while an awaited send, a sporadic send and a
  * waiting consumer see no delay.
  * Flags with a Dekker-style handshake keep a blocked waiter from being missed: the owner raises
@@ -59,6 +60,15 @@ final class PartitionActor implements Mailbox.Owner {
     static final long LINGER_BYTES = 64 * 1024;
     /** A send round this close to the previous one is part of a stream, and its sends may linger. */
     static final long STREAM_GAP_NANOS = 100_000;
+    /**
+     * After an append woke a parked consumer, at most this many send rounds are written at once
+     * rather than linger while it is still waking up: the rest of the burst whose first send woke it
+     * (a producer pacing itself to a rate sends a few records each time it wakes, as the kernel parks
+     * a thread for at least ~50 µs) is then there for the consumer's first read, where lingering it
+     * would wait until the consumer has finished the first record and written the rest itself. The
+     * bound keeps a stream coalescing while a woken consumer waits long for a CPU.
+     */
+    static final int WOKEN_ROUNDS = 32;
     /** After a thread blocked on a lingering send, this many send rounds are written at once. */
     static final int AWAITED_BACKOFF_ROUNDS = 256;
 
@@ -98,6 +108,8 @@ final class PartitionActor implements Mailbox.Owner {
     private boolean lingerTimerScheduled;
     private long lastSendRound = Long.MIN_VALUE / 2;
     private int lingerBackoff;
+    /** Send rounds written at once since an append last woke a consumer; see {@link #WOKEN_ROUNDS}. */
+    private int wokenRounds = WOKEN_ROUNDS;
     /** True while sends linger (and briefly, harmlessly, around it); written by the owner, read by anyone. */
     private volatile boolean lingering;
 
@@ -135,7 +147,9 @@ final class PartitionActor implements Mailbox.Owner {
         long end = log.endOffset();
         if (end != readableEnd) {
             readableEnd = end;
-            waiters.wake();
+            if (waiters.wake()) {
+                wokenRounds = 0;
+            }
         }
     }
 
@@ -337,6 +351,10 @@ final class PartitionActor implements Mailbox.Owner {
             }
         }
         if (waiters.anyParked()) {
+            return false;
+        }
+        if (wokenRounds < WOKEN_ROUNDS && waiters.anyWoken()) {
+            wokenRounds++;
             return false;
         }
         if (lingerHead == null) {

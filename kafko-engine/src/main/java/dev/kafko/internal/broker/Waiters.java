@@ -39,11 +39,13 @@ final class Waiters {
         }
     }
 
-    /** Unparks the consumers that are parked; a volatile read each for those that are not. */
-    void wake() {
+    /** Unparks the consumers that are parked (a volatile read each for those that are not); true when any was. */
+    boolean wake() {
+        boolean woke = false;
         for (Waiter w : all) {
-            w.wake();
+            woke |= w.wake();
         }
+        return woke;
     }
 
     /** Unparks every consumer, parked or not (its next park returns at once). */
@@ -53,10 +55,20 @@ final class Waiters {
         }
     }
 
-    /** Whether a consumer is parked now (its flag read after the caller's own volatile write). */
+    /** Whether a consumer is parked now (its state read after the caller's own volatile write). */
     boolean anyParked() {
         for (Waiter w : all) {
-            if (w.parked) {
+            if (w.isParked()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether a consumer was woken and is not yet running. */
+    boolean anyWoken() {
+        for (Waiter w : all) {
+            if (w.isWoken()) {
                 return true;
             }
         }

@@ -17,13 +17,13 @@ class WaiterTest {
         AtomicInteger parks = new AtomicInteger();
         Thread consumer = new Thread(() -> {
             // parks until the flag is lowered: a wake that lowered it without unparking would hang here
-            while (w.parked) {
+            while (w.isParked()) {
                 parks.incrementAndGet();
                 LockSupport.park(this);
             }
         });
         w.thread = consumer;
-        w.parked = true;
+        w.parking();
         consumer.start();
         while (parks.get() == 0) {
             Thread.onSpinWait();
@@ -31,7 +31,7 @@ class WaiterTest {
 
         w.wake();
 
-        assertThat(w.parked).isFalse();
+        assertThat(w.isParked()).isFalse();
         consumer.join(TimeUnit.SECONDS.toMillis(20));
         assertThat(consumer.isAlive()).as("the parked consumer was unparked").isFalse();
     }
@@ -40,10 +40,10 @@ class WaiterTest {
     void wakeWithNobodyParkedChangesNothing() {
         Waiter w = new Waiter();
         w.wake();
-        assertThat(w.parked).isFalse();
+        assertThat(w.isParked()).isFalse();
 
         w.thread = Thread.currentThread();
         w.wake();
-        assertThat(w.parked).isFalse();
+        assertThat(w.isParked()).isFalse();
     }
 }
