@@ -95,13 +95,17 @@ public final class KafkoAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     RecordMessageConverter kafkoRecordMessageConverter(ConfigurableListableBeanFactory beanFactory) {
-        List<MessageConverter> converters = new ArrayList<>(List.of(new ByteArrayMessageConverter(),
-                new StringMessageConverter()));
-        ClassLoader classLoader = beanFactory.getBeanClassLoader();
-        if (ClassUtils.isPresent(JSON_MAPPER, classLoader)) {
-            converters.add(new LazyMessageConverter(() -> JacksonConverters.json(beanFactory, classLoader)));
-        }
-        return new RecordMessageConverter(new CompositeMessageConverter(converters));
+        // built on first use: String and byte[] values (and payloads of records without headers for
+        // String and byte[] parameters) never reach it, and a cold start need not load it
+        return new RecordMessageConverter(new LazyMessageConverter(() -> {
+            List<MessageConverter> converters = new ArrayList<>(List.of(new ByteArrayMessageConverter(),
+                    new StringMessageConverter()));
+            ClassLoader classLoader = beanFactory.getBeanClassLoader();
+            if (ClassUtils.isPresent(JSON_MAPPER, classLoader)) {
+                converters.add(new LazyMessageConverter(() -> JacksonConverters.json(beanFactory, classLoader)));
+            }
+            return new CompositeMessageConverter(converters);
+        }));
     }
 
     @Bean(name = KafkoListenerAnnotationBeanPostProcessor.HANDLER_METHOD_FACTORY_BEAN_NAME)
