@@ -24,7 +24,8 @@ import java.util.Objects;
  * @param linger how long a send that streams in with others may wait, at most, to be written in one
  *        frame with the sends that follow it (default 1 ms; zero writes every send at once). A send
  *        lingers only while sends come in a stream (less than 100 µs apart), no consumer of its
- *        partition is parked waiting, the topic's policy is not {@link FsyncPolicy#EVERY_BATCH}, and
+ *        partition is parked waiting (nor, for up to 32 send rounds, woken by an append and not
+ *        yet running), the topic's policy is not {@link FsyncPolicy#EVERY_BATCH}, and
  *        nobody waits on it: blocking on its future ({@code join}, {@code get}, also of a future derived
  *        from it with {@code thenApply} and the like) writes it at once, as does a consumer about to
  *        wait for records, and {@link Kafko#close()}. Only a future observed through callbacks alone

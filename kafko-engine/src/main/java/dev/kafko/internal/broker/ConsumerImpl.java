@@ -137,7 +137,7 @@ final class ConsumerImpl implements Consumer {
 
     /**
      * Whether a poll would find something: records, a reset, a rebalance, a closed partition. Called
-     * with the parked flag raised: sends lingering in an owned partition are written first (by this
+     * with its waiter's state set to parked: sends lingering in an owned partition are written first (by this
      * thread, when the partition is idle), and none starts to linger while the flag is up.
      */
     private boolean anyWork() {

@@ -41,14 +41,15 @@ import org.jspecify.annotations.Nullable;
  * that follow, once they reach {@link #LINGER_BYTES}, after {@link dev.kafko.KafkoOptions#linger()}
  * at the latest (zero turns lingering off), or as soon as anyone needs them: a thread blocks on one of
  * their futures (or on a future derived from one), a consumer of the partition is about to park, any
- * other request arrives, or the partition closes. They never linger while a consumer of the partition
- * is parked, nor for the first {@link #WOKEN_ROUNDS} rounds while one that an append woke is not yet
- * running, under {@link FsyncPolicy#EVERY_BATCH}, nor for a while after a thread blocked on one.
+ * other request arrives, or the partition closes. They never linger under
+ * {@link FsyncPolicy#EVERY_BATCH}, while a consumer of the partition is parked, for a while after a
+ * thread blocked on one, nor for the first {@link #WOKEN_ROUNDS} rounds while a consumer that an append
+ * woke is not yet running.
  * So a pipelining producer writes few large frames, while an awaited send, a sporadic send and a
  * waiting consumer see no delay.
  * Flags with a Dekker-style handshake keep a blocked waiter from being missed: the owner raises
- * {@link #lingering} before it reads {@link Request#awaited} and the consumers' parked flags; a
- * waiter raises its flag before it reads {@link #lingering}.
+ * {@link #lingering} before it reads {@link Request#awaited} and the waiters' states; a waiter raises
+ * its flag (or sets its state to parked) before it reads {@link #lingering}.
  */
 final class PartitionActor implements Mailbox.Owner {
 
@@ -108,7 +109,10 @@ final class PartitionActor implements Mailbox.Owner {
     private boolean lingerTimerScheduled;
     private long lastSendRound = Long.MIN_VALUE / 2;
     private int lingerBackoff;
-    /** Send rounds written at once since an append last woke a consumer; see {@link #WOKEN_ROUNDS}. */
+    /**
+     * Stream rounds written at once (not lingered) for a woken consumer since an append last woke one;
+     * {@link #WOKEN_ROUNDS} once none is woken any more. See {@link #WOKEN_ROUNDS}.
+     */
     private int wokenRounds = WOKEN_ROUNDS;
     /** True while sends linger (and briefly, harmlessly, around it); written by the owner, read by anyone. */
     private volatile boolean lingering;
@@ -353,9 +357,13 @@ final class PartitionActor implements Mailbox.Owner {
         if (waiters.anyParked()) {
             return false;
         }
-        if (wokenRounds < WOKEN_ROUNDS && waiters.anyWoken()) {
-            wokenRounds++;
-            return false;
+        if (wokenRounds < WOKEN_ROUNDS) {
+            if (waiters.anyWoken()) {
+                wokenRounds++;
+                return false;
+            }
+            // the consumers woken have run: what is left of the allowance is not for a later wake-up
+            wokenRounds = WOKEN_ROUNDS;
         }
         if (lingerHead == null) {
             lingerHead = round;
@@ -398,7 +406,7 @@ final class PartitionActor implements Mailbox.Owner {
     }
 
     /**
-     * A consumer of this partition is about to park (its parked flag is raised): lingering sends are
+     * A consumer of this partition is about to park (its waiter's state is parked): lingering sends are
      * written now, by this thread if the partition is idle. Any thread.
      */
     void readerWaiting() {

@@ -5,10 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.kafko.Fixtures;
 import dev.kafko.Kafko;
 import dev.kafko.KafkoOptions;
+import dev.kafko.KafkoRecord;
 import dev.kafko.Producer;
 import dev.kafko.RecordPosition;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -60,6 +63,48 @@ class WokenConsumerLingerTest {
                 p.flush();
                 consumer.parking();
             }
+
+            // a burst that woke it, one round of it, then the consumer runs: the allowance left is not
+            // spent on a later wake-up that no append of this partition made (another partition's)
+            p.send(null, VALUE);
+            p.send(null, VALUE);
+            consumer.running();
+            Fixtures.lingeringSend(p, VALUE);
+            p.flush();
+            consumer.parking();
+            assertThat(consumer.wake()).isTrue();
+            boolean lingered = false;
+            for (int i = 0; i < 16 && !lingered; i++) {
+                lingered = !p.send(null, VALUE).isDone();
+            }
+            assertThat(lingered).as("a send lingers within 16 of the foreign wake-up").isTrue();
+            p.flush();
+        }
+    }
+
+    @Test
+    void aConsumerWokenByAnAppendIsRunningAgainOnceItsPollReturns() throws Exception {
+        try (Kafko k = Kafko.open(dir, KafkoOptions.builder().linger(Duration.ofHours(1)).build())) {
+            k.createTopic("t");
+            Producer p = k.producer("t");
+            ConsumerImpl consumer = (ConsumerImpl) k.consumer("t");
+            AtomicReference<List<KafkoRecord>> polled = new AtomicReference<>();
+            Thread reader = new Thread(() -> polled.set(consumer.poll(Duration.ofSeconds(30))), "reader");
+            reader.start();
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (!consumer.waiter.isParked() && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            assertThat(consumer.waiter.isParked()).as("the reader parked in poll").isTrue();
+
+            p.send(null, VALUE).join();
+            reader.join(20_000);
+
+            assertThat(polled.get()).hasSize(1);
+            // woken, then running: a consumer left marked woken would keep sends from lingering
+            assertThat(consumer.waiter.isWoken()).isFalse();
+            assertThat(consumer.waiter.isParked()).isFalse();
+            consumer.close();
         }
     }
 
