@@ -36,20 +36,9 @@ import org.jspecify.annotations.Nullable;
  * <p>Futures complete in offset order within one round. Two rounds drained one after the other
  * by different threads may complete concurrently.
  *
- * <p><b>Lingering sends.</b> Single-record sends that stream in (a send round less than
- * {@link #STREAM_GAP_NANOS} after the previous one) linger, to be written as one frame with the sends
- * that follow, once they reach {@link #LINGER_BYTES}, after {@link dev.kafko.KafkoOptions#linger()}
- * at the latest (zero turns lingering off), or as soon as anyone needs them: a thread blocks on one of
- * their futures (or on a future derived from one), a consumer of the partition is about to park, any
- * other request arrives, or the partition closes. They never linger under
- * {@link FsyncPolicy#EVERY_BATCH}, while a consumer of the partition is parked, for a while after a
- * thread blocked on one, nor for the first {@link #WOKEN_ROUNDS} rounds while a consumer that an append
- * woke is not yet running.
- * So a pipelining producer writes few large frames, while an awaited send, a sporadic send and a
- * waiting consumer see no delay.
- * Flags with a Dekker-style handshake keep a blocked waiter from being missed: the owner raises
- * {@link #lingering} before it reads {@link Request#awaited} and the waiters' states; a waiter raises
- * its flag (or sets its state to parked) before it reads {@link #lingering}.
+ * <p><b>Lingering sends.</b> Single-record sends that stream in may linger, to be written as one frame
+ * with the sends that follow; {@link LingerChain} holds them and the rule for when they may (never
+ * under {@link FsyncPolicy#EVERY_BATCH}).
  */
 final class PartitionActor implements Mailbox.Owner {
 
@@ -57,21 +46,6 @@ final class PartitionActor implements Mailbox.Owner {
     static final long MAX_FRAME_BYTES = 1 << 20;
     /** A frame stops growing at this many records. */
     static final int MAX_FRAME_RECORDS = 16 * 1024;
-    /** Lingering sends are written once they hold this many bytes. */
-    static final long LINGER_BYTES = 64 * 1024;
-    /** A send round this close to the previous one is part of a stream, and its sends may linger. */
-    static final long STREAM_GAP_NANOS = 100_000;
-    /**
-     * After an append woke a parked consumer, at most this many send rounds are written at once
-     * rather than linger while it is still waking up: the rest of the burst whose first send woke it
-     * (a producer pacing itself to a rate sends a few records each time it wakes, as the kernel parks
-     * a thread for at least ~50 µs) is then there for the consumer's first read, where lingering it
-     * would wait until the consumer has finished the first record and written the rest itself. The
-     * bound keeps a stream coalescing while a woken consumer waits long for a CPU.
-     */
-    static final int WOKEN_ROUNDS = 32;
-    /** After a thread blocked on a lingering send, this many send rounds are written at once. */
-    static final int AWAITED_BACKOFF_ROUNDS = 256;
 
     private static final System.Logger LOG = System.getLogger(PartitionActor.class.getName());
     private static final VarHandle OWNER;
@@ -90,7 +64,6 @@ final class PartitionActor implements Mailbox.Owner {
     private final FsyncPolicy fsync;
     /** A coalesced frame stops growing at this many record bytes: {@link #MAX_FRAME_BYTES} or what a segment holds. */
     private final long frameBytes;
-    private final Duration linger;
     private final BrokerContext ctx;
     private final CompletionBarrier completions = new CompletionBarrier();
 
@@ -102,26 +75,14 @@ final class PartitionActor implements Mailbox.Owner {
     private final ArrayList<OutgoingRecord> frame = new ArrayList<>(256);
     private boolean dirty;
     private boolean flushScheduled;
-    /** Sends accepted but not yet written, in arrival order, chained through {@link Request#next}. */
-    private @Nullable Request<?> lingerHead;
-    private @Nullable Request<?> lingerTail;
-    private long lingerBytes;
-    private boolean lingerTimerScheduled;
-    private long lastSendRound = Long.MIN_VALUE / 2;
-    private int lingerBackoff;
-    /**
-     * Stream rounds written at once (not lingered) for a woken consumer since an append last woke one;
-     * {@link #WOKEN_ROUNDS} once none is woken any more. See {@link #WOKEN_ROUNDS}.
-     */
-    private int wokenRounds = WOKEN_ROUNDS;
-    /** True while sends linger (and briefly, harmlessly, around it); written by the owner, read by anyone. */
-    private volatile boolean lingering;
+    /** Sends accepted but not yet written; owner only but for its lingering flag. */
+    private final LingerChain chain;
 
     private volatile PartitionState state = PartitionState.RUNNING;
     private volatile boolean deleted;
     private volatile @Nullable Throwable failure;
     private volatile @Nullable PartitionInfo closedInfo;
-    private final Waiters waiters = new Waiters();
+    private final Waiters waiters;
     /**
      * The end offset consumers may read up to. Under {@link FsyncPolicy#EVERY_BATCH} it moves only
      * after the flush that covers the records, so a consumer never sees (and a group never commits
@@ -135,9 +96,12 @@ final class PartitionActor implements Mailbox.Owner {
         this.log = log;
         this.fsync = config.fsync();
         this.frameBytes = Math.min(MAX_FRAME_BYTES, PartitionLog.recordBytesPerSegment(config.segmentBytes()));
-        this.linger = ctx.options().linger();
         this.mailbox = new Mailbox(topic + "-" + partition, ctx.options().maxQueuedBytes(), ctx.options().maxBlock());
         this.ctx = ctx;
+        this.waiters = new Waiters();
+        Duration linger = ctx.options().linger();
+        this.chain = new LingerChain(linger, waiters, () -> ctx.scheduler().schedule(
+                () -> submit(new CommandRequest(CommandRequest.Kind.LINGER_ENDED)), linger));
         this.readableEnd = log.endOffset();
     }
 
@@ -152,7 +116,7 @@ final class PartitionActor implements Mailbox.Owner {
         if (end != readableEnd) {
             readableEnd = end;
             if (waiters.wake()) {
-                wokenRounds = 0;
+                chain.consumerWoken();
             }
         }
     }
@@ -265,19 +229,10 @@ final class PartitionActor implements Mailbox.Owner {
      */
     private @Nullable Request<?> process(Request<?> round) {
         assert ownerThread == Thread.currentThread() : "partition " + topic + "-" + partition + " has two writers";
-        if (lingerMore(round)) {
+        if (state == PartitionState.RUNNING && fsync != FsyncPolicy.EVERY_BATCH && chain.offer(round)) {
             return null;
         }
-        Request<?> first = round;
-        if (lingerHead != null) {
-            // the lingering sends come first: they arrived before anything in the mailbox
-            lingerTail.next = round;
-            first = lingerHead;
-            lingerHead = null;
-            lingerTail = null;
-            lingerBytes = 0;
-        }
-        lingering = false;
+        Request<?> first = chain.takeBefore(round);
         Request<?> unflushed = null; // first append of the round not yet covered by an EVERY_BATCH flush
         Request<?> r = first;
         while (r != null) {
@@ -315,77 +270,12 @@ final class PartitionActor implements Mailbox.Owner {
     }
 
     /**
-     * Lets every request of {@code round} linger, after the sends lingering already, when the round
-     * is made of single sends only and may linger (see the class comment); false leaves the round
-     * untouched. Owner only.
-     */
-    private boolean lingerMore(Request<?> round) {
-        if (state != PartitionState.RUNNING || fsync == FsyncPolicy.EVERY_BATCH || linger.isZero()) {
-            return false;
-        }
-        long bytes = lingerBytes;
-        Request<?> last = round;
-        for (Request<?> q = round; q != null; q = q.next) {
-            if (!(q instanceof SendRequest)) {
-                return false;
-            }
-            bytes += q.encodedBytes();
-            last = q;
-        }
-        if (lingerHead == null || bytes >= LINGER_BYTES) {
-            // a round added to sends lingering already does not read the clock (~50 ns a read here):
-            // they started a stream, and are written within the linger time whatever follows
-            long now = System.nanoTime();
-            boolean stream = now - lastSendRound < STREAM_GAP_NANOS;
-            lastSendRound = now;
-            if (!stream || bytes >= LINGER_BYTES) {
-                return false;
-            }
-        }
-        if (lingerBackoff > 0) {
-            lingerBackoff--;
-            return false;
-        }
-        // raised before reading the waiters' flags: either a waiter sees it, or this sees the waiter's flag
-        // (the sends lingering already were checked when they started to: their waiters see the flag)
-        lingering = true;
-        for (Request<?> q = round; q != null; q = q.next) {
-            if (q.awaited) {
-                return false;
-            }
-        }
-        if (waiters.anyParked()) {
-            return false;
-        }
-        if (wokenRounds < WOKEN_ROUNDS) {
-            if (waiters.anyWoken()) {
-                wokenRounds++;
-                return false;
-            }
-            // the consumers woken have run: what is left of the allowance is not for a later wake-up
-            wokenRounds = WOKEN_ROUNDS;
-        }
-        if (lingerHead == null) {
-            lingerHead = round;
-        } else {
-            lingerTail.next = round;
-        }
-        lingerTail = last;
-        lingerBytes = bytes;
-        if (!lingerTimerScheduled) {
-            lingerTimerScheduled = true;
-            ctx.scheduler().schedule(() -> submit(new CommandRequest(CommandRequest.Kind.LINGER_ENDED)), linger);
-        }
-        return true;
-    }
-
-    /**
      * A thread is about to block on {@code r}, or on a future derived from it: if sends linger, they
      * are written now, and sends stop lingering for a while. Any thread.
      */
     void awaited(Request<?> r) {
-        r.awaited = true; // before reading lingering: see lingerMore()
-        if (lingering) {
+        r.awaited = true; // before reading lingering: see LingerChain
+        if (chain.isLingering()) {
             submit(new CommandRequest(CommandRequest.Kind.AWAITED));
         }
     }
@@ -410,7 +300,7 @@ final class PartitionActor implements Mailbox.Owner {
      * written now, by this thread if the partition is idle. Any thread.
      */
     void readerWaiting() {
-        if (lingering) {
+        if (chain.isLingering()) {
             submit(new CommandRequest(CommandRequest.Kind.WRITE_LINGERING));
         }
     }
@@ -511,8 +401,8 @@ final class PartitionActor implements Mailbox.Owner {
     private void execute(CommandRequest c) {
         // every send that lingered came before this command in the round, and is written already
         switch (c.kind) {
-            case LINGER_ENDED -> lingerTimerScheduled = false;
-            case AWAITED -> lingerBackoff = AWAITED_BACKOFF_ROUNDS;
+            case LINGER_ENDED -> chain.ended();
+            case AWAITED -> chain.awaitedBlocked();
             case WRITE_LINGERING -> {
                 // nothing more to do
             }

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Sends made while a consumer of the partition has been woken and is not yet running are written at
- * once, up to {@link PartitionActor#WOKEN_ROUNDS} of them: the consumer's first read finds the rest of
+ * once, up to {@link LingerChain#WOKEN_ROUNDS} of them: the consumer's first read finds the rest of
  * the burst that woke it. The consumer is played by
  * a {@link Waiter} whose thread is unset, so that it stays woken for as long as the test needs.
  */
@@ -44,7 +44,7 @@ class WokenConsumerLingerTest {
             assertThat(consumer.isParked()).as("the first append woke it").isFalse();
             assertThat(consumer.isWoken()).as("woken, not yet running").isTrue();
             // back to back: without the woken consumer these would linger (see LingerTest)
-            for (int i = 1; i <= PartitionActor.WOKEN_ROUNDS; i++) {
+            for (int i = 1; i <= LingerChain.WOKEN_ROUNDS; i++) {
                 assertThat(p.send(null, VALUE)).as("send %d", i).isCompletedWithValue(new RecordPosition(0, i));
             }
             // the consumer still has no CPU: the stream coalesces again
