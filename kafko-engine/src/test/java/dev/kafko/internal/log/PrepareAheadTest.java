@@ -67,10 +67,7 @@ class PrepareAheadTest {
             assertThat(io.writes() - writes).as("the late step prepares one further step ahead (in pieces)")
                     .isLessThanOrEqualTo(SegmentFile.PREPARE_PIECE / SegmentFile.ZEROS_PER_WRITE);
             Logs.appendFrames(log, 50, 2, 200);
-            List<KafkoRecord> all = Logs.readAll(log);
-            for (int i = 0; i < all.size(); i++) {
-                assertRecord(all.get(i), i, 200);
-            }
+            assertEveryRecordReadsBack(log);
         }
     }
 
@@ -93,10 +90,7 @@ class PrepareAheadTest {
             assertThat(io.writes()).as("the preparer's step").isGreaterThan(writes);
             assertThat(io.writtenBytes()).isGreaterThan(log.sizeBytes() + SegmentFile.ALLOCATION_STEP_MIN);
             Logs.appendFrames(log, 100, 1, 200);
-            List<KafkoRecord> all = Logs.readAll(log);
-            for (int i = 0; i < all.size(); i++) {
-                assertRecord(all.get(i), i, 200);
-            }
+            assertEveryRecordReadsBack(log);
         }
     }
 
@@ -205,6 +199,14 @@ class PrepareAheadTest {
             for (int i = 0; i < total; i++) {
                 assertRecord(all.get(i), i, 300);
             }
+        }
+    }
+
+    /** Every record of {@code log} reads back with its offset and a 200-byte value. */
+    private static void assertEveryRecordReadsBack(PartitionLog log) {
+        List<KafkoRecord> all = Logs.readAll(log);
+        for (int i = 0; i < all.size(); i++) {
+            assertRecord(all.get(i), i, 200);
         }
     }
 }
