@@ -322,6 +322,32 @@ class ConsumerGroupTest {
     }
 
     @Test
+    void aGroupNamedLikeAnOffsetsFileOfTheOlderLayoutIsAGroupOfItsOwn() {
+        try (Kafko k = Kafko.open(dir)) {
+            k.createTopic("t");
+            for (int i = 0; i < 10; i++) {
+                k.producer("t").send(null, bytes("v" + i)).join();
+            }
+            try (Consumer c = k.groupConsumer("t", "a.offsets")) {
+                c.commit(Map.of(0, 7L));
+            }
+            try (Consumer c = k.groupConsumer("t", "b.offsets")) {
+                // a member that never committed: its directory exists, its offsets file does not
+                assertThat(k.groups("t")).doesNotContain("b");
+            }
+            try (Consumer c = k.groupConsumer("t", "a")) {
+                assertThat(c.position(0)).as("group 'a' never committed").isZero();
+                c.commit(Map.of(0, 2L));
+            }
+            assertThat(k.groups("t")).contains("a", "a.offsets").doesNotContain("b");
+        }
+        try (Kafko k = Kafko.open(dir)) {
+            assertThat(k.groupInfo("t", "a.offsets").committed()).containsEntry(0, 7L);
+            assertThat(k.groupInfo("t", "a").committed()).containsEntry(0, 2L);
+        }
+    }
+
+    @Test
     void callbacksNeverAnnounceAPartitionTakenAndGivenUpBetweenTwoPolls() {
         List<String> events = new CopyOnWriteArrayList<>();
         try (Kafko k = Kafko.open(dir)) {

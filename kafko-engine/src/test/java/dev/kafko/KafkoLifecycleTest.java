@@ -210,6 +210,39 @@ class KafkoLifecycleTest {
     }
 
     @Test
+    void creatingATopicNeverDeletesAFileOrDirectoryOfTheUsersOfThatName() throws Exception {
+        Files.createDirectories(dir);
+        Files.writeString(dir.resolve("notes"), "hello");
+        Files.createDirectories(dir.resolve("backup"));
+        Files.writeString(dir.resolve("backup").resolve("dump.sql"), "select 1");
+        try (Kafko k = Kafko.open(dir)) {
+            assertThatThrownBy(() -> k.createTopic("notes")).isInstanceOf(InvalidTopicLayoutException.class)
+                    .hasMessageContaining("'notes'").hasMessageContaining("move it away");
+            assertThatThrownBy(() -> k.createTopic("backup")).isInstanceOf(InvalidTopicLayoutException.class)
+                    .hasMessageContaining("'backup'");
+            assertThat(k.topics()).isEmpty();
+            k.createTopic("t");
+        }
+        assertThat(dir.resolve("notes")).hasContent("hello");
+        assertThat(dir.resolve("backup").resolve("dump.sql")).hasContent("select 1");
+    }
+
+    @Test
+    void theLockFilesNameIsNoTopicName() throws Exception {
+        try (Kafko k = Kafko.open(dir)) {
+            assertThatThrownBy(() -> k.createTopic(FileNames.LOCK_FILE)).isInstanceOf(InvalidNameException.class)
+                    .hasMessageContaining("reserved").hasMessageContaining("lock file");
+            assertThatThrownBy(() -> k.producer(FileNames.LOCK_FILE)).isInstanceOf(InvalidNameException.class);
+            assertThat(dir.resolve(FileNames.LOCK_FILE)).isRegularFile();
+            // other names that start with a dot are topics like any other
+            k.createTopic(".locks");
+        }
+        try (Kafko k = Kafko.open(dir)) {
+            assertThat(k.topics()).containsExactly(".locks");
+        }
+    }
+
+    @Test
     void damagedTopicConfigFailsOpenNamingTheTopicAndReleasesTheLock() throws Exception {
         try (Kafko k = Kafko.open(dir)) {
             k.createTopic("orders");

@@ -102,7 +102,8 @@ final class GroupOffsetsFile implements AutoCloseable {
      * place or the other, and the next open looks again.
      */
     static void adoptLegacy(FileIo io, Path legacy, Path file, boolean sync) {
-        if (!Files.exists(legacy) || Files.exists(file)) {
+        // a directory of that name is the group named "<group>.offsets", in the layout of today
+        if (!Files.isRegularFile(legacy) || Files.exists(file)) {
             return;
         }
         try {

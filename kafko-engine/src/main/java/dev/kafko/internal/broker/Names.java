@@ -1,10 +1,12 @@
 package dev.kafko.internal.broker;
 
 import dev.kafko.InvalidNameException;
+import dev.kafko.internal.io.FileNames;
 
 /**
  * Internal: the naming rule of topics and groups, Kafka's: characters from {@code [A-Za-z0-9._-]},
- * 1 to 249 of them, and not {@code .} or {@code ..}, for topics and groups alike. Checked before any
+ * 1 to 249 of them, and not {@code .} or {@code ..}, for topics and groups alike; one topic name,
+ * {@value FileNames#LOCK_FILE}, is kafko's lock file and reserved. Checked before any
  * file-system call, so a name can never escape the data directory. Stateless; any thread.
  */
 final class Names {
@@ -52,6 +54,10 @@ final class Names {
             throw new InvalidNameException(kind + " name '" + printable(name) + "' is invalid: a " + kind + " name has 1 to "
                     + MAX_LENGTH + " characters from [A-Za-z0-9._-] and is not '.' or '..' (length was "
                     + name.length() + ")");
+        }
+        if (kind.equals("topic") && name.equals(FileNames.LOCK_FILE)) {
+            throw new InvalidNameException("topic name '" + name + "' is reserved: it is the name of the data"
+                    + " directory's lock file");
         }
         return name;
     }

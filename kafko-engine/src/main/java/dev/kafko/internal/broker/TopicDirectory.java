@@ -10,6 +10,7 @@ import java.lang.System.Logger.Level;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
@@ -83,7 +84,12 @@ final class TopicDirectory {
     /** Creates a topic: partition logs first, the config last (the commit point). */
     static TopicImpl create(Broker broker, Path topicDir, String name, TopicConfig config) {
         FileIo io = broker.context().io();
-        if (Files.exists(topicDir)) {
+        if (Files.exists(topicDir, LinkOption.NOFOLLOW_LINKS)) {
+            if (!isLeftover(topicDir)) {
+                throw new InvalidTopicLayoutException("topic '" + name + "': " + topicDir + " exists and is not a"
+                        + " topic directory kafko left behind (it holds files kafko never writes there); move it away"
+                        + " or pick another name");
+            }
             LOG.log(Level.WARNING, "removing " + topicDir + ", left over from an interrupted create or delete");
             deleteTree(topicDir);
         }
@@ -107,6 +113,30 @@ final class TopicDirectory {
                     : new KafkoStorageException("cannot create topic '" + name + "' in " + topicDir + ": " + e, e);
         }
         return new TopicImpl(name, topicDir, broker, config, actors);
+    }
+
+    /**
+     * Whether {@code topicDir} (a path without a {@code topic.conf}) is what an interrupted create or
+     * delete leaves: a directory (not a link) holding only partition directories, the groups directory
+     * and a temporary config. Anything else is the user's, and never deleted.
+     */
+    private static boolean isLeftover(Path topicDir) {
+        if (!Files.isDirectory(topicDir, LinkOption.NOFOLLOW_LINKS)) {
+            return false;
+        }
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(topicDir)) {
+            for (Path entry : ds) {
+                String n = entry.getFileName().toString();
+                boolean ours = n.equals(FileNames.GROUPS_DIR) || n.equals(FileNames.TOPIC_CONFIG_FILE + FileNames.TMP_SUFFIX)
+                        || (!n.isEmpty() && n.length() <= 10 && n.chars().allMatch(Character::isDigit));
+                if (!ours) {
+                    return false;
+                }
+            }
+        } catch (IOException e) {
+            throw new KafkoStorageException("cannot list " + topicDir + ": " + e, e);
+        }
+        return true;
     }
 
     private static PartitionActor[] openAll(Broker broker, Path topicDir, String name, TopicConfig config) {
@@ -157,7 +187,7 @@ final class TopicDirectory {
                 String n = f.getFileName().toString();
                 if (Files.isRegularFile(f.resolve(FileNames.OFFSETS_FILE)) && Names.isValidGroup(n)) {
                     out.add(n);
-                } else if (n.endsWith(FileNames.OFFSETS_SUFFIX)) {
+                } else if (n.endsWith(FileNames.OFFSETS_SUFFIX) && Files.isRegularFile(f)) {
                     // the layout before each group had a directory
                     String group = n.substring(0, n.length() - FileNames.OFFSETS_SUFFIX.length());
                     if (Names.isValidGroup(group)) {

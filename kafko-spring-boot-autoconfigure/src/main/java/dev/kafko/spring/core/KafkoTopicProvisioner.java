@@ -66,16 +66,17 @@ public final class KafkoTopicProvisioner implements InitializingBean {
         }
     }
 
-    /**
-     * Makes sure {@code name} exists with at least {@code minPartitions} partitions.
-     *
-     * @throws UnknownTopicException when it does not exist and auto-creation is off
-     */
     /** The properties that declare topic {@code name}: a name with a dot needs the bracket form. */
     public static String propertyPrefix(String name) {
         return name.indexOf('.') >= 0 ? "kafko.topics[" + name + "]" : "kafko.topics." + name;
     }
 
+    /**
+     * Makes sure {@code name} exists with at least {@code minPartitions} partitions (a dead-letter topic
+     * needs as many as the topic it serves), growing it with a log line when it has fewer.
+     *
+     * @throws UnknownTopicException when it does not exist and auto-creation is off
+     */
     public Topic ensure(String name, int minPartitions) {
         Topic topic = kafko.topic(name).orElse(null);
         if (topic == null) {
@@ -93,6 +94,8 @@ public final class KafkoTopicProvisioner implements InitializingBean {
             topic = create(name, config);
         }
         if (topic.partitionCount() < minPartitions) {
+            LOG.info("Growing topic '{}' from {} to {} partitions (a dead-letter topic has as many as the topic it serves)",
+                    name, topic.partitionCount(), minPartitions);
             topic.increasePartitions(minPartitions);
         }
         return topic;
