@@ -62,8 +62,21 @@ final class SegmentFile {
     /** Writes at least this long go through the channel instead of the mapping. */
     static final int CHANNEL_WRITE_MIN = 32 * 1024;
     private static final int PAGE = 4096;
-    /** The preparer allocates a step in pieces of this many bytes, taking the lock for each. */
+    /**
+     * Zeros are written in aligned pieces of this size while a writer fills its file fast
+     * ({@link #HUGE_PIECES_MIN_RATE}), each in one call, so that the page cache holds the region in one
+     * huge folio (ext4 on Linux 6.16 or later) and a mapping takes one page fault for all of it:
+     * single-record appends into such pieces ran about twice as fast here. The preparer then allocates
+     * a step in pieces of this size, taking the lock for each.
+     */
+    static final int HUGE_PIECE = 2 << 20;
+    /**
+     * Otherwise the preparer allocates a step in pieces of at most this many bytes: it yields the CPU
+     * after each one.
+     */
     static final int PREPARE_PIECE = 1 << 20;
+    /** Bytes per second from which a writer's zeros are written in huge pieces. */
+    static final double HUGE_PIECES_MIN_RATE = 128e6;
     /** The preparer touches pages in runs of this many bytes, taking the lock for each. */
     private static final int TOUCH_RUN = 16 * 1024;
     /** An atomic add of zero to an int of a mapped page: a store as far as the page fault goes, never a change. */
@@ -110,6 +123,17 @@ final class SegmentFile {
     private volatile boolean writingThroughChannel;
     /** Set once no append follows (sealing, closing): the preparer must not grow the file again. */
     private volatile boolean appendsEnded;
+    /**
+     * Whether zeros are written in aligned {@link #HUGE_PIECE}s: the writer filled the file at
+     * {@link #HUGE_PIECES_MIN_RATE} or more between its last two requests for a step. Written by the
+     * writer, read by the preparer.
+     */
+    private volatile boolean hugePieces;
+    /** {@link #HUGE_PIECES_MIN_RATE}, unless a test chose another rate. Writer only. */
+    private double hugePiecesMinRate = HUGE_PIECES_MIN_RATE;
+    /** When the writer last asked for a step, and the allocated size then. Writer only. */
+    private long askedAtNanos;
+    private long askedAtSize;
     /** Reads of the fresh tail, through a channel of their own; closed with {@link #channel}. */
     private final TailReads tailReads;
 
@@ -259,6 +283,11 @@ final class SegmentFile {
         }
     }
 
+    /** Writes zeros in huge pieces for a writer that fills the file at {@code bytesPerSecond} or more. Writer only. */
+    void hugePiecesFrom(double bytesPerSecond) {
+        this.hugePiecesMinRate = bytesPerSecond;
+    }
+
     /**
      * Lets {@code executor} prepare steps of zeros (blocks and mapped pages) ahead of the writer, so
      * that the writer's stores land on resident, mapped pages and cost no page fault. Writer only.
@@ -278,6 +307,14 @@ final class SegmentFile {
                 || prepareQueued.get() || !prepareQueued.compareAndSet(false, true)) {
             return;
         }
+        // huge pieces only for a writer that fills the file fast: one piece is a single system call of
+        // a millisecond or more that the preparer cannot yield inside, which a consumer woken on its CPU
+        // would wait out (a p99 of 0.1-0.6 ms instead of 0.06-0.1 ms for a listener at 50 K records/s)
+        long now = System.nanoTime();
+        double bytesPerSecond = (a - askedAtSize) * 1e9 / Math.max(1, now - askedAtNanos);
+        hugePieces = a >= HUGE_PIECE && bytesPerSecond >= hugePiecesMinRate;
+        askedAtNanos = now;
+        askedAtSize = a;
         try {
             ex.execute(this::prepareStep);
         } catch (RejectedExecutionException e) {
@@ -333,7 +370,9 @@ final class SegmentFile {
             if (appendsEnded || channel == null || from >= goal || from >= allocationLimit) {
                 return false;
             }
-            allocateTo(Math.min(goal, roundUp(from + PREPARE_PIECE)));
+            // to the next aligned boundary: after a short piece (the writer's), the pieces are whole again
+            int piece = hugePieces ? HUGE_PIECE : PREPARE_PIECE;
+            allocateTo(Math.min(goal, from - from % piece + piece));
             return true;
         } finally {
             growth.unlock();
@@ -407,28 +446,66 @@ final class SegmentFile {
      */
     private void ensureAllocated(long end) {
         if (end > allocated) {
-            allocateTo(preparer == null ? grownTarget(allocated, end)
-                    : roundUp(Math.max(end, Math.min(allocationLimit, allocated + ALLOCATION_STEP_MIN))));
+            allocateTo(preparer == null ? grownTarget(allocated, end) : caughtUpTarget(allocated, end));
         }
+    }
+
+    /**
+     * What a writer that caught up with its preparer allocates itself: a short step while the file is
+     * small, and to the end of the huge piece holding {@code end} once it is not, so that the pieces
+     * stay whole (a short step would leave that region in small folios for good: a page fault for every
+     * page the writer stores into, several times the cost of the zeros it saved).
+     */
+    private long caughtUpTarget(long current, long end) {
+        long target = current + ALLOCATION_STEP_MIN;
+        if (hugePieces) {
+            target = (Math.max(end, target) + HUGE_PIECE - 1) / HUGE_PIECE * HUGE_PIECE;
+        }
+        return roundUp(Math.max(end, Math.min(allocationLimit, target)));
     }
 
     /** {@link #ensureAllocated} to exactly {@code target}, a page multiple above {@link #allocated}. */
     private void allocateTo(long target) {
         long from = allocated;
         FileChannel ch = writableChannel();
+        // a writer of large frames writes them with pwrite, which needs no mapped page and waits for the
+        // file's lock that every pwrite holds: short pieces of zeros keep those waits short
+        boolean huge = hugePieces && !writingThroughChannel;
         try {
             long pos = from;
             while (pos < target) {
-                ByteBuffer z = ZEROS.duplicate();
-                z.limit((int) Math.min(z.capacity(), target - pos));
                 // real zeros, not setLength: a sparse hole would turn a full disk into SIGBUS on store
-                pos += ch.write(z, pos);
+                if (huge && pos % HUGE_PIECE == 0 && target - pos >= HUGE_PIECE) {
+                    pos += writeHugePieceOfZeros(ch, pos);
+                } else {
+                    ByteBuffer z = ZEROS.duplicate();
+                    z.limit((int) Math.min(z.capacity(), Math.min(target - pos, HUGE_PIECE - pos % HUGE_PIECE)));
+                    pos += ch.write(z, pos);
+                }
             }
         } catch (IOException e) {
             throw StorageErrors.wrap("allocate " + (target - from) + " bytes of segment", path, e);
         }
         ensureMapped(target);
         allocated = target;
+    }
+
+    /**
+     * Writes {@value #HUGE_PIECE} zeros at {@code pos} with one gathering write (the kernel sizes a
+     * page-cache folio by the length of the write it is allocated for); returns the bytes written, all
+     * of them unless the write failed. The channel's own position is used by nothing else.
+     */
+    private static long writeHugePieceOfZeros(FileChannel ch, long pos) throws IOException {
+        ByteBuffer[] zeros = new ByteBuffer[HUGE_PIECE / ZEROS_PER_WRITE];
+        for (int i = 0; i < zeros.length; i++) {
+            zeros[i] = ZEROS.duplicate();
+        }
+        ch.position(pos);
+        long written = 0;
+        while (written < HUGE_PIECE) {
+            written += ch.write(zeros);
+        }
+        return written;
     }
 
     /**

@@ -1,0 +1,116 @@
+package dev.kafko.internal.log;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kafko.internal.io.DelegatingFileChannel;
+import dev.kafko.internal.io.FileIo;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.OpenOption;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Zeros ahead of a fast writer come in whole, aligned {@link SegmentFile#HUGE_PIECE}s, each one gathering
+ * write (so the kernel can hold each in one huge folio); a slow writer's never do; the bytes stored read
+ * back the same either way.
+ */
+class HugePiecesTest {
+
+    private static final int FRAME = 300;
+    private static final long LIMIT = 64L << 20;
+
+    @TempDir
+    Path dir;
+
+    /** Every gathering write: {position, bytes}. */
+    private final List<long[]> gathered = new CopyOnWriteArrayList<>();
+
+    @Test
+    void aFastWritersZerosComeInWholeAlignedHugePiecesEachInOneWrite() {
+        fill(0, 12 << 20);
+        assertThat(gathered).as("huge pieces of zeros").hasSizeGreaterThanOrEqualTo(3);
+        for (long[] w : gathered) {
+            assertThat(w[0] % SegmentFile.HUGE_PIECE).as("position %s aligned", w[0]).isZero();
+            assertThat(w[1]).as("bytes of the write at %s", w[0]).isEqualTo(SegmentFile.HUGE_PIECE);
+        }
+        assertThat(gathered.get(0)[0]).as("not before the file reached a huge piece").isGreaterThanOrEqualTo(SegmentFile.HUGE_PIECE);
+    }
+
+    @Test
+    void aSlowWritersZerosNeverComeInHugePieces() {
+        fill(Double.MAX_VALUE, 12 << 20);
+        assertThat(gathered).isEmpty();
+    }
+
+    /** Writes numbered frames up to {@code bytes}, running the preparer's steps as they are asked for, and reads every one back. */
+    private void fill(double hugeFrom, long bytes) {
+        HeldExecutor preparer = new HeldExecutor();
+        SegmentFile f = SegmentFile.create(recording(), dir.resolve("0.log"), new byte[16], LIMIT);
+        try {
+            f.prepareWith(preparer);
+            f.hugePiecesFrom(hugeFrom);
+            byte[] frame = new byte[FRAME];
+            List<Long> positions = new ArrayList<>();
+            long pos = 16;
+            for (int i = 0; pos + FRAME <= bytes; i++) {
+                ByteBuffer.wrap(frame).putInt(0, i).putInt(FRAME - 4, ~i);
+                f.write(pos, frame, 0, FRAME);
+                positions.add(pos);
+                pos += FRAME;
+                if (i % 4096 == 0) {
+                    preparer.runAll();
+                }
+            }
+            byte[] back = new byte[FRAME];
+            for (int i = 0; i < positions.size(); i++) {
+                f.read(positions.get(i), back, 0, FRAME);
+                ByteBuffer b = ByteBuffer.wrap(back);
+                assertThat(b.getInt(0)).isEqualTo(i);
+                assertThat(b.getInt(FRAME - 4)).isEqualTo(~i);
+            }
+        } finally {
+            f.endAppends();
+            f.closeChannel();
+        }
+    }
+
+    private FileIo recording() {
+        return new FileIo() {
+            @Override
+            public FileChannel open(Path path, OpenOption... options) throws IOException {
+                return new DelegatingFileChannel(FileIo.SYSTEM.open(path, options)) {
+                    @Override
+                    public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
+                        long n = 0;
+                        for (int i = offset; i < offset + length; i++) {
+                            n += srcs[i].remaining();
+                        }
+                        gathered.add(new long[] {delegate.position(), n});
+                        return delegate.write(srcs, offset, length);
+                    }
+                };
+            }
+
+            @Override
+            public void atomicMove(Path source, Path target) throws IOException {
+                FileIo.SYSTEM.atomicMove(source, target);
+            }
+
+            @Override
+            public void deleteIfExists(Path path) throws IOException {
+                FileIo.SYSTEM.deleteIfExists(path);
+            }
+
+            @Override
+            public void fsyncDirectory(Path dir) throws IOException {
+                FileIo.SYSTEM.fsyncDirectory(dir);
+            }
+        };
+    }
+}
