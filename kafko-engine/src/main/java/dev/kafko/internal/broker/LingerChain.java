@@ -86,8 +86,14 @@ final class LingerChain {
             total += q.encodedBytes();
             last = q;
         }
+        if (backoff > 0) {
+            // written at once, and without a clock read (~90 ns here, a tenth of an awaited send): the
+            // round after the back-off reads a stale time, so it is written at once too
+            backoff--;
+            return false;
+        }
         if (head == null || total >= LINGER_BYTES) {
-            // a round added to sends lingering already does not read the clock (~50 ns a read here):
+            // a round added to sends lingering already does not read the clock either:
             // they started a stream, and are written within the linger time whatever follows
             long now = System.nanoTime();
             boolean stream = now - lastSendRound < STREAM_GAP_NANOS;
@@ -95,10 +101,6 @@ final class LingerChain {
             if (!stream || total >= LINGER_BYTES) {
                 return false;
             }
-        }
-        if (backoff > 0) {
-            backoff--;
-            return false;
         }
         // raised before reading the waiters' flags: either a waiter sees it, or this sees the waiter's flag
         // (the sends lingering already were checked when they started to: their waiters see the flag)

@@ -13,6 +13,8 @@ import dev.kafko.internal.io.FileNames;
 import dev.kafko.internal.io.StorageErrors;
 import java.io.Closeable;
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -59,6 +61,16 @@ import org.jspecify.annotations.Nullable;
  * which is why the log does not try to carry on in place.
  */
 public final class PartitionLog implements Closeable {
+
+    private static final VarHandle SIZE_BYTES;
+
+    static {
+        try {
+            SIZE_BYTES = MethodHandles.lookup().findVarHandle(PartitionLog.class, "sizeBytes", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private static final int CLEAN_MARKER_MAGIC = 0x4B464B43;
     private static final short CLEAN_MARKER_VERSION = 1;
@@ -212,8 +224,9 @@ public final class PartitionLog implements Closeable {
         } catch (KafkoException | Error e) {
             throw fail(e);
         }
-        // publish to readers: the segment's size was published first, so every offset below is readable
-        sizeBytes += length;
+        // publish to readers: the segment's size was published first, so every offset below is readable;
+        // the end offset's volatile write also orders it before the reads of waiting consumers' states
+        SIZE_BYTES.setRelease(this, sizeBytes + length);
         endOffset = base + count;
         return base;
     }
