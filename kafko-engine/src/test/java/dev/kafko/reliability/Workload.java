@@ -4,6 +4,10 @@ import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
 import java.util.zip.CRC32C;
@@ -51,6 +55,26 @@ final class Workload {
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
+    }
+
+    /**
+     * What each open file descriptor of this process points to (a path, or {@code socket:[…]} and the
+     * like), for telling kafko's files from the JVM's own, which open lazily (a jar, a pipe).
+     */
+    static List<String> openFileDescriptorTargets() {
+        List<String> out = new ArrayList<>();
+        try (Stream<Path> s = Files.list(Path.of("/proc/self/fd"))) {
+            for (Path fd : (Iterable<Path>) s::iterator) {
+                try {
+                    out.add(Files.readSymbolicLink(fd).toString());
+                } catch (java.io.IOException e) {
+                    // closed since it was listed (the listing's own descriptor, for one)
+                }
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return out;
     }
 
     /** Live threads named kafko-*. */
