@@ -116,9 +116,10 @@ final class TopicDirectory {
     }
 
     /**
-     * Whether {@code topicDir} (a path without a {@code topic.conf}) is what an interrupted create or
+     * Whether {@code topicDir} (a path no open topic holds) is what an interrupted or failed create or
      * delete leaves: a directory (not a link) holding only partition directories, the groups directory
-     * and a temporary config. Anything else is the user's, and never deleted.
+     * and a config (a delete that failed to remove it) or a temporary one. Anything else is the user's,
+     * and never deleted.
      */
     private static boolean isLeftover(Path topicDir) {
         if (!Files.isDirectory(topicDir, LinkOption.NOFOLLOW_LINKS)) {
@@ -127,7 +128,8 @@ final class TopicDirectory {
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(topicDir)) {
             for (Path entry : ds) {
                 String n = entry.getFileName().toString();
-                boolean ours = n.equals(FileNames.GROUPS_DIR) || n.equals(FileNames.TOPIC_CONFIG_FILE + FileNames.TMP_SUFFIX)
+                boolean ours = n.equals(FileNames.GROUPS_DIR) || n.equals(FileNames.TOPIC_CONFIG_FILE)
+                        || n.equals(FileNames.TOPIC_CONFIG_FILE + FileNames.TMP_SUFFIX)
                         || (!n.isEmpty() && n.length() <= 10 && n.chars().allMatch(Character::isDigit));
                 if (!ours) {
                     return false;

@@ -1,6 +1,7 @@
 package dev.kafko.internal.log;
 
 import dev.kafko.KafkoClosedException;
+import dev.kafko.FsyncPolicy;
 import dev.kafko.KafkoException;
 import dev.kafko.KafkoRecord;
 import dev.kafko.OffsetOutOfRangeException;
@@ -124,7 +125,7 @@ public final class PartitionLog implements Closeable {
         }
         this.sizeBytes = bytes;
         this.encoder = new FrameEncoder(name, config.compression(), config.maxRecordBytes());
-        last.file().prepareWith(preparer);
+        prepare(last.file());
         this.segmentAgeMillis = config.segmentAge().toMillis();
     }
 
@@ -224,8 +225,7 @@ public final class PartitionLog implements Closeable {
         } catch (KafkoException | Error e) {
             throw fail(e);
         }
-        // publish to readers: the segment's size was published first, so every offset below is readable;
-        // the end offset's volatile write also orders it before the reads of waiting consumers' states
+        // publish to readers: the segment's size was published first, so every offset below is readable
         SIZE_BYTES.setRelease(this, sizeBytes + length);
         endOffset = base + count;
         return base;
@@ -242,6 +242,19 @@ public final class PartitionLog implements Closeable {
      * page-cache speed while the disk catches up, and a writer that outruns the disk for longer waits
      * for the oldest seal here.
      */
+    /**
+     * Hands the active segment's file to the preparer. Huge pieces of zeros only under
+     * {@link FsyncPolicy#NEVER}: the first store into a clean huge folio dirties all of it, so each
+     * fsync of a partition that fsyncs often would write 2 MiB back (about 1.2 ms a round here,
+     * against 0.3 ms with 256 KiB pieces).
+     */
+    private void prepare(SegmentFile file) {
+        file.prepareWith(preparer);
+        if (config.fsync() != FsyncPolicy.NEVER) {
+            file.hugePiecesFrom(Double.POSITIVE_INFINITY);
+        }
+    }
+
     private Segment roll(Segment active, long now, boolean largeFrames) {
         // a bounded number of seals in flight: a writer that outruns the disk for long waits here
         seals.awaitRoom();
@@ -254,7 +267,7 @@ public final class PartitionLog implements Closeable {
         segments = s;
         // its header counts, as it does for the segments a reopen finds and those retention deletes
         sizeBytes += next.size();
-        next.file().prepareWith(preparer);
+        prepare(next.file());
         seals.seal(active, largeFrames);
         return next;
     }

@@ -32,7 +32,8 @@ import org.jspecify.annotations.Nullable;
  * {@value #ALLOCATION_STEP_MIN} bytes, then each one doubles the file, in steps of at most
  * {@value #ALLOCATION_STEP_MAX} bytes; so a partition that holds little costs little page cache, and a
  * busy one few allocation calls; a writer that catches up with its preparer writes only a step of
- * {@value #ALLOCATION_STEP_MIN} bytes itself. Nothing is allocated when a segment is created or
+ * {@value #ALLOCATION_STEP_MIN} bytes itself, or, while its zeros come in huge pieces (see
+ * {@link #HUGE_PIECE}), to the end of the piece it reached. Nothing is allocated when a segment is created or
  * opened, only when the first append needs it. The zeros also leave the pages resident in the page
  * cache; the preparer then takes each page's mapping fault just ahead of the writer (see
  * {@link #touch}), so that the writer's own stores rarely fault.
@@ -131,9 +132,10 @@ final class SegmentFile {
     private volatile boolean hugePieces;
     /** {@link #HUGE_PIECES_MIN_RATE}, unless a test chose another rate. Writer only. */
     private double hugePiecesMinRate = HUGE_PIECES_MIN_RATE;
-    /** When the writer last asked for a step, and the allocated size then. Writer only. */
+    /** Whether, when and where the writer last asked for a step. Writer only. */
+    private boolean asked;
     private long askedAtNanos;
-    private long askedAtSize;
+    private long askedAtEnd;
     /** Reads of the fresh tail, through a channel of their own; closed with {@link #channel}. */
     private final TailReads tailReads;
 
@@ -288,6 +290,11 @@ final class SegmentFile {
         this.hugePiecesMinRate = bytesPerSecond;
     }
 
+    /** The rate from which zeros come in huge pieces (infinite: never). Writer only. */
+    double hugePiecesFrom() {
+        return hugePiecesMinRate;
+    }
+
     /**
      * Lets {@code executor} prepare steps of zeros (blocks and mapped pages) ahead of the writer, so
      * that the writer's stores land on resident, mapped pages and cost no page fault. Writer only.
@@ -310,11 +317,14 @@ final class SegmentFile {
         // huge pieces only for a writer that fills the file fast: one piece is a single system call of
         // a millisecond or more that the preparer cannot yield inside, which a consumer woken on its CPU
         // would wait out (a p99 of 0.1-0.6 ms instead of 0.06-0.1 ms for a listener at 50 K records/s)
+        // the rate of the bytes written between two requests (not of the allocation, which doubles
+        // early on); none before a first request of this file's writer
         long now = System.nanoTime();
-        double bytesPerSecond = (a - askedAtSize) * 1e9 / Math.max(1, now - askedAtNanos);
-        hugePieces = a >= HUGE_PIECE && bytesPerSecond >= hugePiecesMinRate;
+        double bytesPerSecond = (end - askedAtEnd) * 1e9 / Math.max(1, now - askedAtNanos);
+        hugePieces = asked && a >= HUGE_PIECE && bytesPerSecond >= hugePiecesMinRate;
+        asked = true;
         askedAtNanos = now;
-        askedAtSize = a;
+        askedAtEnd = end;
         try {
             ex.execute(this::prepareStep);
         } catch (RejectedExecutionException e) {
@@ -440,8 +450,9 @@ final class SegmentFile {
     /**
      * Writes zeros from {@link #allocated} to at least {@code end}, maps them, then publishes the new
      * {@link #allocated}. A writer that has a preparer and caught up with it writes only a short step
-     * ({@value #ALLOCATION_STEP_MIN} bytes), and leaves the next large one to the preparer, beside it:
-     * a send never waits for megabytes of zeros (during writeback they take tens of milliseconds).
+     * ({@value #ALLOCATION_STEP_MIN} bytes, or to the end of the huge piece it reached, see
+     * {@link #caughtUpTarget}), and leaves the next large one to the preparer, beside it: a send never
+     * waits for a whole step of zeros (during writeback a step takes tens of milliseconds).
      * Under {@link #growth}.
      */
     private void ensureAllocated(long end) {

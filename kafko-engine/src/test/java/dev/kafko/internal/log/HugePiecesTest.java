@@ -2,6 +2,8 @@ package dev.kafko.internal.log;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kafko.FsyncPolicy;
+import dev.kafko.TopicConfig;
 import dev.kafko.internal.io.DelegatingFileChannel;
 import dev.kafko.internal.io.FileIo;
 import java.io.IOException;
@@ -9,6 +11,8 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -46,6 +50,27 @@ class HugePiecesTest {
     void aSlowWritersZerosNeverComeInHugePieces() {
         fill(Double.MAX_VALUE, 12 << 20);
         assertThat(gathered).isEmpty();
+    }
+
+    @Test
+    void onlyALogThatNeverFsyncsOnAppendsGetsHugePiecesInEverySegment() {
+        for (FsyncPolicy policy : List.of(FsyncPolicy.NEVER, FsyncPolicy.EVERY_BATCH, FsyncPolicy.interval(Duration.ofSeconds(1)))) {
+            Path logDir = dir.resolve(policy.toString().replaceAll("[^A-Za-z0-9]", "_"));
+            TopicConfig config = TopicConfig.builder().fsync(policy).segmentBytes(64 * 1024).build();
+            double expected = policy == FsyncPolicy.NEVER ? SegmentFile.HUGE_PIECES_MIN_RATE : Double.POSITIVE_INFINITY;
+            try (PartitionLog log = PartitionLog.open(Logs.TOPIC, 0, logDir, config, Clock.systemUTC(), FileIo.SYSTEM,
+                    new HeldExecutor())) {
+                assertThat(log.segments()[0].file().hugePiecesFrom()).as("%s, first segment", policy).isEqualTo(expected);
+                while (log.segments().length < 3) {
+                    Logs.appendFrames(log, 1, 1, 200);
+                }
+                for (Segment s : log.segments()) {
+                    if (s.file().isWritable()) {
+                        assertThat(s.file().hugePiecesFrom()).as("%s, rolled to", policy).isEqualTo(expected);
+                    }
+                }
+            }
+        }
     }
 
     /** Writes numbered frames up to {@code bytes}, running the preparer's steps as they are asked for, and reads every one back. */
