@@ -29,11 +29,11 @@ import org.jspecify.annotations.Nullable;
  * {@link InternalError} rather than an {@link IOException}. So the writer never stores into a page
  * it has not first filled with real zeros through {@link FileChannel#write} (which reports a full
  * disk as an {@code IOException}). The steps grow with the file: the first is
- * {@value #ALLOCATION_STEP_MIN} bytes, then each one doubles the file, in steps of at most
- * {@value #ALLOCATION_STEP_MAX} bytes; so a partition that holds little costs little page cache, and a
+ * {@value ZeroSteps#ALLOCATION_STEP_MIN} bytes, then each one doubles the file, in steps of at most
+ * {@value ZeroSteps#ALLOCATION_STEP_MAX} bytes; so a partition that holds little costs little page cache, and a
  * busy one few allocation calls; a writer that catches up with its preparer writes only a step of
- * {@value #ALLOCATION_STEP_MIN} bytes itself, or, while its zeros come in huge pieces (see
- * {@link #HUGE_PIECE}), to the end of the piece it reached. Nothing is allocated when a segment is created or
+ * {@value ZeroSteps#ALLOCATION_STEP_MIN} bytes itself, or, while its zeros come in huge pieces (see
+ * {@link ZeroSteps#HUGE_PIECE}), to the end of the piece it reached. Nothing is allocated when a segment is created or
  * opened, only when the first append needs it. The zeros also leave the pages resident in the page
  * cache; the preparer then takes each page's mapping fault just ahead of the writer (see
  * {@link #touch}), so that the writer's own stores rarely fault.
@@ -56,41 +56,14 @@ final class SegmentFile {
 
     /** Each window maps this many bytes of the file (the last one may be shorter). */
     static final int WINDOW_SIZE = 1 << 24;
-    /** The first step of zeros written ahead of the writer. */
-    static final int ALLOCATION_STEP_MIN = 64 * 1024;
-    /** Zeros are written ahead of the writer in steps of at most this many bytes. */
-    static final int ALLOCATION_STEP_MAX = 8 << 20;
     /** Writes at least this long go through the channel instead of the mapping. */
     static final int CHANNEL_WRITE_MIN = 32 * 1024;
     private static final int PAGE = 4096;
-    /**
-     * Zeros are written in aligned pieces of this size while a writer fills its file fast
-     * ({@link #HUGE_PIECES_MIN_RATE}), each in one call, so that the page cache holds the region in one
-     * huge folio (ext4 on Linux 6.16 or later) and a mapping takes one page fault for all of it:
-     * single-record appends into such pieces ran about twice as fast here. The preparer then allocates
-     * a step in pieces of this size, taking the lock for each.
-     */
-    static final int HUGE_PIECE = 2 << 20;
-    /**
-     * Otherwise the preparer allocates a step in pieces of at most this many bytes: it yields the CPU
-     * after each one.
-     */
-    static final int PREPARE_PIECE = 1 << 20;
-    /** Bytes per second from which a writer's zeros are written in huge pieces. */
-    static final double HUGE_PIECES_MIN_RATE = 128e6;
     /** The preparer touches pages in runs of this many bytes, taking the lock for each. */
     private static final int TOUCH_RUN = 16 * 1024;
     /** An atomic add of zero to an int of a mapped page: a store as far as the page fault goes, never a change. */
     private static final VarHandle PAGE_TOUCH = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.nativeOrder());
     private static final System.Logger LOG = System.getLogger(SegmentFile.class.getName());
-    /**
-     * Zeros are written in pieces of this many bytes: each {@code pwrite} holds the file's inode lock,
-     * and a writer's {@code pwrite} of a frame waits for it (spinning, on a VM, while it runs), so the
-     * pieces are kept short (1 MiB pieces cost a template-to-listener stream a tenth of its sender's CPU
-     * in that spin; 64 KiB pieces made batch appends about a quarter slower with their extra calls).
-     */
-    static final int ZEROS_PER_WRITE = 256 * 1024;
-    private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(ZEROS_PER_WRITE).asReadOnlyBuffer();
 
     private final FileIo io;
     private final Path path;
@@ -125,13 +98,13 @@ final class SegmentFile {
     /** Set once no append follows (sealing, closing): the preparer must not grow the file again. */
     private volatile boolean appendsEnded;
     /**
-     * Whether zeros are written in aligned {@link #HUGE_PIECE}s: the writer filled the file at
-     * {@link #HUGE_PIECES_MIN_RATE} or more between its last two requests for a step. Written by the
+     * Whether zeros are written in aligned {@link ZeroSteps#HUGE_PIECE}s: the writer filled the file at
+     * {@link ZeroSteps#HUGE_PIECES_MIN_RATE} or more between its last two requests for a step. Written by the
      * writer, read by the preparer.
      */
     private volatile boolean hugePieces;
-    /** {@link #HUGE_PIECES_MIN_RATE}, unless a test chose another rate. Writer only. */
-    private double hugePiecesMinRate = HUGE_PIECES_MIN_RATE;
+    /** {@link ZeroSteps#HUGE_PIECES_MIN_RATE}, unless a test chose another rate. Writer only. */
+    private double hugePiecesMinRate = ZeroSteps.HUGE_PIECES_MIN_RATE;
     /** Whether, when and where the writer last asked for a step. Writer only. */
     private boolean asked;
     private long askedAtNanos;
@@ -310,7 +283,7 @@ final class SegmentFile {
     private void prepareAheadIfLow(long end) {
         Executor ex = preparer;
         long a = allocated;
-        if (ex == null || a - end >= Math.min(a / 2, ALLOCATION_STEP_MAX / 2) || a >= allocationLimit
+        if (ex == null || a - end >= Math.min(a / 2, ZeroSteps.ALLOCATION_STEP_MAX / 2) || a >= allocationLimit
                 || prepareQueued.get() || !prepareQueued.compareAndSet(false, true)) {
             return;
         }
@@ -321,7 +294,7 @@ final class SegmentFile {
         // early on); none before a first request of this file's writer
         long now = System.nanoTime();
         double bytesPerSecond = (end - askedAtEnd) * 1e9 / Math.max(1, now - askedAtNanos);
-        hugePieces = asked && a >= HUGE_PIECE && bytesPerSecond >= hugePiecesMinRate;
+        hugePieces = asked && a >= ZeroSteps.HUGE_PIECE && bytesPerSecond >= hugePiecesMinRate;
         asked = true;
         askedAtNanos = now;
         askedAtEnd = end;
@@ -345,7 +318,7 @@ final class SegmentFile {
      */
     private void prepareStep() {
         try {
-            long goal = grownTarget(allocated, allocated + 1);
+            long goal = ZeroSteps.grownTarget(allocated, allocated + 1, allocationLimit);
             while (growStep(goal)) {
                 Thread.yield();
             }
@@ -381,7 +354,7 @@ final class SegmentFile {
                 return false;
             }
             // to the next aligned boundary: after a short piece (the writer's), the pieces are whole again
-            int piece = hugePieces ? HUGE_PIECE : PREPARE_PIECE;
+            int piece = hugePieces ? ZeroSteps.HUGE_PIECE : ZeroSteps.PREPARE_PIECE;
             allocateTo(Math.min(goal, from - from % piece + piece));
             return true;
         } finally {
@@ -450,29 +423,16 @@ final class SegmentFile {
     /**
      * Writes zeros from {@link #allocated} to at least {@code end}, maps them, then publishes the new
      * {@link #allocated}. A writer that has a preparer and caught up with it writes only a short step
-     * ({@value #ALLOCATION_STEP_MIN} bytes, or to the end of the huge piece it reached, see
-     * {@link #caughtUpTarget}), and leaves the next large one to the preparer, beside it: a send never
+     * ({@value ZeroSteps#ALLOCATION_STEP_MIN} bytes, or to the end of the huge piece it reached, see
+     * {@link ZeroSteps#caughtUpTarget}), and leaves the next large one to the preparer, beside it: a send never
      * waits for a whole step of zeros (during writeback a step takes tens of milliseconds).
      * Under {@link #growth}.
      */
     private void ensureAllocated(long end) {
         if (end > allocated) {
-            allocateTo(preparer == null ? grownTarget(allocated, end) : caughtUpTarget(allocated, end));
+            allocateTo(preparer == null ? ZeroSteps.grownTarget(allocated, end, allocationLimit)
+                    : ZeroSteps.caughtUpTarget(allocated, end, allocationLimit, hugePieces));
         }
-    }
-
-    /**
-     * What a writer that caught up with its preparer allocates itself: a short step while the file is
-     * small, and to the end of the huge piece holding {@code end} once it is not, so that the pieces
-     * stay whole (a short step would leave that region in small folios for good: a page fault for every
-     * page the writer stores into, several times the cost of the zeros it saved).
-     */
-    private long caughtUpTarget(long current, long end) {
-        long target = current + ALLOCATION_STEP_MIN;
-        if (hugePieces) {
-            target = (Math.max(end, target) + HUGE_PIECE - 1) / HUGE_PIECE * HUGE_PIECE;
-        }
-        return roundUp(Math.max(end, Math.min(allocationLimit, target)));
     }
 
     /** {@link #ensureAllocated} to exactly {@code target}, a page multiple above {@link #allocated}. */
@@ -483,40 +443,13 @@ final class SegmentFile {
         // file's lock that every pwrite holds: short pieces of zeros keep those waits short
         boolean huge = hugePieces && !writingThroughChannel;
         try {
-            long pos = from;
-            while (pos < target) {
-                // real zeros, not setLength: a sparse hole would turn a full disk into SIGBUS on store
-                if (huge && pos % HUGE_PIECE == 0 && target - pos >= HUGE_PIECE) {
-                    pos += writeHugePieceOfZeros(ch, pos);
-                } else {
-                    ByteBuffer z = ZEROS.duplicate();
-                    z.limit((int) Math.min(z.capacity(), Math.min(target - pos, HUGE_PIECE - pos % HUGE_PIECE)));
-                    pos += ch.write(z, pos);
-                }
-            }
+            // real zeros, not setLength: a sparse hole would turn a full disk into SIGBUS on store
+            ZeroSteps.write(ch, from, target, huge);
         } catch (IOException e) {
             throw StorageErrors.wrap("allocate " + (target - from) + " bytes of segment", path, e);
         }
         ensureMapped(target);
         allocated = target;
-    }
-
-    /**
-     * Writes {@value #HUGE_PIECE} zeros at {@code pos} with one gathering write (the kernel sizes a
-     * page-cache folio by the length of the write it is allocated for); returns the bytes written, all
-     * of them unless the write failed. The channel's own position is used by nothing else.
-     */
-    private static long writeHugePieceOfZeros(FileChannel ch, long pos) throws IOException {
-        ByteBuffer[] zeros = new ByteBuffer[HUGE_PIECE / ZEROS_PER_WRITE];
-        for (int i = 0; i < zeros.length; i++) {
-            zeros[i] = ZEROS.duplicate();
-        }
-        ch.position(pos);
-        long written = 0;
-        while (written < HUGE_PIECE) {
-            written += ch.write(zeros);
-        }
-        return written;
     }
 
     /**
@@ -546,7 +479,7 @@ final class SegmentFile {
             return;
         }
         long windowEnd = ((end - 1) / WINDOW_SIZE + 1) * WINDOW_SIZE;
-        long target = roundUp(Math.max(end, Math.min(windowEnd, allocationLimit)));
+        long target = ZeroSteps.roundUp(Math.max(end, Math.min(windowEnd, allocationLimit)));
         try {
             windows = map(writableChannel(), windows, mapped, target, true);
             mapped = target;
@@ -555,16 +488,6 @@ final class SegmentFile {
         }
     }
 
-    /** The next size for a file region of {@code current} bytes that must reach {@code end}. */
-    private long grownTarget(long current, long end) {
-        // the region doubles (from ALLOCATION_STEP_MIN), in steps of at most ALLOCATION_STEP_MAX
-        long grown = Math.min(current + ALLOCATION_STEP_MAX, Math.max(ALLOCATION_STEP_MIN, 2 * current));
-        return roundUp(Math.max(end, Math.min(allocationLimit, grown)));
-    }
-
-    private static long roundUp(long n) {
-        return (n + PAGE - 1) / PAGE * PAGE;
-    }
 
     /**
      * Maps (or remaps) every window that overlaps {@code [from, to)}; a writable mapping past the

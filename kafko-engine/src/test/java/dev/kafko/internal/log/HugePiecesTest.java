@@ -40,10 +40,10 @@ class HugePiecesTest {
         fill(0, 12 << 20);
         assertThat(gathered).as("huge pieces of zeros").hasSizeGreaterThanOrEqualTo(3);
         for (long[] w : gathered) {
-            assertThat(w[0] % SegmentFile.HUGE_PIECE).as("position %s aligned", w[0]).isZero();
-            assertThat(w[1]).as("bytes of the write at %s", w[0]).isEqualTo(SegmentFile.HUGE_PIECE);
+            assertThat(w[0] % ZeroSteps.HUGE_PIECE).as("position %s aligned", w[0]).isZero();
+            assertThat(w[1]).as("bytes of the write at %s", w[0]).isEqualTo(ZeroSteps.HUGE_PIECE);
         }
-        assertThat(gathered.get(0)[0]).as("not before the file reached a huge piece").isGreaterThanOrEqualTo(SegmentFile.HUGE_PIECE);
+        assertThat(gathered.get(0)[0]).as("not before the file reached a huge piece").isGreaterThanOrEqualTo(ZeroSteps.HUGE_PIECE);
     }
 
     @Test
@@ -57,7 +57,7 @@ class HugePiecesTest {
         for (FsyncPolicy policy : List.of(FsyncPolicy.NEVER, FsyncPolicy.EVERY_BATCH, FsyncPolicy.interval(Duration.ofSeconds(1)))) {
             Path logDir = dir.resolve(policy.toString().replaceAll("[^A-Za-z0-9]", "_"));
             TopicConfig config = TopicConfig.builder().fsync(policy).segmentBytes(64 * 1024).build();
-            double expected = policy == FsyncPolicy.NEVER ? SegmentFile.HUGE_PIECES_MIN_RATE : Double.POSITIVE_INFINITY;
+            double expected = policy == FsyncPolicy.NEVER ? ZeroSteps.HUGE_PIECES_MIN_RATE : Double.POSITIVE_INFINITY;
             try (PartitionLog log = PartitionLog.open(Logs.TOPIC, 0, logDir, config, Clock.systemUTC(), FileIo.SYSTEM,
                     new HeldExecutor())) {
                 assertThat(log.segments()[0].file().hugePiecesFrom()).as("%s, first segment", policy).isEqualTo(expected);

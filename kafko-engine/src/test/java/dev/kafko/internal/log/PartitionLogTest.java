@@ -62,7 +62,7 @@ class PartitionLogTest {
             Logs.appendFrames(log, 100, 2, 100);
             assertThat(io.writes() - writes).as("still inside the second step").isEqualTo(2);
         }
-        assertThat(Files.size(seg)).as("cut to its frames at close").isLessThan(SegmentFile.ALLOCATION_STEP_MIN * 2L);
+        assertThat(Files.size(seg)).as("cut to its frames at close").isLessThan(ZeroSteps.ALLOCATION_STEP_MIN * 2L);
     }
 
     @Test

@@ -38,12 +38,12 @@ class PrepareAheadTest {
                 Logs.appendFrames(log, 1, 1, 200);
             }
             assertThat(io.writes() - writes).as("half the step used: the next one asked of the preparer").isEqualTo(1);
-            assertThat(log.sizeBytes()).isGreaterThan(SegmentFile.ALLOCATION_STEP_MIN / 2);
+            assertThat(log.sizeBytes()).isGreaterThan(ZeroSteps.ALLOCATION_STEP_MIN / 2);
             preparer.runAll();
             assertThat(io.writes() - writes).as("the preparer wrote the next step").isEqualTo(2);
             long end = log.endOffset();
             // up to the end of the prepared step the writer only stores into mapped, resident pages
-            while (log.sizeBytes() < SegmentFile.ALLOCATION_STEP_MIN * 3L / 2) {
+            while (log.sizeBytes() < ZeroSteps.ALLOCATION_STEP_MIN * 3L / 2) {
                 Logs.appendFrames(log, 1, 1, 200);
             }
             assertThat(io.writes() - writes).as("no write by the writer inside the prepared step").isEqualTo(2);
@@ -58,14 +58,14 @@ class PrepareAheadTest {
         HeldExecutor preparer = new HeldExecutor();
         try (PartitionLog log = PartitionLog.open(Logs.TOPIC, 0, dir, BIG, Clock.systemUTC(), io, preparer)) {
             // the held step never runs while the writer fills 3 steps' worth
-            while (log.sizeBytes() < 4L * SegmentFile.ALLOCATION_STEP_MIN) {
+            while (log.sizeBytes() < 4L * ZeroSteps.ALLOCATION_STEP_MIN) {
                 Logs.appendFrames(log, 1, 2, 200);
             }
             assertThat(preparer.held).as("one step asked for, never a second while it is pending").hasSize(1);
             long writes = io.writes();
             preparer.runAll();
             assertThat(io.writes() - writes).as("the late step prepares one further step ahead (in pieces)")
-                    .isLessThanOrEqualTo(SegmentFile.PREPARE_PIECE / SegmentFile.ZEROS_PER_WRITE);
+                    .isLessThanOrEqualTo(ZeroSteps.PREPARE_PIECE / ZeroSteps.ZEROS_PER_WRITE);
             Logs.appendFrames(log, 50, 2, 200);
             assertEveryRecordReadsBack(log);
         }
@@ -82,13 +82,13 @@ class PrepareAheadTest {
                 Logs.appendFrames(log, 1, 1, 200);
                 assertThat(io.writtenBytes())
                         .as("zeros the writer wrote for %s bytes of frames", log.sizeBytes())
-                        .isLessThanOrEqualTo(log.sizeBytes() + SegmentFile.ALLOCATION_STEP_MIN + 4096);
+                        .isLessThanOrEqualTo(log.sizeBytes() + ZeroSteps.ALLOCATION_STEP_MIN + 4096);
             }
             assertThat(preparer.held).as("the large step is still asked of the preparer").hasSize(1);
             long writes = io.writes();
             preparer.runAll();
             assertThat(io.writes()).as("the preparer's step").isGreaterThan(writes);
-            assertThat(io.writtenBytes()).isGreaterThan(log.sizeBytes() + SegmentFile.ALLOCATION_STEP_MIN);
+            assertThat(io.writtenBytes()).isGreaterThan(log.sizeBytes() + ZeroSteps.ALLOCATION_STEP_MIN);
             Logs.appendFrames(log, 100, 1, 200);
             assertEveryRecordReadsBack(log);
         }
