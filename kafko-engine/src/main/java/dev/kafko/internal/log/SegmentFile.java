@@ -103,7 +103,7 @@ final class SegmentFile {
      * writer, read by the preparer.
      */
     private volatile boolean hugePieces;
-    /** {@link ZeroSteps#HUGE_PIECES_MIN_RATE}, unless a test chose another rate. Writer only. */
+    /** {@link ZeroSteps#HUGE_PIECES_MIN_RATE}, or infinite for a log that fsyncs on appends. Writer only. */
     private double hugePiecesMinRate = ZeroSteps.HUGE_PIECES_MIN_RATE;
     /** Whether, when and where the writer last asked for a step. Writer only. */
     private boolean asked;
