@@ -243,15 +243,15 @@ public final class PartitionLog implements Closeable {
      * for the oldest seal here.
      */
     /**
-     * Hands the active segment's file to the preparer. Huge pieces of zeros only under
-     * {@link FsyncPolicy#NEVER}: the first store into a clean huge folio dirties all of it, so each
-     * fsync of a partition that fsyncs often would write 2 MiB back (about 1.2 ms a round here,
-     * against 0.3 ms with 256 KiB pieces).
+     * Hands the active segment's file to the preparer. Under any policy but {@link FsyncPolicy#NEVER}
+     * the preparer fsyncs its zeros and never writes huge pieces ({@link SegmentFile#fsyncedAsAppended}):
+     * the first store into a clean huge folio dirties all of it, so each fsync of a partition that
+     * fsyncs often would write 2 MiB back (about 1.2 ms a round here, against 0.3 ms with 256 KiB pieces).
      */
     private void prepare(SegmentFile file) {
         file.prepareWith(preparer);
         if (config.fsync() != FsyncPolicy.NEVER) {
-            file.hugePiecesFrom(Double.POSITIVE_INFINITY);
+            file.fsyncedAsAppended();
         }
     }
 

@@ -11,7 +11,6 @@ import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.Arrays;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -109,8 +108,12 @@ final class SegmentFile {
     private boolean asked;
     private long askedAtNanos;
     private long askedAtEnd;
+    /** Whether the preparer fdatasyncs each piece of zeros it writes (see {@link #fsyncedAsAppended}). */
+    private boolean syncsZeros;
     /** Reads of the fresh tail, through a channel of their own; closed with {@link #channel}. */
     private final TailReads tailReads;
+    /** The preparer's fdatasyncs of its zeros, through a channel of their own; closed with {@link #channel}. */
+    private final SideChannel zeroSync;
 
     private SegmentFile(FileIo io, Path path, @Nullable FileChannel channel, MappedByteBuffer[] windows, long allocated,
             long allocationLimit) {
@@ -122,6 +125,7 @@ final class SegmentFile {
         this.mapped = windows.length == 0 ? 0 : allocated;
         this.allocationLimit = allocationLimit;
         this.tailReads = new TailReads(io, path);
+        this.zeroSync = new SideChannel(io, path);
     }
 
     /**
@@ -135,7 +139,7 @@ final class SegmentFile {
                     : io.open(path, StandardOpenOption.READ);
             try {
                 long size = ch.size();
-                MappedByteBuffer[] windows = map(ch, new MappedByteBuffer[0], 0, size, writable);
+                MappedByteBuffer[] windows = MappedWindows.map(ch, new MappedByteBuffer[0], 0, size, writable);
                 if (!writable) {
                     ch.close();
                     return new SegmentFile(io, path, null, windows, size, allocationLimit);
@@ -263,6 +267,20 @@ final class SegmentFile {
         this.hugePiecesMinRate = bytesPerSecond;
     }
 
+    /**
+     * For a log that fsyncs as it appends (any policy but {@code NEVER}); before the first request for a
+     * step. The preparer writes its zeros in pieces of {@value ZeroSteps#ZEROS_PER_WRITE} bytes and
+     * fdatasyncs each one, so that the writer's fsyncs find the blocks ahead allocated and their pages
+     * clean, and write back only what it stored (otherwise the first fsync after a step of up to
+     * {@value ZeroSteps#ALLOCATION_STEP_MAX} bytes wrote all of its zeros: 16 senders under
+     * {@code EVERY_BATCH} saw their fdatasync's p99 halve without it). Never huge pieces: the first store
+     * into a clean huge folio dirties all of it, which the next fsync writes back. Writer only.
+     */
+    void fsyncedAsAppended() {
+        hugePiecesMinRate = Double.POSITIVE_INFINITY;
+        syncsZeros = true;
+    }
+
     /** The rate from which zeros come in huge pieces (infinite: never). Writer only. */
     double hugePiecesFrom() {
         return hugePiecesMinRate;
@@ -320,6 +338,9 @@ final class SegmentFile {
         try {
             long goal = ZeroSteps.grownTarget(allocated, allocated + 1, allocationLimit);
             while (growStep(goal)) {
+                if (syncsZeros) {
+                    zeroSync.forceQuietly();
+                }
                 Thread.yield();
             }
             while (true) {
@@ -354,7 +375,7 @@ final class SegmentFile {
                 return false;
             }
             // to the next aligned boundary: after a short piece (the writer's), the pieces are whole again
-            int piece = hugePieces ? ZeroSteps.HUGE_PIECE : ZeroSteps.PREPARE_PIECE;
+            int piece = hugePieces ? ZeroSteps.HUGE_PIECE : syncsZeros ? ZeroSteps.ZEROS_PER_WRITE : ZeroSteps.PREPARE_PIECE;
             allocateTo(Math.min(goal, from - from % piece + piece));
             return true;
         } finally {
@@ -373,51 +394,17 @@ final class SegmentFile {
     }
 
     private void store(long pos, byte[] src, int off, int len) {
-        MappedByteBuffer[] w = windows;
-        while (len > 0) {
-            int k = (int) (pos / WINDOW_SIZE);
-            int at = (int) (pos % WINDOW_SIZE);
-            int n = Math.min(len, WINDOW_SIZE - at);
-            w[k].put(at, src, off, n);
-            pos += n;
-            off += n;
-            len -= n;
-        }
+        MappedWindows.store(windows, pos, src, off, len);
     }
 
     /** Copies {@code len} published bytes at {@code pos} into {@code dst}. Any thread. */
     void read(long pos, byte[] dst, int off, int len) {
-        MappedByteBuffer[] w = windows;
-        while (len > 0) {
-            int k = (int) (pos / WINDOW_SIZE);
-            int at = (int) (pos % WINDOW_SIZE);
-            int n = Math.min(len, WINDOW_SIZE - at);
-            if (k >= w.length || at + n > w[k].capacity()) {
-                throw new IllegalStateException("read of " + path + " at " + pos + " is past its mapped bytes");
-            }
-            w[k].get(at, dst, off, n);
-            pos += n;
-            off += n;
-            len -= n;
-        }
+        MappedWindows.read(windows, path, pos, dst, off, len);
     }
 
-    /**
-     * A read-only little-endian view of published bytes from {@code pos}: index 0 is the byte at
-     * {@code pos}, and it holds {@code len} bytes, or fewer when the range runs past the end of the
-     * window holding {@code pos} (the caller then copies what straddles the windows with
-     * {@link #read}). Any thread. The view shares the mapping: it stays readable after the file is
-     * deleted, and its bytes never change, since a published byte is never overwritten nor truncated.
-     */
+    /** {@link MappedWindows#view} of published bytes from {@code pos}. Any thread. */
     ByteBuffer view(long pos, int len) {
-        MappedByteBuffer[] w = windows;
-        int k = (int) (pos / WINDOW_SIZE);
-        int at = (int) (pos % WINDOW_SIZE);
-        if (k >= w.length || at >= w[k].capacity()) {
-            throw new IllegalStateException("read of " + path + " at " + pos + " is past its mapped bytes");
-        }
-        int n = Math.min(len, w[k].capacity() - at);
-        return w[k].slice(at, n).asReadOnlyBuffer().order(ByteOrder.LITTLE_ENDIAN);
+        return MappedWindows.view(windows, path, pos, len);
     }
 
     /**
@@ -481,32 +468,11 @@ final class SegmentFile {
         long windowEnd = ((end - 1) / WINDOW_SIZE + 1) * WINDOW_SIZE;
         long target = ZeroSteps.roundUp(Math.max(end, Math.min(windowEnd, allocationLimit)));
         try {
-            windows = map(writableChannel(), windows, mapped, target, true);
+            windows = MappedWindows.map(writableChannel(), windows, mapped, target, true);
             mapped = target;
         } catch (IOException e) {
             throw StorageErrors.wrap("map " + target + " bytes of segment", path, e);
         }
-    }
-
-
-    /**
-     * Maps (or remaps) every window that overlaps {@code [from, to)}; a writable mapping past the
-     * end of the file grows the file (see the class comment).
-     */
-    private static MappedByteBuffer[] map(FileChannel ch, MappedByteBuffer[] old, long from, long to, boolean writable)
-            throws IOException {
-        if (to <= from) {
-            return old;
-        }
-        int last = (int) ((to - 1) / WINDOW_SIZE);
-        MappedByteBuffer[] w = Arrays.copyOf(old, Math.max(old.length, last + 1));
-        FileChannel.MapMode mode = writable ? FileChannel.MapMode.READ_WRITE : FileChannel.MapMode.READ_ONLY;
-        for (int k = (int) (from / WINDOW_SIZE); k <= last; k++) {
-            long start = (long) k * WINDOW_SIZE;
-            long size = Math.min(WINDOW_SIZE, to - start);
-            w[k] = ch.map(mode, start, size);
-        }
-        return w;
     }
 
     /** fdatasync of the file. Writer only. */
@@ -577,6 +543,7 @@ final class SegmentFile {
             growth.unlock();
         }
         tailReads.close();
+        zeroSync.close();
         if (ch != null) {
             try {
                 ch.close();

@@ -6,7 +6,6 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -19,14 +18,10 @@ import org.jspecify.annotations.Nullable;
  */
 final class TailReads {
 
-    private final FileIo io;
-    private final Path path;
-    private @Nullable FileChannel channel;
-    private boolean closed;
+    private final SideChannel channel;
 
     TailReads(FileIo io, Path path) {
-        this.io = io;
-        this.path = path;
+        this.channel = new SideChannel(io, path);
     }
 
     /**
@@ -34,7 +29,7 @@ final class TailReads {
      * change), or null when closed or the read failed (the caller reads the mapping instead).
      */
     @Nullable ByteBuffer copy(long pos, int len) {
-        FileChannel ch = channel();
+        FileChannel ch = channel.get();
         if (ch == null) {
             return null;
         }
@@ -47,50 +42,14 @@ final class TailReads {
             }
         } catch (IOException e) {
             // closed by close(), or by this thread's interrupt (whose flag stays set)
-            forget(ch);
+            channel.forget(ch);
             return null;
         }
         return dst.clear();
     }
 
-    private synchronized @Nullable FileChannel channel() {
-        if (channel == null && !closed) {
-            try {
-                channel = io.open(path, StandardOpenOption.READ);
-            } catch (IOException e) {
-                return null;
-            }
-        }
-        return channel;
-    }
-
-    private void forget(FileChannel ch) {
-        synchronized (this) {
-            if (channel == ch) {
-                channel = null;
-            }
-        }
-        closeQuietly(ch);
-    }
-
     /** Closes the channel; later reads return null. */
     void close() {
-        FileChannel ch;
-        synchronized (this) {
-            closed = true;
-            ch = channel;
-            channel = null;
-        }
-        if (ch != null) {
-            closeQuietly(ch);
-        }
-    }
-
-    private static void closeQuietly(FileChannel ch) {
-        try {
-            ch.close();
-        } catch (IOException e) {
-            // only ever read: nothing was lost
-        }
+        channel.close();
     }
 }

@@ -6,10 +6,10 @@ import dev.kafko.FsyncPolicy;
 import dev.kafko.TopicConfig;
 import dev.kafko.internal.io.DelegatingFileChannel;
 import dev.kafko.internal.io.FileIo;
+import dev.kafko.internal.io.WrappingFileIo;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -106,36 +106,16 @@ class HugePiecesTest {
     }
 
     private FileIo recording() {
-        return new FileIo() {
+        return new WrappingFileIo((path, options, real) -> new DelegatingFileChannel(real) {
             @Override
-            public FileChannel open(Path path, OpenOption... options) throws IOException {
-                return new DelegatingFileChannel(FileIo.SYSTEM.open(path, options)) {
-                    @Override
-                    public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
-                        long n = 0;
-                        for (int i = offset; i < offset + length; i++) {
-                            n += srcs[i].remaining();
-                        }
-                        gathered.add(new long[] {delegate.position(), n});
-                        return delegate.write(srcs, offset, length);
-                    }
-                };
+            public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
+                long n = 0;
+                for (int i = offset; i < offset + length; i++) {
+                    n += srcs[i].remaining();
+                }
+                gathered.add(new long[] {delegate.position(), n});
+                return delegate.write(srcs, offset, length);
             }
-
-            @Override
-            public void atomicMove(Path source, Path target) throws IOException {
-                FileIo.SYSTEM.atomicMove(source, target);
-            }
-
-            @Override
-            public void deleteIfExists(Path path) throws IOException {
-                FileIo.SYSTEM.deleteIfExists(path);
-            }
-
-            @Override
-            public void fsyncDirectory(Path dir) throws IOException {
-                FileIo.SYSTEM.fsyncDirectory(dir);
-            }
-        };
+        });
     }
 }
