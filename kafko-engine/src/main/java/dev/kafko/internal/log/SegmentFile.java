@@ -431,7 +431,7 @@ final class SegmentFile {
         boolean huge = hugePieces && !writingThroughChannel;
         try {
             // real zeros, not setLength: a sparse hole would turn a full disk into SIGBUS on store
-            ZeroSteps.write(ch, from, target, huge);
+            ZeroSteps.write(ch, from, target, huge, syncsZeros ? ZeroSteps.ZEROS_PER_WRITE_FSYNCED : ZeroSteps.ZEROS_PER_WRITE);
         } catch (IOException e) {
             throw StorageErrors.wrap("allocate " + (target - from) + " bytes of segment", path, e);
         }
