@@ -269,12 +269,13 @@ final class SegmentFile {
 
     /**
      * For a log that fsyncs as it appends (any policy but {@code NEVER}); before the first request for a
-     * step. The preparer writes its zeros in pieces of {@value ZeroSteps#ZEROS_PER_WRITE} bytes and
-     * fdatasyncs each one, so that the writer's fsyncs find the blocks ahead allocated and their pages
-     * clean, and write back only what it stored (otherwise the first fsync after a step of up to
-     * {@value ZeroSteps#ALLOCATION_STEP_MAX} bytes wrote all of its zeros: 16 senders under
-     * {@code EVERY_BATCH} saw their fdatasync's p99 halve without it). Never huge pieces: the first store
-     * into a clean huge folio dirties all of it, which the next fsync writes back. Writer only.
+     * step. Zeros are written one page per {@code pwrite} ({@link ZeroSteps#ZEROS_PER_WRITE_FSYNCED}: a
+     * store dirties one small folio), and the preparer writes them in pieces of
+     * {@value ZeroSteps#ZEROS_PER_WRITE} bytes and fdatasyncs each one, so that the writer's fsyncs find
+     * the blocks ahead allocated and their pages clean, and write back only what it stored (otherwise the
+     * first fsync after a step of up to {@value ZeroSteps#ALLOCATION_STEP_MAX} bytes wrote all of its
+     * zeros: 16 senders under {@code EVERY_BATCH} saw their fdatasync's p99 halve without it). Never huge
+     * pieces: the first store into a clean huge folio dirties all of it. Writer only.
      */
     void fsyncedAsAppended() {
         hugePiecesMinRate = Double.POSITIVE_INFINITY;
