@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -26,20 +27,39 @@ public final class Headers implements Iterable<Header> {
         return EMPTY;
     }
 
-    /** These headers, in this order. */
+    /**
+     * These headers, in this order.
+     *
+     * @throws NullPointerException when {@code headers} or one of them is {@code null}
+     */
     public static Headers of(Header... headers) {
+        Objects.requireNonNull(headers, "headers");
         if (headers.length == 0) {
             return EMPTY;
         }
-        return new Headers(headers.clone());
+        return new Headers(noNulls(headers.clone()));
     }
 
-    /** These headers, in list order. */
+    /**
+     * These headers, in list order.
+     *
+     * @throws NullPointerException when {@code headers} or one of them is {@code null}
+     */
     public static Headers of(List<Header> headers) {
+        Objects.requireNonNull(headers, "headers");
         if (headers.isEmpty()) {
             return EMPTY;
         }
-        return new Headers(headers.toArray(new Header[0]));
+        return new Headers(noNulls(headers.toArray(new Header[0])));
+    }
+
+    private static Header[] noNulls(Header[] headers) {
+        for (int i = 0; i < headers.length; i++) {
+            if (headers[i] == null) {
+                throw new NullPointerException("headers[" + i + "] is null");
+            }
+        }
+        return headers;
     }
 
     /** One header. */

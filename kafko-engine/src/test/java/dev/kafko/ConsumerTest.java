@@ -8,9 +8,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -217,8 +220,32 @@ class ConsumerTest {
             Consumer c = k.consumer("t");
             c.close();
             c.close();
-            assertThatThrownBy(() -> c.poll(Duration.ZERO)).isInstanceOf(KafkoClosedException.class);
+            List<ThrowingCallable> calls = List.<ThrowingCallable>of(() -> c.poll(Duration.ZERO), () -> c.seek(0, 0), () -> c.seekAll(0),
+                    c::seekToBeginning, c::seekToEnd, () -> c.seekToTimestamp(0), () -> c.position(0), c::assignment,
+                    c::commit, () -> c.commit(Map.of(0, 0L)), () -> c.committed(0));
+            for (ThrowingCallable call : calls) {
+                assertThatThrownBy(call).isInstanceOf(KafkoClosedException.class);
+            }
             assertThatThrownBy(() -> k.consumer("nope")).isInstanceOf(UnknownTopicException.class);
+            // a consumer of a closed instance is closed too
+            Consumer open = k.groupConsumer("t", "g");
+            k.close();
+            for (ThrowingCallable call : List.<ThrowingCallable>of(c::assignment, open::assignment, () -> open.seekAll(0))) {
+                assertThatThrownBy(call).isInstanceOf(KafkoClosedException.class);
+            }
+        }
+    }
+
+    @Test
+    void committingANullPartitionIsRefusedByName() {
+        try (Kafko k = Kafko.open(dir)) {
+            k.createTopic("t");
+            Consumer c = k.groupConsumer("t", "g");
+            Map<Integer, Long> offsets = new HashMap<>();
+            offsets.put(null, 1L);
+            assertThatThrownBy(() -> c.commit(offsets)).isInstanceOf(InvalidPartitionException.class)
+                    .hasMessageContaining("null partition").hasMessageContaining("'t'");
+            assertThat(c.committed(0)).isEmpty();
         }
     }
 

@@ -228,6 +228,54 @@ class KafkoLifecycleTest {
     }
 
     @Test
+    void aLeftoverIsRemovedOnlyWhenEveryFileInItIsOneKafkoWritesThere() throws Exception {
+        // what an interrupted delete leaves: a partition with a segment, its indexes, a deleted segment
+        // and the clean marker; a group with its offsets and the offsets' temporary copy; the config's
+        // temporary copy
+        try (Kafko k = Kafko.open(dir)) {
+            k.createTopic("gone", TopicConfig.builder().partitions(2).build());
+            k.producer("gone").send(null, new byte[] {1}).join();
+            try (Consumer c = k.groupConsumer("gone", "g")) {
+                assertThat(c.poll(Duration.ofSeconds(5))).hasSize(1);
+                c.commit();
+            }
+        }
+        Path gone = dir.resolve("gone");
+        Files.move(gone.resolve(FileNames.TOPIC_CONFIG_FILE), gone.resolve(FileNames.TOPIC_CONFIG_FILE + ".tmp"));
+        Files.writeString(gone.resolve("0").resolve("00000000000000000007.log.deleted"), "");
+        Files.writeString(gone.resolve("groups").resolve("g").resolve("offsets.tmp"), "");
+        Files.writeString(gone.resolve("groups").resolve("old.offsets"), "");
+        // the user's: names kafko uses, holding what kafko never writes there
+        Files.createDirectories(dir.resolve("reports"));
+        Files.writeString(dir.resolve("reports").resolve("2024"), "the user's report");
+        Files.createDirectories(dir.resolve("photos").resolve("2023"));
+        Files.writeString(dir.resolve("photos").resolve("2023").resolve("img.jpg"), "jpeg");
+        Files.createDirectories(dir.resolve("backup").resolve("groups"));
+        Files.writeString(dir.resolve("backup").resolve("groups").resolve("q1.xlsx"), "sheet");
+        Files.createDirectories(dir.resolve("ledger").resolve("groups").resolve("team"));
+        Files.writeString(dir.resolve("ledger").resolve("groups").resolve("team").resolve("minutes"), "notes");
+        Files.createDirectories(dir.resolve("archive").resolve("0"));
+        Files.writeString(dir.resolve("archive").resolve("0").resolve("00000000000000000000.log.bak"), "copy");
+        try (Kafko k = Kafko.open(dir)) {
+            assertThat(k.topics()).isEmpty();
+            k.createTopic("gone");
+            assertThat(k.topic("gone").orElseThrow().partitions()).hasSize(1);
+            assertThat(gone.resolve("groups")).doesNotExist();
+            assertThat(gone.resolve("1")).doesNotExist();
+            for (String user : List.of("reports", "photos", "backup", "ledger", "archive")) {
+                assertThatThrownBy(() -> k.createTopic(user)).as(user).isInstanceOf(InvalidTopicLayoutException.class)
+                        .hasMessageContaining("'" + user + "'").hasMessageContaining("move it away");
+            }
+            assertThat(k.topics()).containsExactly("gone");
+        }
+        assertThat(dir.resolve("reports").resolve("2024")).hasContent("the user's report");
+        assertThat(dir.resolve("photos").resolve("2023").resolve("img.jpg")).hasContent("jpeg");
+        assertThat(dir.resolve("backup").resolve("groups").resolve("q1.xlsx")).hasContent("sheet");
+        assertThat(dir.resolve("ledger").resolve("groups").resolve("team").resolve("minutes")).hasContent("notes");
+        assertThat(dir.resolve("archive").resolve("0").resolve("00000000000000000000.log.bak")).hasContent("copy");
+    }
+
+    @Test
     void theLockFilesNameIsNoTopicName() throws Exception {
         try (Kafko k = Kafko.open(dir)) {
             assertThatThrownBy(() -> k.createTopic(FileNames.LOCK_FILE)).isInstanceOf(InvalidNameException.class)
@@ -251,8 +299,11 @@ class KafkoLifecycleTest {
         byte[] b = Files.readAllBytes(conf);
         b[b.length - 1] ^= 0x7f;
         Files.write(conf, b);
-        assertThatThrownBy(() -> Kafko.open(dir)).isInstanceOf(InvalidTopicLayoutException.class)
-                .hasMessageContaining("orders");
+        assertThatThrownBy(() -> Kafko.open(dir)).isInstanceOfSatisfying(InvalidTopicLayoutException.class, e -> {
+            assertThat(e.topic()).isEqualTo("orders");
+            assertThat(e.detail()).contains(conf.toString()).doesNotContain("topic 'orders'");
+            assertThat(e.getMessage()).isEqualTo("topic 'orders': " + e.detail());
+        });
         Files.delete(conf);
         Kafko.open(dir).close();
     }

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -36,6 +37,16 @@ class ProducerTest {
             assertThat(p.topic()).isEqualTo("t");
             assertThat(p.partitionCount()).isEqualTo(1);
         }
+    }
+
+    @Test
+    void aNullHeaderIsRefusedWhereTheHeadersAreMade() {
+        assertThatThrownBy(() -> Headers.of(Header.of("a", "1"), null)).isInstanceOf(NullPointerException.class)
+                .hasMessage("headers[1] is null");
+        assertThatThrownBy(() -> Headers.of(Arrays.asList((Header) null))).isInstanceOf(NullPointerException.class)
+                .hasMessage("headers[0] is null");
+        assertThatThrownBy(() -> Headers.of((List<Header>) null)).isInstanceOf(NullPointerException.class)
+                .hasMessage("headers");
     }
 
     @Test

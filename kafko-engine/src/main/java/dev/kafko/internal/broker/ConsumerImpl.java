@@ -405,6 +405,7 @@ final class ConsumerImpl implements Consumer {
 
     @Override
     public void seekAll(long offset) {
+        ensureOpen();
         for (int p : owned) {
             seek(p, offset);
         }
@@ -449,11 +450,8 @@ final class ConsumerImpl implements Consumer {
 
     @Override
     public Set<Integer> assignment() {
-        Set<Integer> s = new TreeSet<>();
-        for (int p : owned) {
-            s.add(p);
-        }
-        return Collections.unmodifiableSet(s);
+        ensureOpen();
+        return Collections.unmodifiableSet(ownedSet());
     }
 
     @Override
@@ -479,6 +477,10 @@ final class ConsumerImpl implements Consumer {
             return;
         }
         for (Map.Entry<Integer, Long> e : offsets.entrySet()) {
+            if (e.getKey() == null) {
+                throw new InvalidPartitionException("cannot commit offset " + e.getValue()
+                        + " for a null partition of topic '" + topic.name + "'");
+            }
             requireOwned(e.getKey());
             if (e.getValue() == null || e.getValue() < 0) {
                 throw new OffsetOutOfRangeException("cannot commit offset " + e.getValue() + " for partition "
@@ -541,7 +543,7 @@ final class ConsumerImpl implements Consumer {
             }
         }
         throw new InvalidPartitionException("partition " + partition + " of topic '" + topic.name
-                + "' is not assigned to this consumer (assignment " + assignment() + ")");
+                + "' is not assigned to this consumer (assignment " + ownedSet() + ")");
     }
 
     private void ensureOpen() {

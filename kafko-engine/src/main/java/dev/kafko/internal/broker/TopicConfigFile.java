@@ -89,7 +89,7 @@ final class TopicConfigFile {
             }
             bytes = buf.array();
         } catch (IOException e) {
-            throw new InvalidTopicLayoutException("topic '" + topic + "': cannot read " + file + ": " + e, e);
+            throw new InvalidTopicLayoutException(topic, "cannot read " + file + ": " + e, e);
         }
         ByteBuffer buf = ByteBuffer.wrap(bytes);
         if (bytes.length < HEADER + 4 || buf.getInt() != MAGIC) {
@@ -153,8 +153,7 @@ final class TopicConfigFile {
         } catch (InvalidTopicLayoutException e) {
             throw e;
         } catch (KafkoException | IllegalArgumentException | java.time.format.DateTimeParseException e) {
-            throw new InvalidTopicLayoutException("topic '" + topic + "': " + file + " holds an invalid value: "
-                    + e.getMessage(), e);
+            throw new InvalidTopicLayoutException(topic, file + " holds an invalid value: " + e.getMessage(), e);
         }
     }
 
@@ -167,6 +166,6 @@ final class TopicConfigFile {
     }
 
     private static InvalidTopicLayoutException layout(String topic, Path file, String detail) {
-        return new InvalidTopicLayoutException("topic '" + topic + "': " + file + " " + detail);
+        return new InvalidTopicLayoutException(topic, file + " " + detail);
     }
 }

@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 /**
  * Internal: the layout of topic directories: discovery on open, creation and deletion. Called under
@@ -74,7 +75,7 @@ final class TopicDirectory {
         TopicConfig config = TopicConfigFile.read(broker.context().io(), name, topicDir);
         for (int p = 0; p < config.partitions(); p++) {
             if (!Files.isDirectory(FileNames.partitionDir(topicDir, p))) {
-                throw new InvalidTopicLayoutException("topic '" + name + "': " + topicDir + " lacks the directory of"
+                throw new InvalidTopicLayoutException(name, topicDir + " lacks the directory of"
                         + " partition " + p + " (its config names " + config.partitions() + " partitions)");
             }
         }
@@ -86,7 +87,7 @@ final class TopicDirectory {
         FileIo io = broker.context().io();
         if (Files.exists(topicDir, LinkOption.NOFOLLOW_LINKS)) {
             if (!isLeftover(topicDir)) {
-                throw new InvalidTopicLayoutException("topic '" + name + "': " + topicDir + " exists and is not a"
+                throw new InvalidTopicLayoutException(name, topicDir + " exists and is not a"
                         + " topic directory kafko left behind (it holds files kafko never writes there); move it away"
                         + " or pick another name");
             }
@@ -117,28 +118,86 @@ final class TopicDirectory {
 
     /**
      * Whether {@code topicDir} (a path no open topic holds) is what an interrupted or failed create or
-     * delete leaves: a directory (not a link) holding only partition directories, the groups directory
-     * and a config (a delete that failed to remove it) or a temporary one. Anything else is the user's,
-     * and never deleted.
+     * delete leaves: a directory (not a link) holding only a config or a temporary one (a regular
+     * file), partition directories that hold only files kafko writes there, and a groups directory
+     * that holds only group directories with offsets files (or offsets files of the older layout).
+     * Anything else, at any depth, is the user's, and never deleted.
      */
     private static boolean isLeftover(Path topicDir) {
-        if (!Files.isDirectory(topicDir, LinkOption.NOFOLLOW_LINKS)) {
+        return onlyEntries(topicDir, entry -> {
+            String n = entry.getFileName().toString();
+            if (n.equals(FileNames.TOPIC_CONFIG_FILE) || n.equals(FileNames.TOPIC_CONFIG_FILE + FileNames.TMP_SUFFIX)) {
+                return Files.isRegularFile(entry, LinkOption.NOFOLLOW_LINKS);
+            }
+            if (n.equals(FileNames.GROUPS_DIR)) {
+                return onlyEntries(entry, TopicDirectory::isGroupEntry);
+            }
+            return isPartitionNumber(n) && onlyEntries(entry, TopicDirectory::isPartitionFile);
+        });
+    }
+
+    /** Whether {@code dir} is a directory (not a link) each of whose entries passes {@code ours}. */
+    private static boolean onlyEntries(Path dir, Predicate<Path> ours) {
+        if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
             return false;
         }
-        try (DirectoryStream<Path> ds = Files.newDirectoryStream(topicDir)) {
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
             for (Path entry : ds) {
-                String n = entry.getFileName().toString();
-                boolean ours = n.equals(FileNames.GROUPS_DIR) || n.equals(FileNames.TOPIC_CONFIG_FILE)
-                        || n.equals(FileNames.TOPIC_CONFIG_FILE + FileNames.TMP_SUFFIX)
-                        || (!n.isEmpty() && n.length() <= 10 && n.chars().allMatch(Character::isDigit));
-                if (!ours) {
+                if (!ours.test(entry)) {
                     return false;
                 }
             }
         } catch (IOException e) {
-            throw new KafkoStorageException("cannot list " + topicDir + ": " + e, e);
+            throw new KafkoStorageException("cannot list " + dir + ": " + e, e);
         }
         return true;
+    }
+
+    private static boolean isPartitionNumber(String n) {
+        return !n.isEmpty() && n.length() <= 10 && n.chars().allMatch(Character::isDigit);
+    }
+
+    /**
+     * Whether {@code file} is a regular file named like one kafko writes in a partition directory: a
+     * segment, index or time index, the clean-shutdown marker, or a temporary or deleted copy of one.
+     */
+    private static boolean isPartitionFile(Path file) {
+        if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
+            return false;
+        }
+        String n = file.getFileName().toString();
+        if (n.endsWith(FileNames.DELETED_SUFFIX)) {
+            n = n.substring(0, n.length() - FileNames.DELETED_SUFFIX.length());
+        } else {
+            n = stripTmp(n);
+        }
+        if (n.equals(FileNames.CLEAN_SHUTDOWN_FILE)) {
+            return true;
+        }
+        int dot = n.indexOf('.');
+        if (dot != 20 || !n.chars().limit(20).allMatch(Character::isDigit)) {
+            return false;
+        }
+        String suffix = n.substring(dot);
+        return suffix.equals(FileNames.LOG_SUFFIX) || suffix.equals(FileNames.INDEX_SUFFIX)
+                || suffix.equals(FileNames.TIME_INDEX_SUFFIX);
+    }
+
+    /**
+     * Whether {@code entry} of a groups directory is a group's: a directory holding only its offsets
+     * file (or that file's temporary copy), or an offsets file of the older layout, {@code <group>.offsets}.
+     */
+    private static boolean isGroupEntry(Path entry) {
+        if (Files.isDirectory(entry, LinkOption.NOFOLLOW_LINKS)) {
+            return onlyEntries(entry, f -> Files.isRegularFile(f, LinkOption.NOFOLLOW_LINKS)
+                    && stripTmp(f.getFileName().toString()).equals(FileNames.OFFSETS_FILE));
+        }
+        return Files.isRegularFile(entry, LinkOption.NOFOLLOW_LINKS)
+                && stripTmp(entry.getFileName().toString()).endsWith(FileNames.OFFSETS_SUFFIX);
+    }
+
+    private static String stripTmp(String n) {
+        return n.endsWith(FileNames.TMP_SUFFIX) ? n.substring(0, n.length() - FileNames.TMP_SUFFIX.length()) : n;
     }
 
     private static PartitionActor[] openAll(Broker broker, Path topicDir, String name, TopicConfig config) {
