@@ -2,7 +2,9 @@ package dev.kafko.spring.autoconfigure;
 
 import dev.kafko.Compression;
 import dev.kafko.FsyncPolicy;
+import dev.kafko.InvalidConfigException;
 import dev.kafko.TopicConfig;
+import dev.kafko.spring.core.KafkoTopicProvisioner;
 import dev.kafko.spring.listener.AckMode;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -10,6 +12,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
@@ -146,17 +149,41 @@ public class KafkoProperties {
         return health;
     }
 
-    /** The engine config of new topics: kafko.defaults over the engine's defaults. */
+    /**
+     * The engine config of new topics: kafko.defaults over the engine's defaults.
+     *
+     * @throws InvalidConfigException naming the property ({@code kafko.defaults.partitions}, say) of a value out
+     *     of range
+     */
     public TopicConfig topicDefaults() {
-        return defaults.applyTo(TopicConfig.DEFAULTS);
+        return defaults.applyTo("kafko.defaults", TopicConfig.DEFAULTS);
     }
 
-    /** The declared topics' engine configs: each one's keys over kafko.defaults. */
+    /**
+     * The declared topics' engine configs: each one's keys over kafko.defaults.
+     *
+     * @throws InvalidConfigException naming the property ({@code kafko.topics.orders.partitions}, say) of a value out
+     *     of range
+     */
     public Map<String, TopicConfig> declaredTopics() {
         TopicConfig base = topicDefaults();
         Map<String, TopicConfig> declared = new LinkedHashMap<>();
-        topics.forEach((name, settings) -> declared.put(name, settings.applyTo(base)));
+        topics.forEach((name, settings) -> declared.put(name,
+                settings.applyTo(KafkoTopicProvisioner.propertyPrefix(name), base)));
         return declared;
+    }
+
+    /**
+     * {@code config} with one key changed by {@code change}; a value the engine refuses fails with
+     * the property that set it in front of the engine's reason. Applying keys one at a time over a
+     * valid config is what lets the error name the culprit.
+     */
+    private static TopicConfig with(TopicConfig config, String property, UnaryOperator<TopicConfig.Builder> change) {
+        try {
+            return change.apply(config.toBuilder()).build();
+        } catch (InvalidConfigException e) {
+            throw new InvalidConfigException(property + ": " + e.getMessage(), e);
+        }
     }
 
     /** kafko.defaults.*: every key has the engine's default. */
@@ -259,18 +286,26 @@ public class KafkoProperties {
             this.maxRecordSize = maxRecordSize;
         }
 
-        TopicConfig applyTo(TopicConfig base) {
-            return base.toBuilder().partitions(partitions).compression(compression)
-                    .segmentBytes(segmentSize.toBytes()).segmentAge(segmentAge).retention(retention)
-                    .retentionBytes(retentionBytes.toBytes()).fsync(FsyncPolicy.parse(fsync))
-                    .maxRecordBytes(Math.toIntExact(maxRecordSize.toBytes())).build();
+        TopicConfig applyTo(String prefix, TopicConfig base) {
+            TopicConfig c = with(base, prefix + ".partitions", b -> b.partitions(partitions));
+            c = with(c, prefix + ".compression", b -> b.compression(compression));
+            c = with(c, prefix + ".segment-size", b -> b.segmentBytes(segmentSize.toBytes()));
+            c = with(c, prefix + ".segment-age", b -> b.segmentAge(segmentAge));
+            c = with(c, prefix + ".retention", b -> b.retention(retention));
+            c = with(c, prefix + ".retention-bytes", b -> b.retentionBytes(retentionBytes.toBytes()));
+            c = with(c, prefix + ".fsync", b -> b.fsync(FsyncPolicy.parse(fsync)));
+            return with(c, prefix + ".max-record-size",
+                    b -> b.maxRecordBytes(Math.toIntExact(maxRecordSize.toBytes())));
         }
     }
 
     /** kafko.topics.&lt;name&gt;.*: unset keys take kafko.defaults. */
     public static class TopicProperties {
 
-        /** Partitions; an existing topic grows to this, and start-up fails if it has more. */
+        /**
+         * Partitions; an existing topic grows to this, and start-up fails if it has more (but a
+         * dead-letter topic, name.DLT, may have as many as its original topic: it is grown to that).
+         */
         private @Nullable Integer partitions;
 
         /** Codec applied to each frame: none, lz4 or zstd. */
@@ -361,33 +396,41 @@ public class KafkoProperties {
             this.maxRecordSize = maxRecordSize;
         }
 
-        TopicConfig applyTo(TopicConfig base) {
-            TopicConfig.Builder b = base.toBuilder();
+        TopicConfig applyTo(String prefix, TopicConfig base) {
+            TopicConfig c = base;
             if (partitions != null) {
-                b.partitions(partitions);
+                int value = partitions;
+                c = with(c, prefix + ".partitions", b -> b.partitions(value));
             }
             if (compression != null) {
-                b.compression(compression);
+                Compression value = compression;
+                c = with(c, prefix + ".compression", b -> b.compression(value));
             }
             if (segmentSize != null) {
-                b.segmentBytes(segmentSize.toBytes());
+                long value = segmentSize.toBytes();
+                c = with(c, prefix + ".segment-size", b -> b.segmentBytes(value));
             }
             if (segmentAge != null) {
-                b.segmentAge(segmentAge);
+                Duration value = segmentAge;
+                c = with(c, prefix + ".segment-age", b -> b.segmentAge(value));
             }
             if (retention != null) {
-                b.retention(retention);
+                Duration value = retention;
+                c = with(c, prefix + ".retention", b -> b.retention(value));
             }
             if (retentionBytes != null) {
-                b.retentionBytes(retentionBytes.toBytes());
+                long value = retentionBytes.toBytes();
+                c = with(c, prefix + ".retention-bytes", b -> b.retentionBytes(value));
             }
             if (fsync != null) {
-                b.fsync(FsyncPolicy.parse(fsync));
+                String value = fsync;
+                c = with(c, prefix + ".fsync", b -> b.fsync(FsyncPolicy.parse(value)));
             }
             if (maxRecordSize != null) {
-                b.maxRecordBytes(Math.toIntExact(maxRecordSize.toBytes()));
+                DataSize value = maxRecordSize;
+                c = with(c, prefix + ".max-record-size", b -> b.maxRecordBytes(Math.toIntExact(value.toBytes())));
             }
-            return b.build();
+            return c;
         }
     }
 

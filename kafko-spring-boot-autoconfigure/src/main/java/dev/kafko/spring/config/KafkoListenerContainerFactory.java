@@ -9,8 +9,10 @@ import dev.kafko.spring.listener.KafkoErrorHandler;
 import dev.kafko.spring.listener.KafkoMessageListener;
 import dev.kafko.spring.listener.adapter.KafkoArgumentResolvers;
 import dev.kafko.spring.listener.adapter.MessagingMessageListenerAdapter;
+import dev.kafko.spring.support.Acknowledgment;
 import dev.kafko.spring.support.KafkoInstrumentation;
 import dev.kafko.spring.support.RecordMessageConverter;
+import java.lang.reflect.Method;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
@@ -84,22 +86,54 @@ public class KafkoListenerContainerFactory {
         return defaultHandlerMethodFactory;
     }
 
-    /** A container for an annotated method. */
+    /**
+     * A container for an annotated method.
+     *
+     * @throws IllegalArgumentException naming the listener when its concurrency is below 1
+     * @throws IllegalStateException naming the listener when the method takes an {@link Acknowledgment}
+     *     but its ack mode is not a manual one: acknowledging would do nothing
+     */
     public ConcurrentMessageListenerContainer createListenerContainer(KafkoListenerEndpoint endpoint,
                                                                       MessageHandlerMethodFactory methods) {
-        InvocableHandlerMethod handler = methods.createInvocableHandlerMethod(endpoint.bean(), endpoint.method());
-        MessagingMessageListenerAdapter adapter = new MessagingMessageListenerAdapter(handler, converter,
-                endpoint.batch(), endpoint.id(), endpoint.groupId(), endpoint.replyTopic(), replyTemplate);
         ContainerProperties properties = containerProperties;
         if (endpoint.concurrency() != null) {
-            properties = properties.withConcurrency(endpoint.concurrency());
+            try {
+                properties = properties.withConcurrency(endpoint.concurrency());
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(describe(endpoint) + ": " + e.getMessage(), e);
+            }
         }
         if (endpoint.ackMode() != null) {
             properties = properties.withAckMode(endpoint.ackMode());
         }
+        if (!properties.ackMode().isManual() && takesAcknowledgment(endpoint.method())) {
+            throw new IllegalStateException(describe(endpoint) + " takes an Acknowledgment, which needs ackMode"
+                    + " MANUAL or MANUAL_IMMEDIATE, but its ack mode is " + properties.ackMode() + ": set ackMode"
+                    + " = \"manual\" (or \"manual-immediate\") on the @KafkoListener or kafko.listener.ack-mode,"
+                    + " or remove the parameter");
+        }
+        InvocableHandlerMethod handler = methods.createInvocableHandlerMethod(endpoint.bean(), endpoint.method());
+        MessagingMessageListenerAdapter adapter = new MessagingMessageListenerAdapter(handler, converter,
+                endpoint.batch(), endpoint.id(), endpoint.groupId(), endpoint.replyTopic(), replyTemplate);
         boolean start = endpoint.autoStartup() != null ? endpoint.autoStartup() : autoStartup;
         return new ConcurrentMessageListenerContainer(endpoint.id(), endpoint.topics(), endpoint.groupId(), backend,
                 properties, start, adapter, errorHandler, instrumentation, executor);
+    }
+
+    private static boolean takesAcknowledgment(Method method) {
+        for (Class<?> type : method.getParameterTypes()) {
+            if (Acknowledgment.class.isAssignableFrom(type)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** "Listener 'id' (Bean.method)", for errors about one endpoint. */
+    private static String describe(KafkoListenerEndpoint endpoint) {
+        Method method = endpoint.method();
+        return "Listener '" + endpoint.id() + "' (" + method.getDeclaringClass().getSimpleName() + "."
+                + method.getName() + ")";
     }
 
     /** A container for a plain listener, with this factory's defaults. */

@@ -21,6 +21,9 @@ public final class KafkoTopicProvisioner implements InitializingBean {
 
     private static final Logger LOG = LoggerFactory.getLogger(KafkoTopicProvisioner.class);
 
+    /** The suffix of dead-letter topics: {@code <topic>.DLT} takes the dead letters of {@code <topic>}. */
+    public static final String DEAD_LETTER_SUFFIX = ".DLT";
+
     private final Kafko kafko;
     private final Map<String, TopicConfig> declared;
     private final boolean autoCreate;
@@ -51,9 +54,13 @@ public final class KafkoTopicProvisioner implements InitializingBean {
         Topic topic = existing.get();
         int current = topic.partitionCount();
         if (config.partitions() < current) {
-            throw new KafkoException("kafko.topics." + name + ".partitions=" + config.partitions()
-                    + " would shrink topic '" + name + "', which has " + current
-                    + " partitions; partitions can only grow: set it to " + current + " or more");
+            if (!grownAsDeadLetterTopic(name, current)) {
+                throw new KafkoException(propertyPrefix(name) + ".partitions=" + config.partitions()
+                        + " would shrink topic '" + name + "', which has " + current
+                        + " partitions; partitions can only grow: set it to " + current + " or more");
+            }
+            LOG.debug("Dead-letter topic '{}' keeps its {} partitions, as many as the topic it serves"
+                    + " ({}.partitions={})", name, current, propertyPrefix(name), config.partitions());
         }
         if (config.partitions() > current) {
             LOG.info("Growing topic '{}' from {} to {} partitions", name, current, config.partitions());
@@ -61,9 +68,25 @@ public final class KafkoTopicProvisioner implements InitializingBean {
         }
         TopicConfig stored = topic.config().toBuilder().partitions(config.partitions()).build();
         if (!stored.equals(config)) {
-            LOG.warn("Topic '{}' exists with {}; kafko.topics.{} asks for {}. Only the partition count of an"
-                    + " existing topic can change, the stored config stays", name, topic.config(), name, config);
+            LOG.warn("Topic '{}' exists with {}; {} asks for {}. Only the partition count of an existing topic"
+                    + " can change, the stored config stays", name, topic.config(), propertyPrefix(name), config);
         }
+    }
+
+    /**
+     * Whether {@code name} is a dead-letter topic whose {@code current} partitions are no more than
+     * its original topic has (or is declared with): kafko itself grows a dead-letter topic declared
+     * with fewer to that count ({@link #ensure}), so finding it so on the next start is no shrink.
+     */
+    private boolean grownAsDeadLetterTopic(String name, int current) {
+        if (!name.endsWith(DEAD_LETTER_SUFFIX) || name.length() == DEAD_LETTER_SUFFIX.length()) {
+            return false;
+        }
+        String original = name.substring(0, name.length() - DEAD_LETTER_SUFFIX.length());
+        TopicConfig declaredOriginal = declared.get(original);
+        int originalPartitions = Math.max(kafko.topic(original).map(Topic::partitionCount).orElse(0),
+                declaredOriginal == null ? 0 : declaredOriginal.partitions());
+        return current <= originalPartitions;
     }
 
     /** The properties that declare topic {@code name}: a name with a dot needs the bracket form. */

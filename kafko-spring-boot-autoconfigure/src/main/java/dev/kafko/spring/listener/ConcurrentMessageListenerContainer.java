@@ -28,6 +28,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     private final ContainerProperties properties;
     private final boolean autoStartup;
     private final KafkoErrorHandler errorHandler;
+    private final KafkoInstrumentation instrumentation;
     private final List<KafkoMessageListenerContainer> members = new ArrayList<>();
     private final ProcessedOffsets processed = new ProcessedOffsets();
 
@@ -45,6 +46,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
         this.properties = properties;
         this.autoStartup = autoStartup;
         this.errorHandler = errorHandler;
+        this.instrumentation = instrumentation;
         int n = 0;
         for (String topic : this.topics) {
             for (int i = 0; i < properties.concurrency(); i++) {
@@ -88,6 +90,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
                 LOG.warn("Listener '{}' has concurrency {} but topic '{}' has {} partition(s): {} member(s) will idle",
                         listenerId, properties.concurrency(), topic, partitions, properties.concurrency() - partitions);
             }
+            instrumentation.listenerStarting(listenerId, groupId, topic);
         }
         if (!isRunning()) {
             // a new run starts from the group's commits: what the last run processed but never

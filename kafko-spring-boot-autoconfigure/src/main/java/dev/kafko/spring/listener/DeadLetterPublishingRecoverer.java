@@ -4,6 +4,7 @@ import dev.kafko.Headers;
 import dev.kafko.KafkoRecord;
 import dev.kafko.RecordTooLargeException;
 import dev.kafko.UnknownTopicException;
+import dev.kafko.spring.core.KafkoTopicProvisioner;
 import dev.kafko.spring.core.LogBackend;
 import dev.kafko.spring.support.KafkoHeaders;
 import dev.kafko.spring.support.KafkoInstrumentation;
@@ -36,7 +37,7 @@ public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
     private static final Logger LOG = LoggerFactory.getLogger(DeadLetterPublishingRecoverer.class);
 
     /** The suffix of dead-letter topics. */
-    public static final String SUFFIX = ".DLT";
+    public static final String SUFFIX = KafkoTopicProvisioner.DEAD_LETTER_SUFFIX;
 
     /** The stack-trace header of a dead letter that did not fit its topic with the whole trace. */
     static final String STACK_TRACE_LEFT_OUT = "(left out: the dead letter was larger than the topic's max record size with it)";
@@ -83,8 +84,8 @@ public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
             ensureDeadLetterTopic(topic, dlt, 1);
         } catch (UnknownTopicException e) {
             throw new IllegalStateException("Dead letters of topic '" + topic + "' go to '" + dlt + "', which does not"
-                    + " exist and is not created on first use: declare it (kafko.topics[" + dlt + "].partitions) or"
-                    + " set kafko.auto-create-topics=true", e);
+                    + " exist and is not created on first use: declare it (" + KafkoTopicProvisioner.propertyPrefix(dlt)
+                    + ".partitions) or set kafko.auto-create-topics=true", e);
         }
     }
 

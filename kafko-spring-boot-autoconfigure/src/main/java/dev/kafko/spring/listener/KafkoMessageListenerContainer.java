@@ -41,6 +41,8 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
     private volatile boolean paused;
     private volatile boolean running;
     private volatile boolean expectedRunning;
+    /** The member outlived the shutdown timeout of the current stop: later waits for it return at once. */
+    private volatile boolean overran;
     private volatile @Nullable Throwable failure;
     private volatile @Nullable ListenerConsumer consumer;
     private volatile CountDownLatch exited = new CountDownLatch(0);
@@ -112,6 +114,7 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
             stopRequested = false;
             paused = false;
             failure = null;
+            overran = false;
             ListenerConsumer c = new ListenerConsumer(this, backend, listener);
             consumer = c;
             exited = new CountDownLatch(1);
@@ -134,11 +137,19 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
         signalAll();
     }
 
-    /** Waits up to the shutdown timeout for the member thread to finish. */
+    /**
+     * Waits up to the shutdown timeout for the member thread to finish, once per stop: a member that
+     * overran it is not waited for again (the registry's lifecycle stop and its destroy both stop it).
+     */
     void awaitStopped() {
+        if (overran) {
+            return;
+        }
         try {
             if (!exited.await(properties.shutdownTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
-                LOG.warn("{} did not stop within {}", memberName, properties.shutdownTimeout());
+                overran = true;
+                LOG.warn("{} did not stop within {}; it is left to finish its record in hand, whose commit may not"
+                        + " happen if kafko closes first", memberName, properties.shutdownTimeout());
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -16,7 +16,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -85,6 +87,17 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
                 }
                 drainForeignAcks();
                 commitPending();
+            }
+        } catch (KafkoClosedException e) {
+            if (container.stopRequested()) {
+                // the stop waited its shutdown timeout, then kafko closed: expected, nothing died
+                LOG.warn("Kafko closed under {} of listener '{}' after its shutdown timeout ({}); what it had not"
+                        + " committed will be delivered again: {}", container.memberName(), container.getListenerId(),
+                        properties.shutdownTimeout(), e.toString());
+            } else {
+                died = e;
+                LOG.error("Polling thread {} of listener '{}' died", container.memberName(), container.getListenerId(),
+                        e);
             }
         } catch (Throwable t) {
             died = t;
@@ -266,13 +279,27 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         try {
             consumer.commit(offsets);
         } catch (KafkoClosedException e) {
-            throw e;
+            if (!container.stopRequested()) {
+                throw e;
+            }
+            // a member that overran the shutdown timeout finished after kafko closed: at-least-once redelivers
+            LOG.warn("Kafko closed under {} of listener '{}' after its shutdown timeout ({}): {} not committed and"
+                    + " will be delivered again", container.memberName(), container.getListenerId(),
+                    properties.shutdownTimeout(), lastRecords(offsets));
         } catch (KafkoException e) {
             LOG.warn("Listener '{}' could not commit {} on {}", container.getListenerId(), offsets,
                     container.topic(), e);
         } finally {
             advance(offsets);
         }
+    }
+
+    /** "the record at t-0@4 was" (or "the records at t-0@4, t-1@2 were"), from the next offsets to commit. */
+    private String lastRecords(Map<Integer, Long> nextOffsets) {
+        String at = new TreeMap<>(nextOffsets).entrySet().stream()
+                .map(e -> container.topic() + "-" + e.getKey() + "@" + (e.getValue() - 1))
+                .collect(Collectors.joining(", "));
+        return nextOffsets.size() == 1 ? "the record at " + at + " was" : "the records at " + at + " were";
     }
 
     /** Tells the container's progress tracker (read by the test helper) how far the listener got. */

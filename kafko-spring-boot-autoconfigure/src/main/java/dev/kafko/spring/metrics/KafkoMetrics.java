@@ -3,6 +3,7 @@ package dev.kafko.spring.metrics;
 import dev.kafko.GroupInfo;
 import dev.kafko.Kafko;
 import dev.kafko.KafkoObserver;
+import dev.kafko.OffsetResetPolicy;
 import dev.kafko.PartitionInfo;
 import dev.kafko.Topic;
 import dev.kafko.spring.support.KafkoInstrumentation;
@@ -30,13 +31,20 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
  *   <li>{@code kafko.listener.process} (timer; listener, topic, outcome = success|failure)</li>
  *   <li>{@code kafko.listener.dead.letter} (counter; listener, topic)</li>
  *   <li>{@code kafko.log.end.offset}, {@code kafko.log.size} (gauges, bytes for size; topic, partition)</li>
- *   <li>{@code kafko.consumer.lag} (gauge; topic, group, partition)</li>
+ *   <li>{@code kafko.consumer.lag} (gauge; topic, group, partition): the records of the partition after the
+ *       group's committed offset. For a partition the group has not committed on yet, it counts from
+ *       where such a group starts reading: the log start offset under the instance's offset reset
+ *       policy {@code EARLIEST} (the default) or {@code FAIL}; under {@code LATEST} such a group starts
+ *       at the end, wherever that is when it takes the partition, and the gauge reads 0 until it
+ *       commits.</li>
  *   <li>{@code kafko.log.fsync} (timer; topic, partition) and {@code kafko.log.failures} (counter;
  *       topic, partition), straight from the engine's observer hook</li>
  * </ul>
  *
- * <p>Gauges and the failure counter exist for every partition and group found at start-up;
- * partitions and groups that appear later (a topic created at run time, a new group) get theirs on
+ * <p>Gauges and the failure counter exist for every partition and group found at start-up, and
+ * the lag of every listener's group on every partition of its topics from the moment its container
+ * starts (before any commit, also while it is paused or never acknowledges); partitions and groups
+ * that appear otherwise (a topic created at run time, a group of a plain consumer) get theirs on
  * their first append or commit, reported by the engine's observer hook. Gauges read the engine's
  * snapshots when scraped. Timers appear with the first event they time.
  */
@@ -123,6 +131,20 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
     }
 
     @Override
+    public void listenerStarting(String listenerId, String groupId, String topic) {
+        Kafko k = kafko.getIfAvailable();
+        if (k == null) {
+            return;
+        }
+        k.topic(topic).ifPresent(t -> {
+            for (int p = 0; p < t.partitionCount(); p++) {
+                partitionSeen(topic, p);
+            }
+        });
+        groupSeen(topic, groupId);
+    }
+
+    @Override
     public void deadLettered(String listenerId, String topic) {
         Counter.builder("kafko.listener.dead.letter").description("Records published to a dead-letter topic")
                 .tags("listener", listenerId, "topic", topic).register(registry).increment();
@@ -159,6 +181,11 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
         gauge("kafko.consumer.lag", "Records of the partition the group has not committed yet",
                 Tags.of("topic", topic, "group", group, "partition", Integer.toString(partition)), k -> {
                     GroupInfo info = k.groupInfo(topic, group);
+                    if (!info.committed().containsKey(partition)
+                            && k.options().offsetReset() == OffsetResetPolicy.LATEST) {
+                        return 0; // such a group starts at the end whenever it takes the partition
+                    }
+                    // the engine counts an uncommitted partition from its log start
                     Long lag = info.lag().get(partition);
                     return lag == null ? 0 : lag;
                 });

@@ -21,6 +21,13 @@ public interface KafkoInstrumentation {
     default void listenerInvoked(String listenerId, String topic, long nanos, boolean success) {
     }
 
+    /**
+     * A listener container is starting to read {@code topic} as {@code groupId}, which exists by
+     * then; called once per topic on the thread that starts the container.
+     */
+    default void listenerStarting(String listenerId, String groupId, String topic) {
+    }
+
     /** A record that exhausted its attempts was published to a dead-letter topic. */
     default void deadLettered(String listenerId, String topic) {
     }

@@ -6,15 +6,22 @@ import dev.kafko.Kafko;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
 import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
 import dev.kafko.spring.core.KafkoTemplate;
+import dev.kafko.spring.listener.AckMode;
+import dev.kafko.spring.support.Acknowledgment;
 import dev.kafko.spring.test.KafkoTestUtils;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
-/** Listeners without an id get one that is also a valid group name; attributes and parameters are checked at start-up. */
+/**
+ * Listeners without an id get one that is also a valid group name; attributes and parameters are checked at
+ * start-up, and a refusal names the listener.
+ */
 class DefaultIdTest {
 
     static final List<String> RECEIVED = new CopyOnWriteArrayList<>();
@@ -56,6 +63,27 @@ class DefaultIdTest {
     }
 
     @Test
+    void aConcurrencyBelowOneFailsTheStartNamingTheListenerAndItsMethod() {
+        runner.withBean(ZeroConcurrency.class).run(context -> assertThat(context).hasFailed().getFailure()
+                .hasStackTraceContaining("IllegalArgumentException: Listener 'idle' (ZeroConcurrency.on): concurrency"
+                        + " must be at least 1, was 0"));
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = AckMode.class, names = {"RECORD", "BATCH"})
+    void anAcknowledgmentParameterOutsideTheManualAckModesFailsTheStartNamingTheListener(AckMode mode) {
+        runner.withBean(Acknowledging.class).withPropertyValues("kafko.listener.ack-mode=" + mode)
+                .run(context -> assertThat(context).hasFailed().getFailure().hasStackTraceContaining(
+                        "Listener 'acking' (Acknowledging.on) takes an Acknowledgment, which needs ackMode MANUAL or"
+                                + " MANUAL_IMMEDIATE, but its ack mode is " + mode));
+    }
+
+    @Test
+    void anAcknowledgmentParameterIsAcceptedWhenTheListenerItselfSetsAManualAckMode() {
+        runner.withBean(AcknowledgingManually.class).run(context -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
     void groupSafeTurnsEveryCharacterOutsideTheRuleIntoADot() {
         assertThat(KafkoListenerAnnotationBeanPostProcessor.groupSafe("a.B$c#1 x/y_z-9")).isEqualTo("a.B.c.1.x.y_z-9");
     }
@@ -77,6 +105,26 @@ class DefaultIdTest {
         @KafkoListener(id = "scalar", topics = "t", batch = "true")
         void on(List<String> values, @org.springframework.messaging.handler.annotation.Header(
                 dev.kafko.spring.support.KafkoHeaders.OFFSET) long offset) {
+        }
+    }
+
+    static class ZeroConcurrency {
+        @KafkoListener(id = "idle", topics = "t", concurrency = "0")
+        void on(String value) {
+        }
+    }
+
+    static class Acknowledging {
+        @KafkoListener(id = "acking", topics = "t")
+        void on(String value, Acknowledgment ack) {
+            ack.acknowledge();
+        }
+    }
+
+    static class AcknowledgingManually {
+        @KafkoListener(id = "acking", topics = "t", ackMode = "manual")
+        void on(String value, Acknowledgment ack) {
+            ack.acknowledge();
         }
     }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kafko.Compression;
+import dev.kafko.InvalidConfigException;
 import dev.kafko.Kafko;
 import dev.kafko.KafkoRecord;
 import dev.kafko.Topic;
@@ -140,6 +141,29 @@ class KafkoAutoConfigurationTest {
         onDir.withPropertyValues("kafko.topics.orders.partitions=3").run(context ->
                 assertThat(context).getFailure().hasStackTraceContaining(
                         "kafko.topics.orders.partitions=3 would shrink topic 'orders', which has 4 partitions"));
+    }
+
+    @Test
+    void aTopicValueOutOfRangeFailsTheStartNamingItsProperty() {
+        runner.withPropertyValues("kafko.topics.inv.partitions=-3").run(context -> assertThat(
+                invalidConfig(context.getStartupFailure()))
+                .hasMessage("kafko.topics.inv.partitions: partitions must be between 1 and 10000, was -3"));
+        runner.withPropertyValues("kafko.topics[in.valid].segment-size=1B").run(context -> assertThat(
+                invalidConfig(context.getStartupFailure())).hasMessageStartingWith(
+                        "kafko.topics[in.valid].segment-size: segmentBytes must be between 1024 and"));
+        runner.withPropertyValues("kafko.defaults.max-record-size=0B").run(context -> assertThat(
+                invalidConfig(context.getStartupFailure())).hasMessageStartingWith(
+                        "kafko.defaults.max-record-size: maxRecordBytes must be between 1 and"));
+    }
+
+    /** The first {@link InvalidConfigException} in the cause chain of a failed start. */
+    private static Throwable invalidConfig(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof InvalidConfigException) {
+                return t;
+            }
+        }
+        throw new AssertionError("no InvalidConfigException in " + failure, failure);
     }
 
     @Test

@@ -19,6 +19,7 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -54,7 +55,7 @@ class AckModeRestartTest {
         halfway = new CountDownLatch(1);
         ApplicationContextRunner runner = new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
-                .withBean(SlowListener.class)
+                .withUserConfiguration(mode.isManual() ? AcknowledgingSlowListener.class : SlowListener.class)
                 .withPropertyValues("kafko.data-dir=" + dir, "kafko.topics.stream.partitions=3",
                         "kafko.listener.ack-mode=" + mode.name().toLowerCase().replace('_', '-'),
                         "kafko.listener.max-poll-records=20");
@@ -101,22 +102,34 @@ class AckModeRestartTest {
         return Long.parseLong(pos.substring(pos.indexOf('@') + 1));
     }
 
+    /** For the automatic ack modes, which refuse an Acknowledgment parameter. */
     static class SlowListener {
         @KafkoListener(id = "slow", topics = "stream")
         void on(String value, @Header(KafkoHeaders.RECEIVED_PARTITION) int partition,
-                @Header(KafkoHeaders.OFFSET) long offset, Acknowledgment ack) throws InterruptedException {
-            String pos = partition + "@" + offset;
-            current.add(pos);
-            if (offset % ACK_EVERY == ACK_EVERY - 1) {
-                ack.acknowledge();
-                if (current == FIRST) {
-                    ACKED_FIRST.add(pos);
-                }
-            }
-            if (FIRST.size() == RECORDS / 4) {
-                halfway.countDown();
-            }
-            Thread.sleep(1); // a listener that takes time, so the close lands mid-stream
+                @Header(KafkoHeaders.OFFSET) long offset) throws InterruptedException {
+            received(partition + "@" + offset, null);
         }
+    }
+
+    static class AcknowledgingSlowListener {
+        @KafkoListener(id = "slow", topics = "stream")
+        void on(String value, @Header(KafkoHeaders.RECEIVED_PARTITION) int partition,
+                @Header(KafkoHeaders.OFFSET) long offset, Acknowledgment ack) throws InterruptedException {
+            received(partition + "@" + offset, offset % ACK_EVERY == ACK_EVERY - 1 ? ack : null);
+        }
+    }
+
+    private static void received(String pos, @Nullable Acknowledgment ack) throws InterruptedException {
+        current.add(pos);
+        if (ack != null) {
+            ack.acknowledge();
+            if (current == FIRST) {
+                ACKED_FIRST.add(pos);
+            }
+        }
+        if (FIRST.size() == RECORDS / 4) {
+            halfway.countDown();
+        }
+        Thread.sleep(1); // a listener that takes time, so the close lands mid-stream
     }
 }

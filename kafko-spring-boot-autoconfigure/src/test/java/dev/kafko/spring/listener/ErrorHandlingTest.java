@@ -12,6 +12,7 @@ import dev.kafko.spring.core.KafkoTemplate;
 import dev.kafko.spring.support.KafkoHeaders;
 import dev.kafko.spring.support.KafkoInstrumentation;
 import dev.kafko.spring.test.KafkoTestUtils;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,6 +22,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
@@ -153,6 +155,35 @@ class ErrorHandlingTest {
                     assertThat(kafko.consumer("work.DLT").poll(Duration.ofSeconds(5))).singleElement()
                             .satisfies(r -> assertThat(r.partition()).isEqualTo(1));
                 });
+    }
+
+    @Test
+    void aDeadLetterTopicDeclaredWithFewerPartitionsStartsAgainWithThePartitionsItWasGrownTo(@TempDir Path dir) {
+        ApplicationContextRunner onDir = new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class)).withBean(Listeners.class)
+                .withPropertyValues("kafko.data-dir=" + dir, "kafko.listener.dead-letter.enabled=true",
+                        "kafko.topics.work.partitions=4", "kafko.topics[work.DLT].partitions=2");
+        for (int run = 1; run <= 2; run++) {
+            onDir.run(context -> {
+                assertThat(context).hasNotFailed();
+                assertThat(context.getBean(Kafko.class).topic("work.DLT").orElseThrow().partitionCount())
+                        .as("grown to the original's").isEqualTo(4);
+            });
+        }
+    }
+
+    @Test
+    void aDeadLetterTopicDeclaredBelowWhatItHasBeyondItsOriginalFailsTheStartNamingTheBracketProperty(
+            @TempDir Path dir) {
+        ApplicationContextRunner onDir = new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class)).withBean(Listeners.class)
+                .withPropertyValues("kafko.data-dir=" + dir, "kafko.listener.dead-letter.enabled=true",
+                        "kafko.topics.work.partitions=2");
+        onDir.withPropertyValues("kafko.topics[work.DLT].partitions=6")
+                .run(context -> assertThat(context).hasNotFailed());
+        onDir.withPropertyValues("kafko.topics[work.DLT].partitions=3").run(context ->
+                assertThat(context).getFailure().hasStackTraceContaining(
+                        "kafko.topics[work.DLT].partitions=3 would shrink topic 'work.DLT', which has 6 partitions"));
     }
 
     @Test

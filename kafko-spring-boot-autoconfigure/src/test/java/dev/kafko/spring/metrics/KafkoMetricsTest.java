@@ -8,6 +8,7 @@ import dev.kafko.spring.annotation.KafkoListener;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
 import dev.kafko.spring.autoconfigure.KafkoMetricsAutoConfiguration;
 import dev.kafko.spring.core.KafkoTemplate;
+import dev.kafko.spring.support.Acknowledgment;
 import dev.kafko.spring.test.KafkoTestUtils;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -76,12 +77,43 @@ class KafkoMetricsTest {
     }
 
     @Test
+    void lagIsThereForEveryListenerGroupAndPartitionFromTheStartAndCountsFromTheLogStartBeforeAnyCommit() {
+        runner.withBean(Holding.class).withPropertyValues("kafko.topics.held.partitions=2").run(context -> {
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            for (String partition : new String[] {"0", "1"}) {
+                assertThat(registry.get("kafko.consumer.lag").tag("topic", "held").tag("group", "holding")
+                        .tag("partition", partition).gauge().value()).as("partition %s before any record", partition)
+                        .isZero();
+            }
+            @SuppressWarnings("unchecked")
+            KafkoTemplate<Object, Object> template = context.getBean(KafkoTemplate.class);
+            for (int i = 0; i < 3; i++) {
+                template.send("held", 0, null, "v" + i).join();
+            }
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+            assertThat(context.getBean(Kafko.class).groupInfo("held", "holding").committed()).as("never acknowledged")
+                    .isEmpty();
+            assertThat(registry.get("kafko.consumer.lag").tag("topic", "held").tag("group", "holding")
+                    .tag("partition", "0").gauge().value()).isEqualTo(3);
+            assertThat(registry.get("kafko.consumer.lag").tag("topic", "held").tag("group", "holding")
+                    .tag("partition", "1").gauge().value()).isZero();
+        });
+    }
+
+    @Test
     void fsyncsAreTimedFromTheEnginesObserverHook() {
         runner.withPropertyValues("kafko.topics.durable.fsync=every-batch").run(context -> {
             context.getBean(Kafko.class).producer("durable").send(null, "x".getBytes()).join();
             assertThat(context.getBean(MeterRegistry.class).get("kafko.log.fsync").tag("topic", "durable")
                     .tag("partition", "0").timer().count()).isPositive();
         });
+    }
+
+    /** Processes every record and acknowledges none: its group never commits. */
+    static class Holding {
+        @KafkoListener(id = "holding", topics = "held", ackMode = "manual")
+        void on(String value, Acknowledgment ack) {
+        }
     }
 
     static class Listeners {

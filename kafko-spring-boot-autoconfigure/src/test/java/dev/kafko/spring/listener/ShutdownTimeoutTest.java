@@ -1,0 +1,79 @@
+package dev.kafko.spring.listener;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.kafko.spring.annotation.KafkoListener;
+import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
+import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
+import dev.kafko.spring.core.KafkoTemplate;
+import dev.kafko.spring.test.KafkoTestUtils;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.util.StringUtils;
+
+/**
+ * A member still busy with a record when its shutdown timeout passes is waited for once, and when
+ * kafko closes under it its lost commit is an expected warning: the record comes again on the next
+ * start, and nothing reports the member as died.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class ShutdownTimeoutTest {
+
+    static final List<String> RECEIVED = new CopyOnWriteArrayList<>();
+    static volatile CountDownLatch started = new CountDownLatch(1);
+    static volatile CountDownLatch release = new CountDownLatch(1);
+
+    @Test
+    void aMemberThatOverrunsTheShutdownTimeoutIsWaitedForOnceAndItsLostCommitIsAWarningNotADeath(
+            @TempDir Path dir, CapturedOutput output) throws Exception {
+        RECEIVED.clear();
+        started = new CountDownLatch(1);
+        release = new CountDownLatch(1);
+        ApplicationContextRunner runner = new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class)).withBean(Slow.class)
+                .withPropertyValues("kafko.data-dir=" + dir, "kafko.listener.shutdown-timeout=300ms");
+        AtomicReference<KafkoMessageListenerContainer> member = new AtomicReference<>();
+        runner.run(context -> {
+            @SuppressWarnings("unchecked")
+            KafkoTemplate<Object, Object> template = context.getBean(KafkoTemplate.class);
+            template.send("slow", "s1").join();
+            assertThat(started.await(20, TimeUnit.SECONDS)).isTrue();
+            member.set((KafkoMessageListenerContainer) ((ConcurrentMessageListenerContainer) context
+                    .getBean(KafkoListenerEndpointRegistry.class).getListenerContainer("slow")).getMembers().get(0));
+        }); // closes while the listener is busy: the registry stops (and is destroyed), then kafko closes
+        release.countDown();
+        await().atMost(Duration.ofSeconds(10)).until(() -> !member.get().isRunning());
+
+        assertThat(StringUtils.countOccurrencesOf(output.getOut(), "slow-0 did not stop within PT0.3S"))
+                .as("waited for once").isEqualTo(1);
+        assertThat(output).contains("the record at slow-0@0 was not committed and will be delivered again")
+                .doesNotContain("died");
+        assertThat(member.get().getFailure()).isNull();
+        assertThat(member.get().isInExpectedState()).isTrue();
+
+        runner.run(context -> KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20)));
+        assertThat(RECEIVED).as("delivered again after the restart").containsExactly("s1", "s1");
+    }
+
+    static class Slow {
+        @KafkoListener(id = "slow", topics = "slow")
+        void on(String value) throws InterruptedException {
+            RECEIVED.add(value);
+            started.countDown();
+            release.await(20, TimeUnit.SECONDS);
+        }
+    }
+}
