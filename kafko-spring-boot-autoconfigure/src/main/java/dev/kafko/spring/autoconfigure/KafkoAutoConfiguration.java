@@ -69,7 +69,8 @@ public final class KafkoAutoConfiguration {
     Kafko kafko(KafkoDataDirectory directory, KafkoProperties properties, ObjectProvider<KafkoObserver> observers) {
         KafkoOptions options = KafkoOptions.builder()
                 .topicDefaults(properties.topicDefaults())
-                .maxPollRecords(properties.getListener().getMaxPollRecords())
+                .maxPollRecords(atLeastOne("kafko.listener.max-poll-records",
+                        properties.getListener().getMaxPollRecords()))
                 .linger(properties.getLinger())
                 .maxQueuedBytes(properties.getMaxQueuedBytes().toBytes())
                 .maxBlock(properties.getMaxBlock())
@@ -140,10 +141,7 @@ public final class KafkoAutoConfiguration {
                                         ObjectProvider<KafkoInstrumentation> instrumentation,
                                         ConfigurableListableBeanFactory beanFactory) {
         KafkoProperties.Listener listener = properties.getListener();
-        int attempts = listener.getRetry().getMaxAttempts();
-        if (attempts < 1) {
-            throw new IllegalArgumentException("kafko.listener.retry.max-attempts must be at least 1, was " + attempts);
-        }
+        int attempts = atLeastOne("kafko.listener.retry.max-attempts", listener.getRetry().getMaxAttempts());
         FixedBackOff backOff = new FixedBackOff(listener.getRetry().getBackoff().toMillis(), attempts - 1L);
         DefaultErrorHandler handler = new DefaultErrorHandler(backOff, listener.getDeadLetter().isEnabled()
                 ? new DeadLetterPublishingRecoverer(backend, instrumentation.getIfUnique(() -> KafkoInstrumentation.NOOP))
@@ -180,8 +178,14 @@ public final class KafkoAutoConfiguration {
                                                                 Environment environment) {
         KafkoProperties.Listener listener = properties.getListener();
         KafkoListenerContainerFactory factory = new KafkoListenerContainerFactory(backend, converter);
-        factory.setContainerProperties(new ContainerProperties(listener.getAckMode(), listener.getConcurrency(),
-                listener.getPollTimeout(), listener.getMaxPollRecords(), listener.getShutdownTimeout()));
+        if (listener.getPollTimeout().isNegative() || listener.getPollTimeout().isZero()) {
+            throw new IllegalArgumentException("kafko.listener.poll-timeout must be positive, was "
+                    + listener.getPollTimeout());
+        }
+        factory.setContainerProperties(new ContainerProperties(listener.getAckMode(),
+                atLeastOne("kafko.listener.concurrency", listener.getConcurrency()), listener.getPollTimeout(),
+                atLeastOne("kafko.listener.max-poll-records", listener.getMaxPollRecords()),
+                listener.getShutdownTimeout()));
         factory.setErrorHandler(errorHandler);
         factory.setReplyTemplate((KafkoTemplate<Object, Object>) template.getIfUnique());
         factory.setInstrumentation(instrumentation.getIfUnique(() -> KafkoInstrumentation.NOOP));
@@ -196,5 +200,13 @@ public final class KafkoAutoConfiguration {
     @EnableKafko
     @ConditionalOnMissingBean(name = KafkoListenerAnnotationBeanPostProcessor.BEAN_NAME)
     static class EnableKafkoConfiguration {
+    }
+
+    /** {@code value}, or an error naming {@code property} when it is below 1. */
+    private static int atLeastOne(String property, int value) {
+        if (value < 1) {
+            throw new IllegalArgumentException(property + " must be at least 1, was " + value);
+        }
+        return value;
     }
 }

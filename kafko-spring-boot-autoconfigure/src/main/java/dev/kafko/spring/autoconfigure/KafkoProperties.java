@@ -183,6 +183,8 @@ public class KafkoProperties {
             return change.apply(config.toBuilder()).build();
         } catch (InvalidConfigException e) {
             throw new InvalidConfigException(property + ": " + e.getMessage(), e);
+        } catch (ArithmeticException e) {
+            throw new InvalidConfigException(property + ": too large (" + e.getMessage() + ")", e);
         }
     }
 

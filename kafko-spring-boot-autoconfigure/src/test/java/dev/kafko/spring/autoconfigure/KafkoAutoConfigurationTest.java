@@ -118,6 +118,16 @@ class KafkoAutoConfigurationTest {
     }
 
     @Test
+    void listenerValuesOutOfRangeFailStartUpNamingTheirProperty() {
+        runner.withPropertyValues("kafko.listener.concurrency=0").run(context -> assertThat(context).getFailure()
+                .hasStackTraceContaining("kafko.listener.concurrency must be at least 1, was 0"));
+        runner.withPropertyValues("kafko.listener.max-poll-records=-1").run(context -> assertThat(context).getFailure()
+                .hasStackTraceContaining("kafko.listener.max-poll-records must be at least 1, was -1"));
+        runner.withPropertyValues("kafko.listener.poll-timeout=0s").run(context -> assertThat(context).getFailure()
+                .hasStackTraceContaining("kafko.listener.poll-timeout must be positive, was PT0S"));
+    }
+
+    @Test
     void declaredTopicsAreCreatedWithTheirOwnKeysOverTheDefaults() {
         runner.withPropertyValues("kafko.defaults.partitions=2", "kafko.topics.orders.partitions=3",
                 "kafko.topics.orders.compression=lz4", "kafko.topics.audit.retention=7d").run(context -> {
@@ -154,6 +164,9 @@ class KafkoAutoConfigurationTest {
         runner.withPropertyValues("kafko.defaults.max-record-size=0B").run(context -> assertThat(
                 invalidConfig(context.getStartupFailure())).hasMessageStartingWith(
                         "kafko.defaults.max-record-size: maxRecordBytes must be between 1 and"));
+        runner.withPropertyValues("kafko.topics.big.max-record-size=3GB").run(context -> assertThat(
+                invalidConfig(context.getStartupFailure())).hasMessageStartingWith(
+                        "kafko.topics.big.max-record-size: too large"));
     }
 
     /** The first {@link InvalidConfigException} in the cause chain of a failed start. */
