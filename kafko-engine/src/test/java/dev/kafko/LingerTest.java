@@ -328,6 +328,31 @@ class LingerTest {
     }
 
     @Test
+    void aCallbackOnTheSchedulerThreadMayWaitForSendsItMakes() throws Exception {
+        // the scheduler ends lingers; a callback it runs that waits for its own sends through
+        // CompletableFuture.allOf (which never marks them awaited) must not wait for itself
+        try (Kafko k = Kafko.open(dir, KafkoOptions.builder().linger(Duration.ofMillis(20)).build())) {
+            k.createTopic("t");
+            Producer p = k.producer("t");
+            CompletableFuture<String> inner = new CompletableFuture<>();
+            lingeringSend(p).thenRun(() -> {
+                try {
+                    List<CompletableFuture<RecordPosition>> sends = new ArrayList<>();
+                    for (int i = 0; i < 50; i++) {
+                        sends.add(p.send(null, VALUE));
+                    }
+                    CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).get(5, TimeUnit.SECONDS);
+                    inner.complete(Thread.currentThread().getName());
+                } catch (Exception e) {
+                    inner.completeExceptionally(e);
+                }
+            });
+            assertThat(inner.get(20, TimeUnit.SECONDS)).as("the callback ran on the thread that ends lingers")
+                    .isEqualTo("kafko-scheduler");
+        }
+    }
+
+    @Test
     void aSendObservedOnlyThroughCallbacksCompletesWhenTheLingerEnds() throws Exception {
         try (Kafko k = Kafko.open(dir, KafkoOptions.builder().linger(Duration.ofMillis(20)).build())) {
             k.createTopic("t");

@@ -140,6 +140,9 @@ final class PartitionActor implements Mailbox.Owner {
     void submit(Request<?> r) {
         if (r instanceof SendRequest) {
             r.actor = this;
+            if (Scheduler.onSchedulerThread()) {
+                r.awaited = true; // the scheduler ends lingers: it must not wait for one (Scheduler#onSchedulerThread)
+            }
         }
         if (!mailbox.tryPush(r, false)) {
             if (ThreadMarks.get()[ThreadMarks.OWNING] > 0) {

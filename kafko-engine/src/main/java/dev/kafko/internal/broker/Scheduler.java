@@ -18,17 +18,32 @@ final class Scheduler implements AutoCloseable {
     static final String THREAD_NAME = "kafko-scheduler";
     private static final System.Logger LOG = System.getLogger(Scheduler.class.getName());
 
+    /** True on every instance's scheduler thread; see {@link #onSchedulerThread()}. */
+    private static final ThreadLocal<Boolean> SCHEDULER_THREAD = ThreadLocal.withInitial(() -> false);
+
     private final ScheduledThreadPoolExecutor executor;
 
     Scheduler() {
         executor = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, THREAD_NAME);
+            Thread t = new Thread(() -> {
+                SCHEDULER_THREAD.set(true);
+                r.run();
+            }, THREAD_NAME);
             t.setDaemon(true);
             return t;
         });
         executor.setRemoveOnCancelPolicy(true);
         executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         executor.setContinueExistingPeriodicTasksAfterShutdownPolicy(false);
+    }
+
+    /**
+     * Whether the calling thread is a scheduler thread (of any instance). A send made there must
+     * never linger: the end of a linger is a task of this thread, and user code it runs (a future's
+     * callback) may wait for that send.
+     */
+    static boolean onSchedulerThread() {
+        return SCHEDULER_THREAD.get();
     }
 
     /** Runs {@code task} once after {@code delay}; false (the task dropped) once closed. */
