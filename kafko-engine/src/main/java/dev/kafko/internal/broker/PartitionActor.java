@@ -140,8 +140,8 @@ final class PartitionActor implements Mailbox.Owner {
     void submit(Request<?> r) {
         if (r instanceof SendRequest) {
             r.actor = this;
-            if (Scheduler.onSchedulerThread()) {
-                r.awaited = true; // the scheduler ends lingers: it must not wait for one (Scheduler#onSchedulerThread)
+            if (ctx.scheduler().isCurrentThread()) {
+                r.awaited = true; // the scheduler ends lingers: it must not wait for one (Scheduler#isCurrentThread)
             }
         }
         if (!mailbox.tryPush(r, false)) {

@@ -7,6 +7,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Internal: the one background thread of an instance, {@code kafko-scheduler}, a daemon that runs
@@ -18,17 +19,14 @@ final class Scheduler implements AutoCloseable {
     static final String THREAD_NAME = "kafko-scheduler";
     private static final System.Logger LOG = System.getLogger(Scheduler.class.getName());
 
-    /** True on every instance's scheduler thread; see {@link #onSchedulerThread()}. */
-    private static final ThreadLocal<Boolean> SCHEDULER_THREAD = ThreadLocal.withInitial(() -> false);
-
     private final ScheduledThreadPoolExecutor executor;
+    /** The thread, once started; see {@link #isCurrentThread()}. */
+    private volatile @Nullable Thread thread;
 
     Scheduler() {
         executor = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(() -> {
-                SCHEDULER_THREAD.set(true);
-                r.run();
-            }, THREAD_NAME);
+            Thread t = new Thread(r, THREAD_NAME);
+            thread = t;
             t.setDaemon(true);
             return t;
         });
@@ -38,12 +36,12 @@ final class Scheduler implements AutoCloseable {
     }
 
     /**
-     * Whether the calling thread is a scheduler thread (of any instance). A send made there must
-     * never linger: the end of a linger is a task of this thread, and user code it runs (a future's
-     * callback) may wait for that send.
+     * Whether the calling thread is this scheduler's. A send made there must never linger: the end
+     * of a linger is a task of this thread, and user code it runs (a future's callback) may wait for
+     * that send. (One field read: it is asked on every send.)
      */
-    static boolean onSchedulerThread() {
-        return SCHEDULER_THREAD.get();
+    boolean isCurrentThread() {
+        return Thread.currentThread() == thread;
     }
 
     /** Runs {@code task} once after {@code delay}; false (the task dropped) once closed. */
