@@ -75,7 +75,7 @@ class ConsumerTest {
         try (Kafko k = Kafko.open(dir)) {
             k.createTopic("t", TopicConfig.builder().partitions(2).build());
             try (Consumer c = k.consumer("t")) {
-                CompletableFuture<List<KafkoRecord>> polled = CompletableFuture.supplyAsync(() -> c.poll(Duration.ofSeconds(30)));
+                CompletableFuture<List<KafkoRecord>> polled = Fixtures.onNewThread(() -> c.poll(Duration.ofSeconds(30)));
                 Thread.sleep(100);
                 assertThat(polled).isNotDone();
                 long t0 = System.nanoTime();
@@ -93,7 +93,7 @@ class ConsumerTest {
             k.createTopic("t");
             try (Consumer c = k.consumer("t")) {
                 assertThat(c.poll(Duration.ofMillis(30))).isEmpty();
-                CompletableFuture<List<KafkoRecord>> polled = CompletableFuture.supplyAsync(() -> c.poll(Duration.ofMinutes(5)));
+                CompletableFuture<List<KafkoRecord>> polled = Fixtures.onNewThread(() -> c.poll(Duration.ofMinutes(5)));
                 Thread.sleep(50);
                 c.wakeup();
                 assertThat(polled.get(20, TimeUnit.SECONDS)).isEmpty();
@@ -254,7 +254,7 @@ class ConsumerTest {
         Kafko k = Kafko.open(dir);
         k.createTopic("t");
         Consumer c = k.consumer("t");
-        CompletableFuture<List<KafkoRecord>> polled = CompletableFuture.supplyAsync(() -> c.poll(Duration.ofMinutes(5)));
+        CompletableFuture<List<KafkoRecord>> polled = Fixtures.onNewThread(() -> c.poll(Duration.ofMinutes(5)));
         Thread.sleep(50);
         k.close();
         assertThatThrownBy(() -> polled.get(20, TimeUnit.SECONDS)).hasCauseInstanceOf(KafkoClosedException.class);

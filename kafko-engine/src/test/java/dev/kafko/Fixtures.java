@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /** Small helpers shared by the public-API tests (and, where public, by the internal ones). */
@@ -46,6 +47,20 @@ public final class Fixtures {
             }
         }
         throw new AssertionError("no send lingered in 10,000 back-to-back sends");
+    }
+
+    /**
+     * Runs {@code task} on a thread of its own. Not {@code CompletableFuture.supplyAsync}: its pool
+     * has one thread on a 2-CPU machine from Java 21 on, so a second task waits for a first that
+     * blocks, where the tests need both running.
+     */
+    public static <T> CompletableFuture<T> onNewThread(Supplier<T> task) {
+        return CompletableFuture.supplyAsync(task, r -> new Thread(r, "test-task").start());
+    }
+
+    /** Runs {@code task} on a thread of its own (see {@link #onNewThread(Supplier)}). */
+    public static CompletableFuture<Void> onNewThread(Runnable task) {
+        return CompletableFuture.runAsync(task, r -> new Thread(r, "test-task").start());
     }
 
     /** The names of live threads that kafko started. */

@@ -54,7 +54,7 @@ class OwnerContextTest {
             // a callback may flush; run on the owner of partition 0, it would wait for that partition for ever
             CompletableFuture<Void> flushed = lingering.thenRun(p::flush);
 
-            CompletableFuture<RecordPosition> toZero = CompletableFuture.supplyAsync(() -> p.sendTo(0, null, VALUE))
+            CompletableFuture<RecordPosition> toZero = Fixtures.onNewThread(() -> p.sendTo(0, null, VALUE))
                     .thenCompose(f -> f);
 
             assertThat(toZero.get(10, TimeUnit.SECONDS).partition()).isZero();
@@ -69,7 +69,7 @@ class OwnerContextTest {
              AutoCloseable unblock = hold::release) {
             k.createTopic("t", TopicConfig.builder().fsync(FsyncPolicy.interval(TopicConfig.MAX_DURATION)).build());
             Producer p = k.producer("t");
-            CompletableFuture<RecordPosition> first = CompletableFuture.supplyAsync(() -> p.send(null, VALUE))
+            CompletableFuture<RecordPosition> first = Fixtures.onNewThread(() -> p.send(null, VALUE))
                     .thenCompose(f -> f);
             hold.awaitHeld();
             CompletableFuture<RecordPosition> queued = p.send(null, VALUE); // behind the round held above

@@ -64,8 +64,8 @@ class SendQueueBoundRaceTest {
                 k.createTopic("t", TopicConfig.builder().partitions(2).build());
                 Producer p = k.producer("t");
                 producer.set(p);
-                CompletableFuture.runAsync(() -> p.sendTo(0, null, VALUE)); // owns p0
-                CompletableFuture.runAsync(() -> p.sendTo(1, null, VALUE)); // owns p1
+                Fixtures.onNewThread(() -> p.sendTo(0, null, VALUE)); // owns p0
+                Fixtures.onNewThread(() -> p.sendTo(1, null, VALUE)); // owns p1
                 assertThat(bothInAppend.await(10, TimeUnit.SECONDS)).isTrue();
                 QueueFiller f0 = new QueueFiller(p, 0, 1000);
                 QueueFiller f1 = new QueueFiller(p, 1, 1000);
@@ -95,7 +95,7 @@ class SendQueueBoundRaceTest {
              AutoCloseable unblock = hold::release) {
             k.createTopic("t");
             Producer p = k.producer("t");
-            CompletableFuture.runAsync(() -> p.send(null, VALUE));
+            Fixtures.onNewThread(() -> p.send(null, VALUE));
             hold.awaitHeld();
             QueueFiller filler = new QueueFiller(p, 0, 100);
             filler.start();

@@ -42,7 +42,7 @@ class SendQueueBoundTest {
 
     /** Starts a send whose append blocks in the observer, and returns once the owner is inside it. */
     private CompletableFuture<RecordPosition> holdOwner(Producer p) throws InterruptedException {
-        CompletableFuture<RecordPosition> first = CompletableFuture.supplyAsync(() -> p.send(null, VALUE).join());
+        CompletableFuture<RecordPosition> first = Fixtures.onNewThread(() -> p.send(null, VALUE).join());
         hold.awaitHeld();
         return first;
     }
@@ -152,7 +152,7 @@ class SendQueueBoundTest {
             k.close();
             throw t;
         }
-        CompletableFuture<Void> closed = CompletableFuture.runAsync(k::close);
+        CompletableFuture<Void> closed = Fixtures.onNewThread(k::close);
         hold.release();
         closed.get(10, TimeUnit.SECONDS);
         filler.join(10_000);
@@ -189,13 +189,13 @@ class SendQueueBoundTest {
             Producer p = k.producer("t");
             List<CompletableFuture<List<CompletableFuture<RecordPosition>>>> threads = new ArrayList<>();
             for (int t = 0; t < 4; t++) {
-                threads.add(CompletableFuture.supplyAsync(() -> {
+                threads.add(Fixtures.onNewThread(() -> {
                     List<CompletableFuture<RecordPosition>> sent = new ArrayList<>(perThread);
                     for (int i = 0; i < perThread; i++) {
                         sent.add(p.send(null, VALUE));
                     }
                     return sent;
-                }, r -> new Thread(r, "pipeliner").start()));
+                }));
             }
             for (CompletableFuture<List<CompletableFuture<RecordPosition>>> t : threads) {
                 long previous = -1;
