@@ -92,7 +92,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
             }
             instrumentation.listenerStarting(listenerId, groupId, topic);
         }
-        if (!isRunning()) {
+        if (members.stream().allMatch(m -> !m.isRunning() || m.isStopping())) {
             // a new run starts from the group's commits: what the last run processed but never
             // committed is delivered again, and the test helper must wait for that
             processed.clear();

@@ -41,6 +41,11 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
     private volatile boolean paused;
     private volatile boolean running;
     private volatile boolean expectedRunning;
+    /**
+     * {@link #start()} came while the member thread was still finishing a stop (it outlived the
+     * shutdown timeout): a new member thread starts as soon as that one exits. Under {@link #lock}.
+     */
+    private boolean restartPending;
     /** The member outlived the shutdown timeout of the current stop: later waits for it return at once. */
     private volatile boolean overran;
     private volatile @Nullable Throwable failure;
@@ -109,25 +114,42 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
         lock.lock();
         try {
             if (running) {
+                if (stopRequested) {
+                    // the member thread is still finishing its record after a stop: it cannot be told
+                    // to carry on (it may be leaving the group already), so a new one follows it
+                    restartPending = true;
+                    expectedRunning = true;
+                }
                 return;
             }
-            stopRequested = false;
-            paused = false;
-            failure = null;
-            overran = false;
-            ListenerConsumer c = new ListenerConsumer(this, backend, listener);
-            consumer = c;
-            exited = new CountDownLatch(1);
-            running = true;
-            expectedRunning = true;
-            executor.execute(c);
+            launch();
         } finally {
             lock.unlock();
         }
     }
 
+    /** Starts a member thread. Under {@link #lock}, with no member thread running. */
+    private void launch() {
+        stopRequested = false;
+        paused = false;
+        failure = null;
+        overran = false;
+        ListenerConsumer c = new ListenerConsumer(this, backend, listener);
+        consumer = c;
+        exited = new CountDownLatch(1);
+        running = true;
+        expectedRunning = true;
+        executor.execute(c);
+    }
+
     /** Asks the member to stop without waiting; {@link #awaitStopped()} waits. */
     void requestStop() {
+        lock.lock();
+        try {
+            restartPending = false;
+        } finally {
+            lock.unlock();
+        }
         expectedRunning = false;
         stopRequested = true;
         ListenerConsumer c = consumer;
@@ -142,7 +164,9 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
      * overran it is not waited for again (the registry's lifecycle stop and its destroy both stop it).
      */
     void awaitStopped() {
-        if (overran) {
+        ListenerConsumer c = consumer;
+        if (overran || (c != null && c.onPollingThread())) {
+            // a listener that stops its own container: its thread stops once the listener returns
             return;
         }
         try {
@@ -221,11 +245,36 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
 
     /** Called by the member thread as its last act. */
     void exited(@Nullable Throwable died) {
-        failure = died;
-        paused = false;
-        consumer = null;
-        running = false;
-        exited.countDown();
+        lock.lock();
+        try {
+            failure = died;
+            paused = false;
+            consumer = null;
+            running = false;
+            CountDownLatch done = exited;
+            try {
+                if (restartPending) {
+                    restartPending = false;
+                    LOG.info("{} finished the stop it outlived; starting again, as asked meanwhile", memberName);
+                    launch();
+                }
+            } catch (RuntimeException e) {
+                running = false;
+                consumer = null;
+                exited = new CountDownLatch(0);
+                failure = e;
+                LOG.error("{} could not start again after its stop", memberName, e);
+            } finally {
+                done.countDown();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Whether this member is stopping: asked to stop, its thread not yet gone. */
+    boolean isStopping() {
+        return running && stopRequested;
     }
 
     /** Waits for a stop, resume or pause signal, at most {@code millis}. */

@@ -62,6 +62,11 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
                 properties.maxPollRecords(), this);
     }
 
+    /** Whether the caller is this member's polling thread (a listener calling into its container). */
+    boolean onPollingThread() {
+        return Thread.currentThread() == owner;
+    }
+
     void wakeup() {
         consumer.wakeup();
     }

@@ -215,14 +215,16 @@ public final class RecordMessageConverter {
      * Converts a received message's payload to {@code type} (used for the elements of batch
      * listeners), or returns the payload when it already is one.
      *
+     * @param hint the declared type with its generics, for a converter that reads them (Spring's
+     *     {@code MethodParameter} at the element's nesting level), or {@code null}
      * @throws MessageConversionException when no converter can
      */
-    public Object fromMessage(Message<?> message, Class<?> type) {
+    public Object fromMessage(Message<?> message, Class<?> type, @Nullable Object hint) {
         Object payload = message.getPayload();
         if (type.isInstance(payload)) {
             return payload;
         }
-        Object converted = converter.fromMessage(message, type);
+        Object converted = converter.fromMessage(message, type, hint);
         if (converted == null) {
             throw new MessageConversionException(message, "No converter turns the record at "
                     + message.getHeaders().get(KafkoHeaders.RECEIVED_TOPIC) + "-"

@@ -13,7 +13,9 @@ import tools.jackson.databind.json.JsonMapper;
  * Loaded only when Jackson is on the classpath. Thread-safe like the {@link JsonMapper} it wraps.
  *
  * <p>Only classes assignable to the declared parameter type are ever instantiated, so a record
- * cannot make the listener build an arbitrary class.
+ * cannot make the listener build an arbitrary class. A class named there that has type parameters
+ * of its own ({@code java.util.ArrayList} for a {@code List<Order>} that was sent) is not used: it
+ * would lose the element types the declaration gives, so the declaration wins.
  */
 public final class TypeAwareJsonMessageConverter extends JacksonJsonMessageConverter {
 
@@ -43,7 +45,7 @@ public final class TypeAwareJsonMessageConverter extends JacksonJsonMessageConve
         }
         try {
             Class<?> type = ClassUtils.forName(name, classLoader);
-            return targetClass.isAssignableFrom(type) ? type : null;
+            return targetClass.isAssignableFrom(type) && type.getTypeParameters().length == 0 ? type : null;
         } catch (ClassNotFoundException | LinkageError e) {
             return null;
         }

@@ -142,6 +142,32 @@ class KafkoListenerIntegrationTest {
     }
 
     @Test
+    void aGenericCollectionSentAsAnObjectArrivesWithItsDeclaredElementType() {
+        template.send("orderLists", new ArrayList<>(List.of(new Order("l0", 0), new Order("l1", 1))));
+        template.send("orderMaps", new HashMap<>(Map.of("a", new Order("m", 2)))).join();
+        KafkoTestUtils.waitForListeners(registry, WAIT);
+        assertThat(listeners.orderLists).containsExactly(List.of(new Order("l0", 0), new Order("l1", 1)));
+        assertThat(listeners.orderMaps).containsExactly(Map.of("a", new Order("m", 2)));
+    }
+
+    @Test
+    void batchElementsOfAGenericTypeAreConvertedWithTheirTypeArguments() {
+        template.send("envelopes", new Envelope<>("e0", new Order("o0", 0)));
+        template.send("envelopeMessages", new Envelope<>("e1", new Order("o1", 1))).join();
+        KafkoTestUtils.waitForListeners(registry, WAIT);
+        assertThat(listeners.envelopes).containsExactly(new Envelope<>("e0", new Order("o0", 0)),
+                new Envelope<>("e1", new Order("o1", 1)));
+    }
+
+    @Test
+    void sendToSendsARecordPerElementOfAReturnedCollection() {
+        template.send("split", "key-s", "a,b,c").join();
+        KafkoTestUtils.waitForListeners(registry, WAIT);
+        KafkoTestUtils.waitForListeners(registry, WAIT); // the replies were appended during the first wait
+        assertThat(listeners.splitParts).containsExactly("key-s=a", "key-s=b", "key-s=c");
+    }
+
+    @Test
     void repeatedAndMetaAnnotatedListenersEachGetAContainer() {
         template.send("rep1", "one").join();
         template.send("rep2", "two").join();
@@ -227,6 +253,9 @@ class KafkoListenerIntegrationTest {
     record Shipped(String orderId, String carrier) implements Event {
     }
 
+    record Envelope<T>(String id, T body) {
+    }
+
     @Target(ElementType.METHOD)
     @Retention(RetentionPolicy.RUNTIME)
     @KafkoListener(topics = "meta")
@@ -250,6 +279,44 @@ class KafkoListenerIntegrationTest {
         final List<String> pausable = new CopyOnWriteArrayList<>();
         final List<Event> events = new CopyOnWriteArrayList<>();
         final Map<String, AtomicInteger> attempts = new ConcurrentHashMap<>();
+        final List<List<Order>> orderLists = new CopyOnWriteArrayList<>();
+        final List<Map<String, Order>> orderMaps = new CopyOnWriteArrayList<>();
+        final List<Envelope<Order>> envelopes = new CopyOnWriteArrayList<>();
+        final List<String> splitParts = new CopyOnWriteArrayList<>();
+
+        @KafkoListener(id = "orderLists", topics = "orderLists")
+        void orderLists(List<Order> orders) {
+            orders.forEach(Order::id); // each element must be an Order
+            orderLists.add(orders);
+        }
+
+        @KafkoListener(id = "orderMaps", topics = "orderMaps")
+        void orderMaps(Map<String, Order> orders) {
+            orders.values().forEach(Order::id);
+            orderMaps.add(orders);
+        }
+
+        @KafkoListener(id = "envelopes", topics = "envelopes", batch = "true")
+        void envelopes(List<Envelope<Order>> batch) {
+            batch.forEach(e -> e.body().id()); // each body must be an Order
+            envelopes.addAll(batch);
+        }
+
+        @KafkoListener(id = "envelopeMessages", topics = "envelopeMessages", batch = "true")
+        void envelopeMessages(List<Message<Envelope<Order>>> batch) {
+            batch.forEach(m -> envelopes.add(new Envelope<>(m.getPayload().id(), m.getPayload().body())));
+        }
+
+        @KafkoListener(id = "split", topics = "split")
+        @SendTo("splitParts")
+        List<String> split(String text) {
+            return List.of(text.split(","));
+        }
+
+        @KafkoListener(id = "splitParts", topics = "splitParts")
+        void splitParts(String part, @Header(KafkoHeaders.RECEIVED_KEY) String key) {
+            splitParts.add(key + "=" + part);
+        }
 
         @KafkoListener(id = "ordered", topics = "${app.topic}", concurrency = "#{${app.concurrency}}")
         void ordered(Order order, @Header(KafkoHeaders.RECEIVED_KEY) String key) {

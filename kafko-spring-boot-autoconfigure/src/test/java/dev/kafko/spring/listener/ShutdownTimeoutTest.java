@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
@@ -66,6 +67,67 @@ class ShutdownTimeoutTest {
 
         runner.run(context -> KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20)));
         assertThat(RECEIVED).as("delivered again after the restart").containsExactly("s1", "s1");
+    }
+
+    @Test
+    void aStartWhileTheMemberStillFinishesAnOverrunStopStartsItAgainOnceItExits(@TempDir Path dir) throws Exception {
+        RECEIVED.clear();
+        started = new CountDownLatch(1);
+        release = new CountDownLatch(1);
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+                .withBean(Slow.class)
+                .withPropertyValues("kafko.data-dir=" + dir, "kafko.listener.shutdown-timeout=200ms")
+                .run(context -> {
+                    @SuppressWarnings("unchecked")
+                    KafkoTemplate<Object, Object> template = context.getBean(KafkoTemplate.class);
+                    MessageListenerContainer container = context.getBean(KafkoListenerEndpointRegistry.class)
+                            .getListenerContainer("slow");
+                    template.send("slow", "s1").join();
+                    assertThat(started.await(20, TimeUnit.SECONDS)).isTrue();
+                    container.stop(); // overruns: the listener is still busy
+                    container.start(); // while the old member thread still finishes
+                    release.countDown();
+                    template.send("slow", "after").join();
+                    KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+                    assertThat(RECEIVED).as("the new member consumes").contains("after");
+                    assertThat(container.isRunning()).isTrue();
+                    assertThat(container.isInExpectedState()).isTrue();
+                });
+    }
+
+    @Test
+    void aListenerThatStopsItsOwnContainerDoesNotWaitForItself(@TempDir Path dir) {
+        SelfStop.stopMillis = -1;
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+                .withBean(SelfStop.class)
+                .withPropertyValues("kafko.data-dir=" + dir, "kafko.listener.shutdown-timeout=5s")
+                .run(context -> {
+                    @SuppressWarnings("unchecked")
+                    KafkoTemplate<Object, Object> template = context.getBean(KafkoTemplate.class);
+                    MessageListenerContainer container = context.getBean(KafkoListenerEndpointRegistry.class)
+                            .getListenerContainer("self-stop");
+                    template.send("self-stop", "poison").join();
+                    await().atMost(Duration.ofSeconds(10)).until(() -> !container.isRunning());
+                    assertThat(SelfStop.stopMillis).as("stop() called by the listener returned at once")
+                            .isBetween(0L, 2_000L);
+                    assertThat(container.isInExpectedState()).isTrue();
+                });
+    }
+
+    static class SelfStop {
+        static volatile long stopMillis;
+        private final ObjectProvider<KafkoListenerEndpointRegistry> registry;
+
+        SelfStop(ObjectProvider<KafkoListenerEndpointRegistry> registry) {
+            this.registry = registry;
+        }
+
+        @KafkoListener(id = "self-stop", topics = "self-stop")
+        void on(String value) {
+            long t = System.nanoTime();
+            registry.getObject().getListenerContainer("self-stop").stop();
+            stopMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t);
+        }
     }
 
     static class Slow {

@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.MethodParameter;
 import org.springframework.core.ResolvableType;
@@ -50,6 +51,11 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
     private final Class<?> batchElementType;
     /** The {@code T} of a batch method's {@code List<Message<T>>}, when the payloads must be converted to it; else null. */
     private final @Nullable Class<?> batchMessagePayloadType;
+    /**
+     * The declared type of a batch element's payload with its generics ({@code Envelope<Order>} of a
+     * {@code List<Envelope<Order>>} or of a {@code List<Message<Envelope<Order>>>}), as the converter's hint.
+     */
+    private final @Nullable MethodParameter batchElementHint;
     private final boolean batchKeysAsStrings;
     /** The method reads nothing but the payload, so the record's message needs no kafko headers. */
     private final boolean payloadOnly;
@@ -77,6 +83,7 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
         this.batch = batch;
         this.batchElementType = batch ? batchElementType(handler.getMethod(), listenerId) : Object.class;
         this.batchMessagePayloadType = batchElementType == Message.class ? batchMessagePayloadType(handler.getMethod()) : null;
+        this.batchElementHint = batch ? batchElementHint(handler.getMethod(), batchElementType == Message.class) : null;
         this.batchKeysAsStrings = batch && wantsStringKeys(handler.getMethod());
         if (batch) {
             requireListHeaders(handler.getMethod(), listenerId);
@@ -176,21 +183,37 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
         Message<byte[]> message = converter.toMessage(record, extra);
         if (batchElementType == Message.class) {
             Class<?> type = batchMessagePayloadType;
-            return type == null ? message : MessageBuilder.createMessage(converter.fromMessage(message, type), message.getHeaders());
+            return type == null ? message
+                    : MessageBuilder.createMessage(converter.fromMessage(message, type, batchElementHint), message.getHeaders());
         }
-        return converter.fromMessage(message, batchElementType);
+        return converter.fromMessage(message, batchElementType, batchElementHint);
     }
 
     private void reply(Object result, List<KafkoRecord> records) {
-        KafkoOperations<Object, Object> template = replyTemplate;
-        if (result instanceof Message<?> m) {
-            Message<?> routed = m.getHeaders().containsKey(KafkoHeaders.TOPIC) ? m
-                    : MessageBuilder.fromMessage(m).setHeader(KafkoHeaders.TOPIC, replyTopic).build();
-            template.send(routed).join();
+        // a record listener's reply keeps its record's key (and so its partition); a batch has many keys
+        byte[] key = batch ? null : records.get(0).key();
+        if (result instanceof Iterable<?> elements) {
+            // as spring-kafka does by default: a record per element (a Message keeps a collection whole)
+            List<CompletableFuture<?>> sent = new ArrayList<>();
+            for (Object element : elements) {
+                if (element != null) {
+                    sent.add(send(element, key));
+                }
+            }
+            CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).join();
             return;
         }
-        byte[] key = records.size() == 1 ? records.get(0).key() : null;
-        template.send(replyTopic, key, result).join();
+        send(result, key).join();
+    }
+
+    private CompletableFuture<?> send(Object value, byte @Nullable [] key) {
+        KafkoOperations<Object, Object> template = replyTemplate;
+        if (value instanceof Message<?> m) {
+            Message<?> routed = m.getHeaders().containsKey(KafkoHeaders.TOPIC) ? m
+                    : MessageBuilder.fromMessage(m).setHeader(KafkoHeaders.TOPIC, replyTopic).build();
+            return template.send(routed);
+        }
+        return template.send(replyTopic, key, value);
     }
 
     /**
@@ -218,6 +241,19 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
         Class<?> payload = parameter == null ? null
                 : ResolvableType.forMethodParameter(parameter).asCollection().getGeneric(0).getGeneric(0).resolve();
         return payload == null || payload == Object.class || payload == byte[].class ? null : payload;
+    }
+
+    /**
+     * The batch payload parameter nested down to the element ({@code T} of {@code List<T>}), or to
+     * the element's payload when the elements are messages ({@code T} of {@code List<Message<T>>}).
+     */
+    private static @Nullable MethodParameter batchElementHint(Method method, boolean messages) {
+        MethodParameter parameter = batchPayloadParameter(method);
+        if (parameter == null) {
+            return null;
+        }
+        MethodParameter element = parameter.nested();
+        return messages ? element.nested() : element;
     }
 
     private static @Nullable MethodParameter batchPayloadParameter(Method method) {

@@ -87,7 +87,7 @@ class PlainPayloadTest {
 
         assertThat(message.getPayload()).isEqualTo(bytes("x"));
         assertThat(message.getHeaders()).isEmpty();
-        assertThat(converter.fromMessage(message, String.class)).isEqualTo("x");
+        assertThat(converter.fromMessage(message, String.class, null)).isEqualTo("x");
     }
 
     @Test
