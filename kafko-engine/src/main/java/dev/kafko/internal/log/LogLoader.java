@@ -239,8 +239,10 @@ final class LogLoader {
         SegmentFile file = SegmentFile.open(io, path, true, config.segmentBytes());
         try {
             int size = (int) Math.min(file.fileSize(), Integer.MAX_VALUE);
-            if (size < SEGMENT_HEADER_SIZE || isZeroHeader(file)) {
-                // torn while being created: it never held a frame
+            if (size < SEGMENT_HEADER_SIZE
+                    || (isZeroHeader(file) && scan(file, base, size, config.indexIntervalBytes()).nextOffset() == base)) {
+                // torn while being created: it never held a frame (a zeroed header in front of frames
+                // that start at the file name's offset is rewritten by repairHeader instead)
                 file.truncateAndForce(0);
                 file.write(0, Segment.header(base), 0, SEGMENT_HEADER_SIZE);
                 size = SEGMENT_HEADER_SIZE;

@@ -159,6 +159,23 @@ class DamagedSegmentTest {
     }
 
     @Test
+    void aZeroedHeaderOfTheActiveSegmentIsRewrittenAndItsFramesKept() throws IOException {
+        long activeBase = bases[bases.length - 1];
+        Path active = FileNames.segmentFile(src, activeBase);
+        byte[] b = Files.readAllBytes(active);
+        Arrays.fill(b, 0, FrameFormat.SEGMENT_HEADER_SIZE, (byte) 0);
+        Files.write(active, b);
+        try (PartitionLog log = Logs.open(src, CONFIG)) {
+            assertThat(log.endOffset()).as("every intact frame behind the zeroed header kept").isEqualTo(RECORDS);
+            assertThat(Arrays.copyOf(Files.readAllBytes(active), FrameFormat.SEGMENT_HEADER_SIZE))
+                    .isEqualTo(Segment.header(activeBase));
+            List<KafkoRecord> all = Logs.readAll(log);
+            assertThat(all).hasSize(RECORDS);
+            assertRecord(all.get(RECORDS - 1), RECORDS - 1, VALUE);
+        }
+    }
+
+    @Test
     void activeSegmentWithoutAFrameGetsItsDamagedHeaderRewritten() throws IOException {
         // a crash right after a roll left the new segment holding only its header, and one bit of it flipped
         Path active = FileNames.segmentFile(src, RECORDS);
