@@ -261,8 +261,10 @@ final class LogLoader {
             } else {
                 Scan scan = scan(file, base, size, config.indexIntervalBytes());
                 if (scan.validEnd() < size) {
-                    LOG.log(System.Logger.Level.INFO, "{0}: recovered {1}: kept {2} bytes up to offset {3}, cut {4}"
-                            + " bytes ({5})", name, path, scan.validEnd(), scan.nextOffset(), size - scan.validEnd(),
+                    // zeros allocated ahead are routine; anything else cut may have held records
+                    LOG.log(scan.stopReason() == null ? System.Logger.Level.INFO : System.Logger.Level.WARNING,
+                            "{0}: recovered {1}: kept {2} bytes up to offset {3}, cut {4} bytes ({5})", name, path,
+                            scan.validEnd(), scan.nextOffset(), size - scan.validEnd(),
                             scan.stopReason() == null ? "zeros allocated ahead" : scan.stopReason());
                 }
                 // cut the torn or zero tail so that the next append continues right after the last good frame

@@ -316,13 +316,24 @@ final class Segment {
                 scratch = view.duplicate();
             }
             int at = p - viewStart;
-            if (verified == null || !verified.is(this, p)) {
-                verifyCrc(crc, scratch, view.getInt(at + FrameFormat.CRC_OFFSET), at, len, p);
-            }
+            int before = out.size();
             try {
-                added += FrameDecoder.decode(view, at, len, offset, maxRecords - added, topic, partition, out);
-            } catch (IllegalArgumentException e) {
-                throw corrupt(p, e.getMessage(), e);
+                if (verified == null || !verified.is(this, p)) {
+                    verifyCrc(crc, scratch, view.getInt(at + FrameFormat.CRC_OFFSET), at, len, p);
+                }
+                try {
+                    added += FrameDecoder.decode(view, at, len, offset, maxRecords - added, topic, partition, out);
+                } catch (IllegalArgumentException e) {
+                    throw corrupt(p, e.getMessage(), e);
+                }
+            } catch (CorruptLogException e) {
+                if (added == 0) {
+                    throw e;
+                }
+                // the intact records before a damaged frame are returned; the next read, at the damaged
+                // frame, reports it
+                out.subList(before, out.size()).clear();
+                break;
             }
             if (verified != null) {
                 long base = FrameFormat.getLong(h, BASE_OFFSET_OFFSET);
