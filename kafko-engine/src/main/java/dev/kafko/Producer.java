@@ -43,11 +43,13 @@ public interface Producer {
     /**
      * Sends records routed one by one as {@link #send(OutgoingRecord)} would. The records that land
      * on one partition are appended atomically as one frame, in list order; the result lists the
-     * positions in the order of {@code records}.
+     * positions in the order of {@code records}. The records of one partition may take at most
+     * 256 MiB before compression (their sizes as {@code maxRecordBytes} counts them); a batch over
+     * that is refused with {@link RecordTooLargeException} before anything is written.
      */
     CompletableFuture<List<RecordPosition>> sendBatch(List<OutgoingRecord> records);
 
-    /** Sends every record to one partition, atomically, in list order. */
+    /** Sends every record to one partition, atomically, in list order; at most 256 MiB, as {@link #sendBatch}. */
     CompletableFuture<List<RecordPosition>> sendBatchTo(int partition, List<OutgoingRecord> records);
 
     /**

@@ -95,6 +95,27 @@ class ProducerTest {
     }
 
     @Test
+    void aBatchOverWhatOneAppendHoldsIsThrownBeforeAnythingIsWritten() {
+        try (Kafko k = Kafko.open(dir)) {
+            Topic t = k.createTopic("t", TopicConfig.builder().partitions(2).maxRecordBytes(64 << 20).build());
+            Producer p = k.producer("t");
+            byte[] big = new byte[60 << 20];
+            List<OutgoingRecord> five = java.util.Collections.nCopies(5, OutgoingRecord.of(null, big));
+            assertThatThrownBy(() -> p.sendBatchTo(1, five)).isInstanceOf(RecordTooLargeException.class)
+                    .hasMessageContaining("partition 1 of topic 't'").hasMessageContaining("268435456");
+            // keyed alike, all five route to one partition
+            List<OutgoingRecord> keyed = java.util.Collections.nCopies(5, OutgoingRecord.of(bytes("k"), big));
+            assertThatThrownBy(() -> p.sendBatch(keyed)).isInstanceOf(RecordTooLargeException.class)
+                    .hasMessageContaining("nothing was written");
+            assertThat(t.partition(0).endOffset()).isZero();
+            assertThat(t.partition(1).endOffset()).isZero();
+            // four of them fit, and so do five spread over both partitions
+            assertThat(p.sendBatchTo(1, five.subList(0, 4)).join()).hasSize(4);
+            assertThat(p.sendBatch(five).join()).hasSize(5);
+        }
+    }
+
+    @Test
     void outOfRangePartitionsAndUnknownTopicsAreRefused() {
         try (Kafko k = Kafko.open(dir)) {
             k.createTopic("t", TopicConfig.builder().partitions(2).build());

@@ -109,6 +109,11 @@ final class ProducerImpl implements Producer {
             bytes[p] += checkSize(r);
             single &= p == partitionOf[0];
         }
+        for (int p = 0; p < bytes.length; p++) {
+            if (bytes[p] > PartitionLog.MAX_APPEND_BYTES) {
+                checkAppendSize(records, partitionOf, p);
+            }
+        }
         if (single) {
             return submitBatch(actors[partitionOf[0]], List.copyOf(records), bytes[partitionOf[0]]);
         }
@@ -127,7 +132,29 @@ final class ProducerImpl implements Producer {
         for (OutgoingRecord r : records) {
             bytes += checkSize(r);
         }
+        if (bytes > PartitionLog.MAX_APPEND_BYTES) {
+            checkAppendSize(records, null, partition);
+        }
         return submitBatch(actor, List.copyOf(records), bytes);
+    }
+
+    /**
+     * Refuses the records of a batch bound for {@code partition} ({@code partitionOf[i]}, or all of
+     * them when null) when their exact sizes add up to more than one append may hold; called only
+     * when their upper bounds do.
+     */
+    private void checkAppendSize(List<OutgoingRecord> records, int @Nullable [] partitionOf, int partition) {
+        long exact = 0;
+        for (int i = 0, n = records.size(); i < n; i++) {
+            if (partitionOf == null || partitionOf[i] == partition) {
+                exact += PartitionLog.encodedSize(records.get(i));
+            }
+        }
+        if (exact > PartitionLog.MAX_APPEND_BYTES) {
+            throw new RecordTooLargeException("the records of a batch for partition " + partition + " of topic '"
+                    + topic.name + "' take " + exact + " bytes, more than one atomic append may hold ("
+                    + PartitionLog.MAX_APPEND_BYTES + " bytes before compression); nothing was written");
+        }
     }
 
     private static CompletableFuture<List<RecordPosition>> submitBatch(PartitionActor actor,

@@ -181,6 +181,12 @@ public final class PartitionLog implements Closeable {
         return FrameEncoder.encodedSize(record);
     }
 
+    /**
+     * The most the records of one {@link #append} may take before compression, in
+     * {@link #encodedSize} bytes (each record's timestamp delta may add up to nine more).
+     */
+    public static final int MAX_APPEND_BYTES = FrameFormat.MAX_RECORDS_LENGTH;
+
     /** Appends the records as one frame; returns the offset of the first. Owner thread only. */
     public long append(List<OutgoingRecord> records) {
         enterWriter();
