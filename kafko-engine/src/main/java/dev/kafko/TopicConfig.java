@@ -13,8 +13,11 @@ import org.jspecify.annotations.Nullable;
  * @param compression the codec applied to each frame
  * @param segmentBytes a segment rolls once it holds at least this many bytes (default 1 GiB); a
  *     single frame larger than this still goes into an empty segment
- * @param segmentAge a segment rolls once its first record is older than this (default 7 days);
- *     durations beyond {@link #MAX_DURATION} are kept as {@link #MAX_DURATION} (never)
+ * @param segmentAge a segment rolls once its first record is older than this (default 7 days):
+ *     counted from when that record was appended, or, after the log is reopened, from the first
+ *     record's timestamp if that is earlier than the reopen (so a segment whose first record carries
+ *     an old explicit timestamp rolls at the first append after a reopen); durations beyond
+ *     {@link #MAX_DURATION} are kept as {@link #MAX_DURATION} (never)
  * @param retention segments whose newest record is older than this are deleted; {@code null} (the
  *     default) keeps records forever; durations beyond {@link #MAX_DURATION} are kept as it
  * @param retentionBytes the oldest segments are deleted while a partition holds more than this
