@@ -497,6 +497,8 @@ public final class PartitionLog implements Closeable {
                 writeCleanMarker();
                 fsyncDirectory("fsync directory at close");
                 directorySyncPending = false;
+                // the sealed segments' windows go back to the MappingBudget now, not when collected
+                closeChannels(segs);
             } catch (KafkoException e) {
                 closeChannels(segs);
                 throw fail(e);

@@ -50,6 +50,16 @@ import org.jspecify.annotations.Nullable;
  * <p>A mapping stays valid after the file is deleted (it is released when no reader holds it
  * any more), so deleting a segment under a concurrent reader never faults; the file is only ever
  * truncated past the last published byte, which no reader touches.
+ *
+ * <p>Every window counts against the process-wide {@link MappingBudget} (see its rules), so that kafko
+ * never takes the process to the kernel's limit of mappings. A sealed file opened from disk is not mapped
+ * when it is opened: {@link #read} copies its bytes with positional reads ({@link UnmappedReads}) until a
+ * {@link #view} maps it, once (under {@link #growth}, so two readers map it once), when the budget has
+ * room for all its windows; without room, {@link #view} returns a heap copy instead, whose bytes never
+ * change either, and a later view tries the budget again. A file sealed while the budget is over its
+ * limit drops its writer's windows the same way. {@link #closeChannel} of a sealed file releases it: its
+ * windows go back to the budget (the mapping itself stays valid for readers that hold it, and is unmapped
+ * by the garbage collector), and its unmapped reads end.
  */
 final class SegmentFile {
 
@@ -63,6 +73,8 @@ final class SegmentFile {
     /** An atomic add of zero to an int of a mapped page: a store as far as the page fault goes, never a change. */
     private static final VarHandle PAGE_TOUCH = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.nativeOrder());
     private static final System.Logger LOG = System.getLogger(SegmentFile.class.getName());
+    /** The windows of a sealed file that is not mapped: its reads go through {@link #unmapped}. */
+    private static final MappedByteBuffer[] UNMAPPED = new MappedByteBuffer[0];
 
     private final FileIo io;
     private final Path path;
@@ -71,6 +83,7 @@ final class SegmentFile {
     private final ReentrantLock growth = new ReentrantLock();
     private final AtomicBoolean prepareQueued = new AtomicBoolean();
     private @Nullable FileChannel channel;
+    /** The mapped windows, or {@link #UNMAPPED}; replaced under {@link #growth}. */
     private volatile MappedByteBuffer[] windows;
     /**
      * Bytes of the file that are backed by blocks written with data or zeros, and whose pages are
@@ -114,6 +127,12 @@ final class SegmentFile {
     private final TailReads tailReads;
     /** The preparer's fdatasyncs of its zeros, through a channel of their own; closed with {@link #channel}. */
     private final SideChannel zeroSync;
+    /** Reads of this file while it is {@link #UNMAPPED}; ended when the file is released. */
+    private final UnmappedReads unmapped;
+    /** This file's windows in the {@link MappingBudget}. */
+    private final MappingBudget.Share share;
+    /** Set once the file is released: it is never mapped again; under {@link #growth}. */
+    private boolean released;
 
     private SegmentFile(FileIo io, Path path, @Nullable FileChannel channel, MappedByteBuffer[] windows, long allocated,
             long allocationLimit) {
@@ -126,11 +145,15 @@ final class SegmentFile {
         this.allocationLimit = allocationLimit;
         this.tailReads = new TailReads(io, path);
         this.zeroSync = new SideChannel(io, path);
+        this.unmapped = new UnmappedReads(io, path);
+        this.share = MappingBudget.register(this, unmapped);
+        share.take(windows.length);
     }
 
     /**
-     * Opens an existing file. When {@code writable}, the channel stays open for appends past
-     * {@code size} (the file is first cut to {@code size}); otherwise it is mapped read-only and closed.
+     * Opens an existing file. When {@code writable}, it is mapped and the channel stays open for appends
+     * past {@code size}; otherwise nothing is mapped (the first {@link #view} maps it, budget permitting),
+     * and the channel is kept among the {@link UnmappedReads}' for the reads that check the file on open.
      */
     static SegmentFile open(FileIo io, Path path, boolean writable, long allocationLimit) {
         try {
@@ -139,11 +162,12 @@ final class SegmentFile {
                     : io.open(path, StandardOpenOption.READ);
             try {
                 long size = ch.size();
-                MappedByteBuffer[] windows = MappedWindows.map(ch, new MappedByteBuffer[0], 0, size, writable);
                 if (!writable) {
-                    ch.close();
-                    return new SegmentFile(io, path, null, windows, size, allocationLimit);
+                    SegmentFile file = new SegmentFile(io, path, null, UNMAPPED, size, allocationLimit);
+                    file.unmapped.keep(ch);
+                    return file;
                 }
+                MappedByteBuffer[] windows = MappedWindows.map(ch, new MappedByteBuffer[0], 0, size, true);
                 return new SegmentFile(io, path, ch, windows, size, allocationLimit);
             } catch (IOException | RuntimeException e) {
                 ch.close();
@@ -398,14 +422,69 @@ final class SegmentFile {
         MappedWindows.store(windows, pos, src, off, len);
     }
 
-    /** Copies {@code len} published bytes at {@code pos} into {@code dst}. Any thread. */
+    /**
+     * Copies {@code len} published bytes at {@code pos} into {@code dst}: from the mapping, or with a
+     * positional read when the file is not mapped (never mapping it: the loader's checks of every sealed
+     * segment on open read through here). Any thread.
+     */
     void read(long pos, byte[] dst, int off, int len) {
-        MappedWindows.read(windows, path, pos, dst, off, len);
+        MappedByteBuffer[] w = windows;
+        if (w == UNMAPPED) {
+            unmapped.read(pos, dst, off, len);
+        } else {
+            MappedWindows.read(w, path, pos, dst, off, len);
+        }
     }
 
-    /** {@link MappedWindows#view} of published bytes from {@code pos}. Any thread. */
+    /**
+     * {@link MappedWindows#view} of published bytes from {@code pos}. A sealed file not mapped yet is
+     * mapped now when the {@link MappingBudget} has room for it; otherwise the result is a heap copy of
+     * exactly {@code len} bytes, which nothing ever writes. Any thread.
+     */
     ByteBuffer view(long pos, int len) {
-        return MappedWindows.view(windows, path, pos, len);
+        MappedByteBuffer[] w = windows;
+        if (w == UNMAPPED && (w = mapForReads()) == UNMAPPED) {
+            return unmapped.copy(pos, len);
+        }
+        return MappedWindows.view(w, path, pos, len);
+    }
+
+    /**
+     * Maps a sealed, unmapped file read-only, if the budget has room for all its windows and it was not
+     * released; returns the windows, or {@link #UNMAPPED}. Once per file: under {@link #growth}.
+     */
+    private MappedByteBuffer[] mapForReads() {
+        int n = (int) ((allocated + WINDOW_SIZE - 1) / WINDOW_SIZE);
+        growth.lock();
+        try {
+            MappedByteBuffer[] w = windows;
+            if (w != UNMAPPED || released || !share.tryTake(n)) {
+                return w;
+            }
+            // a channel of its own: a mapping outlives the channel it was made through
+            try (FileChannel ch = io.open(path, StandardOpenOption.READ)) {
+                w = MappedWindows.map(ch, new MappedByteBuffer[0], 0, allocated, false);
+            } catch (IOException | RuntimeException e) {
+                share.giveBack();
+                // the copy is read instead, and reports what is wrong with the file
+                LOG.log(System.Logger.Level.DEBUG, "mapping " + path + " failed: " + e);
+                return UNMAPPED;
+            }
+            windows = w;
+            return w;
+        } finally {
+            growth.unlock();
+        }
+    }
+
+    /** Whether the file's bytes are mapped (else its reads are positional reads); for tests. */
+    boolean isMapped() {
+        return windows != UNMAPPED;
+    }
+
+    /** Windows this file holds in the {@link MappingBudget}; for tests. */
+    int budgetWindows() {
+        return share.windows();
     }
 
     /**
@@ -469,7 +548,11 @@ final class SegmentFile {
         long windowEnd = ((end - 1) / WINDOW_SIZE + 1) * WINDOW_SIZE;
         long target = ZeroSteps.roundUp(Math.max(end, Math.min(windowEnd, allocationLimit)));
         try {
-            windows = MappedWindows.map(writableChannel(), windows, mapped, target, true);
+            MappedByteBuffer[] old = windows;
+            MappedByteBuffer[] w = MappedWindows.map(writableChannel(), old, mapped, target, true);
+            // the writer's windows count, and are never refused (see MappingBudget)
+            share.take(w.length - old.length);
+            windows = w;
             mapped = target;
         } catch (IOException e) {
             throw StorageErrors.wrap("map " + target + " bytes of segment", path, e);
@@ -532,7 +615,13 @@ final class SegmentFile {
         return isWritable() ? tailReads.copy(pos, len) : null;
     }
 
-    /** Releases the channel; the mapped windows remain readable. Writer only. */
+    /**
+     * Releases the channel; the mapped windows remain readable. For a file being written (a seal, or its
+     * log's close): it keeps its windows while the {@link MappingBudget} is within its limit, else drops
+     * them, and its reads then go as those of a sealed file opened from disk. For a sealed file (it is
+     * deleted, or closed with its log): the file is released, its windows go back to the budget (a
+     * reader that holds them reads on) and it is never mapped again. Writer only.
+     */
     void closeChannel() {
         growth.lock();
         FileChannel ch;
@@ -540,6 +629,14 @@ final class SegmentFile {
             appendsEnded = true;
             ch = channel;
             channel = null;
+            if (ch == null) {
+                released = true;
+                share.release();
+            } else if (MappingBudget.overLimit()) {
+                windows = UNMAPPED;
+                mapped = 0;
+                share.giveBack();
+            }
         } finally {
             growth.unlock();
         }
