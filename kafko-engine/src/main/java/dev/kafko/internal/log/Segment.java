@@ -321,14 +321,10 @@ final class Segment {
                 if (verified == null || !verified.is(this, p)) {
                     verifyCrc(crc, scratch, view.getInt(at + FrameFormat.CRC_OFFSET), at, len, p);
                 }
-                try {
-                    added += FrameDecoder.decode(view, at, len, offset, maxRecords - added, topic, partition, out);
-                } catch (IllegalArgumentException e) {
-                    throw corrupt(p, e.getMessage(), e);
-                }
-            } catch (CorruptLogException e) {
+                added += FrameDecoder.decode(view, at, len, offset, maxRecords - added, topic, partition, out);
+            } catch (CorruptLogException | IllegalArgumentException e) {
                 if (added == 0) {
-                    throw e;
+                    throw e instanceof CorruptLogException c ? c : corrupt(p, e.getMessage(), e);
                 }
                 // the intact records before a damaged frame are returned; the next read, at the damaged
                 // frame, reports it
