@@ -216,13 +216,6 @@ final class ProducerImpl implements Producer {
         return Partitioner.toPositive(roundRobin.getAndIncrement()) % partitions;
     }
 
-    /**
-     * The record's size as checked against maxRecordBytes; throws before anything is written. A cheap
-     * upper bound settles the check for every record well under the limit; the exact size (the log's
-     * own measure) is computed only for records near the limit, or when an observer is told the bytes
-     * appended. Otherwise the bound is what frame coalescing adds up: at most a dozen bytes more than
-     * the exact size for a record without headers, so frames only ever come out a little smaller.
-     */
     /** Refuses a null batch or a batch holding null, naming its index, before anything is routed. */
     private static void requireRecords(List<OutgoingRecord> records) {
         Objects.requireNonNull(records, "records");
@@ -233,6 +226,13 @@ final class ProducerImpl implements Producer {
         }
     }
 
+    /**
+     * The record's size as checked against maxRecordBytes; throws before anything is written. A cheap
+     * upper bound settles the check for every record well under the limit; the exact size (the log's
+     * own measure) is computed only for records near the limit, or when an observer is told the bytes
+     * appended. Otherwise the bound is what frame coalescing adds up: at most a dozen bytes more than
+     * the exact size for a record without headers, so frames only ever come out a little smaller.
+     */
     private int checkSize(OutgoingRecord r) {
         int max = topic.config().maxRecordBytes();
         long bound = sizeBound(r);

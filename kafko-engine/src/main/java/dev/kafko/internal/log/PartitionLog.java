@@ -238,17 +238,6 @@ public final class PartitionLog implements Closeable {
     }
 
     /**
-     * Seals {@code active} and starts the next segment. The seal runs in the background only when the
-     * frame that rolls is large ({@code largeFrames}): such writers {@code pwrite} and take no page
-     * fault, so they lose nothing to the writeback of the fsync running beside them. A writer of
-     * small frames stores through the mapping, and every page fault it (or the preparer) takes while
-     * a whole segment is written back is many times slower (measured on ext4: about 3x less
-     * throughput for seconds after the roll), so it pays for the fsync here, at once. Up to
-     * {@link Seals#MAX_PENDING} background seals may be pending: a burst of large frames goes on at
-     * page-cache speed while the disk catches up, and a writer that outruns the disk for longer waits
-     * for the oldest seal here.
-     */
-    /**
      * Hands the active segment's file to the preparer. Under any policy but {@link FsyncPolicy#NEVER}
      * the preparer fsyncs its zeros and never writes huge pieces ({@link SegmentFile#fsyncedAsAppended}):
      * the first store into a clean huge folio dirties all of it, so each fsync of a partition that
@@ -261,6 +250,17 @@ public final class PartitionLog implements Closeable {
         }
     }
 
+    /**
+     * Seals {@code active} and starts the next segment. The seal runs in the background only when the
+     * frame that rolls is large ({@code largeFrames}): such writers {@code pwrite} and take no page
+     * fault, so they lose nothing to the writeback of the fsync running beside them. A writer of
+     * small frames stores through the mapping, and every page fault it (or the preparer) takes while
+     * a whole segment is written back is many times slower (measured on ext4: about 3x less
+     * throughput for seconds after the roll), so it pays for the fsync here, at once. Up to
+     * {@link Seals#MAX_PENDING} background seals may be pending: a burst of large frames goes on at
+     * page-cache speed while the disk catches up, and a writer that outruns the disk for longer waits
+     * for the oldest seal here.
+     */
     private Segment roll(Segment active, long now, boolean largeFrames) {
         // a bounded number of seals in flight: a writer that outruns the disk for long waits here
         seals.awaitRoom();
