@@ -40,7 +40,6 @@ class RestartTest {
 
     private static void awaitPipeline(ConfigurableApplicationContext context) {
         KafkoTestUtils.waitForListeners(context, WAIT);
-        KafkoTestUtils.waitForListeners(context, WAIT);
     }
 
     @Test

@@ -70,12 +70,7 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         if (withoutListeners.contains(targetClass) || !mayHaveListeners(targetClass)) {
             return bean;
         }
-        Map<Method, Set<KafkoListener>> annotated = MethodIntrospector.selectMethods(targetClass,
-                (MethodIntrospector.MetadataLookup<Set<KafkoListener>>) method -> {
-                    Set<KafkoListener> found = AnnotatedElementUtils.findMergedRepeatableAnnotations(method,
-                            KafkoListener.class, KafkoListeners.class);
-                    return found.isEmpty() ? null : found;
-                });
+        Map<Method, Set<KafkoListener>> annotated = listenerMethods(targetClass);
         if (annotated.isEmpty()) {
             withoutListeners.add(targetClass);
             return bean;
@@ -98,6 +93,23 @@ public final class KafkoListenerAnnotationBeanPostProcessor
      * classes know nothing of kafko. A subclass in an application package is still searched, and
      * finds the listener methods it inherits.
      */
+    /**
+     * Whether {@code type} has {@code @KafkoListener} methods (the annotation itself, repeated or
+     * as a meta-annotation). Any thread.
+     */
+    public static boolean hasListenerMethods(Class<?> type) {
+        return mayHaveListeners(type) && !listenerMethods(type).isEmpty();
+    }
+
+    private static Map<Method, Set<KafkoListener>> listenerMethods(Class<?> targetClass) {
+        return MethodIntrospector.selectMethods(targetClass,
+                (MethodIntrospector.MetadataLookup<Set<KafkoListener>>) method -> {
+                    Set<KafkoListener> found = AnnotatedElementUtils.findMergedRepeatableAnnotations(method,
+                            KafkoListener.class, KafkoListeners.class);
+                    return found.isEmpty() ? null : found;
+                });
+    }
+
     static boolean mayHaveListeners(Class<?> type) {
         return !type.getName().startsWith("org.springframework.")
                 && AnnotationUtils.isCandidateClass(type, List.of(KafkoListener.class, KafkoListeners.class));

@@ -23,8 +23,10 @@ import dev.kafko.spring.support.RecordMessageConverter;
 import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.LazyInitializationExcludeFilter;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -55,6 +57,7 @@ import org.springframework.validation.Validator;
 public final class KafkoAutoConfiguration {
 
     private static final String JSON_MAPPER = "tools.jackson.databind.json.JsonMapper";
+    private static final String TEMPLATE_BEAN = "kafkoTemplate";
 
     /** Not needed (and not created) when the application opens its own {@link Kafko}. */
     @Bean
@@ -175,7 +178,8 @@ public final class KafkoAutoConfiguration {
                                                                 KafkoErrorHandler errorHandler,
                                                                 ObjectProvider<KafkoTemplate<?, ?>> template,
                                                                 ObjectProvider<KafkoInstrumentation> instrumentation,
-                                                                Environment environment) {
+                                                                Environment environment,
+                                                                ListableBeanFactory beanFactory) {
         KafkoProperties.Listener listener = properties.getListener();
         KafkoListenerContainerFactory factory = new KafkoListenerContainerFactory(backend, converter);
         if (listener.getPollTimeout().isNegative() || listener.getPollTimeout().isZero()) {
@@ -187,7 +191,7 @@ public final class KafkoAutoConfiguration {
                 atLeastOne("kafko.listener.max-poll-records", listener.getMaxPollRecords()),
                 listener.getShutdownTimeout()));
         factory.setErrorHandler(errorHandler);
-        factory.setReplyTemplate((KafkoTemplate<Object, Object>) template.getIfUnique());
+        factory.setReplyTemplate((KafkoTemplate<Object, Object>) replyTemplate(template, beanFactory));
         factory.setInstrumentation(instrumentation.getIfUnique(() -> KafkoInstrumentation.NOOP));
         SimpleAsyncTaskExecutor executor = new SimpleAsyncTaskExecutor("kafko-listener-");
         executor.setVirtualThreads(Threading.VIRTUAL.isActive(environment));
@@ -195,11 +199,37 @@ public final class KafkoAutoConfiguration {
         return factory;
     }
 
+    /**
+     * Keeps beans with {@code @KafkoListener} methods out of lazy initialization
+     * ({@code spring.main.lazy-initialization=true}): nothing else asks for them, so their listeners
+     * would never be registered, and nothing would be consumed.
+     */
+    @Bean
+    static LazyInitializationExcludeFilter kafkoListenerLazyInitializationExcludeFilter() {
+        return (beanName, definition, beanType) -> KafkoListenerAnnotationBeanPostProcessor.hasListenerMethods(beanType);
+    }
+
     /** Applies {@link EnableKafko} unless the application already did. */
     @Configuration(proxyBeanMethods = false)
     @EnableKafko
     @ConditionalOnMissingBean(name = KafkoListenerAnnotationBeanPostProcessor.BEAN_NAME)
     static class EnableKafkoConfiguration {
+    }
+
+    /**
+     * The template {@code @SendTo} replies go through: the only one, or the {@code @Primary} one; among
+     * several, the one named {@code kafkoTemplate} (the auto-configured one: a test's
+     * {@code @MockitoBean KafkoTemplate<K, V>} adds a second template beside it rather than replacing
+     * it, and the listeners' replies keep going to the log); else none, which a listener with
+     * {@code @SendTo} reports when it is created.
+     */
+    static @Nullable KafkoTemplate<?, ?> replyTemplate(ObjectProvider<KafkoTemplate<?, ?>> templates,
+                                                      ListableBeanFactory beanFactory) {
+        KafkoTemplate<?, ?> unique = templates.getIfUnique();
+        if (unique != null || !beanFactory.containsBean(TEMPLATE_BEAN)) {
+            return unique;
+        }
+        return beanFactory.getBean(TEMPLATE_BEAN) instanceof KafkoTemplate<?, ?> named ? named : null;
     }
 
     /** {@code value}, or an error naming {@code property} when it is below 1. */

@@ -186,6 +186,13 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         try {
             container.errorHandler().handle(records, failure, new Invocation(records, ack));
         } catch (Exception unhandled) {
+            if (container.stopRequested()) {
+                // the error handler gave up because of the stop (its back-off ended early): not a failure
+                LOG.info("Listener '{}' stopped while retrying {} record(s) from {}; they are not committed and"
+                        + " will be delivered again when the group next reads them ({})", container.getListenerId(),
+                        records.size(), container.topic(), unhandled.getMessage());
+                return false;
+            }
             LOG.warn("Listener '{}' did not finish {} record(s) from {}; they will be delivered again in {} ms",
                     container.getListenerId(), records.size(), container.topic(), REDELIVERY_PAUSE_MILLIS, unhandled);
             // whatever failed (a dead-letter topic that refuses writes, say) needs time: no hot loop

@@ -38,8 +38,15 @@ import org.springframework.context.ApplicationContext;
  * on its own thread is finished once that acknowledgment is committed; one it did not acknowledge
  * (or acknowledged from another thread) counts once processed. A container that was stopped and
  * started again is waited for from its group's commits, so records its last run processed without
- * committing are waited for again. Records sent after the call began are not waited for; paused
- * containers are not waited for. No sleeps: the caller parks until a listener makes progress.
+ * committing are waited for again. Paused containers are not waited for. No sleeps: the caller
+ * parks until a listener makes progress.
+ *
+ * <p>A pipeline settles in one call: once the listeners have caught up, the ends of their topics
+ * are read again, and while they moved (a {@code @SendTo} reply, a dead letter, a send a listener
+ * made) the listeners are waited for again, up to the new ends. Records that other threads send
+ * meanwhile may be waited for as well. Listeners that keep feeding each other (a cycle) or a
+ * producer that never stops cannot settle: after one pass more than there are containers the call
+ * returns with the listeners caught up to the ends of its last pass.
  */
 public final class KafkoTestUtils {
 
@@ -52,23 +59,44 @@ public final class KafkoTestUtils {
     }
 
     /**
-     * Waits until every running listener container caught up with the end offsets of its topics
-     * as they are now.
+     * Waits until every running listener container caught up with the end offsets of its topics,
+     * read again after each pass until they stop moving (see the class comment).
      *
      * @throws AssertionError naming the partitions still behind when {@code timeout} passes
      */
     public static void waitForListeners(KafkoListenerEndpointRegistry registry, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
-        List<String> behind = new ArrayList<>();
-        // every container's targets first: the ends of this one moment, whatever the order of the
-        // containers (a listener that sends on to another one's topic must not move its target)
-        Map<ConcurrentMessageListenerContainer, Map<String, Map<Integer, Long>>> targets = new LinkedHashMap<>();
+        List<ConcurrentMessageListenerContainer> containers = new ArrayList<>();
         for (MessageListenerContainer container : registry.getListenerContainers()) {
-            if (container instanceof ConcurrentMessageListenerContainer concurrent && container.isRunning()
-                    && !container.isPauseRequested()) {
-                targets.put(concurrent, concurrent.endOffsets());
+            if (container instanceof ConcurrentMessageListenerContainer concurrent && waitedFor(concurrent)) {
+                containers.add(concurrent);
             }
         }
+        Map<ConcurrentMessageListenerContainer, Map<String, Map<Integer, Long>>> previous = null;
+        for (int pass = 0; ; pass++) {
+            // every container's targets first: the ends of one moment, whatever the order of the
+            // containers (a listener that sends on to another one's topic must not move its target)
+            Map<ConcurrentMessageListenerContainer, Map<String, Map<Integer, Long>>> targets = new LinkedHashMap<>();
+            for (ConcurrentMessageListenerContainer container : containers) {
+                if (waitedFor(container)) {
+                    targets.put(container, container.endOffsets());
+                }
+            }
+            if (targets.equals(previous) || pass > containers.size()) {
+                return; // settled: nothing moved while the listeners caught up; or it cannot settle
+            }
+            awaitCaughtUp(targets, deadline, timeout);
+            previous = targets;
+        }
+    }
+
+    private static boolean waitedFor(ConcurrentMessageListenerContainer container) {
+        return container.isRunning() && !container.isPauseRequested();
+    }
+
+    private static void awaitCaughtUp(Map<ConcurrentMessageListenerContainer, Map<String, Map<Integer, Long>>> targets,
+                                      long deadline, Duration timeout) {
+        List<String> behind = new ArrayList<>();
         try {
             for (Map.Entry<ConcurrentMessageListenerContainer, Map<String, Map<Integer, Long>>> e : targets.entrySet()) {
                 Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));

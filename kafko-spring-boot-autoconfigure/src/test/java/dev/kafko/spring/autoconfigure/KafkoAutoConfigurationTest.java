@@ -270,6 +270,70 @@ class KafkoAutoConfigurationTest {
                 KafkoMetricsAutoConfiguration.class.getName(), KafkoHealthAutoConfiguration.class.getName());
     }
 
+    @Test
+    void listenersAreRegisteredUnderLazyInitialization() {
+        LazyListening.SEEN.clear();
+        runner.withInitializer(context -> context.addBeanFactoryPostProcessor(
+                        new org.springframework.boot.LazyInitializationBeanFactoryPostProcessor()))
+                .withBean(LazyListening.class).withBean(Unrelated.class).run(context -> {
+                    assertThat(context).hasNotFailed();
+                    KafkoListenerEndpointRegistry registry = context.getBean(KafkoListenerEndpointRegistry.class);
+                    assertThat(registry.getListenerContainerIds()).containsExactly("lazy");
+                    @SuppressWarnings("unchecked")
+                    KafkoTemplate<Object, Object> template = context.getBean(KafkoTemplate.class);
+                    template.send("lazy", "seen").join();
+                    dev.kafko.spring.test.KafkoTestUtils.waitForListeners(registry, Duration.ofSeconds(20));
+                    assertThat(LazyListening.SEEN).containsExactly("seen");
+                    // only the listener's bean is kept out of lazy initialization
+                    String unrelated = context.getBeanNamesForType(Unrelated.class)[0];
+                    assertThat(context.getBeanFactory().getBeanDefinition(unrelated).isLazyInit()).isTrue();
+                    assertThat(context.getBeanFactory().containsSingleton(unrelated)).isFalse();
+                });
+    }
+
+    @Test
+    void aDataDirOpenElsewhereFailsTheStartWithAnAnalysisThatPointsAtEphemeralLogs(@TempDir Path dir) {
+        try (Kafko holder = Kafko.open(dir)) {
+            runner.withPropertyValues("kafko.ephemeral=false", "kafko.data-dir=" + dir).run(context -> {
+                Throwable failure = context.getStartupFailure();
+                dev.kafko.AlreadyOpenException cause = findCause(failure, dev.kafko.AlreadyOpenException.class);
+                assertThat(cause).isNotNull();
+                org.springframework.boot.diagnostics.FailureAnalysis analysis =
+                        new AlreadyOpenFailureAnalyzer().analyze(failure);
+                assertThat(analysis.getDescription()).isEqualTo(cause.getMessage()).contains(dir.toString());
+                assertThat(analysis.getAction()).contains("kafko.ephemeral=true", "kafko.data-dir");
+            });
+        }
+        // Spring Boot finds the analyzer where it looks for them
+        List<String> analyzers = new java.util.ArrayList<>();
+        org.springframework.core.io.support.SpringFactoriesLoader.forDefaultResourceLocation()
+                .load(org.springframework.boot.diagnostics.FailureAnalyzer.class, null,
+                        (factoryType, factoryImplementationName, failure) -> { })
+                .forEach(analyzer -> analyzers.add(analyzer.getClass().getName()));
+        assertThat(analyzers).contains(AlreadyOpenFailureAnalyzer.class.getName());
+    }
+
+    private static <T extends Throwable> T findCause(Throwable failure, Class<T> type) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (type.isInstance(t)) {
+                return type.cast(t);
+            }
+        }
+        return null;
+    }
+
+    static class LazyListening {
+        static final List<String> SEEN = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        @dev.kafko.spring.annotation.KafkoListener(id = "lazy", topics = "lazy")
+        void on(String value) {
+            SEEN.add(value);
+        }
+    }
+
+    static class Unrelated {
+    }
+
     static class Listening {
         @dev.kafko.spring.annotation.KafkoListener(id = "absent", topics = "absent")
         void on(String value) {

@@ -22,14 +22,18 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ApplicationContext;
 import org.springframework.messaging.converter.MessageConversionException;
 import org.springframework.messaging.handler.annotation.Header;
 import org.springframework.messaging.handler.invocation.MethodArgumentResolutionException;
 
+@ExtendWith(OutputCaptureExtension.class)
 class ErrorHandlingTest {
 
     static final Map<String, AtomicInteger> ATTEMPTS = new ConcurrentHashMap<>();
@@ -300,7 +304,7 @@ class ErrorHandlingTest {
     }
 
     @Test
-    void stoppingDuringTheBackOffLeavesTheFailedRecordUncommittedForTheNextRun() {
+    void stoppingDuringTheBackOffLeavesTheFailedRecordUncommittedForTheNextRun(CapturedOutput output) {
         runner.withPropertyValues("kafko.listener.retry.max-attempts=1000", "kafko.listener.retry.backoff=1s")
                 .run(context -> {
                     template(context).send("work", 0, null, "ok").join();
@@ -311,6 +315,9 @@ class ErrorHandlingTest {
                     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
                     assertThat(context.getBean(Kafko.class).groupInfo("work", "work").committed())
                             .containsEntry(0, 1L);
+                    // a stop is not a failure: said once, without a warning or a stack trace
+                    assertThat(output).contains("Listener 'work' stopped while retrying 1 record(s) from work;")
+                            .doesNotContain("did not finish");
                 });
     }
 

@@ -76,7 +76,8 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
                                            @Nullable KafkoOperations<Object, Object> replyTemplate) {
         if (replyTopic != null && replyTemplate == null) {
             throw new IllegalStateException("Listener '" + listenerId + "' has @SendTo(\"" + replyTopic
-                    + "\") but there is no KafkoTemplate to send with");
+                    + "\") but no KafkoTemplate to send its replies with: there is no KafkoTemplate bean, or there are"
+                    + " several and none of them is @Primary or named 'kafkoTemplate'");
         }
         this.handler = handler;
         this.converter = converter;
@@ -208,12 +209,20 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
 
     private CompletableFuture<?> send(Object value, byte @Nullable [] key) {
         KafkoOperations<Object, Object> template = replyTemplate;
+        CompletableFuture<?> sent;
         if (value instanceof Message<?> m) {
             Message<?> routed = m.getHeaders().containsKey(KafkoHeaders.TOPIC) ? m
                     : MessageBuilder.fromMessage(m).setHeader(KafkoHeaders.TOPIC, replyTopic).build();
-            return template.send(routed);
+            sent = template.send(routed);
+        } else {
+            sent = template.send(replyTopic, key, value);
         }
-        return template.send(replyTopic, key, value);
+        if (sent == null) {
+            throw new IllegalStateException("Listener '" + listenerId + "' sent its @SendTo(\"" + replyTopic
+                    + "\") reply with a KafkoTemplate that returned no future (a mock of the template bean?"
+                    + " @SendTo replies go through it)");
+        }
+        return sent;
     }
 
     /**
