@@ -16,7 +16,8 @@ public interface Topic {
      * Grows the topic to {@code newCount} partitions. Keyed records may route differently afterwards,
      * as in Kafka.
      *
-     * @throws InvalidPartitionException when {@code newCount} is below the current count
+     * @throws InvalidPartitionException when {@code newCount} is below the current count, or above
+     *         {@link TopicConfig#MAX_PARTITIONS}
      */
     void increasePartitions(int newCount);
 

@@ -11,8 +11,9 @@ import org.jspecify.annotations.Nullable;
  *
  * @param partitions how many partitions (at least 1; can grow later, never shrink)
  * @param compression the codec applied to each frame
- * @param segmentBytes a segment rolls once it holds at least this many bytes (default 1 GiB); a
- *     single frame larger than this still goes into an empty segment
+ * @param segmentBytes the most bytes a segment file holds (default 1 GiB): a frame that would take it
+ *     past this starts the next segment, so a segment holds up to this many; a single frame larger
+ *     than this still goes into an empty segment of its own
  * @param segmentAge a segment rolls once its first record is older than this (default 7 days):
  *     counted from when that record was appended, or, after the log is reopened, from the first
  *     record's timestamp if that is earlier than the reopen (so a segment whose first record carries

@@ -164,8 +164,16 @@ class KafkoLifecycleTest {
             assertThat(k.topics()).isEmpty();
             k.createTopic("t");
             for (ThrowingCallable call : List.<ThrowingCallable>of(() -> k.producer(null), () -> k.consumer(null),
-                    () -> k.topic(null), () -> k.groupConsumer("t", null), () -> k.groupInfo("t", null))) {
-                assertThatThrownBy(call).isInstanceOf(InvalidNameException.class).hasMessageContaining("must not be null");
+                    () -> k.groupConsumer(null, "g"), () -> k.groups(null), () -> k.groupInfo(null, "g"))) {
+                assertThatThrownBy(call).isInstanceOf(NullPointerException.class).hasMessage("topic");
+            }
+            for (ThrowingCallable call : List.<ThrowingCallable>of(() -> k.createTopic(null), () -> k.topic(null),
+                    () -> k.deleteTopic(null), () -> k.createTopic(null, TopicConfig.builder().build()))) {
+                assertThatThrownBy(call).isInstanceOf(NullPointerException.class).hasMessage("name");
+            }
+            for (ThrowingCallable call : List.<ThrowingCallable>of(() -> k.groupConsumer("t", null),
+                    () -> k.groupInfo("t", null))) {
+                assertThatThrownBy(call).isInstanceOf(NullPointerException.class).hasMessage("group");
             }
             assertThatThrownBy(() -> k.consumer("t", null)).isInstanceOf(NullPointerException.class)
                     .hasMessage("consumerOptions");
@@ -328,6 +336,9 @@ class KafkoLifecycleTest {
             assertThat(t.partitionCount()).isEqualTo(5);
             assertThat(t.config().partitions()).isEqualTo(5);
             assertThatThrownBy(() -> t.increasePartitions(3)).isInstanceOf(InvalidPartitionException.class);
+            assertThatThrownBy(() -> t.increasePartitions(TopicConfig.MAX_PARTITIONS + 1))
+                    .isInstanceOf(InvalidPartitionException.class).hasMessageContaining("at most 10000");
+            assertThat(t.partitionCount()).isEqualTo(5);
             assertThat(k.producer("t").sendTo(4, null, bytes("x")).join()).isEqualTo(new RecordPosition(4, 0));
         }
         try (Kafko k = Kafko.open(dir)) {

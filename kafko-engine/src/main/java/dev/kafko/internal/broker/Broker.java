@@ -111,6 +111,7 @@ public final class Broker implements Kafko {
 
     @Override
     public Topic createTopic(String name, TopicConfig config) {
+        Objects.requireNonNull(name, "name");
         Names.check("topic", name);
         Objects.requireNonNull(config, "config");
         config.compression().requireAvailable();
@@ -130,6 +131,7 @@ public final class Broker implements Kafko {
 
     @Override
     public Optional<Topic> topic(String name) {
+        Objects.requireNonNull(name, "name");
         Names.check("topic", name);
         ensureOpen();
         return Optional.ofNullable(topics.get(name));
@@ -143,6 +145,7 @@ public final class Broker implements Kafko {
 
     @Override
     public void deleteTopic(String name) {
+        Objects.requireNonNull(name, "name");
         Names.check("topic", name);
         admin.lock();
         try {
@@ -169,6 +172,10 @@ public final class Broker implements Kafko {
             if (newCount < old.length) {
                 throw new InvalidPartitionException("topic '" + t.name + "' has " + old.length
                         + " partitions; partitions can be added, never removed (asked for " + newCount + ")");
+            }
+            if (newCount > TopicConfig.MAX_PARTITIONS) {
+                throw new InvalidPartitionException("topic '" + t.name + "' cannot have " + newCount
+                        + " partitions: a topic has at most " + TopicConfig.MAX_PARTITIONS);
             }
             if (newCount == old.length) {
                 return;

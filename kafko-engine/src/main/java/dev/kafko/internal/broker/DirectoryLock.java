@@ -10,6 +10,7 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Instant;
@@ -32,9 +33,13 @@ import org.jspecify.annotations.Nullable;
  *   <li>the owner's pid and process start instant written into the lock file: a new opener that
  *       gets the {@code fcntl} lock still refuses when that recorded process is alive and is not this
  *       process, because the owner may have lost its {@code fcntl} lock by closing another channel of
- *       the file. The record is cleared on close.
+ *       the file. The record is cleared on close. A record written into another lock file (the
+ *       directory was copied while open, as a hot backup does) is not this directory's: the record
+ *       carries the lock file's inode, and a record naming another inode is ignored.
  * </ol>
- * The record is one line of text: {@code <pid> <start instant epoch millis>}.
+ * The record is one line of text: {@code <pid> <start instant epoch millis> <lock file's inode>} (the
+ * inode 0 when the file system does not tell it; a record without it, from an earlier version, counts
+ * for any lock file).
  */
 final class DirectoryLock implements AutoCloseable {
 
@@ -74,12 +79,13 @@ final class DirectoryLock implements AutoCloseable {
                         + describe(readOwner(ch)) + ")");
             }
             long[] owner = readOwner(ch);
-            if (owner != null && isOtherLiveProcess(owner[0], owner[1])) {
+            long inode = inode(file);
+            if (owner != null && sameFile(owner[2], inode) && isOtherLiveProcess(owner[0], owner[1])) {
                 lock.release();
                 throw new AlreadyOpenException("data directory " + dir + " is open in another live process ("
                         + describe(owner) + ")");
             }
-            writeOwner(ch, selfRecord());
+            writeOwner(ch, selfRecord(inode));
             return new DirectoryLock(dir, ch, lock);
         } catch (IOException e) {
             closeQuietly(ch);
@@ -111,10 +117,24 @@ final class DirectoryLock implements AutoCloseable {
         release();
     }
 
-    private static String selfRecord() {
+    private static String selfRecord(long inode) {
         ProcessHandle self = ProcessHandle.current();
         long start = self.info().startInstant().map(Instant::toEpochMilli).orElse(0L);
-        return self.pid() + " " + start + "\n";
+        return self.pid() + " " + start + " " + inode + "\n";
+    }
+
+    /** The lock file's inode number, or 0 when the file system does not tell it. */
+    private static long inode(Path file) {
+        try {
+            return Files.getAttribute(file, "unix:ino") instanceof Long ino ? ino : 0L;
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+            return 0L;
+        }
+    }
+
+    /** Whether a record's inode names {@code inode}'s file; an inode of 0 on either side is unknown: the same. */
+    private static boolean sameFile(long recorded, long inode) {
+        return recorded == 0 || inode == 0 || recorded == inode;
     }
 
     private static boolean isOtherLiveProcess(long pid, long startMillis) {
@@ -139,11 +159,12 @@ final class DirectoryLock implements AutoCloseable {
         }
         String text = new String(buf.array(), 0, n, StandardCharsets.US_ASCII).trim();
         String[] parts = text.split(" ");
-        if (parts.length != 2) {
+        if (parts.length != 2 && parts.length != 3) {
             return null;
         }
         try {
-            return new long[] {Long.parseLong(parts[0]), Long.parseLong(parts[1])};
+            return new long[] {Long.parseLong(parts[0]), Long.parseLong(parts[1]),
+                    parts.length == 3 ? Long.parseLong(parts[2]) : 0L};
         } catch (NumberFormatException e) {
             return null;
         }

@@ -44,11 +44,12 @@ final class Names {
 
     /**
      * @param kind "topic" or "group", for the message
+     * @throws NullPointerException naming {@code kind} (the parameter) when {@code name} is null
      * @throws InvalidNameException naming the rule and the bad name
      */
     static String check(String kind, String name) {
         if (name == null) {
-            throw new InvalidNameException(kind + " name must not be null");
+            throw new NullPointerException(kind);
         }
         if (!isValid(name, MAX_LENGTH)) {
             throw new InvalidNameException(kind + " name '" + printable(name) + "' is invalid: a " + kind + " name has 1 to "

@@ -27,4 +27,13 @@ public interface FileIo {
 
     /** Forces a directory's entries (creations, renames, deletions) to disk. */
     void fsyncDirectory(Path dir) throws IOException;
+
+    /**
+     * The bytes an unprivileged writer may still write on the file system that holds {@code path}
+     * ({@code statvfs}'s available blocks; ext4 counts the blocks its delayed allocations reserved as
+     * used), or 0 when that cannot be told (the path is gone, say).
+     */
+    default long usableSpace(Path path) {
+        return path.toFile().getUsableSpace();
+    }
 }

@@ -356,14 +356,25 @@ public final class PartitionLog implements Closeable {
     /** The first offset whose record has a timestamp at or after {@code epochMillis}, or {@link #endOffset()}. */
     public long offsetForTimestamp(long epochMillis) {
         checkReadable();
-        long end = endOffset;
-        for (Segment s : segments) {
-            long found = s.offsetForTimestamp(epochMillis, topic, partition);
-            if (found >= 0 && found < end) {
-                return found;
+        while (true) {
+            long end = endOffset;
+            Segment[] searched = segments;
+            try {
+                for (Segment s : searched) {
+                    long found = s.offsetForTimestamp(epochMillis, topic, partition);
+                    if (found >= 0 && found < end) {
+                        return found;
+                    }
+                }
+                return end;
+            } catch (OffsetOutOfRangeException e) {
+                // retention deleted a segment under the search: search the segments left (each retry
+                // follows a deletion, so there are at most as many as segments)
+                if (segments == searched) {
+                    throw e;
+                }
             }
         }
-        return end;
     }
 
     /** Deletes segments past the retention limits; returns how many. Owner thread only. */

@@ -139,6 +139,7 @@ final class Segment {
     /** Stores a whole encoded frame after the last one and publishes it. Writer only. */
     void append(byte[] frame, int length, long frameBase, int count, long frameMaxTimestamp, long now) {
         int pos = size;
+        file.checkSpace(now);
         file.write(pos, frame, 0, length);
         long before = maxTimestamp;
         if (pos == SEGMENT_HEADER_SIZE) {

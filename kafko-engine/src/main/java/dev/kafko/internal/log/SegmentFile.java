@@ -27,7 +27,8 @@ import org.jspecify.annotations.Nullable;
  * (a sparse hole the disk cannot back) raises {@code SIGBUS}, which the JVM turns into an
  * {@link InternalError} rather than an {@link IOException}. So the writer never stores into a page
  * it has not first filled with real zeros through {@link FileChannel#write} (which reports a full
- * disk as an {@code IOException}). The steps grow with the file: the first is
+ * disk as an {@code IOException}). Zeros are not enough on a nearly full file system, where the
+ * writer stores nothing through the mapping at all (see {@link #lowSpace}). The steps grow with the file: the first is
  * {@value ZeroSteps#ALLOCATION_STEP_MIN} bytes, then each one doubles the file, in steps of at most
  * {@value ZeroSteps#ALLOCATION_STEP_MAX} bytes; so a partition that holds little costs little page cache, and a
  * busy one few allocation calls; a writer that catches up with its preparer writes only a step of
@@ -67,6 +68,13 @@ final class SegmentFile {
     static final int WINDOW_SIZE = 1 << 24;
     /** Writes at least this long go through the channel instead of the mapping. */
     static final int CHANNEL_WRITE_MIN = 32 * 1024;
+    /**
+     * Below this many bytes of usable space on the file system, the writer stores nothing through the
+     * mapping (see {@link #lowSpace}).
+     */
+    static final long MIN_FREE_FOR_MAPPED_STORES = 512L << 20;
+    /** The writer looks at the usable space at least this often (milliseconds of the log's clock). */
+    private static final long SPACE_CHECK_MILLIS = 1000;
     private static final int PAGE = 4096;
     /** The preparer touches pages in runs of this many bytes, taking the lock for each. */
     private static final int TOUCH_RUN = 16 * 1024;
@@ -107,6 +115,20 @@ final class SegmentFile {
      * takes no page fault of the mapping, which such writes do not need. Written by the writer.
      */
     private volatile boolean writingThroughChannel;
+    /**
+     * Whether the file system was nearly full when last looked at ({@link #MIN_FREE_FOR_MAPPED_STORES}):
+     * then every write goes through the channel, and the preparer touches no page. On a nearly full
+     * ext4 a store into a mapped page that was filled with zeros can still fault with {@code SIGBUS}
+     * (seen in about one run in 25 that filled a small file system with single sends): the page
+     * fault reserves blocks anew, and fails. The JVM skips the faulting store and throws an
+     * {@link InternalError} later, wherever the thread then is, so a frame could be acknowledged with
+     * bytes missing. A {@code pwrite} reports the same condition as an {@link IOException} before
+     * anything is acknowledged. Looked at before each step of zeros and, by the writer, at least every
+     * {@link #SPACE_CHECK_MILLIS}; written by the writer and the preparer.
+     */
+    private volatile boolean lowSpace;
+    /** When the writer looks at the usable space next (the log's clock). Writer only. */
+    private long nextSpaceCheck;
     /** Set once no append follows (sealing, closing): the preparer must not grow the file again. */
     private volatile boolean appendsEnded;
     /**
@@ -224,7 +246,7 @@ final class SegmentFile {
      */
     void write(long pos, byte[] src, int off, int len) {
         long end = pos + len;
-        if (len >= CHANNEL_WRITE_MIN) {
+        if (len >= CHANNEL_WRITE_MIN || lowSpace) {
             if (!writingThroughChannel) {
                 writingThroughChannel = true;
             }
@@ -374,7 +396,7 @@ final class SegmentFile {
                     // the page after the one the writer stores into: the pages behind it are faulted already
                     long p = Math.max(touched, (writerAt.get() / PAGE + 1) * PAGE);
                     long to = Math.min(allocated, p + TOUCH_RUN);
-                    if (appendsEnded || channel == null || p >= to || writingThroughChannel) {
+                    if (appendsEnded || channel == null || p >= to || writingThroughChannel || lowSpace) {
                         return;
                     }
                     touch(p, to);
@@ -488,6 +510,26 @@ final class SegmentFile {
     }
 
     /**
+     * Looks at the file system's usable space when {@link #SPACE_CHECK_MILLIS} passed since the last
+     * look (or the clock went back), before a write at {@code now}. Writer only.
+     */
+    void checkSpace(long now) {
+        if (now >= nextSpaceCheck || now + SPACE_CHECK_MILLIS < nextSpaceCheck) {
+            nextSpaceCheck = now + SPACE_CHECK_MILLIS;
+            lookAtSpace();
+        }
+    }
+
+    private void lookAtSpace() {
+        lowSpace = io.usableSpace(path) < MIN_FREE_FOR_MAPPED_STORES;
+    }
+
+    /** Whether writes go through the channel because the file system is nearly full. Any thread. */
+    boolean lowSpace() {
+        return lowSpace;
+    }
+
+    /**
      * Writes zeros from {@link #allocated} to at least {@code end}, maps them, then publishes the new
      * {@link #allocated}. A writer that has a preparer and caught up with it writes only a short step
      * ({@value ZeroSteps#ALLOCATION_STEP_MIN} bytes, or to the end of the huge piece it reached, see
@@ -509,6 +551,7 @@ final class SegmentFile {
         // a writer of large frames writes them with pwrite, which needs no mapped page and waits for the
         // file's lock that every pwrite holds: short pieces of zeros keep those waits short
         boolean huge = hugePieces && !writingThroughChannel;
+        lookAtSpace();
         try {
             // real zeros, not setLength: a sparse hole would turn a full disk into SIGBUS on store
             ZeroSteps.write(ch, from, target, huge, syncsZeros ? ZeroSteps.ZEROS_PER_WRITE_FSYNCED : ZeroSteps.ZEROS_PER_WRITE);

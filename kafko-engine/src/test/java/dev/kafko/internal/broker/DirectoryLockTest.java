@@ -62,6 +62,40 @@ class DirectoryLockTest {
     }
 
     @Test
+    void aRecordCopiedFromAnotherDirectoryIsNotThisDirectorysOwner() throws Exception {
+        Path d = dir.toRealPath();
+        ProcessHandle parent = ProcessHandle.current().parent().orElseThrow();
+        long start = parent.info().startInstant().orElseThrow().toEpochMilli();
+        Path lockFile = d.resolve(FileNames.LOCK_FILE);
+        long inode = (Long) Files.getAttribute(lockFileCreated(lockFile), "unix:ino");
+        // the live owner's record, as a copy of its directory carries it: the original's inode
+        Files.writeString(lockFile, parent.pid() + " " + start + " " + (inode + 1) + "\n");
+        DirectoryLock.acquire(d, FileIo.SYSTEM).release();
+        // the same record naming this lock file still blocks
+        Files.writeString(lockFile, parent.pid() + " " + start + " " + inode + "\n");
+        assertThatThrownBy(() -> DirectoryLock.acquire(d, FileIo.SYSTEM))
+                .isInstanceOf(AlreadyOpenException.class).hasMessageContaining("pid " + parent.pid());
+    }
+
+    @Test
+    void theRecordNamesTheLockFilesInode() throws Exception {
+        Path d = dir.toRealPath();
+        DirectoryLock lock = DirectoryLock.acquire(d, FileIo.SYSTEM);
+        Path lockFile = d.resolve(FileNames.LOCK_FILE);
+        String[] record = Files.readString(lockFile, StandardCharsets.US_ASCII).trim().split(" ");
+        assertThat(record).hasSize(3);
+        assertThat(Long.parseLong(record[2])).isEqualTo(Files.getAttribute(lockFile, "unix:ino"));
+        lock.release();
+    }
+
+    private static Path lockFileCreated(Path lockFile) throws Exception {
+        if (!Files.exists(lockFile)) {
+            Files.createFile(lockFile);
+        }
+        return lockFile;
+    }
+
+    @Test
     void recordOfAProcessWithAnotherStartInstantIsAReusedPidAndIgnored() throws Exception {
         Path d = dir.toRealPath();
         ProcessHandle parent = ProcessHandle.current().parent().orElseThrow();

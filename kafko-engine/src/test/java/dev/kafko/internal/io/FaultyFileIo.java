@@ -31,6 +31,7 @@ public final class FaultyFileIo implements FileIo {
     private volatile long failMoveAt = -1;
     private volatile long failDeleteAt = -1;
     private volatile boolean diskFull;
+    private volatile long usableSpace = -1;
     private volatile boolean syncs = true;
     private volatile Runnable beforeForce = () -> { };
 
@@ -74,6 +75,18 @@ public final class FaultyFileIo implements FileIo {
     public FaultyFileIo diskFull(boolean full) {
         diskFull = full;
         return this;
+    }
+
+    /** Reports {@code bytes} of usable space on every file system from now on (negative: the real figure). */
+    public FaultyFileIo usableSpace(long bytes) {
+        usableSpace = bytes;
+        return this;
+    }
+
+    @Override
+    public long usableSpace(Path path) {
+        long reported = usableSpace;
+        return reported >= 0 ? reported : real.usableSpace(path);
     }
 
     /** When {@code false}, fsyncs of files and directories do nothing (still counted). */

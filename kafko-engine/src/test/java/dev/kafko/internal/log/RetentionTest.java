@@ -8,14 +8,20 @@ import dev.kafko.Headers;
 import dev.kafko.OffsetOutOfRangeException;
 import dev.kafko.OutgoingRecord;
 import dev.kafko.TopicConfig;
+import dev.kafko.internal.io.DelegatingFileChannel;
 import dev.kafko.internal.io.FaultyFileIo;
 import dev.kafko.internal.io.FileNames;
+import dev.kafko.internal.io.WrappingFileIo;
+import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -138,6 +144,40 @@ class RetentionTest {
                 long expected = ts <= 2490 ? (ts - 1000 + 9) / 10 : 151;
                 assertThat(log.offsetForTimestamp(ts)).as("timestamp %d", ts).isEqualTo(expected);
             }
+        }
+    }
+
+    /** A search by timestamp that retention overtakes goes on in what is left, as a read does. */
+    @Test
+    void aSearchThatMeetsASegmentRetentionDeletedSearchesTheSegmentsLeft() {
+        MutableClock clock = new MutableClock(1_000_000);
+        TopicConfig config = Logs.config().segmentBytes(1024).retention(Duration.ofHours(1)).build();
+        try (PartitionLog log = Logs.open(dir, config, clock)) {
+            Logs.appendFrames(log, 40, 8, 100);
+            assertThat(log.segmentCount()).isGreaterThan(10);
+        }
+        // reopened, the sealed segments are read with positional reads: the first such read of the
+        // search lets retention delete every sealed segment under it
+        AtomicReference<PartitionLog> opened = new AtomicReference<>();
+        AtomicBoolean armed = new AtomicBoolean();
+        WrappingFileIo io = new WrappingFileIo((path, options, real) -> !path.toString().endsWith(".log") ? real
+                : new DelegatingFileChannel(real) {
+                    @Override
+                    public int read(ByteBuffer dst, long position) throws IOException {
+                        if (armed.getAndSet(false)) {
+                            clock.advance(Duration.ofHours(2));
+                            assertThat(opened.get().applyRetention()).isPositive();
+                        }
+                        return super.read(dst, position);
+                    }
+                });
+        try (PartitionLog log = PartitionLog.open(Logs.TOPIC, 0, dir, config, clock, io)) {
+            opened.set(log);
+            armed.set(true);
+            long found = log.offsetForTimestamp(0);
+            assertThat(armed).isFalse();
+            assertThat(log.segmentCount()).isEqualTo(1);
+            assertThat(found).isEqualTo(log.logStartOffset()).isPositive();
         }
     }
 }

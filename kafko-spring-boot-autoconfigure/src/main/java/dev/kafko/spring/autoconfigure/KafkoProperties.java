@@ -197,7 +197,7 @@ public class KafkoProperties {
         /** Codec applied to each frame: none, lz4 or zstd. */
         private Compression compression = Compression.NONE;
 
-        /** A segment rolls once it holds this much. */
+        /** The most a segment file holds: a frame that would take it past this starts the next one. */
         private DataSize segmentSize = DataSize.ofGigabytes(1);
 
         /**
@@ -313,7 +313,7 @@ public class KafkoProperties {
         /** Codec applied to each frame: none, lz4 or zstd. */
         private @Nullable Compression compression;
 
-        /** A segment rolls once it holds this much. */
+        /** The most a segment file holds: a frame that would take it past this starts the next one. */
         private @Nullable DataSize segmentSize;
 
         /** A segment also rolls once its first record is this old (see kafko.defaults.segment-age). */
