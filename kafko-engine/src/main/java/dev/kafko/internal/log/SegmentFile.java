@@ -28,7 +28,8 @@ import org.jspecify.annotations.Nullable;
  * {@link InternalError} rather than an {@link IOException}. So the writer never stores into a page
  * it has not first filled with real zeros through {@link FileChannel#write} (which reports a full
  * disk as an {@code IOException}). Zeros are not enough on a nearly full file system, where the
- * writer stores nothing through the mapping at all (see {@link #lowSpace}). The steps grow with the file: the first is
+ * writer stores nothing through the mapping at all (see {@link #lowSpace}). The steps grow with the
+ * file: the first is
  * {@value ZeroSteps#ALLOCATION_STEP_MIN} bytes, then each one doubles the file, in steps of at most
  * {@value ZeroSteps#ALLOCATION_STEP_MAX} bytes; so a partition that holds little costs little page cache, and a
  * busy one few allocation calls; a writer that catches up with its preparer writes only a step of
@@ -120,7 +121,7 @@ final class SegmentFile {
      * then every write goes through the channel, and the preparer touches no page. On a nearly full
      * ext4 a store into a mapped page that was filled with zeros can still fault with {@code SIGBUS}
      * (seen in about one run in 25 that filled a small file system with single sends): the page
-     * fault reserves blocks anew, and fails. The JVM skips the faulting store and throws an
+     * fault itself can fail for want of space. The JVM skips the faulting store and throws an
      * {@link InternalError} later, wherever the thread then is, so a frame could be acknowledged with
      * bytes missing. A {@code pwrite} reports the same condition as an {@link IOException} before
      * anything is acknowledged. Looked at before each step of zeros and, by the writer, at least every
@@ -522,11 +523,6 @@ final class SegmentFile {
 
     private void lookAtSpace() {
         lowSpace = io.usableSpace(path) < MIN_FREE_FOR_MAPPED_STORES;
-    }
-
-    /** Whether writes go through the channel because the file system is nearly full. Any thread. */
-    boolean lowSpace() {
-        return lowSpace;
     }
 
     /**
