@@ -5,9 +5,11 @@ import dev.kafko.ConsumerOptions;
 import dev.kafko.ConsumerRebalanceListener;
 import dev.kafko.InvalidPartitionException;
 import dev.kafko.KafkoClosedException;
+import dev.kafko.KafkoException;
 import dev.kafko.KafkoRecord;
 import dev.kafko.OffsetOutOfRangeException;
 import dev.kafko.OffsetResetPolicy;
+import dev.kafko.UnknownTopicException;
 import dev.kafko.internal.log.PartitionLog;
 import dev.kafko.internal.log.ReadResult;
 import dev.kafko.internal.log.VerifiedFrame;
@@ -65,6 +67,8 @@ final class ConsumerImpl implements Consumer {
     private VerifiedFrame[] verified = new VerifiedFrame[0];
     private int[] owned = new int[0];
     private int rotation;
+    /** A partition's failure met in a poll that returned other partitions' records: the next poll throws it. */
+    private @Nullable KafkoException deferredFailure;
     private int seenVersion = -1;
     private @Nullable List<Integer> unannounced;
     private volatile boolean closed;
@@ -289,8 +293,19 @@ final class ConsumerImpl implements Consumer {
         owned = s.stream().mapToInt(Integer::intValue).toArray();
     }
 
-    /** Reads from every owned partition, starting at a rotating one, up to maxPollRecords. */
+    /**
+     * Reads from every owned partition, starting at a rotating one, up to maxPollRecords. A partition
+     * that cannot be read (failed, a corrupt frame, a position out of range under {@code FAIL}) does
+     * not hold back the others: their records are returned, and its exception is thrown by the next
+     * poll (at once when there are none), so one failed partition neither stops a consumer nor loses
+     * the records it read from the others in the same poll.
+     */
     private List<KafkoRecord> fetch() {
+        KafkoException deferred = deferredFailure;
+        if (deferred != null) {
+            deferredFailure = null;
+            throw deferred;
+        }
         int[] ps = owned;
         int n = ps.length;
         if (n == 0) {
@@ -301,9 +316,20 @@ final class ConsumerImpl implements Consumer {
         List<KafkoRecord> first = null;
         List<KafkoRecord> all = null;
         int count = 0;
+        KafkoException failed = null;
         for (int i = 0; i < n && count < maxPollRecords; i++) {
             int p = ps[(start + i) % n];
-            List<KafkoRecord> got = read(p, actors[p], maxPollRecords - count);
+            List<KafkoRecord> got;
+            try {
+                got = read(p, actors[p], maxPollRecords - count);
+            } catch (KafkoClosedException | UnknownTopicException e) {
+                throw e; // the consumer's or the topic's end, not one partition's
+            } catch (KafkoException e) {
+                if (failed == null) {
+                    failed = e;
+                }
+                continue;
+            }
             if (got.isEmpty()) {
                 continue;
             }
@@ -317,6 +343,12 @@ final class ConsumerImpl implements Consumer {
                 }
                 all.addAll(got);
             }
+        }
+        if (failed != null) {
+            if (count == 0) {
+                throw failed;
+            }
+            deferredFailure = failed;
         }
         return all != null ? all : first != null ? first : List.of();
     }

@@ -65,6 +65,10 @@ final class GuardedObserver implements KafkoObserver {
     }
 
     private static void complain(String method, Throwable e) {
-        LOG.log(Level.WARNING, "KafkoObserver." + method + " threw " + e + "; ignored", e);
+        try {
+            LOG.log(Level.WARNING, "KafkoObserver." + method + " threw " + e + "; ignored", e);
+        } catch (RuntimeException | Error ignored) {
+            // a log handler that fails as well changes nothing: the observer's exception is ignored
+        }
     }
 }

@@ -238,36 +238,54 @@ final class PartitionActor implements Mailbox.Owner {
         Request<?> first = chain.takeBefore(round);
         Request<?> unflushed = null; // first append of the round not yet covered by an EVERY_BATCH flush
         Request<?> r = first;
-        while (r != null) {
-            if (r.recordCount() == 0) {
-                if (unflushed != null) {
-                    groupCommit(unflushed, r);
-                    unflushed = null;
+        Request<?> open = first; // the first request not yet settled (written, failed or executed)
+        try {
+            while (r != null) {
+                if (r.recordCount() == 0) {
+                    if (unflushed != null) {
+                        groupCommit(unflushed, r);
+                        unflushed = null;
+                    }
+                    execute((CommandRequest) r);
+                    r = r.next;
+                    open = r;
+                    continue;
                 }
-                execute((CommandRequest) r);
-                r = r.next;
-                continue;
+                if (state != PartitionState.RUNNING) {
+                    r.error = rejection();
+                    r = r.next;
+                    open = r;
+                    continue;
+                }
+                Request<?> start = r;
+                long bytes = 0;
+                int records = 0;
+                do {
+                    bytes += r.encodedBytes();
+                    records += r.recordCount();
+                    r = r.next;
+                } while (r != null && r.recordCount() > 0 && bytes + r.encodedBytes() <= frameBytes
+                        && records + r.recordCount() <= MAX_FRAME_RECORDS);
+                if (append(start, r, records, bytes) && unflushed == null) {
+                    unflushed = start;
+                }
+                open = r;
             }
-            if (state != PartitionState.RUNNING) {
-                r.error = rejection();
-                r = r.next;
-                continue;
+            if (unflushed != null) {
+                groupCommit(unflushed, null);
             }
-            Request<?> start = r;
-            long bytes = 0;
-            int records = 0;
-            do {
-                bytes += r.encodedBytes();
-                records += r.recordCount();
-                r = r.next;
-            } while (r != null && r.recordCount() > 0 && bytes + r.encodedBytes() <= frameBytes
-                    && records + r.recordCount() <= MAX_FRAME_RECORDS);
-            if (append(start, r, records, bytes) && unflushed == null) {
-                unflushed = start;
+        } catch (RuntimeException | Error e) {
+            // something besides the log failed half-way through the round (an observer or a log handler
+            // threw, the heap ran out): no request is left incomplete. Those not yet settled fail with it,
+            // and so, under EVERY_BATCH, do the appends no flush covered yet (no reader saw them)
+            Throwable cause = e instanceof KafkoException ? e : new KafkoException("partition " + topic + "-"
+                    + partition + " could not finish a round of requests: " + e, e);
+            boolean unflushedFail = fsync == FsyncPolicy.EVERY_BATCH && unflushed != null;
+            for (Request<?> q = unflushedFail ? unflushed : open; q != null; q = q.next) {
+                if (q.error == null) {
+                    q.error = cause;
+                }
             }
-        }
-        if (unflushed != null) {
-            groupCommit(unflushed, null);
         }
         return first;
     }
@@ -453,7 +471,7 @@ final class PartitionActor implements Mailbox.Owner {
                 c.error = e instanceof KafkoException ? e : new KafkoStorageException(
                         "closing partition " + topic + "-" + partition + " failed: " + e, e);
             }
-            LOG.log(Level.WARNING, "closing partition " + topic + "-" + partition + " failed: " + e, e);
+            logQuietly(Level.WARNING, "closing partition " + topic + "-" + partition + " failed: " + e, e);
         }
         state = PartitionState.CLOSED;
         waiters.wakeAll();
@@ -464,21 +482,37 @@ final class PartitionActor implements Mailbox.Owner {
      * fail-fast policy after an I/O error), the partition enters the failed state.
      */
     private Throwable failure(Throwable e, String what) {
+        String name = topic + "-" + partition;
         Throwable cause = e instanceof KafkoException ? e
-                : new KafkoStorageException(what + " of partition " + topic + "-" + partition + " failed: " + e, e);
-        if (state == PartitionState.RUNNING && (log.isFailed() || e instanceof Error)) {
+                : e instanceof OutOfMemoryError ? new KafkoException(what + " of partition " + name
+                        + " ran out of heap; nothing of it was written: " + e, e)
+                : new KafkoStorageException(what + " of partition " + name + " failed: " + e, e);
+        // a heap that ran out before the log was touched (encoding a frame) leaves the log as it was;
+        // any other Error may have left a write half done
+        boolean fatal = log.isFailed() || (e instanceof Error && !(e instanceof OutOfMemoryError));
+        if (state == PartitionState.RUNNING && fatal) {
             Throwable logFailure = log.failure();
             failure = logFailure != null ? logFailure : cause;
             state = PartitionState.FAILED;
-            LOG.log(Level.ERROR, "partition " + topic + "-" + partition + " failed during " + what + ": " + e, e);
-            if (ctx.observing()) {
-                ctx.observer().onFailure(topic, partition, cause);
-            }
             waiters.wakeAll();
-        } else if (ctx.observing()) {
+            logQuietly(Level.ERROR, "partition " + name + " failed during " + what + ": " + e, e);
+        }
+        if (ctx.observing()) {
             ctx.observer().onFailure(topic, partition, cause);
         }
         return cause;
+    }
+
+    /**
+     * Logs without letting the logging fail the caller: a handler that throws (one that cannot open a
+     * file when descriptors ran out, say) must not take the place of the failure being reported.
+     */
+    private static void logQuietly(Level level, String message, Throwable e) {
+        try {
+            LOG.log(level, message, e);
+        } catch (RuntimeException | Error ignored) {
+            // the failure is still reported: to the futures, and by the partition's state
+        }
     }
 
     /** The exception for a request the partition can no longer take. */

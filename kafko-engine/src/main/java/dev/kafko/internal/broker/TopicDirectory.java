@@ -99,7 +99,14 @@ final class TopicDirectory {
         } catch (IOException e) {
             throw new KafkoStorageException("cannot create topic directory " + topicDir + ": " + e, e);
         }
-        PartitionActor[] actors = openAll(broker, topicDir, name, config);
+        PartitionActor[] actors;
+        try {
+            actors = openAll(broker, topicDir, name, config);
+        } catch (RuntimeException | Error e) {
+            // the partitions opened were closed: what they left is a create that never happened
+            deleteTreeQuietly(topicDir, e);
+            throw e;
+        }
         try {
             boolean durable = broker.context().options().fsyncMetadata();
             TopicConfigFile.write(io, topicDir, config, durable);
@@ -281,6 +288,15 @@ final class TopicDirectory {
             // already gone
         } catch (IOException e) {
             throw new KafkoStorageException("cannot delete " + root + ": " + e, e);
+        }
+    }
+
+    /** {@link #deleteTree}, adding a failure to {@code primary} instead of replacing it. */
+    private static void deleteTreeQuietly(Path root, Throwable primary) {
+        try {
+            deleteTree(root);
+        } catch (RuntimeException e) {
+            primary.addSuppressed(e);
         }
     }
 }

@@ -39,11 +39,18 @@ final class FrameEncoder implements AutoCloseable {
     private final CRC32C crc = new CRC32C();
     private final String partitionName;
     /** The encoded frame: {@code frame[0, length)}. */
-    private byte[] frame = new byte[64 * 1024];
+    private byte[] frame = new byte[INITIAL_FRAME_BYTES];
     /** The uncompressed records section when a codec is in use. */
     private byte[] records = new byte[0];
     private int length;
     private long maxTimestamp;
+    /**
+     * The batch being encoded, and the index of the first of its records not yet encoded (-1 when no
+     * batch is): a buffer that must grow grows at once to what the rest of the batch may take (see
+     * {@link #grownFor}).
+     */
+    private @Nullable List<OutgoingRecord> batch;
+    private int batchRest = -1;
 
     FrameEncoder(String partitionName, Compression compression, int maxRecordBytes) {
         this.partitionName = partitionName;
@@ -51,13 +58,19 @@ final class FrameEncoder implements AutoCloseable {
         this.maxRecordBytes = maxRecordBytes;
     }
 
+    /**
+     * The frame buffer's first size: it grows with the frames this partition writes (a lingering chain
+     * takes 64 KiB), so that an idle partition holds 1 KiB, not 64 (10,000 partitions held 665 MB).
+     */
+    private static final int INITIAL_FRAME_BYTES = 1024;
+
     /** Buffers above this size are dropped after use, so one huge batch does not pin memory per partition. */
     private static final int KEEP_BUFFER_BYTES = 4 << 20;
 
     /** Drops buffers a rare huge frame grew beyond {@link #KEEP_BUFFER_BYTES}. */
     void trim() {
         if (frame.length > KEEP_BUFFER_BYTES) {
-            frame = new byte[64 * 1024];
+            frame = new byte[INITIAL_FRAME_BYTES];
         }
         if (records.length > KEEP_BUFFER_BYTES) {
             records = new byte[0];
@@ -88,11 +101,18 @@ final class FrameEncoder implements AutoCloseable {
         int start = compressor == null ? HEADER_SIZE : 0;
         int pos = start;
         long max = Long.MIN_VALUE;
-        for (int i = 0; i < n; i++) {
-            OutgoingRecord r = batch.get(i);
-            long ts = timestampOf(r, now);
-            max = Math.max(max, ts);
-            pos = encodeRecord(r, ts - first, pos, start);
+        this.batch = batch;
+        try {
+            for (int i = 0; i < n; i++) {
+                OutgoingRecord r = batch.get(i);
+                long ts = timestampOf(r, now);
+                max = Math.max(max, ts);
+                batchRest = i + 1;
+                pos = encodeRecord(r, ts - first, pos, start);
+            }
+        } finally {
+            batchRest = -1;
+            this.batch = null;
         }
         return finish(baseOffset, n, first, max, pos - start);
     }
@@ -144,8 +164,8 @@ final class FrameEncoder implements AutoCloseable {
         return total;
     }
 
-    /** Writes one record at {@code pos} of the records buffer; returns the position after it. */
-    private int encodeRecord(OutgoingRecord r, long timestampDelta, int pos, int sectionStart) {
+    /** At least the bytes {@link #encodeRecord} writes for {@code r}. */
+    private static long bound(OutgoingRecord r) {
         byte[] key = r.key();
         byte[] value = r.value();
         Headers headers = r.headers();
@@ -154,6 +174,15 @@ final class FrameEncoder implements AutoCloseable {
             Header h = headers.get(i);
             bound += 15L + 3L * h.key().length() + (h.value() == null ? 0 : h.value().length);
         }
+        return bound;
+    }
+
+    /** Writes one record at {@code pos} of the records buffer; returns the position after it. */
+    private int encodeRecord(OutgoingRecord r, long timestampDelta, int pos, int sectionStart) {
+        byte[] key = r.key();
+        byte[] value = r.value();
+        Headers headers = r.headers();
+        long bound = bound(r);
         if ((long) pos - sectionStart + bound > MAX_RECORDS_LENGTH + 64L) {
             throw new RecordTooLargeException("append to " + partitionName + " is larger than a frame may be ("
                     + MAX_RECORDS_LENGTH + " bytes before compression); nothing was written");
@@ -190,16 +219,34 @@ final class FrameEncoder implements AutoCloseable {
             return ensureFrame(needed);
         }
         if (needed > records.length) {
-            records = Arrays.copyOf(records, grow(records.length, needed));
+            records = Arrays.copyOf(records, grownFor(records.length, needed));
         }
         return records;
     }
 
     private byte[] ensureFrame(long needed) {
         if (needed > frame.length) {
-            frame = Arrays.copyOf(frame, grow(frame.length, needed));
+            frame = Arrays.copyOf(frame, grownFor(frame.length, needed));
         }
         return frame;
+    }
+
+    /**
+     * The new size of a buffer of {@code current} bytes that must hold {@code needed}: while a batch is
+     * encoded, what the rest of it may take besides (one copy, where growing record by record doubled
+     * the buffer several times, and a 256 MiB batch needed three times its size of heap for the last
+     * copy); otherwise doubled.
+     */
+    private int grownFor(int current, long needed) {
+        List<OutgoingRecord> b = batch;
+        if (batchRest < 0 || b == null) {
+            return grow(current, needed);
+        }
+        long total = needed;
+        for (int i = batchRest, n = b.size(); i < n && total <= MAX_RECORDS_LENGTH + HEADER_SIZE + 64L; i++) {
+            total += bound(b.get(i));
+        }
+        return (int) Math.min(Math.max(total, Math.max(1024, needed)), Integer.MAX_VALUE - 16);
     }
 
     private static int grow(int current, long needed) {
