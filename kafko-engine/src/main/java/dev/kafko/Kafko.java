@@ -41,6 +41,19 @@ public interface Kafko extends AutoCloseable {
         return Broker.open(dataDir, options);
     }
 
+    /**
+     * Checks a topic or group name against the naming rule (Kafka's: 1 to 249 characters of
+     * {@code [A-Za-z0-9._-]}, not {@code .} or {@code ..}) without opening anything, for code that
+     * takes names long before it uses them (configuration, annotations).
+     *
+     * @param kind {@code "topic"} or {@code "group"}, for the message
+     * @throws NullPointerException naming {@code kind} when {@code name} is null
+     * @throws InvalidNameException naming the rule and the name
+     */
+    static void checkName(String kind, String name) {
+        Broker.checkName(kind, name);
+    }
+
     /** The data directory. */
     Path dataDir();
 

@@ -172,9 +172,14 @@ class KafkoLifecycleTest {
                 assertThatThrownBy(call).isInstanceOf(NullPointerException.class).hasMessage("name");
             }
             for (ThrowingCallable call : List.<ThrowingCallable>of(() -> k.groupConsumer("t", null),
-                    () -> k.groupInfo("t", null))) {
+                    () -> k.groupInfo("t", null), () -> Kafko.checkName("group", null))) {
                 assertThatThrownBy(call).isInstanceOf(NullPointerException.class).hasMessage("group");
             }
+            // the same rule, without an instance or a directory
+            Kafko.checkName("topic", "orders.DLT");
+            assertThatThrownBy(() -> Kafko.checkName("topic", "bad!")).isInstanceOf(InvalidNameException.class)
+                    .hasMessageContaining("topic name 'bad!' is invalid");
+            assertThatThrownBy(() -> Kafko.checkName("group", "..")).isInstanceOf(InvalidNameException.class);
             assertThatThrownBy(() -> k.consumer("t", null)).isInstanceOf(NullPointerException.class)
                     .hasMessage("consumerOptions");
             Producer p = k.producer("t");

@@ -62,6 +62,12 @@ public final class Broker implements Kafko {
         return open(dataDir, options, FileIo.SYSTEM);
     }
 
+    /** {@link Names#check}, for {@link Kafko#checkName}: {@code kind} is "topic" or "group". */
+    public static void checkName(String kind, String name) {
+        Objects.requireNonNull(name, kind);
+        Names.check(kind, name);
+    }
+
     /** Opens {@code dataDir} through {@code io} (tests inject faults here). */
     static Broker open(Path dataDir, KafkoOptions options, FileIo io) {
         Objects.requireNonNull(dataDir, "dataDir");

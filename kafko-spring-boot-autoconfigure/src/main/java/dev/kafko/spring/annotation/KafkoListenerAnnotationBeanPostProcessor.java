@@ -1,5 +1,7 @@
 package dev.kafko.spring.annotation;
 
+import dev.kafko.InvalidNameException;
+import dev.kafko.Kafko;
 import dev.kafko.spring.config.KafkoListenerContainerFactory;
 import dev.kafko.spring.config.KafkoListenerEndpoint;
 import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
@@ -163,6 +165,11 @@ public final class KafkoListenerAnnotationBeanPostProcessor
             throw new IllegalStateException("@KafkoListener on " + where + " names no topic");
         }
         String group = resolveString(listener.groupId(), "groupId", where);
+        // names are checked here, before anything starts (the web server, the other listeners)
+        for (String topic : topics) {
+            checkName("topic", topic, id, where);
+        }
+        checkName("group", group == null ? id : group, id, where);
         String concurrency = resolveString(listener.concurrency(), "concurrency", where);
         String autoStartup = resolveString(listener.autoStartup(), "autoStartup", where);
         String batch = resolveString(listener.batch(), "batch", where);
@@ -171,7 +178,23 @@ public final class KafkoListenerAnnotationBeanPostProcessor
                 concurrency == null ? null : parseInt(concurrency, where),
                 autoStartup == null ? null : parseBoolean(autoStartup, "autoStartup", where),
                 batch != null && parseBoolean(batch, "batch", where), ackMode == null ? null : parseAckMode(ackMode, where),
-                bean, method, replyTopic(method, where));
+                bean, method, checkedReplyTopic(method, id, where));
+    }
+
+    private @Nullable String checkedReplyTopic(Method method, String id, String where) {
+        String reply = replyTopic(method, where);
+        if (reply != null) {
+            checkName("topic", reply, id, where);
+        }
+        return reply;
+    }
+
+    private static void checkName(String kind, String name, String id, String where) {
+        try {
+            Kafko.checkName(kind, name);
+        } catch (InvalidNameException e) {
+            throw new IllegalStateException("@KafkoListener '" + id + "' on " + where + ": " + e.getMessage(), e);
+        }
     }
 
     private @Nullable String replyTopic(Method method, String where) {

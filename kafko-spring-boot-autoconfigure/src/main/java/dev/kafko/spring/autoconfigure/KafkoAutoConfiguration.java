@@ -20,6 +20,9 @@ import dev.kafko.spring.support.KafkoInstrumentation;
 import dev.kafko.spring.support.LoggingProducerListener;
 import dev.kafko.spring.support.ProducerListener;
 import dev.kafko.spring.support.RecordMessageConverter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -42,6 +45,7 @@ import org.springframework.messaging.converter.MessageConverter;
 import org.springframework.messaging.converter.StringMessageConverter;
 import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
 import org.springframework.util.ClassUtils;
+import org.springframework.util.unit.DataSize;
 import org.springframework.util.backoff.FixedBackOff;
 import org.springframework.validation.Validator;
 
@@ -63,7 +67,15 @@ public final class KafkoAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean({KafkoDataDirectory.class, Kafko.class})
     KafkoDataDirectory kafkoDataDirectory(KafkoProperties properties) {
-        return properties.isEphemeral() ? KafkoDataDirectory.ephemeral() : KafkoDataDirectory.of(properties.getDataDir());
+        if (properties.isEphemeral()) {
+            return KafkoDataDirectory.ephemeral();
+        }
+        Path dir = properties.getDataDir();
+        if (Files.exists(dir) && !Files.isDirectory(dir)) {
+            throw new InvalidKafkoPropertyException("kafko.data-dir", "names " + dir.toAbsolutePath()
+                    + ", which is a file, not a directory");
+        }
+        return KafkoDataDirectory.of(dir);
     }
 
     /** Closed by the container after every bean that uses it (the listener registry included) is gone. */
@@ -74,9 +86,10 @@ public final class KafkoAutoConfiguration {
                 .topicDefaults(properties.topicDefaults())
                 .maxPollRecords(atLeastOne("kafko.listener.max-poll-records",
                         properties.getListener().getMaxPollRecords()))
-                .linger(properties.getLinger())
-                .maxQueuedBytes(properties.getMaxQueuedBytes().toBytes())
-                .maxBlock(properties.getMaxBlock())
+                .linger(notNegative("kafko.linger", properties.getLinger()))
+                .maxQueuedBytes(notNegative("kafko.max-queued-bytes", properties.getMaxQueuedBytes()).toBytes())
+                .maxBlock(notNegative("kafko.max-block", properties.getMaxBlock()))
+                .offsetReset(properties.getOffsetReset())
                 .observer(CompositeKafkoObserver.of(observers.orderedStream().toList()))
                 // an ephemeral directory is deleted on close: forcing its topic metadata to disk buys nothing
                 .fsyncMetadata(!directory.isEphemeral())
@@ -145,7 +158,8 @@ public final class KafkoAutoConfiguration {
                                         ConfigurableListableBeanFactory beanFactory) {
         KafkoProperties.Listener listener = properties.getListener();
         int attempts = atLeastOne("kafko.listener.retry.max-attempts", listener.getRetry().getMaxAttempts());
-        FixedBackOff backOff = new FixedBackOff(listener.getRetry().getBackoff().toMillis(), attempts - 1L);
+        FixedBackOff backOff = new FixedBackOff(
+                notNegative("kafko.listener.retry.backoff", listener.getRetry().getBackoff()).toMillis(), attempts - 1L);
         DefaultErrorHandler handler = new DefaultErrorHandler(backOff, listener.getDeadLetter().isEnabled()
                 ? new DeadLetterPublishingRecoverer(backend, instrumentation.getIfUnique(() -> KafkoInstrumentation.NOOP))
                 : new LoggingRecordRecoverer());
@@ -183,9 +197,10 @@ public final class KafkoAutoConfiguration {
         KafkoProperties.Listener listener = properties.getListener();
         KafkoListenerContainerFactory factory = new KafkoListenerContainerFactory(backend, converter);
         if (listener.getPollTimeout().isNegative() || listener.getPollTimeout().isZero()) {
-            throw new IllegalArgumentException("kafko.listener.poll-timeout must be positive, was "
+            throw new InvalidKafkoPropertyException("kafko.listener.poll-timeout", "must be positive, was "
                     + listener.getPollTimeout());
         }
+        notNegative("kafko.listener.shutdown-timeout", listener.getShutdownTimeout());
         factory.setContainerProperties(new ContainerProperties(listener.getAckMode(),
                 atLeastOne("kafko.listener.concurrency", listener.getConcurrency()), listener.getPollTimeout(),
                 atLeastOne("kafko.listener.max-poll-records", listener.getMaxPollRecords()),
@@ -235,7 +250,23 @@ public final class KafkoAutoConfiguration {
     /** {@code value}, or an error naming {@code property} when it is below 1. */
     private static int atLeastOne(String property, int value) {
         if (value < 1) {
-            throw new IllegalArgumentException(property + " must be at least 1, was " + value);
+            throw new InvalidKafkoPropertyException(property, "must be at least 1, was " + value);
+        }
+        return value;
+    }
+
+    /** {@code value}, or an error naming {@code property} when it is negative. */
+    static Duration notNegative(String property, Duration value) {
+        if (value.isNegative()) {
+            throw new InvalidKafkoPropertyException(property, "must not be negative, was " + value);
+        }
+        return value;
+    }
+
+    /** {@code value}, or an error naming {@code property} when it is negative. */
+    static DataSize notNegative(String property, DataSize value) {
+        if (value.isNegative()) {
+            throw new InvalidKafkoPropertyException(property, "must not be negative, was " + value);
         }
         return value;
     }

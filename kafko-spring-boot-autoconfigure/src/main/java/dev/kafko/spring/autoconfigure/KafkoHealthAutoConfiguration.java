@@ -30,6 +30,8 @@ public final class KafkoHealthAutoConfiguration {
     @ConditionalOnMissingBean(name = "kafkoHealthIndicator")
     KafkoHealthIndicator kafkoHealthIndicator(Kafko kafko, KafkoProperties properties,
                                               ObjectProvider<KafkoListenerEndpointRegistry> registry) {
-        return new KafkoHealthIndicator(kafko, properties.getHealth().getMinFreeDisk(), registry);
+        return new KafkoHealthIndicator(kafko,
+                KafkoAutoConfiguration.notNegative("kafko.health.min-free-disk", properties.getHealth().getMinFreeDisk()),
+                registry);
     }
 }

@@ -3,6 +3,7 @@ package dev.kafko.spring.autoconfigure;
 import dev.kafko.Compression;
 import dev.kafko.FsyncPolicy;
 import dev.kafko.InvalidConfigException;
+import dev.kafko.OffsetResetPolicy;
 import dev.kafko.TopicConfig;
 import dev.kafko.spring.core.KafkoTopicProvisioner;
 import dev.kafko.spring.listener.AckMode;
@@ -60,6 +61,13 @@ public class KafkoProperties {
      * BufferExhaustedException; 0 fails at once.
      */
     private Duration maxBlock = Duration.ofSeconds(60);
+
+    /**
+     * Where a listener's group starts on a partition it has no commit for (earliest: the log start,
+     * replaying what is kept; latest: the end, only what comes next), and what a consumer does with a
+     * position outside the log (fail: throw OffsetOutOfRangeException).
+     */
+    private OffsetResetPolicy offsetReset = OffsetResetPolicy.EARLIEST;
 
     /** Config of topics created without one of their own. */
     private final TopicDefaults defaults = new TopicDefaults();
@@ -119,6 +127,14 @@ public class KafkoProperties {
 
     public void setMaxBlock(Duration maxBlock) {
         this.maxBlock = maxBlock;
+    }
+
+    public OffsetResetPolicy getOffsetReset() {
+        return offsetReset;
+    }
+
+    public void setOffsetReset(OffsetResetPolicy offsetReset) {
+        this.offsetReset = offsetReset;
     }
 
     public boolean isAutoCreateTopics() {

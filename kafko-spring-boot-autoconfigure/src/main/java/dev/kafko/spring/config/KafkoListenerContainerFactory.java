@@ -15,8 +15,14 @@ import dev.kafko.spring.support.RecordMessageConverter;
 import java.lang.reflect.Method;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.core.MethodParameter;
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
 import org.springframework.core.task.TaskExecutor;
+import org.springframework.messaging.Message;
+import org.springframework.messaging.handler.annotation.Header;
+import org.springframework.messaging.handler.annotation.Headers;
 import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
 import org.springframework.messaging.handler.invocation.InvocableHandlerMethod;
 
@@ -27,6 +33,8 @@ import org.springframework.messaging.handler.invocation.InvocableHandlerMethod;
  * Configure it before the context starts; afterwards it is only read (any thread).
  */
 public class KafkoListenerContainerFactory {
+
+    private static final Logger LOG = LoggerFactory.getLogger(KafkoListenerContainerFactory.class);
 
     private final LogBackend backend;
     private final RecordMessageConverter converter;
@@ -112,6 +120,11 @@ public class KafkoListenerContainerFactory {
                     + " = \"manual\" (or \"manual-immediate\") on the @KafkoListener or kafko.listener.ack-mode,"
                     + " or remove the parameter");
         }
+        if (properties.ackMode().isManual() && !canAcknowledge(endpoint.method())) {
+            LOG.warn("{} has ack mode {} but takes no Acknowledgment (nor a Message or headers that carry one):"
+                    + " nothing it processes is ever committed, and every record is delivered again after a restart",
+                    describe(endpoint), properties.ackMode());
+        }
         InvocableHandlerMethod handler = methods.createInvocableHandlerMethod(endpoint.bean(), endpoint.method());
         MessagingMessageListenerAdapter adapter = new MessagingMessageListenerAdapter(handler, converter,
                 endpoint.batch(), endpoint.id(), endpoint.groupId(), endpoint.replyTopic(), replyTemplate);
@@ -123,6 +136,21 @@ public class KafkoListenerContainerFactory {
     private static boolean takesAcknowledgment(Method method) {
         for (Class<?> type : method.getParameterTypes()) {
             if (Acknowledgment.class.isAssignableFrom(type)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether the method can reach its Acknowledgment: as a parameter, in a Message, or in headers. */
+    private static boolean canAcknowledge(Method method) {
+        if (takesAcknowledgment(method)) {
+            return true;
+        }
+        for (int i = 0; i < method.getParameterCount(); i++) {
+            MethodParameter parameter = new MethodParameter(method, i);
+            if (Message.class.isAssignableFrom(parameter.getParameterType())
+                    || parameter.hasParameterAnnotation(Headers.class) || parameter.hasParameterAnnotation(Header.class)) {
                 return true;
             }
         }

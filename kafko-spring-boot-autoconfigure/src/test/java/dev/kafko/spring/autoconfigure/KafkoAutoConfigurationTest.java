@@ -37,6 +37,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.messaging.converter.MessageConversionException;
 
+@org.junit.jupiter.api.extension.ExtendWith(org.springframework.boot.test.system.OutputCaptureExtension.class)
 class KafkoAutoConfigurationTest {
 
     static final AutoConfigurations ALL = AutoConfigurations.of(KafkoAutoConfiguration.class,
@@ -125,6 +126,105 @@ class KafkoAutoConfigurationTest {
                 .hasStackTraceContaining("kafko.listener.max-poll-records must be at least 1, was -1"));
         runner.withPropertyValues("kafko.listener.poll-timeout=0s").run(context -> assertThat(context).getFailure()
                 .hasStackTraceContaining("kafko.listener.poll-timeout must be positive, was PT0S"));
+        for (String negative : List.of("kafko.listener.shutdown-timeout=-5s", "kafko.listener.retry.backoff=-1s",
+                "kafko.linger=-1ms", "kafko.max-block=-1s", "kafko.health.min-free-disk=-1MB")) {
+            String property = negative.substring(0, negative.indexOf('='));
+            runner.withPropertyValues(negative).run(context -> {
+                assertThat(context).getFailure().as(negative)
+                        .hasStackTraceContaining(property + " must not be negative, was");
+                InvalidKafkoPropertyException cause = findCause(context.getStartupFailure(),
+                        InvalidKafkoPropertyException.class);
+                assertThat(cause.getProperty()).isEqualTo(property);
+                assertThat(new InvalidKafkoPropertyFailureAnalyzer().analyze(context.getStartupFailure()).getAction())
+                        .contains("Update " + property);
+            });
+        }
+    }
+
+    @Test
+    void aDataDirThatIsAFileFailsStartUpNamingTheProperty(@TempDir Path tmp) throws Exception {
+        Path file = Files.createFile(tmp.resolve("not-a-dir"));
+        runner.withPropertyValues("kafko.ephemeral=false", "kafko.data-dir=" + file).run(context ->
+                assertThat(context).getFailure().hasStackTraceContaining("kafko.data-dir names " + file
+                        + ", which is a file, not a directory"));
+    }
+
+    @Test
+    void kafkosOwnStartUpFailuresGetAnAnalysisAtTheTopOfTheReport() {
+        runner.withPropertyValues("kafko.defaults.segment-size=1B").run(context -> {
+            assertThat(context).hasFailed();
+            org.springframework.boot.diagnostics.FailureAnalysis analysis =
+                    new KafkoStartupFailureAnalyzer().analyze(context.getStartupFailure());
+            assertThat(analysis.getDescription()).startsWith("kafko could not start: ")
+                    .contains("kafko.defaults.segment-size");
+        });
+    }
+
+    @Test
+    void theOffsetResetPropertyDecidesWhereANewGroupStarts() {
+        runner.withPropertyValues("kafko.offset-reset=latest").run(context -> {
+            Kafko kafko = context.getBean(Kafko.class);
+            assertThat(kafko.options().offsetReset()).isEqualTo(dev.kafko.OffsetResetPolicy.LATEST);
+            kafko.createTopic("t");
+            kafko.producer("t").send(null, new byte[] {1}).join();
+            try (dev.kafko.Consumer c = kafko.groupConsumer("t", "new-group")) {
+                assertThat(c.poll(Duration.ofMillis(200))).isEmpty();
+                kafko.producer("t").send(null, new byte[] {2}).join();
+                assertThat(c.poll(Duration.ofSeconds(5))).extracting(KafkoRecord::offset).containsExactly(1L);
+            }
+        });
+    }
+
+    @Test
+    void aListenerWithAnInvalidTopicOrGroupFailsAtRegistrationNamingIt() {
+        runner.withBean(BadTopic.class).run(context -> assertThat(context).getFailure()
+                .hasStackTraceContaining("@KafkoListener 'bad-topic' on BadTopic.on: topic name 'bad!' is invalid"));
+        runner.withBean(BadGroup.class).run(context -> assertThat(context).getFailure()
+                .hasStackTraceContaining("@KafkoListener 'bad-group' on BadGroup.on: group name 'a group' is invalid"));
+        runner.withBean(BadReply.class).run(context -> assertThat(context).getFailure()
+                .hasStackTraceContaining("@KafkoListener 'bad-reply' on BadReply.on: topic name 'no/slash' is invalid"));
+    }
+
+    @Test
+    void aManualAckListenerThatCannotAcknowledgeIsWarnedAbout(
+            org.springframework.boot.test.system.CapturedOutput output) {
+        runner.withBean(ManualWithoutAck.class).run(context -> assertThat(context).hasNotFailed());
+        assertThat(output).contains("Listener 'manual-no-ack' (ManualWithoutAck.on) has ack mode MANUAL but takes no"
+                + " Acknowledgment");
+        runner.withBean(ManualWithMessage.class).run(context -> assertThat(context).hasNotFailed());
+        assertThat(output).doesNotContain("Listener 'manual-message'");
+    }
+
+    static class BadTopic {
+        @dev.kafko.spring.annotation.KafkoListener(id = "bad-topic", topics = "bad!")
+        void on(String value) {
+        }
+    }
+
+    static class BadGroup {
+        @dev.kafko.spring.annotation.KafkoListener(id = "bad-group", topics = "fine", groupId = "a group")
+        void on(String value) {
+        }
+    }
+
+    static class BadReply {
+        @dev.kafko.spring.annotation.KafkoListener(id = "bad-reply", topics = "fine")
+        @org.springframework.messaging.handler.annotation.SendTo("no/slash")
+        String on(String value) {
+            return value;
+        }
+    }
+
+    static class ManualWithoutAck {
+        @dev.kafko.spring.annotation.KafkoListener(id = "manual-no-ack", topics = "m", ackMode = "manual")
+        void on(String value) {
+        }
+    }
+
+    static class ManualWithMessage {
+        @dev.kafko.spring.annotation.KafkoListener(id = "manual-message", topics = "m", ackMode = "manual")
+        void on(org.springframework.messaging.Message<String> message) {
+        }
     }
 
     @Test
@@ -310,7 +410,8 @@ class KafkoAutoConfigurationTest {
                 .load(org.springframework.boot.diagnostics.FailureAnalyzer.class, null,
                         (factoryType, factoryImplementationName, failure) -> { })
                 .forEach(analyzer -> analyzers.add(analyzer.getClass().getName()));
-        assertThat(analyzers).contains(AlreadyOpenFailureAnalyzer.class.getName());
+        assertThat(analyzers).contains(AlreadyOpenFailureAnalyzer.class.getName(),
+                InvalidKafkoPropertyFailureAnalyzer.class.getName(), KafkoStartupFailureAnalyzer.class.getName());
     }
 
     private static <T extends Throwable> T findCause(Throwable failure, Class<T> type) {

@@ -27,6 +27,7 @@ class KafkoPropertiesTest {
         assertThat(properties.getLinger()).isEqualTo(KafkoOptions.DEFAULTS.linger());
         assertThat(properties.getMaxQueuedBytes().toBytes()).isEqualTo(KafkoOptions.DEFAULTS.maxQueuedBytes());
         assertThat(properties.getMaxBlock()).isEqualTo(KafkoOptions.DEFAULTS.maxBlock());
+        assertThat(properties.getOffsetReset()).isEqualTo(KafkoOptions.DEFAULTS.offsetReset());
         KafkoProperties.Listener listener = properties.getListener();
         assertThat(new ContainerProperties(listener.getAckMode(), listener.getConcurrency(), listener.getPollTimeout(),
                 listener.getMaxPollRecords(), listener.getShutdownTimeout())).isEqualTo(ContainerProperties.DEFAULTS);
