@@ -334,6 +334,29 @@ class KafkoLifecycleTest {
     }
 
     @Test
+    void aCloseOfManyPartitionsClosesThemOnSeveralThreadsAndLeavesNoneRunning() {
+        try (Kafko k = Kafko.open(dir)) {
+            for (int t = 0; t < 8; t++) {
+                k.createTopic("t" + t, TopicConfig.builder().partitions(32).build());
+                Producer p = k.producer("t" + t);
+                for (int q = 0; q < 32; q++) {
+                    p.sendTo(q, null, bytes("r" + t + "-" + q));
+                }
+            }
+            k.groupConsumer("t0", "g").close();
+        }
+        assertThat(Thread.getAllStackTraces().keySet()).extracting(Thread::getName)
+                .noneMatch(name -> name.startsWith("kafko-close-"));
+        try (Kafko k = Kafko.open(dir)) {
+            for (int t = 0; t < 8; t++) {
+                for (dev.kafko.PartitionInfo info : k.topic("t" + t).orElseThrow().partitions()) {
+                    assertThat(info.endOffset()).as(info.topic() + "-" + info.partition()).isEqualTo(1);
+                }
+            }
+        }
+    }
+
+    @Test
     void partitionsGrowNeverShrinkAndTheCountSurvivesReopen() {
         try (Kafko k = Kafko.open(dir)) {
             Topic t = k.createTopic("t", TopicConfig.builder().partitions(2).build());

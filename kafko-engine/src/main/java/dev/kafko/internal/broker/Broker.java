@@ -21,8 +21,10 @@ import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -30,7 +32,10 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Internal: the implementation of {@link Kafko}. Thread-safe: topic creation, deletion, growth and
@@ -61,6 +66,11 @@ public final class Broker implements Kafko {
     public static Kafko open(Path dataDir, KafkoOptions options) {
         return open(dataDir, options, FileIo.SYSTEM);
     }
+
+    /** The most threads a {@link #close()} closes partitions on, itself included. */
+    private static final int CLOSE_THREADS = 4;
+    /** A close takes one more thread for each this many partitions (up to {@link #CLOSE_THREADS}). */
+    private static final int CLOSE_PARTITIONS_PER_THREAD = 64;
 
     /** {@link Names#check}, for {@link Kafko#checkName}: {@code kind} is "topic" or "group". */
     public static void checkName(String kind, String name) {
@@ -294,6 +304,18 @@ public final class Broker implements Kafko {
                 first = first == null ? e : first;
             }
         }
+        try {
+            closeGroups(t);
+        } catch (RuntimeException e) {
+            first = first == null ? e : first;
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    private static void closeGroups(TopicImpl t) {
+        RuntimeException first = null;
         for (GroupCoordinator g : t.groups.values()) {
             try {
                 g.close();
@@ -304,6 +326,51 @@ public final class Broker implements Kafko {
         if (first != null) {
             throw first;
         }
+    }
+
+    /**
+     * Closes {@code partitions} (each one's appends written, fsynced, indexed, marked clean), on this
+     * thread and, for many partitions, on up to {@link #CLOSE_THREADS} - 1 threads more, started here and
+     * joined before it returns: each close waits for an fsync, and the file system commits concurrent
+     * fsyncs together (1,024 partitions closed in 0.8-2.0 s one after the other on the test VM). Returns the
+     * first failure, having tried every partition.
+     */
+    private static @Nullable RuntimeException closeAll(List<PartitionActor> partitions) {
+        AtomicInteger next = new AtomicInteger();
+        AtomicReference<RuntimeException> first = new AtomicReference<>();
+        Runnable work = () -> {
+            for (int i = next.getAndIncrement(); i < partitions.size(); i = next.getAndIncrement()) {
+                try {
+                    partitions.get(i).runCommand(CommandRequest.Kind.CLOSE);
+                } catch (RuntimeException e) {
+                    first.compareAndSet(null, e);
+                }
+            }
+        };
+        int threads = Math.min(CLOSE_THREADS, Math.max(1, partitions.size() / CLOSE_PARTITIONS_PER_THREAD));
+        List<Thread> helpers = new ArrayList<>();
+        for (int h = 1; h < threads; h++) {
+            Thread helper = new Thread(work, "kafko-close-" + h);
+            helper.setDaemon(true);
+            helper.start();
+            helpers.add(helper);
+        }
+        work.run();
+        boolean interrupted = false;
+        for (Thread helper : helpers) {
+            while (true) {
+                try {
+                    helper.join();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true; // the close finishes first: it is a durability boundary
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        return first.get();
     }
 
     @Override
@@ -317,15 +384,21 @@ public final class Broker implements Kafko {
             retentionTask.cancel(false);
             // the scheduler first: nothing may post flushes or retention into a closing partition
             ctx.scheduler().close();
-            RuntimeException first = null;
+            List<PartitionActor> partitions = new ArrayList<>();
             for (TopicImpl t : topics.values()) {
                 t.end(TopicImpl.Life.CLOSED);
+                partitions.addAll(Arrays.asList(t.actors()));
+            }
+            RuntimeException first = closeAll(partitions);
+            for (TopicImpl t : topics.values()) {
                 try {
-                    closePartitions(t, CommandRequest.Kind.CLOSE);
+                    closeGroups(t);
                 } catch (RuntimeException e) {
-                    LOG.log(Level.ERROR, "closing topic '" + t.name + "' failed: " + e, e);
                     first = first == null ? e : first;
                 }
+            }
+            if (first != null) {
+                LOG.log(Level.ERROR, "closing " + dataDir + " failed: " + first, first);
             }
             // the logs are closed: no step of theirs is prepared any more
             ctx.preparer().close();
