@@ -28,7 +28,7 @@ import org.jspecify.annotations.Nullable;
  * {@link InternalError} rather than an {@link IOException}. So the writer never stores into a page
  * it has not first filled with real zeros through {@link FileChannel#write} (which reports a full
  * disk as an {@code IOException}). Zeros are not enough on a nearly full file system, where the
- * writer stores nothing through the mapping at all (see {@link #lowSpace}). The steps grow with the
+ * writer stores nothing through the mapping at all (see {@link SpaceWatch}). The steps grow with the
  * file: the first is
  * {@value ZeroSteps#ALLOCATION_STEP_MIN} bytes, then each one doubles the file, in steps of at most
  * {@value ZeroSteps#ALLOCATION_STEP_MAX} bytes; so a partition that holds little costs little page cache, and a
@@ -69,13 +69,6 @@ final class SegmentFile {
     static final int WINDOW_SIZE = 1 << 24;
     /** Writes at least this long go through the channel instead of the mapping. */
     static final int CHANNEL_WRITE_MIN = 32 * 1024;
-    /**
-     * Below this many bytes of usable space on the file system, the writer stores nothing through the
-     * mapping (see {@link #lowSpace}).
-     */
-    static final long MIN_FREE_FOR_MAPPED_STORES = 512L << 20;
-    /** The writer looks at the usable space at least this often (milliseconds of the log's clock). */
-    private static final long SPACE_CHECK_MILLIS = 1000;
     private static final int PAGE = 4096;
     /** The preparer touches pages in runs of this many bytes, taking the lock for each. */
     private static final int TOUCH_RUN = 16 * 1024;
@@ -116,20 +109,8 @@ final class SegmentFile {
      * takes no page fault of the mapping, which such writes do not need. Written by the writer.
      */
     private volatile boolean writingThroughChannel;
-    /**
-     * Whether the file system was nearly full when last looked at ({@link #MIN_FREE_FOR_MAPPED_STORES}):
-     * then every write goes through the channel, and the preparer touches no page. On a nearly full
-     * ext4 a store into a mapped page that was filled with zeros can still fault with {@code SIGBUS}
-     * (seen in about one run in 25 that filled a small file system with single sends): the page
-     * fault itself can fail for want of space. The JVM skips the faulting store and throws an
-     * {@link InternalError} later, wherever the thread then is, so a frame could be acknowledged with
-     * bytes missing. A {@code pwrite} reports the same condition as an {@link IOException} before
-     * anything is acknowledged. Looked at before each step of zeros and, by the writer, at least every
-     * {@link #SPACE_CHECK_MILLIS}; written by the writer and the preparer.
-     */
-    private volatile boolean lowSpace;
-    /** When the writer looks at the usable space next (the log's clock). Writer only. */
-    private long nextSpaceCheck;
+    /** Whether the file system is nearly full, so that nothing may be stored through the mapping. */
+    private final SpaceWatch space;
     /** Set once no append follows (sealing, closing): the preparer must not grow the file again. */
     private volatile boolean appendsEnded;
     /**
@@ -161,6 +142,7 @@ final class SegmentFile {
             long allocationLimit) {
         this.io = io;
         this.path = path;
+        this.space = new SpaceWatch(io, path);
         this.channel = channel;
         this.windows = windows;
         this.allocated = allocated;
@@ -247,7 +229,7 @@ final class SegmentFile {
      */
     void write(long pos, byte[] src, int off, int len) {
         long end = pos + len;
-        if (len >= CHANNEL_WRITE_MIN || lowSpace) {
+        if (len >= CHANNEL_WRITE_MIN || space.low()) {
             if (!writingThroughChannel) {
                 writingThroughChannel = true;
             }
@@ -397,7 +379,7 @@ final class SegmentFile {
                     // the page after the one the writer stores into: the pages behind it are faulted already
                     long p = Math.max(touched, (writerAt.get() / PAGE + 1) * PAGE);
                     long to = Math.min(allocated, p + TOUCH_RUN);
-                    if (appendsEnded || channel == null || p >= to || writingThroughChannel || lowSpace) {
+                    if (appendsEnded || channel == null || p >= to || writingThroughChannel || space.low()) {
                         return;
                     }
                     touch(p, to);
@@ -510,19 +492,9 @@ final class SegmentFile {
         return share.windows();
     }
 
-    /**
-     * Looks at the file system's usable space when {@link #SPACE_CHECK_MILLIS} passed since the last
-     * look (or the clock went back), before a write at {@code now}. Writer only.
-     */
+    /** Looks at the file system's usable space if it is time to, before a write at {@code now}. Writer only. */
     void checkSpace(long now) {
-        if (now >= nextSpaceCheck || now + SPACE_CHECK_MILLIS < nextSpaceCheck) {
-            nextSpaceCheck = now + SPACE_CHECK_MILLIS;
-            lookAtSpace();
-        }
-    }
-
-    private void lookAtSpace() {
-        lowSpace = io.usableSpace(path) < MIN_FREE_FOR_MAPPED_STORES;
+        space.checkAt(now);
     }
 
     /**
@@ -547,7 +519,7 @@ final class SegmentFile {
         // a writer of large frames writes them with pwrite, which needs no mapped page and waits for the
         // file's lock that every pwrite holds: short pieces of zeros keep those waits short
         boolean huge = hugePieces && !writingThroughChannel;
-        lookAtSpace();
+        space.look();
         try {
             // real zeros, not setLength: a sparse hole would turn a full disk into SIGBUS on store
             ZeroSteps.write(ch, from, target, huge, syncsZeros ? ZeroSteps.ZEROS_PER_WRITE_FSYNCED : ZeroSteps.ZEROS_PER_WRITE);

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 class LowSpaceTest {
 
     private static final TopicConfig BIG = TopicConfig.builder().segmentBytes(64L << 20).build();
-    private static final long LOW = SegmentFile.MIN_FREE_FOR_MAPPED_STORES - 1;
+    private static final long LOW = SpaceWatch.MIN_FREE_FOR_MAPPED_STORES - 1;
 
     @TempDir
     Path dir;
