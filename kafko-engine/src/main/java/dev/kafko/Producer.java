@@ -44,8 +44,11 @@ public interface Producer {
      * Sends records routed one by one as {@link #send(OutgoingRecord)} would. The records that land
      * on one partition are appended atomically as one frame, in list order; the result lists the
      * positions in the order of {@code records}. The records of one partition may take at most
-     * 256 MiB before compression (their sizes as {@code maxRecordBytes} counts them); a batch over
-     * that is refused with {@link RecordTooLargeException} before anything is written.
+     * 256 MiB before compression: their sizes as {@code maxRecordBytes} counts them, plus, for each
+     * record, up to 9 bytes for the distance of its timestamp from the first record's (nothing when
+     * they all have one timestamp, or all leave it to the append time; the most when only one of the
+     * two does). A batch over that is refused with {@link RecordTooLargeException} at the call, before
+     * anything of it is written to any partition.
      */
     CompletableFuture<List<RecordPosition>> sendBatch(List<OutgoingRecord> records);
 

@@ -116,6 +116,37 @@ class ProducerTest {
     }
 
     @Test
+    void aBatchThatIsOverOnlyWithItsTimestampsIsRefusedBeforeAnythingIsWritten() {
+        try (Kafko k = Kafko.open(dir)) {
+            Topic t = k.createTopic("t", TopicConfig.builder().partitions(2).maxRecordBytes(32 << 20).build());
+            Producer p = k.producer("t");
+            // ten records of 26,843,543 bytes each as maxRecordBytes counts them (key "a"), 26 bytes
+            // under 256 MiB in all; timestamps far apart take 9 bytes more each in the frame
+            byte[] value = new byte[26_843_531];
+            List<OutgoingRecord> apart = new java.util.ArrayList<>();
+            for (int i = 0; i < 10; i++) {
+                apart.add(new OutgoingRecord(bytes("a"), value, dev.kafko.Headers.empty(), i % 2 == 0 ? 0 : Long.MAX_VALUE));
+            }
+            assertThatThrownBy(() -> p.sendBatchTo(1, apart)).isInstanceOf(RecordTooLargeException.class)
+                    .hasMessageContaining("with their timestamps").hasMessageContaining("nothing was written");
+            // with small records for other keys beside them: refused at the call, no partition written
+            List<OutgoingRecord> mixed = new java.util.ArrayList<>(apart);
+            for (String key : List.of("b", "c", "d", "e", "f", "g")) {
+                mixed.add(OutgoingRecord.of(bytes(key), bytes("small")));
+            }
+            assertThatThrownBy(() -> p.sendBatch(mixed)).isInstanceOf(RecordTooLargeException.class);
+            assertThat(t.partition(0).endOffset()).isZero();
+            assertThat(t.partition(1).endOffset()).isZero();
+            // the same records with one timestamp fit exactly
+            List<OutgoingRecord> together = new java.util.ArrayList<>();
+            for (int i = 0; i < 10; i++) {
+                together.add(new OutgoingRecord(bytes("a"), value, dev.kafko.Headers.empty(), 0));
+            }
+            assertThat(p.sendBatchTo(1, together).join()).hasSize(10);
+        }
+    }
+
+    @Test
     void outOfRangePartitionsAndUnknownTopicsAreRefused() {
         try (Kafko k = Kafko.open(dir)) {
             k.createTopic("t", TopicConfig.builder().partitions(2).build());

@@ -101,16 +101,18 @@ final class ProducerImpl implements Producer {
         }
         int[] partitionOf = new int[n];
         long[] bytes = new long[actors.length];
+        int[] counts = new int[actors.length];
         boolean single = true;
         for (int i = 0; i < n; i++) {
             OutgoingRecord r = records.get(i);
             int p = route(r, actors.length);
             partitionOf[i] = p;
             bytes[p] += checkSize(r);
+            counts[p]++;
             single &= p == partitionOf[0];
         }
         for (int p = 0; p < bytes.length; p++) {
-            if (bytes[p] > PartitionLog.MAX_APPEND_BYTES) {
+            if (mayExceedOneAppend(bytes[p], counts[p])) {
                 checkAppendSize(records, partitionOf, p);
             }
         }
@@ -132,28 +134,44 @@ final class ProducerImpl implements Producer {
         for (OutgoingRecord r : records) {
             bytes += checkSize(r);
         }
-        if (bytes > PartitionLog.MAX_APPEND_BYTES) {
+        if (mayExceedOneAppend(bytes, records.size())) {
             checkAppendSize(records, null, partition);
         }
         return submitBatch(actor, List.copyOf(records), bytes);
     }
 
     /**
+     * Whether {@code count} records whose {@link #checkSize}s add up to {@code bytes} may be more than
+     * one append holds: each record's timestamp may take up to 9 bytes more than the one counted.
+     */
+    private static boolean mayExceedOneAppend(long bytes, int count) {
+        return bytes + 9L * count > PartitionLog.MAX_APPEND_BYTES;
+    }
+
+    /**
      * Refuses the records of a batch bound for {@code partition} ({@code partitionOf[i]}, or all of
-     * them when null) when their exact sizes add up to more than one append may hold; called only
-     * when their upper bounds do.
+     * them when null) when their exact sizes in the frame add up to more than one append may hold:
+     * each record's encoded size with its timestamp's distance from the first record's (counted at
+     * its widest when only one of the two is left to the clock). Called only when their upper bounds
+     * may be over, before anything of the batch is submitted, so that a refusal leaves every partition
+     * as it was.
      */
     private void checkAppendSize(List<OutgoingRecord> records, int @Nullable [] partitionOf, int partition) {
         long exact = 0;
+        OutgoingRecord first = null;
         for (int i = 0, n = records.size(); i < n; i++) {
             if (partitionOf == null || partitionOf[i] == partition) {
-                exact += PartitionLog.encodedSize(records.get(i));
+                OutgoingRecord r = records.get(i);
+                if (first == null) {
+                    first = r;
+                }
+                exact += PartitionLog.encodedSize(r) - 1 + PartitionLog.timestampDeltaBytes(first, r);
             }
         }
         if (exact > PartitionLog.MAX_APPEND_BYTES) {
             throw new RecordTooLargeException("the records of a batch for partition " + partition + " of topic '"
-                    + topic.name + "' take " + exact + " bytes, more than one atomic append may hold ("
-                    + PartitionLog.MAX_APPEND_BYTES + " bytes before compression); nothing was written");
+                    + topic.name + "' take " + exact + " bytes with their timestamps, more than one atomic append"
+                    + " may hold (" + PartitionLog.MAX_APPEND_BYTES + " bytes before compression); nothing was written");
         }
     }
 

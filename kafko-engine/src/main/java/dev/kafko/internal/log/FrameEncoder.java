@@ -300,6 +300,26 @@ final class FrameEncoder implements AutoCloseable {
         return size;
     }
 
+    /**
+     * The bytes of {@code r}'s timestamp delta in a frame whose first record is {@code first}: 1 to 10,
+     * exact when both timestamps are known at the call (both explicit, or both left to the clock, which
+     * gives them one value), and 10 (the most) when only one of them is.
+     */
+    static int timestampDeltaBytes(OutgoingRecord first, OutgoingRecord r) {
+        boolean firstClock = first.timestamp() == OutgoingRecord.NO_TIMESTAMP;
+        if (firstClock != (r.timestamp() == OutgoingRecord.NO_TIMESTAMP)) {
+            return 10;
+        }
+        long delta = firstClock ? 0 : r.timestamp() - first.timestamp();
+        long v = (delta << 1) ^ (delta >> 63);
+        int n = 1;
+        while ((v & ~0x7FL) != 0) {
+            v >>>= 7;
+            n++;
+        }
+        return n;
+    }
+
     private static long bytesFieldSize(byte @Nullable [] b) {
         return b == null ? 1 : varintSize(b.length + 1) + (long) b.length;
     }

@@ -182,10 +182,19 @@ public final class PartitionLog implements Closeable {
     }
 
     /**
-     * The most the records of one {@link #append} may take before compression, in
-     * {@link #encodedSize} bytes (each record's timestamp delta may add up to nine more).
+     * The most the records of one {@link #append} may take before compression: their
+     * {@link #encodedSize}s, each plus its {@link #timestampDeltaBytes} less the one byte counted there.
      */
     public static final int MAX_APPEND_BYTES = FrameFormat.MAX_RECORDS_LENGTH;
+
+    /**
+     * The bytes {@code record}'s timestamp takes in a frame that starts with {@code first}: its distance
+     * from the first record's timestamp, 1 to 10 bytes; 10 when only one of the two is left to the clock.
+     * Any thread; lets a caller check a batch against {@link #MAX_APPEND_BYTES} before anything is written.
+     */
+    public static int timestampDeltaBytes(OutgoingRecord first, OutgoingRecord record) {
+        return FrameEncoder.timestampDeltaBytes(first, record);
+    }
 
     /** Appends the records as one frame; returns the offset of the first. Owner thread only. */
     public long append(List<OutgoingRecord> records) {
