@@ -28,4 +28,10 @@ public interface KafkoObserver {
 
     /** Retention deleted {@code segments} segments of a partition. */
     default void onRetention(String topic, int partition, int segments, long bytes) { }
+
+    /**
+     * A topic was deleted ({@link Kafko#deleteTopic}): its partitions and groups are gone, and a topic
+     * created later under the same name starts anew. Called on the deleting thread.
+     */
+    default void onTopicDeleted(String topic) { }
 }

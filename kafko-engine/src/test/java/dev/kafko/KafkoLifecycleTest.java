@@ -37,6 +37,28 @@ class KafkoLifecycleTest {
     }
 
     @Test
+    void aDeletedTopicIsToldToTheObserverAndIsGoneForNewHandles() {
+        List<String> deleted = new java.util.concurrent.CopyOnWriteArrayList<>();
+        KafkoObserver observer = new KafkoObserver() {
+            @Override
+            public void onTopicDeleted(String topic) {
+                deleted.add(topic);
+            }
+        };
+        try (Kafko k = Kafko.open(dir, KafkoOptions.builder().observer(observer).build())) {
+            k.createTopic("t");
+            Producer old = k.producer("t");
+            k.deleteTopic("t");
+            assertThat(deleted).containsExactly("t");
+            assertThat(k.topic("t")).isEmpty();
+            assertThatThrownBy(() -> old.send(null, bytes("x"))).isInstanceOf(UnknownTopicException.class);
+            assertThatThrownBy(() -> k.groupConsumer("t", "g")).isInstanceOf(UnknownTopicException.class);
+            assertThatThrownBy(() -> k.deleteTopic("t")).isInstanceOf(UnknownTopicException.class);
+            assertThat(deleted).as("told once").hasSize(1);
+        }
+    }
+
+    @Test
     void closeIsIdempotentAndEverythingAfterItFailsWithKafkoClosed() {
         Kafko k = Kafko.open(dir);
         k.createTopic("t");

@@ -150,7 +150,13 @@ public final class Broker implements Kafko {
         Objects.requireNonNull(name, "name");
         Names.check("topic", name);
         ensureOpen();
-        return Optional.ofNullable(topics.get(name));
+        return Optional.ofNullable(existing(name));
+    }
+
+    /** The topic named so, unless it does not exist or is being deleted (its handle is marked deleted first). */
+    private @Nullable TopicImpl existing(String name) {
+        TopicImpl t = topics.get(name);
+        return t == null || t.life() == TopicImpl.Life.DELETED ? null : t;
     }
 
     @Override
@@ -163,6 +169,7 @@ public final class Broker implements Kafko {
     public void deleteTopic(String name) {
         Objects.requireNonNull(name, "name");
         Names.check("topic", name);
+        boolean removed = false;
         admin.lock();
         try {
             ensureOpen();
@@ -173,9 +180,14 @@ public final class Broker implements Kafko {
             t.end(TopicImpl.Life.DELETED);
             closePartitions(t, CommandRequest.Kind.DELETE);
             topics.remove(name);
+            removed = true;
             TopicDirectory.delete(ctx.io(), t.dir, name);
         } finally {
             admin.unlock();
+            if (removed) {
+                // gone for every handle, also when its files could not all be deleted (the next call finishes)
+                ctx.observer().onTopicDeleted(name);
+            }
         }
     }
 
@@ -266,7 +278,7 @@ public final class Broker implements Kafko {
     private TopicImpl require(String name) {
         Names.check("topic", name);
         ensureOpen();
-        TopicImpl t = topics.get(name);
+        TopicImpl t = existing(name);
         if (t == null) {
             throw new UnknownTopicException("topic '" + name + "' does not exist in " + dataDir);
         }

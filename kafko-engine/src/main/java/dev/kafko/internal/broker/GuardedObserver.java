@@ -64,6 +64,15 @@ final class GuardedObserver implements KafkoObserver {
         }
     }
 
+    @Override
+    public void onTopicDeleted(String topic) {
+        try {
+            delegate.onTopicDeleted(topic);
+        } catch (RuntimeException | LinkageError | AssertionError e) {
+            complain("onTopicDeleted", e);
+        }
+    }
+
     private static void complain(String method, Throwable e) {
         try {
             LOG.log(Level.WARNING, "KafkoObserver." + method + " threw " + e + "; ignored", e);

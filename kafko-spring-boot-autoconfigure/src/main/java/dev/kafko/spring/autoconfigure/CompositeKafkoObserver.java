@@ -54,4 +54,11 @@ final class CompositeKafkoObserver implements KafkoObserver {
             o.onRetention(topic, partition, segments, bytes);
         }
     }
+
+    @Override
+    public void onTopicDeleted(String topic) {
+        for (KafkoObserver o : observers) {
+            o.onTopicDeleted(topic);
+        }
+    }
 }

@@ -145,7 +145,7 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V> {
             headers = recordHeaders(extraHeaders, converter.typeHeader(value));
             ts = timestamp != null && timestamp != OutgoingRecord.NO_TIMESTAMP ? timestamp
                     : backend.currentTimeMillis();
-            appended = producer(topic).send(partition, keyBytes, valueBytes, headers, ts);
+            appended = append(topic, partition, keyBytes, valueBytes, headers, ts);
         } catch (RecordTooLargeException e) {
             // as Kafka's producer reports it: through the future (and the producer listener)
             appended = CompletableFuture.failedFuture(e);
@@ -233,6 +233,29 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V> {
     public void flush() {
         for (BackendProducer producer : producers.values()) {
             producer.flush();
+        }
+    }
+
+    /**
+     * Sends through the topic's cached producer; when the topic was deleted since that producer was
+     * made, forgets it and sends once more through a fresh one, which finds the topic again if it was
+     * created again (or creates it, under {@code kafko.auto-create-topics}).
+     */
+    private CompletableFuture<RecordPosition> append(String topic, @Nullable Integer partition, byte @Nullable [] key,
+                                                     byte @Nullable [] value, Headers headers, long ts) {
+        BackendProducer producer = producer(topic);
+        try {
+            return producer.send(partition, key, value, headers, ts);
+        } catch (UnknownTopicException e) {
+            forget(topic, producer);
+            return producer(topic).send(partition, key, value, headers, ts);
+        }
+    }
+
+    private void forget(String topic, BackendProducer producer) {
+        producers.remove(topic, producer);
+        if (lastProducer == producer) {
+            lastProducer = null;
         }
     }
 

@@ -4,6 +4,7 @@ import dev.kafko.ConsumerRebalanceListener;
 import dev.kafko.KafkoClosedException;
 import dev.kafko.KafkoException;
 import dev.kafko.KafkoRecord;
+import dev.kafko.UnknownTopicException;
 import dev.kafko.spring.core.BackendConsumer;
 import dev.kafko.spring.core.LogBackend;
 import dev.kafko.spring.support.Acknowledgment;
@@ -37,7 +38,11 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
     private final KafkoMessageListenerContainer container;
     private final ContainerProperties properties;
     private final KafkoMessageListener listener;
-    private final BackendConsumer consumer;
+    private final LogBackend backend;
+    /** The member's consumer: replaced (polling thread only) when its topic was deleted and exists again. */
+    private volatile BackendConsumer consumer;
+    /** Whether the topic was deleted under {@link #consumer} and no consumer of it has been made since. */
+    private boolean detached;
     /** Committable offsets not yet committed, per partition; polling thread only. */
     private final Map<Integer, Long> pending = new HashMap<>();
     /** Acks made on other threads, as {partition, next offset}; drained by the polling thread. */
@@ -58,6 +63,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         this.properties = container.properties();
         this.listener = listener;
         this.timed = container.instrumentation() != KafkoInstrumentation.NOOP;
+        this.backend = backend;
         this.consumer = backend.groupConsumer(container.topic(), container.getGroupId(),
                 properties.maxPollRecords(), this);
     }
@@ -125,15 +131,58 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
     }
 
     private List<KafkoRecord> poll() throws InterruptedException {
+        if (detached && !rejoin()) {
+            container.awaitSignal(properties.pollTimeout().toMillis());
+            return List.of();
+        }
         try {
             return consumer.poll(properties.pollTimeout());
         } catch (KafkoClosedException e) {
             throw e;
+        } catch (UnknownTopicException e) {
+            leaveDeletedTopic(e);
+            return List.of();
         } catch (KafkoException e) {
             LOG.error("Listener '{}' could not poll {}; trying again", container.getListenerId(), container.topic(), e);
             container.awaitSignal(properties.pollTimeout().toMillis());
             return List.of();
         }
+    }
+
+    /**
+     * The topic was deleted under this member: what it had not committed went with it. The member
+     * closes its consumer and joins its group on the topic again as soon as the topic exists, which
+     * is at once where topics are created on use; until then it looks again every poll timeout.
+     */
+    private void leaveDeletedTopic(UnknownTopicException e) {
+        LOG.warn("Listener '{}' lost topic '{}' ({}); {} reads it again as soon as it exists", container.getListenerId(),
+                container.topic(), e.getMessage(), container.memberName());
+        pending.clear();
+        openPartition = -1;
+        foreignAcks.clear();
+        try {
+            consumer.close();
+        } catch (RuntimeException closing) {
+            LOG.debug("Closing the consumer of {} on a deleted topic failed", container.memberName(), closing);
+        }
+        detached = true;
+        rejoin();
+    }
+
+    /** Makes a consumer of the topic again, if it exists (or is created on use); true when it did. */
+    private boolean rejoin() {
+        try {
+            consumer = backend.groupConsumer(container.topic(), container.getGroupId(), properties.maxPollRecords(),
+                    this);
+        } catch (UnknownTopicException e) {
+            return false;
+        }
+        detached = false;
+        container.instrumentation().listenerStarting(container.getListenerId(), container.getGroupId(),
+                container.topic());
+        LOG.info("Listener '{}' reads topic '{}' again ({})", container.getListenerId(), container.topic(),
+                container.memberName());
+        return true;
     }
 
     private void deliver(List<KafkoRecord> records) {

@@ -9,9 +9,11 @@ import dev.kafko.Topic;
 import dev.kafko.spring.support.KafkoInstrumentation;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.BaseUnits;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -19,6 +21,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
 import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 
@@ -46,9 +49,17 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
  * starts (before any commit, also while it is paused or never acknowledges); partitions and groups
  * that appear otherwise (a topic created at run time, a group of a plain consumer) get theirs on
  * their first append or commit, reported by the engine's observer hook. Gauges read the engine's
- * snapshots when scraped. Timers appear with the first event they time.
+ * snapshots when scraped. Timers appear with the first event they time. When a topic is deleted, the
+ * gauges, fsync timers and failure counters of its partitions and groups are removed (a topic created
+ * again under its name gets new ones); the template's and listeners' meters stay. When the context
+ * closes, every meter registered here is removed from the registry, which may outlive it.
  */
-public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, SmartInitializingSingleton {
+public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, SmartInitializingSingleton,
+        DisposableBean {
+
+    /** The meters of a topic's partitions and groups, removed with the topic. */
+    private static final Set<String> TOPIC_METERS = Set.of("kafko.log.end.offset", "kafko.log.size",
+            "kafko.log.failures", "kafko.log.fsync", "kafko.consumer.lag");
 
     private final MeterRegistry registry;
     private final ObjectProvider<Kafko> kafko;
@@ -57,6 +68,7 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
     private final Map<String, Timer> sendTimers = new ConcurrentHashMap<>();
     private final Map<String, Timer> processTimers = new ConcurrentHashMap<>();
     private final Map<String, Timer> fsyncTimers = new ConcurrentHashMap<>();
+    private final Set<Meter> registered = ConcurrentHashMap.newKeySet();
 
     public KafkoMetrics(MeterRegistry registry, ObjectProvider<Kafko> kafko) {
         this.registry = registry;
@@ -94,9 +106,9 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
 
     @Override
     public void onFsync(String topic, int partition, long nanos) {
-        fsyncTimers.computeIfAbsent(topic + '\0' + partition, k -> Timer.builder("kafko.log.fsync")
+        fsyncTimers.computeIfAbsent(topic + '\0' + partition, k -> own(Timer.builder("kafko.log.fsync")
                 .description("Fsyncs of a partition").tags("topic", topic, "partition", Integer.toString(partition))
-                .register(registry)).record(nanos, TimeUnit.NANOSECONDS);
+                .register(registry))).record(nanos, TimeUnit.NANOSECONDS);
     }
 
     @Override
@@ -105,8 +117,41 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
     }
 
     private Counter failures(String topic, int partition) {
-        return Counter.builder("kafko.log.failures").description("Appends or fsyncs that failed")
-                .tags("topic", topic, "partition", Integer.toString(partition)).register(registry);
+        return own(Counter.builder("kafko.log.failures").description("Appends or fsyncs that failed")
+                .tags("topic", topic, "partition", Integer.toString(partition)).register(registry));
+    }
+
+    /** Removes the meters of the deleted topic's partitions and groups; they are registered anew if it comes back. */
+    @Override
+    public synchronized void onTopicDeleted(String topic) {
+        partitions.remove(topic);
+        groups.remove(topic);
+        fsyncTimers.keySet().removeIf(k -> k.startsWith(topic + '\0'));
+        for (String name : TOPIC_METERS) {
+            for (Meter m : registry.find(name).tag("topic", topic).meters()) {
+                registered.remove(m);
+                registry.remove(m);
+            }
+        }
+    }
+
+    /** Removes every meter registered here: a registry that outlives the context keeps none of them. */
+    @Override
+    public synchronized void destroy() {
+        for (Meter m : registered) {
+            registry.remove(m);
+        }
+        registered.clear();
+        partitions.clear();
+        groups.clear();
+        sendTimers.clear();
+        processTimers.clear();
+        fsyncTimers.clear();
+    }
+
+    private <M extends Meter> M own(M meter) {
+        registered.add(meter);
+        return meter;
     }
 
     // --- template and containers ----------------------------------------------------------------
@@ -114,9 +159,9 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
     @Override
     public void sendCompleted(String topic, long nanos, @Nullable Throwable failure) {
         String outcome = failure == null ? "success" : "failure";
-        sendTimers.computeIfAbsent(topic + '\0' + outcome, k -> Timer.builder("kafko.template.send")
+        sendTimers.computeIfAbsent(topic + '\0' + outcome, k -> own(Timer.builder("kafko.template.send")
                 .description("Sends through KafkoTemplate, until appended")
-                .tags("topic", topic, "outcome", outcome).register(registry))
+                .tags("topic", topic, "outcome", outcome).register(registry)))
                 .record(nanos, TimeUnit.NANOSECONDS);
     }
 
@@ -124,9 +169,9 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
     public void listenerInvoked(String listenerId, String topic, long nanos, boolean success) {
         String outcome = success ? "success" : "failure";
         processTimers.computeIfAbsent(listenerId + '\0' + topic + '\0' + outcome,
-                k -> Timer.builder("kafko.listener.process")
+                k -> own(Timer.builder("kafko.listener.process")
                         .description("Invocations of a @KafkoListener method")
-                        .tags("listener", listenerId, "topic", topic, "outcome", outcome).register(registry))
+                        .tags("listener", listenerId, "topic", topic, "outcome", outcome).register(registry)))
                 .record(nanos, TimeUnit.NANOSECONDS);
     }
 
@@ -146,20 +191,27 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
 
     @Override
     public void deadLettered(String listenerId, String topic) {
-        Counter.builder("kafko.listener.dead.letter").description("Records published to a dead-letter topic")
-                .tags("listener", listenerId, "topic", topic).register(registry).increment();
+        own(Counter.builder("kafko.listener.dead.letter").description("Records published to a dead-letter topic")
+                .tags("listener", listenerId, "topic", topic).register(registry)).increment();
     }
 
     // --- gauges ---------------------------------------------------------------------------------
 
     private void partitionSeen(String topic, int partition) {
+        Set<Integer> seen = partitions.get(topic);
+        if (seen == null || !seen.contains(partition)) {
+            registerPartition(topic, partition);
+        }
+    }
+
+    private synchronized void registerPartition(String topic, int partition) {
         if (!partitions.computeIfAbsent(topic, t -> ConcurrentHashMap.newKeySet()).add(partition)) {
             return;
         }
         Tags tags = Tags.of("topic", topic, "partition", Integer.toString(partition));
-        gauge("kafko.log.end.offset", "The offset the next record of the partition gets", tags,
+        gauge("kafko.log.end.offset", "The offset the next record of the partition gets", null, tags,
                 k -> partitionInfo(k, topic, partition).map(p -> (double) p.endOffset()).orElse(Double.NaN));
-        gauge("kafko.log.size", "Bytes of all segments of the partition", tags,
+        gauge("kafko.log.size", "Bytes of all segments of the partition", BaseUnits.BYTES, tags,
                 k -> partitionInfo(k, topic, partition).map(p -> (double) p.sizeBytes()).orElse(Double.NaN));
         // at zero from the start, so that an alert on failures has a series before the first one
         failures(topic, partition);
@@ -169,6 +221,13 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
     }
 
     private void groupSeen(String topic, String group) {
+        Set<String> seen = groups.get(topic);
+        if (seen == null || !seen.contains(group)) {
+            registerGroup(topic, group);
+        }
+    }
+
+    private synchronized void registerGroup(String topic, String group) {
         if (!groups.computeIfAbsent(topic, t -> ConcurrentHashMap.newKeySet()).add(group)) {
             return;
         }
@@ -178,7 +237,7 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
     }
 
     private void lagGauge(String topic, String group, int partition) {
-        gauge("kafko.consumer.lag", "Records of the partition the group has not committed yet",
+        gauge("kafko.consumer.lag", "Records of the partition the group has not committed yet", null,
                 Tags.of("topic", topic, "group", group, "partition", Integer.toString(partition)), k -> {
                     GroupInfo info = k.groupInfo(topic, group);
                     if (!info.committed().containsKey(partition)
@@ -191,8 +250,9 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
                 });
     }
 
-    private void gauge(String name, String description, Tags tags, ToDoubleFunction<Kafko> value) {
-        Gauge.builder(name, kafko, provider -> {
+    private void gauge(String name, String description, @Nullable String baseUnit, Tags tags,
+                       ToDoubleFunction<Kafko> value) {
+        own(Gauge.builder(name, kafko, provider -> {
             Kafko k = provider.getIfAvailable();
             if (k == null) {
                 return Double.NaN;
@@ -202,7 +262,7 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
             } catch (RuntimeException e) {
                 return Double.NaN; // topic deleted or instance closed: nothing to report
             }
-        }).description(description).tags(tags).strongReference(true).register(registry);
+        }).description(description).baseUnit(baseUnit).tags(tags).strongReference(true).register(registry));
     }
 
     private static Optional<PartitionInfo> partitionInfo(Kafko k, String topic, int partition) {

@@ -54,6 +54,34 @@ class KafkoTemplateTest {
     }
 
     @Test
+    void aTopicDeletedUnderTheTemplateIsFoundAgainOnceItExistsAndCreatedAgainWhereTopicsAreCreatedOnUse() {
+        runner.run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            Kafko kafko = context.getBean(Kafko.class);
+            template.send("t", 0, null, "before").join();
+            kafko.deleteTopic("t");
+            // kafko.auto-create-topics (the default): the next send creates the topic again
+            assertThat(template.send("t", "after").join().offset()).isZero();
+            assertThat(kafko.topic("t")).isPresent();
+            kafko.deleteTopic("t");
+            kafko.createTopic("t", dev.kafko.TopicConfig.builder().partitions(2).build());
+            assertThat(template.send("t", 1, null, "again").join().offset()).isZero();
+            assertThat(poll(context, "t")).hasSize(1);
+        });
+        // a topic not declared in kafko.topics, without auto-creation: gone until someone creates it again
+        runner.withPropertyValues("kafko.auto-create-topics=false").run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            Kafko kafko = context.getBean(Kafko.class);
+            kafko.createTopic("u");
+            template.send("u", "before").join();
+            kafko.deleteTopic("u");
+            assertThatThrownBy(() -> template.send("u", "gone")).isInstanceOf(dev.kafko.UnknownTopicException.class);
+            kafko.createTopic("u");
+            assertThat(template.send("u", "back").join().offset()).isZero();
+        });
+    }
+
+    @Test
     void flushCompletesEverySendThatLingers() {
         runner.withPropertyValues("kafko.linger=1h").run(context -> {
             KafkoTemplate<Object, Object> template = template(context);

@@ -56,6 +56,51 @@ class KafkoMetricsTest {
     }
 
     @Test
+    void aDeletedTopicLeavesNoMetersAndOneCreatedAgainGetsNewOnes() {
+        runner.run(context -> {
+            Kafko kafko = context.getBean(Kafko.class);
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            kafko.createTopic("scratch", dev.kafko.TopicConfig.builder().partitions(3).build());
+            kafko.producer("scratch").send(null, "x".getBytes()).join();
+            kafko.producer("scratch").send(null, "y".getBytes()).join();
+            try (var consumer = kafko.groupConsumer("scratch", "readers")) {
+                consumer.poll(Duration.ofSeconds(1));
+                consumer.commit();
+            }
+            assertThat(registry.find("kafko.consumer.lag").tag("topic", "scratch").meters()).isNotEmpty();
+            kafko.deleteTopic("scratch");
+            for (String name : new String[] {"kafko.log.end.offset", "kafko.log.size", "kafko.log.failures",
+                    "kafko.consumer.lag"}) {
+                assertThat(registry.find(name).tag("topic", "scratch").meters()).as(name).isEmpty();
+            }
+            // no NaN left behind in a sum over every series
+            assertThat(registry.find("kafko.log.size").gauges()).allSatisfy(g -> assertThat(g.value()).isNotNaN());
+            kafko.createTopic("scratch");
+            kafko.producer("scratch").send(null, "z".getBytes()).join();
+            assertThat(registry.find("kafko.log.end.offset").tag("topic", "scratch").gauges()).singleElement()
+                    .satisfies(g -> assertThat(g.value()).isEqualTo(1));
+        });
+    }
+
+    @Test
+    void theLogSizeIsInBytesAndAClosedContextLeavesNoMeterInARegistryThatOutlivesIt() {
+        MeterRegistry shared = new SimpleMeterRegistry();
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class, KafkoMetricsAutoConfiguration.class))
+                .withBean(MeterRegistry.class, () -> shared).withBean(Listeners.class)
+                .withPropertyValues("kafko.ephemeral=true", "kafko.topics.metered.partitions=2")
+                .run(context -> {
+                    @SuppressWarnings("unchecked")
+                    KafkoTemplate<Object, Object> template = context.getBean(KafkoTemplate.class);
+                    template.send("metered", "v").join();
+                    assertThat(shared.get("kafko.log.size").tag("partition", "0").gauge().getId().getBaseUnit())
+                            .isEqualTo("bytes");
+                    assertThat(shared.find("kafko.template.send").meters()).isNotEmpty();
+                });
+        assertThat(shared.getMeters()).filteredOn(m -> m.getId().getName().startsWith("kafko.")).isEmpty();
+    }
+
+    @Test
     void lagAndLogGaugesAppearForTopicsCreatedLaterAndExistingOnes() {
         runner.run(context -> {
             Kafko kafko = context.getBean(Kafko.class);

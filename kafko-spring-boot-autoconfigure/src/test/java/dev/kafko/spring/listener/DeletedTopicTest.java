@@ -1,0 +1,105 @@
+package dev.kafko.spring.listener;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import dev.kafko.Kafko;
+import dev.kafko.spring.annotation.KafkoListener;
+import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
+import dev.kafko.spring.core.KafkoTemplate;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
+
+/** A listener whose topic is deleted under it reads the topic again once it exists, without flooding the log. */
+class DeletedTopicTest {
+
+    static final List<String> RECEIVED = new CopyOnWriteArrayList<>();
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+            .withBean(Reader.class)
+            .withPropertyValues("kafko.ephemeral=true", "kafko.listener.poll-timeout=50ms");
+
+    private final ListAppender<ILoggingEvent> log = new ListAppender<>();
+    private final Logger logger = (Logger) LoggerFactory.getLogger(ListenerConsumer.class);
+
+    @BeforeEach
+    void watchTheLog() {
+        RECEIVED.clear();
+        log.start();
+        logger.addAppender(log);
+    }
+
+    @AfterEach
+    void stopWatching() {
+        logger.detachAppender(log);
+    }
+
+    @Test
+    void whereTopicsAreCreatedOnUseTheListenerCreatesItAgainAndReadsOn() {
+        runner.run(context -> {
+            send(context, "before");
+            await().atMost(Duration.ofSeconds(20)).until(() -> RECEIVED.contains("before"));
+            Kafko kafko = context.getBean(Kafko.class);
+            kafko.deleteTopic("doomed");
+            await().atMost(Duration.ofSeconds(20)).until(() -> kafko.topic("doomed").isPresent());
+            send(context, "after");
+            await().atMost(Duration.ofSeconds(20)).until(() -> RECEIVED.contains("after"));
+            assertThat(RECEIVED).containsExactly("before", "after");
+            assertThat(errors()).isEmpty();
+        });
+    }
+
+    @Test
+    void otherwiseItWaitsQuietlyUntilTheTopicIsCreatedAgain(@TempDir Path dir) {
+        try (Kafko before = Kafko.open(dir)) {
+            before.createTopic("doomed"); // not declared in kafko.topics: nothing creates it again
+        }
+        runner.withPropertyValues("kafko.ephemeral=false", "kafko.data-dir=" + dir, "kafko.auto-create-topics=false")
+                .run(context -> {
+            send(context, "before");
+            await().atMost(Duration.ofSeconds(20)).until(() -> RECEIVED.contains("before"));
+            Kafko kafko = context.getBean(Kafko.class);
+            kafko.deleteTopic("doomed");
+            Thread.sleep(500); // ten poll timeouts without the topic
+            assertThat(kafko.topic("doomed")).isEmpty();
+            kafko.createTopic("doomed");
+            send(context, "after");
+            await().atMost(Duration.ofSeconds(20)).until(() -> RECEIVED.contains("after"));
+            assertThat(RECEIVED).containsExactly("before", "after");
+            assertThat(errors()).isEmpty();
+            assertThat(log.list).filteredOn(e -> e.getLevel() == Level.WARN).hasSize(1)
+                    .first().satisfies(e -> assertThat(e.getFormattedMessage()).contains("lost topic 'doomed'"));
+        });
+    }
+
+    private List<ILoggingEvent> errors() {
+        return log.list.stream().filter(e -> e.getLevel() == Level.ERROR).toList();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static void send(ApplicationContext context, String value) {
+        ((KafkoTemplate<Object, Object>) context.getBean(KafkoTemplate.class)).send("doomed", value).join();
+    }
+
+    static class Reader {
+        @KafkoListener(id = "reader", topics = "doomed")
+        void read(String value) {
+            RECEIVED.add(value);
+        }
+    }
+}
