@@ -12,6 +12,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
@@ -25,7 +26,8 @@ import org.slf4j.LoggerFactory;
  * created with at least as many partitions as the original when topics are created on first use (a
  * declared one grows to that many too); otherwise it must be declared, or the container does not
  * start. A failure thrown by the listener as an {@link Error} is named in the headers, not its
- * {@link ListenerExecutionFailedException} wrapper.
+ * {@link ListenerExecutionFailedException} wrapper, and so is the cause of a {@link CompletionException}
+ * (a {@code @SendTo} reply that could not be written: {@link RecordTooLargeException}, say).
  *
  * <p>When the dead letter is larger than the dead-letter topic's max record size, it is published
  * again without the stack trace; when even that does not fit, the record is skipped with an error
@@ -46,18 +48,32 @@ public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
     private final KafkoInstrumentation instrumentation;
     private final Map<String, Integer> ensuredPartitions = new ConcurrentHashMap<>();
 
+    /** A recoverer that counts nothing (for an application without Micrometer). */
+    public DeadLetterPublishingRecoverer(LogBackend backend) {
+        this(backend, KafkoInstrumentation.NOOP);
+    }
+
+    /**
+     * @param instrumentation what counts the dead letters: the context's {@link KafkoInstrumentation} bean,
+     *     present with Micrometer, or {@link KafkoInstrumentation#NOOP}
+     */
     public DeadLetterPublishingRecoverer(LogBackend backend, KafkoInstrumentation instrumentation) {
-        this.backend = backend;
-        this.instrumentation = instrumentation;
+        this.backend = Objects.requireNonNull(backend, "backend");
+        this.instrumentation = Objects.requireNonNull(instrumentation,
+                "instrumentation (KafkoInstrumentation.NOOP where there is no KafkoInstrumentation bean)");
     }
 
     @Override
     public void recover(KafkoRecord record, Exception failure, FailedInvocation invocation) {
         String dlt = record.topic() + SUFFIX;
         ensureDeadLetterTopic(record.topic(), dlt, record.partition() + 1);
-        // the wrapper of an Error thrown by the listener says nothing the Error does not
-        Throwable cause = failure instanceof ListenerExecutionFailedException && failure.getCause() != null
-                ? failure.getCause() : failure;
+        // the wrapper of an Error thrown by the listener says nothing the Error does not, nor does the
+        // CompletionException of a future it joined (a @SendTo reply that could not be written)
+        Throwable cause = failure;
+        while ((cause instanceof ListenerExecutionFailedException || cause instanceof CompletionException)
+                && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
         // the stack trace is what a dead letter adds most; without it the record may still fit
         if (!published(record, dlt, headers(record, cause, invocation, stackTrace(cause)))
                 && !published(record, dlt, headers(record, cause, invocation, STACK_TRACE_LEFT_OUT))) {

@@ -106,6 +106,15 @@ class KafkoListenerIntegrationTest {
     }
 
     @Test
+    void anObjectKeyIsReadBackAsTheObjectAndANumberKeyAsTheNumber() {
+        template.send("objectKeys", new Order("key-1", 1), "v").join();
+        template.send("numberKeys", 42L, "w").join();
+        KafkoTestUtils.waitForListeners(registry, WAIT);
+        assertThat(listeners.objectKeys).containsExactly(new Order("key-1", 1));
+        assertThat(listeners.numberKeys).containsExactly(42L);
+    }
+
+    @Test
     void theTypeHeaderPicksTheSubtypeOfAnInterfaceParameter() {
         template.send("events", new Shipped("o-9", "DHL")).join();
         KafkoTestUtils.waitForListeners(registry, WAIT);
@@ -283,6 +292,18 @@ class KafkoListenerIntegrationTest {
         final List<Map<String, Order>> orderMaps = new CopyOnWriteArrayList<>();
         final List<Envelope<Order>> envelopes = new CopyOnWriteArrayList<>();
         final List<String> splitParts = new CopyOnWriteArrayList<>();
+        final List<Order> objectKeys = new CopyOnWriteArrayList<>();
+        final List<Long> numberKeys = new CopyOnWriteArrayList<>();
+
+        @KafkoListener(id = "objectKeys", topics = "objectKeys")
+        void objectKeys(String value, @Header(KafkoHeaders.RECEIVED_KEY) Order key) {
+            objectKeys.add(key);
+        }
+
+        @KafkoListener(id = "numberKeys", topics = "numberKeys")
+        void numberKeys(String value, @Header(KafkoHeaders.RECEIVED_KEY) Long key) {
+            numberKeys.add(key);
+        }
 
         @KafkoListener(id = "orderLists", topics = "orderLists")
         void orderLists(List<Order> orders) {

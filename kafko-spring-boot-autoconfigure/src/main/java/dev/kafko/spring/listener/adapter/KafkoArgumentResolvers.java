@@ -5,7 +5,9 @@ import dev.kafko.spring.support.Acknowledgment;
 import dev.kafko.spring.support.KafkoHeaders;
 import dev.kafko.spring.support.RecordMessageConverter;
 import java.nio.charset.StandardCharsets;
+import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.BeanUtils;
@@ -19,6 +21,8 @@ import org.springframework.messaging.Message;
 import org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory;
 import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
 import org.springframework.messaging.converter.MessageConversionException;
+import org.springframework.messaging.converter.SmartMessageConverter;
+import org.springframework.messaging.support.GenericMessage;
 import org.springframework.messaging.handler.invocation.HandlerMethodArgumentResolver;
 import org.springframework.messaging.handler.invocation.MethodArgumentResolutionException;
 import org.springframework.validation.Validator;
@@ -45,6 +49,7 @@ public final class KafkoArgumentResolvers {
         DefaultConversionService conversion = new DefaultConversionService();
         conversion.addConverter(new BytesToString());
         conversion.addConverter(new BytesToSimpleValue(conversion));
+        conversion.addConverter(new BytesToObject(converter.messageConverter()));
         factory.setConversionService(conversion);
         factory.setMessageConverter(converter.messageConverter());
         if (validator != null) {
@@ -126,6 +131,41 @@ public final class KafkoArgumentResolvers {
             }
             String text = new String((byte[]) source, StandardCharsets.UTF_8).strip();
             return conversion.convert(text, TEXT, targetType);
+        }
+    }
+
+    /**
+     * Header bytes to an object of the application's (an object key above all, which the template
+     * wrote as JSON): read as a payload would be, by the record converter. Text, simple values,
+     * arrays, collections, maps and {@code Object} are left to the other converters.
+     */
+    private record BytesToObject(SmartMessageConverter json) implements ConditionalGenericConverter {
+
+        @Override
+        public Set<ConvertiblePair> getConvertibleTypes() {
+            return Set.of(new ConvertiblePair(byte[].class, Object.class));
+        }
+
+        @Override
+        public boolean matches(TypeDescriptor sourceType, TypeDescriptor targetType) {
+            Class<?> target = targetType.getObjectType();
+            return target != Object.class && !target.isArray() && !CharSequence.class.isAssignableFrom(target)
+                    && !BeanUtils.isSimpleValueType(target) && !Collection.class.isAssignableFrom(target)
+                    && !Map.class.isAssignableFrom(target);
+        }
+
+        @Override
+        public @Nullable Object convert(@Nullable Object source, TypeDescriptor sourceType, TypeDescriptor targetType) {
+            if (source == null) {
+                return null;
+            }
+            Object value = json.fromMessage(new GenericMessage<>(source), targetType.getObjectType());
+            if (value == null) {
+                throw new IllegalArgumentException("no converter reads the header's " + ((byte[]) source).length
+                        + " bytes as a " + targetType.getObjectType().getName()
+                        + " (objects are read as JSON, with Jackson on the classpath)");
+            }
+            return value;
         }
     }
 
