@@ -103,19 +103,22 @@ public final class KafkoArgumentResolvers {
         }
     }
 
+    /** A converter of header bytes to the types it {@link #matches}. */
+    private interface FromHeaderBytes extends ConditionalGenericConverter {
+        @Override
+        default Set<ConvertiblePair> getConvertibleTypes() {
+            return Set.of(new ConvertiblePair(byte[].class, Object.class));
+        }
+    }
+
     /**
      * Header bytes to a simple value type other than text (numbers, booleans, enums, UUIDs...): the
      * bytes are read as UTF-8 and the text converted by {@code conversion}. Collections, arrays and
      * {@code Object} are left to the service's own converters.
      */
-    private record BytesToSimpleValue(ConversionService conversion) implements ConditionalGenericConverter {
+    private record BytesToSimpleValue(ConversionService conversion) implements FromHeaderBytes {
 
         private static final TypeDescriptor TEXT = TypeDescriptor.valueOf(String.class);
-
-        @Override
-        public Set<ConvertiblePair> getConvertibleTypes() {
-            return Set.of(new ConvertiblePair(byte[].class, Object.class));
-        }
 
         @Override
         public boolean matches(TypeDescriptor sourceType, TypeDescriptor targetType) {
@@ -139,12 +142,7 @@ public final class KafkoArgumentResolvers {
      * wrote as JSON): read as a payload would be, by the record converter. Text, simple values,
      * arrays, collections, maps and {@code Object} are left to the other converters.
      */
-    private record BytesToObject(SmartMessageConverter json) implements ConditionalGenericConverter {
-
-        @Override
-        public Set<ConvertiblePair> getConvertibleTypes() {
-            return Set.of(new ConvertiblePair(byte[].class, Object.class));
-        }
+    private record BytesToObject(SmartMessageConverter json) implements FromHeaderBytes {
 
         @Override
         public boolean matches(TypeDescriptor sourceType, TypeDescriptor targetType) {
