@@ -19,11 +19,13 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.ObjectFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanExpressionContext;
 import org.springframework.beans.factory.config.BeanExpressionResolver;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.beans.factory.config.Scope;
 import org.springframework.core.MethodIntrospector;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.AnnotatedElementUtils;
@@ -50,7 +52,6 @@ public final class KafkoListenerAnnotationBeanPostProcessor
     private final Set<Class<?>> withoutListeners = ConcurrentHashMap.newKeySet();
     private final List<KafkoListenerEndpoint> pending = new ArrayList<>();
     private @Nullable ConfigurableListableBeanFactory beanFactory;
-    private @Nullable BeanExpressionContext expressionContext;
     private volatile boolean singletonsReady;
 
     @Override
@@ -62,7 +63,6 @@ public final class KafkoListenerAnnotationBeanPostProcessor
     public void setBeanFactory(BeanFactory beanFactory) {
         if (beanFactory instanceof ConfigurableListableBeanFactory configurable) {
             this.beanFactory = configurable;
-            this.expressionContext = new BeanExpressionContext(configurable, null);
         }
     }
 
@@ -156,33 +156,35 @@ public final class KafkoListenerAnnotationBeanPostProcessor
 
     private KafkoListenerEndpoint endpoint(KafkoListener listener, Object bean, Method method, String defaultId) {
         String where = method.getDeclaringClass().getSimpleName() + "." + method.getName();
-        String id = resolveString(listener.id(), "id", where);
+        // #{__listener} is the bean itself in SpEL, as in spring-kafka
+        BeanExpressionContext ctx = new BeanExpressionContext(requireBeanFactory(), new ListenerScope(bean));
+        String id = resolveString(listener.id(), "id", where, ctx);
         if (id == null) {
             id = defaultId;
         }
-        List<String> topics = resolveTopics(listener.topics(), where);
+        List<String> topics = resolveTopics(listener.topics(), where, ctx);
         if (topics.isEmpty()) {
-            throw new IllegalStateException("@KafkoListener on " + where + " names no topic");
+            throw new InvalidKafkoListenerException("@KafkoListener on " + where + " names no topic");
         }
-        String group = resolveString(listener.groupId(), "groupId", where);
+        String group = resolveString(listener.groupId(), "groupId", where, ctx);
         // names are checked here, before anything starts (the web server, the other listeners)
         for (String topic : topics) {
             checkName("topic", topic, id, where);
         }
         checkName("group", group == null ? id : group, id, where);
-        String concurrency = resolveString(listener.concurrency(), "concurrency", where);
-        String autoStartup = resolveString(listener.autoStartup(), "autoStartup", where);
-        String batch = resolveString(listener.batch(), "batch", where);
-        String ackMode = resolveString(listener.ackMode(), "ackMode", where);
+        String concurrency = resolveString(listener.concurrency(), "concurrency", where, ctx);
+        String autoStartup = resolveString(listener.autoStartup(), "autoStartup", where, ctx);
+        String batch = resolveString(listener.batch(), "batch", where, ctx);
+        String ackMode = resolveString(listener.ackMode(), "ackMode", where, ctx);
         return new KafkoListenerEndpoint(id, topics, group == null ? id : group,
                 concurrency == null ? null : parseInt(concurrency, where),
                 autoStartup == null ? null : parseBoolean(autoStartup, "autoStartup", where),
                 batch != null && parseBoolean(batch, "batch", where), ackMode == null ? null : parseAckMode(ackMode, where),
-                bean, method, checkedReplyTopic(method, id, where));
+                bean, method, checkedReplyTopic(method, id, where, ctx));
     }
 
-    private @Nullable String checkedReplyTopic(Method method, String id, String where) {
-        String reply = replyTopic(method, where);
+    private @Nullable String checkedReplyTopic(Method method, String id, String where, BeanExpressionContext ctx) {
+        String reply = replyTopic(method, where, ctx);
         if (reply != null) {
             checkName("topic", reply, id, where);
         }
@@ -193,25 +195,25 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         try {
             Kafko.checkName(kind, name);
         } catch (InvalidNameException e) {
-            throw new IllegalStateException("@KafkoListener '" + id + "' on " + where + ": " + e.getMessage(), e);
+            throw new InvalidKafkoListenerException("@KafkoListener '" + id + "' on " + where + ": " + e.getMessage(), e);
         }
     }
 
-    private @Nullable String replyTopic(Method method, String where) {
+    private @Nullable String replyTopic(Method method, String where, BeanExpressionContext ctx) {
         SendTo sendTo = AnnotatedElementUtils.findMergedAnnotation(method, SendTo.class);
         if (sendTo == null) {
             return null;
         }
         if (sendTo.value().length != 1) {
-            throw new IllegalStateException("@SendTo on " + where + " must name exactly one topic");
+            throw new InvalidKafkoListenerException("@SendTo on " + where + " must name exactly one topic");
         }
-        return resolveString(sendTo.value()[0], "@SendTo", where);
+        return resolveString(sendTo.value()[0], "@SendTo", where, ctx);
     }
 
-    private List<String> resolveTopics(String[] raw, String where) {
+    private List<String> resolveTopics(String[] raw, String where, BeanExpressionContext ctx) {
         List<String> topics = new ArrayList<>();
         for (String value : raw) {
-            Object resolved = resolve(value);
+            Object resolved = resolve(value, "topics", where, ctx);
             if (resolved instanceof String[] array) {
                 topics.addAll(List.of(array));
             } else if (resolved instanceof Collection<?> collection) {
@@ -219,37 +221,74 @@ public final class KafkoListenerAnnotationBeanPostProcessor
             } else if (resolved != null && StringUtils.hasText(resolved.toString())) {
                 topics.add(resolved.toString());
             } else {
-                throw new IllegalStateException("@KafkoListener on " + where + ": topic '" + value
+                throw new InvalidKafkoListenerException("@KafkoListener on " + where + ": topic '" + value
                         + "' resolved to nothing");
             }
         }
         return topics;
     }
 
-    private @Nullable String resolveString(String value, String attribute, String where) {
+    private @Nullable String resolveString(String value, String attribute, String where, BeanExpressionContext ctx) {
         if (!StringUtils.hasText(value)) {
             return null;
         }
-        Object resolved = resolve(value);
+        Object resolved = resolve(value, attribute, where, ctx);
         if (resolved == null) {
             return null;
         }
         if (!(resolved instanceof String) && !(resolved instanceof Number) && !(resolved instanceof Boolean)) {
-            throw new IllegalStateException("@KafkoListener on " + where + ": " + attribute + " '" + value
+            throw new InvalidKafkoListenerException("@KafkoListener on " + where + ": " + attribute + " '" + value
                     + "' resolved to a " + resolved.getClass().getName() + ", not text");
         }
         String text = resolved.toString();
         return StringUtils.hasText(text) ? text : null;
     }
 
-    private @Nullable Object resolve(String value) {
+    /** Placeholders, then SpEL; a failure of either names the listener's method and the attribute. */
+    private @Nullable Object resolve(String value, String attribute, String where, BeanExpressionContext ctx) {
         ConfigurableListableBeanFactory factory = requireBeanFactory();
-        String embedded = factory.resolveEmbeddedValue(value);
-        BeanExpressionResolver resolver = factory.getBeanExpressionResolver();
-        if (resolver == null || embedded == null) {
-            return embedded;
+        try {
+            String embedded = factory.resolveEmbeddedValue(value);
+            BeanExpressionResolver resolver = factory.getBeanExpressionResolver();
+            if (resolver == null || embedded == null) {
+                return embedded;
+            }
+            return resolver.evaluate(embedded, ctx);
+        } catch (RuntimeException e) {
+            Throwable cause = e.getCause() != null ? e.getCause() : e;
+            throw new InvalidKafkoListenerException("@KafkoListener on " + where + ": " + attribute + " '" + value
+                    + "' could not be resolved: " + cause.getMessage(), e);
         }
-        return resolver.evaluate(embedded, expressionContext);
+    }
+
+    /** The scope of a listener's SpEL: {@code __listener} is the bean that declares it. */
+    private record ListenerScope(Object bean) implements Scope {
+
+        static final String LISTENER = "__listener";
+
+        @Override
+        public Object get(String name, ObjectFactory<?> objectFactory) {
+            return LISTENER.equals(name) ? bean : objectFactory.getObject();
+        }
+
+        @Override
+        public @Nullable Object remove(String name) {
+            return null;
+        }
+
+        @Override
+        public void registerDestructionCallback(String name, Runnable callback) {
+        }
+
+        @Override
+        public @Nullable Object resolveContextualObject(String key) {
+            return LISTENER.equals(key) ? bean : null;
+        }
+
+        @Override
+        public @Nullable String getConversationId() {
+            return null;
+        }
     }
 
     /**
@@ -273,7 +312,7 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         if (v.equalsIgnoreCase("true") || v.equalsIgnoreCase("false")) {
             return Boolean.parseBoolean(v);
         }
-        throw new IllegalStateException("@KafkoListener on " + where + ": " + attribute + " '" + value
+        throw new InvalidKafkoListenerException("@KafkoListener on " + where + ": " + attribute + " '" + value
                 + "' is neither true nor false");
     }
 
@@ -281,7 +320,7 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         try {
             return Integer.parseInt(value.trim());
         } catch (NumberFormatException e) {
-            throw new IllegalStateException("@KafkoListener on " + where + ": concurrency '" + value
+            throw new InvalidKafkoListenerException("@KafkoListener on " + where + ": concurrency '" + value
                     + "' is not a number", e);
         }
     }
@@ -290,7 +329,7 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         try {
             return AckMode.valueOf(value.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
         } catch (IllegalArgumentException e) {
-            throw new IllegalStateException("@KafkoListener on " + where + ": ackMode '" + value
+            throw new InvalidKafkoListenerException("@KafkoListener on " + where + ": ackMode '" + value
                     + "' is not one of record, batch, manual, manual-immediate", e);
         }
     }

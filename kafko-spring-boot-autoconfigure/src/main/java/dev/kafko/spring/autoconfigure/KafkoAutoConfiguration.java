@@ -174,11 +174,11 @@ public final class KafkoAutoConfiguration {
         try {
             type = ClassUtils.forName(name, classLoader);
         } catch (ClassNotFoundException | LinkageError e) {
-            throw new IllegalArgumentException("kafko.listener.retry.not-retryable names " + name
-                    + ", which is not a class on the classpath", e);
+            throw new InvalidKafkoPropertyException("kafko.listener.retry.not-retryable", "names " + name
+                    + ", which is not a class on the classpath (" + e + ")");
         }
         if (!Throwable.class.isAssignableFrom(type)) {
-            throw new IllegalArgumentException("kafko.listener.retry.not-retryable names " + name
+            throw new InvalidKafkoPropertyException("kafko.listener.retry.not-retryable", "names " + name
                     + ", which is not an exception");
         }
         return type.asSubclass(Throwable.class);

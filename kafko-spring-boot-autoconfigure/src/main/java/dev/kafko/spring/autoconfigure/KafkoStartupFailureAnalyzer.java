@@ -2,6 +2,7 @@ package dev.kafko.spring.autoconfigure;
 
 import dev.kafko.AlreadyOpenException;
 import dev.kafko.KafkoException;
+import dev.kafko.spring.annotation.InvalidKafkoListenerException;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
@@ -15,8 +16,9 @@ final class KafkoStartupFailureAnalyzer extends AbstractFailureAnalyzer<KafkoExc
 
     @Override
     protected FailureAnalysis analyze(Throwable rootFailure, KafkoException cause) {
-        if (cause instanceof AlreadyOpenException) {
-            return null;
+        if (cause instanceof AlreadyOpenException
+                || findCause(rootFailure, InvalidKafkoListenerException.class) != null) {
+            return null; // analysed by their own analyzers, which name the directory or the listener
         }
         return new FailureAnalysis("kafko could not start: " + cause.getMessage(),
                 "Check the kafko.* properties and the data directory (kafko.data-dir) the message names.", cause);

@@ -186,6 +186,51 @@ class KafkoAutoConfigurationTest {
     }
 
     @Test
+    void anInvalidListenerGetsAFailureAnalysisNamingItAndItsAttribute() {
+        runner.withBean(BadTopic.class).run(context -> {
+            org.springframework.boot.diagnostics.FailureAnalysis analysis =
+                    new InvalidKafkoListenerFailureAnalyzer().analyze(context.getStartupFailure());
+            assertThat(analysis.getDescription())
+                    .contains("@KafkoListener 'bad-topic' on BadTopic.on: topic name 'bad!' is invalid");
+            assertThat(new KafkoStartupFailureAnalyzer().analyze(context.getStartupFailure()))
+                    .as("not reported as a failure of kafko's directory or properties").isNull();
+        });
+        runner.withBean(BadExpression.class).run(context -> assertThat(
+                new InvalidKafkoListenerFailureAnalyzer().analyze(context.getStartupFailure()).getDescription())
+                .contains("@KafkoListener on BadExpression.on: topics '#{__listener.nothing}' could not be resolved"));
+        runner.withPropertyValues("kafko.listener.retry.not-retryable=com.example.NoSuchException").run(context ->
+                assertThat(new InvalidKafkoPropertyFailureAnalyzer().analyze(context.getStartupFailure()).getDescription())
+                        .contains("kafko.listener.retry.not-retryable names com.example.NoSuchException"));
+    }
+
+    @Test
+    void listenerAttributesReachTheirBeanAsListener() {
+        runner.withBean(SelfNamed.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBean(dev.kafko.spring.config.KafkoListenerEndpointRegistry.class)
+                    .getListenerContainer("self").getGroupId()).isEqualTo("self-group");
+            assertThat(context.getBean(Kafko.class).topic("from-the-bean")).isPresent();
+        });
+    }
+
+    static class BadExpression {
+        @dev.kafko.spring.annotation.KafkoListener(id = "bad-expression", topics = "#{__listener.nothing}")
+        void on(String value) {
+        }
+    }
+
+    public static class SelfNamed {
+        public String getTopic() {
+            return "from-the-bean";
+        }
+
+        @dev.kafko.spring.annotation.KafkoListener(id = "self", topics = "#{__listener.topic}",
+                groupId = "#{__listener.topic == 'from-the-bean' ? 'self-group' : 'other'}")
+        void on(String value) {
+        }
+    }
+
+    @Test
     void aManualAckListenerThatCannotAcknowledgeIsWarnedAbout(
             org.springframework.boot.test.system.CapturedOutput output) {
         runner.withBean(ManualWithoutAck.class).run(context -> assertThat(context).hasNotFailed());
