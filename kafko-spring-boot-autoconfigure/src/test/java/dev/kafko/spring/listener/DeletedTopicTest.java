@@ -4,10 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import dev.kafko.Kafko;
+import dev.kafko.spring.LogCapture;
 import dev.kafko.spring.annotation.KafkoListener;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
 import dev.kafko.spring.core.KafkoTemplate;
@@ -15,11 +14,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
@@ -34,19 +32,12 @@ class DeletedTopicTest {
             .withBean(Reader.class)
             .withPropertyValues("kafko.ephemeral=true", "kafko.listener.poll-timeout=50ms");
 
-    private final ListAppender<ILoggingEvent> log = new ListAppender<>();
-    private final Logger logger = (Logger) LoggerFactory.getLogger(ListenerConsumer.class);
+    @RegisterExtension
+    final LogCapture log = new LogCapture(ListenerConsumer.class);
 
     @BeforeEach
-    void watchTheLog() {
+    void reset() {
         RECEIVED.clear();
-        log.start();
-        logger.addAppender(log);
-    }
-
-    @AfterEach
-    void stopWatching() {
-        logger.detachAppender(log);
     }
 
     @Test
@@ -82,13 +73,13 @@ class DeletedTopicTest {
             await().atMost(Duration.ofSeconds(20)).until(() -> RECEIVED.contains("after"));
             assertThat(RECEIVED).containsExactly("before", "after");
             assertThat(errors()).isEmpty();
-            assertThat(log.list).filteredOn(e -> e.getLevel() == Level.WARN).hasSize(1)
+            assertThat(log.events()).filteredOn(e -> e.getLevel() == Level.WARN).hasSize(1)
                     .first().satisfies(e -> assertThat(e.getFormattedMessage()).contains("lost topic 'doomed'"));
         });
     }
 
     private List<ILoggingEvent> errors() {
-        return log.list.stream().filter(e -> e.getLevel() == Level.ERROR).toList();
+        return log.events().stream().filter(e -> e.getLevel() == Level.ERROR).toList();
     }
 
     @SuppressWarnings("unchecked")
