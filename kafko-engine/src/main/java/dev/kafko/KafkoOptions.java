@@ -12,7 +12,8 @@ import java.util.Objects;
  * @param clock the clock for record timestamps, segment age and retention (tests inject one)
  * @param maxPollRecords the most records one {@code poll} returns (default 500)
  * @param offsetReset what a consumer does with a position outside the log (default {@code EARLIEST})
- * @param retentionCheckInterval how often retention runs in the background (default 1 minute)
+ * @param retentionCheckInterval how often retention runs in the background (default 1 minute); it also runs
+ *     once, in the background, when the instance opens
  * @param observer receives engine events (default: none)
  * @param fsyncMetadata whether metadata (topic config files, the directory entries of created topics
  *        and of new group offsets files) is forced to disk (default {@code true}); {@code false} only

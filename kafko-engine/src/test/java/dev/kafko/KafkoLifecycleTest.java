@@ -420,6 +420,30 @@ class KafkoLifecycleTest {
     }
 
     @Test
+    void retentionRunsAtOpenNotOnlyAfterTheFirstInterval() throws Exception {
+        KafkoOptions hourly = KafkoOptions.builder().retentionCheckInterval(Duration.ofHours(1)).build();
+        TopicConfig small = TopicConfig.builder().segmentBytes(1024).retentionBytes(2048).build();
+        try (Kafko k = Kafko.open(dir, hourly)) {
+            k.createTopic("t", small);
+            Producer p = k.producer("t");
+            for (int i = 0; i < 100; i++) {
+                p.send(null, new byte[100]).join();
+            }
+            assertThat(k.topic("t").orElseThrow().partition(0).logStartOffset()).as("no check within the hour").isZero();
+        }
+        try (Kafko k = Kafko.open(dir, hourly)) {
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            PartitionInfo info = k.topic("t").orElseThrow().partition(0);
+            while (info.logStartOffset() == 0 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+                info = k.topic("t").orElseThrow().partition(0);
+            }
+            assertThat(info.logStartOffset()).as("trimmed at open").isPositive();
+            assertThat(info.sizeBytes()).isLessThanOrEqualTo(2048 + 1024);
+        }
+    }
+
+    @Test
     void closeUnderLoadKeepsEveryAcknowledgedRecordAndLeavesNoThread() throws Exception {
         KafkoOptions opts = KafkoOptions.builder().retentionCheckInterval(Duration.ofMillis(20))
                 .topicDefaults(TopicConfig.builder().partitions(3).fsync(FsyncPolicy.interval(Duration.ofMillis(5)))

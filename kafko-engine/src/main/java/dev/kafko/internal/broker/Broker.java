@@ -21,6 +21,7 @@ import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -103,6 +104,9 @@ public final class Broker implements Kafko {
             b.close();
             throw e;
         }
+        // once at open, in the background, then every interval: a process that lives shorter than the
+        // interval (a command-line tool, a job, a service that restarts often) still applies retention
+        b.ctx.scheduler().schedule(b::applyRetention, Duration.ZERO);
         return b;
     }
 
@@ -301,7 +305,11 @@ public final class Broker implements Kafko {
                 if (closed) {
                     return;
                 }
-                a.runCommand(CommandRequest.Kind.RETENTION);
+                try {
+                    a.runCommand(CommandRequest.Kind.RETENTION);
+                } catch (KafkoClosedException | UnknownTopicException e) {
+                    break; // closed or deleted meanwhile: nothing left to trim there
+                }
             }
         }
     }
