@@ -26,6 +26,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -59,6 +61,8 @@ import org.springframework.validation.Validator;
 @ConditionalOnBooleanProperty(name = "kafko.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(KafkoProperties.class)
 public final class KafkoAutoConfiguration {
+
+    private static final Logger LOG = LoggerFactory.getLogger(KafkoAutoConfiguration.class);
 
     private static final String JSON_MAPPER = "tools.jackson.databind.json.JsonMapper";
     private static final String TEMPLATE_BEAN = "kafkoTemplate";
@@ -94,7 +98,12 @@ public final class KafkoAutoConfiguration {
                 // an ephemeral directory is deleted on close: forcing its topic metadata to disk buys nothing
                 .fsyncMetadata(!directory.isEphemeral())
                 .build();
-        return Kafko.open(directory.path(), options);
+        Kafko kafko = Kafko.open(directory.path(), options);
+        if (LOG.isInfoEnabled()) {
+            LOG.info("kafko opened {}{}: {} topic(s)", kafko.dataDir(),
+                    directory.isEphemeral() ? " (ephemeral: deleted on close)" : "", kafko.topics().size());
+        }
+        return kafko;
     }
 
     @Bean

@@ -13,6 +13,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
@@ -21,14 +23,19 @@ import org.springframework.util.unit.DataSize;
 /**
  * The health of kafko: UP with the data directory, topic count and free disk; DOWN when a
  * partition FAILED (naming topic, partition and cause), when free disk is below the minimum, or
- * when a listener container's polling thread died (naming the listener). Any thread may call it;
- * it reads snapshots only.
+ * when a listener container's polling thread died (naming the listener in {@code failedListeners}, and
+ * why in {@code listenerFailures}). Free disk going below the minimum, and back, is logged once each.
+ * Any thread may call it; it reads snapshots only.
  */
 public final class KafkoHealthIndicator extends AbstractHealthIndicator {
+
+    private static final Logger LOG = LoggerFactory.getLogger(KafkoHealthIndicator.class);
 
     private final Kafko kafko;
     private final DataSize minFreeDisk;
     private final ObjectProvider<KafkoListenerEndpointRegistry> registry;
+    /** Whether the last check found the disk below the minimum: a change is logged once. */
+    private volatile boolean lastDiskLow;
 
     public KafkoHealthIndicator(Kafko kafko, DataSize minFreeDisk, ObjectProvider<KafkoListenerEndpointRegistry> registry) {
         super("kafko health check failed");
@@ -42,7 +49,7 @@ public final class KafkoHealthIndicator extends AbstractHealthIndicator {
         Path dir = kafko.dataDir();
         long free = Files.getFileStore(dir).getUsableSpace();
         List<Map<String, Object>> failed = failedPartitions();
-        List<String> deadListeners = deadListeners();
+        Map<String, String> deadListeners = deadListeners();
         boolean diskLow = free < minFreeDisk.toBytes();
         builder.withDetail("dataDir", dir.toString())
                 .withDetail("topics", kafko.topics().size())
@@ -52,7 +59,17 @@ public final class KafkoHealthIndicator extends AbstractHealthIndicator {
             builder.withDetail("failedPartitions", failed);
         }
         if (!deadListeners.isEmpty()) {
-            builder.withDetail("failedListeners", deadListeners);
+            builder.withDetail("failedListeners", List.copyOf(deadListeners.keySet()));
+            builder.withDetail("listenerFailures", deadListeners);
+        }
+        if (diskLow != lastDiskLow) {
+            lastDiskLow = diskLow;
+            if (diskLow) {
+                LOG.warn("kafko health is DOWN: free disk {}MB in {} is below {}MB (kafko.health.min-free-disk)",
+                        DataSize.ofBytes(free).toMegabytes(), dir, minFreeDisk.toMegabytes());
+            } else {
+                LOG.info("kafko health: free disk in {} is back above kafko.health.min-free-disk", dir);
+            }
         }
         if (diskLow) {
             builder.withDetail("error", "free disk " + DataSize.ofBytes(free).toMegabytes() + "MB is below "
@@ -85,15 +102,17 @@ public final class KafkoHealthIndicator extends AbstractHealthIndicator {
         return failed;
     }
 
-    private List<String> deadListeners() {
+    /** The listeners whose polling thread died, each with why (or "unknown"). */
+    private Map<String, String> deadListeners() {
         KafkoListenerEndpointRegistry endpoints = registry.getIfAvailable();
         if (endpoints == null) {
-            return List.of();
+            return Map.of();
         }
-        List<String> dead = new ArrayList<>();
+        Map<String, String> dead = new LinkedHashMap<>();
         for (MessageListenerContainer container : endpoints.getListenerContainers()) {
             if (!container.isInExpectedState()) {
-                dead.add(container.getListenerId());
+                Throwable failure = container.getFailure();
+                dead.put(container.getListenerId(), failure == null ? "unknown" : failure.toString());
             }
         }
         return dead;

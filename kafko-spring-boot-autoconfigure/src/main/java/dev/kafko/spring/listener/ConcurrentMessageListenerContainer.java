@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.task.TaskExecutor;
@@ -155,6 +156,17 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     @Override
     public boolean isInExpectedState() {
         return members.stream().allMatch(KafkoMessageListenerContainer::isInExpectedState);
+    }
+
+    @Override
+    public @Nullable Throwable getFailure() {
+        for (KafkoMessageListenerContainer member : members) {
+            Throwable failure = member.getFailure();
+            if (failure != null) {
+                return failure;
+            }
+        }
+        return null;
     }
 
     /**

@@ -227,6 +227,7 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
     }
 
     /** Why the polling thread died, or {@code null}. */
+    @Override
     public @Nullable Throwable getFailure() {
         return failure;
     }

@@ -1,6 +1,7 @@
 package dev.kafko.spring.listener;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs the polling threads of one listener. Any thread may call these methods; {@link #stop()}
@@ -46,6 +47,11 @@ public interface MessageListenerContainer {
     /** Whether every running member has actually stopped polling because of a pause. */
     boolean isPaused();
 
+    /** {@link #isPaused()}, under spring-kafka's name. */
+    default boolean isContainerPaused() {
+        return isPaused();
+    }
+
     /** Whether the container should start with the application context. */
     boolean isAutoStartup();
 
@@ -54,4 +60,9 @@ public interface MessageListenerContainer {
      * member's polling thread died.
      */
     boolean isInExpectedState();
+
+    /** Why a member's polling thread died (the first one's, with several), or {@code null}. */
+    default @Nullable Throwable getFailure() {
+        return null;
+    }
 }

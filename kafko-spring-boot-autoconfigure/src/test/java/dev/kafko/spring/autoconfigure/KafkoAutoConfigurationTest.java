@@ -231,6 +231,12 @@ class KafkoAutoConfigurationTest {
     }
 
     @Test
+    void theStartUpLogNamesTheDataDirectory(org.springframework.boot.test.system.CapturedOutput output) {
+        runner.run(context -> assertThat(output).contains("kafko opened " + context.getBean(Kafko.class).dataDir()
+                + " (ephemeral: deleted on close): 0 topic(s)"));
+    }
+
+    @Test
     void aManualAckListenerThatCannotAcknowledgeIsWarnedAbout(
             org.springframework.boot.test.system.CapturedOutput output) {
         runner.withBean(ManualWithoutAck.class).run(context -> assertThat(context).hasNotFailed());

@@ -9,6 +9,7 @@ import dev.kafko.KafkoStorageException;
 import dev.kafko.PartitionInfo;
 import dev.kafko.PartitionState;
 import dev.kafko.Topic;
+import dev.kafko.spring.LogCapture;
 import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
 import dev.kafko.spring.listener.MessageListenerContainer;
 import java.nio.file.Path;
@@ -17,6 +18,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.support.StaticListableBeanFactory;
@@ -25,6 +27,9 @@ import org.springframework.boot.health.contributor.Status;
 import org.springframework.util.unit.DataSize;
 
 class KafkoHealthIndicatorTest {
+
+    @RegisterExtension
+    final LogCapture log = new LogCapture(KafkoHealthIndicator.class);
 
     @TempDir
     Path dir;
@@ -42,11 +47,15 @@ class KafkoHealthIndicatorTest {
     }
 
     @Test
-    void downWhenFreeDiskIsBelowTheMinimum() {
+    void downWhenFreeDiskIsBelowTheMinimumLoggedOnceWhenItGoesDown() {
         try (Kafko kafko = Kafko.open(dir)) {
-            Health health = new KafkoHealthIndicator(kafko, DataSize.ofTerabytes(1_000_000), noRegistry()).health();
+            KafkoHealthIndicator indicator = new KafkoHealthIndicator(kafko, DataSize.ofTerabytes(1_000_000), noRegistry());
+            Health health = indicator.health();
+            indicator.health();
             assertThat(health.getStatus()).isEqualTo(Status.DOWN);
             assertThat((String) health.getDetails().get("error")).contains("kafko.health.min-free-disk");
+            assertThat(log.events()).singleElement().satisfies(e -> assertThat(e.getFormattedMessage())
+                    .contains("kafko health is DOWN: free disk", dir.toString(), "kafko.health.min-free-disk"));
         }
     }
 
@@ -79,6 +88,7 @@ class KafkoHealthIndicatorTest {
         MessageListenerContainer dead = mock(MessageListenerContainer.class);
         when(dead.getListenerId()).thenReturn("billing");
         when(dead.isInExpectedState()).thenReturn(false);
+        when(dead.getFailure()).thenReturn(new OutOfMemoryError("Java heap space"));
         MessageListenerContainer fine = mock(MessageListenerContainer.class);
         when(fine.getListenerId()).thenReturn("audit");
         when(fine.isInExpectedState()).thenReturn(true);
@@ -87,7 +97,8 @@ class KafkoHealthIndicatorTest {
         try (Kafko kafko = Kafko.open(dir)) {
             Health health = new KafkoHealthIndicator(kafko, DataSize.ofBytes(1), provider(registry)).health();
             assertThat(health.getStatus()).isEqualTo(Status.DOWN);
-            assertThat(health.getDetails()).containsEntry("failedListeners", List.of("billing"));
+            assertThat(health.getDetails()).containsEntry("failedListeners", List.of("billing"))
+                    .containsEntry("listenerFailures", Map.of("billing", "java.lang.OutOfMemoryError: Java heap space"));
         }
     }
 
