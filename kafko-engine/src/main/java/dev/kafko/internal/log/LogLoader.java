@@ -260,12 +260,18 @@ final class LogLoader {
                 maxTs = snap.maxTimestamp();
             } else {
                 Scan scan = scan(file, base, size, config.indexIntervalBytes());
-                if (scan.validEnd() < size) {
-                    // zeros allocated ahead are routine; anything else cut may have held records
-                    LOG.log(scan.stopReason() == null ? System.Logger.Level.INFO : System.Logger.Level.WARNING,
-                            "{0}: recovered {1}: kept {2} bytes up to offset {3}, cut {4} bytes ({5})", name, path,
-                            scan.validEnd(), scan.nextOffset(), size - scan.validEnd(),
-                            scan.stopReason() == null ? "zeros allocated ahead" : scan.stopReason());
+                if (scan.validEnd() < size && scan.stopReason() == null) {
+                    // zeros allocated ahead are routine
+                    LOG.log(System.Logger.Level.INFO, "{0}: recovered {1}: kept {2} bytes up to offset {3}, cut {4}"
+                            + " bytes of zeros allocated ahead", name, path, scan.validEnd(), scan.nextOffset(),
+                            size - scan.validEnd());
+                } else if (scan.validEnd() < size) {
+                    // what was cut may have held records (never acknowledged ones, unless the disk lost them)
+                    long data = nonZeroRun(file, scan.validEnd(), size);
+                    LOG.log(System.Logger.Level.WARNING, "{0}: recovered {1}: kept {2} bytes up to offset {3}; cut {4}"
+                            + " bytes at {2} holding {5} (the {6} bytes after them were zeros allocated ahead)", name,
+                            path, scan.validEnd(), scan.nextOffset(), data, scan.stopReason(),
+                            size - scan.validEnd() - data);
                 }
                 // cut the torn or zero tail so that the next append continues right after the last good frame
                 file.truncateAndForce(scan.validEnd());
@@ -426,6 +432,32 @@ final class LogLoader {
             pos += len;
         }
         return new Scan(index, pos, next, maxTs, sinceEntry, stop);
+    }
+
+    /**
+     * The bytes from {@code from} up to the first 64 KiB-aligned block of zeros after it (or {@code size}):
+     * what a torn write left, before the zeros written ahead of the writer.
+     */
+    private static long nonZeroRun(SegmentFile file, int from, int size) {
+        byte[] b = new byte[64 * 1024];
+        long lastNonZero = from - 1L;
+        for (int pos = from; pos < size; ) {
+            int n = Math.min(b.length - pos % b.length, size - pos);
+            file.read(pos, b, 0, n);
+            boolean any = false;
+            for (int i = n - 1; i >= 0; i--) {
+                if (b[i] != 0) {
+                    lastNonZero = Math.max(lastNonZero, pos + (long) i);
+                    any = true;
+                    break;
+                }
+            }
+            if (!any && pos > from) {
+                break;
+            }
+            pos += n;
+        }
+        return lastNonZero - from + 1;
     }
 
     private static boolean isZero(SegmentFile file, int pos, int len) {

@@ -96,6 +96,53 @@ class RecoveryTest {
     }
 
     @Test
+    void aTornLastFrameIsReportedApartFromTheZerosAllocatedAheadOfIt() throws IOException {
+        Path live = dir.resolve("live");
+        Path crashed = dir.resolve("crashed");
+        try (PartitionLog log = Logs.open(live, TopicConfig.DEFAULTS)) {
+            Logs.appendFrames(log, 20, 2, 50);
+            Logs.copyDir(live, crashed);
+        }
+        Path seg = FileNames.segmentFile(crashed, 0);
+        byte[] bytes = Files.readAllBytes(seg);
+        int last = bytes.length - 1;
+        while (bytes[last] == 0) {
+            last--;
+        }
+        bytes[last] ^= 0x10; // the last frame's last byte: its CRC no longer matches
+        Files.write(seg, bytes);
+        List<String> warnings = new ArrayList<>();
+        java.util.logging.Logger jul = java.util.logging.Logger.getLogger(LogLoader.class.getName());
+        java.util.logging.Handler h = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord r) {
+                if (r.getLevel() == java.util.logging.Level.WARNING) {
+                    warnings.add(java.text.MessageFormat.format(r.getMessage(), r.getParameters()));
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        jul.addHandler(h);
+        try (PartitionLog log = Logs.open(crashed, TopicConfig.DEFAULTS)) {
+            assertThat(log.endOffset()).isEqualTo(38);
+        } finally {
+            jul.removeHandler(h);
+        }
+        int zeros = bytes.length - last - 1;
+        assertThat(zeros).as("zeros were allocated ahead").isPositive();
+        assertThat(warnings).singleElement().satisfies(w -> assertThat(w).contains("holding a CRC32C mismatch")
+                .contains("the " + java.text.NumberFormat.getInstance().format(zeros)
+                        + " bytes after them were zeros allocated ahead"));
+    }
+
+    @Test
     void cleanMarkerSkipsTheScanWhileAnUncleanOpenCutsACorruptTail() throws IOException {
         Path a = dir.resolve("a");
         try (PartitionLog log = Logs.open(a, TopicConfig.DEFAULTS)) {
