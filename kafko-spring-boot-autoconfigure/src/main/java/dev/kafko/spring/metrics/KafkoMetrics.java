@@ -5,6 +5,7 @@ import dev.kafko.Kafko;
 import dev.kafko.KafkoObserver;
 import dev.kafko.OffsetResetPolicy;
 import dev.kafko.PartitionInfo;
+import dev.kafko.PartitionState;
 import dev.kafko.Topic;
 import dev.kafko.spring.support.KafkoInstrumentation;
 import io.micrometer.core.instrument.Counter;
@@ -34,6 +35,8 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
  *   <li>{@code kafko.listener.process} (timer; listener, topic, outcome = success|failure)</li>
  *   <li>{@code kafko.listener.dead.letter} (counter; listener, topic)</li>
  *   <li>{@code kafko.log.end.offset}, {@code kafko.log.size} (gauges, bytes for size; topic, partition)</li>
+ *   <li>{@code kafko.log.failed} (gauge; topic, partition): 1 while the partition is failed, else 0; the
+ *       failure counter counts the failures themselves, not the appends refused after one</li>
  *   <li>{@code kafko.consumer.lag} (gauge; topic, group, partition): the records of the partition after the
  *       group's committed offset. For a partition the group has not committed on yet, it counts from
  *       where such a group starts reading: the log start offset under the instance's offset reset
@@ -59,7 +62,7 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
 
     /** The meters of a topic's partitions and groups, removed with the topic. */
     private static final Set<String> TOPIC_METERS = Set.of("kafko.log.end.offset", "kafko.log.size",
-            "kafko.log.failures", "kafko.log.fsync", "kafko.consumer.lag");
+            "kafko.log.failed", "kafko.log.failures", "kafko.log.fsync", "kafko.consumer.lag");
 
     private final MeterRegistry registry;
     private final ObjectProvider<Kafko> kafko;
@@ -213,6 +216,9 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
                 k -> partitionInfo(k, topic, partition).map(p -> (double) p.endOffset()).orElse(Double.NaN));
         gauge("kafko.log.size", "Bytes of all segments of the partition", BaseUnits.BYTES, tags,
                 k -> partitionInfo(k, topic, partition).map(p -> (double) p.sizeBytes()).orElse(Double.NaN));
+        gauge("kafko.log.failed", "1 while the partition is failed (it refuses appends), else 0", null, tags,
+                k -> partitionInfo(k, topic, partition).map(p -> p.state() == PartitionState.FAILED ? 1.0 : 0.0)
+                        .orElse(Double.NaN));
         // at zero from the start, so that an alert on failures has a series before the first one
         failures(topic, partition);
         for (String group : groups.getOrDefault(topic, Set.of())) {

@@ -56,6 +56,28 @@ class KafkoMetricsTest {
     }
 
     @Test
+    void aFailedPartitionReadsOneOnItsFailedGaugeAsLongAsItIsFailed() {
+        Kafko kafko = org.mockito.Mockito.mock(Kafko.class);
+        dev.kafko.Topic topic = org.mockito.Mockito.mock(dev.kafko.Topic.class);
+        org.mockito.Mockito.when(kafko.topic("orders")).thenReturn(java.util.Optional.of(topic));
+        org.mockito.Mockito.when(topic.partitionCount()).thenReturn(2);
+        org.mockito.Mockito.when(topic.partition(0)).thenReturn(new dev.kafko.PartitionInfo("orders", 0, 0, 5, 100, 1,
+                dev.kafko.PartitionState.RUNNING, null));
+        org.mockito.Mockito.when(topic.partition(1)).thenReturn(new dev.kafko.PartitionInfo("orders", 1, 0, 5, 100, 1,
+                dev.kafko.PartitionState.FAILED, new dev.kafko.KafkoStorageException("No space left on device")));
+        MeterRegistry registry = new SimpleMeterRegistry();
+        KafkoMetrics metrics = new KafkoMetrics(registry,
+                new org.springframework.beans.factory.support.StaticListableBeanFactory(java.util.Map.of("kafko", kafko))
+                        .getBeanProvider(Kafko.class));
+        metrics.onAppend("orders", 0, 1, 100, 1);
+        metrics.onAppend("orders", 1, 1, 100, 1);
+        metrics.onFailure("orders", 1, new dev.kafko.KafkoStorageException("No space left on device"));
+        assertThat(registry.get("kafko.log.failed").tag("partition", "0").gauge().value()).isZero();
+        assertThat(registry.get("kafko.log.failed").tag("partition", "1").gauge().value()).isEqualTo(1);
+        assertThat(registry.get("kafko.log.failures").tag("partition", "1").counter().count()).isEqualTo(1);
+    }
+
+    @Test
     void aDeletedTopicLeavesNoMetersAndOneCreatedAgainGetsNewOnes() {
         runner.run(context -> {
             Kafko kafko = context.getBean(Kafko.class);
