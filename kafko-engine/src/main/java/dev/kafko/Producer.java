@@ -22,10 +22,19 @@ public interface Producer {
     /** The topic this producer writes to. */
     String topic();
 
-    /** The topic's current partition count. */
+    /**
+     * The topic's current partition count.
+     *
+     * @throws UnknownTopicException when the topic was deleted (a topic created again under its name
+     *     needs a new producer), {@link KafkoClosedException} after {@link Kafko#close()}
+     */
     int partitionCount();
 
-    /** The partition a record with this key routes to: murmur2, exactly as Apache Kafka's default partitioner. */
+    /**
+     * The partition a record with this key routes to: murmur2, exactly as Apache Kafka's default partitioner.
+     *
+     * @throws UnknownTopicException when the topic was deleted, {@link KafkoClosedException} after close
+     */
     int partitionFor(byte[] key);
 
     /** Sends to the key's partition, or round-robin when {@code key} is {@code null}. */

@@ -52,6 +52,12 @@ class KafkoLifecycleTest {
             assertThat(deleted).containsExactly("t");
             assertThat(k.topic("t")).isEmpty();
             assertThatThrownBy(() -> old.send(null, bytes("x"))).isInstanceOf(UnknownTopicException.class);
+            k.createTopic("t", TopicConfig.builder().partitions(5).build());
+            assertThatThrownBy(old::partitionCount).as("not the new topic's count").isInstanceOf(UnknownTopicException.class);
+            assertThatThrownBy(() -> old.partitionFor(bytes("k"))).isInstanceOf(UnknownTopicException.class);
+            assertThat(k.producer("t").partitionCount()).isEqualTo(5);
+            k.deleteTopic("t");
+            deleted.remove("t");
             assertThatThrownBy(() -> k.groupConsumer("t", "g")).isInstanceOf(UnknownTopicException.class);
             assertThatThrownBy(() -> k.deleteTopic("t")).isInstanceOf(UnknownTopicException.class);
             assertThat(deleted).as("told once").hasSize(1);

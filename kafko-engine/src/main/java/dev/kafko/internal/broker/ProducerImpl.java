@@ -45,12 +45,14 @@ final class ProducerImpl implements Producer {
 
     @Override
     public int partitionCount() {
+        topic.ensureOpen();
         return topic.partitionCount();
     }
 
     @Override
     public int partitionFor(byte[] key) {
         Objects.requireNonNull(key, "key");
+        topic.ensureOpen();
         return Partitioner.partitionFor(key, topic.partitionCount());
     }
 
