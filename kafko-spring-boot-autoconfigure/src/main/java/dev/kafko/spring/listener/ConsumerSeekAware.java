@@ -8,7 +8,8 @@ import java.util.Map;
  * reading, as with spring-kafka's interface of the same name. The container calls
  * {@link #onPartitionsAssigned} on the member's polling thread each time the member is given
  * partitions, before it reads from them; seeks made through the callback then decide the first
- * record delivered. The callback may be used only during that call.
+ * record delivered. The callback may be used only during that call. A listener of several topics has
+ * a member per topic: implement the method that takes the topic to tell them apart.
  */
 public interface ConsumerSeekAware {
 
@@ -20,7 +21,17 @@ public interface ConsumerSeekAware {
      * @param callback seeks the assigned partitions; an exception thrown here is logged and the
      *                 member reads on from the offsets it had
      */
-    void onPartitionsAssigned(Map<Integer, Long> assignments, ConsumerSeekCallback callback);
+    default void onPartitionsAssigned(Map<Integer, Long> assignments, ConsumerSeekCallback callback) {
+    }
+
+    /**
+     * Partitions of {@code topic} were assigned to one member of a listener's group; the container
+     * calls this one, which calls {@link #onPartitionsAssigned(Map, ConsumerSeekCallback)} unless
+     * overridden.
+     */
+    default void onPartitionsAssigned(String topic, Map<Integer, Long> assignments, ConsumerSeekCallback callback) {
+        onPartitionsAssigned(assignments, callback);
+    }
 
     /** Moves a member's position on its assigned partitions; only on the polling thread, during the call. */
     interface ConsumerSeekCallback {

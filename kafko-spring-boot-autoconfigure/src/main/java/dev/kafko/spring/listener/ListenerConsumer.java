@@ -396,7 +396,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         }
         SeekCallback callback = new SeekCallback(partitions);
         try {
-            aware.onPartitionsAssigned(Collections.unmodifiableMap(assignments), callback);
+            aware.onPartitionsAssigned(container.topic(), Collections.unmodifiableMap(assignments), callback);
         } catch (RuntimeException e) {
             LOG.error("Listener '{}' failed to choose start offsets on partitions {} of {}; reading on from {}",
                     container.getListenerId(), partitions, container.topic(), assignments, e);

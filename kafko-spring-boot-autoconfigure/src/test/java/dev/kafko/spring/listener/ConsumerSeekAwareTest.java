@@ -34,6 +34,7 @@ class ConsumerSeekAwareTest {
 
     @BeforeEach
     void reset() {
+        TWO_TOPICS.clear();
         RECEIVED.clear();
         ASSIGNED.clear();
         SEEK_FAILURES.clear();
@@ -104,6 +105,23 @@ class ConsumerSeekAwareTest {
         });
     }
 
+    @Test
+    void aListenerOfTwoTopicsIsToldWhichTopicEachAssignmentIsOf() {
+        runner.withBean(TwoTopics.class).run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            for (String topic : List.of("first", "second")) {
+                template.send(topic, topic + "-old").join();
+            }
+            context.getBean(KafkoListenerEndpointRegistry.class).getListenerContainer("two").start();
+            await().atMost(Duration.ofSeconds(20)).until(() -> TWO_TOPICS.containsKey("first") && TWO_TOPICS.containsKey("second"));
+            template.send("first", "first-new").join();
+            template.send("second", "second-new").join();
+            await().atMost(Duration.ofSeconds(20)).until(() -> RECEIVED.contains("first-new") && RECEIVED.contains("second-new"));
+            // the first topic is read from its end, the second from its committed start
+            assertThat(RECEIVED).containsExactlyInAnyOrder("second-old", "first-new", "second-new");
+        });
+    }
+
     private static void sendThenStart(ApplicationContext context, String... values) {
         KafkoTemplate<Object, Object> template = template(context);
         for (String value : values) {
@@ -115,6 +133,23 @@ class ConsumerSeekAwareTest {
     @SuppressWarnings("unchecked")
     private static KafkoTemplate<Object, Object> template(ApplicationContext context) {
         return context.getBean(KafkoTemplate.class);
+    }
+
+    static final Map<String, Map<Integer, Long>> TWO_TOPICS = new java.util.concurrent.ConcurrentHashMap<>();
+
+    static class TwoTopics implements ConsumerSeekAware {
+        @Override
+        public void onPartitionsAssigned(String topic, Map<Integer, Long> assignments, ConsumerSeekCallback callback) {
+            if (topic.equals("first")) {
+                callback.seekToEnd(topic, assignments.keySet());
+            }
+            TWO_TOPICS.put(topic, Map.copyOf(assignments));
+        }
+
+        @KafkoListener(id = "two", topics = {"first", "second"}, autoStartup = "false")
+        void on(String value) {
+            RECEIVED.add(value);
+        }
     }
 
     static class Seeker implements ConsumerSeekAware {
