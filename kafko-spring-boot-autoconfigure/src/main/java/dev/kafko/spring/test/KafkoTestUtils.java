@@ -1,10 +1,17 @@
 package dev.kafko.spring.test;
 
+import dev.kafko.Consumer;
+import dev.kafko.Kafko;
+import dev.kafko.KafkoRecord;
+import dev.kafko.PartitionInfo;
+import dev.kafko.Topic;
+import dev.kafko.UnknownTopicException;
 import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
 import dev.kafko.spring.listener.ConcurrentMessageListenerContainer;
 import dev.kafko.spring.listener.MessageListenerContainer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -50,7 +57,50 @@ import org.springframework.context.ApplicationContext;
  */
 public final class KafkoTestUtils {
 
+    /** How long {@link #records} may take. */
+    private static final Duration READ_ALL_LIMIT = Duration.ofSeconds(60);
+
     private KafkoTestUtils() {
+    }
+
+    /** {@link #records(Kafko, String)} of the context's {@link Kafko}. */
+    public static List<KafkoRecord> records(ApplicationContext context, String topic) {
+        return records(context.getBean(Kafko.class), topic);
+    }
+
+    /**
+     * Every record now in {@code topic}, partition by partition, each in offset order, read without a
+     * group (nothing is committed): what a test asserts an output, reply or dead-letter topic holds.
+     * Sends to the topic that linger are written first; records sent during the call may be left out.
+     *
+     * @throws UnknownTopicException when the topic does not exist
+     */
+    public static List<KafkoRecord> records(Kafko kafko, String topic) {
+        Topic t = kafko.topic(topic).orElseThrow(() -> new UnknownTopicException("topic '" + topic
+                + "' does not exist in " + kafko.dataDir()));
+        kafko.producer(topic).flush();
+        List<KafkoRecord> all = new ArrayList<>();
+        try (Consumer consumer = kafko.consumer(topic)) {
+            Map<Integer, Long> ends = new LinkedHashMap<>();
+            for (PartitionInfo p : t.partitions()) {
+                ends.put(p.partition(), p.endOffset());
+                consumer.seek(p.partition(), p.logStartOffset());
+            }
+            long deadline = System.nanoTime() + READ_ALL_LIMIT.toNanos();
+            while (ends.entrySet().stream().anyMatch(e -> consumer.position(e.getKey()) < e.getValue())) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("reading " + topic + " up to " + ends + " took more than "
+                            + READ_ALL_LIMIT + "; read " + all.size() + " records");
+                }
+                for (KafkoRecord r : consumer.poll(Duration.ofMillis(100))) {
+                    if (r.offset() < ends.getOrDefault(r.partition(), 0L)) {
+                        all.add(r);
+                    }
+                }
+            }
+        }
+        all.sort(Comparator.comparingInt(KafkoRecord::partition).thenComparingLong(KafkoRecord::offset));
+        return all;
     }
 
     /** Waits for the listeners of the context's {@link KafkoListenerEndpointRegistry}. */

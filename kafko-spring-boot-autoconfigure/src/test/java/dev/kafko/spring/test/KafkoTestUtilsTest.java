@@ -62,6 +62,16 @@ class KafkoTestUtilsTest {
                     template.send("poison", "p").join();
                     KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
                     assertThat(SEEN).containsExactlyInAnyOrder("up:x", "down:X", "poison:p", "dlt:p");
+                    // what the topics hold, as a test asserts it
+                    assertThat(KafkoTestUtils.records(context, "poison.DLT")).singleElement()
+                            .satisfies(r -> assertThat(new String(r.value())).isEqualTo("p"));
+                    for (int i = 0; i < 5; i++) {
+                        template.send("poison.DLT", "more-" + i);
+                    }
+                    assertThat(KafkoTestUtils.records(context, "poison.DLT")).hasSize(6)
+                            .extracting(r -> new String(r.value())).startsWith("p").endsWith("more-4");
+                    assertThatThrownBy(() -> KafkoTestUtils.records(context, "nowhere"))
+                            .isInstanceOf(dev.kafko.UnknownTopicException.class);
                 });
     }
 
