@@ -129,11 +129,14 @@ class RecoveryTest {
             public void close() {
             }
         };
+        java.util.logging.Level level = jul.getLevel();
+        jul.setLevel(java.util.logging.Level.ALL); // other suites quiet the engine's loggers for the whole JVM
         jul.addHandler(h);
         try (PartitionLog log = Logs.open(crashed, TopicConfig.DEFAULTS)) {
             assertThat(log.endOffset()).isEqualTo(38);
         } finally {
             jul.removeHandler(h);
+            jul.setLevel(level);
         }
         int zeros = bytes.length - last - 1;
         assertThat(zeros).as("zeros were allocated ahead").isPositive();
