@@ -53,16 +53,17 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
  * that appear otherwise (a topic created at run time, a group of a plain consumer) get theirs on
  * their first append or commit, reported by the engine's observer hook. Gauges read the engine's
  * snapshots when scraped. Timers appear with the first event they time. When a topic is deleted, the
- * gauges, fsync timers and failure counters of its partitions and groups are removed (a topic created
- * again under its name gets new ones); the template's and listeners' meters stay. When the context
+ * gauges, fsync timers and failure counters of its partitions and groups and the template's send timers
+ * are removed (a topic created again under its name gets new ones), so that an application that
+ * creates and deletes topics keeps a bounded set of meters; the listeners' meters stay. When the context
  * closes, every meter registered here is removed from the registry, which may outlive it.
  */
 public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, SmartInitializingSingleton,
         DisposableBean {
 
-    /** The meters of a topic's partitions and groups, removed with the topic. */
+    /** The meters of a topic's partitions, groups and sends, removed with the topic. */
     private static final Set<String> TOPIC_METERS = Set.of("kafko.log.end.offset", "kafko.log.size",
-            "kafko.log.failed", "kafko.log.failures", "kafko.log.fsync", "kafko.consumer.lag");
+            "kafko.log.failed", "kafko.log.failures", "kafko.log.fsync", "kafko.consumer.lag", "kafko.template.send");
 
     private final MeterRegistry registry;
     private final ObjectProvider<Kafko> kafko;
@@ -130,6 +131,7 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
         partitions.remove(topic);
         groups.remove(topic);
         fsyncTimers.keySet().removeIf(k -> k.startsWith(topic + '\0'));
+        sendTimers.keySet().removeIf(k -> k.startsWith(topic + '\0'));
         for (String name : TOPIC_METERS) {
             for (Meter m : registry.find(name).tag("topic", topic).meters()) {
                 registered.remove(m);

@@ -83,6 +83,10 @@ class KafkoMetricsTest {
             Kafko kafko = context.getBean(Kafko.class);
             MeterRegistry registry = context.getBean(MeterRegistry.class);
             kafko.createTopic("scratch", dev.kafko.TopicConfig.builder().partitions(3).build());
+            @SuppressWarnings("unchecked")
+            KafkoTemplate<Object, Object> template = context.getBean(KafkoTemplate.class);
+            template.send("scratch", "through the template").join();
+            assertThat(registry.find("kafko.template.send").tag("topic", "scratch").meters()).isNotEmpty();
             kafko.producer("scratch").send(null, "x".getBytes()).join();
             kafko.producer("scratch").send(null, "y".getBytes()).join();
             try (var consumer = kafko.groupConsumer("scratch", "readers")) {
@@ -92,7 +96,7 @@ class KafkoMetricsTest {
             assertThat(registry.find("kafko.consumer.lag").tag("topic", "scratch").meters()).isNotEmpty();
             kafko.deleteTopic("scratch");
             for (String name : new String[] {"kafko.log.end.offset", "kafko.log.size", "kafko.log.failures",
-                    "kafko.consumer.lag"}) {
+                    "kafko.consumer.lag", "kafko.template.send"}) {
                 assertThat(registry.find(name).tag("topic", "scratch").meters()).as(name).isEmpty();
             }
             // no NaN left behind in a sum over every series
