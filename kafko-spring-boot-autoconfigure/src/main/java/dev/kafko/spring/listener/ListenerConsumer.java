@@ -187,9 +187,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
 
     private void deliver(List<KafkoRecord> records) {
         if (listener.isBatch()) {
-            if (!handle(records)) {
-                seekBack(records);
-            }
+            deliverBatch(records);
             return;
         }
         Set<Integer> redeliver = null;
@@ -208,6 +206,53 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
                 redeliver.add(record.partition());
             }
         }
+    }
+
+    /**
+     * Delivers a batch. When the listener names the record that failed ({@link BatchListenerFailedException}),
+     * the records before it are finished, the failed one goes to the error handler alone, and the records
+     * after it are delivered again by the next poll; any other failure is the whole batch's.
+     */
+    private void deliverBatch(List<KafkoRecord> records) {
+        Acknowledgment ack = properties.ackMode().isManual() ? new Ack(records) : noAck;
+        try {
+            invoke(records, ack);
+        } catch (Exception failure) {
+            BatchListenerFailedException named = failedRecord(failure);
+            if (named == null || named.getIndex() >= records.size()) {
+                if (named != null) {
+                    LOG.warn("Listener '{}' named record {} of a batch of {} as failed; failing the whole batch",
+                            container.getListenerId(), named.getIndex(), records.size());
+                }
+                if (!recover(records, failure, ack)) {
+                    seekBack(records);
+                }
+                return;
+            }
+            int i = named.getIndex();
+            if (i > 0) {
+                done(records.subList(0, i), true, ack);
+            }
+            List<KafkoRecord> failed = List.of(records.get(i));
+            Exception cause = named.getCause() instanceof Exception e ? e : named;
+            Acknowledgment failedAck = properties.ackMode().isManual() ? new Ack(failed) : noAck;
+            if (!recover(failed, cause, failedAck)) {
+                seekBack(records.subList(i, records.size()));
+            } else if (i + 1 < records.size()) {
+                seekBack(records.subList(i + 1, records.size()));
+            }
+            return;
+        }
+        done(records, false, ack);
+    }
+
+    private static @Nullable BatchListenerFailedException failedRecord(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof BatchListenerFailedException b) {
+                return b;
+            }
+        }
+        return null;
     }
 
     private void seekBack(List<KafkoRecord> records) {
@@ -502,7 +547,13 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
 
         @Override
         public void retry() throws Exception {
-            invoke(records, ack);
+            try {
+                invoke(records, ack);
+            } catch (Exception e) {
+                // a batch of the one failed record failed again: the cause named is the failure
+                BatchListenerFailedException named = failedRecord(e);
+                throw named != null && named.getCause() instanceof Exception cause ? cause : e;
+            }
         }
 
         @Override
