@@ -57,7 +57,9 @@ public interface Producer {
      * record, up to 9 bytes for the distance of its timestamp from the first record's (nothing when
      * they all have one timestamp, or all leave it to the append time; the most when only one of the
      * two does). A batch over that is refused with {@link RecordTooLargeException} at the call, before
-     * anything of it is written to any partition.
+     * anything of it is written to any partition. Other failures are per partition: a partition whose
+     * queue stays full ({@link BufferExhaustedException}) or that failed writes none of its records, while
+     * the records of the batch bound for other partitions may be written; the future then fails.
      */
     CompletableFuture<List<RecordPosition>> sendBatch(List<OutgoingRecord> records);
 

@@ -23,6 +23,37 @@ class ConsumerTest {
     Path dir;
 
     @Test
+    void aConsumerUsedByASecondThreadAtTheSameTimeThrowsInsteadOfReadingTwiceOrSkipping() throws Exception {
+        try (Kafko k = Kafko.open(dir)) {
+            k.createTopic("t");
+            try (Consumer c = k.groupConsumer("t", "g")) {
+                CompletableFuture<List<KafkoRecord>> parked = CompletableFuture.supplyAsync(() -> c.poll(Duration.ofSeconds(30)));
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                // wait until the other thread is inside poll: then this thread's calls are refused
+                Throwable refused = null;
+                while (refused == null && System.nanoTime() < deadline) {
+                    try {
+                        c.position(0);
+                        Thread.sleep(5);
+                    } catch (java.util.ConcurrentModificationException e) {
+                        refused = e;
+                    }
+                }
+                assertThat(refused).as("a call made while another thread polls").isNotNull()
+                        .hasMessageContaining("for one thread at a time");
+                assertThatThrownBy(() -> c.poll(Duration.ZERO)).isInstanceOf(java.util.ConcurrentModificationException.class);
+                assertThatThrownBy(c::commit).isInstanceOf(java.util.ConcurrentModificationException.class);
+                assertThatThrownBy(c::close).isInstanceOf(java.util.ConcurrentModificationException.class);
+                c.wakeup(); // the one call any thread may make
+                assertThat(parked.get(10, TimeUnit.SECONDS)).isEmpty();
+                // once the other thread is done, this one may take the consumer over
+                k.producer("t").send(null, bytes("x")).join();
+                assertThat(c.poll(Duration.ofSeconds(5))).extracting(KafkoRecord::offset).containsExactly(0L);
+            }
+        }
+    }
+
+    @Test
     void pollReturnsRecordsInOffsetOrderAndAdvancesThePosition() {
         try (Kafko k = Kafko.open(dir)) {
             k.createTopic("t");

@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.ConcurrentModificationException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,6 +27,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 
@@ -72,6 +74,9 @@ final class ConsumerImpl implements Consumer {
     private int seenVersion = -1;
     private @Nullable List<Integer> unannounced;
     private volatile boolean closed;
+    /** The thread using the consumer now, and how deep its calls nest (see {@link #acquire}). */
+    private final AtomicReference<Thread> user = new AtomicReference<>();
+    private int depth;
 
     ConsumerImpl(TopicImpl topic, @Nullable GroupCoordinator group, ConsumerOptions options, int defaultMaxPoll,
                  OffsetResetPolicy defaultReset) {
@@ -105,6 +110,15 @@ final class ConsumerImpl implements Consumer {
 
     @Override
     public List<KafkoRecord> poll(Duration timeout) {
+        acquire();
+        try {
+            return doPoll(timeout);
+        } finally {
+            release();
+        }
+    }
+
+    private List<KafkoRecord> doPoll(Duration timeout) {
         Objects.requireNonNull(timeout, "timeout");
         if (timeout.isNegative()) {
             throw new IllegalArgumentException("poll timeout must not be negative: " + timeout);
@@ -426,6 +440,15 @@ final class ConsumerImpl implements Consumer {
 
     @Override
     public void seek(int partition, long offset) {
+        acquire();
+        try {
+            doSeek(partition, offset);
+        } finally {
+            release();
+        }
+    }
+
+    private void doSeek(int partition, long offset) {
         ensureOpen();
         requireOwned(partition);
         if (offset < 0) {
@@ -437,6 +460,15 @@ final class ConsumerImpl implements Consumer {
 
     @Override
     public void seekAll(long offset) {
+        acquire();
+        try {
+            doSeekAll(offset);
+        } finally {
+            release();
+        }
+    }
+
+    private void doSeekAll(long offset) {
         ensureOpen();
         for (int p : owned) {
             seek(p, offset);
@@ -445,6 +477,15 @@ final class ConsumerImpl implements Consumer {
 
     @Override
     public void seekToBeginning() {
+        acquire();
+        try {
+            doSeekToBeginning();
+        } finally {
+            release();
+        }
+    }
+
+    private void doSeekToBeginning() {
         ensureOpen();
         PartitionActor[] actors = topic.actors();
         for (int p : owned) {
@@ -454,6 +495,15 @@ final class ConsumerImpl implements Consumer {
 
     @Override
     public void seekToEnd() {
+        acquire();
+        try {
+            doSeekToEnd();
+        } finally {
+            release();
+        }
+    }
+
+    private void doSeekToEnd() {
         ensureOpen();
         PartitionActor[] actors = topic.actors();
         for (int p : owned) {
@@ -463,6 +513,15 @@ final class ConsumerImpl implements Consumer {
 
     @Override
     public void seekToTimestamp(long epochMillis) {
+        acquire();
+        try {
+            doSeekToTimestamp(epochMillis);
+        } finally {
+            release();
+        }
+    }
+
+    private void doSeekToTimestamp(long epochMillis) {
         if (epochMillis < 0) {
             throw new IllegalArgumentException("cannot seek to negative timestamp " + epochMillis);
         }
@@ -475,6 +534,15 @@ final class ConsumerImpl implements Consumer {
 
     @Override
     public long position(int partition) {
+        acquire();
+        try {
+            return doPosition(partition);
+        } finally {
+            release();
+        }
+    }
+
+    private long doPosition(int partition) {
         ensureOpen();
         requireOwned(partition);
         return positions[partition];
@@ -482,12 +550,30 @@ final class ConsumerImpl implements Consumer {
 
     @Override
     public Set<Integer> assignment() {
+        acquire();
+        try {
+            return doAssignment();
+        } finally {
+            release();
+        }
+    }
+
+    private Set<Integer> doAssignment() {
         ensureOpen();
         return Collections.unmodifiableSet(ownedSet());
     }
 
     @Override
     public void commit() {
+        acquire();
+        try {
+            doCommit();
+        } finally {
+            release();
+        }
+    }
+
+    private void doCommit() {
         ensureOpen();
         if (group == null || owned.length == 0) {
             return;
@@ -503,6 +589,15 @@ final class ConsumerImpl implements Consumer {
 
     @Override
     public void commit(Map<Integer, Long> offsets) {
+        acquire();
+        try {
+            doCommit(offsets);
+        } finally {
+            release();
+        }
+    }
+
+    private void doCommit(Map<Integer, Long> offsets) {
         Objects.requireNonNull(offsets, "offsets");
         ensureOpen();
         if (group == null) {
@@ -524,6 +619,15 @@ final class ConsumerImpl implements Consumer {
 
     @Override
     public OptionalLong committed(int partition) {
+        acquire();
+        try {
+            return doCommitted(partition);
+        } finally {
+            release();
+        }
+    }
+
+    private OptionalLong doCommitted(int partition) {
         ensureOpen();
         if (group == null) {
             return OptionalLong.empty();
@@ -541,6 +645,15 @@ final class ConsumerImpl implements Consumer {
 
     @Override
     public void close() {
+        acquire();
+        try {
+            doClose();
+        } finally {
+            release();
+        }
+    }
+
+    private void doClose() {
         if (closed) {
             return;
         }
@@ -576,6 +689,30 @@ final class ConsumerImpl implements Consumer {
         }
         throw new InvalidPartitionException("partition " + partition + " of topic '" + topic.name
                 + "' is not assigned to this consumer (assignment " + ownedSet() + ")");
+    }
+
+    /**
+     * Takes the consumer for the calling thread, as Kafka's consumer does: a consumer is for one thread
+     * at a time (its callbacks, which run on that thread, may call it again), and a second thread gets a
+     * {@link ConcurrentModificationException} instead of records read twice or skipped.
+     * {@link #wakeup()} is the one call from any thread.
+     */
+    private void acquire() {
+        Thread self = Thread.currentThread();
+        Thread holder = user.get();
+        if (holder != self && !user.compareAndSet(null, self)) {
+            Thread other = user.get();
+            throw new ConcurrentModificationException("the consumer of topic '" + topic.name + "' is in use by thread '"
+                    + (other == null ? "another thread" : other.getName()) + "' while thread '" + self.getName()
+                    + "' calls it: a Consumer is for one thread at a time (wakeup() excepted)");
+        }
+        depth++;
+    }
+
+    private void release() {
+        if (--depth == 0) {
+            user.set(null);
+        }
     }
 
     private void ensureOpen() {
