@@ -77,6 +77,7 @@ final class ConsumerImpl implements Consumer {
     /** The thread using the consumer now, and how deep its calls nest (see {@link #acquire}). */
     private final AtomicReference<Thread> user = new AtomicReference<>();
     private int depth;
+    private final Use use = new Use();
 
     ConsumerImpl(TopicImpl topic, @Nullable GroupCoordinator group, ConsumerOptions options, int defaultMaxPoll,
                  OffsetResetPolicy defaultReset) {
@@ -110,11 +111,8 @@ final class ConsumerImpl implements Consumer {
 
     @Override
     public List<KafkoRecord> poll(Duration timeout) {
-        acquire();
-        try {
+        try (Use held = acquire()) {
             return doPoll(timeout);
-        } finally {
-            release();
         }
     }
 
@@ -440,11 +438,8 @@ final class ConsumerImpl implements Consumer {
 
     @Override
     public void seek(int partition, long offset) {
-        acquire();
-        try {
+        try (Use held = acquire()) {
             doSeek(partition, offset);
-        } finally {
-            release();
         }
     }
 
@@ -460,11 +455,8 @@ final class ConsumerImpl implements Consumer {
 
     @Override
     public void seekAll(long offset) {
-        acquire();
-        try {
+        try (Use held = acquire()) {
             doSeekAll(offset);
-        } finally {
-            release();
         }
     }
 
@@ -477,11 +469,8 @@ final class ConsumerImpl implements Consumer {
 
     @Override
     public void seekToBeginning() {
-        acquire();
-        try {
+        try (Use held = acquire()) {
             doSeekToBeginning();
-        } finally {
-            release();
         }
     }
 
@@ -495,11 +484,8 @@ final class ConsumerImpl implements Consumer {
 
     @Override
     public void seekToEnd() {
-        acquire();
-        try {
+        try (Use held = acquire()) {
             doSeekToEnd();
-        } finally {
-            release();
         }
     }
 
@@ -513,11 +499,8 @@ final class ConsumerImpl implements Consumer {
 
     @Override
     public void seekToTimestamp(long epochMillis) {
-        acquire();
-        try {
+        try (Use held = acquire()) {
             doSeekToTimestamp(epochMillis);
-        } finally {
-            release();
         }
     }
 
@@ -534,11 +517,8 @@ final class ConsumerImpl implements Consumer {
 
     @Override
     public long position(int partition) {
-        acquire();
-        try {
+        try (Use held = acquire()) {
             return doPosition(partition);
-        } finally {
-            release();
         }
     }
 
@@ -550,11 +530,8 @@ final class ConsumerImpl implements Consumer {
 
     @Override
     public Set<Integer> assignment() {
-        acquire();
-        try {
+        try (Use held = acquire()) {
             return doAssignment();
-        } finally {
-            release();
         }
     }
 
@@ -565,11 +542,8 @@ final class ConsumerImpl implements Consumer {
 
     @Override
     public void commit() {
-        acquire();
-        try {
+        try (Use held = acquire()) {
             doCommit();
-        } finally {
-            release();
         }
     }
 
@@ -589,11 +563,8 @@ final class ConsumerImpl implements Consumer {
 
     @Override
     public void commit(Map<Integer, Long> offsets) {
-        acquire();
-        try {
+        try (Use held = acquire()) {
             doCommit(offsets);
-        } finally {
-            release();
         }
     }
 
@@ -619,11 +590,8 @@ final class ConsumerImpl implements Consumer {
 
     @Override
     public OptionalLong committed(int partition) {
-        acquire();
-        try {
+        try (Use held = acquire()) {
             return doCommitted(partition);
-        } finally {
-            release();
         }
     }
 
@@ -645,11 +613,8 @@ final class ConsumerImpl implements Consumer {
 
     @Override
     public void close() {
-        acquire();
-        try {
+        try (Use held = acquire()) {
             doClose();
-        } finally {
-            release();
         }
     }
 
@@ -697,7 +662,7 @@ final class ConsumerImpl implements Consumer {
      * {@link ConcurrentModificationException} instead of records read twice or skipped.
      * {@link #wakeup()} is the one call from any thread.
      */
-    private void acquire() {
+    private Use acquire() {
         Thread self = Thread.currentThread();
         Thread holder = user.get();
         if (holder != self && !user.compareAndSet(null, self)) {
@@ -707,11 +672,16 @@ final class ConsumerImpl implements Consumer {
                     + "' calls it: a Consumer is for one thread at a time (wakeup() excepted)");
         }
         depth++;
+        return use;
     }
 
-    private void release() {
-        if (--depth == 0) {
-            user.set(null);
+    /** Ends a call {@link #acquire} began: one instance, reused, so that taking the consumer allocates nothing. */
+    private final class Use implements AutoCloseable {
+        @Override
+        public void close() {
+            if (--depth == 0) {
+                user.set(null);
+            }
         }
     }
 
