@@ -197,8 +197,7 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V> {
                 Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                         ? failure.getCause() : failure;
                 if (cause instanceof UnknownTopicException) {
-                    producers.remove(topic);
-                    lastProducer = null;
+                    forget(topic, null);
                 }
                 complete(topic, partition, key, value, start, cause);
                 throw failure instanceof CompletionException ce ? ce : new CompletionException(cause);
@@ -252,7 +251,13 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V> {
         }
     }
 
-    private void forget(String topic, BackendProducer producer) {
+    /** Drops the topic's cached producer ({@code producer}, or whichever is cached when null). */
+    private void forget(String topic, @Nullable BackendProducer producer) {
+        if (producer == null) {
+            producers.remove(topic);
+            lastProducer = null;
+            return;
+        }
         producers.remove(topic, producer);
         if (lastProducer == producer) {
             lastProducer = null;
