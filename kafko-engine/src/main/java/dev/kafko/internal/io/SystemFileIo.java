@@ -8,12 +8,15 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 
-/** Internal: {@link FileIo} on the real file system. */
+/**
+ * Internal: {@link FileIo} on the real file system. Its channels survive interrupted threads (see
+ * {@link InterruptSafeChannel}).
+ */
 final class SystemFileIo implements FileIo {
 
     @Override
     public FileChannel open(Path path, OpenOption... options) throws IOException {
-        return FileChannel.open(path, options);
+        return InterruptSafeChannel.open(FileChannel::open, path, options);
     }
 
     @Override
@@ -29,7 +32,7 @@ final class SystemFileIo implements FileIo {
     @Override
     public void fsyncDirectory(Path dir) throws IOException {
         // Linux lets a directory be opened read-only and forced; that makes its entries durable.
-        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+        try (FileChannel ch = open(dir, StandardOpenOption.READ)) {
             ch.force(true);
         }
     }

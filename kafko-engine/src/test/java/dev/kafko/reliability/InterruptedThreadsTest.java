@@ -1,0 +1,137 @@
+package dev.kafko.reliability;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kafko.Consumer;
+import dev.kafko.FsyncPolicy;
+import dev.kafko.Kafko;
+import dev.kafko.KafkoRecord;
+import dev.kafko.PartitionState;
+import dev.kafko.Producer;
+import dev.kafko.TopicConfig;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Application threads interrupted while they do kafko's file work: an uncontended send runs its
+ * partition's writes and fsyncs on the sender's thread, a commit writes the group's offsets file on
+ * the consumer's. A {@code FileChannel} closes itself when a thread blocked in it is interrupted
+ * ({@code ExecutorService.shutdownNow()} does exactly that); that must neither fail the partition
+ * or the group for everyone nor lose a record, and the thread keeps its interrupt.
+ */
+class InterruptedThreadsTest {
+
+    private static final int SENDERS = 6;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void interruptedSendersUnderEveryBatchNeitherFailThePartitionNorLoseAnAckedRecord() throws Exception {
+        Set<String> acked = ConcurrentHashMap.newKeySet();
+        List<Throwable> failures = new ArrayList<>();
+        AtomicInteger keptInterrupts = new AtomicInteger();
+        try (Kafko k = Kafko.open(dir)) {
+            k.createTopic("t", TopicConfig.builder().partitions(2).fsync(FsyncPolicy.EVERY_BATCH).build());
+            Producer p = k.producer("t");
+            AtomicBoolean stop = new AtomicBoolean();
+            List<Thread> senders = new ArrayList<>();
+            for (int s = 0; s < SENDERS; s++) {
+                int sender = s;
+                senders.add(new Thread(() -> {
+                    for (int i = 0; !stop.get(); i++) {
+                        String value = sender + "-" + i;
+                        try {
+                            p.send(bytes(value), bytes(value)).join();
+                            acked.add(value);
+                        } catch (CompletionException e) {
+                            synchronized (failures) {
+                                failures.add(e.getCause());
+                            }
+                        }
+                        if (Thread.interrupted()) {
+                            keptInterrupts.incrementAndGet();
+                        }
+                    }
+                }, "sender-" + s));
+            }
+            senders.forEach(Thread::start);
+            // interrupts land inside fdatasyncs and writes, as shutdownNow() delivers them
+            for (int round = 0; round < 300; round++) {
+                senders.forEach(Thread::interrupt);
+                Thread.sleep(1);
+            }
+            stop.set(true);
+            for (Thread t : senders) {
+                t.join();
+            }
+            assertThat(failures).isEmpty();
+            assertThat(keptInterrupts.get()).as("interrupts the senders saw").isPositive();
+            k.topic("t").orElseThrow().partitions().forEach(info -> assertThat(info.state()).isEqualTo(PartitionState.RUNNING));
+            p.send(bytes("after"), bytes("after")).join();
+            acked.add("after");
+        }
+        try (Kafko k = Kafko.open(dir); Consumer c = k.consumer("t")) {
+            Set<String> read = new HashSet<>();
+            for (List<KafkoRecord> batch = c.poll(Duration.ZERO); !batch.isEmpty(); batch = c.poll(Duration.ZERO)) {
+                batch.forEach(r -> read.add(new String(r.value(), StandardCharsets.UTF_8)));
+            }
+            assertThat(read).containsAll(acked);
+        }
+    }
+
+    @Test
+    void aConsumerInterruptedWhileItCommitsKeepsCommitting() throws Exception {
+        try (Kafko k = Kafko.open(dir)) {
+            k.createTopic("t", TopicConfig.builder().fsync(FsyncPolicy.EVERY_BATCH).build());
+            Producer p = k.producer("t");
+            for (int i = 0; i < 2_000; i++) {
+                p.send(null, ("v" + i).getBytes(StandardCharsets.UTF_8));
+            }
+            p.send(null, "last".getBytes(StandardCharsets.UTF_8)).join();
+            AtomicBoolean stop = new AtomicBoolean();
+            List<Throwable> failures = new ArrayList<>();
+            AtomicInteger keptInterrupts = new AtomicInteger();
+            Thread committer = new Thread(() -> {
+                try (Consumer c = k.groupConsumer("t", "g")) {
+                    for (long offset = 1; !stop.get() && offset <= 2_001; offset++) {
+                        try {
+                            c.commit(Map.of(0, offset));
+                        } catch (RuntimeException e) {
+                            failures.add(e);
+                        }
+                        if (Thread.interrupted()) {
+                            keptInterrupts.incrementAndGet();
+                        }
+                    }
+                }
+            }, "committer");
+            committer.start();
+            while (committer.isAlive()) {
+                committer.interrupt();
+                Thread.sleep(0, 200_000);
+            }
+            assertThat(failures).isEmpty();
+            assertThat(keptInterrupts.get()).isPositive();
+        }
+        try (Kafko k = Kafko.open(dir); Consumer c = k.groupConsumer("t", "g")) {
+            assertThat(c.committed(0)).hasValue(2_001);
+        }
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}
