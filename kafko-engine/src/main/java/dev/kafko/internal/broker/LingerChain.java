@@ -121,6 +121,12 @@ final class LingerChain {
             // the consumers woken have run: what is left of the allowance is not for a later wake-up
             wokenRounds = WOKEN_ROUNDS;
         }
+        if (!endScheduled) {
+            scheduleEnd.run();
+            endScheduled = true;
+        }
+        // linked last, with no call after: a thread out of stack before this point has linked nothing,
+        // and the owner fails the round it took, which never lingered
         if (head == null) {
             head = round;
         } else {
@@ -128,10 +134,6 @@ final class LingerChain {
         }
         tail = last;
         bytes = total;
-        if (!endScheduled) {
-            endScheduled = true;
-            scheduleEnd.run();
-        }
         return true;
     }
 

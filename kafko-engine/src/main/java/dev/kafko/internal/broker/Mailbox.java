@@ -86,12 +86,12 @@ final class Mailbox {
     }
 
     /**
-     * Takes every queued request, in arrival order (chained through {@link Request#next}), and wakes
-     * the senders waiting for room. Owner only.
+     * Takes every queued request, in arrival order (chained through {@link Request#next}); the owner
+     * then wakes the senders waiting for room ({@link #wakeWaiting}). No call between the take and the
+     * return, where a thread short of stack could fail and drop what it took. Owner only.
      */
     @Nullable Request<?> takeAll() {
         Request<?> newest = (Request<?>) HEAD.getAndSet(this, null);
-        wakeWaiting();
         Request<?> prev = null;
         for (Request<?> r = newest; r != null; ) {
             Request<?> next = r.next;

@@ -192,13 +192,22 @@ final class PartitionActor implements Mailbox.Owner {
             // an interrupt would close the log's file channels (interruptible channels) for everyone:
             // hold it back while this thread works for the partition, and restore it afterwards
             boolean interrupted = Thread.interrupted();
-            Request<?> round = mailbox.takeAll();
+            Request<?> round = null;
             int ticket = -1;
             try {
-                if (round != null && (round = process(round)) != null) {
+                Request<?> taken = mailbox.takeAll();
+                if (taken != null) {
+                    round = taken;
+                    mailbox.wakeWaiting();
+                    round = process(taken);
+                }
+            } catch (RuntimeException | Error e) {
+                // process settles every request itself; this is a thread out of stack before it could
+                round = failAll(round, e);
+            } finally {
+                if (round != null) {
                     ticket = completions.enter(marks);
                 }
-            } finally {
                 marks[ThreadMarks.OWNING]--;
                 ownerThread = null;
                 OWNER.setVolatile(this, 0);
@@ -212,7 +221,12 @@ final class PartitionActor implements Mailbox.Owner {
                 for (Request<?> r = round; r != null; ) {
                     Request<?> next = r.next;
                     r.next = null;
-                    r.finish(partition);
+                    try {
+                        r.finish(partition);
+                    } catch (RuntimeException | Error e) {
+                        // the thread ran out of stack in a callback chain: the next future is still completed
+                        r.completeExceptionally(e);
+                    }
                     r = next;
                 }
             } finally {
@@ -224,6 +238,16 @@ final class PartitionActor implements Mailbox.Owner {
                 return;
             }
         }
+    }
+
+    /** Gives every request of {@code round} that has no outcome yet {@code e}; returns {@code round}. */
+    private static @Nullable Request<?> failAll(@Nullable Request<?> round, Throwable e) {
+        for (Request<?> q = round; q != null; q = q.next) {
+            if (q.error == null) {
+                q.error = e;
+            }
+        }
+        return round;
     }
 
     /**
@@ -278,14 +302,14 @@ final class PartitionActor implements Mailbox.Owner {
             // something besides the log failed half-way through the round (an observer or a log handler
             // threw, the heap ran out): no request is left incomplete. Those not yet settled fail with it,
             // and so, under EVERY_BATCH, do the appends no flush covered yet (no reader saw them)
-            Throwable cause = e instanceof KafkoException ? e : new KafkoException("partition " + topic + "-"
-                    + partition + " could not finish a round of requests: " + e, e);
-            boolean unflushedFail = fsync == FsyncPolicy.EVERY_BATCH && unflushed != null;
-            for (Request<?> q = unflushedFail ? unflushed : open; q != null; q = q.next) {
-                if (q.error == null) {
-                    q.error = cause;
-                }
+            Throwable cause = e;
+            try {
+                cause = e instanceof KafkoException ? e : new KafkoException("partition " + topic + "-"
+                        + partition + " could not finish a round of requests: " + e, e);
+            } catch (StackOverflowError ignored) {
+                // out of stack here too: the requests fail with the error itself
             }
+            failAll(fsync == FsyncPolicy.EVERY_BATCH && unflushed != null ? unflushed : open, cause);
         }
         return first;
     }
@@ -486,10 +510,15 @@ final class PartitionActor implements Mailbox.Owner {
         Throwable cause = e instanceof KafkoException ? e
                 : e instanceof OutOfMemoryError ? new KafkoException(what + " of partition " + name
                         + " ran out of heap; nothing of it was written: " + e, e)
+                : e instanceof StackOverflowError ? new KafkoException(what + " of partition " + name
+                        + " ran out of stack (sends made from send callbacks nest on one stack: chain them through an"
+                        + " executor): " + e, e)
                 : new KafkoStorageException(what + " of partition " + name + " failed: " + e, e);
-        // a heap that ran out before the log was touched (encoding a frame) leaves the log as it was;
-        // any other Error may have left a write half done
-        boolean fatal = log.isFailed() || (e instanceof Error && !(e instanceof OutOfMemoryError));
+        // a heap that ran out before the log was touched (encoding a frame) leaves the log as it was, and
+        // so does a stack that ran out anywhere but where the log changes what it publishes (the log fails
+        // itself then); any other Error may have left a write half done
+        boolean fatal = log.isFailed()
+                || (e instanceof Error && !(e instanceof OutOfMemoryError) && !(e instanceof StackOverflowError));
         if (state == PartitionState.RUNNING && fatal) {
             Throwable logFailure = log.failure();
             failure = logFailure != null ? logFailure : cause;

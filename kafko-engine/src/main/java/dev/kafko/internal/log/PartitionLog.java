@@ -23,7 +23,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -64,10 +63,12 @@ import org.jspecify.annotations.Nullable;
 public final class PartitionLog implements Closeable {
 
     private static final VarHandle SIZE_BYTES;
+    private static final VarHandle WRITER;
 
     static {
         try {
             SIZE_BYTES = MethodHandles.lookup().findVarHandle(PartitionLog.class, "sizeBytes", long.class);
+            WRITER = MethodHandles.lookup().findVarHandle(PartitionLog.class, "writer", Thread.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -88,7 +89,12 @@ public final class PartitionLog implements Closeable {
     private final @Nullable Executor preparer;
     /** The seals of rolled segments, pending or unforced. Writer only. */
     private final Seals seals;
-    private final AtomicReference<@Nullable Thread> writer = new AtomicReference<>();
+    /**
+     * The thread in a writer call, or null: set with a CAS through {@link #WRITER} on entry, cleared with
+     * a plain volatile write on exit (never a call, which a thread out of stack could fail: the log
+     * would then refuse every later writer).
+     */
+    private volatile @Nullable Thread writer;
     /** Oldest first; replaced as a whole (copy on write) by the writer on roll and retention. */
     private volatile Segment[] segments;
     private volatile long endOffset;
@@ -203,11 +209,19 @@ public final class PartitionLog implements Closeable {
             checkUsable();
             long base = endOffset;
             long now = clock.millis();
-            int length = encoder.encode(records, base, now);
+            int length;
+            try {
+                length = encoder.encode(records, base, now);
+            } catch (StackOverflowError e) {
+                throw outOfStack(e);
+            }
             return store(base, records.size(), length, now);
         } finally {
-            encoder.trim();
-            exitWriter();
+            try {
+                encoder.trim();
+            } finally {
+                writer = null;
+            }
         }
     }
 
@@ -218,31 +232,69 @@ public final class PartitionLog implements Closeable {
             checkUsable();
             long base = endOffset;
             long now = clock.millis();
-            int length = encoder.encode(record, base, now);
+            int length;
+            try {
+                length = encoder.encode(record, base, now);
+            } catch (StackOverflowError e) {
+                throw outOfStack(e);
+            }
             return store(base, 1, length, now);
         } finally {
-            encoder.trim();
-            exitWriter();
+            try {
+                encoder.trim();
+            } finally {
+                writer = null;
+            }
         }
     }
 
     private long store(long base, int count, int length, long now) {
+        Segment active;
         try {
             if (markerOnDisk) {
                 dropCleanMarker();
             }
-            Segment active = segments[segments.length - 1];
+            active = segments[segments.length - 1];
             if (!active.isEmpty() && ((long) active.size() + length > config.segmentBytes()
                     || now - active.ageBase() >= segmentAgeMillis)) {
                 active = roll(active, now, length >= SegmentFile.CHANNEL_WRITE_MIN);
             }
-            active.append(encoder.buffer(), length, base, count, encoder.maxTimestamp(), now);
-        } catch (KafkoException | Error e) {
+        } catch (KafkoException e) {
             throw fail(e);
+        } catch (Error e) {
+            // recorded without a call, which a thread out of stack could fail
+            if (failure == null) {
+                failure = e;
+            }
+            throw e;
         }
-        // publish to readers: the segment's size was published first, so every offset below is readable
-        SIZE_BYTES.setRelease(this, sizeBytes + length);
-        endOffset = base + count;
+        try {
+            active.write(encoder.buffer(), length, now);
+        } catch (StackOverflowError e) {
+            // the deepest calls of an append, where a thread short of stack runs out; past the published end
+            throw outOfStack(e);
+        } catch (KafkoException e) {
+            throw fail(e);
+        } catch (Error e) {
+            // recorded without a call, which a thread out of stack could fail
+            if (failure == null) {
+                failure = e;
+            }
+            throw e;
+        }
+        try {
+            active.publish(length, base, count, encoder.maxTimestamp(), now);
+            // publish to readers: the segment's size was published first, so every offset below is readable
+            SIZE_BYTES.setRelease(this, sizeBytes + length);
+            endOffset = base + count;
+        } catch (Error e) {
+            // half published (a thread out of stack between two of these writes): the next append would
+            // reuse offsets that a frame already holds. Recorded without a call, which could fail too
+            if (failure == null) {
+                failure = e;
+            }
+            throw e;
+        }
         return base;
     }
 
@@ -303,7 +355,7 @@ public final class PartitionLog implements Closeable {
                 throw fail(e);
             }
         } finally {
-            exitWriter();
+            writer = null;
         }
     }
 
@@ -433,7 +485,7 @@ public final class PartitionLog implements Closeable {
             }
             return n;
         } finally {
-            exitWriter();
+            writer = null;
         }
     }
 
@@ -524,7 +576,7 @@ public final class PartitionLog implements Closeable {
                 throw fail(e);
             }
         } finally {
-            exitWriter();
+            writer = null;
         }
     }
 
@@ -580,6 +632,15 @@ public final class PartitionLog implements Closeable {
     }
 
     /** Records the first failure (any thread: a seal may fail in the background) and returns it to throw. */
+    /**
+     * The failure of an append whose thread ran out of stack before anything of it was published (it
+     * encoded, or stored past the published end): the log is as it was, and goes on.
+     */
+    private KafkoException outOfStack(StackOverflowError e) {
+        return new KafkoException("the thread appending to " + name + " ran out of stack; nothing of the append"
+                + " was written (sends made from send callbacks nest on one stack: chain them through an executor)", e);
+    }
+
     private RuntimeException fail(Throwable e) {
         if (failure == null) {
             failure = e;
@@ -606,14 +667,10 @@ public final class PartitionLog implements Closeable {
 
     private void enterWriter() {
         Thread current = Thread.currentThread();
-        Thread other = writer.compareAndExchange(null, current);
+        Thread other = (Thread) WRITER.compareAndExchange(this, (Thread) null, current);
         if (other != null) {
             throw new IllegalStateException("single-writer rule broken on " + name + ": " + current.getName()
                     + " called a writer method while " + other.getName() + " is in one");
         }
-    }
-
-    private void exitWriter() {
-        writer.setRelease(null);
     }
 }

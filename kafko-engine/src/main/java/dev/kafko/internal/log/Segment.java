@@ -136,11 +136,19 @@ final class Segment {
         return index;
     }
 
-    /** Stores a whole encoded frame after the last one and publishes it. Writer only. */
-    void append(byte[] frame, int length, long frameBase, int count, long frameMaxTimestamp, long now) {
-        int pos = size;
+    /**
+     * Stores a whole encoded frame after the last one, past what is published: until {@link #publish},
+     * no reader sees it and the next write stores over it, so a write that fails half-way (or never
+     * returns: a thread out of stack) changes nothing anyone sees. Writer only.
+     */
+    void write(byte[] frame, int length, long now) {
         file.checkSpace(now);
-        file.write(pos, frame, 0, length);
+        file.write(size, frame, 0, length);
+    }
+
+    /** Publishes the frame {@link #write} stored. Writer only. */
+    void publish(int length, long frameBase, int count, long frameMaxTimestamp, long now) {
+        int pos = size;
         long before = maxTimestamp;
         if (pos == SEGMENT_HEADER_SIZE) {
             ageBase = now;

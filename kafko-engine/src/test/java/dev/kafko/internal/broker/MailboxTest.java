@@ -101,7 +101,9 @@ class MailboxTest {
         CompletableFuture<Boolean> pushed = pushFromAnotherThread(send(), owner, sender);
         awaitParked(sender[0]);
 
+        // what drain() does: take the queue, then wake the senders waiting for room
         mailbox.takeAll();
+        mailbox.wakeWaiting();
 
         assertThat(pushed.get(10, TimeUnit.SECONDS)).isTrue();
         assertThat(owner.drains).hasValue(0);
