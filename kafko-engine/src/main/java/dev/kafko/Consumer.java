@@ -28,6 +28,8 @@ public interface Consumer extends AutoCloseable {
      * order within each, waiting up to {@code timeout} (without spinning) when there are none.
      * Returns an empty list on timeout or {@link #wakeup()}.
      *
+     * @throws InterruptException when it would wait (no record to return yet) and the thread is, or
+     *     becomes, interrupted; the interrupt status stays set. Records already there are returned first
      * @throws OffsetOutOfRangeException when a position is outside the log and the reset policy is FAIL
      * @throws IllegalArgumentException when {@code timeout} is negative
      * @throws KafkoClosedException after close

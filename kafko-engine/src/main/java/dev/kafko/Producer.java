@@ -73,6 +73,7 @@ public interface Producer {
      * other threads are completing: such a wait could wait for a thread that waits for this one.
      *
      * @throws KafkoClosedException when the instance is closed
+     * @throws InterruptException when the thread is interrupted while it waits; the interrupt status stays set
      */
     void flush();
 }

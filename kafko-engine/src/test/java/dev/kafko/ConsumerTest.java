@@ -290,4 +290,84 @@ class ConsumerTest {
         k.close();
         assertThatThrownBy(() -> polled.get(20, TimeUnit.SECONDS)).hasCauseInstanceOf(KafkoClosedException.class);
     }
+
+    @Test
+    void anInterruptedThreadGetsTheRecordsThereThenAnInterruptExceptionInsteadOfSpinningOutItsTimeout() {
+        try (Kafko k = Kafko.open(dir)) {
+            k.createTopic("t");
+            k.producer("t").send(null, bytes("x")).join();
+            try (Consumer c = k.consumer("t")) {
+                Thread.currentThread().interrupt();
+                try {
+                    assertThat(c.poll(Duration.ofSeconds(5))).extracting(KafkoRecord::offset).containsExactly(0L);
+                    long start = System.nanoTime();
+                    assertThatThrownBy(() -> c.poll(Duration.ofSeconds(5))).isInstanceOf(InterruptException.class)
+                            .hasMessageContaining("interrupted while polling t");
+                    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
+                    assertThat(Thread.currentThread().isInterrupted()).as("the interrupt status is kept").isTrue();
+                } finally {
+                    Thread.interrupted();
+                }
+                assertThat(c.poll(Duration.ZERO)).as("usable again once the interrupt is handled").isEmpty();
+            }
+        }
+    }
+
+    @Test
+    void aThreadInterruptedWhileItWaitsInPollGetsAnInterruptExceptionAtOnce() throws Exception {
+        try (Kafko k = Kafko.open(dir)) {
+            k.createTopic("t");
+            try (Consumer c = k.consumer("t")) {
+                CompletableFuture<Thread> poller = new CompletableFuture<>();
+                CompletableFuture<Throwable> thrown = Fixtures.onNewThread(() -> {
+                    poller.complete(Thread.currentThread());
+                    try {
+                        c.poll(Duration.ofMinutes(1));
+                        return null;
+                    } catch (InterruptException e) {
+                        return Thread.currentThread().isInterrupted() ? e : new AssertionError("interrupt status lost");
+                    }
+                });
+                Thread t = poller.get(10, TimeUnit.SECONDS);
+                while (t.getState() != Thread.State.TIMED_WAITING) {
+                    Thread.sleep(1);
+                }
+                t.interrupt();
+                assertThat(thrown.get(10, TimeUnit.SECONDS)).isInstanceOf(InterruptException.class);
+            }
+        }
+    }
+
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.EnumSource(OffsetResetPolicy.class)
+    void aNewAnonymousConsumerStartsAtOffsetZeroAndItsResetPolicyDecidesBelowTheLogStart(OffsetResetPolicy reset)
+            throws Exception {
+        try (Kafko k = Kafko.open(dir)) {
+            k.createTopic("t", TopicConfig.builder().segmentBytes(1024).retentionBytes(2048).build());
+            Producer p = k.producer("t");
+            for (int i = 0; i < 200; i++) {
+                p.send(null, new byte[100]).join();
+            }
+        }
+        try (Kafko k = Kafko.open(dir)) {
+            // retention runs once at open, in the background
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (k.topic("t").orElseThrow().partition(0).logStartOffset() == 0 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            long start = k.topic("t").orElseThrow().partition(0).logStartOffset();
+            assertThat(start).isPositive();
+            try (Consumer c = k.consumer("t", ConsumerOptions.DEFAULTS.withOffsetReset(reset))) {
+                assertThat(c.position(0)).isZero();
+                switch (reset) {
+                    case EARLIEST -> assertThat(c.poll(Duration.ZERO)).first().extracting(KafkoRecord::offset).isEqualTo(start);
+                    case LATEST -> {
+                        assertThat(c.poll(Duration.ZERO)).isEmpty();
+                        assertThat(c.position(0)).isEqualTo(200);
+                    }
+                    case FAIL -> assertThatThrownBy(() -> c.poll(Duration.ZERO)).isInstanceOf(OffsetOutOfRangeException.class);
+                }
+            }
+        }
+    }
 }

@@ -42,6 +42,19 @@ class RoutingTest {
     }
 
     @Test
+    void keylessRecordsFromAProducerPerSendStillSpreadRoundRobin() {
+        try (Kafko k = Kafko.open(dir)) {
+            Topic t = k.createTopic("t", TopicConfig.builder().partitions(4).build());
+            List<Integer> partitions = new java.util.ArrayList<>();
+            for (int i = 0; i < 400; i++) {
+                partitions.add(k.producer("t").send(null, bytes("v")).join().partition());
+            }
+            assertThat(partitions.subList(0, 8)).containsExactly(0, 1, 2, 3, 0, 1, 2, 3);
+            assertThat(t.partitions()).allSatisfy(info -> assertThat(info.endOffset()).isEqualTo(100));
+        }
+    }
+
+    @Test
     void mergedConsumeKeepsPerKeyOrderAcrossPartitions() {
         long seed = 42;
         System.out.println("RoutingTest seed " + seed);

@@ -127,7 +127,7 @@ class SendQueueBoundTest {
 
             List<CompletableFuture<RecordPosition>> sent = filler.sent();
             CompletableFuture<RecordPosition> last = sent.get(sent.size() - 1);
-            assertThatThrownBy(last::join).cause().isExactlyInstanceOf(KafkoException.class)
+            assertThatThrownBy(last::join).cause().isExactlyInstanceOf(InterruptException.class)
                     .hasMessageContaining("interrupted while waiting for room in partition t-0")
                     .hasCauseInstanceOf(InterruptedException.class);
             assertThat(filler.interruptedAfter).as("the interrupt is kept").isTrue();

@@ -3,6 +3,8 @@ package dev.kafko.internal.broker;
 import dev.kafko.Consumer;
 import dev.kafko.ConsumerOptions;
 import dev.kafko.ConsumerRebalanceListener;
+import dev.kafko.CorruptLogException;
+import dev.kafko.InterruptException;
 import dev.kafko.InvalidPartitionException;
 import dev.kafko.KafkoClosedException;
 import dev.kafko.KafkoException;
@@ -138,6 +140,10 @@ final class ConsumerImpl implements Consumer {
             if (remaining <= 0) {
                 return List.of();
             }
+            if (Thread.currentThread().isInterrupted()) {
+                // a park would return at once, for ever: the poll would spin out its timeout
+                throw new InterruptException("interrupted while polling " + topic.name() + " with nothing to return");
+            }
             waiter.parking();
             try {
                 // re-check after announcing the park: an append that missed the flag is seen here
@@ -190,7 +196,7 @@ final class ConsumerImpl implements Consumer {
         }
     }
 
-    /** Anonymous: every partition, new ones from their log start. */
+    /** Anonymous: every partition, new ones from offset 0. */
     private void growAnonymous() {
         PartitionActor[] actors = topic.actors();
         int old = owned.length;
@@ -202,7 +208,8 @@ final class ConsumerImpl implements Consumer {
         for (int p = 0; p < actors.length; p++) {
             owned[p] = p;
             if (p >= old) {
-                positions[p] = actors[p].log().logStartOffset();
+                // offset 0, as documented: below a log start that retention moved, the reset policy decides
+                positions[p] = 0;
                 actors[p].addWaiter(waiter);
             }
         }
@@ -387,6 +394,12 @@ final class ConsumerImpl implements Consumer {
                 ReadResult r = log.read(pos, max, MAX_READ_BYTES, verifiedFrame(p));
                 List<KafkoRecord> records = r.records();
                 int n = records.size();
+                if (n == 0 && max > 0) {
+                    // a read below the readable end always returns a record; none means data the log
+                    // cannot find, and a poll would otherwise read nothing again until its timeout
+                    throw new CorruptLogException("partition " + topic.name() + "-" + p + " holds no readable"
+                            + " record at offset " + pos + " below its end " + readable + "; seek past it to go on");
+                }
                 if (n > 0 && records.get(n - 1).offset() >= readable) {
                     // the log may hand out records past what the partition has made readable (not yet
                     // published, or not yet fsynced under EVERY_BATCH); keep to the readable end read

@@ -1,7 +1,7 @@
 package dev.kafko.internal.broker;
 
 import dev.kafko.BufferExhaustedException;
-import dev.kafko.KafkoException;
+import dev.kafko.InterruptException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
@@ -135,8 +135,8 @@ final class Mailbox {
                 return false;
             }
             if (Thread.currentThread().isInterrupted()) {
-                r.completeExceptionally(new KafkoException("interrupted while waiting for room in partition "
-                        + partition + "; this record was not sent", new InterruptedException()));
+                r.completeExceptionally(new InterruptException("interrupted while waiting for room in partition "
+                        + partition + "; this record was not sent"));
                 return false;
             }
             if (!drained) {

@@ -1,6 +1,7 @@
 package dev.kafko.internal.broker;
 
 import dev.kafko.FsyncPolicy;
+import dev.kafko.InterruptException;
 import dev.kafko.KafkoClosedException;
 import dev.kafko.KafkoException;
 import dev.kafko.KafkoStorageException;
@@ -336,7 +337,8 @@ final class PartitionActor implements Mailbox.Owner {
             completions.await(c.epoch);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new KafkoException("interrupted while waiting for the sends before a flush to complete", e);
+            throw new InterruptException("interrupted while waiting for the sends before a flush of " + topic + "-"
+                    + partition + " to complete");
         }
     }
 

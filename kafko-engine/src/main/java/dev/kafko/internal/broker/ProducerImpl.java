@@ -12,12 +12,11 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Internal: the {@link Producer} of one topic handle. Thread-safe and stateless apart from the
- * round-robin counter: every send routes, checks its arguments on the caller's thread (throwing
+ * Internal: the {@link Producer} of one topic handle. Thread-safe and stateless (the round-robin
+ * counter of keyless records is the topic's, shared by all its producers): every send routes, checks its arguments on the caller's thread (throwing
  * {@link RecordTooLargeException}, {@link dev.kafko.InvalidPartitionException},
  * {@link dev.kafko.UnknownTopicException} or {@link dev.kafko.KafkoClosedException} before anything
  * is written) and submits one request to the partition actor.
@@ -32,7 +31,6 @@ final class ProducerImpl implements Producer {
     private static final int VARINT_MAX = 5;
 
     private final TopicImpl topic;
-    private final AtomicInteger roundRobin = new AtomicInteger();
 
     ProducerImpl(TopicImpl topic) {
         this.topic = topic;
@@ -233,7 +231,7 @@ final class ProducerImpl implements Producer {
         if (key != null) {
             return Partitioner.partitionFor(key, partitions);
         }
-        return Partitioner.toPositive(roundRobin.getAndIncrement()) % partitions;
+        return Partitioner.toPositive(topic.keyless.getAndIncrement()) % partitions;
     }
 
     /** Refuses a null batch or a batch holding null, naming its index, before anything is routed. */

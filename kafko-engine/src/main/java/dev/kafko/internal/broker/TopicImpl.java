@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Internal: one open topic: its config, its partition actors, its live consumers and its groups.
@@ -30,6 +31,11 @@ final class TopicImpl implements Topic {
     private volatile Life life = Life.OPEN;
     final Set<ConsumerImpl> consumers = ConcurrentHashMap.newKeySet();
     final ConcurrentHashMap<String, GroupCoordinator> groups = new ConcurrentHashMap<>();
+    /**
+     * The round-robin counter of keyless records, shared by every producer of the topic: a producer per
+     * send (they hold nothing) still spreads them. Starts at 0, so runs are deterministic.
+     */
+    final AtomicInteger keyless = new AtomicInteger();
 
     TopicImpl(String name, Path dir, Broker broker, TopicConfig config, PartitionActor[] actors) {
         this.name = name;

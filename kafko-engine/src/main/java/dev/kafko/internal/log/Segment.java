@@ -265,7 +265,9 @@ final class Segment {
             pos = locate(offset, next, end, h);
         }
         if (pos < 0 || pos >= end) {
-            return 0;
+            // a frame remembered to end where the segment's data ends, though offsets up to next belong
+            // here: a damaged segment lost them, which the lookup reports (else every poll read nothing)
+            return remembered ? read(offset, maxRecords, maxBytes, topic, partition, out, null) : 0;
         }
         ByteBuffer copy;
         int copyStart;

@@ -1,6 +1,7 @@
 package dev.kafko.spring.listener;
 
 import dev.kafko.ConsumerRebalanceListener;
+import dev.kafko.InterruptException;
 import dev.kafko.KafkoClosedException;
 import dev.kafko.KafkoException;
 import dev.kafko.KafkoRecord;
@@ -142,6 +143,11 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         } catch (UnknownTopicException e) {
             leaveDeletedTopic(e);
             return List.of();
+        } catch (InterruptException e) {
+            if (container.stopRequested()) {
+                return List.of(); // the loop ends; the thread keeps its interrupt
+            }
+            throw e; // someone else interrupted the member's thread: it ends, reported as dead
         } catch (KafkoException e) {
             LOG.error("Listener '{}' could not poll {}; trying again", container.getListenerId(), container.topic(), e);
             container.awaitSignal(properties.pollTimeout().toMillis());
