@@ -141,6 +141,7 @@ public final class Broker implements Kafko {
             if (topics.containsKey(name)) {
                 throw new TopicExistsException("topic '" + name + "' already exists in " + dataDir);
             }
+            Names.checkNoCollision(name, topics.keySet());
             TopicImpl t = TopicDirectory.create(this, dataDir.resolve(name), name, config);
             topics.put(name, t);
             return t;

@@ -64,6 +64,24 @@ final class Names {
     }
 
     /** The name with control characters escaped, cut to a readable length. */
+    /**
+     * Refuses a topic name that equals one of {@code existing} once '.' and '_' count as one character,
+     * as Kafka does (its metric names cannot tell them apart): an application moved to Kafka would find
+     * one of the two topics refused there.
+     *
+     * @throws InvalidNameException naming both topics
+     */
+    static void checkNoCollision(String name, Iterable<String> existing) {
+        String folded = name.replace('.', '_');
+        for (String other : existing) {
+            if (!other.equals(name) && other.replace('.', '_').equals(folded)) {
+                throw new InvalidNameException("topic '" + name + "' collides with existing topic '" + other
+                        + "': Kafka counts '.' and '_' in topic names as the same character and refuses such a pair,"
+                        + " so kafko does too");
+            }
+        }
+    }
+
     private static String printable(String name) {
         StringBuilder sb = new StringBuilder();
         for (int i = 0; i < name.length() && i < 64; i++) {

@@ -34,4 +34,19 @@ class NamesTest {
                 .hasMessageContaining("group name 'bad\\u0000name'");
         assertThatThrownBy(() -> Names.check("topic", "../x")).hasMessageContaining("'../x'");
     }
+
+    @Test
+    void aTopicNameThatOnlyDiffersByDotOrUnderscoreFromAnExistingOneIsRefused(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
+        try (dev.kafko.Kafko k = dev.kafko.Kafko.open(dir)) {
+            k.createTopic("orders.eu_west");
+            for (String clash : new String[] {"orders_eu_west", "orders.eu.west", "orders_eu.west"}) {
+                org.assertj.core.api.Assertions.assertThatThrownBy(() -> k.createTopic(clash))
+                        .isInstanceOf(dev.kafko.InvalidNameException.class)
+                        .hasMessageContaining("topic '" + clash + "' collides with existing topic 'orders.eu_west'");
+            }
+            assertThat(k.topics()).containsExactly("orders.eu_west");
+            assertThat(dir.resolve("orders_eu_west")).doesNotExist();
+            k.createTopic("orders-eu-west"); // '-' is a character of its own
+        }
+    }
 }
