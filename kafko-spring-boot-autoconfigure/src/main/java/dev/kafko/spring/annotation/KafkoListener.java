@@ -60,4 +60,11 @@ public @interface KafkoListener {
      * {@code kafko.listener.ack-mode}.
      */
     String ackMode() default "";
+
+    /**
+     * The bean name of the {@link dev.kafko.spring.config.KafkoListenerContainerFactory} that builds this
+     * listener's container (its container properties, error handler, executor), as in spring-kafka.
+     * Default: the bean named {@code kafkoListenerContainerFactory}, else the only (or primary) factory.
+     */
+    String containerFactory() default "";
 }

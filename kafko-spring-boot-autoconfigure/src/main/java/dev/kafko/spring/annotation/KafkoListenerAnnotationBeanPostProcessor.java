@@ -48,6 +48,8 @@ public final class KafkoListenerAnnotationBeanPostProcessor
     public static final String BEAN_NAME = "dev.kafko.spring.annotation.internalKafkoListenerAnnotationProcessor";
     /** The name of an optional {@link MessageHandlerMethodFactory} bean that replaces the default one. */
     public static final String HANDLER_METHOD_FACTORY_BEAN_NAME = "kafkoHandlerMethodFactory";
+    /** The name of the container factory a listener uses when it names none. */
+    public static final String DEFAULT_CONTAINER_FACTORY_BEAN_NAME = "kafkoListenerContainerFactory";
 
     private final Set<Class<?>> withoutListeners = ConcurrentHashMap.newKeySet();
     private final List<KafkoListenerEndpoint> pending = new ArrayList<>();
@@ -141,7 +143,7 @@ public final class KafkoListenerAnnotationBeanPostProcessor
 
     private MessageListenerContainer createContainer(KafkoListenerEndpoint endpoint) {
         ConfigurableListableBeanFactory factory = requireBeanFactory();
-        KafkoListenerContainerFactory containers = factory.getBean(KafkoListenerContainerFactory.class);
+        KafkoListenerContainerFactory containers = containerFactory(factory, endpoint);
         // the registry's containers run on what the factory was built with (kafko itself): destroying
         // those beans destroys the registry first, which stops the containers, also when the context
         // fails before its lifecycle ever stops them
@@ -152,6 +154,28 @@ public final class KafkoListenerAnnotationBeanPostProcessor
                 ? factory.getBean(HANDLER_METHOD_FACTORY_BEAN_NAME, MessageHandlerMethodFactory.class)
                 : containers.defaultHandlerMethodFactory();
         return containers.createListenerContainer(endpoint, methods);
+    }
+
+    /**
+     * The factory the endpoint names, else the one named {@value #DEFAULT_CONTAINER_FACTORY_BEAN_NAME}, else
+     * the only or primary one.
+     */
+    private static KafkoListenerContainerFactory containerFactory(ConfigurableListableBeanFactory factory,
+            KafkoListenerEndpoint endpoint) {
+        String name = endpoint.containerFactory();
+        if (name == null && factory.containsBean(DEFAULT_CONTAINER_FACTORY_BEAN_NAME)) {
+            name = DEFAULT_CONTAINER_FACTORY_BEAN_NAME;
+        }
+        if (name == null) {
+            return factory.getBean(KafkoListenerContainerFactory.class);
+        }
+        if (!factory.containsBean(name) || !factory.isTypeMatch(name, KafkoListenerContainerFactory.class)) {
+            throw new InvalidKafkoListenerException("@KafkoListener '" + endpoint.id() + "' on "
+                    + endpoint.method().getDeclaringClass().getSimpleName() + "." + endpoint.method().getName()
+                    + ": containerFactory '" + name + "' is no KafkoListenerContainerFactory bean; the factories are "
+                    + List.of(factory.getBeanNamesForType(KafkoListenerContainerFactory.class)));
+        }
+        return factory.getBean(name, KafkoListenerContainerFactory.class);
     }
 
     private KafkoListenerEndpoint endpoint(KafkoListener listener, Object bean, Method method, String defaultId) {
@@ -176,11 +200,12 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         String autoStartup = resolveString(listener.autoStartup(), "autoStartup", where, ctx);
         String batch = resolveString(listener.batch(), "batch", where, ctx);
         String ackMode = resolveString(listener.ackMode(), "ackMode", where, ctx);
+        String containerFactory = resolveString(listener.containerFactory(), "containerFactory", where, ctx);
         return new KafkoListenerEndpoint(id, topics, group == null ? id : group,
                 concurrency == null ? null : parseInt(concurrency, where),
                 autoStartup == null ? null : parseBoolean(autoStartup, "autoStartup", where),
                 batch != null && parseBoolean(batch, "batch", where), ackMode == null ? null : parseAckMode(ackMode, where),
-                bean, method, checkedReplyTopic(method, id, where, ctx));
+                bean, method, checkedReplyTopic(method, id, where, ctx), containerFactory);
     }
 
     private @Nullable String checkedReplyTopic(Method method, String id, String where, BeanExpressionContext ctx) {

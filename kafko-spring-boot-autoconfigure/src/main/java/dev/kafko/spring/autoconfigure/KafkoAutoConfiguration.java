@@ -194,7 +194,7 @@ public final class KafkoAutoConfiguration {
     }
 
     @Bean
-    @ConditionalOnMissingBean
+    @ConditionalOnMissingBean(name = KafkoListenerAnnotationBeanPostProcessor.DEFAULT_CONTAINER_FACTORY_BEAN_NAME)
     @SuppressWarnings("unchecked")
     KafkoListenerContainerFactory kafkoListenerContainerFactory(LogBackend backend, RecordMessageConverter converter,
                                                                 KafkoProperties properties,

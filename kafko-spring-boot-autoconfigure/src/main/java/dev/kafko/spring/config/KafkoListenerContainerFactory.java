@@ -51,6 +51,29 @@ public class KafkoListenerContainerFactory {
         this.converter = converter;
     }
 
+    /**
+     * A new factory with this one's settings, to configure a second factory from the auto-configured
+     * one (a listener picks it with {@code @KafkoListener(containerFactory = "<bean name>")}):
+     * <pre>{@code
+     * @Bean
+     * KafkoListenerContainerFactory manualAcks(KafkoListenerContainerFactory kafkoListenerContainerFactory) {
+     *     KafkoListenerContainerFactory f = kafkoListenerContainerFactory.copy();
+     *     f.setContainerProperties(f.getContainerProperties().withAckMode(AckMode.MANUAL));
+     *     return f;
+     * }
+     * }</pre>
+     */
+    public synchronized KafkoListenerContainerFactory copy() {
+        KafkoListenerContainerFactory copy = new KafkoListenerContainerFactory(backend, converter);
+        copy.containerProperties = containerProperties;
+        copy.errorHandler = errorHandler;
+        copy.instrumentation = instrumentation;
+        copy.executor = executor;
+        copy.replyTemplate = replyTemplate;
+        copy.autoStartup = autoStartup;
+        return copy;
+    }
+
     public void setContainerProperties(ContainerProperties containerProperties) {
         this.containerProperties = containerProperties;
     }

@@ -19,12 +19,21 @@ import org.jspecify.annotations.Nullable;
  * @param bean the bean to invoke
  * @param method the method to invoke
  * @param replyTopic the {@code @SendTo} topic, or {@code null}
+ * @param containerFactory the bean name of the container factory, or {@code null} for the default one
  */
 public record KafkoListenerEndpoint(String id, List<String> topics, String groupId, @Nullable Integer concurrency,
                                     @Nullable Boolean autoStartup, boolean batch, @Nullable AckMode ackMode,
-                                    Object bean, Method method, @Nullable String replyTopic) {
+                                    Object bean, Method method, @Nullable String replyTopic,
+                                    @Nullable String containerFactory) {
 
     public KafkoListenerEndpoint {
         topics = List.copyOf(topics);
+    }
+
+    /** An endpoint built by the default container factory. */
+    public KafkoListenerEndpoint(String id, List<String> topics, String groupId, @Nullable Integer concurrency,
+                                 @Nullable Boolean autoStartup, boolean batch, @Nullable AckMode ackMode,
+                                 Object bean, Method method, @Nullable String replyTopic) {
+        this(id, topics, groupId, concurrency, autoStartup, batch, ackMode, bean, method, replyTopic, null);
     }
 }

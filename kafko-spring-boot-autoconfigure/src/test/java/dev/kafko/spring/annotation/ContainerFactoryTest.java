@@ -1,0 +1,89 @@
+package dev.kafko.spring.annotation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kafko.Kafko;
+import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
+import dev.kafko.spring.config.KafkoListenerContainerFactory;
+import dev.kafko.spring.core.KafkoTemplate;
+import dev.kafko.spring.listener.AckMode;
+import dev.kafko.spring.support.Acknowledgment;
+import dev.kafko.spring.test.KafkoTestUtils;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * {@code @KafkoListener(containerFactory = ...)}: a second factory, copied from the auto-configured one,
+ * builds the containers of the listeners that name it, beside the default one; an unknown name fails the
+ * start naming the listener and the factories there are.
+ */
+class ContainerFactoryTest {
+
+    static final List<String> RECEIVED = new CopyOnWriteArrayList<>();
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+            .withPropertyValues("kafko.ephemeral=true");
+
+    @Test
+    void aListenerNamingASecondFactoryGetsItsSettingsAndTheOthersKeepTheDefault() {
+        RECEIVED.clear();
+        runner.withUserConfiguration(ManualFactory.class).withBean(Listeners.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBeansOfType(KafkoListenerContainerFactory.class))
+                    .containsOnlyKeys("kafkoListenerContainerFactory", "manualAcks");
+            @SuppressWarnings("unchecked")
+            KafkoTemplate<Object, Object> template = context.getBean(KafkoTemplate.class);
+            template.send("manual", "m").join();
+            template.send("plain", "p").join();
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+            assertThat(RECEIVED).containsExactlyInAnyOrder("manual:m", "plain:p");
+            Kafko kafko = context.getBean(Kafko.class);
+            // the manual listener acknowledged, the other one committed by the default ack mode (batch)
+            assertThat(kafko.groupConsumer("manual", "manual-listener").committed(0)).hasValue(1);
+            assertThat(kafko.groupConsumer("plain", "plain-listener").committed(0)).hasValue(1);
+        });
+    }
+
+    @Test
+    void anUnknownContainerFactoryFailsTheStartNamingTheListenerAndTheFactories() {
+        runner.withBean(UnknownFactory.class).run(context -> assertThat(context).hasFailed().getFailure()
+                .hasStackTraceContaining("@KafkoListener 'lost' on UnknownFactory.on: containerFactory 'nope' is no"
+                        + " KafkoListenerContainerFactory bean; the factories are [kafkoListenerContainerFactory]"));
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class ManualFactory {
+        @Bean
+        KafkoListenerContainerFactory manualAcks(KafkoListenerContainerFactory kafkoListenerContainerFactory) {
+            KafkoListenerContainerFactory f = kafkoListenerContainerFactory.copy();
+            f.setContainerProperties(f.getContainerProperties().withAckMode(AckMode.MANUAL));
+            return f;
+        }
+    }
+
+    static class Listeners {
+        @KafkoListener(id = "manual-listener", topics = "manual", containerFactory = "manualAcks")
+        void manual(String value, Acknowledgment ack) {
+            RECEIVED.add("manual:" + value);
+            ack.acknowledge();
+        }
+
+        @KafkoListener(id = "plain-listener", topics = "plain")
+        void plain(String value) {
+            RECEIVED.add("plain:" + value);
+        }
+    }
+
+    static class UnknownFactory {
+        @KafkoListener(id = "lost", topics = "t", containerFactory = "nope")
+        void on(String value) {
+        }
+    }
+}
