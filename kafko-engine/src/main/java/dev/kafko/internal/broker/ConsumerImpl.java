@@ -37,8 +37,8 @@ import org.jspecify.annotations.Nullable;
  * Internal: a {@link Consumer}, used by one thread at a time; only {@link #wakeup()} may be called
  * from another thread.
  *
- * <p>An anonymous consumer is assigned every partition (also those added later) and starts at the
- * log start. A group member shares the partitions with the live members of its group as
+ * <p>An anonymous consumer is assigned every partition (also those added later) and starts at
+ * offset 0 (below the log start, its reset policy applies at the first read). A group member shares the partitions with the live members of its group as
  * {@link GroupCoordinator} describes; rebalance callbacks run inside {@link #poll}. Its start
  * position on a partition is the group's committed offset, or, without one, the log start
  * ({@code EARLIEST} and {@code FAIL}) or the log end ({@code LATEST}).
