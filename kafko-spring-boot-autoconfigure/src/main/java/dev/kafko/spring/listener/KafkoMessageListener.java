@@ -18,6 +18,15 @@ public interface KafkoMessageListener {
      */
     void onMessage(List<KafkoRecord> records, Acknowledgment acknowledgment) throws Exception;
 
+    /**
+     * {@link #onMessage(List, Acknowledgment)} for the {@code deliveryAttempt}-th attempt at these records
+     * (1 for their delivery, 2 for the error handler's first retry, ...); what the container calls.
+     */
+    default void onMessage(List<KafkoRecord> records, Acknowledgment acknowledgment, int deliveryAttempt)
+            throws Exception {
+        onMessage(records, acknowledgment);
+    }
+
     /** The listener bean when it wants to choose its start offsets; {@code null} otherwise. */
     default @Nullable ConsumerSeekAware seekAware() {
         return null;

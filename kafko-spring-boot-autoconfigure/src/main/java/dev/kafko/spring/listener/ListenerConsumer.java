@@ -222,7 +222,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
     private void deliverBatch(List<KafkoRecord> records) {
         Acknowledgment ack = properties.ackMode().isManual() ? new Ack(records) : noAck;
         try {
-            invoke(records, ack);
+            invoke(records, ack, 1);
         } catch (Exception failure) {
             BatchListenerFailedException named = failedRecord(failure);
             if (named == null || named.getIndex() >= records.size()) {
@@ -273,7 +273,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
     private boolean handle(List<KafkoRecord> records) {
         Acknowledgment ack = properties.ackMode().isManual() ? new Ack(records) : noAck;
         try {
-            invoke(records, ack);
+            invoke(records, ack, 1);
         } catch (Exception failure) {
             return recover(records, failure, ack);
         }
@@ -311,11 +311,11 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         }
     }
 
-    private void invoke(List<KafkoRecord> records, Acknowledgment ack) throws Exception {
+    private void invoke(List<KafkoRecord> records, Acknowledgment ack, int attempt) throws Exception {
         long start = timed ? System.nanoTime() : 0L;
         boolean success = false;
         try {
-            listener.onMessage(records, ack);
+            listener.onMessage(records, ack, attempt);
             success = true;
         } catch (VirtualMachineError e) {
             throw e;
@@ -535,6 +535,8 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
     private final class Invocation implements FailedInvocation {
         private final List<KafkoRecord> records;
         private final Acknowledgment ack;
+        /** The attempts so far, the delivery included. */
+        private int attempts = 1;
 
         Invocation(List<KafkoRecord> records, Acknowledgment ack) {
             this.records = records;
@@ -554,7 +556,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         @Override
         public void retry() throws Exception {
             try {
-                invoke(records, ack);
+                invoke(records, ack, ++attempts);
             } catch (Exception e) {
                 // a batch of the one failed record failed again: the cause named is the failure
                 BatchListenerFailedException named = failedRecord(e);

@@ -37,6 +37,12 @@ public final class KafkoHeaders {
     public static final String LISTENER_ID = PREFIX + "listenerId";
     /** The {@link Acknowledgment} of the delivery. */
     public static final String ACKNOWLEDGMENT = PREFIX + "acknowledgment";
+    /**
+     * Which attempt at the record this invocation of a record listener is, an {@code int}: 1 for its
+     * delivery, 2 for the error handler's first retry, and so on (counted by the container; a record
+     * delivered again after a restart starts at 1). As spring-kafka's {@code kafka_deliveryAttempt}.
+     */
+    public static final String DELIVERY_ATTEMPT = PREFIX + "deliveryAttempt";
     /** The {@link dev.kafko.KafkoRecord} itself (a {@code List} of them for a batch). */
     public static final String RAW_DATA = PREFIX + "data";
 

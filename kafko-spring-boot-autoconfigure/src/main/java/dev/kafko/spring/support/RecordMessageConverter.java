@@ -39,7 +39,8 @@ public final class RecordMessageConverter {
             MessageHeaders.CONTENT_TYPE, KafkoHeaders.TOPIC, KafkoHeaders.KEY, KafkoHeaders.PARTITION,
             KafkoHeaders.TIMESTAMP, KafkoHeaders.RECEIVED_KEY, KafkoHeaders.RECEIVED_TOPIC,
             KafkoHeaders.RECEIVED_PARTITION, KafkoHeaders.OFFSET, KafkoHeaders.RECEIVED_TIMESTAMP,
-            KafkoHeaders.GROUP_ID, KafkoHeaders.LISTENER_ID, KafkoHeaders.ACKNOWLEDGMENT, KafkoHeaders.RAW_DATA);
+            KafkoHeaders.GROUP_ID, KafkoHeaders.LISTENER_ID, KafkoHeaders.ACKNOWLEDGMENT, KafkoHeaders.RAW_DATA,
+            KafkoHeaders.DELIVERY_ATTEMPT);
 
     private final SmartMessageConverter converter;
 
@@ -143,6 +144,12 @@ public final class RecordMessageConverter {
      */
     public Message<byte[]> toMessage(KafkoRecord record, Acknowledgment acknowledgment, String groupId,
                                      String listenerId) {
+        return toMessage(record, acknowledgment, groupId, listenerId, 1);
+    }
+
+    /** {@link #toMessage(KafkoRecord, Acknowledgment, String, String)} with {@link KafkoHeaders#DELIVERY_ATTEMPT}. */
+    public Message<byte[]> toMessage(KafkoRecord record, Acknowledgment acknowledgment, String groupId,
+                                     String listenerId, int deliveryAttempt) {
         RecordMessageHeaders headers = new RecordMessageHeaders();
         Map<String, Object> raw = headers.raw();
         copyRecordHeaders(record.headers(), raw);
@@ -150,6 +157,7 @@ public final class RecordMessageConverter {
         raw.put(KafkoHeaders.ACKNOWLEDGMENT, acknowledgment);
         raw.put(KafkoHeaders.GROUP_ID, groupId);
         raw.put(KafkoHeaders.LISTENER_ID, listenerId);
+        raw.put(KafkoHeaders.DELIVERY_ATTEMPT, deliveryAttempt);
         return new GenericMessage<>(payload(record), headers);
     }
 

@@ -54,6 +54,17 @@ class ErrorHandlingTest {
     }
 
     @Test
+    void aRecordListenerReadsWhichAttemptEachInvocationIs() {
+        runner.withBean(Flaky.class).run(context -> {
+            template(context).send("flaky", "f").join();
+            template(context).send("flaky", "g").join();
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+            // the third attempt succeeds; the next record starts again at 1
+            assertThat(DONE).containsExactly("f@1", "f@2", "f@3", "g@1", "g@2", "g@3");
+        });
+    }
+
+    @Test
     void aPoisonRecordIsRetriedThenPublishedToTheDeadLetterTopicWithItsHistory() {
         runner.withPropertyValues("kafko.listener.dead-letter.enabled=true").run(context -> {
             KafkoTemplate<Object, Object> template = template(context);
@@ -371,6 +382,16 @@ class ErrorHandlingTest {
         @KafkoListener(id = "typed", topics = "typed")
         void typed(Order order) {
             ORDERS.add(order);
+        }
+    }
+
+    static class Flaky {
+        @KafkoListener(id = "flaky", topics = "flaky")
+        void flaky(String value, @Header(KafkoHeaders.DELIVERY_ATTEMPT) int attempt) {
+            DONE.add(value + "@" + attempt);
+            if (attempt < 3) {
+                throw new IllegalStateException("not yet");
+            }
         }
     }
 }

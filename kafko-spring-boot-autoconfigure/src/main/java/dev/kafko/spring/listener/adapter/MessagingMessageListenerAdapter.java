@@ -109,6 +109,12 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
 
     @Override
     public void onMessage(List<KafkoRecord> records, Acknowledgment acknowledgment) throws Exception {
+        onMessage(records, acknowledgment, 1);
+    }
+
+    @Override
+    public void onMessage(List<KafkoRecord> records, Acknowledgment acknowledgment, int deliveryAttempt)
+            throws Exception {
         Message<?> message;
         Object plain = null;
         if (batch) {
@@ -119,7 +125,7 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
             message = single;
             plain = plainPayloadType == null ? null : converter.plainPayload(single, plainPayloadType);
         } else {
-            message = converter.toMessage(records.get(0), acknowledgment, groupId, listenerId);
+            message = converter.toMessage(records.get(0), acknowledgment, groupId, listenerId, deliveryAttempt);
         }
         Object result = plain == null ? handler.invoke(message) : handler.invoke(message, plain);
         if (result != null && replyTopic != null && replyTemplate != null) {
