@@ -270,9 +270,9 @@ class KafkoLifecycleTest {
 
     @Test
     void aLeftoverIsRemovedOnlyWhenEveryFileInItIsOneKafkoWritesThere() throws Exception {
-        // what an interrupted delete leaves: a partition with a segment, its indexes, a deleted segment
-        // and the clean marker; a group with its offsets and the offsets' temporary copy; the config's
-        // temporary copy
+        // what an interrupted delete leaves: the renamed config (its commit point); a partition with a
+        // segment, its indexes, a deleted segment and the clean marker; a group with its offsets and the
+        // offsets' temporary copy; the config's temporary copy
         try (Kafko k = Kafko.open(dir)) {
             k.createTopic("gone", TopicConfig.builder().partitions(2).build());
             k.producer("gone").send(null, new byte[] {1}).join();
@@ -282,7 +282,8 @@ class KafkoLifecycleTest {
             }
         }
         Path gone = dir.resolve("gone");
-        Files.move(gone.resolve(FileNames.TOPIC_CONFIG_FILE), gone.resolve(FileNames.TOPIC_CONFIG_FILE + ".tmp"));
+        Files.move(gone.resolve(FileNames.TOPIC_CONFIG_FILE), gone.resolve(FileNames.TOPIC_DELETED_MARKER));
+        Files.writeString(gone.resolve(FileNames.TOPIC_CONFIG_FILE + ".tmp"), "");
         Files.writeString(gone.resolve("0").resolve("00000000000000000007.log.deleted"), "");
         Files.writeString(gone.resolve("groups").resolve("g").resolve("offsets.tmp"), "");
         Files.writeString(gone.resolve("groups").resolve("old.offsets"), "");

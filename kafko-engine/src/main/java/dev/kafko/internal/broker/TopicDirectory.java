@@ -5,6 +5,7 @@ import dev.kafko.KafkoStorageException;
 import dev.kafko.TopicConfig;
 import dev.kafko.internal.io.FileIo;
 import dev.kafko.internal.io.FileNames;
+import dev.kafko.internal.log.PartitionLog;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.file.DirectoryStream;
@@ -21,17 +22,20 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Internal: the layout of topic directories: discovery on open, creation and deletion. Called under
  * the broker's admin lock (or before the broker is shared).
  *
  * <p>{@code topic.conf} is the commit point of a topic: it is written after the partition
- * directories on create and removed first on delete, so a directory without it is the leftover of
- * an interrupted create or delete. Such directories, files and directories with names that are
- * not topic names are stray: they are logged and skipped on open, never fatal. A directory with a
- * config that is damaged, or that lacks a partition directory its config names, is fatal:
- * {@link InvalidTopicLayoutException}.
+ * directories on create, and renamed to {@code topic.conf.deleted} first on delete (that file is
+ * removed last). So a directory without a config is the leftover of an interrupted create (its
+ * segments hold no record) or of an interrupted delete (it has the renamed config), or a topic
+ * whose config was lost: that one holds records or committed offsets, and it is never removed.
+ * Such directories, files and directories with names that are not topic names are stray: they are
+ * logged and skipped on open, never fatal. A directory with a config that is damaged, or that lacks
+ * a partition directory its config names, is fatal: {@link InvalidTopicLayoutException}.
  */
 final class TopicDirectory {
 
@@ -63,8 +67,7 @@ final class TopicDirectory {
                 continue;
             }
             if (!Files.exists(entry.resolve(FileNames.TOPIC_CONFIG_FILE))) {
-                LOG.log(Level.WARNING, "ignoring directory " + entry + ": it has no " + FileNames.TOPIC_CONFIG_FILE
-                        + " (left over from an interrupted create or delete?)");
+                LOG.log(Level.WARNING, "ignoring directory " + entry + ": " + withoutConfig(entry));
                 continue;
             }
             sink.accept(open(broker, entry, name));
@@ -91,8 +94,17 @@ final class TopicDirectory {
                         + " topic directory kafko left behind (it holds files kafko never writes there); move it away"
                         + " or pick another name");
             }
+            String data = Files.exists(topicDir.resolve(FileNames.TOPIC_DELETED_MARKER)) ? null : dataIn(topicDir);
+            if (data != null) {
+                // no interrupted create left this (it writes no record) and no delete was started: a lost config
+                throw new InvalidTopicLayoutException(name, Files.exists(topicDir.resolve(FileNames.TOPIC_CONFIG_FILE))
+                        ? topicDir + " holds data (" + data + ") and a " + FileNames.TOPIC_CONFIG_FILE + " this"
+                                + " instance did not open; reopen to use the topic, or move the directory away"
+                        : topicDir + " holds data (" + data + ") but no " + FileNames.TOPIC_CONFIG_FILE + "; restore "
+                                + FileNames.TOPIC_CONFIG_FILE + " and reopen, or move the directory away");
+            }
             LOG.log(Level.WARNING, "removing " + topicDir + ", left over from an interrupted create or delete");
-            deleteTree(topicDir);
+            deleteTree(topicDir, null);
         }
         try {
             Files.createDirectories(topicDir);
@@ -116,7 +128,7 @@ final class TopicDirectory {
             }
         } catch (IOException | RuntimeException e) {
             closeAll(actors);
-            deleteTree(topicDir);
+            deleteTree(topicDir, null);
             throw e instanceof RuntimeException re ? re
                     : new KafkoStorageException("cannot create topic '" + name + "' in " + topicDir + ": " + e, e);
         }
@@ -125,7 +137,7 @@ final class TopicDirectory {
 
     /**
      * Whether {@code topicDir} (a path no open topic holds) is what an interrupted or failed create or
-     * delete leaves: a directory (not a link) holding only a config or a temporary one (a regular
+     * delete leaves: a directory (not a link) holding only a config, a temporary or a deleted one (a regular
      * file), partition directories that hold only files kafko writes there, and a groups directory
      * that holds only group directories with offsets files (or offsets files of the older layout).
      * Anything else, at any depth, is the user's, and never deleted.
@@ -133,7 +145,8 @@ final class TopicDirectory {
     private static boolean isLeftover(Path topicDir) {
         return onlyEntries(topicDir, entry -> {
             String n = entry.getFileName().toString();
-            if (n.equals(FileNames.TOPIC_CONFIG_FILE) || n.equals(FileNames.TOPIC_CONFIG_FILE + FileNames.TMP_SUFFIX)) {
+            if (n.equals(FileNames.TOPIC_CONFIG_FILE) || n.equals(FileNames.TOPIC_CONFIG_FILE + FileNames.TMP_SUFFIX)
+                    || n.equals(FileNames.TOPIC_DELETED_MARKER)) {
                 return Files.isRegularFile(entry, LinkOption.NOFOLLOW_LINKS);
             }
             if (n.equals(FileNames.GROUPS_DIR)) {
@@ -141,6 +154,60 @@ final class TopicDirectory {
             }
             return isPartitionNumber(n) && onlyEntries(entry, TopicDirectory::isPartitionFile);
         });
+    }
+
+    /**
+     * What in {@code topicDir} (a leftover by {@link #isLeftover}) no interrupted create could have
+     * written, or {@code null} when there is nothing such: a segment file longer than its header (a
+     * create appends nothing) or a group's offsets. Only directory listings and file sizes are read.
+     */
+    private static @Nullable String dataIn(Path topicDir) {
+        if (Files.exists(topicDir.resolve(FileNames.GROUPS_DIR))) {
+            Set<String> groups = groupsOnDisk(topicDir);
+            if (!groups.isEmpty()) {
+                return "committed offsets of group '" + groups.iterator().next() + "' in "
+                        + topicDir.resolve(FileNames.GROUPS_DIR);
+            }
+        }
+        try (DirectoryStream<Path> partitions = Files.newDirectoryStream(topicDir, Files::isDirectory)) {
+            for (Path p : partitions) {
+                if (p.getFileName().toString().equals(FileNames.GROUPS_DIR)) {
+                    continue;
+                }
+                try (DirectoryStream<Path> files = Files.newDirectoryStream(p)) {
+                    for (Path f : files) {
+                        long size = Files.size(f);
+                        if (FileNames.isSegmentFile(f.getFileName().toString())
+                                && size > PartitionLog.EMPTY_SEGMENT_BYTES) {
+                            return f + " holds " + size + " bytes";
+                        }
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new KafkoStorageException("cannot list " + topicDir + ": " + e, e);
+        }
+        return null;
+    }
+
+    /** Why a directory with a topic's name but no config is skipped on open, for the warning. */
+    private static String withoutConfig(Path dir) {
+        if (Files.exists(dir.resolve(FileNames.TOPIC_DELETED_MARKER))) {
+            return "a delete of its topic was interrupted; creating the topic again removes it";
+        }
+        String data;
+        try {
+            data = isLeftover(dir) ? dataIn(dir) : null;
+        } catch (KafkoStorageException e) {
+            // a stray directory is never fatal on open
+            data = null;
+        }
+        if (data != null) {
+            return "it holds data (" + data + ") but no " + FileNames.TOPIC_CONFIG_FILE + ", so its topic is not"
+                    + " opened; restore " + FileNames.TOPIC_CONFIG_FILE + " and reopen, or move the directory away"
+                    + " (creating the topic is refused until then)";
+        }
+        return "it has no " + FileNames.TOPIC_CONFIG_FILE + " (left over from an interrupted create or delete?)";
     }
 
     /** Whether {@code dir} is a directory (not a link) each of whose entries passes {@code ours}. */
@@ -232,15 +299,21 @@ final class TopicDirectory {
         }
     }
 
-    /** Deletes a closed topic: its config first (after that it is no topic), then everything else. */
+    /**
+     * Deletes a closed topic: its config is renamed first (after that it is no topic, and the
+     * directory says it is being deleted), then everything else, the renamed config last.
+     */
     static void delete(FileIo io, Path topicDir, String name) {
+        Path marker = topicDir.resolve(FileNames.TOPIC_DELETED_MARKER);
         try {
-            io.deleteIfExists(topicDir.resolve(FileNames.TOPIC_CONFIG_FILE));
+            // the commit point: a rename is atomic, so a crash leaves a topic or a deleted one, never a lost config
+            io.atomicMove(topicDir.resolve(FileNames.TOPIC_CONFIG_FILE), marker);
             io.fsyncDirectory(topicDir);
         } catch (IOException e) {
             throw new KafkoStorageException("cannot delete topic '" + name + "' at " + topicDir + ": " + e, e);
         }
-        deleteTree(topicDir);
+        // the marker goes last: until then a crash leaves a directory that says it is a deleted topic's
+        deleteTree(topicDir, marker);
     }
 
     /** The groups that have an offsets file. */
@@ -269,17 +342,23 @@ final class TopicDirectory {
         return out;
     }
 
-    private static void deleteTree(Path root) {
+    /** Deletes {@code root} and everything below it, {@code last} (a file in {@code root}) after the rest. */
+    private static void deleteTree(Path root, @Nullable Path last) {
         try {
             Files.walkFileTree(root, new SimpleFileVisitor<>() {
                 @Override
                 public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                    Files.deleteIfExists(file);
+                    if (!file.equals(last)) {
+                        Files.deleteIfExists(file);
+                    }
                     return FileVisitResult.CONTINUE;
                 }
 
                 @Override
                 public FileVisitResult postVisitDirectory(Path dir, IOException exc) throws IOException {
+                    if (dir.equals(root) && last != null) {
+                        Files.deleteIfExists(last);
+                    }
                     Files.deleteIfExists(dir);
                     return FileVisitResult.CONTINUE;
                 }
@@ -294,7 +373,7 @@ final class TopicDirectory {
     /** {@link #deleteTree}, adding a failure to {@code primary} instead of replacing it. */
     private static void deleteTreeQuietly(Path root, Throwable primary) {
         try {
-            deleteTree(root);
+            deleteTree(root, null);
         } catch (RuntimeException e) {
             primary.addSuppressed(e);
         }

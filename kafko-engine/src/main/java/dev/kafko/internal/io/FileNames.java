@@ -11,6 +11,7 @@ import java.nio.file.Path;
  *   .lock                         exclusive lock of the instance
  *   &lt;topic&gt;/
  *     topic.conf                  the topic's config (versioned, written atomically)
+ *     topic.conf.deleted          only while the topic is being deleted (its config, renamed)
  *     groups/&lt;group&gt;/offsets       a group's committed offsets (a directory per group, so that a
  *                                 249-character name still leaves room for the file's temporary copy)
  *     &lt;partition&gt;/                 0, 1, 2 ...
@@ -24,6 +25,11 @@ public final class FileNames {
 
     public static final String LOCK_FILE = ".lock";
     public static final String TOPIC_CONFIG_FILE = "topic.conf";
+    /**
+     * What {@link #TOPIC_CONFIG_FILE} is renamed to when its topic is deleted: the commit point of a
+     * delete, so that a directory a crash left half-deleted says so.
+     */
+    public static final String TOPIC_DELETED_MARKER = TOPIC_CONFIG_FILE + FileNames.DELETED_SUFFIX;
     public static final String GROUPS_DIR = "groups";
     public static final String OFFSETS_FILE = "offsets";
     public static final String CLEAN_SHUTDOWN_FILE = ".clean";

@@ -193,6 +193,9 @@ public final class PartitionLog implements Closeable {
      */
     public static final int MAX_APPEND_BYTES = FrameFormat.MAX_RECORDS_LENGTH;
 
+    /** The size of a segment file that holds no frame: its header only (what a new log leaves). */
+    public static final int EMPTY_SEGMENT_BYTES = FrameFormat.SEGMENT_HEADER_SIZE;
+
     /**
      * The bytes {@code record}'s timestamp takes in a frame that starts with {@code first}: its distance
      * from the first record's timestamp, 1 to 10 bytes; 10 when only one of the two is left to the clock.
