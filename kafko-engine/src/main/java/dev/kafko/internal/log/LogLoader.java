@@ -195,7 +195,7 @@ final class LogLoader {
         }
         int size = (int) file.fileSize();
         IndexFiles.Snapshot snap = IndexFiles.load(io, dir, base);
-        if (snap != null && snap.segmentSize() == size && snap.nextOffset() == nextBase && agrees(file, base, snap)) {
+        if (snap != null && snap.segmentSize() == size && snap.nextOffset() == nextBase && IndexChecks.entriesAgree(file, base, snap)) {
             return new Segment(base, file, snap.index(), config.indexIntervalBytes(), size, snap.nextOffset(),
                     snap.maxTimestamp(), Long.MIN_VALUE, 0);
         }
@@ -253,7 +253,12 @@ final class LogLoader {
             OffsetIndex index;
             long next;
             long maxTs;
-            boolean fromIndex = snap != null && snap.segmentSize() == size && agrees(file, base, snap);
+            String disagreement = snap == null ? null : disagreement(file, base, size, snap);
+            boolean fromIndex = snap != null && disagreement == null;
+            if (disagreement != null) {
+                LOG.log(System.Logger.Level.WARNING, "{0}: the index files of {1} disagree with it ({2}); CRC-scanning"
+                        + " it as after a crash", name, path, disagreement);
+            }
             if (fromIndex) {
                 index = snap.index();
                 next = snap.nextOffset();
@@ -288,6 +293,17 @@ final class LogLoader {
             file.closeChannel();
             throw e;
         }
+    }
+
+    /** How the active segment disagrees with its index files (a clean open trusts them only when it does not). */
+    private static @Nullable String disagreement(SegmentFile file, long base, int size, IndexFiles.Snapshot snap) {
+        if (snap.segmentSize() != size) {
+            return "the segment has " + size + " bytes, the index says " + snap.segmentSize();
+        }
+        if (!IndexChecks.entriesAgree(file, base, snap)) {
+            return "an entry points at no frame of the offset it names";
+        }
+        return IndexChecks.tailDisagreement(file, base, snap);
     }
 
     /**
@@ -364,25 +380,6 @@ final class LogLoader {
             return "a bad segment header (magic, version or base offset " + base + ")";
         }
         return null;
-    }
-
-    /** Whether every index entry points at a plausible frame header of the offset it claims. */
-    private static boolean agrees(SegmentFile file, long base, IndexFiles.Snapshot snap) {
-        OffsetIndex index = snap.index();
-        byte[] h = new byte[HEADER_SIZE];
-        for (int i = 0; i < index.count(); i++) {
-            int pos = index.position(i);
-            if (pos < SEGMENT_HEADER_SIZE || pos > snap.segmentSize() - HEADER_SIZE) {
-                return false;
-            }
-            file.read(pos, h, 0, HEADER_SIZE);
-            int len = FrameFormat.getInt(h, LENGTH_OFFSET);
-            if (!FrameFormat.plausibleHeader(h, 0, len) || len > snap.segmentSize() - pos
-                    || FrameFormat.getLong(h, BASE_OFFSET_OFFSET) != base + index.relativeOffset(i)) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /** CRC-scans the frames of a segment from its first frame, stopping at the first bad or zero one. */

@@ -1,0 +1,85 @@
+package dev.kafko.internal.log;
+
+import static dev.kafko.internal.log.FrameFormat.BASE_OFFSET_OFFSET;
+import static dev.kafko.internal.log.FrameFormat.HEADER_SIZE;
+import static dev.kafko.internal.log.FrameFormat.LENGTH_OFFSET;
+import static dev.kafko.internal.log.FrameFormat.MAX_TIMESTAMP_OFFSET;
+import static dev.kafko.internal.log.FrameFormat.RECORD_COUNT_OFFSET;
+import static dev.kafko.internal.log.FrameFormat.SEGMENT_HEADER_SIZE;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Internal: checks what a segment's index files say against the segment itself, reading frame
+ * headers only (never a whole frame, never a CRC). Stateless; called by the thread opening the log.
+ *
+ * <p>An index file that passed its own checks (magic, CRC, order) can still describe another
+ * segment, or lie about where this one ends: a clean open that took its {@code nextOffset} on
+ * trust would hide records past it, or hand out offsets that are already taken. So every entry must
+ * point at a plausible frame header of the offset it claims, and the frames after the last entry
+ * must run, header by header, exactly to the segment's end and to the index's {@code nextOffset}.
+ * That reads the headers of at most {@code indexIntervalBytes} of frames (plus one frame), so a
+ * healthy clean open stays cheap.
+ */
+final class IndexChecks {
+
+    private IndexChecks() {
+    }
+
+    /** Whether every index entry points at a plausible frame header of the offset it claims. */
+    static boolean entriesAgree(SegmentFile file, long base, IndexFiles.Snapshot snap) {
+        OffsetIndex index = snap.index();
+        byte[] h = new byte[HEADER_SIZE];
+        for (int i = 0; i < index.count(); i++) {
+            int pos = index.position(i);
+            if (pos < SEGMENT_HEADER_SIZE || pos > snap.segmentSize() - HEADER_SIZE) {
+                return false;
+            }
+            file.read(pos, h, 0, HEADER_SIZE);
+            int len = FrameFormat.getInt(h, LENGTH_OFFSET);
+            if (!FrameFormat.plausibleHeader(h, 0, len) || len > snap.segmentSize() - pos
+                    || FrameFormat.getLong(h, BASE_OFFSET_OFFSET) != base + index.relativeOffset(i)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * How the end the index records disagrees with the frames after its last entry (walked by their
+     * headers up to {@code snap.segmentSize()}), or {@code null} when the frames end exactly at that
+     * size, at the index's {@code nextOffset}, with no timestamp above its {@code maxTimestamp}. Call
+     * after {@link #entriesAgree}.
+     */
+    static @Nullable String tailDisagreement(SegmentFile file, long base, IndexFiles.Snapshot snap) {
+        OffsetIndex index = snap.index();
+        int n = index.count();
+        int size = snap.segmentSize();
+        int pos = n == 0 ? SEGMENT_HEADER_SIZE : index.position(n - 1);
+        long next = n == 0 ? base : base + index.relativeOffset(n - 1);
+        long maxTs = n == 0 ? Long.MIN_VALUE : index.maxTimestampBefore(n - 1);
+        byte[] h = new byte[HEADER_SIZE];
+        while (pos < size) {
+            if (size - pos < HEADER_SIZE) {
+                return "a torn frame header at position " + pos + ", before the recorded size of " + size + " bytes";
+            }
+            file.read(pos, h, 0, HEADER_SIZE);
+            int len = FrameFormat.getInt(h, LENGTH_OFFSET);
+            if (!FrameFormat.plausibleHeader(h, 0, len) || FrameFormat.getLong(h, BASE_OFFSET_OFFSET) != next
+                    || len > size - pos) {
+                return "no valid frame of offset " + next + " at position " + pos + ", before the recorded size of "
+                        + size + " bytes";
+            }
+            maxTs = Math.max(maxTs, FrameFormat.getLong(h, MAX_TIMESTAMP_OFFSET));
+            next += FrameFormat.getInt(h, RECORD_COUNT_OFFSET);
+            pos += len;
+        }
+        if (next != snap.nextOffset()) {
+            return "its frames end at offset " + next + ", the index says " + snap.nextOffset();
+        }
+        if (maxTs > snap.maxTimestamp()) {
+            return "a timestamp of " + maxTs + " above the index's maximum of " + snap.maxTimestamp();
+        }
+        return null;
+    }
+}
