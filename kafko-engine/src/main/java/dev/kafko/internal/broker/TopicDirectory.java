@@ -77,12 +77,28 @@ final class TopicDirectory {
     private static TopicImpl open(Broker broker, Path topicDir, String name) {
         TopicConfig config = TopicConfigFile.read(broker.context().io(), name, topicDir);
         for (int p = 0; p < config.partitions(); p++) {
-            if (!Files.isDirectory(FileNames.partitionDir(topicDir, p))) {
+            Path dir = FileNames.partitionDir(topicDir, p);
+            if (!Files.isDirectory(dir)) {
                 throw new InvalidTopicLayoutException(name, topicDir + " lacks the directory of"
                         + " partition " + p + " (its config names " + config.partitions() + " partitions)");
             }
+            if (!holdsASegment(dir)) {
+                // a partition's directory has a segment from its creation on: something emptied it
+                LOG.log(Level.WARNING, "topic '" + name + "' partition " + p + ": " + dir + " holds no segment file;"
+                        + " the partition starts again, empty, at offset 0 (any records it held are lost)");
+            }
         }
         return new TopicImpl(name, topicDir, broker, config, openAll(broker, topicDir, name, config));
+    }
+
+    /** Whether {@code partitionDir} holds a segment file (the listing stops at the first one). */
+    private static boolean holdsASegment(Path partitionDir) {
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(partitionDir,
+                f -> FileNames.isSegmentFile(f.getFileName().toString()))) {
+            return ds.iterator().hasNext();
+        } catch (IOException e) {
+            throw new KafkoStorageException("cannot list " + partitionDir + ": " + e, e);
+        }
     }
 
     /** Creates a topic: partition logs first, the config last (the commit point). */

@@ -73,7 +73,7 @@ final class LogLoader {
         }
         Path marker = dir.resolve(FileNames.CLEAN_SHUTDOWN_FILE);
         boolean clean = Files.exists(marker);
-        long[] bases = segmentBases(dir, io);
+        long[] bases = segmentBases(name, dir, io);
         int kept = bases.length >= 2 ? afterCutShortRoll(name, dir, bases, config, io) : bases.length;
         if (kept < bases.length) {
             bases = Arrays.copyOf(bases, kept);
@@ -238,6 +238,8 @@ final class LogLoader {
         Path path = FileNames.segmentFile(dir, base);
         SegmentFile file = SegmentFile.open(io, path, true, config.segmentBytes());
         try {
+            // what the index files said at the last clean close, when the segment was fsynced up to there
+            IndexFiles.Snapshot recorded = IndexFiles.load(io, dir, base);
             int size = (int) Math.min(file.fileSize(), Integer.MAX_VALUE);
             if (size < SEGMENT_HEADER_SIZE
                     || (isZeroHeader(file) && scan(file, base, size, config.indexIntervalBytes()).nextOffset() == base)) {
@@ -249,7 +251,7 @@ final class LogLoader {
             }
             boolean repaired = repairHeader(name, file, base, size, config);
             checkedSize(file, base);
-            IndexFiles.Snapshot snap = clean && !repaired ? IndexFiles.load(io, dir, base) : null;
+            IndexFiles.Snapshot snap = clean && !repaired ? recorded : null;
             OffsetIndex index;
             long next;
             long maxTs;
@@ -278,6 +280,12 @@ final class LogLoader {
                             path, scan.validEnd(), scan.nextOffset(), data, scan.stopReason(),
                             size - scan.validEnd() - data);
                 }
+                if (recorded != null && recorded.segmentSize() > scan.validEnd()
+                        && recorded.nextOffset() > scan.nextOffset()) {
+                    warnLostTail(name, path, recorded, scan);
+                    // they describe data that is gone: no later open may warn about it again
+                    IndexFiles.delete(io, dir, base);
+                }
                 // cut the torn or zero tail so that the next append continues right after the last good frame
                 file.truncateAndForce(scan.validEnd());
                 size = scan.validEnd();
@@ -304,6 +312,20 @@ final class LogLoader {
             return "an entry points at no frame of the offset it names";
         }
         return IndexChecks.tailDisagreement(file, base, snap);
+    }
+
+    /**
+     * Warns that the active segment ends before what its index files recorded at a clean close. The
+     * segment was fsynced up to there before they were written, and nothing but recovery cuts it
+     * (recovery never cuts below a clean close), so those records were lost by the disk or a hand.
+     */
+    private static void warnLostTail(String name, Path path, IndexFiles.Snapshot recorded, Scan scan) {
+        LOG.log(System.Logger.Level.WARNING, "{0}: {1} lost records: its index files (written at a clean close,"
+                + " after the segment was fsynced) say it held {2} bytes up to offset {3}, but its frames end at"
+                + " position {4} and offset {5}; offsets {5} to {6} are lost", name, path,
+                Long.toString(recorded.segmentSize()), Long.toString(recorded.nextOffset()),
+                Long.toString(scan.validEnd()), Long.toString(scan.nextOffset()),
+                Long.toString(recorded.nextOffset() - 1));
     }
 
     /**
@@ -468,8 +490,13 @@ final class LogLoader {
         return true;
     }
 
-    /** The base offsets of the segment files in {@code dir}, sorted; removes leftovers of interrupted steps. */
-    private static long[] segmentBases(Path dir, FileIo io) {
+    /**
+     * The base offsets of the segment files in {@code dir}, sorted; removes leftovers of interrupted
+     * steps. Index files without a segment are such leftovers, except that one newer than every
+     * segment is evidence of a segment lost from the end (no step of kafko removes the newest
+     * segment and leaves its index): that loss is warned about before the files go.
+     */
+    private static long[] segmentBases(String name, Path dir, FileIo io) {
         TreeSet<Long> bases = new TreeSet<>();
         List<Path> leftovers = new ArrayList<>();
         try (Stream<Path> files = Files.list(dir)) {
@@ -496,6 +523,7 @@ final class LogLoader {
         } catch (IOException e) {
             throw StorageErrors.wrap("list partition directory", dir, e);
         }
+        warnLostNewestSegment(name, dir, bases.isEmpty() ? -1 : bases.last(), leftovers, io);
         for (Path p : leftovers) {
             try {
                 io.deleteIfExists(p);
@@ -504,5 +532,22 @@ final class LogLoader {
             }
         }
         return bases.stream().mapToLong(Long::longValue).toArray();
+    }
+
+    /** Warns about each segment newer than {@code lastBase} whose index files outlived it and say it held records. */
+    private static void warnLostNewestSegment(String name, Path dir, long lastBase, List<Path> leftovers, FileIo io) {
+        for (Path p : leftovers) {
+            String n = p.getFileName().toString();
+            if (!n.endsWith(FileNames.INDEX_SUFFIX) || FileNames.baseOffsetOf(n) <= lastBase) {
+                continue;
+            }
+            long base = FileNames.baseOffsetOf(n);
+            IndexFiles.Snapshot snap = IndexFiles.load(io, dir, base);
+            if (snap != null && snap.nextOffset() > base) {
+                LOG.log(System.Logger.Level.WARNING, "{0}: {1} is missing, but its index files say it held {2} bytes"
+                        + " up to offset {4}; offsets {3} to {4} are lost", name, FileNames.segmentFile(dir, base),
+                        Long.toString(snap.segmentSize()), Long.toString(base), Long.toString(snap.nextOffset() - 1));
+            }
+        }
     }
 }
