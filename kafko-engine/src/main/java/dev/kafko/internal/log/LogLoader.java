@@ -204,12 +204,22 @@ final class LogLoader {
             LOG.log(System.Logger.Level.WARNING, "{0}: rebuilt the index of {1}", name, file.path());
             // a rebuilt cache: if this write is lost in a crash, the next open rebuilds it again
             IndexFiles.write(io, dir, base, scan.index(), scan.nextOffset(), size, scan.maxTimestamp(), false);
-        } else {
+        } else if (scan.nextOffset() < nextBase) {
             // frames missing before the next segment's base: damage, never an index that claims those offsets
             LOG.log(System.Logger.Level.WARNING, "{0}: {1} is damaged: its frames end at position {2} and offset {3},"
                     + " but the next segment begins at offset {4}{5}; offsets {3} to {6} are lost (reads of them"
                     + " fail with CorruptLogException)", name, file.path(), scan.validEnd(), scan.nextOffset(),
                     nextBase, scan.stopReason() == null ? "" : " (" + scan.stopReason() + ")", nextBase - 1);
+        } else if (scan.nextOffset() > nextBase) {
+            // a segment file named inside this one's offsets (a stray copy?): those offsets are read from it
+            LOG.log(System.Logger.Level.WARNING, "{0}: {1} overlaps the next segment: its frames run to offset {2},"
+                    + " past the next segment''s base offset {3}{4}; its offsets {3} to {5} are not read from it but"
+                    + " from the next segment", name, file.path(), scan.nextOffset(), nextBase,
+                    scan.stopReason() == null ? "" : " (then " + scan.stopReason() + ")", scan.nextOffset() - 1);
+        } else {
+            LOG.log(System.Logger.Level.WARNING, "{0}: {1} holds {2} bytes after its last frame at position {3} ({4});"
+                    + " they are ignored, and no offset is lost", name, file.path(), size - scan.validEnd(),
+                    scan.validEnd(), scan.stopReason());
         }
         // a sealed segment ends where the next one begins, even when its tail is damaged
         return new Segment(base, file, scan.index(), config.indexIntervalBytes(), size, nextBase, scan.maxTimestamp(),

@@ -10,6 +10,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -19,11 +21,12 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Records a disk or a hand took from a closed log are reported on open, naming the file and the lost
  * offsets: the active segment's index files (written at a clean close, after it was fsynced) say
  * how far its data reached, and an index file of a segment newer than every segment left says that
- * segment existed.
+ * segment existed. Stray overlapping segments are reported with a range that reads forwards.
  */
 class LostTailWarningTest {
 
     private static final int VALUE = 30;
+    private static final Pattern RANGE = Pattern.compile("offsets (\\d+) to (\\d+)");
 
     @TempDir
     Path dir;
@@ -108,6 +111,30 @@ class LostTailWarningTest {
             assertThat(log.endOffset()).isEqualTo(last);
             assertThat(warnings.lines()).anySatisfy(w -> assertThat(w).contains(seg.toString())
                     .contains("is missing").contains("offsets " + last + " to 79 are lost"));
+        }
+    }
+
+    @Test
+    void aStraySegmentInsideAnotherOnesOffsetsIsReportedWithAForwardRange() throws IOException {
+        TopicConfig config = TopicConfig.builder().segmentBytes(1024).build();
+        fill(dir, config);
+        long second;
+        try (PartitionLog log = Logs.open(dir, config)) {
+            second = log.segments()[1].baseOffset();
+        }
+        assertThat(second).isGreaterThan(6);
+        Files.copy(FileNames.segmentFile(dir, 0), FileNames.segmentFile(dir, 5));
+        try (CapturedWarnings warnings = CapturedWarnings.ofLogLoader();
+                PartitionLog log = Logs.open(dir, config)) {
+            assertThat(log.endOffset()).isEqualTo(80);
+            assertThat(warnings.lines()).anySatisfy(w -> assertThat(w).contains(FileNames.segmentFile(dir, 0).toString())
+                    .contains("overlaps").contains("offsets 5 to " + (second - 1)));
+            for (String w : warnings.lines()) {
+                Matcher m = RANGE.matcher(w);
+                while (m.find()) {
+                    assertThat(Long.parseLong(m.group(1))).as(w).isLessThanOrEqualTo(Long.parseLong(m.group(2)));
+                }
+            }
         }
     }
 
