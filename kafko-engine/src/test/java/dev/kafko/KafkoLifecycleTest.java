@@ -507,4 +507,46 @@ class KafkoLifecycleTest {
         }
         Fixtures.assertNoKafkoThreads();
     }
+
+    @Test
+    void sendsAreRefusedFromTheMomentCloseBeginsEvenWhileItWaitsForTheScheduler() throws Exception {
+        java.util.concurrent.CountDownLatch blocking = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        KafkoObserver slowOnTheScheduler = new KafkoObserver() {
+            @Override
+            public void onFsync(String topic, int partition, long nanos) {
+                if (Thread.currentThread().getName().equals("kafko-scheduler") && blocking.getCount() > 0) {
+                    blocking.countDown();
+                    try {
+                        release.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            }
+        };
+        Kafko k = Kafko.open(dir, KafkoOptions.builder().observer(slowOnTheScheduler).build());
+        try {
+            k.createTopic("timed", TopicConfig.builder().fsync(FsyncPolicy.interval(Duration.ofMillis(5))).build());
+            k.createTopic("other");
+            Producer other = k.producer("other");
+            other.send(null, bytes("before")).join();
+            // the interval fsync of "timed" runs on the scheduler thread, which now waits in the observer
+            k.producer("timed").send(null, bytes("x")).join();
+            assertThat(blocking.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            CompletableFuture<Void> closing = Fixtures.onNewThread(k::close);
+            Thread.sleep(100); // close() is waiting for the scheduler's task now
+            assertThat(closing).isNotDone();
+            assertThatThrownBy(() -> other.send(null, bytes("during close")).join())
+                    .isInstanceOf(KafkoClosedException.class);
+            release.countDown();
+            closing.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        } finally {
+            release.countDown();
+            k.close();
+        }
+        try (Kafko reopened = Kafko.open(dir); Consumer c = reopened.consumer("other")) {
+            assertThat(c.poll(Duration.ofSeconds(1))).extracting(r -> text(r.value())).containsExactly("before");
+        }
+    }
 }

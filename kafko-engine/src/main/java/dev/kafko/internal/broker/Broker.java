@@ -402,14 +402,16 @@ public final class Broker implements Kafko {
                 return;
             }
             closed = true;
-            retentionTask.cancel(false);
-            // the scheduler first: nothing may post flushes or retention into a closing partition
-            ctx.scheduler().close();
+            // every handle refuses new work first: senders that loop would otherwise be acknowledged for as
+            // long as the scheduler takes to stop (seconds under thousands of senders that contend for its queue)
             List<PartitionActor> partitions = new ArrayList<>();
             for (TopicImpl t : topics.values()) {
                 t.end(TopicImpl.Life.CLOSED);
                 partitions.addAll(Arrays.asList(t.actors()));
             }
+            retentionTask.cancel(false);
+            // then the scheduler: nothing may post flushes or retention into a closing partition
+            ctx.scheduler().close();
             RuntimeException first = closeAll(partitions);
             for (TopicImpl t : topics.values()) {
                 try {

@@ -166,11 +166,7 @@ final class PartitionActor implements Mailbox.Owner {
         if (marks[ThreadMarks.OWNING] > 0 && ctx.scheduler().schedule(this::drainIfIdle, Duration.ZERO)) {
             return false; // (a closed scheduler refuses: the instance is closing, nothing waits for this thread)
         }
-        if (!OWNER.compareAndSet(this, 0, 1)) {
-            return false;
-        }
-        drain(marks);
-        return true;
+        return drain(marks);
     }
 
     @Override
@@ -185,71 +181,87 @@ final class PartitionActor implements Mailbox.Owner {
         return c.await();
     }
 
-    /** Runs rounds until the mailbox is empty; {@code marks} are this thread's {@link ThreadMarks}. */
-    private void drain(int[] marks) {
+    /**
+     * Takes the partition, unless somebody owns it (false), and runs rounds until the mailbox is empty;
+     * {@code marks} are this thread's {@link ThreadMarks}. A thread may run out of stack anywhere in here
+     * (a chain of sends made from callbacks nests on one stack), so between taking the partition and
+     * releasing it, and between taking the mailbox and completing what it took, there is no call whose
+     * failure would skip the other half: the partition would stay owned, or futures incomplete, for ever.
+     */
+    private boolean drain(int[] marks) {
+        if (!OWNER.compareAndSet(this, 0, 1)) {
+            return false;
+        }
         for (;;) {
-            ownerThread = Thread.currentThread();
-            marks[ThreadMarks.OWNING]++;
-            // an interrupt would close the log's file channels (interruptible channels) for everyone:
-            // hold it back while this thread works for the partition, and restore it afterwards
-            boolean interrupted = Thread.interrupted();
             Request<?> round = null;
             int ticket = -1;
+            boolean interrupted = false;
+            marks[ThreadMarks.OWNING]++;
             try {
-                Request<?> taken = mailbox.takeAll();
-                if (taken != null) {
-                    round = taken;
-                    mailbox.wakeWaiting();
-                    round = process(taken);
+                try {
+                    ownerThread = Thread.currentThread();
+                    // an interrupt would close the log's file channels (interruptible channels) for everyone:
+                    // hold it back while this thread works for the partition, and restore it afterwards
+                    interrupted = Thread.interrupted();
+                    Request<?> taken = mailbox.takeAll();
+                    if (taken != null) {
+                        round = taken;
+                        mailbox.wakeWaiting();
+                        round = process(taken);
+                    }
+                } catch (RuntimeException | Error e) {
+                    // process settles every request itself; this is a thread out of stack before it could.
+                    // No call here: the requests taken fail with the error itself
+                    for (Request<?> q = round; q != null; q = q.next) {
+                        if (q.error == null) {
+                            q.error = e;
+                        }
+                    }
                 }
-            } catch (RuntimeException | Error e) {
-                // process settles every request itself; this is a thread out of stack before it could
-                round = failAll(round, e);
-            } finally {
                 if (round != null) {
                     ticket = completions.enter(marks);
                 }
+            } finally {
                 marks[ThreadMarks.OWNING]--;
                 ownerThread = null;
-                OWNER.setVolatile(this, 0);
-                mailbox.wakeWaiting(); // a sender waiting for room may drain while this completes futures
-                if (interrupted) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-            // complete outside of ownership: callbacks may submit here again, or wait on a thread that does
-            try {
-                for (Request<?> r = round; r != null; ) {
-                    Request<?> next = r.next;
-                    r.next = null;
-                    try {
-                        r.finish(partition);
-                    } catch (RuntimeException | Error e) {
-                        // the thread ran out of stack in a callback chain: the next future is still completed
-                        r.completeExceptionally(e);
+                owner = 0; // a volatile write, not a call that could fail and keep the partition owned
+                try {
+                    mailbox.wakeWaiting(); // a sender waiting for room may drain while this completes futures
+                    if (interrupted) {
+                        Thread.currentThread().interrupt();
                     }
-                    r = next;
-                }
-            } finally {
-                if (ticket >= 0) {
-                    completions.done(ticket, marks);
+                } finally {
+                    // complete outside of ownership: callbacks may submit here again, or wait on a thread that does
+                    complete(round, ticket, marks);
                 }
             }
             if (mailbox.isEmpty() || !OWNER.compareAndSet(this, 0, 1)) {
-                return;
+                return true;
             }
         }
     }
 
-    /** Gives every request of {@code round} that has no outcome yet {@code e}; returns {@code round}. */
-    private static @Nullable Request<?> failAll(@Nullable Request<?> round, Throwable e) {
-        for (Request<?> q = round; q != null; q = q.next) {
-            if (q.error == null) {
-                q.error = e;
+    /** Completes the futures of {@code round}, then ends its {@code ticket} (if it has one). */
+    private void complete(@Nullable Request<?> round, int ticket, int[] marks) {
+        try {
+            for (Request<?> r = round; r != null; ) {
+                Request<?> next = r.next;
+                r.next = null;
+                try {
+                    r.finish(partition);
+                } catch (RuntimeException | Error e) {
+                    // the thread ran out of stack in a callback chain: the next future is still completed
+                    r.completeExceptionally(e);
+                }
+                r = next;
+            }
+        } finally {
+            if (ticket >= 0) {
+                completions.done(ticket, marks);
             }
         }
-        return round;
     }
+
 
     /**
      * Runs one round, in arrival order, after the sends that linger. Returns the requests to complete
@@ -310,7 +322,13 @@ final class PartitionActor implements Mailbox.Owner {
             } catch (StackOverflowError ignored) {
                 // out of stack here too: the requests fail with the error itself
             }
-            failAll(fsync == FsyncPolicy.EVERY_BATCH && unflushed != null ? unflushed : open, cause);
+            // no call: a thread out of stack must still settle every request
+            for (Request<?> q = fsync == FsyncPolicy.EVERY_BATCH && unflushed != null ? unflushed : open; q != null;
+                    q = q.next) {
+                if (q.error == null) {
+                    q.error = cause;
+                }
+            }
         }
         return first;
     }
