@@ -48,6 +48,8 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
     private boolean restartPending;
     /** The member outlived the shutdown timeout of the current stop: later waits for it return at once. */
     private volatile boolean overran;
+    /** When the last stop was requested ({@link System#nanoTime}): its shutdown timeout counts from then. */
+    private volatile long stopRequestedNanos;
     private volatile @Nullable Throwable failure;
     private volatile @Nullable ListenerConsumer consumer;
     private volatile CountDownLatch exited = new CountDownLatch(0);
@@ -144,6 +146,7 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
 
     /** Asks the member to stop without waiting; {@link #awaitStopped()} waits. */
     void requestStop() {
+        stopRequestedNanos = System.nanoTime();
         lock.lock();
         try {
             restartPending = false;
@@ -160,8 +163,10 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
     }
 
     /**
-     * Waits up to the shutdown timeout for the member thread to finish, once per stop: a member that
-     * overran it is not waited for again (the registry's lifecycle stop and its destroy both stop it).
+     * Waits until the shutdown timeout after the stop was requested for the member thread to finish, once
+     * per stop: a member that overran it is not waited for again (the registry's lifecycle stop and its
+     * destroy both stop it). Members asked to stop together (a container's, the registry's) so overrun
+     * one timeout together, not one after the other.
      */
     void awaitStopped() {
         ListenerConsumer c = consumer;
@@ -170,7 +175,8 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
             return;
         }
         try {
-            if (!exited.await(properties.shutdownTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+            long left = stopRequestedNanos + properties.shutdownTimeout().toNanos() - System.nanoTime();
+            if (!exited.await(Math.max(0, left), TimeUnit.NANOSECONDS)) {
                 overran = true;
                 LOG.warn("{} did not stop within {}; it is left to finish its record in hand, whose commit may not"
                         + " happen if kafko closes first", memberName, properties.shutdownTimeout());

@@ -130,6 +130,45 @@ class ShutdownTimeoutTest {
         }
     }
 
+    @Test
+    void busyMembersOverrunOneShutdownTimeoutTogetherNotOneAfterTheOther(@TempDir Path dir, CapturedOutput output)
+            throws Exception {
+        RECEIVED.clear();
+        started = new CountDownLatch(3);
+        release = new CountDownLatch(1);
+        ApplicationContextRunner runner = new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class)).withBean(SlowThree.class)
+                .withPropertyValues("kafko.data-dir=" + dir, "kafko.listener.shutdown-timeout=1s",
+                        "kafko.topics.slow3.partitions=3");
+        long[] closeMillis = new long[1];
+        try {
+            runner.run(context -> {
+                @SuppressWarnings("unchecked")
+                KafkoTemplate<Object, Object> template = context.getBean(KafkoTemplate.class);
+                for (int p = 0; p < 3; p++) {
+                    template.send("slow3", p, null, "r" + p).join();
+                }
+                assertThat(started.await(20, TimeUnit.SECONDS)).as("all three members busy").isTrue();
+                closeMillis[0] = System.nanoTime();
+            });
+            closeMillis[0] = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - closeMillis[0]);
+        } finally {
+            release.countDown();
+        }
+        assertThat(StringUtils.countOccurrencesOf(output.getOut(), "did not stop within PT1S")).isEqualTo(3);
+        // one timeout (1 s) for the three, plus kafko's close; one after the other it was 3 s and more
+        assertThat(closeMillis[0]).isLessThan(2_500);
+    }
+
+    static class SlowThree {
+        @KafkoListener(id = "slow3", topics = "slow3", concurrency = "3")
+        void on(String value) throws InterruptedException {
+            RECEIVED.add(value);
+            started.countDown();
+            release.await(20, TimeUnit.SECONDS);
+        }
+    }
+
     static class Slow {
         @KafkoListener(id = "slow", topics = "slow")
         void on(String value) throws InterruptedException {
