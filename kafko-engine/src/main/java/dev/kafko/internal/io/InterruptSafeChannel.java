@@ -41,7 +41,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>A channel that took a {@link FileLock} is never reopened (the lock went with the closed
  * descriptor): its closure is final, as the JDK's. Relative reads and writes keep the position here
- * and read or write at it. {@code APPEND} is not supported.
+ * and read or write at it (scattering and gathering ones set it on the file's channel first, so that
+ * they stay one system call). {@code APPEND} is not supported.
  */
 final class InterruptSafeChannel extends FileChannel {
 
@@ -168,39 +169,60 @@ final class InterruptSafeChannel extends FileChannel {
         }
     }
 
+    /**
+     * One scattering read at the position (as the JDK's: one {@code readv}), resumed where a closure
+     * left the buffers.
+     */
     @Override
     public long read(ByteBuffer[] dsts, int offset, int length) throws IOException {
         synchronized (positionLock) {
-            long total = 0;
-            for (int i = offset; i < offset + length; i++) {
-                if (!dsts[i].hasRemaining()) {
-                    continue;
-                }
-                int n = read(dsts[i]);
-                if (n < 0) {
-                    return total == 0 ? -1 : total;
-                }
-                total += n;
-                if (dsts[i].hasRemaining()) {
-                    break;
-                }
+            long[] start = positions(dsts, offset, length);
+            long n = call(ch -> {
+                long done = done(dsts, offset, length, start);
+                ch.position(position + done);
+                long r = ch.read(dsts, offset, length);
+                return r < 0 ? (done == 0 ? -1 : done) : done + r;
+            });
+            if (n > 0) {
+                position += n;
             }
-            return total;
+            return n;
         }
     }
 
+    /**
+     * One gathering write at the position (one {@code writev}: the kernel sizes a page-cache folio by
+     * the length of the write it allocates it for), resumed where a closure left the buffers.
+     */
     @Override
     public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
         synchronized (positionLock) {
-            long total = 0;
-            for (int i = offset; i < offset + length; i++) {
-                total += write(srcs[i]);
-                if (srcs[i].hasRemaining()) {
-                    break;
-                }
-            }
-            return total;
+            long[] start = positions(srcs, offset, length);
+            long n = call(ch -> {
+                long done = done(srcs, offset, length, start);
+                ch.position(position + done);
+                return done + ch.write(srcs, offset, length);
+            });
+            position += n;
+            return n;
         }
+    }
+
+    private static long[] positions(ByteBuffer[] buffers, int offset, int length) {
+        long[] p = new long[length];
+        for (int i = 0; i < length; i++) {
+            p[i] = buffers[offset + i].position();
+        }
+        return p;
+    }
+
+    /** The bytes the buffers moved by since {@code start}. */
+    private static long done(ByteBuffer[] buffers, int offset, int length, long[] start) {
+        long done = 0;
+        for (int i = 0; i < length; i++) {
+            done += buffers[offset + i].position() - start[i];
+        }
+        return done;
     }
 
     @Override

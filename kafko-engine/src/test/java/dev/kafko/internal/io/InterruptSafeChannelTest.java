@@ -171,6 +171,45 @@ class InterruptSafeChannelTest {
     }
 
     @Test
+    void aGatheringWriteStaysOneCallOnTheFileAndLandsAtThePosition() throws IOException {
+        List<Integer> gathered = new ArrayList<>();
+        InterruptSafeChannel.Opener counting = new InterruptSafeChannel.Opener() {
+            @Override
+            public FileChannel open(Path path, OpenOption... options) throws IOException {
+                return new DelegatingFileChannel(FileChannel.open(path, options)) {
+                    @Override
+                    public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
+                        gathered.add(length);
+                        return delegate.write(srcs, offset, length);
+                    }
+
+                    @Override
+                    public int write(ByteBuffer src, long position) throws IOException {
+                        throw new AssertionError("a gathering write was split into positional writes");
+                    }
+                };
+            }
+
+            @Override
+            public InterruptSafeChannel.Witness openWitness(Path path) throws IOException {
+                return opener.openWitness(path);
+            }
+        };
+        try (FileChannel ch = InterruptSafeChannel.open(counting, dir.resolve("g"), StandardOpenOption.CREATE_NEW,
+                StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            ch.position(3);
+            assertThat(ch.write(new ByteBuffer[] {bytes("ab"), bytes("cd"), bytes("ef")})).isEqualTo(6);
+            assertThat(gathered).containsExactly(3);
+            assertThat(ch.position()).isEqualTo(9);
+            ByteBuffer[] back = {ByteBuffer.allocate(4), ByteBuffer.allocate(2)};
+            ch.position(3);
+            assertThat(ch.read(back)).isEqualTo(6);
+            assertThat(new String(back[0].array(), StandardCharsets.UTF_8) + new String(back[1].array(), StandardCharsets.UTF_8))
+                    .isEqualTo("abcdef");
+        }
+    }
+
+    @Test
     void anFsyncCutShortAsksTheWitnessAndPassesWhenItReportsNoError() throws IOException {
         try (FileChannel ch = open(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
             ch.write(bytes("data"), 0);
