@@ -19,7 +19,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
-import java.util.ConcurrentModificationException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,7 +28,6 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 
@@ -76,14 +74,12 @@ final class ConsumerImpl implements Consumer {
     private int seenVersion = -1;
     private @Nullable List<Integer> unannounced;
     private volatile boolean closed;
-    /** The thread using the consumer now, and how deep its calls nest (see {@link #acquire}). */
-    private final AtomicReference<Thread> user = new AtomicReference<>();
-    private int depth;
-    private final Use use = new Use();
+    private final ConsumerThreadGuard guard;
 
     ConsumerImpl(TopicImpl topic, @Nullable GroupCoordinator group, ConsumerOptions options, int defaultMaxPoll,
                  OffsetResetPolicy defaultReset) {
         this.topic = topic;
+        this.guard = new ConsumerThreadGuard(topic.name);
         this.group = group;
         this.listener = options.rebalanceListener();
         this.maxPollRecords = options.maxPollRecords() > 0 ? options.maxPollRecords() : defaultMaxPoll;
@@ -113,7 +109,7 @@ final class ConsumerImpl implements Consumer {
 
     @Override
     public List<KafkoRecord> poll(Duration timeout) {
-        try (Use held = acquire()) {
+        try (ConsumerThreadGuard.Held held = guard.enter()) {
             return doPoll(timeout);
         }
     }
@@ -451,7 +447,7 @@ final class ConsumerImpl implements Consumer {
 
     @Override
     public void seek(int partition, long offset) {
-        try (Use held = acquire()) {
+        try (ConsumerThreadGuard.Held held = guard.enter()) {
             doSeek(partition, offset);
         }
     }
@@ -468,7 +464,7 @@ final class ConsumerImpl implements Consumer {
 
     @Override
     public void seekAll(long offset) {
-        try (Use held = acquire()) {
+        try (ConsumerThreadGuard.Held held = guard.enter()) {
             doSeekAll(offset);
         }
     }
@@ -482,7 +478,7 @@ final class ConsumerImpl implements Consumer {
 
     @Override
     public void seekToBeginning() {
-        try (Use held = acquire()) {
+        try (ConsumerThreadGuard.Held held = guard.enter()) {
             doSeekToBeginning();
         }
     }
@@ -497,7 +493,7 @@ final class ConsumerImpl implements Consumer {
 
     @Override
     public void seekToEnd() {
-        try (Use held = acquire()) {
+        try (ConsumerThreadGuard.Held held = guard.enter()) {
             doSeekToEnd();
         }
     }
@@ -512,7 +508,7 @@ final class ConsumerImpl implements Consumer {
 
     @Override
     public void seekToTimestamp(long epochMillis) {
-        try (Use held = acquire()) {
+        try (ConsumerThreadGuard.Held held = guard.enter()) {
             doSeekToTimestamp(epochMillis);
         }
     }
@@ -530,7 +526,7 @@ final class ConsumerImpl implements Consumer {
 
     @Override
     public long position(int partition) {
-        try (Use held = acquire()) {
+        try (ConsumerThreadGuard.Held held = guard.enter()) {
             return doPosition(partition);
         }
     }
@@ -543,7 +539,7 @@ final class ConsumerImpl implements Consumer {
 
     @Override
     public Set<Integer> assignment() {
-        try (Use held = acquire()) {
+        try (ConsumerThreadGuard.Held held = guard.enter()) {
             return doAssignment();
         }
     }
@@ -555,7 +551,7 @@ final class ConsumerImpl implements Consumer {
 
     @Override
     public void commit() {
-        try (Use held = acquire()) {
+        try (ConsumerThreadGuard.Held held = guard.enter()) {
             doCommit();
         }
     }
@@ -576,7 +572,7 @@ final class ConsumerImpl implements Consumer {
 
     @Override
     public void commit(Map<Integer, Long> offsets) {
-        try (Use held = acquire()) {
+        try (ConsumerThreadGuard.Held held = guard.enter()) {
             doCommit(offsets);
         }
     }
@@ -603,7 +599,7 @@ final class ConsumerImpl implements Consumer {
 
     @Override
     public OptionalLong committed(int partition) {
-        try (Use held = acquire()) {
+        try (ConsumerThreadGuard.Held held = guard.enter()) {
             return doCommitted(partition);
         }
     }
@@ -626,7 +622,7 @@ final class ConsumerImpl implements Consumer {
 
     @Override
     public void close() {
-        try (Use held = acquire()) {
+        try (ConsumerThreadGuard.Held held = guard.enter()) {
             doClose();
         }
     }
@@ -667,35 +663,6 @@ final class ConsumerImpl implements Consumer {
         }
         throw new InvalidPartitionException("partition " + partition + " of topic '" + topic.name
                 + "' is not assigned to this consumer (assignment " + ownedSet() + ")");
-    }
-
-    /**
-     * Takes the consumer for the calling thread, as Kafka's consumer does: a consumer is for one thread
-     * at a time (its callbacks, which run on that thread, may call it again), and a second thread gets a
-     * {@link ConcurrentModificationException} instead of records read twice or skipped.
-     * {@link #wakeup()} is the one call from any thread.
-     */
-    private Use acquire() {
-        Thread self = Thread.currentThread();
-        Thread holder = user.get();
-        if (holder != self && !user.compareAndSet(null, self)) {
-            Thread other = user.get();
-            throw new ConcurrentModificationException("the consumer of topic '" + topic.name + "' is in use by thread '"
-                    + (other == null ? "another thread" : other.getName()) + "' while thread '" + self.getName()
-                    + "' calls it: a Consumer is for one thread at a time (wakeup() excepted)");
-        }
-        depth++;
-        return use;
-    }
-
-    /** Ends a call {@link #acquire} began: one instance, reused, so that taking the consumer allocates nothing. */
-    private final class Use implements AutoCloseable {
-        @Override
-        public void close() {
-            if (--depth == 0) {
-                user.set(null);
-            }
-        }
     }
 
     private void ensureOpen() {
