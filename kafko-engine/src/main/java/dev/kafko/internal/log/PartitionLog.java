@@ -253,6 +253,7 @@ public final class PartitionLog implements Closeable {
 
     private long store(long base, int count, int length, long now) {
         Segment active;
+        boolean rolled = false;
         try {
             if (markerOnDisk) {
                 dropCleanMarker();
@@ -262,20 +263,18 @@ public final class PartitionLog implements Closeable {
                     || now - active.ageBase() >= segmentAgeMillis)) {
                 active = roll(active, now, length >= SegmentFile.CHANNEL_WRITE_MIN);
             }
-        } catch (KafkoException e) {
-            throw fail(e);
-        } catch (Error e) {
-            // recorded without a call, which a thread out of stack could fail
+            rolled = true;
+            active.write(encoder.buffer(), length, now);
+        } catch (StackOverflowError e) {
+            if (rolled) {
+                // the deepest calls of an append, where a thread short of stack runs out; past the published end
+                throw outOfStack(e);
+            }
+            // a roll half done: recorded without a call, which a thread out of stack could fail
             if (failure == null) {
                 failure = e;
             }
             throw e;
-        }
-        try {
-            active.write(encoder.buffer(), length, now);
-        } catch (StackOverflowError e) {
-            // the deepest calls of an append, where a thread short of stack runs out; past the published end
-            throw outOfStack(e);
         } catch (KafkoException e) {
             throw fail(e);
         } catch (Error e) {
