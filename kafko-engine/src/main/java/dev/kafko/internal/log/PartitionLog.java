@@ -42,9 +42,9 @@ import org.jspecify.annotations.Nullable;
  * instead of at the roll).
  * A log opened with a background {@link Executor} has the steps of zeros of its active segment
  * written and page-touched ahead of the writer on that executor (see {@link SegmentFile}), so that the
- * writer's stores land on mapped, resident pages; and it seals a segment rolled by a large frame there
- * too (the fsync of the whole segment, then its index files), while the writer goes on in the next
- * one (see {@link #roll} for why only then). The log waits for that seal wherever it matters: a
+ * writer's stores land on mapped, resident pages; and it seals every rolled segment there too (the
+ * fsync of the whole segment, then its index files), while the writer goes on in the next one (see
+ * {@link #roll}). The log waits for that seal wherever it matters: a
  * {@link #flush} (so a flushed record never follows a segment that is not durable), {@link #close},
  * the next roll, retention. Until the seal has written the rolled segment's {@code .index} file, the
  * loader treats a hole in it as a roll that a crash cut short: it cuts the segment there and deletes
@@ -261,7 +261,7 @@ public final class PartitionLog implements Closeable {
             active = segments[segments.length - 1];
             if (!active.isEmpty() && ((long) active.size() + length > config.segmentBytes()
                     || now - active.ageBase() >= segmentAgeMillis)) {
-                active = roll(active, now, length >= SegmentFile.CHANNEL_WRITE_MIN);
+                active = roll(active, now);
             }
             rolled = true;
             active.write(encoder.buffer(), length, now);
@@ -314,17 +314,15 @@ public final class PartitionLog implements Closeable {
     }
 
     /**
-     * Seals {@code active} and starts the next segment. The seal runs in the background only when the
-     * frame that rolls is large ({@code largeFrames}): such writers {@code pwrite} and take no page
-     * fault, so they lose nothing to the writeback of the fsync running beside them. A writer of
-     * small frames stores through the mapping, and every page fault it (or the preparer) takes while
-     * a whole segment is written back is many times slower (measured on ext4: about 3x less
-     * throughput for seconds after the roll), so it pays for the fsync here, at once. Up to
-     * {@link Seals#MAX_PENDING} background seals may be pending: a burst of large frames goes on at
-     * page-cache speed while the disk catches up, and a writer that outruns the disk for longer waits
-     * for the oldest seal here.
+     * Seals {@code active} and starts the next segment. The seal runs in the background when the log
+     * has an executor: a writer that fsynced a whole rolled segment itself would stall for as long as
+     * the disk takes to write it back (0.5-0.8 s for a 1 GiB segment here, every 1 GiB of records),
+     * while beside the fsync it goes on at about its usual rate (BENCHMARKS, Session 21). Up to
+     * {@link Seals#MAX_PENDING} background seals may be pending: a burst goes on at page-cache speed
+     * while the disk catches up, and a writer that outruns the disk for longer waits for the oldest
+     * seal here.
      */
-    private Segment roll(Segment active, long now, boolean largeFrames) {
+    private Segment roll(Segment active, long now) {
         // a bounded number of seals in flight: a writer that outruns the disk for long waits here
         seals.awaitRoom();
         active.endAppends();
@@ -337,7 +335,7 @@ public final class PartitionLog implements Closeable {
         // its header counts, as it does for the segments a reopen finds and those retention deletes
         sizeBytes += next.size();
         prepare(next.file());
-        seals.seal(active, largeFrames);
+        seals.seal(active);
         return next;
     }
 

@@ -10,11 +10,11 @@ import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Internal: the seals of one log's rolled segments. A segment rolled by a large frame is sealed
- * (fsync, then index files) on the background executor, up to {@link #MAX_PENDING} at a time and in
- * roll order; one rolled by a small frame is sealed by the writer at once (see
- * {@link PartitionLog}); and a log opened without {@code force} writes the index files without an
- * fsync and forces those segments at the next {@link #makeDurable} or {@link #forceUnforced}.
+ * Internal: the seals of one log's rolled segments. A rolled segment is sealed (fsync, then index
+ * files) on the background executor, up to {@link #MAX_PENDING} at a time and in roll order, or by
+ * the writer at once when the log has no executor (or it refuses the work); a log opened without
+ * {@code force} writes the index files without an fsync and forces those segments at the next
+ * {@link #makeDurable} or {@link #forceUnforced}.
  * Writer only: every method runs on the log's writer, inside a writer call.
  */
 final class Seals {
@@ -45,7 +45,7 @@ final class Seals {
         this.fail = fail;
     }
 
-    /** Before a roll: a writer that outruns the disk with large frames waits here for the oldest seal. */
+    /** Before a roll: a writer that outruns the disk waits here for the oldest seal. */
     void awaitRoom() {
         while (pending.size() >= MAX_PENDING) {
             await(pending.pollFirst());
@@ -53,11 +53,10 @@ final class Seals {
     }
 
     /**
-     * Seals {@code rolled}, whose appends have ended: in the background when it was rolled by a large
-     * frame and there is an executor, here otherwise, and without an fsync when the log does not
-     * force its seals.
+     * Seals {@code rolled}, whose appends have ended: in the background when there is an executor,
+     * here otherwise, and without an fsync when the log does not force its seals.
      */
-    void seal(Segment rolled, boolean largeFrames) {
+    void seal(Segment rolled) {
         if (!force) {
             // no fsync to wait for: the seal costs two small files, here; a flush or close forces the data
             rolled.sealUnforced(io, dir);
@@ -66,7 +65,7 @@ final class Seals {
         }
         PendingSeal seal = new PendingSeal(rolled, io, dir, pending.peekLast(), fail::apply);
         pending.addLast(seal);
-        if (background == null || !largeFrames) {
+        if (background == null) {
             awaitAll();
             return;
         }

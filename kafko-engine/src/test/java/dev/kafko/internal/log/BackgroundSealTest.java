@@ -202,15 +202,20 @@ class BackgroundSealTest {
     }
 
     @Test
-    void aRollBySmallFramesSealsAtOnceOnTheWriter() {
+    void aRollBySmallFramesHandsItsSealOffTooSoThatTheWriterNeverWaitsForAWholeSegmentsFsync() {
         Path d = dir.resolve("small");
         HeldExecutor background = new HeldExecutor();
-        try (PartitionLog log = openHeld(d, new FaultyFileIo(), background)) {
+        FaultyFileIo io = new FaultyFileIo();
+        try (PartitionLog log = openHeld(d, io, background)) {
             while (log.segmentCount() < 2) {
                 Logs.appendFrames(log, 1, 3, VALUE);
             }
-            assertThat(FileNames.indexFile(d, 0)).as("sealed before the append returned").exists();
-            assertThat(background.held).noneMatch(t -> t instanceof PendingSeal);
+            assertThat(FileNames.indexFile(d, 0)).as("not sealed on the writer").doesNotExist();
+            assertThat(background.seals()).as("the seal handed off").isEqualTo(1);
+            background.runAll();
+            assertThat(FileNames.indexFile(d, 0)).as("sealed in the background").exists();
+            assertThat(log.isFailed()).isFalse();
+            assertIntactRecords(log, log.endOffset());
         }
     }
 
