@@ -28,6 +28,12 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * Producing through the public API into one partition with 256-byte values (fsync NEVER, 1 GiB
  * segments, the default): an awaited send, a pipelined send, four pipelining threads and sendBatch of 1,024.
+ *
+ * <p>A fresh broker and log per iteration, closed (which forces it) and deleted after it, with the
+ * deleted segments' mappings collected, as {@code LogAppendBenchmark} and the Chronicle Queue
+ * benchmarks do: one log kept for the whole trial grows by gigabytes, and its later iterations measure
+ * how fast the machine hands out fresh memory (BENCHMARKS, Session 21) instead of the send path.
+ * {@code SustainedProduce} measures that ceiling.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
@@ -47,11 +53,7 @@ public class ProduceBenchmark {
     List<OutgoingRecord> batch;
 
     @Setup(Level.Trial)
-    public void open() {
-        dir = BenchDirs.create();
-        kafko = Kafko.open(dir);
-        kafko.createTopic("t", TopicConfig.builder().segmentBytes(1L << 30).build());
-        producer = kafko.producer("t");
+    public void buildRecords() {
         value = new byte[VALUE_BYTES];
         batch = new ArrayList<>(BATCH);
         for (int i = 0; i < BATCH; i++) {
@@ -59,10 +61,20 @@ public class ProduceBenchmark {
         }
     }
 
-    @TearDown(Level.Trial)
+    @Setup(Level.Iteration)
+    public void open() {
+        dir = BenchDirs.create();
+        kafko = Kafko.open(dir);
+        kafko.createTopic("t", TopicConfig.builder().segmentBytes(1L << 30).build());
+        producer = kafko.producer("t");
+    }
+
+    @TearDown(Level.Iteration)
     public void close() {
         kafko.close();
         BenchDirs.delete(dir);
+        // a deleted segment's pages stay in the page cache until its mapped buffers are collected
+        System.gc();
     }
 
     /** One thread, each send awaited. */
