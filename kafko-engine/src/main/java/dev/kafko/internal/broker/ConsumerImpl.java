@@ -3,7 +3,6 @@ package dev.kafko.internal.broker;
 import dev.kafko.Consumer;
 import dev.kafko.ConsumerOptions;
 import dev.kafko.ConsumerRebalanceListener;
-import dev.kafko.CorruptLogException;
 import dev.kafko.InterruptException;
 import dev.kafko.InvalidPartitionException;
 import dev.kafko.KafkoClosedException;
@@ -13,11 +12,8 @@ import dev.kafko.OffsetOutOfRangeException;
 import dev.kafko.OffsetResetPolicy;
 import dev.kafko.UnknownTopicException;
 import dev.kafko.internal.log.PartitionLog;
-import dev.kafko.internal.log.ReadResult;
-import dev.kafko.internal.log.VerifiedFrame;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
@@ -54,9 +50,6 @@ import org.jspecify.annotations.Nullable;
  */
 final class ConsumerImpl implements Consumer {
 
-    /** About the most bytes one read of one partition returns. */
-    static final int MAX_READ_BYTES = 16 << 20;
-
     final Waiter waiter = new Waiter();
     private final TopicImpl topic;
     private final @Nullable GroupCoordinator group;
@@ -64,9 +57,7 @@ final class ConsumerImpl implements Consumer {
     private final int maxPollRecords;
     private final OffsetResetPolicy reset;
     private final AtomicBoolean wakeup = new AtomicBoolean();
-    private long[] positions = new long[0];
-    /** Per partition, the frame this consumer's reads checked last (see {@link VerifiedFrame}). */
-    private VerifiedFrame[] verified = new VerifiedFrame[0];
+    private final PartitionPositions positions;
     private int[] owned = new int[0];
     private int rotation;
     /** A partition's failure met in a poll that returned other partitions' records: the next poll throws it. */
@@ -84,6 +75,7 @@ final class ConsumerImpl implements Consumer {
         this.listener = options.rebalanceListener();
         this.maxPollRecords = options.maxPollRecords() > 0 ? options.maxPollRecords() : defaultMaxPoll;
         this.reset = options.offsetReset() != null ? options.offsetReset() : defaultReset;
+        this.positions = new PartitionPositions(topic.name, reset);
         topic.consumers.add(this);
         if (group == null) {
             growAnonymous();
@@ -170,7 +162,7 @@ final class ConsumerImpl implements Consumer {
             }
             a.readerWaiting();
             PartitionLog log = a.log();
-            long pos = positions[p];
+            long pos = positions.get(p);
             if (pos < a.readableEnd() || pos > log.endOffset() || log.logStartOffset() > pos) {
                 return true;
             }
@@ -199,13 +191,12 @@ final class ConsumerImpl implements Consumer {
         if (actors.length == old) {
             return;
         }
-        positions = Arrays.copyOf(positions, actors.length);
+        positions.grow(actors.length);
         owned = new int[actors.length];
         for (int p = 0; p < actors.length; p++) {
             owned[p] = p;
             if (p >= old) {
-                // offset 0, as documented: below a log start that retention moved, the reset policy decides
-                positions[p] = 0;
+                // offset 0, as documented (grow): below a log start that retention moved, the reset policy decides
                 actors[p].addWaiter(waiter);
             }
         }
@@ -236,11 +227,9 @@ final class ConsumerImpl implements Consumer {
         List<Integer> gained = g.acquire(this);
         if (!gained.isEmpty()) {
             PartitionActor[] actors = topic.actors();
-            if (positions.length < actors.length) {
-                positions = Arrays.copyOf(positions, actors.length);
-            }
+            positions.grow(actors.length);
             for (int p : gained) {
-                positions[p] = startPosition(p, actors[p].log());
+                positions.set(p, startPosition(p, actors[p].log()));
                 actors[p].addWaiter(waiter);
                 mine.add(p);
             }
@@ -278,22 +267,9 @@ final class ConsumerImpl implements Consumer {
     private long startPosition(int partition, PartitionLog log) {
         long c = group == null ? -1 : group.committed(partition);
         if (c >= 0) {
-            return settled(c, log); // below the log start: checked against the log before each read
+            return positions.settled(c, log); // below the log start: checked against the log before each read
         }
         return reset == OffsetResetPolicy.LATEST ? log.endOffset() : log.logStartOffset();
-    }
-
-    /**
-     * {@code offset}, or the end offset when it lies above the end and the policy moves it there. This
-     * happens when the position is set, not at a later read: by then records may have been appended
-     * from the end up to {@code offset}, and moving to the end as it is then would skip them. Under
-     * {@code FAIL} the offset is kept, and the read throws if it is still above the end.
-     */
-    private long settled(long offset, PartitionLog log) {
-        if (reset == OffsetResetPolicy.FAIL) {
-            return offset;
-        }
-        return Math.min(offset, log.endOffset());
     }
 
     private Set<Integer> ownedSet() {
@@ -373,76 +349,7 @@ final class ConsumerImpl implements Consumer {
             topic.ensureOpen();
             return List.of();
         }
-        PartitionLog log = actor.log();
-        long pos = positions[p];
-        for (int attempt = 0; ; attempt++) {
-            long startOffset = log.logStartOffset();
-            long end = log.endOffset();
-            if (pos < startOffset || pos > end) {
-                pos = resetPosition(p, pos, startOffset, end);
-                positions[p] = pos;
-            }
-            long readable = actor.readableEnd();
-            if (pos >= readable) {
-                return List.of();
-            }
-            try {
-                ReadResult r = log.read(pos, max, MAX_READ_BYTES, verifiedFrame(p));
-                List<KafkoRecord> records = r.records();
-                int n = records.size();
-                if (n == 0 && max > 0) {
-                    // a read below the readable end always returns a record; none means data the log
-                    // cannot find, and a poll would otherwise read nothing again until its timeout
-                    throw new CorruptLogException("partition " + topic.name() + "-" + p + " holds no readable"
-                            + " record at offset " + pos + " below its end " + readable + "; seek past it to go on");
-                }
-                if (n > 0 && records.get(n - 1).offset() >= readable) {
-                    // the log may hand out records past what the partition has made readable (not yet
-                    // published, or not yet fsynced under EVERY_BATCH); keep to the readable end read
-                    // above, so that the position never passes it
-                    records = trimTo(records, readable);
-                    positions[p] = records.isEmpty() ? pos : records.get(records.size() - 1).offset() + 1;
-                } else {
-                    positions[p] = r.nextOffset();
-                }
-                return records;
-            } catch (OffsetOutOfRangeException e) {
-                // retention moved the log start between the check and the read
-                if (attempt > 2) {
-                    throw e;
-                }
-            }
-        }
-    }
-
-    private VerifiedFrame verifiedFrame(int p) {
-        if (p >= verified.length) {
-            verified = Arrays.copyOf(verified, p + 1);
-        }
-        VerifiedFrame v = verified[p];
-        if (v == null) {
-            v = new VerifiedFrame();
-            verified[p] = v;
-        }
-        return v;
-    }
-
-    private static List<KafkoRecord> trimTo(List<KafkoRecord> records, long end) {
-        int keep = 0;
-        while (keep < records.size() && records.get(keep).offset() < end) {
-            keep++;
-        }
-        return records.subList(0, keep);
-    }
-
-    private long resetPosition(int p, long pos, long startOffset, long end) {
-        return switch (reset) {
-            case EARLIEST -> pos < startOffset ? startOffset : end;
-            case LATEST -> end;
-            case FAIL -> throw new OffsetOutOfRangeException("topic '" + topic.name + "' partition " + p
-                    + ": position " + pos + " is outside the log [" + startOffset + ", " + end
-                    + "] and the offset reset policy is FAIL");
-        };
+        return positions.read(p, actor, max);
     }
 
     @Override
@@ -459,7 +366,7 @@ final class ConsumerImpl implements Consumer {
             throw new OffsetOutOfRangeException("cannot seek partition " + partition + " of topic '" + topic.name
                     + "' to negative offset " + offset);
         }
-        positions[partition] = settled(offset, topic.actors()[partition].log());
+        positions.settle(partition, offset, topic.actors()[partition].log());
     }
 
     @Override
@@ -487,7 +394,7 @@ final class ConsumerImpl implements Consumer {
         ensureOpen();
         PartitionActor[] actors = topic.actors();
         for (int p : owned) {
-            positions[p] = actors[p].log().logStartOffset();
+            positions.set(p, actors[p].log().logStartOffset());
         }
     }
 
@@ -502,7 +409,7 @@ final class ConsumerImpl implements Consumer {
         ensureOpen();
         PartitionActor[] actors = topic.actors();
         for (int p : owned) {
-            positions[p] = actors[p].log().endOffset();
+            positions.set(p, actors[p].log().endOffset());
         }
     }
 
@@ -520,7 +427,7 @@ final class ConsumerImpl implements Consumer {
         ensureOpen();
         PartitionActor[] actors = topic.actors();
         for (int p : owned) {
-            positions[p] = actors[p].log().offsetForTimestamp(epochMillis);
+            positions.set(p, actors[p].log().offsetForTimestamp(epochMillis));
         }
     }
 
@@ -534,7 +441,7 @@ final class ConsumerImpl implements Consumer {
     private long doPosition(int partition) {
         ensureOpen();
         requireOwned(partition);
-        return positions[partition];
+        return positions.get(partition);
     }
 
     @Override
@@ -561,10 +468,10 @@ final class ConsumerImpl implements Consumer {
         if (group == null || owned.length == 0) {
             return;
         }
-        Map<Integer, Long> offsets = owned.length == 1 ? Map.of(owned[0], positions[owned[0]]) : new HashMap<>();
+        Map<Integer, Long> offsets = owned.length == 1 ? Map.of(owned[0], positions.get(owned[0])) : new HashMap<>();
         if (owned.length > 1) {
             for (int p : owned) {
-                offsets.put(p, positions[p]);
+                offsets.put(p, positions.get(p));
             }
         }
         group.commit(offsets);

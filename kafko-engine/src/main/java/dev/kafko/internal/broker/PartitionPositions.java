@@ -1,0 +1,143 @@
+package dev.kafko.internal.broker;
+
+import dev.kafko.CorruptLogException;
+import dev.kafko.KafkoRecord;
+import dev.kafko.OffsetOutOfRangeException;
+import dev.kafko.OffsetResetPolicy;
+import dev.kafko.internal.log.PartitionLog;
+import dev.kafko.internal.log.ReadResult;
+import dev.kafko.internal.log.VerifiedFrame;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Internal: where one consumer stands in each partition of its topic, and the reads that move it
+ * there, with the consumer's {@link OffsetResetPolicy} applied to a position outside the log. Used
+ * by the consumer's thread only (see {@link ConsumerImpl}).
+ */
+final class PartitionPositions {
+
+    /** About the most bytes one read of one partition returns. */
+    static final int MAX_READ_BYTES = 16 << 20;
+
+    private final String topic;
+    private final OffsetResetPolicy reset;
+    private long[] positions = new long[0];
+    /** Per partition, the frame this consumer's reads checked last (see {@link VerifiedFrame}). */
+    private VerifiedFrame[] verified = new VerifiedFrame[0];
+
+    PartitionPositions(String topic, OffsetResetPolicy reset) {
+        this.topic = topic;
+        this.reset = reset;
+    }
+
+    /** Makes room for {@code partitions} partitions; a new one stands at offset 0. */
+    void grow(int partitions) {
+        if (positions.length < partitions) {
+            positions = Arrays.copyOf(positions, partitions);
+        }
+    }
+
+    long get(int partition) {
+        return positions[partition];
+    }
+
+    void set(int partition, long offset) {
+        positions[partition] = offset;
+    }
+
+    /** Sets {@code partition}'s position to {@code offset} as {@link #settled} makes it. */
+    void settle(int partition, long offset, PartitionLog log) {
+        positions[partition] = settled(offset, log);
+    }
+
+    /**
+     * {@code offset}, or the end offset when it lies above the end and the policy moves it there. This
+     * happens when the position is set, not at a later read: by then records may have been appended
+     * from the end up to {@code offset}, and moving to the end as it is then would skip them. Under
+     * {@code FAIL} the offset is kept, and the read throws if it is still above the end.
+     */
+    long settled(long offset, PartitionLog log) {
+        if (reset == OffsetResetPolicy.FAIL) {
+            return offset;
+        }
+        return Math.min(offset, log.endOffset());
+    }
+
+    /**
+     * Reads at most {@code max} records of open partition {@code p} from its position, up to its
+     * readable end, and moves the position past them. A position outside the log is reset first.
+     */
+    List<KafkoRecord> read(int p, PartitionActor actor, int max) {
+        PartitionLog log = actor.log();
+        long pos = positions[p];
+        for (int attempt = 0; ; attempt++) {
+            long startOffset = log.logStartOffset();
+            long end = log.endOffset();
+            if (pos < startOffset || pos > end) {
+                pos = resetPosition(p, pos, startOffset, end);
+                positions[p] = pos;
+            }
+            long readable = actor.readableEnd();
+            if (pos >= readable) {
+                return List.of();
+            }
+            try {
+                ReadResult r = log.read(pos, max, MAX_READ_BYTES, verifiedFrame(p));
+                List<KafkoRecord> records = r.records();
+                int n = records.size();
+                if (n == 0 && max > 0) {
+                    // a read below the readable end always returns a record; none means data the log
+                    // cannot find, and a poll would otherwise read nothing again until its timeout
+                    throw new CorruptLogException("partition " + topic + "-" + p + " holds no readable"
+                            + " record at offset " + pos + " below its end " + readable + "; seek past it to go on");
+                }
+                if (n > 0 && records.get(n - 1).offset() >= readable) {
+                    // the log may hand out records past what the partition has made readable (not yet
+                    // published, or not yet fsynced under EVERY_BATCH); keep to the readable end read
+                    // above, so that the position never passes it
+                    records = trimTo(records, readable);
+                    positions[p] = records.isEmpty() ? pos : records.get(records.size() - 1).offset() + 1;
+                } else {
+                    positions[p] = r.nextOffset();
+                }
+                return records;
+            } catch (OffsetOutOfRangeException e) {
+                // retention moved the log start between the check and the read
+                if (attempt > 2) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private VerifiedFrame verifiedFrame(int p) {
+        if (p >= verified.length) {
+            verified = Arrays.copyOf(verified, p + 1);
+        }
+        VerifiedFrame v = verified[p];
+        if (v == null) {
+            v = new VerifiedFrame();
+            verified[p] = v;
+        }
+        return v;
+    }
+
+    private static List<KafkoRecord> trimTo(List<KafkoRecord> records, long end) {
+        int keep = 0;
+        while (keep < records.size() && records.get(keep).offset() < end) {
+            keep++;
+        }
+        return records.subList(0, keep);
+    }
+
+    private long resetPosition(int p, long pos, long startOffset, long end) {
+        return switch (reset) {
+            case EARLIEST -> pos < startOffset ? startOffset : end;
+            case LATEST -> end;
+            case FAIL -> throw new OffsetOutOfRangeException("topic '" + topic + "' partition " + p
+                    + ": position " + pos + " is outside the log [" + startOffset + ", " + end
+                    + "] and the offset reset policy is FAIL");
+        };
+    }
+}
