@@ -21,7 +21,11 @@ import java.lang.annotation.Target;
  * when a {@code Validator} bean exists), {@code @Header}s ({@link dev.kafko.spring.support.KafkoHeaders}),
  * {@code @Headers Map}, {@code KafkoRecord}, {@code Message<?>}, {@code Acknowledgment}; a batch
  * listener takes a {@code List<T>}. A non-void method annotated with
- * {@code @SendTo("topic")} has its result sent there.
+ * {@code @SendTo("topic")} has its result sent there; with a {@code @SendTo} that names no topic, to
+ * the topic in the request's {@link dev.kafko.spring.support.KafkoHeaders#REPLY_TOPIC} header (record
+ * listeners only). A record listener's replies carry the request's
+ * {@link dev.kafko.spring.support.KafkoHeaders#CORRELATION_ID} and go to the partition its
+ * {@link dev.kafko.spring.support.KafkoHeaders#REPLY_PARTITION} names.
  */
 @Target({ElementType.METHOD, ElementType.ANNOTATION_TYPE})
 @Retention(RetentionPolicy.RUNTIME)

@@ -201,15 +201,25 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         String batch = resolveString(listener.batch(), "batch", where, ctx);
         String ackMode = resolveString(listener.ackMode(), "ackMode", where, ctx);
         String containerFactory = resolveString(listener.containerFactory(), "containerFactory", where, ctx);
+        SendTo sendTo = AnnotatedElementUtils.findMergedAnnotation(method, SendTo.class);
+        String replyTopic = sendTo == null ? null : replyTopic(sendTo, id, where, ctx);
         return new KafkoListenerEndpoint(id, topics, group == null ? id : group,
                 concurrency == null ? null : parseInt(concurrency, where),
                 autoStartup == null ? null : parseBoolean(autoStartup, "autoStartup", where),
                 batch != null && parseBoolean(batch, "batch", where), ackMode == null ? null : parseAckMode(ackMode, where),
-                bean, method, checkedReplyTopic(method, id, where, ctx), containerFactory);
+                bean, method, replyTopic, containerFactory, sendTo != null && replyTopic == null);
     }
 
-    private @Nullable String checkedReplyTopic(Method method, String id, String where, BeanExpressionContext ctx) {
-        String reply = replyTopic(method, where, ctx);
+    /**
+     * The topic {@code @SendTo} names, checked against the naming rule; {@code null} when it names none
+     * (no value, or one that resolves to nothing): then, as in spring-kafka, each reply goes to the topic
+     * in its request's {@code KafkoHeaders.REPLY_TOPIC} header.
+     */
+    private @Nullable String replyTopic(SendTo sendTo, String id, String where, BeanExpressionContext ctx) {
+        if (sendTo.value().length > 1) {
+            throw new InvalidKafkoListenerException("@SendTo on " + where + " must name one topic at most");
+        }
+        String reply = sendTo.value().length == 0 ? null : resolveString(sendTo.value()[0], "@SendTo", where, ctx);
         if (reply != null) {
             checkName("topic", reply, id, where);
         }
@@ -222,17 +232,6 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         } catch (InvalidNameException e) {
             throw new InvalidKafkoListenerException("@KafkoListener '" + id + "' on " + where + ": " + e.getMessage(), e);
         }
-    }
-
-    private @Nullable String replyTopic(Method method, String where, BeanExpressionContext ctx) {
-        SendTo sendTo = AnnotatedElementUtils.findMergedAnnotation(method, SendTo.class);
-        if (sendTo == null) {
-            return null;
-        }
-        if (sendTo.value().length != 1) {
-            throw new InvalidKafkoListenerException("@SendTo on " + where + " must name exactly one topic");
-        }
-        return resolveString(sendTo.value()[0], "@SendTo", where, ctx);
     }
 
     private List<String> resolveTopics(String[] raw, String where, BeanExpressionContext ctx) {

@@ -150,7 +150,8 @@ public class KafkoListenerContainerFactory {
         }
         InvocableHandlerMethod handler = methods.createInvocableHandlerMethod(endpoint.bean(), endpoint.method());
         MessagingMessageListenerAdapter adapter = new MessagingMessageListenerAdapter(handler, converter,
-                endpoint.batch(), endpoint.id(), endpoint.groupId(), endpoint.replyTopic(), replyTemplate);
+                endpoint.batch(), endpoint.id(), endpoint.groupId(), endpoint.replyTopic(), endpoint.replyToHeader(),
+                replyTemplate);
         boolean start = endpoint.autoStartup() != null ? endpoint.autoStartup() : autoStartup;
         return new ConcurrentMessageListenerContainer(endpoint.id(), endpoint.topics(), endpoint.groupId(), backend,
                 properties, start, adapter, errorHandler, instrumentation, executor);

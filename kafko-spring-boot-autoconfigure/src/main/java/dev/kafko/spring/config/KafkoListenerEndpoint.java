@@ -18,16 +18,32 @@ import org.jspecify.annotations.Nullable;
  * @param ackMode the ack mode, or {@code null}
  * @param bean the bean to invoke
  * @param method the method to invoke
- * @param replyTopic the {@code @SendTo} topic, or {@code null}
+ * @param replyTopic the topic the method's {@code @SendTo} names, or {@code null}
  * @param containerFactory the bean name of the container factory, or {@code null} for the default one
+ * @param replyToHeader whether the method has a {@code @SendTo} that names no topic (then
+ *     {@code replyTopic} is {@code null}): each result goes to the topic in its request's
+ *     {@link dev.kafko.spring.support.KafkoHeaders#REPLY_TOPIC} header
  */
 public record KafkoListenerEndpoint(String id, List<String> topics, String groupId, @Nullable Integer concurrency,
                                     @Nullable Boolean autoStartup, boolean batch, @Nullable AckMode ackMode,
                                     Object bean, Method method, @Nullable String replyTopic,
-                                    @Nullable String containerFactory) {
+                                    @Nullable String containerFactory, boolean replyToHeader) {
 
     public KafkoListenerEndpoint {
         topics = List.copyOf(topics);
+        if (replyToHeader && replyTopic != null) {
+            throw new IllegalArgumentException("Listener '" + id + "': a reply goes to the @SendTo topic '" + replyTopic
+                    + "' or to the request's reply-topic header, not both");
+        }
+    }
+
+    /** An endpoint whose {@code @SendTo}, if any, names its topic. */
+    public KafkoListenerEndpoint(String id, List<String> topics, String groupId, @Nullable Integer concurrency,
+                                 @Nullable Boolean autoStartup, boolean batch, @Nullable AckMode ackMode,
+                                 Object bean, Method method, @Nullable String replyTopic,
+                                 @Nullable String containerFactory) {
+        this(id, topics, groupId, concurrency, autoStartup, batch, ackMode, bean, method, replyTopic, containerFactory,
+                false);
     }
 
     /** An endpoint built by the default container factory. */

@@ -15,7 +15,8 @@ import org.springframework.util.backoff.FixedBackOff;
 /**
  * Retries a failed delivery with a {@link BackOff}, then hands each record to a
  * {@link RecordRecoverer} (by default: log and skip). Conversion and argument-resolution failures
- * are not retried: they would fail the same way; nor are the exceptions named with
+ * and {@link InvalidReplyHeaderException}s are not retried: they would fail the same way; nor are the
+ * exceptions named with
  * {@link #addNotRetryableExceptions} (anywhere in the cause chain). Configure it before the
  * containers start; the container member threads then call it.
  */
@@ -119,10 +120,14 @@ public final class DefaultErrorHandler implements KafkoErrorHandler {
         return true;
     }
 
-    /** Whether another attempt could succeed: false for conversion and argument-resolution failures. */
+    /**
+     * Whether another attempt could succeed: false for conversion and argument-resolution failures, and
+     * for a reply that the record's headers cannot route.
+     */
     public static boolean isRetryable(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
-            if (t instanceof MessageConversionException || t instanceof MethodArgumentResolutionException) {
+            if (t instanceof MessageConversionException || t instanceof MethodArgumentResolutionException
+                    || t instanceof InvalidReplyHeaderException) {
                 return false;
             }
             if (t.getCause() == t) {

@@ -20,6 +20,23 @@ public final class KafkoHeaders {
     /** The record timestamp in epoch millis (Long). */
     public static final String TIMESTAMP = PREFIX + "timestamp";
 
+    // --- request/reply: written by the requester, read by a {@code @SendTo} listener ------------
+    /**
+     * The topic a listener method annotated with {@code @SendTo} that names no topic sends its result
+     * to (text; a received record carries it as UTF-8 bytes). As spring-kafka's {@code kafka_replyTopic}.
+     */
+    public static final String REPLY_TOPIC = PREFIX + "replyTopic";
+    /**
+     * The partition of the reply topic a {@code @SendTo} reply goes to: a number, written (and read)
+     * as its decimal text, where spring-kafka's {@code kafka_replyPartition} holds four big-endian bytes.
+     */
+    public static final String REPLY_PARTITION = PREFIX + "replyPartition";
+    /**
+     * Copied, bytes as they are, from a request to each {@code @SendTo} reply of a record listener, so
+     * that the requester can match them. As spring-kafka's {@code kafka_correlationId}.
+     */
+    public static final String CORRELATION_ID = PREFIX + "correlationId";
+
     // --- set on received messages -------------------------------------------------------------
     /** The key of a received record (byte[]; converts to String). */
     public static final String RECEIVED_KEY = PREFIX + "receivedMessageKey";

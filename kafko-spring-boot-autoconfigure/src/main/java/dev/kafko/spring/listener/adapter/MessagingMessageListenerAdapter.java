@@ -14,7 +14,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.MethodParameter;
 import org.springframework.core.ResolvableType;
@@ -30,8 +29,9 @@ import org.springframework.messaging.support.MessageHeaderAccessor;
 /**
  * Delivers records to a {@code @KafkoListener} method: builds the Spring {@link Message}, lets
  * spring-messaging's {@link InvocableHandlerMethod} resolve the arguments and invoke the method,
- * and sends a non-null return value to the {@code @SendTo} topic. Called only on a container
- * member's polling thread; several members may share one adapter (it keeps no per-call state).
+ * and sends a non-null return value to the {@code @SendTo} topic (or, where {@code @SendTo} names
+ * none, to the request's {@link KafkoHeaders#REPLY_TOPIC}; see {@link ReplySender}). Called only on a
+ * container member's polling thread; several members may share one adapter (it keeps no per-call state).
  *
  * <p>A record listener whose only parameter is the payload gets a message that carries just the
  * record's own headers (a converter may read them): the {@code kafko_received*} headers, the
@@ -67,18 +67,38 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
     private final @Nullable Class<?> plainPayloadType;
     private final String listenerId;
     private final String groupId;
-    private final @Nullable String replyTopic;
-    private final @Nullable KafkoOperations<Object, Object> replyTemplate;
+    /** Sends the method's results; {@code null} when it has no {@code @SendTo}. */
+    private final @Nullable ReplySender replies;
 
+    /** An adapter whose method has no {@code @SendTo} ({@code replyTopic} null) or one that names a topic. */
     public MessagingMessageListenerAdapter(InvocableHandlerMethod handler, RecordMessageConverter converter,
                                            boolean batch, String listenerId, String groupId,
                                            @Nullable String replyTopic,
                                            @Nullable KafkoOperations<Object, Object> replyTemplate) {
-        if (replyTopic != null && replyTemplate == null) {
-            throw new IllegalStateException("Listener '" + listenerId + "' has @SendTo(\"" + replyTopic
-                    + "\") but no KafkoTemplate to send its replies with: there is no KafkoTemplate bean, or there are"
+        this(handler, converter, batch, listenerId, groupId, replyTopic, false, replyTemplate);
+    }
+
+    /**
+     * @param replyTopic the topic {@code @SendTo} names, or {@code null}
+     * @param replyToHeader whether the method has a {@code @SendTo} that names no topic: its results go to
+     *     the topic in each request's {@link KafkoHeaders#REPLY_TOPIC} header (record listeners only);
+     *     ignored when {@code replyTopic} is set
+     * @param replyTemplate what sends the results; required with {@code @SendTo}
+     * @throws IllegalStateException when a {@code @SendTo} has no template to send with, or a batch
+     *     listener's names no topic
+     */
+    public MessagingMessageListenerAdapter(InvocableHandlerMethod handler, RecordMessageConverter converter,
+                                           boolean batch, String listenerId, String groupId,
+                                           @Nullable String replyTopic, boolean replyToHeader,
+                                           @Nullable KafkoOperations<Object, Object> replyTemplate) {
+        if ((replyTopic != null || replyToHeader) && replyTemplate == null) {
+            throw new IllegalStateException("Listener '" + listenerId + "' has @SendTo("
+                    + (replyTopic == null ? "" : "\"" + replyTopic + "\"")
+                    + ") but no KafkoTemplate to send its replies with: there is no KafkoTemplate bean, or there are"
                     + " several and none of them is @Primary or named 'kafkoTemplate'");
         }
+        this.replies = replyTemplate == null || (replyTopic == null && !replyToHeader) ? null
+                : new ReplySender(listenerId, replyTopic, replyTemplate, batch);
         this.handler = handler;
         this.converter = converter;
         this.batch = batch;
@@ -93,8 +113,6 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
         this.plainPayloadType = payloadOnly ? plainPayloadType(handler.getMethod()) : null;
         this.listenerId = listenerId;
         this.groupId = groupId;
-        this.replyTopic = replyTopic;
-        this.replyTemplate = replyTemplate;
     }
 
     @Override
@@ -128,8 +146,8 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
             message = converter.toMessage(records.get(0), acknowledgment, groupId, listenerId, deliveryAttempt);
         }
         Object result = plain == null ? handler.invoke(message) : handler.invoke(message, plain);
-        if (result != null && replyTopic != null && replyTemplate != null) {
-            reply(result, records);
+        if (result != null && replies != null) {
+            replies.send(result, records);
         }
     }
 
@@ -194,41 +212,6 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
                     : MessageBuilder.createMessage(converter.fromMessage(message, type, batchElementHint), message.getHeaders());
         }
         return converter.fromMessage(message, batchElementType, batchElementHint);
-    }
-
-    private void reply(Object result, List<KafkoRecord> records) {
-        // a record listener's reply keeps its record's key (and so its partition); a batch has many keys
-        byte[] key = batch ? null : records.get(0).key();
-        if (result instanceof Iterable<?> elements) {
-            // as spring-kafka does by default: a record per element (a Message keeps a collection whole)
-            List<CompletableFuture<?>> sent = new ArrayList<>();
-            for (Object element : elements) {
-                if (element != null) {
-                    sent.add(send(element, key));
-                }
-            }
-            CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).join();
-            return;
-        }
-        send(result, key).join();
-    }
-
-    private CompletableFuture<?> send(Object value, byte @Nullable [] key) {
-        KafkoOperations<Object, Object> template = replyTemplate;
-        CompletableFuture<?> sent;
-        if (value instanceof Message<?> m) {
-            Message<?> routed = m.getHeaders().containsKey(KafkoHeaders.TOPIC) ? m
-                    : MessageBuilder.fromMessage(m).setHeader(KafkoHeaders.TOPIC, replyTopic).build();
-            sent = template.send(routed);
-        } else {
-            sent = template.send(replyTopic, key, value);
-        }
-        if (sent == null) {
-            throw new IllegalStateException("Listener '" + listenerId + "' sent its @SendTo(\"" + replyTopic
-                    + "\") reply with a KafkoTemplate that returned no future (a mock of the template bean?"
-                    + " @SendTo replies go through it)");
-        }
-        return sent;
     }
 
     /**
