@@ -71,4 +71,14 @@ public @interface KafkoListener {
      * Default: the bean named {@code kafkoListenerContainerFactory}, else the only (or primary) factory.
      */
     String containerFactory() default "";
+
+    /**
+     * The bean name of the {@link dev.kafko.spring.listener.adapter.RecordFilterStrategy} that picks the
+     * records this listener never sees (SpEL may also resolve to the strategy itself), as in
+     * spring-kafka; it replaces the container factory's. A discarded record counts as processed: it is
+     * committed with the others and not delivered again. A batch listener gets its batch without the
+     * discarded records, and is not invoked when all are discarded. Default: the container factory's
+     * strategy, if it has one.
+     */
+    String filter() default "";
 }

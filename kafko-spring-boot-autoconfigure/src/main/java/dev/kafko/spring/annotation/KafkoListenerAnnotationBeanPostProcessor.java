@@ -7,6 +7,7 @@ import dev.kafko.spring.config.KafkoListenerEndpoint;
 import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
 import dev.kafko.spring.listener.AckMode;
 import dev.kafko.spring.listener.MessageListenerContainer;
+import dev.kafko.spring.listener.adapter.RecordFilterStrategy;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -169,13 +170,49 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         if (name == null) {
             return factory.getBean(KafkoListenerContainerFactory.class);
         }
-        if (!factory.containsBean(name) || !factory.isTypeMatch(name, KafkoListenerContainerFactory.class)) {
-            throw new InvalidKafkoListenerException("@KafkoListener '" + endpoint.id() + "' on "
-                    + endpoint.method().getDeclaringClass().getSimpleName() + "." + endpoint.method().getName()
-                    + ": containerFactory '" + name + "' is no KafkoListenerContainerFactory bean; the factories are "
-                    + List.of(factory.getBeanNamesForType(KafkoListenerContainerFactory.class)));
+        return bean(factory, name, KafkoListenerContainerFactory.class, "containerFactory", "the factories are",
+                "@KafkoListener '" + endpoint.id() + "' on " + endpoint.method().getDeclaringClass().getSimpleName()
+                        + "." + endpoint.method().getName());
+    }
+
+    /**
+     * The bean of {@code type} that an attribute names.
+     *
+     * @param others how the message introduces the names of the beans of that type
+     * @param listener the listener, as the message names it
+     * @throws InvalidKafkoListenerException when there is no such bean, naming the listener, the attribute
+     *     and the beans there are
+     */
+    private static <T> T bean(ConfigurableListableBeanFactory factory, String name, Class<T> type, String attribute,
+                              String others, String listener) {
+        if (!factory.containsBean(name) || !factory.isTypeMatch(name, type)) {
+            throw new InvalidKafkoListenerException(listener + ": " + attribute + " '" + name + "' is no "
+                    + type.getSimpleName() + " bean; " + others + " " + List.of(factory.getBeanNamesForType(type)));
         }
-        return factory.getBean(name, KafkoListenerContainerFactory.class);
+        return factory.getBean(name, type);
+    }
+
+    /**
+     * What an attribute that names a bean resolves to: the bean of that name or, as in spring-kafka, the
+     * object a SpEL expression returns when it is one of {@code type}; {@code null} for an empty value.
+     */
+    private <T> @Nullable T resolveBean(String value, Class<T> type, String attribute, String id, String where,
+                                        BeanExpressionContext ctx) {
+        if (!StringUtils.hasText(value)) {
+            return null;
+        }
+        Object resolved = resolve(value, attribute, where, ctx);
+        if (type.isInstance(resolved)) {
+            return type.cast(resolved);
+        }
+        if (resolved != null && !(resolved instanceof String)) {
+            throw new InvalidKafkoListenerException("@KafkoListener '" + id + "' on " + where + ": " + attribute + " '"
+                    + value + "' resolved to a " + resolved.getClass().getName() + ", neither a " + type.getSimpleName()
+                    + " nor a bean name");
+        }
+        String name = resolved == null ? "" : ((String) resolved).strip();
+        return name.isEmpty() ? null : bean(requireBeanFactory(), name, type, attribute, "the "
+                + type.getSimpleName() + " beans are", "@KafkoListener '" + id + "' on " + where);
     }
 
     private KafkoListenerEndpoint endpoint(KafkoListener listener, Object bean, Method method, String defaultId) {
@@ -207,7 +244,8 @@ public final class KafkoListenerAnnotationBeanPostProcessor
                 concurrency == null ? null : parseInt(concurrency, where),
                 autoStartup == null ? null : parseBoolean(autoStartup, "autoStartup", where),
                 batch != null && parseBoolean(batch, "batch", where), ackMode == null ? null : parseAckMode(ackMode, where),
-                bean, method, replyTopic, containerFactory, sendTo != null && replyTopic == null);
+                bean, method, replyTopic, containerFactory, sendTo != null && replyTopic == null,
+                resolveBean(listener.filter(), RecordFilterStrategy.class, "filter", id, where, ctx));
     }
 
     /**

@@ -7,8 +7,10 @@ import dev.kafko.spring.listener.ContainerProperties;
 import dev.kafko.spring.listener.DefaultErrorHandler;
 import dev.kafko.spring.listener.KafkoErrorHandler;
 import dev.kafko.spring.listener.KafkoMessageListener;
+import dev.kafko.spring.listener.adapter.FilteringMessageListenerAdapter;
 import dev.kafko.spring.listener.adapter.KafkoArgumentResolvers;
 import dev.kafko.spring.listener.adapter.MessagingMessageListenerAdapter;
+import dev.kafko.spring.listener.adapter.RecordFilterStrategy;
 import dev.kafko.spring.support.Acknowledgment;
 import dev.kafko.spring.support.KafkoInstrumentation;
 import dev.kafko.spring.support.RecordMessageConverter;
@@ -29,7 +31,8 @@ import org.springframework.messaging.handler.invocation.InvocableHandlerMethod;
 /**
  * Builds listener containers from endpoints (annotated methods) or from plain
  * {@link KafkoMessageListener}s, with shared defaults: backend, container properties, error
- * handler, converter, thread executor, instrumentation and the template used by {@code @SendTo}.
+ * handler, converter, thread executor, instrumentation, record filter and the template used by
+ * {@code @SendTo}.
  * Configure it before the context starts; afterwards it is only read (any thread).
  */
 public class KafkoListenerContainerFactory {
@@ -44,6 +47,7 @@ public class KafkoListenerContainerFactory {
     private TaskExecutor executor = new SimpleAsyncTaskExecutor("kafko-listener-");
     private @Nullable KafkoOperations<Object, Object> replyTemplate;
     private @Nullable MessageHandlerMethodFactory defaultHandlerMethodFactory;
+    private @Nullable RecordFilterStrategy recordFilterStrategy;
     private boolean autoStartup = true;
 
     public KafkoListenerContainerFactory(LogBackend backend, RecordMessageConverter converter) {
@@ -70,6 +74,7 @@ public class KafkoListenerContainerFactory {
         copy.instrumentation = instrumentation;
         copy.executor = executor;
         copy.replyTemplate = replyTemplate;
+        copy.recordFilterStrategy = recordFilterStrategy;
         copy.autoStartup = autoStartup;
         return copy;
     }
@@ -102,6 +107,20 @@ public class KafkoListenerContainerFactory {
     /** The template a {@code @SendTo} listener sends its result with. */
     public void setReplyTemplate(@Nullable KafkoOperations<Object, Object> replyTemplate) {
         this.replyTemplate = replyTemplate;
+    }
+
+    /**
+     * Discards records before the listeners of this factory's containers see them, as spring-kafka's
+     * factory does: every listener whose {@code @KafkoListener} names no {@code filter} of its own, and
+     * the plain listeners given to {@link #createListenerContainer(String, String, List, KafkoMessageListener)}.
+     * {@code null} (the default) for none.
+     */
+    public void setRecordFilterStrategy(@Nullable RecordFilterStrategy recordFilterStrategy) {
+        this.recordFilterStrategy = recordFilterStrategy;
+    }
+
+    public @Nullable RecordFilterStrategy getRecordFilterStrategy() {
+        return recordFilterStrategy;
     }
 
     /** Whether containers start with the context unless their endpoint says otherwise. */
@@ -154,7 +173,14 @@ public class KafkoListenerContainerFactory {
                 replyTemplate);
         boolean start = endpoint.autoStartup() != null ? endpoint.autoStartup() : autoStartup;
         return new ConcurrentMessageListenerContainer(endpoint.id(), endpoint.topics(), endpoint.groupId(), backend,
-                properties, start, adapter, errorHandler, instrumentation, executor);
+                properties, start, filtered(adapter, endpoint.recordFilterStrategy()), errorHandler, instrumentation,
+                executor);
+    }
+
+    /** The listener behind the endpoint's record filter, else this factory's, if there is one. */
+    private KafkoMessageListener filtered(KafkoMessageListener listener, @Nullable RecordFilterStrategy own) {
+        RecordFilterStrategy filter = own != null ? own : recordFilterStrategy;
+        return filter == null ? listener : new FilteringMessageListenerAdapter(listener, filter);
     }
 
     private static boolean takesAcknowledgment(Method method) {
@@ -188,10 +214,10 @@ public class KafkoListenerContainerFactory {
                 + method.getName() + ")";
     }
 
-    /** A container for a plain listener, with this factory's defaults. */
+    /** A container for a plain listener, with this factory's defaults (its record filter included). */
     public ConcurrentMessageListenerContainer createListenerContainer(String id, String groupId, List<String> topics,
                                                                       KafkoMessageListener listener) {
         return new ConcurrentMessageListenerContainer(id, topics, groupId, backend, containerProperties, autoStartup,
-                listener, errorHandler, instrumentation, executor);
+                filtered(listener, null), errorHandler, instrumentation, executor);
     }
 }

@@ -1,6 +1,7 @@
 package dev.kafko.spring.config;
 
 import dev.kafko.spring.listener.AckMode;
+import dev.kafko.spring.listener.adapter.RecordFilterStrategy;
 import java.lang.reflect.Method;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -23,11 +24,14 @@ import org.jspecify.annotations.Nullable;
  * @param replyToHeader whether the method has a {@code @SendTo} that names no topic (then
  *     {@code replyTopic} is {@code null}): each result goes to the topic in its request's
  *     {@link dev.kafko.spring.support.KafkoHeaders#REPLY_TOPIC} header
+ * @param recordFilterStrategy what discards records before the method sees them, or {@code null} for
+ *     the container factory's
  */
 public record KafkoListenerEndpoint(String id, List<String> topics, String groupId, @Nullable Integer concurrency,
                                     @Nullable Boolean autoStartup, boolean batch, @Nullable AckMode ackMode,
                                     Object bean, Method method, @Nullable String replyTopic,
-                                    @Nullable String containerFactory, boolean replyToHeader) {
+                                    @Nullable String containerFactory, boolean replyToHeader,
+                                    @Nullable RecordFilterStrategy recordFilterStrategy) {
 
     public KafkoListenerEndpoint {
         topics = List.copyOf(topics);
@@ -43,7 +47,7 @@ public record KafkoListenerEndpoint(String id, List<String> topics, String group
                                  Object bean, Method method, @Nullable String replyTopic,
                                  @Nullable String containerFactory) {
         this(id, topics, groupId, concurrency, autoStartup, batch, ackMode, bean, method, replyTopic, containerFactory,
-                false);
+                false, null);
     }
 
     /** An endpoint built by the default container factory. */

@@ -34,4 +34,14 @@ public class BatchListenerFailedException extends RuntimeException {
     public int getIndex() {
         return index;
     }
+
+    /** The first {@code BatchListenerFailedException} in {@code failure}'s cause chain, itself included; or null. */
+    public static @Nullable BatchListenerFailedException findIn(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof BatchListenerFailedException b) {
+                return b;
+            }
+        }
+        return null;
+    }
 }

@@ -224,7 +224,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         try {
             invoke(records, ack, 1);
         } catch (Exception failure) {
-            BatchListenerFailedException named = failedRecord(failure);
+            BatchListenerFailedException named = BatchListenerFailedException.findIn(failure);
             if (named == null || named.getIndex() >= records.size()) {
                 if (named != null) {
                     LOG.warn("Listener '{}' named record {} of a batch of {} as failed; failing the whole batch",
@@ -250,15 +250,6 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
             return;
         }
         done(records, false, ack);
-    }
-
-    private static @Nullable BatchListenerFailedException failedRecord(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof BatchListenerFailedException b) {
-                return b;
-            }
-        }
-        return null;
     }
 
     private void seekBack(List<KafkoRecord> records) {
@@ -559,7 +550,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
                 invoke(records, ack, ++attempts);
             } catch (Exception e) {
                 // a batch of the one failed record failed again: the cause named is the failure
-                BatchListenerFailedException named = failedRecord(e);
+                BatchListenerFailedException named = BatchListenerFailedException.findIn(e);
                 throw named != null && named.getCause() instanceof Exception cause ? cause : e;
             }
         }
