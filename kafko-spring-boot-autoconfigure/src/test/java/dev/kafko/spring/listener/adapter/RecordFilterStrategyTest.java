@@ -1,5 +1,8 @@
 package dev.kafko.spring.listener.adapter;
 
+import static dev.kafko.spring.listener.adapter.ListenerTestSupport.committed;
+import static dev.kafko.spring.listener.adapter.ListenerTestSupport.template;
+import static dev.kafko.spring.listener.adapter.ListenerTestSupport.text;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kafko.Kafko;
@@ -8,7 +11,6 @@ import dev.kafko.OutgoingRecord;
 import dev.kafko.spring.annotation.KafkoListener;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
 import dev.kafko.spring.config.KafkoListenerContainerFactory;
-import dev.kafko.spring.core.KafkoTemplate;
 import dev.kafko.spring.listener.BatchListenerFailedException;
 import dev.kafko.spring.test.KafkoTestUtils;
 import java.nio.charset.StandardCharsets;
@@ -22,7 +24,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -153,15 +154,6 @@ class RecordFilterStrategyTest {
             assertThat(RECEIVED).containsExactly("b");
             assertThat(BATCHES.stream().flatMap(List::stream)).containsExactly("b");
         });
-    }
-
-    private static long committed(ApplicationContext context, String topic, String group) {
-        return context.getBean(Kafko.class).groupInfo(topic, group).committed().getOrDefault(0, 0L);
-    }
-
-    @SuppressWarnings("unchecked")
-    private static KafkoTemplate<Object, Object> template(ApplicationContext context) {
-        return context.getBean(KafkoTemplate.class);
     }
 
     private static String text(byte[] bytes) {

@@ -1,5 +1,8 @@
 package dev.kafko.spring.listener.adapter;
 
+import static dev.kafko.spring.listener.adapter.ListenerTestSupport.committed;
+import static dev.kafko.spring.listener.adapter.ListenerTestSupport.template;
+import static dev.kafko.spring.listener.adapter.ListenerTestSupport.text;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kafko.Kafko;
@@ -7,11 +10,9 @@ import dev.kafko.KafkoRecord;
 import dev.kafko.spring.annotation.KafkoListener;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
 import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
-import dev.kafko.spring.core.KafkoTemplate;
 import dev.kafko.spring.listener.InvalidReplyHeaderException;
 import dev.kafko.spring.support.KafkoHeaders;
 import dev.kafko.spring.test.KafkoTestUtils;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -166,15 +167,6 @@ class SendToReplyTopicHeaderTest {
                 .setHeader(KafkoHeaders.CORRELATION_ID, correlationId)
                 .setHeader(KafkoHeaders.REPLY_PARTITION, replyPartition).build();
         template(context).send(request).join();
-    }
-
-    @SuppressWarnings("unchecked")
-    private static KafkoTemplate<Object, Object> template(ApplicationContext context) {
-        return context.getBean(KafkoTemplate.class);
-    }
-
-    private static @Nullable String text(byte @Nullable [] bytes) {
-        return bytes == null ? null : new String(bytes, StandardCharsets.UTF_8);
     }
 
     static class Repliers {
