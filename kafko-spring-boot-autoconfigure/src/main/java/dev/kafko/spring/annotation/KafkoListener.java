@@ -81,4 +81,13 @@ public @interface KafkoListener {
      * strategy, if it has one.
      */
     String filter() default "";
+
+    /**
+     * The bean name of the {@link dev.kafko.spring.listener.KafkoListenerErrorHandler} that handles what the
+     * method throws before the container's error handler sees it (SpEL may also resolve to the handler
+     * itself), as in spring-kafka. What it returns stands for the method's result (sent to the
+     * {@code @SendTo} topic, if any) and the records count as processed; what it throws goes on to the
+     * container's error handler (retries, dead letters). Default: none.
+     */
+    String errorHandler() default "";
 }

@@ -6,6 +6,7 @@ import dev.kafko.spring.config.KafkoListenerContainerFactory;
 import dev.kafko.spring.config.KafkoListenerEndpoint;
 import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
 import dev.kafko.spring.listener.AckMode;
+import dev.kafko.spring.listener.KafkoListenerErrorHandler;
 import dev.kafko.spring.listener.MessageListenerContainer;
 import dev.kafko.spring.listener.adapter.RecordFilterStrategy;
 import java.lang.reflect.Method;
@@ -245,7 +246,8 @@ public final class KafkoListenerAnnotationBeanPostProcessor
                 autoStartup == null ? null : parseBoolean(autoStartup, "autoStartup", where),
                 batch != null && parseBoolean(batch, "batch", where), ackMode == null ? null : parseAckMode(ackMode, where),
                 bean, method, replyTopic, containerFactory, sendTo != null && replyTopic == null,
-                resolveBean(listener.filter(), RecordFilterStrategy.class, "filter", id, where, ctx));
+                resolveBean(listener.filter(), RecordFilterStrategy.class, "filter", id, where, ctx),
+                resolveBean(listener.errorHandler(), KafkoListenerErrorHandler.class, "errorHandler", id, where, ctx));
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.kafko.spring.config;
 
 import dev.kafko.spring.listener.AckMode;
+import dev.kafko.spring.listener.KafkoListenerErrorHandler;
 import dev.kafko.spring.listener.adapter.RecordFilterStrategy;
 import java.lang.reflect.Method;
 import java.util.List;
@@ -26,12 +27,15 @@ import org.jspecify.annotations.Nullable;
  *     {@link dev.kafko.spring.support.KafkoHeaders#REPLY_TOPIC} header
  * @param recordFilterStrategy what discards records before the method sees them, or {@code null} for
  *     the container factory's
+ * @param errorHandler what handles the method's failures before the container's error handler, or
+ *     {@code null} for none
  */
 public record KafkoListenerEndpoint(String id, List<String> topics, String groupId, @Nullable Integer concurrency,
                                     @Nullable Boolean autoStartup, boolean batch, @Nullable AckMode ackMode,
                                     Object bean, Method method, @Nullable String replyTopic,
                                     @Nullable String containerFactory, boolean replyToHeader,
-                                    @Nullable RecordFilterStrategy recordFilterStrategy) {
+                                    @Nullable RecordFilterStrategy recordFilterStrategy,
+                                    @Nullable KafkoListenerErrorHandler errorHandler) {
 
     public KafkoListenerEndpoint {
         topics = List.copyOf(topics);
@@ -41,13 +45,16 @@ public record KafkoListenerEndpoint(String id, List<String> topics, String group
         }
     }
 
-    /** An endpoint whose {@code @SendTo}, if any, names its topic. */
+    /**
+     * An endpoint whose {@code @SendTo}, if any, names its topic, with the container factory's record
+     * filter and no listener error handler.
+     */
     public KafkoListenerEndpoint(String id, List<String> topics, String groupId, @Nullable Integer concurrency,
                                  @Nullable Boolean autoStartup, boolean batch, @Nullable AckMode ackMode,
                                  Object bean, Method method, @Nullable String replyTopic,
                                  @Nullable String containerFactory) {
         this(id, topics, groupId, concurrency, autoStartup, batch, ackMode, bean, method, replyTopic, containerFactory,
-                false, null);
+                false, null, null);
     }
 
     /** An endpoint built by the default container factory. */

@@ -1,9 +1,10 @@
 package dev.kafko.spring.listener;
 
 /**
- * Carries an {@link Error} (other than a {@link VirtualMachineError}) that a listener method threw,
+ * What a listener method threw, wrapped: an {@link Error} (other than a {@link VirtualMachineError}),
  * so that it goes through retries and recovery like any exception instead of ending the polling
- * thread.
+ * thread; and whatever the method threw when it is handed to a {@link KafkoListenerErrorHandler}.
+ * Its cause is what was thrown.
  */
 public class ListenerExecutionFailedException extends RuntimeException {
 

@@ -3,7 +3,9 @@ package dev.kafko.spring.listener.adapter;
 import dev.kafko.KafkoRecord;
 import dev.kafko.spring.core.KafkoOperations;
 import dev.kafko.spring.listener.ConsumerSeekAware;
+import dev.kafko.spring.listener.KafkoListenerErrorHandler;
 import dev.kafko.spring.listener.KafkoMessageListener;
+import dev.kafko.spring.listener.ListenerExecutionFailedException;
 import dev.kafko.spring.support.Acknowledgment;
 import dev.kafko.spring.support.KafkoHeaders;
 import dev.kafko.spring.support.RecordMessageConverter;
@@ -32,6 +34,8 @@ import org.springframework.messaging.support.MessageHeaderAccessor;
  * and sends a non-null return value to the {@code @SendTo} topic (or, where {@code @SendTo} names
  * none, to the request's {@link KafkoHeaders#REPLY_TOPIC}; see {@link ReplySender}). Called only on a
  * container member's polling thread; several members may share one adapter (it keeps no per-call state).
+ * What the method throws goes to its {@link KafkoListenerErrorHandler}, when it has one, whose result
+ * stands for the method's.
  *
  * <p>A record listener whose only parameter is the payload gets a message that carries just the
  * record's own headers (a converter may read them): the {@code kafko_received*} headers, the
@@ -69,13 +73,17 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
     private final String groupId;
     /** Sends the method's results; {@code null} when it has no {@code @SendTo}. */
     private final @Nullable ReplySender replies;
+    private final @Nullable KafkoListenerErrorHandler errorHandler;
 
-    /** An adapter whose method has no {@code @SendTo} ({@code replyTopic} null) or one that names a topic. */
+    /**
+     * An adapter whose method has no {@code @SendTo} ({@code replyTopic} null) or one that names a topic,
+     * and no {@link KafkoListenerErrorHandler}.
+     */
     public MessagingMessageListenerAdapter(InvocableHandlerMethod handler, RecordMessageConverter converter,
                                            boolean batch, String listenerId, String groupId,
                                            @Nullable String replyTopic,
                                            @Nullable KafkoOperations<Object, Object> replyTemplate) {
-        this(handler, converter, batch, listenerId, groupId, replyTopic, false, replyTemplate);
+        this(handler, converter, batch, listenerId, groupId, replyTopic, false, replyTemplate, null);
     }
 
     /**
@@ -84,13 +92,15 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
      *     the topic in each request's {@link KafkoHeaders#REPLY_TOPIC} header (record listeners only);
      *     ignored when {@code replyTopic} is set
      * @param replyTemplate what sends the results; required with {@code @SendTo}
+     * @param errorHandler what handles the method's failures before the container does, or {@code null}
      * @throws IllegalStateException when a {@code @SendTo} has no template to send with, or a batch
      *     listener's names no topic
      */
     public MessagingMessageListenerAdapter(InvocableHandlerMethod handler, RecordMessageConverter converter,
                                            boolean batch, String listenerId, String groupId,
                                            @Nullable String replyTopic, boolean replyToHeader,
-                                           @Nullable KafkoOperations<Object, Object> replyTemplate) {
+                                           @Nullable KafkoOperations<Object, Object> replyTemplate,
+                                           @Nullable KafkoListenerErrorHandler errorHandler) {
         if ((replyTopic != null || replyToHeader) && replyTemplate == null) {
             throw new IllegalStateException("Listener '" + listenerId + "' has @SendTo("
                     + (replyTopic == null ? "" : "\"" + replyTopic + "\"")
@@ -113,6 +123,7 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
         this.plainPayloadType = payloadOnly ? plainPayloadType(handler.getMethod()) : null;
         this.listenerId = listenerId;
         this.groupId = groupId;
+        this.errorHandler = errorHandler;
     }
 
     @Override
@@ -145,7 +156,24 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
         } else {
             message = converter.toMessage(records.get(0), acknowledgment, groupId, listenerId, deliveryAttempt);
         }
-        Object result = plain == null ? handler.invoke(message) : handler.invoke(message, plain);
+        Object result;
+        try {
+            result = plain == null ? handler.invoke(message) : handler.invoke(message, plain);
+        } catch (VirtualMachineError e) {
+            throw e;
+        } catch (Exception | Error e) {
+            if (errorHandler == null) {
+                throw e;
+            }
+            // a payload-only message lacks the received headers, which the handler may want
+            Message<?> delivery = payloadOnly
+                    ? converter.toMessage(records.get(0), acknowledgment, groupId, listenerId, deliveryAttempt)
+                    : message;
+            Method method = handler.getMethod();
+            result = errorHandler.handleError(delivery, new ListenerExecutionFailedException("Listener '"
+                    + listenerId + "' (" + method.getDeclaringClass().getSimpleName() + "." + method.getName()
+                    + ") threw " + e, e));
+        }
         if (result != null && replies != null) {
             replies.send(result, records);
         }
