@@ -204,8 +204,7 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V> {
             }
             SendResult<K, V> result = new SendResult<>(topic, position.partition(), position.offset(), timestamp,
                     key, value);
-            Objects.requireNonNull(topic, "topic");
-        KafkoInstrumentation timing = instrumentation;
+            KafkoInstrumentation timing = instrumentation;
             if (timing != KafkoInstrumentation.NOOP) {
                 timing.sendCompleted(topic, System.nanoTime() - start, null);
             }
