@@ -81,7 +81,7 @@ class LostTopicConfigTest {
     }
 
     @Test
-    void aDeleteInterruptedAfterItsCommitPointIsFinishedByTheNextCreate() throws Exception {
+    void aDeleteInterruptedAfterItsCommitPointIsFinishedByTheNextOpen() throws Exception {
         fill("tn", TopicConfig.builder().partitions(2).build());
         Path topicDir = dir.resolve("tn");
         HookedFileIo io = new HookedFileIo(new HookedFileIo.Hooks() {
@@ -102,11 +102,25 @@ class LostTopicConfigTest {
                 .as("the records are still there").isGreaterThan(1000);
         try (Kafko k = Kafko.open(dir)) {
             assertThat(k.topics()).isEmpty();
+            assertThat(topicDir).as("the delete's data is gone with the open").doesNotExist();
             k.createTopic("tn");
             assertThat(k.topic("tn").orElseThrow().partition(0).endOffset()).isZero();
         }
         assertThat(topicDir.resolve(FileNames.TOPIC_DELETED_MARKER)).doesNotExist();
         assertThat(FileNames.partitionDir(topicDir, 1)).doesNotExist();
+    }
+
+    @Test
+    void anInterruptedDeleteWhoseDirectoryHoldsTheUsersFilesIsLeftAlone() throws Exception {
+        fill("tn", TopicConfig.builder().build());
+        Path topicDir = dir.resolve("tn");
+        Files.move(topicDir.resolve(FileNames.TOPIC_CONFIG_FILE), topicDir.resolve(FileNames.TOPIC_DELETED_MARKER));
+        Files.writeString(topicDir.resolve("notes.txt"), "the user's");
+        try (Kafko k = Kafko.open(dir)) {
+            assertThat(k.topics()).isEmpty();
+        }
+        assertThat(topicDir.resolve("notes.txt")).hasContent("the user's");
+        assertThat(FileNames.segmentFile(FileNames.partitionDir(topicDir, 0), 0)).isRegularFile();
     }
 
     @Test

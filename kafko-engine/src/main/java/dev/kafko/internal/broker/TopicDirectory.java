@@ -67,11 +67,35 @@ final class TopicDirectory {
                 continue;
             }
             if (!Files.exists(entry.resolve(FileNames.TOPIC_CONFIG_FILE))) {
-                LOG.log(Level.WARNING, "ignoring directory " + entry + ": " + withoutConfig(entry));
+                if (!finishedDelete(entry, name)) {
+                    LOG.log(Level.WARNING, "ignoring directory " + entry + ": " + withoutConfig(entry));
+                }
                 continue;
             }
             sink.accept(open(broker, entry, name));
         }
+    }
+
+    /**
+     * Removes {@code dir} when it is what an interrupted delete left (its config renamed, the commit
+     * point, and nothing but kafko's files): the delete was decided, and its data must not stay on disk
+     * until the name is created again. False when it is something else, or could not be removed (a
+     * stray directory is never fatal on open; the next open tries again).
+     */
+    private static boolean finishedDelete(Path dir, String name) {
+        Path marker = dir.resolve(FileNames.TOPIC_DELETED_MARKER);
+        try {
+            if (!Files.exists(marker, LinkOption.NOFOLLOW_LINKS) || !isLeftover(dir)) {
+                return false;
+            }
+            deleteTree(dir, marker);
+        } catch (KafkoStorageException e) {
+            LOG.log(Level.WARNING, "could not finish the interrupted delete of topic '" + name + "' (" + dir
+                    + "); the next open tries again: " + e);
+            return true;
+        }
+        LOG.log(Level.INFO, "finished the interrupted delete of topic '" + name + "': removed " + dir);
+        return true;
     }
 
     private static TopicImpl open(Broker broker, Path topicDir, String name) {
@@ -209,7 +233,8 @@ final class TopicDirectory {
     /** Why a directory with a topic's name but no config is skipped on open, for the warning. */
     private static String withoutConfig(Path dir) {
         if (Files.exists(dir.resolve(FileNames.TOPIC_DELETED_MARKER))) {
-            return "a delete of its topic was interrupted; creating the topic again removes it";
+            return "a delete of its topic was interrupted, and the directory holds files kafko never writes there"
+                    + " (so it was not removed); move them away and reopen, or remove the directory";
         }
         String data;
         try {
