@@ -2,6 +2,7 @@ package dev.kafko.reliability;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kafko.FsyncPolicy;
 import dev.kafko.KafkoRecord;
 import dev.kafko.OutgoingRecord;
 import dev.kafko.TopicConfig;
@@ -12,16 +13,21 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Crashes of a log of small frames soon after it rolled: a kill -9 (the page cache keeps every stored
- * byte: the live directory is reopened as it is, the crashed instance abandoned), then a power loss
- * after the recovery ({@link PowerLossDisk}: only what was fsynced survives). Nothing a flush covered
- * is lost, and every recovered log reads from its start to its end without a hole.
+ * Crashes of a log of small frames soon after it rolled, most while the seals of its rolled segments
+ * are held back, as a busy background thread holds them: a kill -9 (the page cache keeps every stored
+ * byte: the live directory is reopened as it is, the crashed instance abandoned) and a power loss
+ * ({@link PowerLossDisk}: only what was fsynced), and a power loss after the recovery. Nothing the
+ * process stored is lost to the kill, nothing a flush covered to a power loss, and every recovered
+ * log reads from its start to its end without a hole.
  */
 class RolledSegmentCrashTest {
 
@@ -29,6 +35,37 @@ class RolledSegmentCrashTest {
 
     @TempDir
     Path tmp;
+
+    @ParameterizedTest(name = "{0} seals pending, {1}")
+    @CsvSource({"1, never", "2, never", "4, never", "1, every-batch", "2, every-batch", "4, every-batch"})
+    void crashesWithSealsPendingLoseNothingStoredToAKillNorFlushedToAPowerLoss(int pending, String fsync)
+            throws IOException {
+        Path live = tmp.resolve("live");
+        PowerLossDisk disk = new PowerLossDisk(live);
+        FileIo io = new HookedFileIo(disk);
+        TopicConfig config = TopicConfig.builder().segmentBytes(64 * 1024).fsync(FsyncPolicy.parse(fsync)).build();
+        ArrayDeque<Runnable> held = new ArrayDeque<>();
+        PartitionLog crashed = PartitionLog.open("t", 0, live, config, Clock.systemUTC(), io, held::add);
+        appendUntilPending(crashed, pending);
+        // a flush waits for every pending seal: all of it survives a power loss
+        crashed.flush();
+        long flushed = crashed.endOffset();
+        check(crashInto(disk, "after-flush"), config, 0, flushed, flushed);
+        appendUntilPending(crashed, pending);
+        long stored = crashed.endOffset();
+        check(crashInto(disk, "power-loss"), config, 0, flushed, stored);
+
+        // kill -9: the instance is abandoned with its seals held, and the directory reopened as it is
+        try (PartitionLog recovered = PartitionLog.open("t", 0, live, config, Clock.systemUTC(), io, held::add)) {
+            assertThat(recovered.endOffset()).as("the page cache kept every stored record").isEqualTo(stored);
+            assertRecords(recovered, 0, stored);
+            append(recovered);
+            recovered.flush();
+            long end = recovered.endOffset();
+            // the recovered records were in the log when the flush returned: a power loss keeps them
+            check(crashInto(disk, "power-loss-after-recovery"), config, 0, end, end);
+        }
+    }
 
     @Test
     void theFirstFlushAfterACrashMakesTheNameOfTheSegmentRolledBeforeItDurable() throws IOException {

@@ -206,6 +206,9 @@ final class LogLoader {
         Scan scan = scan(file, base, size, config.indexIntervalBytes());
         if (scan.stopReason() == null && scan.nextOffset() == nextBase) {
             LOG.log(System.Logger.Level.WARNING, "{0}: rebuilt the index of {1}", name, file.path());
+            // durable before an index file says it was sealed: a seal a crash cut short never fsynced
+            // it, and no later flush would (a flush forces the active segment and the pending seals)
+            Segment.force(io, file.path());
             // a rebuilt cache: if this write is lost in a crash, the next open rebuilds it again
             IndexFiles.write(io, dir, base, scan.index(), scan.nextOffset(), size, scan.maxTimestamp(), false);
         } else if (scan.nextOffset() < nextBase) {

@@ -207,7 +207,11 @@ final class Segment {
 
     /** Forces a segment sealed by {@link #sealUnforced} to disk, through a channel of its own. Writer only. */
     void forceSealed(FileIo io) {
-        Path log = file.path();
+        force(io, file.path());
+    }
+
+    /** Forces the segment file {@code log} to disk, its size included, through a channel of its own. */
+    static void force(FileIo io, Path log) {
         try (FileChannel ch = io.open(log, StandardOpenOption.WRITE)) {
             ch.force(true);
         } catch (IOException e) {
