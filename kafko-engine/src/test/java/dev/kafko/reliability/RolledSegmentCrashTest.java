@@ -86,6 +86,31 @@ class RolledSegmentCrashTest {
         }
     }
 
+    @Test
+    void aPowerLossBeforeTheFirstSealAfterACleanReopenCutsTheSegmentAndLeavesNoHole() throws IOException {
+        Path live = tmp.resolve("reopened");
+        PowerLossDisk disk = new PowerLossDisk(live);
+        FileIo io = new HookedFileIo(disk);
+        // retention deletes the oldest segment once there are three
+        TopicConfig config = TopicConfig.builder().segmentBytes(64 * 1024).retentionBytes(96 * 1024).build();
+        ArrayDeque<Runnable> held = new ArrayDeque<>();
+        try (PartitionLog log = PartitionLog.open("t", 0, live, config, Clock.systemUTC(), io, held::add)) {
+            appendUntilPending(log, 1);
+        }
+        // the clean close wrote the index files of the segment that was active: it is again, and rolls
+        PartitionLog crashed = PartitionLog.open("t", 0, live, config, Clock.systemUTC(), io, held::add);
+        append(crashed);
+        crashed.flush();
+        long flushed = crashed.endOffset();
+        appendUntilPending(crashed, 1);
+        long stored = crashed.endOffset();
+        // a directory fsync while the seal is pending: the new segment's name is durable, the rolled one's tail not
+        assertThat(crashed.applyRetention()).isEqualTo(1);
+        long start = crashed.logStartOffset();
+        check(crashInto(disk, "power-loss"), config, start, flushed, stored);
+        check(live, config, start, stored, stored);
+    }
+
     /** Appends frames of small records until {@code pending} segments were rolled since the last flush. */
     private static void appendUntilPending(PartitionLog log, int pending) {
         int sealed = log.segmentCount();

@@ -17,6 +17,7 @@ import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -108,6 +109,11 @@ public final class PartitionLog implements Closeable {
     private boolean markerOnDisk;
     /** Whether a segment file was created whose directory entry is not yet durable. Writer only. */
     private boolean directorySyncPending;
+    /**
+     * Whether the active segment has index files, left by a clean close: they describe fewer records
+     * than it holds once appended to, until its seal writes new ones. Writer only.
+     */
+    private boolean activeIndexed;
 
     private PartitionLog(String topic, int partition, Path dir, TopicConfig config, Clock clock, FileIo io,
             @Nullable Executor preparer, boolean forceSeals, LogLoader.Loaded loaded) {
@@ -124,6 +130,7 @@ public final class PartitionLog implements Closeable {
         this.markerOnDisk = loaded.markerKept();
         this.directorySyncPending = loaded.directorySyncPending();
         Segment last = segments[segments.length - 1];
+        this.activeIndexed = Files.exists(FileNames.indexFile(dir, last.baseOffset()));
         this.endOffset = last.nextOffset();
         long bytes = 0;
         for (Segment s : segments) {
@@ -326,6 +333,13 @@ public final class PartitionLog implements Closeable {
         // a bounded number of seals in flight: a writer that outruns the disk for long waits here
         seals.awaitRoom();
         active.endAppends();
+        if (activeIndexed) {
+            // gone durably before the next segment exists: with them, a crash before the seal ends would
+            // look to the loader like one after it, and a tail the crash cut would stay a hole, not be cut
+            IndexFiles.delete(io, dir, active.baseOffset());
+            fsyncDirectory("fsync directory after deleting the index files of a rolled segment");
+            activeIndexed = false;
+        }
         Segment next = LogLoader.create(dir, active.nextOffset(), config, now, io);
         // the new file's name (and the index files') become durable with the next flush or close
         directorySyncPending = true;
