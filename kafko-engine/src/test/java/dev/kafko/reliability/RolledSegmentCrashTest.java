@@ -59,16 +59,17 @@ class RolledSegmentCrashTest {
         try (PartitionLog recovered = PartitionLog.open("t", 0, live, config, Clock.systemUTC(), io, held::add)) {
             assertThat(recovered.endOffset()).as("the page cache kept every stored record").isEqualTo(stored);
             assertRecords(recovered, 0, stored);
+            // and the open made them durable: under EVERY_BATCH consumers read them at once
+            check(crashInto(disk, "power-loss-at-recovery"), config, 0, stored, stored);
             append(recovered);
             recovered.flush();
             long end = recovered.endOffset();
-            // the recovered records were in the log when the flush returned: a power loss keeps them
             check(crashInto(disk, "power-loss-after-recovery"), config, 0, end, end);
         }
     }
 
     @Test
-    void theFirstFlushAfterACrashMakesTheNameOfTheSegmentRolledBeforeItDurable() throws IOException {
+    void aRecoveringOpenMakesTheNameOfTheSegmentRolledBeforeTheCrashDurable() throws IOException {
         Path live = tmp.resolve("rolled");
         PowerLossDisk disk = new PowerLossDisk(live);
         FileIo io = new HookedFileIo(disk);
@@ -79,6 +80,9 @@ class RolledSegmentCrashTest {
         crashed.flush();
         appendUntilPending(crashed, 1);
         try (PartitionLog recovered = PartitionLog.open("t", 0, live, config, Clock.systemUTC(), io)) {
+            long kept = recovered.endOffset();
+            // under EVERY_BATCH consumers read what the open kept at once: a power loss keeps it
+            check(crashInto(disk, "power-loss-at-recovery"), config, 0, kept, kept);
             append(recovered);
             recovered.flush();
             long end = recovered.endOffset();
@@ -108,6 +112,7 @@ class RolledSegmentCrashTest {
         assertThat(crashed.applyRetention()).isEqualTo(1);
         long start = crashed.logStartOffset();
         check(crashInto(disk, "power-loss"), config, start, flushed, stored);
+        // a kill -9 at the same moment: the page cache keeps all of it
         check(live, config, start, stored, stored);
     }
 

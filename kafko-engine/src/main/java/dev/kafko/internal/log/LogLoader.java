@@ -59,9 +59,7 @@ final class LogLoader {
      * @param markerKept whether the clean-shutdown marker is on disk and still true: it vouched for
      *     the active segment and its index files, and they checked out. The log must delete it
      *     durably before its first write.
-     * @param directorySyncPending whether a segment's directory entry may not be durable yet: one was
-     *     created here, or the last run ended without a clean close, after which the segments it created
-     *     since its last directory fsync are named only in the page cache
+     * @param directorySyncPending whether a file was created whose directory entry is not yet durable
      */
     record Loaded(List<Segment> segments, boolean markerKept, boolean directorySyncPending) {
     }
@@ -113,9 +111,20 @@ final class LogLoader {
                 throw StorageErrors.wrap("delete clean-shutdown marker", marker, e);
             }
         }
-        // after a crash, the first flush fsyncs the directory too: its records may sit in a segment
-        // whose name the last run never made durable (it rolled, then crashed before a flush)
-        return new Loaded(segments, clean && vouched, bases.length == 0 || !clean);
+        if (!clean && bases.length > 0) {
+            try {
+                // the crashed run may have created segments whose names it never made durable (it rolled,
+                // then crashed before a flush): all this open kept is durable from here on, as a consumer
+                // of a topic under EVERY_BATCH, which reads it at once, takes it to be
+                io.fsyncDirectory(dir);
+            } catch (IOException e) {
+                for (Segment s : segments) {
+                    s.file().closeChannel();
+                }
+                throw StorageErrors.wrap("fsync directory after a crash recovery", dir, e);
+            }
+        }
+        return new Loaded(segments, clean && vouched, bases.length == 0);
     }
 
     /**
