@@ -16,6 +16,8 @@ import java.time.Clock;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executor;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -54,18 +56,8 @@ class RolledSegmentCrashTest {
         appendUntilPending(crashed, pending);
         long stored = crashed.endOffset();
         check(crashInto(disk, "power-loss"), config, 0, flushed, stored);
-
-        // kill -9: the instance is abandoned with its seals held, and the directory reopened as it is
-        try (PartitionLog recovered = PartitionLog.open("t", 0, live, config, Clock.systemUTC(), io, held::add)) {
-            assertThat(recovered.endOffset()).as("the page cache kept every stored record").isEqualTo(stored);
-            assertRecords(recovered, 0, stored);
-            // and the open made them durable: under EVERY_BATCH consumers read them at once
-            check(crashInto(disk, "power-loss-at-recovery"), config, 0, stored, stored);
-            append(recovered);
-            recovered.flush();
-            long end = recovered.endOffset();
-            check(crashInto(disk, "power-loss-after-recovery"), config, 0, end, end);
-        }
+        // kill -9: the instance is abandoned with its seals held
+        recoverThenLosePower(live, disk, io, config, held::add, stored);
     }
 
     @Test
@@ -79,15 +71,7 @@ class RolledSegmentCrashTest {
         append(crashed);
         crashed.flush();
         appendUntilPending(crashed, 1);
-        try (PartitionLog recovered = PartitionLog.open("t", 0, live, config, Clock.systemUTC(), io)) {
-            long kept = recovered.endOffset();
-            // under EVERY_BATCH consumers read what the open kept at once: a power loss keeps it
-            check(crashInto(disk, "power-loss-at-recovery"), config, 0, kept, kept);
-            append(recovered);
-            recovered.flush();
-            long end = recovered.endOffset();
-            check(crashInto(disk, "power-loss"), config, 0, end, end);
-        }
+        recoverThenLosePower(live, disk, io, config, null, crashed.endOffset());
     }
 
     @Test
@@ -114,6 +98,24 @@ class RolledSegmentCrashTest {
         check(crashInto(disk, "power-loss"), config, start, flushed, stored);
         // a kill -9 at the same moment: the page cache keeps all of it
         check(live, config, start, stored, stored);
+    }
+
+    /**
+     * The recovery from a kill -9: reopens the live directory as it is, which holds every record stored
+     * before the kill; a power loss right after the open keeps them all (under {@code EVERY_BATCH}
+     * consumers read them at once), and so does one after the recovered log's first flush.
+     */
+    private void recoverThenLosePower(Path live, PowerLossDisk disk, FileIo io, TopicConfig config,
+            @Nullable Executor background, long stored) throws IOException {
+        try (PartitionLog recovered = PartitionLog.open("t", 0, live, config, Clock.systemUTC(), io, background)) {
+            assertThat(recovered.endOffset()).as("the page cache kept every stored record").isEqualTo(stored);
+            assertRecords(recovered, 0, stored);
+            check(crashInto(disk, "power-loss-at-recovery"), config, 0, stored, stored);
+            append(recovered);
+            recovered.flush();
+            long end = recovered.endOffset();
+            check(crashInto(disk, "power-loss-after-recovery"), config, 0, end, end);
+        }
     }
 
     /** Appends frames of small records until {@code pending} segments were rolled since the last flush. */
