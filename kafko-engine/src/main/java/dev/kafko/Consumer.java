@@ -79,7 +79,9 @@ public interface Consumer extends AutoCloseable {
      * Records these offsets (the offset of the next record to read, per partition), as durably as
      * {@link #commit()} does, for the
      * group; a no-op when anonymous. Partitions not assigned to this member are refused with
-     * {@link InvalidPartitionException}.
+     * {@link InvalidPartitionException}, negative offsets with {@link OffsetOutOfRangeException}. An
+     * offset is not checked against the log, as in Kafka: one past the end is kept, and the member that
+     * takes the partition next starts there as {@link OffsetResetPolicy} says.
      */
     void commit(Map<Integer, Long> offsets);
 

@@ -3,9 +3,16 @@ package dev.kafko;
 /**
  * What a consumer does when its position is outside the log: below the log start offset (records
  * were deleted by retention) or above the end offset (a seek past the end, or a committed offset
- * from a log that was since cut back by recovery). A position above the end is moved when it is
- * set (by {@code seek} or when a group member takes a partition), so that records appended later
- * are all read; one below the log start is found at the next {@code poll}.
+ * from a log that was since cut back by recovery). Under {@code EARLIEST} and {@code LATEST} a
+ * position above the end is moved to the end when it is set (by {@code seek} or when a group member
+ * takes a partition), so that records appended later are all read; under {@code FAIL} it is kept, and
+ * the next {@code poll} throws if it is still above the end then. One below the log start is found at
+ * the next {@code poll}.
+ *
+ * <p>A group member that starts on a partition without a committed offset starts at the log start
+ * ({@code EARLIEST}, {@code FAIL}) or at its end ({@code LATEST}), as it is when the member takes the
+ * partition: under {@code LATEST}, records sent to a partition added by
+ * {@link Topic#increasePartitions} before a member's next poll takes it are not read, as in Kafka.
  */
 public enum OffsetResetPolicy {
     /** Move to the log start offset (below) or the end offset (above). The default. */
