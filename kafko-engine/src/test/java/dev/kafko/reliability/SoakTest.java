@@ -89,14 +89,16 @@ class SoakTest {
         long[] last = samples.get(samples.size() - 1);
         assertThat(last[1]).as("heap after GC, last vs second sample").isLessThan(first[1] * 3 / 2 + (16 << 20));
         assertThat(last[2]).as("kafko threads").isEqualTo(first[2]);
-        // open descriptors swing by a dozen with the segments, tail-read channels and churned topics
-        // open at the moment of a sample (57-70 within one run): a leak raises their level, so the
-        // medians of the early and the late samples are compared, not two single samples
+        // open descriptors swing by a score with the segments, tail-read channels, churned topics and the
+        // rolled segments whose seal is pending (up to 4 a partition, each with its channels) open at the
+        // moment of a sample (82-102 within one run): a leak raises their level with every churned topic
+        // or segment (thousands here), so the medians of the early and the late samples are compared, not
+        // two single samples
         int window = Math.max(1, Math.min(5, (samples.size() - 1) / 2));
         List<long[]> early = samples.subList(1, Math.min(samples.size(), 1 + window));
         List<long[]> late = samples.subList(samples.size() - window, samples.size());
         assertThat(median(late, 3)).as("file descriptors, median of the last %d samples", late.size())
-                .isLessThanOrEqualTo(median(early, 3) + 8);
+                .isLessThanOrEqualTo(median(early, 3) + 16);
     }
 
     private static long median(List<long[]> samples, int column) {
