@@ -8,15 +8,11 @@ import dev.kafko.OffsetOutOfRangeException;
 import dev.kafko.OutgoingRecord;
 import dev.kafko.PartitionFailedException;
 import dev.kafko.TopicConfig;
-import dev.kafko.internal.io.AtomicFiles;
 import dev.kafko.internal.io.FileIo;
 import dev.kafko.internal.io.FileNames;
-import dev.kafko.internal.io.StorageErrors;
 import java.io.Closeable;
-import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -75,8 +71,6 @@ public final class PartitionLog implements Closeable {
         }
     }
 
-    private static final int CLEAN_MARKER_MAGIC = 0x4B464B43;
-    private static final short CLEAN_MARKER_VERSION = 1;
 
     private final String topic;
     private final int partition;
@@ -102,13 +96,8 @@ public final class PartitionLog implements Closeable {
     private volatile long sizeBytes;
     private volatile @Nullable Throwable failure;
     private volatile boolean closed;
-    /**
-     * Whether the clean-shutdown marker is on disk and still describes the files: true from a clean
-     * open until the first append. Writer only.
-     */
-    private boolean markerOnDisk;
-    /** Whether a segment file was created whose directory entry is not yet durable. Writer only. */
-    private boolean directorySyncPending;
+    /** The clean-shutdown marker and the directory fsyncs. Writer only. */
+    private final PartitionDirectory directory;
     /**
      * Whether the active segment has index files, left by a clean close: they describe fewer records
      * than it holds once appended to, until its seal writes new ones. Writer only.
@@ -127,8 +116,7 @@ public final class PartitionLog implements Closeable {
         this.preparer = preparer;
         this.seals = new Seals(io, dir, preparer, forceSeals, this::fail);
         this.segments = loaded.segments().toArray(new Segment[0]);
-        this.markerOnDisk = loaded.markerKept();
-        this.directorySyncPending = loaded.directorySyncPending();
+        this.directory = new PartitionDirectory(io, dir, loaded.markerKept(), loaded.directorySyncPending());
         Segment last = segments[segments.length - 1];
         this.activeIndexed = Files.exists(FileNames.indexFile(dir, last.baseOffset()));
         this.endOffset = last.nextOffset();
@@ -262,8 +250,8 @@ public final class PartitionLog implements Closeable {
         Segment active;
         boolean rolled = false;
         try {
-            if (markerOnDisk) {
-                dropCleanMarker();
+            if (directory.markerOnDisk()) {
+                directory.dropCleanMarker();
             }
             active = segments[segments.length - 1];
             if (!active.isEmpty() && ((long) active.size() + length > config.segmentBytes()
@@ -337,12 +325,12 @@ public final class PartitionLog implements Closeable {
             // gone durably before the next segment exists: with them, a crash before the seal ends would
             // look to the loader like one after it, and a tail the crash cut would stay a hole, not be cut
             IndexFiles.delete(io, dir, active.baseOffset());
-            fsyncDirectory("fsync directory after deleting the index files of a rolled segment");
+            directory.fsync("fsync directory after deleting the index files of a rolled segment");
             activeIndexed = false;
         }
         Segment next = LogLoader.create(dir, active.nextOffset(), config, now, io);
         // the new file's name (and the index files') become durable with the next flush or close
-        directorySyncPending = true;
+        directory.segmentCreated();
         Segment[] s = Arrays.copyOf(segments, segments.length + 1);
         s[s.length - 1] = next;
         segments = s;
@@ -363,7 +351,7 @@ public final class PartitionLog implements Closeable {
                 // files' names durable: a flushed record never follows a segment that is not
                 seals.makeDurable();
                 // a flushed record must not sit in a file whose directory entry a power loss forgets
-                syncDirectoryIfPending();
+                directory.syncIfPending();
                 segments[segments.length - 1].flush();
             } catch (KafkoException e) {
                 throw fail(e);
@@ -395,7 +383,7 @@ public final class PartitionLog implements Closeable {
      * a read that starts inside the frame the previous one checked does not check its CRC again.
      */
     public ReadResult read(long offset, int maxRecords, int maxBytes, @Nullable VerifiedFrame verified) {
-        checkReadable();
+        checkUsable();
         // the end first: every segment holding an offset below it is in the array read after it
         long end = endOffset;
         Segment[] segs = segments;
@@ -430,7 +418,7 @@ public final class PartitionLog implements Closeable {
 
     /** The first offset whose record has a timestamp at or after {@code epochMillis}, or {@link #endOffset()}. */
     public long offsetForTimestamp(long epochMillis) {
-        checkReadable();
+        checkUsable();
         while (true) {
             long end = endOffset;
             Segment[] searched = segments;
@@ -493,7 +481,7 @@ public final class PartitionLog implements Closeable {
                     segs[i].delete(io, dir);
                 }
                 // the deletions are durable: a power loss does not bring the segments back
-                fsyncDirectory("fsync directory after deleting segments");
+                directory.fsync("fsync directory after deleting segments");
             } catch (KafkoException e) {
                 throw fail(e);
             }
@@ -565,7 +553,7 @@ public final class PartitionLog implements Closeable {
             // before any channel closes. A failed seal failed the log when it failed (fail(), as
             // any I/O error of the writer would): the close below then leaves it unclean
             seals.awaitAllQuietly();
-            if (failure != null || markerOnDisk) {
+            if (failure != null || directory.markerOnDisk()) {
                 closeChannels(segs);
                 return;
             }
@@ -580,9 +568,7 @@ public final class PartitionLog implements Closeable {
                 active.file().truncateAndForce(active.size());
                 active.writeIndexFilesUnsynced(io, dir);
                 active.file().closeChannel();
-                writeCleanMarker();
-                fsyncDirectory("fsync directory at close");
-                directorySyncPending = false;
+                directory.closeClean();
                 // the sealed segments' windows go back to the MappingBudget now, not when collected
                 closeChannels(segs);
             } catch (KafkoException e) {
@@ -600,52 +586,6 @@ public final class PartitionLog implements Closeable {
         }
     }
 
-    private void writeCleanMarker() {
-        byte[] b = new byte[8];
-        FrameFormat.putInt(b, 0, CLEAN_MARKER_MAGIC);
-        FrameFormat.putShort(b, 4, CLEAN_MARKER_VERSION);
-        Path marker = dir.resolve(FileNames.CLEAN_SHUTDOWN_FILE);
-        try {
-            AtomicFiles.replace(io, marker, ByteBuffer.wrap(b), false);
-        } catch (IOException e) {
-            throw StorageErrors.wrap("write clean-shutdown marker", marker, e);
-        }
-    }
-
-    /**
-     * Deletes the clean-shutdown marker durably before the first write after a clean open. Until
-     * then the files are exactly as the marker describes them (a clean open changes nothing, and
-     * retention deletes only sealed segments, which the marker does not vouch for), so a crash
-     * before this point reopens as clean and correctly so; a crash after it reopens with a scan.
-     */
-    private void dropCleanMarker() {
-        Path marker = dir.resolve(FileNames.CLEAN_SHUTDOWN_FILE);
-        try {
-            io.deleteIfExists(marker);
-        } catch (IOException e) {
-            throw StorageErrors.wrap("delete clean-shutdown marker", marker, e);
-        }
-        fsyncDirectory("fsync directory after deleting the clean-shutdown marker");
-        markerOnDisk = false;
-        directorySyncPending = false;
-    }
-
-    private void syncDirectoryIfPending() {
-        if (directorySyncPending) {
-            fsyncDirectory("fsync directory after creating a segment");
-            directorySyncPending = false;
-        }
-    }
-
-    private void fsyncDirectory(String operation) {
-        try {
-            io.fsyncDirectory(dir);
-        } catch (IOException e) {
-            throw StorageErrors.wrap(operation, dir, e);
-        }
-    }
-
-    /** Records the first failure (any thread: a seal may fail in the background) and returns it to throw. */
     /**
      * The failure of an append whose thread ran out of stack before anything of it was published (it
      * encoded, or stored past the published end): the log is as it was, and goes on.
@@ -655,6 +595,7 @@ public final class PartitionLog implements Closeable {
                 + " was written (sends made from send callbacks nest on one stack: chain them through an executor)", e);
     }
 
+    /** Records the first failure (any thread: a seal may fail in the background) and returns it to throw. */
     private RuntimeException fail(Throwable e) {
         if (failure == null) {
             failure = e;
@@ -673,10 +614,6 @@ public final class PartitionLog implements Closeable {
         if (closed) {
             throw new KafkoClosedException(name + " is closed");
         }
-    }
-
-    private void checkReadable() {
-        checkUsable();
     }
 
     private void enterWriter() {

@@ -1,0 +1,100 @@
+package dev.kafko.internal.log;
+
+import dev.kafko.internal.io.AtomicFiles;
+import dev.kafko.internal.io.FileIo;
+import dev.kafko.internal.io.FileNames;
+import dev.kafko.internal.io.StorageErrors;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+
+/**
+ * Internal: the durability of a partition directory's own entries, for its {@link PartitionLog}'s
+ * writer: the clean-shutdown marker, which lets the next open skip the CRC scan, and the directory
+ * fsyncs that make created and deleted files' names durable. Writer only.
+ */
+final class PartitionDirectory {
+
+    private static final int CLEAN_MARKER_MAGIC = 0x4B464B43;
+    private static final short CLEAN_MARKER_VERSION = 1;
+
+    private final FileIo io;
+    private final Path dir;
+    /**
+     * Whether the clean-shutdown marker is on disk and still describes the files: true from a clean
+     * open until the first append.
+     */
+    private boolean markerOnDisk;
+    /** Whether a segment file was created whose directory entry is not yet durable. */
+    private boolean syncPending;
+
+    PartitionDirectory(FileIo io, Path dir, boolean markerOnDisk, boolean syncPending) {
+        this.io = io;
+        this.dir = dir;
+        this.markerOnDisk = markerOnDisk;
+        this.syncPending = syncPending;
+    }
+
+    /** Whether the clean-shutdown marker on disk still describes the files (nothing appended since a clean open). */
+    boolean markerOnDisk() {
+        return markerOnDisk;
+    }
+
+    /**
+     * Deletes the clean-shutdown marker durably before the first write after a clean open. Until
+     * then the files are exactly as the marker describes them (a clean open changes nothing, and
+     * retention deletes only sealed segments, which the marker does not vouch for), so a crash
+     * before this point reopens as clean and correctly so; a crash after it reopens with a scan.
+     */
+    void dropCleanMarker() {
+        Path marker = dir.resolve(FileNames.CLEAN_SHUTDOWN_FILE);
+        try {
+            io.deleteIfExists(marker);
+        } catch (IOException e) {
+            throw StorageErrors.wrap("delete clean-shutdown marker", marker, e);
+        }
+        fsync("fsync directory after deleting the clean-shutdown marker");
+        markerOnDisk = false;
+        syncPending = false;
+    }
+
+    /**
+     * At a clean close, once the data and index files are written: the marker that vouches for them,
+     * then one directory fsync that makes every rename durable.
+     */
+    void closeClean() {
+        byte[] b = new byte[8];
+        FrameFormat.putInt(b, 0, CLEAN_MARKER_MAGIC);
+        FrameFormat.putShort(b, 4, CLEAN_MARKER_VERSION);
+        Path marker = dir.resolve(FileNames.CLEAN_SHUTDOWN_FILE);
+        try {
+            AtomicFiles.replace(io, marker, ByteBuffer.wrap(b), false);
+        } catch (IOException e) {
+            throw StorageErrors.wrap("write clean-shutdown marker", marker, e);
+        }
+        fsync("fsync directory at close");
+        syncPending = false;
+    }
+
+    /** A segment file was created: its name becomes durable with the next flush or close. */
+    void segmentCreated() {
+        syncPending = true;
+    }
+
+    /** Makes the names of the segments created since the last directory fsync durable. */
+    void syncIfPending() {
+        if (syncPending) {
+            fsync("fsync directory after creating a segment");
+            syncPending = false;
+        }
+    }
+
+    /** fsyncs the directory; {@code operation} names it in the exception. */
+    void fsync(String operation) {
+        try {
+            io.fsyncDirectory(dir);
+        } catch (IOException e) {
+            throw StorageErrors.wrap(operation, dir, e);
+        }
+    }
+}
