@@ -68,6 +68,11 @@ public interface Kafko extends AutoCloseable {
      */
     Topic createTopic(String name, TopicConfig config);
 
+    /**
+     * The topic named so, if it exists. Every call returns the same handle for as long as the topic
+     * exists; a topic deleted and created again under its name has another one, so comparing handles
+     * tells the two apart.
+     */
     Optional<Topic> topic(String name);
 
     Set<String> topics();

@@ -123,7 +123,8 @@ class KafkoLifecycleTest {
     @Test
     void deletedTopicFailsItsClientsAndCanBeRecreatedEmpty() {
         try (Kafko k = Kafko.open(dir)) {
-            k.createTopic("t", TopicConfig.builder().partitions(2).build());
+            Topic created = k.createTopic("t", TopicConfig.builder().partitions(2).build());
+            assertThat(k.topic("t")).containsSame(created);
             Producer p = k.producer("t");
             Consumer c = k.consumer("t");
             p.send(bytes("a"), bytes("1")).join();
@@ -136,6 +137,8 @@ class KafkoLifecycleTest {
             assertThatThrownBy(() -> k.deleteTopic("t")).isInstanceOf(UnknownTopicException.class);
 
             k.createTopic("t");
+            assertThat(k.topic("t").orElseThrow()).as("the topic created again has a handle of its own")
+                    .isNotSameAs(created).isSameAs(k.topic("t").orElseThrow());
             assertThat(k.topic("t").orElseThrow().partitionCount()).isEqualTo(1);
             assertThat(k.producer("t").send(null, bytes("fresh")).join().offset()).isZero();
         }

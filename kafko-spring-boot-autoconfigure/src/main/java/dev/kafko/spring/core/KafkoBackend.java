@@ -84,6 +84,12 @@ public final class KafkoBackend implements LogBackend {
         return ends;
     }
 
+    /** The topic's handle: the engine keeps one per topic for as long as it exists ({@link Kafko#topic}). */
+    @Override
+    public @Nullable Object topicId(String topic) {
+        return kafko.topic(topic).orElse(null);
+    }
+
     @Override
     public Map<Integer, Long> committedOffsets(String topic, String group) {
         return kafko.groupInfo(topic, group).committed();

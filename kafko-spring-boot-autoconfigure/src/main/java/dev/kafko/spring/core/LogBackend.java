@@ -2,6 +2,7 @@ package dev.kafko.spring.core;
 
 import dev.kafko.ConsumerRebalanceListener;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The narrow seam through which {@link KafkoTemplate} and the listener containers reach a log.
@@ -50,6 +51,15 @@ public interface LogBackend {
      * every send made to it before the call is written (a send may linger in the log before it is).
      */
     Map<Integer, Long> endOffsets(String topic);
+
+    /**
+     * Identifies the topic named so as it exists now, as Kafka's topic id does: equal ids for as long as
+     * it exists, another one for a topic created again under its name after a delete; {@code null} when
+     * no topic has the name. The default cannot tell the two apart: it returns the name itself.
+     */
+    default @Nullable Object topicId(String topic) {
+        return topic;
+    }
 
     /** The committed offsets of {@code group} on {@code topic}; partitions without a commit are absent. */
     Map<Integer, Long> committedOffsets(String topic, String group);

@@ -31,7 +31,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     private final KafkoErrorHandler errorHandler;
     private final KafkoInstrumentation instrumentation;
     private final List<KafkoMessageListenerContainer> members = new ArrayList<>();
-    private final ProcessedOffsets processed = new ProcessedOffsets();
+    private final ProcessedOffsets processed;
 
     public ConcurrentMessageListenerContainer(String listenerId, List<String> topics, String groupId, LogBackend backend,
                                               ContainerProperties properties, boolean autoStartup,
@@ -48,6 +48,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
         this.autoStartup = autoStartup;
         this.errorHandler = errorHandler;
         this.instrumentation = instrumentation;
+        this.processed = new ProcessedOffsets(backend::topicId);
         int n = 0;
         for (String topic : this.topics) {
             for (int i = 0; i < properties.concurrency(); i++) {
@@ -208,7 +209,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     private List<String> behind(Map<String, Map<Integer, Long>> targets) {
         List<String> behind = new ArrayList<>();
         targets.forEach((topic, ends) -> {
-            Map<Integer, Long> done = processed.snapshot(topic);
+            Map<Integer, Long> done = processed.snapshot(topic, backend.topicId(topic));
             Map<Integer, Long> committed = backend.committedOffsets(topic, groupId);
             ends.forEach((partition, end) -> {
                 long reached = Math.max(done.getOrDefault(partition, 0L), committed.getOrDefault(partition, 0L));

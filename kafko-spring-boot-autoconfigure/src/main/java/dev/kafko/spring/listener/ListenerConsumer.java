@@ -42,6 +42,11 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
     private final LogBackend backend;
     /** The member's consumer: replaced (polling thread only) when its topic was deleted and exists again. */
     private volatile BackendConsumer consumer;
+    /**
+     * The id of the topic {@link #consumer} reads ({@link LogBackend#topicId}), read once it was made: were
+     * the topic deleted and created again meanwhile, the consumer fails before it delivers anything.
+     */
+    private @Nullable Object topicId;
     /** Whether the topic was deleted under {@link #consumer} and no consumer of it has been made since. */
     private boolean detached;
     /** Committable offsets not yet committed, per partition; polling thread only. */
@@ -67,6 +72,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         this.backend = backend;
         this.consumer = backend.groupConsumer(container.topic(), container.getGroupId(),
                 properties.maxPollRecords(), this);
+        this.topicId = backend.topicId(container.topic());
     }
 
     /** Whether the caller is this member's polling thread (a listener calling into its container). */
@@ -183,6 +189,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         } catch (UnknownTopicException e) {
             return false;
         }
+        topicId = backend.topicId(container.topic());
         detached = false;
         container.instrumentation().listenerStarting(container.getListenerId(), container.getGroupId(),
                 container.topic());
@@ -407,7 +414,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
 
     /** Tells the container's progress tracker (read by the test helper) how far the listener got. */
     private void advance(Map<Integer, Long> nextOffsets) {
-        nextOffsets.forEach((p, o) -> container.processed().advance(container.topic(), p, o));
+        nextOffsets.forEach((p, o) -> container.processed().advance(container.topic(), topicId, p, o));
     }
 
     @Override

@@ -2,22 +2,62 @@ package dev.kafko.spring.listener;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Objects;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The offset after the last record each partition's listener finished (returned or recovered),
  * per topic, shared by the members of one container. Members call {@link #advance} on their
  * polling threads; any thread may {@link #snapshot} or {@link #awaitChange}. Monitor-based: a
  * waiting thread parks, nobody spins.
+ *
+ * <p>Offsets belong to one topic, not to its name: each is kept with the id of the topic its records
+ * came from ({@link dev.kafko.spring.core.LogBackend#topicId}), and a topic deleted and created again
+ * under its name starts from nothing. A member may go on finishing records of the deleted topic for a
+ * while (it learns of the delete at its next commit or poll): those never count for the new one.
  */
 final class ProcessedOffsets {
 
-    private final Map<String, Map<Integer, Long>> offsets = new HashMap<>();
+    /** The id of the topic that has a name now: {@code LogBackend::topicId}. */
+    private final Function<String, @Nullable Object> liveTopicId;
+    private final Map<String, Progress> offsets = new HashMap<>();
     private int waiters;
 
-    synchronized void advance(String topic, int partition, long nextOffset) {
-        offsets.computeIfAbsent(topic, t -> new HashMap<>()).merge(partition, nextOffset, Math::max);
+    ProcessedOffsets(Function<String, @Nullable Object> liveTopicId) {
+        this.liveTopicId = liveTopicId;
+    }
+
+    /** The offsets finished on one topic, the one that had the id. */
+    private record Progress(Object topicId, Map<Integer, Long> next) {
+    }
+
+    /**
+     * Records that the records of {@code partition} before {@code nextOffset} are finished, in the
+     * topic that had {@code topicId} when the member's consumer was made. Those of a topic deleted
+     * since are dropped: what a topic of that name holds now starts from nothing.
+     */
+    synchronized void advance(String topic, @Nullable Object topicId, int partition, long nextOffset) {
+        Progress progress = offsets.get(topic);
+        if (progress == null || !progress.topicId().equals(topicId)) {
+            // the first offset of another topic under the name: the live one replaces what was kept
+            if (topicId == null || !topicId.equals(live(topic))) {
+                return;
+            }
+            progress = new Progress(topicId, new HashMap<>());
+            offsets.put(topic, progress);
+        }
+        progress.next().merge(partition, nextOffset, Math::max);
         if (waiters > 0) {
             notifyAll();
+        }
+    }
+
+    private @Nullable Object live(String topic) {
+        try {
+            return liveTopicId.apply(topic);
+        } catch (RuntimeException e) {
+            return null; // the log closed under a member that overran its stop: nothing counts any more
         }
     }
 
@@ -26,8 +66,11 @@ final class ProcessedOffsets {
         offsets.clear();
     }
 
-    synchronized Map<Integer, Long> snapshot(String topic) {
-        return Map.copyOf(offsets.getOrDefault(topic, Map.of()));
+    /** The offsets finished on the topic that has {@code topicId} (none when that is not the one kept). */
+    synchronized Map<Integer, Long> snapshot(String topic, @Nullable Object topicId) {
+        Progress progress = offsets.get(topic);
+        return progress == null || !Objects.equals(progress.topicId(), topicId) ? Map.of()
+                : Map.copyOf(progress.next());
     }
 
     /** Waits until a member advances or {@code millis} pass. */

@@ -45,7 +45,9 @@ import org.springframework.context.ApplicationContext;
  * on its own thread is finished once that acknowledgment is committed; one it did not acknowledge
  * (or acknowledged from another thread) counts once processed. A container that was stopped and
  * started again is waited for from its group's commits, so records its last run processed without
- * committing are waited for again. Paused containers are not waited for. No sleeps: the caller
+ * committing are waited for again. A topic deleted and created again under its name is waited for
+ * from its start: what the listeners finished of the deleted one does not count, also while a member
+ * still finishes records of it. Paused containers are not waited for. No sleeps: the caller
  * parks until a listener makes progress.
  *
  * <p>A pipeline settles in one call: once the listeners have caught up, the ends of their topics

@@ -2,7 +2,9 @@ package dev.kafko.spring.test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
+import dev.kafko.Kafko;
 import dev.kafko.spring.annotation.KafkoListener;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
 import dev.kafko.spring.core.KafkoTemplate;
@@ -17,6 +19,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.ApplicationContext;
 
 @ExtendWith(OutputCaptureExtension.class)
 class KafkoTestUtilsTest {
@@ -44,6 +47,59 @@ class KafkoTestUtilsTest {
             assertThat(SEEN).containsExactly("a", "b");
         });
         assertThat(output).contains("Listener 'gated' has concurrency 2 but topic 'gated' has 1 partition(s)");
+    }
+
+    @Test
+    void whatWasConsumedOfADeletedTopicDoesNotCountForTheTopicCreatedAgainUnderItsName() {
+        SEEN.clear();
+        gate = new CountDownLatch(0);
+        recreatedRunner().run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            for (String v : List.of("a", "b", "c")) {
+                template.send("recreated", v).join();
+            }
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+            gate = new CountDownLatch(1); // the listener holds every record from now on
+            context.getBean(Kafko.class).deleteTopic("recreated");
+            for (String v : List.of("x", "y", "z")) {
+                template.send("recreated", v).join(); // created again, with as many records as before
+            }
+            assertThatThrownBy(() -> KafkoTestUtils.waitForListeners(context, Duration.ofMillis(200)))
+                    .isInstanceOf(AssertionError.class).hasMessageContaining("recreated-0 at 0 of 3");
+            gate.countDown();
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+            assertThat(SEEN).containsExactly("a", "b", "c", "x", "y", "z");
+        });
+    }
+
+    @Test
+    void aListenerStillOnTheDeletedTopicIsWaitedForOnTheTopicCreatedAgain() {
+        SEEN.clear();
+        gate = new CountDownLatch(1);
+        recreatedRunner().run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            template.send("recreated", "before").join();
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+            template.send("recreated", "held").join(); // the listener holds it until the gate opens
+            await().atMost(Duration.ofSeconds(20)).until(() -> SEEN.contains("held"));
+            context.getBean(Kafko.class).deleteTopic("recreated");
+            template.send("recreated", "after").join(); // its end, 1, is as far as the listener got before
+            assertThatThrownBy(() -> KafkoTestUtils.waitForListeners(context, Duration.ofMillis(200)))
+                    .isInstanceOf(AssertionError.class).hasMessageContaining("recreated-0 at 0 of 1");
+            gate.countDown();
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+            assertThat(SEEN).containsExactly("before", "held", "after");
+        });
+    }
+
+    private ApplicationContextRunner recreatedRunner() {
+        return new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+                .withBean(Recreated.class).withPropertyValues("kafko.ephemeral=true");
+    }
+
+    @SuppressWarnings("unchecked")
+    private static KafkoTemplate<Object, Object> template(ApplicationContext context) {
+        return context.getBean(KafkoTemplate.class);
     }
 
     @Test
@@ -137,6 +193,17 @@ class KafkoTestUtilsTest {
         void on(String value) throws InterruptedException {
             Thread.sleep(300); // slow work
             SEEN.add("down:" + value);
+        }
+    }
+
+    /** Holds each record until the gate opens ("before" excepted), after it shows in {@link #SEEN}. */
+    static class Recreated {
+        @KafkoListener(id = "recreated", topics = "recreated")
+        void on(String value) throws InterruptedException {
+            SEEN.add(value);
+            if (!value.equals("before")) {
+                gate.await(30, TimeUnit.SECONDS);
+            }
         }
     }
 
