@@ -11,10 +11,8 @@ import dev.kafko.spring.core.LogBackend;
 import dev.kafko.spring.support.Acknowledgment;
 import dev.kafko.spring.support.KafkoInstrumentation;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -436,64 +434,8 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
     @Override
     public void onPartitionsAssigned(Collection<Integer> partitions) {
         ConsumerSeekAware aware = listener.seekAware();
-        if (aware == null || partitions.isEmpty()) {
-            return;
-        }
-        Map<Integer, Long> assignments = new LinkedHashMap<>();
-        for (int p : partitions) {
-            assignments.put(p, consumer.position(p));
-        }
-        SeekCallback callback = new SeekCallback(partitions);
-        try {
-            aware.onPartitionsAssigned(container.topic(), Collections.unmodifiableMap(assignments), callback);
-        } catch (RuntimeException e) {
-            LOG.error("Listener '{}' failed to choose start offsets on partitions {} of {}; reading on from {}",
-                    container.getListenerId(), partitions, container.topic(), assignments, e);
-        } finally {
-            callback.active = false;
-        }
-    }
-
-    /** Seeks the partitions just assigned, for a {@link ConsumerSeekAware} listener. */
-    private final class SeekCallback implements ConsumerSeekAware.ConsumerSeekCallback {
-        private final Collection<Integer> assigned;
-        private boolean active = true;
-
-        SeekCallback(Collection<Integer> assigned) {
-            this.assigned = assigned;
-        }
-
-        @Override
-        public void seek(String topic, int partition, long offset) {
-            check(topic, List.of(partition));
-            consumer.seek(partition, offset);
-        }
-
-        @Override
-        public void seekToBeginning(String topic, Collection<Integer> partitions) {
-            check(topic, partitions);
-            consumer.seekToBeginning(partitions);
-        }
-
-        @Override
-        public void seekToEnd(String topic, Collection<Integer> partitions) {
-            check(topic, partitions);
-            consumer.seekToEnd(partitions);
-        }
-
-        private void check(String topic, Collection<Integer> partitions) {
-            if (!active || Thread.currentThread() != owner) {
-                throw new IllegalStateException("Listener '" + container.getListenerId()
-                        + "' may seek only on its polling thread, during onPartitionsAssigned");
-            }
-            if (!container.topic().equals(topic)) {
-                throw new IllegalArgumentException("Listener '" + container.getListenerId() + "' reads "
-                        + container.topic() + ", not " + topic);
-            }
-            if (!assigned.containsAll(partitions)) {
-                throw new IllegalArgumentException("Listener '" + container.getListenerId() + "' was assigned "
-                        + assigned + " of " + topic + ", not all of " + partitions);
-            }
+        if (aware != null && !partitions.isEmpty()) {
+            AssignmentSeeks.offer(aware, container, consumer, partitions);
         }
     }
 

@@ -1,0 +1,85 @@
+package dev.kafko.spring.listener;
+
+import dev.kafko.spring.core.BackendConsumer;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Lets a {@link ConsumerSeekAware} listener choose where the partitions just assigned to a member
+ * start. Runs on the member's polling thread, inside its poll; the callback refuses seeks made on any
+ * other thread or after {@link ConsumerSeekAware#onPartitionsAssigned} returned.
+ */
+final class AssignmentSeeks implements ConsumerSeekAware.ConsumerSeekCallback {
+
+    /** Logs as the polling loop it is part of. */
+    private static final Logger LOG = LoggerFactory.getLogger(ListenerConsumer.class);
+
+    private final KafkoMessageListenerContainer container;
+    private final BackendConsumer consumer;
+    private final Collection<Integer> assigned;
+    private final Thread owner = Thread.currentThread();
+    private boolean active = true;
+
+    private AssignmentSeeks(KafkoMessageListenerContainer container, BackendConsumer consumer,
+                            Collection<Integer> assigned) {
+        this.container = container;
+        this.consumer = consumer;
+        this.assigned = assigned;
+    }
+
+    /** Tells {@code aware} the partitions {@code consumer} was just assigned, with a callback to seek them. */
+    static void offer(ConsumerSeekAware aware, KafkoMessageListenerContainer container, BackendConsumer consumer,
+                      Collection<Integer> partitions) {
+        Map<Integer, Long> assignments = new LinkedHashMap<>();
+        for (int p : partitions) {
+            assignments.put(p, consumer.position(p));
+        }
+        AssignmentSeeks callback = new AssignmentSeeks(container, consumer, partitions);
+        try {
+            aware.onPartitionsAssigned(container.topic(), Collections.unmodifiableMap(assignments), callback);
+        } catch (RuntimeException e) {
+            LOG.error("Listener '{}' failed to choose start offsets on partitions {} of {}; reading on from {}",
+                    container.getListenerId(), partitions, container.topic(), assignments, e);
+        } finally {
+            callback.active = false;
+        }
+    }
+
+    @Override
+    public void seek(String topic, int partition, long offset) {
+        check(topic, List.of(partition));
+        consumer.seek(partition, offset);
+    }
+
+    @Override
+    public void seekToBeginning(String topic, Collection<Integer> partitions) {
+        check(topic, partitions);
+        consumer.seekToBeginning(partitions);
+    }
+
+    @Override
+    public void seekToEnd(String topic, Collection<Integer> partitions) {
+        check(topic, partitions);
+        consumer.seekToEnd(partitions);
+    }
+
+    private void check(String topic, Collection<Integer> partitions) {
+        if (!active || Thread.currentThread() != owner) {
+            throw new IllegalStateException("Listener '" + container.getListenerId()
+                    + "' may seek only on its polling thread, during onPartitionsAssigned");
+        }
+        if (!container.topic().equals(topic)) {
+            throw new IllegalArgumentException("Listener '" + container.getListenerId() + "' reads "
+                    + container.topic() + ", not " + topic);
+        }
+        if (!assigned.containsAll(partitions)) {
+            throw new IllegalArgumentException("Listener '" + container.getListenerId() + "' was assigned "
+                    + assigned + " of " + topic + ", not all of " + partitions);
+        }
+    }
+}
