@@ -47,6 +47,13 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
     private @Nullable Object topicId;
     /** Whether the topic was deleted under {@link #consumer} and no consumer of it has been made since. */
     private boolean detached;
+    /**
+     * Why a commit found the topic deleted under {@link #consumer}: the records still in hand are not
+     * delivered, and the next poll leaves the topic; polling thread only.
+     */
+    private @Nullable UnknownTopicException lost;
+    /** How many records in hand were not delivered because the topic was deleted; polling thread only. */
+    private int dropped;
     /** Committable offsets not yet committed, per partition; polling thread only. */
     private final Map<Integer, Long> pending = new HashMap<>();
     /** Acks made on other threads, as {partition, next offset}; drained by the polling thread. */
@@ -136,6 +143,9 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
     }
 
     private List<KafkoRecord> poll() throws InterruptedException {
+        if (lost != null) {
+            leaveDeletedTopic(lost);
+        }
         if (detached && !rejoin()) {
             container.awaitSignal(properties.pollTimeout().toMillis());
             return List.of();
@@ -160,16 +170,19 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
     }
 
     /**
-     * The topic was deleted under this member: what it had not committed went with it. The member
-     * closes its consumer and joins its group on the topic again as soon as the topic exists, which
-     * is at once where topics are created on use; until then it looks again every poll timeout.
+     * The topic was deleted under this member: what it had not committed went with it, and so did the
+     * records it still held. The member closes its consumer and joins its group on the topic again as
+     * soon as the topic exists, which is at once where topics are created on use; until then it looks
+     * again every poll timeout.
      */
     private void leaveDeletedTopic(UnknownTopicException e) {
-        LOG.warn("Listener '{}' lost topic '{}' ({}); {} reads it again as soon as it exists", container.getListenerId(),
-                container.topic(), e.getMessage(), container.memberName());
-        pending.clear();
-        openPartition = -1;
-        foreignAcks.clear();
+        LOG.warn("Listener '{}' lost topic '{}' ({}){}; {} reads it again as soon as it exists",
+                container.getListenerId(), container.topic(), e.getMessage(),
+                dropped > 0 ? "; " + dropped + " record(s) of it in hand were not delivered" : "",
+                container.memberName());
+        forgetDeletedTopic(e);
+        lost = null;
+        dropped = 0;
         try {
             consumer.close();
         } catch (RuntimeException closing) {
@@ -177,6 +190,16 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         }
         detached = true;
         rejoin();
+    }
+
+    /** A commit found the topic deleted: nothing of it is committed or delivered any more. */
+    private void forgetDeletedTopic(UnknownTopicException e) {
+        if (lost == null) {
+            lost = e;
+        }
+        pending.clear();
+        openPartition = -1;
+        foreignAcks.clear();
     }
 
     /** Makes a consumer of the topic again, if it exists (or is created on use); true when it did. */
@@ -202,9 +225,14 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
             return;
         }
         Set<Integer> redeliver = null;
-        for (KafkoRecord record : records) {
+        for (int i = 0; i < records.size(); i++) {
+            KafkoRecord record = records.get(i);
             if (container.stopRequested()) {
                 return; // not delivered, not committed: the group delivers them again
+            }
+            if (lost != null) {
+                dropped += records.size() - i; // a topic that no longer exists: nobody reads them again
+                return;
             }
             if (redeliver != null && redeliver.contains(record.partition())) {
                 continue;
@@ -386,6 +414,9 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         pending.clear();
         try {
             consumer.commit(offsets);
+        } catch (UnknownTopicException e) {
+            forgetDeletedTopic(e);
+            return; // records of a topic that is gone: they count as finished nowhere
         } catch (KafkoClosedException e) {
             if (!container.stopRequested()) {
                 throw e;
@@ -397,9 +428,8 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         } catch (KafkoException e) {
             LOG.warn("Listener '{}' could not commit {} on {}", container.getListenerId(), offsets,
                     container.topic(), e);
-        } finally {
-            advance(offsets);
         }
+        advance(offsets);
     }
 
     /** "the record at t-0@4 was" (or "the records at t-0@4, t-1@2 were"), from the next offsets to commit. */

@@ -9,15 +9,20 @@ import dev.kafko.Kafko;
 import dev.kafko.spring.LogCapture;
 import dev.kafko.spring.annotation.KafkoListener;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
+import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
 import dev.kafko.spring.core.KafkoTemplate;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
@@ -26,6 +31,7 @@ import org.springframework.context.ApplicationContext;
 class DeletedTopicTest {
 
     static final List<String> RECEIVED = new CopyOnWriteArrayList<>();
+    static volatile CountDownLatch hold = new CountDownLatch(0);
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
@@ -78,13 +84,54 @@ class DeletedTopicTest {
         });
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"record", "batch"})
+    void theRecordsInHandOfADeletedTopicAreDroppedWithOneWarning(String ackMode) {
+        runner.withBean(Holder.class).withPropertyValues("kafko.listener.ack-mode=" + ackMode).run(context -> {
+            for (int i = 0; i < 20; i++) {
+                send(context, "held", "v" + i);
+            }
+            hold = new CountDownLatch(1);
+            context.getBean(KafkoListenerEndpointRegistry.class).getListenerContainer("holder").start();
+            await().atMost(Duration.ofSeconds(20)).until(() -> RECEIVED.contains("v0")); // one poll holds all 20
+            Kafko kafko = context.getBean(Kafko.class);
+            kafko.deleteTopic("held");
+            hold.countDown();
+            send(context, "held", "after");
+            await().atMost(Duration.ofSeconds(20)).until(() -> RECEIVED.contains("after"));
+            if (ackMode.equals("record")) {
+                // its commit told the member the topic was gone: the other 19 went with it
+                assertThat(RECEIVED).containsExactly("v0", "after");
+            } else {
+                // a batch is committed, and so found gone, only once all of it was delivered
+                assertThat(RECEIVED).hasSize(21).endsWith("after");
+            }
+            assertThat(errors()).isEmpty();
+            assertThat(log.events()).filteredOn(e -> e.getLevel() == Level.WARN).singleElement()
+                    .satisfies(e -> assertThat(e.getFormattedMessage()).contains("lost topic 'held'"));
+        });
+    }
+
     private List<ILoggingEvent> errors() {
         return log.events().stream().filter(e -> e.getLevel() == Level.ERROR).toList();
     }
 
-    @SuppressWarnings("unchecked")
     private static void send(ApplicationContext context, String value) {
-        ((KafkoTemplate<Object, Object>) context.getBean(KafkoTemplate.class)).send("doomed", value).join();
+        send(context, "doomed", value);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static void send(ApplicationContext context, String topic, String value) {
+        ((KafkoTemplate<Object, Object>) context.getBean(KafkoTemplate.class)).send(topic, value).join();
+    }
+
+    /** Started by the test once its records are written, so that its first poll takes them all. */
+    static class Holder {
+        @KafkoListener(id = "holder", topics = "held", autoStartup = "false")
+        void read(String value) throws InterruptedException {
+            RECEIVED.add(value);
+            hold.await(30, TimeUnit.SECONDS);
+        }
     }
 
     static class Reader {
