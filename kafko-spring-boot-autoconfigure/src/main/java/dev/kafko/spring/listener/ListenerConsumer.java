@@ -192,7 +192,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         rejoin();
     }
 
-    /** A commit found the topic deleted: nothing of it is committed or delivered any more. */
+    /** A commit or a seek found the topic deleted: nothing of it is committed or delivered any more. */
     private void forgetDeletedTopic(UnknownTopicException e) {
         if (lost == null) {
             lost = e;
@@ -238,7 +238,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
                 continue;
             }
             if (!handle(List.of(record))) {
-                consumer.seek(record.partition(), record.offset());
+                seek(record.partition(), record.offset());
                 if (redeliver == null) {
                     redeliver = new HashSet<>();
                 }
@@ -290,7 +290,19 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         for (KafkoRecord r : records) {
             first.merge(r.partition(), r.offset(), Math::min);
         }
-        first.forEach(consumer::seek);
+        first.forEach(this::seek);
+    }
+
+    /** Seeks to deliver records again; on a deleted topic there is nothing to deliver again. */
+    private void seek(int partition, long offset) {
+        if (lost != null) {
+            return;
+        }
+        try {
+            consumer.seek(partition, offset);
+        } catch (UnknownTopicException e) {
+            forgetDeletedTopic(e);
+        }
     }
 
     /** Delivers records; true when they are done (processed or recovered), false to deliver them again. */

@@ -112,6 +112,26 @@ class DeletedTopicTest {
         });
     }
 
+    @Test
+    void aFailedRecordOfADeletedTopicIsNotDeliveredAgainAndTheListenerReadsOn() {
+        runner.withBean(Refuser.class)
+                .withBean(KafkoErrorHandler.class, () -> (records, failure, invocation) -> {
+                    throw failure; // not dealt with: the container seeks back to deliver them again
+                }).run(context -> {
+            hold = new CountDownLatch(1);
+            send(context, "refused", "old");
+            await().atMost(Duration.ofSeconds(20)).until(() -> RECEIVED.contains("old"));
+            context.getBean(Kafko.class).deleteTopic("refused");
+            hold.countDown(); // the listener throws, and so does the error handler
+            send(context, "refused", "new");
+            await().atMost(Duration.ofSeconds(20)).until(() -> RECEIVED.contains("new"));
+            MessageListenerContainer container = context.getBean(KafkoListenerEndpointRegistry.class)
+                    .getListenerContainer("refuser");
+            assertThat(container.getFailure()).isNull();
+            assertThat(RECEIVED).startsWith("old", "new").filteredOn("old"::equals).hasSize(1);
+        });
+    }
+
     private List<ILoggingEvent> errors() {
         return log.events().stream().filter(e -> e.getLevel() == Level.ERROR).toList();
     }
@@ -131,6 +151,17 @@ class DeletedTopicTest {
         void read(String value) throws InterruptedException {
             RECEIVED.add(value);
             hold.await(30, TimeUnit.SECONDS);
+        }
+    }
+
+    /** Refuses every record, the first only once the test lets it. */
+    static class Refuser {
+        @KafkoListener(id = "refuser", topics = "refused")
+        void read(String value) throws InterruptedException {
+            if (RECEIVED.add(value) && value.equals("old")) {
+                hold.await(30, TimeUnit.SECONDS);
+            }
+            throw new IllegalStateException("refused " + value);
         }
     }
 
