@@ -54,9 +54,10 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
  * their first append or commit, reported by the engine's observer hook. Gauges read the engine's
  * snapshots when scraped. Timers appear with the first event they time. When a topic is deleted, the
  * gauges, fsync timers and failure counters of its partitions and groups and the template's send timers
- * are removed (a topic created again under its name gets new ones), so that an application that
- * creates and deletes topics keeps a bounded set of meters; the listeners' meters stay. When the context
- * closes, every meter registered here is removed from the registry, which may outlive it.
+ * are removed (a topic created again under its name gets new ones, its listeners' groups their lag on
+ * every partition with its first append, also while the listener is paused), so that an application
+ * that creates and deletes topics keeps a bounded set of meters; the listeners' meters stay. When the
+ * context closes, every meter registered here is removed from the registry, which may outlive it.
  */
 public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, SmartInitializingSingleton,
         DisposableBean {
@@ -69,6 +70,8 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
     private final ObjectProvider<Kafko> kafko;
     private final Map<String, Set<Integer>> partitions = new ConcurrentHashMap<>();
     private final Map<String, Set<String>> groups = new ConcurrentHashMap<>();
+    /** The groups of the listeners of each topic: kept when the topic is deleted, for one created again. */
+    private final Map<String, Set<String>> listenerGroups = new ConcurrentHashMap<>();
     private final Map<String, Timer> sendTimers = new ConcurrentHashMap<>();
     private final Map<String, Timer> processTimers = new ConcurrentHashMap<>();
     private final Map<String, Timer> fsyncTimers = new ConcurrentHashMap<>();
@@ -182,6 +185,7 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
 
     @Override
     public void listenerStarting(String listenerId, String groupId, String topic) {
+        listenerGroups.computeIfAbsent(topic, t -> ConcurrentHashMap.newKeySet()).add(groupId);
         Kafko k = kafko.getIfAvailable();
         if (k == null) {
             return;
@@ -210,6 +214,7 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
     }
 
     private synchronized void registerPartition(String topic, int partition) {
+        boolean firstOfTopic = !partitions.containsKey(topic);
         if (!partitions.computeIfAbsent(topic, t -> ConcurrentHashMap.newKeySet()).add(partition)) {
             return;
         }
@@ -225,6 +230,25 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
         failures(topic, partition);
         for (String group : groups.getOrDefault(topic, Set.of())) {
             lagGauge(topic, group, partition);
+        }
+        Set<String> listening = listenerGroups.getOrDefault(topic, Set.of());
+        if (firstOfTopic && !listening.isEmpty()) {
+            // a listener's topic created again: its groups get their lag on every partition now, even
+            // while the listener is paused (it reads the topic again only once it polls)
+            listening.forEach(group -> groupSeen(topic, group));
+            for (int p = 0; p < partitionCount(topic); p++) {
+                partitionSeen(topic, p);
+            }
+        }
+    }
+
+    /** The partitions {@code topic} has now, 0 when it or the instance is gone. */
+    private int partitionCount(String topic) {
+        Kafko k = kafko.getIfAvailable();
+        try {
+            return k == null ? 0 : k.topic(topic).map(Topic::partitionCount).orElse(0);
+        } catch (RuntimeException e) {
+            return 0;
         }
     }
 

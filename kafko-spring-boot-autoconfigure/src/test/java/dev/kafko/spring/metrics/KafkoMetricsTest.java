@@ -7,7 +7,9 @@ import dev.kafko.Kafko;
 import dev.kafko.spring.annotation.KafkoListener;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
 import dev.kafko.spring.autoconfigure.KafkoMetricsAutoConfiguration;
+import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
 import dev.kafko.spring.core.KafkoTemplate;
+import dev.kafko.spring.listener.MessageListenerContainer;
 import dev.kafko.spring.support.Acknowledgment;
 import dev.kafko.spring.test.KafkoTestUtils;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -168,6 +170,26 @@ class KafkoMetricsTest {
                     .tag("partition", "0").gauge().value()).isEqualTo(3);
             assertThat(registry.get("kafko.consumer.lag").tag("topic", "held").tag("group", "holding")
                     .tag("partition", "1").gauge().value()).isZero();
+        });
+    }
+
+    @Test
+    void aPausedListenersGroupHasItsLagOnEveryPartitionOfItsTopicCreatedAgain() {
+        runner.withBean(Holding.class).withPropertyValues("kafko.topics.held.partitions=2").run(context -> {
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            MessageListenerContainer container = context.getBean(KafkoListenerEndpointRegistry.class)
+                    .getListenerContainer("holding");
+            container.pause();
+            await().atMost(Duration.ofSeconds(20)).until(container::isPaused);
+            context.getBean(Kafko.class).deleteTopic("held");
+            assertThat(registry.find("kafko.consumer.lag").tag("topic", "held").meters()).isEmpty();
+            @SuppressWarnings("unchecked")
+            KafkoTemplate<Object, Object> template = context.getBean(KafkoTemplate.class);
+            template.send("held", 0, null, "again").join(); // creates it again, as declared
+            assertThat(registry.get("kafko.consumer.lag").tag("topic", "held").tag("group", "holding")
+                    .tag("partition", "0").gauge().value()).isEqualTo(1);
+            assertThat(registry.get("kafko.consumer.lag").tag("topic", "held").tag("group", "holding")
+                    .tag("partition", "1").gauge().value()).as("a partition nothing was sent to yet").isZero();
         });
     }
 
