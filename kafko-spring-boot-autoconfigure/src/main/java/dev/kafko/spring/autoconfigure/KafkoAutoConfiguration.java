@@ -55,7 +55,8 @@ import org.springframework.validation.Validator;
  * Auto-configures kafko: the {@link Kafko} instance on {@code kafko.data-dir} (or an ephemeral
  * directory), declared topics, the {@link KafkoTemplate}, {@code @KafkoListener} processing and the
  * listener containers with their error handling. Every bean backs off when the application defines
- * its own; {@code kafko.enabled=false} switches it all off.
+ * its own; {@code kafko.enabled=false} switches it all off. Engine options without a property come from
+ * {@link KafkoOptionsCustomizer} beans.
  */
 @AutoConfiguration(afterName = "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration")
 @ConditionalOnBooleanProperty(name = "kafko.enabled", matchIfMissing = true)
@@ -85,8 +86,25 @@ public final class KafkoAutoConfiguration {
     /** Closed by the container after every bean that uses it (the listener registry included) is gone. */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
-    Kafko kafko(KafkoDataDirectory directory, KafkoProperties properties, ObjectProvider<KafkoObserver> observers) {
-        KafkoOptions options = KafkoOptions.builder()
+    Kafko kafko(KafkoDataDirectory directory, KafkoProperties properties,
+                ObjectProvider<KafkoOptionsCustomizer> customizers, ObjectProvider<KafkoObserver> observers) {
+        Kafko kafko = Kafko.open(directory.path(), options(directory, properties, customizers, observers));
+        if (LOG.isInfoEnabled()) {
+            LOG.info("kafko opened {}{}: {} topic(s)", kafko.dataDir(),
+                    directory.isEphemeral() ? " (ephemeral: deleted on close)" : "", kafko.topics().size());
+        }
+        return kafko;
+    }
+
+    /**
+     * The options of the {@link Kafko} bean: the {@code kafko.*} properties, then every
+     * {@link KafkoOptionsCustomizer} in order, then the observer, which composes every {@link KafkoObserver}
+     * bean after the one a customizer set, so that no customizer drops the metrics.
+     */
+    private static KafkoOptions options(KafkoDataDirectory directory, KafkoProperties properties,
+                                        ObjectProvider<KafkoOptionsCustomizer> customizers,
+                                        ObjectProvider<KafkoObserver> observers) {
+        KafkoOptions.Builder builder = KafkoOptions.builder()
                 .topicDefaults(properties.topicDefaults())
                 .maxPollRecords(atLeastOne("kafko.listener.max-poll-records",
                         properties.getListener().getMaxPollRecords()))
@@ -94,16 +112,16 @@ public final class KafkoAutoConfiguration {
                 .maxQueuedBytes(notNegative("kafko.max-queued-bytes", properties.getMaxQueuedBytes()).toBytes())
                 .maxBlock(notNegative("kafko.max-block", properties.getMaxBlock()))
                 .offsetReset(properties.getOffsetReset())
-                .observer(CompositeKafkoObserver.of(observers.orderedStream().toList()))
                 // an ephemeral directory is deleted on close: forcing its topic metadata to disk buys nothing
-                .fsyncMetadata(!directory.isEphemeral())
-                .build();
-        Kafko kafko = Kafko.open(directory.path(), options);
-        if (LOG.isInfoEnabled()) {
-            LOG.info("kafko opened {}{}: {} topic(s)", kafko.dataDir(),
-                    directory.isEphemeral() ? " (ephemeral: deleted on close)" : "", kafko.topics().size());
+                .fsyncMetadata(!directory.isEphemeral());
+        customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
+        KafkoOptions customized = builder.build();
+        List<KafkoObserver> all = new ArrayList<>();
+        if (customized.observer() != KafkoObserver.NOOP) {
+            all.add(customized.observer());
         }
-        return kafko;
+        observers.orderedStream().filter(o -> !all.contains(o)).forEach(all::add);
+        return customized.toBuilder().observer(CompositeKafkoObserver.of(all)).build();
     }
 
     @Bean

@@ -13,8 +13,9 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * Micrometer meters for kafko, when Micrometer is on the classpath and a {@link MeterRegistry}
- * bean exists. The {@link KafkoMetrics} bean is both the engine's observer (the {@code Kafko} bean
- * picks it up) and the template's and containers' instrumentation.
+ * bean exists. The {@link KafkoMetrics} bean is both the engine's observer (the auto-configured
+ * {@code Kafko} bean picks it up; an application's own must pass it itself) and the template's and
+ * containers' instrumentation.
  */
 @AutoConfiguration(after = KafkoAutoConfiguration.class, afterName = {
         "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
