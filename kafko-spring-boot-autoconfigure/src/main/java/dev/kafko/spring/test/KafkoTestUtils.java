@@ -114,7 +114,11 @@ public final class KafkoTestUtils {
      * Waits until every running listener container caught up with the end offsets of its topics,
      * read again after each pass until they stop moving (see the class comment).
      *
-     * @throws AssertionError naming the partitions still behind when {@code timeout} passes
+     * @throws AssertionError naming the partitions still behind when {@code timeout} passes; or at once,
+     *     naming the listener and the topic, when a running listener's topic does not exist: deleted, and
+     *     not created again yet (where topics are created on use, the listener creates it at its next
+     *     poll; with {@code kafko.auto-create-topics=false} an undeclared one waits for the application),
+     *     with the {@link UnknownTopicException} as its cause
      */
     public static void waitForListeners(KafkoListenerEndpointRegistry registry, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
@@ -131,7 +135,7 @@ public final class KafkoTestUtils {
             Map<ConcurrentMessageListenerContainer, Map<String, Map<Integer, Long>>> targets = new LinkedHashMap<>();
             for (ConcurrentMessageListenerContainer container : containers) {
                 if (waitedFor(container)) {
-                    targets.put(container, container.endOffsets());
+                    targets.put(container, endOffsets(container));
                 }
             }
             if (targets.equals(previous) || pass > containers.size()) {
@@ -140,6 +144,20 @@ public final class KafkoTestUtils {
             awaitCaughtUp(targets, deadline, timeout);
             previous = targets;
         }
+    }
+
+    private static Map<String, Map<Integer, Long>> endOffsets(ConcurrentMessageListenerContainer container) {
+        try {
+            return container.endOffsets();
+        } catch (UnknownTopicException e) {
+            throw noTopic(container, e);
+        }
+    }
+
+    /** A failed wait, not an error of the log: a listener reads a topic that does not exist. */
+    private static AssertionError noTopic(ConcurrentMessageListenerContainer container, UnknownTopicException e) {
+        return new AssertionError("kafko listener '" + container.getListenerId() + "' cannot be waited for: "
+                + e.getMessage(), e);
     }
 
     private static boolean waitedFor(ConcurrentMessageListenerContainer container) {
@@ -152,9 +170,13 @@ public final class KafkoTestUtils {
         try {
             for (Map.Entry<ConcurrentMessageListenerContainer, Map<String, Map<Integer, Long>>> e : targets.entrySet()) {
                 Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-                for (String lagging : e.getKey().awaitCaughtUp(e.getValue(), left)) {
-                    behind.add(e.getKey().getListenerId() + ": " + lagging);
+                List<String> lagging;
+                try {
+                    lagging = e.getKey().awaitCaughtUp(e.getValue(), left);
+                } catch (UnknownTopicException gone) {
+                    throw noTopic(e.getKey(), gone); // deleted while the call waited
                 }
+                lagging.forEach(partition -> behind.add(e.getKey().getListenerId() + ": " + partition));
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

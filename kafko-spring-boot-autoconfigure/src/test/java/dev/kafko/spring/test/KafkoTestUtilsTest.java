@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.kafko.Kafko;
+import dev.kafko.UnknownTopicException;
 import dev.kafko.spring.annotation.KafkoListener;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
+import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
 import dev.kafko.spring.core.KafkoTemplate;
 import java.time.Duration;
 import java.util.List;
@@ -92,6 +94,22 @@ class KafkoTestUtilsTest {
         });
     }
 
+    @Test
+    void aListenedTopicThatDoesNotExistFailsTheWaitNamingTheListenerAndTheTopic() {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+                .withBean(Unstarted.class).withPropertyValues("kafko.ephemeral=true", "kafko.auto-create-topics=false")
+                .run(context -> {
+                    Kafko kafko = context.getBean(Kafko.class);
+                    kafko.createTopic("vanishing"); // not declared: nothing creates it again
+                    context.getBean(KafkoListenerEndpointRegistry.class).getListenerContainer("unstarted").start();
+                    kafko.deleteTopic("vanishing");
+                    assertThatThrownBy(() -> KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20)))
+                            .isInstanceOf(AssertionError.class)
+                            .hasMessageContaining("listener 'unstarted'").hasMessageContaining("topic 'vanishing'")
+                            .hasCauseInstanceOf(UnknownTopicException.class);
+                });
+    }
+
     private ApplicationContextRunner recreatedRunner() {
         return new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
                 .withBean(Recreated.class).withPropertyValues("kafko.ephemeral=true");
@@ -127,7 +145,7 @@ class KafkoTestUtilsTest {
                     assertThat(KafkoTestUtils.records(context, "poison.DLT")).hasSize(6)
                             .extracting(r -> new String(r.value())).startsWith("p").endsWith("more-4");
                     assertThatThrownBy(() -> KafkoTestUtils.records(context, "nowhere"))
-                            .isInstanceOf(dev.kafko.UnknownTopicException.class);
+                            .isInstanceOf(UnknownTopicException.class);
                 });
     }
 
@@ -204,6 +222,13 @@ class KafkoTestUtilsTest {
             if (!value.equals("before")) {
                 gate.await(30, TimeUnit.SECONDS);
             }
+        }
+    }
+
+    /** Started by the test once its topic exists. */
+    static class Unstarted {
+        @KafkoListener(id = "unstarted", topics = "vanishing", autoStartup = "false")
+        void on(String value) {
         }
     }
 
