@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
@@ -61,6 +62,21 @@ public final class Fixtures {
     /** Runs {@code task} on a thread of its own (see {@link #onNewThread(Supplier)}). */
     public static CompletableFuture<Void> onNewThread(Runnable task) {
         return CompletableFuture.runAsync(task, r -> new Thread(r, "test-task").start());
+    }
+
+    /** An observer that adds "commit" to {@code events} at each {@code onCommit}, "deleted" at each {@code onTopicDeleted}. */
+    public static KafkoObserver commitAndDeleteEvents(Queue<String> events) {
+        return new KafkoObserver() {
+            @Override
+            public void onCommit(String topic, String group) {
+                events.add("commit");
+            }
+
+            @Override
+            public void onTopicDeleted(String topic) {
+                events.add("deleted");
+            }
+        };
     }
 
     /** The names of live threads that kafko started. */

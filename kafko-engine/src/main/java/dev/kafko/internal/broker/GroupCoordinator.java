@@ -179,7 +179,14 @@ final class GroupCoordinator {
         }
     }
 
-    /** Durably records these offsets (already checked by the member). */
+    /**
+     * Durably records these offsets (already checked by the member), and tells the observer while the
+     * lock is held: a delete of the topic closes the group under this lock, so its {@code onTopicDeleted}
+     * comes after every {@code onCommit} of a commit that got in before it.
+     *
+     * @throws dev.kafko.UnknownTopicException when the topic's delete began after the member's check
+     * @throws dev.kafko.KafkoClosedException when the instance's close began after the member's check
+     */
     void commit(Map<Integer, Long> toCommit) {
         FsyncPolicy fsync = topic.config().fsync();
         commits.lock();
@@ -189,11 +196,11 @@ final class GroupCoordinator {
                 forceScheduled = true;
                 topic.broker.context().scheduler().schedule(this::forceNow, interval.period());
             }
+            if (topic.broker.context().observing()) {
+                topic.broker.context().observer().onCommit(topic.name, group);
+            }
         } finally {
             commits.unlock();
-        }
-        if (topic.broker.context().observing()) {
-            topic.broker.context().observer().onCommit(topic.name, group);
         }
     }
 
@@ -219,8 +226,14 @@ final class GroupCoordinator {
         }
     }
 
-    /** Lock {@code commits} held. */
+    /**
+     * Lock {@code commits} held. The topic's life is checked here, under the lock {@link #close()} takes:
+     * a delete or close marks the topic before it closes its groups, so a caller that passed its own check
+     * before that and gets here after the close is refused, instead of opening the file again in a
+     * directory being deleted (and making the directory again when the delete was done).
+     */
     private GroupOffsetsFile offsetsFile() {
+        topic.ensureOpen();
         GroupOffsetsFile f = offsets;
         if (f == null) {
             FileIo io = topic.broker.context().io();
