@@ -174,12 +174,16 @@ final class LogLoader {
         return bases.length;
     }
 
-    /** Whether the frames of the segment at {@code base} end before {@code nextBase} (a readable header only). */
+    /**
+     * Whether the frames of the segment at {@code base} end before {@code nextBase} (a readable header only).
+     * Frames that run past it are no cut roll (a roll ends a segment exactly at the next one's base) but a
+     * segment file named inside this one's offsets, which {@link #openSealed} reports as an overlap.
+     */
     private static boolean endsShort(Path dir, long base, long nextBase, TopicConfig config, FileIo io) {
         SegmentFile file = SegmentFile.open(io, FileNames.segmentFile(dir, base), false, config.segmentBytes());
         try {
             return headerDamage(file, base) == null
-                    && scan(file, base, (int) file.fileSize(), config.indexIntervalBytes()).nextOffset() != nextBase;
+                    && scan(file, base, (int) file.fileSize(), config.indexIntervalBytes()).nextOffset() < nextBase;
         } finally {
             file.closeChannel();
         }

@@ -3,6 +3,7 @@ package dev.kafko.internal.log;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kafko.TopicConfig;
+import dev.kafko.internal.io.FileIo;
 import dev.kafko.internal.io.FileNames;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -135,6 +136,32 @@ class LostTailWarningTest {
                     assertThat(Long.parseLong(m.group(1))).as(w).isLessThanOrEqualTo(Long.parseLong(m.group(2)));
                 }
             }
+        }
+    }
+
+    @Test
+    void aStraySegmentInsideASegmentWithoutAnIndexDeletesNoLaterSegment() throws IOException {
+        TopicConfig config = TopicConfig.builder().segmentBytes(1024).build();
+        fill(dir, config);
+        long unsealed;
+        long active;
+        int count;
+        try (PartitionLog log = Logs.open(dir, config)) {
+            count = log.segmentCount();
+            unsealed = log.segments()[count - 2].baseOffset();
+            active = log.segments()[count - 1].baseOffset();
+        }
+        assertThat(active - unsealed).isGreaterThan(2);
+        // the segment before the active one looks like a seal a crash cut short, and a stray file is named inside it
+        IndexFiles.delete(FileIo.SYSTEM, dir, unsealed);
+        Files.copy(FileNames.segmentFile(dir, unsealed), FileNames.segmentFile(dir, unsealed + 1));
+        try (CapturedWarnings warnings = CapturedWarnings.ofLogLoader();
+                PartitionLog log = Logs.open(dir, config)) {
+            assertThat(log.endOffset()).as("the active segment's records, after the overlapped one's").isEqualTo(80);
+            assertThat(log.segmentCount()).isEqualTo(count + 1);
+            assertThat(Files.exists(FileNames.segmentFile(dir, active))).isTrue();
+            assertThat(Logs.readAll(log, active, 1000, 1 << 20)).hasSize((int) (80 - active));
+            assertThat(warnings.lines()).noneSatisfy(w -> assertThat(w).contains("cut short"));
         }
     }
 
