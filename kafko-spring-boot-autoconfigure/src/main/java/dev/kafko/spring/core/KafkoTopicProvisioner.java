@@ -124,12 +124,15 @@ public final class KafkoTopicProvisioner implements InitializingBean {
         return topic;
     }
 
+    /** Creates the topic, or takes the one another caller created meanwhile; logs only a creation made here. */
     private Topic create(String name, TopicConfig config) {
+        Topic created;
         try {
-            LOG.info("Creating topic '{}' with {}", name, config);
-            return kafko.createTopic(name, config);
+            created = kafko.createTopic(name, config);
         } catch (TopicExistsException raced) {
             return kafko.topic(name).orElseThrow(() -> raced);
         }
+        LOG.info("Created topic '{}' with {}", name, config);
+        return created;
     }
 }
