@@ -11,6 +11,7 @@ import dev.kafko.PartitionInfo;
 import dev.kafko.PartitionState;
 import dev.kafko.TopicConfig;
 import dev.kafko.UnknownTopicException;
+import dev.kafko.internal.log.AppendSizes;
 import dev.kafko.internal.log.PartitionLog;
 import java.lang.System.Logger.Level;
 import java.lang.invoke.MethodHandles;
@@ -96,7 +97,7 @@ final class PartitionActor implements Mailbox.Owner {
         this.partition = partition;
         this.log = log;
         this.fsync = config.fsync();
-        this.frameBytes = Math.min(MAX_FRAME_BYTES, PartitionLog.recordBytesPerSegment(config.segmentBytes()));
+        this.frameBytes = Math.min(MAX_FRAME_BYTES, AppendSizes.recordBytesPerSegment(config.segmentBytes()));
         this.mailbox = new Mailbox(topic + "-" + partition, ctx.options().maxQueuedBytes(), ctx.options().maxBlock());
         this.ctx = ctx;
         this.waiters = new Waiters();

@@ -6,7 +6,7 @@ import dev.kafko.OutgoingRecord;
 import dev.kafko.Producer;
 import dev.kafko.RecordPosition;
 import dev.kafko.RecordTooLargeException;
-import dev.kafko.internal.log.PartitionLog;
+import dev.kafko.internal.log.AppendSizes;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -22,7 +22,7 @@ import org.jspecify.annotations.Nullable;
  * is written) and submits one request to the partition actor.
  *
  * <p>The size checked against {@code maxRecordBytes} is the log's own measure,
- * {@link PartitionLog#encodedSize}, computed on the caller's thread; should the log still refuse a
+ * {@link AppendSizes#encodedSize}, computed on the caller's thread; should the log still refuse a
  * record at append time, only that record's future fails, never the records coalesced with it.
  */
 final class ProducerImpl implements Producer {
@@ -145,7 +145,7 @@ final class ProducerImpl implements Producer {
      * one append holds: each record's timestamp may take up to 9 bytes more than the one counted.
      */
     private static boolean mayExceedOneAppend(long bytes, int count) {
-        return bytes + 9L * count > PartitionLog.MAX_APPEND_BYTES;
+        return bytes + 9L * count > AppendSizes.MAX_APPEND_BYTES;
     }
 
     /**
@@ -165,13 +165,13 @@ final class ProducerImpl implements Producer {
                 if (first == null) {
                     first = r;
                 }
-                exact += PartitionLog.encodedSize(r) - 1 + PartitionLog.timestampDeltaBytes(first, r);
+                exact += AppendSizes.encodedSize(r) - 1 + AppendSizes.timestampDeltaBytes(first, r);
             }
         }
-        if (exact > PartitionLog.MAX_APPEND_BYTES) {
+        if (exact > AppendSizes.MAX_APPEND_BYTES) {
             throw new RecordTooLargeException("the records of a batch for partition " + partition + " of topic '"
                     + topic.name + "' take " + exact + " bytes with their timestamps, more than one atomic append"
-                    + " may hold (" + PartitionLog.MAX_APPEND_BYTES + " bytes before compression); nothing was written");
+                    + " may hold (" + AppendSizes.MAX_APPEND_BYTES + " bytes before compression); nothing was written");
         }
     }
 
@@ -257,7 +257,7 @@ final class ProducerImpl implements Producer {
         if (bound <= max && !topic.broker.context().observing()) {
             return (int) bound;
         }
-        long size = PartitionLog.encodedSize(r);
+        long size = AppendSizes.encodedSize(r);
         if (size > max) {
             throw new RecordTooLargeException("record of " + size + " bytes is larger than maxRecordBytes "
                     + max + " of topic '" + topic.name + "'; nothing was written");
@@ -266,7 +266,7 @@ final class ProducerImpl implements Producer {
     }
 
     /**
-     * At least {@link PartitionLog#encodedSize}: every varint (lengths, the header count) counted at
+     * At least {@link AppendSizes#encodedSize}: every varint (lengths, the header count) counted at
      * its widest and every header key character at 3 UTF-8 bytes (a surrogate pair, 4 bytes, is two
      * characters).
      */

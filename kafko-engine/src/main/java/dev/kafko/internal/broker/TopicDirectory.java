@@ -5,7 +5,7 @@ import dev.kafko.KafkoStorageException;
 import dev.kafko.TopicConfig;
 import dev.kafko.internal.io.FileIo;
 import dev.kafko.internal.io.FileNames;
-import dev.kafko.internal.log.PartitionLog;
+import dev.kafko.internal.log.AppendSizes;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.file.DirectoryStream;
@@ -218,7 +218,7 @@ final class TopicDirectory {
                     for (Path f : files) {
                         long size = Files.size(f);
                         if (FileNames.isSegmentFile(f.getFileName().toString())
-                                && size > PartitionLog.EMPTY_SEGMENT_BYTES) {
+                                && size > AppendSizes.EMPTY_SEGMENT_BYTES) {
                             return f + " holds " + size + " bytes";
                         }
                     }

@@ -164,42 +164,6 @@ public final class PartitionLog implements Closeable {
                 LogLoader.load(name, dir, config, clock.millis(), io));
     }
 
-    /**
-     * The most record bytes (as {@link #encodedSize} counts them) one uncompressed frame may hold and
-     * still fit a fresh segment of {@code segmentBytes}: a coalescing caller keeps its frames to this,
-     * so that segments stay within their size unless a single batch is larger. Any thread.
-     */
-    public static long recordBytesPerSegment(long segmentBytes) {
-        return segmentBytes - FrameFormat.SEGMENT_HEADER_SIZE - FrameFormat.HEADER_SIZE;
-    }
-
-    /**
-     * The size of {@code record} that {@link #append} checks against {@link TopicConfig#maxRecordBytes()}
-     * (its encoding in a frame, the timestamp delta counted as one byte). Any thread; lets a caller
-     * refuse a record before it is batched with others.
-     */
-    public static long encodedSize(OutgoingRecord record) {
-        return FrameEncoder.encodedSize(record);
-    }
-
-    /**
-     * The most the records of one {@link #append} may take before compression: their
-     * {@link #encodedSize}s, each plus its {@link #timestampDeltaBytes} less the one byte counted there.
-     */
-    public static final int MAX_APPEND_BYTES = FrameFormat.MAX_RECORDS_LENGTH;
-
-    /** The size of a segment file that holds no frame: its header only (what a new log leaves). */
-    public static final int EMPTY_SEGMENT_BYTES = FrameFormat.SEGMENT_HEADER_SIZE;
-
-    /**
-     * The bytes {@code record}'s timestamp takes in a frame that starts with {@code first}: its distance
-     * from the first record's timestamp, 1 to 10 bytes; 10 when only one of the two is left to the clock.
-     * Any thread; lets a caller check a batch against {@link #MAX_APPEND_BYTES} before anything is written.
-     */
-    public static int timestampDeltaBytes(OutgoingRecord first, OutgoingRecord record) {
-        return FrameEncoder.timestampDeltaBytes(first, record);
-    }
-
     /** Appends the records as one frame; returns the offset of the first. Owner thread only. */
     public long append(List<OutgoingRecord> records) {
         enterWriter();

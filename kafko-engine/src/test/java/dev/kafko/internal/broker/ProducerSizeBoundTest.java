@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kafko.Headers;
 import dev.kafko.OutgoingRecord;
-import dev.kafko.internal.log.PartitionLog;
+import dev.kafko.internal.log.AppendSizes;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
@@ -30,7 +30,7 @@ class ProducerSizeBoundTest {
             }
             OutgoingRecord r = OutgoingRecord.of(random.nextBoolean() ? null : new byte[random.nextInt(200)],
                     random.nextInt(10) == 0 ? null : new byte[random.nextInt(1 << (1 + random.nextInt(20)))], headers);
-            long exact = PartitionLog.encodedSize(r);
+            long exact = AppendSizes.encodedSize(r);
             assertThat(ProducerImpl.sizeBound(r)).as("record %d: %s", i, r)
                     .isBetween(exact, exact + 15 + 20L * headerCount);
         }
@@ -39,6 +39,6 @@ class ProducerSizeBoundTest {
     @Test
     void sizeBoundOfAPlainRecordIsAtMostADozenBytesOver() {
         OutgoingRecord r = OutgoingRecord.of(null, new byte[256]);
-        assertThat(ProducerImpl.sizeBound(r) - PartitionLog.encodedSize(r)).isBetween(0L, 12L);
+        assertThat(ProducerImpl.sizeBound(r) - AppendSizes.encodedSize(r)).isBetween(0L, 12L);
     }
 }

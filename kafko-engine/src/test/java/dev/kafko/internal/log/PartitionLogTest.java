@@ -186,7 +186,7 @@ class PartitionLogTest {
     void encodedSizeIsExactlyTheSizeAppendChecks() {
         Headers headers = Headers.of("\u00e9t\u00e9", new byte[3]).with("n", null);
         OutgoingRecord r = OutgoingRecord.of(new byte[5], new byte[200], headers, 123_456_789L);
-        long size = PartitionLog.encodedSize(r);
+        long size = AppendSizes.encodedSize(r);
         // 4 length + 1 timestamp + (1 + 5) key + (2 + 200) value + 1 count + (1 + 5 + 1 + 3) + (1 + 1 + 1)
         assertThat(size).isEqualTo(4 + 1 + 6 + 202 + 1 + 10 + 3);
         OutgoingRecord earlier = OutgoingRecord.of(null, null, Headers.empty(), 1L);
