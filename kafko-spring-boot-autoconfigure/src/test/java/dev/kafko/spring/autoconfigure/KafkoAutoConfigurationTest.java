@@ -36,6 +36,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.messaging.converter.MessageConversionException;
+import org.springframework.util.FileSystemUtils;
 
 @org.junit.jupiter.api.extension.ExtendWith(org.springframework.boot.test.system.OutputCaptureExtension.class)
 class KafkoAutoConfigurationTest {
@@ -98,7 +99,7 @@ class KafkoAutoConfigurationTest {
     void applicationBeansReplaceTheDefaults() {
         runner.withUserConfiguration(OwnBeans.class).run(context -> {
             assertThat(context.getBean(KafkoErrorHandler.class)).isSameAs(OwnBeans.HANDLER);
-            assertThat(context.getBean(Kafko.class).dataDir()).isEqualTo(context.getBean("ownDir", Path.class));
+            assertThat(context.getBean(Kafko.class).dataDir()).isEqualTo(context.getBean(OwnDir.class).path());
             assertThat(context).doesNotHaveBean(KafkoDataDirectory.class);
         });
     }
@@ -521,13 +522,21 @@ class KafkoAutoConfigurationTest {
         }
 
         @Bean
-        Path ownDir() throws Exception {
-            return Files.createTempDirectory("kafko-own-");
+        OwnDir ownDir() throws Exception {
+            return new OwnDir(Files.createTempDirectory("kafko-own-"));
         }
 
         @Bean(destroyMethod = "close")
-        Kafko myKafko(Path ownDir) {
-            return Kafko.open(ownDir);
+        Kafko myKafko(OwnDir ownDir) {
+            return Kafko.open(ownDir.path());
+        }
+    }
+
+    /** A directory deleted when its bean is destroyed: after the log that depends on it is closed. */
+    record OwnDir(Path path) implements AutoCloseable {
+        @Override
+        public void close() throws Exception {
+            FileSystemUtils.deleteRecursively(path);
         }
     }
 }
