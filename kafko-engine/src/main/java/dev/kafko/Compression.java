@@ -75,7 +75,9 @@ public enum Compression {
     public void requireAvailable() {
         if (!isAvailable()) {
             throw new CompressionUnavailableException("compression " + name() + " is not available: add "
-                    + (this == LZ4 ? "at.yawk.lz4:lz4-java" : "com.github.luben:zstd-jni") + " to the classpath");
+                    + (this == LZ4 ? "at.yawk.lz4:lz4-java" : "com.github.luben:zstd-jni")
+                    + " to the classpath (on the module path, also require its module "
+                    + (this == LZ4 ? "org.lz4.java" : "com.github.luben.zstd_jni") + ")");
         }
     }
 }
