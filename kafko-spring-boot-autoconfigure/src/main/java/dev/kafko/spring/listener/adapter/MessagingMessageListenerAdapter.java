@@ -15,7 +15,12 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.MethodParameter;
 import org.springframework.core.ResolvableType;
@@ -32,7 +37,9 @@ import org.springframework.messaging.support.MessageHeaderAccessor;
  * Delivers records to a {@code @KafkoListener} method: builds the Spring {@link Message}, lets
  * spring-messaging's {@link InvocableHandlerMethod} resolve the arguments and invoke the method,
  * and sends a non-null return value to the {@code @SendTo} topic (or, where {@code @SendTo} names
- * none, to the request's {@link KafkoHeaders#REPLY_TOPIC}; see {@link ReplySender}). Called only on a
+ * none, to the request's {@link KafkoHeaders#REPLY_TOPIC}; see {@link ReplySender}); an {@link Optional} is
+ * sent as its value (an empty one sends nothing), and a {@link CompletionStage} is awaited (see
+ * {@link #completed}) and its result sent. Called only on a
  * container member's polling thread; several members may share one adapter (it keeps no per-call state).
  * What the method throws goes to its {@link KafkoListenerErrorHandler}, when it has one, whose result
  * stands for the method's.
@@ -158,7 +165,7 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
         }
         Object result;
         try {
-            result = plain == null ? handler.invoke(message) : handler.invoke(message, plain);
+            result = completed(plain == null ? handler.invoke(message) : handler.invoke(message, plain));
         } catch (VirtualMachineError e) {
             throw e;
         } catch (Exception | Error e) {
@@ -174,8 +181,41 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
                     + listenerId + "' (" + method.getDeclaringClass().getSimpleName() + "." + method.getName()
                     + ") threw " + e, e));
         }
+        if (result instanceof Optional<?> optional) {
+            result = optional.orElse(null);
+        }
         if (result != null && replies != null) {
             replies.send(result, records);
+        }
+    }
+
+    /**
+     * The method's result, or, when it returned a {@link CompletionStage}, what the stage completes with:
+     * the record counts as processed (and is committed) only then, and a stage that fails is a failure of
+     * the method, thrown here with the stage's cause, so that it is retried and recovered as a throw is.
+     * Waits on the polling thread; an interrupt while waiting fails the delivery (interrupt status kept).
+     */
+    static @Nullable Object completed(@Nullable Object result) throws Exception {
+        if (!(result instanceof CompletionStage<?> stage)) {
+            return result;
+        }
+        try {
+            return stage.toCompletableFuture().get();
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause() instanceof CompletionException c && c.getCause() != null
+                    ? c.getCause() : e.getCause();
+            if (cause instanceof Exception ex) {
+                throw ex;
+            }
+            if (cause instanceof Error error) {
+                throw error;
+            }
+            throw e;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw e;
+        } catch (CancellationException e) {
+            throw new IllegalStateException("the CompletionStage the listener returned was cancelled", e);
         }
     }
 
