@@ -29,7 +29,8 @@ public interface KafkoOperations<K, V> {
                                              @Nullable V value);
 
     /**
-     * Sends a Spring message: the payload is the value; {@code KafkoHeaders.TOPIC} (required unless
+     * Sends a Spring message: the payload is the value ({@link dev.kafko.spring.support.KafkoNull} for a
+     * tombstone, since a message cannot hold {@code null}); {@code KafkoHeaders.TOPIC} (required unless
      * a default topic is set), {@code KEY}, {@code PARTITION} and {@code TIMESTAMP} route it; the
      * other headers become record headers, except Spring's id, timestamp and content type and the
      * headers of a received record ({@code kafko_received*}, the offset, the acknowledgment, ...).

@@ -8,6 +8,7 @@ import dev.kafko.RecordTooLargeException;
 import dev.kafko.UnknownTopicException;
 import dev.kafko.spring.support.KafkoHeaders;
 import dev.kafko.spring.support.KafkoInstrumentation;
+import dev.kafko.spring.support.KafkoNull;
 import dev.kafko.spring.support.LoggingProducerListener;
 import dev.kafko.spring.support.ProducerListener;
 import dev.kafko.spring.support.RecordMessageConverter;
@@ -106,7 +107,9 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V> {
         Integer partition = headers.get(KafkoHeaders.PARTITION, Integer.class);
         Long timestamp = headers.get(KafkoHeaders.TIMESTAMP, Long.class);
         K key = (K) headers.get(KafkoHeaders.KEY);
-        return doSend(topic, partition, key, (V) message.getPayload(), timestamp, converter.recordHeaders(headers));
+        Object payload = message.getPayload();
+        V value = payload instanceof KafkoNull ? null : (V) payload;
+        return doSend(topic, partition, key, value, timestamp, converter.recordHeaders(headers));
     }
 
     @Override

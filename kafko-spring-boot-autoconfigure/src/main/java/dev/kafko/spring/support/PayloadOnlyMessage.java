@@ -1,6 +1,7 @@
 package dev.kafko.spring.support;
 
 import java.util.Arrays;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.springframework.messaging.Message;
 import org.springframework.messaging.MessageHeaders;
@@ -11,16 +12,17 @@ import org.springframework.messaging.MessageHeaders;
  * generator from a {@code SecureRandom} when it is first initialised, several milliseconds in a
  * fresh JVM, which a plain {@code String} or {@code byte[]} listener never needs to pay. Immutable.
  */
-final class PayloadOnlyMessage implements Message<byte[]> {
+final class PayloadOnlyMessage implements Message<Object> {
 
-    private final byte[] payload;
+    /** The value's bytes, or {@link KafkoNull#INSTANCE} for a tombstone. */
+    private final Object payload;
 
-    PayloadOnlyMessage(byte[] payload) {
+    PayloadOnlyMessage(Object payload) {
         this.payload = payload;
     }
 
     @Override
-    public byte[] getPayload() {
+    public Object getPayload() {
         return payload;
     }
 
@@ -31,17 +33,17 @@ final class PayloadOnlyMessage implements Message<byte[]> {
 
     @Override
     public boolean equals(@Nullable Object other) {
-        return other instanceof PayloadOnlyMessage m && Arrays.equals(payload, m.payload);
+        return other instanceof PayloadOnlyMessage m && Objects.deepEquals(payload, m.payload);
     }
 
     @Override
     public int hashCode() {
-        return Arrays.hashCode(payload);
+        return payload instanceof byte[] bytes ? Arrays.hashCode(bytes) : payload.hashCode();
     }
 
     @Override
     public String toString() {
-        return "PayloadOnlyMessage [payload=byte[" + payload.length + "]]";
+        return "PayloadOnlyMessage [payload=" + (payload instanceof byte[] bytes ? "byte[" + bytes.length + "]" : payload) + "]";
     }
 
     /** Holds the shared empty headers, so that they (and MessageHeaders) are initialised on first use. */

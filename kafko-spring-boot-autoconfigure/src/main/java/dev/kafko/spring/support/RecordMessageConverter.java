@@ -22,14 +22,14 @@ import org.springframework.messaging.support.GenericMessage;
  *
  * <p>Outgoing: a value that is neither {@code String} nor {@code byte[]} gets a
  * {@link KafkoHeaders#TYPE} header with its class name. Incoming: a record becomes a
- * {@code Message<byte[]>} whose headers are the record's own headers (byte[] values) plus the
- * {@code kafko_received*} headers; a tombstone becomes an empty payload. Like outgoing String and
+ * {@code Message} whose payload is the value's bytes (empty ones included) or, for a tombstone,
+ * {@link KafkoNull#INSTANCE}, and whose headers are the record's own headers (byte[] values) plus the
+ * {@code kafko_received*} headers. Like outgoing String and
  * byte[] values, the payload of a record without headers skips the Spring converter when the
  * listener parameter is a plain {@code String} or {@code byte[]} ({@link #plainPayload}).
  */
 public final class RecordMessageConverter {
 
-    private static final byte[] EMPTY = new byte[0];
     /**
      * Message headers never written to a record: Spring's own, the routing headers (read by the
      * template) and the headers of a received record (so a received message forwarded as it is
@@ -55,7 +55,7 @@ public final class RecordMessageConverter {
 
     /** The bytes of a key: String as UTF-8, byte[] as is, anything else as a value would be. */
     public byte @Nullable [] keyBytes(@Nullable Object key) {
-        return key == null ? null : toBytes(key);
+        return key == null || key instanceof KafkoNull ? null : toBytes(key);
     }
 
     /**
@@ -70,17 +70,20 @@ public final class RecordMessageConverter {
         return valueBytes(value);
     }
 
-    /** The bytes of a value: String as UTF-8, byte[] as is, anything else through the converter. */
+    /**
+     * The bytes of a value: String as UTF-8, byte[] as is, anything else through the converter;
+     * {@code null} (a tombstone) for {@code null} and {@link KafkoNull}.
+     */
     public byte @Nullable [] valueBytes(@Nullable Object value) {
-        return value == null ? null : toBytes(value);
+        return value == null || value instanceof KafkoNull ? null : toBytes(value);
     }
 
     /**
      * The {@link KafkoHeaders#TYPE} header naming the class of a value that needs an object
-     * conversion; {@code null} for null, {@code String} and {@code byte[]} values.
+     * conversion; {@code null} for null, {@link KafkoNull}, {@code String} and {@code byte[]} values.
      */
     public @Nullable Header typeHeader(@Nullable Object value) {
-        if (value == null || value instanceof byte[] || value instanceof String) {
+        if (value == null || value instanceof byte[] || value instanceof String || value instanceof KafkoNull) {
             return null;
         }
         return Header.of(KafkoHeaders.TYPE, value.getClass().getName());
@@ -127,8 +130,8 @@ public final class RecordMessageConverter {
         return out;
     }
 
-    /** A received record as a message: payload = value bytes (empty for a tombstone). */
-    public Message<byte[]> toMessage(KafkoRecord record, Map<String, Object> extraHeaders) {
+    /** A received record as a message: payload = value bytes ({@link KafkoNull} for a tombstone). */
+    public Message<Object> toMessage(KafkoRecord record, Map<String, Object> extraHeaders) {
         RecordMessageHeaders headers = new RecordMessageHeaders();
         Map<String, Object> raw = headers.raw();
         copyRecordHeaders(record.headers(), raw);
@@ -142,13 +145,13 @@ public final class RecordMessageConverter {
      * {@code kafko_received*} headers, the acknowledgment, group and listener id. Builds a single map
      * and generates no id or timestamp.
      */
-    public Message<byte[]> toMessage(KafkoRecord record, Acknowledgment acknowledgment, String groupId,
+    public Message<Object> toMessage(KafkoRecord record, Acknowledgment acknowledgment, String groupId,
                                      String listenerId) {
         return toMessage(record, acknowledgment, groupId, listenerId, 1);
     }
 
     /** {@link #toMessage(KafkoRecord, Acknowledgment, String, String)} with {@link KafkoHeaders#DELIVERY_ATTEMPT}. */
-    public Message<byte[]> toMessage(KafkoRecord record, Acknowledgment acknowledgment, String groupId,
+    public Message<Object> toMessage(KafkoRecord record, Acknowledgment acknowledgment, String groupId,
                                      String listenerId, int deliveryAttempt) {
         RecordMessageHeaders headers = new RecordMessageHeaders();
         Map<String, Object> raw = headers.raw();
@@ -166,7 +169,7 @@ public final class RecordMessageConverter {
      * may read, for example {@link KafkoHeaders#TYPE}): for listeners whose only argument is the
      * payload, so the {@code kafko_received*} headers would never be read.
      */
-    public Message<byte[]> toPayloadMessage(KafkoRecord record) {
+    public Message<Object> toPayloadMessage(KafkoRecord record) {
         Headers recordHeaders = record.headers();
         if (recordHeaders.size() == 0) {
             return new PayloadOnlyMessage(payload(record));
@@ -179,24 +182,23 @@ public final class RecordMessageConverter {
     /**
      * The payload of a {@link #toPayloadMessage payload-only message} for a plain {@code String} or
      * {@code byte[]} listener parameter, without going through the Spring converter: UTF-8 text or the
-     * bytes as they are, the same conversions the outgoing side applies. {@code null} when the message
-     * needs the converter: its record had headers (one may name a content type) or its payload is
-     * empty (which a required payload refuses).
+     * bytes as they are, the same conversions the outgoing side applies (an empty value is {@code ""} or an
+     * empty array). {@code null} when the message needs the argument resolvers: its record had headers
+     * (one may name a content type) or it is a tombstone (which a required payload refuses).
      */
-    public @Nullable Object plainPayload(Message<byte[]> message, Class<?> type) {
-        if (!(message instanceof PayloadOnlyMessage) || message.getPayload().length == 0) {
+    public @Nullable Object plainPayload(Message<?> message, Class<?> type) {
+        if (!(message instanceof PayloadOnlyMessage) || !(message.getPayload() instanceof byte[] value)) {
             return null;
         }
-        byte[] value = message.getPayload();
         if (type == String.class) {
             return new String(value, StandardCharsets.UTF_8);
         }
         return type == byte[].class ? value : null;
     }
 
-    private static byte[] payload(KafkoRecord record) {
+    private static Object payload(KafkoRecord record) {
         byte[] value = record.value();
-        return value == null ? EMPTY : value;
+        return value == null ? KafkoNull.INSTANCE : value;
     }
 
     private static void putReceivedHeaders(KafkoRecord record, Map<String, Object> into) {
@@ -221,14 +223,17 @@ public final class RecordMessageConverter {
 
     /**
      * Converts a received message's payload to {@code type} (used for the elements of batch
-     * listeners), or returns the payload when it already is one.
+     * listeners), or returns the payload when it already is one; {@code null} for a tombstone.
      *
      * @param hint the declared type with its generics, for a converter that reads them (Spring's
      *     {@code MethodParameter} at the element's nesting level), or {@code null}
      * @throws MessageConversionException when no converter can
      */
-    public Object fromMessage(Message<?> message, Class<?> type, @Nullable Object hint) {
+    public @Nullable Object fromMessage(Message<?> message, Class<?> type, @Nullable Object hint) {
         Object payload = message.getPayload();
+        if (payload instanceof KafkoNull) {
+            return null;
+        }
         if (type.isInstance(payload)) {
             return payload;
         }

@@ -3,6 +3,7 @@ package dev.kafko.spring.listener.adapter;
 import dev.kafko.KafkoRecord;
 import dev.kafko.spring.support.Acknowledgment;
 import dev.kafko.spring.support.KafkoHeaders;
+import dev.kafko.spring.support.KafkoNull;
 import dev.kafko.spring.support.RecordMessageConverter;
 import java.nio.charset.StandardCharsets;
 import java.util.Collection;
@@ -18,7 +19,10 @@ import org.springframework.core.convert.converter.ConditionalGenericConverter;
 import org.springframework.core.convert.converter.Converter;
 import org.springframework.core.convert.support.DefaultConversionService;
 import org.springframework.messaging.Message;
+import org.springframework.messaging.converter.MessageConverter;
 import org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory;
+import org.springframework.messaging.handler.annotation.support.MessageMethodArgumentResolver;
+import org.springframework.messaging.handler.annotation.support.PayloadMethodArgumentResolver;
 import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
 import org.springframework.messaging.converter.MessageConversionException;
 import org.springframework.messaging.converter.SmartMessageConverter;
@@ -45,7 +49,7 @@ public final class KafkoArgumentResolvers {
      */
     public static MessageHandlerMethodFactory handlerMethodFactory(RecordMessageConverter converter,
                                                                    @Nullable Validator validator) {
-        DefaultMessageHandlerMethodFactory factory = new FailureMarkingFactory();
+        DefaultMessageHandlerMethodFactory factory = new FailureMarkingFactory(converter.messageConverter(), validator);
         DefaultConversionService conversion = new DefaultConversionService();
         conversion.addConverter(new BytesToString());
         conversion.addConverter(new BytesToSimpleValue(conversion));
@@ -64,13 +68,48 @@ public final class KafkoArgumentResolvers {
     /**
      * Spring's factory whose resolvers report every failure (a missing header as much as an
      * unreadable payload) as a {@link MethodArgumentResolutionException}, so the error handler can
-     * tell "the arguments cannot be built" (retrying will not help) from "the method threw".
+     * tell "the arguments cannot be built" (retrying will not help) from "the method threw". Its payload
+     * and message resolvers take only a tombstone ({@link KafkoNull}) for a missing payload: Spring's
+     * also refuse an empty {@code byte[]} or {@code String}, a record value like any other here.
      */
     private static final class FailureMarkingFactory extends DefaultMessageHandlerMethodFactory {
+
+        private final MessageConverter converter;
+        private final @Nullable Validator validator;
+
+        FailureMarkingFactory(MessageConverter converter, @Nullable Validator validator) {
+            this.converter = converter;
+            this.validator = validator;
+        }
+
         @Override
         protected List<HandlerMethodArgumentResolver> initArgumentResolvers() {
-            return super.initArgumentResolvers().stream()
+            return super.initArgumentResolvers().stream().map(this::tombstoneAware)
                     .<HandlerMethodArgumentResolver>map(FailureMarkingResolver::new).toList();
+        }
+
+        private HandlerMethodArgumentResolver tombstoneAware(HandlerMethodArgumentResolver resolver) {
+            if (resolver.getClass() == PayloadMethodArgumentResolver.class) {
+                return new PayloadMethodArgumentResolver(converter, validator) {
+                    @Override
+                    protected boolean isEmptyPayload(@Nullable Object payload) {
+                        return isTombstone(payload);
+                    }
+                };
+            }
+            if (resolver.getClass() == MessageMethodArgumentResolver.class) {
+                return new MessageMethodArgumentResolver(converter) {
+                    @Override
+                    protected boolean isEmptyPayload(@Nullable Object payload) {
+                        return isTombstone(payload);
+                    }
+                };
+            }
+            return resolver;
+        }
+
+        private static boolean isTombstone(@Nullable Object payload) {
+            return payload == null || payload instanceof KafkoNull;
         }
     }
 

@@ -50,7 +50,8 @@ import org.springframework.messaging.support.MessageHeaderAccessor;
  *
  * <p>A batch listener's payload parameter is a {@code List<T>}: each record is converted to
  * {@code T} ({@code KafkoRecord} is passed as it is, a {@code Message<T>} gets its payload converted
- * to {@code T} and {@code Message<?>} or {@code Message<byte[]>} the raw bytes), and the
+ * to {@code T} and {@code Message<?>} or {@code Message<byte[]>} the raw bytes; a tombstone is a
+ * {@code null} element, or a message whose payload is {@link dev.kafko.spring.support.KafkoNull}), and the
  * {@code kafko_received*} headers hold lists in record order (keys as {@code byte[]}, or as
  * {@code String} when the method declares {@code @Header(RECEIVED_KEY) List<String>}).
  */
@@ -157,7 +158,7 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
             message = batchMessage(records, Map.of(KafkoHeaders.ACKNOWLEDGMENT, acknowledgment,
                     KafkoHeaders.GROUP_ID, groupId, KafkoHeaders.LISTENER_ID, listenerId));
         } else if (payloadOnly) {
-            Message<byte[]> single = converter.toPayloadMessage(records.get(0));
+            Message<Object> single = converter.toPayloadMessage(records.get(0));
             message = single;
             plain = plainPayloadType == null ? null : converter.plainPayload(single, plainPayloadType);
         } else {
@@ -269,15 +270,16 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
         return new GenericMessage<>(payload, headers);
     }
 
-    private Object element(KafkoRecord record, Map<String, Object> extra) {
+    private @Nullable Object element(KafkoRecord record, Map<String, Object> extra) {
         if (batchElementType == KafkoRecord.class) {
             return record;
         }
-        Message<byte[]> message = converter.toMessage(record, extra);
+        Message<Object> message = converter.toMessage(record, extra);
         if (batchElementType == Message.class) {
             Class<?> type = batchMessagePayloadType;
-            return type == null ? message
-                    : MessageBuilder.createMessage(converter.fromMessage(message, type, batchElementHint), message.getHeaders());
+            // a tombstone's message keeps its KafkoNull payload: a message cannot hold null
+            Object payload = type == null ? null : converter.fromMessage(message, type, batchElementHint);
+            return payload == null ? message : MessageBuilder.createMessage(payload, message.getHeaders());
         }
         return converter.fromMessage(message, batchElementType, batchElementHint);
     }
