@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 import org.springframework.messaging.Message;
 import org.springframework.messaging.MessageHeaders;
@@ -31,12 +32,13 @@ import org.springframework.messaging.support.GenericMessage;
 public final class RecordMessageConverter {
 
     /**
-     * Message headers never written to a record: Spring's own, the routing headers (read by the
+     * Message headers never written to a record: Spring's own (its reply and error channels are objects of
+     * this process), the routing headers (read by the
      * template) and the headers of a received record (so a received message forwarded as it is
      * does not carry its old key, offset or acknowledgment into the new record).
      */
     private static final Set<String> NOT_COPIED = Set.of(MessageHeaders.ID, MessageHeaders.TIMESTAMP,
-            MessageHeaders.CONTENT_TYPE, KafkoHeaders.TOPIC, KafkoHeaders.KEY, KafkoHeaders.PARTITION,
+            MessageHeaders.CONTENT_TYPE, MessageHeaders.REPLY_CHANNEL, MessageHeaders.ERROR_CHANNEL, KafkoHeaders.TOPIC, KafkoHeaders.KEY, KafkoHeaders.PARTITION,
             KafkoHeaders.TIMESTAMP, KafkoHeaders.RECEIVED_KEY, KafkoHeaders.RECEIVED_TOPIC,
             KafkoHeaders.RECEIVED_PARTITION, KafkoHeaders.OFFSET, KafkoHeaders.RECEIVED_TIMESTAMP,
             KafkoHeaders.GROUP_ID, KafkoHeaders.LISTENER_ID, KafkoHeaders.ACKNOWLEDGMENT, KafkoHeaders.RAW_DATA,
@@ -53,9 +55,30 @@ public final class RecordMessageConverter {
         return converter;
     }
 
-    /** The bytes of a key: String as UTF-8, byte[] as is, anything else as a value would be. */
+    /**
+     * The bytes of a key: String as UTF-8, byte[] as is, a {@link #simpleText simple value} as the UTF-8 of
+     * its text (so that {@code @Header(RECEIVED_KEY)} reads it back as its type), anything else as JSON, as a
+     * value would be.
+     */
     public byte @Nullable [] keyBytes(@Nullable Object key) {
-        return key == null || key instanceof KafkoNull ? null : toBytes(key);
+        if (key == null || key instanceof KafkoNull) {
+            return null;
+        }
+        String text = simpleText(key);
+        return text != null ? text.getBytes(StandardCharsets.UTF_8) : toBytes(key);
+    }
+
+    /**
+     * The text of a value that a header's reader parses back from text: a number, boolean or character
+     * as {@code toString()}, an enum constant by its {@code name()}, a {@link UUID}; {@code null} for
+     * every other type. (Their JSON would quote enums and UUIDs, which the reader does not parse.)
+     */
+    static @Nullable String simpleText(Object value) {
+        if (value instanceof Enum<?> e) {
+            return e.name();
+        }
+        return value instanceof Number || value instanceof Boolean || value instanceof Character
+                || value instanceof UUID ? value.toString() : null;
     }
 
     /**
@@ -114,9 +137,11 @@ public final class RecordMessageConverter {
     }
 
     /**
-     * The headers of an outgoing Spring message as record headers: byte[] values as they are,
-     * anything else as the UTF-8 of its {@code toString()}. The id, timestamp, content type, the
-     * kafko routing headers and those of a received record are left out.
+     * The headers of an outgoing Spring message as record headers: byte[] values as they are, a
+     * {@code String} or a {@link #simpleText simple value} as the UTF-8 of its text, any other object as
+     * JSON (so that {@code @Header("name") MyType} reads it back), or, when no converter writes it (no
+     * Jackson, or an object Jackson cannot write), as the UTF-8 of its {@code toString()}. The id,
+     * timestamp, content type, the kafko routing headers and those of a received record are left out.
      */
     public List<Header> recordHeaders(MessageHeaders headers) {
         List<Header> out = new ArrayList<>();
@@ -124,10 +149,24 @@ public final class RecordMessageConverter {
             if (value == null || NOT_COPIED.contains(name)) {
                 return;
             }
-            byte[] bytes = value instanceof byte[] b ? b : String.valueOf(value).getBytes(StandardCharsets.UTF_8);
-            out.add(new Header(name, bytes));
+            out.add(new Header(name, headerBytes(value)));
         });
         return out;
+    }
+
+    private byte[] headerBytes(Object value) {
+        if (value instanceof byte[] bytes) {
+            return bytes;
+        }
+        String text = value instanceof String s ? s : simpleText(value);
+        if (text != null) {
+            return text.getBytes(StandardCharsets.UTF_8);
+        }
+        try {
+            return toBytes(value);
+        } catch (RuntimeException e) {
+            return value.toString().getBytes(StandardCharsets.UTF_8);
+        }
     }
 
     /** A received record as a message: payload = value bytes ({@link KafkoNull} for a tombstone). */
