@@ -6,8 +6,8 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One record header: a non-null string key and a value that may be {@code null}. The value array
- * is not copied; do not change it after handing it to kafko.
+ * One record header: a non-null string key and a value that may be {@code null}. The header holds the
+ * array it is given; a {@link Producer} copies it when the record is sent (see {@link OutgoingRecord}).
  *
  * @param key the header name
  * @param value the header bytes, or {@code null}

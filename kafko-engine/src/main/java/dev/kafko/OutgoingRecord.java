@@ -4,7 +4,8 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A record to send. The arrays are not copied; do not change them until the send completed.
+ * A record to send. The record holds the arrays it is given; a {@link Producer} copies them when it is
+ * sent, so the caller may change or reuse them as soon as the send call returns, as with Kafka's producer.
  *
  * @param key the key, or {@code null} (distinct from an empty key); keyed records route by
  *     murmur2 hash like Apache Kafka's default partitioner

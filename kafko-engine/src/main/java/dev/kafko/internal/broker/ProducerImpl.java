@@ -56,17 +56,21 @@ final class ProducerImpl implements Producer {
 
     @Override
     public CompletableFuture<RecordPosition> send(byte @Nullable [] key, byte @Nullable [] value) {
-        return send(new OutgoingRecord(key, value, Headers.empty(), OutgoingRecord.NO_TIMESTAMP));
+        return sendOwned(new OutgoingRecord(copy(key), copy(value), Headers.empty(), OutgoingRecord.NO_TIMESTAMP));
     }
 
     @Override
     public CompletableFuture<RecordPosition> send(byte @Nullable [] key, byte @Nullable [] value, Headers headers) {
-        return send(new OutgoingRecord(key, value, headers, OutgoingRecord.NO_TIMESTAMP));
+        return sendOwned(detached(new OutgoingRecord(key, value, headers, OutgoingRecord.NO_TIMESTAMP)));
     }
 
     @Override
     public CompletableFuture<RecordPosition> send(OutgoingRecord record) {
-        Objects.requireNonNull(record, "record");
+        return sendOwned(detached(Objects.requireNonNull(record, "record")));
+    }
+
+    /** Sends a record whose arrays are the engine's own ({@link #detached}). */
+    private CompletableFuture<RecordPosition> sendOwned(OutgoingRecord record) {
         topic.ensureOpen();
         PartitionActor[] actors = topic.actors();
         return submit(actors[route(record, actors.length)], record);
@@ -74,14 +78,49 @@ final class ProducerImpl implements Producer {
 
     @Override
     public CompletableFuture<RecordPosition> sendTo(int partition, byte @Nullable [] key, byte @Nullable [] value) {
-        return sendTo(partition, new OutgoingRecord(key, value, Headers.empty(), OutgoingRecord.NO_TIMESTAMP));
+        return sendToOwned(partition,
+                new OutgoingRecord(copy(key), copy(value), Headers.empty(), OutgoingRecord.NO_TIMESTAMP));
     }
 
     @Override
     public CompletableFuture<RecordPosition> sendTo(int partition, OutgoingRecord record) {
-        Objects.requireNonNull(record, "record");
+        return sendToOwned(partition, detached(Objects.requireNonNull(record, "record")));
+    }
+
+    private CompletableFuture<RecordPosition> sendToOwned(int partition, OutgoingRecord record) {
         topic.ensureOpen();
         return submit(topic.actor(partition), record);
+    }
+
+    /**
+     * A copy of {@code record} whose arrays (key, value, header values) are the engine's own, so that the
+     * caller may change or reuse its buffers as soon as the call returns, as with Kafka's producer: the
+     * record may be written after the call (lingering, or queued behind another thread's append).
+     */
+    static OutgoingRecord detached(OutgoingRecord record) {
+        Headers headers = record.headers();
+        if (headers.size() > 0) {
+            Header[] copies = new Header[headers.size()];
+            int i = 0;
+            for (Header h : headers) {
+                copies[i++] = new Header(h.key(), copy(h.value()));
+            }
+            headers = Headers.of(copies);
+        }
+        return new OutgoingRecord(copy(record.key()), copy(record.value()), headers, record.timestamp());
+    }
+
+    /** The engine's own copy of the records of a batch ({@link #detached}), in their order. */
+    private static List<OutgoingRecord> detached(List<OutgoingRecord> records) {
+        OutgoingRecord[] copies = new OutgoingRecord[records.size()];
+        for (int i = 0; i < copies.length; i++) {
+            copies[i] = detached(records.get(i));
+        }
+        return Arrays.asList(copies);
+    }
+
+    private static byte @Nullable [] copy(byte @Nullable [] bytes) {
+        return bytes == null ? null : bytes.clone();
     }
 
     private CompletableFuture<RecordPosition> submit(PartitionActor actor, OutgoingRecord record) {
@@ -117,9 +156,9 @@ final class ProducerImpl implements Producer {
             }
         }
         if (single) {
-            return submitBatch(actors[partitionOf[0]], List.copyOf(records), bytes[partitionOf[0]]);
+            return submitBatch(actors[partitionOf[0]], detached(records), bytes[partitionOf[0]]);
         }
-        return splitBatch(actors, records, partitionOf, bytes);
+        return splitBatch(actors, detached(records), partitionOf, bytes);
     }
 
     @Override
@@ -137,7 +176,7 @@ final class ProducerImpl implements Producer {
         if (mayExceedOneAppend(bytes, records.size())) {
             checkAppendSize(records, null, partition);
         }
-        return submitBatch(actor, List.copyOf(records), bytes);
+        return submitBatch(actor, detached(records), bytes);
     }
 
     /**
