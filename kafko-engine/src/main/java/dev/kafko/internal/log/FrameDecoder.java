@@ -43,42 +43,56 @@ final class FrameDecoder {
      */
     static int decode(ByteBuffer buf, int pos, int length, long from, int max, String topic, int partition,
             List<KafkoRecord> out) {
-        long base = buf.getLong(pos + BASE_OFFSET_OFFSET);
-        int count = buf.getInt(pos + RECORD_COUNT_OFFSET);
-        long firstTs = buf.getLong(pos + FIRST_TIMESTAMP_OFFSET);
+        byte[] header = new byte[HEADER_SIZE];
+        buf.get(pos, header);
+        ByteBuffer section = section(buf, pos, length);
+        return decodeSection(header, section, section == buf ? pos + HEADER_SIZE : 0, from, max, topic, partition,
+                out);
+    }
+
+    /**
+     * The records section of the frame at {@code buf[pos, pos + length)}: {@code buf} itself for an
+     * uncompressed frame (the section starts after the header), else a new buffer of the inflated
+     * records (the section starts at 0), which the records decoded from it keep.
+     */
+    static ByteBuffer section(ByteBuffer buf, int pos, int length) {
         int recordsLength = buf.getInt(pos + RECORDS_LENGTH_OFFSET);
         int codecId = buf.get(pos + ATTRIBUTES_OFFSET) & CODEC_MASK;
         Compression compression = Compression.fromId(codecId);
         if (compression == null) {
             throw new IllegalArgumentException("unknown codec id " + codecId);
         }
-        ByteBuffer section;
-        int start;
         if (compression == Compression.NONE) {
             if (recordsLength != length - HEADER_SIZE) {
                 throw new IllegalArgumentException("records length " + recordsLength + " does not match frame length "
                         + length);
             }
-            section = buf;
-            start = pos + HEADER_SIZE;
-        } else {
-            byte[] src;
-            int off;
-            if (buf.hasArray()) {
-                src = buf.array();
-                off = buf.arrayOffset() + pos + HEADER_SIZE;
-            } else {
-                src = new byte[length - HEADER_SIZE];
-                buf.get(pos + HEADER_SIZE, src);
-                off = 0;
-            }
-            Codec codec = Codec.of(compression);
-            section = ByteBuffer.wrap(codec.decompress(src, off, length - HEADER_SIZE, recordsLength))
-                    .order(ByteOrder.LITTLE_ENDIAN);
-            start = 0;
+            return buf;
         }
-        return decodeRecords(section, start, start + recordsLength, base, count, firstTs, from, max, topic, partition,
-                out);
+        byte[] src;
+        int off;
+        if (buf.hasArray()) {
+            src = buf.array();
+            off = buf.arrayOffset() + pos + HEADER_SIZE;
+        } else {
+            src = new byte[length - HEADER_SIZE];
+            buf.get(pos + HEADER_SIZE, src);
+            off = 0;
+        }
+        Codec codec = Codec.of(compression);
+        return ByteBuffer.wrap(codec.decompress(src, off, length - HEADER_SIZE, recordsLength))
+                .order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    /**
+     * Appends the records of a frame whose header is {@code header[0, HEADER_SIZE)} and whose records
+     * section ({@link #section}) starts at {@code section[start]}, as {@link #decode} does.
+     */
+    static int decodeSection(byte[] header, ByteBuffer section, int start, long from, int max, String topic,
+            int partition, List<KafkoRecord> out) {
+        return decodeRecords(section, start, start + FrameFormat.getInt(header, RECORDS_LENGTH_OFFSET),
+                FrameFormat.getLong(header, BASE_OFFSET_OFFSET), FrameFormat.getInt(header, RECORD_COUNT_OFFSET),
+                FrameFormat.getLong(header, FIRST_TIMESTAMP_OFFSET), from, max, topic, partition, out);
     }
 
     private static int decodeRecords(ByteBuffer b, int p, int end, long base, int count, long firstTs, long from,

@@ -46,6 +46,11 @@ final class LogRecord implements KafkoRecord {
         this.headerCount = headerCount;
     }
 
+    /** The buffer this record slices (a frame's records section); for tests. */
+    ByteBuffer buffer() {
+        return buf;
+    }
+
     @Override
     public String topic() {
         return topic;

@@ -324,19 +324,34 @@ final class Segment {
             if (len < HEADER_SIZE || len > limit - p) {
                 throw corrupt(p, "frame length " + len + " changed under the reader", null);
             }
-            if (p + len > viewStart + view.capacity()) {
-                // the view ends at a mapping window's end: a new one from this frame on
-                view = bytes(p, len, limit - p);
-                viewStart = p;
-                scratch = view.duplicate();
-            }
-            int at = p - viewStart;
             int before = out.size();
             try {
-                if (verified == null || !verified.is(this, p)) {
-                    verifyCrc(crc, scratch, view.getInt(at + FrameFormat.CRC_OFFSET), at, len, p);
+                ByteBuffer section = verified == null ? null : verified.sectionOf(this, p);
+                int sectionStart;
+                if (section != null) {
+                    // a frame this reader inflated or copied, and checked, before: read on from its section
+                    sectionStart = verified.sectionStart;
+                } else {
+                    boolean ownCopy = false;
+                    if (p + len > viewStart + view.capacity()) {
+                        // the view ends at a mapping window's end: a new one from this frame on
+                        view = bytes(p, len, limit - p);
+                        viewStart = p;
+                        scratch = view.duplicate();
+                        ownCopy = !view.isDirect();
+                    }
+                    int at = p - viewStart;
+                    if (verified == null || !verified.is(this, p)) {
+                        verifyCrc(crc, scratch, view.getInt(at + FrameFormat.CRC_OFFSET), at, len, p);
+                    }
+                    section = FrameDecoder.section(view, at, len);
+                    sectionStart = section == view ? at + HEADER_SIZE : 0;
+                    if (verified != null && (section != view || ownCopy)) {
+                        verified.keepSection(this, p, section, sectionStart);
+                    }
                 }
-                added += FrameDecoder.decode(view, at, len, offset, maxRecords - added, topic, partition, out);
+                added += FrameDecoder.decodeSection(h, section, sectionStart, offset, maxRecords - added, topic,
+                        partition, out);
             } catch (CorruptLogException | IllegalArgumentException e) {
                 if (added == 0) {
                     throw e instanceof CorruptLogException c ? c : corrupt(p, e.getMessage(), e);
@@ -352,11 +367,16 @@ final class Segment {
             }
             p += len;
         }
+        boolean lastFrameRead = added == 0 || verified != null && out.get(out.size() - 1).offset() + 1 >= verified.endOffset;
         if (verified != null && copy != null && verified.copy == copy
-                && verified.position + verified.length >= copyStart + copy.capacity()
-                && (added == 0 || out.get(out.size() - 1).offset() + 1 >= verified.endOffset)) {
+                && verified.position + verified.length >= copyStart + copy.capacity() && lastFrameRead) {
             // read to its end: the next read starts past it, so the reader does not keep it alive
             verified.keepCopy(this, 0, null);
+        }
+        if (verified != null && verified.section != null
+                && (lastFrameRead || verified.sectionOf(verified.segment, verified.position) == null)) {
+            // the kept section is of a frame read to its end: the next read starts past it
+            verified.keepSection(null, 0, null, 0);
         }
         return added;
     }

@@ -22,6 +22,17 @@ public final class VerifiedFrame {
     @Nullable ByteBuffer copy;
     @Nullable Segment copySegment;
     int copyStart;
+    /**
+     * The records section of one frame this reader decoded from a buffer of its own (a compressed frame,
+     * inflated; or a frame that crosses a mapping window, copied), at {@link #sectionPosition} of
+     * {@link #sectionSegment}, starting at {@link #sectionStart}: polls that stop inside the frame read on
+     * from it, so the frame is inflated or copied once per reader, and the records of its polls share one
+     * buffer, rather than a whole frame each. Dropped once the reader has read the frame to its end.
+     */
+    @Nullable ByteBuffer section;
+    @Nullable Segment sectionSegment;
+    int sectionPosition;
+    int sectionStart;
 
     /** Whether the frame at {@code position} of {@code segment} is the one checked last. */
     boolean is(Segment segment, int position) {
@@ -61,6 +72,19 @@ public final class VerifiedFrame {
         this.copySegment = copy == null ? null : segment;
         this.copyStart = start;
         this.copy = copy;
+    }
+
+    /** The kept {@link #section} of the frame at {@code position} of {@code segment}, or null. */
+    @Nullable ByteBuffer sectionOf(Segment segment, int position) {
+        return sectionSegment == segment && sectionPosition == position ? section : null;
+    }
+
+    /** Keeps the records section of the frame at {@code position} of {@code segment} (null forgets it). */
+    void keepSection(@Nullable Segment segment, int position, @Nullable ByteBuffer section, int start) {
+        this.sectionSegment = section == null ? null : segment;
+        this.sectionPosition = position;
+        this.section = section;
+        this.sectionStart = start;
     }
 
     void set(Segment segment, int position, int length, long baseOffset, long endOffset) {
