@@ -11,7 +11,8 @@ import org.jspecify.annotations.Nullable;
  *     murmur2 hash like Apache Kafka's default partitioner
  * @param value the value, or {@code null} (a tombstone)
  * @param headers the headers, never {@code null}
- * @param timestamp epoch milliseconds, or {@link #NO_TIMESTAMP} for the append time
+ * @param timestamp epoch milliseconds, or {@link #NO_TIMESTAMP} for the append time; any other negative
+ *     value is an {@link IllegalArgumentException}, as in Kafka's {@code ProducerRecord}
  */
 public record OutgoingRecord(byte @Nullable [] key, byte @Nullable [] value, Headers headers, long timestamp) {
 
@@ -21,7 +22,8 @@ public record OutgoingRecord(byte @Nullable [] key, byte @Nullable [] value, Hea
     public OutgoingRecord {
         Objects.requireNonNull(headers, "headers (use Headers.empty())");
         if (timestamp < NO_TIMESTAMP) {
-            throw new InvalidConfigException("timestamp must be epoch millis >= 0 or NO_TIMESTAMP, was " + timestamp);
+            throw new IllegalArgumentException("timestamp must be epoch millis >= 0 or NO_TIMESTAMP (-1), was "
+                    + timestamp);
         }
     }
 

@@ -44,6 +44,9 @@ public record TopicConfig(
     public static final long MIN_SEGMENT_BYTES = 1024;
     /** The largest allowed segment size: a segment is addressed with 32-bit positions. */
     public static final long MAX_SEGMENT_BYTES = Integer.MAX_VALUE;
+    /** The smallest allowed {@link #maxRecordBytes()}: what a record with no key, value or headers takes. */
+    public static final int MIN_RECORD_BYTES = 8;
+
     /** The largest allowed {@link #maxRecordBytes()}. */
     public static final int MAX_RECORD_BYTES_LIMIT = 64 * 1024 * 1024;
     /** The largest allowed partition count. */
@@ -80,9 +83,9 @@ public record TopicConfig(
         if (retentionBytes < -1) {
             throw new InvalidConfigException("retentionBytes must be -1 (no limit) or at least 0, was " + retentionBytes);
         }
-        if (maxRecordBytes < 1 || maxRecordBytes > MAX_RECORD_BYTES_LIMIT) {
-            throw new InvalidConfigException("maxRecordBytes must be between 1 and " + MAX_RECORD_BYTES_LIMIT
-                    + ", was " + maxRecordBytes);
+        if (maxRecordBytes < MIN_RECORD_BYTES || maxRecordBytes > MAX_RECORD_BYTES_LIMIT) {
+            throw new InvalidConfigException("maxRecordBytes must be between " + MIN_RECORD_BYTES
+                    + " (a record with no key, value or headers) and " + MAX_RECORD_BYTES_LIMIT + ", was " + maxRecordBytes);
         }
         if (indexIntervalBytes < 64 || indexIntervalBytes > 1 << 24) {
             throw new InvalidConfigException("indexIntervalBytes must be between 64 and " + (1 << 24)

@@ -88,10 +88,34 @@ class ProducerTest {
                     .isInstanceOf(RecordTooLargeException.class);
             // one bad record refuses the whole batch, the good ones before it included
             assertThatThrownBy(() -> p.sendBatch(List.of(OutgoingRecord.of(null, new byte[10]),
-                    OutgoingRecord.of(null, new byte[200])))).isInstanceOf(RecordTooLargeException.class);
+                    OutgoingRecord.of(null, new byte[200])))).isInstanceOf(RecordTooLargeException.class)
+                    .hasMessageStartingWith("record 1 of the batch of 209 bytes is larger than maxRecordBytes 100");
+            assertThatThrownBy(() -> p.sendBatchTo(0, List.of(OutgoingRecord.of(null, new byte[300]))))
+                    .isInstanceOf(RecordTooLargeException.class).hasMessageStartingWith("record 0 of the batch of 309");
             assertThat(t.partition(0).endOffset()).isZero();
             assertThat(p.send(null, new byte[92]).join().offset()).isZero();
         }
+    }
+
+    @Test
+    void theSmallestMaxRecordBytesIsTheSizeOfAnEmptyRecord() {
+        assertThatThrownBy(() -> TopicConfig.builder().maxRecordBytes(TopicConfig.MIN_RECORD_BYTES - 1).build())
+                .isInstanceOf(InvalidConfigException.class).hasMessageContaining("between 8 (a record with no key");
+        try (Kafko k = Kafko.open(dir)) {
+            k.createTopic("t", TopicConfig.builder().maxRecordBytes(TopicConfig.MIN_RECORD_BYTES).build());
+            Producer p = k.producer("t");
+            assertThat(p.send(null, null).join().offset()).isZero();
+            assertThat(p.send(null, new byte[0]).join().offset()).isOne();
+            assertThatThrownBy(() -> p.send(null, new byte[1])).isInstanceOf(RecordTooLargeException.class)
+                    .hasMessageContaining("record of 9 bytes");
+        }
+    }
+
+    @Test
+    void aNegativeTimestampOtherThanNoTimestampIsAnArgumentError() {
+        assertThatThrownBy(() -> OutgoingRecord.of(null, null, Headers.empty(), -2))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("was -2");
+        assertThat(OutgoingRecord.of(null, null, Headers.empty(), OutgoingRecord.NO_TIMESTAMP).timestamp()).isEqualTo(-1);
     }
 
     @Test

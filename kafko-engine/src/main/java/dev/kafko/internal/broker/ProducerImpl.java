@@ -124,7 +124,7 @@ final class ProducerImpl implements Producer {
     }
 
     private CompletableFuture<RecordPosition> submit(PartitionActor actor, OutgoingRecord record) {
-        SendRequest r = new SendRequest(record, checkSize(record));
+        SendRequest r = new SendRequest(record, checkSize(record, -1));
         actor.submit(r);
         return r;
     }
@@ -146,7 +146,7 @@ final class ProducerImpl implements Producer {
             OutgoingRecord r = records.get(i);
             int p = route(r, actors.length);
             partitionOf[i] = p;
-            bytes[p] += checkSize(r);
+            bytes[p] += checkSize(r, i);
             counts[p]++;
             single &= p == partitionOf[0];
         }
@@ -170,8 +170,8 @@ final class ProducerImpl implements Producer {
             return CompletableFuture.completedFuture(List.of());
         }
         long bytes = 0;
-        for (OutgoingRecord r : records) {
-            bytes += checkSize(r);
+        for (int i = 0, n = records.size(); i < n; i++) {
+            bytes += checkSize(records.get(i), i);
         }
         if (mayExceedOneAppend(bytes, records.size())) {
             checkAppendSize(records, null, partition);
@@ -284,13 +284,14 @@ final class ProducerImpl implements Producer {
     }
 
     /**
-     * The record's size as checked against maxRecordBytes; throws before anything is written. A cheap
+     * The record's size as checked against maxRecordBytes; throws before anything is written, naming the
+     * record's index when it is one of a batch ({@code indexInBatch}, else -1). A cheap
      * upper bound settles the check for every record well under the limit; the exact size (the log's
      * own measure) is computed only for records near the limit, or when an observer is told the bytes
      * appended. Otherwise the bound is what frame coalescing adds up: at most a dozen bytes more than
      * the exact size for a record without headers, so frames only ever come out a little smaller.
      */
-    private int checkSize(OutgoingRecord r) {
+    private int checkSize(OutgoingRecord r, int indexInBatch) {
         int max = topic.config().maxRecordBytes();
         long bound = sizeBound(r);
         if (bound <= max && !topic.broker.context().observing()) {
@@ -298,8 +299,9 @@ final class ProducerImpl implements Producer {
         }
         long size = AppendSizes.encodedSize(r);
         if (size > max) {
-            throw new RecordTooLargeException("record of " + size + " bytes is larger than maxRecordBytes "
-                    + max + " of topic '" + topic.name + "'; nothing was written");
+            throw new RecordTooLargeException((indexInBatch < 0 ? "record" : "record " + indexInBatch + " of the batch")
+                    + " of " + size + " bytes is larger than maxRecordBytes " + max + " of topic '" + topic.name
+                    + "'; nothing was written");
         }
         return (int) size;
     }

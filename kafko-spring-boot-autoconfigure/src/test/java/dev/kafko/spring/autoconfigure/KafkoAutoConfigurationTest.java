@@ -315,7 +315,7 @@ class KafkoAutoConfigurationTest {
                         "kafko.topics[in.valid].segment-size: segmentBytes must be between 1024 and"));
         runner.withPropertyValues("kafko.defaults.max-record-size=0B").run(context -> assertThat(
                 invalidConfig(context.getStartupFailure())).hasMessageStartingWith(
-                        "kafko.defaults.max-record-size: maxRecordBytes must be between 1 and"));
+                        "kafko.defaults.max-record-size: maxRecordBytes must be between 8 (a record with no key, value or headers) and"));
         runner.withPropertyValues("kafko.topics.big.max-record-size=3GB").run(context -> assertThat(
                 invalidConfig(context.getStartupFailure())).hasMessageStartingWith(
                         "kafko.topics.big.max-record-size: too large"));
