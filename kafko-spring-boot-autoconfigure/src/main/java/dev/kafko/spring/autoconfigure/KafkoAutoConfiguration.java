@@ -71,7 +71,8 @@ public final class KafkoAutoConfiguration {
     /** Not needed (and not created) when the application opens its own {@link Kafko}. */
     @Bean
     @ConditionalOnMissingBean({KafkoDataDirectory.class, Kafko.class})
-    KafkoDataDirectory kafkoDataDirectory(KafkoProperties properties) {
+    KafkoDataDirectory kafkoDataDirectory(KafkoProperties properties, ConfigurableListableBeanFactory beanFactory) {
+        KafkoPropertiesCheck.check(properties, beanFactory.getBeanClassLoader());
         if (properties.isEphemeral()) {
             return KafkoDataDirectory.ephemeral();
         }
@@ -87,7 +88,10 @@ public final class KafkoAutoConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     Kafko kafko(KafkoDataDirectory directory, KafkoProperties properties,
-                ObjectProvider<KafkoOptionsCustomizer> customizers, ObjectProvider<KafkoObserver> observers) {
+                ObjectProvider<KafkoOptionsCustomizer> customizers, ObjectProvider<KafkoObserver> observers,
+                ConfigurableListableBeanFactory beanFactory) {
+        // (again: an application's own KafkoDataDirectory bean skips the check above)
+        KafkoPropertiesCheck.check(properties, beanFactory.getBeanClassLoader());
         Kafko kafko = Kafko.open(directory.path(), options(directory, properties, customizers, observers));
         if (LOG.isInfoEnabled()) {
             LOG.info("kafko opened {}{}: {} topic(s)", kafko.dataDir(),
@@ -127,7 +131,8 @@ public final class KafkoAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     KafkoTopicProvisioner kafkoTopicProvisioner(Kafko kafko, KafkoProperties properties) {
-        return new KafkoTopicProvisioner(kafko, properties.declaredTopics(), properties.isAutoCreateTopics());
+        return new KafkoTopicProvisioner(kafko, properties.declaredTopics(), properties.topicsWithDefaultPartitions(),
+                properties.isAutoCreateTopics());
     }
 
     @Bean
@@ -196,7 +201,7 @@ public final class KafkoAutoConfiguration {
         return handler;
     }
 
-    private static Class<? extends Throwable> throwableClass(String name, @Nullable ClassLoader classLoader) {
+    static Class<? extends Throwable> throwableClass(String name, @Nullable ClassLoader classLoader) {
         Class<?> type;
         try {
             type = ClassUtils.forName(name, classLoader);
@@ -223,10 +228,7 @@ public final class KafkoAutoConfiguration {
                                                                 ListableBeanFactory beanFactory) {
         KafkoProperties.Listener listener = properties.getListener();
         KafkoListenerContainerFactory factory = new KafkoListenerContainerFactory(backend, converter);
-        if (listener.getPollTimeout().isNegative() || listener.getPollTimeout().isZero()) {
-            throw new InvalidKafkoPropertyException("kafko.listener.poll-timeout", "must be positive, was "
-                    + listener.getPollTimeout());
-        }
+        positive("kafko.listener.poll-timeout", listener.getPollTimeout());
         notNegative("kafko.listener.shutdown-timeout", listener.getShutdownTimeout());
         factory.setContainerProperties(new ContainerProperties(listener.getAckMode(),
                 atLeastOne("kafko.listener.concurrency", listener.getConcurrency()), listener.getPollTimeout(),
@@ -275,9 +277,17 @@ public final class KafkoAutoConfiguration {
     }
 
     /** {@code value}, or an error naming {@code property} when it is below 1. */
-    private static int atLeastOne(String property, int value) {
+    static int atLeastOne(String property, int value) {
         if (value < 1) {
             throw new InvalidKafkoPropertyException(property, "must be at least 1, was " + value);
+        }
+        return value;
+    }
+
+    /** {@code value}, or an error naming {@code property} when it is zero or negative. */
+    static Duration positive(String property, Duration value) {
+        if (value.isNegative() || value.isZero()) {
+            throw new InvalidKafkoPropertyException(property, "must be positive, was " + value);
         }
         return value;
     }

@@ -11,8 +11,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -187,6 +189,17 @@ public class KafkoProperties {
         topics.forEach((name, settings) -> declared.put(name,
                 settings.applyTo(KafkoTopicProvisioner.propertyPrefix(name), base)));
         return declared;
+    }
+
+    /** The declared topics that set no {@code partitions} of their own (they take kafko.defaults'). */
+    public Set<String> topicsWithDefaultPartitions() {
+        Set<String> names = new LinkedHashSet<>();
+        topics.forEach((name, settings) -> {
+            if (settings.getPartitions() == null) {
+                names.add(name);
+            }
+        });
+        return names;
     }
 
     /**

@@ -8,6 +8,7 @@ import dev.kafko.TopicExistsException;
 import dev.kafko.UnknownTopicException;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.InitializingBean;
@@ -26,6 +27,8 @@ public final class KafkoTopicProvisioner implements InitializingBean {
 
     private final Kafko kafko;
     private final Map<String, TopicConfig> declared;
+    /** The declared topics whose partition count is kafko.defaults', not their own. */
+    private final Set<String> defaultPartitions;
     private final boolean autoCreate;
 
     /**
@@ -34,15 +37,43 @@ public final class KafkoTopicProvisioner implements InitializingBean {
      *     the instance's topic defaults
      */
     public KafkoTopicProvisioner(Kafko kafko, Map<String, TopicConfig> declared, boolean autoCreate) {
+        this(kafko, declared, Set.of(), autoCreate);
+    }
+
+    /**
+     * @param defaultPartitions the declared topics whose partition count came from the defaults rather
+     *     than their own {@code partitions} key: an existing one with more partitions keeps them (no
+     *     declaration asked for fewer)
+     */
+    public KafkoTopicProvisioner(Kafko kafko, Map<String, TopicConfig> declared, Set<String> defaultPartitions,
+                                 boolean autoCreate) {
         this.kafko = kafko;
         this.declared = Map.copyOf(declared);
+        this.defaultPartitions = Set.copyOf(defaultPartitions);
         this.autoCreate = autoCreate;
     }
 
-    /** Creates or checks every declared topic. */
+    /**
+     * Creates or checks every declared topic: first checks that none would shrink, so that a start-up that
+     * fails has created or grown nothing (partitions never shrink back).
+     */
     @Override
     public void afterPropertiesSet() {
+        declared.forEach(this::checkNoShrink);
         declared.forEach(this::provision);
+    }
+
+    private void checkNoShrink(String name, TopicConfig config) {
+        Optional<Topic> existing = kafko.topic(name);
+        if (existing.isEmpty() || defaultPartitions.contains(name)) {
+            return;
+        }
+        int current = existing.get().partitionCount();
+        if (config.partitions() < current && !grownAsDeadLetterTopic(name, current)) {
+            throw new KafkoException(propertyPrefix(name) + ".partitions=" + config.partitions()
+                    + " would shrink topic '" + name + "', which has " + current
+                    + " partitions; partitions can only grow: set it to " + current + " or more");
+        }
     }
 
     private void provision(String name, TopicConfig config) {
@@ -53,14 +84,11 @@ public final class KafkoTopicProvisioner implements InitializingBean {
         }
         Topic topic = existing.get();
         int current = topic.partitionCount();
+        checkNoShrink(name, config);
         if (config.partitions() < current) {
-            if (!grownAsDeadLetterTopic(name, current)) {
-                throw new KafkoException(propertyPrefix(name) + ".partitions=" + config.partitions()
-                        + " would shrink topic '" + name + "', which has " + current
-                        + " partitions; partitions can only grow: set it to " + current + " or more");
-            }
-            LOG.debug("Dead-letter topic '{}' keeps its {} partitions, as many as the topic it serves"
-                    + " ({}.partitions={})", name, current, propertyPrefix(name), config.partitions());
+            LOG.debug("Topic '{}' keeps its {} partitions ({}.partitions={}{})", name, current, propertyPrefix(name),
+                    config.partitions(), defaultPartitions.contains(name) ? ", from kafko.defaults" : ", a dead-letter topic");
+            config = config.toBuilder().partitions(current).build();
         }
         if (config.partitions() > current) {
             LOG.info("Growing topic '{}' from {} to {} partitions", name, current, config.partitions());

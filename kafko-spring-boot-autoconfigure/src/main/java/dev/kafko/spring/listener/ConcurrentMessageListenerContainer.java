@@ -1,5 +1,6 @@
 package dev.kafko.spring.listener;
 
+import dev.kafko.UnknownTopicException;
 import dev.kafko.spring.core.LogBackend;
 import dev.kafko.spring.support.KafkoInstrumentation;
 import java.time.Duration;
@@ -85,7 +86,11 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     @Override
     public synchronized void start() {
         for (String topic : topics) {
-            backend.ensureTopic(topic, 1);
+            try {
+                backend.ensureTopic(topic, 1);
+            } catch (UnknownTopicException e) {
+                throw new UnknownTopicException("Listener '" + listenerId + "' cannot start: " + e.getMessage());
+            }
             errorHandler.prepare(topic);
             int partitions = backend.partitionCount(topic);
             if (properties.concurrency() > partitions) {

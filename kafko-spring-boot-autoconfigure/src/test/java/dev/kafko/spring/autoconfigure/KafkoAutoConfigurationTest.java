@@ -27,6 +27,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -306,6 +307,57 @@ class KafkoAutoConfigurationTest {
     }
 
     @Test
+    void aStartThatFailsOnAShrinkGrowsNoOtherTopic(@TempDir Path dir) {
+        ApplicationContextRunner onDir = new ApplicationContextRunner().withConfiguration(ALL)
+                .withPropertyValues("kafko.data-dir=" + dir);
+        onDir.withPropertyValues("kafko.topics.a.partitions=2", "kafko.topics.b.partitions=4")
+                .run(context -> assertThat(context).hasNotFailed());
+        onDir.withPropertyValues("kafko.topics.a.partitions=3", "kafko.topics.b.partitions=2", "kafko.topics.c.partitions=1")
+                .run(context -> assertThat(context).getFailure().hasStackTraceContaining(
+                        "kafko.topics.b.partitions=2 would shrink topic 'b', which has 4 partitions"));
+        // nothing changed: the previous configuration still starts, and 'c' was not created
+        onDir.withPropertyValues("kafko.topics.a.partitions=2", "kafko.topics.b.partitions=4").run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBean(Kafko.class).topic("a").orElseThrow().partitionCount()).isEqualTo(2);
+            assertThat(context.getBean(Kafko.class).topics()).containsExactlyInAnyOrder("a", "b");
+        });
+    }
+
+    @Test
+    void aTopicDeclaredWithoutPartitionsKeepsTheOnesItHas(@TempDir Path dir) {
+        ApplicationContextRunner onDir = new ApplicationContextRunner().withConfiguration(ALL)
+                .withPropertyValues("kafko.data-dir=" + dir);
+        onDir.withPropertyValues("kafko.topics.orders.partitions=4").run(context -> assertThat(context).hasNotFailed());
+        onDir.withPropertyValues("kafko.topics.orders.retention=7d").run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBean(Kafko.class).topic("orders").orElseThrow().partitionCount()).isEqualTo(4);
+        });
+        // the defaults still grow it, as for a topic that set the count itself
+        onDir.withPropertyValues("kafko.topics.orders.retention=7d", "kafko.defaults.partitions=6").run(context ->
+                assertThat(context.getBean(Kafko.class).topic("orders").orElseThrow().partitionCount()).isEqualTo(6));
+    }
+
+    @Test
+    void aBadValueFailsTheStartNamingItsPropertyBeforeTheDataDirIsCreated(@TempDir Path tmp) {
+        Path dir = tmp.resolve("data");
+        ApplicationContextRunner onDir = new ApplicationContextRunner().withConfiguration(ALL)
+                .withPropertyValues("kafko.data-dir=" + dir);
+        Map<String, String> cases = new java.util.LinkedHashMap<>();
+        cases.put("kafko.listener.concurrency=0", "kafko.listener.concurrency must be at least 1, was 0");
+        cases.put("kafko.listener.poll-timeout=0s", "kafko.listener.poll-timeout must be positive, was PT0S");
+        cases.put("kafko.listener.retry.max-attempts=0", "kafko.listener.retry.max-attempts must be at least 1, was 0");
+        cases.put("kafko.listener.retry.not-retryable=com.nope.Missing", "kafko.listener.retry.not-retryable names com.nope.Missing");
+        cases.put("kafko.template.default-topic=bad topic!", "kafko.template.default-topic ");
+        cases.put("kafko.topics[bad!name].partitions=1", "kafko.topics.bad!name ");
+        cases.put("kafko.max-queued-bytes=0", "kafko.max-queued-bytes must be at least 1 byte, was 0 bytes");
+        cases.put("kafko.topics.t.partitions=0", "kafko.topics.t.partitions: partitions must be between 1 and 10000");
+        cases.forEach((property, message) -> onDir.withPropertyValues(property).run(context -> {
+            assertThat(context).as(property).getFailure().hasStackTraceContaining(message);
+            assertThat(dir).as(property + " created nothing").doesNotExist();
+        }));
+    }
+
+    @Test
     void aTopicValueOutOfRangeFailsTheStartNamingItsProperty() {
         runner.withPropertyValues("kafko.topics.inv.partitions=-3").run(context -> assertThat(
                 invalidConfig(context.getStartupFailure()))
@@ -363,8 +415,8 @@ class KafkoAutoConfigurationTest {
     @Test
     void aListenerOnAnUnknownTopicFailsStartUpWhenAutoCreationIsOff() {
         runner.withPropertyValues("kafko.auto-create-topics=false").withBean(Listening.class).run(context ->
-                assertThat(context).getFailure()
-                        .hasStackTraceContaining("topic 'absent' does not exist and kafko.auto-create-topics is false"));
+                assertThat(context).getFailure().hasStackTraceContaining("Listener 'absent' cannot start: "
+                        + "topic 'absent' does not exist and kafko.auto-create-topics is false"));
     }
 
     @Test
