@@ -7,6 +7,7 @@ import dev.kafko.KafkoRecord;
 import dev.kafko.OutgoingRecord;
 import dev.kafko.Producer;
 import dev.kafko.TopicConfig;
+import dev.kafko.bench.BenchJvm;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,7 +36,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 2, time = 1)
 @Measurement(iterations = 3, time = 1)
-@Fork(1)
+@Fork(value = 1, jvmArgsAppend = {BenchJvm.HEAP_MIN, BenchJvm.HEAP_MAX, BenchJvm.PRETOUCH})
 @State(Scope.Benchmark)
 public class ConsumeBenchmark {
 

@@ -5,6 +5,7 @@ import dev.kafko.Kafko;
 import dev.kafko.Producer;
 import dev.kafko.RecordPosition;
 import dev.kafko.TopicConfig;
+import dev.kafko.bench.BenchJvm;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -30,7 +31,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 2, time = 1)
 @Measurement(iterations = 3, time = 1)
-@Fork(1)
+@Fork(value = 1, jvmArgsAppend = {BenchJvm.HEAP_MIN, BenchJvm.HEAP_MAX, BenchJvm.PRETOUCH})
 @State(Scope.Benchmark)
 public class GroupCommitBenchmark {
 

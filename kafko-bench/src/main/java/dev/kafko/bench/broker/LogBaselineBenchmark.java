@@ -2,6 +2,7 @@ package dev.kafko.bench.broker;
 
 import dev.kafko.OutgoingRecord;
 import dev.kafko.TopicConfig;
+import dev.kafko.bench.BenchJvm;
 import dev.kafko.internal.io.FileIo;
 import dev.kafko.internal.log.PartitionLog;
 import java.nio.file.Path;
@@ -29,7 +30,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 2, time = 1)
 @Measurement(iterations = 3, time = 1)
-@Fork(1)
+@Fork(value = 1, jvmArgsAppend = {BenchJvm.HEAP_MIN, BenchJvm.HEAP_MAX, BenchJvm.PRETOUCH})
 @State(Scope.Benchmark)
 public class LogBaselineBenchmark {
 

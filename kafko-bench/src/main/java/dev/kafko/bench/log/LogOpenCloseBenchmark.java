@@ -2,6 +2,7 @@ package dev.kafko.bench.log;
 
 import dev.kafko.OutgoingRecord;
 import dev.kafko.TopicConfig;
+import dev.kafko.bench.BenchJvm;
 import dev.kafko.internal.io.FileIo;
 import dev.kafko.internal.log.PartitionLog;
 import java.nio.file.Path;
@@ -29,7 +30,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Thread)
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-@Fork(1)
+@Fork(value = 1, jvmArgsAppend = {BenchJvm.HEAP_MIN, BenchJvm.HEAP_MAX, BenchJvm.PRETOUCH})
 @Warmup(iterations = 3)
 @Measurement(iterations = 10)
 public class LogOpenCloseBenchmark {

@@ -4,6 +4,7 @@ import dev.kafko.Compression;
 import dev.kafko.KafkoRecord;
 import dev.kafko.OutgoingRecord;
 import dev.kafko.TopicConfig;
+import dev.kafko.bench.BenchJvm;
 import dev.kafko.internal.io.FileIo;
 import dev.kafko.internal.log.PartitionLog;
 import dev.kafko.internal.log.ReadResult;
@@ -38,7 +39,7 @@ import org.openjdk.jmh.infra.Blackhole;
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
-@Fork(1)
+@Fork(value = 1, jvmArgsAppend = {BenchJvm.HEAP_MIN, BenchJvm.HEAP_MAX, BenchJvm.PRETOUCH})
 @Warmup(iterations = 2, time = 1)
 @Measurement(iterations = 3, time = 1)
 public class LogReadBenchmark {

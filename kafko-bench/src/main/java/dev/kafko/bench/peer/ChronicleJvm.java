@@ -1,5 +1,6 @@
 package dev.kafko.bench.peer;
 
+import dev.kafko.bench.BenchJvm;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -11,7 +12,7 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The forked JVM that every Chronicle Queue benchmark runs in. Chronicle reaches into JDK internals,
- * so Java 17 needs these exports and opens; {@code chronicle.analytics.disable} (together with
+ * so Java 17 needs these exports and opens (the heap is {@link BenchJvm}'s, as kafko's benchmarks have it); {@code chronicle.analytics.disable} (together with
  * the exclusion of {@code net.openhft:chronicle-analytics} in the pom) keeps it from sending usage data.
  * Subclasses inherit these settings: one writer or reader thread, throughput in operations (messages)
  * per second.
@@ -22,6 +23,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
 @Fork(value = 1, jvmArgsAppend = {
+        BenchJvm.HEAP_MIN, BenchJvm.HEAP_MAX, BenchJvm.PRETOUCH,
         "-Dchronicle.analytics.disable=true",
         "--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED",
         "--add-exports=java.base/jdk.internal.ref=ALL-UNNAMED",

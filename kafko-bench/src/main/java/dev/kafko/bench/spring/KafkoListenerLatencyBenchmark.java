@@ -1,5 +1,6 @@
 package dev.kafko.bench.spring;
 
+import dev.kafko.bench.BenchJvm;
 import dev.kafko.spring.annotation.KafkoListener;
 import dev.kafko.spring.core.KafkoTemplate;
 import java.util.List;
@@ -36,7 +37,7 @@ import org.springframework.context.annotation.Bean;
  * that the sender's own parking granularity is not counted.
  */
 @State(Scope.Benchmark)
-@Fork(1)
+@Fork(value = 1, jvmArgsAppend = {BenchJvm.HEAP_MIN, BenchJvm.HEAP_MAX, BenchJvm.PRETOUCH})
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
 @BenchmarkMode(Mode.Throughput)

@@ -1,5 +1,6 @@
 package dev.kafko.bench.spring;
 
+import dev.kafko.bench.BenchJvm;
 import dev.kafko.spring.core.KafkoTemplate;
 import java.time.Duration;
 import java.util.List;
@@ -32,7 +33,7 @@ import org.springframework.context.ConfigurableApplicationContext;
  * </ul>
  */
 @State(Scope.Benchmark)
-@Fork(1)
+@Fork(value = 1, jvmArgsAppend = {BenchJvm.HEAP_MIN, BenchJvm.HEAP_MAX, BenchJvm.PRETOUCH})
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
 public class KafkoTemplateListenerBenchmark {
