@@ -15,6 +15,12 @@ public class InvalidKafkoPropertyException extends IllegalArgumentException {
         this.property = property;
     }
 
+    /** As {@link #InvalidKafkoPropertyException(String, String)}, for a value refused by {@code cause}. */
+    public InvalidKafkoPropertyException(String property, String message, Throwable cause) {
+        super(property + " " + message, cause);
+        this.property = property;
+    }
+
     /** The property, as written in configuration ({@code kafko.listener.poll-timeout}). */
     public String getProperty() {
         return property;

@@ -52,7 +52,7 @@ final class KafkoPropertiesCheck {
         try {
             Kafko.checkName("topic", topic);
         } catch (InvalidNameException e) {
-            throw new InvalidKafkoPropertyException(property, e.getMessage());
+            throw new InvalidKafkoPropertyException(property, e.getMessage(), e);
         }
     }
 }

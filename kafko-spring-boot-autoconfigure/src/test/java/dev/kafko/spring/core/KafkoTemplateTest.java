@@ -182,6 +182,8 @@ class KafkoTemplateTest {
             assertThat(context).hasFailed();
             assertThat(context.getStartupFailure()).rootCause().isInstanceOf(InvalidNameException.class)
                     .hasMessageContaining("orders/eu").hasMessageContaining("[A-Za-z0-9._-]");
+            assertThat(context.getStartupFailure()).hasStackTraceContaining(
+                    "kafko.template.default-topic topic name 'orders/eu' is invalid");
         });
     }
 
