@@ -90,16 +90,33 @@ final class FrameDecoder {
      */
     static int decodeSection(byte[] header, ByteBuffer section, int start, long from, int max, String topic,
             int partition, List<KafkoRecord> out) {
-        return decodeRecords(section, start, start + FrameFormat.getInt(header, RECORDS_LENGTH_OFFSET),
-                FrameFormat.getLong(header, BASE_OFFSET_OFFSET), FrameFormat.getInt(header, RECORD_COUNT_OFFSET),
-                FrameFormat.getLong(header, FIRST_TIMESTAMP_OFFSET), from, max, topic, partition, out);
+        return decodeSection(header, section, start, from, max, topic, partition, out, new int[] {0, 0});
     }
 
-    private static int decodeRecords(ByteBuffer b, int p, int end, long base, int count, long firstTs, long from,
-            int max, String topic, int partition, List<KafkoRecord> out) {
+    /**
+     * {@link #decodeSection(byte[], ByteBuffer, int, long, int, String, int, List)} from a cursor: {@code
+     * cursor} holds the index of a record of the frame and its position relative to {@code start}, at or
+     * before the record of offset {@code from} (a reader's previous read of this frame ended there; {0, 0}
+     * for the first record), and gets the index and position of the record after the last one added: a
+     * reader polling through a large frame does not walk it from its first record at every poll.
+     */
+    static int decodeSection(byte[] header, ByteBuffer section, int start, long from, int max, String topic,
+            int partition, List<KafkoRecord> out, int[] cursor) {
+        return decodeRecords(section, start, start + FrameFormat.getInt(header, RECORDS_LENGTH_OFFSET),
+                FrameFormat.getLong(header, BASE_OFFSET_OFFSET), FrameFormat.getInt(header, RECORD_COUNT_OFFSET),
+                FrameFormat.getLong(header, FIRST_TIMESTAMP_OFFSET), from, max, topic, partition, out, cursor);
+    }
+
+    private static int decodeRecords(ByteBuffer b, int start, int end, long base, int count, long firstTs, long from,
+            int max, String topic, int partition, List<KafkoRecord> out, int[] cursor) {
         int added = 0;
         int[] cur = new int[1];
-        for (int i = 0; i < count && added < max; i++) {
+        int i = cursor[0];
+        int p = start + cursor[1];
+        if (i < 0 || i > count || p < start || p > end || base + i > Math.max(from, base)) {
+            throw new IllegalArgumentException("cursor at record " + i + ", position " + cursor[1] + " is outside the frame");
+        }
+        for (; i < count && added < max; i++) {
             if (end - p < 4) {
                 throw new IllegalArgumentException("record " + i + " of " + count + " runs past the records section");
             }
@@ -136,6 +153,8 @@ final class FrameDecoder {
             }
             p = bodyEnd;
         }
+        cursor[0] = i;
+        cursor[1] = p - start;
         return added;
     }
 

@@ -350,8 +350,15 @@ final class Segment {
                         verified.keepSection(this, p, section, sectionStart);
                     }
                 }
-                added += FrameDecoder.decodeSection(h, section, sectionStart, offset, maxRecords - added, topic,
-                        partition, out);
+                if (verified == null) {
+                    added += FrameDecoder.decodeSection(h, section, sectionStart, offset, maxRecords - added, topic,
+                            partition, out);
+                } else {
+                    int[] cursor = verified.cursorFor(this, p, offset);
+                    added += FrameDecoder.decodeSection(h, section, sectionStart, offset, maxRecords - added, topic,
+                            partition, out, cursor);
+                    verified.cursorAt(FrameFormat.getLong(h, BASE_OFFSET_OFFSET) + cursor[0]);
+                }
             } catch (CorruptLogException | IllegalArgumentException e) {
                 if (added == 0) {
                     throw e instanceof CorruptLogException c ? c : corrupt(p, e.getMessage(), e);

@@ -67,6 +67,31 @@ class FrameSectionReuseTest {
         }
     }
 
+    @ParameterizedTest
+    @EnumSource(value = Compression.class, names = {"NONE", "LZ4"})
+    void readsInsideAFrameResumeAtTheRecordThePreviousOneStoppedBefore(Compression codec) {
+        try (PartitionLog log = Logs.open(dir, Logs.config().compression(codec).build())) {
+            log.append(Logs.batch(0, 5_000, 50));
+            VerifiedFrame verified = new VerifiedFrame();
+            long next = 0;
+            while (next < 4_990) {
+                ReadResult r = log.read(next, 7, 1 << 20, verified);
+                for (int i = 0; i < r.records().size(); i++) {
+                    Logs.assertRecord(r.records().get(i), next + i, 50);
+                }
+                next = r.nextOffset();
+                // the next read starts where this one stopped, not at the frame's first record
+                assertThat(verified.cursorOffset).isEqualTo(next);
+                assertThat(verified.cursor[0]).isEqualTo((int) next);
+            }
+            // a read before the kept position (a seek back) walks from the frame's start again
+            ReadResult back = log.read(1_000, 3, 1 << 20, verified);
+            assertThat(back.records()).hasSize(3);
+            Logs.assertRecord(back.records().get(0), 1_000, 50);
+            assertThat(verified.cursorOffset).isEqualTo(1_003);
+        }
+    }
+
     @Test
     void aReaderWithoutAVerifiedFrameStillReadsEveryRecord() {
         try (PartitionLog log = Logs.open(dir, Logs.config().compression(Compression.LZ4).build())) {
