@@ -239,6 +239,9 @@ public final class KafkoAutoConfiguration {
         factory.setInstrumentation(instrumentation.getIfUnique(() -> KafkoInstrumentation.NOOP));
         SimpleAsyncTaskExecutor executor = new SimpleAsyncTaskExecutor("kafko-listener-");
         executor.setVirtualThreads(Threading.VIRTUAL.isActive(environment));
+        // as virtual threads are: a member stuck in its listener past the shutdown timeout (a method that
+        // never returns, a future that never completes) must not keep the JVM alive after the context closed
+        executor.setDaemon(true);
         factory.setTaskExecutor(executor);
         return factory;
     }

@@ -44,7 +44,7 @@ public class KafkoListenerContainerFactory {
     private ContainerProperties containerProperties = ContainerProperties.DEFAULTS;
     private KafkoErrorHandler errorHandler = new DefaultErrorHandler();
     private KafkoInstrumentation instrumentation = KafkoInstrumentation.NOOP;
-    private TaskExecutor executor = new SimpleAsyncTaskExecutor("kafko-listener-");
+    private TaskExecutor executor = daemonThreads();
     private @Nullable KafkoOperations<Object, Object> replyTemplate;
     private @Nullable MessageHandlerMethodFactory defaultHandlerMethodFactory;
     private @Nullable RecordFilterStrategy recordFilterStrategy;
@@ -219,5 +219,12 @@ public class KafkoListenerContainerFactory {
                                                                       KafkoMessageListener listener) {
         return new ConcurrentMessageListenerContainer(id, topics, groupId, backend, containerProperties, autoStartup,
                 filtered(listener, null), errorHandler, instrumentation, executor);
+    }
+
+    /** Daemon threads: a member stuck in its listener must not keep the JVM alive once the context closed. */
+    private static TaskExecutor daemonThreads() {
+        SimpleAsyncTaskExecutor executor = new SimpleAsyncTaskExecutor("kafko-listener-");
+        executor.setDaemon(true);
+        return executor;
     }
 }

@@ -20,6 +20,7 @@ import dev.kafko.spring.listener.DefaultErrorHandler;
 import dev.kafko.spring.listener.KafkoErrorHandler;
 import dev.kafko.spring.listener.LoggingRecordRecoverer;
 import dev.kafko.spring.metrics.KafkoMetrics;
+import dev.kafko.spring.test.KafkoTestUtils;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.lang.reflect.Modifier;
@@ -410,6 +411,24 @@ class KafkoAutoConfigurationTest {
                 assertThat(r.offset()).isZero();
             });
         });
+    }
+
+    @Test
+    void listenerThreadsAreDaemonsSoAStuckOneCannotKeepTheJvmAlive() {
+        runner.withBean(DaemonProbe.class).run(context -> {
+            context.getBean(KafkoTemplate.class).send("daemons", "x").join();
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+            assertThat(DaemonProbe.SEEN).containsExactly(true);
+        });
+    }
+
+    static class DaemonProbe {
+        static final List<Boolean> SEEN = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        @dev.kafko.spring.annotation.KafkoListener(id = "daemons", topics = "daemons")
+        void on(String value) {
+            SEEN.add(Thread.currentThread().isDaemon());
+        }
     }
 
     @Test
