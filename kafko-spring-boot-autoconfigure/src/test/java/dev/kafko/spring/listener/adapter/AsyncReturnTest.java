@@ -6,7 +6,6 @@ import static dev.kafko.spring.listener.adapter.ListenerTestSupport.text;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kafko.spring.annotation.KafkoListener;
-import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
 import dev.kafko.spring.support.KafkoHeaders;
 import dev.kafko.spring.test.KafkoTestUtils;
 import java.time.Duration;
@@ -20,7 +19,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.messaging.handler.annotation.SendTo;
 
@@ -36,10 +34,7 @@ class AsyncReturnTest {
     /** Completes stages later, on a thread of its own, as an asynchronous client would. */
     static final Executor LATER = CompletableFuture.delayedExecutor(20, java.util.concurrent.TimeUnit.MILLISECONDS);
 
-    private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
-            .withPropertyValues("kafko.ephemeral=true", "kafko.listener.retry.max-attempts=3",
-                    "kafko.listener.dead-letter.enabled=true");
+    private final ApplicationContextRunner runner = ListenerTestSupport.deadLetteringRunner(3);
 
     @BeforeEach
     void reset() {

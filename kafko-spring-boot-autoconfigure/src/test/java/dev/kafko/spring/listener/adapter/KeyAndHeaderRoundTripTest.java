@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kafko.spring.Order;
 import dev.kafko.spring.annotation.KafkoListener;
-import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
 import dev.kafko.spring.support.KafkoHeaders;
 import dev.kafko.spring.test.KafkoTestUtils;
 import java.time.Duration;
@@ -16,7 +15,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.messaging.handler.annotation.Header;
 import org.springframework.messaging.support.MessageBuilder;
@@ -33,10 +31,7 @@ class KeyAndHeaderRoundTripTest {
     static final UUID ID = UUID.fromString("123e4567-e89b-12d3-a456-426614174000");
     static final List<Object> SEEN = new CopyOnWriteArrayList<>();
 
-    private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
-            .withPropertyValues("kafko.ephemeral=true", "kafko.listener.retry.max-attempts=1",
-                    "kafko.listener.dead-letter.enabled=true");
+    private final ApplicationContextRunner runner = ListenerTestSupport.deadLetteringRunner(1);
 
     @BeforeEach
     void reset() {

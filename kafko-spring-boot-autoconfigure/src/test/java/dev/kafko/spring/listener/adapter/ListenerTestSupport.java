@@ -1,15 +1,28 @@
 package dev.kafko.spring.listener.adapter;
 
 import dev.kafko.Kafko;
+import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
 import dev.kafko.spring.core.KafkoTemplate;
 import java.nio.charset.StandardCharsets;
 import org.jspecify.annotations.Nullable;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 
 /** What the listener tests of this package read from a context and its records. */
 final class ListenerTestSupport {
 
     private ListenerTestSupport() {
+    }
+
+    /**
+     * A context of the auto-configuration on an ephemeral log whose listeners try a record
+     * {@code attempts} times, then publish it to its dead-letter topic.
+     */
+    static ApplicationContextRunner deadLetteringRunner(int attempts) {
+        return new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+                .withPropertyValues("kafko.ephemeral=true", "kafko.listener.retry.max-attempts=" + attempts,
+                        "kafko.listener.dead-letter.enabled=true");
     }
 
     @SuppressWarnings("unchecked")

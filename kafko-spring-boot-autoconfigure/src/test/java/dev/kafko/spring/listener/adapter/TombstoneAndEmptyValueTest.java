@@ -9,7 +9,6 @@ import dev.kafko.Headers;
 import dev.kafko.Kafko;
 import dev.kafko.OutgoingRecord;
 import dev.kafko.spring.annotation.KafkoListener;
-import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
 import dev.kafko.spring.support.KafkoHeaders;
 import dev.kafko.spring.support.KafkoNull;
 import dev.kafko.spring.support.SendResult;
@@ -21,7 +20,6 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.messaging.Message;
 import org.springframework.messaging.handler.annotation.Payload;
@@ -38,10 +36,7 @@ class TombstoneAndEmptyValueTest {
     static final Duration WAIT = Duration.ofSeconds(20);
     static final List<String> SEEN = new CopyOnWriteArrayList<>();
 
-    private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
-            .withPropertyValues("kafko.ephemeral=true", "kafko.listener.retry.max-attempts=3",
-                    "kafko.listener.dead-letter.enabled=true");
+    private final ApplicationContextRunner runner = ListenerTestSupport.deadLetteringRunner(3);
 
     @BeforeEach
     void reset() {
