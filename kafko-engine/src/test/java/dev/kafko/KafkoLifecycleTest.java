@@ -536,14 +536,16 @@ class KafkoLifecycleTest {
             other.send(null, bytes("before")).join();
             // the interval fsync of "timed" runs on the scheduler thread, which now waits in the observer
             k.producer("timed").send(null, bytes("x")).join();
-            assertThat(blocking.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            // the fsync runs before the observer hears of it: under another process's heavy writeback one
+            // took over 10 s here
+            assertThat(blocking.await(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
             CompletableFuture<Void> closing = Fixtures.onNewThread(k::close);
             Thread.sleep(100); // close() is waiting for the scheduler's task now
             assertThat(closing).isNotDone();
             assertThatThrownBy(() -> other.send(null, bytes("during close")).join())
                     .isInstanceOf(KafkoClosedException.class);
             release.countDown();
-            closing.get(10, java.util.concurrent.TimeUnit.SECONDS);
+            closing.get(60, java.util.concurrent.TimeUnit.SECONDS);
         } finally {
             release.countDown();
             k.close();
