@@ -15,6 +15,10 @@ import java.util.Set;
  * offset 0 and keeps no committed offsets. A group member ({@link Kafko#groupConsumer(String, String)})
  * starts each partition at the group's committed offset and shares the partitions with the live
  * members of its group.
+ *
+ * <p>After {@link #close()}, {@code poll}, the seeks, {@code position}, {@code commit},
+ * {@code committed} and {@code assignment} throw {@link KafkoClosedException}, as they do once the
+ * {@link Kafko} instance closed.
  */
 public interface Consumer extends AutoCloseable {
 
@@ -26,7 +30,10 @@ public interface Consumer extends AutoCloseable {
     /**
      * Returns the next records of the assigned partitions, fair across partitions and in offset
      * order within each, waiting up to {@code timeout} (without spinning) when there are none.
-     * Returns an empty list on timeout or {@link #wakeup()}.
+     * Returns an empty list on timeout or {@link #wakeup()}. Fair: each poll starts at the partition
+     * after the one the previous poll started at, and takes records partition by partition up to
+     * {@code maxPollRecords}, so a poll may hold one partition's records only, and every partition with
+     * records comes first in turn.
      *
      * @throws InterruptException when it would wait (no record to return yet) and the thread is, or
      *     becomes, interrupted; the interrupt status stays set. Records already there are returned first
@@ -61,7 +68,11 @@ public interface Consumer extends AutoCloseable {
      */
     void seekToTimestamp(long epochMillis);
 
-    /** The offset of the next record the consumer will return from this partition. */
+    /**
+     * The offset of the next record the consumer will return from this partition.
+     *
+     * @throws InvalidPartitionException when the partition is not assigned to this consumer
+     */
     long position(int partition);
 
     /** The partitions this consumer reads now. */

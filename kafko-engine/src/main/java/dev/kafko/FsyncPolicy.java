@@ -104,9 +104,14 @@ public sealed interface FsyncPolicy {
             }
         }
 
+        /** {@code interval:<n>ms}, or {@code us} or {@code ns} for a period that is no whole number of those: {@link #parse} reads it back. */
         @Override
         public String toString() {
-            return "interval:" + period.toMillis() + "ms";
+            long nanos = period.toNanos();
+            if (nanos % 1_000_000 == 0) {
+                return "interval:" + nanos / 1_000_000 + "ms";
+            }
+            return nanos % 1_000 == 0 ? "interval:" + nanos / 1_000 + "us" : "interval:" + nanos + "ns";
         }
     }
 }

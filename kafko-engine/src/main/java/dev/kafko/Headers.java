@@ -9,8 +9,9 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The ordered, immutable headers of a record. Keys may repeat; order is kept on disk and on read.
- * {@link #with(String, byte[])} returns a new instance.
+ * The ordered headers of a record. Keys may repeat; order is kept on disk and on read. The list is
+ * immutable ({@link #with(String, byte[])} returns a new instance); each {@link Header} holds the value
+ * array it was given, which a producer copies when the record is sent.
  */
 public final class Headers implements Iterable<Header> {
 

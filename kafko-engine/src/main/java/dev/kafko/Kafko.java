@@ -20,7 +20,8 @@ import java.util.Set;
  * }</pre>
  *
  * <p>{@link #close()} drains every partition, fsyncs, stops every thread the instance started and
- * releases the directory lock. Calls after close fail with {@link KafkoClosedException}.
+ * releases the directory lock. Calls after close fail with {@link KafkoClosedException}, except
+ * {@link #dataDir()} and {@link #options()}, which describe the instance.
  */
 public interface Kafko extends AutoCloseable {
 
@@ -77,26 +78,49 @@ public interface Kafko extends AutoCloseable {
 
     Set<String> topics();
 
-    /** Deletes a topic and its data; its producers and consumers fail afterwards. */
+    /**
+     * Deletes a topic and its data; its producers and consumers fail afterwards.
+     *
+     * @throws UnknownTopicException when the topic does not exist
+     */
     void deleteTopic(String name);
 
     /** @throws UnknownTopicException when the topic does not exist */
     Producer producer(String topic);
 
-    /** An anonymous consumer of every partition, starting at offset 0. */
+    /**
+     * An anonymous consumer of every partition, starting at offset 0.
+     *
+     * @throws UnknownTopicException when the topic does not exist
+     */
     Consumer consumer(String topic);
 
+    /** @throws UnknownTopicException when the topic does not exist */
     Consumer consumer(String topic, ConsumerOptions options);
 
-    /** A member of {@code group} that resumes from the group's committed offsets. */
+    /**
+     * A member of {@code group} that resumes from the group's committed offsets.
+     *
+     * @throws UnknownTopicException when the topic does not exist
+     * @throws InvalidNameException when {@code group} breaks the naming rule
+     */
     Consumer groupConsumer(String topic, String group);
 
+    /** As {@link #groupConsumer(String, String)}, with these options. */
     Consumer groupConsumer(String topic, String group, ConsumerOptions options);
 
-    /** The groups with committed offsets or live members on this topic. */
+    /**
+     * The groups with committed offsets or live members on this topic.
+     *
+     * @throws UnknownTopicException when the topic does not exist
+     */
     Set<String> groups(String topic);
 
-    /** Committed offsets, lag and members of a group. */
+    /**
+     * Committed offsets, lag and members of a group.
+     *
+     * @throws UnknownTopicException when the topic does not exist
+     */
     GroupInfo groupInfo(String topic, String group);
 
     /** Idempotent; see the class comment. */

@@ -1,5 +1,6 @@
 package dev.kafko;
 
+import java.util.Arrays;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
@@ -25,6 +26,30 @@ public record OutgoingRecord(byte @Nullable [] key, byte @Nullable [] value, Hea
             throw new IllegalArgumentException("timestamp must be epoch millis >= 0 or NO_TIMESTAMP (-1), was "
                     + timestamp);
         }
+    }
+
+    /** Equal when keys, values (by content), headers and timestamps are. */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof OutgoingRecord r && Arrays.equals(key, r.key) && Arrays.equals(value, r.value)
+                && headers.equals(r.headers) && timestamp == r.timestamp;
+    }
+
+    @Override
+    public int hashCode() {
+        return ((Arrays.hashCode(key) * 31 + Arrays.hashCode(value)) * 31 + headers.hashCode()) * 31
+                + Long.hashCode(timestamp);
+    }
+
+    /** The sizes of key and value (not their bytes), the headers and the timestamp. */
+    @Override
+    public String toString() {
+        return "OutgoingRecord[key=" + size(key) + ", value=" + size(value) + ", headers=" + headers
+                + ", timestamp=" + timestamp + "]";
+    }
+
+    private static String size(byte @Nullable [] bytes) {
+        return bytes == null ? "null" : bytes.length + " bytes";
     }
 
     public static OutgoingRecord of(byte @Nullable [] key, byte @Nullable [] value) {

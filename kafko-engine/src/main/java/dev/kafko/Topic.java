@@ -21,9 +21,13 @@ public interface Topic {
      */
     void increasePartitions(int newCount);
 
-    /** A snapshot of every partition. */
+    /** A snapshot of every partition, an unmodifiable list. */
     List<PartitionInfo> partitions();
 
-    /** A snapshot of one partition. */
+    /**
+     * A snapshot of one partition.
+     *
+     * @throws InvalidPartitionException when there is no such partition
+     */
     PartitionInfo partition(int partition);
 }

@@ -8,6 +8,7 @@ import dev.kafko.TopicConfig;
 import dev.kafko.UnknownTopicException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -72,7 +73,7 @@ final class TopicImpl implements Topic {
         for (PartitionActor a : as) {
             out.add(a.info());
         }
-        return out;
+        return Collections.unmodifiableList(out);
     }
 
     @Override

@@ -11,7 +11,8 @@ import org.springframework.messaging.Message;
  * size completes it exceptionally with {@code RecordTooLargeException}, as Kafka's producer does;
  * conversion and argument errors (a value the converter cannot write, a topic name outside the
  * naming rule, a partition out of range, a missing topic when topics are not created on first use,
- * no default topic) are thrown at once. Nothing is written in either case.
+ * no default topic) are thrown at once, and so is {@code KafkoClosedException} once the log closed.
+ * Nothing is written in any of these cases.
  *
  * @param <K> the key type
  * @param <V> the value type

@@ -29,6 +29,9 @@ public record ContainerProperties(AckMode ackMode, int concurrency, Duration pol
         if (maxPollRecords < 1) {
             throw new IllegalArgumentException("maxPollRecords must be at least 1, was " + maxPollRecords);
         }
+        if (shutdownTimeout.isNegative()) {
+            throw new IllegalArgumentException("shutdownTimeout must not be negative, was " + shutdownTimeout);
+        }
         if (pollTimeout.isNegative() || pollTimeout.isZero()) {
             throw new IllegalArgumentException("pollTimeout must be positive, was " + pollTimeout);
         }

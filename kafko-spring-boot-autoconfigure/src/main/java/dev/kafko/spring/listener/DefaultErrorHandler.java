@@ -33,9 +33,10 @@ public final class DefaultErrorHandler implements KafkoErrorHandler {
         this(new FixedBackOff(0, 9), new LoggingRecordRecoverer());
     }
 
+    /** @throws NullPointerException naming the parameter that is {@code null} */
     public DefaultErrorHandler(BackOff backOff, RecordRecoverer recoverer) {
-        this.backOff = backOff;
-        this.recoverer = recoverer;
+        this.backOff = Objects.requireNonNull(backOff, "backOff");
+        this.recoverer = Objects.requireNonNull(recoverer, "recoverer");
     }
 
     /**
@@ -44,6 +45,9 @@ public final class DefaultErrorHandler implements KafkoErrorHandler {
     public static DefaultErrorHandler withAttempts(int maxAttempts, long intervalMillis, RecordRecoverer recoverer) {
         if (maxAttempts < 1) {
             throw new IllegalArgumentException("maxAttempts must be at least 1, was " + maxAttempts);
+        }
+        if (intervalMillis < 0) {
+            throw new IllegalArgumentException("intervalMillis must not be negative, was " + intervalMillis);
         }
         return new DefaultErrorHandler(new FixedBackOff(intervalMillis, maxAttempts - 1L), recoverer);
     }

@@ -19,6 +19,17 @@ class DefaultErrorHandlerTest {
             (record, failure, invocation) -> recovered.add(failure));
 
     @Test
+    void settingsThatCannotWorkAreRefusedWhenTheHandlerIsMade() {
+        assertThatThrownBy(() -> DefaultErrorHandler.withAttempts(3, -5, new LoggingRecordRecoverer()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("intervalMillis must not be negative, was -5");
+        assertThatThrownBy(() -> new DefaultErrorHandler(new FixedBackOff(0, 1), null))
+                .isInstanceOf(NullPointerException.class).hasMessage("recoverer");
+        assertThatThrownBy(() -> new ContainerProperties(AckMode.BATCH, 1, java.time.Duration.ofSeconds(1), 1,
+                java.time.Duration.ofSeconds(-1))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("shutdownTimeout must not be negative, was PT-1S");
+    }
+
+    @Test
     void aNotRetryableExceptionDeepInTheCauseChainSkipsEveryRetry() throws Exception {
         handler.addNotRetryableExceptions(IOException.class);
         Attempts attempts = new Attempts(new IllegalStateException("a retry would have run"));
