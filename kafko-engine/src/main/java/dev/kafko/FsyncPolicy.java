@@ -104,14 +104,13 @@ public sealed interface FsyncPolicy {
             }
         }
 
-        /** {@code interval:<n>ms}, or {@code us} or {@code ns} for a period that is no whole number of those: {@link #parse} reads it back. */
+        /**
+         * {@code interval:<n>ms} for a whole number of milliseconds, else the period in ISO-8601
+         * ({@code interval:PT0.0005S}): {@link #parse} reads either back.
+         */
         @Override
         public String toString() {
-            long nanos = period.toNanos();
-            if (nanos % 1_000_000 == 0) {
-                return "interval:" + nanos / 1_000_000 + "ms";
-            }
-            return nanos % 1_000 == 0 ? "interval:" + nanos / 1_000 + "us" : "interval:" + nanos + "ns";
+            return period.getNano() % 1_000_000 == 0 ? "interval:" + period.toMillis() + "ms" : "interval:" + period;
         }
     }
 }

@@ -32,11 +32,12 @@ class ValueTypesTest {
     @Test
     void anFsyncIntervalPrintsWhatParseReadsBack() {
         for (Duration d : new Duration[] {Duration.ofMillis(5), Duration.ofNanos(500_000), Duration.ofNanos(1_500),
-                Duration.ofNanos(7), Duration.ofSeconds(3)}) {
+                Duration.ofNanos(7), Duration.ofSeconds(3), Duration.ofSeconds(Long.MAX_VALUE / 1_000_000, 1_500)}) {
             FsyncPolicy policy = FsyncPolicy.interval(d);
             assertThat(FsyncPolicy.parse(policy.toString())).as(policy.toString()).isEqualTo(policy);
         }
-        assertThat(FsyncPolicy.interval(Duration.ofNanos(500_000)).toString()).isEqualTo("interval:500us");
+        assertThat(FsyncPolicy.interval(Duration.ofNanos(500_000)).toString()).isEqualTo("interval:PT0.0005S");
+        assertThat(FsyncPolicy.interval(Duration.ofSeconds(Long.MAX_VALUE / 1_000_000)).toString()).endsWith("ms");
     }
 
     @Test
