@@ -84,7 +84,6 @@ public final class KafkoTopicProvisioner implements InitializingBean {
         }
         Topic topic = existing.get();
         int current = topic.partitionCount();
-        checkNoShrink(name, config);
         if (config.partitions() < current) {
             LOG.debug("Topic '{}' keeps its {} partitions ({}.partitions={}{})", name, current, propertyPrefix(name),
                     config.partitions(), defaultPartitions.contains(name) ? ", from kafko.defaults" : ", a dead-letter topic");
