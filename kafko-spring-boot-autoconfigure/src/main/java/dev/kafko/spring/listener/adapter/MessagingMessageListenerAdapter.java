@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -32,13 +33,15 @@ import org.springframework.messaging.handler.invocation.InvocableHandlerMethod;
 import org.springframework.messaging.support.GenericMessage;
 import org.springframework.messaging.support.MessageBuilder;
 import org.springframework.messaging.support.MessageHeaderAccessor;
+import org.springframework.util.ClassUtils;
 
 /**
  * Delivers records to a {@code @KafkoListener} method: builds the Spring {@link Message}, lets
  * spring-messaging's {@link InvocableHandlerMethod} resolve the arguments and invoke the method,
  * and sends a non-null return value to the {@code @SendTo} topic (or, where {@code @SendTo} names
  * none, to the request's {@link KafkoHeaders#REPLY_TOPIC}; see {@link ReplySender}); an {@link Optional} is
- * sent as its value (an empty one sends nothing), and a {@link CompletionStage} is awaited (see
+ * sent as its value (an empty one sends nothing), and a {@link CompletionStage} (or a single-value reactive
+ * type, a {@code Mono}: see {@link ReactiveReturns}) is awaited (see
  * {@link #completed}) and its result sent. Called only on a
  * container member's polling thread; several members may share one adapter (it keeps no per-call state).
  * What the method throws goes to its {@link KafkoListenerErrorHandler}, when it has one, whose result
@@ -56,6 +59,10 @@ import org.springframework.messaging.support.MessageHeaderAccessor;
  * {@code String} when the method declares {@code @Header(RECEIVED_KEY) List<String>}).
  */
 public final class MessagingMessageListenerAdapter implements KafkoMessageListener {
+
+    /** Whether Reactive Streams is on the classpath, so that a reactive return type may be awaited. */
+    static final boolean REACTIVE_STREAMS = ClassUtils.isPresent("org.reactivestreams.Publisher",
+            MessagingMessageListenerAdapter.class.getClassLoader());
 
     private final InvocableHandlerMethod handler;
     private final RecordMessageConverter converter;
@@ -197,6 +204,12 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
      * Waits on the polling thread; an interrupt while waiting fails the delivery (interrupt status kept).
      */
     static @Nullable Object completed(@Nullable Object result) throws Exception {
+        if (result != null && !(result instanceof CompletionStage<?>) && REACTIVE_STREAMS) {
+            CompletableFuture<Object> reactive = ReactiveReturns.toFuture(result);
+            if (reactive != null) {
+                result = reactive;
+            }
+        }
         if (!(result instanceof CompletionStage<?> stage)) {
             return result;
         }

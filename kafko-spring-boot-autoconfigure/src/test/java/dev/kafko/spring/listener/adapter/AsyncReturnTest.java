@@ -89,6 +89,42 @@ class AsyncReturnTest {
         });
     }
 
+    @Test
+    void aMonoIsSubscribedAwaitedAndRecoveredLikeAFuture() {
+        runner.withBean(Reactive.class).run(context -> {
+            for (String value : List.of("ok", "fail", "quiet")) {
+                template(context).send("mono-in", value).join();
+            }
+            KafkoTestUtils.waitForListeners(context, WAIT);
+
+            assertThat(Reactive.RAN).as("the work the Mono describes ran").contains("ok", "quiet");
+            assertThat(KafkoTestUtils.records(context, "mono-out")).extracting(r -> text(r.value()))
+                    .containsExactly("OK");
+            assertThat(INVOCATIONS.get("fail")).as("max-attempts").hasValue(3);
+            assertThat(KafkoTestUtils.records(context, "mono-in.DLT")).singleElement()
+                    .satisfies(r -> assertThat(text(r.headers().lastValue(KafkoHeaders.DLT_EXCEPTION_MESSAGE)))
+                            .contains("mono cannot handle fail"));
+            assertThat(committed(context, "mono-in", "mono")).isEqualTo(3);
+        });
+    }
+
+    static class Reactive {
+        static final List<String> RAN = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        @KafkoListener(id = "mono", topics = "mono-in")
+        @SendTo("mono-out")
+        reactor.core.publisher.Mono<String> handle(String value) {
+            INVOCATIONS.computeIfAbsent(value, k -> new AtomicInteger()).incrementAndGet();
+            if (value.equals("fail")) {
+                return reactor.core.publisher.Mono.error(new IllegalStateException("mono cannot handle " + value));
+            }
+            return reactor.core.publisher.Mono.fromCallable(() -> {
+                RAN.add(value);
+                return value;
+            }).filter(v -> !v.equals("quiet")).map(String::toUpperCase);
+        }
+    }
+
     static class Async {
         @KafkoListener(id = "async", topics = "async-in")
         @SendTo("async-out")

@@ -1,0 +1,61 @@
+package dev.kafko.spring.listener.adapter;
+
+import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Subscriber;
+import org.reactivestreams.Subscription;
+import org.springframework.core.ReactiveAdapter;
+import org.springframework.core.ReactiveAdapterRegistry;
+
+/**
+ * A listener's reactive return value (a Reactor {@code Mono}, or any single-value type Spring's
+ * {@link ReactiveAdapterRegistry} adapts) as a future that the polling thread awaits like a
+ * {@code CompletionStage}: subscribed once, completed with its value, with nothing when it is empty, or
+ * exceptionally with its error. Without this, a {@code Mono} was never subscribed (the work it described
+ * never ran) and its record was committed. Referenced only when Reactive Streams is on the classpath
+ * ({@link MessagingMessageListenerAdapter#REACTIVE_STREAMS}): this class cannot be linked without it.
+ */
+final class ReactiveReturns {
+
+    private ReactiveReturns() {
+    }
+
+    /**
+     * The future of {@code result} when it is a reactive type, else null.
+     *
+     * @throws IllegalStateException when it is a multi-value type (a {@code Flux}): one record has one result
+     */
+    static @Nullable CompletableFuture<Object> toFuture(Object result) {
+        ReactiveAdapter adapter = ReactiveAdapterRegistry.getSharedInstance().getAdapter(result.getClass());
+        if (adapter == null) {
+            return null;
+        }
+        if (adapter.isMultiValue()) {
+            throw new IllegalStateException("a listener returned a " + result.getClass().getName()
+                    + ", which may hold many values: return a single-value type (a Mono) or a CompletableFuture");
+        }
+        CompletableFuture<Object> future = new CompletableFuture<>();
+        adapter.toPublisher(result).subscribe(new Subscriber<Object>() {
+            @Override
+            public void onSubscribe(Subscription subscription) {
+                subscription.request(Long.MAX_VALUE);
+            }
+
+            @Override
+            public void onNext(Object value) {
+                future.complete(value);
+            }
+
+            @Override
+            public void onError(Throwable failure) {
+                future.completeExceptionally(failure);
+            }
+
+            @Override
+            public void onComplete() {
+                future.complete(null);
+            }
+        });
+        return future;
+    }
+}
