@@ -21,7 +21,8 @@ import org.springframework.messaging.Message;
 public interface KafkoListenerErrorHandler {
 
     /**
-     * @param message the delivery: for a record listener a {@code Message<byte[]>} of the record's value
+     * @param message the delivery: for a record listener a message of the record's value as {@code byte[]}
+     *     ({@link dev.kafko.spring.support.KafkoNull} for a tombstone)
      *     with every header a received record has ({@code kafko_received*}, the offset, the acknowledgment,
      *     the raw record, the delivery attempt); for a batch listener the message its method was given
      *     (the converted records, and each header a list with an element per record)
