@@ -1,7 +1,6 @@
 package dev.kafko.spring.autoconfigure;
 
 import dev.kafko.Compression;
-import dev.kafko.FsyncPolicy;
 import dev.kafko.InvalidConfigException;
 import dev.kafko.OffsetResetPolicy;
 import dev.kafko.TopicConfig;
@@ -15,7 +14,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
@@ -202,21 +200,6 @@ public class KafkoProperties {
         return names;
     }
 
-    /**
-     * {@code config} with one key changed by {@code change}; a value the engine refuses fails with
-     * the property that set it in front of the engine's reason. Applying keys one at a time over a
-     * valid config is what lets the error name the culprit.
-     */
-    private static TopicConfig with(TopicConfig config, String property, UnaryOperator<TopicConfig.Builder> change) {
-        try {
-            return change.apply(config.toBuilder()).build();
-        } catch (InvalidConfigException e) {
-            throw new InvalidConfigException(property + ": " + e.getMessage(), e);
-        } catch (ArithmeticException e) {
-            throw new InvalidConfigException(property + ": too large (" + e.getMessage() + ")", e);
-        }
-    }
-
     /** kafko.defaults.*: every key has the engine's default. */
     public static class TopicDefaults {
 
@@ -318,15 +301,8 @@ public class KafkoProperties {
         }
 
         TopicConfig applyTo(String prefix, TopicConfig base) {
-            TopicConfig c = with(base, prefix + ".partitions", b -> b.partitions(partitions));
-            c = with(c, prefix + ".compression", b -> b.compression(compression));
-            c = with(c, prefix + ".segment-size", b -> b.segmentBytes(segmentSize.toBytes()));
-            c = with(c, prefix + ".segment-age", b -> b.segmentAge(segmentAge));
-            c = with(c, prefix + ".retention", b -> b.retention(retention));
-            c = with(c, prefix + ".retention-bytes", b -> b.retentionBytes(retentionBytes.toBytes()));
-            c = with(c, prefix + ".fsync", b -> b.fsync(FsyncPolicy.parse(fsync)));
-            return with(c, prefix + ".max-record-size",
-                    b -> b.maxRecordBytes(Math.toIntExact(maxRecordSize.toBytes())));
+            return TopicKeys.apply(prefix, base, partitions, compression, segmentSize, segmentAge, retention,
+                    retentionBytes, fsync, maxRecordSize);
         }
     }
 
@@ -428,40 +404,8 @@ public class KafkoProperties {
         }
 
         TopicConfig applyTo(String prefix, TopicConfig base) {
-            TopicConfig c = base;
-            if (partitions != null) {
-                int value = partitions;
-                c = with(c, prefix + ".partitions", b -> b.partitions(value));
-            }
-            if (compression != null) {
-                Compression value = compression;
-                c = with(c, prefix + ".compression", b -> b.compression(value));
-            }
-            if (segmentSize != null) {
-                long value = segmentSize.toBytes();
-                c = with(c, prefix + ".segment-size", b -> b.segmentBytes(value));
-            }
-            if (segmentAge != null) {
-                Duration value = segmentAge;
-                c = with(c, prefix + ".segment-age", b -> b.segmentAge(value));
-            }
-            if (retention != null) {
-                Duration value = retention;
-                c = with(c, prefix + ".retention", b -> b.retention(value));
-            }
-            if (retentionBytes != null) {
-                long value = retentionBytes.toBytes();
-                c = with(c, prefix + ".retention-bytes", b -> b.retentionBytes(value));
-            }
-            if (fsync != null) {
-                String value = fsync;
-                c = with(c, prefix + ".fsync", b -> b.fsync(FsyncPolicy.parse(value)));
-            }
-            if (maxRecordSize != null) {
-                DataSize value = maxRecordSize;
-                c = with(c, prefix + ".max-record-size", b -> b.maxRecordBytes(Math.toIntExact(value.toBytes())));
-            }
-            return c;
+            return TopicKeys.apply(prefix, base, partitions, compression, segmentSize, segmentAge, retention,
+                    retentionBytes, fsync, maxRecordSize);
         }
     }
 

@@ -1,0 +1,69 @@
+package dev.kafko.spring.autoconfigure;
+
+import dev.kafko.Compression;
+import dev.kafko.FsyncPolicy;
+import dev.kafko.InvalidConfigException;
+import dev.kafko.TopicConfig;
+import java.time.Duration;
+import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * The keys of {@code kafko.defaults.*} and {@code kafko.topics.<name>.*} applied to an engine
+ * {@link TopicConfig}, one at a time, so that a value the engine refuses fails naming the property that
+ * set it ({@code kafko.topics.orders.partitions: ...}). A {@code null} key is left as the base has it.
+ */
+final class TopicKeys {
+
+    private TopicKeys() {
+    }
+
+    static TopicConfig apply(String prefix, TopicConfig base, @Nullable Integer partitions,
+                             @Nullable Compression compression, @Nullable DataSize segmentSize,
+                             @Nullable Duration segmentAge, @Nullable Duration retention,
+                             @Nullable DataSize retentionBytes, @Nullable String fsync,
+                             @Nullable DataSize maxRecordSize) {
+        TopicConfig c = base;
+        if (partitions != null) {
+            c = with(c, prefix + ".partitions", b -> b.partitions(partitions));
+        }
+        if (compression != null) {
+            c = with(c, prefix + ".compression", b -> b.compression(compression));
+        }
+        if (segmentSize != null) {
+            c = with(c, prefix + ".segment-size", b -> b.segmentBytes(segmentSize.toBytes()));
+        }
+        if (segmentAge != null) {
+            c = with(c, prefix + ".segment-age", b -> b.segmentAge(segmentAge));
+        }
+        if (retention != null) {
+            c = with(c, prefix + ".retention", b -> b.retention(retention));
+        }
+        if (retentionBytes != null) {
+            c = with(c, prefix + ".retention-bytes", b -> b.retentionBytes(retentionBytes.toBytes()));
+        }
+        if (fsync != null) {
+            c = with(c, prefix + ".fsync", b -> b.fsync(FsyncPolicy.parse(fsync)));
+        }
+        if (maxRecordSize != null) {
+            c = with(c, prefix + ".max-record-size", b -> b.maxRecordBytes(Math.toIntExact(maxRecordSize.toBytes())));
+        }
+        return c;
+    }
+
+    /**
+     * {@code config} with one key changed by {@code change}; a value the engine refuses fails with
+     * the property that set it in front of the engine's reason. Applying keys one at a time over a
+     * valid config is what lets the error name the culprit.
+     */
+    private static TopicConfig with(TopicConfig config, String property, UnaryOperator<TopicConfig.Builder> change) {
+        try {
+            return change.apply(config.toBuilder()).build();
+        } catch (InvalidConfigException e) {
+            throw new InvalidConfigException(property + ": " + e.getMessage(), e);
+        } catch (ArithmeticException e) {
+            throw new InvalidConfigException(property + ": too large (" + e.getMessage() + ")", e);
+        }
+    }
+}
