@@ -168,8 +168,8 @@ public class KafkoProperties {
     /**
      * The engine config of new topics: kafko.defaults over the engine's defaults.
      *
-     * @throws InvalidConfigException naming the property ({@code kafko.defaults.partitions}, say) of a value out
-     *     of range
+     * @throws InvalidKafkoPropertyException naming the property ({@code kafko.defaults.partitions}, say) of a
+     *     value out of range, caused by the engine's {@link InvalidConfigException}
      */
     public TopicConfig topicDefaults() {
         return defaults.applyTo("kafko.defaults", TopicConfig.DEFAULTS);
@@ -178,8 +178,8 @@ public class KafkoProperties {
     /**
      * The declared topics' engine configs: each one's keys over kafko.defaults.
      *
-     * @throws InvalidConfigException naming the property ({@code kafko.topics.orders.partitions}, say) of a value out
-     *     of range
+     * @throws InvalidKafkoPropertyException naming the property ({@code kafko.topics.orders.partitions}, say) of
+     *     a value out of range, caused by the engine's {@link InvalidConfigException}
      */
     public Map<String, TopicConfig> declaredTopics() {
         TopicConfig base = topicDefaults();

@@ -20,7 +20,7 @@ final class KafkoPropertiesCheck {
 
     /**
      * @param classLoader loads the classes {@code kafko.listener.retry.not-retryable} names
-     * @throws InvalidKafkoPropertyException or {@link dev.kafko.InvalidConfigException}, naming the property
+     * @throws InvalidKafkoPropertyException naming the property
      */
     static void check(KafkoProperties properties, @Nullable ClassLoader classLoader) {
         properties.declaredTopics().keySet().forEach(name -> checkName(KafkoTopicProvisioner.propertyPrefix(name), name));

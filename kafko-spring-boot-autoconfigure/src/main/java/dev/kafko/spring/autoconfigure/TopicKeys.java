@@ -12,7 +12,7 @@ import org.springframework.util.unit.DataSize;
 /**
  * The keys of {@code kafko.defaults.*} and {@code kafko.topics.<name>.*} applied to an engine
  * {@link TopicConfig}, one at a time, so that a value the engine refuses fails naming the property that
- * set it ({@code kafko.topics.orders.partitions: ...}). A {@code null} key is left as the base has it.
+ * set it ({@code kafko.topics.orders.partitions is refused: ...}). A {@code null} key is left as the base has it.
  */
 final class TopicKeys {
 
@@ -56,14 +56,17 @@ final class TopicKeys {
      * {@code config} with one key changed by {@code change}; a value the engine refuses fails with
      * the property that set it in front of the engine's reason. Applying keys one at a time over a
      * valid config is what lets the error name the culprit.
+     *
+     * @throws InvalidKafkoPropertyException naming {@code property}, caused by the engine's
+     *     {@link InvalidConfigException}
      */
     private static TopicConfig with(TopicConfig config, String property, UnaryOperator<TopicConfig.Builder> change) {
         try {
             return change.apply(config.toBuilder()).build();
         } catch (InvalidConfigException e) {
-            throw new InvalidConfigException(property + ": " + e.getMessage(), e);
+            throw new InvalidKafkoPropertyException(property, "is refused: " + e.getMessage(), e);
         } catch (ArithmeticException e) {
-            throw new InvalidConfigException(property + ": too large (" + e.getMessage() + ")", e);
+            throw new InvalidKafkoPropertyException(property, "is too large (" + e.getMessage() + ")", e);
         }
     }
 }

@@ -138,7 +138,7 @@ class KafkoAutoConfigurationTest {
                 InvalidKafkoPropertyException cause = findCause(context.getStartupFailure(),
                         InvalidKafkoPropertyException.class);
                 assertThat(cause.getProperty()).isEqualTo(property);
-                assertThat(new InvalidKafkoPropertyFailureAnalyzer().analyze(context.getStartupFailure()).getAction())
+                assertThat(new InvalidKafkoPropertyFailureAnalyzer(null).analyze(context.getStartupFailure()).getAction())
                         .contains("Update " + property);
             });
         }
@@ -153,13 +153,22 @@ class KafkoAutoConfigurationTest {
     }
 
     @Test
-    void kafkosOwnStartUpFailuresGetAnAnalysisAtTheTopOfTheReport() {
-        runner.withPropertyValues("kafko.defaults.segment-size=1B").run(context -> {
+    void kafkosOwnStartUpFailuresGetAnAnalysisAtTheTopOfTheReport(@TempDir Path dir) {
+        ApplicationContextRunner onDir = new ApplicationContextRunner().withConfiguration(ALL)
+                .withPropertyValues("kafko.data-dir=" + dir);
+        onDir.withPropertyValues("kafko.topics.t.partitions=2").run(context -> assertThat(context).hasNotFailed());
+        onDir.withPropertyValues("kafko.topics.t.partitions=1").run(context -> {
             assertThat(context).hasFailed();
             org.springframework.boot.diagnostics.FailureAnalysis analysis =
                     new KafkoStartupFailureAnalyzer().analyze(context.getStartupFailure());
             assertThat(analysis.getDescription()).startsWith("kafko could not start: ")
-                    .contains("kafko.defaults.segment-size");
+                    .contains("kafko.topics.t.partitions=1 would shrink topic 't'");
+        });
+        runner.withPropertyValues("kafko.defaults.segment-size=1B").run(context -> {
+            assertThat(new KafkoStartupFailureAnalyzer().analyze(context.getStartupFailure()))
+                    .as("left to the analysis of invalid properties").isNull();
+            assertThat(new InvalidKafkoPropertyFailureAnalyzer(null).analyze(context.getStartupFailure())
+                    .getDescription()).contains("kafko.defaults.segment-size is refused: segmentBytes must be");
         });
     }
 
@@ -202,7 +211,7 @@ class KafkoAutoConfigurationTest {
                 new InvalidKafkoListenerFailureAnalyzer().analyze(context.getStartupFailure()).getDescription())
                 .contains("@KafkoListener on BadExpression.on: topics '#{__listener.nothing}' could not be resolved"));
         runner.withPropertyValues("kafko.listener.retry.not-retryable=com.example.NoSuchException").run(context ->
-                assertThat(new InvalidKafkoPropertyFailureAnalyzer().analyze(context.getStartupFailure()).getDescription())
+                assertThat(new InvalidKafkoPropertyFailureAnalyzer(null).analyze(context.getStartupFailure()).getDescription())
                         .contains("kafko.listener.retry.not-retryable names com.example.NoSuchException"));
     }
 
@@ -351,7 +360,7 @@ class KafkoAutoConfigurationTest {
         cases.put("kafko.template.default-topic=bad topic!", "kafko.template.default-topic ");
         cases.put("kafko.topics[bad!name].partitions=1", "kafko.topics.bad!name ");
         cases.put("kafko.max-queued-bytes=0", "kafko.max-queued-bytes must be at least 1 byte, was 0 bytes");
-        cases.put("kafko.topics.t.partitions=0", "kafko.topics.t.partitions: partitions must be between 1 and 10000");
+        cases.put("kafko.topics.t.partitions=0", "kafko.topics.t.partitions is refused: partitions must be between 1 and 10000");
         cases.forEach((property, message) -> onDir.withPropertyValues(property).run(context -> {
             assertThat(context).as(property).getFailure().hasStackTraceContaining(message);
             assertThat(dir).as(property + " created nothing").doesNotExist();
@@ -361,27 +370,32 @@ class KafkoAutoConfigurationTest {
     @Test
     void aTopicValueOutOfRangeFailsTheStartNamingItsProperty() {
         runner.withPropertyValues("kafko.topics.inv.partitions=-3").run(context -> assertThat(
-                invalidConfig(context.getStartupFailure()))
-                .hasMessage("kafko.topics.inv.partitions: partitions must be between 1 and 10000, was -3"));
+                invalidProperty(context.getStartupFailure(), "kafko.topics.inv.partitions"))
+                .hasMessage("kafko.topics.inv.partitions is refused: partitions must be between 1 and 10000, was -3")
+                .hasCauseInstanceOf(InvalidConfigException.class));
         runner.withPropertyValues("kafko.topics[in.valid].segment-size=1B").run(context -> assertThat(
-                invalidConfig(context.getStartupFailure())).hasMessageStartingWith(
-                        "kafko.topics[in.valid].segment-size: segmentBytes must be between 1024 and"));
+                invalidProperty(context.getStartupFailure(), "kafko.topics[in.valid].segment-size")).hasMessageStartingWith(
+                        "kafko.topics[in.valid].segment-size is refused: segmentBytes must be between 1024 and"));
         runner.withPropertyValues("kafko.defaults.max-record-size=0B").run(context -> assertThat(
-                invalidConfig(context.getStartupFailure())).hasMessageStartingWith(
-                        "kafko.defaults.max-record-size: maxRecordBytes must be between 8 (a record with no key, value or headers) and"));
+                invalidProperty(context.getStartupFailure(), "kafko.defaults.max-record-size")).hasMessageStartingWith(
+                        "kafko.defaults.max-record-size is refused: maxRecordBytes must be between 8 (a record with no key, value or headers) and"));
         runner.withPropertyValues("kafko.topics.big.max-record-size=3GB").run(context -> assertThat(
-                invalidConfig(context.getStartupFailure())).hasMessageStartingWith(
-                        "kafko.topics.big.max-record-size: too large"));
+                invalidProperty(context.getStartupFailure(), "kafko.topics.big.max-record-size")).hasMessageStartingWith(
+                        "kafko.topics.big.max-record-size is too large"));
+        runner.withPropertyValues("kafko.defaults.fsync=sometimes").run(context -> assertThat(
+                invalidProperty(context.getStartupFailure(), "kafko.defaults.fsync")).hasMessageStartingWith(
+                        "kafko.defaults.fsync is refused: fsync policy 'sometimes'"));
     }
 
-    /** The first {@link InvalidConfigException} in the cause chain of a failed start. */
-    private static Throwable invalidConfig(Throwable failure) {
+    /** The {@link InvalidKafkoPropertyException} in the cause chain of a failed start, checked to name {@code property}. */
+    private static Throwable invalidProperty(Throwable failure, String property) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
-            if (t instanceof InvalidConfigException) {
+            if (t instanceof InvalidKafkoPropertyException invalid) {
+                assertThat(invalid.getProperty()).isEqualTo(property);
                 return t;
             }
         }
-        throw new AssertionError("no InvalidConfigException in " + failure, failure);
+        throw new AssertionError("no InvalidKafkoPropertyException in " + failure, failure);
     }
 
     @Test
