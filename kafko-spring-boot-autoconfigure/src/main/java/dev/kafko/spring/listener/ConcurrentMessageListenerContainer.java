@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -104,11 +105,15 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
             // committed is delivered again, and the test helper must wait for that
             processed.clear();
         }
+        CountDownLatch allJoined = new CountDownLatch(1);
         try {
-            members.forEach(KafkoMessageListenerContainer::start);
+            members.forEach(member -> member.start(allJoined));
         } catch (RuntimeException e) {
+            allJoined.countDown();
             stop();
             throw e;
+        } finally {
+            allJoined.countDown();
         }
     }
 

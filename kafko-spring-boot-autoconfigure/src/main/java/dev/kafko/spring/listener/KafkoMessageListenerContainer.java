@@ -34,6 +34,9 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
     private final TaskExecutor executor;
     private final ProcessedOffsets processed;
 
+    /** The gate of a member started on its own: it polls at once. */
+    private static final CountDownLatch OPEN = new CountDownLatch(0);
+
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition signal = lock.newCondition();
     private volatile boolean stopRequested;
@@ -113,6 +116,16 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
 
     @Override
     public void start() {
+        start(OPEN);
+    }
+
+    /**
+     * Starts the member; its thread polls once {@code firstPoll} is open. A listener's members start
+     * behind one gate, opened once all have joined the group, so the first assignment spreads the
+     * partitions over all of them (a member that polled alone first took every partition, and the others
+     * idled until it had worked through its first records).
+     */
+    void start(CountDownLatch firstPoll) {
         lock.lock();
         try {
             if (running) {
@@ -124,19 +137,19 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
                 }
                 return;
             }
-            launch();
+            launch(firstPoll);
         } finally {
             lock.unlock();
         }
     }
 
     /** Starts a member thread. Under {@link #lock}, with no member thread running. */
-    private void launch() {
+    private void launch(CountDownLatch firstPoll) {
         stopRequested = false;
         paused = false;
         failure = null;
         overran = false;
-        ListenerConsumer c = new ListenerConsumer(this, backend, listener);
+        ListenerConsumer c = new ListenerConsumer(this, backend, listener, firstPoll);
         consumer = c;
         exited = new CountDownLatch(1);
         running = true;
@@ -263,7 +276,7 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
                 if (restartPending) {
                     restartPending = false;
                     LOG.info("{} finished the stop it outlived; starting again, as asked meanwhile", memberName);
-                    launch();
+                    launch(OPEN);
                 }
             } catch (RuntimeException e) {
                 running = false;

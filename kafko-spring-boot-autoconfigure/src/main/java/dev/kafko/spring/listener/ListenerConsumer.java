@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -68,8 +69,15 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
     private final Acknowledgment noAck = () -> { };
     private final boolean timed;
     private volatile @Nullable Thread owner;
+    private final CountDownLatch firstPoll;
 
-    ListenerConsumer(KafkoMessageListenerContainer container, LogBackend backend, KafkoMessageListener listener) {
+    /**
+     * @param firstPoll opened once the listener's other members have joined the group; this member's first
+     *     poll waits for it
+     */
+    ListenerConsumer(KafkoMessageListenerContainer container, LogBackend backend, KafkoMessageListener listener,
+                     CountDownLatch firstPoll) {
+        this.firstPoll = firstPoll;
         this.container = container;
         this.properties = container.properties();
         this.listener = listener;
@@ -78,6 +86,21 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         this.consumer = backend.groupConsumer(container.topic(), container.getGroupId(),
                 properties.maxPollRecords(), this);
         this.topicId = backend.topicId(container.topic());
+    }
+
+    /** Waits for the gate of {@link #firstPoll}, which its starter always opens, interrupted or not. */
+    private void awaitFirstPoll() {
+        boolean interrupted = false;
+        while (firstPoll.getCount() > 0) {
+            try {
+                firstPoll.await();
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** Whether the caller is this member's polling thread (a listener calling into its container). */
@@ -95,6 +118,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         Thread.currentThread().setName(container.memberName());
         Throwable died = null;
         try {
+            awaitFirstPoll();
             while (!container.stopRequested()) {
                 drainForeignAcks();
                 if (container.pauseRequested()) {
