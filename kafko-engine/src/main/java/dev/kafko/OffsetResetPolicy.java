@@ -2,8 +2,10 @@ package dev.kafko;
 
 /**
  * What a consumer does when its position is outside the log: below the log start offset (records
- * were deleted by retention) or above the end offset (a seek past the end, or a committed offset
- * from a log that was since cut back by recovery). Under {@code EARLIEST} and {@code LATEST} a
+ * were deleted by retention) or above the end offset (a seek past the end, or an offset committed past
+ * it). A committed offset found past the end when the instance opens (recovery cut the log back, or the
+ * directory was restored from a copy taken while it was written) is moved to the end at open, whatever
+ * the policy, so that the records appended after the open are all read. Under {@code EARLIEST} and {@code LATEST} a
  * position above the end is moved to the end when it is set (by {@code seek} or when a group member
  * takes a partition), so that records appended later are all read; under {@code FAIL} it is kept, and
  * the next {@code poll} throws if it is still above the end then. One below the log start is found at

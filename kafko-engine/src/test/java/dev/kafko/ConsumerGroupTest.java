@@ -20,6 +20,8 @@ import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 class ConsumerGroupTest {
 
@@ -287,6 +289,89 @@ class ConsumerGroupTest {
             k.producer("t").send(null, bytes("after the member joined")).join();
             assertThat(b.poll(Duration.ofSeconds(1))).extracting(KafkoRecord::offset).containsExactly(10L);
         }
+    }
+
+    @ParameterizedTest
+    @EnumSource(OffsetResetPolicy.class)
+    void aCommitAheadOfTheLogIsMovedToItsEndAtOpenSoRecordsAppendedBeforeAMemberJoinsAreRead(OffsetResetPolicy reset) {
+        try (Kafko k = Kafko.open(dir)) {
+            k.createTopic("t");
+            for (int i = 0; i < 10; i++) {
+                k.producer("t").send(null, bytes("v" + i)).join();
+            }
+            try (Consumer a = k.groupConsumer("t", "g")) {
+                a.poll(Duration.ofMillis(10));
+                // what a log cut back by recovery or restored from an older copy looks like to the group
+                a.commit(Map.of(0, 1000L));
+            }
+        }
+        List<LogRecord> warnings = new CopyOnWriteArrayList<>();
+        Logger jul = Logger.getLogger("dev.kafko.internal.broker.GroupCoordinator");
+        Handler h = collecting(warnings);
+        jul.addHandler(h);
+        try (Kafko k = Kafko.open(dir)) {
+            assertThat(k.groupInfo("t", "g").committed()).as("moved at open, before any member").containsEntry(0, 10L);
+            // appended before any member of the group takes the partition, past nothing but the stale commit
+            for (int i = 10; i < 15; i++) {
+                k.producer("t").send(null, bytes("v" + i)).join();
+            }
+            try (Consumer b = k.groupConsumer("t", "g", ConsumerOptions.DEFAULTS.withOffsetReset(reset))) {
+                assertThat(Fixtures.pollUntil(b, 5)).extracting(KafkoRecord::offset)
+                        .containsExactly(10L, 11L, 12L, 13L, 14L);
+            }
+        } finally {
+            jul.removeHandler(h);
+        }
+        assertThat(warnings).singleElement().satisfies(r -> assertThat(r.getMessage())
+                .contains("group 'g' of topic 't' partition 0: committed offset 1000 is past the log's end 10"));
+        try (Kafko k = Kafko.open(dir)) {
+            assertThat(k.groupInfo("t", "g").committed()).as("durable").containsEntry(0, 10L);
+        }
+    }
+
+    @Test
+    void anEmptyOffsetsFileIsReportedOnceAndTheGroupStartsByItsResetPolicy() throws Exception {
+        try (Kafko k = Kafko.open(dir)) {
+            k.createTopic("t");
+            fill(k, "t", 3);
+            try (Consumer c = k.groupConsumer("t", "g")) {
+                c.poll(Duration.ofSeconds(1));
+                c.commit();
+            }
+        }
+        Path file = FileNames.groupOffsetsFile(dir.resolve("t"), "g");
+        Files.write(file, new byte[0]);
+        List<LogRecord> warnings = new CopyOnWriteArrayList<>();
+        Logger jul = Logger.getLogger("dev.kafko.internal.broker.GroupOffsetsFile");
+        Handler h = collecting(warnings);
+        jul.addHandler(h);
+        try (Kafko k = Kafko.open(dir); Consumer c = k.groupConsumer("t", "g")) {
+            assertThat(c.committed(0)).isEmpty();
+            assertThat(c.poll(Duration.ofSeconds(1)).get(0).offset()).isZero();
+        } finally {
+            jul.removeHandler(h);
+        }
+        assertThat(warnings).singleElement().satisfies(r -> assertThat(r.getMessage())
+                .contains(file + " is empty; no committed offset survived"));
+    }
+
+    private static Handler collecting(List<LogRecord> warnings) {
+        return new Handler() {
+            @Override
+            public void publish(LogRecord r) {
+                if (r.getLevel().intValue() >= Level.WARNING.intValue()) {
+                    warnings.add(r);
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
     }
 
     @Test

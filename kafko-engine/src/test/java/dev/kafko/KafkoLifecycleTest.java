@@ -254,6 +254,25 @@ class KafkoLifecycleTest {
     }
 
     @Test
+    void aTopicDirectoryThatCannotBeSearchedFailsTheOpenNamingItInsteadOfBeingLeftOut() throws Exception {
+        try (Kafko k = Kafko.open(dir)) {
+            k.createTopic("t");
+        }
+        // root reads through any permission, so the directory that cannot be searched is played by a config
+        // path that cannot be resolved (a symbolic link to itself): either way, whether it exists cannot be told
+        Path config = dir.resolve("t").resolve("topic.conf");
+        Files.move(config, dir.resolve("t.conf.saved"));
+        Files.createSymbolicLink(config, config.getFileName());
+        assertThatThrownBy(() -> Kafko.open(dir)).isInstanceOf(KafkoStorageException.class)
+                .hasMessageContaining("cannot read topic directory " + dir.resolve("t"));
+        Files.delete(config);
+        Files.move(dir.resolve("t.conf.saved"), config);
+        try (Kafko k = Kafko.open(dir)) {
+            assertThat(k.topics()).containsExactly("t");
+        }
+    }
+
+    @Test
     void creatingATopicNeverDeletesAFileOrDirectoryOfTheUsersOfThatName() throws Exception {
         Files.createDirectories(dir);
         Files.writeString(dir.resolve("notes"), "hello");

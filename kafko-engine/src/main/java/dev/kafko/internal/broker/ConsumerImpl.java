@@ -37,8 +37,9 @@ import org.jspecify.annotations.Nullable;
  * position on a partition is the group's committed offset, or, without one, the log start
  * ({@code EARLIEST} and {@code FAIL}) or the log end ({@code LATEST}).
  *
- * <p><b>Positions outside the log.</b> A position above the end (a seek past it, or a committed
- * offset ahead of a log that recovery cut back) is moved to the end when it is set, under
+ * <p><b>Positions outside the log.</b> A position above the end (a seek past it, or an offset committed
+ * past it; one found past the end at open was already moved there by
+ * {@link GroupCoordinator#moveCommitsPastTheEnd}) is moved to the end when it is set, under
  * {@code EARLIEST} and {@code LATEST}: records appended after that are read, none is skipped. Before
  * each read a position is checked against the log: one below the log start (retention deleted those
  * records) or still above the end is reset by the consumer's {@link OffsetResetPolicy}:

@@ -36,6 +36,8 @@ import org.jspecify.annotations.Nullable;
  */
 final class GroupCoordinator {
 
+    private static final System.Logger LOG = System.getLogger(GroupCoordinator.class.getName());
+
     final TopicImpl topic;
     final String group;
     private final ReentrantLock membership = new ReentrantLock();
@@ -49,6 +51,41 @@ final class GroupCoordinator {
     GroupCoordinator(TopicImpl topic, String group) {
         this.topic = topic;
         this.group = group;
+    }
+
+    /**
+     * Moves every committed offset of {@code topic}'s groups that lies past its partition's end to that
+     * end, durably and with a warning. Called once as the instance opens, before anything can read: the
+     * log was cut back by recovery, emptied, or restored from a copy taken while it was written, and a
+     * member that took the partition only after new appends had passed the stale commit would skip the
+     * new records below it. Moved now, every record appended from here on is read.
+     */
+    static void moveCommitsPastTheEnd(TopicImpl topic) {
+        FileIo io = topic.broker.context().io();
+        boolean sync = topic.broker.context().options().fsyncMetadata();
+        PartitionActor[] actors = topic.actors();
+        for (String group : TopicDirectory.groupsOnDisk(topic.dir)) {
+            Path file = FileNames.groupOffsetsFile(topic.dir, group);
+            GroupOffsetsFile.adoptLegacy(io, FileNames.legacyGroupOffsetsFile(topic.dir, group), file, sync);
+            String what = "group '" + group + "' of topic '" + topic.name + "'";
+            try (GroupOffsetsFile offsets = GroupOffsetsFile.open(io, file, what, sync)) {
+                Map<Integer, Long> moved = new TreeMap<>();
+                for (int p = 0; p < actors.length; p++) {
+                    long committed = offsets.committed(p);
+                    long end = actors[p].log().endOffset();
+                    if (committed > end) {
+                        moved.put(p, end);
+                        LOG.log(System.Logger.Level.WARNING, what + " partition " + p + ": committed offset "
+                                + committed + " is past the log's end " + end + " (records were lost, or the"
+                                + " directory was restored from an earlier copy); moved to " + end
+                                + ", so that the records appended from now on are all read");
+                    }
+                }
+                if (!moved.isEmpty()) {
+                    offsets.commit(moved, true);
+                }
+            }
+        }
     }
 
     /** Bumped on every change a member must react to. */

@@ -247,7 +247,11 @@ final class GroupOffsetsFile implements AutoCloseable {
             return true;
         }
         if (bytes.length == 0) {
-            return true;
+            // the file is created with its header: no commit of it reached the disk (a crash right after
+            // the first one was made, under a policy that does not fsync it), or the file was cut
+            LOG.log(Level.WARNING, what + ": offsets file " + file + " is empty; no committed offset survived"
+                    + " and the group starts by its offset reset policy");
+            return false;
         }
         ByteBuffer in = ByteBuffer.wrap(bytes);
         if (bytes.length < HEADER_BYTES || in.getInt() != MAGIC || in.getInt() != VERSION) {

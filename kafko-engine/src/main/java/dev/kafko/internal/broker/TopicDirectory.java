@@ -66,13 +66,34 @@ final class TopicDirectory {
                 LOG.log(Level.WARNING, "ignoring directory " + entry + ": '" + name + "' is not a valid topic name");
                 continue;
             }
-            if (!Files.exists(entry.resolve(FileNames.TOPIC_CONFIG_FILE))) {
+            if (!hasConfig(entry)) {
                 if (!finishedDelete(entry, name)) {
                     LOG.log(Level.WARNING, "ignoring directory " + entry + ": " + withoutConfig(entry));
                 }
                 continue;
             }
-            sink.accept(open(broker, entry, name));
+            TopicImpl topic = open(broker, entry, name);
+            sink.accept(topic);
+            GroupCoordinator.moveCommitsPastTheEnd(topic);
+        }
+    }
+
+    /**
+     * Whether the topic directory {@code dir} holds its config file.
+     *
+     * @throws KafkoStorageException when that cannot be told (the directory cannot be searched: its
+     *     permissions), rather than taking the topic for a stray directory and leaving it out
+     */
+    private static boolean hasConfig(Path dir) {
+        Path config = dir.resolve(FileNames.TOPIC_CONFIG_FILE);
+        try {
+            Files.readAttributes(config, BasicFileAttributes.class);
+            return true;
+        } catch (NoSuchFileException e) {
+            return false;
+        } catch (IOException e) {
+            throw new KafkoStorageException("cannot read topic directory " + dir + " (looking for " + config
+                    + "): " + e, e);
         }
     }
 
