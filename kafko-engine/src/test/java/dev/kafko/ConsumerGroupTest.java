@@ -104,22 +104,7 @@ class ConsumerGroupTest {
         Files.write(file, b);
         List<LogRecord> warnings = new CopyOnWriteArrayList<>();
         Logger jul = Logger.getLogger("dev.kafko.internal.broker.GroupOffsetsFile");
-        Handler h = new Handler() {
-            @Override
-            public void publish(LogRecord r) {
-                if (r.getLevel().intValue() >= Level.WARNING.intValue()) {
-                    warnings.add(r);
-                }
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
+        Handler h = collecting(warnings);
         jul.addHandler(h);
         try (Kafko k = Kafko.open(dir); Consumer c = k.groupConsumer("t", "g")) {
             assertThat(c.committed(0)).isEmpty();
