@@ -35,11 +35,13 @@ import org.jspecify.annotations.Nullable;
  *       process, because the owner may have lost its {@code fcntl} lock by closing another channel of
  *       the file. The record is cleared on close. A record written into another lock file (the
  *       directory was copied while open, as a hot backup does) is not this directory's: the record
- *       carries the lock file's inode, and a record naming another inode is ignored.
+ *       carries the lock file's inode and the device of its file system, and a record naming another
+ *       file is ignored (inode numbers repeat across file systems: a copy onto a fresh one often gets
+ *       the original's).
  * </ol>
- * The record is one line of text: {@code <pid> <start instant epoch millis> <lock file's inode>} (the
- * inode 0 when the file system does not tell it; a record without it, from an earlier version, counts
- * for any lock file).
+ * The record is one line of text: {@code <pid> <start instant epoch millis> <inode> <device>} (0 for
+ * what the file system does not tell; a record without them, from an earlier version, counts for any
+ * lock file).
  */
 final class DirectoryLock implements AutoCloseable {
 
@@ -75,17 +77,20 @@ final class DirectoryLock implements AutoCloseable {
                 lock = null;
             }
             if (lock == null) {
-                throw new AlreadyOpenException("data directory " + dir + " is locked by another process ("
-                        + describe(readOwner(ch)) + ")");
+                long[] owner = readOwner(ch);
+                throw new AlreadyOpenException(owner != null && owner[0] == ProcessHandle.current().pid()
+                        ? "data directory " + dir + " is already open in this JVM, through another path (a bind"
+                                + " mount or a hard link of its lock file)"
+                        : "data directory " + dir + " is locked by another process (" + describe(owner) + ")");
             }
             long[] owner = readOwner(ch);
-            long inode = inode(file);
-            if (owner != null && sameFile(owner[2], inode) && isOtherLiveProcess(owner[0], owner[1])) {
+            long[] id = fileId(file);
+            if (owner != null && sameFile(owner, id) && isOtherLiveProcess(owner[0], owner[1])) {
                 lock.release();
                 throw new AlreadyOpenException("data directory " + dir + " is open in another live process ("
                         + describe(owner) + ")");
             }
-            writeOwner(ch, selfRecord(inode));
+            writeOwner(ch, selfRecord(id));
             return new DirectoryLock(dir, ch, lock);
         } catch (IOException e) {
             closeQuietly(ch);
@@ -117,24 +122,35 @@ final class DirectoryLock implements AutoCloseable {
         release();
     }
 
-    private static String selfRecord(long inode) {
+    private static String selfRecord(long[] id) {
         ProcessHandle self = ProcessHandle.current();
         long start = self.info().startInstant().map(Instant::toEpochMilli).orElse(0L);
-        return self.pid() + " " + start + " " + inode + "\n";
+        return self.pid() + " " + start + " " + id[0] + " " + id[1] + "\n";
     }
 
-    /** The lock file's inode number, or 0 when the file system does not tell it. */
-    private static long inode(Path file) {
+    /** The lock file's inode number and its file system's device, each 0 when the file system does not tell it. */
+    private static long[] fileId(Path file) {
+        return new long[] {unixAttribute(file, "unix:ino"), unixAttribute(file, "unix:dev")};
+    }
+
+    private static long unixAttribute(Path file, String name) {
         try {
-            return Files.getAttribute(file, "unix:ino") instanceof Long ino ? ino : 0L;
+            return Files.getAttribute(file, name) instanceof Long value ? value : 0L;
         } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
             return 0L;
         }
     }
 
-    /** Whether a record's inode names {@code inode}'s file; an inode of 0 on either side is unknown: the same. */
-    private static boolean sameFile(long recorded, long inode) {
-        return recorded == 0 || inode == 0 || recorded == inode;
+    /**
+     * Whether a record ({@code pid, start, inode, device}) was written into the file {@code id} names
+     * ({@code inode, device}); a 0 on either side is unknown, and counts as the same.
+     */
+    private static boolean sameFile(long[] owner, long[] id) {
+        return same(owner[2], id[0]) && same(owner[3], id[1]);
+    }
+
+    private static boolean same(long recorded, long actual) {
+        return recorded == 0 || actual == 0 || recorded == actual;
     }
 
     private static boolean isOtherLiveProcess(long pid, long startMillis) {
@@ -159,12 +175,12 @@ final class DirectoryLock implements AutoCloseable {
         }
         String text = new String(buf.array(), 0, n, StandardCharsets.US_ASCII).trim();
         String[] parts = text.split(" ");
-        if (parts.length != 2 && parts.length != 3) {
+        if (parts.length < 2 || parts.length > 4) {
             return null;
         }
         try {
             return new long[] {Long.parseLong(parts[0]), Long.parseLong(parts[1]),
-                    parts.length == 3 ? Long.parseLong(parts[2]) : 0L};
+                    parts.length >= 3 ? Long.parseLong(parts[2]) : 0L, parts.length == 4 ? Long.parseLong(parts[3]) : 0L};
         } catch (NumberFormatException e) {
             return null;
         }

@@ -78,14 +78,47 @@ class DirectoryLockTest {
     }
 
     @Test
-    void theRecordNamesTheLockFilesInode() throws Exception {
+    void aRecordCopiedFromAnotherFileSystemWithTheSameInodeIsNotThisDirectorysOwner() throws Exception {
+        Path d = dir.toRealPath();
+        ProcessHandle parent = ProcessHandle.current().parent().orElseThrow();
+        long start = parent.info().startInstant().orElseThrow().toEpochMilli();
+        Path lockFile = lockFileCreated(d.resolve(FileNames.LOCK_FILE));
+        long inode = (Long) Files.getAttribute(lockFile, "unix:ino");
+        long device = (Long) Files.getAttribute(lockFile, "unix:dev");
+        // a copy onto a fresh file system often gets the original's inode number; its device differs
+        Files.writeString(lockFile, parent.pid() + " " + start + " " + inode + " " + (device + 1) + "\n");
+        DirectoryLock.acquire(d, FileIo.SYSTEM).release();
+        Files.writeString(lockFile, parent.pid() + " " + start + " " + inode + " " + device + "\n");
+        assertThatThrownBy(() -> DirectoryLock.acquire(d, FileIo.SYSTEM))
+                .isInstanceOf(AlreadyOpenException.class).hasMessageContaining("pid " + parent.pid());
+    }
+
+    @Test
+    void theRecordNamesTheLockFilesInodeAndDevice() throws Exception {
         Path d = dir.toRealPath();
         DirectoryLock lock = DirectoryLock.acquire(d, FileIo.SYSTEM);
         Path lockFile = d.resolve(FileNames.LOCK_FILE);
         String[] record = Files.readString(lockFile, StandardCharsets.US_ASCII).trim().split(" ");
-        assertThat(record).hasSize(3);
+        assertThat(record).hasSize(4);
         assertThat(Long.parseLong(record[2])).isEqualTo(Files.getAttribute(lockFile, "unix:ino"));
+        assertThat(Long.parseLong(record[3])).isEqualTo(Files.getAttribute(lockFile, "unix:dev"));
         lock.release();
+    }
+
+    @Test
+    void theSameDirectoryThroughAHardLinkedLockFileInThisJvmIsSaidToBeOpenHere() throws Exception {
+        Path a = Files.createDirectories(dir.resolve("a")).toRealPath();
+        Path b = Files.createDirectories(dir.resolve("b")).toRealPath();
+        DirectoryLock lock = DirectoryLock.acquire(a, FileIo.SYSTEM);
+        try {
+            // a bind mount shows the directory under a second real path; a hard link of the lock file does too
+            Files.createLink(b.resolve(FileNames.LOCK_FILE), a.resolve(FileNames.LOCK_FILE));
+            assertThatThrownBy(() -> DirectoryLock.acquire(b, FileIo.SYSTEM))
+                    .isInstanceOf(AlreadyOpenException.class)
+                    .hasMessageContaining("is already open in this JVM, through another path");
+        } finally {
+            lock.release();
+        }
     }
 
     private static Path lockFileCreated(Path lockFile) throws Exception {
