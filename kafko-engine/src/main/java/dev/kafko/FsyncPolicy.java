@@ -27,7 +27,12 @@ public sealed interface FsyncPolicy {
     /** Fsync before completing each (group-committed) append. */
     FsyncPolicy EVERY_BATCH = new EveryBatch();
 
-    /** Fsync at most {@code period} after an append. */
+    /**
+     * Fsync at most {@code period} after an append; a period beyond {@link TopicConfig#MAX_DURATION} is
+     * kept as it (about 292 million years), as {@link TopicConfig} keeps its durations.
+     *
+     * @throws InvalidConfigException when {@code period} is zero or negative
+     */
     static FsyncPolicy interval(Duration period) {
         return new Interval(period);
     }
@@ -101,6 +106,9 @@ public sealed interface FsyncPolicy {
             Objects.requireNonNull(period, "period");
             if (period.isNegative() || period.isZero()) {
                 throw new InvalidConfigException("fsync interval must be positive, was " + period);
+            }
+            if (period.compareTo(TopicConfig.MAX_DURATION) > 0) {
+                period = TopicConfig.MAX_DURATION; // its milliseconds must fit a long: toString and the config file
             }
         }
 

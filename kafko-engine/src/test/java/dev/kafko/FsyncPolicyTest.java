@@ -39,4 +39,19 @@ class FsyncPolicyTest {
     void namedPolicies(String text, String constant) throws Exception {
         assertThat(FsyncPolicy.parse(text)).isSameAs(FsyncPolicy.class.getField(constant).get(null));
     }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"interval:106751991168d", "interval:9223372036854775807s"})
+    void anIntervalBeyondTheLongestDurationIsKeptAsItAndRoundTrips(String text, @org.junit.jupiter.api.io.TempDir
+            java.nio.file.Path dir) {
+        FsyncPolicy huge = FsyncPolicy.parse(text);
+        assertThat(huge).isEqualTo(FsyncPolicy.interval(TopicConfig.MAX_DURATION));
+        assertThat(FsyncPolicy.parse(huge.toString())).isEqualTo(huge);
+        try (Kafko k = Kafko.open(dir)) {
+            k.createTopic("t", TopicConfig.builder().fsync(huge).build());
+        }
+        try (Kafko k = Kafko.open(dir)) {
+            assertThat(k.topic("t").orElseThrow().config().fsync()).isEqualTo(huge);
+        }
+    }
 }
