@@ -19,10 +19,11 @@ import org.jspecify.annotations.Nullable;
  *     record's timestamp if that is earlier than the reopen (so a segment whose first record carries
  *     an old explicit timestamp rolls at the first append after a reopen); durations beyond
  *     {@link #MAX_DURATION} are kept as {@link #MAX_DURATION} (never)
- * @param retention segments whose newest record is older than this are deleted; {@code null} (the
+ * @param retention segments whose newest record is older than this are deleted, oldest first (when
+ *     every record has, the active segment rolls and is deleted too, as in Kafka); {@code null} (the
  *     default) keeps records forever; durations beyond {@link #MAX_DURATION} are kept as it
- * @param retentionBytes the oldest segments are deleted while a partition holds more than this
- *     many bytes; {@code -1} (the default) sets no limit
+ * @param retentionBytes the oldest segments are deleted while the partition holds at least this many
+ *     bytes without them (Kafka's rule); {@code -1} (the default) sets no limit
  * @param fsync when appends are forced to disk
  * @param maxRecordBytes the largest record a producer may send (default 1 MiB), counted as the log
  *     stores it: key, value and headers with their length fields, plus 5 bytes of record length and

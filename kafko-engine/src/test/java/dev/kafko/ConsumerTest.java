@@ -204,6 +204,52 @@ class ConsumerTest {
     }
 
     @Test
+    void retentionDeletesTheExpiredRecordsOfATopicNobodyAppendsToAnyMore() throws Exception {
+        java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong(1_000_000_000L);
+        java.time.Clock clock = new java.time.Clock() {
+            @Override
+            public java.time.ZoneId getZone() {
+                return java.time.ZoneOffset.UTC;
+            }
+
+            @Override
+            public java.time.Clock withZone(java.time.ZoneId zone) {
+                return this;
+            }
+
+            @Override
+            public java.time.Instant instant() {
+                return java.time.Instant.ofEpochMilli(now.get());
+            }
+        };
+        KafkoOptions opts = KafkoOptions.builder().clock(clock).retentionCheckInterval(Duration.ofMillis(20)).build();
+        try (Kafko k = Kafko.open(dir, opts)) {
+            Topic t = k.createTopic("t", TopicConfig.builder().retention(Duration.ofHours(1)).build());
+            Producer p = k.producer("t");
+            for (int i = 0; i < 10; i++) {
+                p.send(null, bytes("v" + i)).join();
+            }
+            try (Consumer g = k.groupConsumer("t", "g")) {
+                assertThat(Fixtures.pollUntil(g, 10)).hasSize(10);
+                g.commit(Map.of(0, 4L));
+            }
+            now.addAndGet(Duration.ofHours(2).toMillis());
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (t.partition(0).logStartOffset() < 10 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            // one segment, the active one: it rolled so that its expired records could go, as in Kafka
+            assertThat(t.partition(0).logStartOffset()).isEqualTo(10);
+            assertThat(t.partition(0).endOffset()).isEqualTo(10);
+            assertThat(k.groupInfo("t", "g").lag()).containsEntry(0, 0L);
+            p.send(null, bytes("after")).join();
+            try (Consumer g = k.groupConsumer("t", "g")) {
+                assertThat(Fixtures.pollUntil(g, 1)).extracting(KafkoRecord::offset).containsExactly(10L);
+            }
+        }
+    }
+
+    @Test
     void positionBelowTheLogStartAfterRetentionResetsToEarliestOrFails() throws Exception {
         KafkoOptions opts = KafkoOptions.builder().retentionCheckInterval(Duration.ofMillis(20)).build();
         try (Kafko k = Kafko.open(dir, opts)) {

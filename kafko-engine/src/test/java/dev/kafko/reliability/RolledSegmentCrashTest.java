@@ -80,7 +80,7 @@ class RolledSegmentCrashTest {
         PowerLossDisk disk = new PowerLossDisk(live);
         FileIo io = new HookedFileIo(disk);
         // retention deletes the oldest segment once there are three
-        TopicConfig config = TopicConfig.builder().segmentBytes(64 * 1024).retentionBytes(96 * 1024).build();
+        TopicConfig config = TopicConfig.builder().segmentBytes(64 * 1024).retentionBytes(64 * 1024).build();
         ArrayDeque<Runnable> held = new ArrayDeque<>();
         try (PartitionLog log = PartitionLog.open("t", 0, live, config, Clock.systemUTC(), io, held::add)) {
             appendUntilPending(log, 1);

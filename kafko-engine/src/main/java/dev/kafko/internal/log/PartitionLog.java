@@ -219,7 +219,7 @@ public final class PartitionLog implements Closeable {
             }
             active = segments[segments.length - 1];
             if (!active.isEmpty() && ((long) active.size() + length > config.segmentBytes()
-                    || now - active.ageBase() >= segmentAgeMillis)) {
+                    || now - active.ageBase() > segmentAgeMillis)) {
                 active = roll(active, now);
             }
             rolled = true;
@@ -404,29 +404,44 @@ public final class PartitionLog implements Closeable {
         }
     }
 
-    /** Deletes segments past the retention limits; returns how many. Owner thread only. */
+    /**
+     * Deletes segments past the retention limits, oldest first, as Kafka does: by age, a segment whose
+     * newest record is older than {@code retention}; by size, a segment without which the partition still
+     * holds at least {@code retentionBytes}. When every segment goes, the active one included (a partition
+     * nobody appends to keeps no expired record), the log first rolls, and continues, empty, at its end
+     * offset. Returns how many segments were deleted. Owner thread only.
+     */
     public int applyRetention() {
         enterWriter();
         try {
             checkUsable();
             Segment[] segs = segments;
             long now = clock.millis();
+            long ageCutoff = ageCutoff(now);
             long total = sizeBytes;
+            long deleted = 0;
             int n = 0;
-            // the active (last) segment is never deleted
-            while (n < segs.length - 1) {
+            while (n < segs.length) {
                 Segment s = segs[n];
-                boolean byAge = config.retention() != null
-                        && s.maxTimestamp() < now - config.retention().toMillis();
-                boolean byBytes = config.retentionBytes() >= 0 && total > config.retentionBytes();
-                if (!byAge && !byBytes) {
-                    break;
+                boolean byAge = s.maxTimestamp() < ageCutoff;
+                boolean byBytes = config.retentionBytes() >= 0 && total - s.size() >= config.retentionBytes();
+                if ((!byAge && !byBytes) || s.isEmpty()) {
+                    break; // an empty segment can only be the active one, and holds nothing to delete
                 }
                 total -= s.size();
+                deleted += s.size();
                 n++;
             }
             if (n == 0) {
                 return 0;
+            }
+            if (n == segs.length) {
+                try {
+                    roll(segs[n - 1], now);
+                } catch (KafkoException e) {
+                    throw fail(e);
+                }
+                segs = segments;
             }
             try {
                 // a seal may still be using a segment about to be deleted: the pending seals are those
@@ -438,7 +453,7 @@ public final class PartitionLog implements Closeable {
             // readers that already hold the old array keep reading the deleted segments' mappings;
             // new readers see the new start and get OffsetOutOfRangeException below it
             segments = Arrays.copyOfRange(segs, n, segs.length);
-            sizeBytes = total;
+            sizeBytes -= deleted;
             seals.deletedBelow(segments[0].baseOffset());
             try {
                 for (int i = 0; i < n; i++) {
@@ -453,6 +468,20 @@ public final class PartitionLog implements Closeable {
         } finally {
             writer = null;
         }
+    }
+
+    /**
+     * Records stamped before this are past {@code retention} at {@code now}; {@link Long#MIN_VALUE} when
+     * nothing is (no retention, or {@code now - retention} lies before every possible timestamp: a clock
+     * before 1970 with a retention of "never" must not wrap around to delete everything).
+     */
+    private long ageCutoff(long now) {
+        if (config.retention() == null) {
+            return Long.MIN_VALUE;
+        }
+        long retention = config.retention().toMillis();
+        long cutoff = now - retention;
+        return ((now ^ retention) & (now ^ cutoff)) < 0 ? Long.MIN_VALUE : cutoff;
     }
 
     public long logStartOffset() {

@@ -61,7 +61,7 @@ class RetentionTest {
     }
 
     @Test
-    void retentionByAgeDeletesSegmentsWhoseNewestRecordIsTooOldAndKeepsTheActiveOne() {
+    void retentionByAgeDeletesSegmentsWhoseNewestRecordIsTooOldTheActiveOneByRollingIt() {
         MutableClock clock = new MutableClock(10_000_000);
         TopicConfig config = TopicConfig.builder().segmentBytes(4096).retention(Duration.ofMinutes(90)).build();
         try (PartitionLog log = Logs.open(dir, config, clock)) {
@@ -85,20 +85,51 @@ class RetentionTest {
 
             clock.advance(Duration.ofDays(1));
             log.applyRetention();
-            assertThat(log.segmentCount()).as("the active segment is never deleted").isEqualTo(1);
+            // every record expired, the active segment's too: the log rolled and deleted it, as Kafka does
+            assertThat(log.segmentCount()).isEqualTo(1);
+            assertThat(log.logStartOffset()).isEqualTo(160);
             assertThat(log.endOffset()).isEqualTo(160);
+            assertThat(log.sizeBytes()).isEqualTo(sumOfSegments(log));
+            assertThat(log.applyRetention()).as("an empty active segment stays").isZero();
             Logs.appendFrames(log, 1, 1, 100);
         }
         try (PartitionLog log = Logs.open(dir, config, clock)) {
-            assertThat(log.logStartOffset()).isPositive();
+            assertThat(log.logStartOffset()).isEqualTo(160);
             assertThat(log.endOffset()).isEqualTo(161);
             List<?> all = Logs.readAll(log);
-            assertThat(all).hasSize((int) (161 - log.logStartOffset()));
+            assertThat(all).hasSize(1);
         }
     }
 
     @Test
-    void retentionByBytesDeletesOldestSegmentsUntilTheLimitHolds() {
+    void aClockBeforeTheEpochWithARetentionOfNeverDeletesNothing() {
+        MutableClock clock = new MutableClock(-10_000);
+        TopicConfig config = TopicConfig.builder().segmentBytes(1024).retention(TopicConfig.MAX_DURATION).build();
+        try (PartitionLog log = Logs.open(dir, config, clock)) {
+            Logs.appendFrames(log, 30, 1, 100);
+            assertThat(log.segmentCount()).isGreaterThan(2);
+            assertThat(log.applyRetention()).isZero();
+            assertThat(log.logStartOffset()).isZero();
+        }
+    }
+
+    @Test
+    void aSegmentRollsOnceItIsOlderThanSegmentAgeNotWhenItIsExactlyThatOld() {
+        MutableClock clock = new MutableClock(10_000_000);
+        TopicConfig config = TopicConfig.builder().segmentAge(Duration.ofMinutes(1)).build();
+        try (PartitionLog log = Logs.open(dir, config, clock)) {
+            Logs.appendFrames(log, 1, 1, 100);
+            clock.advance(Duration.ofMinutes(1));
+            Logs.appendFrames(log, 1, 1, 100);
+            assertThat(log.segmentCount()).as("exactly segmentAge old").isEqualTo(1);
+            clock.advance(Duration.ofMillis(1));
+            Logs.appendFrames(log, 1, 1, 100);
+            assertThat(log.segmentCount()).as("older than segmentAge").isEqualTo(2);
+        }
+    }
+
+    @Test
+    void retentionByBytesDeletesOldestSegmentsWhileWhatRemainsHoldsAtLeastTheLimit() {
         TopicConfig config = TopicConfig.builder().segmentBytes(4096).retentionBytes(10_000).build();
         FaultyFileIo io = new FaultyFileIo().syncs(false);
         try (PartitionLog log = PartitionLog.open(Logs.TOPIC, 0, dir, config, Clock.systemUTC(), io)) {
@@ -109,9 +140,9 @@ class RetentionTest {
             int deleted = log.applyRetention();
             assertThat(deleted).isPositive();
             assertThat(io.directorySyncs() - dirSyncs).as("the deletions were made durable").isEqualTo(1);
-            assertThat(log.sizeBytes()).isLessThanOrEqualTo(10_000);
-            // it deleted no more than needed: the newest deleted segment would have fit the limit otherwise
-            assertThat(log.sizeBytes() + 4096).isGreaterThan(10_000);
+            // Kafka's rule: a segment goes only if the partition still holds at least the limit without it
+            assertThat(log.sizeBytes()).isGreaterThanOrEqualTo(10_000);
+            assertThat(log.sizeBytes() - log.segments()[0].size()).isLessThan(10_000);
             long start = log.logStartOffset();
             List<?> all = Logs.readAll(log);
             assertThat(all).hasSize((int) (200 - start));
