@@ -224,6 +224,12 @@ final class LogLoader {
             Segment.force(io, file.path());
             // a rebuilt cache: if this write is lost in a crash, the next open rebuilds it again
             IndexFiles.write(io, dir, base, scan.index(), scan.nextOffset(), size, scan.maxTimestamp(), false);
+        } else if (scan.nextOffset() < nextBase && scan.stopReason() == null && scan.validEnd() == size) {
+            // every frame intact to the end of the file: what is missing lay between the two files
+            LOG.log(System.Logger.Level.WARNING, "{0}: offsets {1} to {2} are missing: {3} ends intact at offset {1},"
+                    + " but the next segment begins at offset {4} (a segment file between them was lost or deleted?);"
+                    + " reads of them fail with CorruptLogException", name, scan.nextOffset(), nextBase - 1,
+                    file.path(), nextBase);
         } else if (scan.nextOffset() < nextBase) {
             // frames missing before the next segment's base: damage, never an index that claims those offsets
             LOG.log(System.Logger.Level.WARNING, "{0}: {1} is damaged: its frames end at position {2} and offset {3},"

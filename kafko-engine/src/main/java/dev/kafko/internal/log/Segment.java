@@ -516,8 +516,9 @@ final class Segment {
     }
 
     private CorruptLogException lost(long offset, long from, long to) {
-        return new CorruptLogException("corrupt segment " + file.path() + ": no frame holds offset " + offset
-                + "; offsets " + from + " to " + (to - 1) + " are missing from its frames");
+        return new CorruptLogException("no frame holds offset " + offset + ": offsets " + from + " to " + (to - 1)
+                + " are missing from the log, after the last frame of segment " + file.path()
+                + " and before the next segment (its tail was damaged, or a segment file was lost)");
     }
 
     private void checkHeader() {
