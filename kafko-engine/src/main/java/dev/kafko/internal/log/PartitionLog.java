@@ -405,11 +405,9 @@ public final class PartitionLog implements Closeable {
     }
 
     /**
-     * Deletes segments past the retention limits, oldest first, as Kafka does: by age, a segment whose
-     * newest record is older than {@code retention}; by size, a segment without which the partition still
-     * holds at least {@code retentionBytes}. When every segment goes, the active one included (a partition
-     * nobody appends to keeps no expired record), the log first rolls, and continues, empty, at its end
-     * offset. Returns how many segments were deleted. Owner thread only.
+     * Deletes the segments {@link RetentionRule} says the retention limits delete; when that is every
+     * segment, the active one included, the log first rolls, and continues, empty, at its end offset.
+     * Returns how many segments were deleted. Owner thread only.
      */
     public int applyRetention() {
         enterWriter();
@@ -417,23 +415,13 @@ public final class PartitionLog implements Closeable {
             checkUsable();
             Segment[] segs = segments;
             long now = clock.millis();
-            long ageCutoff = ageCutoff(now);
-            long total = sizeBytes;
-            long deleted = 0;
-            int n = 0;
-            while (n < segs.length) {
-                Segment s = segs[n];
-                boolean byAge = s.maxTimestamp() < ageCutoff;
-                boolean byBytes = config.retentionBytes() >= 0 && total - s.size() >= config.retentionBytes();
-                if ((!byAge && !byBytes) || s.isEmpty()) {
-                    break; // an empty segment can only be the active one, and holds nothing to delete
-                }
-                total -= s.size();
-                deleted += s.size();
-                n++;
-            }
+            int n = RetentionRule.deletable(segs, sizeBytes, config, now);
             if (n == 0) {
                 return 0;
+            }
+            long deleted = 0;
+            for (int i = 0; i < n; i++) {
+                deleted += segs[i].size();
             }
             if (n == segs.length) {
                 try {
@@ -468,20 +456,6 @@ public final class PartitionLog implements Closeable {
         } finally {
             writer = null;
         }
-    }
-
-    /**
-     * Records stamped before this are past {@code retention} at {@code now}; {@link Long#MIN_VALUE} when
-     * nothing is (no retention, or {@code now - retention} lies before every possible timestamp: a clock
-     * before 1970 with a retention of "never" must not wrap around to delete everything).
-     */
-    private long ageCutoff(long now) {
-        if (config.retention() == null) {
-            return Long.MIN_VALUE;
-        }
-        long retention = config.retention().toMillis();
-        long cutoff = now - retention;
-        return ((now ^ retention) & (now ^ cutoff)) < 0 ? Long.MIN_VALUE : cutoff;
     }
 
     public long logStartOffset() {
