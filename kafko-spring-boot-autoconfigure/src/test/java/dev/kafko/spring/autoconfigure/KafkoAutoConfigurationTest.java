@@ -1,6 +1,7 @@
 package dev.kafko.spring.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kafko.Compression;
@@ -428,12 +429,26 @@ class KafkoAutoConfigurationTest {
     }
 
     @Test
-    void listenerThreadsAreDaemonsSoAStuckOneCannotKeepTheJvmAlive() {
+    void listenerThreadsAreDaemonsSoAStuckOneCannotKeepTheJvmAliveButOneThreadKeepsItAliveWhileTheyRun() {
+        List<Thread> others = keepAliveThreads(); // of contexts other tests left open in this JVM
+        List<Thread> ours = new java.util.ArrayList<>();
         runner.withBean(DaemonProbe.class).run(context -> {
             context.getBean(KafkoTemplate.class).send("daemons", "x").join();
             KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
             assertThat(DaemonProbe.SEEN).containsExactly(true);
+            // an application whose only work is its listeners must not exit once started
+            keepAliveThreads().stream().filter(t -> !others.contains(t)).forEach(ours::add);
+            assertThat(ours).singleElement().satisfies(t -> assertThat(t.isDaemon()).isFalse());
         });
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(ours.get(0).isAlive())
+                .as("gone with the context").isFalse());
+        runner.run(context -> assertThat(keepAliveThreads()).as("no listener, nothing held")
+                .allMatch(others::contains));
+    }
+
+    private static List<Thread> keepAliveThreads() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().equals("kafko-keep-alive") && t.isAlive()).toList();
     }
 
     static class DaemonProbe {
