@@ -63,6 +63,9 @@ public interface Consumer extends AutoCloseable {
 
     /**
      * Every assigned partition continues at its first record with a timestamp at or after this one (or its end).
+     * The records appended after the seek are all read from there, whatever their timestamps: a record
+     * without an explicit timestamp is stamped when its frame is written, so a send that lingered across
+     * the seek can carry a time before the one sought.
      *
      * @throws IllegalArgumentException when {@code epochMillis} is negative
      */

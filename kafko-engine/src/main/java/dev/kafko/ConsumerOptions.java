@@ -4,11 +4,13 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Per-consumer options. Unset values fall back to the {@link KafkoOptions} of the instance.
+ * Per-consumer options. Unset values fall back to the {@link KafkoOptions} of the instance. Start from
+ * {@link #DEFAULTS} and change what you need ({@code ConsumerOptions.DEFAULTS.withOffsetReset(FAIL)}).
  *
  * @param maxPollRecords the most records one poll returns, or 0 for the instance default
  * @param offsetReset what to do with a position outside the log, or {@code null} for the instance default
- * @param rebalanceListener told about partition moves of a group member
+ * @param rebalanceListener told about partition moves of a group member; not null
+ *     ({@link ConsumerRebalanceListener#NOOP} for none)
  */
 public record ConsumerOptions(int maxPollRecords, @Nullable OffsetResetPolicy offsetReset,
                               ConsumerRebalanceListener rebalanceListener) {

@@ -268,7 +268,13 @@ class ConsumerTest {
             assertThat(start).isPositive();
             List<KafkoRecord> got = early.poll(Duration.ofSeconds(1));
             assertThat(got.get(0).offset()).isGreaterThanOrEqualTo(start);
-            assertThatThrownBy(() -> failing.poll(Duration.ofSeconds(1))).isInstanceOf(OffsetOutOfRangeException.class);
+            assertThatThrownBy(() -> failing.poll(Duration.ofSeconds(1))).isInstanceOfSatisfying(
+                    OffsetOutOfRangeException.class, e -> {
+                        assertThat(e.partition()).hasValue(0);
+                        assertThat(e.offset()).hasValue(0);
+                    });
+            assertThatThrownBy(() -> failing.seek(0, -5)).isInstanceOfSatisfying(OffsetOutOfRangeException.class,
+                    e -> assertThat(e.offset()).hasValue(-5));
             early.close();
             failing.close();
         }

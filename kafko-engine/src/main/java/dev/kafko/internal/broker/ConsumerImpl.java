@@ -365,7 +365,7 @@ final class ConsumerImpl implements Consumer {
         requireOwned(partition);
         if (offset < 0) {
             throw new OffsetOutOfRangeException("cannot seek partition " + partition + " of topic '" + topic.name
-                    + "' to negative offset " + offset);
+                    + "' to negative offset " + offset, partition, offset);
         }
         positions.settle(partition, offset, topic.actors()[partition].log());
     }
@@ -499,7 +499,7 @@ final class ConsumerImpl implements Consumer {
             requireOwned(e.getKey());
             if (e.getValue() == null || e.getValue() < 0) {
                 throw new OffsetOutOfRangeException("cannot commit offset " + e.getValue() + " for partition "
-                        + e.getKey() + " of topic '" + topic.name + "'");
+                        + e.getKey() + " of topic '" + topic.name + "'", e.getKey(), e.getValue() == null ? -1 : e.getValue());
             }
         }
         group.commit(Map.copyOf(offsets));

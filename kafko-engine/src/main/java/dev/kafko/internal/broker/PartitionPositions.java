@@ -137,7 +137,7 @@ final class PartitionPositions {
             case LATEST -> end;
             case FAIL -> throw new OffsetOutOfRangeException("topic '" + topic + "' partition " + p
                     + ": position " + pos + " is outside the log [" + startOffset + ", " + end
-                    + "] and the offset reset policy is FAIL");
+                    + "] and the offset reset policy is FAIL", p, pos);
         };
     }
 }
