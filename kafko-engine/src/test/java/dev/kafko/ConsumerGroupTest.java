@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kafko.internal.io.FileNames;
+import dev.kafko.internal.log.CapturedWarnings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -14,10 +15,6 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -102,16 +99,11 @@ class ConsumerGroupTest {
         byte[] b = Files.readAllBytes(file);
         b[1] ^= 0x5a;
         Files.write(file, b);
-        List<LogRecord> warnings = new CopyOnWriteArrayList<>();
-        Logger jul = Logger.getLogger("dev.kafko.internal.broker.GroupOffsetsFile");
-        Handler h = collecting(warnings);
-        jul.addHandler(h);
-        try (Kafko k = Kafko.open(dir); Consumer c = k.groupConsumer("t", "g")) {
+        try (CapturedWarnings warnings = CapturedWarnings.of("dev.kafko.internal.broker.GroupOffsetsFile");
+             Kafko k = Kafko.open(dir); Consumer c = k.groupConsumer("t", "g")) {
             assertThat(c.committed(0)).isEmpty();
             assertThat(c.poll(Duration.ofSeconds(1)).get(0).offset()).isZero();
-            assertThat(warnings).anySatisfy(r -> assertThat(r.getMessage()).contains(file.toString()));
-        } finally {
-            jul.removeHandler(h);
+            assertThat(warnings.lines()).anySatisfy(line -> assertThat(line).contains(file.toString()));
         }
         try (Kafko k = Kafko.open(dir, KafkoOptions.builder().offsetReset(OffsetResetPolicy.LATEST).build());
              Consumer c = k.groupConsumer("t", "other")) {
@@ -290,11 +282,9 @@ class ConsumerGroupTest {
                 a.commit(Map.of(0, 1000L));
             }
         }
-        List<LogRecord> warnings = new CopyOnWriteArrayList<>();
-        Logger jul = Logger.getLogger("dev.kafko.internal.broker.GroupCoordinator");
-        Handler h = collecting(warnings);
-        jul.addHandler(h);
-        try (Kafko k = Kafko.open(dir)) {
+        List<String> warnings;
+        try (CapturedWarnings captured = CapturedWarnings.of("dev.kafko.internal.broker.GroupCoordinator");
+             Kafko k = Kafko.open(dir)) {
             assertThat(k.groupInfo("t", "g").committed()).as("moved at open, before any member").containsEntry(0, 10L);
             // appended before any member of the group takes the partition, past nothing but the stale commit
             for (int i = 10; i < 15; i++) {
@@ -304,10 +294,9 @@ class ConsumerGroupTest {
                 assertThat(Fixtures.pollUntil(b, 5)).extracting(KafkoRecord::offset)
                         .containsExactly(10L, 11L, 12L, 13L, 14L);
             }
-        } finally {
-            jul.removeHandler(h);
+            warnings = captured.lines();
         }
-        assertThat(warnings).singleElement().satisfies(r -> assertThat(r.getMessage())
+        assertThat(warnings).singleElement().satisfies(line -> assertThat(line)
                 .contains("group 'g' of topic 't' partition 0: committed offset 1000 is past the log's end 10"));
         try (Kafko k = Kafko.open(dir)) {
             assertThat(k.groupInfo("t", "g").committed()).as("durable").containsEntry(0, 10L);
@@ -326,37 +315,15 @@ class ConsumerGroupTest {
         }
         Path file = FileNames.groupOffsetsFile(dir.resolve("t"), "g");
         Files.write(file, new byte[0]);
-        List<LogRecord> warnings = new CopyOnWriteArrayList<>();
-        Logger jul = Logger.getLogger("dev.kafko.internal.broker.GroupOffsetsFile");
-        Handler h = collecting(warnings);
-        jul.addHandler(h);
-        try (Kafko k = Kafko.open(dir); Consumer c = k.groupConsumer("t", "g")) {
+        List<String> warnings;
+        try (CapturedWarnings captured = CapturedWarnings.of("dev.kafko.internal.broker.GroupOffsetsFile");
+             Kafko k = Kafko.open(dir); Consumer c = k.groupConsumer("t", "g")) {
             assertThat(c.committed(0)).isEmpty();
             assertThat(c.poll(Duration.ofSeconds(1)).get(0).offset()).isZero();
-        } finally {
-            jul.removeHandler(h);
+            warnings = captured.lines();
         }
-        assertThat(warnings).singleElement().satisfies(r -> assertThat(r.getMessage())
+        assertThat(warnings).singleElement().satisfies(line -> assertThat(line)
                 .contains(file + " is empty; no committed offset survived"));
-    }
-
-    private static Handler collecting(List<LogRecord> warnings) {
-        return new Handler() {
-            @Override
-            public void publish(LogRecord r) {
-                if (r.getLevel().intValue() >= Level.WARNING.intValue()) {
-                    warnings.add(r);
-                }
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
     }
 
     @Test

@@ -77,34 +77,17 @@ class DamagedSegmentTest {
         Files.delete(FileNames.segmentFile(d, bases[1]));
         Files.delete(FileNames.indexFile(d, bases[1]));
         Files.delete(FileNames.timeIndexFile(d, bases[1]));
-        List<java.util.logging.LogRecord> warnings = new java.util.concurrent.CopyOnWriteArrayList<>();
-        java.util.logging.Logger jul = java.util.logging.Logger.getLogger(LogLoader.class.getName());
-        java.util.logging.Handler h = new java.util.logging.Handler() {
-            @Override
-            public void publish(java.util.logging.LogRecord r) {
-                warnings.add(r);
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        jul.addHandler(h);
-        try (PartitionLog log = Logs.open(d, CONFIG)) {
+        List<String> warnings;
+        try (CapturedWarnings captured = CapturedWarnings.ofLogLoader(); PartitionLog log = Logs.open(d, CONFIG)) {
             long missingTo = bases[2] - 1;
             assertThatThrownBy(() -> log.read(bases[1], 10, 1 << 20)).isInstanceOf(CorruptLogException.class)
                     .hasMessageContaining("offsets " + bases[1] + " to " + missingTo + " are missing from the log")
                     .hasMessageContaining("a segment file was lost");
             assertThat(readRange(log, 0, (int) bases[1])).hasSize((int) bases[1]);
             assertRecord(log.read(bases[2], 1, 1).records().get(0), bases[2], VALUE);
-        } finally {
-            jul.removeHandler(h);
+            warnings = captured.lines();
         }
-        assertThat(warnings).extracting(r -> java.text.MessageFormat.format(r.getMessage(), r.getParameters()))
+        assertThat(warnings)
                 .anySatisfy(m -> assertThat(m).contains("offsets " + bases[1] + " to " + (bases[2] - 1)
                         + " are missing: " + FileNames.segmentFile(d, 0) + " ends intact"))
                 .noneSatisfy(m -> assertThat(m).contains("is damaged"));
