@@ -47,11 +47,13 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
  *       topic, partition), straight from the engine's observer hook</li>
  * </ul>
  *
- * <p>Gauges and the failure counter exist for every partition and group found at start-up, and
- * the lag of every listener's group on every partition of its topics from the moment its container
- * starts (before any commit, also while it is paused or never acknowledges); partitions and groups
- * that appear otherwise (a topic created at run time, a group of a plain consumer) get theirs on
- * their first append or commit, reported by the engine's observer hook. Gauges read the engine's
+ * <p>Gauges and the failure counter exist for every partition found at start-up, and the lag of
+ * every listener's group on every partition of its topics from the moment its container starts (before
+ * any commit, also while it is paused or never acknowledges); partitions and groups that appear
+ * otherwise (a topic created at run time, a group of a plain consumer) get theirs on their first append
+ * or commit, reported by the engine's observer hook. A group found on disk that nothing in this process
+ * uses gets no lag gauge: the groups of a replay under a new group id at every start, say, would
+ * otherwise leave a growing set of series whose lag never clears. Gauges read the engine's
  * snapshots when scraped. Timers appear with the first event they time. When a topic is deleted, the
  * gauges, fsync timers and failure counters of its partitions and groups and the template's send timers
  * are removed (a topic created again under its name gets new ones, its listeners' groups their lag on
@@ -95,7 +97,6 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
                     partitionSeen(topic, p);
                 }
             });
-            k.groups(topic).forEach(group -> groupSeen(topic, group));
         }
     }
 

@@ -129,6 +129,34 @@ class KafkoMetricsTest {
     }
 
     @Test
+    void groupsOnDiskThatNothingUsesInThisProcessGetNoLagGauge(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
+        ApplicationContextRunner onDir = runner.withPropertyValues("kafko.ephemeral=false", "kafko.data-dir=" + dir);
+        onDir.run(context -> {
+            Kafko kafko = context.getBean(Kafko.class);
+            kafko.producer("metered").send(null, "x".getBytes()).join();
+            for (String group : new String[] {"replay-1", "replay-2"}) {
+                try (var consumer = kafko.groupConsumer("metered", group)) {
+                    consumer.poll(Duration.ofSeconds(1));
+                    consumer.commit();
+                }
+            }
+            assertThat(context.getBean(MeterRegistry.class).find("kafko.consumer.lag").tag("group", "replay-1")
+                    .meters()).as("a plain consumer's group, from its commit").isNotEmpty();
+        });
+        // the next start: the abandoned replay groups are still on disk, and get no series that would
+        // never clear (a replay under a new group id at every start made them grow without bound)
+        onDir.run(context -> {
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+            assertThat(context.getBean(Kafko.class).groups("metered")).contains("replay-1", "replay-2");
+            assertThat(registry.find("kafko.consumer.lag").tag("group", "replay-1").meters()).isEmpty();
+            assertThat(registry.find("kafko.consumer.lag").tag("group", "replay-2").meters()).isEmpty();
+            assertThat(registry.find("kafko.consumer.lag").tag("group", "metered").meters())
+                    .as("the listener's group").isNotEmpty();
+        });
+    }
+
+    @Test
     void lagAndLogGaugesAppearForTopicsCreatedLaterAndExistingOnes() {
         runner.run(context -> {
             Kafko kafko = context.getBean(Kafko.class);
