@@ -1,9 +1,14 @@
 package dev.kafko.spring.support;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.messaging.Message;
 import org.springframework.messaging.converter.JacksonJsonMessageConverter;
+import org.springframework.messaging.converter.MessageConversionException;
 import org.springframework.util.ClassUtils;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -13,13 +18,20 @@ import tools.jackson.databind.json.JsonMapper;
  * Loaded only when Jackson is on the classpath. Thread-safe like the {@link JsonMapper} it wraps.
  *
  * <p>Only classes assignable to the declared parameter type are ever instantiated, so a record
- * cannot make the listener build an arbitrary class. A class named there that has type parameters
+ * cannot make the listener build an arbitrary class. A record whose header names a class that is not a
+ * subtype is read as the declared type, with a warning once per pair of classes (other events on the same
+ * topic would otherwise lose their fields silently); one whose header names a class that is not on the
+ * class path, and that the declared type cannot read, fails with a conversion error that names it. A class named there that has type parameters
  * of its own ({@code java.util.ArrayList} for a {@code List<Order>} that was sent) is not used: it
  * would lose the element types the declaration gives, so the declaration wins.
  */
 public final class TypeAwareJsonMessageConverter extends JacksonJsonMessageConverter {
 
+    private static final Logger LOG = LoggerFactory.getLogger(TypeAwareJsonMessageConverter.class);
+
     private final @Nullable ClassLoader classLoader;
+    /** The pairs of classes {@link #warnOnce} spoke of. */
+    private final Set<String> warned = ConcurrentHashMap.newKeySet();
 
     public TypeAwareJsonMessageConverter(JsonMapper mapper, @Nullable ClassLoader classLoader) {
         super(mapper);
@@ -29,25 +41,56 @@ public final class TypeAwareJsonMessageConverter extends JacksonJsonMessageConve
     @Override
     protected @Nullable Object convertFromInternal(Message<?> message, Class<?> targetClass,
                                                    @Nullable Object conversionHint) {
-        Class<?> typed = typeFromHeader(message, targetClass);
-        if (typed != null) {
-            return super.convertFromInternal(message, typed, null);
-        }
-        return super.convertFromInternal(message, targetClass, conversionHint);
-    }
-
-    private @Nullable Class<?> typeFromHeader(Message<?> message, Class<?> targetClass) {
-        Object header = message.getHeaders().get(KafkoHeaders.TYPE);
-        String name = header instanceof byte[] b ? new String(b, StandardCharsets.UTF_8)
-                : header instanceof String s ? s : null;
+        String name = typeName(message);
         if (name == null || name.equals(targetClass.getName())) {
-            return null;
+            return super.convertFromInternal(message, targetClass, conversionHint);
+        }
+        Class<?> named = load(name);
+        if (named != null && targetClass.isAssignableFrom(named) && named.getTypeParameters().length == 0) {
+            return super.convertFromInternal(message, named, null);
+        }
+        if (named != null && !targetClass.isAssignableFrom(named)) {
+            warnOnce(named, targetClass);
         }
         try {
-            Class<?> type = ClassUtils.forName(name, classLoader);
-            return targetClass.isAssignableFrom(type) && type.getTypeParameters().length == 0 ? type : null;
+            return super.convertFromInternal(message, targetClass, conversionHint);
+        } catch (MessageConversionException e) {
+            if (named == null) {
+                throw new MessageConversionException(message, "cannot read the record as " + targetClass.getName()
+                        + "; its " + KafkoHeaders.TYPE + " header names " + name + ", which is not on the class"
+                        + " path (renamed or moved since the record was written?): " + e.getMessage(), e);
+            }
+            throw e;
+        }
+    }
+
+    private static @Nullable String typeName(Message<?> message) {
+        Object header = message.getHeaders().get(KafkoHeaders.TYPE);
+        return header instanceof byte[] b ? new String(b, StandardCharsets.UTF_8)
+                : header instanceof String s ? s : null;
+    }
+
+    /** The class named, without initializing it; null when there is none of that name. */
+    private @Nullable Class<?> load(String name) {
+        try {
+            return ClassUtils.forName(name, classLoader);
         } catch (ClassNotFoundException | LinkageError e) {
             return null;
         }
+    }
+
+    /**
+     * A record written from another class than the parameter's, and not a subtype of it: it is read as
+     * the parameter's class, which is right for two classes of one shape (a DTO of each side) and wrong
+     * for another event on the same topic (its fields missing, silently). Said once per pair of classes.
+     */
+    private void warnOnce(Class<?> named, Class<?> target) {
+        if (named.getName().startsWith("java.") || !warned.add(named.getName() + " " + target.getName())) {
+            return; // a Map or a List sent to be read as an object of the application's is a common way
+        }
+        LOG.warn("Records written as {} are read as {} (the listener's parameter type), which {} is not a subtype"
+                + " of: fields {} does not have are dropped. If the topic carries several event types, declare"
+                + " their common supertype (a sealed interface) to get each as its own class", named.getName(),
+                target.getName(), named.getSimpleName(), target.getSimpleName());
     }
 }

@@ -1,0 +1,99 @@
+package dev.kafko.spring.listener.adapter;
+
+import static dev.kafko.spring.listener.adapter.ListenerTestSupport.template;
+import static dev.kafko.spring.listener.adapter.ListenerTestSupport.text;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kafko.Headers;
+import dev.kafko.Kafko;
+import dev.kafko.KafkoRecord;
+import dev.kafko.spring.annotation.KafkoListener;
+import dev.kafko.spring.support.KafkoHeaders;
+import dev.kafko.spring.test.KafkoTestUtils;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.util.StringUtils;
+
+/**
+ * Records of several event types on one topic, and records written from classes that are gone: a
+ * listener of one concrete class read every other event as that class without a word, and one of a
+ * supertype failed on a renamed class with an error that never named the class the record asked for.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class EventTypesTest {
+
+    static final Duration WAIT = Duration.ofSeconds(20);
+    static final List<Object> SEEN = new CopyOnWriteArrayList<>();
+
+    sealed interface AccountEvent permits Opened, Deposited {
+    }
+
+    record Opened(String account, String owner) implements AccountEvent {
+    }
+
+    record Deposited(String account, long amount) implements AccountEvent {
+    }
+
+    private final ApplicationContextRunner runner = ListenerTestSupport.deadLetteringRunner(3);
+
+    @BeforeEach
+    void reset() {
+        SEEN.clear();
+    }
+
+    static class OpenedOnly {
+        @KafkoListener(id = "opened-only", topics = "accounts")
+        void on(Opened opened) {
+            SEEN.add(opened);
+        }
+    }
+
+    @Test
+    void aConcreteListenerReadsAnotherEventTypeAsItsOwnButSaysSoOncePerPairOfClasses(CapturedOutput output) {
+        runner.withBean(OpenedOnly.class).run(context -> {
+            template(context).send("accounts", new Opened("A", "ann")).join();
+            template(context).send("accounts", new Deposited("A", 10)).join();
+            template(context).send("accounts", new Deposited("A", 20)).join();
+            KafkoTestUtils.waitForListeners(context, WAIT);
+            // read by the declared type, as spring-kafka's inferred type precedence does: two classes of one
+            // shape (a DTO on each side) must keep working
+            assertThat(SEEN).containsExactly(new Opened("A", "ann"), new Opened("A", null), new Opened("A", null));
+        });
+        assertThat(StringUtils.countOccurrencesOf(output.getOut(), "Records written as " + Deposited.class.getName()
+                + " are read as " + Opened.class.getName())).isEqualTo(1);
+    }
+
+    static class AnyAccountEvent {
+        @KafkoListener(id = "any-event", topics = "renamed")
+        void on(AccountEvent event) {
+            SEEN.add(event);
+        }
+    }
+
+    @Test
+    void aRecordOfAClassThatIsGoneFailsWithAnErrorNamingItAndIsDeadLetteredWithoutRetries() {
+        runner.withBean(AnyAccountEvent.class).run(context -> {
+            Kafko kafko = context.getBean(Kafko.class);
+            kafko.producer("renamed").send(null, "{\"account\":\"A\",\"amount\":5}".getBytes(StandardCharsets.UTF_8),
+                    Headers.of(KafkoHeaders.TYPE, "shop.events.v1.MoneyDeposited".getBytes(StandardCharsets.UTF_8))).join();
+            template(context).send("renamed", new Deposited("A", 7)).join();
+            KafkoTestUtils.waitForListeners(context, WAIT);
+            assertThat(SEEN).containsExactly(new Deposited("A", 7));
+            List<KafkoRecord> dead = KafkoTestUtils.records(context, "renamed.DLT");
+            assertThat(dead).hasSize(1);
+            assertThat(text(dead.get(0).headers().lastValue(KafkoHeaders.DLT_EXCEPTION_MESSAGE)))
+                    .contains("header names shop.events.v1.MoneyDeposited, which is not on the class path")
+                    .doesNotContain("[B@");
+            assertThat(text(dead.get(0).headers().lastValue(KafkoHeaders.TYPE)))
+                    .isEqualTo("shop.events.v1.MoneyDeposited");
+        });
+    }
+}
