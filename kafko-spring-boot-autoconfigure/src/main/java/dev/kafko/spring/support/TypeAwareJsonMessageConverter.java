@@ -20,8 +20,10 @@ import tools.jackson.databind.json.JsonMapper;
  * <p>Only classes assignable to the declared parameter type are ever instantiated, so a record
  * cannot make the listener build an arbitrary class. A record whose header names a class that is not a
  * subtype is read as the declared type, with a warning once per pair of classes (other events on the same
- * topic would otherwise lose their fields silently); one whose header names a class that is not on the
- * class path, and that the declared type cannot read, fails with a conversion error that names it. A class named there that has type parameters
+ * topic would otherwise lose their fields silently), and so is one whose header names a class no longer on
+ * the class path with another simple name (one of the same name was moved: nothing to say); one whose
+ * header names a class that is not on the class path, and that the declared type cannot read, fails with a
+ * conversion error that names it. A class named there that has type parameters
  * of its own ({@code java.util.ArrayList} for a {@code List<Order>} that was sent) is not used: it
  * would lose the element types the declaration gives, so the declaration wins.
  */
@@ -49,11 +51,18 @@ public final class TypeAwareJsonMessageConverter extends JacksonJsonMessageConve
         if (named != null && targetClass.isAssignableFrom(named) && named.getTypeParameters().length == 0) {
             return super.convertFromInternal(message, named, null);
         }
-        if (named != null && !targetClass.isAssignableFrom(named)) {
-            warnOnce(named, targetClass);
+        if (named != null && !targetClass.isAssignableFrom(named) && !name.startsWith("java.")) {
+            // a Map or a List sent to be read as an object of the application's is a common way
+            warnOnce(name, "", targetClass);
         }
         try {
-            return super.convertFromInternal(message, targetClass, conversionHint);
+            Object read = super.convertFromInternal(message, targetClass, conversionHint);
+            if (named == null && read != null && read.getClass() == targetClass
+                    && !name.substring(name.lastIndexOf('.') + 1).equals(targetClass.getSimpleName())) {
+                // a class of the same simple name was moved, and is read as it was; another one was not
+                warnOnce(name, " (no longer on the class path)", targetClass);
+            }
+            return read;
         } catch (MessageConversionException e) {
             if (named == null) {
                 throw new MessageConversionException(message, "cannot read the record as " + targetClass.getName()
@@ -84,13 +93,13 @@ public final class TypeAwareJsonMessageConverter extends JacksonJsonMessageConve
      * the parameter's class, which is right for two classes of one shape (a DTO of each side) and wrong
      * for another event on the same topic (its fields missing, silently). Said once per pair of classes.
      */
-    private void warnOnce(Class<?> named, Class<?> target) {
-        if (named.getName().startsWith("java.") || !warned.add(named.getName() + " " + target.getName())) {
-            return; // a Map or a List sent to be read as an object of the application's is a common way
+    private void warnOnce(String named, String note, Class<?> target) {
+        if (!warned.add(named + " " + target.getName())) {
+            return;
         }
-        LOG.warn("Records written as {} are read as {} (the listener's parameter type), which {} is not a subtype"
-                + " of: fields {} does not have are dropped. If the topic carries several event types, declare"
-                + " their common supertype (a sealed interface) to get each as its own class", named.getName(),
-                target.getName(), named.getSimpleName(), target.getSimpleName());
+        LOG.warn("Records written as {}{} are read as {} (the listener's parameter type), which that class is not"
+                + " a subtype of: fields {} does not have are dropped. If the topic carries several event types,"
+                + " declare their common supertype (a sealed interface) to get each as its own class", named, note,
+                target.getName(), target.getSimpleName());
     }
 }

@@ -71,6 +71,25 @@ class EventTypesTest {
                 + " are read as " + Opened.class.getName())).isEqualTo(1);
     }
 
+    @Test
+    void aRecordOfAnotherClassThatIsGoneIsReadAsTheConcreteClassWithAWarningAndAMovedOneWithout(
+            CapturedOutput output) {
+        runner.withBean(OpenedOnly.class).run(context -> {
+            Kafko kafko = context.getBean(Kafko.class);
+            byte[] opened = "{\"account\":\"B\",\"owner\":\"bo\"}".getBytes(StandardCharsets.UTF_8);
+            // the same class, moved to another package since: read as it was, nothing to say
+            kafko.producer("accounts").send(null, opened,
+                    Headers.of(KafkoHeaders.TYPE, "shop.v1.Opened".getBytes(StandardCharsets.UTF_8))).join();
+            // another event class, deleted since
+            kafko.producer("accounts").send(null, "{\"account\":\"B\",\"amount\":3}".getBytes(StandardCharsets.UTF_8),
+                    Headers.of(KafkoHeaders.TYPE, "shop.v1.Withdrawn".getBytes(StandardCharsets.UTF_8))).join();
+            KafkoTestUtils.waitForListeners(context, WAIT);
+            assertThat(SEEN).containsExactly(new Opened("B", "bo"), new Opened("B", null));
+        });
+        assertThat(output.getOut()).contains("Records written as shop.v1.Withdrawn (no longer on the class path) are"
+                + " read as " + Opened.class.getName()).doesNotContain("Records written as shop.v1.Opened");
+    }
+
     static class AnyAccountEvent {
         @KafkoListener(id = "any-event", topics = "renamed")
         void on(AccountEvent event) {
