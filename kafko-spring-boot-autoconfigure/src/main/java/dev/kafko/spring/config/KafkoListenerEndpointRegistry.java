@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.context.SmartLifecycle;
@@ -17,9 +16,9 @@ import org.springframework.context.SmartLifecycle;
  * Owns every listener container, for any thread to look up, start, stop, pause or resume: it
  * starts the auto-startup ones when the context starts and stops them all (in parallel, each
  * gracefully) before the context closes, so that kafko itself closes only after every container
- * stopped. While it runs with at least one listener, a non-daemon thread named {@code kafko-keep-alive}
- * keeps the JVM alive (the members' threads are daemon threads), as spring-kafka's non-daemon
- * consumer threads do.
+ * stopped. While any container of the JVM runs, a non-daemon thread named {@code kafko-keep-alive} keeps
+ * the JVM alive (the members' threads are daemon threads), as spring-kafka's non-daemon consumer threads
+ * do.
  *
  * <pre>{@code
  * registry.getListenerContainer("billing").pause();
@@ -35,8 +34,6 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
 
     private final Map<String, MessageListenerContainer> containers = new LinkedHashMap<>();
     private volatile boolean running;
-    /** The thread that keeps the JVM alive while listeners run, or null; under {@link #containers}. */
-    private @Nullable Thread keepAlive;
 
     /**
      * Adds a container.
@@ -53,37 +50,7 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
             containers.put(id, container);
         }
         if (startIfRunning && running && container.isAutoStartup()) {
-            keepAlive(true);
             container.start();
-        }
-    }
-
-    /**
-     * Starts or ends the one non-daemon thread that keeps the JVM alive while the registry runs
-     * listeners. Member threads are daemon threads (virtual ones always are), so that a member stuck in
-     * its listener past the shutdown timeout cannot hold the JVM after the context closed; without this
-     * thread an application whose only work is its listeners (no web server) would exit as soon as it
-     * started, as Boot's {@code spring.main.keep-alive} exists to prevent for virtual threads.
-     */
-    private void keepAlive(boolean on) {
-        synchronized (containers) {
-            if (on && keepAlive == null) {
-                Thread t = new Thread(KafkoListenerEndpointRegistry::waitForInterrupt, "kafko-keep-alive");
-                t.setDaemon(false);
-                t.start();
-                keepAlive = t;
-            } else if (!on && keepAlive != null) {
-                keepAlive.interrupt();
-                keepAlive = null;
-            }
-        }
-    }
-
-    private static void waitForInterrupt() {
-        try {
-            new CountDownLatch(1).await();
-        } catch (InterruptedException e) {
-            // the registry stopped: the JVM may exit once nothing else holds it
         }
     }
 
@@ -113,9 +80,6 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
      */
     @Override
     public void start() {
-        if (!getListenerContainers().isEmpty()) {
-            keepAlive(true);
-        }
         for (MessageListenerContainer container : getListenerContainers()) {
             if (container.isAutoStartup()) {
                 try {
@@ -137,7 +101,6 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
     @Override
     public void stop() {
         running = false;
-        keepAlive(false);
         List<CompletableFuture<Void>> stopping = new ArrayList<>();
         for (MessageListenerContainer container : getListenerContainers()) {
             if (container.isRunning()) {

@@ -34,6 +34,8 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     private final KafkoInstrumentation instrumentation;
     private final List<KafkoMessageListenerContainer> members = new ArrayList<>();
     private final ProcessedOffsets processed;
+    /** Whether this container holds the {@link KeepAlive}: from its start until it is asked to stop. */
+    private boolean keepingAlive;
 
     public ConcurrentMessageListenerContainer(String listenerId, List<String> topics, String groupId, LogBackend backend,
                                               ContainerProperties properties, boolean autoStartup,
@@ -106,6 +108,10 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
             processed.clear();
         }
         CountDownLatch allJoined = new CountDownLatch(1);
+        if (!keepingAlive) {
+            KeepAlive.acquire();
+            keepingAlive = true;
+        }
         try {
             members.forEach(member -> member.start(allJoined));
         } catch (RuntimeException e) {
@@ -119,18 +125,28 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
 
     @Override
     public synchronized void stop() {
+        releaseKeepAlive();
         members.forEach(KafkoMessageListenerContainer::requestStop);
         members.forEach(KafkoMessageListenerContainer::awaitStopped);
     }
 
     /** Asks every member to stop without waiting (the registry stops all containers at once). */
-    void requestStop() {
+    synchronized void requestStop() {
+        releaseKeepAlive();
         members.forEach(KafkoMessageListenerContainer::requestStop);
     }
 
     /** Waits for every member asked to stop. */
     void awaitStopped() {
         members.forEach(KafkoMessageListenerContainer::awaitStopped);
+    }
+
+    /** Under this container's lock. */
+    private void releaseKeepAlive() {
+        if (keepingAlive) {
+            keepingAlive = false;
+            KeepAlive.release();
+        }
     }
 
     @Override

@@ -26,25 +26,49 @@ class KeepAliveProcessTest {
     @Import(Worker.Listener.class)
     public static class Worker {
 
+        /** {@code <data dir> [run | never-started | stopped]}. */
         public static void main(String[] args) {
-            new SpringApplicationBuilder(Worker.class).web(WebApplicationType.NONE)
-                    .properties("kafko.data-dir=" + args[0], "logging.level.root=warn").run();
+            String mode = args.length > 1 ? args[1] : "run";
+            var context = new SpringApplicationBuilder(Worker.class).web(WebApplicationType.NONE)
+                    .properties("kafko.data-dir=" + args[0], "logging.level.root=warn",
+                            "worker.auto-startup=" + !mode.equals("never-started")).run();
+            if (mode.equals("stopped")) {
+                context.getBean(KafkoListenerEndpointRegistry.class).getListenerContainer("worker").stop();
+            }
             // main returns here: only the application's own threads keep the JVM alive
         }
 
         static class Listener {
-            @KafkoListener(id = "worker", topics = "work")
+            @KafkoListener(id = "worker", topics = "work", autoStartup = "${worker.auto-startup}")
             void on(String value) {
+            }
+        }
+    }
+
+    private static Process worker(Path dir, String mode) throws java.io.IOException {
+        return new ProcessBuilder(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), Worker.class.getName(), dir.resolve("data").toString(),
+                mode)).redirectErrorStream(true).redirectOutput(dir.resolve(mode + ".log").toFile()).start();
+    }
+
+    @Test
+    void anApplicationWhoseListenersDoNotRunExitsByItself(@TempDir Path dir) throws Exception {
+        for (String mode : List.of("never-started", "stopped")) {
+            Process p = worker(dir, mode);
+            try {
+                assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("%s: exited by itself: %s", mode,
+                        read(dir.resolve(mode + ".log"))).isTrue();
+                assertThat(p.exitValue()).as(mode).isZero();
+            } finally {
+                p.destroyForcibly();
             }
         }
     }
 
     @Test
     void aListenerOnlyApplicationStaysUpAfterMainReturnsAndStopsOnSigterm(@TempDir Path dir) throws Exception {
-        Path log = dir.resolve("worker.log");
-        Process p = new ProcessBuilder(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), Worker.class.getName(), dir.resolve("data").toString()))
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Path log = dir.resolve("run.log");
+        Process p = worker(dir, "run");
         try {
             // started once kafko locked its directory; main has returned well before this wait ends
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
