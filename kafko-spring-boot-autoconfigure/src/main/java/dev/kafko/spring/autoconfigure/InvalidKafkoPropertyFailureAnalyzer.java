@@ -5,6 +5,7 @@ import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
+import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.core.env.Environment;
@@ -28,7 +29,7 @@ final class InvalidKafkoPropertyFailureAnalyzer extends AbstractFailureAnalyzer<
         StringBuilder description = new StringBuilder("Invalid kafko configuration: ").append(cause.getMessage());
         ConfigurationProperty property = find(cause.getProperty());
         if (property != null) {
-            description.append("\n\n    Property: ").append(cause.getProperty())
+            description.append("\n\n    Property: ").append(property.getName())
                     .append("\n    Value: \"").append(property.getValue()).append('"');
             if (property.getOrigin() != null) {
                 description.append("\n    Origin: ").append(property.getOrigin());
@@ -38,7 +39,10 @@ final class InvalidKafkoPropertyFailureAnalyzer extends AbstractFailureAnalyzer<
                 + " in your configuration (the README's Properties table lists every kafko.* property).", cause);
     }
 
-    /** The property as the environment holds it, from its first source that has it; null if none does. */
+    /**
+     * The property as the environment holds it, from its first source that has it; for a prefix (a topic
+     * whose name is refused: {@code kafko.topics[bad$name]}), the first property below it; null if none.
+     */
     private @Nullable ConfigurationProperty find(String name) {
         ConfigurationPropertyName key = ConfigurationPropertyName.ofIfValid(name);
         if (environment == null || key == null) {
@@ -48,6 +52,13 @@ final class InvalidKafkoPropertyFailureAnalyzer extends AbstractFailureAnalyzer<
             ConfigurationProperty property = source.getConfigurationProperty(key);
             if (property != null) {
                 return property;
+            }
+            if (source instanceof IterableConfigurationPropertySource iterable) {
+                for (ConfigurationPropertyName candidate : iterable) {
+                    if (key.isAncestorOf(candidate)) {
+                        return iterable.getConfigurationProperty(candidate);
+                    }
+                }
             }
         }
         return null;

@@ -116,9 +116,11 @@ public final class KafkoTopicProvisioner implements InitializingBean {
         return current <= originalPartitions;
     }
 
-    /** The properties that declare topic {@code name}: a name with a dot needs the bracket form. */
+    /** The properties that declare topic {@code name}: a name with other than lower-case letters, digits and dashes in brackets. */
     public static String propertyPrefix(String name) {
-        return name.indexOf('.') >= 0 ? "kafko.topics[" + name + "]" : "kafko.topics." + name;
+        // Boot's canonical form: a key of lower-case letters, digits and dashes as is, any other in brackets
+        return name.chars().allMatch(c -> (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')
+                ? "kafko.topics." + name : "kafko.topics[" + name + "]";
     }
 
     /**

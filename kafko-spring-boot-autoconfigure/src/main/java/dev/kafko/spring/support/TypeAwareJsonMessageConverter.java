@@ -1,6 +1,8 @@
 package dev.kafko.spring.support;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Collection;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
@@ -51,7 +53,8 @@ public final class TypeAwareJsonMessageConverter extends JacksonJsonMessageConve
         if (named != null && targetClass.isAssignableFrom(named) && named.getTypeParameters().length == 0) {
             return super.convertFromInternal(message, named, null);
         }
-        if (named != null && !targetClass.isAssignableFrom(named) && !name.startsWith("java.")) {
+        if (named != null && !targetClass.isAssignableFrom(named) && !Map.class.isAssignableFrom(named)
+                && !Collection.class.isAssignableFrom(named)) {
             // a Map or a List sent to be read as an object of the application's is a common way
             warnOnce(name, "", targetClass);
         }

@@ -47,6 +47,15 @@ class PropertyOriginTest {
     }
 
     @Test
+    void aTopicNameOutsideTheRuleIsReportedWithThePropertyThatDeclaresIt(CapturedOutput output) {
+        assertThatThrownBy(() -> start("bad-topic-name")).hasStackTraceContaining("topic name 'bad$name' is invalid");
+        assertThat(output).contains("kafko.topics[bad$name] topic name 'bad$name' is invalid")
+                .contains("Property: kafko.topics[bad$name].partitions")
+                .contains("Value: \"2\"")
+                .contains("Origin: class path resource [property-origin/bad-topic-name.properties] - 2:35");
+    }
+
+    @Test
     void aValueFromAnyPropertySourceIsShownAndAPropertyNotInTheEnvironmentIsJustNamed() {
         MockEnvironment environment = new MockEnvironment().withProperty("kafko.max-block", "-1s");
         InvalidKafkoPropertyFailureAnalyzer analyzer = new InvalidKafkoPropertyFailureAnalyzer(environment);
