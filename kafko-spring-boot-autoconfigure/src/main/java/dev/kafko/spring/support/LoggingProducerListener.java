@@ -1,8 +1,5 @@
 package dev.kafko.spring.support;
 
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,35 +17,18 @@ import org.slf4j.LoggerFactory;
 public final class LoggingProducerListener<K, V> implements ProducerListener<K, V> {
 
     private static final Logger LOG = LoggerFactory.getLogger(LoggingProducerListener.class);
-    private static final long TRACE_EVERY_NANOS = TimeUnit.MINUTES.toNanos(1);
 
-    /** When the stack trace of each kind of failure was last logged, by topic and exception class. */
-    private final Map<String, Long> tracedAt = new ConcurrentHashMap<>();
+    private final StackTraceLimiter traces = new StackTraceLimiter();
 
     @Override
     public void onError(String topic, @Nullable Integer partition, @Nullable K key, @Nullable V value,
                         Throwable exception) {
         String where = partition == null ? "" : " partition " + partition;
-        if (traceDue(topic + '\0' + exception.getClass().getName())) {
+        if (traces.traceDue(topic + '\0' + exception.getClass().getName())) {
             LOG.error("Sending to topic '{}'{} with key '{}' failed", topic, where, key, exception);
         } else {
-            Throwable cause = exception.getCause();
-            LOG.error("Sending to topic '{}'{} with key '{}' failed: {}{} (stack trace logged with an earlier one)",
-                    topic, where, key, exception, cause == null || cause == exception ? "" : ", caused by " + cause);
+            LOG.error("Sending to topic '{}'{} with key '{}' failed: {} (stack trace logged with an earlier one)",
+                    topic, where, key, StackTraceLimiter.oneLine(exception));
         }
-    }
-
-    private boolean traceDue(String kind) {
-        long now = System.nanoTime();
-        Long last = tracedAt.get(kind);
-        if (last != null && now - last < TRACE_EVERY_NANOS) {
-            return false;
-        }
-        // two threads may both log one: no matter
-        tracedAt.put(kind, now);
-        if (tracedAt.size() > 1024) {
-            tracedAt.clear(); // many topics or kinds: forget, and trace each again once
-        }
-        return true;
     }
 }
