@@ -41,9 +41,10 @@ final class PartitionDirectory {
     }
 
     /**
-     * Deletes the clean-shutdown marker durably before the first write after a clean open. Until
-     * then the files are exactly as the marker describes them (a clean open changes nothing, and
-     * retention deletes only sealed segments, which the marker does not vouch for), so a crash
+     * Deletes the clean-shutdown marker durably before the first write after a clean open (an append,
+     * or a roll that retention makes to delete the active segment). Until then the files are exactly
+     * as the marker describes them (a clean open changes nothing, and retention otherwise deletes only
+     * sealed segments, which the marker does not vouch for), so a crash
      * before this point reopens as clean and correctly so; a crash after it reopens with a scan.
      */
     void dropCleanMarker() {

@@ -425,6 +425,9 @@ public final class PartitionLog implements Closeable {
             }
             if (n == segs.length) {
                 try {
+                    if (directory.markerOnDisk()) {
+                        directory.dropCleanMarker(); // the roll is the first change to the files since a clean open
+                    }
                     roll(segs[n - 1], now);
                 } catch (KafkoException e) {
                     throw fail(e);
