@@ -228,6 +228,7 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         if (topics.isEmpty()) {
             throw new InvalidKafkoListenerException("@KafkoListener on " + where + " names no topic");
         }
+        refuseSuspendFunction(method, id, where);
         String group = resolveString(listener.groupId(), "groupId", where, ctx);
         // names are checked here, before anything starts (the web server, the other listeners)
         for (String topic : topics) {
@@ -264,6 +265,21 @@ public final class KafkoListenerAnnotationBeanPostProcessor
             checkName("topic", reply, id, where);
         }
         return reply;
+    }
+
+    /**
+     * A Kotlin {@code suspend fun} compiles to a method whose last parameter is a {@code Continuation}:
+     * the container would take that for the payload, fail every record as a conversion error and commit
+     * past it without the function ever running. It is refused before anything starts instead.
+     */
+    private static void refuseSuspendFunction(Method method, String id, String where) {
+        Class<?>[] types = method.getParameterTypes();
+        if (types.length > 0 && types[types.length - 1].getName().equals("kotlin.coroutines.Continuation")) {
+            throw new InvalidKafkoListenerException("@KafkoListener '" + id + "' on " + where + " is a Kotlin suspend"
+                    + " function, which kafko cannot invoke: make it a plain function, or return the work as a"
+                    + " Mono (kotlinx-coroutines-reactor's mono { ... }) or a CompletableFuture, which are awaited"
+                    + " before the record is committed");
+        }
     }
 
     private static void checkName(String kind, String name, String id, String where) {

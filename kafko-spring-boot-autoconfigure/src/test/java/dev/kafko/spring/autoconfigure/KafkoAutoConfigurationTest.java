@@ -198,6 +198,20 @@ class KafkoAutoConfigurationTest {
     }
 
     @Test
+    void aKotlinSuspendFunctionListenerFailsStartUpInsteadOfHavingItsRecordsCommittedUnrun() {
+        runner.withBean(SuspendListener.class).run(context -> assertThat(context).getFailure()
+                .hasStackTraceContaining("@KafkoListener 'suspended' on SuspendListener.on is a Kotlin suspend function"));
+    }
+
+    /** What a Kotlin {@code suspend fun on(value: String)} compiles to. */
+    static class SuspendListener {
+        @dev.kafko.spring.annotation.KafkoListener(id = "suspended", topics = "suspended")
+        Object on(String value, kotlin.coroutines.Continuation<Object> continuation) {
+            return null;
+        }
+    }
+
+    @Test
     void anInvalidListenerGetsAFailureAnalysisNamingItAndItsAttribute() {
         runner.withBean(BadTopic.class).run(context -> {
             org.springframework.boot.diagnostics.FailureAnalysis analysis =
