@@ -85,17 +85,22 @@ class ConsumerGroupTest {
         }
     }
 
-    @Test
-    void corruptOffsetFileFallsBackToTheResetPolicyWithAWarning() throws Exception {
+    /** Topic {@code t} with {@code records} records, all committed by group {@code g}: its offsets file. */
+    private Path committedOffsetsFile(int records) {
         try (Kafko k = Kafko.open(dir)) {
             k.createTopic("t");
-            fill(k, "t", 10);
+            fill(k, "t", records);
             try (Consumer c = k.groupConsumer("t", "g")) {
                 c.poll(Duration.ofSeconds(1));
                 c.commit();
             }
         }
-        Path file = FileNames.groupOffsetsFile(dir.resolve("t"), "g");
+        return FileNames.groupOffsetsFile(dir.resolve("t"), "g");
+    }
+
+    @Test
+    void corruptOffsetFileFallsBackToTheResetPolicyWithAWarning() throws Exception {
+        Path file = committedOffsetsFile(10);
         byte[] b = Files.readAllBytes(file);
         b[1] ^= 0x5a;
         Files.write(file, b);
@@ -305,15 +310,7 @@ class ConsumerGroupTest {
 
     @Test
     void anEmptyOffsetsFileIsReportedOnceAndTheGroupStartsByItsResetPolicy() throws Exception {
-        try (Kafko k = Kafko.open(dir)) {
-            k.createTopic("t");
-            fill(k, "t", 3);
-            try (Consumer c = k.groupConsumer("t", "g")) {
-                c.poll(Duration.ofSeconds(1));
-                c.commit();
-            }
-        }
-        Path file = FileNames.groupOffsetsFile(dir.resolve("t"), "g");
+        Path file = committedOffsetsFile(3);
         Files.write(file, new byte[0]);
         List<String> warnings;
         try (CapturedWarnings captured = CapturedWarnings.of("dev.kafko.internal.broker.GroupOffsetsFile");
