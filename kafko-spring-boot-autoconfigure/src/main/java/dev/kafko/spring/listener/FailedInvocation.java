@@ -16,7 +16,8 @@ public interface FailedInvocation {
     /**
      * Waits {@code millis} before the next attempt.
      *
-     * @return false when the container is stopping: give up at once and let the records be delivered again
+     * @return false when the container is stopping or pausing (the wait then ends early): give up at once
+     *     and let the records be delivered again, after the restart or the resume
      */
     boolean backOff(long millis);
 }

@@ -212,6 +212,7 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
         if (c != null) {
             c.wakeup();
         }
+        signalAll(); // a retry's back-off ends: the failed records wait for the resume
     }
 
     @Override
@@ -309,13 +310,13 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
         }
     }
 
-    /** Waits {@code millis} unless a stop is requested first (pause and resume do not cut it short). */
-    void awaitStop(long millis) throws InterruptedException {
+    /** Waits {@code millis} unless a stop or a pause is requested first (a resume does not cut it short). */
+    void awaitStopOrPause(long millis) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
         lock.lock();
         try {
             long left;
-            while (!stopRequested && (left = deadline - System.nanoTime()) > 0) {
+            while (!stopRequested && !pauseRequested && (left = deadline - System.nanoTime()) > 0) {
                 signal.awaitNanos(left);
             }
         } finally {

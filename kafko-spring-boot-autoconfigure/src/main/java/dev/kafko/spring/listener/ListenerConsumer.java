@@ -353,6 +353,12 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
                         records.size(), container.topic(), unhandled.getMessage());
                 return false;
             }
+            if (container.pauseRequested()) {
+                LOG.info("Listener '{}' paused while retrying {} record(s) from {}; they are not committed and will"
+                        + " be delivered again after the resume ({})", container.getListenerId(), records.size(),
+                        container.topic(), unhandled.getMessage());
+                return false;
+            }
             LOG.warn("Listener '{}' did not finish {} record(s) from {}; they will be delivered again in {} ms",
                     container.getListenerId(), records.size(), container.topic(), REDELIVERY_PAUSE_MILLIS, unhandled);
             // whatever failed (a dead-letter topic that refuses writes, say) needs time: no hot loop
@@ -365,7 +371,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
 
     private void pauseBeforeRedelivery() {
         try {
-            container.awaitStop(REDELIVERY_PAUSE_MILLIS);
+            container.awaitStopOrPause(REDELIVERY_PAUSE_MILLIS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -574,13 +580,13 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         public boolean backOff(long millis) {
             if (millis > 0) {
                 try {
-                    container.awaitStop(millis);
+                    container.awaitStopOrPause(millis);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     return false;
                 }
             }
-            return !container.stopRequested();
+            return !container.stopRequested() && !container.pauseRequested();
         }
     }
 }

@@ -22,7 +22,9 @@ public interface MessageListenerContainer {
 
     /**
      * Stops gracefully: every member finishes (and commits) the record in hand, commits what its ack
-     * mode promises and leaves the group. Blocks until done or the shutdown timeout passed.
+     * mode promises and leaves the group. Blocks until done or the shutdown timeout passed. A record
+     * whose listener failed and that waits for its next attempt is not retried further: it stays
+     * uncommitted and is delivered again when the group next reads it, its attempts counted from 1.
      */
     void stop();
 
@@ -32,7 +34,11 @@ public interface MessageListenerContainer {
         callback.run();
     }
 
-    /** Asks the members to stop polling after the records in hand; they stay in the group. */
+    /**
+     * Asks the members to stop polling after the records in hand; they stay in the group. A record
+     * being retried is not retried further (a back-off ends at once): it stays uncommitted and is
+     * delivered again after {@link #resume()}, its attempts counted from 1.
+     */
     void pause();
 
     /** Undoes {@link #pause()}. */

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -332,6 +333,36 @@ class ErrorHandlingTest {
                 });
     }
 
+    @Test
+    void pausingDuringTheRetriesEndsThemAndTheRecordIsDeliveredAgainAfterTheResume(CapturedOutput output) {
+        HEALED.set(false);
+        runner.withBean(Outage.class)
+                .withPropertyValues("kafko.listener.retry.max-attempts=5", "kafko.listener.retry.backoff=1s")
+                .run(context -> {
+                    template(context).send("outage", 0, null, "ok").join();
+                    template(context).send("outage", 0, null, "db").join();
+                    await().atMost(Duration.ofSeconds(20)).until(() -> ATTEMPTS.containsKey("db"));
+                    MessageListenerContainer container = context
+                            .getBean(dev.kafko.spring.config.KafkoListenerEndpointRegistry.class)
+                            .getListenerContainer("outage");
+                    container.pause();
+                    // the back-off ends at the pause: the member stops polling instead of using up the attempts
+                    await().atMost(Duration.ofSeconds(3)).until(container::isPaused);
+                    assertThat(ATTEMPTS.get("db").get()).as("no attempt after the pause").isLessThanOrEqualTo(2);
+                    Kafko kafko = context.getBean(Kafko.class);
+                    assertThat(kafko.groupInfo("outage", "outage").committed()).containsEntry(0, 1L);
+                    assertThat(DONE).containsExactly("ok");
+                    assertThat(output).contains("Listener 'outage' paused while retrying 1 record(s) from outage;")
+                            .doesNotContain("gave up");
+
+                    HEALED.set(true);
+                    container.resume();
+                    KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+                    assertThat(DONE).containsExactly("ok", "db");
+                    assertThat(kafko.groupInfo("outage", "outage").committed()).containsEntry(0, 2L);
+                });
+    }
+
     @SuppressWarnings("unchecked")
     private static KafkoTemplate<Object, Object> template(ApplicationContext context) {
         return context.getBean(KafkoTemplate.class);
@@ -382,6 +413,20 @@ class ErrorHandlingTest {
         @KafkoListener(id = "typed", topics = "typed")
         void typed(Order order) {
             ORDERS.add(order);
+        }
+    }
+
+    static final AtomicBoolean HEALED = new AtomicBoolean();
+
+    /** Fails "db" until {@link #HEALED}, as a listener does while its database is down. */
+    static class Outage {
+        @KafkoListener(id = "outage", topics = "outage", ackMode = "RECORD")
+        void outage(String value) {
+            if (value.equals("db") && !HEALED.get()) {
+                ATTEMPTS.computeIfAbsent(value, k -> new AtomicInteger()).incrementAndGet();
+                throw new IllegalStateException("database down");
+            }
+            DONE.add(value);
         }
     }
 
