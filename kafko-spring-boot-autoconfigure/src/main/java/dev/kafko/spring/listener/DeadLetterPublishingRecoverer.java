@@ -1,5 +1,6 @@
 package dev.kafko.spring.listener;
 
+import dev.kafko.Header;
 import dev.kafko.Headers;
 import dev.kafko.KafkoRecord;
 import dev.kafko.RecordTooLargeException;
@@ -11,8 +12,11 @@ import dev.kafko.spring.support.KafkoInstrumentation;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
@@ -21,7 +25,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Publishes, from any container thread, a record that exhausted its attempts to
  * {@code <topic>.DLT} on the same partition, with its key, value and headers plus
- * {@code kafko_dlt-*} headers naming the exception and the original topic, partition and offset.
+ * {@code kafko_dlt-*} headers naming the exception and the original topic, partition and offset (the
+ * exception headers of an earlier dead-lettering of the same record are left out).
  * The dead-letter topic is made ready when a container starts reading the original ({@link #prepare}):
  * created with at least as many partitions as the original when topics are created on first use (a
  * declared one grows to that many too); otherwise it must be declared, or the container does not
@@ -43,6 +48,9 @@ public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
 
     /** The stack-trace header of a dead letter that did not fit its topic with the whole trace. */
     static final String STACK_TRACE_LEFT_OUT = "(left out: the dead letter was larger than the topic's max record size with it)";
+
+    private static final Set<String> EXCEPTION_HEADERS = Set.of(KafkoHeaders.DLT_EXCEPTION_FQCN,
+            KafkoHeaders.DLT_EXCEPTION_CAUSE_FQCN, KafkoHeaders.DLT_EXCEPTION_MESSAGE, KafkoHeaders.DLT_EXCEPTION_STACKTRACE);
 
     private final LogBackend backend;
     private final KafkoInstrumentation instrumentation;
@@ -120,8 +128,12 @@ public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
     }
 
     private static Headers headers(KafkoRecord record, Throwable cause, FailedInvocation invocation, String stackTrace) {
-        return record.headers()
-                .with(KafkoHeaders.DLT_EXCEPTION_FQCN, utf8(cause.getClass().getName()))
+        Headers headers = withoutExceptionHeaders(record.headers())
+                .with(KafkoHeaders.DLT_EXCEPTION_FQCN, utf8(cause.getClass().getName()));
+        if (cause.getCause() != null && cause.getCause() != cause) {
+            headers = headers.with(KafkoHeaders.DLT_EXCEPTION_CAUSE_FQCN, utf8(cause.getCause().getClass().getName()));
+        }
+        return headers
                 .with(KafkoHeaders.DLT_EXCEPTION_MESSAGE, utf8(String.valueOf(cause.getMessage())))
                 .with(KafkoHeaders.DLT_EXCEPTION_STACKTRACE, utf8(stackTrace))
                 .with(KafkoHeaders.DLT_ORIGINAL_TOPIC, utf8(record.topic()))
@@ -129,6 +141,22 @@ public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
                 .with(KafkoHeaders.DLT_ORIGINAL_OFFSET, utf8(Long.toString(record.offset())))
                 .with(KafkoHeaders.DLT_ORIGINAL_TIMESTAMP, utf8(Long.toString(record.timestamp())))
                 .with(KafkoHeaders.DLT_ORIGINAL_CONSUMER_GROUP, utf8(invocation.groupId()));
+    }
+
+    /**
+     * The record's headers without the exception headers of an earlier dead-lettering (a record replayed
+     * from a dead-letter topic that failed again), as spring-kafka strips them: each stack trace would
+     * otherwise stay, and the record grow at every round. The {@code kafko_dlt-original-*} headers stay,
+     * the last of each naming this round.
+     */
+    private static Headers withoutExceptionHeaders(Headers headers) {
+        List<Header> kept = new ArrayList<>(headers.size());
+        for (Header h : headers) {
+            if (!EXCEPTION_HEADERS.contains(h.key())) {
+                kept.add(h);
+            }
+        }
+        return kept.size() == headers.size() ? headers : Headers.of(kept);
     }
 
     private static boolean tooLarge(Throwable e) {

@@ -1,6 +1,8 @@
 package dev.kafko.spring.listener;
 
+import dev.kafko.InvalidNameException;
 import dev.kafko.KafkoRecord;
+import dev.kafko.RecordTooLargeException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -14,9 +16,10 @@ import org.springframework.util.backoff.FixedBackOff;
 
 /**
  * Retries a failed delivery with a {@link BackOff}, then hands each record to a
- * {@link RecordRecoverer} (by default: log and skip). Conversion and argument-resolution failures
- * and {@link InvalidReplyHeaderException}s are not retried: they would fail the same way; nor are the
- * exceptions named with
+ * {@link RecordRecoverer} (by default: log and skip). Conversion and argument-resolution failures,
+ * {@link InvalidReplyHeaderException}s and sends the log refuses for good ({@link RecordTooLargeException},
+ * {@link InvalidNameException}) are not retried: they would fail the same way (see {@link #isRetryable});
+ * nor are the exceptions named with
  * {@link #addNotRetryableExceptions} (anywhere in the cause chain). Configure it before the
  * containers start; the container member threads then call it.
  */
@@ -125,13 +128,16 @@ public final class DefaultErrorHandler implements KafkoErrorHandler {
     }
 
     /**
-     * Whether another attempt could succeed: false for conversion and argument-resolution failures, and
-     * for a reply that the record's headers cannot route.
+     * Whether another attempt could succeed: false for conversion and argument-resolution failures, for
+     * a reply that the record's headers cannot route, and for a send the log refuses whatever the attempt
+     * (a {@link RecordTooLargeException}, an {@link InvalidNameException}): a {@code @SendTo} reply too
+     * large for its topic would otherwise run the method again, and repeat what it did, at every attempt.
      */
     public static boolean isRetryable(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
             if (t instanceof MessageConversionException || t instanceof MethodArgumentResolutionException
-                    || t instanceof InvalidReplyHeaderException) {
+                    || t instanceof InvalidReplyHeaderException || t instanceof RecordTooLargeException
+                    || t instanceof InvalidNameException) {
                 return false;
             }
             if (t.getCause() == t) {

@@ -68,9 +68,14 @@ public final class KafkoHeaders {
     public static final String TYPE = PREFIX + "type";
 
     // --- written on dead-letter records ------------------------------------------------------
-    /** The class name of the exception that sent the record to the dead-letter topic. */
+    /**
+     * The class name of the exception that sent the record to the dead-letter topic: what the listener
+     * threw (an {@code Error} included), or the cause of a {@code @SendTo} reply that could not be written.
+     */
     public static final String DLT_EXCEPTION_FQCN = PREFIX + "dlt-exception-fqcn";
-    /** The message of that exception (of its root cause when it wraps one). */
+    /** The class name of that exception's cause, when it has one; as spring-kafka's {@code kafka_dlt-exception-cause-fqcn}. */
+    public static final String DLT_EXCEPTION_CAUSE_FQCN = PREFIX + "dlt-exception-cause-fqcn";
+    /** The message of that exception (its cause's message is in the stack trace). */
     public static final String DLT_EXCEPTION_MESSAGE = PREFIX + "dlt-exception-message";
     /** The stack trace of that exception. */
     public static final String DLT_EXCEPTION_STACKTRACE = PREFIX + "dlt-exception-stacktrace";
