@@ -197,7 +197,7 @@ public final class KafkoListenerAnnotationBeanPostProcessor
      * What an attribute that names a bean resolves to: the bean of that name or, as in spring-kafka, the
      * object a SpEL expression returns when it is one of {@code type}; {@code null} for an empty value.
      */
-    private <T> @Nullable T resolveBean(String value, Class<T> type, String attribute, String id, String where,
+    private <T> @Nullable T resolveBean(String value, Class<T> type, String attribute, String where,
                                         BeanExpressionContext ctx) {
         if (!StringUtils.hasText(value)) {
             return null;
@@ -207,48 +207,50 @@ public final class KafkoListenerAnnotationBeanPostProcessor
             return type.cast(resolved);
         }
         if (resolved != null && !(resolved instanceof String)) {
-            throw new InvalidKafkoListenerException("@KafkoListener '" + id + "' on " + where + ": " + attribute + " '"
+            throw new InvalidKafkoListenerException("@KafkoListener " + where + ": " + attribute + " '"
                     + value + "' resolved to a " + resolved.getClass().getName() + ", neither a " + type.getSimpleName()
                     + " nor a bean name");
         }
         String name = resolved == null ? "" : ((String) resolved).strip();
         return name.isEmpty() ? null : bean(requireBeanFactory(), name, type, attribute, "the "
-                + type.getSimpleName() + " beans are", "@KafkoListener '" + id + "' on " + where);
+                + type.getSimpleName() + " beans are", "@KafkoListener " + where);
     }
 
     private KafkoListenerEndpoint endpoint(KafkoListener listener, Object bean, Method method, String defaultId) {
-        String where = method.getDeclaringClass().getSimpleName() + "." + method.getName();
+        String declared = "on " + method.getDeclaringClass().getSimpleName() + "." + method.getName();
         // #{__listener} is the bean itself in SpEL, as in spring-kafka
         BeanExpressionContext ctx = new BeanExpressionContext(requireBeanFactory(), new ListenerScope(bean));
-        String id = resolveString(listener.id(), "id", where, ctx);
+        String id = resolveString(listener.id(), "id", declared, ctx);
         if (id == null) {
             id = defaultId;
         }
+        // how every later failure names the listener: its id, then its method
+        String where = "'" + id + "' " + declared;
         List<String> topics = resolveTopics(listener.topics(), where, ctx);
         if (topics.isEmpty()) {
-            throw new InvalidKafkoListenerException("@KafkoListener on " + where + " names no topic");
+            throw new InvalidKafkoListenerException("@KafkoListener " + where + " names no topic");
         }
-        refuseSuspendFunction(method, id, where);
+        refuseSuspendFunction(method, where);
         String group = resolveString(listener.groupId(), "groupId", where, ctx);
         // names are checked here, before anything starts (the web server, the other listeners)
         for (String topic : topics) {
-            checkName("topic", topic, id, where);
+            checkName("topic", topic, where);
         }
-        checkName("group", group == null ? id : group, id, where);
+        checkName("group", group == null ? id : group, where);
         String concurrency = resolveString(listener.concurrency(), "concurrency", where, ctx);
         String autoStartup = resolveString(listener.autoStartup(), "autoStartup", where, ctx);
         String batch = resolveString(listener.batch(), "batch", where, ctx);
         String ackMode = resolveString(listener.ackMode(), "ackMode", where, ctx);
         String containerFactory = resolveString(listener.containerFactory(), "containerFactory", where, ctx);
         SendTo sendTo = AnnotatedElementUtils.findMergedAnnotation(method, SendTo.class);
-        String replyTopic = sendTo == null ? null : replyTopic(sendTo, id, where, ctx);
+        String replyTopic = sendTo == null ? null : replyTopic(sendTo, where, ctx);
         return new KafkoListenerEndpoint(id, topics, group == null ? id : group,
                 concurrency == null ? null : parseInt(concurrency, where),
                 autoStartup == null ? null : parseBoolean(autoStartup, "autoStartup", where),
                 batch != null && parseBoolean(batch, "batch", where), ackMode == null ? null : parseAckMode(ackMode, where),
                 bean, method, replyTopic, containerFactory, sendTo != null && replyTopic == null,
-                resolveBean(listener.filter(), RecordFilterStrategy.class, "filter", id, where, ctx),
-                resolveBean(listener.errorHandler(), KafkoListenerErrorHandler.class, "errorHandler", id, where, ctx));
+                resolveBean(listener.filter(), RecordFilterStrategy.class, "filter", where, ctx),
+                resolveBean(listener.errorHandler(), KafkoListenerErrorHandler.class, "errorHandler", where, ctx));
     }
 
     /**
@@ -256,13 +258,13 @@ public final class KafkoListenerAnnotationBeanPostProcessor
      * (no value, or one that resolves to nothing): then, as in spring-kafka, each reply goes to the topic
      * in its request's {@code KafkoHeaders.REPLY_TOPIC} header.
      */
-    private @Nullable String replyTopic(SendTo sendTo, String id, String where, BeanExpressionContext ctx) {
+    private @Nullable String replyTopic(SendTo sendTo, String where, BeanExpressionContext ctx) {
         if (sendTo.value().length > 1) {
-            throw new InvalidKafkoListenerException("@SendTo on " + where + " must name one topic at most");
+            throw new InvalidKafkoListenerException("@SendTo of @KafkoListener " + where + " must name one topic at most");
         }
         String reply = sendTo.value().length == 0 ? null : resolveString(sendTo.value()[0], "@SendTo", where, ctx);
         if (reply != null) {
-            checkName("topic", reply, id, where);
+            checkName("topic", reply, where);
         }
         return reply;
     }
@@ -272,21 +274,21 @@ public final class KafkoListenerAnnotationBeanPostProcessor
      * the container would take that for the payload, fail every record as a conversion error and commit
      * past it without the function ever running. It is refused before anything starts instead.
      */
-    private static void refuseSuspendFunction(Method method, String id, String where) {
+    private static void refuseSuspendFunction(Method method, String where) {
         Class<?>[] types = method.getParameterTypes();
         if (types.length > 0 && types[types.length - 1].getName().equals("kotlin.coroutines.Continuation")) {
-            throw new InvalidKafkoListenerException("@KafkoListener '" + id + "' on " + where + " is a Kotlin suspend"
+            throw new InvalidKafkoListenerException("@KafkoListener " + where + " is a Kotlin suspend"
                     + " function, which kafko cannot invoke: make it a plain function, or return the work as a"
                     + " Mono (kotlinx-coroutines-reactor's mono { ... }) or a CompletableFuture, which are awaited"
                     + " before the record is committed");
         }
     }
 
-    private static void checkName(String kind, String name, String id, String where) {
+    private static void checkName(String kind, String name, String where) {
         try {
             Kafko.checkName(kind, name);
         } catch (InvalidNameException e) {
-            throw new InvalidKafkoListenerException("@KafkoListener '" + id + "' on " + where + ": " + e.getMessage(), e);
+            throw new InvalidKafkoListenerException("@KafkoListener " + where + ": " + e.getMessage(), e);
         }
     }
 
@@ -301,7 +303,7 @@ public final class KafkoListenerAnnotationBeanPostProcessor
             } else if (resolved != null && StringUtils.hasText(resolved.toString())) {
                 topics.add(resolved.toString());
             } else {
-                throw new InvalidKafkoListenerException("@KafkoListener on " + where + ": topic '" + value
+                throw new InvalidKafkoListenerException("@KafkoListener " + where + ": topic '" + value
                         + "' resolved to nothing");
             }
         }
@@ -317,7 +319,7 @@ public final class KafkoListenerAnnotationBeanPostProcessor
             return null;
         }
         if (!(resolved instanceof String) && !(resolved instanceof Number) && !(resolved instanceof Boolean)) {
-            throw new InvalidKafkoListenerException("@KafkoListener on " + where + ": " + attribute + " '" + value
+            throw new InvalidKafkoListenerException("@KafkoListener " + where + ": " + attribute + " '" + value
                     + "' resolved to a " + resolved.getClass().getName() + ", not text");
         }
         String text = resolved.toString();
@@ -336,7 +338,7 @@ public final class KafkoListenerAnnotationBeanPostProcessor
             return resolver.evaluate(embedded, ctx);
         } catch (RuntimeException e) {
             Throwable cause = e.getCause() != null ? e.getCause() : e;
-            throw new InvalidKafkoListenerException("@KafkoListener on " + where + ": " + attribute + " '" + value
+            throw new InvalidKafkoListenerException("@KafkoListener " + where + ": " + attribute + " '" + value
                     + "' could not be resolved: " + cause.getMessage(), e);
         }
     }
@@ -392,7 +394,7 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         if (v.equalsIgnoreCase("true") || v.equalsIgnoreCase("false")) {
             return Boolean.parseBoolean(v);
         }
-        throw new InvalidKafkoListenerException("@KafkoListener on " + where + ": " + attribute + " '" + value
+        throw new InvalidKafkoListenerException("@KafkoListener " + where + ": " + attribute + " '" + value
                 + "' is neither true nor false");
     }
 
@@ -400,7 +402,7 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         try {
             return Integer.parseInt(value.trim());
         } catch (NumberFormatException e) {
-            throw new InvalidKafkoListenerException("@KafkoListener on " + where + ": concurrency '" + value
+            throw new InvalidKafkoListenerException("@KafkoListener " + where + ": concurrency '" + value
                     + "' is not a number", e);
         }
     }
@@ -409,7 +411,7 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         try {
             return AckMode.valueOf(value.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
         } catch (IllegalArgumentException e) {
-            throw new InvalidKafkoListenerException("@KafkoListener on " + where + ": ackMode '" + value
+            throw new InvalidKafkoListenerException("@KafkoListener " + where + ": ackMode '" + value
                     + "' is not one of record, batch, manual, manual-immediate", e);
         }
     }

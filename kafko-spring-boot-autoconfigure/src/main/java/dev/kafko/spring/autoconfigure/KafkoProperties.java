@@ -213,15 +213,19 @@ public class KafkoProperties {
         private DataSize segmentSize = DataSize.ofGigabytes(1);
 
         /**
-         * A segment also rolls once its first record is this old: retention deletes whole segments
-         * and never the active one, so a retention shorter than this waits for the roll.
+         * A segment also rolls once its first record is this old. Retention deletes whole segments: a
+         * sealed segment goes once its newest record is older than the retention, and the active one
+         * (rolled first) once every record of the partition is.
          */
         private Duration segmentAge = Duration.ofDays(7);
 
         /** Delete segments whose newest record is older than this; unset keeps records forever. */
         private @Nullable Duration retention;
 
-        /** Delete the oldest segments while a partition holds more than this; -1 sets no limit. */
+        /**
+         * Delete the oldest segments while a partition holds at least this much without them (Kafka's
+         * rule: it keeps at least this size, and passes it by up to a segment); -1 sets no limit.
+         */
         private DataSize retentionBytes = DataSize.ofBytes(-1);
 
         /**
@@ -327,7 +331,10 @@ public class KafkoProperties {
         /** Delete segments whose newest record is older than this. */
         private @Nullable Duration retention;
 
-        /** Delete the oldest segments while a partition holds more than this; -1 sets no limit. */
+        /**
+         * Delete the oldest segments while a partition holds at least this much without them (Kafka's
+         * rule: it keeps at least this size, and passes it by up to a segment); -1 sets no limit.
+         */
         private @Nullable DataSize retentionBytes;
 
         /** When appends are forced to disk: never, every-batch or interval:<duration>. */
@@ -495,18 +502,22 @@ public class KafkoProperties {
         }
     }
 
-    /** kafko.listener.retry.*. */
+    /** kafko.listener.retry.*: read by the default error handler, not by a KafkoErrorHandler bean of the application's. */
     public static class Retry {
 
-        /** Attempts per record, the first one included; then the record is recovered. */
+        /**
+         * Attempts per record, the first one included; then the record is recovered. Not read when the
+         * application defines its own KafkoErrorHandler bean.
+         */
         private int maxAttempts = 10;
 
-        /** Delay between two attempts. */
+        /** Delay between two attempts. Not read when the application defines its own KafkoErrorHandler bean. */
         private Duration backoff = Duration.ZERO;
 
         /**
          * Fully qualified names of exceptions not worth retrying: a failure with one of them in its
-         * cause chain is recovered at once.
+         * cause chain is recovered at once. Not read when the application defines its own
+         * KafkoErrorHandler bean.
          */
         private List<String> notRetryable = new ArrayList<>();
 
@@ -540,7 +551,8 @@ public class KafkoProperties {
 
         /**
          * Publish records that exhausted their attempts to the dead-letter topic (the topic's name
-         * plus .DLT) instead of logging and skipping them.
+         * plus .DLT) instead of logging and skipping them. Not read when the application defines its
+         * own KafkoErrorHandler bean.
          */
         private boolean enabled;
 

@@ -223,7 +223,7 @@ class KafkoAutoConfigurationTest {
         });
         runner.withBean(BadExpression.class).run(context -> assertThat(
                 new InvalidKafkoListenerFailureAnalyzer().analyze(context.getStartupFailure()).getDescription())
-                .contains("@KafkoListener on BadExpression.on: topics '#{__listener.nothing}' could not be resolved"));
+                .contains("@KafkoListener 'bad-expression' on BadExpression.on: topics '#{__listener.nothing}' could not be resolved"));
         runner.withPropertyValues("kafko.listener.retry.not-retryable=com.example.NoSuchException").run(context ->
                 assertThat(new InvalidKafkoPropertyFailureAnalyzer(null).analyze(context.getStartupFailure()).getDescription())
                         .contains("kafko.listener.retry.not-retryable names com.example.NoSuchException"));
