@@ -289,6 +289,7 @@ final class Segment {
         int start = pos;
         int total = 0;
         long records = 0;
+        long expected = offset;
         while (pos < end && records < maxRecords) {
             // a bad header after good frames ends this read; the next read reports it
             int len = total == 0 ? readHeader(pos, end, h, copy, copyStart) : tryReadHeader(pos, end, h, copy, copyStart);
@@ -306,6 +307,12 @@ final class Segment {
                 throw corrupt(pos, "the frame found for offset " + offset + " holds offsets " + base + " to "
                         + (frameEnd - 1), null);
             }
+            if (total > 0 && base != expected) {
+                // a frame that does not go on where the one before it ended (damage the CRC cannot see, such
+                // as a frame renumbered and its CRC recomputed) ends this read; the next one, there, reports it
+                break;
+            }
+            expected = frameEnd;
             records += frameEnd - Math.max(base, offset);
             total += len;
             pos += len;

@@ -94,6 +94,42 @@ class DamagedSegmentTest {
     }
 
     @Test
+    void aFrameRenumberedWithAValidCrcEndsTheReadBeforeItInsteadOfReturningItsOffsets() throws IOException {
+        for (int read : new int[] {1, 3, 1000}) {
+            Path d = copy("renumbered-" + read);
+            Path first = FileNames.segmentFile(d, 0);
+            byte[] b = Files.readAllBytes(first);
+            int[] victim = frames(b).get(2); // {position, base offset}: offsets 4 and 5
+            int len = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).getInt(victim[0]);
+            byte[] frame = Arrays.copyOfRange(b, victim[0], victim[0] + len);
+            FrameFormat.putLong(frame, FrameFormat.BASE_OFFSET_OFFSET, 1000);
+            LogBridge.fixCrc(frame);
+            System.arraycopy(frame, 0, b, victim[0], len);
+            Files.write(first, b);
+            Files.delete(FileNames.indexFile(d, 0));
+            Files.delete(FileNames.timeIndexFile(d, 0));
+            try (PartitionLog log = Logs.openWithoutSyncs(d, CONFIG)) {
+                // a reader walking the segment from its start stops before the renumbered frame, whatever
+                // it asks for at a time, and is never handed offset 1000 between 3 and 6
+                long next = 0;
+                while (next < victim[1]) {
+                    List<KafkoRecord> r = log.read(next, read, 1 << 20).records();
+                    assertThat(r).isNotEmpty();
+                    for (KafkoRecord rec : r) {
+                        assertRecord(rec, next++, VALUE);
+                    }
+                }
+                assertThat(next).isEqualTo(victim[1]);
+                long at = next;
+                assertThatThrownBy(() -> log.read(at, read, 1 << 20)).isInstanceOf(CorruptLogException.class)
+                        .hasMessageContaining(first.toString());
+                // the open reported the rest of the segment lost; the next segment reads as before
+                assertRecord(log.read(bases[1], 1, 1).records().get(0), bases[1], VALUE);
+            }
+        }
+    }
+
+    @Test
     void sealedSegmentCutToItsHeaderFailsEveryReadOfItsOffsets() throws IOException {
         Path d = copy("header-only");
         Path first = FileNames.segmentFile(d, 0);
