@@ -8,12 +8,18 @@ import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.SecureDirectoryStream;
 import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributeView;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.nio.file.attribute.UserPrincipal;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -53,52 +59,94 @@ public final class KafkoDataDirectory implements DisposableBean {
      * tens of milliseconds of start-up); {@code createDirectory} fails on an existing name, so a
      * taken name is never reused. The name holds this process's pid ({@code kafko-<pid>-<random>}): the
      * ephemeral directories of a process that no longer runs (a test JVM that was killed) are deleted
-     * here, before the new one is made.
+     * here, once the new one is made, when they belong to the same user (see {@link #deleteAbandoned}).
      */
     public static KafkoDataDirectory ephemeral() {
         Path parent = Path.of(System.getProperty("java.io.tmpdir"));
-        deleteAbandoned(parent);
         boolean posix = parent.getFileSystem().supportedFileAttributeViews().contains("posix");
         String prefix = EPHEMERAL_PREFIX + ProcessHandle.current().pid() + "-";
         IOException last = null;
         for (int attempt = 0; attempt < 100; attempt++) {
             Path candidate = parent.resolve(prefix + Long.toUnsignedString(ThreadLocalRandom.current().nextLong(), 36));
+            Path created;
             try {
-                Path created = posix
+                created = posix
                         ? Files.createDirectory(candidate, PosixFilePermissions.asFileAttribute(OWNER_ONLY))
                         : Files.createDirectory(candidate);
-                return new KafkoDataDirectory(created, true);
             } catch (FileAlreadyExistsException e) {
                 last = e;
+                continue;
             } catch (IOException e) {
                 throw new UncheckedIOException("Cannot create a temporary kafko data directory " + candidate, e);
             }
+            try {
+                deleteAbandoned(parent, Files.getOwner(created, LinkOption.NOFOLLOW_LINKS), name -> { });
+            } catch (IOException | RuntimeException e) {
+                LOG.debug("Did not look for abandoned ephemeral directories in {}: {}", parent, e.toString());
+            }
+            return new KafkoDataDirectory(created, true);
         }
         throw new UncheckedIOException("Cannot create a temporary kafko data directory in " + parent, last);
     }
 
     /**
-     * Deletes the ephemeral directories under {@code parent} whose process no longer runs. A directory
-     * whose pid runs (this process, or another that reused the pid) is left alone; any failure only
-     * leaves a directory behind.
+     * Deletes the ephemeral directories under {@code parent} whose process no longer runs and that
+     * belong to {@code owner}. A directory whose pid runs (this process, or another that reused the pid)
+     * is left alone, and so is one of another user: {@code java.io.tmpdir} is often shared, and anyone
+     * can plant a directory of that name there. The deletion goes through directory handles (a
+     * {@link SecureDirectoryStream}), never following a link: an entry swapped for a symbolic link while
+     * the tree is deleted is at most unlinked, never entered. Where the file system offers no such
+     * handles, nothing is deleted. Any failure only leaves a directory behind.
+     *
+     * @param beforeDescend called with each directory's path just before it is entered (tests)
      */
-    static void deleteAbandoned(Path parent) {
-        try (DirectoryStream<Path> dirs = Files.newDirectoryStream(parent, EPHEMERAL_PREFIX + "*")) {
-            for (Path dir : dirs) {
-                Matcher m = EPHEMERAL_NAME.matcher(dir.getFileName().toString());
-                if (m.matches() && Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)
-                        && ProcessHandle.of(Long.parseLong(m.group(1))).isEmpty()) {
-                    try {
-                        deleteTree(dir);
-                        LOG.debug("Deleted {}, the ephemeral kafko directory of a process that no longer runs", dir);
-                    } catch (IOException | RuntimeException e) {
-                        LOG.debug("Could not delete the abandoned ephemeral directory {}: {}", dir, e.toString());
+    static void deleteAbandoned(Path parent, UserPrincipal owner, Consumer<Path> beforeDescend) {
+        try (DirectoryStream<Path> dirs = Files.newDirectoryStream(parent)) {
+            if (!(dirs instanceof SecureDirectoryStream<Path> secure)) {
+                LOG.debug("Not deleting abandoned ephemeral directories in {}: no secure directory handles", parent);
+                return;
+            }
+            for (Path dir : secure) {
+                Path name = dir.getFileName();
+                Matcher m = EPHEMERAL_NAME.matcher(name.toString());
+                if (!m.matches() || ProcessHandle.of(Long.parseLong(m.group(1))).isPresent()) {
+                    continue;
+                }
+                try {
+                    PosixFileAttributes attrs = secure.getFileAttributeView(name, PosixFileAttributeView.class,
+                            LinkOption.NOFOLLOW_LINKS).readAttributes();
+                    if (!attrs.isDirectory() || !attrs.owner().equals(owner)) {
+                        continue;
                     }
+                    deleteTree(secure, name, dir, beforeDescend);
+                    LOG.debug("Deleted {}, the ephemeral kafko directory of a process that no longer runs", dir);
+                } catch (IOException | RuntimeException e) {
+                    LOG.debug("Could not delete the abandoned ephemeral directory {}: {}", dir, e.toString());
                 }
             }
         } catch (IOException | RuntimeException e) {
             LOG.debug("Could not look for abandoned ephemeral directories in {}: {}", parent, e.toString());
         }
+    }
+
+    /** Deletes the directory {@code name} of {@code parent} and everything in it, through handles only. */
+    private static void deleteTree(SecureDirectoryStream<Path> parent, Path name, Path path,
+                                   Consumer<Path> beforeDescend) throws IOException {
+        beforeDescend.accept(path);
+        // O_NOFOLLOW: a link put in the directory's place is not opened
+        try (SecureDirectoryStream<Path> dir = parent.newDirectoryStream(name, LinkOption.NOFOLLOW_LINKS)) {
+            for (Path entry : dir) {
+                Path child = entry.getFileName();
+                BasicFileAttributes attrs = dir.getFileAttributeView(child, BasicFileAttributeView.class,
+                        LinkOption.NOFOLLOW_LINKS).readAttributes();
+                if (attrs.isDirectory()) {
+                    deleteTree(dir, child, path.resolve(child), beforeDescend);
+                } else {
+                    dir.deleteFile(child); // a file or a link: the entry itself goes, never what a link names
+                }
+            }
+        }
+        parent.deleteDirectory(name);
     }
 
     public Path path() {
