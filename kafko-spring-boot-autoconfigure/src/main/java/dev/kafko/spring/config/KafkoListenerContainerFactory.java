@@ -170,7 +170,7 @@ public class KafkoListenerContainerFactory {
         InvocableHandlerMethod handler = methods.createInvocableHandlerMethod(endpoint.bean(), endpoint.method());
         MessagingMessageListenerAdapter adapter = new MessagingMessageListenerAdapter(handler, converter,
                 endpoint.batch(), endpoint.id(), endpoint.groupId(), endpoint.replyTopic(), endpoint.replyToHeader(),
-                replyTemplate, endpoint.errorHandler());
+                replyTemplate, endpoint.errorHandler(), topic -> backend.topicId(topic) != null);
         boolean start = endpoint.autoStartup() != null ? endpoint.autoStartup() : autoStartup;
         return new ConcurrentMessageListenerContainer(endpoint.id(), endpoint.topics(), endpoint.groupId(), backend,
                 properties, start, filtered(adapter, endpoint.recordFilterStrategy()), errorHandler, instrumentation,

@@ -22,6 +22,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.MethodParameter;
 import org.springframework.core.ResolvableType;
@@ -116,6 +117,23 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
                                            @Nullable String replyTopic, boolean replyToHeader,
                                            @Nullable KafkoOperations<Object, Object> replyTemplate,
                                            @Nullable KafkoListenerErrorHandler errorHandler) {
+        this(handler, converter, batch, listenerId, groupId, replyTopic, replyToHeader, replyTemplate, errorHandler,
+                topic -> true);
+    }
+
+    /**
+     * As the constructor above, with what tells whether a topic exists.
+     *
+     * @param existingTopic whether a topic of that name exists: a reply topic named by a request's
+     *     {@link KafkoHeaders#REPLY_TOPIC} header must, since the records a listener reads must not be
+     *     able to make it create topics ({@link dev.kafko.spring.core.LogBackend#topicId} is one such test)
+     */
+    public MessagingMessageListenerAdapter(InvocableHandlerMethod handler, RecordMessageConverter converter,
+                                           boolean batch, String listenerId, String groupId,
+                                           @Nullable String replyTopic, boolean replyToHeader,
+                                           @Nullable KafkoOperations<Object, Object> replyTemplate,
+                                           @Nullable KafkoListenerErrorHandler errorHandler,
+                                           Predicate<String> existingTopic) {
         if ((replyTopic != null || replyToHeader) && replyTemplate == null) {
             throw new IllegalStateException("Listener '" + listenerId + "' has @SendTo("
                     + (replyTopic == null ? "" : "\"" + replyTopic + "\"")
@@ -123,7 +141,7 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
                     + " several and none of them is @Primary or named 'kafkoTemplate'");
         }
         this.replies = replyTemplate == null || (replyTopic == null && !replyToHeader) ? null
-                : new ReplySender(listenerId, replyTopic, replyTemplate, batch);
+                : new ReplySender(listenerId, replyTopic, replyTemplate, batch, existingTopic);
         this.handler = handler;
         this.converter = converter;
         this.batch = batch;

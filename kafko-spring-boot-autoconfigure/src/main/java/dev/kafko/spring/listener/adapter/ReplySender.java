@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 import org.springframework.messaging.Message;
 import org.springframework.messaging.MessageHeaders;
@@ -36,8 +37,11 @@ final class ReplySender {
     private final @Nullable String topic;
     private final KafkoOperations<Object, Object> template;
     private final boolean batch;
+    /** Whether a topic exists: one a request names must, never created on first use. */
+    private final Predicate<String> existingTopic;
 
-    ReplySender(String listenerId, @Nullable String topic, KafkoOperations<Object, Object> template, boolean batch) {
+    ReplySender(String listenerId, @Nullable String topic, KafkoOperations<Object, Object> template, boolean batch,
+                Predicate<String> existingTopic) {
         if (topic == null && batch) {
             throw new IllegalStateException("Batch listener '" + listenerId + "' has a @SendTo that names no topic;"
                     + " a batch has no one " + KafkoHeaders.REPLY_TOPIC + " header to reply to: name the topic");
@@ -46,6 +50,7 @@ final class ReplySender {
         this.topic = topic;
         this.template = template;
         this.batch = batch;
+        this.existingTopic = existingTopic;
     }
 
     /**
@@ -139,6 +144,12 @@ final class ReplySender {
         } catch (InvalidNameException e) {
             throw invalid(request, KafkoHeaders.REPLY_TOPIC, "its " + KafkoHeaders.REPLY_TOPIC + " header names no"
                     + " valid topic: " + e.getMessage());
+        }
+        if (!existingTopic.test(header)) {
+            // records must not be able to make the application create topics (and their files) at will
+            throw invalid(request, KafkoHeaders.REPLY_TOPIC, "its " + KafkoHeaders.REPLY_TOPIC + " header names topic '"
+                    + header + "', which does not exist; a reply topic that a request names is never created on"
+                    + " first use: declare it (kafko.topics), or let the requester's listener on it create it");
         }
         return header;
     }

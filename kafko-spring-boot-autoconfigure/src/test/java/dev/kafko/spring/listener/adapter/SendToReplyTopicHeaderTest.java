@@ -43,7 +43,8 @@ class SendToReplyTopicHeaderTest {
             .withBean(Repliers.class)
             .withPropertyValues("kafko.ephemeral=true", "kafko.listener.retry.max-attempts=3",
                     "kafko.topics.partitioned-replies.partitions=3", "kafko.topics.spel-replies.partitions=2",
-                    "app.replies=named-replies");
+                    "kafko.topics.replies-a.partitions=1", "kafko.topics.replies-b.partitions=1",
+                    "kafko.topics.replies-c.partitions=1", "app.replies=named-replies");
 
     @BeforeEach
     void reset() {
@@ -123,15 +124,16 @@ class SendToReplyTopicHeaderTest {
             send(context, "requests", null, "bad partition", "replies-c", null, "two");
             send(context, "requests", null, "bad topic", "no/slash", null, null);
             send(context, "requests", null, "fine", "replies-c", null, null);
+            send(context, "requests", null, "no such topic", "nowhere", null, null);
             KafkoTestUtils.waitForListeners(context, WAIT);
 
             assertThat(INVOKED).as("each invoked once: no retries").containsExactly("no header", "bad partition",
-                    "bad topic", "fine");
+                    "bad topic", "fine", "no such topic");
             assertThat(KafkoTestUtils.records(context, "replies-c")).extracting(r -> text(r.value()))
                     .containsExactly("FINE");
             List<KafkoRecord> dead = KafkoTestUtils.records(context, "requests.DLT");
             assertThat(dead).extracting(r -> text(r.value()))
-                    .containsExactly("no header", "bad partition", "bad topic");
+                    .containsExactly("no header", "bad partition", "bad topic", "no such topic");
             assertThat(dead).allSatisfy(r -> assertThat(text(r.headers().lastValue(KafkoHeaders.DLT_EXCEPTION_FQCN)))
                     .isEqualTo(InvalidReplyHeaderException.class.getName()));
             assertThat(text(dead.get(0).headers().lastValue(KafkoHeaders.DLT_EXCEPTION_MESSAGE))).isEqualTo(
@@ -144,9 +146,16 @@ class SendToReplyTopicHeaderTest {
             assertThat(text(dead.get(2).headers().lastValue(KafkoHeaders.DLT_EXCEPTION_MESSAGE))).startsWith(
                     "Listener 'echo' cannot send its reply to the record at requests-0@2: its kafko_replyTopic header"
                             + " names no valid topic");
+            // a record cannot make the application create a topic: one a request names must exist
+            assertThat(text(dead.get(3).headers().lastValue(KafkoHeaders.DLT_EXCEPTION_MESSAGE))).isEqualTo(
+                    "Listener 'echo' cannot send its reply to the record at requests-0@4: its kafko_replyTopic header"
+                            + " names topic 'nowhere', which does not exist; a reply topic that a request names is"
+                            + " never created on first use: declare it (kafko.topics), or let the requester's"
+                            + " listener on it create it");
+            assertThat(context.getBean(Kafko.class).topic("nowhere")).isEmpty();
             assertThat(context.getBean(KafkoListenerEndpointRegistry.class).getListenerContainer("echo").isRunning())
                     .isTrue();
-            assertThat(context.getBean(Kafko.class).groupInfo("requests", "echo").committed()).containsEntry(0, 4L);
+            assertThat(context.getBean(Kafko.class).groupInfo("requests", "echo").committed()).containsEntry(0, 5L);
         });
     }
 
