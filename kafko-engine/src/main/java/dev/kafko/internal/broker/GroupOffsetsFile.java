@@ -1,6 +1,7 @@
 package dev.kafko.internal.broker;
 
 import dev.kafko.KafkoStorageException;
+import dev.kafko.TopicConfig;
 import dev.kafko.internal.io.AtomicFiles;
 import dev.kafko.internal.io.FileIo;
 import java.io.IOException;
@@ -44,6 +45,8 @@ final class GroupOffsetsFile implements AutoCloseable {
     static final int VERSION = 1;
     static final int HEADER_BYTES = 8;
     static final int ENTRY_BYTES = 16;
+    /** What a replay reads at a time: a whole number of entries after the header. */
+    private static final int REPLAY_BLOCK = HEADER_BYTES + 4096 * ENTRY_BYTES;
     private static final System.Logger LOG = System.getLogger(GroupOffsetsFile.class.getName());
 
     private final FileIo io;
@@ -232,57 +235,82 @@ final class GroupOffsetsFile implements AutoCloseable {
         }
     }
 
-    /** Loads the offsets; false when the file was damaged (and should be rewritten). */
+    /**
+     * Loads the offsets; false when the file was damaged (and should be rewritten). The file is read a
+     * block at a time, whatever its size says, and an entry for a partition no topic can have is damage:
+     * a file copied in from elsewhere or crafted cannot make the open allocate by what it claims.
+     */
     private boolean replay(String what) throws IOException {
         committed = new long[0];
         entries = 0;
-        byte[] bytes;
-        try (FileChannel ch = io.open(file, StandardOpenOption.READ)) {
-            ByteBuffer buf = ByteBuffer.allocate((int) Math.min(ch.size(), Integer.MAX_VALUE - 8));
-            while (buf.hasRemaining() && ch.read(buf) >= 0) {
-                // read it all
-            }
-            bytes = Arrays.copyOf(buf.array(), buf.position());
+        FileChannel ch;
+        try {
+            ch = io.open(file, StandardOpenOption.READ);
         } catch (NoSuchFileException e) {
             return true;
         }
-        if (bytes.length == 0) {
-            // the file is created with its header: no commit of it reached the disk (a crash right after
-            // the first one was made, under a policy that does not fsync it), or the file was cut
-            LOG.log(Level.WARNING, what + ": offsets file " + file + " is empty; no committed offset survived"
-                    + " and the group starts by its offset reset policy");
-            return false;
-        }
-        ByteBuffer in = ByteBuffer.wrap(bytes);
-        if (bytes.length < HEADER_BYTES || in.getInt() != MAGIC || in.getInt() != VERSION) {
-            corrupt = true;
-            LOG.log(Level.WARNING, what + ": offsets file " + file + " has no valid header; the committed offsets"
-                    + " are lost and the group starts by its offset reset policy");
-            return false;
-        }
-        while (in.remaining() >= ENTRY_BYTES) {
-            int start = in.position();
-            int partition = in.getInt();
-            long offset = in.getLong();
-            int stored = in.getInt();
-            crc.reset();
-            crc.update(bytes, start, 12);
-            if ((int) crc.getValue() != stored || partition < 0 || offset < 0) {
-                boolean tail = in.remaining() == 0;
-                if (!tail) {
-                    corrupt = true;
-                }
-                LOG.log(tail ? Level.INFO : Level.WARNING, what + ": offsets file " + file
-                        + " has a damaged entry at byte " + start + "; entries from there on are ignored");
+        try (ch) {
+            ByteBuffer in = ByteBuffer.allocate(REPLAY_BLOCK);
+            boolean eof = fill(ch, in);
+            in.flip();
+            if (!in.hasRemaining()) {
+                // the file is created with its header: no commit of it reached the disk (a crash right after
+                // the first one was made, under a policy that does not fsync it), or the file was cut
+                LOG.log(Level.WARNING, what + ": offsets file " + file + " is empty; no committed offset survived"
+                        + " and the group starts by its offset reset policy");
                 return false;
             }
-            remember(partition, offset);
+            if (in.remaining() < HEADER_BYTES || in.getInt() != MAGIC || in.getInt() != VERSION) {
+                corrupt = true;
+                LOG.log(Level.WARNING, what + ": offsets file " + file + " has no valid header; the committed offsets"
+                        + " are lost and the group starts by its offset reset policy");
+                return false;
+            }
+            long at = HEADER_BYTES;
+            while (true) {
+                if (in.remaining() < ENTRY_BYTES && !eof) {
+                    in.compact();
+                    eof = fill(ch, in);
+                    in.flip();
+                }
+                if (in.remaining() < ENTRY_BYTES) {
+                    break;
+                }
+                int start = in.position();
+                int partition = in.getInt();
+                long offset = in.getLong();
+                int stored = in.getInt();
+                crc.reset();
+                crc.update(in.array(), start, 12);
+                if ((int) crc.getValue() != stored || partition < 0 || partition >= TopicConfig.MAX_PARTITIONS
+                        || offset < 0) {
+                    boolean tail = eof && !in.hasRemaining();
+                    if (!tail) {
+                        corrupt = true;
+                    }
+                    LOG.log(tail ? Level.INFO : Level.WARNING, what + ": offsets file " + file
+                            + " has a damaged entry at byte " + at + "; entries from there on are ignored");
+                    return false;
+                }
+                remember(partition, offset);
+                at += ENTRY_BYTES;
+            }
+            if (in.hasRemaining()) {
+                LOG.log(Level.INFO, what + ": offsets file " + file + " ends in a torn entry; it is ignored");
+                return false;
+            }
+            return true;
         }
-        if (in.hasRemaining()) {
-            LOG.log(Level.INFO, what + ": offsets file " + file + " ends in a torn entry; it is ignored");
-            return false;
+    }
+
+    /** Reads into {@code buf} until it is full or the file ends; true at the end of the file. */
+    private static boolean fill(FileChannel ch, ByteBuffer buf) throws IOException {
+        while (buf.hasRemaining()) {
+            if (ch.read(buf) < 0) {
+                return true;
+            }
         }
-        return true;
+        return false;
     }
 
     /** Rewrites the file with one entry per committed partition, atomically. */

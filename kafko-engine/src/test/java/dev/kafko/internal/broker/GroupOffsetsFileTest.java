@@ -2,11 +2,16 @@ package dev.kafko.internal.broker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kafko.TopicConfig;
 import dev.kafko.internal.io.FileIo;
+import java.io.RandomAccessFile;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.Map;
+import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -84,6 +89,54 @@ class GroupOffsetsFileTest {
                 int expected = last - Math.floorMod(last - p, 3);
                 assertThat(f.committed(p)).isEqualTo(expected);
             }
+        }
+    }
+
+    @Test
+    void anEntryForAPartitionNoTopicCanHaveIsDamageNotAnAllocationOfItsSize() throws Exception {
+        try (GroupOffsetsFile f = GroupOffsetsFile.open(FileIo.SYSTEM, file(), "test", true)) {
+            f.commit(0, 5, false);
+        }
+        // a crafted entry with a valid CRC: partition 2,000,000,000 would need a 16 GB array
+        ByteBuffer entry = ByteBuffer.allocate(GroupOffsetsFile.ENTRY_BYTES).putInt(2_000_000_000).putLong(1);
+        CRC32C crc = new CRC32C();
+        crc.update(entry.array(), 0, 12);
+        entry.putInt((int) crc.getValue());
+        Files.write(file(), entry.array(), StandardOpenOption.APPEND);
+        try (GroupOffsetsFile f = GroupOffsetsFile.open(FileIo.SYSTEM, file(), "test", true)) {
+            assertThat(f.committed(0)).isEqualTo(5);
+            assertThat(f.committed(TopicConfig.MAX_PARTITIONS - 1)).isEqualTo(-1);
+        }
+    }
+
+    @Test
+    void aHugeSparseFileIsReadABlockAtATime() throws Exception {
+        try (GroupOffsetsFile f = GroupOffsetsFile.open(FileIo.SYSTEM, file(), "test", true)) {
+            f.commit(1, 42, false);
+        }
+        try (RandomAccessFile raf = new RandomAccessFile(file().toFile(), "rw")) {
+            raf.setLength(3L << 30); // a hole of zeros: no disk space, but 3 GiB to a whole-file read
+        }
+        try (GroupOffsetsFile f = GroupOffsetsFile.open(FileIo.SYSTEM, file(), "test", true)) {
+            assertThat(f.committed(1)).isEqualTo(42);
+        }
+        assertThat(Files.size(file())).as("rewritten without the zeros").isLessThan(1024);
+    }
+
+    @Test
+    void aFileOfManyBlocksReplaysEveryEntry() throws Exception {
+        try (GroupOffsetsFile f = GroupOffsetsFile.open(FileIo.SYSTEM, file(), "test", true)) {
+            for (int i = 0; i < 20_000; i++) {
+                f.commit(i % 7, i, false);
+            }
+        }
+        assertThat(Files.size(file())).isGreaterThan(200_000);
+        try (GroupOffsetsFile f = GroupOffsetsFile.open(FileIo.SYSTEM, file(), "test", true)) {
+            for (int p = 0; p < 7; p++) {
+                int expected = 19_999 - Math.floorMod(19_999 - p, 7);
+                assertThat(f.committed(p)).isEqualTo(expected);
+            }
+            assertThat(f.wasCorrupt()).isFalse();
         }
     }
 }
