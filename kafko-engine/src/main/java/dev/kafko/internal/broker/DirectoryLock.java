@@ -11,6 +11,7 @@ import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Instant;
@@ -69,7 +70,10 @@ final class DirectoryLock implements AutoCloseable {
         Path file = dir.resolve(FileNames.LOCK_FILE);
         @Nullable FileChannel ch = null;
         try {
-            ch = io.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+            // never through a link: the owner record truncates the file (a link planted in a directory
+            // others can write would have it truncate whatever it names)
+            ch = io.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE,
+                    LinkOption.NOFOLLOW_LINKS);
             FileLock lock;
             try {
                 lock = ch.tryLock();
@@ -95,7 +99,9 @@ final class DirectoryLock implements AutoCloseable {
         } catch (IOException e) {
             closeQuietly(ch);
             OPEN_IN_THIS_JVM.remove(dir);
-            throw new KafkoStorageException("cannot lock data directory " + dir + " through " + file + ": " + e, e);
+            String why = Files.isSymbolicLink(file) ? "it is a symbolic link, which kafko does not follow (remove it)"
+                    : e.toString();
+            throw new KafkoStorageException("cannot lock data directory " + dir + " through " + file + ": " + why, e);
         } catch (RuntimeException e) {
             closeQuietly(ch);
             OPEN_IN_THIS_JVM.remove(dir);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kafko.AlreadyOpenException;
+import dev.kafko.KafkoStorageException;
 import dev.kafko.internal.io.FileIo;
 import dev.kafko.internal.io.FileNames;
 import java.nio.charset.StandardCharsets;
@@ -37,6 +38,21 @@ class DirectoryLockTest {
         assertThat(record).startsWith(ProcessHandle.current().pid() + " ");
         lock.release();
         assertThat(Files.readString(d.resolve(FileNames.LOCK_FILE))).isEmpty();
+    }
+
+    @Test
+    void aLockFileThatIsALinkIsRefusedAndWhatItNamesIsLeftAsItWas() throws Exception {
+        Path d = Files.createDirectory(dir.resolve("data")).toRealPath();
+        Path elsewhere = Files.writeString(dir.resolve("app.conf"), "someone else's settings");
+        Files.createSymbolicLink(d.resolve(FileNames.LOCK_FILE), elsewhere);
+        assertThatThrownBy(() -> DirectoryLock.acquire(d, FileIo.SYSTEM))
+                .isInstanceOf(KafkoStorageException.class)
+                .hasMessageContaining(d.resolve(FileNames.LOCK_FILE).toString())
+                .hasMessageContaining("is a symbolic link, which kafko does not follow");
+        assertThat(elsewhere).hasContent("someone else's settings");
+        // refused, not held: the directory opens once the link is gone
+        Files.delete(d.resolve(FileNames.LOCK_FILE));
+        DirectoryLock.acquire(d, FileIo.SYSTEM).release();
     }
 
     @Test
