@@ -85,10 +85,13 @@ public final class FileNames {
         return topicDir.resolve(GROUPS_DIR).resolve(group + OFFSETS_SUFFIX);
     }
 
-    /** Whether a file name is a segment: 20 digits then {@link #LOG_SUFFIX}. */
+    /**
+     * Whether a file name is a segment: 20 ASCII digits then {@link #LOG_SUFFIX} (not any Unicode digit,
+     * which {@code Long.parseLong} would read too: two names for one base offset).
+     */
     public static boolean isSegmentFile(String fileName) {
         return fileName.length() == 20 + LOG_SUFFIX.length() && fileName.endsWith(LOG_SUFFIX)
-                && fileName.chars().limit(20).allMatch(Character::isDigit);
+                && fileName.chars().limit(20).allMatch(c -> c >= '0' && c <= '9');
     }
 
     /** The base offset in a segment, index or time index file name. */

@@ -26,6 +26,15 @@ class FileNamesTest {
     }
 
     @Test
+    void aSegmentFileNameHasAsciiDigitsOnly() {
+        assertThat(FileNames.isSegmentFile("00000000000000000042.log")).isTrue();
+        // Arabic-Indic digits: Character.isDigit and Long.parseLong take them for 0 to 9
+        assertThat(FileNames.isSegmentFile("\u0660".repeat(18) + "\u0664\u0662.log")).isFalse();
+        assertThat(FileNames.isSegmentFile("0000000000000000004x.log")).isFalse();
+        assertThat(FileNames.isSegmentFile("00000000000000000042.index")).isFalse();
+    }
+
+    @Test
     void aNegativeOffsetHasNoName() {
         assertThatThrownBy(() -> FileNames.offsetName(-1)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("-1");
