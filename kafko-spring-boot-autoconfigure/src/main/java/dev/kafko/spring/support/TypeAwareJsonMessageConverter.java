@@ -19,8 +19,10 @@ import tools.jackson.databind.json.JsonMapper;
  * names a class that is a subtype of the listener's parameter type, the JSON is read as that class.
  * Loaded only when Jackson is on the classpath. Thread-safe like the {@link JsonMapper} it wraps.
  *
- * <p>Only classes assignable to the declared parameter type are ever instantiated, so a record
- * cannot make the listener build an arbitrary class. A record whose header names a class that is not a
+ * <p>Only classes assignable to the declared parameter type are ever instantiated, and only when that
+ * type is the application's: for a JDK type ({@code Map}, {@code Runnable}, {@code Comparable}), which any
+ * class on the class path may implement, the header is not followed and the JSON is read as the declared
+ * type. So a record cannot make the listener build an arbitrary class. A record whose header names a class that is not a
  * subtype is read as the declared type, with a warning once per pair of classes (other events on the same
  * topic would otherwise lose their fields silently), and so is one whose header names a class no longer on
  * the class path with another simple name (one of the same name was moved: nothing to say); one whose
@@ -50,7 +52,8 @@ public final class TypeAwareJsonMessageConverter extends JacksonJsonMessageConve
             return super.convertFromInternal(message, targetClass, conversionHint);
         }
         Class<?> named = load(name);
-        if (named != null && targetClass.isAssignableFrom(named) && named.getTypeParameters().length == 0) {
+        if (named != null && targetClass.isAssignableFrom(named) && named.getTypeParameters().length == 0
+                && !isPlatformType(targetClass)) {
             return super.convertFromInternal(message, named, null);
         }
         if (named != null && !targetClass.isAssignableFrom(named) && !Map.class.isAssignableFrom(named)
@@ -74,6 +77,16 @@ public final class TypeAwareJsonMessageConverter extends JacksonJsonMessageConve
             }
             throw e;
         }
+    }
+
+    /**
+     * Whether {@code type} is one of the JDK's (a {@code Map}, a {@code Runnable}, a {@code Comparable}):
+     * any class on the class path may implement it, so a header naming a subtype of it is not followed.
+     */
+    private static boolean isPlatformType(Class<?> type) {
+        String name = type.getName();
+        return name.startsWith("java.") || name.startsWith("javax.") || name.startsWith("jdk.")
+                || name.startsWith("sun.") || name.startsWith("com.sun.");
     }
 
     private static @Nullable String typeName(Message<?> message) {

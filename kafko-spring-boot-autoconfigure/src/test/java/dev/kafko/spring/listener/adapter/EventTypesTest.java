@@ -12,8 +12,11 @@ import dev.kafko.spring.support.KafkoHeaders;
 import dev.kafko.spring.test.KafkoTestUtils;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -114,5 +117,37 @@ class EventTypesTest {
             assertThat(text(dead.get(0).headers().lastValue(KafkoHeaders.TYPE)))
                     .isEqualTo("shop.events.v1.MoneyDeposited");
         });
+    }
+
+    /** A class on the class path that a record names to be built where a JDK type is declared. */
+    public static class Gadget extends HashMap<String, Object> implements Runnable {
+        static final AtomicInteger BUILT = new AtomicInteger();
+
+        public Gadget() {
+            BUILT.incrementAndGet();
+        }
+
+        @Override
+        public void run() {
+        }
+    }
+
+    static class JdkTypes {
+        @KafkoListener(id = "maps", topics = "maps")
+        void on(Map<String, Object> map) {
+            SEEN.add(map);
+        }
+    }
+
+    @Test
+    void aTypeHeaderNamingASubtypeOfAJdkTypeIsNotFollowed() {
+        Gadget.BUILT.set(0);
+        runner.withBean(JdkTypes.class).run(context -> {
+            context.getBean(Kafko.class).producer("maps").send(null, "{\"a\":1}".getBytes(StandardCharsets.UTF_8),
+                    Headers.of(KafkoHeaders.TYPE, Gadget.class.getName().getBytes(StandardCharsets.UTF_8))).join();
+            KafkoTestUtils.waitForListeners(context, WAIT);
+            assertThat(SEEN).singleElement().isEqualTo(Map.of("a", 1)).isNotInstanceOf(Gadget.class);
+        });
+        assertThat(Gadget.BUILT).hasValue(0);
     }
 }
