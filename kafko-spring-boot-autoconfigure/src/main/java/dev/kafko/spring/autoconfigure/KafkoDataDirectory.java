@@ -1,15 +1,20 @@
 package dev.kafko.spring.autoconfigure;
 
+import dev.kafko.KafkoStorageException;
 import java.io.IOException;
-import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.SecureDirectoryStream;
 import java.nio.file.SimpleFileVisitor;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributeView;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFileAttributeView;
@@ -22,6 +27,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
@@ -36,8 +42,12 @@ public final class KafkoDataDirectory implements DisposableBean {
     private static final Logger LOG = LoggerFactory.getLogger(KafkoDataDirectory.class);
     private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rwx------");
     private static final String EPHEMERAL_PREFIX = "kafko-";
-    /** {@code kafko-<pid>-<random>}: an ephemeral directory and the process that made it. */
-    private static final Pattern EPHEMERAL_NAME = Pattern.compile("kafko-(\\d{1,18})-[0-9a-z]{1,13}");
+    /** Ends the name of an ephemeral directory, so that no data directory of the application's is taken for one. */
+    private static final String EPHEMERAL_SUFFIX = ".ephemeral";
+    /** The engine's lock file in a data directory. */
+    private static final String LOCK_FILE = ".lock";
+    /** {@code kafko-<pid>-<random>.ephemeral}: an ephemeral directory and the process that made it. */
+    private static final Pattern EPHEMERAL_NAME = Pattern.compile("kafko-(\\d{1,18})-[0-9a-z]{1,13}\\.ephemeral");
 
     private final Path path;
     private final boolean ephemeral;
@@ -57,7 +67,7 @@ public final class KafkoDataDirectory implements DisposableBean {
      * file system has POSIX permissions, deleted on destroy. The name comes from a non-secure random
      * number ({@code Files.createTempDirectory} would initialise a {@code SecureRandom}, which costs
      * tens of milliseconds of start-up); {@code createDirectory} fails on an existing name, so a
-     * taken name is never reused. The name holds this process's pid ({@code kafko-<pid>-<random>}): the
+     * taken name is never reused. The name holds this process's pid ({@code kafko-<pid>-<random>.ephemeral}): the
      * ephemeral directories of a process that no longer runs (a test JVM that was killed) are deleted
      * here, once the new one is made, when they belong to the same user (see {@link #deleteAbandoned}).
      */
@@ -67,7 +77,8 @@ public final class KafkoDataDirectory implements DisposableBean {
         String prefix = EPHEMERAL_PREFIX + ProcessHandle.current().pid() + "-";
         IOException last = null;
         for (int attempt = 0; attempt < 100; attempt++) {
-            Path candidate = parent.resolve(prefix + Long.toUnsignedString(ThreadLocalRandom.current().nextLong(), 36));
+            Path candidate = parent.resolve(prefix + Long.toUnsignedString(ThreadLocalRandom.current().nextLong(), 36)
+                    + EPHEMERAL_SUFFIX);
             Path created;
             try {
                 created = posix
@@ -77,7 +88,7 @@ public final class KafkoDataDirectory implements DisposableBean {
                 last = e;
                 continue;
             } catch (IOException e) {
-                throw new UncheckedIOException("Cannot create a temporary kafko data directory " + candidate, e);
+                throw cannotCreate(candidate.toString(), e);
             }
             try {
                 deleteAbandoned(parent, Files.getOwner(created, LinkOption.NOFOLLOW_LINKS), name -> { });
@@ -86,14 +97,22 @@ public final class KafkoDataDirectory implements DisposableBean {
             }
             return new KafkoDataDirectory(created, true);
         }
-        throw new UncheckedIOException("Cannot create a temporary kafko data directory in " + parent, last);
+        throw cannotCreate("in " + parent, last);
+    }
+
+    private static KafkoStorageException cannotCreate(String where, @Nullable IOException cause) {
+        return new KafkoStorageException("cannot create a temporary kafko data directory " + where + " (" + cause
+                + "): kafko.ephemeral=true makes it under java.io.tmpdir, which must be a writable directory;"
+                + " set -Djava.io.tmpdir, or set kafko.ephemeral=false and kafko.data-dir", cause);
     }
 
     /**
      * Deletes the ephemeral directories under {@code parent} whose process no longer runs and that
-     * belong to {@code owner}. A directory whose pid runs (this process, or another that reused the pid)
-     * is left alone, and so is one of another user: {@code java.io.tmpdir} is often shared, and anyone
-     * can plant a directory of that name there. The deletion goes through directory handles (a
+     * belong to {@code owner} (the name's {@value #EPHEMERAL_SUFFIX} keeps a data directory of the
+     * application's, such as {@code kafko-2024-orders}, from being taken for one). A directory whose pid runs (this process, or another that reused the pid) is left alone, and so is
+     * one whose lock a process holds (one in another pid namespace, whose pid this process cannot see:
+     * a container sharing the temporary directory), and one of another user: {@code java.io.tmpdir} is
+     * often shared, and anyone can plant a directory of that name there. The deletion goes through directory handles (a
      * {@link SecureDirectoryStream}), never following a link: an entry swapped for a symbolic link while
      * the tree is deleted is at most unlinked, never entered. Where the file system offers no such
      * handles, nothing is deleted. Any failure only leaves a directory behind.
@@ -115,7 +134,7 @@ public final class KafkoDataDirectory implements DisposableBean {
                 try {
                     PosixFileAttributes attrs = secure.getFileAttributeView(name, PosixFileAttributeView.class,
                             LinkOption.NOFOLLOW_LINKS).readAttributes();
-                    if (!attrs.isDirectory() || !attrs.owner().equals(owner)) {
+                    if (!attrs.isDirectory() || !attrs.owner().equals(owner) || isLocked(dir)) {
                         continue;
                     }
                     deleteTree(secure, name, dir, beforeDescend);
@@ -126,6 +145,27 @@ public final class KafkoDataDirectory implements DisposableBean {
             }
         } catch (IOException | RuntimeException e) {
             LOG.debug("Could not look for abandoned ephemeral directories in {}: {}", parent, e.toString());
+        }
+    }
+
+    /**
+     * Whether a process holds the lock of the kafko instance in {@code dir}: its pid may be one this
+     * process cannot see. Called only for directories of this user whose pid is not this process's
+     * (closing a channel of a file drops the locks this process holds on it).
+     */
+    private static boolean isLocked(Path dir) {
+        try (FileChannel lock = FileChannel.open(dir.resolve(LOCK_FILE), StandardOpenOption.WRITE,
+                LinkOption.NOFOLLOW_LINKS)) {
+            FileLock held = lock.tryLock();
+            if (held == null) {
+                return true;
+            }
+            held.release();
+            return false;
+        } catch (NoSuchFileException e) {
+            return false; // never opened
+        } catch (IOException | OverlappingFileLockException e) {
+            return true; // in doubt, it stays
         }
     }
 

@@ -1,11 +1,20 @@
 package dev.kafko.spring.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.kafko.KafkoStorageException;
+
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.UserPrincipal;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -30,23 +39,60 @@ class KafkoDataDirectoryTest {
     @Test
     void theEphemeralDirectoriesOfAProcessThatNoLongerRunsAreDeletedAndNothingElse() throws Exception {
         long ownPid = ProcessHandle.current().pid();
-        Path abandoned = Files.createDirectories(tmp.resolve("kafko-" + deadPid + "-abc123").resolve("orders").resolve("0"));
+        Path abandoned = Files.createDirectories(tmp.resolve("kafko-" + deadPid + "-abc123.ephemeral").resolve("orders").resolve("0"));
         Files.writeString(abandoned.resolve("00000000000000000000.log"), "records");
-        Path live = Files.createDirectory(tmp.resolve("kafko-" + ownPid + "-def456"));
+        Path live = Files.createDirectory(tmp.resolve("kafko-" + ownPid + "-def456.ephemeral"));
         Path userData = Files.createDirectory(tmp.resolve("kafko-data"));
-        Path aFile = Files.writeString(tmp.resolve("kafko-" + deadPid + "-file"), "not a directory");
+        // an application's own data directory whose name looks like an old-style ephemeral one
+        Path ordersData = Files.createDirectory(tmp.resolve("kafko-2024-orders"));
+        Path aFile = Files.writeString(tmp.resolve("kafko-" + deadPid + "-file.ephemeral"), "not a directory");
 
         KafkoDataDirectory.deleteAbandoned(tmp, me, p -> { });
 
-        assertThat(tmp.resolve("kafko-" + deadPid + "-abc123")).doesNotExist();
+        assertThat(tmp.resolve("kafko-" + deadPid + "-abc123.ephemeral")).doesNotExist();
         assertThat(live).isDirectory();
         assertThat(userData).isDirectory();
+        assertThat(ordersData).isDirectory();
         assertThat(aFile).isRegularFile();
     }
 
     @Test
+    void anAbandonedLookingDirectoryWhoseLockAnotherProcessHoldsIsLeftAlone() throws Exception {
+        // a process in another pid namespace (a container sharing the temporary directory) whose pid this
+        // process cannot see, or one whose pid was taken for a dead one's
+        Path live = Files.createDirectory(tmp.resolve("kafko-" + deadPid + "-live.ephemeral"));
+        Path lock = Files.createFile(live.resolve(".lock"));
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Process holder = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
+                LockHolder.class.getName(), lock.toString()).redirectErrorStream(true).start();
+        try {
+            assertThat(new BufferedReader(new InputStreamReader(holder.getInputStream(), StandardCharsets.UTF_8))
+                    .readLine()).isEqualTo("locked");
+            KafkoDataDirectory.deleteAbandoned(tmp, me, p -> { });
+            assertThat(live).isDirectory();
+        } finally {
+            holder.destroy();
+            holder.waitFor();
+        }
+        KafkoDataDirectory.deleteAbandoned(tmp, me, p -> { });
+        assertThat(live).as("deleted once nobody holds its lock").doesNotExist();
+    }
+
+    /** Holds the lock of the file it is given until it is killed. */
+    public static final class LockHolder {
+        public static void main(String[] args) throws Exception {
+            try (FileChannel ch = FileChannel.open(Path.of(args[0]), StandardOpenOption.WRITE);
+                    FileLock held = ch.lock()) {
+                System.out.println("locked");
+                System.out.flush();
+                Thread.sleep(60_000);
+            }
+        }
+    }
+
+    @Test
     void anAbandonedDirectoryOfAnotherUserIsLeftAlone() throws Exception {
-        Path planted = Files.createDirectories(tmp.resolve("kafko-" + deadPid + "-x1").resolve("d"));
+        Path planted = Files.createDirectories(tmp.resolve("kafko-" + deadPid + "-x1.ephemeral").resolve("d"));
         UserPrincipal someoneElse = () -> "someone-else";
 
         KafkoDataDirectory.deleteAbandoned(tmp, someoneElse, p -> { });
@@ -57,7 +103,7 @@ class KafkoDataDirectoryTest {
     @Test
     void aLinkInAnAbandonedDirectoryIsUnlinkedNotFollowed() throws Exception {
         Path victim = victim("static");
-        Path abandoned = Files.createDirectory(tmp.resolve("kafko-" + deadPid + "-x2"));
+        Path abandoned = Files.createDirectory(tmp.resolve("kafko-" + deadPid + "-x2.ephemeral"));
         Files.createSymbolicLink(abandoned.resolve("d"), victim);
 
         KafkoDataDirectory.deleteAbandoned(tmp, me, p -> { });
@@ -69,7 +115,7 @@ class KafkoDataDirectoryTest {
     @Test
     void aDirectorySwappedForALinkWhileTheTreeIsDeletedIsNotEntered() throws Exception {
         Path victim = victim("raced");
-        Path abandoned = Files.createDirectory(tmp.resolve("kafko-" + deadPid + "-x3"));
+        Path abandoned = Files.createDirectory(tmp.resolve("kafko-" + deadPid + "-x3.ephemeral"));
         Path d = Files.createDirectories(abandoned.resolve("d").resolve("precious"));
         Files.writeString(d.resolve("deep"), "the attacker's");
         Path stash = Files.createDirectory(tmp.resolve("stash"));
@@ -93,10 +139,25 @@ class KafkoDataDirectoryTest {
     @Test
     void anEphemeralDirectoryIsNamedAfterItsProcessAndDeletedOnDestroy() throws Exception {
         KafkoDataDirectory dir = KafkoDataDirectory.ephemeral();
-        assertThat(dir.path().getFileName().toString()).startsWith("kafko-" + ProcessHandle.current().pid() + "-");
+        assertThat(dir.path().getFileName().toString()).startsWith("kafko-" + ProcessHandle.current().pid() + "-")
+                .endsWith(".ephemeral");
         Files.writeString(dir.path().resolve("x"), "x");
         dir.destroy();
         assertThat(dir.path()).doesNotExist();
+    }
+
+    @Test
+    void aTemporaryDirectoryThatCannotHoldOneFailsWithAKafkoExceptionNamingTheProperty() throws Exception {
+        Path notADirectory = Files.writeString(tmp.resolve("file"), "x");
+        String before = System.getProperty("java.io.tmpdir");
+        System.setProperty("java.io.tmpdir", notADirectory.toString());
+        try {
+            assertThatThrownBy(KafkoDataDirectory::ephemeral).isInstanceOf(KafkoStorageException.class)
+                    .hasMessageContaining("cannot create a temporary kafko data directory")
+                    .hasMessageContaining("java.io.tmpdir, which must be a writable directory");
+        } finally {
+            System.setProperty("java.io.tmpdir", before);
+        }
     }
 
     private Path victim(String name) throws IOException {
