@@ -1,6 +1,7 @@
 package dev.kafko.spring.listener;
 
 import dev.kafko.InvalidNameException;
+import dev.kafko.InvalidPartitionException;
 import dev.kafko.KafkoRecord;
 import dev.kafko.RecordTooLargeException;
 import java.util.ArrayList;
@@ -18,7 +19,7 @@ import org.springframework.util.backoff.FixedBackOff;
  * Retries a failed delivery with a {@link BackOff}, then hands each record to a
  * {@link RecordRecoverer} (by default: log and skip). Conversion and argument-resolution failures,
  * {@link InvalidReplyHeaderException}s and sends the log refuses for good ({@link RecordTooLargeException},
- * {@link InvalidNameException}) are not retried: they would fail the same way (see {@link #isRetryable});
+ * {@link InvalidNameException}, {@link InvalidPartitionException}) are not retried: they would fail the same way (see {@link #isRetryable});
  * nor are the exceptions named with
  * {@link #addNotRetryableExceptions} (anywhere in the cause chain). Configure it before the
  * containers start; the container member threads then call it.
@@ -130,14 +131,15 @@ public final class DefaultErrorHandler implements KafkoErrorHandler {
     /**
      * Whether another attempt could succeed: false for conversion and argument-resolution failures, for
      * a reply that the record's headers cannot route, and for a send the log refuses whatever the attempt
-     * (a {@link RecordTooLargeException}, an {@link InvalidNameException}): a {@code @SendTo} reply too
+     * (a {@link RecordTooLargeException}, an {@link InvalidNameException}, an {@link InvalidPartitionException}:
+     * partitions are added by hand, not while a record is retried): a {@code @SendTo} reply too
      * large for its topic would otherwise run the method again, and repeat what it did, at every attempt.
      */
     public static boolean isRetryable(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
             if (t instanceof MessageConversionException || t instanceof MethodArgumentResolutionException
                     || t instanceof InvalidReplyHeaderException || t instanceof RecordTooLargeException
-                    || t instanceof InvalidNameException) {
+                    || t instanceof InvalidNameException || t instanceof InvalidPartitionException) {
                 return false;
             }
             if (t.getCause() == t) {

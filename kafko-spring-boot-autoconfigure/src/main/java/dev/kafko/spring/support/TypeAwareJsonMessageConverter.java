@@ -19,10 +19,11 @@ import tools.jackson.databind.json.JsonMapper;
  * names a class that is a subtype of the listener's parameter type, the JSON is read as that class.
  * Loaded only when Jackson is on the classpath. Thread-safe like the {@link JsonMapper} it wraps.
  *
- * <p>Only classes assignable to the declared parameter type are ever instantiated, and only when that
- * type is the application's: for a JDK type ({@code Map}, {@code Runnable}, {@code Comparable}), which any
- * class on the class path may implement, the header is not followed and the JSON is read as the declared
- * type. So a record cannot make the listener build an arbitrary class. A record whose header names a class that is not a
+ * <p>Only classes assignable to the declared parameter type are ever instantiated, and for a JDK type
+ * ({@code Map}, {@code Runnable}, {@code Number}), which any class on the class path may implement, only
+ * classes of {@code java.lang}, {@code java.util}, {@code java.math} and {@code java.time} (a
+ * {@code BigDecimal} for a {@code Number}); a header naming another class is not followed there, and the
+ * JSON is read as the declared type. So a record cannot make the listener build an arbitrary class. A record whose header names a class that is not a
  * subtype is read as the declared type, with a warning once per pair of classes (other events on the same
  * topic would otherwise lose their fields silently), and so is one whose header names a class no longer on
  * the class path with another simple name (one of the same name was moved: nothing to say); one whose
@@ -34,6 +35,9 @@ import tools.jackson.databind.json.JsonMapper;
 public final class TypeAwareJsonMessageConverter extends JacksonJsonMessageConverter {
 
     private static final Logger LOG = LoggerFactory.getLogger(TypeAwareJsonMessageConverter.class);
+
+    /** The packages whose classes a header may name where a JDK type is declared. */
+    private static final Set<String> VALUE_PACKAGES = Set.of("java.lang", "java.util", "java.math", "java.time");
 
     private final @Nullable ClassLoader classLoader;
     /** The pairs of classes {@link #warnOnce} spoke of. */
@@ -53,7 +57,7 @@ public final class TypeAwareJsonMessageConverter extends JacksonJsonMessageConve
         }
         Class<?> named = load(name);
         if (named != null && targetClass.isAssignableFrom(named) && named.getTypeParameters().length == 0
-                && !isPlatformType(targetClass)) {
+                && (!isPlatformType(targetClass) || isPlatformValue(named))) {
             return super.convertFromInternal(message, named, null);
         }
         if (named != null && !targetClass.isAssignableFrom(named) && !Map.class.isAssignableFrom(named)
@@ -81,12 +85,19 @@ public final class TypeAwareJsonMessageConverter extends JacksonJsonMessageConve
 
     /**
      * Whether {@code type} is one of the JDK's (a {@code Map}, a {@code Runnable}, a {@code Comparable}):
-     * any class on the class path may implement it, so a header naming a subtype of it is not followed.
+     * any class on the class path may implement it, so a header naming a subtype of it is followed only
+     * to a class of {@link #VALUE_PACKAGES} (a {@code BigDecimal} for a {@code Number}), as spring-kafka
+     * trusts {@code java.lang} and {@code java.util} by default.
      */
     private static boolean isPlatformType(Class<?> type) {
         String name = type.getName();
         return name.startsWith("java.") || name.startsWith("javax.") || name.startsWith("jdk.")
                 || name.startsWith("sun.") || name.startsWith("com.sun.");
+    }
+
+    /** Whether {@code type} is a class of the JDK's value packages, which the header may name for a JDK type. */
+    private static boolean isPlatformValue(Class<?> type) {
+        return VALUE_PACKAGES.contains(type.getPackageName());
     }
 
     private static @Nullable String typeName(Message<?> message) {

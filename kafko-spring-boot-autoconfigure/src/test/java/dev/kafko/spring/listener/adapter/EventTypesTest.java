@@ -10,6 +10,7 @@ import dev.kafko.KafkoRecord;
 import dev.kafko.spring.annotation.KafkoListener;
 import dev.kafko.spring.support.KafkoHeaders;
 import dev.kafko.spring.test.KafkoTestUtils;
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
@@ -137,6 +138,21 @@ class EventTypesTest {
         void on(Map<String, Object> map) {
             SEEN.add(map);
         }
+
+        @KafkoListener(id = "amounts", topics = "amounts")
+        void on(Number amount) {
+            SEEN.add(amount);
+        }
+    }
+
+    @Test
+    void aTypeHeaderNamingAJdkValueClassIsFollowedForAJdkType() {
+        runner.withBean(JdkTypes.class).run(context -> {
+            template(context).send("amounts", new BigDecimal("12345678901234567890.123456789")).join();
+            template(context).send("amounts", 42L).join();
+            KafkoTestUtils.waitForListeners(context, WAIT);
+            assertThat(SEEN).containsExactly(new BigDecimal("12345678901234567890.123456789"), 42L);
+        });
     }
 
     @Test

@@ -5,6 +5,7 @@ import static dev.kafko.spring.listener.adapter.ListenerTestSupport.template;
 import static dev.kafko.spring.listener.adapter.ListenerTestSupport.text;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kafko.InvalidPartitionException;
 import dev.kafko.Kafko;
 import dev.kafko.KafkoRecord;
 import dev.kafko.spring.annotation.KafkoListener;
@@ -125,17 +126,20 @@ class SendToReplyTopicHeaderTest {
             send(context, "requests", null, "bad topic", "no/slash", null, null);
             send(context, "requests", null, "fine", "replies-c", null, null);
             send(context, "requests", null, "no such topic", "nowhere", null, null);
+            send(context, "requests", null, "no such partition", "replies-c", null, "5");
             KafkoTestUtils.waitForListeners(context, WAIT);
 
             assertThat(INVOKED).as("each invoked once: no retries").containsExactly("no header", "bad partition",
-                    "bad topic", "fine", "no such topic");
+                    "bad topic", "fine", "no such topic", "no such partition");
             assertThat(KafkoTestUtils.records(context, "replies-c")).extracting(r -> text(r.value()))
                     .containsExactly("FINE");
             List<KafkoRecord> dead = KafkoTestUtils.records(context, "requests.DLT");
             assertThat(dead).extracting(r -> text(r.value()))
-                    .containsExactly("no header", "bad partition", "bad topic", "no such topic");
-            assertThat(dead).allSatisfy(r -> assertThat(text(r.headers().lastValue(KafkoHeaders.DLT_EXCEPTION_FQCN)))
-                    .isEqualTo(InvalidReplyHeaderException.class.getName()));
+                    .containsExactly("no header", "bad partition", "bad topic", "no such topic", "no such partition");
+            assertThat(dead.subList(0, 4)).allSatisfy(r -> assertThat(text(r.headers().lastValue(
+                    KafkoHeaders.DLT_EXCEPTION_FQCN))).isEqualTo(InvalidReplyHeaderException.class.getName()));
+            assertThat(text(dead.get(4).headers().lastValue(KafkoHeaders.DLT_EXCEPTION_FQCN)))
+                    .isEqualTo(InvalidPartitionException.class.getName());
             assertThat(text(dead.get(0).headers().lastValue(KafkoHeaders.DLT_EXCEPTION_MESSAGE))).isEqualTo(
                     "Listener 'echo' cannot send its reply to the record at requests-0@0: its @SendTo names no topic"
                             + " and the record has no kafko_replyTopic header: set the header on the request, or name"
@@ -155,7 +159,7 @@ class SendToReplyTopicHeaderTest {
             assertThat(context.getBean(Kafko.class).topic("nowhere")).isEmpty();
             assertThat(context.getBean(KafkoListenerEndpointRegistry.class).getListenerContainer("echo").isRunning())
                     .isTrue();
-            assertThat(context.getBean(Kafko.class).groupInfo("requests", "echo").committed()).containsEntry(0, 5L);
+            assertThat(context.getBean(Kafko.class).groupInfo("requests", "echo").committed()).containsEntry(0, 6L);
         });
     }
 
