@@ -254,6 +254,36 @@ class KafkoLifecycleTest {
     }
 
     @Test
+    void filesNamedAlmostLikeKafkosInAPartitionAreTheUsersNeitherReadNorDeleted() throws Exception {
+        try (Kafko k = Kafko.open(dir)) {
+            k.createTopic("t");
+            k.producer("t").send(null, new byte[] {1}).join();
+        }
+        Path partition = dir.resolve("t").resolve("0");
+        String arabic = "\u0660".repeat(18) + "\u0664\u0662"; // Character.isDigit takes them for digits
+        List<Path> foreign = List.of(partition.resolve(arabic + ".index"), partition.resolve(arabic + ".timeindex"),
+                partition.resolve("99999999999999999999.log"), partition.resolve("99999999999999999999.index"));
+        for (Path f : foreign) {
+            Files.writeString(f, "the user's");
+        }
+        for (int round = 0; round < 2; round++) {
+            try (Kafko k = Kafko.open(dir)) {
+                assertThat(k.topic("t").orElseThrow().partition(0).endOffset()).isEqualTo(1);
+            }
+            for (Path f : foreign) {
+                assertThat(f).hasContent("the user's");
+            }
+        }
+        // a directory that lost its topic.conf and holds such a file is not taken for kafko's leftovers
+        Path orphan = Files.createDirectories(dir.resolve("orphan").resolve("0"));
+        Files.writeString(orphan.resolve(arabic + ".log"), "the user's");
+        try (Kafko k = Kafko.open(dir)) {
+            assertThatThrownBy(() -> k.createTopic("orphan")).isInstanceOf(InvalidTopicLayoutException.class);
+        }
+        assertThat(orphan.resolve(arabic + ".log")).hasContent("the user's");
+    }
+
+    @Test
     void aTopicDirectoryThatCannotBeSearchedFailsTheOpenNamingItInsteadOfBeingLeftOut() throws Exception {
         try (Kafko k = Kafko.open(dir)) {
             k.createTopic("t");

@@ -290,7 +290,7 @@ final class TopicDirectory {
     }
 
     private static boolean isPartitionNumber(String n) {
-        return !n.isEmpty() && n.length() <= 10 && n.chars().allMatch(Character::isDigit);
+        return !n.isEmpty() && n.length() <= 10 && FileNames.isAsciiDigits(n, n.length());
     }
 
     /**
@@ -311,7 +311,7 @@ final class TopicDirectory {
             return true;
         }
         int dot = n.indexOf('.');
-        if (dot != 20 || !n.chars().limit(20).allMatch(Character::isDigit)) {
+        if (dot != 20 || !FileNames.startsWithOffset(n)) {
             return false;
         }
         String suffix = n.substring(dot);

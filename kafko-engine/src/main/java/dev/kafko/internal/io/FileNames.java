@@ -34,6 +34,8 @@ public final class FileNames {
     public static final String OFFSETS_FILE = "offsets";
     public static final String CLEAN_SHUTDOWN_FILE = ".clean";
 
+    /** The name of the largest offset: every offset name compares at most equal to it. */
+    private static final String MAX_OFFSET_NAME = offsetName(Long.MAX_VALUE);
     public static final String LOG_SUFFIX = ".log";
     public static final String INDEX_SUFFIX = ".index";
     public static final String TIME_INDEX_SUFFIX = ".timeindex";
@@ -85,13 +87,34 @@ public final class FileNames {
         return topicDir.resolve(GROUPS_DIR).resolve(group + OFFSETS_SUFFIX);
     }
 
-    /**
-     * Whether a file name is a segment: 20 ASCII digits then {@link #LOG_SUFFIX} (not any Unicode digit,
-     * which {@code Long.parseLong} would read too: two names for one base offset).
-     */
+    /** Whether a file name is a segment: an {@linkplain #startsWithOffset offset name} then {@link #LOG_SUFFIX}. */
     public static boolean isSegmentFile(String fileName) {
         return fileName.length() == 20 + LOG_SUFFIX.length() && fileName.endsWith(LOG_SUFFIX)
-                && fileName.chars().limit(20).allMatch(c -> c >= '0' && c <= '9');
+                && startsWithOffset(fileName);
+    }
+
+    /**
+     * Whether a file name begins with an offset as {@link #offsetName} writes it: 20 ASCII digits (not
+     * any Unicode digit, which {@code Long.parseLong} reads too: two names for one offset) of a value
+     * that fits a {@code long}, so that {@link #baseOffsetOf} reads it.
+     */
+    public static boolean startsWithOffset(String fileName) {
+        return fileName.length() >= 20 && isAsciiDigits(fileName, 20)
+                && fileName.substring(0, 20).compareTo(MAX_OFFSET_NAME) <= 0;
+    }
+
+    /** Whether the first {@code length} characters of {@code s} are ASCII digits (and it has that many). */
+    public static boolean isAsciiDigits(String s, int length) {
+        if (s.length() < length) {
+            return false;
+        }
+        for (int i = 0; i < length; i++) {
+            char c = s.charAt(i);
+            if (c < '0' || c > '9') {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The base offset in a segment, index or time index file name. */

@@ -551,8 +551,7 @@ final class LogLoader {
             for (Path p : (Iterable<Path>) files::iterator) {
                 String n = p.getFileName().toString();
                 boolean index = n.endsWith(FileNames.INDEX_SUFFIX) || n.endsWith(FileNames.TIME_INDEX_SUFFIX);
-                if (index && n.length() > 20 && n.chars().limit(20).allMatch(Character::isDigit)
-                        && !bases.contains(FileNames.baseOffsetOf(n))) {
+                if (index && FileNames.startsWithOffset(n) && !bases.contains(FileNames.baseOffsetOf(n))) {
                     leftovers.add(p);
                 }
             }

@@ -32,6 +32,12 @@ class FileNamesTest {
         assertThat(FileNames.isSegmentFile("\u0660".repeat(18) + "\u0664\u0662.log")).isFalse();
         assertThat(FileNames.isSegmentFile("0000000000000000004x.log")).isFalse();
         assertThat(FileNames.isSegmentFile("00000000000000000042.index")).isFalse();
+        // twenty digits beyond a long: no offset kafko writes, and Long.parseLong would throw
+        assertThat(FileNames.isSegmentFile("99999999999999999999.log")).isFalse();
+        assertThat(FileNames.startsWithOffset("09223372036854775808.index")).isFalse();
+        assertThat(FileNames.startsWithOffset(FileNames.offsetName(Long.MAX_VALUE) + ".index")).isTrue();
+        assertThat(FileNames.isAsciiDigits("12\u0663", 3)).isFalse();
+        assertThat(FileNames.isAsciiDigits("12", 3)).isFalse();
     }
 
     @Test
