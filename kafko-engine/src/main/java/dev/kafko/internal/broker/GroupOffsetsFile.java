@@ -250,6 +250,7 @@ final class GroupOffsetsFile implements AutoCloseable {
             return true;
         }
         try (ch) {
+            long size = ch.size();
             ByteBuffer in = ByteBuffer.allocate(REPLAY_BLOCK);
             boolean eof = fill(ch, in);
             in.flip();
@@ -284,7 +285,7 @@ final class GroupOffsetsFile implements AutoCloseable {
                 crc.update(in.array(), start, 12);
                 if ((int) crc.getValue() != stored || partition < 0 || partition >= TopicConfig.MAX_PARTITIONS
                         || offset < 0) {
-                    boolean tail = eof && !in.hasRemaining();
+                    boolean tail = at + ENTRY_BYTES >= size; // the last entry: torn by a crash
                     if (!tail) {
                         corrupt = true;
                     }

@@ -139,4 +139,21 @@ class GroupOffsetsFileTest {
             assertThat(f.wasCorrupt()).isFalse();
         }
     }
+
+    @Test
+    void aTornLastEntryIsATornTailAlsoWhenTheFileIsExactlyOneReplayBlock() throws Exception {
+        try (GroupOffsetsFile f = GroupOffsetsFile.open(FileIo.SYSTEM, file(), "test", true)) {
+            for (int i = 0; i < 4096; i++) {
+                f.commit(0, i, false);
+            }
+        }
+        byte[] b = Files.readAllBytes(file());
+        assertThat(b).hasSize(GroupOffsetsFile.HEADER_BYTES + 4096 * GroupOffsetsFile.ENTRY_BYTES);
+        b[b.length - 1] ^= 0x5A; // the last entry's CRC: torn by a crash
+        Files.write(file(), b);
+        try (GroupOffsetsFile f = GroupOffsetsFile.open(FileIo.SYSTEM, file(), "test", true)) {
+            assertThat(f.committed(0)).isEqualTo(4094);
+            assertThat(f.wasCorrupt()).as("a torn tail, not damage").isFalse();
+        }
+    }
 }
