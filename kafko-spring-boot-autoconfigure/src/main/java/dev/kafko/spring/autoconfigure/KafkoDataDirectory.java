@@ -42,7 +42,7 @@ public final class KafkoDataDirectory implements DisposableBean {
     private static final Logger LOG = LoggerFactory.getLogger(KafkoDataDirectory.class);
     private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rwx------");
     private static final String EPHEMERAL_PREFIX = "kafko-";
-    /** Ends the name of an ephemeral directory, so that no data directory of the application's is taken for one. */
+    /** Ends an ephemeral directory's name: no data directory of the application's is taken for one. */
     private static final String EPHEMERAL_SUFFIX = ".ephemeral";
     /** The engine's lock file in a data directory. */
     private static final String LOCK_FILE = ".lock";
@@ -67,9 +67,10 @@ public final class KafkoDataDirectory implements DisposableBean {
      * file system has POSIX permissions, deleted on destroy. The name comes from a non-secure random
      * number ({@code Files.createTempDirectory} would initialise a {@code SecureRandom}, which costs
      * tens of milliseconds of start-up); {@code createDirectory} fails on an existing name, so a
-     * taken name is never reused. The name holds this process's pid ({@code kafko-<pid>-<random>.ephemeral}): the
-     * ephemeral directories of a process that no longer runs (a test JVM that was killed) are deleted
-     * here, once the new one is made, when they belong to the same user (see {@link #deleteAbandoned}).
+     * taken name is never reused. The name holds this process's pid
+     * ({@code kafko-<pid>-<random>.ephemeral}): the ephemeral directories of a process that no longer
+     * runs (a test JVM that was killed) are deleted here, once the new one is made, when they belong to
+     * the same user (see {@link #deleteAbandoned}).
      */
     public static KafkoDataDirectory ephemeral() {
         Path parent = Path.of(System.getProperty("java.io.tmpdir"));
@@ -109,10 +110,11 @@ public final class KafkoDataDirectory implements DisposableBean {
     /**
      * Deletes the ephemeral directories under {@code parent} whose process no longer runs and that
      * belong to {@code owner} (the name's {@value #EPHEMERAL_SUFFIX} keeps a data directory of the
-     * application's, such as {@code kafko-2024-orders}, from being taken for one). A directory whose pid runs (this process, or another that reused the pid) is left alone, and so is
-     * one whose lock a process holds (one in another pid namespace, whose pid this process cannot see:
-     * a container sharing the temporary directory), and one of another user: {@code java.io.tmpdir} is
-     * often shared, and anyone can plant a directory of that name there. The deletion goes through directory handles (a
+     * application's, such as {@code kafko-2024-orders}, from being taken for one). A directory whose pid
+     * runs (this process, or another that reused the pid) is left alone, and so is one whose lock a
+     * process holds (one in another pid namespace, whose pid this process cannot see: a container sharing
+     * the temporary directory), and one of another user: {@code java.io.tmpdir} is often shared, and
+     * anyone can plant a directory of that name there. The deletion goes through directory handles (a
      * {@link SecureDirectoryStream}), never following a link: an entry swapped for a symbolic link while
      * the tree is deleted is at most unlinked, never entered. Where the file system offers no such
      * handles, nothing is deleted. Any failure only leaves a directory behind.
