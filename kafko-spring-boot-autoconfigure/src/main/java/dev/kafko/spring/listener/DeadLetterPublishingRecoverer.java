@@ -50,7 +50,8 @@ public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
     static final String STACK_TRACE_LEFT_OUT = "(left out: the dead letter was larger than the topic's max record size with it)";
 
     private static final Set<String> EXCEPTION_HEADERS = Set.of(KafkoHeaders.DLT_EXCEPTION_FQCN,
-            KafkoHeaders.DLT_EXCEPTION_CAUSE_FQCN, KafkoHeaders.DLT_EXCEPTION_MESSAGE, KafkoHeaders.DLT_EXCEPTION_STACKTRACE);
+            KafkoHeaders.DLT_EXCEPTION_CAUSE_FQCN, KafkoHeaders.DLT_EXCEPTION_MESSAGE,
+            KafkoHeaders.DLT_EXCEPTION_STACKTRACE);
 
     private final LogBackend backend;
     private final KafkoInstrumentation instrumentation;

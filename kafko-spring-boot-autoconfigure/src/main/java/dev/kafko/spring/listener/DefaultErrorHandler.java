@@ -18,9 +18,9 @@ import org.springframework.util.backoff.FixedBackOff;
 /**
  * Retries a failed delivery with a {@link BackOff}, then hands each record to a
  * {@link RecordRecoverer} (by default: log and skip). Conversion and argument-resolution failures,
- * {@link InvalidReplyHeaderException}s and sends the log refuses for good ({@link RecordTooLargeException},
- * {@link InvalidNameException}, {@link InvalidPartitionException}) are not retried: they would fail the same way (see {@link #isRetryable});
- * nor are the exceptions named with
+ * {@link InvalidReplyHeaderException}s and sends the log refuses for good
+ * ({@link RecordTooLargeException}, {@link InvalidNameException}, {@link InvalidPartitionException}) are
+ * not retried: they would fail the same way (see {@link #isRetryable}); nor are the exceptions named with
  * {@link #addNotRetryableExceptions} (anywhere in the cause chain). Configure it before the
  * containers start; the container member threads then call it.
  */

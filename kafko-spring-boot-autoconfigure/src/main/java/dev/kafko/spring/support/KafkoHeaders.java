@@ -73,7 +73,7 @@ public final class KafkoHeaders {
      * threw (an {@code Error} included), or the cause of a {@code @SendTo} reply that could not be written.
      */
     public static final String DLT_EXCEPTION_FQCN = PREFIX + "dlt-exception-fqcn";
-    /** The class name of that exception's cause, when it has one; as spring-kafka's {@code kafka_dlt-exception-cause-fqcn}. */
+    /** The class name of that exception's cause, if any; as spring-kafka's {@code kafka_dlt-exception-cause-fqcn}. */
     public static final String DLT_EXCEPTION_CAUSE_FQCN = PREFIX + "dlt-exception-cause-fqcn";
     /** The message of that exception (its cause's message is in the stack trace). */
     public static final String DLT_EXCEPTION_MESSAGE = PREFIX + "dlt-exception-message";

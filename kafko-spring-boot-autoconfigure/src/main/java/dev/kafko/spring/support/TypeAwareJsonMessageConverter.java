@@ -23,13 +23,13 @@ import tools.jackson.databind.json.JsonMapper;
  * ({@code Map}, {@code Runnable}, {@code Number}), which any class on the class path may implement, only
  * classes of {@code java.lang}, {@code java.util}, {@code java.math} and {@code java.time} (a
  * {@code BigDecimal} for a {@code Number}); a header naming another class is not followed there, and the
- * JSON is read as the declared type. So a record cannot make the listener build an arbitrary class. A record whose header names a class that is not a
- * subtype is read as the declared type, with a warning once per pair of classes (other events on the same
- * topic would otherwise lose their fields silently), and so is one whose header names a class no longer on
- * the class path with another simple name (one of the same name was moved: nothing to say); one whose
- * header names a class that is not on the class path, and that the declared type cannot read, fails with a
- * conversion error that names it. A class named there that has type parameters
- * of its own ({@code java.util.ArrayList} for a {@code List<Order>} that was sent) is not used: it
+ * JSON is read as the declared type. So a record cannot make the listener build an arbitrary class. A
+ * record whose header names a class that is not a subtype is read as the declared type, with a warning
+ * once per pair of classes (other events on the same topic would otherwise lose their fields silently),
+ * and so is one whose header names a class no longer on the class path with another simple name (one of
+ * the same name was moved: nothing to say); one whose header names a class that is not on the class path,
+ * and that the declared type cannot read, fails with a conversion error that names it. A class named
+ * there that has type parameters of its own ({@code java.util.ArrayList} for a {@code List<Order>} that was sent) is not used: it
  * would lose the element types the declaration gives, so the declaration wins.
  */
 public final class TypeAwareJsonMessageConverter extends JacksonJsonMessageConverter {
