@@ -18,6 +18,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
+import org.springframework.aop.scope.ScopedProxyFactoryBean;
+import org.springframework.aop.scope.ScopedProxyUtils;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
@@ -72,14 +74,32 @@ public final class KafkoListenerAnnotationBeanPostProcessor
 
     @Override
     public Object postProcessAfterInitialization(Object bean, String beanName) {
+        if (ScopedProxyUtils.isScopedTarget(beanName)) {
+            // the listener is registered once, on the scoped proxy, which calls the scope's current
+            // instance: each instance the scope makes (a refresh) would otherwise register it again
+            return bean;
+        }
+        if (bean instanceof ScopedProxyFactoryBean scoped) {
+            // the proxy is made with its factory, but nothing asks for it before a record would
+            Object proxy = scoped.getObject();
+            if (proxy != null) {
+                registerListeners(proxy, beanName);
+            }
+            return bean;
+        }
+        registerListeners(bean, beanName);
+        return bean;
+    }
+
+    private void registerListeners(Object bean, String beanName) {
         Class<?> targetClass = AopUtils.getTargetClass(bean);
         if (withoutListeners.contains(targetClass) || !mayHaveListeners(targetClass)) {
-            return bean;
+            return;
         }
         Map<Method, Set<KafkoListener>> annotated = listenerMethods(targetClass);
         if (annotated.isEmpty()) {
             withoutListeners.add(targetClass);
-            return bean;
+            return;
         }
         annotated.forEach((method, listeners) -> {
             Method invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
@@ -90,7 +110,6 @@ public final class KafkoListenerAnnotationBeanPostProcessor
                 n++;
             }
         });
-        return bean;
     }
 
     /**
