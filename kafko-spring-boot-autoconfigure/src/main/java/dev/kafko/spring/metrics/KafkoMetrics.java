@@ -12,6 +12,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.BaseUnits;
@@ -77,7 +78,11 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
     private final Map<String, Timer> sendTimers = new ConcurrentHashMap<>();
     private final Map<String, Timer> processTimers = new ConcurrentHashMap<>();
     private final Map<String, Timer> fsyncTimers = new ConcurrentHashMap<>();
-    private final Set<Meter> registered = ConcurrentHashMap.newKeySet();
+    /**
+     * Every meter registered here, with the name and topic kafko gave it: a {@code MeterFilter} may have
+     * renamed either in the registry, where a search by them would then miss the meter.
+     */
+    private final Map<Meter, Owned> registered = new ConcurrentHashMap<>();
 
     public KafkoMetrics(MeterRegistry registry, ObjectProvider<Kafko> kafko) {
         this.registry = registry;
@@ -114,7 +119,7 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
 
     @Override
     public void onFsync(String topic, int partition, long nanos) {
-        fsyncTimers.computeIfAbsent(topic + '\0' + partition, k -> own(Timer.builder("kafko.log.fsync")
+        fsyncTimers.computeIfAbsent(topic + '\0' + partition, k -> own("kafko.log.fsync", topic, Timer.builder("kafko.log.fsync")
                 .description("Fsyncs of a partition").tags("topic", topic, "partition", Integer.toString(partition))
                 .register(registry))).record(nanos, TimeUnit.NANOSECONDS);
     }
@@ -125,7 +130,7 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
     }
 
     private Counter failures(String topic, int partition) {
-        return own(Counter.builder("kafko.log.failures").description("Appends or fsyncs that failed")
+        return own("kafko.log.failures", topic, Counter.builder("kafko.log.failures").description("Appends or fsyncs that failed")
                 .tags("topic", topic, "partition", Integer.toString(partition)).register(registry));
     }
 
@@ -136,18 +141,19 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
         groups.remove(topic);
         fsyncTimers.keySet().removeIf(k -> k.startsWith(topic + '\0'));
         sendTimers.keySet().removeIf(k -> k.startsWith(topic + '\0'));
-        for (String name : TOPIC_METERS) {
-            for (Meter m : registry.find(name).tag("topic", topic).meters()) {
-                registered.remove(m);
-                registry.remove(m);
+        registered.entrySet().removeIf(e -> {
+            boolean gone = topic.equals(e.getValue().topic()) && TOPIC_METERS.contains(e.getValue().name());
+            if (gone) {
+                registry.remove(e.getKey());
             }
-        }
+            return gone;
+        });
     }
 
     /** Removes every meter registered here: a registry that outlives the context keeps none of them. */
     @Override
     public synchronized void destroy() {
-        for (Meter m : registered) {
+        for (Meter m : registered.keySet()) {
             registry.remove(m);
         }
         registered.clear();
@@ -158,9 +164,13 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
         fsyncTimers.clear();
     }
 
-    private <M extends Meter> M own(M meter) {
-        registered.add(meter);
+    private <M extends Meter> M own(String name, @Nullable String topic, M meter) {
+        registered.put(meter, new Owned(name, topic));
         return meter;
+    }
+
+    /** The name and the topic tag kafko gave a meter. */
+    private record Owned(String name, @Nullable String topic) {
     }
 
     // --- template and containers ----------------------------------------------------------------
@@ -168,7 +178,7 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
     @Override
     public void sendCompleted(String topic, long nanos, @Nullable Throwable failure) {
         String outcome = failure == null ? "success" : "failure";
-        sendTimers.computeIfAbsent(topic + '\0' + outcome, k -> own(Timer.builder("kafko.template.send")
+        sendTimers.computeIfAbsent(topic + '\0' + outcome, k -> own("kafko.template.send", topic, Timer.builder("kafko.template.send")
                 .description("Sends through KafkoTemplate, until appended")
                 .tags("topic", topic, "outcome", outcome).register(registry)))
                 .record(nanos, TimeUnit.NANOSECONDS);
@@ -178,7 +188,7 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
     public void listenerInvoked(String listenerId, String topic, long nanos, boolean success) {
         String outcome = success ? "success" : "failure";
         processTimers.computeIfAbsent(listenerId + '\0' + topic + '\0' + outcome,
-                k -> own(Timer.builder("kafko.listener.process")
+                k -> own("kafko.listener.process", topic, Timer.builder("kafko.listener.process")
                         .description("Invocations of a @KafkoListener method")
                         .tags("listener", listenerId, "topic", topic, "outcome", outcome).register(registry)))
                 .record(nanos, TimeUnit.NANOSECONDS);
@@ -201,7 +211,7 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
 
     @Override
     public void deadLettered(String listenerId, String topic) {
-        own(Counter.builder("kafko.listener.dead.letter").description("Records published to a dead-letter topic")
+        own("kafko.listener.dead.letter", topic, Counter.builder("kafko.listener.dead.letter").description("Records published to a dead-letter topic")
                 .tags("listener", listenerId, "topic", topic).register(registry)).increment();
     }
 
@@ -285,7 +295,8 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
 
     private void gauge(String name, String description, @Nullable String baseUnit, Tags tags,
                        ToDoubleFunction<Kafko> value) {
-        own(Gauge.builder(name, kafko, provider -> {
+        own(name, tags.stream().filter(t -> t.getKey().equals("topic")).map(Tag::getValue).findFirst().orElse(null),
+                Gauge.builder(name, kafko, provider -> {
             Kafko k = provider.getIfAvailable();
             if (k == null) {
                 return Double.NaN;

@@ -111,6 +111,33 @@ class KafkoMetricsTest {
     }
 
     @Test
+    void aDeletedTopicLeavesNoMetersAlsoWhenAFilterRenamedThem() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        // a platform's prefix on every meter
+        registry.config().meterFilter(new io.micrometer.core.instrument.config.MeterFilter() {
+            @Override
+            public io.micrometer.core.instrument.Meter.Id map(io.micrometer.core.instrument.Meter.Id id) {
+                return id.withName("platform." + id.getName());
+            }
+        });
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class, KafkoMetricsAutoConfiguration.class))
+                .withBean(MeterRegistry.class, () -> registry)
+                .withPropertyValues("kafko.ephemeral=true").run(context -> {
+            Kafko kafko = context.getBean(Kafko.class);
+            kafko.createTopic("scratch", dev.kafko.TopicConfig.builder().partitions(2).build());
+            @SuppressWarnings("unchecked")
+            KafkoTemplate<Object, Object> template = context.getBean(KafkoTemplate.class);
+            template.send("scratch", "through the template").join();
+            assertThat(registry.find("platform.kafko.log.size").tag("topic", "scratch").meters()).isNotEmpty();
+            kafko.deleteTopic("scratch");
+            assertThat(registry.getMeters()).noneSatisfy(m -> assertThat(m.getId().getTag("topic")).isEqualTo("scratch"));
+            assertThat(registry.find("platform.kafko.log.size").gauges())
+                    .allSatisfy(g -> assertThat(g.value()).isNotNaN());
+        });
+    }
+
+    @Test
     void theLogSizeIsInBytesAndAClosedContextLeavesNoMeterInARegistryThatOutlivesIt() {
         MeterRegistry shared = new SimpleMeterRegistry();
         new ApplicationContextRunner()
