@@ -178,7 +178,13 @@ public final class KafkoAutoConfiguration {
                                       ObjectProvider<KafkoInstrumentation> instrumentation) {
         KafkoTemplate<Object, Object> template = new KafkoTemplate<>(backend, converter);
         template.setDefaultTopic(properties.getTemplate().getDefaultTopic());
-        producerListener.ifUnique(l -> template.setProducerListener((ProducerListener<Object, Object>) l));
+        ProducerListener<?, ?> listener = producerListener.getIfUnique();
+        if (listener != null) {
+            template.setProducerListener((ProducerListener<Object, Object>) listener);
+        } else if (producerListener.stream().findAny().isPresent()) {
+            LOG.warn("Several ProducerListener beans and none of them @Primary: the KafkoTemplate uses none of them"
+                    + " and logs failed sends itself; mark the one to use @Primary");
+        }
         template.setInstrumentation(instrumentation.getIfUnique(() -> KafkoInstrumentation.NOOP));
         return template;
     }
