@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
+import org.springframework.aop.scope.ScopedObject;
 import org.springframework.aop.scope.ScopedProxyFactoryBean;
 import org.springframework.aop.scope.ScopedProxyUtils;
 import org.springframework.aop.support.AopUtils;
@@ -74,9 +75,10 @@ public final class KafkoListenerAnnotationBeanPostProcessor
 
     @Override
     public Object postProcessAfterInitialization(Object bean, String beanName) {
-        if (ScopedProxyUtils.isScopedTarget(beanName)) {
-            // the listener is registered once, on the scoped proxy, which calls the scope's current
-            // instance: each instance the scope makes (a refresh) would otherwise register it again
+        if (ScopedProxyUtils.isScopedTarget(beanName) || bean instanceof ScopedObject) {
+            // the listener is registered once, on the scoped proxy when its factory is made (below), which
+            // calls the scope's current instance: each instance the scope makes (a refresh), and the proxy
+            // each time its factory hands it out, would otherwise register it again
             return bean;
         }
         if (bean instanceof ScopedProxyFactoryBean scoped) {

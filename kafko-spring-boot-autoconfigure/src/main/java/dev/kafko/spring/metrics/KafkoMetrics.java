@@ -142,11 +142,13 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
         fsyncTimers.keySet().removeIf(k -> k.startsWith(topic + '\0'));
         sendTimers.keySet().removeIf(k -> k.startsWith(topic + '\0'));
         registered.entrySet().removeIf(e -> {
-            boolean gone = topic.equals(e.getValue().topic()) && TOPIC_METERS.contains(e.getValue().name());
-            if (gone) {
-                registry.remove(e.getKey());
+            Owned owned = e.getValue();
+            if (!TOPIC_METERS.contains(owned.name()) || !owned.topics().remove(topic) || !owned.topics().isEmpty()) {
+                return false;
             }
-            return gone;
+            // no topic left that this meter counts for (a filter may have merged several topics' into one)
+            registry.remove(e.getKey());
+            return true;
         });
     }
 
@@ -165,12 +167,18 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
     }
 
     private <M extends Meter> M own(String name, @Nullable String topic, M meter) {
-        registered.put(meter, new Owned(name, topic));
+        Owned owned = registered.computeIfAbsent(meter, m -> new Owned(name, ConcurrentHashMap.newKeySet()));
+        if (topic != null) {
+            owned.topics().add(topic);
+        }
         return meter;
     }
 
-    /** The name and the topic tag kafko gave a meter. */
-    private record Owned(String name, @Nullable String topic) {
+    /**
+     * The name kafko gave a meter, and the topics it registered it for: one, unless a filter merged the
+     * meters of several topics into one.
+     */
+    private record Owned(String name, Set<String> topics) {
     }
 
     // --- template and containers ----------------------------------------------------------------

@@ -43,6 +43,10 @@ class ScopedListenerTest {
                     assertThat(RECEIVED).containsExactly("a", "b", "c");
                     assertThat(context.getBean(KafkoListenerEndpointRegistry.class).getListenerContainerIds())
                             .containsExactly("scoped");
+                    // the proxy handed out again (a lookup) registers nothing more
+                    assertThat(context.getBean("scopedListener")).isNotNull();
+                    assertThat(context.getBean(KafkoListenerEndpointRegistry.class).getListenerContainerIds())
+                            .containsExactly("scoped");
                 });
     }
 
@@ -57,6 +61,12 @@ class ScopedListenerTest {
         @Scope(value = "thread", proxyMode = ScopedProxyMode.TARGET_CLASS)
         Listener scopedListener() {
             return new Listener();
+        }
+
+        /** A bean that has the proxy injected at start-up, as most of an application's are. */
+        @Bean
+        Object usesTheListener(Listener scopedListener) {
+            return scopedListener;
         }
     }
 

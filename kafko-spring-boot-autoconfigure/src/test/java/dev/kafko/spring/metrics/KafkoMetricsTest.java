@@ -138,6 +138,28 @@ class KafkoMetricsTest {
     }
 
     @Test
+    void aDeletedTopicLeavesTheMetersThatAFilterMergedWithALiveTopicsInPlace() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        registry.config().meterFilter(io.micrometer.core.instrument.config.MeterFilter.replaceTagValues("topic",
+                t -> t.startsWith("tmp-") ? "tmp" : t));
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class, KafkoMetricsAutoConfiguration.class))
+                .withBean(MeterRegistry.class, () -> registry)
+                .withPropertyValues("kafko.ephemeral=true").run(context -> {
+            Kafko kafko = context.getBean(Kafko.class);
+            @SuppressWarnings("unchecked")
+            KafkoTemplate<Object, Object> template = context.getBean(KafkoTemplate.class);
+            template.send("tmp-1", "a").join();
+            template.send("tmp-2", "b").join();
+            kafko.deleteTopic("tmp-2");
+            template.send("tmp-1", "c").join();
+            // tmp-1 still counts in the meter it shares with the deleted tmp-2
+            assertThat(registry.get("kafko.template.send").tag("topic", "tmp").tag("outcome", "success").timer()
+                    .count()).isEqualTo(3);
+        });
+    }
+
+    @Test
     void theLogSizeIsInBytesAndAClosedContextLeavesNoMeterInARegistryThatOutlivesIt() {
         MeterRegistry shared = new SimpleMeterRegistry();
         new ApplicationContextRunner()
