@@ -20,6 +20,9 @@ import dev.kafko.spring.support.KafkoInstrumentation;
 import dev.kafko.spring.support.LoggingProducerListener;
 import dev.kafko.spring.support.ProducerListener;
 import dev.kafko.spring.support.RecordMessageConverter;
+import dev.kafko.spring.support.micrometer.KafkoListenerObservationConvention;
+import dev.kafko.spring.support.micrometer.KafkoTemplateObservationConvention;
+import io.micrometer.observation.ObservationRegistry;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -175,7 +178,9 @@ public final class KafkoAutoConfiguration {
     @SuppressWarnings("unchecked")
     KafkoTemplate<?, ?> kafkoTemplate(LogBackend backend, RecordMessageConverter converter, KafkoProperties properties,
                                       ObjectProvider<ProducerListener<?, ?>> producerListener,
-                                      ObjectProvider<KafkoInstrumentation> instrumentation) {
+                                      ObjectProvider<KafkoInstrumentation> instrumentation,
+                                      ObjectProvider<ObservationRegistry> observationRegistry,
+                                      ObjectProvider<KafkoTemplateObservationConvention> observationConvention) {
         KafkoTemplate<Object, Object> template = new KafkoTemplate<>(backend, converter);
         template.setDefaultTopic(properties.getTemplate().getDefaultTopic());
         ProducerListener<?, ?> listener = producerListener.getIfUnique();
@@ -186,6 +191,11 @@ public final class KafkoAutoConfiguration {
                     + " and logs failed sends itself; mark the one to use @Primary");
         }
         template.setInstrumentation(instrumentation.getIfUnique(() -> KafkoInstrumentation.NOOP));
+        if (properties.getTemplate().isObservationEnabled()) {
+            template.setObservationRegistry(observationRegistry("kafko.template.observation-enabled",
+                    observationRegistry));
+            template.setObservationConvention(observationConvention.getIfUnique());
+        }
         return template;
     }
 
@@ -230,6 +240,9 @@ public final class KafkoAutoConfiguration {
                                                                 KafkoErrorHandler errorHandler,
                                                                 ObjectProvider<KafkoTemplate<?, ?>> template,
                                                                 ObjectProvider<KafkoInstrumentation> instrumentation,
+                                                                ObjectProvider<ObservationRegistry> observationRegistry,
+                                                                ObjectProvider<KafkoListenerObservationConvention>
+                                                                        observationConvention,
                                                                 Environment environment,
                                                                 ListableBeanFactory beanFactory) {
         KafkoProperties.Listener listener = properties.getListener();
@@ -243,6 +256,11 @@ public final class KafkoAutoConfiguration {
         factory.setErrorHandler(errorHandler);
         factory.setReplyTemplate((KafkoTemplate<Object, Object>) replyTemplate(template, beanFactory));
         factory.setInstrumentation(instrumentation.getIfUnique(() -> KafkoInstrumentation.NOOP));
+        if (listener.isObservationEnabled()) {
+            factory.setObservationRegistry(observationRegistry("kafko.listener.observation-enabled",
+                    observationRegistry));
+            factory.setObservationConvention(observationConvention.getIfUnique());
+        }
         SimpleAsyncTaskExecutor executor = new SimpleAsyncTaskExecutor("kafko-listener-");
         executor.setVirtualThreads(Threading.VIRTUAL.isActive(environment));
         // as virtual threads are: a member stuck in its listener past the shutdown timeout (a method that
@@ -250,6 +268,17 @@ public final class KafkoAutoConfiguration {
         executor.setDaemon(true);
         factory.setTaskExecutor(executor);
         return factory;
+    }
+
+    /** The context's observation registry for a property that asks for observations; a warning when there is none. */
+    private static ObservationRegistry observationRegistry(String property, ObjectProvider<ObservationRegistry> registry) {
+        ObservationRegistry unique = registry.getIfUnique();
+        if (unique == null) {
+            LOG.warn("{}=true, but there is {} ObservationRegistry bean: nothing is observed (Spring Boot Actuator"
+                    + " provides one)", property, registry.stream().findAny().isPresent() ? "more than one" : "no");
+            return ObservationRegistry.NOOP;
+        }
+        return unique;
     }
 
     /**

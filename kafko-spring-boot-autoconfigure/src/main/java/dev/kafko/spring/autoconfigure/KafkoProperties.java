@@ -429,6 +429,20 @@ public class KafkoProperties {
         public void setDefaultTopic(@Nullable String defaultTopic) {
             this.defaultTopic = defaultTopic;
         }
+
+        /**
+         * Whether every send is a Micrometer observation (kafko.template), which puts the current trace
+         * context into the record's headers. Needs an ObservationRegistry bean (Spring Boot Actuator).
+         */
+        private boolean observationEnabled;
+
+        public boolean isObservationEnabled() {
+            return observationEnabled;
+        }
+
+        public void setObservationEnabled(boolean observationEnabled) {
+            this.observationEnabled = observationEnabled;
+        }
     }
 
     /** kafko.listener.*: defaults of every listener container. */
@@ -449,9 +463,24 @@ public class KafkoProperties {
         /** How long stopping waits for a member to finish its record in hand. */
         private Duration shutdownTimeout = Duration.ofSeconds(10);
 
+        /**
+         * Whether every record's delivery to a record listener (its attempts and recovery) is a Micrometer
+         * observation (kafko.listener), which continues the trace context the record carries. Needs an
+         * ObservationRegistry bean (Spring Boot Actuator). Batch listeners are not observed.
+         */
+        private boolean observationEnabled;
+
         private final Retry retry = new Retry();
 
         private final DeadLetter deadLetter = new DeadLetter();
+
+        public boolean isObservationEnabled() {
+            return observationEnabled;
+        }
+
+        public void setObservationEnabled(boolean observationEnabled) {
+            this.observationEnabled = observationEnabled;
+        }
 
         public AckMode getAckMode() {
             return ackMode;

@@ -14,8 +14,12 @@ import dev.kafko.spring.listener.adapter.RecordFilterStrategy;
 import dev.kafko.spring.support.Acknowledgment;
 import dev.kafko.spring.support.KafkoInstrumentation;
 import dev.kafko.spring.support.RecordMessageConverter;
+import dev.kafko.spring.support.micrometer.KafkoListenerObservation;
+import dev.kafko.spring.support.micrometer.KafkoListenerObservationConvention;
+import io.micrometer.observation.ObservationRegistry;
 import java.lang.reflect.Method;
 import java.util.List;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,6 +53,8 @@ public class KafkoListenerContainerFactory {
     private @Nullable MessageHandlerMethodFactory defaultHandlerMethodFactory;
     private @Nullable RecordFilterStrategy recordFilterStrategy;
     private boolean autoStartup = true;
+    private ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
+    private @Nullable KafkoListenerObservationConvention observationConvention;
 
     public KafkoListenerContainerFactory(LogBackend backend, RecordMessageConverter converter) {
         this.backend = backend;
@@ -76,6 +82,8 @@ public class KafkoListenerContainerFactory {
         copy.replyTemplate = replyTemplate;
         copy.recordFilterStrategy = recordFilterStrategy;
         copy.autoStartup = autoStartup;
+        copy.observationRegistry = observationRegistry;
+        copy.observationConvention = observationConvention;
         return copy;
     }
 
@@ -97,6 +105,21 @@ public class KafkoListenerContainerFactory {
 
     public void setInstrumentation(KafkoInstrumentation instrumentation) {
         this.instrumentation = instrumentation;
+    }
+
+    /**
+     * Observes the delivery of every record to a record listener in this registry
+     * ({@link KafkoListenerObservation}), continuing the trace its record carries;
+     * {@link ObservationRegistry#NOOP} (the default) observes nothing. Applies to containers created
+     * afterwards.
+     */
+    public void setObservationRegistry(ObservationRegistry observationRegistry) {
+        this.observationRegistry = Objects.requireNonNull(observationRegistry, "observationRegistry");
+    }
+
+    /** Replaces the default keys and names of the delivery observations; {@code null} for the default. */
+    public void setObservationConvention(@Nullable KafkoListenerObservationConvention observationConvention) {
+        this.observationConvention = observationConvention;
     }
 
     /** Runs the member threads; each renames its thread to {@code <id>-<n>}. */
@@ -172,9 +195,14 @@ public class KafkoListenerContainerFactory {
                 endpoint.batch(), endpoint.id(), endpoint.groupId(), endpoint.replyTopic(), endpoint.replyToHeader(),
                 replyTemplate, endpoint.errorHandler(), topic -> backend.topicId(topic) != null);
         boolean start = endpoint.autoStartup() != null ? endpoint.autoStartup() : autoStartup;
-        return new ConcurrentMessageListenerContainer(endpoint.id(), endpoint.topics(), endpoint.groupId(), backend,
-                properties, start, filtered(adapter, endpoint.recordFilterStrategy()), errorHandler, instrumentation,
-                executor);
+        return observed(new ConcurrentMessageListenerContainer(endpoint.id(), endpoint.topics(), endpoint.groupId(),
+                backend, properties, start, filtered(adapter, endpoint.recordFilterStrategy()), errorHandler,
+                instrumentation, executor));
+    }
+
+    private ConcurrentMessageListenerContainer observed(ConcurrentMessageListenerContainer container) {
+        container.setObservationRegistry(observationRegistry, observationConvention);
+        return container;
     }
 
     /** The listener behind the endpoint's record filter, else this factory's, if there is one. */
@@ -217,8 +245,8 @@ public class KafkoListenerContainerFactory {
     /** A container for a plain listener, with this factory's defaults (its record filter included). */
     public ConcurrentMessageListenerContainer createListenerContainer(String id, String groupId, List<String> topics,
                                                                       KafkoMessageListener listener) {
-        return new ConcurrentMessageListenerContainer(id, topics, groupId, backend, containerProperties, autoStartup,
-                filtered(listener, null), errorHandler, instrumentation, executor);
+        return observed(new ConcurrentMessageListenerContainer(id, topics, groupId, backend, containerProperties,
+                autoStartup, filtered(listener, null), errorHandler, instrumentation, executor));
     }
 
     /** Daemon threads: a member stuck in its listener must not keep the JVM alive once the context closed. */

@@ -13,6 +13,11 @@ import dev.kafko.spring.support.LoggingProducerListener;
 import dev.kafko.spring.support.ProducerListener;
 import dev.kafko.spring.support.RecordMessageConverter;
 import dev.kafko.spring.support.SendResult;
+import dev.kafko.spring.support.micrometer.KafkoRecordSenderContext;
+import dev.kafko.spring.support.micrometer.KafkoTemplateObservation;
+import dev.kafko.spring.support.micrometer.KafkoTemplateObservationConvention;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -22,6 +27,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiFunction;
 import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.BeanNameAware;
 import org.springframework.messaging.Message;
 import org.springframework.messaging.MessageHeaders;
 
@@ -38,7 +44,7 @@ import org.springframework.messaging.MessageHeaders;
  * @param <K> the key type
  * @param <V> the value type
  */
-public class KafkoTemplate<K, V> implements KafkoOperations<K, V> {
+public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware {
 
     private final LogBackend backend;
     private final RecordMessageConverter converter;
@@ -48,6 +54,9 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V> {
     private volatile @Nullable String defaultTopic;
     private volatile ProducerListener<K, V> producerListener = new LoggingProducerListener<>();
     private volatile KafkoInstrumentation instrumentation = KafkoInstrumentation.NOOP;
+    private volatile ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
+    private volatile @Nullable KafkoTemplateObservationConvention observationConvention;
+    private String beanName = "kafkoTemplate";
 
     public KafkoTemplate(LogBackend backend, RecordMessageConverter converter) {
         this.backend = backend;
@@ -78,6 +87,27 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V> {
     /** Receives the duration of every send (Micrometer's timer, when configured). */
     public void setInstrumentation(KafkoInstrumentation instrumentation) {
         this.instrumentation = instrumentation;
+    }
+
+    /**
+     * Observes every send ({@link KafkoTemplateObservation}): the observation current on the sending
+     * thread is its parent, and a propagating handler writes the trace context into the record's headers,
+     * for the listener's observation to continue. {@link ObservationRegistry#NOOP} (the default) observes
+     * nothing.
+     */
+    public void setObservationRegistry(ObservationRegistry observationRegistry) {
+        this.observationRegistry = Objects.requireNonNull(observationRegistry, "observationRegistry");
+    }
+
+    /** Replaces the default keys and names of the send observations; {@code null} for the default. */
+    public void setObservationConvention(@Nullable KafkoTemplateObservationConvention observationConvention) {
+        this.observationConvention = observationConvention;
+    }
+
+    /** The bean name, the {@code kafko.template.name} of the send observations. */
+    @Override
+    public void setBeanName(String name) {
+        this.beanName = name;
     }
 
     @Override
@@ -137,6 +167,13 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V> {
         Objects.requireNonNull(topic, "topic");
         KafkoInstrumentation timing = instrumentation;
         long start = timing == KafkoInstrumentation.NOOP ? 0L : System.nanoTime();
+        ObservationRegistry registry = observationRegistry;
+        List<Header> propagated = List.of();
+        Observation observation = null;
+        if (!registry.isNoop()) {
+            propagated = new ArrayList<>(2);
+            observation = startObservation(registry, topic, partition, propagated);
+        }
         byte[] keyBytes;
         byte[] valueBytes;
         Headers headers;
@@ -145,7 +182,7 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V> {
         try {
             keyBytes = converter.keyBytes(key);
             valueBytes = converter.valueBytes(value);
-            headers = recordHeaders(extraHeaders, converter.typeHeader(value));
+            headers = recordHeaders(extraHeaders, converter.typeHeader(value), propagated);
             ts = timestamp != null && timestamp != OutgoingRecord.NO_TIMESTAMP ? timestamp
                     : backend.currentTimeMillis();
             appended = append(topic, partition, keyBytes, valueBytes, headers, ts);
@@ -154,25 +191,47 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V> {
             appended = CompletableFuture.failedFuture(e);
             ts = timestamp != null ? timestamp : OutgoingRecord.NO_TIMESTAMP;
         } catch (RuntimeException e) {
-            complete(topic, partition, key, value, start, e);
+            complete(topic, partition, key, value, start, e, observation);
             throw e;
         }
-        return appended.handle(new Completion(topic, partition, key, value, ts, start));
+        return appended.handle(new Completion(topic, partition, key, value, ts, start, observation));
     }
 
-    /** The message's headers, then the type of the value (which replaces a type header the message carried). */
-    private static Headers recordHeaders(List<Header> extraHeaders, @Nullable Header type) {
-        if (type == null) {
+    private Observation startObservation(ObservationRegistry registry, String topic, @Nullable Integer partition,
+                                         List<Header> propagated) {
+        return KafkoTemplateObservation.TEMPLATE_OBSERVATION.start(observationConvention,
+                KafkoTemplateObservation.DefaultKafkoTemplateObservationConvention.INSTANCE,
+                () -> new KafkoRecordSenderContext(beanName, topic, partition, propagated), registry);
+    }
+
+    /**
+     * The message's headers, then the type of the value and the headers an observation propagates, each of
+     * which replaces the message's headers of its name.
+     */
+    private static Headers recordHeaders(List<Header> extraHeaders, @Nullable Header type, List<Header> propagated) {
+        if (type == null && propagated.isEmpty()) {
             return Headers.of(extraHeaders);
         }
-        List<Header> headers = new ArrayList<>(extraHeaders.size() + 1);
+        List<Header> headers = new ArrayList<>(extraHeaders.size() + 1 + propagated.size());
         for (Header h : extraHeaders) {
-            if (!h.key().equals(KafkoHeaders.TYPE)) {
+            if (!(type != null && h.key().equals(type.key())) && !named(propagated, h.key())) {
                 headers.add(h);
             }
         }
-        headers.add(type);
+        if (type != null) {
+            headers.add(type);
+        }
+        headers.addAll(propagated);
         return Headers.of(headers);
+    }
+
+    private static boolean named(List<Header> headers, String key) {
+        for (Header h : headers) {
+            if (h.key().equals(key)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Turns the engine's outcome of one send into a {@link SendResult}; runs where the append completes. */
@@ -183,15 +242,17 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V> {
         private final @Nullable V value;
         private final long timestamp;
         private final long start;
+        private final @Nullable Observation observation;
 
         Completion(String topic, @Nullable Integer partition, @Nullable K key, @Nullable V value, long timestamp,
-                   long start) {
+                   long start, @Nullable Observation observation) {
             this.topic = topic;
             this.partition = partition;
             this.key = key;
             this.value = value;
             this.timestamp = timestamp;
             this.start = start;
+            this.observation = observation;
         }
 
         @Override
@@ -202,7 +263,7 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V> {
                 if (cause instanceof UnknownTopicException) {
                     forget(topic, null);
                 }
-                complete(topic, partition, key, value, start, cause);
+                complete(topic, partition, key, value, start, cause, observation);
                 throw failure instanceof CompletionException ce ? ce : new CompletionException(cause);
             }
             SendResult<K, V> result = new SendResult<>(topic, position.partition(), position.offset(), timestamp,
@@ -211,17 +272,24 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V> {
             if (timing != KafkoInstrumentation.NOOP) {
                 timing.sendCompleted(topic, System.nanoTime() - start, null);
             }
+            if (observation != null) {
+                observation.stop();
+            }
             producerListener.onSuccess(result);
             return result;
         }
     }
 
     private void complete(String topic, @Nullable Integer partition, @Nullable K key, @Nullable V value, long start,
-                          Throwable failure) {
+                          Throwable failure, @Nullable Observation observation) {
         Objects.requireNonNull(topic, "topic");
         KafkoInstrumentation timing = instrumentation;
         if (timing != KafkoInstrumentation.NOOP) {
             timing.sendCompleted(topic, System.nanoTime() - start, failure);
+        }
+        if (observation != null) {
+            observation.error(failure);
+            observation.stop();
         }
         producerListener.onError(topic, partition, key, value, failure);
     }

@@ -3,6 +3,9 @@ package dev.kafko.spring.listener;
 import dev.kafko.UnknownTopicException;
 import dev.kafko.spring.core.LogBackend;
 import dev.kafko.spring.support.KafkoInstrumentation;
+import dev.kafko.spring.support.micrometer.KafkoListenerObservation;
+import dev.kafko.spring.support.micrometer.KafkoListenerObservationConvention;
+import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -59,6 +62,19 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
                 members.add(new KafkoMessageListenerContainer(listenerId, listenerId + "-" + n++, topic, groupId,
                         backend, properties, listener, errorHandler, instrumentation, executor, processed));
             }
+        }
+    }
+
+    /**
+     * Observes the delivery of every record to a record listener ({@link KafkoListenerObservation}):
+     * its attempts and, when they fail, its recovery, as one observation that continues the trace the
+     * record carries; {@link ObservationRegistry#NOOP} observes nothing. Takes effect at the next start.
+     */
+    public void setObservationRegistry(ObservationRegistry registry,
+                                       @Nullable KafkoListenerObservationConvention convention) {
+        RecordObservations observations = new RecordObservations(registry, convention);
+        for (KafkoMessageListenerContainer member : members) {
+            member.setObservations(observations);
         }
     }
 

@@ -33,6 +33,7 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
     private final KafkoInstrumentation instrumentation;
     private final TaskExecutor executor;
     private final ProcessedOffsets processed;
+    private volatile RecordObservations observations = RecordObservations.NONE;
 
     /** The gate of a member started on its own: it polls at once. */
     private static final CountDownLatch OPEN = new CountDownLatch(0);
@@ -108,6 +109,14 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
 
     KafkoInstrumentation instrumentation() {
         return instrumentation;
+    }
+
+    void setObservations(RecordObservations observations) {
+        this.observations = observations;
+    }
+
+    RecordObservations observations() {
+        return observations;
     }
 
     ProcessedOffsets processed() {

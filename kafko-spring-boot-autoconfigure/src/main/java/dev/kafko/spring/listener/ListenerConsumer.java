@@ -10,6 +10,7 @@ import dev.kafko.spring.core.BackendConsumer;
 import dev.kafko.spring.core.LogBackend;
 import dev.kafko.spring.support.Acknowledgment;
 import dev.kafko.spring.support.KafkoInstrumentation;
+import io.micrometer.observation.Observation;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -68,6 +69,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
     /** Handed to listeners in automatic ack modes, where acknowledging does nothing. */
     private final Acknowledgment noAck = () -> { };
     private final boolean timed;
+    private final RecordObservations observations;
     private volatile @Nullable Thread owner;
     private final CountDownLatch firstPoll;
 
@@ -82,6 +84,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         this.properties = container.properties();
         this.listener = listener;
         this.timed = container.instrumentation() != KafkoInstrumentation.NOOP;
+        this.observations = container.observations();
         this.backend = backend;
         this.consumer = backend.groupConsumer(container.topic(), container.getGroupId(),
                 properties.maxPollRecords(), this);
@@ -261,7 +264,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
             if (redeliver != null && redeliver.contains(record.partition())) {
                 continue;
             }
-            if (!handle(List.of(record))) {
+            if (!handle(record)) {
                 seek(record.partition(), record.offset());
                 if (redeliver == null) {
                     redeliver = new HashSet<>();
@@ -329,22 +332,37 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         }
     }
 
-    /** Delivers records; true when they are done (processed or recovered), false to deliver them again. */
-    private boolean handle(List<KafkoRecord> records) {
+    /**
+     * Delivers a record to a record listener, inside its observation when there is one (the attempts and
+     * the recovery: their logs and what they send belong to the record's trace); true when it is done
+     * (processed or recovered), false to deliver it again.
+     */
+    private boolean handle(KafkoRecord record) {
+        List<KafkoRecord> records = List.of(record);
         Acknowledgment ack = properties.ackMode().isManual() ? new Ack(records) : noAck;
-        try {
-            invoke(records, ack, 1);
-        } catch (Exception failure) {
-            return recover(records, failure, ack);
+        Observation observation = observations.start(container.getListenerId(), container.getGroupId(), record);
+        try (Observation.Scope ignored = observation == null ? null : observation.openScope()) {
+            try {
+                invoke(records, ack, 1);
+            } catch (Exception failure) {
+                if (observation != null) {
+                    observation.error(failure);
+                }
+                return recover(records, failure, ack);
+            }
+            done(records, false, ack);
+            return true;
+        } finally {
+            if (observation != null) {
+                observation.stop();
+            }
         }
-        done(records, false, ack);
-        return true;
     }
 
     /** Lets the error handler deal with a failed delivery; true when it did, false to deliver again. */
     private boolean recover(List<KafkoRecord> records, Exception failure, Acknowledgment ack) {
         try {
-            container.errorHandler().handle(records, failure, new Invocation(records, ack));
+            container.errorHandler().handle(records, failure, new ListenerInvocation(container, records, ack, this::invoke));
         } catch (Exception unhandled) {
             if (container.stopRequested()) {
                 // the error handler gave up because of the stop (its back-off ended early): not a failure
@@ -540,53 +558,6 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
                     consumer.wakeup();
                 }
             }
-        }
-    }
-
-    /** The retry handle given to the error handler. */
-    private final class Invocation implements FailedInvocation {
-        private final List<KafkoRecord> records;
-        private final Acknowledgment ack;
-        /** The attempts so far, the delivery included. */
-        private int attempts = 1;
-
-        Invocation(List<KafkoRecord> records, Acknowledgment ack) {
-            this.records = records;
-            this.ack = ack;
-        }
-
-        @Override
-        public String listenerId() {
-            return container.getListenerId();
-        }
-
-        @Override
-        public String groupId() {
-            return container.getGroupId();
-        }
-
-        @Override
-        public void retry() throws Exception {
-            try {
-                invoke(records, ack, ++attempts);
-            } catch (Exception e) {
-                // a batch of the one failed record failed again: the cause named is the failure
-                BatchListenerFailedException named = BatchListenerFailedException.findIn(e);
-                throw named != null && named.getCause() instanceof Exception cause ? cause : e;
-            }
-        }
-
-        @Override
-        public boolean backOff(long millis) {
-            if (millis > 0) {
-                try {
-                    container.awaitStopOrPause(millis);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return false;
-                }
-            }
-            return !container.stopRequested() && !container.pauseRequested();
         }
     }
 }

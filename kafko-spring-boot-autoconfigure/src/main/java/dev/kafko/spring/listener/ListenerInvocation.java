@@ -1,0 +1,64 @@
+package dev.kafko.spring.listener;
+
+import dev.kafko.KafkoRecord;
+import dev.kafko.spring.support.Acknowledgment;
+import java.util.List;
+
+/** The retry handle a member gives its error handler for one failed delivery; polling thread only. */
+final class ListenerInvocation implements FailedInvocation {
+
+    /** Calls the listener: the member's own invocation, with its timing. */
+    @FunctionalInterface
+    interface Invoker {
+        void invoke(List<KafkoRecord> records, Acknowledgment ack, int attempt) throws Exception;
+    }
+
+    private final KafkoMessageListenerContainer container;
+    private final List<KafkoRecord> records;
+    private final Acknowledgment ack;
+    private final Invoker invoker;
+    /** The attempts so far, the delivery included. */
+    private int attempts = 1;
+
+    ListenerInvocation(KafkoMessageListenerContainer container, List<KafkoRecord> records, Acknowledgment ack,
+                       Invoker invoker) {
+        this.container = container;
+        this.records = records;
+        this.ack = ack;
+        this.invoker = invoker;
+    }
+
+    @Override
+    public String listenerId() {
+        return container.getListenerId();
+    }
+
+    @Override
+    public String groupId() {
+        return container.getGroupId();
+    }
+
+    @Override
+    public void retry() throws Exception {
+        try {
+            invoker.invoke(records, ack, ++attempts);
+        } catch (Exception e) {
+            // a batch of the one failed record failed again: the cause named is the failure
+            BatchListenerFailedException named = BatchListenerFailedException.findIn(e);
+            throw named != null && named.getCause() instanceof Exception cause ? cause : e;
+        }
+    }
+
+    @Override
+    public boolean backOff(long millis) {
+        if (millis > 0) {
+            try {
+                container.awaitStopOrPause(millis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return !container.stopRequested() && !container.pauseRequested();
+    }
+}
