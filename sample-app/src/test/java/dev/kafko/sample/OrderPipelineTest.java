@@ -101,6 +101,28 @@ class OrderPipelineTest {
     }
 
     @Test
+    void theTraceOfAnOrdersRequestReachesItsPaymentAndItsDeadLetter() {
+        String traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+        String traceparent = "00-" + traceId + "-00f067aa0ba902b7-01";
+        Accepted paid = client.place("erin", List.of(item("kite", 1, "20.00")), traceparent);
+        Accepted rejected = client.place("frank", List.of(item("refund", 1, "-1.00")), traceparent);
+
+        awaitPipeline();
+
+        // the order's send, the processor's delivery and the payment it sent: one trace, through record headers
+        KafkoRecord payment = find(records(Topics.PAYMENTS), paid.id());
+        assertThat(header(payment, "traceparent")).startsWith("00-" + traceId + "-");
+        KafkoRecord deadLetter = find(deadLetters(), rejected.id());
+        assertThat(header(deadLetter, "traceparent")).startsWith("00-" + traceId + "-");
+        assertThat(payment.headers().headers("traceparent")).hasSize(1);
+    }
+
+    private static KafkoRecord find(List<KafkoRecord> records, String orderId) {
+        return records.stream().filter(r -> new String(r.value(), StandardCharsets.UTF_8).contains(orderId))
+                .findFirst().orElseThrow(() -> new AssertionError("no record of order " + orderId));
+    }
+
+    @Test
     void anOrderWithoutCustomerIsRefusedAtTheDoorAndAnUnknownIdIsNotFound() {
         client.http().post().uri("/orders").contentType(MediaType.APPLICATION_JSON)
                 .body(Map.of("items", List.of()))
@@ -122,8 +144,12 @@ class OrderPipelineTest {
     }
 
     private List<KafkoRecord> deadLetters() {
+        return records(Topics.ORDERS_DLT);
+    }
+
+    private List<KafkoRecord> records(String topic) {
         List<KafkoRecord> all = new ArrayList<>();
-        try (Consumer consumer = kafko.consumer(Topics.ORDERS_DLT)) {
+        try (Consumer consumer = kafko.consumer(topic)) {
             for (List<KafkoRecord> batch = consumer.poll(Duration.ofMillis(100)); !batch.isEmpty();
                  batch = consumer.poll(Duration.ofMillis(100))) {
                 all.addAll(batch);

@@ -6,6 +6,7 @@ import dev.kafko.sample.order.Item;
 import dev.kafko.sample.order.OrderRequest;
 import java.math.BigDecimal;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.springframework.context.ApplicationContext;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
@@ -31,7 +32,17 @@ final class SampleClient {
 
     /** Places an order and returns its id; fails unless it is accepted. */
     Accepted place(String customer, List<Item> items) {
+        return place(customer, items, null);
+    }
+
+    /** Places an order inside the caller's trace, given as a W3C {@code traceparent} header. */
+    Accepted place(String customer, List<Item> items, @Nullable String traceparent) {
         return http.post().uri("/orders").contentType(MediaType.APPLICATION_JSON)
+                .headers(h -> {
+                    if (traceparent != null) {
+                        h.set("traceparent", traceparent);
+                    }
+                })
                 .body(new OrderRequest(customer, items))
                 .exchange()
                 .expectStatus().isAccepted()
