@@ -38,6 +38,7 @@ import org.springframework.boot.LazyInitializationExcludeFilter;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.SearchStrategy;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
@@ -291,10 +292,25 @@ public final class KafkoAutoConfiguration {
         return (beanName, definition, beanType) -> KafkoListenerAnnotationBeanPostProcessor.hasListenerMethods(beanType);
     }
 
-    /** Applies {@link EnableKafko} unless the application already did. */
+    /**
+     * Keeps the {@link Kafko} instance and the declared topics out of lazy initialization: the data directory
+     * is locked, the properties checked and the topics created (or their partition counts checked) at
+     * start-up, as without it, not at the first send.
+     */
+    @Bean
+    static LazyInitializationExcludeFilter kafkoLazyInitializationExcludeFilter() {
+        return LazyInitializationExcludeFilter.forBeanTypes(KafkoDataDirectory.class, Kafko.class,
+                KafkoTopicProvisioner.class);
+    }
+
+    /**
+     * Applies {@link EnableKafko} unless the application already did in this context: a child context of
+     * one with kafko (a context hierarchy) gets its own, so that its {@code @KafkoListener} methods run,
+     * on the parent's {@link Kafko}.
+     */
     @Configuration(proxyBeanMethods = false)
     @EnableKafko
-    @ConditionalOnMissingBean(name = KafkoListenerAnnotationBeanPostProcessor.BEAN_NAME)
+    @ConditionalOnMissingBean(name = KafkoListenerAnnotationBeanPostProcessor.BEAN_NAME, search = SearchStrategy.CURRENT)
     static class EnableKafkoConfiguration {
     }
 

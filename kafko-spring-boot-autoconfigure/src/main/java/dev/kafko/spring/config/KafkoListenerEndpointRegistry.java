@@ -1,5 +1,6 @@
 package dev.kafko.spring.config;
 
+import dev.kafko.spring.listener.ConcurrentMessageListenerContainer;
 import dev.kafko.spring.listener.MessageListenerContainer;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -97,13 +98,21 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
         running = true;
     }
 
-    /** Stops every container at once and waits for all. */
+    /**
+     * Stops every container at once and waits for all. A container whose members all died is stopped too,
+     * which lets the JVM exit. Called on a listener's own polling thread (a listener that closes the
+     * application), that listener's container is stopped on it, so the member is not waited for.
+     */
     @Override
     public void stop() {
         running = false;
+        Thread caller = Thread.currentThread();
         List<CompletableFuture<Void>> stopping = new ArrayList<>();
         for (MessageListenerContainer container : getListenerContainers()) {
-            if (container.isRunning()) {
+            if (!container.isRunning() || container instanceof ConcurrentMessageListenerContainer c
+                    && c.isPollingThread(caller)) {
+                container.stop();
+            } else {
                 stopping.add(CompletableFuture.runAsync(container::stop, runnable -> {
                     Thread t = new Thread(runnable, "kafko-stop-" + container.getListenerId());
                     t.start();

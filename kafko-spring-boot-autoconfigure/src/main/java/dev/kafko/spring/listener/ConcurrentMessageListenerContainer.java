@@ -146,15 +146,9 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
         members.forEach(KafkoMessageListenerContainer::awaitStopped);
     }
 
-    /** Asks every member to stop without waiting (the registry stops all containers at once). */
-    synchronized void requestStop() {
-        releaseKeepAlive();
-        members.forEach(KafkoMessageListenerContainer::requestStop);
-    }
-
-    /** Waits for every member asked to stop. */
-    void awaitStopped() {
-        members.forEach(KafkoMessageListenerContainer::awaitStopped);
+    /** Whether {@code thread} is the polling thread of one of this container's members. */
+    public boolean isPollingThread(Thread thread) {
+        return members.stream().anyMatch(m -> m.isPollingThread(thread));
     }
 
     /** Under this container's lock. */

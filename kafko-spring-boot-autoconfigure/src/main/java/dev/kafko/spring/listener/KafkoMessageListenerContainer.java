@@ -166,6 +166,11 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
         executor.execute(c);
     }
 
+    boolean isPollingThread(Thread thread) {
+        ListenerConsumer c = consumer;
+        return c != null && c.isPollingThread(thread);
+    }
+
     /** Asks the member to stop without waiting; {@link #awaitStopped()} waits. */
     void requestStop() {
         stopRequestedNanos = System.nanoTime();

@@ -30,6 +30,11 @@ final class KeepAlive {
         }
     }
 
+    /** How many containers hold it now. */
+    static synchronized int holders() {
+        return holders;
+    }
+
     /** A container was asked to stop. */
     static synchronized void release() {
         if (--holders == 0) {

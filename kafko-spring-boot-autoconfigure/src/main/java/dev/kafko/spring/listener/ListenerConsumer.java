@@ -108,7 +108,11 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
 
     /** Whether the caller is this member's polling thread (a listener calling into its container). */
     boolean onPollingThread() {
-        return Thread.currentThread() == owner;
+        return isPollingThread(Thread.currentThread());
+    }
+
+    boolean isPollingThread(Thread thread) {
+        return thread == owner;
     }
 
     void wakeup() {
