@@ -32,6 +32,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -39,8 +40,9 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Internal: the implementation of {@link Kafko}. Thread-safe: topic creation, deletion, growth and
- * close are serialised by an admin lock; producers and consumers never take it.
+ * Internal: the implementation of {@link Kafko}. Thread-safe: topic creation, deletion and growth are
+ * serialised by an admin lock, which close takes only to mark the instance closed; producers and
+ * consumers never take it.
  */
 public final class Broker implements Kafko {
 
@@ -51,6 +53,8 @@ public final class Broker implements Kafko {
     private final BrokerContext ctx;
     private final DirectoryLock lock;
     private final ReentrantLock admin = new ReentrantLock();
+    /** Opened when the first {@link #close()} has finished. */
+    private final CountDownLatch closeDone = new CountDownLatch(1);
     private final Map<String, TopicImpl> topics = new ConcurrentHashMap<>();
     private final ScheduledFuture<?> retentionTask;
     private volatile boolean closed;
@@ -394,43 +398,87 @@ public final class Broker implements Kafko {
         return first.get();
     }
 
+    /**
+     * Closes every partition and stops every thread. The admin lock is held only while the instance is
+     * marked closed: the waits that follow (the scheduler's task in hand, the close helpers) are for
+     * threads that run user callbacks, and a callback's admin call must find the instance closed rather
+     * than wait for the lock of a close that waits for it.
+     */
     @Override
     public void close() {
+        List<PartitionActor> partitions = new ArrayList<>();
         admin.lock();
         try {
             if (closed) {
-                return;
-            }
-            closed = true;
-            // every handle refuses new work first: senders that loop would otherwise be acknowledged for as
-            // long as the scheduler takes to stop (seconds under thousands of senders that contend for its queue)
-            List<PartitionActor> partitions = new ArrayList<>();
-            for (TopicImpl t : topics.values()) {
-                t.end(TopicImpl.Life.CLOSED);
-                partitions.addAll(Arrays.asList(t.actors()));
-            }
-            retentionTask.cancel(false);
-            // then the scheduler: nothing may post flushes or retention into a closing partition
-            ctx.scheduler().close();
-            RuntimeException first = closeAll(partitions);
-            for (TopicImpl t : topics.values()) {
-                try {
-                    closeGroups(t);
-                } catch (RuntimeException e) {
-                    first = first == null ? e : first;
+                partitions = null;
+            } else {
+                closed = true;
+                // every handle refuses new work first: senders that loop would otherwise be acknowledged for as
+                // long as the scheduler takes to stop (seconds under thousands of senders that contend for its queue)
+                for (TopicImpl t : topics.values()) {
+                    t.end(TopicImpl.Life.CLOSED);
+                    partitions.addAll(Arrays.asList(t.actors()));
                 }
-            }
-            if (first != null) {
-                LOG.log(Level.ERROR, "closing " + dataDir + " failed: " + first, first);
-            }
-            // the logs are closed: no step of theirs is prepared any more
-            ctx.preparer().close();
-            lock.release();
-            if (first != null) {
-                throw first;
+                retentionTask.cancel(false);
             }
         } finally {
             admin.unlock();
+        }
+        if (partitions == null) {
+            awaitClosed();
+            return;
+        }
+        try {
+            closeAfterMarked(partitions);
+        } finally {
+            closeDone.countDown();
+        }
+    }
+
+    /** The closing itself, once no admin call can start; the topics map no longer changes. */
+    private void closeAfterMarked(List<PartitionActor> partitions) {
+        // then the scheduler: nothing may post flushes or retention into a closing partition
+        ctx.scheduler().close();
+        RuntimeException first = closeAll(partitions);
+        for (TopicImpl t : topics.values()) {
+            try {
+                closeGroups(t);
+            } catch (RuntimeException e) {
+                first = first == null ? e : first;
+            }
+        }
+        if (first != null) {
+            LOG.log(Level.ERROR, "closing " + dataDir + " failed: " + first, first);
+        }
+        // the logs are closed: no step of theirs is prepared any more
+        ctx.preparer().close();
+        lock.release();
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    /**
+     * A second close returns once the first one finished (a durability boundary for each caller), except
+     * inside kafko's own work (a send's callback, which the first close may be waiting for): there it
+     * returns at once.
+     */
+    private void awaitClosed() {
+        int[] marks = ThreadMarks.get();
+        if (marks[ThreadMarks.OWNING] > 0 || marks[ThreadMarks.COMPLETING] > 0) {
+            return;
+        }
+        boolean interrupted = false;
+        while (true) {
+            try {
+                closeDone.await();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
     }
 

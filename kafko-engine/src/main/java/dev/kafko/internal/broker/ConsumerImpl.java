@@ -315,6 +315,8 @@ final class ConsumerImpl implements Consumer {
             try {
                 got = read(p, actors[p], maxPollRecords - count);
             } catch (KafkoClosedException | UnknownTopicException e) {
+                // a log closed by a deleteTopic that raced this read is the topic's deletion, not kafko's close
+                topic.ensureOpen();
                 throw e; // the consumer's or the topic's end, not one partition's
             } catch (KafkoException e) {
                 if (failed == null) {

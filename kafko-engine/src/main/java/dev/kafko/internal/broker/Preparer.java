@@ -57,18 +57,6 @@ public final class Preparer implements Executor, AutoCloseable {
             started = List.copyOf(threads);
         }
         // terminated means the last task ended; the thread itself may still be on its way out
-        boolean interrupted = false;
-        for (Thread t : started) {
-            while (t.isAlive()) {
-                try {
-                    t.join();
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
+        Scheduler.joinUninterruptibly(started);
     }
 }

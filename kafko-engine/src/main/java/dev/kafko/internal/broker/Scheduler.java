@@ -2,6 +2,7 @@ package dev.kafko.internal.broker;
 
 import java.lang.System.Logger.Level;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
@@ -73,12 +74,39 @@ final class Scheduler implements AutoCloseable {
     }
 
     /**
-     * Stops the thread, waiting for a running task to end. The thread is not interrupted: it may be
-     * a partition's owner inside an fsync, and an interrupt would close the file channel under it.
+     * Stops the thread, waiting for a running task to end and the thread to exit. The thread is not
+     * interrupted: it may be a partition's owner inside an fsync, and an interrupt would close the file
+     * channel under it. Called on the scheduler's own thread (a callback of a send whose linger it ended
+     * closes the instance), it only shuts the executor down: the thread ends once that task returns.
      */
     @Override
     public void close() {
+        if (isCurrentThread()) {
+            executor.shutdown();
+            return;
+        }
         shutdownAndWait(executor, THREAD_NAME);
+        Thread t = thread;
+        if (t != null) {
+            joinUninterruptibly(List.of(t));
+        }
+    }
+
+    /** Waits for {@code threads} to exit, keeping an interrupt for after. */
+    static void joinUninterruptibly(List<Thread> threads) {
+        boolean interrupted = false;
+        for (Thread t : threads) {
+            while (t.isAlive()) {
+                try {
+                    t.join();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** Shuts {@code executor} down and waits for its tasks in hand, without interrupting them. */
