@@ -109,8 +109,9 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
         Thread caller = Thread.currentThread();
         List<CompletableFuture<Void>> stopping = new ArrayList<>();
         for (MessageListenerContainer container : getListenerContainers()) {
-            if (!container.isRunning() || container instanceof ConcurrentMessageListenerContainer c
-                    && c.isPollingThread(caller)) {
+            if (container instanceof ConcurrentMessageListenerContainer c && c.isPollingThread(caller)) {
+                c.stopForShutdown();
+            } else if (!container.isRunning()) {
                 container.stop();
             } else {
                 stopping.add(CompletableFuture.runAsync(container::stop, runnable -> {

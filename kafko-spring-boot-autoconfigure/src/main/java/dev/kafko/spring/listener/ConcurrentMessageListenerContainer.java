@@ -139,11 +139,29 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
         }
     }
 
+    /**
+     * {@inheritDoc} Called by one of this container's own listeners (a circuit breaker), it returns at once:
+     * every member stops after its record in hand, the caller's once its listener returns.
+     */
     @Override
     public synchronized void stop() {
         releaseKeepAlive();
         members.forEach(KafkoMessageListenerContainer::requestStop);
-        members.forEach(KafkoMessageListenerContainer::awaitStopped);
+        if (!isPollingThread(Thread.currentThread())) {
+            members.forEach(KafkoMessageListenerContainer::awaitStopped);
+        }
+    }
+
+    /**
+     * Stops as the application's shutdown does when one of this container's listeners runs it (it closed
+     * the application from its polling thread): every other member is waited for, up to the shutdown
+     * timeout, so that their records in hand are finished and committed before kafko closes; the caller's
+     * member stops once its listener returns.
+     */
+    public synchronized void stopForShutdown() {
+        releaseKeepAlive();
+        members.forEach(KafkoMessageListenerContainer::requestStop);
+        members.forEach(KafkoMessageListenerContainer::awaitStopped); // which skips the caller's own member
     }
 
     /** Whether {@code thread} is the polling thread of one of this container's members. */

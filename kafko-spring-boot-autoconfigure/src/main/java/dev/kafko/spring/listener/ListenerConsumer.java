@@ -56,16 +56,10 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
     private @Nullable UnknownTopicException lost;
     /** How many records in hand were not delivered because the topic was deleted; polling thread only. */
     private int dropped;
-    /** Committable offsets not yet committed, per partition; polling thread only. */
-    private final Map<Integer, Long> pending = new HashMap<>();
+    /** What this member has yet to commit, and has committed; polling thread only. */
+    private final CommitOffsets offsets = new CommitOffsets();
     /** Acks made on other threads, as {partition, next offset}; drained by the polling thread. */
     private final ConcurrentLinkedQueue<long[]> foreignAcks = new ConcurrentLinkedQueue<>();
-    /**
-     * The partition whose committable offset is being advanced record by record, kept out of
-     * {@link #pending} until another partition or a commit needs it (-1: none); polling thread only.
-     */
-    private int openPartition = -1;
-    private long openNext;
     /** Handed to listeners in automatic ack modes, where acknowledging does nothing. */
     private final Acknowledgment noAck = () -> { };
     private final boolean timed;
@@ -228,8 +222,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         if (lost == null) {
             lost = e;
         }
-        pending.clear();
-        openPartition = -1;
+        offsets.dropPending();
         foreignAcks.clear();
     }
 
@@ -243,6 +236,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         }
         topicId = backend.topicId(container.topic());
         detached = false;
+        offsets.reset();
         container.instrumentation().listenerStarting(container.getListenerId(), container.getGroupId(),
                 container.topic());
         LOG.info("Listener '{}' reads topic '{}' again ({})", container.getListenerId(), container.topic(),
@@ -406,7 +400,11 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
             listener.onMessage(records, ack, attempt);
             success = true;
         } catch (VirtualMachineError e) {
-            throw e;
+            if (!(e instanceof StackOverflowError)) {
+                throw e; // the JVM's trouble (out of memory, a fault on a mapped file): the member dies
+            }
+            // a record that recurses too deep fails as any other failure: retries, then recovery
+            throw new ListenerExecutionFailedException("Listener '" + container.getListenerId() + "' threw " + e, e);
         } catch (Error e) {
             throw new ListenerExecutionFailedException("Listener '" + container.getListenerId() + "' threw " + e, e);
         } finally {
@@ -428,9 +426,9 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         }
         if (records.size() == 1) {
             KafkoRecord record = records.get(0);
-            addPending(record.partition(), record.offset() + 1);
+            offsets.add(record.partition(), record.offset() + 1);
         } else {
-            nextOffsets(records).forEach(this::addPending);
+            nextOffsets(records).forEach(offsets::add);
         }
         if (mode == AckMode.RECORD || mode == AckMode.MANUAL_IMMEDIATE) {
             commitPending();
@@ -445,39 +443,36 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         return next;
     }
 
-    /** Makes {@code next} the committable offset of {@code partition} unless a later one is known. */
-    private void addPending(int partition, long next) {
-        if (partition == openPartition) {
-            openNext = Math.max(openNext, next);
+    /**
+     * Takes the acknowledgments made on other threads. One for a partition this member no longer owns is
+     * dropped: its new owner delivers the record again from the group's commit, and a commit of it would fail
+     * (and with it the other partitions' offsets of the same commit).
+     */
+    private void drainForeignAcks() {
+        if (foreignAcks.isEmpty()) {
             return;
         }
-        closeOpenPartition();
-        openPartition = partition;
-        openNext = next;
-    }
-
-    private void closeOpenPartition() {
-        if (openPartition >= 0) {
-            pending.merge(openPartition, openNext, Math::max);
-            openPartition = -1;
-        }
-    }
-
-    private void drainForeignAcks() {
+        Set<Integer> owned = consumer.assignment();
         for (long[] ack = foreignAcks.poll(); ack != null; ack = foreignAcks.poll()) {
-            pending.merge((int) ack[0], ack[1], Math::max);
+            int partition = (int) ack[0];
+            if (owned.contains(partition)) {
+                offsets.add(partition, ack[1]);
+            } else {
+                LOG.info("Listener '{}' was acknowledged {}-{}@{} after the partition moved to another member; not"
+                        + " committed: its new owner delivers it again from the group's commit",
+                        container.getListenerId(), container.topic(), partition, ack[1] - 1);
+            }
         }
     }
 
     private void commitPending() {
-        closeOpenPartition();
-        if (pending.isEmpty()) {
+        Map<Integer, Long> next = offsets.take();
+        if (next.isEmpty()) {
             return;
         }
-        Map<Integer, Long> offsets = Map.copyOf(pending);
-        pending.clear();
         try {
-            consumer.commit(offsets);
+            consumer.commit(next);
+            offsets.committed(next);
         } catch (UnknownTopicException e) {
             forgetDeletedTopic(e);
             return; // records of a topic that is gone: they count as finished nowhere
@@ -488,12 +483,12 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
             // a member that overran the shutdown timeout finished after kafko closed: at-least-once redelivers
             LOG.warn("Kafko closed under {} of listener '{}' after its shutdown timeout ({}): {} not committed and"
                     + " will be delivered again", container.memberName(), container.getListenerId(),
-                    properties.shutdownTimeout(), lastRecords(offsets));
+                    properties.shutdownTimeout(), lastRecords(next));
         } catch (KafkoException e) {
-            LOG.warn("Listener '{}' could not commit {} on {}", container.getListenerId(), offsets,
+            LOG.warn("Listener '{}' could not commit {} on {}", container.getListenerId(), next,
                     container.topic(), e);
         }
-        advance(offsets);
+        advance(next);
     }
 
     /** "the record at t-0@4 was" (or "the records at t-0@4, t-1@2 were"), from the next offsets to commit. */
@@ -501,7 +496,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         String at = new TreeMap<>(nextOffsets).entrySet().stream()
                 .map(e -> container.topic() + "-" + e.getKey() + "@" + (e.getValue() - 1))
                 .collect(Collectors.joining(", "));
-        return nextOffsets.size() == 1 ? "the record at " + at + " was" : "the records at " + at + " were";
+        return "the records up to " + at + " (each one since this member's last commit there) were";
     }
 
     /** Tells the container's progress tracker (read by the test helper) how far the listener got. */
@@ -512,14 +507,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
     @Override
     public void onPartitionsRevoked(Collection<Integer> partitions) {
         drainForeignAcks();
-        closeOpenPartition();
-        Map<Integer, Long> handOver = new HashMap<>();
-        for (Integer p : partitions) {
-            Long offset = pending.remove(p);
-            if (offset != null) {
-                handOver.put(p, offset);
-            }
-        }
+        Map<Integer, Long> handOver = offsets.takeRevoked(partitions);
         if (!handOver.isEmpty()) {
             consumer.commit(handOver);
         }
@@ -527,6 +515,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
 
     @Override
     public void onPartitionsAssigned(Collection<Integer> partitions) {
+        offsets.assigned(partitions);
         ConsumerSeekAware aware = listener.seekAware();
         if (aware != null && !partitions.isEmpty()) {
             AssignmentSeeks.offer(aware, container, consumer, partitions);
@@ -552,7 +541,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
             Map<Integer, Long> next = nextOffsets(records);
             if (Thread.currentThread() == owner) {
                 acknowledgedByOwner = true;
-                next.forEach(ListenerConsumer.this::addPending);
+                next.forEach(offsets::add);
                 if (mode == AckMode.MANUAL_IMMEDIATE) {
                     commitPending();
                 }

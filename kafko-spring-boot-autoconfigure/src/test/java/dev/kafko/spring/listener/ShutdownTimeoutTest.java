@@ -60,7 +60,8 @@ class ShutdownTimeoutTest {
 
         assertThat(StringUtils.countOccurrencesOf(output.getOut(), "slow-0 did not stop within PT0.3S"))
                 .as("waited for once").isEqualTo(1);
-        assertThat(output).contains("the record at slow-0@0 was not committed and will be delivered again")
+        assertThat(output).contains("the records up to slow-0@0 (each one since this member's last commit there) were not committed and will be"
+                        + " delivered again")
                 .doesNotContain("died");
         assertThat(member.get().getFailure()).isNull();
         assertThat(member.get().isInExpectedState()).isTrue();
