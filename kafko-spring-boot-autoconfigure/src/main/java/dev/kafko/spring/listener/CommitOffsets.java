@@ -1,15 +1,27 @@
 package dev.kafko.spring.listener;
 
+import dev.kafko.KafkoRecord;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.BiConsumer;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
 /**
  * The offsets one container member has yet to commit, per partition, and the ones it committed, so that
  * a commit never moves back (a late acknowledgment of an earlier record). The partition being advanced
- * record by record is kept aside until another partition or a commit needs it. Polling thread only.
+ * record by record is kept aside until another partition or a commit needs it. Polling thread only,
+ * except {@link #queueForeign}, for acknowledgments made on other threads.
  */
 final class CommitOffsets {
+
+    /** Acknowledgments made on other threads, as {partition, next offset}; drained by the polling thread. */
+    private final ConcurrentLinkedQueue<long[]> foreign = new ConcurrentLinkedQueue<>();
 
     /** Committable offsets not yet committed, per partition. */
     private final Map<Integer, Long> pending = new HashMap<>();
@@ -18,6 +30,47 @@ final class CommitOffsets {
     /** The partition whose committable offset is being advanced record by record (-1: none). */
     private int openPartition = -1;
     private long openNext;
+
+    /** The next offset of each partition of {@code records}. */
+    static Map<Integer, Long> nextOffsets(List<KafkoRecord> records) {
+        Map<Integer, Long> next = new HashMap<>();
+        for (KafkoRecord r : records) {
+            next.merge(r.partition(), r.offset() + 1, Math::max);
+        }
+        return next;
+    }
+
+    /** "the records up to t-0@4, t-1@2 (...) were", from the next offsets of a commit. */
+    static String describe(String topic, Map<Integer, Long> nextOffsets) {
+        String at = new TreeMap<>(nextOffsets).entrySet().stream()
+                .map(e -> topic + "-" + e.getKey() + "@" + (e.getValue() - 1))
+                .collect(Collectors.joining(", "));
+        return "the records up to " + at + " (each one since this member's last commit there) were";
+    }
+
+    /** Any thread: an acknowledgment of these next offsets, for the polling thread's next drain. */
+    void queueForeign(Map<Integer, Long> next) {
+        next.forEach((p, o) -> foreign.add(new long[] {p, o}));
+    }
+
+    /**
+     * Makes the queued acknowledgments of partitions in {@code owned} committable; the others (their
+     * partition moved to another member) go to {@code dropped} as (partition, offset of the record).
+     */
+    void drainForeign(Supplier<Set<Integer>> owned, BiConsumer<Integer, Long> dropped) {
+        if (foreign.isEmpty()) {
+            return;
+        }
+        Set<Integer> assignment = owned.get();
+        for (long[] ack = foreign.poll(); ack != null; ack = foreign.poll()) {
+            int partition = (int) ack[0];
+            if (assignment.contains(partition)) {
+                add(partition, ack[1]);
+            } else {
+                dropped.accept(partition, ack[1] - 1);
+            }
+        }
+    }
 
     /** Makes {@code next} the committable offset of {@code partition} unless a later one is known. */
     void add(int partition, long next) {
@@ -83,10 +136,11 @@ final class CommitOffsets {
         partitions.forEach(committed::remove);
     }
 
-    /** Nothing pending any more (the topic was deleted). */
+    /** Nothing pending any more (the topic was deleted), the queued acknowledgments included. */
     void dropPending() {
         pending.clear();
         openPartition = -1;
+        foreign.clear();
     }
 
     /** A new consumer of a topic created again under its name: its offsets start again. */

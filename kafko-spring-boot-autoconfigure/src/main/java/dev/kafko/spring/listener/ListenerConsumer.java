@@ -11,16 +11,15 @@ import dev.kafko.spring.core.LogBackend;
 import dev.kafko.spring.support.Acknowledgment;
 import dev.kafko.spring.support.KafkoInstrumentation;
 import io.micrometer.observation.Observation;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
-import java.util.TreeMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
-import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,8 +57,12 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
     private int dropped;
     /** What this member has yet to commit, and has committed; polling thread only. */
     private final CommitOffsets offsets = new CommitOffsets();
-    /** Acks made on other threads, as {partition, next offset}; drained by the polling thread. */
-    private final ConcurrentLinkedQueue<long[]> foreignAcks = new ConcurrentLinkedQueue<>();
+    /**
+     * A nack's pause, set by the listener on this thread: the nacked records and those after them are delivered
+     * again after it (null: none); {@link #nackIndex} is the first of them in a batch. Polling thread only.
+     */
+    private @Nullable Duration nackSleep;
+    private int nackIndex;
     /** Handed to listeners in automatic ack modes, where acknowledging does nothing. */
     private final Acknowledgment noAck = () -> { };
     private final boolean timed;
@@ -223,7 +226,6 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
             lost = e;
         }
         offsets.dropPending();
-        foreignAcks.clear();
     }
 
     /** Makes a consumer of the topic again, if it exists (or is created on use); true when it did. */
@@ -269,6 +271,24 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
                 }
                 redeliver.add(record.partition());
             }
+            if (nackSleep != null) {
+                Set<Integer> skip = redeliver;
+                redeliverAfterNack(records.subList(i, records.size()).stream()
+                        .filter(r -> skip == null || !skip.contains(r.partition())).toList());
+                return;
+            }
+        }
+    }
+
+    /** A nack: {@code records} come again, after its pause (which a stop or a pause ends). */
+    private void redeliverAfterNack(List<KafkoRecord> records) {
+        long millis = nackSleep.toMillis();
+        nackSleep = null;
+        seekBack(records);
+        try {
+            container.awaitStopOrPause(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -305,6 +325,14 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
             } else if (i + 1 < records.size()) {
                 seekBack(records.subList(i + 1, records.size()));
             }
+            return;
+        }
+        if (nackSleep != null) {
+            Duration sleep = nackSleep;
+            nackSleep = null;
+            done(records.subList(0, nackIndex), true, ack); // acknowledged by the nack
+            nackSleep = sleep;
+            redeliverAfterNack(records.subList(nackIndex, records.size()));
             return;
         }
         done(records, false, ack);
@@ -417,10 +445,13 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
 
     /** Records the records as finished; {@code recovered} ones count as acknowledged in manual modes. */
     private void done(List<KafkoRecord> records, boolean recovered, Acknowledgment ack) {
+        if (nackSleep != null) {
+            return; // nacked: delivered again, nothing of it counts as processed
+        }
         AckMode mode = properties.ackMode();
         if (mode.isManual() && !recovered) {
             if (!(ack instanceof Ack a && a.acknowledgedByOwner)) {
-                advance(nextOffsets(records)); // processed; committed once the listener acknowledges
+                advance(CommitOffsets.nextOffsets(records)); // processed; committed once the listener acknowledges
             } // acknowledged: finished once its commit (at the end of the poll under MANUAL) advances it
             return;
         }
@@ -428,41 +459,21 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
             KafkoRecord record = records.get(0);
             offsets.add(record.partition(), record.offset() + 1);
         } else {
-            nextOffsets(records).forEach(offsets::add);
+            CommitOffsets.nextOffsets(records).forEach(offsets::add);
         }
         if (mode == AckMode.RECORD || mode == AckMode.MANUAL_IMMEDIATE) {
             commitPending();
         }
     }
 
-    private static Map<Integer, Long> nextOffsets(List<KafkoRecord> records) {
-        Map<Integer, Long> next = new HashMap<>();
-        for (KafkoRecord r : records) {
-            next.merge(r.partition(), r.offset() + 1, Math::max);
-        }
-        return next;
-    }
-
     /**
      * Takes the acknowledgments made on other threads. One for a partition this member no longer owns is
-     * dropped: its new owner delivers the record again from the group's commit, and a commit of it would fail
-     * (and with it the other partitions' offsets of the same commit).
+     * dropped: its new owner delivers the record again from the group's commit.
      */
     private void drainForeignAcks() {
-        if (foreignAcks.isEmpty()) {
-            return;
-        }
-        Set<Integer> owned = consumer.assignment();
-        for (long[] ack = foreignAcks.poll(); ack != null; ack = foreignAcks.poll()) {
-            int partition = (int) ack[0];
-            if (owned.contains(partition)) {
-                offsets.add(partition, ack[1]);
-            } else {
-                LOG.info("Listener '{}' was acknowledged {}-{}@{} after the partition moved to another member; not"
-                        + " committed: its new owner delivers it again from the group's commit",
-                        container.getListenerId(), container.topic(), partition, ack[1] - 1);
-            }
-        }
+        offsets.drainForeign(consumer::assignment, (partition, offset) -> LOG.info("Listener '{}' was acknowledged"
+                + " {}-{}@{} after the partition moved to another member; not committed: its new owner delivers it"
+                + " again from the group's commit", container.getListenerId(), container.topic(), partition, offset));
     }
 
     private void commitPending() {
@@ -483,20 +494,12 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
             // a member that overran the shutdown timeout finished after kafko closed: at-least-once redelivers
             LOG.warn("Kafko closed under {} of listener '{}' after its shutdown timeout ({}): {} not committed and"
                     + " will be delivered again", container.memberName(), container.getListenerId(),
-                    properties.shutdownTimeout(), lastRecords(next));
+                    properties.shutdownTimeout(), CommitOffsets.describe(container.topic(), next));
         } catch (KafkoException e) {
             LOG.warn("Listener '{}' could not commit {} on {}", container.getListenerId(), next,
                     container.topic(), e);
         }
         advance(next);
-    }
-
-    /** "the record at t-0@4 was" (or "the records at t-0@4, t-1@2 were"), from the next offsets to commit. */
-    private String lastRecords(Map<Integer, Long> nextOffsets) {
-        String at = new TreeMap<>(nextOffsets).entrySet().stream()
-                .map(e -> container.topic() + "-" + e.getKey() + "@" + (e.getValue() - 1))
-                .collect(Collectors.joining(", "));
-        return "the records up to " + at + " (each one since this member's last commit there) were";
     }
 
     /** Tells the container's progress tracker (read by the test helper) how far the listener got. */
@@ -538,7 +541,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
             if (!mode.isManual()) {
                 return;
             }
-            Map<Integer, Long> next = nextOffsets(records);
+            Map<Integer, Long> next = CommitOffsets.nextOffsets(records);
             if (Thread.currentThread() == owner) {
                 acknowledgedByOwner = true;
                 next.forEach(offsets::add);
@@ -546,11 +549,43 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
                     commitPending();
                 }
             } else {
-                next.forEach((p, o) -> foreignAcks.add(new long[] {p, o}));
+                offsets.queueForeign(next);
                 if (mode == AckMode.MANUAL_IMMEDIATE) {
                     consumer.wakeup();
                 }
             }
+        }
+
+        @Override
+        public void nack(Duration sleep) {
+            if (listener.isBatch()) {
+                throw new IllegalStateException("A batch listener nacks with nack(index, sleep)");
+            }
+            nackAt(0, sleep);
+        }
+
+        @Override
+        public void nack(int index, Duration sleep) {
+            if (!listener.isBatch()) {
+                throw new IllegalStateException("A record listener nacks with nack(sleep)");
+            }
+            nackAt(Objects.checkIndex(index, records.size()), sleep);
+        }
+
+        private void nackAt(int index, Duration sleep) {
+            if (sleep.isNegative()) {
+                throw new IllegalArgumentException("nack sleep must not be negative, was " + sleep);
+            }
+            if (Thread.currentThread() != owner) {
+                throw new IllegalStateException("Listener '" + container.getListenerId() + "' may nack only on its"
+                        + " polling thread, inside the listener call");
+            }
+            if (acknowledgedByOwner) {
+                throw new IllegalStateException("Listener '" + container.getListenerId() + "' nacked a delivery it"
+                        + " acknowledged");
+            }
+            nackIndex = index;
+            nackSleep = sleep;
         }
     }
 }

@@ -1,15 +1,43 @@
 package dev.kafko.spring.support;
 
+import java.time.Duration;
+
 /**
  * Handed to a listener method that declares it; {@link #acknowledge()} marks the record (or the
  * batch) as processed. With ack mode {@code MANUAL} the offset is committed after the records of
  * the current poll are processed; with {@code MANUAL_IMMEDIATE} at once (or, when called from
  * another thread, before the container's next poll). Under {@code RECORD} and {@code BATCH} the
- * container commits by itself and this call changes nothing.
+ * container commits by itself and this call changes nothing. {@link #nack(Duration)} asks for the record
+ * again later instead.
  */
 @FunctionalInterface
 public interface Acknowledgment {
 
     /** Marks the delivery as processed; its offset plus one becomes committable. Any thread may call it. */
     void acknowledge();
+
+    /**
+     * Refuses the record for now (a record listener, in a manual ack mode): once the listener returns, it and
+     * the records of its poll not delivered yet are delivered again after {@code sleep}, in their order, and
+     * nothing is committed for it. Call it on the listener's own thread, inside the call, instead of
+     * {@link #acknowledge()}; a listener that throws after it is handled as a failure that was nacked.
+     *
+     * @throws IllegalStateException on another thread, after {@link #acknowledge()}, or from a batch listener
+     * @throws IllegalArgumentException when {@code sleep} is negative
+     */
+    default void nack(Duration sleep) {
+        throw new UnsupportedOperationException("nack is not supported by " + getClass().getName());
+    }
+
+    /**
+     * {@link #nack(Duration)} for a batch listener: the records before {@code index} count as acknowledged,
+     * the one at {@code index} and those after it are delivered again after {@code sleep}.
+     *
+     * @throws IllegalStateException on another thread, after {@link #acknowledge()}, or from a record listener
+     * @throws IndexOutOfBoundsException when {@code index} is not in the batch
+     * @throws IllegalArgumentException when {@code sleep} is negative
+     */
+    default void nack(int index, Duration sleep) {
+        throw new UnsupportedOperationException("nack is not supported by " + getClass().getName());
+    }
 }
