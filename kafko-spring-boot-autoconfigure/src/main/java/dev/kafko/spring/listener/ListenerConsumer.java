@@ -302,6 +302,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         try {
             invoke(records, ack, 1);
         } catch (Exception failure) {
+            nackSleep = null; // a listener that throws after a nack fails as it would without it
             BatchListenerFailedException named = BatchListenerFailedException.findIn(failure);
             if (named == null || named.getIndex() >= records.size()) {
                 if (named != null) {
@@ -371,6 +372,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
             try {
                 invoke(records, ack, 1);
             } catch (Exception failure) {
+                nackSleep = null; // a listener that throws after a nack fails as it would without it
                 if (observation != null) {
                     observation.error(failure);
                 }

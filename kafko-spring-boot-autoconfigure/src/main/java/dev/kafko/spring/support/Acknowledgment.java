@@ -20,7 +20,8 @@ public interface Acknowledgment {
      * Refuses the record for now (a record listener, in a manual ack mode): once the listener returns, it and
      * the records of its poll not delivered yet are delivered again after {@code sleep}, in their order, and
      * nothing is committed for it. Call it on the listener's own thread, inside the call, instead of
-     * {@link #acknowledge()}; a listener that throws after it is handled as a failure that was nacked.
+     * {@link #acknowledge()}; a listener that throws after it fails as it would without it (retries, then
+     * recovery), and a retry that nacks and returns has the record delivered again after the pause.
      *
      * @throws IllegalStateException on another thread, after {@link #acknowledge()}, or from a batch listener
      * @throws IllegalArgumentException when {@code sleep} is negative

@@ -82,6 +82,21 @@ class NackTest {
         });
     }
 
+    @ParameterizedTest
+    @EnumSource(value = AckMode.class, names = {"MANUAL", "MANUAL_IMMEDIATE"})
+    void aListenerThatThrowsAfterANackFailsAsWithoutItAndTheNextDeliveriesCount(AckMode mode) {
+        runner.withBean(ThrowingNacker.class).withPropertyValues("kafko.listener.ack-mode=" + mode,
+                        "kafko.listener.retry.max-attempts=1")
+                .run(context -> {
+                    template(context).send("throw-nacks", "boom").join();
+                    template(context).send("throw-nacks", "fine").join();
+                    Kafko kafko = context.getBean(Kafko.class);
+                    // "boom" is recovered (logged) after its one attempt, "fine" is acknowledged: both committed
+                    await().atMost(Duration.ofSeconds(10)).until(() -> committed(kafko, "throw-nacks", 0) == 2);
+                    assertThat(SEEN).containsExactly("boom", "fine");
+                });
+    }
+
     static long committed(Kafko kafko, String topic, int partition) {
         return kafko.groupInfo(topic, topic).committed().getOrDefault(partition, -1L);
     }
@@ -99,6 +114,18 @@ class NackTest {
                 }
                 ack.nack(Duration.ofMillis(300));
                 return;
+            }
+            ack.acknowledge();
+        }
+    }
+
+    static class ThrowingNacker {
+        @KafkoListener(id = "throw-nacks", topics = "throw-nacks")
+        void on(String value, Acknowledgment ack) {
+            SEEN.add(value);
+            if (value.equals("boom")) {
+                ack.nack(Duration.ofMillis(100));
+                throw new IllegalStateException("failed after the nack");
             }
             ack.acknowledge();
         }
