@@ -108,16 +108,24 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
         running = false;
         Thread caller = Thread.currentThread();
         List<CompletableFuture<Void>> stopping = new ArrayList<>();
+        List<MessageListenerContainer> here = new ArrayList<>();
         for (MessageListenerContainer container : getListenerContainers()) {
-            if (container instanceof ConcurrentMessageListenerContainer c && c.isPollingThread(caller)) {
-                c.stopForShutdown();
-            } else if (!container.isRunning()) {
-                container.stop();
-            } else {
+            if (container.isRunning() && !(container instanceof ConcurrentMessageListenerContainer c
+                    && c.isPollingThread(caller))) {
                 stopping.add(CompletableFuture.runAsync(container::stop, runnable -> {
                     Thread t = new Thread(runnable, "kafko-stop-" + container.getListenerId());
                     t.start();
                 }));
+            } else {
+                here.add(container);
+            }
+        }
+        // the others stop meanwhile: their shutdown timeouts run together, not one after the other
+        for (MessageListenerContainer container : here) {
+            if (container instanceof ConcurrentMessageListenerContainer c && c.isPollingThread(caller)) {
+                c.stopForShutdown();
+            } else {
+                container.stop();
             }
         }
         CompletableFuture.allOf(stopping.toArray(CompletableFuture[]::new)).join();

@@ -20,8 +20,18 @@ import java.util.stream.Collectors;
  */
 final class CommitOffsets {
 
-    /** Acknowledgments made on other threads, as {partition, next offset}; drained by the polling thread. */
+    /** Acknowledgments made on other threads, as {partition, next offset, epoch}; drained by the polling thread. */
     private final ConcurrentLinkedQueue<long[]> foreign = new ConcurrentLinkedQueue<>();
+    /**
+     * Bumped whenever partitions are assigned or the consumer is replaced; an acknowledgment remembers the
+     * epoch of its delivery, so that one made for an earlier ownership of its partition (revoked and
+     * assigned again, or of a topic since deleted and created again) is never committed.
+     */
+    private long epoch;
+    /** The epoch at which each partition was last assigned. */
+    private final Map<Integer, Long> assignedAt = new HashMap<>();
+    /** Acknowledgments of an epoch before this one belong to a consumer that no longer exists. */
+    private long resetAt;
 
     /** Committable offsets not yet committed, per partition. */
     private final Map<Integer, Long> pending = new HashMap<>();
@@ -48,14 +58,33 @@ final class CommitOffsets {
         return "the records up to " + at + " (each one since this member's last commit there) were";
     }
 
+    /** The current epoch, for an acknowledgment handed out now. */
+    long epoch() {
+        return epoch;
+    }
+
+    private boolean current(int partition, long ackEpoch) {
+        return ackEpoch >= resetAt && assignedAt.getOrDefault(partition, resetAt) <= ackEpoch;
+    }
+
+    /** An acknowledgment on the polling thread, of a delivery made during {@code ackEpoch}; false when stale. */
+    boolean acknowledge(int partition, long next, long ackEpoch) {
+        if (!current(partition, ackEpoch)) {
+            return false;
+        }
+        add(partition, next);
+        return true;
+    }
+
     /** Any thread: an acknowledgment of these next offsets, for the polling thread's next drain. */
-    void queueForeign(Map<Integer, Long> next) {
-        next.forEach((p, o) -> foreign.add(new long[] {p, o}));
+    void queueForeign(Map<Integer, Long> next, long ackEpoch) {
+        next.forEach((p, o) -> foreign.add(new long[] {p, o, ackEpoch}));
     }
 
     /**
-     * Makes the queued acknowledgments of partitions in {@code owned} committable; the others (their
-     * partition moved to another member) go to {@code dropped} as (partition, offset of the record).
+     * Makes the queued acknowledgments of partitions in {@code owned}, made since the partition was last
+     * assigned, committable; the others (their partition moved to another member, or was assigned again
+     * since) go to {@code dropped} as (partition, offset of the record).
      */
     void drainForeign(Supplier<Set<Integer>> owned, BiConsumer<Integer, Long> dropped) {
         if (foreign.isEmpty()) {
@@ -64,7 +93,7 @@ final class CommitOffsets {
         Set<Integer> assignment = owned.get();
         for (long[] ack = foreign.poll(); ack != null; ack = foreign.poll()) {
             int partition = (int) ack[0];
-            if (assignment.contains(partition)) {
+            if (assignment.contains(partition) && current(partition, ack[2])) {
                 add(partition, ack[1]);
             } else {
                 dropped.accept(partition, ack[1] - 1);
@@ -133,7 +162,11 @@ final class CommitOffsets {
      * and a seek made now may move it back.
      */
     void assigned(Collection<Integer> partitions) {
-        partitions.forEach(committed::remove);
+        epoch++;
+        for (Integer p : partitions) {
+            committed.remove(p);
+            assignedAt.put(p, epoch);
+        }
     }
 
     /** Nothing pending any more (the topic was deleted), the queued acknowledgments included. */
@@ -147,5 +180,7 @@ final class CommitOffsets {
     void reset() {
         dropPending();
         committed.clear();
+        assignedAt.clear();
+        resetAt = ++epoch;
     }
 }

@@ -144,12 +144,17 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
      * every member stops after its record in hand, the caller's once its listener returns.
      */
     @Override
-    public synchronized void stop() {
-        releaseKeepAlive();
-        members.forEach(KafkoMessageListenerContainer::requestStop);
+    public void stop() {
+        requestStop();
         if (!isPollingThread(Thread.currentThread())) {
             members.forEach(KafkoMessageListenerContainer::awaitStopped);
         }
+    }
+
+    /** Asks every member to stop; the waits happen outside the lock, which a member's own stop() needs. */
+    private synchronized void requestStop() {
+        releaseKeepAlive();
+        members.forEach(KafkoMessageListenerContainer::requestStop);
     }
 
     /**
@@ -158,9 +163,8 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
      * timeout, so that their records in hand are finished and committed before kafko closes; the caller's
      * member stops once its listener returns.
      */
-    public synchronized void stopForShutdown() {
-        releaseKeepAlive();
-        members.forEach(KafkoMessageListenerContainer::requestStop);
+    public void stopForShutdown() {
+        requestStop();
         members.forEach(KafkoMessageListenerContainer::awaitStopped); // which skips the caller's own member
     }
 

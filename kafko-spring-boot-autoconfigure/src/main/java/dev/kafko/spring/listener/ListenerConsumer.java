@@ -530,6 +530,8 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
     /** The acknowledgment handed to the listener for one delivery. */
     private final class Ack implements Acknowledgment {
         private final List<KafkoRecord> records;
+        /** The epoch of the delivery: an acknowledgment after the partition was assigned again is stale. */
+        private final long epoch = offsets.epoch();
         /** Acknowledged on the polling thread: its commit, not its return, finishes the records. */
         boolean acknowledgedByOwner;
 
@@ -546,12 +548,12 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
             Map<Integer, Long> next = CommitOffsets.nextOffsets(records);
             if (Thread.currentThread() == owner) {
                 acknowledgedByOwner = true;
-                next.forEach(offsets::add);
+                next.forEach((p, o) -> offsets.acknowledge(p, o, epoch));
                 if (mode == AckMode.MANUAL_IMMEDIATE) {
                     commitPending();
                 }
             } else {
-                offsets.queueForeign(next);
+                offsets.queueForeign(next, epoch);
                 if (mode == AckMode.MANUAL_IMMEDIATE) {
                     consumer.wakeup();
                 }
