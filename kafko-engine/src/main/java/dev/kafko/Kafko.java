@@ -21,7 +21,10 @@ import java.util.Set;
  *
  * <p>{@link #close()} drains every partition, fsyncs, stops every thread the instance started and
  * releases the directory lock. Calls after close fail with {@link KafkoClosedException}, except
- * {@link #dataDir()} and {@link #options()}, which describe the instance.
+ * {@link #dataDir()} and {@link #options()}, which describe the instance. A second close waits for the
+ * first and throws what it threw; called inside kafko's own work (a send's callback, a
+ * {@link KafkoObserver} method) while another close runs, it returns at once, and the first close called
+ * from an observer returns at once too, closing on a thread of its own.
  */
 public interface Kafko extends AutoCloseable {
 

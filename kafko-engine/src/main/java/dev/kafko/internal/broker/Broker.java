@@ -55,6 +55,8 @@ public final class Broker implements Kafko {
     private final ReentrantLock admin = new ReentrantLock();
     /** Opened when the first {@link #close()} has finished. */
     private final CountDownLatch closeDone = new CountDownLatch(1);
+    /** What the first close threw, for the others to throw as well; set before {@link #closeDone} opens. */
+    private volatile @Nullable Throwable closeFailure;
     private final Map<String, TopicImpl> topics = new ConcurrentHashMap<>();
     private final ScheduledFuture<?> retentionTask;
     private volatile boolean closed;
@@ -428,8 +430,24 @@ public final class Broker implements Kafko {
             awaitClosed();
             return;
         }
+        int[] marks = ThreadMarks.get();
+        if (marks[ThreadMarks.OWNING] > 0 || marks[ThreadMarks.OBSERVING] > 0) {
+            // inside a partition's work (an observer's callback): the close needs that partition, and a group an
+            // observer may hold, so it runs on a thread of its own once this call returns
+            List<PartitionActor> closing = partitions;
+            Thread closer = new Thread(() -> finishClose(closing), "kafko-close");
+            closer.start();
+            return;
+        }
+        finishClose(partitions);
+    }
+
+    private void finishClose(List<PartitionActor> partitions) {
         try {
             closeAfterMarked(partitions);
+        } catch (RuntimeException | Error e) {
+            closeFailure = e;
+            throw e;
         } finally {
             closeDone.countDown();
         }
@@ -459,13 +477,13 @@ public final class Broker implements Kafko {
     }
 
     /**
-     * A second close returns once the first one finished (a durability boundary for each caller), except
-     * inside kafko's own work (a send's callback, which the first close may be waiting for): there it
-     * returns at once.
+     * A second close returns once the first one finished (a durability boundary for each caller), and throws
+     * what the first one threw; inside kafko's own work (a send's callback, an observer, which the first close
+     * may be waiting for) it returns at once.
      */
     private void awaitClosed() {
         int[] marks = ThreadMarks.get();
-        if (marks[ThreadMarks.OWNING] > 0 || marks[ThreadMarks.COMPLETING] > 0) {
+        if (marks[ThreadMarks.OWNING] > 0 || marks[ThreadMarks.COMPLETING] > 0 || marks[ThreadMarks.OBSERVING] > 0) {
             return;
         }
         boolean interrupted = false;
@@ -479,6 +497,13 @@ public final class Broker implements Kafko {
         }
         if (interrupted) {
             Thread.currentThread().interrupt();
+        }
+        Throwable failure = closeFailure;
+        if (failure instanceof RuntimeException e) {
+            throw e; // the first close failed: what it could not make durable is not, for this caller either
+        }
+        if (failure instanceof Error e) {
+            throw e;
         }
     }
 

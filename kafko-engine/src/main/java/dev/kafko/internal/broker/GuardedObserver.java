@@ -21,55 +21,79 @@ final class GuardedObserver implements KafkoObserver {
 
     @Override
     public void onAppend(String topic, int partition, int records, long bytes, long nanos) {
+        int[] marks = ThreadMarks.get();
+        marks[ThreadMarks.OBSERVING]++;
         try {
             delegate.onAppend(topic, partition, records, bytes, nanos);
         } catch (RuntimeException | LinkageError | AssertionError e) {
             complain("onAppend", e);
+        } finally {
+            marks[ThreadMarks.OBSERVING]--;
         }
     }
 
     @Override
     public void onFsync(String topic, int partition, long nanos) {
+        int[] marks = ThreadMarks.get();
+        marks[ThreadMarks.OBSERVING]++;
         try {
             delegate.onFsync(topic, partition, nanos);
         } catch (RuntimeException | LinkageError | AssertionError e) {
             complain("onFsync", e);
+        } finally {
+            marks[ThreadMarks.OBSERVING]--;
         }
     }
 
     @Override
     public void onFailure(String topic, int partition, Throwable cause) {
+        int[] marks = ThreadMarks.get();
+        marks[ThreadMarks.OBSERVING]++;
         try {
             delegate.onFailure(topic, partition, cause);
         } catch (RuntimeException | LinkageError | AssertionError e) {
             complain("onFailure", e);
+        } finally {
+            marks[ThreadMarks.OBSERVING]--;
         }
     }
 
     @Override
     public void onCommit(String topic, String group) {
+        int[] marks = ThreadMarks.get();
+        marks[ThreadMarks.OBSERVING]++;
         try {
             delegate.onCommit(topic, group);
         } catch (RuntimeException | LinkageError | AssertionError e) {
             complain("onCommit", e);
+        } finally {
+            marks[ThreadMarks.OBSERVING]--;
         }
     }
 
     @Override
     public void onRetention(String topic, int partition, int segments, long bytes) {
+        int[] marks = ThreadMarks.get();
+        marks[ThreadMarks.OBSERVING]++;
         try {
             delegate.onRetention(topic, partition, segments, bytes);
         } catch (RuntimeException | LinkageError | AssertionError e) {
             complain("onRetention", e);
+        } finally {
+            marks[ThreadMarks.OBSERVING]--;
         }
     }
 
     @Override
     public void onTopicDeleted(String topic) {
+        int[] marks = ThreadMarks.get();
+        marks[ThreadMarks.OBSERVING]++;
         try {
             delegate.onTopicDeleted(topic);
         } catch (RuntimeException | LinkageError | AssertionError e) {
             complain("onTopicDeleted", e);
+        } finally {
+            marks[ThreadMarks.OBSERVING]--;
         }
     }
 
