@@ -436,6 +436,7 @@ public final class Broker implements Kafko {
             // observer may hold, so it runs on a thread of its own once this call returns
             List<PartitionActor> closing = partitions;
             Thread closer = new Thread(() -> finishClose(closing), "kafko-close");
+            closer.setDaemon(false); // the JVM waits for the close to finish, a durability boundary
             closer.start();
             return;
         }
