@@ -1,5 +1,6 @@
 package dev.kafko.spring.config;
 
+import dev.kafko.Kafko;
 import dev.kafko.spring.core.KafkoOperations;
 import dev.kafko.spring.core.LogBackend;
 import dev.kafko.spring.listener.ConcurrentMessageListenerContainer;
@@ -242,9 +243,19 @@ public class KafkoListenerContainerFactory {
                 + method.getName() + ")";
     }
 
-    /** A container for a plain listener, with this factory's defaults (its record filter included). */
+    /**
+     * A container for a plain listener, with this factory's defaults (its record filter included), for
+     * {@link KafkoListenerEndpointRegistry#registerListenerContainer} (and, when it should go,
+     * {@link KafkoListenerEndpointRegistry#unregisterListenerContainer}).
+     *
+     * @throws dev.kafko.InvalidNameException when a topic or the group breaks the naming rule
+     */
     public ConcurrentMessageListenerContainer createListenerContainer(String id, String groupId, List<String> topics,
                                                                       KafkoMessageListener listener) {
+        for (String topic : topics) {
+            Kafko.checkName("topic", topic);
+        }
+        Kafko.checkName("group", groupId);
         return observed(new ConcurrentMessageListenerContainer(id, topics, groupId, backend, containerProperties,
                 autoStartup, filtered(listener, null), errorHandler, instrumentation, executor));
     }

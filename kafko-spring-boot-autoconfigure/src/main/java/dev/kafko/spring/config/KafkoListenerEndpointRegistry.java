@@ -43,16 +43,49 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
      * @throws IllegalStateException when another container has the same id
      */
     public void registerListenerContainer(MessageListenerContainer container, boolean startIfRunning) {
+        String id = container.getListenerId();
         synchronized (containers) {
-            String id = container.getListenerId();
             if (containers.containsKey(id)) {
                 throw new IllegalStateException("Two listeners have the id '" + id + "'; listener ids must be unique");
             }
             containers.put(id, container);
         }
         if (startIfRunning && running && container.isAutoStartup()) {
-            container.start();
+            try {
+                container.start();
+            } catch (RuntimeException | Error e) {
+                // not registered after all: the id is free for a corrected container
+                synchronized (containers) {
+                    containers.remove(id, container);
+                }
+                throw e;
+            }
         }
+    }
+
+    /**
+     * Removes the container with this id, stopping it first (gracefully, as {@link MessageListenerContainer#stop()}),
+     * so that a listener added at runtime (a tenant's) can go for good: its id is free again, and its meters
+     * (the listener's timers and dead-letter counter, its group's lag on its topics) leave the registry.
+     *
+     * @return the removed container, or {@code null} when there is none with this id
+     */
+    public @Nullable MessageListenerContainer unregisterListenerContainer(String id) {
+        MessageListenerContainer container;
+        synchronized (containers) {
+            container = containers.get(id);
+        }
+        if (container == null) {
+            return null;
+        }
+        container.stop();
+        if (container instanceof ConcurrentMessageListenerContainer c) {
+            c.removed();
+        }
+        synchronized (containers) {
+            containers.remove(id, container);
+        }
+        return container;
     }
 
     /** The container with this listener id, or {@code null}. */
@@ -81,6 +114,9 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
      */
     @Override
     public void start() {
+        // running first: a container registered while this loop runs (from a listener, another thread) is started
+        // by its registration, which sees the registry running; one in the loop's copy too is started once
+        running = true;
         for (MessageListenerContainer container : getListenerContainers()) {
             if (container.isAutoStartup()) {
                 try {
@@ -95,7 +131,6 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
                 }
             }
         }
-        running = true;
     }
 
     /**

@@ -297,11 +297,17 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
     /**
      * Returns once every send this template made before the call is written and its future completed:
      * a send that streams in with others may linger up to {@code kafko.linger} before it is written,
-     * unless someone blocks on its future.
+     * unless someone blocks on its future. A topic deleted since the template sent to it is skipped (and
+     * the template's handle on it dropped).
      */
     public void flush() {
         for (BackendProducer producer : producers.values()) {
-            producer.flush();
+            try {
+                producer.flush();
+            } catch (UnknownTopicException e) {
+                // its topic was deleted: what it sent went with it, and the next send finds the topic anew
+                forget(producer.topic(), producer);
+            }
         }
     }
 

@@ -168,6 +168,11 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
         members.forEach(KafkoMessageListenerContainer::awaitStopped); // which skips the caller's own member
     }
 
+    /** The container was removed from its registry (and stopped): its meters go. */
+    public void removed() {
+        instrumentation.listenerRemoved(listenerId, groupId, topics);
+    }
+
     /** Whether {@code thread} is the polling thread of one of this container's members. */
     public boolean isPollingThread(Thread thread) {
         return members.stream().anyMatch(m -> m.isPollingThread(thread));

@@ -16,6 +16,7 @@ import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.BaseUnits;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -167,7 +168,14 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
     }
 
     private <M extends Meter> M own(String name, @Nullable String topic, M meter) {
-        Owned owned = registered.computeIfAbsent(meter, m -> new Owned(name, ConcurrentHashMap.newKeySet()));
+        return own(name, topic, null, null, meter);
+    }
+
+    /** {@link #own(String, String, Meter)} for a meter of a listener or of a group, which leave with their listener. */
+    private <M extends Meter> M own(String name, @Nullable String topic, @Nullable String listener, @Nullable String group,
+                                    M meter) {
+        Owned owned = registered.computeIfAbsent(meter, m -> new Owned(name, ConcurrentHashMap.newKeySet(), listener,
+                group));
         if (topic != null) {
             owned.topics().add(topic);
         }
@@ -178,7 +186,7 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
      * The name kafko gave a meter, and the topics it registered it for: one, unless a filter merged the
      * meters of several topics into one.
      */
-    private record Owned(String name, Set<String> topics) {
+    private record Owned(String name, Set<String> topics, @Nullable String listener, @Nullable String group) {
     }
 
     // --- template and containers ----------------------------------------------------------------
@@ -196,7 +204,7 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
     public void listenerInvoked(String listenerId, String topic, long nanos, boolean success) {
         String outcome = success ? "success" : "failure";
         processTimers.computeIfAbsent(listenerId + '\0' + topic + '\0' + outcome,
-                k -> own("kafko.listener.process", topic, Timer.builder("kafko.listener.process")
+                k -> own("kafko.listener.process", topic, listenerId, null, Timer.builder("kafko.listener.process")
                         .description("Invocations of a @KafkoListener method")
                         .tags("listener", listenerId, "topic", topic, "outcome", outcome).register(registry)))
                 .record(nanos, TimeUnit.NANOSECONDS);
@@ -217,9 +225,37 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
         groupSeen(topic, groupId);
     }
 
+    /**
+     * Removes the meters of a listener removed from its registry: its timers and dead-letter counter, and its
+     * group's lag on its topics (registered again if a listener or a consumer of that group reads them later).
+     */
+    @Override
+    public synchronized void listenerRemoved(String listenerId, String groupId, List<String> topics) {
+        processTimers.keySet().removeIf(k -> k.startsWith(listenerId + '\0'));
+        for (String topic : topics) {
+            Set<String> listening = listenerGroups.get(topic);
+            if (listening != null) {
+                listening.remove(groupId);
+            }
+            Set<String> seen = groups.get(topic);
+            if (seen != null) {
+                seen.remove(groupId);
+            }
+        }
+        registered.entrySet().removeIf(e -> {
+            Owned owned = e.getValue();
+            boolean listeners = listenerId.equals(owned.listener())
+                    || groupId.equals(owned.group()) && owned.topics().stream().anyMatch(topics::contains);
+            if (listeners) {
+                registry.remove(e.getKey());
+            }
+            return listeners;
+        });
+    }
+
     @Override
     public void deadLettered(String listenerId, String topic) {
-        own("kafko.listener.dead.letter", topic, Counter.builder("kafko.listener.dead.letter").description("Records published to a dead-letter topic")
+        own("kafko.listener.dead.letter", topic, listenerId, null, Counter.builder("kafko.listener.dead.letter").description("Records published to a dead-letter topic")
                 .tags("listener", listenerId, "topic", topic).register(registry)).increment();
     }
 
@@ -288,7 +324,7 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
     }
 
     private void lagGauge(String topic, String group, int partition) {
-        gauge("kafko.consumer.lag", "Records of the partition the group has not committed yet", null,
+        gauge("kafko.consumer.lag", group, "Records of the partition the group has not committed yet", null,
                 Tags.of("topic", topic, "group", group, "partition", Integer.toString(partition)), k -> {
                     GroupInfo info = k.groupInfo(topic, group);
                     if (!info.committed().containsKey(partition)
@@ -303,8 +339,13 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
 
     private void gauge(String name, String description, @Nullable String baseUnit, Tags tags,
                        ToDoubleFunction<Kafko> value) {
+        gauge(name, null, description, baseUnit, tags, value);
+    }
+
+    private void gauge(String name, @Nullable String group, String description, @Nullable String baseUnit, Tags tags,
+                       ToDoubleFunction<Kafko> value) {
         own(name, tags.stream().filter(t -> t.getKey().equals("topic")).map(Tag::getValue).findFirst().orElse(null),
-                Gauge.builder(name, kafko, provider -> {
+                null, group, Gauge.builder(name, kafko, provider -> {
             Kafko k = provider.getIfAvailable();
             if (k == null) {
                 return Double.NaN;

@@ -28,6 +28,13 @@ public interface KafkoInstrumentation {
     default void listenerStarting(String listenerId, String groupId, String topic) {
     }
 
+    /**
+     * A listener container was removed from its registry ({@code unregisterListenerContainer}): what was
+     * kept for it (its timers, its group's lag on {@code topics}) can go.
+     */
+    default void listenerRemoved(String listenerId, String groupId, java.util.List<String> topics) {
+    }
+
     /** A record that exhausted its attempts was published to a dead-letter topic. */
     default void deadLettered(String listenerId, String topic) {
     }
