@@ -275,8 +275,9 @@ public final class KafkoAutoConfiguration {
     private static ObservationRegistry observationRegistry(String property, ObjectProvider<ObservationRegistry> registry) {
         ObservationRegistry unique = registry.getIfUnique();
         if (unique == null) {
-            LOG.warn("{}=true, but there is {} ObservationRegistry bean: nothing is observed (Spring Boot Actuator"
-                    + " provides one)", property, registry.stream().findAny().isPresent() ? "more than one" : "no");
+            LOG.warn("{}=true, but {}: nothing is observed", property, registry.stream().findAny().isPresent()
+                    ? "there are several ObservationRegistry beans and none is @Primary"
+                    : "there is no ObservationRegistry bean (Spring Boot's Actuator or tracing modules provide one)");
             return ObservationRegistry.NOOP;
         }
         return unique;

@@ -151,6 +151,24 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
             registry.remove(e.getKey());
             return true;
         });
+        removeObservationMeters(topic);
+    }
+
+    /**
+     * The meters Micrometer's observation handler made of kafko's observations (kafko.template and
+     * kafko.listener, with their .active long task timers) for {@code topic}, or for every topic when null.
+     */
+    private void removeObservationMeters(@Nullable String topic) {
+        String[][] names = {{"kafko.template", "messaging.destination.name"},
+                {"kafko.template.active", "messaging.destination.name"}, {"kafko.listener", "messaging.source.name"},
+                {"kafko.listener.active", "messaging.source.name"}};
+        for (String[] name : names) {
+            var search = registry.find(name[0]);
+            if (topic != null) {
+                search = search.tag(name[1], topic);
+            }
+            search.meters().forEach(registry::remove);
+        }
     }
 
     /** Removes every meter registered here: a registry that outlives the context keeps none of them. */
@@ -160,6 +178,7 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
             registry.remove(m);
         }
         registered.clear();
+        removeObservationMeters(null);
         partitions.clear();
         groups.clear();
         sendTimers.clear();

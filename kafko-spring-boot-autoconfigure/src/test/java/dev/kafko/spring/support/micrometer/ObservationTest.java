@@ -10,7 +10,11 @@ import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
 import dev.kafko.spring.core.KafkoTemplate;
 import dev.kafko.spring.test.KafkoTestUtils;
 import io.micrometer.common.KeyValues;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistryAssert;
 import java.time.Duration;
@@ -149,6 +153,33 @@ class ObservationTest {
                     template(context).send("t", "v").join();
                 });
         assertThat(output).contains("kafko.template.observation-enabled=true, but there is no ObservationRegistry bean");
+    }
+
+    @Test
+    void theTimersAnObservationHandlerMakesOfSendsLeaveWithTheirTopic() {
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        ObservationRegistry observations = ObservationRegistry.create();
+        observations.observationConfig().observationHandler(new DefaultMeterObservationHandler(meters));
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class,
+                        dev.kafko.spring.autoconfigure.KafkoMetricsAutoConfiguration.class))
+                .withBean(MeterRegistry.class, () -> meters)
+                .withBean(ObservationRegistry.class, () -> observations)
+                .withPropertyValues("kafko.ephemeral=true", "kafko.template.observation-enabled=true")
+                .run(context -> {
+                    template(context).send("short-lived", "v").join();
+                    template(context).send("kept", "v").join();
+                    assertThat(meters.find("kafko.template").tag("messaging.destination.name", "short-lived").timers())
+                            .isNotEmpty();
+                    context.getBean(dev.kafko.Kafko.class).deleteTopic("short-lived");
+                    assertThat(meters.find("kafko.template").tag("messaging.destination.name", "short-lived").meters())
+                            .isEmpty();
+                    assertThat(meters.find("kafko.template.active").tag("messaging.destination.name", "short-lived")
+                            .meters()).isEmpty();
+                    assertThat(meters.find("kafko.template").tag("messaging.destination.name", "kept").timers())
+                            .isNotEmpty();
+                });
+        assertThat(meters.find("kafko.template").meters()).as("closing the context removes them all").isEmpty();
     }
 
     static class FlakyListener {
