@@ -197,7 +197,7 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
      */
     void awaitStopped() {
         ListenerConsumer c = consumer;
-        if (overran || (c != null && c.onPollingThread())) {
+        if (overran || (c != null && c.isPollingThread(Thread.currentThread()))) {
             // a listener that stops its own container: its thread stops once the listener returns
             return;
         }

@@ -103,11 +103,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         }
     }
 
-    /** Whether the caller is this member's polling thread (a listener calling into its container). */
-    boolean onPollingThread() {
-        return isPollingThread(Thread.currentThread());
-    }
-
+    /** Whether {@code thread} is this member's polling thread (a listener calling into its container). */
     boolean isPollingThread(Thread thread) {
         return thread == owner;
     }

@@ -1,5 +1,6 @@
 package dev.kafko.spring.support;
 
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -32,7 +33,7 @@ public interface KafkoInstrumentation {
      * A listener container was removed from its registry ({@code unregisterListenerContainer}): what was
      * kept for it (its timers, its group's lag on {@code topics}) can go.
      */
-    default void listenerRemoved(String listenerId, String groupId, java.util.List<String> topics) {
+    default void listenerRemoved(String listenerId, String groupId, List<String> topics) {
     }
 
     /** A record that exhausted its attempts was published to a dead-letter topic. */
