@@ -16,6 +16,7 @@ import dev.kafko.TopicExistsException;
 import dev.kafko.UnknownTopicException;
 import dev.kafko.internal.io.FileIo;
 import dev.kafko.internal.io.FileNames;
+import dev.kafko.internal.io.Uninterruptibly;
 import dev.kafko.internal.log.PartitionLog;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
@@ -383,20 +384,7 @@ public final class Broker implements Kafko {
             helpers.add(helper);
         }
         work.run();
-        boolean interrupted = false;
-        for (Thread helper : helpers) {
-            while (true) {
-                try {
-                    helper.join();
-                    break;
-                } catch (InterruptedException e) {
-                    interrupted = true; // the close finishes first: it is a durability boundary
-                }
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
+        Uninterruptibly.join(helpers); // the close finishes first: it is a durability boundary
         return first.get();
     }
 
@@ -487,18 +475,7 @@ public final class Broker implements Kafko {
         if (marks[ThreadMarks.OWNING] > 0 || marks[ThreadMarks.COMPLETING] > 0 || marks[ThreadMarks.OBSERVING] > 0) {
             return;
         }
-        boolean interrupted = false;
-        while (true) {
-            try {
-                closeDone.await();
-                break;
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
+        Uninterruptibly.await(closeDone);
         Throwable failure = closeFailure;
         if (failure instanceof RuntimeException e) {
             throw e; // the first close failed: what it could not make durable is not, for this caller either

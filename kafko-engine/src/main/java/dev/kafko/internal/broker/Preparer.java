@@ -1,5 +1,6 @@
 package dev.kafko.internal.broker;
 
+import dev.kafko.internal.io.Uninterruptibly;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
@@ -57,6 +58,6 @@ public final class Preparer implements Executor, AutoCloseable {
             started = List.copyOf(threads);
         }
         // terminated means the last task ended; the thread itself may still be on its way out
-        Scheduler.joinUninterruptibly(started);
+        Uninterruptibly.join(started);
     }
 }

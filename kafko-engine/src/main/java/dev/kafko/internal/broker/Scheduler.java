@@ -1,5 +1,6 @@
 package dev.kafko.internal.broker;
 
+import dev.kafko.internal.io.Uninterruptibly;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.List;
@@ -88,24 +89,7 @@ final class Scheduler implements AutoCloseable {
         shutdownAndWait(executor, THREAD_NAME);
         Thread t = thread;
         if (t != null) {
-            joinUninterruptibly(List.of(t));
-        }
-    }
-
-    /** Waits for {@code threads} to exit, keeping an interrupt for after. */
-    static void joinUninterruptibly(List<Thread> threads) {
-        boolean interrupted = false;
-        for (Thread t : threads) {
-            while (t.isAlive()) {
-                try {
-                    t.join();
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
+            Uninterruptibly.join(List.of(t));
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.kafko.internal.log;
 
 import dev.kafko.internal.io.FileIo;
+import dev.kafko.internal.io.Uninterruptibly;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -68,18 +69,7 @@ final class PendingSeal implements Runnable {
      */
     @Nullable Throwable await() {
         run();
-        boolean interrupted = false;
-        while (true) {
-            try {
-                done.await();
-                break;
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
+        Uninterruptibly.await(done);
         return failure;
     }
 }
