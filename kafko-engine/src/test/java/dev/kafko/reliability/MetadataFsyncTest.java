@@ -72,20 +72,29 @@ class MetadataFsyncTest {
 
     @Test
     void aRollForcesTheRolledSegmentWithMetadataFsyncOrUnderAPolicyThatForces() {
-        List<String> durable = rollSyncs(dir.resolve("durable-rolls"), KafkoOptions.DEFAULTS, FsyncPolicy.NEVER).get(0);
+        List<String> durable = rollSyncs(dir.resolve("durable-rolls"), KafkoOptions.DEFAULTS, FsyncPolicy.NEVER, true)
+                .get(0);
         assertThat(durable).contains("force 00000000000000000000.log");
         List<String> interval = rollSyncs(dir.resolve("interval-rolls"),
-                KafkoOptions.builder().fsyncMetadata(false).build(), FsyncPolicy.interval(Duration.ofHours(1))).get(0);
+                KafkoOptions.builder().fsyncMetadata(false).build(), FsyncPolicy.interval(Duration.ofHours(1)), true)
+                .get(0);
         assertThat(interval).contains("force 00000000000000000000.log");
     }
 
     private static final int ROLL_RECORDS = 1_000;
 
+    private static List<List<String>> rollSyncs(Path data, KafkoOptions options, FsyncPolicy policy) {
+        return rollSyncs(data, options, policy, false);
+    }
+
     /**
      * Sends {@link #ROLL_RECORDS} records of 250 bytes into one partition of 64 KiB segments (three rolls
-     * at least); returns the fsyncs while sending, then those of the close.
+     * at least); returns the fsyncs while sending, then those of the close. With {@code awaitFirstSeal}, the
+     * first is taken once the first segment's background seal forced it (or after 10 s): the seal runs on the
+     * preparer's thread and may still be on its way when the last send returns.
      */
-    private static List<List<String>> rollSyncs(Path data, KafkoOptions options, FsyncPolicy policy) {
+    private static List<List<String>> rollSyncs(Path data, KafkoOptions options, FsyncPolicy policy,
+                                                boolean awaitFirstSeal) {
         List<String> synced = new CopyOnWriteArrayList<>();
         List<String> whileSending;
         try (Kafko kafko = BrokerBridge.open(data, options, recording(synced))) {
@@ -96,6 +105,10 @@ class MetadataFsyncTest {
                 producer.sendTo(0, null, new byte[250]).join();
             }
             assertThat(kafko.topic("orders").orElseThrow().partition(0).segmentCount()).isGreaterThanOrEqualTo(4);
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (awaitFirstSeal && !synced.contains("force 00000000000000000000.log") && System.nanoTime() < deadline) {
+                java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+            }
             whileSending = List.copyOf(synced);
             synced.clear();
         }
