@@ -189,6 +189,9 @@ public final class Broker implements Kafko {
             if (t == null) {
                 throw new UnknownTopicException("topic '" + name + "' does not exist in " + dataDir);
             }
+            for (PartitionActor a : t.actors()) {
+                a.requireNotOwnedByCaller("deletion"); // before anything changes
+            }
             t.end(TopicImpl.Life.DELETED);
             closePartitions(t, CommandRequest.Kind.DELETE);
             topics.remove(name);

@@ -18,6 +18,10 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Locale;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -48,6 +52,8 @@ final class PartitionActor implements Mailbox.Owner {
     static final long MAX_FRAME_BYTES = 1 << 20;
     /** A frame stops growing at this many records. */
     static final int MAX_FRAME_RECORDS = 16 * 1024;
+    /** How often a command's caller tries to take the partition while it waits for the command; see {@link #runCommand}. */
+    static final long COMMAND_HELP_INTERVAL_MS = 10;
 
     private static final System.Logger LOG = System.getLogger(PartitionActor.class.getName());
     private static final VarHandle OWNER;
@@ -170,15 +176,48 @@ final class PartitionActor implements Mailbox.Owner {
         return drain(marks);
     }
 
+    /**
+     * Refuses {@code what} on the partition's owner thread (a {@link dev.kafko.KafkoObserver} callback there),
+     * which would wait for itself. Any thread.
+     */
+    void requireNotOwnedByCaller(String what) {
+        if (ownerThread == Thread.currentThread()) {
+            throw new IllegalStateException("partition " + topic + "-" + partition + " cannot take a " + what
+                    + " from inside its own work (a KafkoObserver callback on the thread that appends to it):"
+                    + " make the call from another thread");
+        }
+    }
+
     @Override
     public boolean isOwned() {
         return owner != 0;
     }
 
-    /** Submits a command and waits for it; its failure is thrown as it is (typed), not wrapped. */
+    /**
+     * Submits a command and waits for it; its failure is thrown as it is (typed), not wrapped. The owner
+     * that found the command in its mailbox looks at the mailbox again only after it completed its round's
+     * futures, and a callback of theirs may wait for this caller (for the admin lock a deletion holds): the
+     * wait takes the partition itself, every {@link #COMMAND_HELP_INTERVAL_MS} ms, once that owner released it.
+     */
     CommandRequest runCommand(CommandRequest.Kind kind) {
+        requireNotOwnedByCaller(kind.name().toLowerCase(Locale.ROOT));
         CommandRequest c = new CommandRequest(kind);
         submit(c);
+        boolean interrupted = false;
+        while (!c.isDone()) {
+            try {
+                c.get(COMMAND_HELP_INTERVAL_MS, TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                drainIfIdle();
+            } catch (InterruptedException e) {
+                interrupted = true; // a command is not abandoned half way: the interrupt is kept for later
+            } catch (ExecutionException e) {
+                break; // thrown typed below
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
         return c.await();
     }
 
