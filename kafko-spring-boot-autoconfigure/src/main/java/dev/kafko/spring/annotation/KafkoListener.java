@@ -8,7 +8,9 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 /**
- * Marks a method to be called with the records of one or more topics. Placeholders
+ * Marks a method to be called with the records of one or more topics, or a class whose
+ * {@link KafkoHandler} methods are (each record goes to the handler that takes its payload's class; see
+ * {@link KafkoHandler}). Placeholders
  * ({@code ${...}}) and SpEL ({@code #{...}}) resolve in every attribute. Repeatable, and usable as
  * a meta-annotation.
  *
@@ -27,7 +29,7 @@ import java.lang.annotation.Target;
  * {@link dev.kafko.spring.support.KafkoHeaders#CORRELATION_ID} and go to the partition its
  * {@link dev.kafko.spring.support.KafkoHeaders#REPLY_PARTITION} names.
  */
-@Target({ElementType.METHOD, ElementType.ANNOTATION_TYPE})
+@Target({ElementType.METHOD, ElementType.TYPE, ElementType.ANNOTATION_TYPE})
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 @Repeatable(KafkoListeners.class)
@@ -35,8 +37,8 @@ public @interface KafkoListener {
 
     /**
      * The listener id: names the container ({@code registry.getListenerContainer(id)}) and its
-     * threads ({@code <id>-0}, ...). Default: {@code <beanName>.<methodName>} (with {@code -<n>} for
-     * the n-th of repeated annotations, and every character a group name may not hold, such as the
+     * threads ({@code <id>-0}, ...). Default: {@code <beanName>.<methodName>}, or {@code <beanName>} on a
+     * class (with {@code -<n>} for the n-th of repeated annotations, and every character a group name may not hold, such as the
      * {@code $} of a nested class, turned into {@code .}), which stays the same across restarts.
      */
     String id() default "";

@@ -12,11 +12,13 @@ import dev.kafko.spring.listener.adapter.RecordFilterStrategy;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiFunction;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.scope.ScopedObject;
 import org.springframework.aop.scope.ScopedProxyFactoryBean;
@@ -99,9 +101,19 @@ public final class KafkoListenerAnnotationBeanPostProcessor
             return;
         }
         Map<Method, Set<KafkoListener>> annotated = listenerMethods(targetClass);
-        if (annotated.isEmpty()) {
+        Set<KafkoListener> onClass = classListeners(targetClass);
+        Map<Method, KafkoHandler> handlers = handlerMethods(targetClass);
+        if (onClass.isEmpty() && !handlers.isEmpty()) {
+            throw new InvalidKafkoListenerException(targetClass.getName() + " has @KafkoHandler methods "
+                    + handlers.keySet().stream().map(Method::getName).sorted().toList()
+                    + " but no @KafkoListener on the class: nothing would call them");
+        }
+        if (annotated.isEmpty() && onClass.isEmpty()) {
             withoutListeners.add(targetClass);
             return;
+        }
+        if (!onClass.isEmpty()) {
+            registerClassListeners(bean, beanName, targetClass, onClass, handlers);
         }
         annotated.forEach((method, listeners) -> {
             Method invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
@@ -115,6 +127,47 @@ public final class KafkoListenerAnnotationBeanPostProcessor
     }
 
     /**
+     * A class-level listener: one endpoint per annotation, whose records go to the {@code @KafkoHandler}
+     * methods (ordered by their signatures, so that messages about them are stable).
+     */
+    private void registerClassListeners(Object bean, String beanName, Class<?> targetClass, Set<KafkoListener> listeners,
+                                        Map<Method, KafkoHandler> handlers) {
+        String declared = "on " + targetClass.getSimpleName();
+        if (handlers.isEmpty()) {
+            throw new InvalidKafkoListenerException("@KafkoListener " + declared + " is on the class, which has no"
+                    + " @KafkoHandler methods to deliver the records to");
+        }
+        List<Method> methods = new ArrayList<>(handlers.keySet());
+        methods.sort(Comparator.comparing(Method::toGenericString));
+        List<Method> defaults = methods.stream().filter(m -> handlers.get(m).isDefault()).toList();
+        if (defaults.size() > 1) {
+            throw new InvalidKafkoListenerException("@KafkoListener " + declared + " has " + defaults.size()
+                    + " @KafkoHandler(isDefault = true) methods " + defaults.stream().map(Method::getName).toList()
+                    + "; at most one handler takes the records no other handler takes");
+        }
+        SendTo classSendTo = AnnotatedElementUtils.findMergedAnnotation(targetClass, SendTo.class);
+        int n = 0;
+        for (KafkoListener listener : listeners) {
+            String defaultId = groupSafe(beanName + (listeners.size() > 1 ? "-" + n : ""));
+            register(endpoint(listener, bean, defaultId, declared, true, (where, ctx) -> {
+                List<KafkoListenerEndpoint.Handler> resolved = new ArrayList<>();
+                for (Method method : methods) {
+                    String handlerWhere = where + "." + method.getName();
+                    refuseSuspendFunction(method, handlerWhere);
+                    SendTo own = AnnotatedElementUtils.findMergedAnnotation(method, SendTo.class);
+                    SendTo sendTo = own != null ? own : classSendTo;
+                    String replyTopic = sendTo == null ? null : replyTopic(sendTo, handlerWhere, ctx);
+                    resolved.add(new KafkoListenerEndpoint.Handler(AopUtils.selectInvocableMethod(method,
+                            bean.getClass()), handlers.get(method).isDefault(), replyTopic,
+                            sendTo != null && replyTopic == null));
+                }
+                return resolved;
+            }));
+            n++;
+        }
+    }
+
+    /**
      * False for classes that cannot declare {@code @KafkoListener} methods, so that the framework's
      * own beans (most of a Boot context) are not searched method by method: the JDK's and Spring's
      * classes know nothing of kafko. A subclass in an application package is still searched, and
@@ -125,7 +178,17 @@ public final class KafkoListenerAnnotationBeanPostProcessor
      * as a meta-annotation). Any thread.
      */
     public static boolean hasListenerMethods(Class<?> type) {
-        return mayHaveListeners(type) && !listenerMethods(type).isEmpty();
+        return mayHaveListeners(type) && (!listenerMethods(type).isEmpty() || !classListeners(type).isEmpty());
+    }
+
+    private static Set<KafkoListener> classListeners(Class<?> targetClass) {
+        return AnnotatedElementUtils.findMergedRepeatableAnnotations(targetClass, KafkoListener.class,
+                KafkoListeners.class);
+    }
+
+    private static Map<Method, KafkoHandler> handlerMethods(Class<?> targetClass) {
+        return MethodIntrospector.selectMethods(targetClass, (MethodIntrospector.MetadataLookup<KafkoHandler>)
+                method -> AnnotatedElementUtils.findMergedAnnotation(method, KafkoHandler.class));
     }
 
     private static Map<Method, Set<KafkoListener>> listenerMethods(Class<?> targetClass) {
@@ -138,8 +201,8 @@ public final class KafkoListenerAnnotationBeanPostProcessor
     }
 
     static boolean mayHaveListeners(Class<?> type) {
-        return !type.getName().startsWith("org.springframework.")
-                && AnnotationUtils.isCandidateClass(type, List.of(KafkoListener.class, KafkoListeners.class));
+        return !type.getName().startsWith("org.springframework.") && AnnotationUtils.isCandidateClass(type,
+                List.of(KafkoListener.class, KafkoListeners.class, KafkoHandler.class));
     }
 
     private synchronized void register(KafkoListenerEndpoint endpoint) {
@@ -239,6 +302,25 @@ public final class KafkoListenerAnnotationBeanPostProcessor
 
     private KafkoListenerEndpoint endpoint(KafkoListener listener, Object bean, Method method, String defaultId) {
         String declared = "on " + method.getDeclaringClass().getSimpleName() + "." + method.getName();
+        return endpoint(listener, bean, defaultId, declared, false, (where, ctx) -> {
+            refuseSuspendFunction(method, where);
+            SendTo sendTo = AnnotatedElementUtils.findMergedAnnotation(method, SendTo.class);
+            String replyTopic = sendTo == null ? null : replyTopic(sendTo, where, ctx);
+            return List.of(new KafkoListenerEndpoint.Handler(method, false, replyTopic,
+                    sendTo != null && replyTopic == null));
+        });
+    }
+
+    /**
+     * The endpoint of a listener annotation.
+     *
+     * @param declared where the annotation is, as failures name it after the listener's id
+     * @param classLevel whether it is on a class: the handlers are then the endpoint's, else the one handler
+     *     stands for the annotated method
+     * @param handlers the handlers, given how failures name the listener and the SpEL context
+     */
+    private KafkoListenerEndpoint endpoint(KafkoListener listener, Object bean, String defaultId, String declared,
+            boolean classLevel, BiFunction<String, BeanExpressionContext, List<KafkoListenerEndpoint.Handler>> handlers) {
         // #{__listener} is the bean itself in SpEL, as in spring-kafka
         BeanExpressionContext ctx = new BeanExpressionContext(requireBeanFactory(), new ListenerScope(bean));
         String id = resolveString(listener.id(), "id", declared, ctx);
@@ -251,7 +333,8 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         if (topics.isEmpty()) {
             throw new InvalidKafkoListenerException("@KafkoListener " + where + " names no topic");
         }
-        refuseSuspendFunction(method, where);
+        List<KafkoListenerEndpoint.Handler> resolved = handlers.apply(where, ctx);
+        KafkoListenerEndpoint.Handler first = resolved.get(0);
         String group = resolveString(listener.groupId(), "groupId", where, ctx);
         // names are checked here, before anything starts (the web server, the other listeners)
         for (String topic : topics) {
@@ -263,15 +346,14 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         String batch = resolveString(listener.batch(), "batch", where, ctx);
         String ackMode = resolveString(listener.ackMode(), "ackMode", where, ctx);
         String containerFactory = resolveString(listener.containerFactory(), "containerFactory", where, ctx);
-        SendTo sendTo = AnnotatedElementUtils.findMergedAnnotation(method, SendTo.class);
-        String replyTopic = sendTo == null ? null : replyTopic(sendTo, where, ctx);
         return new KafkoListenerEndpoint(id, topics, group == null ? id : group,
                 concurrency == null ? null : parseInt(concurrency, where),
                 autoStartup == null ? null : parseBoolean(autoStartup, "autoStartup", where),
                 batch != null && parseBoolean(batch, "batch", where), ackMode == null ? null : parseAckMode(ackMode, where),
-                bean, method, replyTopic, containerFactory, sendTo != null && replyTopic == null,
+                bean, first.method(), first.replyTopic(), containerFactory, first.replyToHeader(),
                 resolveBean(listener.filter(), RecordFilterStrategy.class, "filter", where, ctx),
-                resolveBean(listener.errorHandler(), KafkoListenerErrorHandler.class, "errorHandler", where, ctx));
+                resolveBean(listener.errorHandler(), KafkoListenerErrorHandler.class, "errorHandler", where, ctx),
+                classLevel ? resolved : List.of());
     }
 
     /**

@@ -8,6 +8,7 @@ import dev.kafko.spring.listener.ContainerProperties;
 import dev.kafko.spring.listener.DefaultErrorHandler;
 import dev.kafko.spring.listener.KafkoErrorHandler;
 import dev.kafko.spring.listener.KafkoMessageListener;
+import dev.kafko.spring.listener.adapter.DelegatingMessageListenerAdapter;
 import dev.kafko.spring.listener.adapter.FilteringMessageListenerAdapter;
 import dev.kafko.spring.listener.adapter.KafkoArgumentResolvers;
 import dev.kafko.spring.listener.adapter.MessagingMessageListenerAdapter;
@@ -19,6 +20,7 @@ import dev.kafko.spring.support.micrometer.KafkoListenerObservation;
 import dev.kafko.spring.support.micrometer.KafkoListenerObservationConvention;
 import io.micrometer.observation.ObservationRegistry;
 import java.lang.reflect.Method;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -180,25 +182,51 @@ public class KafkoListenerContainerFactory {
         if (endpoint.ackMode() != null) {
             properties = properties.withAckMode(endpoint.ackMode());
         }
-        if (!properties.ackMode().isManual() && takesAcknowledgment(endpoint.method())) {
-            throw new IllegalStateException(describe(endpoint) + " takes an Acknowledgment, which needs ackMode"
-                    + " MANUAL or MANUAL_IMMEDIATE, but its ack mode is " + properties.ackMode() + ": set ackMode"
-                    + " = \"manual\" (or \"manual-immediate\") on the @KafkoListener or kafko.listener.ack-mode,"
-                    + " or remove the parameter");
+        KafkoMessageListener adapter;
+        if (endpoint.handlers().isEmpty()) {
+            checkAcknowledgment(endpoint, endpoint.method(), properties);
+            adapter = adapter(endpoint, methods, endpoint.method(), endpoint.replyTopic(), endpoint.replyToHeader());
+        } else {
+            if (endpoint.batch()) {
+                throw new IllegalStateException(describe(endpoint) + " is a class-level @KafkoListener with batch ="
+                        + " \"true\": its @KafkoHandler methods take one record at a time");
+            }
+            List<DelegatingMessageListenerAdapter.Delegate> delegates = new ArrayList<>();
+            for (KafkoListenerEndpoint.Handler h : endpoint.handlers()) {
+                checkAcknowledgment(endpoint, h.method(), properties);
+                delegates.add(new DelegatingMessageListenerAdapter.Delegate(h.method(), h.isDefault(),
+                        adapter(endpoint, methods, h.method(), h.replyTopic(), h.replyToHeader())));
+            }
+            adapter = new DelegatingMessageListenerAdapter(endpoint.id(), endpoint.bean(), delegates,
+                    endpoint.bean().getClass().getClassLoader());
         }
-        if (properties.ackMode().isManual() && !canAcknowledge(endpoint.method())) {
-            LOG.warn("{} has ack mode {} but takes no Acknowledgment (nor a Message or headers that carry one):"
-                    + " nothing it processes is ever committed, and every record is delivered again after a restart",
-                    describe(endpoint), properties.ackMode());
-        }
-        InvocableHandlerMethod handler = methods.createInvocableHandlerMethod(endpoint.bean(), endpoint.method());
-        MessagingMessageListenerAdapter adapter = new MessagingMessageListenerAdapter(handler, converter,
-                endpoint.batch(), endpoint.id(), endpoint.groupId(), endpoint.replyTopic(), endpoint.replyToHeader(),
-                replyTemplate, endpoint.errorHandler(), topic -> backend.topicId(topic) != null);
         boolean start = endpoint.autoStartup() != null ? endpoint.autoStartup() : autoStartup;
         return observed(new ConcurrentMessageListenerContainer(endpoint.id(), endpoint.topics(), endpoint.groupId(),
                 backend, properties, start, filtered(adapter, endpoint.recordFilterStrategy()), errorHandler,
                 instrumentation, executor));
+    }
+
+    private MessagingMessageListenerAdapter adapter(KafkoListenerEndpoint endpoint, MessageHandlerMethodFactory methods,
+                                                    Method method, @Nullable String replyTopic, boolean replyToHeader) {
+        InvocableHandlerMethod handler = methods.createInvocableHandlerMethod(endpoint.bean(), method);
+        return new MessagingMessageListenerAdapter(handler, converter, endpoint.batch(), endpoint.id(),
+                endpoint.groupId(), replyTopic, replyToHeader, replyTemplate, endpoint.errorHandler(),
+                topic -> backend.topicId(topic) != null);
+    }
+
+    /** Refuses an Acknowledgment parameter without a manual ack mode; warns of a manual one without any. */
+    private static void checkAcknowledgment(KafkoListenerEndpoint endpoint, Method method, ContainerProperties properties) {
+        if (!properties.ackMode().isManual() && takesAcknowledgment(method)) {
+            throw new IllegalStateException(describe(endpoint, method) + " takes an Acknowledgment, which needs"
+                    + " ackMode MANUAL or MANUAL_IMMEDIATE, but its ack mode is " + properties.ackMode() + ": set"
+                    + " ackMode = \"manual\" (or \"manual-immediate\") on the @KafkoListener or"
+                    + " kafko.listener.ack-mode, or remove the parameter");
+        }
+        if (properties.ackMode().isManual() && !canAcknowledge(method)) {
+            LOG.warn("{} has ack mode {} but takes no Acknowledgment (nor a Message or headers that carry one):"
+                    + " nothing it processes is ever committed, and every record is delivered again after a restart",
+                    describe(endpoint, method), properties.ackMode());
+        }
     }
 
     private ConcurrentMessageListenerContainer observed(ConcurrentMessageListenerContainer container) {
@@ -238,7 +266,10 @@ public class KafkoListenerContainerFactory {
 
     /** "Listener 'id' (Bean.method)", for errors about one endpoint. */
     private static String describe(KafkoListenerEndpoint endpoint) {
-        Method method = endpoint.method();
+        return describe(endpoint, endpoint.method());
+    }
+
+    private static String describe(KafkoListenerEndpoint endpoint, Method method) {
         return "Listener '" + endpoint.id() + "' (" + method.getDeclaringClass().getSimpleName() + "."
                 + method.getName() + ")";
     }

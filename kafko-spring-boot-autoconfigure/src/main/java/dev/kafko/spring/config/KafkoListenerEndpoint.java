@@ -29,20 +29,46 @@ import org.jspecify.annotations.Nullable;
  *     the container factory's
  * @param errorHandler what handles the method's failures before the container's error handler, or
  *     {@code null} for none
+ * @param handlers the {@code @KafkoHandler} methods of a class-level {@code @KafkoListener}, which each record
+ *     is dispatched among by its payload's class; empty for a method listener. For a class-level listener,
+ *     {@code method}, {@code replyTopic} and {@code replyToHeader} are its first handler's
  */
 public record KafkoListenerEndpoint(String id, List<String> topics, String groupId, @Nullable Integer concurrency,
                                     @Nullable Boolean autoStartup, boolean batch, @Nullable AckMode ackMode,
                                     Object bean, Method method, @Nullable String replyTopic,
                                     @Nullable String containerFactory, boolean replyToHeader,
                                     @Nullable RecordFilterStrategy recordFilterStrategy,
-                                    @Nullable KafkoListenerErrorHandler errorHandler) {
+                                    @Nullable KafkoListenerErrorHandler errorHandler, List<Handler> handlers) {
+
+    /**
+     * One {@code @KafkoHandler} method of a class-level listener.
+     *
+     * @param method the method to invoke
+     * @param isDefault whether it takes the records no other handler takes
+     * @param replyTopic the topic its {@code @SendTo} (or the class's) names, or {@code null}
+     * @param replyToHeader whether that {@code @SendTo} names no topic (replies go to each request's reply topic)
+     */
+    public record Handler(Method method, boolean isDefault, @Nullable String replyTopic, boolean replyToHeader) {
+    }
 
     public KafkoListenerEndpoint {
         topics = List.copyOf(topics);
+        handlers = List.copyOf(handlers);
         if (replyToHeader && replyTopic != null) {
             throw new IllegalArgumentException("Listener '" + id + "': a reply goes to the @SendTo topic '" + replyTopic
                     + "' or to the request's reply-topic header, not both");
         }
+    }
+
+    /** A method listener's endpoint (no handlers). */
+    public KafkoListenerEndpoint(String id, List<String> topics, String groupId, @Nullable Integer concurrency,
+                                 @Nullable Boolean autoStartup, boolean batch, @Nullable AckMode ackMode,
+                                 Object bean, Method method, @Nullable String replyTopic,
+                                 @Nullable String containerFactory, boolean replyToHeader,
+                                 @Nullable RecordFilterStrategy recordFilterStrategy,
+                                 @Nullable KafkoListenerErrorHandler errorHandler) {
+        this(id, topics, groupId, concurrency, autoStartup, batch, ackMode, bean, method, replyTopic, containerFactory,
+                replyToHeader, recordFilterStrategy, errorHandler, List.of());
     }
 
     /**
