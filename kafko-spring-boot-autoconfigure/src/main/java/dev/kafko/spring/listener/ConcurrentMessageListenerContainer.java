@@ -151,10 +151,19 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
         }
     }
 
-    /** Asks every member to stop; the waits happen outside the lock, which a member's own stop() needs. */
+    /**
+     * Asks every member to stop; the waits happen outside the lock, which a member's own stop() needs. A
+     * member leaves its group only once all were asked: a sibling not yet asked would take its partitions
+     * and deliver again what it had not committed.
+     */
     private synchronized void requestStop() {
         releaseKeepAlive();
-        members.forEach(KafkoMessageListenerContainer::requestStop);
+        CountDownLatch together = new CountDownLatch(1);
+        try {
+            members.forEach(m -> m.requestStop(together));
+        } finally {
+            together.countDown();
+        }
     }
 
     /**

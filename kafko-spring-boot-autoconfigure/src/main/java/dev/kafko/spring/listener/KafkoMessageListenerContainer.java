@@ -55,6 +55,12 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
     /** When the last stop was requested ({@link System#nanoTime}): its shutdown timeout counts from then. */
     private volatile long stopRequestedNanos;
     private volatile @Nullable Throwable failure;
+    /**
+     * Open once every member of the container was asked to stop with this one: a stopping member leaves its
+     * group only then, or a sibling still polling would take its partitions and deliver again what it had
+     * not committed, in the application that is shutting down. Written before {@link #stopRequested}.
+     */
+    private volatile CountDownLatch siblingsStopping = new CountDownLatch(0);
     private volatile @Nullable ListenerConsumer consumer;
     private volatile CountDownLatch exited = new CountDownLatch(0);
 
@@ -173,6 +179,15 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
 
     /** Asks the member to stop without waiting; {@link #awaitStopped()} waits. */
     void requestStop() {
+        requestStop(new CountDownLatch(0));
+    }
+
+    /**
+     * Asks the member to stop without waiting, as one of several members that stop together: it leaves its
+     * group once {@code together} opens (every member was asked).
+     */
+    void requestStop(CountDownLatch together) {
+        siblingsStopping = together;
         stopRequestedNanos = System.nanoTime();
         lock.lock();
         try {
@@ -304,6 +319,21 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
             }
         } finally {
             lock.unlock();
+        }
+    }
+
+    /**
+     * On the member thread, before it leaves its group after a stop: waits (up to the shutdown timeout) until
+     * every member stopping with it was asked to, so that none of them takes its partitions meanwhile.
+     */
+    void awaitSiblingsStopping() {
+        if (!stopRequested) {
+            return;
+        }
+        try {
+            siblingsStopping.await(properties.shutdownTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

@@ -156,6 +156,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
             } catch (RuntimeException e) {
                 LOG.warn("Final commit of {} failed", container.memberName(), e);
             }
+            container.awaitSiblingsStopping();
             try {
                 consumer.close();
             } catch (RuntimeException e) {
