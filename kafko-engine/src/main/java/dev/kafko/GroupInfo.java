@@ -8,9 +8,10 @@ import java.util.Map;
  * @param topic the topic
  * @param group the group
  * @param committed the committed offset per partition (partitions without a commit are absent)
- * @param lag per partition, the end offset minus where the group reads next: its committed offset,
- *     or the log start when it has no commit or its commit is below the log start (retention deleted
- *     records it never read)
+ * @param lag per partition, the end offset minus where the group reads next: its committed offset;
+ *     the log start when its commit is below the log start (retention deleted records it never read);
+ *     without a commit, the log start, or the end (a lag of 0) under the instance's
+ *     {@link OffsetResetPolicy#LATEST}, where a member without a commit starts
  * @param members how many live members the group has in this instance
  */
 public record GroupInfo(String topic, String group, Map<Integer, Long> committed, Map<Integer, Long> lag, int members) {

@@ -232,6 +232,22 @@ class ConsumerGroupTest {
         }
     }
 
+    /** Under LATEST a group without a commit reads next at the end: no lag, as its members start there. */
+    @Test
+    void aGroupWithoutACommitHasNoLagUnderLatestAndLagsFromItsCommitOnceItHasOne() {
+        try (Kafko k = Kafko.open(dir, KafkoOptions.builder().offsetReset(OffsetResetPolicy.LATEST).build())) {
+            k.createTopic("t", TopicConfig.builder().partitions(2).build());
+            fill(k, "t", 4);
+            assertThat(k.groupInfo("t", "g").lag()).isEqualTo(Map.of(0, 0L, 1, 0L));
+            try (Consumer c = k.groupConsumer("t", "g")) {
+                assertThat(c.poll(Duration.ofMillis(50))).isEmpty();
+                assertThat(c.position(0)).isEqualTo(4);
+                c.commit(Map.of(0, 1L));
+                assertThat(k.groupInfo("t", "g").lag()).isEqualTo(Map.of(0, 3L, 1, 0L));
+            }
+        }
+    }
+
     @Test
     void groupInfoAndGroupsReportLiveAndCommittedGroups() {
         try (Kafko k = Kafko.open(dir)) {

@@ -16,6 +16,8 @@ import java.util.concurrent.TimeUnit;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class ConsumerTest {
 
@@ -97,6 +99,37 @@ class ConsumerTest {
                 List<KafkoRecord> got = c.poll(Duration.ofSeconds(1));
                 assertThat(got).hasSize(50);
                 assertThat(got).extracting(KafkoRecord::partition).contains(0, 1, 2);
+            }
+        }
+    }
+
+    /**
+     * Busy partitions share the polls evenly whatever lies between them: the start moved by one partition
+     * each poll, so a busy partition after a run of empty ones got their turns too (partitions 0 and 1 of
+     * 100: 590 records against 10 over 60 polls of 10).
+     */
+    @ParameterizedTest
+    @CsvSource({"4, 0, 3", "4, 0, 1", "3, 0, 1", "8, 0, 5", "100, 0, 1", "100, 98, 99", "100, 0, 99"})
+    void busyPartitionsShareThePollsEvenlyWhateverEmptyPartitionsLieBetweenThem(int partitions, int a, int b) {
+        try (Kafko k = Kafko.open(dir, KafkoOptions.builder().maxPollRecords(10).build())) {
+            k.createTopic("t", TopicConfig.builder().partitions(partitions).build());
+            Producer p = k.producer("t");
+            List<OutgoingRecord> batch = new ArrayList<>();
+            for (int i = 0; i < 2000; i++) {
+                batch.add(OutgoingRecord.of(null, bytes("x")));
+            }
+            p.sendBatchTo(a, batch).join();
+            p.sendBatchTo(b, batch).join();
+            for (Consumer c : List.of(k.consumer("t"), k.groupConsumer("t", "g"))) {
+                Map<Integer, Integer> got = new HashMap<>();
+                for (int i = 0; i < 60; i++) {
+                    for (KafkoRecord r : c.poll(Duration.ofSeconds(1))) {
+                        got.merge(r.partition(), 1, Integer::sum);
+                    }
+                }
+                assertThat(got).as("records per partition over 60 polls of 10").containsOnly(
+                        Map.entry(a, 300), Map.entry(b, 300));
+                c.close();
             }
         }
     }
@@ -358,14 +391,18 @@ class ConsumerTest {
     }
 
     @Test
-    void committingANullPartitionIsRefusedByName() {
+    void committingANullPartitionOrOffsetIsANullPointerExceptionNamingTheElement() {
         try (Kafko k = Kafko.open(dir)) {
             k.createTopic("t");
             Consumer c = k.groupConsumer("t", "g");
             Map<Integer, Long> offsets = new HashMap<>();
             offsets.put(null, 1L);
-            assertThatThrownBy(() -> c.commit(offsets)).isInstanceOf(InvalidPartitionException.class)
+            assertThatThrownBy(() -> c.commit(offsets)).isInstanceOf(NullPointerException.class)
                     .hasMessageContaining("null partition").hasMessageContaining("'t'");
+            offsets.clear();
+            offsets.put(0, null);
+            assertThatThrownBy(() -> c.commit(offsets)).isInstanceOf(NullPointerException.class)
+                    .hasMessageContaining("null offset for partition 0").hasMessageContaining("'t'");
             assertThat(c.committed(0)).isEmpty();
         }
     }

@@ -304,7 +304,11 @@ final class ConsumerImpl implements Consumer {
             return List.of();
         }
         PartitionActor[] actors = topic.actors();
-        int start = Math.floorMod(rotation++, n);
+        int start = Math.floorMod(rotation, n);
+        // the next poll starts after the last partition this one read records from (as Kafka's fetcher moves
+        // a partition it returned records of to the back): moving the start by one each poll gave the busy
+        // partition after a run of empty ones the turns of all of them
+        rotation = start + 1;
         List<KafkoRecord> first = null;
         List<KafkoRecord> all = null;
         int count = 0;
@@ -327,6 +331,7 @@ final class ConsumerImpl implements Consumer {
             if (got.isEmpty()) {
                 continue;
             }
+            rotation = start + i + 1;
             count += got.size();
             if (first == null) {
                 first = got;
@@ -494,14 +499,15 @@ final class ConsumerImpl implements Consumer {
             return;
         }
         for (Map.Entry<Integer, Long> e : offsets.entrySet()) {
-            if (e.getKey() == null) {
-                throw new InvalidPartitionException("cannot commit offset " + e.getValue()
-                        + " for a null partition of topic '" + topic.name + "'");
-            }
+            // a null is a NullPointerException naming the element, as every null argument is
+            Objects.requireNonNull(e.getKey(), () -> "offsets: a null partition (offset " + e.getValue()
+                    + ") of topic '" + topic.name + "'");
             requireOwned(e.getKey());
-            if (e.getValue() == null || e.getValue() < 0) {
+            Objects.requireNonNull(e.getValue(), () -> "offsets: a null offset for partition " + e.getKey()
+                    + " of topic '" + topic.name + "'");
+            if (e.getValue() < 0) {
                 throw new OffsetOutOfRangeException("cannot commit offset " + e.getValue() + " for partition "
-                        + e.getKey() + " of topic '" + topic.name + "'", e.getKey(), e.getValue() == null ? -1 : e.getValue());
+                        + e.getKey() + " of topic '" + topic.name + "'", e.getKey(), e.getValue());
             }
         }
         group.commit(Map.copyOf(offsets));

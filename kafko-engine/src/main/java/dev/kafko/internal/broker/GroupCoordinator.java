@@ -2,6 +2,7 @@ package dev.kafko.internal.broker;
 
 import dev.kafko.FsyncPolicy;
 import dev.kafko.GroupInfo;
+import dev.kafko.OffsetResetPolicy;
 import dev.kafko.internal.io.FileIo;
 import dev.kafko.internal.io.FileNames;
 import dev.kafko.internal.log.PartitionLog;
@@ -287,6 +288,8 @@ final class GroupCoordinator {
         Map<Integer, Long> committed = new TreeMap<>();
         Map<Integer, Long> lag = new LinkedHashMap<>();
         PartitionActor[] actors = topic.actors();
+        // without a commit, a member starts at the log start, or at the end under LATEST: nothing to read
+        boolean latest = topic.broker.context().options().offsetReset() == OffsetResetPolicy.LATEST;
         for (int p = 0; p < actors.length; p++) {
             long c = committed(p);
             PartitionLog log = actors[p].log();
@@ -295,7 +298,7 @@ final class GroupCoordinator {
             if (c >= 0) {
                 committed.put(p, c);
             }
-            lag.put(p, Math.max(0, end - (c >= 0 ? Math.max(c, start) : start)));
+            lag.put(p, Math.max(0, end - (c >= 0 ? Math.max(c, start) : latest ? end : start)));
         }
         return new GroupInfo(topic.name, group, Map.copyOf(committed), Map.copyOf(lag), memberCount());
     }
