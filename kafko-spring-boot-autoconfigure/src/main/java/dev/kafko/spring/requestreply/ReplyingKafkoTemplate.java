@@ -1,0 +1,342 @@
+package dev.kafko.spring.requestreply;
+
+import dev.kafko.ConsumerRebalanceListener;
+import dev.kafko.Kafko;
+import dev.kafko.KafkoClosedException;
+import dev.kafko.KafkoException;
+import dev.kafko.KafkoRecord;
+import dev.kafko.spring.core.BackendConsumer;
+import dev.kafko.spring.core.KafkoTemplate;
+import dev.kafko.spring.core.LogBackend;
+import dev.kafko.spring.support.KafkoHeaders;
+import dev.kafko.spring.support.KafkoNull;
+import dev.kafko.spring.support.RecordMessageConverter;
+import dev.kafko.spring.support.SendResult;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.messaging.Message;
+import org.springframework.messaging.support.MessageBuilder;
+
+/**
+ * Sends requests through a {@link KafkoTemplate} and completes a future with each one's reply, as
+ * spring-kafka's {@code ReplyingKafkaTemplate}: a request carries {@link KafkoHeaders#REPLY_TOPIC} (this
+ * template's reply topic) and a fresh {@link KafkoHeaders#CORRELATION_ID}, which a {@code @KafkoListener}
+ * with {@code @SendTo} (naming no topic) copies to its reply. A thread of this template reads the reply topic
+ * from where it ended at {@link #start()}, as a group of its own that commits nothing, and completes the
+ * future whose correlation id a reply carries, with the reply's value converted to {@code R}; replies to
+ * other requesters are passed over.
+ *
+ * <pre>{@code
+ * @Bean
+ * ReplyingKafkoTemplate<String, Quote, Price> prices(KafkoTemplate<String, Quote> kafkoTemplate,
+ *         LogBackend backend, RecordMessageConverter converter) {
+ *     return new ReplyingKafkoTemplate<>(kafkoTemplate, backend, converter, "prices.replies", Price.class);
+ * }
+ *
+ * Price price = prices.sendAndReceive("quotes", quote.id(), quote).get(5, TimeUnit.SECONDS);
+ * }</pre>
+ *
+ * A {@code SmartLifecycle}: a bean starts with the context and stops with it; otherwise call {@link #start()}
+ * and {@link #stop()}. A stop fails the requests still waiting. The futures complete on the template's
+ * thread ({@code kafko-replies-<topic>}): a callback that waits there for another reply holds up every reply
+ * until that wait times out, so chain such work with the {@code *Async} methods. Thread-safe.
+ *
+ * @param <K> the request's key type
+ * @param <V> the request's value type
+ * @param <R> the reply's value type
+ */
+public class ReplyingKafkoTemplate<K, V, R> implements SmartLifecycle, DisposableBean {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ReplyingKafkoTemplate.class);
+    private static final AtomicInteger INSTANCES = new AtomicInteger();
+    /** How long {@link #stop()} waits for the reply thread to end. */
+    private static final Duration STOP_WAIT = Duration.ofSeconds(10);
+
+    private final KafkoTemplate<K, V> template;
+    private final LogBackend backend;
+    private final RecordMessageConverter converter;
+    private final String replyTopic;
+    private final Class<R> replyType;
+    private final String group;
+    private final Map<String, RequestReplyFuture<K, V, R>> pending = new ConcurrentHashMap<>();
+    private volatile Duration defaultReplyTimeout = Duration.ofSeconds(5);
+    private volatile boolean running;
+    private @Nullable Thread reader;
+    private @Nullable BackendConsumer consumer;
+    /** Why the reply thread ended on its own, or null. */
+    private volatile @Nullable Throwable readerFailure;
+
+    /**
+     * @param template sends the requests
+     * @param backend where the replies are read (the auto-configured {@link LogBackend} bean)
+     * @param converter converts the replies (the auto-configured {@link RecordMessageConverter} bean)
+     * @param replyTopic the topic the replies come to, created at {@link #start()} when it does not exist and
+     *     {@code kafko.auto-create-topics} allows
+     * @param replyType what each reply's value is converted to ({@code String}, {@code byte[]} or a JSON type)
+     * @throws dev.kafko.InvalidNameException when {@code replyTopic} breaks the naming rule
+     */
+    public ReplyingKafkoTemplate(KafkoTemplate<K, V> template, LogBackend backend, RecordMessageConverter converter,
+                                 String replyTopic, Class<R> replyType) {
+        this.template = Objects.requireNonNull(template, "template");
+        this.backend = Objects.requireNonNull(backend, "backend");
+        this.converter = Objects.requireNonNull(converter, "converter");
+        this.replyTopic = Objects.requireNonNull(replyTopic, "replyTopic");
+        this.replyType = Objects.requireNonNull(replyType, "replyType");
+        Kafko.checkName("topic", replyTopic);
+        this.group = "kafko-replies-" + INSTANCES.incrementAndGet() + "-" + Long.toHexString(System.nanoTime());
+    }
+
+    /** The timeout of the requests that name none; 5 seconds unless set. */
+    public void setDefaultReplyTimeout(Duration timeout) {
+        requirePositive(timeout);
+        this.defaultReplyTimeout = timeout;
+    }
+
+    public Duration getDefaultReplyTimeout() {
+        return defaultReplyTimeout;
+    }
+
+    public String getReplyTopic() {
+        return replyTopic;
+    }
+
+    /** Sends {@code value} to {@code topic} and waits up to the default timeout for its reply. */
+    public RequestReplyFuture<K, V, R> sendAndReceive(String topic, @Nullable V value) {
+        return sendAndReceive(topic, null, null, value, defaultReplyTimeout);
+    }
+
+    /** Sends a keyed request and waits up to the default timeout for its reply. */
+    public RequestReplyFuture<K, V, R> sendAndReceive(String topic, @Nullable K key, @Nullable V value) {
+        return sendAndReceive(topic, null, key, value, defaultReplyTimeout);
+    }
+
+    /**
+     * Sends a request and waits up to {@code replyTimeout} for its reply.
+     *
+     * @param partition the request's partition, or {@code null} to route it by its key
+     * @throws IllegalStateException when the template is not running
+     */
+    public RequestReplyFuture<K, V, R> sendAndReceive(String topic, @Nullable Integer partition, @Nullable K key,
+                                                      @Nullable V value, Duration replyTimeout) {
+        Objects.requireNonNull(topic, "topic");
+        MessageBuilder<?> request = MessageBuilder.withPayload(value == null ? KafkoNull.INSTANCE : value)
+                .setHeader(KafkoHeaders.TOPIC, topic);
+        if (key != null) {
+            request.setHeader(KafkoHeaders.KEY, key);
+        }
+        if (partition != null) {
+            request.setHeader(KafkoHeaders.PARTITION, partition);
+        }
+        return sendAndReceive(request.build(), replyTimeout);
+    }
+
+    /** Sends {@code request} (its topic, key and partition in {@link KafkoHeaders}) and waits up to the default timeout. */
+    public RequestReplyFuture<K, V, R> sendAndReceive(Message<?> request) {
+        return sendAndReceive(request, defaultReplyTimeout);
+    }
+
+    /**
+     * Sends {@code request} with this template's reply topic and a fresh correlation id (replacing any the
+     * message carries) and waits up to {@code replyTimeout} for the reply.
+     *
+     * @throws IllegalStateException when the template is not running
+     */
+    public RequestReplyFuture<K, V, R> sendAndReceive(Message<?> request, Duration replyTimeout) {
+        Objects.requireNonNull(request, "request");
+        requirePositive(replyTimeout);
+        requireRunning();
+        String correlationId = UUID.randomUUID().toString();
+        Message<?> message = MessageBuilder.fromMessage(request).setHeader(KafkoHeaders.REPLY_TOPIC, replyTopic)
+                .setHeader(KafkoHeaders.CORRELATION_ID, correlationId.getBytes(StandardCharsets.UTF_8)).build();
+        RequestReplyFuture<K, V, R> future = new RequestReplyFuture<>();
+        pending.put(correlationId, future);
+        CompletableFuture<SendResult<K, V>> sent;
+        try {
+            sent = template.send(message);
+        } catch (RuntimeException e) {
+            pending.remove(correlationId);
+            throw e;
+        }
+        sent.whenComplete((result, failure) -> {
+            if (failure == null) {
+                future.sendFuture().complete(result);
+                return;
+            }
+            Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                    ? failure.getCause() : failure;
+            future.sendFuture().completeExceptionally(cause);
+            if (pending.remove(correlationId, future)) {
+                future.completeExceptionally(cause);
+            }
+        });
+        CompletableFuture.delayedExecutor(replyTimeout.toNanos(), TimeUnit.NANOSECONDS).execute(() -> {
+            if (pending.remove(correlationId, future)) {
+                future.completeExceptionally(new KafkoReplyTimeoutException("no reply on '" + replyTopic
+                        + "' within " + replyTimeout + " to the request " + correlationId + " sent to '"
+                        + message.getHeaders().get(KafkoHeaders.TOPIC) + "'"));
+            }
+        });
+        return future;
+    }
+
+    /** How many requests wait for their replies now. */
+    public int pendingReplies() {
+        return pending.size();
+    }
+
+    /**
+     * Starts reading the reply topic from its end: a reply to a request sent after this returns is not missed.
+     *
+     * @throws dev.kafko.UnknownTopicException when the reply topic does not exist and may not be created
+     */
+    @Override
+    public synchronized void start() {
+        if (running) {
+            return;
+        }
+        readerFailure = null;
+        backend.ensureTopic(replyTopic, 1);
+        Map<Integer, Long> ends = backend.endOffsets(replyTopic);
+        BackendConsumer[] self = new BackendConsumer[1];
+        BackendConsumer c = backend.groupConsumer(replyTopic, group, 500, new ConsumerRebalanceListener() {
+            @Override
+            public void onPartitionsAssigned(Collection<Integer> partitions) {
+                // (on the reply thread, in a poll) the group commits nothing: from the end at start, or from
+                // the start of a partition added since
+                for (int p : partitions) {
+                    self[0].seek(p, ends.getOrDefault(p, 0L));
+                }
+            }
+        });
+        self[0] = c;
+        consumer = c;
+        Thread t = new Thread(() -> read(c), "kafko-replies-" + replyTopic);
+        t.setDaemon(true);
+        reader = t;
+        running = true;
+        t.start();
+    }
+
+    private void read(BackendConsumer c) {
+        Throwable failure = null;
+        try {
+            while (running) {
+                for (KafkoRecord r : c.poll(Duration.ofSeconds(1))) {
+                    deliver(r);
+                }
+            }
+        } catch (KafkoClosedException e) {
+            failure = e;
+        } catch (RuntimeException | Error e) {
+            failure = e;
+            LOG.error("The reply reader of '{}' on '{}' failed; requests waiting for replies fail with it",
+                    group, replyTopic, e);
+        } finally {
+            try {
+                c.close();
+            } catch (RuntimeException e) {
+                LOG.debug("Closing the reply reader of '{}' failed", replyTopic, e);
+            }
+            if (failure != null) {
+                readerFailure = failure;
+                running = false;
+                failPending(new KafkoException("the reply reader of '" + replyTopic + "' ended: " + failure, failure));
+            }
+        }
+    }
+
+    private void deliver(KafkoRecord record) {
+        byte[] id = record.headers().lastValue(KafkoHeaders.CORRELATION_ID);
+        RequestReplyFuture<K, V, R> future = id == null ? null
+                : pending.remove(new String(id, StandardCharsets.UTF_8));
+        if (future == null) {
+            LOG.debug("A reply on {}-{}@{} answers no request of this template (another requester's, or one that"
+                    + " timed out)", record.topic(), record.partition(), record.offset());
+            return;
+        }
+        R reply;
+        try {
+            reply = record.value() == null ? null
+                    : replyType.cast(converter.fromMessage(converter.toMessage(record, Map.of()), replyType, null));
+        } catch (RuntimeException e) {
+            future.completeExceptionally(e);
+            return;
+        }
+        future.complete(reply);
+    }
+
+    /** Stops reading replies; the requests still waiting fail. */
+    @Override
+    public void stop() {
+        Thread t;
+        synchronized (this) {
+            if (!running) {
+                return;
+            }
+            running = false;
+            t = reader;
+            reader = null;
+            BackendConsumer c = consumer;
+            if (c != null) {
+                c.wakeup();
+            }
+        }
+        if (t != null && t != Thread.currentThread()) {
+            try {
+                t.join(STOP_WAIT.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        failPending(new KafkoException("the replying template of '" + replyTopic + "' stopped before the reply came"));
+    }
+
+    private void failPending(KafkoException cause) {
+        for (String id : pending.keySet()) {
+            RequestReplyFuture<K, V, R> f = pending.remove(id);
+            if (f != null) {
+                f.completeExceptionally(cause);
+            }
+        }
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    @Override
+    public void destroy() {
+        stop();
+    }
+
+    private void requireRunning() {
+        if (!running) {
+            Throwable failure = readerFailure;
+            throw new IllegalStateException("The replying template of '" + replyTopic + "' is not running"
+                    + (failure == null ? ": start() it (a bean starts with its context)"
+                    : ": its reply reader ended: " + failure), failure);
+        }
+    }
+
+    private static void requirePositive(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("a reply timeout must be positive, was " + timeout);
+        }
+    }
+}

@@ -1,0 +1,8 @@
+/**
+ * Request and reply over two topics: {@link dev.kafko.spring.requestreply.ReplyingKafkoTemplate} sends a
+ * request that a {@code @KafkoListener} with {@code @SendTo} answers, and completes a future with the answer.
+ */
+@NullMarked
+package dev.kafko.spring.requestreply;
+
+import org.jspecify.annotations.NullMarked;
