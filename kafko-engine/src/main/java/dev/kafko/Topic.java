@@ -18,6 +18,8 @@ public interface Topic {
      *
      * @throws InvalidPartitionException when {@code newCount} is below the current count, or above
      *         {@link TopicConfig#MAX_PARTITIONS}
+     * @throws InvalidTopicLayoutException when the directory of a new partition exists and holds records the
+     *         topic never wrote (moved in by hand, or left after its config was rewritten); the topic is unchanged
      */
     void increasePartitions(int newCount);
 

@@ -7,13 +7,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kafko.internal.io.FileNames;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -408,7 +411,7 @@ class KafkoLifecycleTest {
             k.createTopic("t", TopicConfig.builder().partitions(2).build());
         }
         try (var files = Files.walk(dir.resolve("t").resolve("1"))) {
-            files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+            files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
         }
         assertThatThrownBy(() -> Kafko.open(dir)).isInstanceOf(InvalidTopicLayoutException.class)
                 .hasMessageContaining("'t'").hasMessageContaining("partition 1");
@@ -601,6 +604,49 @@ class KafkoLifecycleTest {
         }
         try (Kafko reopened = Kafko.open(dir); Consumer c = reopened.consumer("other")) {
             assertThat(c.poll(Duration.ofSeconds(1))).extracting(r -> text(r.value())).containsExactly("before");
+        }
+    }
+
+    /**
+     * Adding a partition never adopts records the topic did not write: a directory of that number holding
+     * records (moved in by hand, or left when its config was rewritten to fewer partitions) is refused, the
+     * topic unchanged, where an empty one (what a grow that crashed before writing its config leaves) is used.
+     */
+    @Test
+    void addingAPartitionRefusesADirectoryOfItsNumberThatHoldsRecordsAndUsesAnEmptyOne() throws Exception {
+        try (Kafko k = Kafko.open(dir)) {
+            k.createTopic("t", TopicConfig.builder().partitions(2).build());
+            k.createTopic("foreign");
+            k.producer("foreign").send(null, bytes("not t's")).join();
+            k.createTopic("empty");
+        }
+        Files.move(FileNames.partitionDir(dir.resolve("foreign"), 0), FileNames.partitionDir(dir.resolve("t"), 2));
+        Files.move(FileNames.partitionDir(dir.resolve("empty"), 0), FileNames.partitionDir(dir.resolve("t"), 3));
+        deleteTree(dir.resolve("foreign"));
+        deleteTree(dir.resolve("empty"));
+        try (Kafko k = Kafko.open(dir)) {
+            Topic t = k.topic("t").orElseThrow();
+            assertThatThrownBy(() -> t.increasePartitions(3)).isInstanceOf(InvalidTopicLayoutException.class)
+                    .hasMessageContaining("already holds records").hasMessageContaining("move that directory away");
+            assertThat(t.partitionCount()).isEqualTo(2);
+            assertThat(k.producer("t").sendTo(1, null, bytes("still works")).join().offset()).isZero();
+        }
+        deleteTree(FileNames.partitionDir(dir.resolve("t"), 2));
+        Files.move(FileNames.partitionDir(dir.resolve("t"), 3), FileNames.partitionDir(dir.resolve("t"), 2));
+        try (Kafko k = Kafko.open(dir)) {
+            Topic t = k.topic("t").orElseThrow();
+            t.increasePartitions(3);
+            assertThat(t.partitionCount()).isEqualTo(3);
+            assertThat(k.producer("t").sendTo(2, null, bytes("new")).join().offset()).isZero();
+        }
+        try (Kafko k = Kafko.open(dir)) {
+            assertThat(k.topic("t").orElseThrow().partitionCount()).isEqualTo(3);
+        }
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        try (Stream<Path> files = Files.walk(root)) {
+            files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
         }
     }
 }

@@ -5,6 +5,7 @@ import dev.kafko.ConsumerOptions;
 import dev.kafko.FsyncPolicy;
 import dev.kafko.GroupInfo;
 import dev.kafko.InvalidPartitionException;
+import dev.kafko.InvalidTopicLayoutException;
 import dev.kafko.Kafko;
 import dev.kafko.KafkoClosedException;
 import dev.kafko.KafkoOptions;
@@ -225,10 +226,25 @@ public final class Broker implements Kafko {
             }
             TopicConfig grown = t.config().toBuilder().partitions(newCount).build();
             PartitionActor[] actors = Arrays.copyOf(old, newCount);
-            for (int p = old.length; p < newCount; p++) {
-                actors[p] = openPartition(t.name, t.dir, p, grown);
+            PartitionActor[] added = new PartitionActor[newCount - old.length];
+            try {
+                for (int p = old.length; p < newCount; p++) {
+                    actors[p] = openPartition(t.name, t.dir, p, grown);
+                    added[p - old.length] = actors[p];
+                    long end = actors[p].log().endOffset();
+                    if (end > 0) {
+                        // a grow that crashed before its config leaves empty partitions; records are someone else's
+                        throw new InvalidTopicLayoutException(t.name, FileNames.partitionDir(t.dir, p)
+                                + " already holds records (up to offset " + end + ") that the topic never wrote (its"
+                                + " config names " + old.length + " partitions): move that directory away before"
+                                + " adding partitions");
+                    }
+                }
+                TopicConfigFile.write(ctx.io(), t.dir, grown, options.fsyncMetadata());
+            } catch (RuntimeException | Error e) {
+                TopicDirectory.closeAll(added);
+                throw e;
             }
-            TopicConfigFile.write(ctx.io(), t.dir, grown, options.fsyncMetadata());
             t.grow(grown, actors);
         } finally {
             admin.unlock();

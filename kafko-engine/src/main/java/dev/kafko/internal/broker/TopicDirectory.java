@@ -349,7 +349,7 @@ final class TopicDirectory {
         return actors;
     }
 
-    private static void closeAll(PartitionActor[] actors) {
+    static void closeAll(PartitionActor[] actors) {
         for (PartitionActor a : actors) {
             if (a != null) {
                 try {
