@@ -24,7 +24,8 @@ import java.util.Set;
  * {@link #dataDir()} and {@link #options()}, which describe the instance. A second close waits for the
  * first and throws what it threw; called inside kafko's own work (a send's callback, a
  * {@link KafkoObserver} method) while another close runs, it returns at once, and the first close called
- * from an observer returns at once too, closing on a thread of its own.
+ * from an observer, or from a send's callback while a {@link #deleteTopic} is in flight, returns at once
+ * too, closing on a thread of its own (a deletion in flight ends before the directory lock is released).
  */
 public interface Kafko extends AutoCloseable {
 
@@ -67,7 +68,7 @@ public interface Kafko extends AutoCloseable {
     Topic createTopic(String name);
 
     /**
-     * @throws TopicExistsException when the name is taken
+     * @throws TopicExistsException when the name is taken, or a {@link #deleteTopic} of it has not returned yet
      * @throws InvalidNameException when the name breaks the naming rule (checked before any file-system call)
      */
     Topic createTopic(String name, TopicConfig config);
@@ -82,9 +83,13 @@ public interface Kafko extends AutoCloseable {
     Set<String> topics();
 
     /**
-     * Deletes a topic and its data; its producers and consumers fail afterwards.
+     * Deletes a topic and its data; its producers and consumers fail afterwards. The topic leaves the
+     * instance at once (a {@code createTopic} of its name is refused until this returns); its partitions then
+     * complete the sends they took, which may run send callbacks on this thread, and its files go.
      *
      * @throws UnknownTopicException when the topic does not exist
+     * @throws IllegalStateException when called from a {@link KafkoObserver} on the thread that appends to one
+     *     of the topic's partitions, which would wait for itself (nothing changes)
      */
     void deleteTopic(String name);
 

@@ -6,7 +6,9 @@ package dev.kafko;
  * thread), often while it holds a partition, so they must be fast and should not call back into
  * kafko. A send made from one is still safe: it never waits for room in a full queue, and a partition
  * it goes to is written by kafko's scheduler thread rather than by this one. Waiting for a future or
- * calling {@code flush()} from an observer may never return. {@link Kafko#close()} from an observer returns
+ * calling {@code flush()} from an observer may never return; a {@code flush()} or {@link Kafko#deleteTopic} that
+ * needs the partition the observer's thread is appending to throws {@link IllegalStateException} instead of
+ * waiting for itself. {@link Kafko#close()} from an observer returns
  * at once: the instance closes on a thread of its own (the close needs the partition or the group the
  * observer's thread holds). When no observer is configured the engine skips the timing calls altogether.
  */

@@ -74,6 +74,8 @@ public interface Producer {
      *
      * @throws KafkoClosedException when the instance is closed
      * @throws InterruptException when the thread is interrupted while it waits; the interrupt status stays set
+     * @throws IllegalStateException when called from a {@link KafkoObserver} on the thread appending to one of
+     *     the topic's partitions, which would wait for itself
      */
     void flush();
 }

@@ -27,6 +27,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -38,6 +39,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
@@ -55,6 +57,12 @@ public final class Broker implements Kafko {
     private final BrokerContext ctx;
     private final DirectoryLock lock;
     private final ReentrantLock admin = new ReentrantLock();
+    /** Signalled when a deletion ends. */
+    private final Condition deletionsDone = admin.newCondition();
+    /** The names of topics being deleted, or whose deletion failed; under {@link #admin}. */
+    private final Set<String> deleting = new HashSet<>();
+    /** Deletions that took their topic out of the instance and have not ended; under {@link #admin}. */
+    private int deletionsInFlight;
     /** Opened when the first {@link #close()} has finished. */
     private final CountDownLatch closeDone = new CountDownLatch(1);
     /** What the first close threw, for the others to throw as well; set before {@link #closeDone} opens. */
@@ -149,7 +157,12 @@ public final class Broker implements Kafko {
             if (topics.containsKey(name)) {
                 throw new TopicExistsException("topic '" + name + "' already exists in " + dataDir);
             }
+            if (deleting.contains(name)) {
+                throw new TopicExistsException("topic '" + name + "' is being deleted in " + dataDir + " (or its"
+                        + " deletion failed); create it again once deleteTopic has returned");
+            }
             Names.checkNoCollision(name, topics.keySet());
+            Names.checkNoCollision(name, deleting);
             TopicImpl t = TopicDirectory.create(this, dataDir.resolve(name), name, config);
             topics.put(name, t);
             return t;
@@ -178,15 +191,21 @@ public final class Broker implements Kafko {
         return Collections.unmodifiableSet(new TreeSet<>(topics.keySet()));
     }
 
+    /**
+     * Deletes a topic. The admin lock is held only to take the topic out of the instance (its name then
+     * refused by {@code createTopic} until the deletion ends) and to end the deletion: its partitions take
+     * the deletion, and its files go, outside it, since the partitions complete their sends' futures on the
+     * way and a callback of theirs may make an admin call, on this thread or on one the deletion waits for.
+     */
     @Override
     public void deleteTopic(String name) {
         Objects.requireNonNull(name, "name");
         Names.check("topic", name);
-        boolean removed = false;
+        TopicImpl t;
         admin.lock();
         try {
             ensureOpen();
-            TopicImpl t = topics.get(name);
+            t = topics.get(name);
             if (t == null) {
                 throw new UnknownTopicException("topic '" + name + "' does not exist in " + dataDir);
             }
@@ -194,16 +213,62 @@ public final class Broker implements Kafko {
                 a.requireNotOwnedByCaller("deletion"); // before anything changes
             }
             t.end(TopicImpl.Life.DELETED);
-            closePartitions(t, CommandRequest.Kind.DELETE);
             topics.remove(name);
-            removed = true;
-            TopicDirectory.delete(ctx.io(), t.dir, name);
+            deleting.add(name);
+            deletionsInFlight++;
         } finally {
             admin.unlock();
-            if (removed) {
-                // gone for every handle, also when its files could not all be deleted (the next call finishes)
+        }
+        boolean closed = false;
+        try {
+            deletePartitions(t);
+            closed = true;
+            TopicDirectory.delete(ctx.io(), t.dir, name);
+        } finally {
+            admin.lock();
+            try {
+                if (closed) {
+                    // (a partition that could not be closed keeps its files: the name stays taken in this instance)
+                    deleting.remove(name);
+                }
+                deletionsInFlight--;
+                deletionsDone.signalAll();
+            } finally {
+                admin.unlock();
+            }
+            if (closed) {
+                // gone for every handle, also when its files could not all be deleted (the next open finishes)
                 ctx.observer().onTopicDeleted(name);
             }
+        }
+    }
+
+    private boolean deletionsPending() {
+        admin.lock();
+        try {
+            return deletionsInFlight > 0;
+        } finally {
+            admin.unlock();
+        }
+    }
+
+    /** Under the admin lock: waits until no deletion is in flight (they end on their own threads). */
+    private void awaitDeletions() {
+        admin.lock();
+        try {
+            boolean interrupted = false;
+            while (deletionsInFlight > 0) {
+                try {
+                    deletionsDone.await();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        } finally {
+            admin.unlock();
         }
     }
 
@@ -341,12 +406,14 @@ public final class Broker implements Kafko {
         }
     }
 
-    /** Drains and closes every partition of a topic and its group files; the first failure is rethrown. */
-    private void closePartitions(TopicImpl t, CommandRequest.Kind kind) {
+    /** Closes every partition of a deleted topic and its group files; the first failure is rethrown. */
+    private void deletePartitions(TopicImpl t) {
         RuntimeException first = null;
         for (PartitionActor a : t.actors()) {
             try {
-                a.runCommand(kind);
+                // not closeLog: a deletion does not wait for the callbacks of the rounds before it, which may
+                // wait for the deletion (a close does, being a durability boundary)
+                a.runCommand(CommandRequest.Kind.DELETE);
             } catch (RuntimeException e) {
                 first = first == null ? e : first;
             }
@@ -388,7 +455,7 @@ public final class Broker implements Kafko {
         Runnable work = () -> {
             for (int i = next.getAndIncrement(); i < partitions.size(); i = next.getAndIncrement()) {
                 try {
-                    partitions.get(i).runCommand(CommandRequest.Kind.CLOSE);
+                    partitions.get(i).closeLog(CommandRequest.Kind.CLOSE);
                 } catch (RuntimeException e) {
                     first.compareAndSet(null, e);
                 }
@@ -438,7 +505,10 @@ public final class Broker implements Kafko {
             return;
         }
         int[] marks = ThreadMarks.get();
-        if (marks[ThreadMarks.OWNING] > 0 || marks[ThreadMarks.OBSERVING] > 0) {
+        if (marks[ThreadMarks.OWNING] > 0 || marks[ThreadMarks.OBSERVING] > 0
+                || (marks[ThreadMarks.COMPLETING] > 0 && deletionsPending())) {
+            // (a send's callback while a deletion is in flight: the close waits for the deletion, which may
+            // wait for this callback to return)
             // inside a partition's work (an observer's callback): the close needs that partition, and a group an
             // observer may hold, so it runs on a thread of its own once this call returns
             List<PartitionActor> closing = partitions;
@@ -476,6 +546,8 @@ public final class Broker implements Kafko {
         if (first != null) {
             LOG.log(Level.ERROR, "closing " + dataDir + " failed: " + first, first);
         }
+        // a deletion in flight still closes its partitions and deletes its files: the directory stays locked
+        awaitDeletions();
         // the logs are closed: no step of theirs is prepared any more
         ctx.preparer().close();
         lock.release();

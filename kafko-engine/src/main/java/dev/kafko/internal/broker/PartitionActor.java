@@ -177,6 +177,42 @@ final class PartitionActor implements Mailbox.Owner {
     }
 
     /**
+     * Takes the partition for a command's waiting caller. One that owns another partition would hand the run
+     * to the scheduler (see {@link #drainIfIdle}); on the scheduler's own thread (an observer of its interval
+     * flush making an admin call) that task would never run while the thread waits, so it runs here.
+     */
+    private void helpDrain() {
+        int[] marks = ThreadMarks.get();
+        if (marks[ThreadMarks.OWNING] > 0 && ctx.scheduler().isCurrentThread()) {
+            drain(marks);
+        } else {
+            drainIfIdle();
+        }
+    }
+
+    /**
+     * Closes the log ({@code CLOSE}, or {@code DELETE} for a deleted topic) and returns once every round
+     * released before it has completed its futures too (a close completes every pending send), unless this
+     * thread is completing a round itself (see {@link CompletionBarrier}). An interrupt does not cut it
+     * short; it is kept.
+     */
+    void closeLog(CommandRequest.Kind kind) {
+        CommandRequest c = runCommand(kind);
+        boolean interrupted = false;
+        while (true) {
+            try {
+                completions.await(c.epoch);
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
      * Refuses {@code what} on the partition's owner thread (a {@link dev.kafko.KafkoObserver} callback there),
      * which would wait for itself. Any thread.
      */
@@ -208,7 +244,7 @@ final class PartitionActor implements Mailbox.Owner {
             try {
                 c.get(COMMAND_HELP_INTERVAL_MS, TimeUnit.MILLISECONDS);
             } catch (TimeoutException e) {
-                drainIfIdle();
+                helpDrain();
             } catch (InterruptedException e) {
                 interrupted = true; // a command is not abandoned half way: the interrupt is kept for later
             } catch (ExecutionException e) {
@@ -523,7 +559,10 @@ final class PartitionActor implements Mailbox.Owner {
                     retention();
                 }
             }
-            case CLOSE, DELETE -> close(c);
+            case CLOSE, DELETE -> {
+                c.epoch = completions.flip(); // closeLog waits for the rounds before it to complete
+                close(c);
+            }
         }
     }
 
