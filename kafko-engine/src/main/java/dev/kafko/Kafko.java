@@ -68,7 +68,8 @@ public interface Kafko extends AutoCloseable {
     Topic createTopic(String name);
 
     /**
-     * @throws TopicExistsException when the name is taken, or a {@link #deleteTopic} of it has not returned yet
+     * @throws TopicExistsException when the name is taken; or when a {@link #deleteTopic} of it is in flight and
+     *     this is called from a send's callback or a {@link KafkoObserver} (elsewhere the call waits for it)
      * @throws InvalidNameException when the name breaks the naming rule (checked before any file-system call)
      */
     Topic createTopic(String name, TopicConfig config);
@@ -84,7 +85,7 @@ public interface Kafko extends AutoCloseable {
 
     /**
      * Deletes a topic and its data; its producers and consumers fail afterwards. The topic leaves the
-     * instance at once (a {@code createTopic} of its name is refused until this returns); its partitions then
+     * instance at once (a {@code createTopic} of its name waits until this returns); its partitions then
      * complete the sends they took, which may run send callbacks on this thread, and its files go.
      *
      * @throws UnknownTopicException when the topic does not exist

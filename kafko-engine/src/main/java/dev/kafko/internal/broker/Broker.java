@@ -59,8 +59,10 @@ public final class Broker implements Kafko {
     private final ReentrantLock admin = new ReentrantLock();
     /** Signalled when a deletion ends. */
     private final Condition deletionsDone = admin.newCondition();
-    /** The names of topics being deleted, or whose deletion failed; under {@link #admin}. */
+    /** The names of topics being deleted (taken out of the instance, not yet ended); under {@link #admin}. */
     private final Set<String> deleting = new HashSet<>();
+    /** The names of topics whose partitions could not be closed for their deletion; under {@link #admin}. */
+    private final Set<String> undeletable = new HashSet<>();
     /** Deletions that took their topic out of the instance and have not ended; under {@link #admin}. */
     private int deletionsInFlight;
     /** Opened when the first {@link #close()} has finished. */
@@ -154,15 +156,17 @@ public final class Broker implements Kafko {
         admin.lock();
         try {
             ensureOpen();
+            awaitDeletionOf(name); // first: another caller may create the name while this one waits
             if (topics.containsKey(name)) {
                 throw new TopicExistsException("topic '" + name + "' already exists in " + dataDir);
             }
-            if (deleting.contains(name)) {
-                throw new TopicExistsException("topic '" + name + "' is being deleted in " + dataDir + " (or its"
-                        + " deletion failed); create it again once deleteTopic has returned");
+            if (undeletable.contains(name)) {
+                throw new TopicExistsException("topic '" + name + "' could not be deleted in " + dataDir
+                        + " (see the failure of its deleteTopic); it is gone from this instance, its files are not");
             }
             Names.checkNoCollision(name, topics.keySet());
             Names.checkNoCollision(name, deleting);
+            Names.checkNoCollision(name, undeletable);
             TopicImpl t = TopicDirectory.create(this, dataDir.resolve(name), name, config);
             topics.put(name, t);
             return t;
@@ -227,9 +231,9 @@ public final class Broker implements Kafko {
         } finally {
             admin.lock();
             try {
-                if (closed) {
-                    // (a partition that could not be closed keeps its files: the name stays taken in this instance)
-                    deleting.remove(name);
+                deleting.remove(name);
+                if (!closed) {
+                    undeletable.add(name); // a partition that could not be closed keeps its files, and its name
                 }
                 deletionsInFlight--;
                 deletionsDone.signalAll();
@@ -239,6 +243,36 @@ public final class Broker implements Kafko {
             if (closed) {
                 // gone for every handle, also when its files could not all be deleted (the next open finishes)
                 ctx.observer().onTopicDeleted(name);
+            }
+        }
+    }
+
+    /**
+     * Under the admin lock: waits until no deletion of {@code name} is in flight, as a create of the name
+     * waited for the deletion's lock before. Inside kafko's own work (a send's callback, an observer) the
+     * deletion may be waiting for this very thread: refused there.
+     */
+    private void awaitDeletionOf(String name) {
+        boolean interrupted = false;
+        try {
+            while (deleting.contains(name)) {
+                int[] marks = ThreadMarks.get();
+                if (marks[ThreadMarks.OWNING] > 0 || marks[ThreadMarks.COMPLETING] > 0
+                        || marks[ThreadMarks.OBSERVING] > 0) {
+                    throw new TopicExistsException("topic '" + name + "' is being deleted in " + dataDir + "; a send's"
+                            + " callback or an observer cannot wait for that (the deletion may wait for it): create it"
+                            + " from another thread, or once deleteTopic has returned");
+                }
+                try {
+                    deletionsDone.await();
+                } catch (InterruptedException e) {
+                    interrupted = true; // as the wait for the admin lock was: the create goes on
+                }
+                ensureOpen();
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
         }
     }

@@ -295,6 +295,8 @@ public class ReplyingKafkoTemplate<K, V, R> implements SmartLifecycle, Disposabl
                 c.wakeup();
             }
         }
+        // first: a callback on the reply thread that waits for another reply then returns, and the thread ends
+        failPending(new KafkoException("the replying template of '" + replyTopic + "' stopped before the reply came"));
         if (t != null && t != Thread.currentThread()) {
             try {
                 t.join(STOP_WAIT.toMillis());
@@ -302,7 +304,6 @@ public class ReplyingKafkoTemplate<K, V, R> implements SmartLifecycle, Disposabl
                 Thread.currentThread().interrupt();
             }
         }
-        failPending(new KafkoException("the replying template of '" + replyTopic + "' stopped before the reply came"));
     }
 
     private void failPending(KafkoException cause) {

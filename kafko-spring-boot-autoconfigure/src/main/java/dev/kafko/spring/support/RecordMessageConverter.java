@@ -109,7 +109,9 @@ public final class RecordMessageConverter {
         if (value == null || value instanceof byte[] || value instanceof String || value instanceof KafkoNull) {
             return null;
         }
-        return Header.of(KafkoHeaders.TYPE, value.getClass().getName());
+        // an enum constant with a body is an anonymous subclass, which no reader can name
+        Class<?> type = value instanceof Enum<?> e ? e.getDeclaringClass() : value.getClass();
+        return Header.of(KafkoHeaders.TYPE, type.getName());
     }
 
     private byte[] toBytes(Object payload) {

@@ -232,6 +232,108 @@ class ClassLevelListenerTest {
         }
     }
 
+    record Envelope<T>(String id, T body) {
+    }
+
+    @KafkoListener(topics = "tie")
+    static class Tie {
+        @KafkoHandler
+        void audit(OrderPlaced p) {
+        }
+
+        @KafkoHandler
+        void bill(OrderPlaced p) {
+        }
+    }
+
+    @KafkoListener(topics = "generic")
+    static class GenericTie {
+        @KafkoHandler
+        void cancelled(Envelope<OrderCancelled> e) {
+        }
+
+        @KafkoHandler
+        void shipped(Envelope<OrderShipped> e) {
+        }
+    }
+
+    enum Op {
+        ADD {
+            @Override
+            int apply(int a, int b) {
+                return a + b;
+            }
+        },
+        NOP;
+
+        int apply(int a, int b) {
+            return a;
+        }
+    }
+
+    @KafkoListener(id = "guarded", topics = "guarded", errorHandler = "replyWithError")
+    @SendTo("guarded-replies")
+    static class Guarded {
+        @KafkoHandler
+        String op(Op op) {
+            return "applied " + op.apply(2, 3);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class GuardedConfig {
+        @Bean
+        Guarded guarded() {
+            return new Guarded();
+        }
+
+        @Bean
+        dev.kafko.spring.listener.KafkoListenerErrorHandler replyWithError() {
+            return (message, exception) -> "error: " + exception.getMessage();
+        }
+    }
+
+    /**
+     * A record no handler takes reaches the listener's error handler, as a payload that could not be
+     * converted does (it went straight to the dead-letter topic); an enum constant with a body travels under
+     * its enum's name (its anonymous class was named, which no reader could read).
+     */
+    @Test
+    void aRecordNoHandlerTakesReachesTheErrorHandlerAndEnumConstantsWithABodyArrive() {
+        runner.withUserConfiguration(GuardedConfig.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            KafkoTemplate<Object, Object> template = template(context);
+            template.send("guarded", Op.ADD).join();
+            template.send("guarded", new Refund("r")).join();
+            template.send("guarded", Op.NOP).join();
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+            List<String> replies = new ArrayList<>();
+            Kafko kafko = context.getBean(Kafko.class);
+            for (int i = 0; i < 50 && replies.size() < 3; i++) {
+                for (KafkoRecord r : kafko.consumer("guarded-replies").poll(Duration.ofMillis(200))) {
+                    replies.add(new String(r.value(), StandardCharsets.UTF_8));
+                }
+                if (replies.size() < 3) {
+                    replies.clear();
+                }
+            }
+            assertThat(replies).hasSize(3);
+            assertThat(replies.get(0)).isEqualTo("applied 5");
+            assertThat(replies.get(1)).startsWith("error: Listener 'guarded' could not deliver the record")
+                    .contains(Refund.class.getName());
+            assertThat(replies.get(2)).isEqualTo("applied 2");
+        });
+    }
+
+    @Test
+    void handlersNoRecordCouldTellApartFailStartUp() {
+        runner.withBean(Tie.class).run(context -> assertThat(context).getFailure()
+                .hasStackTraceContaining("audit and bill both take a payload of " + OrderPlaced.class.getName()));
+        runner.withBean(GenericTie.class).run(context -> assertThat(context).getFailure()
+                .hasStackTraceContaining("cancelled and shipped both take a payload of " + Envelope.class.getName())
+                .hasStackTraceContaining("type arguments aside"));
+    }
+
     @Test
     void mistakesInAClassLevelListenerFailStartUpNamingTheClass() {
         runner.withBean(NoHandlers.class).run(context -> assertThat(context).getFailure()

@@ -131,6 +131,34 @@ class ReplyingKafkoTemplateTest {
         });
     }
 
+    /**
+     * A callback on the reply thread that waits for another reply: stop() fails that request first, so the
+     * thread is free and ends before stop() returns (it waited out its 10 s join for a thread still blocked).
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void stopFreesAReplyThreadWhoseCallbackWaitsForAnotherReply() {
+        runner.run(context -> {
+            ReplyingKafkoTemplate<String, String, String> echoes = context.getBean("echoes", ReplyingKafkoTemplate.class);
+            echoes.setDefaultReplyTimeout(Duration.ofMinutes(5));
+            java.util.concurrent.CountDownLatch waiting = new java.util.concurrent.CountDownLatch(1);
+            RequestReplyFuture<String, String, String> first = echoes.sendAndReceive("echo", "first");
+            java.util.concurrent.CompletableFuture<String> chained = first.thenApply(reply -> {
+                RequestReplyFuture<String, String, String> unanswered = echoes.sendAndReceive("nobody-listens", "x");
+                waiting.countDown();
+                return unanswered.join(); // on the reply thread: documented to hold up the replies
+            });
+            assertThat(waiting.await(10, TimeUnit.SECONDS)).isTrue();
+            long t0 = System.nanoTime();
+            echoes.stop();
+            // a liveness check, not a speed goal: the old order waited out its whole 10 s join
+            assertThat(Duration.ofNanos(System.nanoTime() - t0)).as("stop() with a blocked reply thread")
+                    .isLessThan(Duration.ofSeconds(5));
+            assertThat(replyThreads()).as("reply threads right after stop()").isEqualTo(1); // the other template's
+            assertThatThrownBy(() -> chained.get(10, TimeUnit.SECONDS)).cause().hasMessageContaining("stopped");
+        });
+    }
+
     @Test
     void aThreadReadsTheRepliesOnlyWhileTheTemplateRuns() {
         runner.run(context -> {

@@ -77,8 +77,34 @@ public final class DelegatingMessageListenerAdapter implements KafkoMessageListe
                     && payload.hasParameterAnnotation(Payload.class)
                     && !payload.getParameterAnnotation(Payload.class).required()));
         }
+        refuseTies(listenerId, list);
         this.candidates = List.copyOf(list);
         this.defaultDelegate = dflt;
+    }
+
+    /**
+     * Two handlers no record can be told apart for (dispatch is by the payload's class, so {@code Envelope<A>}
+     * and {@code Envelope<B>} are one type), or two for tombstones: one of them would never be called, or get
+     * records of the other's type.
+     */
+    private static void refuseTies(String listenerId, List<Candidate> list) {
+        for (int i = 0; i < list.size(); i++) {
+            for (int j = i + 1; j < list.size(); j++) {
+                Candidate a = list.get(i);
+                Candidate b = list.get(j);
+                // (a default handler of a type another takes still gets what no class names: records without
+                // a type header, or of classes not on the class path)
+                boolean sameType = a.payloadType() != null && a.payloadType() == b.payloadType()
+                        && !a.delegate().isDefault() && !b.delegate().isDefault();
+                if (sameType || (a.optionalPayload() && b.optionalPayload())) {
+                    throw new IllegalArgumentException("Listener '" + listenerId + "': @KafkoHandler methods "
+                            + a.delegate().method().getName() + " and " + b.delegate().method().getName() + " both take "
+                            + (sameType ? "a payload of " + a.payloadType().getName() + " (records are dispatched by"
+                            + " their payload's class, type arguments aside)" : "tombstones (@Payload(required = false))")
+                            + ": no record could tell them apart");
+                }
+            }
+        }
     }
 
     @Override
@@ -94,7 +120,18 @@ public final class DelegatingMessageListenerAdapter implements KafkoMessageListe
     @Override
     public void onMessage(List<KafkoRecord> records, Acknowledgment acknowledgment, int deliveryAttempt)
             throws Exception {
-        delegateFor(records.get(0)).adapter().onMessage(records, acknowledgment, deliveryAttempt);
+        Delegate delegate;
+        try {
+            delegate = delegateFor(records.get(0));
+        } catch (MessageConversionException e) {
+            // as a payload that could not be converted: the listener's error handler, if it has one, sees it
+            if (candidates.get(0).delegate().adapter() instanceof MessagingMessageListenerAdapter first) {
+                first.onUndeliverable(records, acknowledgment, deliveryAttempt, e);
+                return;
+            }
+            throw e;
+        }
+        delegate.adapter().onMessage(records, acknowledgment, deliveryAttempt);
     }
 
     /** The handler the record goes to. */

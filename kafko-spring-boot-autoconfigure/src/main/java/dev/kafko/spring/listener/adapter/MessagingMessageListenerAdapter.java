@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
@@ -203,10 +204,32 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
                     ? converter.toMessage(records.get(0), acknowledgment, groupId, listenerId, deliveryAttempt)
                     : message;
             Method method = handler.getMethod();
-            result = errorHandler.handleError(delivery, new ListenerExecutionFailedException("Listener '"
-                    + listenerId + "' (" + method.getDeclaringClass().getSimpleName() + "." + method.getName()
-                    + ") threw " + e, e));
+            result = handleError(delivery, "Listener '" + listenerId + "' (" + method.getDeclaringClass().getSimpleName()
+                    + "." + method.getName() + ") threw " + e, e);
         }
+        reply(result, records);
+    }
+
+    /**
+     * A record of a class-level listener that no handler takes ({@code failure}, a conversion error), handled
+     * as this handler's own failure would be: by the listener's {@link KafkoListenerErrorHandler}, whose
+     * result is sent as this handler's reply, else thrown.
+     */
+    public void onUndeliverable(List<KafkoRecord> records, Acknowledgment acknowledgment, int deliveryAttempt,
+                                Exception failure) throws Exception {
+        if (errorHandler == null || batch) {
+            throw failure;
+        }
+        reply(handleError(converter.toMessage(records.get(0), acknowledgment, groupId, listenerId, deliveryAttempt),
+                "Listener '" + listenerId + "' could not deliver the record: " + failure.getMessage(), failure), records);
+    }
+
+    private @Nullable Object handleError(Message<?> delivery, String what, Throwable e) throws Exception {
+        return Objects.requireNonNull(errorHandler, "errorHandler")
+                .handleError(delivery, new ListenerExecutionFailedException(what, e));
+    }
+
+    private void reply(@Nullable Object result, List<KafkoRecord> records) {
         if (result instanceof Optional<?> optional) {
             result = optional.orElse(null);
         }
