@@ -1,5 +1,6 @@
 package dev.kafko.internal.broker;
 
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -53,6 +54,32 @@ final class CompletionBarrier {
      * Waits until no round of {@code epoch} is completing (those of a later flip back to it included);
      * returns at once on a thread that is completing a round itself.
      */
+    /**
+     * As {@link #await(int)}, for at most {@code nanos}; false when rounds of {@code epoch} were still
+     * completing then.
+     */
+    boolean await(int epoch, long nanos) throws InterruptedException {
+        if (completing[epoch].get() == 0 || ThreadMarks.get()[ThreadMarks.COMPLETING] > 0) {
+            return true;
+        }
+        long deadline = System.nanoTime() + nanos;
+        synchronized (this) {
+            waiters++;
+            try {
+                while (completing[epoch].get() != 0) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        return false;
+                    }
+                    TimeUnit.NANOSECONDS.timedWait(this, left);
+                }
+                return true;
+            } finally {
+                waiters--;
+            }
+        }
+    }
+
     void await(int epoch) throws InterruptedException {
         if (completing[epoch].get() == 0 || ThreadMarks.get()[ThreadMarks.COMPLETING] > 0) {
             return;

@@ -54,6 +54,8 @@ final class PartitionActor implements Mailbox.Owner {
     static final int MAX_FRAME_RECORDS = 16 * 1024;
     /** How often a command's caller tries to take the partition while it waits for the command; see {@link #runCommand}. */
     static final long COMMAND_HELP_INTERVAL_MS = 10;
+    /** How long a close waits for the rounds before it to complete their futures; see {@link #closeLog}. */
+    static final Duration CLOSE_COMPLETION_WAIT = Duration.ofSeconds(5);
 
     private static final System.Logger LOG = System.getLogger(PartitionActor.class.getName());
     private static final VarHandle OWNER;
@@ -199,9 +201,16 @@ final class PartitionActor implements Mailbox.Owner {
     void closeLog(CommandRequest.Kind kind) {
         CommandRequest c = runCommand(kind);
         boolean interrupted = false;
+        long deadline = System.nanoTime() + CLOSE_COMPLETION_WAIT.toNanos();
         while (true) {
             try {
-                completions.await(c.epoch);
+                if (!completions.await(c.epoch, Math.max(0, deadline - System.nanoTime()))) {
+                    // the records are written either way; a callback that waits for something, or a chain of
+                    // callbacks that ran out of stack before it could count its round done, must not hold the close
+                    logQuietly(Level.WARNING, "closing partition " + topic + "-" + partition + ": sends written"
+                            + " before the close were still completing their futures after " + CLOSE_COMPLETION_WAIT
+                            + " (a callback that waits, or one that ran out of stack); the close goes on", null);
+                }
                 break;
             } catch (InterruptedException e) {
                 interrupted = true;
@@ -635,7 +644,7 @@ final class PartitionActor implements Mailbox.Owner {
      * Logs without letting the logging fail the caller: a handler that throws (one that cannot open a
      * file when descriptors ran out, say) must not take the place of the failure being reported.
      */
-    private static void logQuietly(Level level, String message, Throwable e) {
+    private static void logQuietly(Level level, String message, @Nullable Throwable e) {
         try {
             LOG.log(level, message, e);
         } catch (RuntimeException | Error ignored) {
