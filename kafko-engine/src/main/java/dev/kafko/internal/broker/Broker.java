@@ -27,7 +27,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -39,7 +38,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
@@ -57,14 +55,8 @@ public final class Broker implements Kafko {
     private final BrokerContext ctx;
     private final DirectoryLock lock;
     private final ReentrantLock admin = new ReentrantLock();
-    /** Signalled when a deletion ends. */
-    private final Condition deletionsDone = admin.newCondition();
-    /** The names of topics being deleted (taken out of the instance, not yet ended); under {@link #admin}. */
-    private final Set<String> deleting = new HashSet<>();
-    /** The names of topics whose partitions could not be closed for their deletion; under {@link #admin}. */
-    private final Set<String> undeletable = new HashSet<>();
-    /** Deletions that took their topic out of the instance and have not ended; under {@link #admin}. */
-    private int deletionsInFlight;
+    /** Deletions in flight and failed, under {@link #admin}. */
+    private final TopicDeletions deletions;
     /** Opened when the first {@link #close()} has finished. */
     private final CountDownLatch closeDone = new CountDownLatch(1);
     /** What the first close threw, for the others to throw as well; set before {@link #closeDone} opens. */
@@ -77,6 +69,7 @@ public final class Broker implements Kafko {
         this.dataDir = dataDir;
         this.options = options;
         this.lock = lock;
+        this.deletions = new TopicDeletions(admin, dataDir);
         this.ctx = new BrokerContext(options, io, new Scheduler(), new Preparer());
         this.retentionTask = ctx.scheduler().every(this::applyRetention, options.retentionCheckInterval());
     }
@@ -156,17 +149,11 @@ public final class Broker implements Kafko {
         admin.lock();
         try {
             ensureOpen();
-            awaitDeletionOf(name); // first: another caller may create the name while this one waits
+            deletions.awaitDeletionOf(name, this::ensureOpen); // first: another caller may create it meanwhile
             if (topics.containsKey(name)) {
                 throw new TopicExistsException("topic '" + name + "' already exists in " + dataDir);
             }
-            if (undeletable.contains(name)) {
-                throw new TopicExistsException("topic '" + name + "' could not be deleted in " + dataDir
-                        + " (see the failure of its deleteTopic); it is gone from this instance, its files are not");
-            }
             Names.checkNoCollision(name, topics.keySet());
-            Names.checkNoCollision(name, deleting);
-            Names.checkNoCollision(name, undeletable);
             TopicImpl t = TopicDirectory.create(this, dataDir.resolve(name), name, config);
             topics.put(name, t);
             return t;
@@ -218,8 +205,7 @@ public final class Broker implements Kafko {
             }
             t.end(TopicImpl.Life.DELETED);
             topics.remove(name);
-            deleting.add(name);
-            deletionsInFlight++;
+            deletions.begin(name);
         } finally {
             admin.unlock();
         }
@@ -229,80 +215,11 @@ public final class Broker implements Kafko {
             closed = true;
             TopicDirectory.delete(ctx.io(), t.dir, name);
         } finally {
-            admin.lock();
-            try {
-                deleting.remove(name);
-                if (!closed) {
-                    undeletable.add(name); // a partition that could not be closed keeps its files, and its name
-                }
-                deletionsInFlight--;
-                deletionsDone.signalAll();
-            } finally {
-                admin.unlock();
-            }
+            deletions.end(name, closed);
             if (closed) {
                 // gone for every handle, also when its files could not all be deleted (the next open finishes)
                 ctx.observer().onTopicDeleted(name);
             }
-        }
-    }
-
-    /**
-     * Under the admin lock: waits until no deletion of {@code name} is in flight, as a create of the name
-     * waited for the deletion's lock before. Inside kafko's own work (a send's callback, an observer) the
-     * deletion may be waiting for this very thread: refused there.
-     */
-    private void awaitDeletionOf(String name) {
-        boolean interrupted = false;
-        try {
-            while (deleting.contains(name)) {
-                int[] marks = ThreadMarks.get();
-                if (marks[ThreadMarks.OWNING] > 0 || marks[ThreadMarks.COMPLETING] > 0
-                        || marks[ThreadMarks.OBSERVING] > 0) {
-                    throw new TopicExistsException("topic '" + name + "' is being deleted in " + dataDir + "; a send's"
-                            + " callback or an observer cannot wait for that (the deletion may wait for it): create it"
-                            + " from another thread, or once deleteTopic has returned");
-                }
-                try {
-                    deletionsDone.await();
-                } catch (InterruptedException e) {
-                    interrupted = true; // as the wait for the admin lock was: the create goes on
-                }
-                ensureOpen();
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    private boolean deletionsPending() {
-        admin.lock();
-        try {
-            return deletionsInFlight > 0;
-        } finally {
-            admin.unlock();
-        }
-    }
-
-    /** Under the admin lock: waits until no deletion is in flight (they end on their own threads). */
-    private void awaitDeletions() {
-        admin.lock();
-        try {
-            boolean interrupted = false;
-            while (deletionsInFlight > 0) {
-                try {
-                    deletionsDone.await();
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        } finally {
-            admin.unlock();
         }
     }
 
@@ -540,7 +457,7 @@ public final class Broker implements Kafko {
         }
         int[] marks = ThreadMarks.get();
         if (marks[ThreadMarks.OWNING] > 0 || marks[ThreadMarks.OBSERVING] > 0
-                || (marks[ThreadMarks.COMPLETING] > 0 && deletionsPending())) {
+                || (marks[ThreadMarks.COMPLETING] > 0 && deletions.pending())) {
             // (a send's callback while a deletion is in flight: the close waits for the deletion, which may
             // wait for this callback to return)
             // inside a partition's work (an observer's callback): the close needs that partition, and a group an
@@ -581,7 +498,7 @@ public final class Broker implements Kafko {
             LOG.log(Level.ERROR, "closing " + dataDir + " failed: " + first, first);
         }
         // a deletion in flight still closes its partitions and deletes its files: the directory stays locked
-        awaitDeletions();
+        deletions.awaitNone();
         // the logs are closed: no step of theirs is prepared any more
         ctx.preparer().close();
         lock.release();
