@@ -406,7 +406,7 @@ public final class Broker implements Kafko {
         Runnable work = () -> {
             for (int i = next.getAndIncrement(); i < partitions.size(); i = next.getAndIncrement()) {
                 try {
-                    partitions.get(i).closeLog(CommandRequest.Kind.CLOSE);
+                    partitions.get(i).closeLog();
                 } catch (RuntimeException e) {
                     first.compareAndSet(null, e);
                 }

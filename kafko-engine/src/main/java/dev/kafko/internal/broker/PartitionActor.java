@@ -193,13 +193,13 @@ final class PartitionActor implements Mailbox.Owner {
     }
 
     /**
-     * Closes the log ({@code CLOSE}, or {@code DELETE} for a deleted topic) and returns once every round
-     * released before it has completed its futures too (a close completes every pending send), unless this
-     * thread is completing a round itself (see {@link CompletionBarrier}). An interrupt does not cut it
-     * short; it is kept.
+     * Closes the log and returns once every round released before it has completed its futures too (a close
+     * completes every pending send), unless this thread is completing a round itself (see
+     * {@link CompletionBarrier}), or {@link #CLOSE_COMPLETION_WAIT} passed. An interrupt does not cut it
+     * short; it is kept. (A deletion runs its command alone: it does not wait for earlier callbacks.)
      */
-    void closeLog(CommandRequest.Kind kind) {
-        CommandRequest c = runCommand(kind);
+    void closeLog() {
+        CommandRequest c = runCommand(CommandRequest.Kind.CLOSE);
         boolean interrupted = false;
         long deadline = System.nanoTime() + CLOSE_COMPLETION_WAIT.toNanos();
         while (true) {

@@ -353,7 +353,7 @@ final class TopicDirectory {
         for (PartitionActor a : actors) {
             if (a != null) {
                 try {
-                    a.closeLog(CommandRequest.Kind.CLOSE);
+                    a.closeLog();
                 } catch (RuntimeException e) {
                     LOG.log(Level.WARNING, "closing partition " + a.topic + "-" + a.partition + " failed: " + e);
                 }
