@@ -51,10 +51,6 @@ final class CompletionBarrier {
     }
 
     /**
-     * Waits until no round of {@code epoch} is completing (those of a later flip back to it included);
-     * returns at once on a thread that is completing a round itself.
-     */
-    /**
      * As {@link #await(int)}, for at most {@code nanos}; false when rounds of {@code epoch} were still
      * completing then.
      */
@@ -80,6 +76,10 @@ final class CompletionBarrier {
         }
     }
 
+    /**
+     * Waits until no round of {@code epoch} is completing (those of a later flip back to it included);
+     * returns at once on a thread that is completing a round itself.
+     */
     void await(int epoch) throws InterruptedException {
         if (completing[epoch].get() == 0 || ThreadMarks.get()[ThreadMarks.COMPLETING] > 0) {
             return;
