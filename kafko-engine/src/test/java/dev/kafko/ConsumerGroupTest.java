@@ -268,6 +268,37 @@ class ConsumerGroupTest {
     }
 
     @Test
+    void aCommitOfNothingLeavesNoGroupBehind() {
+        List<String> commits = new CopyOnWriteArrayList<>();
+        KafkoOptions options = KafkoOptions.builder().observer(new KafkoObserver() {
+            @Override
+            public void onCommit(String topic, String group) {
+                commits.add(group);
+            }
+        }).build();
+        try (Kafko k = Kafko.open(dir, options)) {
+            k.createTopic("t", TopicConfig.builder().partitions(2).build());
+            try (Consumer c = k.groupConsumer("t", "empty-map")) {
+                c.commit(Map.of());
+            }
+            try (Consumer a = k.groupConsumer("t", "extra");
+                    Consumer b = k.groupConsumer("t", "extra");
+                    Consumer extra = k.groupConsumer("t", "extra")) {
+                settle(List.of(a, b, extra));
+                assertThat(extra.assignment()).isEmpty();
+                extra.commit(); // a member that owns nothing commits nothing
+                extra.commit(Map.of());
+            }
+            assertThat(k.groups("t")).isEmpty();
+            assertThat(k.groupInfo("t", "empty-map").committed()).isEmpty();
+            assertThat(commits).isEmpty();
+        }
+        try (Kafko k = Kafko.open(dir)) {
+            assertThat(k.groups("t")).as("after a reopen").isEmpty();
+        }
+    }
+
+    @Test
     void aCommitAheadOfTheLogStartsTheMemberAtTheEndAndSkipsNoRecordAppendedAfterIt() {
         try (Kafko k = Kafko.open(dir)) {
             k.createTopic("t");

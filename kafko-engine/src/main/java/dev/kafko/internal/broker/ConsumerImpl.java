@@ -510,7 +510,9 @@ final class ConsumerImpl implements Consumer {
                         + e.getKey() + " of topic '" + topic.name + "'", e.getKey(), e.getValue());
             }
         }
-        group.commit(Map.copyOf(offsets));
+        if (!offsets.isEmpty()) { // as Kafka's consumer: nothing to commit is no commit (no onCommit either)
+            group.commit(Map.copyOf(offsets));
+        }
     }
 
     @Override

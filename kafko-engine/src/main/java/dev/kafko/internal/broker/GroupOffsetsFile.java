@@ -150,8 +150,14 @@ final class GroupOffsetsFile implements AutoCloseable {
         return partition < committed.length ? committed[partition] : -1;
     }
 
-    /** Appends one entry per offset; forces the file when {@code force}. */
+    /**
+     * Appends one entry per offset; forces the file when {@code force}. No offsets, no file: the group
+     * would be listed as one with commits ({@code Kafko.groups}) without any.
+     */
     void commit(Map<Integer, Long> offsets, boolean force) {
+        if (offsets.isEmpty()) {
+            return;
+        }
         buffer.clear();
         try {
             channel();

@@ -6,16 +6,16 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 
-/** A clock tests move by hand. Thread-safe. */
-final class MutableClock extends Clock {
+/** A clock tests move by hand; one thread moves it, any reads it. */
+public final class MutableClock extends Clock {
 
     private volatile long millis;
 
-    MutableClock(long millis) {
+    public MutableClock(long millis) {
         this.millis = millis;
     }
 
-    void advance(Duration d) {
+    public void advance(Duration d) {
         millis += d.toMillis();
     }
 
