@@ -131,6 +131,57 @@ class InterruptedThreadsTest {
         }
     }
 
+    /**
+     * A thread interrupted over and over while it closes the instance (every 200 µs, as a pool's
+     * {@code shutdownNow} racing an application's shutdown might): the close neither throws nor leaves the
+     * partitions unclean nor its process's owner record in the lock file, which would keep every other
+     * process out of the directory for as long as this JVM lives; the thread keeps its interrupt.
+     */
+    @Test
+    void aCloseInterruptedOverAndOverFinishesCleanlyAndFreesTheDirectoryForOtherProcesses() throws Exception {
+        int sent = 0;
+        for (int round = 0; round < 12; round++) {
+            Kafko k = Kafko.open(dir);
+            if (round == 0) {
+                k.createTopic("t", TopicConfig.builder().partitions(2).fsync(FsyncPolicy.NEVER).build());
+            }
+            Producer p = k.producer("t");
+            for (int i = 0; i < 200; i++) {
+                p.send(null, bytes(round + "-" + i));
+            }
+            sent += 200;
+            List<Throwable> thrown = new ArrayList<>();
+            AtomicBoolean interruptKept = new AtomicBoolean();
+            Thread closer = new Thread(() -> {
+                try {
+                    k.close();
+                } catch (Throwable t) {
+                    thrown.add(t);
+                }
+                interruptKept.set(Thread.currentThread().isInterrupted());
+            }, "closer");
+            closer.start();
+            while (closer.isAlive()) {
+                closer.interrupt();
+                java.util.concurrent.locks.LockSupport.parkNanos(200_000);
+            }
+            assertThat(thrown).as("what close() threw in round %d", round).isEmpty();
+            assertThat(interruptKept).isTrue();
+            assertThat(java.nio.file.Files.readString(dir.resolve(".lock"))).as("owner record after close").isEmpty();
+        }
+        // another process opens it
+        String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Process probe = new ProcessBuilder(javaBin, "-cp", System.getProperty("java.class.path"),
+                dev.kafko.LockProbe.class.getName(), dir.toString()).redirectErrorStream(true).start();
+        assertThat(probe.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(probe.exitValue()).as(new String(probe.getInputStream().readAllBytes(), StandardCharsets.UTF_8))
+                .isZero();
+        try (Kafko k = Kafko.open(dir)) {
+            assertThat(k.topic("t").orElseThrow().partition(0).endOffset()
+                    + k.topic("t").orElseThrow().partition(1).endOffset()).isEqualTo(sent);
+        }
+    }
+
     private static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
     }

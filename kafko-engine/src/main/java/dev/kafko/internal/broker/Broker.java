@@ -61,6 +61,8 @@ public final class Broker implements Kafko {
     private final CountDownLatch closeDone = new CountDownLatch(1);
     /** What the first close threw, for the others to throw as well; set before {@link #closeDone} opens. */
     private volatile @Nullable Throwable closeFailure;
+    /** The thread that closes, when not the caller of {@link #close()}; set once, before it is started. */
+    private volatile @Nullable Thread closer;
     private final Map<String, TopicImpl> topics = new ConcurrentHashMap<>();
     private final ScheduledFuture<?> retentionTask;
     private volatile boolean closed;
@@ -462,13 +464,39 @@ public final class Broker implements Kafko {
             // wait for this callback to return)
             // inside a partition's work (an observer's callback): the close needs that partition, and a group an
             // observer may hold, so it runs on a thread of its own once this call returns
-            List<PartitionActor> closing = partitions;
-            Thread closer = new Thread(() -> finishClose(closing), "kafko-close");
-            closer.setDaemon(false); // the JVM waits for the close to finish, a durability boundary
-            closer.start();
+            startCloser(partitions);
             return;
         }
-        finishClose(partitions);
+        if (marks[ThreadMarks.COMPLETING] > 0) {
+            // a send's callback: the close may wait for the round this thread completes, unless this thread closes
+            finishClose(partitions);
+            return;
+        }
+        // the file work runs on a thread nobody interrupts: an interrupt during a channel's call closes the
+        // channel, and the lock's channel (whose closing drops the lock) is not opened again. The caller waits
+        // without being cut short and keeps its interrupt
+        if (startCloser(partitions)) {
+            awaitClosed();
+        } else {
+            finishClose(partitions);
+        }
+    }
+
+    /**
+     * Runs {@link #finishClose} on a {@code kafko-close} thread; false when no thread could be started (the
+     * caller closes then).
+     */
+    private boolean startCloser(List<PartitionActor> partitions) {
+        Thread t = new Thread(() -> finishClose(partitions), "kafko-close");
+        t.setDaemon(false); // the JVM waits for the close to finish, a durability boundary
+        closer = t;
+        try {
+            t.start();
+        } catch (OutOfMemoryError e) {
+            closer = null;
+            return false; // no native thread to be had
+        }
+        return true;
     }
 
     private void finishClose(List<PartitionActor> partitions) {
@@ -518,6 +546,10 @@ public final class Broker implements Kafko {
             return;
         }
         Uninterruptibly.await(closeDone);
+        Thread t = closer;
+        if (t != null && t != Thread.currentThread()) {
+            Uninterruptibly.join(List.of(t)); // no thread of the instance outlives its close
+        }
         Throwable failure = closeFailure;
         if (failure instanceof RuntimeException e) {
             throw e; // the first close failed: what it could not make durable is not, for this caller either
