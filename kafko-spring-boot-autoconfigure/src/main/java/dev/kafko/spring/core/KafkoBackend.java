@@ -7,6 +7,7 @@ import dev.kafko.Headers;
 import dev.kafko.Kafko;
 import dev.kafko.KafkoRecord;
 import dev.kafko.OutgoingRecord;
+import dev.kafko.OffsetResetPolicy;
 import dev.kafko.PartitionInfo;
 import dev.kafko.Producer;
 import dev.kafko.RecordPosition;
@@ -88,6 +89,11 @@ public final class KafkoBackend implements LogBackend {
     @Override
     public @Nullable Object topicId(String topic) {
         return kafko.topic(topic).orElse(null);
+    }
+
+    @Override
+    public boolean startsAtEndWithoutCommit() {
+        return kafko.options().offsetReset() == OffsetResetPolicy.LATEST;
     }
 
     @Override

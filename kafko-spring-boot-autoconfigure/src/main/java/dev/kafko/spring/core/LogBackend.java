@@ -64,6 +64,14 @@ public interface LogBackend {
     /** The committed offsets of {@code group} on {@code topic}; partitions without a commit are absent. */
     Map<Integer, Long> committedOffsets(String topic, String group);
 
+    /**
+     * Whether a group member starts a partition its group never committed at the partition's end (Kafka's
+     * {@code auto.offset.reset=latest}) rather than at its oldest record. The default: no.
+     */
+    default boolean startsAtEndWithoutCommit() {
+        return false;
+    }
+
     /** Now, by the log's clock, in epoch millis: the timestamp the template gives new records. */
     long currentTimeMillis();
 }

@@ -242,11 +242,17 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
         return null;
     }
 
+    /** Whether a member's polling thread died while the container should run: it reads nothing any more. */
+    public boolean hasDeadMember() {
+        return getFailure() != null && !isInExpectedState();
+    }
+
     /**
      * Waits until this listener has finished (processed or recovered) every record that was in its
      * topics when this method was called, or its group has committed past them.
      *
-     * @return the partitions still behind when {@code timeout} passed; empty when caught up
+     * @return the partitions still behind when {@code timeout} passed, or as soon as a member died
+     *     ({@link #hasDeadMember()}); empty when caught up
      */
     public List<String> awaitCaughtUp(Duration timeout) throws InterruptedException {
         return awaitCaughtUp(endOffsets(), timeout);
@@ -271,7 +277,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
         while (true) {
             List<String> behind = behind(targets);
             long left = deadline - System.nanoTime();
-            if (behind.isEmpty() || left <= 0) {
+            if (behind.isEmpty() || left <= 0 || hasDeadMember()) {
                 return behind;
             }
             processed.awaitChange(Math.min(Duration.ofNanos(left).toMillis(), 100));

@@ -47,8 +47,11 @@ import org.springframework.context.ApplicationContext;
  * started again is waited for from its group's commits, so records its last run processed without
  * committing are waited for again. A topic deleted and created again under its name is waited for
  * from its start: what the listeners finished of the deleted one does not count, also while a member
- * still finishes records of it. Paused containers are not waited for. No sleeps: the caller
- * parks until a listener makes progress.
+ * still finishes records of it. Paused containers are not waited for. A listener that finished a
+ * partition without processing what it holds (it started at the end under {@code kafko.offset-reset=latest},
+ * sought past it, or retention removed it) has caught up once a poll found nothing more. A listener whose
+ * polling thread died fails the wait at once, naming it. No sleeps: the caller parks until a listener
+ * makes progress.
  *
  * <p>A pipeline settles in one call: once the listeners have caught up, the ends of their topics
  * are read again, and while they moved (a {@code @SendTo} reply, a dead letter, a send a listener
@@ -114,7 +117,8 @@ public final class KafkoTestUtils {
      * Waits until every running listener container caught up with the end offsets of its topics,
      * read again after each pass until they stop moving (see the class comment).
      *
-     * @throws AssertionError naming the partitions still behind when {@code timeout} passes; or at once,
+     * @throws AssertionError naming the partitions still behind when {@code timeout} passes; naming the
+     *     listener, with the cause, when a polling thread of a listener died (before or during the wait); or at once,
      *     naming the listener and the topic, when a running listener's topic does not exist: deleted, and
      *     not created again yet (where topics are created on use, the listener creates it at its next
      *     poll; with {@code kafko.auto-create-topics=false} an undeclared one waits for the application),
@@ -129,6 +133,11 @@ public final class KafkoTestUtils {
             }
         }
         Map<ConcurrentMessageListenerContainer, Map<String, Map<Integer, Long>>> previous = null;
+        for (MessageListenerContainer container : registry.getListenerContainers()) {
+            if (container instanceof ConcurrentMessageListenerContainer concurrent) {
+                requireAlive(concurrent);
+            }
+        }
         for (int pass = 0; ; pass++) {
             // every container's targets first: the ends of one moment, whatever the order of the
             // containers (a listener that sends on to another one's topic must not move its target)
@@ -160,6 +169,15 @@ public final class KafkoTestUtils {
                 + e.getMessage(), e);
     }
 
+    /** A listener whose polling thread died can never catch up: the wait fails at once, naming it and why. */
+    private static void requireAlive(ConcurrentMessageListenerContainer container) {
+        if (container.hasDeadMember()) {
+            Throwable failure = container.getFailure();
+            throw new AssertionError("kafko listener '" + container.getListenerId() + "' cannot catch up: a polling"
+                    + " thread of it died (" + failure + ")", failure);
+        }
+    }
+
     private static boolean waitedFor(ConcurrentMessageListenerContainer container) {
         return container.isRunning() && !container.isPauseRequested();
     }
@@ -176,6 +194,7 @@ public final class KafkoTestUtils {
                 } catch (UnknownTopicException gone) {
                     throw noTopic(e.getKey(), gone); // deleted while the call waited
                 }
+                requireAlive(e.getKey()); // died while the call waited
                 lagging.forEach(partition -> behind.add(e.getKey().getListenerId() + ": " + partition));
             }
         } catch (InterruptedException e) {

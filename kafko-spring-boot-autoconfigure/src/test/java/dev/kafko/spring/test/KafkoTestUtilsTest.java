@@ -110,6 +110,67 @@ class KafkoTestUtilsTest {
                 });
     }
 
+    @Test
+    void aListenerThatSoughtPastWhatItsTopicHoldsHasCaughtUpOnceAPollFindsNothing() {
+        SEEN.clear();
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+                .withBean(Tail.class).withPropertyValues("kafko.ephemeral=true").run(context -> {
+                    KafkoTemplate<Object, Object> template = template(context);
+                    for (int i = 0; i < 10; i++) {
+                        template.send("tail", "old-" + i).join();
+                    }
+                    context.getBean(KafkoListenerEndpointRegistry.class).getListenerContainer("tail").start();
+                    // nothing processed and nothing committed: caught up by its position, not at the timeout
+                    long start = System.nanoTime();
+                    KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+                    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+                    template.send("tail", "new").join();
+                    KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+                    assertThat(SEEN).containsExactly("tail:new");
+                });
+    }
+
+    @Test
+    void aListenerWhosePollingThreadDiedFailsTheWaitAtOnceNamingItAndWhy() {
+        SEEN.clear();
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+                .withBean(Dies.class).withPropertyValues("kafko.ephemeral=true").run(context -> {
+                    KafkoTemplate<Object, Object> template = template(context);
+                    template.send("dies", "fatal").join();
+                    template.send("dies", "never-read").join();
+                    long start = System.nanoTime();
+                    assertThatThrownBy(() -> KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(30)))
+                            .isInstanceOf(AssertionError.class).hasMessageContaining("listener 'dies'")
+                            .hasMessageContaining("died").hasCauseInstanceOf(InternalError.class);
+                    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(20));
+                    // and once it died, a wait fails before it begins
+                    assertThatThrownBy(() -> KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(30)))
+                            .isInstanceOf(AssertionError.class).hasMessageContaining("listener 'dies'");
+                });
+    }
+
+    /** Reads only what is sent after it started. */
+    static class Tail implements dev.kafko.spring.listener.ConsumerSeekAware {
+        @KafkoListener(id = "tail", topics = "tail", autoStartup = "false")
+        void on(String value) {
+            SEEN.add("tail:" + value);
+        }
+
+        @Override
+        public void onPartitionsAssigned(java.util.Map<Integer, Long> assignments, ConsumerSeekCallback callback) {
+            callback.seekToEnd("tail", assignments.keySet());
+        }
+    }
+
+    /** A JVM error ends the member's thread. */
+    static class Dies {
+        @KafkoListener(id = "dies", topics = "dies")
+        void on(String value) {
+            SEEN.add(value);
+            throw new InternalError("the listener's thread cannot go on");
+        }
+    }
+
     private ApplicationContextRunner recreatedRunner() {
         return new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
                 .withBean(Recreated.class).withPropertyValues("kafko.ephemeral=true");
