@@ -1,18 +1,114 @@
 package dev.kafko.internal.broker;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BiConsumer;
+import java.util.function.BiFunction;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Internal: a future that says when a thread is about to block on it ({@link #join}, {@link #get}),
  * so that a send lingering in its partition is written at once instead of when the linger ends.
+ *
+ * <p>A callback added to it once it is complete runs inside the call that adds it, as on any
+ * {@code CompletableFuture}; such calls count in {@link ThreadMarks#NESTED} while they run, so that a chain
+ * of sends made from such callbacks does not nest without end (see {@link ThreadMarks}).
  */
 abstract class AwaitedFuture<T> extends CompletableFuture<T> {
 
     /** Called, while this future is not done, before a thread blocks on it. */
     abstract void awaiting();
+
+    /** Before a call that may run its function inline: the thread's marks, counted in, or null when this is not done. */
+    private int @Nullable [] enterInline() {
+        if (!isDone()) {
+            return null;
+        }
+        int[] marks = ThreadMarks.get();
+        marks[ThreadMarks.NESTED]++;
+        return marks;
+    }
+
+    private static void exitInline(int @Nullable [] marks) {
+        if (marks != null && --marks[ThreadMarks.NESTED] == 0) {
+            PartitionActor.runDeferredIfOutermost(marks);
+        }
+    }
+
+    @Override
+    public CompletableFuture<T> whenComplete(BiConsumer<? super T, ? super Throwable> action) {
+        int[] marks = enterInline();
+        try {
+            return super.whenComplete(action);
+        } finally {
+            exitInline(marks);
+        }
+    }
+
+    @Override
+    public <U> CompletableFuture<U> handle(BiFunction<? super T, Throwable, ? extends U> fn) {
+        int[] marks = enterInline();
+        try {
+            return super.handle(fn);
+        } finally {
+            exitInline(marks);
+        }
+    }
+
+    @Override
+    public <U> CompletableFuture<U> thenApply(Function<? super T, ? extends U> fn) {
+        int[] marks = enterInline();
+        try {
+            return super.thenApply(fn);
+        } finally {
+            exitInline(marks);
+        }
+    }
+
+    @Override
+    public CompletableFuture<Void> thenAccept(Consumer<? super T> action) {
+        int[] marks = enterInline();
+        try {
+            return super.thenAccept(action);
+        } finally {
+            exitInline(marks);
+        }
+    }
+
+    @Override
+    public CompletableFuture<Void> thenRun(Runnable action) {
+        int[] marks = enterInline();
+        try {
+            return super.thenRun(action);
+        } finally {
+            exitInline(marks);
+        }
+    }
+
+    @Override
+    public <U> CompletableFuture<U> thenCompose(Function<? super T, ? extends CompletionStage<U>> fn) {
+        int[] marks = enterInline();
+        try {
+            return super.thenCompose(fn);
+        } finally {
+            exitInline(marks);
+        }
+    }
+
+    @Override
+    public CompletableFuture<T> exceptionally(Function<Throwable, ? extends T> fn) {
+        int[] marks = enterInline();
+        try {
+            return super.exceptionally(fn);
+        } finally {
+            exitInline(marks);
+        }
+    }
 
     @Override
     public T join() {

@@ -80,6 +80,11 @@ final class Mailbox {
         return below == 0 || below + weight <= limit;
     }
 
+    /** The request queued last, or null when none is. Any thread. */
+    @Nullable Request<?> peek() {
+        return head;
+    }
+
     /** Whether anything is queued. Any thread. */
     boolean isEmpty() {
         return head == null;

@@ -562,7 +562,7 @@ public final class PartitionLog implements Closeable {
      */
     private KafkoException outOfStack(StackOverflowError e) {
         return new KafkoException("the thread appending to " + name + " ran out of stack; nothing of the append"
-                + " was written (sends made from send callbacks nest on one stack: chain them through an executor)", e);
+                + " was written (the sending thread was deep in a recursion of its own)", e);
     }
 
     /** Records the first failure (any thread: a seal may fail in the background) and returns it to throw. */

@@ -29,6 +29,9 @@ import org.springframework.messaging.handler.annotation.SendTo;
  */
 class ReplyingKafkoTemplateTest {
 
+    /** Holds the echo listener's replies until it opens. */
+    static volatile java.util.concurrent.CountDownLatch echoGate = new java.util.concurrent.CountDownLatch(0);
+
     record Quote(String sku, int quantity) {
     }
 
@@ -44,7 +47,8 @@ class ReplyingKafkoTemplateTest {
 
         @KafkoListener(id = "echo", topics = "echo")
         @SendTo
-        String echo(String text) {
+        String echo(String text) throws InterruptedException {
+            echoGate.await(30, TimeUnit.SECONDS);
             return "echo " + text;
         }
     }
@@ -142,13 +146,18 @@ class ReplyingKafkoTemplateTest {
             ReplyingKafkoTemplate<String, String, String> echoes = context.getBean("echoes", ReplyingKafkoTemplate.class);
             echoes.setDefaultReplyTimeout(Duration.ofMinutes(5));
             java.util.concurrent.CountDownLatch waiting = new java.util.concurrent.CountDownLatch(1);
+            echoGate = new java.util.concurrent.CountDownLatch(1); // the reply comes after the callback is added
             RequestReplyFuture<String, String, String> first = echoes.sendAndReceive("echo", "first");
+            java.util.concurrent.atomic.AtomicReference<String> callbackThread = new java.util.concurrent.atomic.AtomicReference<>();
             java.util.concurrent.CompletableFuture<String> chained = first.thenApply(reply -> {
+                callbackThread.set(Thread.currentThread().getName());
                 RequestReplyFuture<String, String, String> unanswered = echoes.sendAndReceive("nobody-listens", "x");
                 waiting.countDown();
                 return unanswered.join(); // on the reply thread: documented to hold up the replies
             });
+            echoGate.countDown();
             assertThat(waiting.await(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(callbackThread.get()).startsWith("kafko-replies-");
             long t0 = System.nanoTime();
             echoes.stop();
             // a liveness check, not a speed goal: the old order waited out its whole 10 s join
