@@ -30,6 +30,15 @@ public interface KafkoOperations<K, V> {
                                              @Nullable V value);
 
     /**
+     * Sends to {@code partition} when not null (else as {@link #send(String, Object, Object)}), with
+     * {@code timestamp} (epoch millis) when not null, else the log's clock; spring-kafka's signature.
+     *
+     * @throws IllegalArgumentException when {@code timestamp} is negative
+     */
+    CompletableFuture<SendResult<K, V>> send(String topic, @Nullable Integer partition, @Nullable Long timestamp,
+                                             @Nullable K key, @Nullable V value);
+
+    /**
      * Sends a Spring message: the payload is the value ({@link dev.kafko.spring.support.KafkoNull} for a
      * tombstone, since a message cannot hold {@code null}); {@code KafkoHeaders.TOPIC} (required unless
      * a default topic is set), {@code KEY}, {@code PARTITION} and {@code TIMESTAMP} route it; the
@@ -47,4 +56,11 @@ public interface KafkoOperations<K, V> {
 
     /** Sends to the default topic with a key. */
     CompletableFuture<SendResult<K, V>> sendDefault(@Nullable K key, @Nullable V value);
+
+    /** Sends to the default topic, to {@code partition} when not null. */
+    CompletableFuture<SendResult<K, V>> sendDefault(@Nullable Integer partition, @Nullable K key, @Nullable V value);
+
+    /** Sends to the default topic, to {@code partition} and with {@code timestamp} when not null. */
+    CompletableFuture<SendResult<K, V>> sendDefault(@Nullable Integer partition, @Nullable Long timestamp,
+                                                    @Nullable K key, @Nullable V value);
 }

@@ -127,6 +127,15 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
     }
 
     @Override
+    public CompletableFuture<SendResult<K, V>> send(String topic, @Nullable Integer partition, @Nullable Long timestamp,
+                                                    @Nullable K key, @Nullable V value) {
+        if (timestamp != null && timestamp < 0) {
+            throw new IllegalArgumentException("a record's timestamp must not be negative, was " + timestamp);
+        }
+        return doSend(topic, partition, key, value, timestamp, List.of());
+    }
+
+    @Override
     @SuppressWarnings("unchecked")
     public CompletableFuture<SendResult<K, V>> send(Message<?> message) {
         MessageHeaders headers = message.getHeaders();
@@ -150,6 +159,18 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
     @Override
     public CompletableFuture<SendResult<K, V>> sendDefault(@Nullable K key, @Nullable V value) {
         return send(requireDefaultTopic("sendDefault"), key, value);
+    }
+
+    @Override
+    public CompletableFuture<SendResult<K, V>> sendDefault(@Nullable Integer partition, @Nullable K key,
+                                                           @Nullable V value) {
+        return send(requireDefaultTopic("sendDefault"), partition, key, value);
+    }
+
+    @Override
+    public CompletableFuture<SendResult<K, V>> sendDefault(@Nullable Integer partition, @Nullable Long timestamp,
+                                                           @Nullable K key, @Nullable V value) {
+        return send(requireDefaultTopic("sendDefault"), partition, timestamp, key, value);
     }
 
     private String requireDefaultTopic(String what) {

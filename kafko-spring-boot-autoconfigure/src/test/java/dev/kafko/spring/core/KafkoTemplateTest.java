@@ -167,6 +167,32 @@ class KafkoTemplateTest {
     }
 
     @Test
+    void aSendWithATimestampCarriesItToTheRecordAndItsResultAsSpringKafkasDoes() {
+        runner.withPropertyValues("kafko.template.default-topic=t").run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            SendResult<Object, Object> stamped = template.send("t", 2, 1_600_000_000_000L, "k", "v").join();
+            SendResult<Object, Object> clocked = template.send("t", null, null, "k", "w").join();
+            SendResult<Object, Object> byDefault = template.sendDefault(1, "k", "x").join();
+            SendResult<Object, Object> byDefaultStamped = template.sendDefault(0, 42L, null, "y").join();
+
+            assertThat(stamped.partition()).isEqualTo(2);
+            assertThat(stamped.timestamp()).isEqualTo(1_600_000_000_000L);
+            assertThat(clocked.partition()).isEqualTo(template.send("t", "k", "z").join().partition()); // by its key
+            assertThat(clocked.timestamp()).isGreaterThan(1_600_000_000_000L);
+            assertThat(byDefault.partition()).isEqualTo(1);
+            assertThat(byDefaultStamped.partition()).isZero();
+            assertThat(byDefaultStamped.timestamp()).isEqualTo(42L);
+            List<KafkoRecord> records = poll(context, "t");
+            assertThat(records).filteredOn(r -> r.partition() == 2 && r.offset() == stamped.offset()).singleElement()
+                    .satisfies(r -> assertThat(r.timestamp()).isEqualTo(1_600_000_000_000L));
+            assertThat(records).filteredOn(r -> r.partition() == 0 && r.offset() == byDefaultStamped.offset())
+                    .singleElement().satisfies(r -> assertThat(r.timestamp()).isEqualTo(42L));
+            assertThatThrownBy(() -> template.send("t", 0, -5L, null, "neg"))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("-5");
+        });
+    }
+
+    @Test
     void sendDefaultUsesTheConfiguredTopicAndOtherwiseSaysWhatToSet() {
         runner.withPropertyValues("kafko.template.default-topic=t").run(context -> {
             assertThat(template(context).sendDefault("x").join().topic()).isEqualTo("t");
