@@ -93,9 +93,10 @@ public final class KafkoAutoConfiguration {
     @ConditionalOnMissingBean
     Kafko kafko(KafkoDataDirectory directory, KafkoProperties properties,
                 ObjectProvider<KafkoOptionsCustomizer> customizers, ObjectProvider<KafkoObserver> observers,
-                ConfigurableListableBeanFactory beanFactory) {
+                ConfigurableListableBeanFactory beanFactory, Environment environment) {
         // (again: an application's own KafkoDataDirectory bean skips the check above)
         KafkoPropertiesCheck.check(properties, beanFactory.getBeanClassLoader());
+        SpringKafkaProperties.warnIfSetWithoutSpringKafka(environment, beanFactory.getBeanClassLoader());
         Kafko kafko = Kafko.open(directory.path(), options(directory, properties, customizers, observers));
         if (LOG.isInfoEnabled()) {
             LOG.info("kafko opened {}{}: {} topic(s)", kafko.dataDir(),

@@ -263,6 +263,22 @@ class KafkoAutoConfigurationTest {
     }
 
     @Test
+    void springKafkaPropertiesLeftFromAMigrationAreNamedInAWarning(
+            org.springframework.boot.test.system.CapturedOutput output) {
+        ApplicationContextRunner withoutSpringKafka = runner.withClassLoader(
+                new org.springframework.boot.test.context.FilteredClassLoader("org.springframework.kafka."));
+        withoutSpringKafka.run(context -> assertThat(context).hasNotFailed());
+        assertThat(output).doesNotContain("spring.kafka.* properties are set");
+        withoutSpringKafka.withPropertyValues("spring.kafka.consumer.group-id=billing",
+                "spring.kafka.bootstrap-servers=localhost:9092").run(context -> assertThat(context).hasNotFailed());
+        assertThat(output).contains("spring.kafka.* properties are set but kafko reads only kafko.* ones")
+                .contains("spring.kafka.bootstrap-servers, spring.kafka.consumer.group-id");
+        // beside spring-kafka (a stand-in of its template on this class path), they are its own
+        runner.withPropertyValues("spring.kafka.listener.ack-mode=record").run(context -> assertThat(context).hasNotFailed());
+        assertThat(output).doesNotContain("spring.kafka.listener.ack-mode");
+    }
+
+    @Test
     void aManualAckListenerThatCannotAcknowledgeIsWarnedAbout(
             org.springframework.boot.test.system.CapturedOutput output) {
         runner.withBean(ManualWithoutAck.class).run(context -> assertThat(context).hasNotFailed());
