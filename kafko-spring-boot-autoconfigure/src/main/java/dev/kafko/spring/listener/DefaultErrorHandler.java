@@ -43,6 +43,16 @@ public final class DefaultErrorHandler implements KafkoErrorHandler {
         this.recoverer = Objects.requireNonNull(recoverer, "recoverer");
     }
 
+    /** As {@link #DefaultErrorHandler(BackOff, RecordRecoverer)}, in spring-kafka's order of the arguments. */
+    public DefaultErrorHandler(RecordRecoverer recoverer, BackOff backOff) {
+        this(backOff, recoverer);
+    }
+
+    /** 10 attempts in all, no delay, then {@code recoverer}: spring-kafka's default back-off. */
+    public DefaultErrorHandler(RecordRecoverer recoverer) {
+        this(new FixedBackOff(0, 9), recoverer);
+    }
+
     /**
      * {@code maxAttempts} attempts in all (the first included), {@code intervalMillis} apart.
      */

@@ -30,6 +30,22 @@ class DefaultErrorHandlerTest {
     }
 
     @Test
+    void springKafkasConstructorsTakeTheRecovererFirstAndDefaultToTenAttempts() throws Exception {
+        RecordRecoverer recoverer = (record, failure, invocation) -> recovered.add(failure);
+        Attempts three = new Attempts(new IllegalStateException("again"));
+        new DefaultErrorHandler(recoverer, new FixedBackOff(0, 2)).handle(List.of(mock(KafkoRecord.class)),
+                new IllegalStateException("first"), three);
+        assertThat(three.retries).isEqualTo(2);
+        Attempts ten = new Attempts(new IllegalStateException("again"));
+        new DefaultErrorHandler(recoverer).handle(List.of(mock(KafkoRecord.class)), new IllegalStateException("first"),
+                ten);
+        assertThat(ten.retries).isEqualTo(9);
+        assertThat(recovered).hasSize(2);
+        assertThatThrownBy(() -> new DefaultErrorHandler((RecordRecoverer) null))
+                .isInstanceOf(NullPointerException.class).hasMessage("recoverer");
+    }
+
+    @Test
     void aNotRetryableExceptionDeepInTheCauseChainSkipsEveryRetry() throws Exception {
         handler.addNotRetryableExceptions(IOException.class);
         Attempts attempts = new Attempts(new IllegalStateException("a retry would have run"));
