@@ -36,7 +36,7 @@ abstract class AwaitedFuture<T> extends CompletableFuture<T> {
 
     private static void exitInline(int @Nullable [] marks) {
         if (marks != null && --marks[ThreadMarks.NESTED] == 0) {
-            PartitionActor.runDeferredIfOutermost(marks);
+            DeferredSends.runIfOutermost(marks);
         }
     }
 

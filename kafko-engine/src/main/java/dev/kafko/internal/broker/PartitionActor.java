@@ -17,7 +17,6 @@ import java.lang.System.Logger.Level;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Locale;
 import java.util.concurrent.ExecutionException;
@@ -57,19 +56,13 @@ final class PartitionActor implements Mailbox.Owner {
     static final long COMMAND_HELP_INTERVAL_MS = 10;
     /** How long a close waits for the rounds before it to complete their futures; see {@link #closeLog}. */
     static final Duration CLOSE_COMPLETION_WAIT = Duration.ofSeconds(5);
-    /** A send made this many callbacks deep is deferred: see {@link #defer}. */
-    static final int DEFER_DEPTH = 16;
-    /** The scheduler drains a partition whose deferred sends nobody took after this long: see {@link #defer}. */
-    static final Duration DEFERRED_FALLBACK = Duration.ofMillis(10);
 
     private static final System.Logger LOG = System.getLogger(PartitionActor.class.getName());
     private static final VarHandle OWNER;
-    private static final VarHandle FALLBACK_ARMED;
 
     static {
         try {
             OWNER = MethodHandles.lookup().findVarHandle(PartitionActor.class, "owner", int.class);
-            FALLBACK_ARMED = MethodHandles.lookup().findVarHandle(PartitionActor.class, "fallbackArmed", boolean.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -86,8 +79,7 @@ final class PartitionActor implements Mailbox.Owner {
 
     private final Mailbox mailbox;
     private volatile int owner; // CAS through OWNER
-    /** Whether a {@link #fallback} look is scheduled for sends deferred to this partition; CAS through FALLBACK_ARMED. */
-    private volatile boolean fallbackArmed;
+    private final DeferredSends deferredSends;
 
     // written by the owner only
     private @Nullable Thread ownerThread;
@@ -116,6 +108,7 @@ final class PartitionActor implements Mailbox.Owner {
         this.fsync = config.fsync();
         this.frameBytes = Math.min(MAX_FRAME_BYTES, AppendSizes.recordBytesPerSegment(config.segmentBytes()));
         this.mailbox = new Mailbox(topic + "-" + partition, ctx.options().maxQueuedBytes(), ctx.options().maxBlock());
+        this.deferredSends = new DeferredSends(this, mailbox, ctx.scheduler());
         this.ctx = ctx;
         this.waiters = new Waiters();
         Duration linger = ctx.options().linger();
@@ -154,7 +147,8 @@ final class PartitionActor implements Mailbox.Owner {
      * Queues {@code r}; runs the mailbox on this thread if nobody owns the partition. A record request
      * that finds the mailbox full waits for room first ({@link Mailbox#pushWhenRoom}), unless this
      * thread owns a partition (user code inside a drain: an observer, a logger), which must never wait.
-     * A record request made {@link #DEFER_DEPTH} callbacks deep is only queued: see {@link #defer}. Any thread.
+     * A record request made {@link DeferredSends#DEPTH} callbacks deep is only queued ({@link DeferredSends}).
+     * Any thread.
      */
     void submit(Request<?> r) {
         int[] marks = ThreadMarks.get();
@@ -170,83 +164,17 @@ final class PartitionActor implements Mailbox.Owner {
             } else if (!mailbox.pushWhenRoom(r, this)) {
                 return;
             }
-        } else if (marks[ThreadMarks.NESTED] + marks[ThreadMarks.COMPLETING] >= DEFER_DEPTH
-                && marks[ThreadMarks.OWNING] == 0 && r.recordCount() > 0) {
-            defer(marks);
+        } else if (r.recordCount() > 0 && DeferredSends.defers(marks)) {
+            deferredSends.deferred(marks);
             return;
         }
         drainIfIdle(marks);
     }
 
-    /**
-     * A send made from a callback {@link #DEFER_DEPTH} deep (a chain of sends, each made from the callback of
-     * the one before, which ran inside the call that added it since that send was already written): written
-     * here, its callbacks would run one level deeper on the same stack, until the stack ran out. It is only
-     * queued, and the partition kept in the thread's {@link ThreadMarks#deferred()} list, which the outermost
-     * of those calls, or the drain that began the chain, runs once they returned ({@link #runDeferred}): the
-     * chain goes on as a loop. Meanwhile a thread that blocks on its future drains the partition itself
-     * ({@link #awaited}), as does anyone's next send, and the scheduler does after {@link #DEFERRED_FALLBACK}
-     * when nobody took it, in case this thread blocks on something else (a latch, a plain
-     * {@code CompletableFuture}) that waits for the record.
-     */
-    private void defer(int[] marks) {
-        ArrayDeque<PartitionActor> deferred = ThreadMarks.deferred();
-        if (!deferred.contains(this)) {
-            deferred.add(this);
-            marks[ThreadMarks.DEFERRED]++;
-        }
-        if (!fallbackArmed && FALLBACK_ARMED.compareAndSet(this, false, true)) {
-            armFallback(null);
-        }
-    }
-
-    /** Has the scheduler look at the mailbox in {@link #DEFERRED_FALLBACK}; {@code seen} is its head now. */
-    private void armFallback(@Nullable Request<?> seen) {
-        if (!ctx.scheduler().schedule(() -> fallback(seen), DEFERRED_FALLBACK)) {
-            fallbackArmed = false; // closing: the close drains the mailbox itself
-        }
-    }
-
-    /**
-     * The scheduler, {@link #DEFERRED_FALLBACK} after a send was deferred, and again every as long while
-     * requests are queued: drains the partition when nobody took the mailbox since the last look (its head is
-     * the one {@code seen} then) and nobody owns it (the thread that deferred them is blocked).
-     */
-    private void fallback(@Nullable Request<?> seen) {
-        Request<?> head = mailbox.peek();
-        if (head == null) {
-            fallbackArmed = false;
-            // a deferral between the look and the flag saw the flag still up and armed nothing
-            if (mailbox.isEmpty() || !FALLBACK_ARMED.compareAndSet(this, false, true)) {
-                return;
-            }
-        } else if (head == seen && owner == 0) {
-            drainIfIdle();
-        }
-        armFallback(mailbox.peek());
-    }
-
-    /**
-     * Drains the partitions this thread deferred sends to ({@link #defer}), and those their callbacks defer in
-     * turn, when it is back at the outermost of the calls that nest a chain: not completing a round, not
-     * owning a partition, not inside a callback run inline. Only once at a time on a thread.
-     */
-    static void runDeferredIfOutermost(int[] marks) {
-        if (marks[ThreadMarks.DEFERRED] == 0 || marks[ThreadMarks.RUNNING_DEFERRED] > 0
-                || marks[ThreadMarks.COMPLETING] > 0 || marks[ThreadMarks.OWNING] > 0 || marks[ThreadMarks.NESTED] > 0) {
-            return;
-        }
-        marks[ThreadMarks.RUNNING_DEFERRED] = 1;
-        try {
-            ArrayDeque<PartitionActor> deferred = ThreadMarks.deferred();
-            for (PartitionActor a; (a = deferred.poll()) != null; ) {
-                marks[ThreadMarks.DEFERRED]--;
-                if (!a.mailbox.isEmpty()) {
-                    a.drain(marks);
-                }
-            }
-        } finally {
-            marks[ThreadMarks.RUNNING_DEFERRED] = 0;
+    /** A run of {@link DeferredSends#runIfOutermost}: this partition, if anything is queued. */
+    void drainDeferred(int[] marks) {
+        if (!mailbox.isEmpty()) {
+            drain(marks);
         }
     }
 
@@ -364,7 +292,7 @@ final class PartitionActor implements Mailbox.Owner {
      */
     private boolean drain(int[] marks) {
         boolean drained = drainRounds(marks);
-        runDeferredIfOutermost(marks);
+        DeferredSends.runIfOutermost(marks);
         return drained;
     }
 
@@ -523,7 +451,7 @@ final class PartitionActor implements Mailbox.Owner {
         if (chain.isLingering()) {
             submit(new CommandRequest(CommandRequest.Kind.AWAITED));
         } else if (owner == 0 && !mailbox.isEmpty()) {
-            drainIfIdle(); // a deferred send (see defer): nobody may be about to write it
+            drainIfIdle(); // a deferred send (DeferredSends): nobody may be about to write it
         }
     }
 

@@ -14,7 +14,7 @@ import java.util.ArrayDeque;
  * <p>{@link #NESTED} counts the callbacks this thread runs inside the call that added them to a future
  * already complete ({@code send(...).whenComplete(...)} on a send written before it returned): a chain of
  * sends each made from the previous one's callback nests one such call per link. A send made
- * {@link PartitionActor#DEFER_DEPTH} deep is only queued, its partition kept in {@link #deferred()}
+ * {@link DeferredSends#DEPTH} deep is only queued, its partition kept in {@link #deferred()}
  * ({@link #DEFERRED} of them), and the outermost of those calls, or the drain that began the chain, runs
  * it once the stack unwound ({@link #RUNNING_DEFERRED} while it does): the chain goes on as a loop.
  */
