@@ -58,7 +58,13 @@ class CallbackChainTest {
         /** The next link as a batch of one, from {@code thenAccept}. */
         BATCH,
         /** The next link from {@code thenCompose}, as sequential sends are written with futures. */
-        COMPOSED
+        COMPOSED,
+        /** The next link from {@code thenCombine} with a future already complete. */
+        THEN_COMBINE,
+        /** The next link from {@code applyToEither} with a future never complete. */
+        APPLY_TO_EITHER,
+        /** The next link from {@code whenCompleteAsync} on an executor that runs it at once. */
+        WHEN_COMPLETE_ASYNC_DIRECT
     }
 
     @ParameterizedTest
@@ -128,6 +134,29 @@ class CallbackChainTest {
             }
             CompletableFuture<RecordPosition> sent = link == Link.OTHER_PARTITION ? p.sendTo(i % 2, null, value)
                     : p.sendTo(0, null, value);
+            if (link == Link.THEN_COMBINE || link == Link.APPLY_TO_EITHER || link == Link.WHEN_COMPLETE_ASYNC_DIRECT) {
+                Runnable next = () -> {
+                    acked.add(i);
+                    sendLink(p, i + 1, link, acked, done);
+                };
+                CompletableFuture<?> linked = switch (link) {
+                    case THEN_COMBINE -> sent.thenCombine(CompletableFuture.completedFuture(0), (a, b) -> {
+                        next.run();
+                        return null;
+                    });
+                    case APPLY_TO_EITHER -> sent.applyToEither(new CompletableFuture<>(), x -> {
+                        next.run();
+                        return null;
+                    });
+                    default -> sent.whenCompleteAsync((x, e) -> next.run(), Runnable::run);
+                };
+                linked.whenComplete((x, e) -> {
+                    if (e != null) {
+                        done.completeExceptionally(e);
+                    }
+                });
+                return;
+            }
             sent.whenComplete((pos, e) -> {
                 try {
                     if (e != null) {
@@ -159,6 +188,68 @@ class CallbackChainTest {
         return p.sendTo(0, null, ByteBuffer.allocate(4).putInt(i).array()).thenCompose(pos -> {
             acked.add(i);
             return composeFrom(p, i + 1, acked);
+        });
+    }
+
+    /**
+     * A chain that goes on on {@code kafko-scheduler} (callbacks of sends whose linger it ended), whose links from
+     * the sixteenth on send two records and wait for both through a plain {@code allOf}, as the README allows
+     * on that thread: the deferred sends are written by another thread while the scheduler waits.
+     */
+    @Test
+    void aChainOnTheSchedulerWhoseDeepLinksWaitForTheirSendsThroughAllOfGoesOn() throws Exception {
+        try (Kafko k = Kafko.open(dir, KafkoOptions.builder().linger(Duration.ofMillis(20)).build())) {
+            k.createTopic("t", TopicConfig.builder().fsync(FsyncPolicy.NEVER).build());
+            Producer p = k.producer("t");
+            CompletableFuture<String> outcome = new CompletableFuture<>();
+            boolean started = false;
+            // one chain only, and no sends from this thread once it runs: they would drain the partition here and
+            // run the chain's callbacks on this thread instead
+            for (int attempt = 0; attempt < 50 && !started; attempt++) {
+                CompletableFuture<RecordPosition> last = null;
+                for (int i = 0; i < 200; i++) {
+                    last = p.sendTo(0, null, ByteBuffer.allocate(4).putInt(i).array());
+                }
+                if (last.isDone()) {
+                    continue; // nothing lingered: no chain on the scheduler this time
+                }
+                CompletableFuture<Boolean> onScheduler = new CompletableFuture<>();
+                last.whenComplete((pos, e) -> {
+                    boolean there = Thread.currentThread().getName().equals("kafko-scheduler");
+                    onScheduler.complete(there);
+                    if (there) {
+                        waitingLink(p, 0, outcome);
+                    }
+                });
+                started = onScheduler.get(10, TimeUnit.SECONDS);
+            }
+            assertThat(started).as("a chain began on kafko-scheduler").isTrue();
+            assertThat(outcome.get(90, TimeUnit.SECONDS)).isEqualTo("every wait returned");
+        }
+    }
+
+    private static void waitingLink(Producer p, int i, CompletableFuture<String> outcome) {
+        p.sendTo(0, null, ByteBuffer.allocate(4).putInt(i).array()).whenComplete((pos, e) -> {
+            try {
+                if (i >= 16) {
+                    CompletableFuture<RecordPosition> a = p.sendTo(0, null, ByteBuffer.allocate(4).putInt(100_000 + i).array());
+                    CompletableFuture<RecordPosition> b = p.sendTo(0, null, ByteBuffer.allocate(4).putInt(200_000 + i).array());
+                    try {
+                        CompletableFuture.allOf(a, b).get(10, TimeUnit.SECONDS);
+                    } catch (java.util.concurrent.TimeoutException t) {
+                        outcome.complete("link " + i + " on " + Thread.currentThread().getName()
+                                + ": its two sends were not written after 10 s");
+                        return;
+                    }
+                }
+                if (i + 1 == 40) {
+                    outcome.complete("every wait returned");
+                    return;
+                }
+                waitingLink(p, i + 1, outcome);
+            } catch (Throwable t) {
+                outcome.completeExceptionally(t);
+            }
         });
     }
 

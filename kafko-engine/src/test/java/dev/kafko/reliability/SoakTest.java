@@ -91,14 +91,14 @@ class SoakTest {
         assertThat(last[2]).as("kafko threads").isEqualTo(first[2]);
         // open descriptors swing by a score with the segments, tail-read channels, churned topics and the
         // rolled segments whose seal is pending (up to 4 a partition, each with its channels) open at the
-        // moment of a sample (82-102 within one run): a leak raises their level with every churned topic
-        // or segment (thousands here), so the medians of the early and the late samples are compared, not
-        // two single samples
+        // moment of a sample (82-102 within one run, 70-102 in one beside a build): a leak raises their level
+        // with every churned topic or segment (thousands here), so the medians of the early and the late
+        // samples are compared, not two single samples, with room for that swing
         int window = Math.max(1, Math.min(5, (samples.size() - 1) / 2));
         List<long[]> early = samples.subList(1, Math.min(samples.size(), 1 + window));
         List<long[]> late = samples.subList(samples.size() - window, samples.size());
         assertThat(median(late, 3)).as("file descriptors, median of the last %d samples", late.size())
-                .isLessThanOrEqualTo(median(early, 3) + 16);
+                .isLessThanOrEqualTo(median(early, 3) + 32);
     }
 
     private static long median(List<long[]> samples, int column) {

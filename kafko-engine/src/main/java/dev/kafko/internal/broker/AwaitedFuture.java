@@ -3,12 +3,14 @@ package dev.kafko.internal.broker;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -40,74 +42,165 @@ abstract class AwaitedFuture<T> extends CompletableFuture<T> {
         }
     }
 
-    @Override
-    public CompletableFuture<T> whenComplete(BiConsumer<? super T, ? super Throwable> action) {
+    /** Runs a call that may run its function inline on this thread, counted as {@link ThreadMarks#NESTED} if so. */
+    private <R> R counted(Supplier<R> call) {
         int[] marks = enterInline();
         try {
-            return super.whenComplete(action);
+            return call.get();
         } finally {
             exitInline(marks);
         }
+    }
+
+    // every method that may run its function inside the call (the async ones too: their executor may run it there)
+
+    @Override
+    public CompletableFuture<T> whenComplete(BiConsumer<? super T, ? super Throwable> action) {
+        return counted(() -> super.whenComplete(action));
+    }
+
+    @Override
+    public CompletableFuture<T> whenCompleteAsync(BiConsumer<? super T, ? super Throwable> action, Executor executor) {
+        return counted(() -> super.whenCompleteAsync(action, executor));
     }
 
     @Override
     public <U> CompletableFuture<U> handle(BiFunction<? super T, Throwable, ? extends U> fn) {
-        int[] marks = enterInline();
-        try {
-            return super.handle(fn);
-        } finally {
-            exitInline(marks);
-        }
+        return counted(() -> super.handle(fn));
+    }
+
+    @Override
+    public <U> CompletableFuture<U> handleAsync(BiFunction<? super T, Throwable, ? extends U> fn, Executor executor) {
+        return counted(() -> super.handleAsync(fn, executor));
     }
 
     @Override
     public <U> CompletableFuture<U> thenApply(Function<? super T, ? extends U> fn) {
-        int[] marks = enterInline();
-        try {
-            return super.thenApply(fn);
-        } finally {
-            exitInline(marks);
-        }
+        return counted(() -> super.thenApply(fn));
+    }
+
+    @Override
+    public <U> CompletableFuture<U> thenApplyAsync(Function<? super T, ? extends U> fn, Executor executor) {
+        return counted(() -> super.thenApplyAsync(fn, executor));
     }
 
     @Override
     public CompletableFuture<Void> thenAccept(Consumer<? super T> action) {
-        int[] marks = enterInline();
-        try {
-            return super.thenAccept(action);
-        } finally {
-            exitInline(marks);
-        }
+        return counted(() -> super.thenAccept(action));
+    }
+
+    @Override
+    public CompletableFuture<Void> thenAcceptAsync(Consumer<? super T> action, Executor executor) {
+        return counted(() -> super.thenAcceptAsync(action, executor));
     }
 
     @Override
     public CompletableFuture<Void> thenRun(Runnable action) {
-        int[] marks = enterInline();
-        try {
-            return super.thenRun(action);
-        } finally {
-            exitInline(marks);
-        }
+        return counted(() -> super.thenRun(action));
+    }
+
+    @Override
+    public CompletableFuture<Void> thenRunAsync(Runnable action, Executor executor) {
+        return counted(() -> super.thenRunAsync(action, executor));
     }
 
     @Override
     public <U> CompletableFuture<U> thenCompose(Function<? super T, ? extends CompletionStage<U>> fn) {
-        int[] marks = enterInline();
-        try {
-            return super.thenCompose(fn);
-        } finally {
-            exitInline(marks);
-        }
+        return counted(() -> super.thenCompose(fn));
+    }
+
+    @Override
+    public <U> CompletableFuture<U> thenComposeAsync(Function<? super T, ? extends CompletionStage<U>> fn,
+                                                     Executor executor) {
+        return counted(() -> super.thenComposeAsync(fn, executor));
     }
 
     @Override
     public CompletableFuture<T> exceptionally(Function<Throwable, ? extends T> fn) {
-        int[] marks = enterInline();
-        try {
-            return super.exceptionally(fn);
-        } finally {
-            exitInline(marks);
-        }
+        return counted(() -> super.exceptionally(fn));
+    }
+
+    @Override
+    public CompletableFuture<T> exceptionallyAsync(Function<Throwable, ? extends T> fn, Executor executor) {
+        return counted(() -> super.exceptionallyAsync(fn, executor));
+    }
+
+    @Override
+    public CompletableFuture<T> exceptionallyCompose(Function<Throwable, ? extends CompletionStage<T>> fn) {
+        return counted(() -> super.exceptionallyCompose(fn));
+    }
+
+    @Override
+    public CompletableFuture<T> exceptionallyComposeAsync(Function<Throwable, ? extends CompletionStage<T>> fn,
+                                                          Executor executor) {
+        return counted(() -> super.exceptionallyComposeAsync(fn, executor));
+    }
+
+    @Override
+    public <U, V> CompletableFuture<V> thenCombine(CompletionStage<? extends U> other,
+                                                   BiFunction<? super T, ? super U, ? extends V> fn) {
+        return counted(() -> super.thenCombine(other, fn));
+    }
+
+    @Override
+    public <U, V> CompletableFuture<V> thenCombineAsync(CompletionStage<? extends U> other,
+                                                        BiFunction<? super T, ? super U, ? extends V> fn,
+                                                        Executor executor) {
+        return counted(() -> super.thenCombineAsync(other, fn, executor));
+    }
+
+    @Override
+    public <U> CompletableFuture<Void> thenAcceptBoth(CompletionStage<? extends U> other,
+                                                      BiConsumer<? super T, ? super U> action) {
+        return counted(() -> super.thenAcceptBoth(other, action));
+    }
+
+    @Override
+    public <U> CompletableFuture<Void> thenAcceptBothAsync(CompletionStage<? extends U> other,
+                                                           BiConsumer<? super T, ? super U> action, Executor executor) {
+        return counted(() -> super.thenAcceptBothAsync(other, action, executor));
+    }
+
+    @Override
+    public CompletableFuture<Void> runAfterBoth(CompletionStage<?> other, Runnable action) {
+        return counted(() -> super.runAfterBoth(other, action));
+    }
+
+    @Override
+    public CompletableFuture<Void> runAfterBothAsync(CompletionStage<?> other, Runnable action, Executor executor) {
+        return counted(() -> super.runAfterBothAsync(other, action, executor));
+    }
+
+    @Override
+    public <U> CompletableFuture<U> applyToEither(CompletionStage<? extends T> other, Function<? super T, U> fn) {
+        return counted(() -> super.applyToEither(other, fn));
+    }
+
+    @Override
+    public <U> CompletableFuture<U> applyToEitherAsync(CompletionStage<? extends T> other, Function<? super T, U> fn,
+                                                       Executor executor) {
+        return counted(() -> super.applyToEitherAsync(other, fn, executor));
+    }
+
+    @Override
+    public CompletableFuture<Void> acceptEither(CompletionStage<? extends T> other, Consumer<? super T> action) {
+        return counted(() -> super.acceptEither(other, action));
+    }
+
+    @Override
+    public CompletableFuture<Void> acceptEitherAsync(CompletionStage<? extends T> other, Consumer<? super T> action,
+                                                     Executor executor) {
+        return counted(() -> super.acceptEitherAsync(other, action, executor));
+    }
+
+    @Override
+    public CompletableFuture<Void> runAfterEither(CompletionStage<?> other, Runnable action) {
+        return counted(() -> super.runAfterEither(other, action));
+    }
+
+    @Override
+    public CompletableFuture<Void> runAfterEitherAsync(CompletionStage<?> other, Runnable action, Executor executor) {
+        return counted(() -> super.runAfterEitherAsync(other, action, executor));
     }
 
     @Override

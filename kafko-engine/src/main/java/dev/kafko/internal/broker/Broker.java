@@ -8,6 +8,7 @@ import dev.kafko.InvalidPartitionException;
 import dev.kafko.InvalidTopicLayoutException;
 import dev.kafko.Kafko;
 import dev.kafko.KafkoClosedException;
+import dev.kafko.KafkoException;
 import dev.kafko.KafkoOptions;
 import dev.kafko.KafkoStorageException;
 import dev.kafko.Producer;
@@ -464,7 +465,13 @@ public final class Broker implements Kafko {
             // wait for this callback to return)
             // inside a partition's work (an observer's callback): the close needs that partition, and a group an
             // observer may hold, so it runs on a thread of its own once this call returns
-            startCloser(partitions);
+            if (!startCloser(partitions, false)) {
+                KafkoException e = new KafkoException("closing " + dataDir + " from inside kafko's work (an observer)"
+                        + " needs a thread of its own, and none could be started");
+                closeFailure = e;
+                closeDone.countDown();
+                throw e;
+            }
             return;
         }
         if (marks[ThreadMarks.COMPLETING] > 0) {
@@ -472,10 +479,19 @@ public final class Broker implements Kafko {
             finishClose(partitions);
             return;
         }
-        // the file work runs on a thread nobody interrupts: an interrupt during a channel's call closes the
-        // channel, and the lock's channel (whose closing drops the lock) is not opened again. The caller waits
-        // without being cut short and keeps its interrupt
-        if (startCloser(partitions)) {
+        // the sends still pending are written and their futures completed here, as a flush does: their callbacks
+        // run on the caller's thread, which may hold a lock they take
+        for (PartitionActor a : partitions) {
+            try {
+                a.writeSubmitted();
+            } catch (RuntimeException e) {
+                // a failed partition: its close below reports what it must
+            }
+        }
+        // the rest of the file work runs on a thread nobody interrupts: an interrupt during a channel's call
+        // closes the channel, and the lock's channel (whose closing drops the lock) is not opened again. The
+        // caller waits without being cut short and keeps its interrupt
+        if (startCloser(partitions, true)) {
             awaitClosed();
         } else {
             finishClose(partitions);
@@ -483,11 +499,20 @@ public final class Broker implements Kafko {
     }
 
     /**
-     * Runs {@link #finishClose} on a {@code kafko-close} thread; false when no thread could be started (the
-     * caller closes then).
+     * Runs {@link #finishClose} on a {@code kafko-close} thread; false when no thread could be started. What
+     * the close throws goes to the callers of {@link #close()} ({@link #awaitClosed}), not to the thread's
+     * uncaught-exception handler; when {@code callerWaits} is false, nobody waits, and it is logged.
      */
-    private boolean startCloser(List<PartitionActor> partitions) {
-        Thread t = new Thread(() -> finishClose(partitions), "kafko-close");
+    private boolean startCloser(List<PartitionActor> partitions, boolean callerWaits) {
+        Thread t = new Thread(() -> {
+            try {
+                finishClose(partitions);
+            } catch (RuntimeException | Error e) {
+                if (!callerWaits) {
+                    LOG.log(Level.ERROR, "closing " + dataDir + " failed: " + e, e);
+                }
+            }
+        }, "kafko-close");
         t.setDaemon(false); // the JVM waits for the close to finish, a durability boundary
         closer = t;
         try {

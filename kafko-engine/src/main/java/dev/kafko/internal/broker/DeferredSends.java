@@ -4,6 +4,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -17,8 +18,9 @@ import org.jspecify.annotations.Nullable;
  * the chain, drains once the stack unwound ({@link #runIfOutermost}): the chain goes on as a loop.
  * Meanwhile a thread that blocks on such a send's future drains the partition itself
  * ({@link PartitionActor#awaited}), as does anyone's next send, and the scheduler does after
- * {@link #FALLBACK} when nobody took the mailbox ({@link #fallback}): the deferring thread may block on
- * something else (a latch, a plain {@code CompletableFuture}) that waits for the record.
+ * {@link #FALLBACK} when nobody took the mailbox ({@link #look}; a {@code kafko-deferred} thread when the
+ * scheduler deferred them itself): the deferring thread may block on something else (a latch, a plain
+ * {@code CompletableFuture}) that waits for the record.
  */
 final class DeferredSends {
 
@@ -28,10 +30,12 @@ final class DeferredSends {
     static final Duration FALLBACK = Duration.ofMillis(10);
 
     private static final VarHandle ARMED;
+    private static final VarHandle LOOKING;
 
     static {
         try {
             ARMED = MethodHandles.lookup().findVarHandle(DeferredSends.class, "armed", boolean.class);
+            LOOKING = MethodHandles.lookup().findVarHandle(DeferredSends.class, "looking", boolean.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -40,8 +44,10 @@ final class DeferredSends {
     private final PartitionActor actor;
     private final Mailbox mailbox;
     private final Scheduler scheduler;
-    /** Whether a {@link #fallback} look is scheduled; CAS through ARMED. */
+    /** Whether a {@link #look} is scheduled; CAS through ARMED. */
     private volatile boolean armed;
+    /** Whether a {@code kafko-deferred} thread looks; CAS through LOOKING. */
+    private volatile boolean looking;
 
     DeferredSends(PartitionActor actor, Mailbox mailbox, Scheduler scheduler) {
         this.actor = actor;
@@ -61,35 +67,69 @@ final class DeferredSends {
             deferred.add(actor);
             marks[ThreadMarks.DEFERRED]++;
         }
-        if (!armed && ARMED.compareAndSet(this, false, true)) {
-            arm(null);
+        if (scheduler.isCurrentThread()) {
+            // a chain of callbacks of sends whose linger the scheduler ended: the scheduler may be the very thread
+            // that waits for the record, so a thread of its own looks
+            if (!looking && LOOKING.compareAndSet(this, false, true)) {
+                startLookingThread();
+            }
+        } else if (!armed && ARMED.compareAndSet(this, false, true)) {
+            arm(mailbox.peek());
         }
     }
 
     /** Has the scheduler look at the mailbox in {@link #FALLBACK}; {@code seen} is its head now. */
     private void arm(@Nullable Request<?> seen) {
-        if (!scheduler.schedule(() -> fallback(seen), FALLBACK)) {
+        if (!scheduler.schedule(() -> {
+            if (look(seen)) {
+                arm(mailbox.peek());
+            } else {
+                armed = false;
+                // a deferral between the look and the flag saw the flag still up and armed nothing
+                if (!mailbox.isEmpty() && ARMED.compareAndSet(this, false, true)) {
+                    arm(mailbox.peek());
+                }
+            }
+        }, FALLBACK)) {
             armed = false; // closing: the close drains the mailbox itself
         }
     }
 
+    /** A {@code kafko-deferred} thread that looks every {@link #FALLBACK} for as long as requests are queued. */
+    private void startLookingThread() {
+        Thread t = new Thread(() -> {
+            for (Request<?> seen = mailbox.peek(); ; seen = mailbox.peek()) {
+                LockSupport.parkNanos(FALLBACK.toNanos());
+                if (!look(seen)) {
+                    looking = false;
+                    if (mailbox.isEmpty() || !LOOKING.compareAndSet(this, false, true)) {
+                        return;
+                    }
+                }
+            }
+        }, "kafko-deferred");
+        t.setDaemon(true);
+        try {
+            t.start();
+        } catch (OutOfMemoryError e) {
+            looking = false; // no thread to be had: the outermost call of the chain still drains the partition
+        }
+    }
+
     /**
-     * The scheduler, {@link #FALLBACK} after a send was deferred, and again every as long while requests are
-     * queued: drains the partition when nobody took the mailbox since the last look (its head is the one
-     * {@code seen} then) and nobody owns it (the thread that deferred them is blocked).
+     * One look at the mailbox, {@link #FALLBACK} after the one that saw {@code seen} at its head: drains the
+     * partition when nobody took the mailbox since (its head is still {@code seen}) and nobody owns it (the
+     * thread that deferred the sends is blocked). False once nothing is queued: no more looks.
      */
-    private void fallback(@Nullable Request<?> seen) {
+    private boolean look(@Nullable Request<?> seen) {
         Request<?> head = mailbox.peek();
         if (head == null) {
-            armed = false;
-            // a deferral between the look and the flag saw the flag still up and armed nothing
-            if (mailbox.isEmpty() || !ARMED.compareAndSet(this, false, true)) {
-                return;
-            }
-        } else if (head == seen && !actor.isOwned()) {
+            return false;
+        }
+        if (head == seen && !actor.isOwned()) {
             actor.drainIfIdle();
         }
-        arm(mailbox.peek());
+        return true;
     }
 
     /**

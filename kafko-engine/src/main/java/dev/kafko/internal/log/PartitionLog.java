@@ -562,7 +562,8 @@ public final class PartitionLog implements Closeable {
      */
     private KafkoException outOfStack(StackOverflowError e) {
         return new KafkoException("the thread appending to " + name + " ran out of stack; nothing of the append"
-                + " was written (the sending thread was deep in a recursion of its own)", e);
+                + " was written (the sending thread was deep in a recursion of its own: send from a loop, or through an"
+                + " executor)", e);
     }
 
     /** Records the first failure (any thread: a seal may fail in the background) and returns it to throw. */
