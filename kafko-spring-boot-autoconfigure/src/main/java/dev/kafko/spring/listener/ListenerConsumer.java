@@ -63,8 +63,8 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
      */
     private @Nullable Duration nackSleep;
     private int nackIndex;
-    /** Whether the backend's consumer reports positions ({@link #finishedUpToPositions}); polling thread only. */
-    private boolean reportsPositions = true;
+    /** Where the member starts and how far it got without records; polling thread only. */
+    private final MemberPositions positions;
     /** Handed to listeners in automatic ack modes, where acknowledging does nothing. */
     private final Acknowledgment noAck = () -> { };
     private final boolean timed;
@@ -85,6 +85,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         this.timed = container.instrumentation() != KafkoInstrumentation.NOOP;
         this.observations = container.observations();
         this.backend = backend;
+        this.positions = new MemberPositions(container, backend, this::advance);
         this.consumer = backend.groupConsumer(container.topic(), container.getGroupId(),
                 properties.maxPollRecords(), this);
         this.topicId = backend.topicId(container.topic());
@@ -180,7 +181,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         try {
             List<KafkoRecord> records = consumer.poll(properties.pollTimeout());
             if (records.isEmpty()) {
-                finishedUpToPositions();
+                positions.afterEmptyPoll(consumer);
             }
             return records;
         } catch (KafkoClosedException e) {
@@ -524,53 +525,11 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
     @Override
     public void onPartitionsAssigned(Collection<Integer> partitions) {
         offsets.assigned(partitions);
-        commitStartsAtEnd(partitions);
+        positions.assigned(consumer, partitions);
         ConsumerSeekAware aware = listener.seekAware();
         if (aware != null && !partitions.isEmpty()) {
             AssignmentSeeks.offer(aware, container, consumer, partitions);
         }
-    }
-
-    /**
-     * Where a group without a commit starts at the end ({@code kafko.offset-reset=latest}), commits that start
-     * for the partitions it never committed, as spring-kafka does by default: the records appended while no
-     * member reads (between two runs of the application) are then read by the next run, not skipped.
-     */
-    private void commitStartsAtEnd(Collection<Integer> partitions) {
-        if (partitions.isEmpty() || !backend.startsAtEndWithoutCommit()) {
-            return;
-        }
-        Map<Integer, Long> committed = backend.committedOffsets(container.topic(), container.getGroupId());
-        Map<Integer, Long> starts = new HashMap<>();
-        for (int p : partitions) {
-            if (!committed.containsKey(p)) {
-                starts.put(p, consumer.position(p));
-            }
-        }
-        if (!starts.isEmpty()) {
-            consumer.commit(starts);
-        }
-    }
-
-    /**
-     * After a poll that found nothing: every partition this member reads is read up to its position, so the
-     * member has finished what lies before it, though it processed and committed none of it (it started at
-     * the end, a listener sought past it, or retention removed it): the test helper's progress moves there.
-     */
-    private void finishedUpToPositions() {
-        if (!reportsPositions) {
-            return;
-        }
-        Map<Integer, Long> positions = new HashMap<>();
-        try {
-            for (int p : consumer.assignment()) {
-                positions.put(p, consumer.position(p));
-            }
-        } catch (UnsupportedOperationException e) {
-            reportsPositions = false; // a backend that does not report positions: progress comes from records only
-            return;
-        }
-        advance(positions);
     }
 
     /** The acknowledgment handed to the listener for one delivery. */

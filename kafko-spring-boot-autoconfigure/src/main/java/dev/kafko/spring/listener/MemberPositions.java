@@ -1,0 +1,71 @@
+package dev.kafko.spring.listener;
+
+import dev.kafko.spring.core.BackendConsumer;
+import dev.kafko.spring.core.LogBackend;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * Where a listener's member starts on the partitions it is given, and how far it got on them without
+ * records: what its {@link ListenerConsumer} needs besides the records it delivers. Polling thread only.
+ */
+final class MemberPositions {
+
+    private final KafkoMessageListenerContainer container;
+    private final LogBackend backend;
+    /** Tells the container's progress tracker how far the member got, per partition (the next offset). */
+    private final Consumer<Map<Integer, Long>> progress;
+    /** Whether the backend's consumer reports positions ({@link #afterEmptyPoll}). */
+    private boolean reportsPositions = true;
+
+    MemberPositions(KafkoMessageListenerContainer container, LogBackend backend, Consumer<Map<Integer, Long>> progress) {
+        this.container = container;
+        this.backend = backend;
+        this.progress = progress;
+    }
+
+    /**
+     * {@code partitions} were assigned to the member. Where a group without a commit starts at the end
+     * ({@code kafko.offset-reset=latest}), commits that start for the partitions it never committed, as
+     * spring-kafka does by default: the records appended while no member reads (between two runs of the
+     * application) are then read by the next run, not skipped.
+     */
+    void assigned(BackendConsumer consumer, Collection<Integer> partitions) {
+        if (partitions.isEmpty() || !backend.startsAtEndWithoutCommit()) {
+            return;
+        }
+        Map<Integer, Long> committed = backend.committedOffsets(container.topic(), container.getGroupId());
+        Map<Integer, Long> starts = new HashMap<>();
+        for (int p : partitions) {
+            if (!committed.containsKey(p)) {
+                starts.put(p, consumer.position(p));
+            }
+        }
+        if (!starts.isEmpty()) {
+            consumer.commit(starts);
+        }
+    }
+
+    /**
+     * After a poll that found nothing: every partition the member reads is read up to its position, so it has
+     * finished what lies before it, though it processed and committed none of it (it started at the end, a
+     * listener sought past it, or retention removed it): the test helper's progress moves there.
+     */
+    void afterEmptyPoll(BackendConsumer consumer) {
+        if (!reportsPositions) {
+            return;
+        }
+        Map<Integer, Long> positions = new HashMap<>();
+        try {
+            for (int p : consumer.assignment()) {
+                positions.put(p, consumer.position(p));
+            }
+        } catch (UnsupportedOperationException e) {
+            reportsPositions = false; // a backend that does not report positions: progress comes from records only
+            return;
+        }
+        progress.accept(positions);
+    }
+}
