@@ -645,8 +645,8 @@ final class PartitionActor implements Mailbox.Owner {
                 : e instanceof OutOfMemoryError ? new KafkoException(what + " of partition " + name
                         + " ran out of heap; nothing of it was written: " + e, e)
                 : e instanceof StackOverflowError ? new KafkoException(what + " of partition " + name
-                        + " ran out of stack (the sending thread was deep in a recursion of its own: send from a loop, or through an executor): "
-                        + e, e)
+                        + " ran out of stack (the sending thread was deep in a recursion of its own: send from a loop,"
+                        + " or through an executor): " + e, e)
                 : new KafkoStorageException(what + " of partition " + name + " failed: " + e, e);
         // a heap that ran out before the log was touched (encoding a frame) leaves the log as it was, and
         // so does a stack that ran out anywhere but where the log changes what it publishes (the log fails
