@@ -40,6 +40,7 @@ class DeleteRecreateUnderLoadTest {
     final Map<String, String> unexpected = new ConcurrentHashMap<>();
     final LongAdder acked = new LongAdder();
     final LongAdder unknowns = new LongAdder();
+    final AtomicBoolean stop = new AtomicBoolean();
 
     void record(String who, Throwable t) {
         Throwable c = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
@@ -52,10 +53,48 @@ class DeleteRecreateUnderLoadTest {
         unexpected.putIfAbsent(who + ": " + c.getClass().getSimpleName(), sw.toString());
     }
 
+    /**
+     * Polls (and commits, when {@code commits}) with a consumer made by {@code open} until the test stops,
+     * making a new one whenever the topic went away under it; any other failure is recorded under {@code who}.
+     */
+    void consumeUntilStopped(java.util.function.Supplier<Consumer> open, boolean commits, String who) {
+        Consumer c = null;
+        while (!stop.get()) {
+            try {
+                if (c == null) {
+                    c = open.get();
+                }
+                c.poll(Duration.ofMillis(20));
+                if (commits) {
+                    c.commit();
+                }
+            } catch (UnknownTopicException e) {
+                unknowns.increment();
+                try {
+                    if (c != null) {
+                        c.close();
+                    }
+                } catch (Throwable t) {
+                    record(who + " close", t);
+                }
+                c = null;
+            } catch (Throwable t) {
+                record(who, t);
+                if (c != null) {
+                    try {
+                        c.close();
+                    } catch (Throwable ignored) {
+                        // closing a broken consumer
+                    }
+                }
+                c = null;
+            }
+        }
+    }
+
     @Test
     @Timeout(value = 90, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void everyFailureUnderDeleteAndRecreateIsUnknownTopic() throws Exception {
-        AtomicBoolean stop = new AtomicBoolean();
         List<Thread> threads = new ArrayList<>();
         Kafko k = Kafko.open(tmp, KafkoOptions.builder().build());
         k.createTopic("t", TopicConfig.builder().partitions(2).build());
@@ -106,65 +145,9 @@ class DeleteRecreateUnderLoadTest {
                 }
             }
         }, "stress-flusher"));
-        threads.add(new Thread(() -> {
-            Consumer c = null;
-            while (!stop.get()) {
-                try {
-                    if (c == null) {
-                        c = k.consumer("t");
-                    }
-                    c.poll(Duration.ofMillis(20));
-                } catch (UnknownTopicException e) {
-                    unknowns.increment();
-                    if (c != null) {
-                        c.close();
-                    }
-                    c = null;
-                } catch (Throwable t) {
-                    record("poll", t);
-                    if (c != null) {
-                        try {
-                            c.close();
-                        } catch (Throwable ignored) {
-                            // closing a broken consumer
-                        }
-                    }
-                    c = null;
-                }
-            }
-        }, "stress-poller"));
-        threads.add(new Thread(() -> {
-            Consumer c = null;
-            while (!stop.get()) {
-                try {
-                    if (c == null) {
-                        c = k.groupConsumer("t", "g");
-                    }
-                    c.poll(Duration.ofMillis(20));
-                    c.commit();
-                } catch (UnknownTopicException e) {
-                    unknowns.increment();
-                    try {
-                        if (c != null) {
-                            c.close();
-                        }
-                    } catch (Throwable t) {
-                        record("group close", t);
-                    }
-                    c = null;
-                } catch (Throwable t) {
-                    record("group", t);
-                    if (c != null) {
-                        try {
-                            c.close();
-                        } catch (Throwable ignored) {
-                            // closing a broken consumer
-                        }
-                    }
-                    c = null;
-                }
-            }
-        }, "stress-group"));
+        threads.add(new Thread(() -> consumeUntilStopped(() -> k.consumer("t"), false, "poll"), "stress-poller"));
+        threads.add(new Thread(() -> consumeUntilStopped(() -> k.groupConsumer("t", "g"), true, "group"),
+                "stress-group"));
         threads.forEach(Thread::start);
         AtomicInteger cycles = new AtomicInteger();
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(8);
