@@ -72,6 +72,15 @@ public interface Consumer extends AutoCloseable {
     void seekToTimestamp(long epochMillis);
 
     /**
+     * {@code partition} continues at its first record with a timestamp at or after this one (or its end),
+     * as {@link #seekToTimestamp(long)} does for every assigned partition.
+     *
+     * @throws InvalidPartitionException when the partition is not assigned to this consumer
+     * @throws IllegalArgumentException when {@code epochMillis} is negative
+     */
+    void seekToTimestamp(int partition, long epochMillis);
+
+    /**
      * The offset of the next record the consumer will return from this partition.
      *
      * @throws InvalidPartitionException when the partition is not assigned to this consumer

@@ -195,6 +195,32 @@ class ConsumerTest {
     }
 
     @Test
+    void aTimestampSeekOfOnePartitionLeavesTheOthersWhereTheyAre() {
+        try (Kafko k = Kafko.open(dir)) {
+            k.createTopic("t", TopicConfig.builder().partitions(2).build());
+            Producer p = k.producer("t");
+            for (int i = 0; i < 10; i++) {
+                p.sendTo(0, OutgoingRecord.of(null, bytes("a" + i), Headers.empty(), 1_000L * (i + 1))).join();
+                p.sendTo(1, OutgoingRecord.of(null, bytes("b" + i), Headers.empty(), 1_000L * (i + 1))).join();
+            }
+            try (Consumer c = k.consumer("t")) {
+                c.seek(0, 2);
+                c.seek(1, 8);
+                c.seekToTimestamp(1, 4_500);
+                assertThat(c.position(1)).isEqualTo(4);
+                assertThat(c.position(0)).isEqualTo(2);
+                c.seekToTimestamp(0, 99_000);
+                assertThat(c.position(0)).isEqualTo(10);
+                assertThat(c.position(1)).isEqualTo(4);
+                assertThatThrownBy(() -> c.seekToTimestamp(2, 0)).isInstanceOf(InvalidPartitionException.class);
+                assertThatThrownBy(() -> c.seekToTimestamp(0, -1)).isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining("negative timestamp -1");
+                assertThat(c.position(0)).isEqualTo(10);
+            }
+        }
+    }
+
+    @Test
     void positionBeyondTheEndResetsByPolicy() {
         try (Kafko k = Kafko.open(dir)) {
             k.createTopic("t");
@@ -375,7 +401,8 @@ class ConsumerTest {
             c.close();
             c.close();
             List<ThrowingCallable> calls = List.<ThrowingCallable>of(() -> c.poll(Duration.ZERO), () -> c.seek(0, 0), () -> c.seekAll(0),
-                    c::seekToBeginning, c::seekToEnd, () -> c.seekToTimestamp(0), () -> c.position(0), c::assignment,
+                    c::seekToBeginning, c::seekToEnd, () -> c.seekToTimestamp(0), () -> c.seekToTimestamp(0, 0),
+                    () -> c.position(0), c::assignment,
                     c::commit, () -> c.commit(Map.of(0, 0L)), () -> c.committed(0));
             for (ThrowingCallable call : calls) {
                 assertThatThrownBy(call).isInstanceOf(KafkoClosedException.class);

@@ -429,13 +429,27 @@ final class ConsumerImpl implements Consumer {
     }
 
     private void doSeekToTimestamp(long epochMillis) {
-        if (epochMillis < 0) {
-            throw new IllegalArgumentException("cannot seek to negative timestamp " + epochMillis);
-        }
+        requireTimestamp(epochMillis);
         ensureOpen();
         PartitionActor[] actors = topic.actors();
         for (int p : owned) {
             positions.set(p, actors[p].log().offsetForTimestamp(epochMillis));
+        }
+    }
+
+    @Override
+    public void seekToTimestamp(int partition, long epochMillis) {
+        try (ConsumerThreadGuard.Held held = guard.enter()) {
+            requireTimestamp(epochMillis);
+            ensureOpen();
+            requireOwned(partition);
+            positions.set(partition, topic.actors()[partition].log().offsetForTimestamp(epochMillis));
+        }
+    }
+
+    private static void requireTimestamp(long epochMillis) {
+        if (epochMillis < 0) {
+            throw new IllegalArgumentException("cannot seek to negative timestamp " + epochMillis);
         }
     }
 
