@@ -37,6 +37,14 @@ public interface BackendConsumer extends AutoCloseable {
         throw new UnsupportedOperationException(getClass().getName() + " cannot seek to the end");
     }
 
+    /**
+     * The next poll of each of {@code partitions} starts at its first record with a timestamp at or after
+     * {@code epochMillis}, or at its end.
+     */
+    default void seekToTimestamp(Collection<Integer> partitions, long epochMillis) {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot seek to a timestamp");
+    }
+
     /** The partitions this member reads now. */
     Set<Integer> assignment();
 

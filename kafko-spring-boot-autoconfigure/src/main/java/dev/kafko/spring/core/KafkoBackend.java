@@ -164,6 +164,13 @@ public final class KafkoBackend implements LogBackend {
             }
         }
 
+        @Override
+        public void seekToTimestamp(Collection<Integer> partitions, long epochMillis) {
+            for (int p : partitions) {
+                consumer.seekToTimestamp(p, epochMillis);
+            }
+        }
+
         private Map<Integer, PartitionInfo> partitionInfo() {
             Map<Integer, PartitionInfo> info = new HashMap<>();
             for (PartitionInfo p : kafko.topic(topic).orElseThrow(

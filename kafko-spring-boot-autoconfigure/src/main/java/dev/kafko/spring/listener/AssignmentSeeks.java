@@ -4,22 +4,21 @@ import dev.kafko.spring.core.BackendConsumer;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Lets a {@link ConsumerSeekAware} listener choose where the partitions just assigned to a member
- * start. Runs on the member's polling thread, inside its poll; the callback refuses seeks made on any
- * other thread or after {@link ConsumerSeekAware#onPartitionsAssigned} returned.
+ * start. Runs on the member's polling thread, inside its poll, and seeks at once; the callback refuses seeks
+ * made on any other thread, after {@link ConsumerSeekAware#onPartitionsAssigned} returned, or of partitions
+ * not just assigned.
  */
-final class AssignmentSeeks implements ConsumerSeekAware.ConsumerSeekCallback {
+final class AssignmentSeeks extends PartitionSeeks {
 
     /** Logs as the polling loop it is part of. */
     private static final Logger LOG = LoggerFactory.getLogger(ListenerConsumer.class);
 
-    private final KafkoMessageListenerContainer container;
     private final BackendConsumer consumer;
     private final Collection<Integer> assigned;
     private final Thread owner = Thread.currentThread();
@@ -27,7 +26,7 @@ final class AssignmentSeeks implements ConsumerSeekAware.ConsumerSeekCallback {
 
     private AssignmentSeeks(KafkoMessageListenerContainer container, BackendConsumer consumer,
                             Collection<Integer> assigned) {
-        this.container = container;
+        super(container);
         this.consumer = consumer;
         this.assigned = assigned;
     }
@@ -51,35 +50,17 @@ final class AssignmentSeeks implements ConsumerSeekAware.ConsumerSeekCallback {
     }
 
     @Override
-    public void seek(String topic, int partition, long offset) {
-        check(topic, List.of(partition));
-        consumer.seek(partition, offset);
-    }
-
-    @Override
-    public void seekToBeginning(String topic, Collection<Integer> partitions) {
-        check(topic, partitions);
-        consumer.seekToBeginning(partitions);
-    }
-
-    @Override
-    public void seekToEnd(String topic, Collection<Integer> partitions) {
-        check(topic, partitions);
-        consumer.seekToEnd(partitions);
-    }
-
-    private void check(String topic, Collection<Integer> partitions) {
+    void submit(Collection<Integer> partitions, String what, Seek seek) {
         if (!active || Thread.currentThread() != owner) {
             throw new IllegalStateException("Listener '" + container.getListenerId()
-                    + "' may seek only on its polling thread, during onPartitionsAssigned");
-        }
-        if (!container.topic().equals(topic)) {
-            throw new IllegalArgumentException("Listener '" + container.getListenerId() + "' reads "
-                    + container.topic() + ", not " + topic);
+                    + "' may seek through this callback only on its polling thread, during onPartitionsAssigned");
         }
         if (!assigned.containsAll(partitions)) {
             throw new IllegalArgumentException("Listener '" + container.getListenerId() + "' was assigned "
-                    + assigned + " of " + topic + ", not all of " + partitions);
+                    + assigned + " of " + container.topic() + ", not all of " + partitions);
+        }
+        for (int p : partitions) {
+            seekOrStay(seek, consumer, p);
         }
     }
 }

@@ -1,25 +1,43 @@
 package dev.kafko.spring.listener;
 
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
- * Implemented by a {@code @KafkoListener} bean that wants to choose where its listeners start
- * reading, as with spring-kafka's interface of the same name. The container calls
- * {@link #onPartitionsAssigned} on the member's polling thread each time the member is given
- * partitions, before it reads from them; seeks made through the callback then decide the first
- * record delivered. The callback may be used only during that call. A listener of several topics has
- * a member per topic: implement the method that takes the topic to tell them apart.
+ * Implemented by a {@code @KafkoListener} bean that wants to choose where its listeners read, as with
+ * spring-kafka's interface of the same name: where partitions start when they are assigned, and, at any
+ * time later, where a running listener goes on (a replay started from an endpoint, say). Every method runs
+ * on the polling thread of one member of the listener's group; a listener of several topics, or with a
+ * {@code concurrency} above one, has several members, and so gets one registered callback per member:
+ * keep them per thread, or extend {@link AbstractConsumerSeekAware}, which does.
+ *
+ * <p>A seek moves where the member reads, not the group's commit: the commit follows the records the
+ * member processes after it, so a seek back lets the commit move back, and a seek forward is committed once
+ * a record after it is processed.
  */
 public interface ConsumerSeekAware {
+
+    /**
+     * A member of the listener's group starts: {@code callback} seeks that member's partitions from now
+     * until {@link #unregisterSeekCallback()}, from any thread. Such a seek is queued; the member makes it
+     * before it delivers its next record (a batch listener: after the batch in hand), once it committed what
+     * it processed. The records it had polled and not yet delivered are read again from their offsets, those
+     * of a sought partition from the offset sought. A seek of a partition the member does not read when it
+     * makes the seek (another member reads it, or it moved away) is logged and ignored.
+     */
+    default void registerSeekCallback(ConsumerSeekCallback callback) {
+    }
 
     /**
      * Partitions were assigned to one member of a listener's group.
      *
      * @param assignments each assigned partition and the offset the member would start from (the
      *                    group's committed offset, or where the reset policy puts it)
-     * @param callback seeks the assigned partitions; an exception thrown here is logged and the
-     *                 member reads on from the offsets it had
+     * @param callback seeks the assigned partitions at once; it may be used only during this call, on this
+     *                 thread. An exception thrown here is logged and the member reads on from the offsets
+     *                 it had
      */
     default void onPartitionsAssigned(Map<Integer, Long> assignments, ConsumerSeekCallback callback) {
     }
@@ -33,20 +51,80 @@ public interface ConsumerSeekAware {
         onPartitionsAssigned(assignments, callback);
     }
 
-    /** Moves a member's position on its assigned partitions; only on the polling thread, during the call. */
+    /**
+     * Partitions of {@code topic} were taken from one member (another member joined, or this one is
+     * stopping), after it committed what it processed of them; its registered callback no longer seeks
+     * them.
+     */
+    default void onPartitionsRevoked(String topic, Collection<Integer> partitions) {
+    }
+
+    /** The member whose callback {@link #registerSeekCallback} handed over stopped: that callback now throws. */
+    default void unregisterSeekCallback() {
+    }
+
+    /**
+     * Moves a member's position on its partitions. The callback given to
+     * {@link ConsumerSeekAware#onPartitionsAssigned} seeks at once; the one given to
+     * {@link ConsumerSeekAware#registerSeekCallback} queues the seek for the member's polling thread.
+     * Every method checks its arguments when called.
+     */
     interface ConsumerSeekCallback {
 
         /**
-         * The next record read from {@code partition} is the one at {@code offset}.
+         * The next record read from {@code partition} is the one at {@code offset} (past the end: the
+         * next one appended, under the default reset policy).
          *
-         * @throws IllegalArgumentException when {@code topic} is not the listener's topic
+         * @throws IllegalArgumentException when {@code topic} is not the member's topic, or {@code offset}
+         *                                  is negative
+         * @throws IllegalStateException when the callback may no longer be used
          */
         void seek(String topic, int partition, long offset);
+
+        /**
+         * The next record read from {@code partition} is at the offset {@code offsetComputeFunction}
+         * returns, given the member's current position there when the seek is made; a function that
+         * throws, or returns null or a negative offset, leaves the position as it was (logged).
+         */
+        void seek(String topic, int partition, Function<Long, Long> offsetComputeFunction);
+
+        /** The next records read from this partition are the oldest still in the log. */
+        default void seekToBeginning(String topic, int partition) {
+            seekToBeginning(topic, List.of(partition));
+        }
 
         /** The next records read from these partitions are the oldest still in the log. */
         void seekToBeginning(String topic, Collection<Integer> partitions);
 
+        /** This partition skips everything already in the log: only records sent from now on are read. */
+        default void seekToEnd(String topic, int partition) {
+            seekToEnd(topic, List.of(partition));
+        }
+
         /** These partitions skip everything already in the log: only records sent from now on are read. */
         void seekToEnd(String topic, Collection<Integer> partitions);
+
+        /**
+         * A seek by {@code offset} records, kept within the log: from the current position when
+         * {@code toCurrent}, otherwise from the beginning for an offset of zero or more and from the end
+         * for a negative one ({@code -2}: the last two records), as spring-kafka's.
+         */
+        void seekRelative(String topic, int partition, long offset, boolean toCurrent);
+
+        /**
+         * The next record read from this partition is its first with a timestamp at or after
+         * {@code epochMillis} (none: its end).
+         *
+         * @throws IllegalArgumentException when {@code epochMillis} is negative
+         */
+        default void seekToTimestamp(String topic, int partition, long epochMillis) {
+            seekToTimestamp(topic, List.of(partition), epochMillis);
+        }
+
+        /** {@link #seekToTimestamp(String, int, long)} for each of {@code partitions}. */
+        void seekToTimestamp(String topic, Collection<Integer> partitions, long epochMillis);
+
+        /** The group of the member this callback seeks for. */
+        String getGroupId();
     }
 }

@@ -69,6 +69,8 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
     private final Acknowledgment noAck = () -> { };
     private final boolean timed;
     private final RecordObservations observations;
+    /** The seeks a {@link ConsumerSeekAware} listener asks for while the member runs; null for other listeners. */
+    private final @Nullable MemberSeeks seeks;
     private volatile @Nullable Thread owner;
     private final CountDownLatch firstPoll;
 
@@ -89,6 +91,8 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         this.consumer = backend.groupConsumer(container.topic(), container.getGroupId(),
                 properties.maxPollRecords(), this);
         this.topicId = backend.topicId(container.topic());
+        ConsumerSeekAware aware = listener.seekAware();
+        this.seeks = aware == null ? null : new MemberSeeks(container, aware, this::wakeup);
     }
 
     /** Waits for the gate of {@link #firstPoll}, which its starter always opens, interrupted or not. */
@@ -122,8 +126,12 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         Throwable died = null;
         try {
             awaitFirstPoll();
+            if (seeks != null) {
+                seeks.register();
+            }
             while (!container.stopRequested()) {
                 drainForeignAcks();
+                makeSeeks();
                 if (container.pauseRequested()) {
                     commitPending();
                     container.markPaused(true);
@@ -164,6 +172,9 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
                 consumer.close();
             } catch (RuntimeException e) {
                 LOG.warn("Closing the consumer of {} failed", container.memberName(), e);
+            }
+            if (seeks != null) {
+                seeks.unregister();
             }
             owner = null;
             container.exited(died);
@@ -215,6 +226,9 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         forgetDeletedTopic(e);
         lost = null;
         dropped = 0;
+        if (seeks != null) {
+            seeks.drop("its topic was deleted");
+        }
         try {
             consumer.close();
         } catch (RuntimeException closing) {
@@ -267,6 +281,13 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
             }
             if (redeliver != null && redeliver.contains(record.partition())) {
                 continue;
+            }
+            if (seeks != null && seeks.pending()) {
+                // the seeks come first: what is left is read again, from where it is or from where it is sought
+                Set<Integer> sought = redeliver;
+                seekBack(records.subList(i, records.size()).stream()
+                        .filter(r -> sought == null || !sought.contains(r.partition())).toList());
+                return;
             }
             if (!handle(record)) {
                 seek(record.partition(), record.offset());
@@ -478,8 +499,9 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
      */
     private void drainForeignAcks() {
         offsets.drainForeign(consumer::assignment, (partition, offset) -> LOG.info("Listener '{}' was acknowledged"
-                + " {}-{}@{} after the partition moved to another member; not committed: its new owner delivers it"
-                + " again from the group's commit", container.getListenerId(), container.topic(), partition, offset));
+                + " {}-{}@{} after the partition moved to another member or was sought; not committed: the partition"
+                + " is read from the group's commit or from where it was sought", container.getListenerId(),
+                container.topic(), partition, offset));
     }
 
     private void commitPending() {
@@ -513,12 +535,31 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         nextOffsets.forEach((p, o) -> container.processed().advance(container.topic(), topicId, p, o));
     }
 
+    /**
+     * Makes the seeks the listener asked for, once what the member processed is committed; a partition sought
+     * counts as assigned again, so its commit may move back and an acknowledgment made before is stale.
+     */
+    private void makeSeeks() {
+        if (seeks == null || !seeks.pending() || lost != null || detached) {
+            return;
+        }
+        commitPending();
+        try {
+            offsets.assigned(seeks.makeQueued(consumer));
+        } catch (UnknownTopicException e) {
+            forgetDeletedTopic(e);
+        }
+    }
+
     @Override
     public void onPartitionsRevoked(Collection<Integer> partitions) {
         drainForeignAcks();
         Map<Integer, Long> handOver = offsets.takeRevoked(partitions);
         if (!handOver.isEmpty()) {
             consumer.commit(handOver);
+        }
+        if (seeks != null) {
+            seeks.revoked(partitions);
         }
     }
 
