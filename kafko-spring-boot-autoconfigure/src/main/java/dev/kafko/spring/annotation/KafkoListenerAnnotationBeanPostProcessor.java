@@ -13,6 +13,7 @@ import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -60,6 +61,8 @@ public final class KafkoListenerAnnotationBeanPostProcessor
 
     private final Set<Class<?>> withoutListeners = ConcurrentHashMap.newKeySet();
     private final List<KafkoListenerEndpoint> pending = new ArrayList<>();
+    /** Where the listener of each id registered here was declared, for the error that names two of one id. */
+    private final Map<String, String> declaredAt = new HashMap<>();
     private @Nullable ConfigurableListableBeanFactory beanFactory;
     private volatile boolean singletonsReady;
 
@@ -206,11 +209,24 @@ public final class KafkoListenerAnnotationBeanPostProcessor
     }
 
     private synchronized void register(KafkoListenerEndpoint endpoint) {
+        String other = declaredAt.get(endpoint.id());
+        boolean taken = singletonsReady ? registry().getListenerContainer(endpoint.id()) != null
+                : pending.stream().anyMatch(e -> e.id().equals(endpoint.id()));
+        if (other != null && taken) {
+            throw new InvalidKafkoListenerException("@KafkoListener '" + endpoint.id() + "' "
+                    + declaration(endpoint) + ": the listener " + other + " has that id too; listener ids must be"
+                    + " unique");
+        }
+        declaredAt.put(endpoint.id(), declaration(endpoint));
         if (singletonsReady) {
             registry().registerListenerContainer(createContainer(endpoint), true);
         } else {
             pending.add(endpoint);
         }
+    }
+
+    private static String declaration(KafkoListenerEndpoint endpoint) {
+        return "on " + endpoint.method().getDeclaringClass().getName() + "." + endpoint.method().getName();
     }
 
     @Override
@@ -502,12 +518,18 @@ public final class KafkoListenerAnnotationBeanPostProcessor
     }
 
     private static int parseInt(String value, String where) {
+        int concurrency;
         try {
-            return Integer.parseInt(value.trim());
+            concurrency = Integer.parseInt(value.trim());
         } catch (NumberFormatException e) {
             throw new InvalidKafkoListenerException("@KafkoListener " + where + ": concurrency '" + value
                     + "' is not a number", e);
         }
+        if (concurrency < 1) {
+            throw new InvalidKafkoListenerException("@KafkoListener " + where + ": concurrency '" + value
+                    + "' must be at least 1");
+        }
+        return concurrency;
     }
 
     private static AckMode parseAckMode(String value, String where) {

@@ -42,6 +42,7 @@ import org.springframework.boot.autoconfigure.condition.SearchStrategy;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
+import org.springframework.util.StringUtils;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
@@ -184,7 +185,9 @@ public final class KafkoAutoConfiguration {
                                       ObjectProvider<ObservationRegistry> observationRegistry,
                                       ObjectProvider<KafkoTemplateObservationConvention> observationConvention) {
         KafkoTemplate<Object, Object> template = new KafkoTemplate<>(backend, converter);
-        template.setDefaultTopic(properties.getTemplate().getDefaultTopic());
+        String defaultTopic = properties.getTemplate().getDefaultTopic();
+        // blank (an unset ${DEFAULT_TOPIC:}) is none, as the start-up check of the properties takes it
+        template.setDefaultTopic(StringUtils.hasText(defaultTopic) ? defaultTopic : null);
         ProducerListener<?, ?> listener = producerListener.getIfUnique();
         if (listener != null) {
             template.setProducerListener((ProducerListener<Object, Object>) listener);

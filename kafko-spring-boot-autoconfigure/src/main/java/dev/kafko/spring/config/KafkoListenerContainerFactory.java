@@ -14,6 +14,7 @@ import dev.kafko.spring.listener.adapter.KafkoArgumentResolvers;
 import dev.kafko.spring.listener.adapter.MessagingMessageListenerAdapter;
 import dev.kafko.spring.listener.adapter.RecordFilterStrategy;
 import dev.kafko.spring.support.Acknowledgment;
+import dev.kafko.spring.support.KafkoHeaders;
 import dev.kafko.spring.support.KafkoInstrumentation;
 import dev.kafko.spring.support.RecordMessageConverter;
 import dev.kafko.spring.support.micrometer.KafkoListenerObservation;
@@ -30,6 +31,7 @@ import org.springframework.core.MethodParameter;
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
 import org.springframework.core.task.TaskExecutor;
 import org.springframework.messaging.Message;
+import org.springframework.messaging.MessageHeaders;
 import org.springframework.messaging.handler.annotation.Header;
 import org.springframework.messaging.handler.annotation.Headers;
 import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
@@ -256,8 +258,12 @@ public class KafkoListenerContainerFactory {
         }
         for (int i = 0; i < method.getParameterCount(); i++) {
             MethodParameter parameter = new MethodParameter(method, i);
-            if (Message.class.isAssignableFrom(parameter.getParameterType())
-                    || parameter.hasParameterAnnotation(Headers.class) || parameter.hasParameterAnnotation(Header.class)) {
+            Class<?> type = parameter.getParameterType();
+            Header header = parameter.getParameterAnnotation(Header.class);
+            if (Message.class.isAssignableFrom(type) || MessageHeaders.class.isAssignableFrom(type)
+                    || parameter.hasParameterAnnotation(Headers.class)
+                    || header != null && (KafkoHeaders.ACKNOWLEDGMENT.equals(header.value())
+                            || KafkoHeaders.ACKNOWLEDGMENT.equals(header.name()))) {
                 return true;
             }
         }

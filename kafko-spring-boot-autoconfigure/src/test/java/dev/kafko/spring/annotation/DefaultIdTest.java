@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kafko.Kafko;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
+import dev.kafko.spring.config.KafkoListenerContainerFactory;
 import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
 import dev.kafko.spring.core.KafkoTemplate;
 import dev.kafko.spring.listener.AckMode;
@@ -23,6 +24,9 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
  * start-up, and a refusal names the listener.
  */
 class DefaultIdTest {
+
+    @org.junit.jupiter.api.extension.RegisterExtension
+    final dev.kafko.spring.LogCapture log = new dev.kafko.spring.LogCapture(KafkoListenerContainerFactory.class);
 
     static final List<String> RECEIVED = new CopyOnWriteArrayList<>();
 
@@ -65,8 +69,56 @@ class DefaultIdTest {
     @Test
     void aConcurrencyBelowOneFailsTheStartNamingTheListenerAndItsMethod() {
         runner.withBean(ZeroConcurrency.class).run(context -> assertThat(context).hasFailed().getFailure()
-                .hasStackTraceContaining("IllegalArgumentException: Listener 'idle' (ZeroConcurrency.on): concurrency"
-                        + " must be at least 1, was 0"));
+                .hasStackTraceContaining("InvalidKafkoListenerException: @KafkoListener 'idle' on ZeroConcurrency.on:"
+                        + " concurrency '0' must be at least 1"));
+    }
+
+    @Test
+    void twoListenersOfOneIdFailTheStartNamingBothMethods() {
+        runner.withBean(SameIds.class).run(context -> assertThat(context).hasFailed().getFailure()
+                .hasStackTraceContaining("InvalidKafkoListenerException: @KafkoListener 'twin' on "
+                        + SameIds.class.getName() + ".second: the listener on " + SameIds.class.getName()
+                        + ".first has that id too"));
+    }
+
+    @Test
+    void aManualListenerThatCanReachNoAcknowledgmentIsWarnedOfEvenWithOtherHeaders() {
+        runner.withBean(ManualWithoutAck.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(log.events()).extracting(e -> e.getFormattedMessage()).anySatisfy(m -> assertThat(m)
+                    .contains("Listener 'unacked' (ManualWithoutAck.on) has ack mode MANUAL but takes no Acknowledgment")
+                    .contains("nothing it processes is ever committed"));
+        });
+        log.events().clear();
+        runner.withBean(ManualWithAckHeader.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(log.events()).extracting(e -> e.getFormattedMessage())
+                    .noneSatisfy(m -> assertThat(m).contains("ever committed"));
+        });
+    }
+
+    static class SameIds {
+        @KafkoListener(id = "twin", topics = "t")
+        void first(String value) {
+        }
+
+        @KafkoListener(id = "twin", topics = "u")
+        void second(String value) {
+        }
+    }
+
+    static class ManualWithoutAck {
+        @KafkoListener(id = "unacked", topics = "t", ackMode = "manual")
+        void on(String value, @org.springframework.messaging.handler.annotation.Header(
+                dev.kafko.spring.support.KafkoHeaders.OFFSET) long offset) {
+        }
+    }
+
+    static class ManualWithAckHeader {
+        @KafkoListener(id = "acked", topics = "t", ackMode = "manual")
+        void on(String value, @org.springframework.messaging.handler.annotation.Header(
+                dev.kafko.spring.support.KafkoHeaders.ACKNOWLEDGMENT) Object ack) {
+        }
     }
 
     @ParameterizedTest

@@ -203,6 +203,16 @@ class KafkoTemplateTest {
     }
 
     @Test
+    void aBlankDefaultTopicIsNoneAsAnUnsetPlaceholderLeavesIt() {
+        runner.withPropertyValues("kafko.template.default-topic=${DEFAULT_TOPIC:}").run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(template(context).getDefaultTopic()).isNull();
+            assertThatThrownBy(() -> template(context).sendDefault("x")).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("kafko.template.default-topic");
+        });
+    }
+
+    @Test
     void anIllegalDefaultTopicFailsTheStartNamingTheRule() {
         runner.withPropertyValues("kafko.template.default-topic=orders/eu").run(context -> {
             assertThat(context).hasFailed();

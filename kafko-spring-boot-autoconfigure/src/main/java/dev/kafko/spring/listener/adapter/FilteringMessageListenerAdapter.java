@@ -5,6 +5,7 @@ import dev.kafko.spring.listener.BatchListenerFailedException;
 import dev.kafko.spring.listener.ConsumerSeekAware;
 import dev.kafko.spring.listener.KafkoMessageListener;
 import dev.kafko.spring.support.Acknowledgment;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -53,7 +54,8 @@ public final class FilteringMessageListenerAdapter implements KafkoMessageListen
             return;
         }
         try {
-            delegate.onMessage(List.copyOf(kept), acknowledgment, deliveryAttempt);
+            delegate.onMessage(List.copyOf(kept), new KeptAcknowledgment(acknowledgment, records, kept),
+                    deliveryAttempt);
         } catch (Exception e) {
             BatchListenerFailedException named = BatchListenerFailedException.findIn(e);
             if (named == null) {
@@ -79,6 +81,30 @@ public final class FilteringMessageListenerAdapter implements KafkoMessageListen
             }
         }
         return polled.size() + index;
+    }
+
+    /**
+     * The acknowledgment of a filtered batch: a {@code nack(index, sleep)} counts {@code index} in the list the
+     * listener got, so it is moved to that record's place in the polled batch, where the container counts.
+     */
+    private record KeptAcknowledgment(Acknowledgment polled, List<KafkoRecord> records, List<KafkoRecord> kept)
+            implements Acknowledgment {
+
+        @Override
+        public void acknowledge() {
+            polled.acknowledge();
+        }
+
+        @Override
+        public void nack(Duration sleep) {
+            polled.nack(sleep);
+        }
+
+        @Override
+        public void nack(int index, Duration sleep) {
+            Objects.checkIndex(index, kept.size());
+            polled.nack(indexIn(records, kept, index), sleep);
+        }
     }
 
     @Override

@@ -50,11 +50,7 @@ public final class KafkoArgumentResolvers {
     public static MessageHandlerMethodFactory handlerMethodFactory(RecordMessageConverter converter,
                                                                    @Nullable Validator validator) {
         DefaultMessageHandlerMethodFactory factory = new FailureMarkingFactory(converter.messageConverter(), validator);
-        DefaultConversionService conversion = new DefaultConversionService();
-        conversion.addConverter(new BytesToString());
-        conversion.addConverter(new BytesToSimpleValue(conversion));
-        conversion.addConverter(new BytesToObject(converter.messageConverter()));
-        factory.setConversionService(conversion);
+        factory.setConversionService(headerConversion(converter));
         factory.setMessageConverter(converter.messageConverter());
         if (validator != null) {
             factory.setValidator(validator);
@@ -63,6 +59,19 @@ public final class KafkoArgumentResolvers {
                 new HeaderValueResolver(Acknowledgment.class, KafkoHeaders.ACKNOWLEDGMENT)));
         factory.afterPropertiesSet();
         return factory;
+    }
+
+    /**
+     * Converts header bytes to what a parameter declares: a {@code String} (UTF-8), a simple value type parsed
+     * from that text ({@code int}, {@code UUID}, an enum...), or anything else (an object key, an
+     * {@code Instant}) read as JSON by {@code converter}, as the template wrote it.
+     */
+    public static ConversionService headerConversion(RecordMessageConverter converter) {
+        DefaultConversionService conversion = new DefaultConversionService();
+        conversion.addConverter(new BytesToString());
+        conversion.addConverter(new BytesToSimpleValue(conversion));
+        conversion.addConverter(new BytesToObject(converter.messageConverter(), conversion));
+        return conversion;
     }
 
     /**
@@ -161,6 +170,11 @@ public final class KafkoArgumentResolvers {
 
         @Override
         public boolean matches(TypeDescriptor sourceType, TypeDescriptor targetType) {
+            return parsesFromText(targetType, conversion);
+        }
+
+        /** Whether {@code targetType} is a simple value type other than text that {@code conversion} parses. */
+        static boolean parsesFromText(TypeDescriptor targetType, ConversionService conversion) {
             Class<?> target = targetType.getObjectType();
             return target != Object.class && !CharSequence.class.isAssignableFrom(target)
                     && BeanUtils.isSimpleValueType(target) && conversion.canConvert(TEXT, targetType);
@@ -178,17 +192,19 @@ public final class KafkoArgumentResolvers {
 
     /**
      * Header bytes to an object of the application's (an object key above all, which the template
-     * wrote as JSON): read as a payload would be, by the record converter. Text, simple values,
-     * arrays, collections, maps and {@code Object} are left to the other converters.
+     * wrote as JSON), or to a value type no text converter parses ({@code Instant}, {@code LocalDate},
+     * {@code Duration}: the template wrote those as JSON too): read as a payload would be, by the record
+     * converter. Text, the simple values {@link BytesToSimpleValue} parses, arrays, collections, maps and
+     * {@code Object} are left to the other converters.
      */
-    private record BytesToObject(SmartMessageConverter json) implements FromHeaderBytes {
+    private record BytesToObject(SmartMessageConverter json, ConversionService conversion) implements FromHeaderBytes {
 
         @Override
         public boolean matches(TypeDescriptor sourceType, TypeDescriptor targetType) {
             Class<?> target = targetType.getObjectType();
             return target != Object.class && !target.isArray() && !CharSequence.class.isAssignableFrom(target)
-                    && !BeanUtils.isSimpleValueType(target) && !Collection.class.isAssignableFrom(target)
-                    && !Map.class.isAssignableFrom(target);
+                    && !BytesToSimpleValue.parsesFromText(targetType, conversion)
+                    && !Collection.class.isAssignableFrom(target) && !Map.class.isAssignableFrom(target);
         }
 
         @Override

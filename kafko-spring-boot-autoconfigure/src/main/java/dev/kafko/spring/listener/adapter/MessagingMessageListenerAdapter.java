@@ -27,6 +27,10 @@ import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.MethodParameter;
 import org.springframework.core.ResolvableType;
+import org.springframework.messaging.converter.MessageConversionException;
+import org.springframework.core.convert.ConversionException;
+import org.springframework.core.convert.TypeDescriptor;
+import org.springframework.core.convert.ConversionService;
 import org.springframework.messaging.Message;
 import org.springframework.messaging.MessageHeaders;
 import org.springframework.messaging.handler.annotation.Header;
@@ -57,10 +61,13 @@ import org.springframework.util.ClassUtils;
  * {@code T} ({@code KafkoRecord} is passed as it is, a {@code Message<T>} gets its payload converted
  * to {@code T} and {@code Message<?>} or {@code Message<byte[]>} the raw bytes; a tombstone is a
  * {@code null} element, or a message whose payload is {@link dev.kafko.spring.support.KafkoNull}), and the
- * {@code kafko_received*} headers hold lists in record order (keys as {@code byte[]}, or as
- * {@code String} when the method declares {@code @Header(RECEIVED_KEY) List<String>}).
+ * {@code kafko_received*} headers hold lists in record order (keys as {@code byte[]}, or converted to
+ * {@code T} when the method declares {@code @Header(RECEIVED_KEY) List<T>}: text, a number, an object
+ * read as JSON, as a single {@code @Header} of that type would be).
  */
 public final class MessagingMessageListenerAdapter implements KafkoMessageListener {
+
+    private static final TypeDescriptor BYTES = TypeDescriptor.valueOf(byte[].class);
 
     /** Whether Reactive Streams is on the classpath, so that a reactive return type may be awaited. */
     static final boolean REACTIVE_STREAMS = ClassUtils.isPresent("org.reactivestreams.Publisher",
@@ -77,7 +84,13 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
      * {@code List<Envelope<Order>>} or of a {@code List<Message<Envelope<Order>>>}), as the converter's hint.
      */
     private final @Nullable MethodParameter batchElementHint;
-    private final boolean batchKeysAsStrings;
+    /**
+     * The {@code T} of a batch method's {@code @Header(RECEIVED_KEY) List<T>} when the keys are converted to it
+     * ({@code String}, a number, an object...); null when they are handed over as {@code byte[]}.
+     */
+    private final @Nullable TypeDescriptor batchKeyType;
+    /** Converts the keys to {@link #batchKeyType}; null when there is none. */
+    private final @Nullable ConversionService batchKeyConversion;
     /** The method reads nothing but the payload, so the record's message needs no kafko headers. */
     private final boolean payloadOnly;
     /**
@@ -149,7 +162,9 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
         this.batchElementType = batch ? batchElementType(handler.getMethod(), listenerId) : Object.class;
         this.batchMessagePayloadType = batchElementType == Message.class ? batchMessagePayloadType(handler.getMethod()) : null;
         this.batchElementHint = batch ? batchElementHint(handler.getMethod(), batchElementType == Message.class) : null;
-        this.batchKeysAsStrings = batch && wantsStringKeys(handler.getMethod());
+        this.batchKeyType = batch ? batchKeyType(handler.getMethod()) : null;
+        this.batchKeyConversion = batchKeyType == null || batchKeyType.getType() == String.class ? null
+                : KafkoArgumentResolvers.headerConversion(converter);
         if (batch) {
             requireListHeaders(handler.getMethod(), listenerId);
         }
@@ -307,8 +322,7 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
         List<Object> timestamps = new ArrayList<>(records.size());
         for (KafkoRecord r : records) {
             payload.add(element(r, extra));
-            byte[] key = r.key();
-            keys.add(batchKeysAsStrings && key != null ? new String(key, StandardCharsets.UTF_8) : key);
+            keys.add(batchKey(r));
             topics.add(r.topic());
             partitions.add(r.partition());
             offsets.add(r.offset());
@@ -322,6 +336,23 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
         headers.put(KafkoHeaders.RECEIVED_TIMESTAMP, timestamps);
         headers.put(KafkoHeaders.RAW_DATA, List.copyOf(records));
         return new GenericMessage<>(payload, headers);
+    }
+
+    private @Nullable Object batchKey(KafkoRecord record) {
+        byte[] key = record.key();
+        if (key == null || batchKeyType == null) {
+            return key;
+        }
+        if (batchKeyConversion == null) {
+            return new String(key, StandardCharsets.UTF_8);
+        }
+        try {
+            return batchKeyConversion.convert(key, BYTES, batchKeyType);
+        } catch (ConversionException e) {
+            throw new MessageConversionException("Listener '" + listenerId + "' cannot read the key of "
+                    + record.topic() + "-" + record.partition() + "@" + record.offset() + " as a "
+                    + batchKeyType.getType().getName() + ": " + e.getMessage(), e);
+        }
     }
 
     private @Nullable Object element(KafkoRecord record, Map<String, Object> extra) {
@@ -339,19 +370,23 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
     }
 
     /**
-     * Whether a batch method reads the keys as {@code @Header(RECEIVED_KEY) List<String>}: the
-     * header resolver converts single values, not list elements, so the list is built as Strings.
+     * The {@code T} of a batch method's {@code @Header(RECEIVED_KEY) List<T>}, or null for {@code byte[]},
+     * {@code Object} or none: the header resolver converts single values, not list elements, so the list is
+     * built with keys of that type.
      */
-    private static boolean wantsStringKeys(Method method) {
+    private static @Nullable TypeDescriptor batchKeyType(Method method) {
         for (int i = 0; i < method.getParameterCount(); i++) {
             MethodParameter parameter = new MethodParameter(method, i);
             Header header = parameter.getParameterAnnotation(Header.class);
             if (header != null && (KafkoHeaders.RECEIVED_KEY.equals(header.value())
                     || KafkoHeaders.RECEIVED_KEY.equals(header.name()))) {
-                return ResolvableType.forMethodParameter(parameter).asCollection().resolveGeneric(0) == String.class;
+                ResolvableType element = ResolvableType.forMethodParameter(parameter).asCollection().getGeneric(0);
+                Class<?> type = element.resolve();
+                return type == null || type == Object.class || type == byte[].class ? null
+                        : TypeDescriptor.valueOf(type);
             }
         }
-        return false;
+        return null;
     }
 
     /**

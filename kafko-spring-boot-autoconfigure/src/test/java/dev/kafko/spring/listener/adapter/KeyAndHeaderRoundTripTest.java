@@ -9,6 +9,8 @@ import dev.kafko.spring.annotation.KafkoListener;
 import dev.kafko.spring.support.KafkoHeaders;
 import dev.kafko.spring.test.KafkoTestUtils;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -67,6 +69,69 @@ class KeyAndHeaderRoundTripTest {
             assertThat(text(KafkoTestUtils.records(context, "headed").get(0).headers().lastValue("order")))
                     .isEqualTo("{\"id\":\"o-7\",\"amount\":700}");
         });
+    }
+
+    @Test
+    void javaTimeKeysAndHeadersWrittenAsJsonAreReadBackAsTheirType() {
+        Instant at = Instant.parse("2024-01-02T03:04:05Z");
+        runner.withBean(JavaTime.class).run(context -> {
+            template(context).send(MessageBuilder.withPayload("p").setHeader(KafkoHeaders.TOPIC, "timed")
+                    .setHeader("createdAt", at).setHeader("ttl", Duration.ofMinutes(5)).build()).join();
+            template(context).send("dated", LocalDate.of(2024, 1, 2), "d").join();
+            KafkoTestUtils.waitForListeners(context, WAIT);
+
+            assertThat(SEEN).containsExactlyInAnyOrder(at, Duration.ofMinutes(5), LocalDate.of(2024, 1, 2));
+            assertThat(KafkoTestUtils.records(context, "timed.DLT")).isEmpty();
+            assertThat(KafkoTestUtils.records(context, "dated.DLT")).isEmpty();
+        });
+    }
+
+    @Test
+    void aBatchListenerGetsItsKeysAsTheElementTypeItDeclares() {
+        runner.withBean(BatchKeys.class).run(context -> {
+            template(context).send("int-keys", 1, "a").join();
+            template(context).send("int-keys", 2, "b").join();
+            template(context).send("int-keys", null, "c").join();
+            KafkoTestUtils.waitForListeners(context, WAIT);
+
+            assertThat(SEEN).containsExactly(1, 2, "null");
+            assertThat(KafkoTestUtils.records(context, "int-keys.DLT")).isEmpty();
+        });
+    }
+
+    @Test
+    void aBatchKeyThatCannotBeReadAsTheDeclaredTypeIsAConversionFailureNamingTheRecord() {
+        runner.withBean(BatchKeys.class).run(context -> {
+            template(context).send("int-keys", "not a number", "x").join();
+            KafkoTestUtils.waitForListeners(context, WAIT);
+
+            assertThat(SEEN).isEmpty();
+            assertThat(KafkoTestUtils.records(context, "int-keys.DLT")).singleElement().satisfies(r ->
+                    assertThat(text(r.headers().lastValue(KafkoHeaders.DLT_EXCEPTION_MESSAGE)))
+                            .contains("cannot read the key of int-keys-0@0 as a java.lang.Integer"));
+        });
+    }
+
+    static class JavaTime {
+        @KafkoListener(id = "timed", topics = "timed")
+        void timed(String value, @Header("createdAt") Instant createdAt, @Header("ttl") Duration ttl) {
+            SEEN.add(createdAt);
+            SEEN.add(ttl);
+        }
+
+        @KafkoListener(id = "dated", topics = "dated")
+        void dated(String value, @Header(KafkoHeaders.RECEIVED_KEY) LocalDate day) {
+            SEEN.add(day);
+        }
+    }
+
+    static class BatchKeys {
+        @KafkoListener(id = "int-keys", topics = "int-keys", batch = "true")
+        void batch(List<String> values, @Header(KafkoHeaders.RECEIVED_KEY) List<Integer> keys) {
+            for (Integer key : keys) {
+                SEEN.add(key == null ? "null" : key);
+            }
+        }
     }
 
     static class Keys {

@@ -12,6 +12,7 @@ import dev.kafko.spring.annotation.KafkoListener;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
 import dev.kafko.spring.config.KafkoListenerContainerFactory;
 import dev.kafko.spring.listener.BatchListenerFailedException;
+import dev.kafko.spring.support.Acknowledgment;
 import dev.kafko.spring.test.KafkoTestUtils;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -181,6 +182,33 @@ class RecordFilterStrategyTest {
         @KafkoListener(id = "batches", topics = "filtered-batches", batch = "true")
         void batches(List<String> values) {
             BATCHES.add(List.copyOf(values));
+        }
+    }
+
+    @Test
+    void aNackOfAFilteredBatchCountsItsIndexInTheListTheListenerGot() {
+        runner.withBean(NacksFiltered.class).run(context -> {
+            List<OutgoingRecord> batch = new ArrayList<>();
+            for (String value : List.of("skip-0", "skip-1", "a1", "skip-2", "a2", "a3")) {
+                batch.add(OutgoingRecord.of(null, value.getBytes(StandardCharsets.UTF_8)));
+            }
+            context.getBean(Kafko.class).producer("nacked").sendBatch(batch).join();
+            KafkoTestUtils.waitForListeners(context, WAIT);
+
+            assertThat(BATCHES).containsExactly(List.of("a1", "a2", "a3"), List.of("a2", "a3"));
+            assertThat(committed(context, "nacked", "nacks-filtered")).isEqualTo(6);
+        });
+    }
+
+    static class NacksFiltered {
+        @KafkoListener(id = "nacks-filtered", topics = "nacked", batch = "true", ackMode = "manual", filter = "skipping")
+        void batches(List<String> values, Acknowledgment ack) {
+            BATCHES.add(List.copyOf(values));
+            if (BATCHES.size() == 1) {
+                ack.nack(1, Duration.ofMillis(50)); // a1 done; a2 and a3 again
+            } else {
+                ack.acknowledge();
+            }
         }
     }
 
