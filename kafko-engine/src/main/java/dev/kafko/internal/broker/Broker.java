@@ -17,6 +17,7 @@ import dev.kafko.TopicConfig;
 import dev.kafko.TopicExistsException;
 import dev.kafko.UnknownTopicException;
 import dev.kafko.internal.io.FileIo;
+import dev.kafko.internal.io.StorageErrors;
 import dev.kafko.internal.io.FileNames;
 import dev.kafko.internal.io.Uninterruptibly;
 import dev.kafko.internal.log.PartitionLog;
@@ -260,7 +261,10 @@ public final class Broker implements Kafko {
                     }
                 }
                 TopicConfigFile.write(ctx.io(), t.dir, grown, options.fsyncMetadata());
-            } catch (RuntimeException | Error e) {
+            } catch (RuntimeException e) {
+                TopicDirectory.closeAll(added);
+                throw StorageErrors.typed("add partitions to topic '" + t.name + "'", t.dir, e);
+            } catch (Error e) {
                 TopicDirectory.closeAll(added);
                 throw e;
             }
@@ -275,7 +279,16 @@ public final class Broker implements Kafko {
         boolean forceSeals = options.fsyncMetadata() || config.fsync() != FsyncPolicy.NEVER;
         PartitionLog log = PartitionLog.open(topic, partition, FileNames.partitionDir(topicDir, partition), config,
                 options.clock(), ctx.io(), ctx.preparer(), forceSeals);
-        return new PartitionActor(topic, partition, log, config, ctx);
+        try {
+            return new PartitionActor(topic, partition, log, config, ctx);
+        } catch (RuntimeException | Error e) {
+            try {
+                log.close();
+            } catch (RuntimeException closing) {
+                e.addSuppressed(closing);
+            }
+            throw e;
+        }
     }
 
     @Override

@@ -3,6 +3,7 @@ package dev.kafko.internal.broker;
 import dev.kafko.AlreadyOpenException;
 import dev.kafko.KafkoStorageException;
 import dev.kafko.internal.io.FileIo;
+import dev.kafko.internal.io.StorageErrors;
 import dev.kafko.internal.io.FileNames;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -103,6 +104,11 @@ final class DirectoryLock implements AutoCloseable {
                     : e.toString();
             throw new KafkoStorageException("cannot lock data directory " + dir + " through " + file + ": " + why, e);
         } catch (RuntimeException e) {
+            closeQuietly(ch);
+            OPEN_IN_THIS_JVM.remove(dir);
+            throw StorageErrors.typed("lock data directory", file, e);
+        } catch (Error e) {
+            // the directory must not stay locked for the JVM's life
             closeQuietly(ch);
             OPEN_IN_THIS_JVM.remove(dir);
             throw e;
@@ -210,7 +216,7 @@ final class DirectoryLock implements AutoCloseable {
         if (ch != null) {
             try {
                 ch.close();
-            } catch (IOException ignored) {
+            } catch (IOException | RuntimeException ignored) {
                 // nothing left to release
             }
         }

@@ -36,7 +36,9 @@ import org.jspecify.annotations.Nullable;
  * when the topic fsyncs every batch, so it costs a system call, not a rename. When the file holds
  * more than {@link #compactionThreshold} entries it is rewritten with one entry per partition
  * through {@link AtomicFiles} (temp file, fsync, atomic rename): a crash leaves the old or the new
- * file, each of which replays to the same offsets. A file whose header is damaged is reported by
+ * file, each of which replays to the same offsets. A commit whose write fails (a torn entry, a file
+ * left without its header) changes nothing the group reports, and the next commit first rewrites the file
+ * from the offsets committed before it, the same way. A file whose header is damaged is reported by
  * {@link #wasCorrupt()} and replays to no offsets; the group then starts by its reset policy.
  */
 final class GroupOffsetsFile implements AutoCloseable {
@@ -59,6 +61,11 @@ final class GroupOffsetsFile implements AutoCloseable {
     private long[] committed; // -1: none
     private long entries;
     private boolean corrupt;
+    /**
+     * Whether a write failed, so the file may end in a torn entry (or miss its header): the next commit first
+     * rewrites it from what is known to be committed, so that its entries never follow garbage.
+     */
+    private boolean damaged;
 
     private GroupOffsetsFile(FileIo io, Path file, boolean syncCreation) {
         this.syncCreation = syncCreation;
@@ -78,8 +85,9 @@ final class GroupOffsetsFile implements AutoCloseable {
                 // rewrite what survived so that new entries never follow garbage
                 f.compact();
             }
-        } catch (IOException e) {
-            throw new KafkoStorageException("cannot open group offsets " + file + ": " + e, e);
+        } catch (IOException | RuntimeException e) {
+            throw e instanceof KafkoStorageException k ? k
+                    : new KafkoStorageException("cannot open group offsets " + file + ": " + e, e);
         }
         return f;
     }
@@ -126,18 +134,59 @@ final class GroupOffsetsFile implements AutoCloseable {
         if (ch == null) {
             createDirectory(io, file.getParent(), syncCreation);
             ch = io.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-            channel = ch;
-            if (ch.size() == 0) {
-                writeHeader();
-                if (syncCreation) {
-                    // the new file's directory entry must survive a crash before commits rely on it
-                    ch.force(true);
-                    io.fsyncDirectory(file.getParent());
+            boolean ready = false;
+            try {
+                if (ch.size() == 0) {
+                    writeHeader(ch);
+                    if (syncCreation) {
+                        // the new file's directory entry must survive a crash before commits rely on it
+                        ch.force(true);
+                        io.fsyncDirectory(file.getParent());
+                    }
+                }
+                ch.position(ch.size());
+                ready = true;
+            } finally {
+                if (!ready) {
+                    closeQuietly(ch);
                 }
             }
-            ch.position(ch.size());
+            channel = ch;
         }
         return ch;
+    }
+
+    /** After a failed write: the channel goes, and the next commit rewrites the file first. */
+    private void damaged() {
+        damaged = true;
+        FileChannel ch = channel;
+        channel = null;
+        if (ch != null) {
+            closeQuietly(ch);
+        }
+    }
+
+    /** Rewrites the file from the offsets known to be committed (none: no file), after a failed write. */
+    private void repair() throws IOException {
+        boolean any = false;
+        for (long c : committed) {
+            any |= c >= 0;
+        }
+        if (any) {
+            createDirectory(io, file.getParent(), syncCreation);
+            compact();
+        } else {
+            io.deleteIfExists(file);
+        }
+        damaged = false;
+    }
+
+    private static void closeQuietly(FileChannel ch) {
+        try {
+            ch.close();
+        } catch (IOException | RuntimeException e) {
+            // the write already failed; that failure is what the caller hears of
+        }
     }
 
     /** Whether the file failed its checks when it was opened (the offsets after the damage were lost). */
@@ -159,29 +208,43 @@ final class GroupOffsetsFile implements AutoCloseable {
             return;
         }
         buffer.clear();
+        boolean written = false;
         try {
-            channel();
+            if (damaged) {
+                repair();
+            }
+            FileChannel ch = channel();
             for (Map.Entry<Integer, Long> e : offsets.entrySet()) {
                 if (buffer.remaining() < ENTRY_BYTES) {
-                    writeBuffer();
+                    writeBuffer(ch);
                 }
                 putEntry(e.getKey(), e.getValue());
             }
-            writeBuffer();
+            writeBuffer(ch);
             if (force) {
-                channel.force(false);
+                ch.force(false);
             }
-        } catch (IOException e) {
-            throw new KafkoStorageException("cannot write group offsets " + file + ": " + e, e);
+            written = true;
+        } catch (IOException | RuntimeException e) {
+            throw e instanceof KafkoStorageException k ? k
+                    : new KafkoStorageException("cannot write group offsets " + file + ": " + e, e);
+        } finally {
+            if (!written) {
+                damaged();
+            }
         }
+        // known as committed only now: a failed commit changes nothing the group reports
+        offsets.forEach(this::remember);
         if (entries > compactionThreshold()) {
             try {
                 channel.close();
                 channel = null;
                 compact();
                 channel();
-            } catch (IOException e) {
-                throw new KafkoStorageException("cannot compact group offsets " + file + ": " + e, e);
+            } catch (IOException | RuntimeException e) {
+                // the commit itself is written; the next one tries the rewrite again
+                damaged();
+                LOG.log(Level.WARNING, "cannot compact group offsets " + file + ": " + e, e);
             }
         }
     }
@@ -198,7 +261,9 @@ final class GroupOffsetsFile implements AutoCloseable {
         }
         try {
             channel.force(false);
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException e) {
+            // what the failed fsync covered may never reach the disk: the next commit rewrites the file
+            damaged();
             throw new KafkoStorageException("cannot fsync group offsets " + file + ": " + e, e);
         }
     }
@@ -213,7 +278,6 @@ final class GroupOffsetsFile implements AutoCloseable {
         crc.reset();
         crc.update(buffer.array(), start, 12);
         buffer.putInt((int) crc.getValue());
-        remember(partition, offset);
     }
 
     private void remember(int partition, long offset) {
@@ -226,18 +290,18 @@ final class GroupOffsetsFile implements AutoCloseable {
         entries++;
     }
 
-    private void writeBuffer() throws IOException {
+    private void writeBuffer(FileChannel ch) throws IOException {
         buffer.flip();
         while (buffer.hasRemaining()) {
-            channel.write(buffer);
+            ch.write(buffer);
         }
         buffer.clear();
     }
 
-    private void writeHeader() throws IOException {
+    private static void writeHeader(FileChannel ch) throws IOException {
         ByteBuffer h = ByteBuffer.allocate(HEADER_BYTES).putInt(MAGIC).putInt(VERSION).flip();
         while (h.hasRemaining()) {
-            channel.write(h);
+            ch.write(h);
         }
     }
 
@@ -352,7 +416,7 @@ final class GroupOffsetsFile implements AutoCloseable {
                 channel.force(false);
                 channel.close();
             }
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException e) {
             throw new KafkoStorageException("cannot close group offsets " + file + ": " + e, e);
         }
     }

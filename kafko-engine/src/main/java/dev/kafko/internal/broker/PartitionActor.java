@@ -696,7 +696,9 @@ final class PartitionActor implements Mailbox.Owner {
         if (closed != null && state == PartitionState.CLOSED) {
             return closed;
         }
-        return snapshot(state, failure);
+        PartitionState s = state;
+        // the failure is set before the state says FAILED: read after it, a running partition shows none
+        return snapshot(s, s == PartitionState.RUNNING ? null : failure);
     }
 
     private PartitionInfo snapshot(PartitionState s, @Nullable Throwable cause) {

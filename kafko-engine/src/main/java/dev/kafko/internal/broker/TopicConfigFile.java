@@ -8,6 +8,7 @@ import dev.kafko.KafkoStorageException;
 import dev.kafko.TopicConfig;
 import dev.kafko.internal.io.AtomicFiles;
 import dev.kafko.internal.io.FileIo;
+import dev.kafko.internal.io.StorageErrors;
 import dev.kafko.internal.io.FileNames;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -71,6 +72,8 @@ final class TopicConfigFile {
             }
         } catch (IOException e) {
             throw new KafkoStorageException("cannot write topic config " + file + ": " + e, e);
+        } catch (RuntimeException e) {
+            throw StorageErrors.typed("write topic config", file, e);
         }
     }
 

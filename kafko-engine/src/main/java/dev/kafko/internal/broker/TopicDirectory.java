@@ -4,6 +4,7 @@ import dev.kafko.InvalidTopicLayoutException;
 import dev.kafko.KafkoStorageException;
 import dev.kafko.TopicConfig;
 import dev.kafko.internal.io.FileIo;
+import dev.kafko.internal.io.StorageErrors;
 import dev.kafko.internal.io.FileNames;
 import dev.kafko.internal.log.AppendSizes;
 import java.io.IOException;
@@ -175,8 +176,11 @@ final class TopicDirectory {
         PartitionActor[] actors;
         try {
             actors = openAll(broker, topicDir, name, config);
-        } catch (RuntimeException | Error e) {
+        } catch (RuntimeException e) {
             // the partitions opened were closed: what they left is a create that never happened
+            deleteTreeQuietly(topicDir, e);
+            throw StorageErrors.typed("create topic '" + name + "'", topicDir, e);
+        } catch (Error e) {
             deleteTreeQuietly(topicDir, e);
             throw e;
         }
@@ -187,10 +191,14 @@ final class TopicDirectory {
                 // the topic directory's own entry becomes durable with its parent
                 io.fsyncDirectory(topicDir.getParent());
             }
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException | Error e) {
+            // an Error too: no partition of a topic that was never created keeps its files open
             closeAll(actors);
-            deleteTree(topicDir, null);
-            throw e instanceof RuntimeException re ? re
+            deleteTreeQuietly(topicDir, e);
+            if (e instanceof Error err) {
+                throw err;
+            }
+            throw e instanceof RuntimeException re ? StorageErrors.typed("create topic '" + name + "'", topicDir, re)
                     : new KafkoStorageException("cannot create topic '" + name + "' in " + topicDir + ": " + e, e);
         }
         return new TopicImpl(name, topicDir, broker, config, actors);
@@ -373,6 +381,8 @@ final class TopicDirectory {
             io.fsyncDirectory(topicDir);
         } catch (IOException e) {
             throw new KafkoStorageException("cannot delete topic '" + name + "' at " + topicDir + ": " + e, e);
+        } catch (RuntimeException e) {
+            throw StorageErrors.typed("delete topic '" + name + "'", topicDir, e);
         }
         // the marker goes last: until then a crash leaves a directory that says it is a deleted topic's
         deleteTree(topicDir, marker);

@@ -1,11 +1,12 @@
 package dev.kafko.internal.io;
 
+import dev.kafko.KafkoException;
 import dev.kafko.KafkoStorageException;
 import java.io.IOException;
 import java.nio.file.Path;
 
 /**
- * Internal: the one place that turns an {@link IOException} into kafko's unchecked
+ * Internal: the one place that turns an {@link IOException} (or another failure of a file-system call) into kafko's unchecked
  * {@link KafkoStorageException}, naming the operation and the file. Stateless; any thread.
  */
 public final class StorageErrors {
@@ -14,8 +15,16 @@ public final class StorageErrors {
     }
 
     /** A storage exception saying that {@code operation} on {@code file} failed, with {@code e} as its cause. */
-    public static KafkoStorageException wrap(String operation, Path file, IOException e) {
+    public static KafkoStorageException wrap(String operation, Path file, Exception e) {
         String detail = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
         return new KafkoStorageException(operation + " failed on " + file + ": " + detail, e);
+    }
+
+    /**
+     * {@code e} itself when it is one of kafko's exceptions, else {@link #wrap}: a file-system call that failed
+     * in an unexpected way (a {@code RuntimeException} of a channel) still reaches the caller typed.
+     */
+    public static RuntimeException typed(String operation, Path file, RuntimeException e) {
+        return e instanceof KafkoException ? e : wrap(operation, file, e);
     }
 }

@@ -93,7 +93,7 @@ final class LogLoader {
                 segments.add(active.segment());
                 vouched = active.fromIndex();
             }
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             for (Segment s : segments) {
                 s.file().closeChannel();
             }

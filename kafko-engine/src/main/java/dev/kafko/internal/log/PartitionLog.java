@@ -160,8 +160,13 @@ public final class PartitionLog implements Closeable {
     public static PartitionLog open(String topic, int partition, Path dir, TopicConfig config, Clock clock, FileIo io,
             @Nullable Executor preparer, boolean forceSeals) {
         String name = topic + "-" + partition;
-        return new PartitionLog(topic, partition, dir, config, clock, io, preparer, forceSeals,
-                LogLoader.load(name, dir, config, clock.millis(), io));
+        LogLoader.Loaded loaded = LogLoader.load(name, dir, config, clock.millis(), io);
+        try {
+            return new PartitionLog(topic, partition, dir, config, clock, io, preparer, forceSeals, loaded);
+        } catch (RuntimeException | Error e) {
+            closeChannels(loaded.segments().toArray(new Segment[0]));
+            throw e;
+        }
     }
 
     /** Appends the records as one frame; returns the offset of the first. Owner thread only. */
@@ -234,7 +239,8 @@ public final class PartitionLog implements Closeable {
                 failure = e;
             }
             throw e;
-        } catch (KafkoException e) {
+        } catch (RuntimeException e) {
+            // a write or a roll that failed in any way may have left the files half changed
             throw fail(e);
         } catch (Error e) {
             // recorded without a call, which a thread out of stack could fail
@@ -293,11 +299,12 @@ public final class PartitionLog implements Closeable {
             activeIndexed = false;
         }
         Segment next = LogLoader.create(dir, active.nextOffset(), config, now, io);
-        // the new file's name (and the index files') become durable with the next flush or close
-        directory.segmentCreated();
+        // in the log at once: whatever fails after this, the log's close closes the file it holds
         Segment[] s = Arrays.copyOf(segments, segments.length + 1);
         s[s.length - 1] = next;
         segments = s;
+        // the new file's name (and the index files') become durable with the next flush or close
+        directory.segmentCreated();
         // its header counts, as it does for the segments a reopen finds and those retention deletes
         sizeBytes += next.size();
         prepare(next.file());
@@ -317,7 +324,7 @@ public final class PartitionLog implements Closeable {
                 // a flushed record must not sit in a file whose directory entry a power loss forgets
                 directory.syncIfPending();
                 segments[segments.length - 1].flush();
-            } catch (KafkoException e) {
+            } catch (RuntimeException e) {
                 throw fail(e);
             }
         } finally {
@@ -429,7 +436,7 @@ public final class PartitionLog implements Closeable {
                         directory.dropCleanMarker(); // the roll is the first change to the files since a clean open
                     }
                     roll(segs[n - 1], now);
-                } catch (KafkoException e) {
+                } catch (RuntimeException e) {
                     throw fail(e);
                 }
                 segs = segments;
@@ -438,7 +445,7 @@ public final class PartitionLog implements Closeable {
                 // a seal may still be using a segment about to be deleted: the pending seals are those
                 // of the last rolled segments, so wait for the oldest ones until none of them is
                 seals.awaitUntil(segs.length - 1 - n);
-            } catch (KafkoException e) {
+            } catch (RuntimeException e) {
                 throw fail(e);
             }
             // readers that already hold the old array keep reading the deleted segments' mappings;
@@ -446,19 +453,43 @@ public final class PartitionLog implements Closeable {
             segments = Arrays.copyOfRange(segs, n, segs.length);
             sizeBytes -= deleted;
             seals.deletedBelow(segments[0].baseOffset());
+            int i = 0;
             try {
-                for (int i = 0; i < n; i++) {
+                for (; i < n; i++) {
                     segs[i].delete(io, dir);
                 }
                 // the deletions are durable: a power loss does not bring the segments back
                 directory.fsync("fsync directory after deleting segments");
-            } catch (KafkoException e) {
+            } catch (RuntimeException e) {
+                keepUndeleted(segs, i, n);
                 throw fail(e);
             }
             return n;
         } finally {
             writer = null;
         }
+    }
+
+    /**
+     * A retention whose deletion of {@code segs[failed]} failed: the log goes on holding the segments from the
+     * first one whose file is still there, as a reopen finds them, so that no segment the log forgot comes back
+     * at the next open beside a gap.
+     */
+    private void keepUndeleted(Segment[] segs, int failed, int n) {
+        int from = failed < n && Files.exists(FileNames.segmentFile(dir, segs[failed].baseOffset())) ? failed
+                : failed + 1;
+        if (from >= n) {
+            return;
+        }
+        Segment[] kept = new Segment[n - from + segments.length];
+        System.arraycopy(segs, from, kept, 0, n - from);
+        System.arraycopy(segments, 0, kept, n - from, segments.length);
+        long size = 0;
+        for (int k = from; k < n; k++) {
+            size += segs[k].size();
+        }
+        segments = kept;
+        sizeBytes += size;
     }
 
     public long logStartOffset() {
@@ -541,9 +572,15 @@ public final class PartitionLog implements Closeable {
                 directory.closeClean();
                 // the sealed segments' windows go back to the MappingBudget now, not when collected
                 closeChannels(segs);
-            } catch (KafkoException e) {
+            } catch (RuntimeException e) {
                 closeChannels(segs);
                 throw fail(e);
+            } catch (Error e) {
+                closeChannels(segs);
+                if (failure == null) {
+                    failure = e;
+                }
+                throw e;
             }
         } finally {
             writer = null;

@@ -1,5 +1,6 @@
 package dev.kafko.internal.log;
 
+import dev.kafko.KafkoException;
 import dev.kafko.internal.io.FileIo;
 import dev.kafko.internal.io.StorageErrors;
 import java.io.IOException;
@@ -191,18 +192,37 @@ final class SegmentFile {
         try {
             FileChannel ch = io.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
                     StandardOpenOption.WRITE);
+            boolean written = false;
             try {
                 ByteBuffer b = ByteBuffer.wrap(header);
                 while (b.hasRemaining()) {
                     ch.write(b, b.position());
                 }
-            } catch (IOException | RuntimeException e) {
-                ch.close();
-                throw e;
+                written = true;
+            } finally {
+                if (!written) {
+                    // no file without its header: a reopen would take it for a damaged segment
+                    abandon(io, path, ch);
+                }
             }
             return new SegmentFile(io, path, ch, new MappedByteBuffer[0], header.length, allocationLimit);
-        } catch (IOException e) {
-            throw StorageErrors.wrap("create segment", path, e);
+        } catch (IOException | RuntimeException e) {
+            throw e instanceof KafkoException k ? k : StorageErrors.wrap("create segment", path, e);
+        }
+    }
+
+    /** Closes and deletes a file whose creation failed; what fails here is left to the failure reported. */
+    private static void abandon(FileIo io, Path path, FileChannel ch) {
+        try {
+            ch.close();
+        } catch (IOException | RuntimeException e) {
+            // the creation's own failure is what the caller hears of
+        }
+        try {
+            io.deleteIfExists(path);
+        } catch (IOException | RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "cannot delete " + path + ", left without its header after a failed"
+                    + " creation: " + e);
         }
     }
 
@@ -391,6 +411,9 @@ final class SegmentFile {
         } catch (RuntimeException e) {
             // the writer meets the same error when it needs the space, and fails as it should
             LOG.log(System.Logger.Level.DEBUG, "preparing " + path + " ahead failed: " + e);
+        } catch (Error e) {
+            // work ahead of the writer, which allocates what it needs itself: not the preparer thread's end
+            LOG.log(System.Logger.Level.WARNING, "preparing " + path + " ahead failed: " + e, e);
         } finally {
             prepareQueued.set(false);
         }
