@@ -257,7 +257,8 @@ public final class KafkoAutoConfiguration {
         factory.setContainerProperties(new ContainerProperties(listener.getAckMode(),
                 atLeastOne("kafko.listener.concurrency", listener.getConcurrency()), listener.getPollTimeout(),
                 atLeastOne("kafko.listener.max-poll-records", listener.getMaxPollRecords()),
-                listener.getShutdownTimeout()));
+                listener.getShutdownTimeout(), atLeastOne("kafko.listener.ack-count", listener.getAckCount()),
+                positive("kafko.listener.ack-time", listener.getAckTime())));
         factory.setErrorHandler(errorHandler);
         factory.setReplyTemplate((KafkoTemplate<Object, Object>) replyTemplate(template, beanFactory));
         factory.setInstrumentation(instrumentation.getIfUnique(() -> KafkoInstrumentation.NOOP));

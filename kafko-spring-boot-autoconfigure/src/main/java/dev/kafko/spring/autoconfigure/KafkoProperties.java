@@ -6,6 +6,7 @@ import dev.kafko.OffsetResetPolicy;
 import dev.kafko.TopicConfig;
 import dev.kafko.spring.core.KafkoTopicProvisioner;
 import dev.kafko.spring.listener.AckMode;
+import dev.kafko.spring.listener.ContainerProperties;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -448,8 +449,14 @@ public class KafkoProperties {
     /** kafko.listener.*: defaults of every listener container. */
     public static class Listener {
 
-        /** When offsets are committed: record, batch, manual or manual-immediate. */
+        /** When offsets are committed: record, batch, manual, manual-immediate, count, time or count-time. */
         private AckMode ackMode = AckMode.BATCH;
+
+        /** Records processed between two commits under the count and count-time ack modes. */
+        private int ackCount = ContainerProperties.DEFAULT_ACK_COUNT;
+
+        /** Time between two commits under the time and count-time ack modes. */
+        private Duration ackTime = ContainerProperties.DEFAULT_ACK_TIME;
 
         /** Members (threads) per listener and topic that share the partitions. */
         private int concurrency = 1;
@@ -488,6 +495,22 @@ public class KafkoProperties {
 
         public void setAckMode(AckMode ackMode) {
             this.ackMode = ackMode;
+        }
+
+        public int getAckCount() {
+            return ackCount;
+        }
+
+        public void setAckCount(int ackCount) {
+            this.ackCount = ackCount;
+        }
+
+        public Duration getAckTime() {
+            return ackTime;
+        }
+
+        public void setAckTime(Duration ackTime) {
+            this.ackTime = ackTime;
         }
 
         public int getConcurrency() {

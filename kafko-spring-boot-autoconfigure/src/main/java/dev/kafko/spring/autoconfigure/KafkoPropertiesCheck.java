@@ -41,6 +41,8 @@ final class KafkoPropertiesCheck {
         KafkoAutoConfiguration.atLeastOne("kafko.listener.max-poll-records", listener.getMaxPollRecords());
         KafkoAutoConfiguration.positive("kafko.listener.poll-timeout", listener.getPollTimeout());
         KafkoAutoConfiguration.notNegative("kafko.listener.shutdown-timeout", listener.getShutdownTimeout());
+        KafkoAutoConfiguration.atLeastOne("kafko.listener.ack-count", listener.getAckCount());
+        KafkoAutoConfiguration.positive("kafko.listener.ack-time", listener.getAckTime());
         KafkoAutoConfiguration.atLeastOne("kafko.listener.retry.max-attempts", listener.getRetry().getMaxAttempts());
         KafkoAutoConfiguration.notNegative("kafko.listener.retry.backoff", listener.getRetry().getBackoff());
         for (String name : listener.getRetry().getNotRetryable()) {

@@ -12,6 +12,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.Collections;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -91,6 +95,16 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     @Override
     public List<String> getTopics() {
         return topics;
+    }
+
+    @Override
+    public Map<String, Set<Integer>> getAssignedPartitions() {
+        Map<String, Set<Integer>> all = new TreeMap<>();
+        for (KafkoMessageListenerContainer member : members) {
+            member.getAssignedPartitions().forEach((topic, partitions) ->
+                    all.computeIfAbsent(topic, t -> new TreeSet<>()).addAll(partitions));
+        }
+        return Collections.unmodifiableMap(all);
     }
 
     public ContainerProperties getContainerProperties() {

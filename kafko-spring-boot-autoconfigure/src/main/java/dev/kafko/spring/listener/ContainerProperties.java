@@ -11,13 +11,27 @@ import java.util.Objects;
  * @param pollTimeout how long one poll waits for records
  * @param maxPollRecords the most records one poll returns
  * @param shutdownTimeout how long {@code stop()} waits for a member to finish its record in hand
+ * @param ackCount the records processed between two commits under {@link AckMode#COUNT} and
+ *                 {@link AckMode#COUNT_TIME}
+ * @param ackTime the time between two commits under {@link AckMode#TIME} and {@link AckMode#COUNT_TIME}
  */
 public record ContainerProperties(AckMode ackMode, int concurrency, Duration pollTimeout, int maxPollRecords,
-                                  Duration shutdownTimeout) {
+                                  Duration shutdownTimeout, int ackCount, Duration ackTime) {
+
+    /** The records between two commits under the count ack modes unless set: 1, as spring-kafka's. */
+    public static final int DEFAULT_ACK_COUNT = 1;
+    /** The time between two commits under the time ack modes unless set: 5 s, as spring-kafka's. */
+    public static final Duration DEFAULT_ACK_TIME = Duration.ofSeconds(5);
 
     /** BATCH, 1 member, 1 s poll, 500 records, 10 s to stop. */
     public static final ContainerProperties DEFAULTS = new ContainerProperties(AckMode.BATCH, 1,
             Duration.ofSeconds(1), 500, Duration.ofSeconds(10));
+
+    /** Settings with the default {@code ackCount} and {@code ackTime}. */
+    public ContainerProperties(AckMode ackMode, int concurrency, Duration pollTimeout, int maxPollRecords,
+                               Duration shutdownTimeout) {
+        this(ackMode, concurrency, pollTimeout, maxPollRecords, shutdownTimeout, DEFAULT_ACK_COUNT, DEFAULT_ACK_TIME);
+    }
 
     public ContainerProperties {
         Objects.requireNonNull(ackMode, "ackMode");
@@ -35,13 +49,32 @@ public record ContainerProperties(AckMode ackMode, int concurrency, Duration pol
         if (pollTimeout.isNegative() || pollTimeout.isZero()) {
             throw new IllegalArgumentException("pollTimeout must be positive, was " + pollTimeout);
         }
+        Objects.requireNonNull(ackTime, "ackTime");
+        if (ackCount < 1) {
+            throw new IllegalArgumentException("ackCount must be at least 1, was " + ackCount);
+        }
+        if (ackTime.isNegative() || ackTime.isZero()) {
+            throw new IllegalArgumentException("ackTime must be positive, was " + ackTime);
+        }
     }
 
     public ContainerProperties withAckMode(AckMode ackMode) {
-        return new ContainerProperties(ackMode, concurrency, pollTimeout, maxPollRecords, shutdownTimeout);
+        return new ContainerProperties(ackMode, concurrency, pollTimeout, maxPollRecords, shutdownTimeout, ackCount,
+                ackTime);
     }
 
     public ContainerProperties withConcurrency(int concurrency) {
-        return new ContainerProperties(ackMode, concurrency, pollTimeout, maxPollRecords, shutdownTimeout);
+        return new ContainerProperties(ackMode, concurrency, pollTimeout, maxPollRecords, shutdownTimeout, ackCount,
+                ackTime);
+    }
+
+    public ContainerProperties withAckCount(int ackCount) {
+        return new ContainerProperties(ackMode, concurrency, pollTimeout, maxPollRecords, shutdownTimeout, ackCount,
+                ackTime);
+    }
+
+    public ContainerProperties withAckTime(Duration ackTime) {
+        return new ContainerProperties(ackMode, concurrency, pollTimeout, maxPollRecords, shutdownTimeout, ackCount,
+                ackTime);
     }
 }

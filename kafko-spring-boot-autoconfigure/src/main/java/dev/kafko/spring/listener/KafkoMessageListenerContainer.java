@@ -7,6 +7,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.Map;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -62,6 +64,14 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
      */
     private volatile CountDownLatch siblingsStopping = new CountDownLatch(0);
     private volatile @Nullable ListenerConsumer consumer;
+
+    /** The partitions the member reads now, under its topic (none: empty). Any thread. */
+    @Override
+    public Map<String, Set<Integer>> getAssignedPartitions() {
+        ListenerConsumer c = consumer;
+        Set<Integer> partitions = c == null ? Set.of() : c.assignedPartitions();
+        return partitions.isEmpty() ? Map.of() : Map.of(topic, partitions);
+    }
     private volatile CountDownLatch exited = new CountDownLatch(0);
 
     KafkoMessageListenerContainer(String listenerId, String memberName, String topic, String groupId,

@@ -57,6 +57,9 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
     private int dropped;
     /** What this member has yet to commit, and has committed; polling thread only. */
     private final CommitOffsets offsets = new CommitOffsets();
+    /** Records processed since the last commit, and when that was: the count and time ack modes. Polling thread. */
+    private int uncommittedRecords;
+    private long lastCommitNanos = System.nanoTime();
     /**
      * A nack's pause, set by the listener on this thread: the nacked records and those after them are delivered
      * again after it (null: none); {@link #nackIndex} is the first of them in a batch. Polling thread only.
@@ -66,12 +69,22 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
     /** Where the member starts and how far it got without records; polling thread only. */
     private final MemberPositions positions;
     /** Handed to listeners in automatic ack modes, where acknowledging does nothing. */
-    private final Acknowledgment noAck = () -> { };
+    private final Acknowledgment noAck = new Acknowledgment() {
+        @Override
+        public void acknowledge() {
+        }
+
+        @Override
+        public void acknowledge(int index) {
+        }
+    };
     private final boolean timed;
     private final RecordObservations observations;
     /** The seeks a {@link ConsumerSeekAware} listener asks for while the member runs; null for other listeners. */
     private final @Nullable MemberSeeks seeks;
     private volatile @Nullable Thread owner;
+    /** The partitions this member reads now (any thread may read it; the polling thread replaces it). */
+    private volatile Set<Integer> assigned = Set.of();
     private final CountDownLatch firstPoll;
 
     /**
@@ -115,6 +128,11 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         return thread == owner;
     }
 
+    /** The partitions this member reads now. Any thread. */
+    Set<Integer> assignedPartitions() {
+        return assigned;
+    }
+
     void wakeup() {
         consumer.wakeup();
     }
@@ -144,7 +162,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
                     deliver(records);
                 }
                 drainForeignAcks();
-                commitPending();
+                commitIfDue();
             }
         } catch (KafkoClosedException e) {
             if (container.stopRequested()) {
@@ -176,6 +194,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
             if (seeks != null) {
                 seeks.unregister();
             }
+            assigned = Set.of();
             owner = null;
             container.exited(died);
         }
@@ -234,6 +253,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         } catch (RuntimeException closing) {
             LOG.debug("Closing the consumer of {} on a deleted topic failed", container.memberName(), closing);
         }
+        assigned = Set.of();
         detached = true;
         rejoin();
     }
@@ -323,7 +343,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
      * after it are delivered again by the next poll; any other failure is the whole batch's.
      */
     private void deliverBatch(List<KafkoRecord> records) {
-        Acknowledgment ack = properties.ackMode().isManual() ? new Ack(records) : noAck;
+        Acknowledgment ack = ack(records);
         try {
             invoke(records, ack, 1);
         } catch (Exception failure) {
@@ -345,7 +365,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
             }
             List<KafkoRecord> failed = List.of(records.get(i));
             Exception cause = named.getCause() instanceof Exception e ? e : named;
-            Acknowledgment failedAck = properties.ackMode().isManual() ? new Ack(failed) : noAck;
+            Acknowledgment failedAck = ack(failed);
             if (!recover(failed, cause, failedAck)) {
                 seekBack(records.subList(i, records.size()));
             } else if (i + 1 < records.size()) {
@@ -391,7 +411,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
      */
     private boolean handle(KafkoRecord record) {
         List<KafkoRecord> records = List.of(record);
-        Acknowledgment ack = properties.ackMode().isManual() ? new Ack(records) : noAck;
+        Acknowledgment ack = ack(records);
         Observation observation = observations.start(container.getListenerId(), container.getGroupId(), record);
         try (Observation.Scope ignored = observation == null ? null : observation.openScope()) {
             try {
@@ -477,7 +497,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         }
         AckMode mode = properties.ackMode();
         if (mode.isManual() && !recovered) {
-            if (!(ack instanceof Ack a && a.acknowledgedByOwner)) {
+            if (!(ack instanceof DeliveryAcknowledgment a && a.acknowledgedByOwner())) {
                 advance(CommitOffsets.nextOffsets(records)); // processed; committed once the listener acknowledges
             } // acknowledged: finished once its commit (at the end of the poll under MANUAL) advances it
             return;
@@ -490,6 +510,9 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         }
         if (mode == AckMode.RECORD || mode == AckMode.MANUAL_IMMEDIATE) {
             commitPending();
+        } else if (mode.counts() || mode.times()) {
+            uncommittedRecords += records.size();
+            advance(CommitOffsets.nextOffsets(records)); // processed: the test helper need not wait for the commit
         }
     }
 
@@ -504,11 +527,27 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
                 container.topic(), partition, offset));
     }
 
+    /**
+     * Commits at the end of a poll's records: always, except under the count and time ack modes, where the
+     * records processed since the last commit must be {@code ackCount} or the time since it {@code ackTime}.
+     */
+    private void commitIfDue() {
+        AckMode mode = properties.ackMode();
+        if ((mode.counts() || mode.times())
+                && !(mode.counts() && uncommittedRecords >= properties.ackCount())
+                && !(mode.times() && System.nanoTime() - lastCommitNanos >= properties.ackTime().toNanos())) {
+            return;
+        }
+        commitPending();
+    }
+
     private void commitPending() {
         Map<Integer, Long> next = offsets.take();
         if (next.isEmpty()) {
             return;
         }
+        uncommittedRecords = 0;
+        lastCommitNanos = System.nanoTime();
         try {
             consumer.commit(next);
             offsets.committed(next);
@@ -561,11 +600,17 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         if (seeks != null) {
             seeks.revoked(partitions);
         }
+        Set<Integer> left = new HashSet<>(assigned);
+        left.removeAll(partitions);
+        assigned = Set.copyOf(left);
     }
 
     @Override
     public void onPartitionsAssigned(Collection<Integer> partitions) {
         offsets.assigned(partitions);
+        Set<Integer> now = new HashSet<>(assigned);
+        now.addAll(partitions);
+        assigned = Set.copyOf(now);
         positions.assigned(consumer, partitions);
         ConsumerSeekAware aware = listener.seekAware();
         if (aware != null && !partitions.isEmpty()) {
@@ -573,69 +618,41 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         }
     }
 
-    /** The acknowledgment handed to the listener for one delivery. */
-    private final class Ack implements Acknowledgment {
-        private final List<KafkoRecord> records;
-        /** The epoch of the delivery: an acknowledgment after the partition was assigned again is stale. */
-        private final long epoch = offsets.epoch();
-        /** Acknowledged on the polling thread: its commit, not its return, finishes the records. */
-        boolean acknowledgedByOwner;
-
-        Ack(List<KafkoRecord> records) {
-            this.records = records;
+    /** An acknowledgment on the polling thread of a delivery made during {@code epoch}. */
+    void acknowledgedOnOwner(Map<Integer, Long> next, long epoch) {
+        next.forEach((p, o) -> offsets.acknowledge(p, o, epoch));
+        if (properties.ackMode() == AckMode.MANUAL_IMMEDIATE) {
+            commitPending();
         }
+    }
 
-        @Override
-        public void acknowledge() {
-            AckMode mode = properties.ackMode();
-            if (!mode.isManual()) {
-                return;
-            }
-            Map<Integer, Long> next = CommitOffsets.nextOffsets(records);
-            if (Thread.currentThread() == owner) {
-                acknowledgedByOwner = true;
-                next.forEach((p, o) -> offsets.acknowledge(p, o, epoch));
-                if (mode == AckMode.MANUAL_IMMEDIATE) {
-                    commitPending();
-                }
-            } else {
-                offsets.queueForeign(next, epoch);
-                if (mode == AckMode.MANUAL_IMMEDIATE) {
-                    consumer.wakeup();
-                }
-            }
+    /** An acknowledgment on another thread of a delivery made during {@code epoch}: the polling thread takes it. */
+    void acknowledgedElsewhere(Map<Integer, Long> next, long epoch) {
+        offsets.queueForeign(next, epoch);
+        if (properties.ackMode() == AckMode.MANUAL_IMMEDIATE) {
+            consumer.wakeup();
         }
+    }
 
-        @Override
-        public void nack(Duration sleep) {
-            if (listener.isBatch()) {
-                throw new IllegalStateException("A batch listener nacks with nack(index, sleep)");
-            }
-            nackAt(0, sleep);
-        }
+    /** The listener nacked its delivery from {@code index} on, to come again after {@code sleep}. Polling thread. */
+    void nacked(int index, Duration sleep) {
+        nackIndex = index;
+        nackSleep = sleep;
+    }
 
-        @Override
-        public void nack(int index, Duration sleep) {
-            if (!listener.isBatch()) {
-                throw new IllegalStateException("A record listener nacks with nack(sleep)");
-            }
-            nackAt(Objects.checkIndex(index, records.size()), sleep);
-        }
+    AckMode ackMode() {
+        return properties.ackMode();
+    }
 
-        private void nackAt(int index, Duration sleep) {
-            if (sleep.isNegative()) {
-                throw new IllegalArgumentException("nack sleep must not be negative, was " + sleep);
-            }
-            if (Thread.currentThread() != owner) {
-                throw new IllegalStateException("Listener '" + container.getListenerId() + "' may nack only on its"
-                        + " polling thread, inside the listener call");
-            }
-            if (acknowledgedByOwner) {
-                throw new IllegalStateException("Listener '" + container.getListenerId() + "' nacked a delivery it"
-                        + " acknowledged");
-            }
-            nackIndex = index;
-            nackSleep = sleep;
-        }
+    boolean isBatch() {
+        return listener.isBatch();
+    }
+
+    String listenerId() {
+        return container.getListenerId();
+    }
+
+    private Acknowledgment ack(List<KafkoRecord> records) {
+        return properties.ackMode().isManual() ? new DeliveryAcknowledgment(this, records, offsets.epoch()) : noAck;
     }
 }

@@ -1,6 +1,8 @@
 package dev.kafko.spring.listener;
 
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -66,6 +68,14 @@ public interface MessageListenerContainer {
      * member's polling thread died.
      */
     boolean isInExpectedState();
+
+    /**
+     * The partitions the container's members read now, per topic: those assigned to a running member and
+     * not yet taken from it (spring-kafka's {@code getAssignedPartitions}). Empty when stopped.
+     */
+    default Map<String, Set<Integer>> getAssignedPartitions() {
+        return Map.of();
+    }
 
     /** Why a member's polling thread died (the first one's, with several), or {@code null}. */
     default @Nullable Throwable getFailure() {

@@ -17,6 +17,22 @@ public interface Acknowledgment {
     void acknowledge();
 
     /**
+     * Acknowledges part of a batch (a batch listener, in a manual ack mode): the records up to and including
+     * {@code index} count as processed, as spring-kafka's partial batch acknowledgment; the rest of the batch is
+     * acknowledged by a later call with a higher index or by {@link #acknowledge()}. Call it on the listener's
+     * own thread, inside the call; under {@code MANUAL_IMMEDIATE} it commits at once.
+     *
+     * @throws IllegalStateException on another thread, from a record listener, or after the whole batch was
+     *     acknowledged
+     * @throws IllegalArgumentException when {@code index} is not above the index of an earlier partial
+     *     acknowledgment of the batch
+     * @throws IndexOutOfBoundsException when {@code index} is not in the batch
+     */
+    default void acknowledge(int index) {
+        throw new UnsupportedOperationException("partial acknowledgment is not supported by " + getClass().getName());
+    }
+
+    /**
      * Refuses the record for now (a record listener, in a manual ack mode): once the listener returns, it and
      * the records of its poll not delivered yet are delivered again after {@code sleep}, in their order, and
      * nothing is committed for it. Call it on the listener's own thread, inside the call, instead of

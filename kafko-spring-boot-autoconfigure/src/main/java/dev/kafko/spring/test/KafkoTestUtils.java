@@ -15,6 +15,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.springframework.context.ApplicationContext;
 
 /**
@@ -106,6 +107,35 @@ public final class KafkoTestUtils {
         }
         all.sort(Comparator.comparingInt(KafkoRecord::partition).thenComparingLong(KafkoRecord::offset));
         return all;
+    }
+
+    /**
+     * Waits until the container's members read {@code partitions} partitions in all, as spring-kafka's
+     * {@code ContainerTestUtils.waitForAssignment}: for a listener just started, before a test sends what a
+     * listener reading from the end must see, or to wait for a rebalance to settle.
+     *
+     * @throws AssertionError naming the partitions read when {@code timeout} passes first
+     */
+    public static void waitForAssignment(MessageListenerContainer container, int partitions, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            Map<String, Set<Integer>> assigned = container.getAssignedPartitions();
+            int count = assigned.values().stream().mapToInt(Set::size).sum();
+            if (count == partitions) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("kafko listener '" + container.getListenerId() + "' was assigned " + count
+                        + " partition(s) " + assigned + ", not " + partitions + ", within " + timeout);
+            }
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("Interrupted while waiting for the assignment of kafko listener '"
+                        + container.getListenerId() + "'", e);
+            }
+        }
     }
 
     /** Waits for the listeners of the context's {@link KafkoListenerEndpointRegistry}. */

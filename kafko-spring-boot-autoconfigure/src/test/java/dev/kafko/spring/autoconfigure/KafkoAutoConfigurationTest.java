@@ -385,6 +385,8 @@ class KafkoAutoConfigurationTest {
         Map<String, String> cases = new java.util.LinkedHashMap<>();
         cases.put("kafko.listener.concurrency=0", "kafko.listener.concurrency must be at least 1, was 0");
         cases.put("kafko.listener.poll-timeout=0s", "kafko.listener.poll-timeout must be positive, was PT0S");
+        cases.put("kafko.listener.ack-count=0", "kafko.listener.ack-count must be at least 1, was 0");
+        cases.put("kafko.listener.ack-time=0s", "kafko.listener.ack-time must be positive, was PT0S");
         cases.put("kafko.listener.retry.max-attempts=0", "kafko.listener.retry.max-attempts must be at least 1, was 0");
         cases.put("kafko.listener.retry.not-retryable=com.nope.Missing", "kafko.listener.retry.not-retryable names com.nope.Missing");
         cases.put("kafko.template.default-topic=bad topic!", "kafko.template.default-topic ");

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.kafko.Kafko;
 import dev.kafko.spring.annotation.KafkoListener;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
+import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
 import dev.kafko.spring.core.KafkoTemplate;
 import dev.kafko.spring.support.Acknowledgment;
 import dev.kafko.spring.test.KafkoTestUtils;
@@ -102,6 +103,65 @@ class AcknowledgmentTest {
             if (!value.equals("unacknowledged")) {
                 ack.acknowledge();
             }
+        }
+    }
+
+    static final java.util.List<String> PARTIAL = new java.util.concurrent.CopyOnWriteArrayList<>();
+    static final java.util.List<RuntimeException> PARTIAL_REFUSED = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    @ParameterizedTest
+    @EnumSource(value = AckMode.class, names = {"MANUAL", "MANUAL_IMMEDIATE"})
+    void aBatchAcknowledgedUpToAnIndexCommitsThatFarAndTheRestComesAgainAfterARestart(AckMode mode,
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
+        PARTIAL.clear();
+        PARTIAL_REFUSED.clear();
+        ApplicationContextRunner onDir = runner(PartlyAcknowledging.class, mode)
+                .withPropertyValues("kafko.ephemeral=false", "kafko.data-dir=" + dir, "kafko.topics.partial.partitions=1");
+        onDir.run(context -> {
+            Kafko kafko = context.getBean(Kafko.class);
+            java.util.List<dev.kafko.OutgoingRecord> batch = new java.util.ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                batch.add(dev.kafko.OutgoingRecord.of(null, ("p" + i).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+            }
+            kafko.producer("partial").sendBatch(batch).join(); // one poll delivers all five
+            context.getBean(KafkoListenerEndpointRegistry.class).getListenerContainer("partial").start();
+            await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+                    assertThat(kafko.groupInfo("partial", "partial").committed()).containsEntry(0, 3L));
+            assertThat(PARTIAL).containsExactly("p0", "p1", "p2", "p3", "p4");
+            assertThat(PARTIAL_REFUSED).hasSize(3);
+            assertThat(PARTIAL_REFUSED.get(0)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("acknowledged index 1 of a batch after index 2");
+            assertThat(PARTIAL_REFUSED.get(1)).isInstanceOf(IndexOutOfBoundsException.class);
+            assertThat(PARTIAL_REFUSED.get(2)).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("only on its polling thread");
+        });
+        PARTIAL.clear();
+        onDir.run(context -> {
+            context.getBean(KafkoListenerEndpointRegistry.class).getListenerContainer("partial").start();
+            await().atMost(Duration.ofSeconds(20)).until(() -> PARTIAL.size() == 2);
+            assertThat(PARTIAL).as("what was not acknowledged").containsExactly("p3", "p4");
+        });
+    }
+
+    static class PartlyAcknowledging {
+        @KafkoListener(id = "partial", topics = "partial", batch = "true", autoStartup = "false")
+        void on(java.util.List<String> values, Acknowledgment ack) throws Exception {
+            PARTIAL.addAll(values);
+            if (values.size() < 5) {
+                return; // the redelivery after the restart: left unacknowledged
+            }
+            ack.acknowledge(2);
+            for (Runnable refused : java.util.List.<Runnable>of(() -> ack.acknowledge(1), () -> ack.acknowledge(5))) {
+                try {
+                    refused.run();
+                } catch (RuntimeException e) {
+                    PARTIAL_REFUSED.add(e);
+                }
+            }
+            java.util.concurrent.CompletableFuture.runAsync(() -> ack.acknowledge(4)).exceptionally(e -> {
+                PARTIAL_REFUSED.add((RuntimeException) e.getCause());
+                return null;
+            }).get();
         }
     }
 

@@ -10,11 +10,13 @@ import dev.kafko.spring.annotation.KafkoListener;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
 import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
 import dev.kafko.spring.core.KafkoTemplate;
+import dev.kafko.spring.listener.MessageListenerContainer;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -287,6 +289,33 @@ class KafkoTestUtilsTest {
     }
 
     /** Started by the test once its topic exists. */
+    @Test
+    void waitForAssignmentWaitsForTheMembersPartitionsAndNamesWhatItGotWhenTheyDoNotCome() {
+        runner.withBean(Spread.class).withPropertyValues("kafko.topics.spread.partitions=4").run(context -> {
+            MessageListenerContainer container = context.getBean(KafkoListenerEndpointRegistry.class)
+                    .getListenerContainer("spread");
+            assertThat(container.getAssignedPartitions()).as("not started").isEmpty();
+            container.start();
+
+            KafkoTestUtils.waitForAssignment(container, 4, Duration.ofSeconds(20));
+
+            assertThat(container.getAssignedPartitions()).containsOnlyKeys("spread")
+                    .extractingByKey("spread").asInstanceOf(InstanceOfAssertFactories.collection(Integer.class))
+                    .containsExactlyInAnyOrder(0, 1, 2, 3);
+            assertThatThrownBy(() -> KafkoTestUtils.waitForAssignment(container, 5, Duration.ofMillis(100)))
+                    .isInstanceOf(AssertionError.class)
+                    .hasMessageContaining("'spread' was assigned 4 partition(s) {spread=[0, 1, 2, 3]}, not 5");
+            container.stop();
+            assertThat(container.getAssignedPartitions()).as("stopped").isEmpty();
+        });
+    }
+
+    static class Spread {
+        @KafkoListener(id = "spread", topics = "spread", concurrency = "2", autoStartup = "false")
+        void on(String value) {
+        }
+    }
+
     static class Unstarted {
         @KafkoListener(id = "unstarted", topics = "vanishing", autoStartup = "false")
         void on(String value) {

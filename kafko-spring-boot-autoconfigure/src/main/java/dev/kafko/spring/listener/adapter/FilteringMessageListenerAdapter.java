@@ -101,6 +101,12 @@ public final class FilteringMessageListenerAdapter implements KafkoMessageListen
         }
 
         @Override
+        public void acknowledge(int index) {
+            Objects.checkIndex(index, kept.size());
+            polled.acknowledge(indexIn(records, kept, index));
+        }
+
+        @Override
         public void nack(int index, Duration sleep) {
             Objects.checkIndex(index, kept.size());
             polled.nack(indexIn(records, kept, index), sleep);

@@ -1,0 +1,110 @@
+package dev.kafko.spring.listener;
+
+import dev.kafko.KafkoRecord;
+import dev.kafko.spring.support.Acknowledgment;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The acknowledgment a listener in a manual ack mode gets with one delivery of its {@link ListenerConsumer}:
+ * acknowledged on the polling thread it counts at once, on another thread it is queued for the polling thread;
+ * a nack is taken on the polling thread only, inside the listener call.
+ */
+final class DeliveryAcknowledgment implements Acknowledgment {
+
+    private final ListenerConsumer member;
+    private final List<KafkoRecord> records;
+    /** The epoch of the delivery: an acknowledgment after the partition was assigned again (or sought) is stale. */
+    private final long epoch;
+    /** Acknowledged on the polling thread: its commit, not its return, finishes the records. */
+    private boolean acknowledgedByOwner;
+    /** The highest index of a partial acknowledgment of the batch, or -1. */
+    private int acknowledgedUpTo = -1;
+
+    DeliveryAcknowledgment(ListenerConsumer member, List<KafkoRecord> records, long epoch) {
+        this.member = member;
+        this.records = records;
+        this.epoch = epoch;
+    }
+
+    boolean acknowledgedByOwner() {
+        return acknowledgedByOwner;
+    }
+
+    @Override
+    public void acknowledge() {
+        if (!member.ackMode().isManual()) {
+            return;
+        }
+        Map<Integer, Long> next = CommitOffsets.nextOffsets(records);
+        if (member.isPollingThread(Thread.currentThread())) {
+            acknowledgedByOwner = true;
+            member.acknowledgedOnOwner(next, epoch);
+        } else {
+            member.acknowledgedElsewhere(next, epoch);
+        }
+    }
+
+    @Override
+    public void acknowledge(int index) {
+        if (!member.isBatch()) {
+            throw new IllegalStateException("A record listener acknowledges with acknowledge()");
+        }
+        Objects.checkIndex(index, records.size());
+        if (!member.isPollingThread(Thread.currentThread())) {
+            throw new IllegalStateException("Listener '" + member.listenerId() + "' may acknowledge part of a batch"
+                    + " only on its polling thread, inside the listener call");
+        }
+        if (acknowledgedByOwner) {
+            throw new IllegalStateException("Listener '" + member.listenerId() + "' acknowledged part of a batch it"
+                    + " acknowledged whole");
+        }
+        if (index <= acknowledgedUpTo) {
+            throw new IllegalArgumentException("Listener '" + member.listenerId() + "' acknowledged index " + index
+                    + " of a batch after index " + acknowledgedUpTo + "; a partial acknowledgment goes forward");
+        }
+        if (!member.ackMode().isManual()) {
+            return;
+        }
+        acknowledgedUpTo = index;
+        member.acknowledgedOnOwner(CommitOffsets.nextOffsets(records.subList(0, index + 1)), epoch);
+    }
+
+    @Override
+    public void nack(Duration sleep) {
+        if (member.isBatch()) {
+            throw new IllegalStateException("A batch listener nacks with nack(index, sleep)");
+        }
+        nackAt(0, sleep);
+    }
+
+    @Override
+    public void nack(int index, Duration sleep) {
+        if (!member.isBatch()) {
+            throw new IllegalStateException("A record listener nacks with nack(sleep)");
+        }
+        Objects.checkIndex(index, records.size());
+        if (index <= acknowledgedUpTo) {
+            throw new IllegalArgumentException("Listener '" + member.listenerId() + "' nacked index " + index
+                    + " of a batch it acknowledged up to index " + acknowledgedUpTo);
+        }
+        nackAt(index, sleep);
+    }
+
+    private void nackAt(int index, Duration sleep) {
+        if (sleep.isNegative()) {
+            throw new IllegalArgumentException("nack sleep must not be negative, was " + sleep);
+        }
+        if (!member.isPollingThread(Thread.currentThread())) {
+            throw new IllegalStateException("Listener '" + member.listenerId() + "' may nack only on its"
+                    + " polling thread, inside the listener call");
+        }
+        if (acknowledgedByOwner) {
+            throw new IllegalStateException("Listener '" + member.listenerId() + "' nacked a delivery it"
+                    + " acknowledged");
+        }
+        member.nacked(index, sleep);
+    }
+}
