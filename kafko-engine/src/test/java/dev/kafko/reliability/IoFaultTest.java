@@ -301,4 +301,61 @@ class IoFaultTest {
             assertThat(kafko.groupInfo("t", "g").committed()).containsEntry(0, 8L);
         }
     }
+
+    /** A commit whose fsync failed, with no commit after it: the close rewrites the file without it. */
+    @Test
+    void aCommitWhoseForceFailedDoesNotComeBackAtTheNextOpen() throws Exception {
+        Path data = tmp.resolve("force");
+        RandomFaultIo io = new RandomFaultIo(RandomFaultIo.Kind.IO, 1, 1, 0, false);
+        try (Kafko kafko = BrokerBridge.open(data, KafkoOptions.DEFAULTS, io)) {
+            kafko.createTopic("t", TopicConfig.builder().fsync(FsyncPolicy.EVERY_BATCH).build());
+            for (int i = 0; i < 9; i++) {
+                kafko.producer("t").send(null, new byte[10]).join();
+            }
+            try (Consumer c = kafko.groupConsumer("t", "g")) {
+                c.commit(java.util.Map.of(0, 5L));
+                io.replay(once(s -> s.startsWith("force ") && s.endsWith("/groups/g/offsets")));
+                io.arm(true);
+                assertThat(catchThrowable(() -> c.commit(java.util.Map.of(0, 7L)))).isInstanceOf(KafkoException.class);
+                io.arm(false);
+                assertThat(kafko.groupInfo("t", "g").committed()).containsEntry(0, 5L);
+            }
+        }
+        try (Kafko kafko = Kafko.open(data)) {
+            assertThat(kafko.groupInfo("t", "g").committed()).as("after a reopen, no commit since the failed one")
+                    .containsEntry(0, 5L);
+        }
+    }
+
+    /** A scheduled fsync of the offsets that failed: the close still makes what was committed durable. */
+    @Test
+    void aCloseAfterAFailedScheduledFsyncMakesTheCommitsDurable() throws Exception {
+        Path data = tmp.resolve("interval");
+        RandomFaultIo io = new RandomFaultIo(RandomFaultIo.Kind.IO, 1, 1, 0, false);
+        Kafko kafko = BrokerBridge.open(data, KafkoOptions.DEFAULTS, io);
+        kafko.createTopic("t", TopicConfig.builder().fsync(FsyncPolicy.interval(Duration.ofMillis(50))).build());
+        for (int i = 0; i < 9; i++) {
+            kafko.producer("t").send(null, new byte[10]).join();
+        }
+        Consumer c = kafko.groupConsumer("t", "g");
+        c.commit(java.util.Map.of(0, 1L)); // creates the file
+        Thread.sleep(300); // and its scheduled fsync passes
+        io.replay(once(s -> s.startsWith("force ") && s.endsWith("/groups/g/offsets")));
+        io.arm(true);
+        c.commit(java.util.Map.of(0, 5L)); // returns; its fsync 50 ms later fails
+        for (long deadline = System.nanoTime() + 10_000_000_000L; io.injected.isEmpty() && System.nanoTime() < deadline; ) {
+            Thread.sleep(10);
+        }
+        assertThat(io.injected).as("the scheduled fsync failed").hasSize(1);
+        io.arm(false);
+        c.close();
+        io.recordCalls = true;
+        kafko.close();
+        io.recordCalls = false;
+        assertThat(io.log).as("calls while closing: %s", io.log)
+                .anyMatch(s -> s.equals("force offsets") || s.equals("move offsets"));
+        try (Kafko reopened = Kafko.open(data)) {
+            assertThat(reopened.groupInfo("t", "g").committed()).containsEntry(0, 5L);
+        }
+    }
 }

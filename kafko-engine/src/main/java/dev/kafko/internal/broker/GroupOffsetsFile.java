@@ -254,8 +254,16 @@ final class GroupOffsetsFile implements AutoCloseable {
         commit(Map.of(partition, offset), force);
     }
 
-    /** Forces written entries to disk. */
+    /** Forces written entries to disk; a file a failed write or fsync left is rewritten (and so forced) first. */
     void force() {
+        if (damaged) {
+            try {
+                repair();
+            } catch (IOException | RuntimeException e) {
+                throw new KafkoStorageException("cannot rewrite group offsets " + file + ": " + e, e);
+            }
+            return;
+        }
         if (channel == null) {
             return;
         }
@@ -409,12 +417,19 @@ final class GroupOffsetsFile implements AutoCloseable {
         entries = n;
     }
 
+    /**
+     * Forces and closes the file; one a failed write or fsync left is rewritten from the offsets committed before
+     * it: a failed commit does not come back at the next open, and what was committed is durable.
+     */
     @Override
     public void close() {
         try {
-            if (channel != null) {
+            if (damaged) {
+                repair();
+            } else if (channel != null) {
                 channel.force(false);
                 channel.close();
+                channel = null;
             }
         } catch (IOException | RuntimeException e) {
             throw new KafkoStorageException("cannot close group offsets " + file + ": " + e, e);

@@ -6,7 +6,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Keeps the registered {@link ConsumerSeekAware.ConsumerSeekCallback}s of a listener's members, and which
@@ -17,13 +16,14 @@ import org.jspecify.annotations.Nullable;
  */
 public abstract class AbstractConsumerSeekAware implements ConsumerSeekAware {
 
-    private record TopicPartition(String topic, int partition) {
+    /** A partition of a topic as one group reads it: a bean's listeners of several groups each have one. */
+    private record GroupPartition(String group, String topic, int partition) {
     }
 
     /** Each running member's callback, by its polling thread. */
     private final Map<Thread, ConsumerSeekCallback> callbackForThread = new ConcurrentHashMap<>();
-    /** The callback of the member reading each partition. */
-    private final Map<TopicPartition, ConsumerSeekCallback> callbacks = new ConcurrentHashMap<>();
+    /** The callback of the member reading each partition, per group. */
+    private final Map<GroupPartition, ConsumerSeekCallback> callbacks = new ConcurrentHashMap<>();
 
     @Override
     public void registerSeekCallback(ConsumerSeekCallback callback) {
@@ -35,7 +35,7 @@ public abstract class AbstractConsumerSeekAware implements ConsumerSeekAware {
         ConsumerSeekCallback registered = callbackForThread.get(Thread.currentThread());
         if (registered != null) {
             for (Integer p : assignments.keySet()) {
-                callbacks.put(new TopicPartition(topic, p), registered);
+                callbacks.put(new GroupPartition(registered.getGroupId(), topic, p), registered);
             }
         }
         ConsumerSeekAware.super.onPartitionsAssigned(topic, assignments, callback);
@@ -46,7 +46,7 @@ public abstract class AbstractConsumerSeekAware implements ConsumerSeekAware {
         ConsumerSeekCallback registered = callbackForThread.get(Thread.currentThread());
         if (registered != null) {
             for (Integer p : partitions) {
-                callbacks.remove(new TopicPartition(topic, p), registered);
+                callbacks.remove(new GroupPartition(registered.getGroupId(), topic, p), registered);
             }
         }
     }
@@ -59,9 +59,18 @@ public abstract class AbstractConsumerSeekAware implements ConsumerSeekAware {
         }
     }
 
-    /** The callback of the member that reads {@code partition} of {@code topic} now, or null when none does. */
-    protected @Nullable ConsumerSeekCallback getSeekCallbackFor(String topic, int partition) {
-        return callbacks.get(new TopicPartition(topic, partition));
+    /**
+     * The callbacks of the members that read {@code partition} of {@code topic} now, one per group (a bean's
+     * listeners of different groups each read it); empty when none does.
+     */
+    protected List<ConsumerSeekCallback> getSeekCallbacksFor(String topic, int partition) {
+        List<ConsumerSeekCallback> found = new ArrayList<>();
+        callbacks.forEach((gp, callback) -> {
+            if (gp.topic().equals(topic) && gp.partition() == partition) {
+                found.add(callback);
+            }
+        });
+        return found;
     }
 
     /** Each running member's callback, with the partitions it reads now, per topic. */

@@ -300,11 +300,20 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
 
     private List<String> behind(Map<String, Map<Integer, Long>> targets) {
         List<String> behind = new ArrayList<>();
+        for (KafkoMessageListenerContainer member : members) {
+            if (member.hasPendingSeeks()) {
+                behind.add(member.memberName() + " has seeks to make");
+            }
+        }
         targets.forEach((topic, ends) -> {
-            Map<Integer, Long> done = processed.snapshot(topic, backend.topicId(topic));
+            Object topicId = backend.topicId(topic);
+            Map<Integer, Long> done = processed.snapshot(topic, topicId);
+            Set<Integer> rewound = processed.rewound(topic, topicId);
             Map<Integer, Long> committed = backend.committedOffsets(topic, groupId);
             ends.forEach((partition, end) -> {
-                long reached = Math.max(done.getOrDefault(partition, 0L), committed.getOrDefault(partition, 0L));
+                // a partition sought back: its commit may still be past the replay, which only its progress tells
+                long reached = rewound.contains(partition) ? done.getOrDefault(partition, 0L)
+                        : Math.max(done.getOrDefault(partition, 0L), committed.getOrDefault(partition, 0L));
                 if (reached < end) {
                     behind.add(topic + "-" + partition + " at " + reached + " of " + end);
                 }

@@ -13,9 +13,10 @@ import java.util.function.Function;
  * {@code concurrency} above one, has several members, and so gets one registered callback per member:
  * keep them per thread, or extend {@link AbstractConsumerSeekAware}, which does.
  *
- * <p>A seek moves where the member reads, not the group's commit: the commit follows the records the
- * member processes after it, so a seek back lets the commit move back, and a seek forward is committed once
- * a record after it is processed.
+ * <p>A seek through the callback {@link #registerSeekCallback} hands over commits the position sought once the
+ * member makes it, so that a restart, or the member a rebalance gives the partition to, goes on from there; the
+ * commit then follows the records processed, back with a replay as forward with a skip. A seek at assignment
+ * chooses where the member starts, and the commit follows what it processes.
  */
 public interface ConsumerSeekAware {
 
@@ -25,7 +26,8 @@ public interface ConsumerSeekAware {
      * before it delivers its next record (a batch listener: after the batch in hand), once it committed what
      * it processed. The records it had polled and not yet delivered are read again from their offsets, those
      * of a sought partition from the offset sought. A seek of a partition the member does not read when it
-     * makes the seek (another member reads it, or it moved away) is logged and ignored.
+     * makes the seek (another member reads it, or it moved away) is logged and ignored, and so are the seeks a
+     * member had not made when it stopped.
      */
     default void registerSeekCallback(ConsumerSeekCallback callback) {
     }

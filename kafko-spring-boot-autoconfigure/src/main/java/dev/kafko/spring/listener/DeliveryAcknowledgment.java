@@ -15,6 +15,7 @@ import java.util.Objects;
 final class DeliveryAcknowledgment implements Acknowledgment {
 
     private final ListenerConsumer member;
+    private final MemberCommits commits;
     private final List<KafkoRecord> records;
     /** The epoch of the delivery: an acknowledgment after the partition was assigned again (or sought) is stale. */
     private final long epoch;
@@ -23,8 +24,9 @@ final class DeliveryAcknowledgment implements Acknowledgment {
     /** The highest index of a partial acknowledgment of the batch, or -1. */
     private int acknowledgedUpTo = -1;
 
-    DeliveryAcknowledgment(ListenerConsumer member, List<KafkoRecord> records, long epoch) {
+    DeliveryAcknowledgment(ListenerConsumer member, MemberCommits commits, List<KafkoRecord> records, long epoch) {
         this.member = member;
+        this.commits = commits;
         this.records = records;
         this.epoch = epoch;
     }
@@ -41,9 +43,9 @@ final class DeliveryAcknowledgment implements Acknowledgment {
         Map<Integer, Long> next = CommitOffsets.nextOffsets(records);
         if (member.isPollingThread(Thread.currentThread())) {
             acknowledgedByOwner = true;
-            member.acknowledgedOnOwner(next, epoch);
+            commits.acknowledgedOnOwner(next, epoch);
         } else {
-            member.acknowledgedElsewhere(next, epoch);
+            commits.acknowledgedElsewhere(next, epoch);
         }
     }
 
@@ -69,7 +71,7 @@ final class DeliveryAcknowledgment implements Acknowledgment {
             return;
         }
         acknowledgedUpTo = index;
-        member.acknowledgedOnOwner(CommitOffsets.nextOffsets(records.subList(0, index + 1)), epoch);
+        commits.acknowledgedOnOwner(CommitOffsets.nextOffsets(records.subList(0, index + 1)), epoch);
     }
 
     @Override

@@ -65,6 +65,12 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
     private volatile CountDownLatch siblingsStopping = new CountDownLatch(0);
     private volatile @Nullable ListenerConsumer consumer;
 
+    /** Whether the member's listener asked for seeks it has not made yet. Any thread. */
+    boolean hasPendingSeeks() {
+        ListenerConsumer c = consumer;
+        return c != null && c.hasPendingSeeks();
+    }
+
     /** The partitions the member reads now, under its topic (none: empty). Any thread. */
     @Override
     public Map<String, Set<Integer>> getAssignedPartitions() {
@@ -133,6 +139,11 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
 
     RecordObservations observations() {
         return observations;
+    }
+
+    /** The partitions of this member's topic now (a seek of one past them is refused when asked for). */
+    int partitionCount() {
+        return backend.partitionCount(topic);
     }
 
     ProcessedOffsets processed() {

@@ -55,11 +55,10 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
     private @Nullable UnknownTopicException lost;
     /** How many records in hand were not delivered because the topic was deleted; polling thread only. */
     private int dropped;
-    /** What this member has yet to commit, and has committed; polling thread only. */
-    private final CommitOffsets offsets = new CommitOffsets();
-    /** Records processed since the last commit, and when that was: the count and time ack modes. Polling thread. */
-    private int uncommittedRecords;
-    private long lastCommitNanos = System.nanoTime();
+    /** What this member has yet to commit, and when it commits it; polling thread only. */
+    private final MemberCommits commits;
+    /** {@code commits}' bookkeeping. */
+    private final CommitOffsets offsets;
     /**
      * A nack's pause, set by the listener on this thread: the nacked records and those after them are delivered
      * again after it (null: none); {@link #nackIndex} is the first of them in a batch. Polling thread only.
@@ -100,7 +99,9 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         this.timed = container.instrumentation() != KafkoInstrumentation.NOOP;
         this.observations = container.observations();
         this.backend = backend;
-        this.positions = new MemberPositions(container, backend, this::advance);
+        this.commits = new MemberCommits(container, this);
+        this.offsets = commits.offsets();
+        this.positions = new MemberPositions(container, backend, commits::advance);
         this.consumer = backend.groupConsumer(container.topic(), container.getGroupId(),
                 properties.maxPollRecords(), this);
         this.topicId = backend.topicId(container.topic());
@@ -128,6 +129,11 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         return thread == owner;
     }
 
+    /** Whether the listener asked for seeks this member has not made yet. Any thread. */
+    boolean hasPendingSeeks() {
+        return seeks != null && seeks.pending();
+    }
+
     /** The partitions this member reads now. Any thread. */
     Set<Integer> assignedPartitions() {
         return assigned;
@@ -148,10 +154,10 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
                 seeks.register();
             }
             while (!container.stopRequested()) {
-                drainForeignAcks();
+                commits.drainForeign();
                 makeSeeks();
                 if (container.pauseRequested()) {
-                    commitPending();
+                    commits.commitPending();
                     container.markPaused(true);
                     container.awaitSignal(properties.pollTimeout().toMillis());
                     continue;
@@ -161,8 +167,8 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
                 if (!records.isEmpty()) {
                     deliver(records);
                 }
-                drainForeignAcks();
-                commitIfDue();
+                commits.drainForeign();
+                commits.commitIfDue();
             }
         } catch (KafkoClosedException e) {
             if (container.stopRequested()) {
@@ -180,8 +186,8 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
             LOG.error("Polling thread {} of listener '{}' died", container.memberName(), container.getListenerId(), t);
         } finally {
             try {
-                drainForeignAcks();
-                commitPending();
+                commits.drainForeign();
+                commits.commitPending();
             } catch (RuntimeException e) {
                 LOG.warn("Final commit of {} failed", container.memberName(), e);
             }
@@ -259,7 +265,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
     }
 
     /** A commit or a seek found the topic deleted: nothing of it is committed or delivered any more. */
-    private void forgetDeletedTopic(UnknownTopicException e) {
+    void forgetDeletedTopic(UnknownTopicException e) {
         if (lost == null) {
             lost = e;
         }
@@ -498,101 +504,46 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         AckMode mode = properties.ackMode();
         if (mode.isManual() && !recovered) {
             if (!(ack instanceof DeliveryAcknowledgment a && a.acknowledgedByOwner())) {
-                advance(CommitOffsets.nextOffsets(records)); // processed; committed once the listener acknowledges
+                commits.advance(CommitOffsets.nextOffsets(records)); // processed; committed once the listener acknowledges
             } // acknowledged: finished once its commit (at the end of the poll under MANUAL) advances it
             return;
         }
-        if (records.size() == 1) {
-            KafkoRecord record = records.get(0);
-            offsets.add(record.partition(), record.offset() + 1);
-        } else {
-            CommitOffsets.nextOffsets(records).forEach(offsets::add);
-        }
-        if (mode == AckMode.RECORD || mode == AckMode.MANUAL_IMMEDIATE) {
-            commitPending();
-        } else if (mode.counts() || mode.times()) {
-            uncommittedRecords += records.size();
-            advance(CommitOffsets.nextOffsets(records)); // processed: the test helper need not wait for the commit
-        }
+        commits.processed(records);
     }
 
     /**
-     * Takes the acknowledgments made on other threads. One for a partition this member no longer owns is
-     * dropped: its new owner delivers the record again from the group's commit.
-     */
-    private void drainForeignAcks() {
-        offsets.drainForeign(consumer::assignment, (partition, offset) -> LOG.info("Listener '{}' was acknowledged"
-                + " {}-{}@{} after the partition moved to another member or was sought; not committed: the partition"
-                + " is read from the group's commit or from where it was sought", container.getListenerId(),
-                container.topic(), partition, offset));
-    }
-
-    /**
-     * Commits at the end of a poll's records: always, except under the count and time ack modes, where the
-     * records processed since the last commit must be {@code ackCount} or the time since it {@code ackTime}.
-     */
-    private void commitIfDue() {
-        AckMode mode = properties.ackMode();
-        if ((mode.counts() || mode.times())
-                && !(mode.counts() && uncommittedRecords >= properties.ackCount())
-                && !(mode.times() && System.nanoTime() - lastCommitNanos >= properties.ackTime().toNanos())) {
-            return;
-        }
-        commitPending();
-    }
-
-    private void commitPending() {
-        Map<Integer, Long> next = offsets.take();
-        if (next.isEmpty()) {
-            return;
-        }
-        uncommittedRecords = 0;
-        lastCommitNanos = System.nanoTime();
-        try {
-            consumer.commit(next);
-            offsets.committed(next);
-        } catch (UnknownTopicException e) {
-            forgetDeletedTopic(e);
-            return; // records of a topic that is gone: they count as finished nowhere
-        } catch (KafkoClosedException e) {
-            if (!container.stopRequested()) {
-                throw e;
-            }
-            // a member that overran the shutdown timeout finished after kafko closed: at-least-once redelivers
-            LOG.warn("Kafko closed under {} of listener '{}' after its shutdown timeout ({}): {} not committed and"
-                    + " will be delivered again", container.memberName(), container.getListenerId(),
-                    properties.shutdownTimeout(), CommitOffsets.describe(container.topic(), next));
-        } catch (KafkoException e) {
-            LOG.warn("Listener '{}' could not commit {} on {}", container.getListenerId(), next,
-                    container.topic(), e);
-        }
-        advance(next);
-    }
-
-    /** Tells the container's progress tracker (read by the test helper) how far the listener got. */
-    private void advance(Map<Integer, Long> nextOffsets) {
-        nextOffsets.forEach((p, o) -> container.processed().advance(container.topic(), topicId, p, o));
-    }
-
-    /**
-     * Makes the seeks the listener asked for, once what the member processed is committed; a partition sought
-     * counts as assigned again, so its commit may move back and an acknowledgment made before is stale.
+     * Makes the seeks the listener asked for, once what the member processed is committed, and commits the
+     * positions sought: a restart, or a member the partition moves to, goes on from there. A partition sought
+     * counts as assigned again, so an acknowledgment made before is stale.
      */
     private void makeSeeks() {
         if (seeks == null || !seeks.pending() || lost != null || detached) {
             return;
         }
-        commitPending();
+        commits.commitPending();
         try {
-            offsets.assigned(seeks.makeQueued(consumer));
+            Set<Integer> sought = seeks.makeQueued(consumer);
+            if (sought.isEmpty()) {
+                return;
+            }
+            offsets.assigned(sought);
+            Map<Integer, Long> positions = new HashMap<>();
+            for (int p : sought) {
+                positions.put(p, consumer.position(p));
+            }
+            positions.forEach(offsets::add);
+            commits.commitPending();
+            positions.forEach((p, o) -> container.processed().rewind(container.topic(), topicId, p, o));
         } catch (UnknownTopicException e) {
             forgetDeletedTopic(e);
+        } finally {
+            seeks.made();
         }
     }
 
     @Override
     public void onPartitionsRevoked(Collection<Integer> partitions) {
-        drainForeignAcks();
+        commits.drainForeign();
         Map<Integer, Long> handOver = offsets.takeRevoked(partitions);
         if (!handOver.isEmpty()) {
             consumer.commit(handOver);
@@ -618,22 +569,6 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         }
     }
 
-    /** An acknowledgment on the polling thread of a delivery made during {@code epoch}. */
-    void acknowledgedOnOwner(Map<Integer, Long> next, long epoch) {
-        next.forEach((p, o) -> offsets.acknowledge(p, o, epoch));
-        if (properties.ackMode() == AckMode.MANUAL_IMMEDIATE) {
-            commitPending();
-        }
-    }
-
-    /** An acknowledgment on another thread of a delivery made during {@code epoch}: the polling thread takes it. */
-    void acknowledgedElsewhere(Map<Integer, Long> next, long epoch) {
-        offsets.queueForeign(next, epoch);
-        if (properties.ackMode() == AckMode.MANUAL_IMMEDIATE) {
-            consumer.wakeup();
-        }
-    }
-
     /** The listener nacked its delivery from {@code index} on, to come again after {@code sleep}. Polling thread. */
     void nacked(int index, Duration sleep) {
         nackIndex = index;
@@ -653,6 +588,17 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
     }
 
     private Acknowledgment ack(List<KafkoRecord> records) {
-        return properties.ackMode().isManual() ? new DeliveryAcknowledgment(this, records, offsets.epoch()) : noAck;
+        return properties.ackMode().isManual() ? new DeliveryAcknowledgment(this, commits, records, offsets.epoch())
+                : noAck;
+    }
+
+    /** The member's consumer now (replaced when its topic was deleted and exists again). */
+    BackendConsumer consumer() {
+        return consumer;
+    }
+
+    /** The id of the topic the consumer reads. */
+    @Nullable Object topicId() {
+        return topicId;
     }
 }

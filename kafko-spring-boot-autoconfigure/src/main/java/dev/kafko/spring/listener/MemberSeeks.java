@@ -28,6 +28,8 @@ final class MemberSeeks extends PartitionSeeks {
     /** Makes the member's blocked poll return (any thread). */
     private final Runnable wakeup;
     private volatile boolean stopped;
+    /** Set while the polling thread makes the queued seeks, until their progress is told: {@link #pending} says so. */
+    private volatile boolean making;
 
     MemberSeeks(KafkoMessageListenerContainer container, ConsumerSeekAware aware, Runnable wakeup) {
         super(container);
@@ -60,7 +62,7 @@ final class MemberSeeks extends PartitionSeeks {
     /** The member stopped: later seeks throw, queued ones are dropped, and the listener is told. Polling thread. */
     void unregister() {
         stopped = true;
-        queued.clear();
+        drop("the member stopped");
         try {
             aware.unregisterSeekCallback();
         } catch (RuntimeException e) {
@@ -78,9 +80,14 @@ final class MemberSeeks extends PartitionSeeks {
         wakeup.run();
     }
 
-    /** Whether seeks wait to be made (any thread; a volatile read). */
+    /** Whether seeks wait to be made, or are being made (any thread; volatile reads). */
     boolean pending() {
-        return !queued.isEmpty();
+        return !queued.isEmpty() || making;
+    }
+
+    /** The seeks {@link #makeQueued} made are committed and their progress told. Polling thread. */
+    void made() {
+        making = false;
     }
 
     /**
@@ -91,6 +98,7 @@ final class MemberSeeks extends PartitionSeeks {
      * @throws UnknownTopicException when the topic was deleted
      */
     Set<Integer> makeQueued(BackendConsumer consumer) {
+        making = true;
         Set<Integer> sought = new HashSet<>();
         Set<Integer> assignment = consumer.assignment();
         for (Queued q = queued.poll(); q != null; q = queued.poll()) {

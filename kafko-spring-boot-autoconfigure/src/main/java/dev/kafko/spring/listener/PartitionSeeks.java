@@ -124,14 +124,31 @@ abstract class PartitionSeeks implements ConsumerSeekAware.ConsumerSeekCallback 
     }
 
     private List<Integer> partitions(Collection<Integer> partitions) {
-        List<Integer> copy = List.copyOf(partitions); // no null partition
+        Objects.requireNonNull(partitions, "partitions");
+        for (Integer p : partitions) {
+            if (p == null) {
+                throw new NullPointerException("partitions holds a null partition: " + partitions);
+            }
+        }
+        List<Integer> copy = List.copyOf(partitions);
+        int count = copy.isEmpty() ? -1 : partitionCount();
         for (int p : copy) {
-            if (p < 0) {
+            if (p < 0 || (count >= 0 && p >= count)) {
                 throw new IllegalArgumentException("Listener '" + container.getListenerId() + "' cannot seek "
-                        + container.topic() + "-" + p + ": no such partition");
+                        + container.topic() + "-" + p + ": no such partition"
+                        + (count >= 0 ? " (the topic has " + count + ")" : ""));
             }
         }
         return copy;
+    }
+
+    /** The partitions of the member's topic now; -1 when that cannot be told (the log closed, the topic deleted). */
+    private int partitionCount() {
+        try {
+            return container.partitionCount();
+        } catch (RuntimeException e) {
+            return -1;
+        }
     }
 
     private static long saturatedAdd(long a, long b) {

@@ -4,6 +4,8 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Function;
+import java.util.HashSet;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -28,8 +30,11 @@ final class ProcessedOffsets {
         this.liveTopicId = liveTopicId;
     }
 
-    /** The offsets finished on one topic, the one that had the id. */
-    private record Progress(Object topicId, Map<Integer, Long> next) {
+    /**
+     * The offsets finished on one topic, the one that had the id, and its partitions a listener sought back:
+     * the group's commit says nothing of how far those got until the replay commits.
+     */
+    private record Progress(Object topicId, Map<Integer, Long> next, Set<Integer> rewound) {
     }
 
     /**
@@ -38,19 +43,50 @@ final class ProcessedOffsets {
      * since are dropped: what a topic of that name holds now starts from nothing.
      */
     synchronized void advance(String topic, @Nullable Object topicId, int partition, long nextOffset) {
-        Progress progress = offsets.get(topic);
-        if (progress == null || !progress.topicId().equals(topicId)) {
-            // the first offset of another topic under the name: the live one replaces what was kept
-            if (topicId == null || !topicId.equals(live(topic))) {
-                return;
-            }
-            progress = new Progress(topicId, new HashMap<>());
-            offsets.put(topic, progress);
+        Progress progress = progress(topic, topicId);
+        if (progress == null) {
+            return;
         }
         progress.next().merge(partition, nextOffset, Math::max);
         if (waiters > 0) {
             notifyAll();
         }
+    }
+
+    /**
+     * A listener sought {@code partition} to {@code nextOffset}: what it finished there is that much now, and
+     * from now on only what it finishes tells how far it got (the group's commit may be past a seek back).
+     */
+    synchronized void rewind(String topic, @Nullable Object topicId, int partition, long nextOffset) {
+        Progress progress = progress(topic, topicId);
+        if (progress == null) {
+            return;
+        }
+        progress.next().put(partition, nextOffset);
+        progress.rewound().add(partition);
+        if (waiters > 0) {
+            notifyAll();
+        }
+    }
+
+    private @Nullable Progress progress(String topic, @Nullable Object topicId) {
+        Progress progress = offsets.get(topic);
+        if (progress == null || !progress.topicId().equals(topicId)) {
+            // the first offset of another topic under the name: the live one replaces what was kept
+            if (topicId == null || !topicId.equals(live(topic))) {
+                return null;
+            }
+            progress = new Progress(topicId, new HashMap<>(), new HashSet<>());
+            offsets.put(topic, progress);
+        }
+        return progress;
+    }
+
+    /** The partitions of the topic that has {@code topicId} that a listener sought since the container started. */
+    synchronized Set<Integer> rewound(String topic, @Nullable Object topicId) {
+        Progress progress = offsets.get(topic);
+        return progress == null || !Objects.equals(progress.topicId(), topicId) ? Set.of()
+                : Set.copyOf(progress.rewound());
     }
 
     private @Nullable Object live(String topic) {

@@ -11,6 +11,7 @@ import dev.kafko.spring.annotation.KafkoListener;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
 import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
 import dev.kafko.spring.core.KafkoTemplate;
+import dev.kafko.spring.test.KafkoTestUtils;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -52,6 +53,7 @@ class RuntimeSeeksTest {
         REWOUND.set(false);
         hold = new CountDownLatch(0);
         holdAt = "";
+        slow = false;
     }
 
     @Test
@@ -70,6 +72,16 @@ class RuntimeSeeksTest {
 
             await().atMost(WAIT).until(() -> RECEIVED.size() == 80);
             assertThat(RECEIVED.subList(40, 80)).containsExactlyInAnyOrderElementsOf(sent);
+
+            // a member asked to seek a partition another member reads logs it and leaves it
+            Map<ConsumerSeekAware.ConsumerSeekCallback, Map<String, List<Integer>>> members = replayer.getCallbacksAndTopics();
+            ConsumerSeekAware.ConsumerSeekCallback first = members.keySet().iterator().next();
+            int notItsOwn = IntStream.range(0, 4).filter(p -> !members.get(first).get("events").contains(p)).findFirst()
+                    .orElseThrow();
+            first.seekToBeginning("events", notItsOwn);
+            await().atMost(WAIT).until(() -> messages().stream().anyMatch(m -> m.contains("does not read events-"
+                    + notItsOwn)));
+            assertThat(RECEIVED).hasSize(80);
             assertThat(context.getBean(Kafko.class).groupInfo("events", "replayer").committed())
                     .containsOnlyKeys(0, 1, 2, 3)
                     .as("every partition committed up to its end again").allSatisfy((partition, offset) ->
@@ -175,7 +187,8 @@ class RuntimeSeeksTest {
             assertThatThrownBy(() -> callback.seek("held", 0, (java.util.function.Function<Long, Long>) null))
                     .isInstanceOf(NullPointerException.class);
 
-            callback.seek("held", 7, 0);
+            assertThatThrownBy(() -> callback.seek("held", 7, 0)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("held-7: no such partition");
             callback.seek("held", 0, position -> -1L);
             callback.seek("held", 0, position -> {
                 throw new IllegalStateException("the function's own bug");
@@ -183,8 +196,7 @@ class RuntimeSeeksTest {
             callback.seek("held", 0, 1);
             await().atMost(WAIT).until(() -> RECEIVED.size() == 3);
             assertThat(RECEIVED).containsExactly("a", "b", "b");
-            assertThat(messages()).anySatisfy(m -> assertThat(m).contains("does not read held-7").contains("ignored"))
-                    .anySatisfy(m -> assertThat(m).contains("could not seek held-0 to a computed offset")
+            assertThat(messages()).anySatisfy(m -> assertThat(m).contains("could not seek held-0 to a computed offset")
                             .contains("reads on from offset 2"));
             assertThat(log.events()).filteredOn(e -> e.getThrowableProxy() != null)
                     .extracting(e -> e.getThrowableProxy().getMessage())
@@ -210,6 +222,131 @@ class RuntimeSeeksTest {
             await().atMost(WAIT).until(() -> RECEIVED.size() == 2);
             assertThat(RECEIVED).containsExactly("x", "x");
         });
+    }
+
+    @Test
+    void aBeanWithListenersOfTwoGroupsReplaysBoth() {
+        runner.withBean(TwoGroups.class).run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            for (int i = 0; i < 5; i++) {
+                template.send("shared", "v" + i).join();
+            }
+            await().atMost(WAIT).until(() -> RECEIVED.size() == 10);
+            TwoGroups bean = context.getBean(TwoGroups.class);
+            assertThat(bean.getSeekCallbacksFor("shared", 0)).extracting(ConsumerSeekAware.ConsumerSeekCallback::getGroupId)
+                    .containsExactlyInAnyOrder("ga", "gb");
+
+            bean.seekToBeginning();
+
+            await().atMost(WAIT).until(() -> RECEIVED.size() == 20);
+            assertThat(RECEIVED.stream().filter(v -> v.startsWith("a:"))).hasSize(10);
+            assertThat(RECEIVED.stream().filter(v -> v.startsWith("b:"))).hasSize(10);
+        });
+    }
+
+    @Test
+    void waitForListenersWaitsForAReplayAskedForBeforeTheCall() {
+        runner.withBean(Replayer.class).run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            for (int i = 0; i < 5; i++) {
+                template.send("events", "k" + i, "e" + i).join();
+            }
+            KafkoTestUtils.waitForListeners(context, WAIT);
+            assertThat(RECEIVED).hasSize(5);
+            slow = true;
+
+            context.getBean(Replayer.class).seekToBeginning();
+            KafkoTestUtils.waitForListeners(context, WAIT);
+
+            assertThat(RECEIVED).as("received once the wait returned").hasSize(10);
+        });
+    }
+
+    @Test
+    void aReplayGoesOnWithTheMemberAPartitionMovesToWhenAMemberJoinsRightAfterTheSeek() {
+        runner.withBean(Replayer.class).withBean(SecondMember.class)
+                .withPropertyValues("kafko.topics.events.partitions=4").run(context -> {
+                    KafkoTemplate<Object, Object> template = template(context);
+                    List<String> sent = IntStream.range(0, 40).mapToObj(i -> "e" + i).toList();
+                    for (String value : sent) {
+                        template.send("events", value, value).join();
+                    }
+                    await().atMost(WAIT).until(() -> RECEIVED.size() == 40);
+                    // one member busy in its listener while the replay is asked for and a third member joins
+                    hold = new CountDownLatch(1);
+                    holdAt = "busy";
+                    template.send("events", "busy", "busy").join();
+                    await().atMost(WAIT).until(() -> RECEIVED.contains("busy"));
+
+                    context.getBean(Replayer.class).seekToBeginning();
+                    context.getBean(KafkoListenerEndpointRegistry.class).getListenerContainer("replayer-more").start();
+                    Thread.sleep(300);
+                    hold.countDown();
+
+                    await().atMost(WAIT).untilAsserted(() -> assertThat(sent).allSatisfy(v ->
+                            assertThat(RECEIVED.stream().filter(v::equals).count()).as(v).isGreaterThanOrEqualTo(2)));
+                });
+    }
+
+    @Test
+    void theSeeksAMemberHadNotMadeWhenItStoppedAreLogged() {
+        runner.withBean(Holder.class).run(context -> {
+            template(context).send("held", "v0").join();
+            await().atMost(WAIT).until(() -> RECEIVED.size() == 1);
+            hold = new CountDownLatch(1);
+            holdAt = "v1";
+            RECEIVED.add("-"); // so that v1 is held (Holder holds past five received)
+            RECEIVED.add("-");
+            RECEIVED.add("-");
+            RECEIVED.add("-");
+            template(context).send("held", "v1").join();
+            await().atMost(WAIT).until(() -> RECEIVED.contains("v1"));
+            CALLBACKS.get(0).seekToBeginning("held", 0);
+            MessageListenerContainer container = context.getBean(KafkoListenerEndpointRegistry.class)
+                    .getListenerContainer("holder");
+            Thread stopper = new Thread(container::stop);
+            stopper.start();
+            await().atMost(WAIT).until(() -> !container.isRunning() || stopper.getState() == Thread.State.WAITING
+                    || stopper.getState() == Thread.State.TIMED_WAITING);
+            hold.countDown();
+            stopper.join(20_000);
+            assertThat(messages()).anySatisfy(m -> assertThat(m).contains("1 seek(s) of held asked for by the listener"
+                    + " were not made: the member stopped"));
+        });
+    }
+
+    @Test
+    void aPartitionTheTopicDoesNotHaveOrANullOneIsRefusedWhenAskedFor() {
+        runner.withBean(Holder.class).run(context -> {
+            template(context).send("held", "a").join();
+            await().atMost(WAIT).until(() -> RECEIVED.size() == 1);
+            ConsumerSeekAware.ConsumerSeekCallback callback = CALLBACKS.get(0);
+            assertThatThrownBy(() -> callback.seek("held", 99, 0)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("cannot seek held-99: no such partition (the topic has 1)");
+            assertThatThrownBy(() -> callback.seekToBeginning("held", java.util.Arrays.asList(0, null)))
+                    .isInstanceOf(NullPointerException.class).hasMessageContaining("null partition");
+        });
+    }
+
+    static volatile boolean slow;
+
+    static class TwoGroups extends AbstractConsumerSeekAware {
+        @KafkoListener(id = "ga", topics = "shared")
+        void a(String value) {
+            RECEIVED.add("a:" + value);
+        }
+
+        @KafkoListener(id = "gb", topics = "shared")
+        void b(String value) {
+            RECEIVED.add("b:" + value);
+        }
+    }
+
+    static class SecondMember {
+        @KafkoListener(id = "replayer-more", groupId = "replayer", topics = "events", autoStartup = "false")
+        void on(String value) {
+            RECEIVED.add(value);
+        }
     }
 
     private List<String> messages() {
@@ -242,8 +379,14 @@ class RuntimeSeeksTest {
 
     static class Replayer extends AbstractConsumerSeekAware {
         @KafkoListener(id = "replayer", topics = "events", concurrency = "2")
-        void on(String value) {
+        void on(String value) throws InterruptedException {
+            if (slow) {
+                Thread.sleep(50);
+            }
             RECEIVED.add(value);
+            if (value.equals(holdAt)) {
+                assertThat(hold.await(30, TimeUnit.SECONDS)).isTrue();
+            }
         }
     }
 

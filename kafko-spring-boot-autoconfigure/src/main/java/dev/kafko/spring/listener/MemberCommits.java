@@ -1,0 +1,132 @@
+package dev.kafko.spring.listener;
+
+import dev.kafko.KafkoClosedException;
+import dev.kafko.KafkoException;
+import dev.kafko.KafkoRecord;
+import dev.kafko.UnknownTopicException;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What one container member has yet to commit, and when it commits it: at once under {@code RECORD} and for an
+ * acknowledgment under {@code MANUAL_IMMEDIATE}, at the end of a poll's records under the other modes (under
+ * {@code COUNT} and {@code TIME} once enough records or time came since the last commit). Polling thread only,
+ * except {@link #acknowledgedElsewhere}.
+ */
+final class MemberCommits {
+
+    /** Logs as the polling loop it is part of. */
+    private static final Logger LOG = LoggerFactory.getLogger(ListenerConsumer.class);
+
+    private final KafkoMessageListenerContainer container;
+    private final ContainerProperties properties;
+    private final ListenerConsumer member;
+    private final CommitOffsets offsets = new CommitOffsets();
+    /** Records processed since the last commit, and when that was: the count and time ack modes. */
+    private int uncommittedRecords;
+    private long lastCommitNanos = System.nanoTime();
+
+    MemberCommits(KafkoMessageListenerContainer container, ListenerConsumer member) {
+        this.container = container;
+        this.properties = container.properties();
+        this.member = member;
+    }
+
+    CommitOffsets offsets() {
+        return offsets;
+    }
+
+    /** {@code records} were processed (or recovered) in an ack mode where the container commits them. */
+    void processed(List<KafkoRecord> records) {
+        if (records.size() == 1) {
+            KafkoRecord record = records.get(0);
+            offsets.add(record.partition(), record.offset() + 1);
+        } else {
+            CommitOffsets.nextOffsets(records).forEach(offsets::add);
+        }
+        AckMode mode = properties.ackMode();
+        if (mode == AckMode.RECORD || mode == AckMode.MANUAL_IMMEDIATE) {
+            commitPending();
+        } else if (mode.counts() || mode.times()) {
+            uncommittedRecords += records.size();
+            advance(CommitOffsets.nextOffsets(records)); // processed: the test helper need not wait for the commit
+        }
+    }
+
+    /**
+     * Takes the acknowledgments made on other threads. One for a partition this member no longer owns is
+     * dropped: its new owner delivers the record again from the group's commit.
+     */
+    void drainForeign() {
+        offsets.drainForeign(member.consumer()::assignment, (partition, offset) -> LOG.info("Listener '{}' was"
+                + " acknowledged {}-{}@{} after the partition moved to another member or was sought; not committed:"
+                + " the partition is read from the group's commit or from where it was sought",
+                container.getListenerId(), container.topic(), partition, offset));
+    }
+
+    /**
+     * Commits at the end of a poll's records: always, except under the count and time ack modes, where the
+     * records processed since the last commit must be {@code ackCount} or the time since it {@code ackTime}.
+     */
+    void commitIfDue() {
+        AckMode mode = properties.ackMode();
+        if ((mode.counts() || mode.times())
+                && !(mode.counts() && uncommittedRecords >= properties.ackCount())
+                && !(mode.times() && System.nanoTime() - lastCommitNanos >= properties.ackTime().toNanos())) {
+            return;
+        }
+        commitPending();
+    }
+
+    void commitPending() {
+        Map<Integer, Long> next = offsets.take();
+        if (next.isEmpty()) {
+            return;
+        }
+        uncommittedRecords = 0;
+        lastCommitNanos = System.nanoTime();
+        try {
+            member.consumer().commit(next);
+            offsets.committed(next);
+        } catch (UnknownTopicException e) {
+            member.forgetDeletedTopic(e);
+            return; // records of a topic that is gone: they count as finished nowhere
+        } catch (KafkoClosedException e) {
+            if (!container.stopRequested()) {
+                throw e;
+            }
+            // a member that overran the shutdown timeout finished after kafko closed: at-least-once redelivers
+            LOG.warn("Kafko closed under {} of listener '{}' after its shutdown timeout ({}): {} not committed and"
+                    + " will be delivered again", container.memberName(), container.getListenerId(),
+                    properties.shutdownTimeout(), CommitOffsets.describe(container.topic(), next));
+        } catch (KafkoException e) {
+            LOG.warn("Listener '{}' could not commit {} on {}", container.getListenerId(), next,
+                    container.topic(), e);
+        }
+        advance(next);
+    }
+
+    /** Tells the container's progress tracker (read by the test helper) how far the listener got. */
+    void advance(Map<Integer, Long> nextOffsets) {
+        Object topicId = member.topicId();
+        nextOffsets.forEach((p, o) -> container.processed().advance(container.topic(), topicId, p, o));
+    }
+
+    /** An acknowledgment on the polling thread of a delivery made during {@code epoch}. */
+    void acknowledgedOnOwner(Map<Integer, Long> next, long epoch) {
+        next.forEach((p, o) -> offsets.acknowledge(p, o, epoch));
+        if (properties.ackMode() == AckMode.MANUAL_IMMEDIATE) {
+            commitPending();
+        }
+    }
+
+    /** An acknowledgment on another thread of a delivery made during {@code epoch}: the polling thread takes it. */
+    void acknowledgedElsewhere(Map<Integer, Long> next, long epoch) {
+        offsets.queueForeign(next, epoch);
+        if (properties.ackMode() == AckMode.MANUAL_IMMEDIATE) {
+            member.wakeup();
+        }
+    }
+}
