@@ -14,6 +14,17 @@ import java.util.Objects;
  */
 final class DeliveryAcknowledgment implements Acknowledgment {
 
+    /** Handed to listeners in automatic ack modes, where acknowledging does nothing. */
+    static final Acknowledgment NONE = new Acknowledgment() {
+        @Override
+        public void acknowledge() {
+        }
+
+        @Override
+        public void acknowledge(int index) {
+        }
+    };
+
     private final ListenerConsumer member;
     private final MemberCommits commits;
     private final List<KafkoRecord> records;

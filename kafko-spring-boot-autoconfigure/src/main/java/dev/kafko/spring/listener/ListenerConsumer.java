@@ -17,7 +17,6 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import org.jspecify.annotations.Nullable;
@@ -67,16 +66,6 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
     private int nackIndex;
     /** Where the member starts and how far it got without records; polling thread only. */
     private final MemberPositions positions;
-    /** Handed to listeners in automatic ack modes, where acknowledging does nothing. */
-    private final Acknowledgment noAck = new Acknowledgment() {
-        @Override
-        public void acknowledge() {
-        }
-
-        @Override
-        public void acknowledge(int index) {
-        }
-    };
     private final boolean timed;
     private final RecordObservations observations;
     /** The seeks a {@link ConsumerSeekAware} listener asks for while the member runs; null for other listeners. */
@@ -589,7 +578,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
 
     private Acknowledgment ack(List<KafkoRecord> records) {
         return properties.ackMode().isManual() ? new DeliveryAcknowledgment(this, commits, records, offsets.epoch())
-                : noAck;
+                : DeliveryAcknowledgment.NONE;
     }
 
     /** The member's consumer now (replaced when its topic was deleted and exists again). */
