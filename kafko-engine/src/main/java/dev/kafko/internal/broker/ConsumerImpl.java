@@ -424,32 +424,26 @@ final class ConsumerImpl implements Consumer {
     @Override
     public void seekToTimestamp(long epochMillis) {
         try (ConsumerThreadGuard.Held held = guard.enter()) {
-            doSeekToTimestamp(epochMillis);
-        }
-    }
-
-    private void doSeekToTimestamp(long epochMillis) {
-        requireTimestamp(epochMillis);
-        ensureOpen();
-        PartitionActor[] actors = topic.actors();
-        for (int p : owned) {
-            positions.set(p, actors[p].log().offsetForTimestamp(epochMillis));
+            seekToTimestamp(owned, epochMillis);
         }
     }
 
     @Override
     public void seekToTimestamp(int partition, long epochMillis) {
         try (ConsumerThreadGuard.Held held = guard.enter()) {
-            requireTimestamp(epochMillis);
             ensureOpen();
             requireOwned(partition);
-            positions.set(partition, topic.actors()[partition].log().offsetForTimestamp(epochMillis));
+            seekToTimestamp(new int[] {partition}, epochMillis);
         }
     }
 
-    private static void requireTimestamp(long epochMillis) {
+    private void seekToTimestamp(int[] partitions, long epochMillis) {
         if (epochMillis < 0) {
             throw new IllegalArgumentException("cannot seek to negative timestamp " + epochMillis);
+        }
+        ensureOpen();
+        for (int p : partitions) {
+            positions.set(p, topic.actors()[p].log().offsetForTimestamp(epochMillis));
         }
     }
 
