@@ -358,4 +358,30 @@ class IoFaultTest {
             assertThat(reopened.groupInfo("t", "g").committed()).containsEntry(0, 5L);
         }
     }
+
+    /** A group whose offsets file a failed commit damaged, on a disk that refuses writes there: the topic deletes. */
+    @Test
+    void aTopicWhoseGroupFileIsDamagedDeletesWhileTheDiskRefusesWrites() throws Exception {
+        Path data = tmp.resolve("delete");
+        RandomFaultIo io = new RandomFaultIo(RandomFaultIo.Kind.IO, 1, 1, 0, false);
+        try (Kafko kafko = BrokerBridge.open(data, KafkoOptions.DEFAULTS, io)) {
+            kafko.createTopic("t");
+            for (int i = 0; i < 9; i++) {
+                kafko.producer("t").send(null, new byte[10]).join();
+            }
+            try (Consumer c = kafko.groupConsumer("t", "g")) {
+                c.commit(java.util.Map.of(0, 5L));
+                io.replay(s -> (s.startsWith("write ") || s.startsWith("open ") || s.startsWith("move "))
+                        && s.contains("/groups/g/"));
+                io.arm(true);
+                assertThat(catchThrowable(() -> c.commit(java.util.Map.of(0, 7L)))).isInstanceOf(KafkoException.class);
+            }
+            assertThat(catchThrowable(() -> kafko.deleteTopic("t"))).as("the deletion").isNull();
+            io.arm(false);
+            assertThat(kafko.topics()).doesNotContain("t");
+            try (Stream<Path> files = Files.walk(data)) {
+                assertThat(files.map(Path::toString)).noneMatch(f -> f.contains("/groups/g"));
+            }
+        }
+    }
 }

@@ -386,7 +386,7 @@ public final class Broker implements Kafko {
             }
         }
         try {
-            closeGroups(t);
+            closeGroups(t, true);
         } catch (RuntimeException e) {
             first = first == null ? e : first;
         }
@@ -395,11 +395,11 @@ public final class Broker implements Kafko {
         }
     }
 
-    private static void closeGroups(TopicImpl t) {
+    private static void closeGroups(TopicImpl t, boolean deleting) {
         RuntimeException first = null;
         for (GroupCoordinator g : t.groups.values()) {
             try {
-                g.close();
+                g.close(deleting);
             } catch (RuntimeException e) {
                 first = first == null ? e : first;
             }
@@ -555,7 +555,7 @@ public final class Broker implements Kafko {
         RuntimeException first = closeAll(partitions);
         for (TopicImpl t : topics.values()) {
             try {
-                closeGroups(t);
+                closeGroups(t, false);
             } catch (RuntimeException e) {
                 first = first == null ? e : first;
             }

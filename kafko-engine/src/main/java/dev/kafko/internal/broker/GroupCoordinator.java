@@ -303,12 +303,19 @@ final class GroupCoordinator {
         return new GroupInfo(topic.name, group, Map.copyOf(committed), Map.copyOf(lag), memberCount());
     }
 
-    /** Closes the offsets file (flushing it). Called when the topic closes or is deleted. */
-    void close() {
+    /**
+     * Closes the offsets file (flushing it) when the topic closes; when it is deleted ({@code deleting}) only lets
+     * it go: the offsets of a topic being deleted need no fsync, nor a rewrite that a full disk could refuse.
+     */
+    void close(boolean deleting) {
         commits.lock();
         try {
             if (offsets != null) {
-                offsets.close();
+                if (deleting) {
+                    offsets.discard();
+                } else {
+                    offsets.close();
+                }
                 offsets = null;
             }
         } finally {

@@ -423,16 +423,32 @@ final class GroupOffsetsFile implements AutoCloseable {
      */
     @Override
     public void close() {
-        try {
-            if (damaged) {
-                repair();
-            } else if (channel != null) {
+        if (!damaged && channel != null) {
+            try {
                 channel.force(false);
                 channel.close();
                 channel = null;
+                return;
+            } catch (IOException | RuntimeException e) {
+                damaged(); // what the fsync covered may never reach the disk: written again below
+            }
+        }
+        try {
+            if (damaged) {
+                repair();
             }
         } catch (IOException | RuntimeException e) {
             throw new KafkoStorageException("cannot close group offsets " + file + ": " + e, e);
+        }
+    }
+
+    /** Closes the file without forcing or repairing it: its topic is being deleted. */
+    void discard() {
+        FileChannel ch = channel;
+        channel = null;
+        damaged = false;
+        if (ch != null) {
+            closeQuietly(ch);
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.kafko.internal.log;
 
+import dev.kafko.CorruptLogException;
 import dev.kafko.KafkoClosedException;
 import dev.kafko.FsyncPolicy;
 import dev.kafko.KafkoException;
@@ -368,9 +369,24 @@ public final class PartitionLog implements Closeable {
         }
         ArrayList<KafkoRecord> out = new ArrayList<>(0);
         int i = segmentIndex(segs, offset);
-        // never on to a later segment: an offset a damaged segment lost fails there, it is not skipped
-        int added = segs[i].read(offset, maxRecords, maxBytes, topic, partition, out, verified);
+        int added;
+        try {
+            // never on to a later segment: an offset a damaged segment lost fails there, it is not skipped
+            added = segs[i].read(offset, maxRecords, maxBytes, topic, partition, out, verified);
+        } catch (InternalError e) {
+            throw cutUnder(segs[i], offset, e);
+        }
         return new ReadResult(out, added == 0 ? offset : out.get(out.size() - 1).offset() + 1);
+    }
+
+    /**
+     * A read through the mapping of a file that something else cut short while the log was open: the JVM turns the
+     * fault into an {@link InternalError}, the reader gets a {@link dev.kafko.CorruptLogException} naming the file.
+     */
+    private static CorruptLogException cutUnder(Segment segment, long offset, InternalError e) {
+        return new CorruptLogException("cannot read offset " + offset + " from " + segment.file().path()
+                + ": the file holds less than the log wrote to it (cut or replaced by something else while the log"
+                + " was open): " + e.getMessage(), e);
     }
 
     private static int segmentIndex(Segment[] segs, long offset) {

@@ -306,14 +306,11 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
             }
         }
         targets.forEach((topic, ends) -> {
-            Object topicId = backend.topicId(topic);
-            Map<Integer, Long> done = processed.snapshot(topic, topicId);
-            Set<Integer> rewound = processed.rewound(topic, topicId);
+            Map<Integer, Long> done = processed.snapshot(topic, backend.topicId(topic));
             Map<Integer, Long> committed = backend.committedOffsets(topic, groupId);
             ends.forEach((partition, end) -> {
-                // a partition sought back: its commit may still be past the replay, which only its progress tells
-                long reached = rewound.contains(partition) ? done.getOrDefault(partition, 0L)
-                        : Math.max(done.getOrDefault(partition, 0L), committed.getOrDefault(partition, 0L));
+                // a seek made is committed at once, and its progress set back (a seek not yet made is pending)
+                long reached = Math.max(done.getOrDefault(partition, 0L), committed.getOrDefault(partition, 0L));
                 if (reached < end) {
                     behind.add(topic + "-" + partition + " at " + reached + " of " + end);
                 }

@@ -34,6 +34,8 @@ final class DeliveryAcknowledgment implements Acknowledgment {
     private boolean acknowledgedByOwner;
     /** The highest index of a partial acknowledgment of the batch, or -1. */
     private int acknowledgedUpTo = -1;
+    /** The index the listener nacked from in the current attempt, or -1: nothing from there on may count as done. */
+    private int nackedFrom = -1;
 
     DeliveryAcknowledgment(ListenerConsumer member, MemberCommits commits, List<KafkoRecord> records, long epoch) {
         this.member = member;
@@ -46,6 +48,11 @@ final class DeliveryAcknowledgment implements Acknowledgment {
         return acknowledgedByOwner;
     }
 
+    /** The error handler delivers the records again: a nack of the attempt before is over. */
+    void newAttempt() {
+        nackedFrom = -1;
+    }
+
     @Override
     public void acknowledge() {
         if (!member.ackMode().isManual()) {
@@ -53,6 +60,10 @@ final class DeliveryAcknowledgment implements Acknowledgment {
         }
         Map<Integer, Long> next = CommitOffsets.nextOffsets(records);
         if (member.isPollingThread(Thread.currentThread())) {
+            if (nackedFrom >= 0) {
+                throw new IllegalStateException("Listener '" + member.listenerId() + "' acknowledged a delivery it"
+                        + " nacked");
+            }
             acknowledgedByOwner = true;
             commits.acknowledgedOnOwner(next, epoch);
         } else {
@@ -70,16 +81,12 @@ final class DeliveryAcknowledgment implements Acknowledgment {
             throw new IllegalStateException("Listener '" + member.listenerId() + "' may acknowledge part of a batch"
                     + " only on its polling thread, inside the listener call");
         }
-        if (acknowledgedByOwner) {
-            throw new IllegalStateException("Listener '" + member.listenerId() + "' acknowledged part of a batch it"
-                    + " acknowledged whole");
+        if (nackedFrom >= 0 && index >= nackedFrom) {
+            throw new IllegalStateException("Listener '" + member.listenerId() + "' acknowledged index " + index
+                    + " of a batch it nacked from index " + nackedFrom);
         }
-        if (index <= acknowledgedUpTo) {
-            throw new IllegalArgumentException("Listener '" + member.listenerId() + "' acknowledged index " + index
-                    + " of a batch after index " + acknowledgedUpTo + "; a partial acknowledgment goes forward");
-        }
-        if (!member.ackMode().isManual()) {
-            return;
+        if (acknowledgedByOwner || index <= acknowledgedUpTo || !member.ackMode().isManual()) {
+            return; // acknowledged already (an attempt before this one may have): a commit never moves back
         }
         acknowledgedUpTo = index;
         commits.acknowledgedOnOwner(CommitOffsets.nextOffsets(records.subList(0, index + 1)), epoch);
@@ -118,6 +125,7 @@ final class DeliveryAcknowledgment implements Acknowledgment {
             throw new IllegalStateException("Listener '" + member.listenerId() + "' nacked a delivery it"
                     + " acknowledged");
         }
+        nackedFrom = index;
         member.nacked(index, sleep);
     }
 }

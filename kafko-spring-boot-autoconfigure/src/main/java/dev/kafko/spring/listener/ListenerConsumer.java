@@ -464,6 +464,9 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
     }
 
     private void invoke(List<KafkoRecord> records, Acknowledgment ack, int attempt) throws Exception {
+        if (attempt > 1 && ack instanceof DeliveryAcknowledgment delivery) {
+            delivery.newAttempt();
+        }
         long start = timed ? System.nanoTime() : 0L;
         boolean success = false;
         try {

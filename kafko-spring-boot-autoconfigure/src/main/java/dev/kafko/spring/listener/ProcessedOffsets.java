@@ -4,8 +4,6 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Function;
-import java.util.HashSet;
-import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -30,11 +28,8 @@ final class ProcessedOffsets {
         this.liveTopicId = liveTopicId;
     }
 
-    /**
-     * The offsets finished on one topic, the one that had the id, and its partitions a listener sought back:
-     * the group's commit says nothing of how far those got until the replay commits.
-     */
-    private record Progress(Object topicId, Map<Integer, Long> next, Set<Integer> rewound) {
+    /** The offsets finished on one topic, the one that had the id. */
+    private record Progress(Object topicId, Map<Integer, Long> next) {
     }
 
     /**
@@ -54,8 +49,8 @@ final class ProcessedOffsets {
     }
 
     /**
-     * A listener sought {@code partition} to {@code nextOffset}: what it finished there is that much now, and
-     * from now on only what it finishes tells how far it got (the group's commit may be past a seek back).
+     * A listener sought {@code partition} to {@code nextOffset} (and committed it): what it finished there is that
+     * much now, back as well as forward.
      */
     synchronized void rewind(String topic, @Nullable Object topicId, int partition, long nextOffset) {
         Progress progress = progress(topic, topicId);
@@ -63,7 +58,6 @@ final class ProcessedOffsets {
             return;
         }
         progress.next().put(partition, nextOffset);
-        progress.rewound().add(partition);
         if (waiters > 0) {
             notifyAll();
         }
@@ -76,18 +70,13 @@ final class ProcessedOffsets {
             if (topicId == null || !topicId.equals(live(topic))) {
                 return null;
             }
-            progress = new Progress(topicId, new HashMap<>(), new HashSet<>());
+            progress = new Progress(topicId, new HashMap<>());
             offsets.put(topic, progress);
         }
         return progress;
     }
 
-    /** The partitions of the topic that has {@code topicId} that a listener sought since the container started. */
-    synchronized Set<Integer> rewound(String topic, @Nullable Object topicId) {
-        Progress progress = offsets.get(topic);
-        return progress == null || !Objects.equals(progress.topicId(), topicId) ? Set.of()
-                : Set.copyOf(progress.rewound());
-    }
+
 
     private @Nullable Object live(String topic) {
         try {

@@ -19,13 +19,12 @@ public interface Acknowledgment {
     /**
      * Acknowledges part of a batch (a batch listener, in a manual ack mode): the records up to and including
      * {@code index} count as processed, as spring-kafka's partial batch acknowledgment; the rest of the batch is
-     * acknowledged by a later call with a higher index or by {@link #acknowledge()}. Call it on the listener's
-     * own thread, inside the call; under {@code MANUAL_IMMEDIATE} it commits at once.
+     * acknowledged by a later call with a higher index or by {@link #acknowledge()}. A call at or below an index
+     * acknowledged before (by an earlier attempt too) changes nothing. Call it on the listener's own thread,
+     * inside the call; under {@code MANUAL_IMMEDIATE} it commits at once.
      *
-     * @throws IllegalStateException on another thread, from a record listener, or after the whole batch was
-     *     acknowledged
-     * @throws IllegalArgumentException when {@code index} is not above the index of an earlier partial
-     *     acknowledgment of the batch
+     * @throws IllegalStateException on another thread, from a record listener, or at or past an index the
+     *     listener nacked in the same call
      * @throws IndexOutOfBoundsException when {@code index} is not in the batch
      */
     default void acknowledge(int index) {

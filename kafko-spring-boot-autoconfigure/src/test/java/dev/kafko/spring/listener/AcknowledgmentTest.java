@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -128,11 +129,9 @@ class AcknowledgmentTest {
             await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
                     assertThat(kafko.groupInfo("partial", "partial").committed()).containsEntry(0, 3L));
             assertThat(PARTIAL).containsExactly("p0", "p1", "p2", "p3", "p4");
-            assertThat(PARTIAL_REFUSED).hasSize(3);
-            assertThat(PARTIAL_REFUSED.get(0)).isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("acknowledged index 1 of a batch after index 2");
-            assertThat(PARTIAL_REFUSED.get(1)).isInstanceOf(IndexOutOfBoundsException.class);
-            assertThat(PARTIAL_REFUSED.get(2)).isInstanceOf(IllegalStateException.class)
+            assertThat(PARTIAL_REFUSED).as("an index at or below one acknowledged changes nothing").hasSize(2);
+            assertThat(PARTIAL_REFUSED.get(0)).isInstanceOf(IndexOutOfBoundsException.class);
+            assertThat(PARTIAL_REFUSED.get(1)).isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("only on its polling thread");
         });
         PARTIAL.clear();
@@ -162,6 +161,57 @@ class AcknowledgmentTest {
                 PARTIAL_REFUSED.add((RuntimeException) e.getCause());
                 return null;
             }).get();
+        }
+    }
+
+    static final java.util.concurrent.atomic.AtomicInteger ATTEMPTS = new java.util.concurrent.atomic.AtomicInteger();
+
+    @Test
+    void aRetriedBatchAcknowledgesPartlyAgainAndANackedRecordCannotBeAcknowledged() {
+        ATTEMPTS.set(0);
+        PARTIAL.clear();
+        PARTIAL_REFUSED.clear();
+        runner(RetriedPartly.class, AckMode.MANUAL).withPropertyValues("kafko.listener.retry.max-attempts=3",
+                "kafko.listener.retry.backoff=0", "kafko.topics.retried.partitions=1").run(context -> {
+                    Kafko kafko = context.getBean(Kafko.class);
+                    java.util.List<dev.kafko.OutgoingRecord> batch = new java.util.ArrayList<>();
+                    for (int i = 0; i < 4; i++) {
+                        batch.add(dev.kafko.OutgoingRecord.of(null,
+                                ("r" + i).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+                    }
+                    kafko.producer("retried").sendBatch(batch).join();
+                    context.getBean(KafkoListenerEndpointRegistry.class).getListenerContainer("retried").start();
+                    await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+                            assertThat(kafko.groupInfo("retried", "retried").committed()).containsEntry(0, 4L));
+                    assertThat(PARTIAL).as("the retry processed the whole batch").containsExactly("r0", "r1", "r2", "r3");
+                    assertThat(PARTIAL_REFUSED).hasSize(1);
+                    assertThat(PARTIAL_REFUSED.get(0)).isInstanceOf(IllegalStateException.class)
+                            .hasMessageContaining("acknowledged index 3 of a batch it nacked from index 2");
+                });
+    }
+
+    static class RetriedPartly {
+        @KafkoListener(id = "retried", topics = "retried", batch = "true", autoStartup = "false")
+        void on(java.util.List<String> values, Acknowledgment ack) {
+            int attempt = ATTEMPTS.incrementAndGet();
+            if (attempt == 2) {
+                ack.nack(2, Duration.ofMillis(10)); // the first attempt acknowledged up to index 1
+                try {
+                    ack.acknowledge(3); // past the nack: refused
+                } catch (RuntimeException e) {
+                    PARTIAL_REFUSED.add(e);
+                }
+                throw new IllegalStateException("fails after its nack, so the error handler retries");
+            }
+            for (int i = 0; i < values.size(); i++) {
+                if (attempt == 1 && i == 2) {
+                    throw new IllegalStateException("a transient failure at " + values.get(i));
+                }
+                if (attempt == 3) {
+                    PARTIAL.add(values.get(i));
+                }
+                ack.acknowledge(i);
+            }
         }
     }
 

@@ -328,6 +328,32 @@ class RuntimeSeeksTest {
         });
     }
 
+    @Test
+    void theWaitEndsOnceTheGroupCommittedAPartitionSoughtBackThatAnotherContainerNowReads() {
+        runner.withBean(Replayer.class).withBean(SecondMember.class)
+                .withPropertyValues("kafko.topics.events.partitions=3").run(context -> {
+                    KafkoTemplate<Object, Object> template = template(context);
+                    for (int i = 0; i < 20; i++) {
+                        template.send("events", "k" + i, "a" + i).join();
+                    }
+                    KafkoTestUtils.waitForListeners(context, WAIT);
+                    context.getBean(Replayer.class).seekToBeginning();
+                    KafkoTestUtils.waitForListeners(context, WAIT);
+                    assertThat(RECEIVED).as("the replay").hasSize(40);
+
+                    MessageListenerContainer second = context.getBean(KafkoListenerEndpointRegistry.class)
+                            .getListenerContainer("replayer-more");
+                    second.start();
+                    KafkoTestUtils.waitForAssignment(second, 1, WAIT);
+                    for (int i = 0; i < 20; i++) {
+                        template.send("events", "k" + i, "b" + i).join();
+                    }
+                    await().atMost(WAIT).until(() -> RECEIVED.size() == 60);
+
+                    KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(10));
+                });
+    }
+
     static volatile boolean slow;
 
     static class TwoGroups extends AbstractConsumerSeekAware {
