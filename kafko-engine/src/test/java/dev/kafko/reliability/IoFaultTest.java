@@ -51,6 +51,14 @@ class IoFaultTest {
         return io;
     }
 
+    /** Topic "t" with nine records of 10 bytes. */
+    private static void nineRecords(Kafko kafko, TopicConfig config) {
+        kafko.createTopic("t", config);
+        for (int i = 0; i < 9; i++) {
+            kafko.producer("t").send(null, new byte[10]).join();
+        }
+    }
+
     static List<String> files(Path dir) throws Exception {
         try (Stream<Path> s = Files.list(dir)) {
             return s.map(p -> p.getFileName().toString()).sorted().toList();
@@ -283,10 +291,7 @@ class IoFaultTest {
         Path data = tmp.resolve("entries");
         RandomFaultIo io = new RandomFaultIo(RandomFaultIo.Kind.IO, 1, 1, 0, false);
         try (Kafko kafko = BrokerBridge.open(data, KafkoOptions.DEFAULTS, io)) {
-            kafko.createTopic("t");
-            for (int i = 0; i < 9; i++) {
-                kafko.producer("t").send(null, new byte[10]).join();
-            }
+            nineRecords(kafko, TopicConfig.DEFAULTS);
             try (Consumer c = kafko.groupConsumer("t", "g")) {
                 c.commit(java.util.Map.of(0, 5L));
                 io.replay(once(s -> s.startsWith("write ") && s.endsWith("/groups/g/offsets")));
@@ -308,10 +313,7 @@ class IoFaultTest {
         Path data = tmp.resolve("force");
         RandomFaultIo io = new RandomFaultIo(RandomFaultIo.Kind.IO, 1, 1, 0, false);
         try (Kafko kafko = BrokerBridge.open(data, KafkoOptions.DEFAULTS, io)) {
-            kafko.createTopic("t", TopicConfig.builder().fsync(FsyncPolicy.EVERY_BATCH).build());
-            for (int i = 0; i < 9; i++) {
-                kafko.producer("t").send(null, new byte[10]).join();
-            }
+            nineRecords(kafko, TopicConfig.builder().fsync(FsyncPolicy.EVERY_BATCH).build());
             try (Consumer c = kafko.groupConsumer("t", "g")) {
                 c.commit(java.util.Map.of(0, 5L));
                 io.replay(once(s -> s.startsWith("force ") && s.endsWith("/groups/g/offsets")));
@@ -333,10 +335,7 @@ class IoFaultTest {
         Path data = tmp.resolve("interval");
         RandomFaultIo io = new RandomFaultIo(RandomFaultIo.Kind.IO, 1, 1, 0, false);
         Kafko kafko = BrokerBridge.open(data, KafkoOptions.DEFAULTS, io);
-        kafko.createTopic("t", TopicConfig.builder().fsync(FsyncPolicy.interval(Duration.ofMillis(50))).build());
-        for (int i = 0; i < 9; i++) {
-            kafko.producer("t").send(null, new byte[10]).join();
-        }
+        nineRecords(kafko, TopicConfig.builder().fsync(FsyncPolicy.interval(Duration.ofMillis(50))).build());
         Consumer c = kafko.groupConsumer("t", "g");
         c.commit(java.util.Map.of(0, 1L)); // creates the file
         Thread.sleep(300); // and its scheduled fsync passes
@@ -365,10 +364,7 @@ class IoFaultTest {
         Path data = tmp.resolve("delete");
         RandomFaultIo io = new RandomFaultIo(RandomFaultIo.Kind.IO, 1, 1, 0, false);
         try (Kafko kafko = BrokerBridge.open(data, KafkoOptions.DEFAULTS, io)) {
-            kafko.createTopic("t");
-            for (int i = 0; i < 9; i++) {
-                kafko.producer("t").send(null, new byte[10]).join();
-            }
+            nineRecords(kafko, TopicConfig.DEFAULTS);
             try (Consumer c = kafko.groupConsumer("t", "g")) {
                 c.commit(java.util.Map.of(0, 5L));
                 io.replay(s -> (s.startsWith("write ") || s.startsWith("open ") || s.startsWith("move "))
