@@ -471,6 +471,12 @@ public class KafkoProperties {
         private Duration shutdownTimeout = Duration.ofSeconds(10);
 
         /**
+         * How long a member goes without records before it publishes a ListenerContainerIdleEvent (again after
+         * each further interval without records) and calls ConsumerSeekAware.onIdleContainer. Unset: never.
+         */
+        private @Nullable Duration idleEventInterval;
+
+        /**
          * Whether every record's delivery to a record listener (its attempts and recovery) is a Micrometer
          * observation (kafko.listener), which continues the trace context the record carries. Needs an
          * ObservationRegistry bean (Spring Boot Actuator). Batch listeners are not observed.
@@ -543,6 +549,14 @@ public class KafkoProperties {
 
         public void setShutdownTimeout(Duration shutdownTimeout) {
             this.shutdownTimeout = shutdownTimeout;
+        }
+
+        public @Nullable Duration getIdleEventInterval() {
+            return idleEventInterval;
+        }
+
+        public void setIdleEventInterval(@Nullable Duration idleEventInterval) {
+            this.idleEventInterval = idleEventInterval;
         }
 
         public Retry getRetry() {

@@ -43,6 +43,9 @@ final class KafkoPropertiesCheck {
         KafkoAutoConfiguration.notNegative("kafko.listener.shutdown-timeout", listener.getShutdownTimeout());
         KafkoAutoConfiguration.atLeastOne("kafko.listener.ack-count", listener.getAckCount());
         KafkoAutoConfiguration.positive("kafko.listener.ack-time", listener.getAckTime());
+        if (listener.getIdleEventInterval() != null) {
+            KafkoAutoConfiguration.positive("kafko.listener.idle-event-interval", listener.getIdleEventInterval());
+        }
         KafkoAutoConfiguration.atLeastOne("kafko.listener.retry.max-attempts", listener.getRetry().getMaxAttempts());
         KafkoAutoConfiguration.notNegative("kafko.listener.retry.backoff", listener.getRetry().getBackoff());
         for (String name : listener.getRetry().getNotRetryable()) {

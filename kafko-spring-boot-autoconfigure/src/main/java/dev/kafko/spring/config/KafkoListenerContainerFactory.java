@@ -27,6 +27,8 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.ApplicationEventPublisherAware;
 import org.springframework.core.MethodParameter;
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
 import org.springframework.core.task.TaskExecutor;
@@ -44,7 +46,7 @@ import org.springframework.messaging.handler.invocation.InvocableHandlerMethod;
  * {@code @SendTo}.
  * Configure it before the context starts; afterwards it is only read (any thread).
  */
-public class KafkoListenerContainerFactory {
+public class KafkoListenerContainerFactory implements ApplicationEventPublisherAware {
 
     private static final Logger LOG = LoggerFactory.getLogger(KafkoListenerContainerFactory.class);
 
@@ -60,6 +62,7 @@ public class KafkoListenerContainerFactory {
     private boolean autoStartup = true;
     private ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
     private @Nullable KafkoListenerObservationConvention observationConvention;
+    private @Nullable ApplicationEventPublisher eventPublisher;
 
     public KafkoListenerContainerFactory(LogBackend backend, RecordMessageConverter converter) {
         this.backend = backend;
@@ -89,6 +92,7 @@ public class KafkoListenerContainerFactory {
         copy.autoStartup = autoStartup;
         copy.observationRegistry = observationRegistry;
         copy.observationConvention = observationConvention;
+        copy.eventPublisher = eventPublisher;
         return copy;
     }
 
@@ -125,6 +129,15 @@ public class KafkoListenerContainerFactory {
     /** Replaces the default keys and names of the delivery observations; {@code null} for the default. */
     public void setObservationConvention(@Nullable KafkoListenerObservationConvention observationConvention) {
         this.observationConvention = observationConvention;
+    }
+
+    /**
+     * Where the containers this factory creates afterwards publish their events ({@link dev.kafko.spring.event});
+     * set by the application context when the factory is a bean.
+     */
+    @Override
+    public void setApplicationEventPublisher(@Nullable ApplicationEventPublisher eventPublisher) {
+        this.eventPublisher = eventPublisher;
     }
 
     /** Runs the member threads; each renames its thread to {@code <id>-<n>}. */
@@ -233,6 +246,7 @@ public class KafkoListenerContainerFactory {
 
     private ConcurrentMessageListenerContainer observed(ConcurrentMessageListenerContainer container) {
         container.setObservationRegistry(observationRegistry, observationConvention);
+        container.setApplicationEventPublisher(eventPublisher);
         return container;
     }
 

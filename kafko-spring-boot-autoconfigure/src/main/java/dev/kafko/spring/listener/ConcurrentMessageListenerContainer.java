@@ -19,6 +19,7 @@ import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.core.task.TaskExecutor;
 
 /**
@@ -43,6 +44,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     private final ProcessedOffsets processed;
     /** Whether this container holds the {@link KeepAlive}: from its start until it is asked to stop. */
     private boolean keepingAlive;
+    private volatile @Nullable ApplicationEventPublisher eventPublisher;
 
     public ConcurrentMessageListenerContainer(String listenerId, List<String> topics, String groupId, LogBackend backend,
                                               ContainerProperties properties, boolean autoStartup,
@@ -63,7 +65,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
         int n = 0;
         for (String topic : this.topics) {
             for (int i = 0; i < properties.concurrency(); i++) {
-                members.add(new KafkoMessageListenerContainer(listenerId, listenerId + "-" + n++, topic, groupId,
+                members.add(new KafkoMessageListenerContainer(this, listenerId + "-" + n++, topic, groupId,
                         backend, properties, listener, errorHandler, instrumentation, executor, processed));
             }
         }
@@ -80,6 +82,18 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
         for (KafkoMessageListenerContainer member : members) {
             member.setObservations(observations);
         }
+    }
+
+    /**
+     * Where the members publish their events ({@link dev.kafko.spring.event}); {@code null} (the default of a
+     * container made without a factory bean): none. The container factory sets it to the application context.
+     */
+    public void setApplicationEventPublisher(@Nullable ApplicationEventPublisher eventPublisher) {
+        this.eventPublisher = eventPublisher;
+    }
+
+    @Nullable ApplicationEventPublisher eventPublisher() {
+        return eventPublisher;
     }
 
     @Override

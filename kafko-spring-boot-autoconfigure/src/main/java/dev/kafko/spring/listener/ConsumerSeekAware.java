@@ -61,6 +61,26 @@ public interface ConsumerSeekAware {
     default void onPartitionsRevoked(String topic, Collection<Integer> partitions) {
     }
 
+    /**
+     * One member of the listener's group received no record for its container's idle event interval
+     * ({@code kafko.listener.idle-event-interval}), at the time it publishes its
+     * {@link dev.kafko.spring.event.ListenerContainerIdleEvent}: again after each further interval without records.
+     *
+     * @param assignments each partition the member reads and its position there
+     * @param callback the member's callback handed to {@link #registerSeekCallback}: its seeks are made before
+     *                 the member polls again
+     */
+    default void onIdleContainer(Map<Integer, Long> assignments, ConsumerSeekCallback callback) {
+    }
+
+    /**
+     * One member of the listener's group went idle on {@code topic}; the container calls this one, which calls
+     * {@link #onIdleContainer(Map, ConsumerSeekCallback)} unless overridden.
+     */
+    default void onIdleContainer(String topic, Map<Integer, Long> assignments, ConsumerSeekCallback callback) {
+        onIdleContainer(assignments, callback);
+    }
+
     /** The member whose callback {@link #registerSeekCallback} handed over stopped: that callback now throws. */
     default void unregisterSeekCallback() {
     }

@@ -2,6 +2,7 @@ package dev.kafko.spring.listener;
 
 import java.time.Duration;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The settings of one listener container.
@@ -14,9 +15,13 @@ import java.util.Objects;
  * @param ackCount the records processed between two commits under {@link AckMode#COUNT} and
  *                 {@link AckMode#COUNT_TIME}
  * @param ackTime the time between two commits under {@link AckMode#TIME} and {@link AckMode#COUNT_TIME}
+ * @param idleEventInterval how long a member goes without records before it publishes a
+ *     {@link dev.kafko.spring.event.ListenerContainerIdleEvent} (again after each further interval without
+ *     records), and calls {@link ConsumerSeekAware#onIdleContainer}; {@code null}: never
  */
 public record ContainerProperties(AckMode ackMode, int concurrency, Duration pollTimeout, int maxPollRecords,
-                                  Duration shutdownTimeout, int ackCount, Duration ackTime) {
+                                  Duration shutdownTimeout, int ackCount, Duration ackTime,
+                                  @Nullable Duration idleEventInterval) {
 
     /** The records between two commits under the count ack modes unless set: 1, as spring-kafka's. */
     public static final int DEFAULT_ACK_COUNT = 1;
@@ -31,6 +36,12 @@ public record ContainerProperties(AckMode ackMode, int concurrency, Duration pol
     public ContainerProperties(AckMode ackMode, int concurrency, Duration pollTimeout, int maxPollRecords,
                                Duration shutdownTimeout) {
         this(ackMode, concurrency, pollTimeout, maxPollRecords, shutdownTimeout, DEFAULT_ACK_COUNT, DEFAULT_ACK_TIME);
+    }
+
+    /** Settings without idle events. */
+    public ContainerProperties(AckMode ackMode, int concurrency, Duration pollTimeout, int maxPollRecords,
+                               Duration shutdownTimeout, int ackCount, Duration ackTime) {
+        this(ackMode, concurrency, pollTimeout, maxPollRecords, shutdownTimeout, ackCount, ackTime, null);
     }
 
     public ContainerProperties {
@@ -56,25 +67,35 @@ public record ContainerProperties(AckMode ackMode, int concurrency, Duration pol
         if (ackTime.isNegative() || ackTime.isZero()) {
             throw new IllegalArgumentException("ackTime must be positive, was " + ackTime);
         }
+        if (idleEventInterval != null && (idleEventInterval.isNegative() || idleEventInterval.isZero())) {
+            throw new IllegalArgumentException("idleEventInterval must be positive (or null: no idle events), was "
+                    + idleEventInterval);
+        }
     }
 
     public ContainerProperties withAckMode(AckMode ackMode) {
         return new ContainerProperties(ackMode, concurrency, pollTimeout, maxPollRecords, shutdownTimeout, ackCount,
-                ackTime);
+                ackTime, idleEventInterval);
     }
 
     public ContainerProperties withConcurrency(int concurrency) {
         return new ContainerProperties(ackMode, concurrency, pollTimeout, maxPollRecords, shutdownTimeout, ackCount,
-                ackTime);
+                ackTime, idleEventInterval);
     }
 
     public ContainerProperties withAckCount(int ackCount) {
         return new ContainerProperties(ackMode, concurrency, pollTimeout, maxPollRecords, shutdownTimeout, ackCount,
-                ackTime);
+                ackTime, idleEventInterval);
     }
 
     public ContainerProperties withAckTime(Duration ackTime) {
         return new ContainerProperties(ackMode, concurrency, pollTimeout, maxPollRecords, shutdownTimeout, ackCount,
-                ackTime);
+                ackTime, idleEventInterval);
+    }
+
+    /** These settings with idle events after {@code idleEventInterval} without records ({@code null}: none). */
+    public ContainerProperties withIdleEventInterval(@Nullable Duration idleEventInterval) {
+        return new ContainerProperties(ackMode, concurrency, pollTimeout, maxPollRecords, shutdownTimeout, ackCount,
+                ackTime, idleEventInterval);
     }
 }

@@ -1,17 +1,20 @@
 package dev.kafko.spring.listener;
 
 import dev.kafko.spring.core.LogBackend;
+import dev.kafko.spring.event.KafkoEvent;
 import dev.kafko.spring.support.KafkoInstrumentation;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BiFunction;
 import java.util.Map;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.core.task.TaskExecutor;
 
 /**
@@ -24,6 +27,7 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
 
     private static final Logger LOG = LoggerFactory.getLogger(KafkoMessageListenerContainer.class);
 
+    private final ConcurrentMessageListenerContainer parent;
     private final String listenerId;
     private final String memberName;
     private final String topic;
@@ -80,11 +84,13 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
     }
     private volatile CountDownLatch exited = new CountDownLatch(0);
 
-    KafkoMessageListenerContainer(String listenerId, String memberName, String topic, String groupId,
-                                  LogBackend backend, ContainerProperties properties, KafkoMessageListener listener,
-                                  KafkoErrorHandler errorHandler, KafkoInstrumentation instrumentation,
-                                  TaskExecutor executor, ProcessedOffsets processed) {
-        this.listenerId = listenerId;
+    KafkoMessageListenerContainer(ConcurrentMessageListenerContainer parent, String memberName, String topic,
+                                  String groupId, LogBackend backend, ContainerProperties properties,
+                                  KafkoMessageListener listener, KafkoErrorHandler errorHandler,
+                                  KafkoInstrumentation instrumentation, TaskExecutor executor,
+                                  ProcessedOffsets processed) {
+        this.parent = parent;
+        this.listenerId = parent.getListenerId();
         this.memberName = memberName;
         this.topic = topic;
         this.groupId = groupId;
@@ -148,6 +154,24 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
 
     ProcessedOffsets processed() {
         return processed;
+    }
+
+    /**
+     * Publishes the event {@code event} makes of this member and its container, when the container has a
+     * publisher; an application listener that throws is logged. Polling thread.
+     */
+    void publish(BiFunction<KafkoMessageListenerContainer, ConcurrentMessageListenerContainer, ? extends KafkoEvent>
+                         event) {
+        ApplicationEventPublisher publisher = parent.eventPublisher();
+        if (publisher == null) {
+            return;
+        }
+        KafkoEvent published = event.apply(this, parent);
+        try {
+            publisher.publishEvent(published);
+        } catch (RuntimeException e) {
+            LOG.error("An application listener of {} failed; {} goes on", published, memberName, e);
+        }
     }
 
     @Override

@@ -13,11 +13,13 @@ import dev.kafko.spring.support.KafkoInstrumentation;
 import io.micrometer.observation.Observation;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -74,6 +76,8 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
     /** The partitions this member reads now (any thread may read it; the polling thread replaces it). */
     private volatile Set<Integer> assigned = Set.of();
     private final CountDownLatch firstPoll;
+    /** The events this member publishes, and when it is idle; polling thread only. */
+    private final MemberEvents events;
 
     /**
      * @param firstPoll opened once the listener's other members have joined the group; this member's first
@@ -96,6 +100,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         this.topicId = backend.topicId(container.topic());
         ConsumerSeekAware aware = listener.seekAware();
         this.seeks = aware == null ? null : new MemberSeeks(container, aware, this::wakeup);
+        this.events = new MemberEvents(container, this::assignedPartitions, this::idle);
     }
 
     /** Waits for the gate of {@link #firstPoll}, which its starter always opens, interrupted or not. */
@@ -142,18 +147,25 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
             if (seeks != null) {
                 seeks.register();
             }
+            events.started();
             while (!container.stopRequested()) {
                 commits.drainForeign();
                 makeSeeks();
                 if (container.pauseRequested()) {
                     commits.commitPending();
                     container.markPaused(true);
-                    container.awaitSignal(properties.pollTimeout().toMillis());
+                    events.paused(true);
+                    container.awaitSignal(events.waitMillis(properties.pollTimeout().toMillis()));
+                    events.nothingReceived();
                     continue;
                 }
                 container.markPaused(false);
+                events.paused(false);
                 List<KafkoRecord> records = poll();
-                if (!records.isEmpty()) {
+                if (records.isEmpty()) {
+                    events.nothingReceived();
+                } else {
+                    events.received();
                     deliver(records);
                 }
                 commits.drainForeign();
@@ -190,6 +202,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
                 seeks.unregister();
             }
             assigned = Set.of();
+            events.stopped(died);
             owner = null;
             container.exited(died);
         }
@@ -199,12 +212,14 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         if (lost != null) {
             leaveDeletedTopic(lost);
         }
+        long pollMillis = events.waitMillis(properties.pollTimeout().toMillis());
         if (detached && !rejoin()) {
-            container.awaitSignal(properties.pollTimeout().toMillis());
+            container.awaitSignal(pollMillis);
             return List.of();
         }
         try {
-            List<KafkoRecord> records = consumer.poll(properties.pollTimeout());
+            List<KafkoRecord> records = consumer.poll(pollMillis == properties.pollTimeout().toMillis()
+                    ? properties.pollTimeout() : Duration.ofMillis(pollMillis));
             if (records.isEmpty()) {
                 positions.afterEmptyPoll(consumer);
             }
@@ -559,6 +574,23 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         if (aware != null && !partitions.isEmpty()) {
             AssignmentSeeks.offer(aware, container, consumer, partitions);
         }
+    }
+
+    /** The member went idle: a {@link ConsumerSeekAware} listener may seek, with the member's positions. */
+    private void idle() {
+        if (seeks == null || lost != null || detached) {
+            return;
+        }
+        Map<Integer, Long> positions = new TreeMap<>();
+        try {
+            for (int p : assigned) {
+                positions.put(p, consumer.position(p));
+            }
+        } catch (UnknownTopicException e) {
+            forgetDeletedTopic(e);
+            return;
+        }
+        seeks.idle(Collections.unmodifiableMap(positions));
     }
 
     /** The listener nacked its delivery from {@code index} on, to come again after {@code sleep}. Polling thread. */

@@ -5,6 +5,7 @@ import dev.kafko.UnknownTopicException;
 import dev.kafko.spring.core.BackendConsumer;
 import java.util.Collection;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import org.slf4j.Logger;
@@ -43,6 +44,16 @@ final class MemberSeeks extends PartitionSeeks {
             aware.registerSeekCallback(this);
         } catch (RuntimeException e) {
             LOG.error("Listener '{}' failed in registerSeekCallback", container.getListenerId(), e);
+        }
+    }
+
+    /** The member went idle: tells the listener, with this callback. Polling thread. */
+    void idle(Map<Integer, Long> assignments) {
+        try {
+            aware.onIdleContainer(container.topic(), assignments, this);
+        } catch (RuntimeException e) {
+            LOG.error("Listener '{}' failed in onIdleContainer({}, {})", container.getListenerId(), container.topic(),
+                    assignments, e);
         }
     }
 

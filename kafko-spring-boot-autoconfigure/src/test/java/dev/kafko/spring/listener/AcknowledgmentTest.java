@@ -129,7 +129,9 @@ class AcknowledgmentTest {
             await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
                     assertThat(kafko.groupInfo("partial", "partial").committed()).containsEntry(0, 3L));
             assertThat(PARTIAL).containsExactly("p0", "p1", "p2", "p3", "p4");
-            assertThat(PARTIAL_REFUSED).as("an index at or below one acknowledged changes nothing").hasSize(2);
+            // under manual-immediate the commit comes inside the listener call, before its refused calls
+            await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(PARTIAL_REFUSED)
+                    .as("an index at or below one acknowledged changes nothing").hasSize(2));
             assertThat(PARTIAL_REFUSED.get(0)).isInstanceOf(IndexOutOfBoundsException.class);
             assertThat(PARTIAL_REFUSED.get(1)).isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("only on its polling thread");

@@ -1,0 +1,58 @@
+package dev.kafko.spring.event;
+
+import java.io.Serial;
+import org.springframework.context.ApplicationEvent;
+
+/**
+ * An event a listener container publishes to the application context, as spring-kafka's {@code KafkaEvent}:
+ * its source is the member that published it (one polling thread: a
+ * {@link dev.kafko.spring.listener.KafkoMessageListenerContainer}), its container the listener's container
+ * (for a {@code @KafkoListener}, the {@link dev.kafko.spring.listener.ConcurrentMessageListenerContainer} its
+ * registry holds). Published on the member's polling thread: an application listener that blocks holds up the
+ * member, and one that throws is logged, never stopping the member.
+ */
+public abstract class KafkoEvent extends ApplicationEvent {
+
+    @Serial
+    private static final long serialVersionUID = 1L;
+
+    private final transient Object container;
+    private final String listenerId;
+
+    protected KafkoEvent(Object source, Object container, String listenerId) {
+        super(source);
+        this.container = container;
+        this.listenerId = listenerId;
+    }
+
+    /**
+     * The listener's container, as {@code type}.
+     *
+     * @throws IllegalArgumentException when the container is not a {@code type}
+     */
+    public <T> T getContainer(Class<T> type) {
+        return as(type, container, "container");
+    }
+
+    /**
+     * The member that published the event, as {@code type}.
+     *
+     * @throws IllegalArgumentException when the source is not a {@code type}
+     */
+    public <T> T getSource(Class<T> type) {
+        return as(type, getSource(), "source");
+    }
+
+    /** The id of the listener whose container published the event. */
+    public String getListenerId() {
+        return listenerId;
+    }
+
+    private <T> T as(Class<T> type, Object value, String what) {
+        if (!type.isInstance(value)) {
+            throw new IllegalArgumentException("The " + what + " of " + getClass().getSimpleName() + " is a "
+                    + value.getClass().getName() + ", not a " + type.getName());
+        }
+        return type.cast(value);
+    }
+}

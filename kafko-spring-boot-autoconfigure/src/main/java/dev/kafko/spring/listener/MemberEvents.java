@@ -1,0 +1,112 @@
+package dev.kafko.spring.listener;
+
+import dev.kafko.spring.event.ConsumerPausedEvent;
+import dev.kafko.spring.event.ConsumerResumedEvent;
+import dev.kafko.spring.event.ConsumerStartedEvent;
+import dev.kafko.spring.event.ConsumerStoppedEvent;
+import dev.kafko.spring.event.ListenerContainerIdleEvent;
+import dev.kafko.spring.event.ListenerContainerNoLongerIdleEvent;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The events one member publishes ({@link dev.kafko.spring.event}), and when it goes idle: no record for the
+ * container's idle event interval, counted from the last records received (or the start), an idle event after
+ * each interval without records. Polling thread only.
+ */
+final class MemberEvents {
+
+    private final KafkoMessageListenerContainer container;
+    /** The idle event interval in nanoseconds; 0: no idle events. */
+    private final long idleNanos;
+    /** The partitions the member reads now. */
+    private final Supplier<Set<Integer>> assigned;
+    /** Told when an idle event was published (a {@link ConsumerSeekAware} listener's turn). */
+    private final Runnable onIdle;
+    private long lastReceived;
+    private long lastIdleEvent;
+    private boolean idle;
+    private boolean paused;
+
+    MemberEvents(KafkoMessageListenerContainer container, Supplier<Set<Integer>> assigned, Runnable onIdle) {
+        this.container = container;
+        Duration interval = container.properties().idleEventInterval();
+        this.idleNanos = interval == null ? 0 : interval.toNanos();
+        this.assigned = assigned;
+        this.onIdle = onIdle;
+    }
+
+    /** The member joined its group and is about to poll: idle time counts from now. */
+    void started() {
+        lastReceived = System.nanoTime();
+        lastIdleEvent = lastReceived;
+        container.publish((member, parent) -> new ConsumerStartedEvent(member, parent, member.getListenerId()));
+    }
+
+    /** The member left its group and its thread ends; {@code died}: what ended it, or null for a stop. */
+    void stopped(@Nullable Throwable died) {
+        ConsumerStoppedEvent.Reason reason = died == null ? ConsumerStoppedEvent.Reason.NORMAL
+                : died instanceof Error ? ConsumerStoppedEvent.Reason.ERROR : ConsumerStoppedEvent.Reason.ABNORMAL;
+        container.publish((member, parent) -> new ConsumerStoppedEvent(member, parent, member.getListenerId(), reason));
+    }
+
+    /** Whether the member is paused now: an event when that changed. */
+    void paused(boolean now) {
+        if (now == paused) {
+            return;
+        }
+        paused = now;
+        Set<Integer> partitions = assigned.get();
+        container.publish((member, parent) -> now
+                ? new ConsumerPausedEvent(member, parent, member.getListenerId(), container.topic(), partitions)
+                : new ConsumerResumedEvent(member, parent, member.getListenerId(), container.topic(), partitions));
+    }
+
+    /**
+     * How long the member's next poll (or paused wait) may last, at most {@code millis}: no longer than until
+     * its next idle event is due, so that it is not late by up to a poll timeout.
+     */
+    long waitMillis(long millis) {
+        if (idleNanos == 0) {
+            return millis;
+        }
+        long due = lastIdleEvent + idleNanos - System.nanoTime();
+        return Math.max(1, Math.min(millis, TimeUnit.NANOSECONDS.toMillis(due + 999_999)));
+    }
+
+    /** A poll returned records: no longer idle (an event, when it was). */
+    void received() {
+        long now = System.nanoTime();
+        if (idle) {
+            long idleMillis = TimeUnit.NANOSECONDS.toMillis(now - lastReceived);
+            Set<Integer> partitions = assigned.get();
+            container.publish((member, parent) -> new ListenerContainerNoLongerIdleEvent(member, parent,
+                    member.getListenerId(), container.topic(), partitions, idleMillis));
+            idle = false;
+        }
+        lastReceived = now;
+        lastIdleEvent = now;
+    }
+
+    /** A poll (or a paused wait) returned no records: an idle event when one is due. */
+    void nothingReceived() {
+        if (idleNanos == 0) {
+            return;
+        }
+        long now = System.nanoTime();
+        if (now - lastIdleEvent < idleNanos) {
+            return;
+        }
+        lastIdleEvent = now;
+        idle = true;
+        long idleMillis = TimeUnit.NANOSECONDS.toMillis(now - lastReceived);
+        Set<Integer> partitions = assigned.get();
+        boolean pausedNow = paused;
+        container.publish((member, parent) -> new ListenerContainerIdleEvent(member, parent, member.getListenerId(),
+                container.topic(), partitions, idleMillis, pausedNow));
+        onIdle.run();
+    }
+}
