@@ -31,9 +31,9 @@ public interface Consumer extends AutoCloseable {
      * Returns the next records of the assigned partitions, fair across partitions and in offset
      * order within each, waiting up to {@code timeout} (without spinning) when there are none.
      * Returns an empty list on timeout or {@link #wakeup()}. Fair: each poll starts at the partition
-     * after the one the previous poll started at, and takes records partition by partition up to
-     * {@code maxPollRecords}, so a poll may hold one partition's records only, and every partition with
-     * records comes first in turn.
+     * after the last one the previous poll took records from (as Kafka's fetcher moves such a partition to
+     * the back), and takes records partition by partition up to {@code maxPollRecords}, so a poll may hold
+     * one partition's records only, and every partition with records comes first in turn.
      *
      * @throws InterruptException when it would wait (no record to return yet) and the thread is, or
      *     becomes, interrupted; the interrupt status stays set. Records already there are returned first

@@ -230,7 +230,7 @@ final class ConsumerImpl implements Consumer {
             PartitionActor[] actors = topic.actors();
             positions.grow(actors.length);
             for (int p : gained) {
-                positions.set(p, startPosition(p, actors[p].log()));
+                positions.set(p, startPosition(p, actors[p]));
                 actors[p].addWaiter(waiter);
                 mine.add(p);
             }
@@ -265,12 +265,13 @@ final class ConsumerImpl implements Consumer {
         return announced;
     }
 
-    private long startPosition(int partition, PartitionLog log) {
+    private long startPosition(int partition, PartitionActor actor) {
         long c = group == null ? -1 : group.committed(partition);
         if (c >= 0) {
-            return positions.settled(c, log); // below the log start: checked against the log before each read
+            return positions.settled(c, actor); // below the log start: checked against the log before each read
         }
-        return reset == OffsetResetPolicy.LATEST ? log.endOffset() : log.logStartOffset();
+        // the readable end: under EVERY_BATCH, records appended and not yet fsynced are read, not skipped
+        return reset == OffsetResetPolicy.LATEST ? actor.readableEnd() : actor.log().logStartOffset();
     }
 
     private Set<Integer> ownedSet() {
@@ -374,7 +375,7 @@ final class ConsumerImpl implements Consumer {
             throw new OffsetOutOfRangeException("cannot seek partition " + partition + " of topic '" + topic.name
                     + "' to negative offset " + offset, partition, offset);
         }
-        positions.settle(partition, offset, topic.actors()[partition].log());
+        positions.settle(partition, offset, topic.actors()[partition]);
     }
 
     @Override
@@ -417,7 +418,7 @@ final class ConsumerImpl implements Consumer {
         ensureOpen();
         PartitionActor[] actors = topic.actors();
         for (int p : owned) {
-            positions.set(p, actors[p].log().endOffset());
+            positions.set(p, actors[p].readableEnd()); // what is appended and not yet readable is read, not skipped
         }
     }
 
@@ -443,7 +444,9 @@ final class ConsumerImpl implements Consumer {
         }
         ensureOpen();
         for (int p : partitions) {
-            positions.set(p, topic.actors()[p].log().offsetForTimestamp(epochMillis));
+            PartitionActor actor = topic.actors()[p];
+            // none readable at or after it: the readable end, as a seek to the end
+            positions.set(p, Math.min(actor.log().offsetForTimestamp(epochMillis), actor.readableEnd()));
         }
     }
 

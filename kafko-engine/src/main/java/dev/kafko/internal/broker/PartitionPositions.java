@@ -47,21 +47,22 @@ final class PartitionPositions {
     }
 
     /** Sets {@code partition}'s position to {@code offset} as {@link #settled} makes it. */
-    void settle(int partition, long offset, PartitionLog log) {
-        positions[partition] = settled(offset, log);
+    void settle(int partition, long offset, PartitionActor actor) {
+        positions[partition] = settled(offset, actor);
     }
 
     /**
-     * {@code offset}, or the end offset when it lies above the end and the policy moves it there. This
-     * happens when the position is set, not at a later read: by then records may have been appended
-     * from the end up to {@code offset}, and moving to the end as it is then would skip them. Under
+     * {@code offset}, or the readable end when it lies above the log's end and the policy moves it there
+     * (the readable end: under {@code EVERY_BATCH} the records appended and not yet fsynced are read, not
+     * skipped). This happens when the position is set, not at a later read: by then records may have been
+     * appended from the end up to {@code offset}, and moving to the end as it is then would skip them. Under
      * {@code FAIL} the offset is kept, and the read throws if it is still above the end.
      */
-    long settled(long offset, PartitionLog log) {
-        if (reset == OffsetResetPolicy.FAIL) {
+    long settled(long offset, PartitionActor actor) {
+        if (reset == OffsetResetPolicy.FAIL || offset <= actor.log().endOffset()) {
             return offset;
         }
-        return Math.min(offset, log.endOffset());
+        return actor.readableEnd();
     }
 
     /**
@@ -75,7 +76,7 @@ final class PartitionPositions {
             long startOffset = log.logStartOffset();
             long end = log.endOffset();
             if (pos < startOffset || pos > end) {
-                pos = resetPosition(p, pos, startOffset, end);
+                pos = resetPosition(p, pos, startOffset, end, actor.readableEnd());
                 positions[p] = pos;
             }
             long readable = actor.readableEnd();
@@ -131,10 +132,15 @@ final class PartitionPositions {
         return records.subList(0, keep);
     }
 
-    private long resetPosition(int p, long pos, long startOffset, long end) {
+    /**
+     * Where a position outside the log [{@code startOffset}, {@code end}] goes; a reset to the end goes to the
+     * readable end (under {@code EVERY_BATCH}, records appended and not yet fsynced are read, not skipped).
+     */
+    private long resetPosition(int p, long pos, long startOffset, long end, long readable) {
+        long readableEnd = Math.max(startOffset, Math.min(readable, end));
         return switch (reset) {
-            case EARLIEST -> pos < startOffset ? startOffset : end;
-            case LATEST -> end;
+            case EARLIEST -> pos < startOffset ? startOffset : readableEnd;
+            case LATEST -> readableEnd;
             case FAIL -> throw new OffsetOutOfRangeException("topic '" + topic + "' partition " + p
                     + ": position " + pos + " is outside the log [" + startOffset + ", " + end
                     + "] and the offset reset policy is FAIL", p, pos);
