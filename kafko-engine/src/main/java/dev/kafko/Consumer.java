@@ -57,9 +57,29 @@ public interface Consumer extends AutoCloseable {
     /** Every assigned partition continues at {@code offset}, as {@link #seek} each. */
     void seekAll(long offset);
 
+    /** Every assigned partition continues at its oldest record still in the log. */
     void seekToBeginning();
 
+    /**
+     * {@code partition} continues at its oldest record still in the log.
+     *
+     * @throws InvalidPartitionException when the partition is not assigned to this consumer
+     */
+    void seekToBeginning(int partition);
+
+    /**
+     * Every assigned partition continues at its end: only records appended from now on are read. The end is
+     * what consumers may read up to (under {@code EVERY_BATCH}, the records whose fsync returned, as Kafka's
+     * high watermark): a record appended and not yet fsynced is read once it is, not skipped.
+     */
     void seekToEnd();
+
+    /**
+     * {@code partition} continues at its end, as {@link #seekToEnd()} does for every assigned partition.
+     *
+     * @throws InvalidPartitionException when the partition is not assigned to this consumer
+     */
+    void seekToEnd(int partition);
 
     /**
      * Every assigned partition continues at its first record with a timestamp at or after this one (or its end).

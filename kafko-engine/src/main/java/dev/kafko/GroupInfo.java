@@ -8,7 +8,8 @@ import java.util.Map;
  * @param topic the topic
  * @param group the group
  * @param committed the committed offset per partition (partitions without a commit are absent)
- * @param lag per partition, the end offset minus where the group reads next: its committed offset;
+ * @param lag per partition, the end offset (what consumers may read: under {@link FsyncPolicy#EVERY_BATCH}
+ *     the records whose fsync returned) minus where the group reads next: its committed offset;
  *     the log start when its commit is below the log start (retention deleted records it never read);
  *     without a commit, the log start, or the end (a lag of 0) under the instance's
  *     {@link OffsetResetPolicy#LATEST}, where a member without a commit starts

@@ -60,6 +60,60 @@ class EveryBatchPositionsTest {
         }
     }
 
+    @Test
+    void aSeekToTheEndOfOnePartitionStopsBeforeARecordNotYetFsynced() throws Exception {
+        whileARecordWaitsForItsFsync(g -> g.seekToEnd(0), "seekToEnd(0)");
+    }
+
+    @Test
+    void theLagOfAGroupAtTheReadableEndCountsNoRecordNotYetFsynced() throws Exception {
+        AppendHold hold = new AppendHold();
+        try (Kafko k = Kafko.open(dir, KafkoOptions.builder().observer(hold).build())) {
+            k.createTopic("t", TopicConfig.builder().fsync(FsyncPolicy.EVERY_BATCH).build());
+            try (dev.kafko.Consumer g = k.groupConsumer("t", "g")) {
+                assertThat(g.poll(Duration.ZERO)).isEmpty();
+                g.commit();
+                CompletableFuture<RecordPosition> sent = CompletableFuture.supplyAsync(
+                        () -> k.producer("t").send(null, bytes("x")).join());
+                hold.awaitHeld();
+                try {
+                    assertThat(k.groupInfo("t", "g").lag()).as("as Kafka's, up to the high watermark")
+                            .containsEntry(0, 0L);
+                } finally {
+                    hold.release();
+                }
+                sent.get();
+                assertThat(k.groupInfo("t", "g").lag()).containsEntry(0, 1L);
+            }
+        }
+    }
+
+    @Test
+    void aSeekOfOnePartitionToItsBeginningOrEndLeavesTheOthersWhereTheyAre() {
+        try (Kafko k = Kafko.open(dir)) {
+            k.createTopic("t", TopicConfig.builder().partitions(2).build());
+            Producer p = k.producer("t");
+            for (int i = 0; i < 3; i++) {
+                p.sendTo(0, null, bytes("a" + i)).join();
+                p.sendTo(1, null, bytes("b" + i)).join();
+            }
+            try (dev.kafko.Consumer c = k.consumer("t")) {
+                c.seek(0, 1);
+                c.seek(1, 1);
+                c.seekToEnd(0);
+                assertThat(c.position(0)).isEqualTo(3);
+                assertThat(c.position(1)).isEqualTo(1);
+                c.seekToBeginning(1);
+                assertThat(c.position(1)).isZero();
+                assertThat(c.position(0)).isEqualTo(3);
+                org.assertj.core.api.Assertions.assertThatThrownBy(() -> c.seekToEnd(2))
+                        .isInstanceOf(InvalidPartitionException.class);
+                org.assertj.core.api.Assertions.assertThatThrownBy(() -> c.seekToBeginning(-1))
+                        .isInstanceOf(InvalidPartitionException.class);
+            }
+        }
+    }
+
     /** {@code move} runs while record 0 is appended and waits for its fsync: the member must still read it. */
     private void whileARecordWaitsForItsFsync(Consumer<dev.kafko.Consumer> move, String what) throws Exception {
         AppendHold hold = new AppendHold();

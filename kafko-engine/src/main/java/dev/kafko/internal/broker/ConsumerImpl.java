@@ -408,6 +408,24 @@ final class ConsumerImpl implements Consumer {
     }
 
     @Override
+    public void seekToBeginning(int partition) {
+        try (ConsumerThreadGuard.Held held = guard.enter()) {
+            ensureOpen();
+            requireOwned(partition);
+            positions.set(partition, topic.actors()[partition].log().logStartOffset());
+        }
+    }
+
+    @Override
+    public void seekToEnd(int partition) {
+        try (ConsumerThreadGuard.Held held = guard.enter()) {
+            ensureOpen();
+            requireOwned(partition);
+            positions.set(partition, topic.actors()[partition].readableEnd());
+        }
+    }
+
+    @Override
     public void seekToEnd() {
         try (ConsumerThreadGuard.Held held = guard.enter()) {
             doSeekToEnd();

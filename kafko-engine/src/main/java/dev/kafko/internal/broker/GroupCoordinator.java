@@ -293,7 +293,9 @@ final class GroupCoordinator {
         for (int p = 0; p < actors.length; p++) {
             long c = committed(p);
             PartitionLog log = actors[p].log();
-            long end = actors[p].isOpen() ? log.endOffset() : actors[p].info().endOffset();
+            // what the group can read: under EVERY_BATCH the records not yet fsynced are not lag yet (Kafka's
+            // lag counts up to the high watermark)
+            long end = actors[p].isOpen() ? actors[p].readableEnd() : actors[p].info().endOffset();
             long start = actors[p].isOpen() ? log.logStartOffset() : actors[p].info().logStartOffset();
             if (c >= 0) {
                 committed.put(p, c);

@@ -3,6 +3,7 @@ package dev.kafko.internal.io;
 import dev.kafko.KafkoException;
 import dev.kafko.KafkoStorageException;
 import java.io.IOException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Path;
 
 /**
@@ -16,7 +17,10 @@ public final class StorageErrors {
 
     /** A storage exception saying that {@code operation} on {@code file} failed, with {@code e} as its cause. */
     public static KafkoStorageException wrap(String operation, Path file, Exception e) {
-        String detail = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        // a file-system exception's message is mostly its path: its type says what happened (NoSuchFileException)
+        String detail = e.getMessage() == null ? e.getClass().getSimpleName()
+                : e instanceof FileSystemException ? e.getClass().getSimpleName() + ": " + e.getMessage()
+                : e.getMessage();
         return new KafkoStorageException(operation + " failed on " + file + ": " + detail, e);
     }
 
