@@ -137,8 +137,11 @@ public final class KafkoAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     KafkoTopicProvisioner kafkoTopicProvisioner(Kafko kafko, KafkoProperties properties) {
-        return new KafkoTopicProvisioner(kafko, properties.declaredTopics(), properties.topicsWithDefaultPartitions(),
-                properties.isAutoCreateTopics());
+        KafkoTopicProvisioner provisioner = new KafkoTopicProvisioner(kafko, properties.declaredTopics(),
+                properties.topicsWithDefaultPartitions(), properties.isAutoCreateTopics());
+        // every topic of an ephemeral log is new: a line per topic at each context start says nothing
+        provisioner.setLogCreations(!properties.isEphemeral());
+        return provisioner;
     }
 
     @Bean

@@ -150,17 +150,16 @@ public final class KafkoBackend implements LogBackend {
 
         @Override
         public void seekToBeginning(Collection<Integer> partitions) {
-            Map<Integer, PartitionInfo> info = partitionInfo();
             for (int p : partitions) {
-                consumer.seek(p, info.get(p).logStartOffset());
+                consumer.seekToBeginning(p);
             }
         }
 
+        /** The readable end: under EVERY_BATCH a record not yet fsynced is read once it is, not skipped. */
         @Override
         public void seekToEnd(Collection<Integer> partitions) {
-            Map<Integer, PartitionInfo> info = partitionInfo();
             for (int p : partitions) {
-                consumer.seek(p, info.get(p).endOffset());
+                consumer.seekToEnd(p);
             }
         }
 
@@ -169,15 +168,6 @@ public final class KafkoBackend implements LogBackend {
             for (int p : partitions) {
                 consumer.seekToTimestamp(p, epochMillis);
             }
-        }
-
-        private Map<Integer, PartitionInfo> partitionInfo() {
-            Map<Integer, PartitionInfo> info = new HashMap<>();
-            for (PartitionInfo p : kafko.topic(topic).orElseThrow(
-                    () -> new UnknownTopicException("topic '" + topic + "' does not exist")).partitions()) {
-                info.put(p.partition(), p);
-            }
-            return info;
         }
 
         @Override

@@ -27,6 +27,8 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiFunction;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.BeanNameAware;
 import org.springframework.messaging.Message;
 import org.springframework.messaging.MessageHeaders;
@@ -52,6 +54,8 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
     /** The producer of the last send: most templates send to one topic, so this skips the map lookup. */
     private volatile @Nullable BackendProducer lastProducer;
     private volatile @Nullable String defaultTopic;
+    private static final Logger LOG = LoggerFactory.getLogger(KafkoTemplate.class);
+
     private volatile ProducerListener<K, V> producerListener = new LoggingProducerListener<>();
     private volatile KafkoInstrumentation instrumentation = KafkoInstrumentation.NOOP;
     private volatile ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
@@ -296,7 +300,13 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
             if (observation != null) {
                 observation.stop();
             }
-            producerListener.onSuccess(result);
+            try {
+                producerListener.onSuccess(result);
+            } catch (RuntimeException e) {
+                // the record is written: what the listener does with the news does not change that
+                LOG.error("The producer listener of template '{}' failed on the send to {}-{} at offset {}; the send"
+                        + " succeeded", beanName, topic, result.partition(), result.offset(), e);
+            }
             return result;
         }
     }
@@ -312,7 +322,12 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
             observation.error(failure);
             observation.stop();
         }
-        producerListener.onError(topic, partition, key, value, failure);
+        try {
+            producerListener.onError(topic, partition, key, value, failure);
+        } catch (RuntimeException e) {
+            // the send's own failure is what the caller gets
+            LOG.error("The producer listener of template '{}' failed on a failed send to {}", beanName, topic, e);
+        }
     }
 
     /**

@@ -21,6 +21,8 @@ import org.springframework.beans.factory.InitializingBean;
 public final class KafkoTopicProvisioner implements InitializingBean {
 
     private static final Logger LOG = LoggerFactory.getLogger(KafkoTopicProvisioner.class);
+    /** How many times {@link #create} tries a topic that another caller created and deleted again meanwhile. */
+    private static final int CREATE_ATTEMPTS = 10;
 
     /** The suffix of dead-letter topics: {@code <topic>.DLT} takes the dead letters of {@code <topic>}. */
     public static final String DEAD_LETTER_SUFFIX = ".DLT";
@@ -30,6 +32,7 @@ public final class KafkoTopicProvisioner implements InitializingBean {
     /** The declared topics whose partition count is kafko.defaults', not their own. */
     private final Set<String> defaultPartitions;
     private final boolean autoCreate;
+    private volatile boolean logCreations = true;
 
     /**
      * @param declared the topics to create or check at start-up, with their configs
@@ -51,6 +54,14 @@ public final class KafkoTopicProvisioner implements InitializingBean {
         this.declared = Map.copyOf(declared);
         this.defaultPartitions = Set.copyOf(defaultPartitions);
         this.autoCreate = autoCreate;
+    }
+
+    /**
+     * Whether each topic this provisioner creates is logged at INFO (the default), or at DEBUG (an ephemeral log,
+     * whose topics are all new at every start).
+     */
+    public void setLogCreations(boolean logCreations) {
+        this.logCreations = logCreations;
     }
 
     /**
@@ -153,15 +164,32 @@ public final class KafkoTopicProvisioner implements InitializingBean {
         return topic;
     }
 
-    /** Creates the topic, or takes the one another caller created meanwhile; logs only a creation made here. */
+    /**
+     * Creates the topic, or takes the one another caller created meanwhile; logs only a creation made here. A
+     * topic created by another caller and deleted again before it could be taken is created anew (a few times:
+     * tests that delete and create topics while listeners rejoin them do this).
+     */
     private Topic create(String name, TopicConfig config) {
-        Topic created;
-        try {
-            created = kafko.createTopic(name, config);
-        } catch (TopicExistsException raced) {
-            return kafko.topic(name).orElseThrow(() -> raced);
+        for (int attempt = 1; ; attempt++) {
+            Topic created;
+            try {
+                created = kafko.createTopic(name, config);
+            } catch (TopicExistsException raced) {
+                Topic other = kafko.topic(name).orElse(null);
+                if (other != null) {
+                    return other;
+                }
+                if (attempt == CREATE_ATTEMPTS) {
+                    throw raced; // refused while a deletion of it runs, from a thread that deletion waits for
+                }
+                continue;
+            }
+            if (logCreations) {
+                LOG.info("Created topic '{}' with {}", name, config);
+            } else {
+                LOG.debug("Created topic '{}' with {}", name, config);
+            }
+            return created;
         }
-        LOG.info("Created topic '{}' with {}", name, config);
-        return created;
     }
 }

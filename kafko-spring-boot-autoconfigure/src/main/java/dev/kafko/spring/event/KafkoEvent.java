@@ -1,6 +1,7 @@
 package dev.kafko.spring.event;
 
 import java.io.Serial;
+import org.jspecify.annotations.Nullable;
 import org.springframework.context.ApplicationEvent;
 
 /**
@@ -16,7 +17,7 @@ public abstract class KafkoEvent extends ApplicationEvent {
     @Serial
     private static final long serialVersionUID = 1L;
 
-    private final transient Object container;
+    private final transient @Nullable Object container;
     private final String listenerId;
 
     protected KafkoEvent(Object source, Object container, String listenerId) {
@@ -48,7 +49,12 @@ public abstract class KafkoEvent extends ApplicationEvent {
         return listenerId;
     }
 
-    private <T> T as(Class<T> type, Object value, String what) {
+    private <T> T as(Class<T> type, @Nullable Object value, String what) {
+        if (value == null) {
+            // source and container are not serialized: a deserialized event has neither
+            throw new IllegalArgumentException("The " + what + " of this " + getClass().getSimpleName()
+                    + " is not known (a deserialized event keeps neither its source nor its container)");
+        }
         if (!type.isInstance(value)) {
             throw new IllegalArgumentException("The " + what + " of " + getClass().getSimpleName() + " is a "
                     + value.getClass().getName() + ", not a " + type.getName());

@@ -169,7 +169,10 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
         KafkoEvent published = event.apply(this, parent);
         try {
             publisher.publishEvent(published);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
+            if (e instanceof VirtualMachineError fatal) {
+                throw fatal;
+            }
             LOG.error("An application listener of {} failed; {} goes on", published, memberName, e);
         }
     }
@@ -338,31 +341,45 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
         paused = value;
     }
 
-    /** Called by the member thread as its last act. */
-    void exited(@Nullable Throwable died) {
+    /**
+     * Called by the member thread as its last act: the member is marked stopped (or dead), then {@code stopped}
+     * runs (the {@code ConsumerStoppedEvent}: an application listener of it sees the member stopped, and may
+     * start it again), then the member starts again when a start came during its stop.
+     */
+    void exited(@Nullable Throwable died, Runnable stopped) {
+        CountDownLatch done;
+        boolean restart;
         lock.lock();
         try {
             failure = died;
             paused = false;
             consumer = null;
             running = false;
-            CountDownLatch done = exited;
-            try {
-                if (restartPending) {
-                    restartPending = false;
-                    LOG.info("{} finished the stop it outlived; starting again, as asked meanwhile", memberName);
-                    launch(OPEN);
-                }
-            } catch (RuntimeException e) {
-                running = false;
-                consumer = null;
-                exited = new CountDownLatch(0);
-                failure = e;
-                LOG.error("{} could not start again after its stop", memberName, e);
-            } finally {
-                done.countDown();
-            }
+            done = exited;
+            restart = restartPending;
+            restartPending = false;
         } finally {
+            lock.unlock();
+        }
+        try {
+            stopped.run();
+        } catch (RuntimeException | Error e) {
+            LOG.error("Telling that {} stopped failed", memberName, e);
+        }
+        lock.lock();
+        try {
+            if (restart && !running) {
+                LOG.info("{} finished the stop it outlived; starting again, as asked meanwhile", memberName);
+                launch(OPEN);
+            }
+        } catch (RuntimeException e) {
+            running = false;
+            consumer = null;
+            exited = new CountDownLatch(0);
+            failure = e;
+            LOG.error("{} could not start again after its stop", memberName, e);
+        } finally {
+            done.countDown();
             lock.unlock();
         }
     }

@@ -26,6 +26,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
+import org.springframework.context.ApplicationListener;
 import org.springframework.context.event.EventListener;
 
 /** The events a listener container publishes: started, stopped, paused, resumed, idle and no longer idle. */
@@ -44,6 +45,7 @@ class ContainerEventsTest {
     @BeforeEach
     void reset() {
         SEEN.clear();
+        Dying.ONCE.set(false);
         THROW_IN_EVENT_LISTENER.set(false);
     }
 
@@ -179,6 +181,54 @@ class ContainerEventsTest {
     }
 
     @Test
+    void anErrorThrownByAnApplicationListenerOfTheStopStillLetsTheMemberEnd() {
+        runner.withBean(Listening.class).withBean(FailingOnStop.class)
+                .withPropertyValues("kafko.listener.shutdown-timeout=10s").run(context -> {
+            await().atMost(WAIT).until(() -> !events(ConsumerStartedEvent.class).isEmpty());
+            MessageListenerContainer container = registry(context).getListenerContainer("listening");
+            long start = System.nanoTime();
+            container.stop();
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).as("not the shutdown timeout")
+                    .isLessThan(Duration.ofSeconds(5));
+            assertThat(container.isRunning()).isFalse();
+            container.start();
+            await().atMost(WAIT).until(() -> events(ConsumerStartedEvent.class).size() == 2);
+        });
+    }
+
+    @Test
+    void theStoppedEventOfAMemberThatDiedShowsItDeadAndAStartFromItStartsItAgain() {
+        RestartOnDeath.STATE.clear();
+        Dying.ONCE.set(true);
+        runner.withBean(Dying.class).withBean(RestartOnDeath.class).run(context -> {
+            template(context).send("fatal", "x").join();
+            await().atMost(WAIT).until(() -> events(ConsumerStartedEvent.class).size() == 2);
+            assertThat(RestartOnDeath.STATE).containsExactly("running=false dead=true failure=OutOfMemoryError");
+            template(context).send("fatal", "y").join();
+            await().atMost(WAIT).until(() -> SEEN.contains("record:y"));
+        });
+    }
+
+    @Test
+    void aDeserializedEventKnowsNeitherItsSourceNorItsContainerAndSaysSo() throws Exception {
+        ConsumerStoppedEvent event = new ConsumerStoppedEvent("member", "container", "id",
+                ConsumerStoppedEvent.Reason.NORMAL);
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        try (java.io.ObjectOutputStream out = new java.io.ObjectOutputStream(bytes)) {
+            out.writeObject(event);
+        }
+        ConsumerStoppedEvent copy;
+        try (java.io.ObjectInputStream in = new java.io.ObjectInputStream(
+                new java.io.ByteArrayInputStream(bytes.toByteArray()))) {
+            copy = (ConsumerStoppedEvent) in.readObject();
+        }
+        assertThat(copy.getReason()).isEqualTo(ConsumerStoppedEvent.Reason.NORMAL);
+        assertThat(copy.getListenerId()).isEqualTo("id");
+        assertThatThrownBy(() -> copy.getContainer(String.class)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("is not known");
+    }
+
+    @Test
     void anIntervalThatIsNotPositiveIsRefused() {
         runner.withPropertyValues("kafko.listener.idle-event-interval=0s").run(context -> assertThat(context)
                 .getFailure().hasStackTraceContaining("kafko.listener.idle-event-interval must be positive, was PT0S"));
@@ -219,9 +269,40 @@ class ContainerEventsTest {
     }
 
     static class Dying {
+        /** Whether only the first record kills the member; otherwise every record does. */
+        static final AtomicBoolean ONCE = new AtomicBoolean();
+        private final AtomicBoolean died = new AtomicBoolean();
+
         @KafkoListener(id = "dying", topics = "fatal")
         void on(String value) {
-            throw new OutOfMemoryError("simulated");
+            if (!ONCE.get() || died.compareAndSet(false, true)) {
+                throw new OutOfMemoryError("simulated");
+            }
+            SEEN.add("record:" + value);
+        }
+    }
+
+    /** A plain listener (an {@code @EventListener} method would wrap an Error) whose assertion fails at the stop. */
+    static class FailingOnStop implements ApplicationListener<ConsumerStoppedEvent> {
+        @Override
+        public void onApplicationEvent(ConsumerStoppedEvent event) {
+            throw new AssertionError("an assertion of a test's event listener");
+        }
+    }
+
+    /** Starts a member that died again from its stopped event, as spring-kafka documents. */
+    static class RestartOnDeath implements ApplicationListener<ConsumerStoppedEvent> {
+        static final List<String> STATE = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void onApplicationEvent(ConsumerStoppedEvent event) {
+            if (event.getReason() == ConsumerStoppedEvent.Reason.NORMAL) {
+                return;
+            }
+            ConcurrentMessageListenerContainer c = event.getContainer(ConcurrentMessageListenerContainer.class);
+            STATE.add("running=" + c.isRunning() + " dead=" + c.hasDeadMember() + " failure="
+                    + (c.getFailure() == null ? null : c.getFailure().getClass().getSimpleName()));
+            event.getSource(MessageListenerContainer.class).start();
         }
     }
 

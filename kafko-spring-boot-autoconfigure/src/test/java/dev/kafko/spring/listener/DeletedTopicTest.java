@@ -132,6 +132,34 @@ class DeletedTopicTest {
         });
     }
 
+    @Test
+    void deletingAndCreatingTheTopicAgainAndAgainUnderTheListenerNeverKillsItsMembers() {
+        runner.withPropertyValues("kafko.listener.concurrency=2", "kafko.topics.doomed.partitions=2").run(context -> {
+            Kafko kafko = context.getBean(Kafko.class);
+            ConcurrentMessageListenerContainer container = (ConcurrentMessageListenerContainer) context
+                    .getBean(KafkoListenerEndpointRegistry.class).getListenerContainer("reader");
+            // the members create the topic again while this thread does: a member whose creation loses the race
+            // and finds the topic deleted again by the time it looks must try again, not die
+            for (int i = 0; i < 600 && !container.hasDeadMember(); i++) {
+                if (kafko.topic("doomed").isPresent()) {
+                    kafko.deleteTopic("doomed");
+                }
+                try {
+                    kafko.createTopic("doomed", dev.kafko.TopicConfig.builder().partitions(2).build());
+                } catch (dev.kafko.TopicExistsException membersWereFirst) {
+                    // a member created it
+                }
+                if (i % 50 == 0) {
+                    Thread.sleep(20);
+                }
+            }
+            assertThat(container.hasDeadMember()).as("a member died: %s", container.getFailure()).isFalse();
+            send(context, "still read");
+            await().atMost(Duration.ofSeconds(20)).until(() -> RECEIVED.contains("still read"));
+            assertThat(errors()).isEmpty();
+        });
+    }
+
     private List<ILoggingEvent> errors() {
         return log.events().stream().filter(e -> e.getLevel() == Level.ERROR).toList();
     }

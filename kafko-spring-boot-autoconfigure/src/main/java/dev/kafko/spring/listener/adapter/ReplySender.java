@@ -6,6 +6,9 @@ import dev.kafko.KafkoRecord;
 import dev.kafko.spring.core.KafkoOperations;
 import dev.kafko.spring.listener.InvalidReplyHeaderException;
 import dev.kafko.spring.support.KafkoHeaders;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -159,18 +162,36 @@ final class ReplySender {
         byte[] correlationId = record.headers().lastValue(KafkoHeaders.CORRELATION_ID);
         String partition = text(record, KafkoHeaders.REPLY_PARTITION);
         if (partition == null) {
-            return new Request(record.key(), correlationId, null);
+            return new Request(replyKey(record.key()), correlationId, null);
         }
         try {
             int p = Integer.parseInt(partition.strip());
             if (p >= 0) {
-                return new Request(record.key(), correlationId, p);
+                return new Request(replyKey(record.key()), correlationId, p);
             }
         } catch (NumberFormatException e) {
             // reported below
         }
         throw invalid(record, KafkoHeaders.REPLY_PARTITION, "its " + KafkoHeaders.REPLY_PARTITION + " header '"
                 + partition + "' is not a partition number (decimal text, 0 or more)");
+    }
+
+    /**
+     * The request's key as the reply sends it: its text when its bytes are UTF-8 (the template stores a
+     * {@code String} key as its UTF-8, so the reply's key bytes are the request's, and a {@code ProducerListener}
+     * or a {@code SendResult} sees the text, as spring-kafka's replies carry the key its deserializer made),
+     * otherwise the bytes themselves.
+     */
+    private static @Nullable Object replyKey(byte @Nullable [] key) {
+        if (key == null) {
+            return null;
+        }
+        try {
+            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(key)).toString();
+        } catch (CharacterCodingException e) {
+            return key;
+        }
     }
 
     private InvalidReplyHeaderException invalid(KafkoRecord request, String header, String why) {
@@ -186,7 +207,7 @@ final class ReplySender {
     }
 
     /** What a reply takes from its request; all {@code null} for a batch's. */
-    private record Request(byte @Nullable [] key, byte @Nullable [] correlationId, @Nullable Integer partition) {
+    private record Request(@Nullable Object key, byte @Nullable [] correlationId, @Nullable Integer partition) {
 
         static final Request NONE = new Request(null, null, null);
     }
