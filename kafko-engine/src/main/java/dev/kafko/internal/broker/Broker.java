@@ -116,7 +116,13 @@ public final class Broker implements Kafko {
         try {
             TopicDirectory.discover(b, dir, t -> b.topics.put(t.name, t));
         } catch (RuntimeException | Error e) {
-            b.close();
+            try {
+                b.close();
+            } catch (RuntimeException | Error closing) {
+                // what failed the open is what the caller must see (a full disk fails the close of the topics
+                // opened before as well)
+                e.addSuppressed(closing);
+            }
             throw e;
         }
         // once at open, in the background, then every interval: a process that lives shorter than the
