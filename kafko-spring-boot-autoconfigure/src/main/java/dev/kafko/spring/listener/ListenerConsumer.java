@@ -10,6 +10,7 @@ import dev.kafko.spring.core.BackendConsumer;
 import dev.kafko.spring.core.LogBackend;
 import dev.kafko.spring.support.Acknowledgment;
 import dev.kafko.spring.support.KafkoInstrumentation;
+import dev.kafko.spring.support.StackTraceLimiter;
 import io.micrometer.observation.Observation;
 import java.time.Duration;
 import java.util.Collection;
@@ -76,6 +77,10 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
     /** The partitions this member reads now (any thread may read it; the polling thread replaces it). */
     private volatile Set<Integer> assigned = Set.of();
     private final CountDownLatch firstPoll;
+    /** When a repeated failure's stack trace is logged again; polling thread only. */
+    private final StackTraceLimiter traces = new StackTraceLimiter();
+    /** The records the listener was given and has not returned from; polling thread only. */
+    private @Nullable List<KafkoRecord> inHand;
     /** The events this member publishes, and when it is idle; polling thread only. */
     private final MemberEvents events;
 
@@ -179,12 +184,13 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
                         properties.shutdownTimeout(), e.toString());
             } else {
                 died = e;
-                LOG.error("Polling thread {} of listener '{}' died", container.memberName(), container.getListenerId(),
-                        e);
+                LOG.error("Polling thread {} of listener '{}' died{}", container.memberName(),
+                        container.getListenerId(), inHandNow(), e);
             }
         } catch (Throwable t) {
             died = t;
-            LOG.error("Polling thread {} of listener '{}' died", container.memberName(), container.getListenerId(), t);
+            LOG.error("Polling thread {} of listener '{}' died{}", container.memberName(), container.getListenerId(),
+                    inHandNow(), t);
         } finally {
             try {
                 commits.drainForeign();
@@ -235,7 +241,15 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
             }
             throw e; // someone else interrupted the member's thread: it ends, reported as dead
         } catch (KafkoException e) {
-            LOG.error("Listener '{}' could not poll {}; trying again", container.getListenerId(), container.topic(), e);
+            // a corrupt record polled again at each timeout: a line each, the trace the first time and then at
+            // most once a minute
+            String what = "Listener '{}' could not poll {} ({}); trying again in {} ms";
+            if (traces.traceDue("poll " + e.getClass().getName())) {
+                LOG.error(what, container.getListenerId(), container.topic(), e, pollMillis, e);
+            } else {
+                LOG.error(what, container.getListenerId(), container.topic(), StackTraceLimiter.oneLine(e),
+                        pollMillis);
+            }
             container.awaitSignal(pollMillis);
             return List.of();
         }
@@ -468,8 +482,16 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
                         container.topic(), unhandled.getMessage());
                 return false;
             }
-            LOG.warn("Listener '{}' did not finish {} record(s) from {}; they will be delivered again in {} ms",
-                    container.getListenerId(), records.size(), container.topic(), REDELIVERY_PAUSE_MILLIS, unhandled);
+            // the same failure again each second (a dead-letter partition that failed): a line each, the trace
+            // the first time and then at most once a minute
+            String what = "Listener '{}' did not finish {} ({}); delivered again in {} ms";
+            if (traces.traceDue("recover " + unhandled.getClass().getName())) {
+                LOG.warn(what, container.getListenerId(), describe(records), unhandled, REDELIVERY_PAUSE_MILLIS,
+                        unhandled);
+            } else {
+                LOG.warn(what, container.getListenerId(), describe(records), StackTraceLimiter.oneLine(unhandled),
+                        REDELIVERY_PAUSE_MILLIS);
+            }
             // whatever failed (a dead-letter topic that refuses writes, say) needs time: no hot loop
             pauseBeforeRedelivery();
             return false;
@@ -492,11 +514,14 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         }
         long start = timed ? System.nanoTime() : 0L;
         boolean success = false;
+        boolean fatal = false;
+        inHand = records;
         try {
             listener.onMessage(records, ack, attempt);
             success = true;
         } catch (VirtualMachineError e) {
             if (!(e instanceof StackOverflowError)) {
+                fatal = true; // the records stay named in hand: the member's death names them
                 throw e; // the JVM's trouble (out of memory, a fault on a mapped file): the member dies
             }
             // a record that recurses too deep fails as any other failure: retries, then recovery
@@ -504,11 +529,26 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         } catch (Error e) {
             throw new ListenerExecutionFailedException("Listener '" + container.getListenerId() + "' threw " + e, e);
         } finally {
+            if (!fatal) {
+                inHand = null;
+            }
             if (timed) {
                 container.instrumentation().listenerInvoked(container.getListenerId(), container.topic(),
                         System.nanoTime() - start, success);
             }
         }
+    }
+
+    /** "orders-0@5", or "3 records from orders-0@5 to orders-1@9", for a log line. */
+    private static String describe(List<KafkoRecord> records) {
+        KafkoRecord first = records.get(0);
+        String at = first.topic() + "-" + first.partition() + "@" + first.offset();
+        if (records.size() == 1) {
+            return "record " + at;
+        }
+        KafkoRecord last = records.get(records.size() - 1);
+        return records.size() + " records from " + at + " to " + last.topic() + "-" + last.partition() + "@"
+                + last.offset();
     }
 
     /** Records the records as finished; {@code recovered} ones count as acknowledged in manual modes. */
@@ -582,6 +622,13 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         if (aware != null && !partitions.isEmpty()) {
             AssignmentSeeks.offer(aware, container, consumer, partitions);
         }
+    }
+
+    /** " delivering record orders-0@5" while the listener was given records, else nothing. */
+    private String inHandNow() {
+        List<KafkoRecord> records = inHand;
+        return records == null || records.isEmpty() ? "" : " delivering " + describe(records)
+                + " (not committed: delivered again after a restart)";
     }
 
     /** The member went idle: a {@link ConsumerSeekAware} listener may seek, with the member's positions. */

@@ -7,7 +7,9 @@ import dev.kafko.OffsetResetPolicy;
 import dev.kafko.PartitionInfo;
 import dev.kafko.PartitionState;
 import dev.kafko.Topic;
+import dev.kafko.spring.core.KafkoTopicProvisioner;
 import dev.kafko.spring.support.KafkoInstrumentation;
+import dev.kafko.spring.support.micrometer.KafkoListenerObservation;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
@@ -127,6 +129,8 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
 
     @Override
     public void onFailure(String topic, int partition, Throwable cause) {
+        // a partition that fails before its first append (a dead-letter topic on a full disk) gets its gauges too
+        partitionSeen(topic, partition);
         failures(topic, partition).increment();
     }
 
@@ -236,11 +240,15 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
         if (k == null) {
             return;
         }
-        k.topic(topic).ifPresent(t -> {
-            for (int p = 0; p < t.partitionCount(); p++) {
-                partitionSeen(topic, p);
-            }
-        });
+        // the listener's topic, and its dead-letter topic (created by the container's start): their gauges from
+        // now, not from their first append
+        for (String name : List.of(topic, topic + KafkoTopicProvisioner.DEAD_LETTER_SUFFIX)) {
+            k.topic(name).ifPresent(t -> {
+                for (int p = 0; p < t.partitionCount(); p++) {
+                    partitionSeen(name, p);
+                }
+            });
+        }
         groupSeen(topic, groupId);
     }
 
@@ -260,6 +268,11 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
             if (seen != null) {
                 seen.remove(groupId);
             }
+        }
+        // the meters Micrometer's observation handler made of the listener's deliveries
+        for (String name : List.of("kafko.listener", "kafko.listener.active")) {
+            registry.find(name).tag(KafkoListenerObservation.ListenerLowCardinalityTags.LISTENER_ID.asString(),
+                    listenerId).meters().forEach(registry::remove);
         }
         registered.entrySet().removeIf(e -> {
             Owned owned = e.getValue();

@@ -80,6 +80,35 @@ class KafkoMetricsTest {
     }
 
     @Test
+    void aPartitionThatFailsBeforeItsFirstAppendGetsItsGaugesAndItsFailureCounted() {
+        Kafko kafko = org.mockito.Mockito.mock(Kafko.class);
+        dev.kafko.Topic topic = org.mockito.Mockito.mock(dev.kafko.Topic.class);
+        org.mockito.Mockito.when(kafko.topic("orders.DLT")).thenReturn(java.util.Optional.of(topic));
+        org.mockito.Mockito.when(topic.partitionCount()).thenReturn(1);
+        org.mockito.Mockito.when(topic.partition(0)).thenReturn(new dev.kafko.PartitionInfo("orders.DLT", 0, 0, 0, 0, 1,
+                dev.kafko.PartitionState.FAILED, new dev.kafko.KafkoStorageException("No space left on device")));
+        MeterRegistry registry = new SimpleMeterRegistry();
+        KafkoMetrics metrics = new KafkoMetrics(registry,
+                new org.springframework.beans.factory.support.StaticListableBeanFactory(java.util.Map.of("kafko", kafko))
+                        .getBeanProvider(Kafko.class));
+        metrics.onFailure("orders.DLT", 0, new dev.kafko.KafkoStorageException("No space left on device"));
+        assertThat(registry.get("kafko.log.failed").tag("topic", "orders.DLT").tag("partition", "0").gauge().value())
+                .isEqualTo(1);
+        assertThat(registry.get("kafko.log.failures").tag("topic", "orders.DLT").counter().count()).isEqualTo(1);
+    }
+
+    @Test
+    void aListenersDeadLetterTopicHasItsGaugesFromTheListenersStartAndTheFailureCounterAtZero() {
+        runner.run(context -> {
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            assertThat(registry.get("kafko.log.end.offset").tag("topic", "metered.DLT").tag("partition", "1")
+                    .gauge().value()).isZero();
+            assertThat(registry.get("kafko.log.failures").tag("topic", "metered.DLT").tag("partition", "0")
+                    .counter().count()).isZero();
+        });
+    }
+
+    @Test
     void aDeletedTopicLeavesNoMetersAndOneCreatedAgainGetsNewOnes() {
         runner.run(context -> {
             Kafko kafko = context.getBean(Kafko.class);

@@ -182,6 +182,30 @@ class ObservationTest {
         assertThat(meters.find("kafko.template").meters()).as("closing the context removes them all").isEmpty();
     }
 
+    @Test
+    void theTimersAnObservationHandlerMakesOfAListenersDeliveriesLeaveWithItsContainer() {
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        ObservationRegistry observations = ObservationRegistry.create();
+        observations.observationConfig().observationHandler(new DefaultMeterObservationHandler(meters));
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class,
+                        dev.kafko.spring.autoconfigure.KafkoMetricsAutoConfiguration.class))
+                .withBean(MeterRegistry.class, () -> meters)
+                .withBean(ObservationRegistry.class, () -> observations)
+                .withBean(FlakyListener.class)
+                .withPropertyValues("kafko.ephemeral=true", "kafko.listener.observation-enabled=true")
+                .run(context -> {
+                    template(context).send("t", "v").join();
+                    dev.kafko.spring.test.KafkoTestUtils.waitForListeners(context, java.time.Duration.ofSeconds(20));
+                    assertThat(meters.find("kafko.listener").tag("kafko.listener.id", "flaky").timers()).isNotEmpty();
+                    context.getBean(dev.kafko.spring.config.KafkoListenerEndpointRegistry.class)
+                            .unregisterListenerContainer("flaky");
+                    assertThat(meters.find("kafko.listener").tag("kafko.listener.id", "flaky").meters()).isEmpty();
+                    assertThat(meters.find("kafko.listener.active").tag("kafko.listener.id", "flaky").meters())
+                            .isEmpty();
+                });
+    }
+
     static class FlakyListener {
         @KafkoListener(id = "flaky", topics = "t")
         void onRecord(String value) {
