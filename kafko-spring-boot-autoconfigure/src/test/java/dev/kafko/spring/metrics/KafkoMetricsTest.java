@@ -59,18 +59,10 @@ class KafkoMetricsTest {
 
     @Test
     void aFailedPartitionReadsOneOnItsFailedGaugeAsLongAsItIsFailed() {
-        Kafko kafko = org.mockito.Mockito.mock(Kafko.class);
-        dev.kafko.Topic topic = org.mockito.Mockito.mock(dev.kafko.Topic.class);
-        org.mockito.Mockito.when(kafko.topic("orders")).thenReturn(java.util.Optional.of(topic));
-        org.mockito.Mockito.when(topic.partitionCount()).thenReturn(2);
-        org.mockito.Mockito.when(topic.partition(0)).thenReturn(new dev.kafko.PartitionInfo("orders", 0, 0, 5, 100, 1,
-                dev.kafko.PartitionState.RUNNING, null));
-        org.mockito.Mockito.when(topic.partition(1)).thenReturn(new dev.kafko.PartitionInfo("orders", 1, 0, 5, 100, 1,
-                dev.kafko.PartitionState.FAILED, new dev.kafko.KafkoStorageException("No space left on device")));
         MeterRegistry registry = new SimpleMeterRegistry();
-        KafkoMetrics metrics = new KafkoMetrics(registry,
-                new org.springframework.beans.factory.support.StaticListableBeanFactory(java.util.Map.of("kafko", kafko))
-                        .getBeanProvider(Kafko.class));
+        KafkoMetrics metrics = metricsOf(registry, "orders", new dev.kafko.PartitionInfo("orders", 0, 0, 5, 100, 1,
+                dev.kafko.PartitionState.RUNNING, null), new dev.kafko.PartitionInfo("orders", 1, 0, 5, 100, 1,
+                dev.kafko.PartitionState.FAILED, new dev.kafko.KafkoStorageException("No space left on device")));
         metrics.onAppend("orders", 0, 1, 100, 1);
         metrics.onAppend("orders", 1, 1, 100, 1);
         metrics.onFailure("orders", 1, new dev.kafko.KafkoStorageException("No space left on device"));
@@ -81,16 +73,9 @@ class KafkoMetricsTest {
 
     @Test
     void aPartitionThatFailsBeforeItsFirstAppendGetsItsGaugesAndItsFailureCounted() {
-        Kafko kafko = org.mockito.Mockito.mock(Kafko.class);
-        dev.kafko.Topic topic = org.mockito.Mockito.mock(dev.kafko.Topic.class);
-        org.mockito.Mockito.when(kafko.topic("orders.DLT")).thenReturn(java.util.Optional.of(topic));
-        org.mockito.Mockito.when(topic.partitionCount()).thenReturn(1);
-        org.mockito.Mockito.when(topic.partition(0)).thenReturn(new dev.kafko.PartitionInfo("orders.DLT", 0, 0, 0, 0, 1,
-                dev.kafko.PartitionState.FAILED, new dev.kafko.KafkoStorageException("No space left on device")));
         MeterRegistry registry = new SimpleMeterRegistry();
-        KafkoMetrics metrics = new KafkoMetrics(registry,
-                new org.springframework.beans.factory.support.StaticListableBeanFactory(java.util.Map.of("kafko", kafko))
-                        .getBeanProvider(Kafko.class));
+        KafkoMetrics metrics = metricsOf(registry, "orders.DLT", new dev.kafko.PartitionInfo("orders.DLT", 0, 0, 0, 0,
+                1, dev.kafko.PartitionState.FAILED, new dev.kafko.KafkoStorageException("No space left on device")));
         metrics.onFailure("orders.DLT", 0, new dev.kafko.KafkoStorageException("No space left on device"));
         assertThat(registry.get("kafko.log.failed").tag("topic", "orders.DLT").tag("partition", "0").gauge().value())
                 .isEqualTo(1);
@@ -322,5 +307,19 @@ class KafkoMetricsTest {
                 throw new IllegalStateException("fail");
             }
         }
+    }
+
+    /** Metrics over a kafko whose one topic {@code name} has these partitions. */
+    private static KafkoMetrics metricsOf(MeterRegistry registry, String name, dev.kafko.PartitionInfo... partitions) {
+        Kafko kafko = org.mockito.Mockito.mock(Kafko.class);
+        dev.kafko.Topic topic = org.mockito.Mockito.mock(dev.kafko.Topic.class);
+        org.mockito.Mockito.when(kafko.topic(name)).thenReturn(java.util.Optional.of(topic));
+        org.mockito.Mockito.when(topic.partitionCount()).thenReturn(partitions.length);
+        for (dev.kafko.PartitionInfo p : partitions) {
+            org.mockito.Mockito.when(topic.partition(p.partition())).thenReturn(p);
+        }
+        return new KafkoMetrics(registry,
+                new org.springframework.beans.factory.support.StaticListableBeanFactory(java.util.Map.of("kafko", kafko))
+                        .getBeanProvider(Kafko.class));
     }
 }

@@ -158,13 +158,7 @@ class ObservationTest {
     @Test
     void theTimersAnObservationHandlerMakesOfSendsLeaveWithTheirTopic() {
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
-        ObservationRegistry observations = ObservationRegistry.create();
-        observations.observationConfig().observationHandler(new DefaultMeterObservationHandler(meters));
-        new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class,
-                        dev.kafko.spring.autoconfigure.KafkoMetricsAutoConfiguration.class))
-                .withBean(MeterRegistry.class, () -> meters)
-                .withBean(ObservationRegistry.class, () -> observations)
+        meteredObservations(meters)
                 .withPropertyValues("kafko.ephemeral=true", "kafko.template.observation-enabled=true")
                 .run(context -> {
                     template(context).send("short-lived", "v").join();
@@ -185,13 +179,7 @@ class ObservationTest {
     @Test
     void theTimersAnObservationHandlerMakesOfAListenersDeliveriesLeaveWithItsContainer() {
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
-        ObservationRegistry observations = ObservationRegistry.create();
-        observations.observationConfig().observationHandler(new DefaultMeterObservationHandler(meters));
-        new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class,
-                        dev.kafko.spring.autoconfigure.KafkoMetricsAutoConfiguration.class))
-                .withBean(MeterRegistry.class, () -> meters)
-                .withBean(ObservationRegistry.class, () -> observations)
+        meteredObservations(meters)
                 .withBean(FlakyListener.class)
                 .withPropertyValues("kafko.ephemeral=true", "kafko.listener.observation-enabled=true")
                 .run(context -> {
@@ -204,6 +192,17 @@ class ObservationTest {
                     assertThat(meters.find("kafko.listener.active").tag("kafko.listener.id", "flaky").meters())
                             .isEmpty();
                 });
+    }
+
+    /** A context whose observations are also timers in {@code meters}, as Actuator's meter handler makes them. */
+    private static ApplicationContextRunner meteredObservations(SimpleMeterRegistry meters) {
+        ObservationRegistry observations = ObservationRegistry.create();
+        observations.observationConfig().observationHandler(new DefaultMeterObservationHandler(meters));
+        return new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class,
+                        dev.kafko.spring.autoconfigure.KafkoMetricsAutoConfiguration.class))
+                .withBean(MeterRegistry.class, () -> meters)
+                .withBean(ObservationRegistry.class, () -> observations);
     }
 
     static class FlakyListener {
