@@ -10,7 +10,6 @@ import dev.kafko.spring.core.BackendConsumer;
 import dev.kafko.spring.core.LogBackend;
 import dev.kafko.spring.support.Acknowledgment;
 import dev.kafko.spring.support.KafkoInstrumentation;
-import dev.kafko.spring.support.StackTraceLimiter;
 import io.micrometer.observation.Observation;
 import java.time.Duration;
 import java.util.Collection;
@@ -77,10 +76,8 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
     /** The partitions this member reads now (any thread may read it; the polling thread replaces it). */
     private volatile Set<Integer> assigned = Set.of();
     private final CountDownLatch firstPoll;
-    /** When a repeated failure's stack trace is logged again; polling thread only. */
-    private final StackTraceLimiter traces = new StackTraceLimiter();
-    /** The records the listener was given and has not returned from; polling thread only. */
-    private @Nullable List<KafkoRecord> inHand;
+    /** What the member logs of its repeated failures and its death; polling thread only. */
+    private final MemberLog log;
     /** The events this member publishes, and when it is idle; polling thread only. */
     private final MemberEvents events;
 
@@ -106,6 +103,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         ConsumerSeekAware aware = listener.seekAware();
         this.seeks = aware == null ? null : new MemberSeeks(container, aware, this::wakeup);
         this.events = new MemberEvents(container, this::assignedPartitions, this::idle);
+        this.log = new MemberLog(container);
     }
 
     /** Waits for the gate of {@link #firstPoll}, which its starter always opens, interrupted or not. */
@@ -184,13 +182,11 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
                         properties.shutdownTimeout(), e.toString());
             } else {
                 died = e;
-                LOG.error("Polling thread {} of listener '{}' died{}", container.memberName(),
-                        container.getListenerId(), inHandNow(), e);
+                log.died(e);
             }
         } catch (Throwable t) {
             died = t;
-            LOG.error("Polling thread {} of listener '{}' died{}", container.memberName(), container.getListenerId(),
-                    inHandNow(), t);
+            log.died(t);
         } finally {
             try {
                 commits.drainForeign();
@@ -241,15 +237,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
             }
             throw e; // someone else interrupted the member's thread: it ends, reported as dead
         } catch (KafkoException e) {
-            // a corrupt record polled again at each timeout: a line each, the trace the first time and then at
-            // most once a minute
-            String what = "Listener '{}' could not poll {} ({}); trying again in {} ms";
-            if (traces.traceDue("poll " + e.getClass().getName())) {
-                LOG.error(what, container.getListenerId(), container.topic(), e, pollMillis, e);
-            } else {
-                LOG.error(what, container.getListenerId(), container.topic(), StackTraceLimiter.oneLine(e),
-                        pollMillis);
-            }
+            log.pollFailed(e, pollMillis); // a corrupt record, polled again at each timeout
             container.awaitSignal(pollMillis);
             return List.of();
         }
@@ -482,16 +470,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
                         container.topic(), unhandled.getMessage());
                 return false;
             }
-            // the same failure again each second (a dead-letter partition that failed): a line each, the trace
-            // the first time and then at most once a minute
-            String what = "Listener '{}' did not finish {} ({}); delivered again in {} ms";
-            if (traces.traceDue("recover " + unhandled.getClass().getName())) {
-                LOG.warn(what, container.getListenerId(), describe(records), unhandled, REDELIVERY_PAUSE_MILLIS,
-                        unhandled);
-            } else {
-                LOG.warn(what, container.getListenerId(), describe(records), StackTraceLimiter.oneLine(unhandled),
-                        REDELIVERY_PAUSE_MILLIS);
-            }
+            log.notFinished(records, unhandled, REDELIVERY_PAUSE_MILLIS); // again each second while it lasts
             // whatever failed (a dead-letter topic that refuses writes, say) needs time: no hot loop
             pauseBeforeRedelivery();
             return false;
@@ -515,7 +494,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         long start = timed ? System.nanoTime() : 0L;
         boolean success = false;
         boolean fatal = false;
-        inHand = records;
+        log.delivering(records);
         try {
             listener.onMessage(records, ack, attempt);
             success = true;
@@ -530,25 +509,13 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
             throw new ListenerExecutionFailedException("Listener '" + container.getListenerId() + "' threw " + e, e);
         } finally {
             if (!fatal) {
-                inHand = null;
+                log.delivered();
             }
             if (timed) {
                 container.instrumentation().listenerInvoked(container.getListenerId(), container.topic(),
                         System.nanoTime() - start, success);
             }
         }
-    }
-
-    /** "orders-0@5", or "3 records from orders-0@5 to orders-1@9", for a log line. */
-    private static String describe(List<KafkoRecord> records) {
-        KafkoRecord first = records.get(0);
-        String at = first.topic() + "-" + first.partition() + "@" + first.offset();
-        if (records.size() == 1) {
-            return "record " + at;
-        }
-        KafkoRecord last = records.get(records.size() - 1);
-        return records.size() + " records from " + at + " to " + last.topic() + "-" + last.partition() + "@"
-                + last.offset();
     }
 
     /** Records the records as finished; {@code recovered} ones count as acknowledged in manual modes. */
@@ -622,13 +589,6 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         if (aware != null && !partitions.isEmpty()) {
             AssignmentSeeks.offer(aware, container, consumer, partitions);
         }
-    }
-
-    /** " delivering record orders-0@5" while the listener was given records, else nothing. */
-    private String inHandNow() {
-        List<KafkoRecord> records = inHand;
-        return records == null || records.isEmpty() ? "" : " delivering " + describe(records)
-                + " (not committed: delivered again after a restart)";
     }
 
     /** The member went idle: a {@link ConsumerSeekAware} listener may seek, with the member's positions. */

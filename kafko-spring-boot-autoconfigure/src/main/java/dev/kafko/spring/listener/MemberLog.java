@@ -1,0 +1,80 @@
+package dev.kafko.spring.listener;
+
+import dev.kafko.KafkoException;
+import dev.kafko.KafkoRecord;
+import dev.kafko.spring.support.StackTraceLimiter;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What one member logs of the failures it meets again and again, and of its death: a failure repeated at each
+ * poll timeout or each redelivery is one line each time, naming what failed, with its stack trace the first time
+ * and then at most once a minute; a member that dies names the records its listener had in hand. Logs as the
+ * polling loop it is part of. Polling thread only.
+ */
+final class MemberLog {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ListenerConsumer.class);
+
+    private final KafkoMessageListenerContainer container;
+    private final StackTraceLimiter traces = new StackTraceLimiter();
+    /** The records the listener was given and has not returned from. */
+    private @Nullable List<KafkoRecord> inHand;
+
+    MemberLog(KafkoMessageListenerContainer container) {
+        this.container = container;
+    }
+
+    /** The listener is given {@code records}. */
+    void delivering(List<KafkoRecord> records) {
+        inHand = records;
+    }
+
+    /** The listener returned (or threw, but for the JVM's own errors, which end the member with them in hand). */
+    void delivered() {
+        inHand = null;
+    }
+
+    /** The member's polling thread ends with {@code cause}. */
+    void died(Throwable cause) {
+        List<KafkoRecord> records = inHand;
+        LOG.error("Polling thread {} of listener '{}' died{}", container.memberName(), container.getListenerId(),
+                records == null || records.isEmpty() ? "" : " delivering " + describe(records)
+                        + " (not committed: delivered again after a restart)", cause);
+    }
+
+    /** A poll failed (a corrupt record below the end, say); the member polls again in {@code retryMillis}. */
+    void pollFailed(KafkoException e, long retryMillis) {
+        String what = "Listener '{}' could not poll {} ({}); trying again in {} ms";
+        if (traces.traceDue("poll " + e.getClass().getName())) {
+            LOG.error(what, container.getListenerId(), container.topic(), e, retryMillis, e);
+        } else {
+            LOG.error(what, container.getListenerId(), container.topic(), StackTraceLimiter.oneLine(e), retryMillis);
+        }
+    }
+
+    /** The error handler could not finish {@code records} (a dead-letter partition that failed, say). */
+    void notFinished(List<KafkoRecord> records, Exception unhandled, long retryMillis) {
+        String what = "Listener '{}' did not finish {} ({}); delivered again in {} ms";
+        if (traces.traceDue("recover " + unhandled.getClass().getName())) {
+            LOG.warn(what, container.getListenerId(), describe(records), unhandled, retryMillis, unhandled);
+        } else {
+            LOG.warn(what, container.getListenerId(), describe(records), StackTraceLimiter.oneLine(unhandled),
+                    retryMillis);
+        }
+    }
+
+    /** "record orders-0@5", or "3 records from orders-0@5 to orders-1@9". */
+    static String describe(List<KafkoRecord> records) {
+        KafkoRecord first = records.get(0);
+        String at = first.topic() + "-" + first.partition() + "@" + first.offset();
+        if (records.size() == 1) {
+            return "record " + at;
+        }
+        KafkoRecord last = records.get(records.size() - 1);
+        return records.size() + " records from " + at + " to " + last.topic() + "-" + last.partition() + "@"
+                + last.offset();
+    }
+}
