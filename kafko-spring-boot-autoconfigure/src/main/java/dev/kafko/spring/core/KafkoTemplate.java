@@ -302,7 +302,10 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
             }
             try {
                 producerListener.onSuccess(result);
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | Error e) {
+                if (e instanceof VirtualMachineError fatal) {
+                    throw fatal;
+                }
                 // the record is written: what the listener does with the news does not change that
                 LOG.error("The producer listener of template '{}' failed on the send to {}-{} at offset {}; the send"
                         + " succeeded", beanName, topic, result.partition(), result.offset(), e);
@@ -324,7 +327,10 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
         }
         try {
             producerListener.onError(topic, partition, key, value, failure);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
+            if (e instanceof VirtualMachineError fatal) {
+                throw fatal;
+            }
             // the send's own failure is what the caller gets
             LOG.error("The producer listener of template '{}' failed on a failed send to {}", beanName, topic, e);
         }

@@ -68,6 +68,8 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
      */
     private volatile CountDownLatch siblingsStopping = new CountDownLatch(0);
     private volatile @Nullable ListenerConsumer consumer;
+    /** The member's thread while it tells that it stopped ({@link #exited}): still this member's own thread. */
+    private volatile @Nullable Thread exiting;
 
     /** Whether the member's listener asked for seeks it has not made yet. Any thread. */
     boolean hasPendingSeeks() {
@@ -222,7 +224,7 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
 
     boolean isPollingThread(Thread thread) {
         ListenerConsumer c = consumer;
-        return c != null && c.isPollingThread(thread);
+        return c != null && c.isPollingThread(thread) || thread == exiting;
     }
 
     /** Asks the member to stop without waiting; {@link #awaitStopped()} waits. */
@@ -259,8 +261,7 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
      * one timeout together, not one after the other.
      */
     void awaitStopped() {
-        ListenerConsumer c = consumer;
-        if (overran || (c != null && c.isPollingThread(Thread.currentThread()))) {
+        if (overran || isPollingThread(Thread.currentThread())) {
             // a listener that stops its own container: its thread stops once the listener returns
             return;
         }
@@ -348,7 +349,6 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
      */
     void exited(@Nullable Throwable died, Runnable stopped) {
         CountDownLatch done;
-        boolean restart;
         lock.lock();
         try {
             failure = died;
@@ -356,22 +356,28 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
             consumer = null;
             running = false;
             done = exited;
-            restart = restartPending;
-            restartPending = false;
         } finally {
             lock.unlock();
         }
+        // a stop asked for from the event (a circuit breaker, the application closing) must not wait for this thread
+        exiting = Thread.currentThread();
         try {
             stopped.run();
         } catch (RuntimeException | Error e) {
             LOG.error("Telling that {} stopped failed", memberName, e);
+        } finally {
+            exiting = null;
         }
         lock.lock();
         try {
-            if (restart && !running) {
+            // a start during the stop it outlived, unless a stop came after it (which clears it) or a start from the
+            // event launched a member already
+            if (restartPending && !running) {
+                restartPending = false;
                 LOG.info("{} finished the stop it outlived; starting again, as asked meanwhile", memberName);
                 launch(OPEN);
             }
+            restartPending = false;
         } catch (RuntimeException e) {
             running = false;
             consumer = null;

@@ -288,10 +288,10 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         } catch (KafkoClosedException e) {
             throw e;
         } catch (KafkoException e) {
-            // the topic is being deleted and created again under the member (a test resetting its topics): it
-            // looks again at the next poll timeout, as for a topic that does not exist yet
-            LOG.debug("Listener '{}' could not read topic '{}' again yet ({})", container.getListenerId(),
-                    container.topic(), e.toString());
+            // the topic is being deleted and created again under the member (a test resetting its topics), or
+            // something lasting (a storage error): it looks again at the next poll timeout, as for a topic that
+            // does not exist yet
+            log.rejoinFailed(e);
             return false;
         }
         topicId = backend.topicId(container.topic());

@@ -66,6 +66,20 @@ final class MemberLog {
         }
     }
 
+    /**
+     * The member could not read its topic again after it was deleted; it tries again at the next poll timeout. A
+     * race with a deletion is passing: a WARN with the trace once a minute at most, DEBUG between.
+     */
+    void rejoinFailed(KafkoException e) {
+        if (traces.traceDue("rejoin " + e.getClass().getName())) {
+            LOG.warn("Listener '{}' could not read topic '{}' again yet; it tries again at each poll timeout",
+                    container.getListenerId(), container.topic(), e);
+        } else {
+            LOG.debug("Listener '{}' could not read topic '{}' again yet: {}", container.getListenerId(),
+                    container.topic(), StackTraceLimiter.oneLine(e));
+        }
+    }
+
     /** "record orders-0@5", or "3 records from orders-0@5 to orders-1@9". */
     static String describe(List<KafkoRecord> records) {
         KafkoRecord first = records.get(0);

@@ -242,7 +242,8 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
         }
         // the listener's topic, and its dead-letter topic (created by the container's start): their gauges from
         // now, not from their first append
-        for (String name : List.of(topic, topic + KafkoTopicProvisioner.DEAD_LETTER_SUFFIX)) {
+        String deadLetters = topic + KafkoTopicProvisioner.DEAD_LETTER_SUFFIX;
+        for (String name : k.topics().contains(deadLetters) ? List.of(topic, deadLetters) : List.of(topic)) {
             k.topic(name).ifPresent(t -> {
                 for (int p = 0; p < t.partitionCount(); p++) {
                     partitionSeen(name, p);

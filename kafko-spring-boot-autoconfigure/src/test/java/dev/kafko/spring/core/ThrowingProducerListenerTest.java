@@ -55,6 +55,21 @@ class ThrowingProducerListenerTest {
         });
     }
 
+    @Test
+    void anAssertionErrorOfAListenerLeavesTheSendSucceededToo() {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+                .withBean("asserting", ProducerListener.class, () -> new ProducerListener<Object, Object>() {
+                    @Override
+                    public void onSuccess(SendResult<Object, Object> result) {
+                        throw new AssertionError("a test's assertion in its producer listener");
+                    }
+                }).withPropertyValues("kafko.ephemeral=true").run(context -> {
+            @SuppressWarnings("unchecked")
+            KafkoTemplate<Object, Object> template = context.getBean(KafkoTemplate.class);
+            assertThat(template.send("plain", "k", "v").join().offset()).isZero();
+        });
+    }
+
     static class Failing implements ProducerListener<Object, Object> {
         @Override
         public void onSuccess(SendResult<Object, Object> result) {

@@ -94,6 +94,26 @@ class KafkoMetricsTest {
     }
 
     @Test
+    void aListenerOnATopicWhoseNameCannotTakeTheDeadLetterSuffixStarts() {
+        String longName = "t".repeat(249);
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class,
+                        KafkoMetricsAutoConfiguration.class))
+                .withBean(SimpleMeterRegistry.class).withBean(LongNamed.class)
+                .withPropertyValues("kafko.ephemeral=true").run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(MeterRegistry.class).get("kafko.log.end.offset").tag("topic", longName)
+                            .gauge().value()).isZero();
+                });
+    }
+
+    static class LongNamed {
+        @KafkoListener(id = "long", topics = "#{'t'.repeat(249)}")
+        void on(String value) {
+        }
+    }
+
+    @Test
     void aDeletedTopicLeavesNoMetersAndOneCreatedAgainGetsNewOnes() {
         runner.run(context -> {
             Kafko kafko = context.getBean(Kafko.class);
