@@ -129,6 +129,10 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
 
     @Override
     public void onFailure(String topic, int partition, Throwable cause) {
+        Kafko k = kafko.getIfAvailable();
+        if (k != null && !k.topics().contains(topic)) {
+            return; // a deleted topic's partitions failing as they close: its meters went with it, and stay gone
+        }
         // a partition that fails before its first append (a dead-letter topic on a full disk) gets its gauges too
         partitionSeen(topic, partition);
         failures(topic, partition).increment();

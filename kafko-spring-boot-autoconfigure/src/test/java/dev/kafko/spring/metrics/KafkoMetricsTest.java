@@ -83,6 +83,19 @@ class KafkoMetricsTest {
     }
 
     @Test
+    void aFailureReportedAfterItsTopicWasDeletedRegistersNoMeter() {
+        MeterRegistry registry = new SimpleMeterRegistry();
+        KafkoMetrics metrics = metricsOf(registry, "live", new dev.kafko.PartitionInfo("live", 0, 0, 0, 0, 1,
+                dev.kafko.PartitionState.RUNNING, null));
+        metrics.onTopicDeleted("gone");
+        metrics.onFailure("gone", 0, new dev.kafko.KafkoStorageException("closing a deleted partition"));
+        assertThat(registry.find("kafko.log.failed").tag("topic", "gone").meters()).isEmpty();
+        assertThat(registry.find("kafko.log.failures").tag("topic", "gone").meters()).isEmpty();
+        metrics.onFailure("live", 0, new dev.kafko.KafkoStorageException("No space left on device"));
+        assertThat(registry.get("kafko.log.failures").tag("topic", "live").counter().count()).isEqualTo(1);
+    }
+
+    @Test
     void aListenersDeadLetterTopicHasItsGaugesFromTheListenersStartAndTheFailureCounterAtZero() {
         runner.run(context -> {
             MeterRegistry registry = context.getBean(MeterRegistry.class);
@@ -334,6 +347,7 @@ class KafkoMetricsTest {
         Kafko kafko = org.mockito.Mockito.mock(Kafko.class);
         dev.kafko.Topic topic = org.mockito.Mockito.mock(dev.kafko.Topic.class);
         org.mockito.Mockito.when(kafko.topic(name)).thenReturn(java.util.Optional.of(topic));
+        org.mockito.Mockito.when(kafko.topics()).thenReturn(java.util.Set.of(name));
         org.mockito.Mockito.when(topic.partitionCount()).thenReturn(partitions.length);
         for (dev.kafko.PartitionInfo p : partitions) {
             org.mockito.Mockito.when(topic.partition(p.partition())).thenReturn(p);
