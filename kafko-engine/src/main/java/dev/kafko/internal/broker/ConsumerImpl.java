@@ -25,6 +25,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.ToLongFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -409,19 +410,20 @@ final class ConsumerImpl implements Consumer {
 
     @Override
     public void seekToBeginning(int partition) {
-        try (ConsumerThreadGuard.Held held = guard.enter()) {
-            ensureOpen();
-            requireOwned(partition);
-            positions.set(partition, topic.actors()[partition].log().logStartOffset());
-        }
+        seekOne(partition, actor -> actor.log().logStartOffset());
     }
 
     @Override
     public void seekToEnd(int partition) {
+        seekOne(partition, PartitionActor::readableEnd); // what is not yet readable is read, not skipped
+    }
+
+    /** Moves one owned partition to the offset {@code where} picks from its actor. */
+    private void seekOne(int partition, ToLongFunction<PartitionActor> where) {
         try (ConsumerThreadGuard.Held held = guard.enter()) {
             ensureOpen();
             requireOwned(partition);
-            positions.set(partition, topic.actors()[partition].readableEnd());
+            positions.set(partition, where.applyAsLong(topic.actors()[partition]));
         }
     }
 

@@ -48,14 +48,14 @@ import org.springframework.messaging.MessageHeaders;
  */
 public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware {
 
+    private static final Logger LOG = LoggerFactory.getLogger(KafkoTemplate.class);
+
     private final LogBackend backend;
     private final RecordMessageConverter converter;
     private final Map<String, BackendProducer> producers = new ConcurrentHashMap<>();
     /** The producer of the last send: most templates send to one topic, so this skips the map lookup. */
     private volatile @Nullable BackendProducer lastProducer;
     private volatile @Nullable String defaultTopic;
-    private static final Logger LOG = LoggerFactory.getLogger(KafkoTemplate.class);
-
     private volatile ProducerListener<K, V> producerListener = new LoggingProducerListener<>();
     private volatile KafkoInstrumentation instrumentation = KafkoInstrumentation.NOOP;
     private volatile ObservationRegistry observationRegistry = ObservationRegistry.NOOP;

@@ -372,12 +372,12 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
         try {
             // a start during the stop it outlived, unless a stop came after it (which clears it) or a start from the
             // event launched a member already
-            if (restartPending && !running) {
-                restartPending = false;
+            boolean restart = restartPending && !running;
+            restartPending = false;
+            if (restart) {
                 LOG.info("{} finished the stop it outlived; starting again, as asked meanwhile", memberName);
                 launch(OPEN);
             }
-            restartPending = false;
         } catch (RuntimeException e) {
             running = false;
             consumer = null;
