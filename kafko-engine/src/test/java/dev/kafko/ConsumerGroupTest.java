@@ -400,6 +400,16 @@ class ConsumerGroupTest {
         try (Kafko k = Kafko.open(dir)) {
             assertThat(k.groupInfo("t", "g").committed()).containsEntry(0, 3L);
         }
+
+        // an older version opened the directory after this one moved the file, and committed into a file of its own
+        Files.copy(file, legacy);
+        try (CapturedWarnings warnings = CapturedWarnings.of("dev.kafko.internal.broker.GroupOffsetsFile");
+             Kafko k = Kafko.open(dir)) {
+            assertThat(k.groupInfo("t", "g").committed()).containsEntry(0, 3L);
+            assertThat(warnings.lines()).anySatisfy(line -> assertThat(line).contains("group offsets in both layouts")
+                    .contains(legacy.toString()));
+        }
+        assertThat(legacy).as("left for the user to move").exists();
     }
 
     @Test

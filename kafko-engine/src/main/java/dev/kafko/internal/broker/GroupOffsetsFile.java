@@ -114,7 +114,15 @@ final class GroupOffsetsFile implements AutoCloseable {
      */
     static void adoptLegacy(FileIo io, Path legacy, Path file, boolean sync) {
         // a directory of that name is the group named "<group>.offsets", in the layout of today
-        if (!Files.isRegularFile(legacy) || Files.exists(file)) {
+        if (!Files.isRegularFile(legacy)) {
+            return;
+        }
+        if (Files.exists(file)) {
+            // a version before group directories opened the directory after this one moved the file: its commits
+            // since are in the old file, which this version does not read
+            LOG.log(Level.WARNING, "group offsets in both layouts: " + file + " is read, " + legacy + " (written by a"
+                    + " version that keeps each group's offsets in <group>.offsets, after this one moved them) is left"
+                    + " as it is: move it over " + file + " to go on from the older version's commits");
             return;
         }
         try {

@@ -11,6 +11,7 @@ import dev.kafko.internal.io.FileIo;
 import dev.kafko.internal.io.StorageErrors;
 import dev.kafko.internal.io.FileNames;
 import java.io.IOException;
+import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -38,6 +39,10 @@ import java.util.zip.CRC32C;
  * The file is replaced atomically ({@link AtomicFiles}): a crash leaves the old or the new config.
  */
 final class TopicConfigFile {
+
+    private static final System.Logger LOG = System.getLogger(TopicConfigFile.class.getName());
+    /** What versions before ISO intervals wrote for an fsync interval under a millisecond. */
+    private static final String OLD_SUB_MILLISECOND_INTERVAL = "interval:0ms";
 
     static final int MAGIC = 0x4B465443; // "KFTC"
     static final short VERSION = 1;
@@ -149,8 +154,8 @@ final class TopicConfigFile {
                     .segmentAge(Duration.parse(get(topic, file, values, "segmentAge")))
                     .retention(retention.equals("none") ? null : Duration.parse(retention))
                     .retentionBytes(Long.parseLong(get(topic, file, values, "retentionBytes")))
-                    .fsync(FsyncPolicy.parse(get(topic, file, values, "fsync")))
-                    .maxRecordBytes(Integer.parseInt(get(topic, file, values, "maxRecordBytes")))
+                    .fsync(fsync(topic, file, get(topic, file, values, "fsync")))
+                    .maxRecordBytes(maxRecordBytes(topic, file, get(topic, file, values, "maxRecordBytes")))
                     .indexIntervalBytes(Integer.parseInt(get(topic, file, values, "indexIntervalBytes")))
                     .build();
         } catch (InvalidTopicLayoutException e) {
@@ -158,6 +163,35 @@ final class TopicConfigFile {
         } catch (KafkoException | IllegalArgumentException | java.time.format.DateTimeParseException e) {
             throw new InvalidTopicLayoutException(topic, file + " holds an invalid value: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * The fsync policy stored; {@code interval:0ms} is how versions before ISO intervals stored an interval under a
+     * millisecond (its milliseconds, rounded down), read as one millisecond rather than refused: the directory
+     * must open after an upgrade.
+     */
+    private static FsyncPolicy fsync(String topic, Path file, String stored) {
+        if (stored.trim().equalsIgnoreCase(OLD_SUB_MILLISECOND_INTERVAL)) {
+            LOG.log(Level.WARNING, "topic '" + topic + "': " + file + " holds fsync=" + stored + ", which an older"
+                    + " version wrote for an interval under a millisecond; it is read as interval:1ms");
+            return FsyncPolicy.interval(Duration.ofMillis(1));
+        }
+        return FsyncPolicy.parse(stored);
+    }
+
+    /**
+     * The largest record stored; a value under {@link TopicConfig#MIN_RECORD_BYTES}, which older versions accepted
+     * (such a topic could take no record at all), is read as that minimum rather than refused.
+     */
+    private static int maxRecordBytes(String topic, Path file, String stored) {
+        int value = Integer.parseInt(stored);
+        if (value > 0 && value < TopicConfig.MIN_RECORD_BYTES) {
+            LOG.log(Level.WARNING, "topic '" + topic + "': " + file + " holds maxRecordBytes=" + value + ", below the"
+                    + " smallest record (" + TopicConfig.MIN_RECORD_BYTES + " bytes) that an older version accepted;"
+                    + " it is read as " + TopicConfig.MIN_RECORD_BYTES);
+            return TopicConfig.MIN_RECORD_BYTES;
+        }
+        return value;
     }
 
     private static String get(String topic, Path file, Map<String, String> values, String key) {

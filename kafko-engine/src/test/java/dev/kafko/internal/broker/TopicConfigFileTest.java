@@ -58,4 +58,33 @@ class TopicConfigFileTest {
         assertThatThrownBy(() -> TopicConfigFile.read(FileIo.SYSTEM, "t", dir)).isInstanceOf(InvalidTopicLayoutException.class)
                 .hasMessageContaining("magic");
     }
+
+    @Test
+    void valuesThatOlderVersionsWroteAndThisOneRefusesAreReadAsTheNearestItTakes() throws Exception {
+        // an older version accepted a maxRecordBytes under the smallest record, and stored an fsync interval under
+        // a millisecond as its milliseconds rounded down: the directory must still open after an upgrade
+        String current = TopicConfigFile.encode(TopicConfig.builder().maxRecordBytes(100)
+                .fsync(FsyncPolicy.interval(Duration.ofMillis(5))).build());
+        writeRaw(current.replace("maxRecordBytes=100", "maxRecordBytes=7").replace("fsync=interval:5ms",
+                "fsync=interval:0ms"));
+        TopicConfig read = TopicConfigFile.read(FileIo.SYSTEM, "t", dir);
+        assertThat(read.maxRecordBytes()).isEqualTo(TopicConfig.MIN_RECORD_BYTES);
+        assertThat(read.fsync()).isEqualTo(FsyncPolicy.interval(Duration.ofMillis(1)));
+
+        // what no version wrote stays refused
+        writeRaw(current.replace("maxRecordBytes=100", "maxRecordBytes=0"));
+        assertThatThrownBy(() -> TopicConfigFile.read(FileIo.SYSTEM, "t", dir))
+                .isInstanceOf(InvalidTopicLayoutException.class).hasMessageContaining("maxRecordBytes");
+    }
+
+    /** A config file holding {@code payload}, framed and checksummed as {@link TopicConfigFile#write} frames it. */
+    private void writeRaw(String payload) throws Exception {
+        byte[] text = payload.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(10 + text.length + 4);
+        b.putInt(TopicConfigFile.MAGIC).putShort(TopicConfigFile.VERSION).putInt(text.length).put(text);
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(b.array(), 0, 10 + text.length);
+        b.putInt((int) crc.getValue());
+        Files.write(dir.resolve(FileNames.TOPIC_CONFIG_FILE), b.array());
+    }
 }
