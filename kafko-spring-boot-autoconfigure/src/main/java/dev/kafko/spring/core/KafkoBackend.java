@@ -101,6 +101,47 @@ public final class KafkoBackend implements LogBackend {
         return kafko.groupInfo(topic, group).committed();
     }
 
+    /**
+     * An anonymous consumer of the topic, at {@code offset} on {@code partition} and at the end of the others:
+     * the first record at or past {@code offset} it reads of the partition is the one at {@code offset}, or a
+     * later one when retention deleted it (a position below the log start moves to the start). Records of the
+     * other partitions are skipped, and so are earlier ones of the partition (a seek past the end moves the
+     * position to the end).
+     */
+    @Override
+    public @Nullable KafkoRecord read(String topic, int partition, long offset, Duration timeout) {
+        if (offset < 0) {
+            throw new IllegalArgumentException("offset must not be negative: " + offset);
+        }
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException("timeout must not be negative: " + timeout);
+        }
+        Topic t = kafko.topic(topic).orElseThrow(() -> new UnknownTopicException("topic '" + topic + "' does not exist"));
+        if (offset < t.partition(partition).logStartOffset()) {
+            return null; // deleted by retention
+        }
+        ConsumerOptions options = ConsumerOptions.DEFAULTS.withOffsetReset(OffsetResetPolicy.EARLIEST);
+        try (Consumer consumer = kafko.consumer(topic, options)) {
+            for (int p : consumer.assignment()) {
+                if (p != partition) {
+                    consumer.seekToEnd(p);
+                }
+            }
+            consumer.seek(partition, offset);
+            long deadline = System.nanoTime() + timeout.toNanos();
+            do {
+                long left = Math.max(0, deadline - System.nanoTime());
+                for (KafkoRecord r : consumer.poll(Duration.ofNanos(left))) {
+                    // below the offset: written after a seek past the end, which moved the position to the end
+                    if (r.partition() == partition && r.offset() >= offset) {
+                        return r.offset() == offset ? r : null;
+                    }
+                }
+            } while (System.nanoTime() < deadline);
+            return null;
+        }
+    }
+
     @Override
     public long currentTimeMillis() {
         return kafko.options().clock().millis();

@@ -1,13 +1,15 @@
 package dev.kafko.spring.core;
 
+import dev.kafko.KafkoRecord;
 import dev.kafko.spring.support.SendResult;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 import org.springframework.messaging.Message;
 
 /**
- * Sending records, the kafko way of spring-kafka's {@code KafkaOperations}. Every method returns a
- * future that completes once the record is appended. A record larger than the topic's max record
+ * Sending records, the kafko way of spring-kafka's {@code KafkaOperations}, and reading one back by its offset
+ * ({@link #receive}). Every send method returns a future that completes once the record is appended. A record larger than the topic's max record
  * size completes it exceptionally with {@code RecordTooLargeException}, as Kafka's producer does;
  * conversion and argument errors (a value the converter cannot write, a topic name outside the
  * naming rule, a partition out of range, a missing topic when topics are not created on first use,
@@ -63,4 +65,24 @@ public interface KafkoOperations<K, V> {
     /** Sends to the default topic, to {@code partition} and with {@code timestamp} when not null. */
     CompletableFuture<SendResult<K, V>> sendDefault(@Nullable Integer partition, @Nullable Long timestamp,
                                                     @Nullable K key, @Nullable V value);
+
+    /**
+     * {@link #receive(String, int, long, Duration)} waiting up to {@link KafkoTemplate#DEFAULT_POLL_TIMEOUT}, as
+     * spring-kafka's {@code receive(topic, partition, offset)}.
+     */
+    @Nullable KafkoRecord receive(String topic, int partition, long offset);
+
+    /**
+     * The record at {@code offset} of {@code topic}'s {@code partition}, as it is stored (its key and value are
+     * bytes: the template's converter is not applied), read without a group, so nothing is committed. Waits up to
+     * {@code pollTimeout} for a record not yet written. Unlike spring-kafka's {@code receive}, which returns
+     * whatever record its consumer's reset policy lands on, the result is the record at that offset or nothing.
+     *
+     * @return the record, or {@code null} when it was not written within {@code pollTimeout} or retention
+     *     deleted it
+     * @throws dev.kafko.UnknownTopicException when the topic does not exist (a read never creates one)
+     * @throws dev.kafko.InvalidPartitionException when the topic has no such partition
+     * @throws IllegalArgumentException when {@code offset} or {@code pollTimeout} is negative
+     */
+    @Nullable KafkoRecord receive(String topic, int partition, long offset, Duration pollTimeout);
 }

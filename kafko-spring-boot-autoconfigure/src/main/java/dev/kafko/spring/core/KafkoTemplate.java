@@ -2,6 +2,7 @@ package dev.kafko.spring.core;
 
 import dev.kafko.Header;
 import dev.kafko.Headers;
+import dev.kafko.KafkoRecord;
 import dev.kafko.OutgoingRecord;
 import dev.kafko.RecordPosition;
 import dev.kafko.RecordTooLargeException;
@@ -18,6 +19,7 @@ import dev.kafko.spring.support.micrometer.KafkoTemplateObservation;
 import dev.kafko.spring.support.micrometer.KafkoTemplateObservationConvention;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -47,6 +49,9 @@ import org.springframework.messaging.MessageHeaders;
  * @param <V> the value type
  */
 public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware {
+
+    /** How long {@link #receive(String, int, long)} waits for its record: spring-kafka's default. */
+    public static final Duration DEFAULT_POLL_TIMEOUT = Duration.ofSeconds(5);
 
     private static final Logger LOG = LoggerFactory.getLogger(KafkoTemplate.class);
 
@@ -334,6 +339,18 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
             // the send's own failure is what the caller gets
             LOG.error("The producer listener of template '{}' failed on a failed send to {}", beanName, topic, e);
         }
+    }
+
+    @Override
+    public @Nullable KafkoRecord receive(String topic, int partition, long offset) {
+        return receive(topic, partition, offset, DEFAULT_POLL_TIMEOUT);
+    }
+
+    @Override
+    public @Nullable KafkoRecord receive(String topic, int partition, long offset, Duration pollTimeout) {
+        Objects.requireNonNull(topic, "topic");
+        Objects.requireNonNull(pollTimeout, "pollTimeout");
+        return backend.read(topic, partition, offset, pollTimeout);
     }
 
     /**

@@ -1,6 +1,8 @@
 package dev.kafko.spring.core;
 
 import dev.kafko.ConsumerRebalanceListener;
+import dev.kafko.KafkoRecord;
+import java.time.Duration;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
@@ -70,6 +72,18 @@ public interface LogBackend {
      */
     default boolean startsAtEndWithoutCommit() {
         return false;
+    }
+
+    /**
+     * The record at {@code offset} of {@code topic}'s {@code partition}, read without a group (nothing is
+     * committed), waiting up to {@code timeout} for it to be written; {@code null} when it is not there by then,
+     * or no longer there (retention deleted it). The default cannot read by offset.
+     *
+     * @throws dev.kafko.UnknownTopicException when the topic does not exist (a read never creates it)
+     * @throws dev.kafko.InvalidPartitionException when the topic has no such partition
+     */
+    default @Nullable KafkoRecord read(String topic, int partition, long offset, Duration timeout) {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot read by offset");
     }
 
     /** Now, by the log's clock, in epoch millis: the timestamp the template gives new records. */
