@@ -2,6 +2,7 @@ package dev.kafko.spring.listener;
 
 import dev.kafko.UnknownTopicException;
 import dev.kafko.spring.core.LogBackend;
+import dev.kafko.spring.event.ConsumerStoppedEvent;
 import dev.kafko.spring.support.KafkoInstrumentation;
 import dev.kafko.spring.support.micrometer.KafkoListenerObservation;
 import dev.kafko.spring.support.micrometer.KafkoListenerObservationConvention;
@@ -12,6 +13,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.Collections;
 import java.util.Set;
 import java.util.TreeMap;
@@ -42,6 +45,10 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     private final KafkoInstrumentation instrumentation;
     private final List<KafkoMessageListenerContainer> members = new ArrayList<>();
     private final ProcessedOffsets processed;
+    /** Members whose polling thread runs; their launches and exits count under their own locks. */
+    private final AtomicInteger live = new AtomicInteger();
+    /** Why the first member that died since none ran ended; null while none did. */
+    private final AtomicReference<ConsumerStoppedEvent.@Nullable Reason> diedSinceAllStopped = new AtomicReference<>();
     /** Whether this container holds the {@link KeepAlive}: from its start until it is asked to stop. */
     private boolean keepingAlive;
     private volatile @Nullable ApplicationEventPublisher eventPublisher;
@@ -208,6 +215,26 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     /** The container was removed from its registry (and stopped): its meters go. */
     public void removed() {
         instrumentation.listenerRemoved(listenerId, groupId, topics);
+    }
+
+    /** A member's polling thread was started. */
+    void memberLaunched() {
+        live.incrementAndGet();
+    }
+
+    /**
+     * A member's polling thread ends ({@code died}: what ended it, or null); returns, to the last running member
+     * only, the reason of the {@link ConcurrentContainerStoppedEvent} it publishes, else null.
+     */
+    ConsumerStoppedEvent.@Nullable Reason memberExited(@Nullable Throwable died) {
+        if (died != null) {
+            diedSinceAllStopped.compareAndSet(null, MemberEvents.reason(died));
+        }
+        if (live.decrementAndGet() != 0) {
+            return null;
+        }
+        ConsumerStoppedEvent.Reason reason = diedSinceAllStopped.getAndSet(null);
+        return reason != null ? reason : ConsumerStoppedEvent.Reason.NORMAL;
     }
 
     /** Whether {@code thread} is the polling thread of one of this container's members. */

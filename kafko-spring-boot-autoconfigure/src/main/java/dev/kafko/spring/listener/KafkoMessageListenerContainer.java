@@ -1,6 +1,8 @@
 package dev.kafko.spring.listener;
 
 import dev.kafko.spring.core.LogBackend;
+import dev.kafko.spring.event.ConcurrentContainerStoppedEvent;
+import dev.kafko.spring.event.ConsumerStoppedEvent;
 import dev.kafko.spring.event.KafkoEvent;
 import dev.kafko.spring.support.KafkoInstrumentation;
 import java.util.List;
@@ -71,6 +73,14 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
     /** The member's thread while it tells that it stopped ({@link #exited}): still this member's own thread. */
     private volatile @Nullable Thread exiting;
 
+    /** Opens when the current run's thread has ended (and, under {@link #lock}, a pending restart launched). */
+    private volatile CountDownLatch exited = new CountDownLatch(0);
+    /**
+     * {@link #exited} of the run the last stop asked to end: a stop waits for that run only, not for one started
+     * meanwhile (from a {@code ConsumerStoppedEvent} or {@code ConcurrentContainerStoppedEvent} listener).
+     */
+    private volatile CountDownLatch stopping = new CountDownLatch(0);
+
     /** Whether the member's listener asked for seeks it has not made yet. Any thread. */
     boolean hasPendingSeeks() {
         ListenerConsumer c = consumer;
@@ -84,7 +94,6 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
         Set<Integer> partitions = c == null ? Set.of() : c.assignedPartitions();
         return partitions.isEmpty() ? Map.of() : Map.of(topic, partitions);
     }
-    private volatile CountDownLatch exited = new CountDownLatch(0);
 
     KafkoMessageListenerContainer(ConcurrentMessageListenerContainer parent, String memberName, String topic,
                                   String groupId, LogBackend backend, ContainerProperties properties,
@@ -220,6 +229,7 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
         running = true;
         expectedRunning = true;
         executor.execute(c);
+        parent.memberLaunched(); // the thread's exited() waits for this lock: it cannot count down first
     }
 
     boolean isPollingThread(Thread thread) {
@@ -242,6 +252,7 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
         lock.lock();
         try {
             restartPending = false;
+            stopping = exited;
         } finally {
             lock.unlock();
         }
@@ -267,7 +278,7 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
         }
         try {
             long left = stopRequestedNanos + properties.shutdownTimeout().toNanos() - System.nanoTime();
-            if (!exited.await(Math.max(0, left), TimeUnit.NANOSECONDS)) {
+            if (!stopping.await(Math.max(0, left), TimeUnit.NANOSECONDS)) {
                 overran = true;
                 LOG.warn("{} did not stop within {}; it is left to finish its record in hand, whose commit may not"
                         + " happen if kafko closes first", memberName, properties.shutdownTimeout());
@@ -349,6 +360,7 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
      */
     void exited(@Nullable Throwable died, Runnable stopped) {
         CountDownLatch done;
+        ConsumerStoppedEvent.@Nullable Reason allStopped;
         lock.lock();
         try {
             failure = died;
@@ -356,6 +368,7 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
             consumer = null;
             running = false;
             done = exited;
+            allStopped = parent.memberExited(died);
         } finally {
             lock.unlock();
         }
@@ -363,6 +376,10 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
         exiting = Thread.currentThread();
         try {
             stopped.run();
+            if (allStopped != null) {
+                publish((member, container) -> new ConcurrentContainerStoppedEvent(container, container.getListenerId(),
+                        allStopped));
+            }
         } catch (RuntimeException | Error e) {
             LOG.error("Telling that {} stopped failed", memberName, e);
         } finally {

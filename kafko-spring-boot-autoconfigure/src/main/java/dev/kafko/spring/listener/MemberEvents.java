@@ -4,6 +4,7 @@ import dev.kafko.spring.event.ConsumerPausedEvent;
 import dev.kafko.spring.event.ConsumerResumedEvent;
 import dev.kafko.spring.event.ConsumerStartedEvent;
 import dev.kafko.spring.event.ConsumerStoppedEvent;
+import dev.kafko.spring.event.ContainerStoppedEvent;
 import dev.kafko.spring.event.ListenerContainerIdleEvent;
 import dev.kafko.spring.event.ListenerContainerNoLongerIdleEvent;
 import java.time.Duration;
@@ -48,9 +49,15 @@ final class MemberEvents {
 
     /** The member left its group and its thread ends; {@code died}: what ended it, or null for a stop. */
     void stopped(@Nullable Throwable died) {
-        ConsumerStoppedEvent.Reason reason = died == null ? ConsumerStoppedEvent.Reason.NORMAL
-                : died instanceof Error ? ConsumerStoppedEvent.Reason.ERROR : ConsumerStoppedEvent.Reason.ABNORMAL;
+        ConsumerStoppedEvent.Reason reason = reason(died);
         container.publish((member, parent) -> new ConsumerStoppedEvent(member, parent, member.getListenerId(), reason));
+        container.publish((member, parent) -> new ContainerStoppedEvent(member, parent, member.getListenerId()));
+    }
+
+    /** Why a member stopped: {@code died} is what ended its thread, or null for a stop asked for. */
+    static ConsumerStoppedEvent.Reason reason(@Nullable Throwable died) {
+        return died == null ? ConsumerStoppedEvent.Reason.NORMAL
+                : died instanceof Error ? ConsumerStoppedEvent.Reason.ERROR : ConsumerStoppedEvent.Reason.ABNORMAL;
     }
 
     /** Whether the member is paused now: an event when that changed. */
