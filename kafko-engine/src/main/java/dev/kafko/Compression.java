@@ -1,5 +1,7 @@
 package dev.kafko;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The codec a topic compresses its frames with. Compression is applied once per frame (one append
  * of one or more records), never per record.
@@ -32,7 +34,7 @@ public enum Compression {
     }
 
     /** The codec with this on-disk number, or {@code null} when the number is unknown. */
-    public static Compression fromId(int id) {
+    public static @Nullable Compression fromId(int id) {
         for (Compression c : values()) {
             if (c.id == id) {
                 return c;

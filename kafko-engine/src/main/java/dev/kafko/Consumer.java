@@ -9,7 +9,8 @@ import java.util.Set;
 
 /**
  * Reads one topic. A consumer is used by one thread at a time (like Kafka's); only
- * {@link #wakeup()} may be called from another thread.
+ * {@link #wakeup()} may be called from another thread: a call made while another thread is inside one throws
+ * {@link java.util.ConcurrentModificationException}, as Kafka's consumer does.
  *
  * <p>An anonymous consumer ({@link Kafko#consumer(String)}) is assigned every partition, starts at
  * offset 0 and keeps no committed offsets. A group member ({@link Kafko#groupConsumer(String, String)})
@@ -18,7 +19,8 @@ import java.util.Set;
  *
  * <p>After {@link #close()}, {@code poll}, the seeks, {@code position}, {@code commit},
  * {@code committed} and {@code assignment} throw {@link KafkoClosedException}, as they do once the
- * {@link Kafko} instance closed.
+ * {@link Kafko} instance closed (arguments are checked first: a negative timeout is still an
+ * {@link IllegalArgumentException}).
  */
 public interface Consumer extends AutoCloseable {
 
@@ -128,7 +130,11 @@ public interface Consumer extends AutoCloseable {
      */
     void commit(Map<Integer, Long> offsets);
 
-    /** The group's committed offset of this partition; empty if none or anonymous. */
+    /**
+     * The group's committed offset of this partition; empty if none or anonymous.
+     *
+     * @throws InvalidPartitionException when the topic has no such partition
+     */
     OptionalLong committed(int partition);
 
     /** Makes a blocked or the next {@link #poll} return at once with no records. Any thread may call it. */

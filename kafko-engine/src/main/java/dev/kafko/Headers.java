@@ -77,6 +77,7 @@ public final class Headers implements Iterable<Header> {
 
     /** The last header with this key, or {@code null}. */
     public @Nullable Header lastHeader(String key) {
+        Objects.requireNonNull(key, "key");
         for (int i = headers.length - 1; i >= 0; i--) {
             if (headers[i].key().equals(key)) {
                 return headers[i];
@@ -93,6 +94,7 @@ public final class Headers implements Iterable<Header> {
 
     /** Every header with this key, in order. */
     public List<Header> headers(String key) {
+        Objects.requireNonNull(key, "key");
         List<Header> out = new ArrayList<>();
         for (Header h : headers) {
             if (h.key().equals(key)) {

@@ -1,6 +1,10 @@
 package dev.kafko;
 
-/** A topic or group name breaks the naming rule: [A-Za-z0-9._-], 1 to 249 characters, not {@code .} or {@code ..}. */
+/**
+ * A topic or group name breaks the naming rule: [A-Za-z0-9._-], 1 to 249 characters, not {@code .} or {@code ..};
+ * a topic name not {@code .lock} (the lock file's), nor one equal to an existing topic's once {@code .} and
+ * {@code _} count as one character.
+ */
 public class InvalidNameException extends KafkoException {
 
     private static final long serialVersionUID = 1L;

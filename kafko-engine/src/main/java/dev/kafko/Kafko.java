@@ -21,7 +21,8 @@ import java.util.Set;
  *
  * <p>{@link #close()} drains every partition, fsyncs, stops every thread the instance started and
  * releases the directory lock. Calls after close fail with {@link KafkoClosedException}, except
- * {@link #dataDir()} and {@link #options()}, which describe the instance. A second close waits for the
+ * {@link #dataDir()} and {@link #options()}, which describe the instance; arguments are checked first, so a
+ * call with an illegal name or a negative timeout throws what it would before the close. A second close waits for the
  * first and throws what it threw; called inside kafko's own work (a send's callback, a
  * {@link KafkoObserver} method) while another close runs, it returns at once, and the first close called
  * from an observer, or from a send's callback while a {@link #deleteTopic} is in flight, returns at once
@@ -48,8 +49,9 @@ public interface Kafko extends AutoCloseable {
 
     /**
      * Checks a topic or group name against the naming rule (Kafka's: 1 to 249 characters of
-     * {@code [A-Za-z0-9._-]}, not {@code .} or {@code ..}) without opening anything, for code that
-     * takes names long before it uses them (configuration, annotations).
+     * {@code [A-Za-z0-9._-]}, not {@code .} or {@code ..}; a topic not {@code .lock} either, the name of the
+     * directory's lock file) without opening anything, for code that takes names long before it uses them
+     * (configuration, annotations).
      *
      * @param kind {@code "topic"} or {@code "group"}, for the message
      * @throws NullPointerException naming {@code kind} when {@code name} is null
@@ -70,7 +72,12 @@ public interface Kafko extends AutoCloseable {
     /**
      * @throws TopicExistsException when the name is taken; or when a {@link #deleteTopic} of it is in flight and
      *     this is called from a send's callback or a {@link KafkoObserver} (elsewhere the call waits for it)
-     * @throws InvalidNameException when the name breaks the naming rule (checked before any file-system call)
+     * @throws InvalidNameException when the name breaks the naming rule (checked before any file-system call), or
+     *     equals an existing topic's once {@code .} and {@code _} count as one character (Kafka refuses such a
+     *     pair: {@code a.b} beside {@code a_b})
+     * @throws InvalidTopicLayoutException when a directory of the name that is not a topic holds files (kafko
+     *     deletes none of them)
+     * @throws KafkoStorageException when the topic's files cannot be written
      */
     Topic createTopic(String name, TopicConfig config);
 
@@ -78,6 +85,8 @@ public interface Kafko extends AutoCloseable {
      * The topic named so, if it exists. Every call returns the same handle for as long as the topic
      * exists; a topic deleted and created again under its name has another one, so comparing handles
      * tells the two apart.
+     *
+     * @throws InvalidNameException when the name breaks the naming rule: no topic can have it
      */
     Optional<Topic> topic(String name);
 

@@ -11,7 +11,9 @@ import org.jspecify.annotations.Nullable;
  * <p>A returned future completes when the record is in the operating system's page cache (or on
  * disk, under {@link FsyncPolicy#EVERY_BATCH}), and completes exceptionally with a
  * {@link KafkoException} otherwise. Argument errors ({@link RecordTooLargeException},
- * {@link InvalidPartitionException}) are thrown before anything is written.
+ * {@link InvalidPartitionException}) are thrown before anything is written, and so are
+ * {@link UnknownTopicException} once the topic was deleted and {@link KafkoClosedException} once the instance
+ * closed.
  *
  * <p>A single-record send that streams in with others may linger, up to
  * {@link KafkoOptions#linger()}, to be written in one frame with the sends after it; blocking on its
@@ -73,6 +75,7 @@ public interface Producer {
      * other threads are completing: such a wait could wait for a thread that waits for this one.
      *
      * @throws KafkoClosedException when the instance is closed
+     * @throws UnknownTopicException when the topic was deleted
      * @throws InterruptException when the thread is interrupted while it waits; the interrupt status stays set
      * @throws IllegalStateException when called from a {@link KafkoObserver} on the thread appending to one of
      *     the topic's partitions, which would wait for itself

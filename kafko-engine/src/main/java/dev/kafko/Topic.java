@@ -20,6 +20,8 @@ public interface Topic {
      *         {@link TopicConfig#MAX_PARTITIONS}
      * @throws InvalidTopicLayoutException when the directory of a new partition exists and holds records the
      *         topic never wrote (moved in by hand, or left after its config was rewritten); the topic is unchanged
+     * @throws UnknownTopicException when the topic was deleted
+     * @throws KafkoClosedException when the instance is closed
      */
     void increasePartitions(int newCount);
 

@@ -371,7 +371,9 @@ public final class Broker implements Kafko {
                     return;
                 }
                 try {
-                    a.runCommand(CommandRequest.Kind.RETENTION);
+                    do {
+                        a.runCommand(CommandRequest.Kind.RETENTION);
+                    } while (a.retentionUnfinished() && !closed);
                 } catch (KafkoClosedException | UnknownTopicException e) {
                     break; // closed or deleted meanwhile: nothing left to trim there
                 }

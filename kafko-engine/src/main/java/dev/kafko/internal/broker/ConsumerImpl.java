@@ -555,10 +555,10 @@ final class ConsumerImpl implements Consumer {
 
     private OptionalLong doCommitted(int partition) {
         ensureOpen();
+        topic.actor(partition); // range check, an anonymous consumer's too
         if (group == null) {
             return OptionalLong.empty();
         }
-        topic.actor(partition); // range check
         long c = group.committed(partition);
         return c < 0 ? OptionalLong.empty() : OptionalLong.of(c);
     }

@@ -427,19 +427,25 @@ public final class PartitionLog implements Closeable {
         }
     }
 
-    /**
-     * Deletes the segments {@link RetentionRule} says the retention limits delete; when that is every
-     * segment, the active one included, the log first rolls, and continues, empty, at its end offset.
-     * Returns how many segments were deleted. Owner thread only.
-     */
+    /** {@link #applyRetention(int)} of every segment the retention limits delete. Owner thread only. */
     public int applyRetention() {
+        return applyRetention(Integer.MAX_VALUE);
+    }
+
+    /**
+     * Deletes the segments {@link RetentionRule} says the retention limits delete, the oldest
+     * {@code maxSegments} of them at most (each deletion is a file-system call the log's appends wait for); when
+     * that is every segment, the active one included, the log first rolls, and continues, empty, at its end
+     * offset. Returns how many segments were deleted. Owner thread only.
+     */
+    public int applyRetention(int maxSegments) {
         enterWriter();
         try {
             checkUsable();
             Segment[] segs = segments;
             long now = clock.millis();
-            int n = RetentionRule.deletable(segs, sizeBytes, config, now);
-            if (n == 0) {
+            int n = Math.min(maxSegments, RetentionRule.deletable(segs, sizeBytes, config, now));
+            if (n <= 0) {
                 return 0;
             }
             long deleted = 0;

@@ -7,6 +7,7 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
@@ -71,6 +72,7 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
      * @return the removed container, or {@code null} when there is none with this id
      */
     public @Nullable MessageListenerContainer unregisterListenerContainer(String id) {
+        Objects.requireNonNull(id, "id");
         MessageListenerContainer container;
         synchronized (containers) {
             container = containers.get(id);

@@ -138,9 +138,7 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
     @Override
     public CompletableFuture<SendResult<K, V>> send(String topic, @Nullable Integer partition, @Nullable Long timestamp,
                                                     @Nullable K key, @Nullable V value) {
-        if (timestamp != null && timestamp < 0) {
-            throw new IllegalArgumentException("a record's timestamp must not be negative, was " + timestamp);
-        }
+        requireTimestamp(timestamp, "a record's timestamp");
         return doSend(topic, partition, key, value, timestamp, List.of());
     }
 
@@ -154,10 +152,18 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
         }
         Integer partition = headers.get(KafkoHeaders.PARTITION, Integer.class);
         Long timestamp = headers.get(KafkoHeaders.TIMESTAMP, Long.class);
+        requireTimestamp(timestamp, "the " + KafkoHeaders.TIMESTAMP + " header");
         K key = (K) headers.get(KafkoHeaders.KEY);
         Object payload = message.getPayload();
         V value = payload instanceof KafkoNull ? null : (V) payload;
         return doSend(topic, partition, key, value, timestamp, converter.recordHeaders(headers));
+    }
+
+    /** A timestamp given with a send: none (null), or epoch millis, never negative. */
+    private static void requireTimestamp(@Nullable Long timestamp, String what) {
+        if (timestamp != null && timestamp < 0) {
+            throw new IllegalArgumentException(what + " must not be negative, was " + timestamp);
+        }
     }
 
     @Override

@@ -159,6 +159,7 @@ public class ReplyingKafkoTemplate<K, V, R> implements SmartLifecycle, Disposabl
         Objects.requireNonNull(request, "request");
         requirePositive(replyTimeout);
         requireRunning();
+        long timeoutNanos = saturatedNanos(replyTimeout); // before the send: nothing may fail once it is made
         String correlationId = UUID.randomUUID().toString();
         Message<?> message = MessageBuilder.fromMessage(request).setHeader(KafkoHeaders.REPLY_TOPIC, replyTopic)
                 .setHeader(KafkoHeaders.CORRELATION_ID, correlationId.getBytes(StandardCharsets.UTF_8)).build();
@@ -183,14 +184,28 @@ public class ReplyingKafkoTemplate<K, V, R> implements SmartLifecycle, Disposabl
                 future.completeExceptionally(cause);
             }
         });
-        CompletableFuture.delayedExecutor(replyTimeout.toNanos(), TimeUnit.NANOSECONDS).execute(() -> {
-            if (pending.remove(correlationId, future)) {
+        // a timer cancelled (and dropped from the timer queue) once the future completes: a long timeout keeps no
+        // answered request in memory until it ends
+        CompletableFuture<Boolean> timer = new CompletableFuture<>();
+        timer.thenAccept(timedOut -> {
+            if (timedOut && pending.remove(correlationId, future)) {
                 future.completeExceptionally(new KafkoReplyTimeoutException("no reply on '" + replyTopic
                         + "' within " + replyTimeout + " to the request " + correlationId + " sent to '"
                         + message.getHeaders().get(KafkoHeaders.TOPIC) + "'"));
             }
         });
+        timer.completeOnTimeout(true, timeoutNanos, TimeUnit.NANOSECONDS);
+        future.whenComplete((reply, failure) -> timer.complete(false));
         return future;
+    }
+
+    /** {@code timeout} in nanoseconds, or {@link Long#MAX_VALUE} (292 years) for a longer one. */
+    private static long saturatedNanos(Duration timeout) {
+        try {
+            return timeout.toNanos();
+        } catch (ArithmeticException e) {
+            return Long.MAX_VALUE;
+        }
     }
 
     /** How many requests wait for their replies now. */

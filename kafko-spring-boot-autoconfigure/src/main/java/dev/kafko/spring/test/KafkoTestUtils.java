@@ -80,6 +80,7 @@ public final class KafkoTestUtils {
      * Sends to the topic that linger are written first; records sent during the call may be left out.
      *
      * @throws UnknownTopicException when the topic does not exist
+     * @throws dev.kafko.InvalidNameException when {@code topic} breaks the naming rule
      */
     public static List<KafkoRecord> records(Kafko kafko, String topic) {
         Topic t = kafko.topic(topic).orElseThrow(() -> new UnknownTopicException("topic '" + topic

@@ -128,6 +128,22 @@ class KafkoTemplateTest {
     }
 
     @Test
+    void aNegativeTimestampIsRefusedAsAnArgumentAndAsAHeaderAlikeAndNothingIsWritten() {
+        runner.run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            assertThatThrownBy(() -> template.send("t", 0, -1L, null, "v")).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("a record's timestamp must not be negative, was -1");
+            for (long ts : new long[] {-1, -5}) {
+                assertThatThrownBy(() -> template.send(MessageBuilder.withPayload("v").setHeader(KafkoHeaders.TOPIC, "t")
+                        .setHeader(KafkoHeaders.TIMESTAMP, ts).build()))
+                        .isInstanceOf(IllegalArgumentException.class)
+                        .hasMessage("the " + KafkoHeaders.TIMESTAMP + " header must not be negative, was " + ts);
+            }
+            assertThat(poll(context, "t")).isEmpty();
+        });
+    }
+
+    @Test
     void aReceivedMessageForwardedAsItIsCarriesNoneOfTheReceivedRecordsHeaders() {
         runner.run(context -> {
             template(context).send(MessageBuilder.withPayload(new Order("o-2", 3))

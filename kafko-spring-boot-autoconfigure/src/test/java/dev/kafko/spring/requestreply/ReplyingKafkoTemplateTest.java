@@ -135,6 +135,26 @@ class ReplyingKafkoTemplateTest {
         });
     }
 
+    /** A timeout longer than a Duration's nanoseconds hold (292 years) waits for ever; it threw after the send. */
+    @Test
+    @SuppressWarnings("unchecked")
+    void aTimeoutBeyondWhatNanosecondsHoldWaitsForTheReply() {
+        runner.run(context -> {
+            ReplyingKafkoTemplate<String, Quote, Price> prices = context.getBean("prices", ReplyingKafkoTemplate.class);
+            prices.setDefaultReplyTimeout(Duration.ofDays(365_000));
+            assertThat(prices.sendAndReceive("quotes", new Quote("long", 4)).get(10, TimeUnit.SECONDS).sku())
+                    .isEqualTo("long");
+            RequestReplyFuture<String, Quote, Price> unanswered = prices.sendAndReceive("nobody-listens", null, null,
+                    new Quote("x", 1), Duration.ofSeconds(Long.MAX_VALUE));
+            assertThat(unanswered.getSendFuture().get(10, TimeUnit.SECONDS).offset()).isZero();
+            assertThat(unanswered).isNotDone();
+            assertThat(prices.pendingReplies()).isEqualTo(1);
+            prices.stop();
+            assertThatThrownBy(() -> unanswered.get(10, TimeUnit.SECONDS)).cause().hasMessageContaining("stopped");
+            assertThat(prices.pendingReplies()).isZero();
+        });
+    }
+
     /**
      * A callback on the reply thread that waits for another reply: stop() fails that request first, so the
      * thread is free and ends before stop() returns (it waited out its 10 s join for a thread still blocked).
