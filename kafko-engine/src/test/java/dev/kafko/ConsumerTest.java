@@ -418,6 +418,30 @@ class ConsumerTest {
     }
 
     @Test
+    void committedOfAPartitionTheTopicDoesNotHaveIsRefusedForAnAnonymousConsumerAsForAMember() {
+        try (Kafko k = Kafko.open(dir)) {
+            k.createTopic("t", TopicConfig.builder().partitions(2).build());
+            try (Consumer anonymous = k.consumer("t"); Consumer member = k.groupConsumer("t", "g")) {
+                assertThat(anonymous.committed(1)).isEmpty();
+                for (Consumer c : List.of(anonymous, member)) {
+                    assertThatThrownBy(() -> c.committed(2)).isInstanceOf(InvalidPartitionException.class);
+                    assertThatThrownBy(() -> c.committed(-1)).isInstanceOf(InvalidPartitionException.class);
+                }
+            }
+        }
+    }
+
+    @Test
+    void aNullHeaderKeyIsRefusedNamingIt() {
+        Headers headers = Headers.of(new Header("k", new byte[] {1}));
+        assertThatThrownBy(() -> headers.lastHeader(null)).isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("key");
+        assertThatThrownBy(() -> headers.headers(null)).isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("key");
+        assertThat(headers.lastHeader("k").value()).containsExactly(1);
+    }
+
+    @Test
     void committingANullPartitionOrOffsetIsANullPointerExceptionNamingTheElement() {
         try (Kafko k = Kafko.open(dir)) {
             k.createTopic("t");
@@ -504,9 +528,10 @@ class ConsumerTest {
             }
         }
         try (Kafko k = Kafko.open(dir)) {
-            // retention runs once at open, in the background
+            // retention runs once at open, in the background, a few segments a run: until the partition holds
+            // less than retentionBytes plus one segment
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (k.topic("t").orElseThrow().partition(0).logStartOffset() == 0 && System.nanoTime() < deadline) {
+            while (k.topic("t").orElseThrow().partition(0).sizeBytes() >= 2048 + 1024 && System.nanoTime() < deadline) {
                 Thread.sleep(5);
             }
             long start = k.topic("t").orElseThrow().partition(0).logStartOffset();

@@ -72,6 +72,8 @@ class RuntimeListenersTest {
             assertThat(meters.find("kafko.listener.process").tag("listener", "tenant-a").timers()).isEmpty();
             assertThat(meters.find("kafko.consumer.lag").tag("group", "g-a").gauges()).isEmpty();
             assertThat(registry.unregisterListenerContainer("tenant-a")).isNull();
+            assertThatThrownBy(() -> registry.unregisterListenerContainer(null)).isInstanceOf(NullPointerException.class)
+                    .hasMessageContaining("id");
 
             // the tenant comes back under its id
             registry.registerListenerContainer(
