@@ -5,6 +5,7 @@ import dev.kafko.RecordPosition;
 import java.util.AbstractList;
 import java.util.List;
 import java.util.RandomAccess;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Internal: records appended atomically to one partition (they always land in one frame); see
@@ -13,22 +14,38 @@ import java.util.RandomAccess;
  */
 final class BatchRequest extends Request<List<RecordPosition>> {
 
-    final List<OutgoingRecord> records;
+    private @Nullable List<OutgoingRecord> records;
+    private final int count;
     private final long bytes;
 
     BatchRequest(List<OutgoingRecord> records, long bytes) {
         this.records = records;
+        this.count = records.size();
         this.bytes = bytes;
     }
 
     @Override
     int recordCount() {
-        return records.size();
+        return count;
     }
 
     @Override
     void addRecords(List<OutgoingRecord> frame) {
-        frame.addAll(records);
+        frame.addAll(records());
+    }
+
+    /** The records, until the request is finished. Owner only. */
+    List<OutgoingRecord> records() {
+        List<OutgoingRecord> r = records;
+        if (r == null) {
+            throw new IllegalStateException("the records of a finished batch");
+        }
+        return r;
+    }
+
+    @Override
+    void releaseRecords() {
+        records = null;
     }
 
     @Override
@@ -38,7 +55,7 @@ final class BatchRequest extends Request<List<RecordPosition>> {
 
     @Override
     List<RecordPosition> result(int partition) {
-        return new Positions(partition, firstOffset, records.size());
+        return new Positions(partition, firstOffset, count);
     }
 
     /** Consecutive offsets of one partition, as an immutable list. */

@@ -540,10 +540,10 @@ final class PartitionActor implements Mailbox.Owner {
     private long appendFrame(Request<?> start, @Nullable Request<?> end) {
         if (start.next == end) {
             if (start instanceof SendRequest s) {
-                return log.append(s.record);
+                return log.append(s.record());
             }
             if (start instanceof BatchRequest b) {
-                return log.append(b.records);
+                return log.append(b.records());
             }
         }
         try {

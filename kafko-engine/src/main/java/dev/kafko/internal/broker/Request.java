@@ -52,14 +52,24 @@ abstract class Request<T> extends AwaitedFuture<T> {
     /** The encoded bytes of this request's records, as checked against {@code maxRecordBytes}. */
     abstract long encodedBytes();
 
-    /** Completes the future from {@link #firstOffset} or {@link #error}; outside of the partition's ownership. */
+    /**
+     * Completes the future from {@link #firstOffset} or {@link #error}; outside of the partition's ownership. The
+     * records are let go first: the caller may keep the future (it is the request) long after, and a kept
+     * future must not keep a copy of its records' values alive.
+     */
     final void finish(int partition) {
+        T value = error == null ? result(partition) : null;
+        releaseRecords();
         Throwable e = error;
         if (e != null) {
             completeExceptionally(e);
         } else {
-            complete(result(partition));
+            complete(value);
         }
+    }
+
+    /** Lets go of the records: written or failed, they are read no more. */
+    void releaseRecords() {
     }
 
     /** The value the future completes with, from {@link #firstOffset}. */

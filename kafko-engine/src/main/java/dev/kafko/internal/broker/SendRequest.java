@@ -3,11 +3,12 @@ package dev.kafko.internal.broker;
 import dev.kafko.OutgoingRecord;
 import dev.kafko.RecordPosition;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /** Internal: a send of one record; see {@link Request} for which thread does what. */
 final class SendRequest extends Request<RecordPosition> {
 
-    final OutgoingRecord record;
+    private @Nullable OutgoingRecord record;
     private final int bytes;
 
     SendRequest(OutgoingRecord record, int bytes) {
@@ -22,7 +23,21 @@ final class SendRequest extends Request<RecordPosition> {
 
     @Override
     void addRecords(List<OutgoingRecord> frame) {
-        frame.add(record);
+        frame.add(record());
+    }
+
+    /** The record, until the request is finished. Owner only. */
+    OutgoingRecord record() {
+        OutgoingRecord r = record;
+        if (r == null) {
+            throw new IllegalStateException("the record of a finished send");
+        }
+        return r;
+    }
+
+    @Override
+    void releaseRecords() {
+        record = null;
     }
 
     @Override
