@@ -77,7 +77,7 @@ final class ConsumerImpl implements Consumer {
         this.listener = options.rebalanceListener();
         this.maxPollRecords = options.maxPollRecords() > 0 ? options.maxPollRecords() : defaultMaxPoll;
         this.reset = options.offsetReset() != null ? options.offsetReset() : defaultReset;
-        this.positions = new PartitionPositions(topic.name, reset);
+        this.positions = new PartitionPositions(topic.name, group == null ? null : group.group, reset);
         topic.consumers.add(this);
         if (group == null) {
             growAnonymous();

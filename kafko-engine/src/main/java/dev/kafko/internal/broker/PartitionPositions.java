@@ -9,6 +9,7 @@ import dev.kafko.internal.log.ReadResult;
 import dev.kafko.internal.log.VerifiedFrame;
 import java.util.Arrays;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Internal: where one consumer stands in each partition of its topic, and the reads that move it
@@ -20,14 +21,19 @@ final class PartitionPositions {
     /** About the most bytes one read of one partition returns. */
     static final int MAX_READ_BYTES = 16 << 20;
 
+    private static final System.Logger LOG = System.getLogger(PartitionPositions.class.getName());
+
     private final String topic;
+    /** Who reads, for the log: {@code group 'g'} or {@code an anonymous consumer}. */
+    private final String reader;
     private final OffsetResetPolicy reset;
     private long[] positions = new long[0];
     /** Per partition, the frame this consumer's reads checked last (see {@link VerifiedFrame}). */
     private VerifiedFrame[] verified = new VerifiedFrame[0];
 
-    PartitionPositions(String topic, OffsetResetPolicy reset) {
+    PartitionPositions(String topic, @Nullable String group, OffsetResetPolicy reset) {
         this.topic = topic;
+        this.reader = group == null ? "an anonymous consumer" : "group '" + group + "'";
         this.reset = reset;
     }
 
@@ -76,8 +82,12 @@ final class PartitionPositions {
             long startOffset = log.logStartOffset();
             long end = log.endOffset();
             if (pos < startOffset || pos > end) {
+                long from = pos;
                 pos = resetPosition(p, pos, startOffset, end, actor.readableEnd());
                 positions[p] = pos;
+                if (from < startOffset) {
+                    logSkipped(p, from, startOffset, pos);
+                }
             }
             long readable = actor.readableEnd();
             if (pos >= readable) {
@@ -109,6 +119,20 @@ final class PartitionPositions {
                     throw e;
                 }
             }
+        }
+    }
+
+    /**
+     * Retention deleted records at and past the position before they were read: as Kafka's consumer does, it says
+     * so, at WARNING (at INFO for a position at offset 0, a reader starting from the very beginning, which loses
+     * nothing it had).
+     */
+    private void logSkipped(int p, long from, long startOffset, long to) {
+        System.Logger.Level level = from == 0 ? System.Logger.Level.INFO : System.Logger.Level.WARNING;
+        if (LOG.isLoggable(level)) {
+            LOG.log(level, "topic '" + topic + "' partition " + p + ": position " + from + " of " + reader
+                    + " is below the log start " + startOffset + " (retention deleted offsets " + from + " to "
+                    + (startOffset - 1) + " before they were read); reset to " + to + " under " + reset);
         }
     }
 
