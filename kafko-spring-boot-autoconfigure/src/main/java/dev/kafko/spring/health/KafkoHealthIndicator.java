@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -65,21 +66,38 @@ public final class KafkoHealthIndicator extends AbstractHealthIndicator {
         if (diskLow != lastDiskLow) {
             lastDiskLow = diskLow;
             if (diskLow) {
-                LOG.warn("kafko health is DOWN: free disk {}MB in {} is below {}MB (kafko.health.min-free-disk)",
-                        DataSize.ofBytes(free).toMegabytes(), dir, minFreeDisk.toMegabytes());
+                LOG.warn("kafko health is DOWN: free disk {} in {} is below {} (kafko.health.min-free-disk)",
+                        readable(free), dir, readable(minFreeDisk.toBytes()));
             } else {
                 LOG.info("kafko health: free disk in {} is back above kafko.health.min-free-disk", dir);
             }
         }
         if (diskLow) {
-            builder.withDetail("error", "free disk " + DataSize.ofBytes(free).toMegabytes() + "MB is below "
-                    + minFreeDisk.toMegabytes() + "MB (kafko.health.min-free-disk)");
+            builder.withDetail("error", "free disk " + readable(free) + " is below " + readable(minFreeDisk.toBytes())
+                    + " (kafko.health.min-free-disk)");
         }
         if (failed.isEmpty() && deadListeners.isEmpty() && !diskLow) {
             builder.up();
         } else {
             builder.down();
         }
+    }
+
+    /**
+     * {@code bytes} in the largest binary unit that keeps it at 1 or more (as Spring's {@code DataSize} counts:
+     * 1KB = 1024 bytes), with one decimal below 10: "952KB", not the "0MB" of whole megabytes.
+     */
+    static String readable(long bytes) {
+        String[] units = {"B", "KB", "MB", "GB", "TB", "PB"};
+        double value = bytes;
+        int unit = 0;
+        while (value >= 1024 && unit < units.length - 1) {
+            value /= 1024;
+            unit++;
+        }
+        String number = unit == 0 || value >= 10 ? String.valueOf(Math.round(value))
+                : String.format(Locale.ROOT, "%.1f", value);
+        return number + units[unit];
     }
 
     private List<Map<String, Object>> failedPartitions() {

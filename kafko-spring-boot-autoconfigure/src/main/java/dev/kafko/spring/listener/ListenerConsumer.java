@@ -94,7 +94,8 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         this.timed = container.instrumentation() != KafkoInstrumentation.NOOP;
         this.observations = container.observations();
         this.backend = backend;
-        this.commits = new MemberCommits(container, this);
+        this.log = new MemberLog(container);
+        this.commits = new MemberCommits(container, this, log);
         this.offsets = commits.offsets();
         this.positions = new MemberPositions(container, backend, commits::advance);
         this.consumer = backend.groupConsumer(container.topic(), container.getGroupId(),
@@ -103,7 +104,6 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         ConsumerSeekAware aware = listener.seekAware();
         this.seeks = aware == null ? null : new MemberSeeks(container, aware, this::wakeup);
         this.events = new MemberEvents(container, this::assignedPartitions, this::idle);
-        this.log = new MemberLog(container);
     }
 
     /** Waits for the gate of {@link #firstPoll}, which its starter always opens, interrupted or not. */

@@ -23,12 +23,14 @@ final class MemberCommits {
     private final KafkoMessageListenerContainer container;
     private final ContainerProperties properties;
     private final ListenerConsumer member;
+    private final MemberLog log;
     private final CommitOffsets offsets = new CommitOffsets();
     /** Records processed since the last commit, and when that was: the count and time ack modes. */
     private int uncommittedRecords;
     private long lastCommitNanos = System.nanoTime();
 
-    MemberCommits(KafkoMessageListenerContainer container, ListenerConsumer member) {
+    MemberCommits(KafkoMessageListenerContainer container, ListenerConsumer member, MemberLog log) {
+        this.log = log;
         this.container = container;
         this.properties = container.properties();
         this.member = member;
@@ -102,8 +104,7 @@ final class MemberCommits {
                     + " will be delivered again", container.memberName(), container.getListenerId(),
                     properties.shutdownTimeout(), CommitOffsets.describe(container.topic(), next));
         } catch (KafkoException e) {
-            LOG.warn("Listener '{}' could not commit {} on {}", container.getListenerId(), next,
-                    container.topic(), e);
+            log.commitFailed(next, e);
         }
         advance(next);
     }

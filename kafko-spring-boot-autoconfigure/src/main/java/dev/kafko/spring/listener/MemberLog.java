@@ -4,6 +4,7 @@ import dev.kafko.KafkoException;
 import dev.kafko.KafkoRecord;
 import dev.kafko.spring.support.StackTraceLimiter;
 import java.util.List;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -63,6 +64,20 @@ final class MemberLog {
         } else {
             LOG.warn(what, container.getListenerId(), describe(records), StackTraceLimiter.oneLine(unhandled),
                     retryMillis);
+        }
+    }
+
+    /**
+     * A commit failed (a full disk, say): a WARN line each, naming the offsets and the cause, with the stack trace
+     * at most once a minute, since under a steady flow of records it fails for every record or batch.
+     */
+    void commitFailed(Map<Integer, Long> offsets, KafkoException e) {
+        String what = "Listener '{}' could not commit {} on {} ({}); its records are delivered again after a restart"
+                + " unless a later commit succeeds";
+        if (traces.traceDue("commit " + e.getClass().getName())) {
+            LOG.warn(what, container.getListenerId(), offsets, container.topic(), e, e);
+        } else {
+            LOG.warn(what, container.getListenerId(), offsets, container.topic(), StackTraceLimiter.oneLine(e));
         }
     }
 

@@ -47,13 +47,24 @@ class KafkoHealthIndicatorTest {
     }
 
     @Test
+    void sizesAreGivenInTheUnitThatKeepsThemReadable() {
+        assertThat(KafkoHealthIndicator.readable(974_848)).as("not 0MB").isEqualTo("952KB");
+        assertThat(KafkoHealthIndicator.readable(5L << 20)).isEqualTo("5.0MB");
+        assertThat(KafkoHealthIndicator.readable(100L << 20)).isEqualTo("100MB");
+        assertThat(KafkoHealthIndicator.readable(1536L << 20)).isEqualTo("1.5GB");
+        assertThat(KafkoHealthIndicator.readable(512)).isEqualTo("512B");
+        assertThat(KafkoHealthIndicator.readable(0)).isEqualTo("0B");
+    }
+
+    @Test
     void downWhenFreeDiskIsBelowTheMinimumLoggedOnceWhenItGoesDown() {
         try (Kafko kafko = Kafko.open(dir)) {
             KafkoHealthIndicator indicator = new KafkoHealthIndicator(kafko, DataSize.ofTerabytes(1_000_000), noRegistry());
             Health health = indicator.health();
             indicator.health();
             assertThat(health.getStatus()).isEqualTo(Status.DOWN);
-            assertThat((String) health.getDetails().get("error")).contains("kafko.health.min-free-disk");
+            assertThat((String) health.getDetails().get("error")).contains("kafko.health.min-free-disk")
+                    .contains("is below 977PB");
             assertThat(log.events()).singleElement().satisfies(e -> assertThat(e.getFormattedMessage())
                     .contains("kafko health is DOWN: free disk", dir.toString(), "kafko.health.min-free-disk"));
         }
