@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -56,6 +57,10 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
     private @Nullable UnknownTopicException lost;
     /** How many records in hand were not delivered because the topic was deleted; polling thread only. */
     private int dropped;
+    /** Whether the last poll returned records: a poll failure right after them is the next poll's (see poll()). */
+    private boolean lastPollRead;
+    /** When the last poll failure was logged ({@link System#nanoTime}). */
+    private long pollFailureLoggedNanos;
     /** What this member has yet to commit, and when it commits it; polling thread only. */
     private final MemberCommits commits;
     /** {@code commits}' bookkeeping. */
@@ -225,6 +230,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
             if (records.isEmpty()) {
                 positions.afterEmptyPoll(consumer);
             }
+            lastPollRead = !records.isEmpty();
             return records;
         } catch (KafkoClosedException e) {
             throw e;
@@ -237,8 +243,19 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
             }
             throw e; // someone else interrupted the member's thread: it ends, reported as dead
         } catch (KafkoException e) {
-            log.pollFailed(e, pollMillis); // a corrupt record, polled again at each timeout
-            container.awaitSignal(pollMillis);
+            // a partition that cannot be read (a corrupt record, a failed partition): the consumer returns the other
+            // partitions' records and throws at the next poll, so a failure right after records is polled again at
+            // once, and only one with nothing read between waits the poll timeout; a line a poll timeout at most
+            boolean others = lastPollRead;
+            lastPollRead = false;
+            long now = System.nanoTime();
+            if (!others || now - pollFailureLoggedNanos >= TimeUnit.MILLISECONDS.toNanos(pollMillis)) {
+                pollFailureLoggedNanos = now;
+                log.pollFailed(e, others ? 0 : pollMillis);
+            }
+            if (!others) {
+                container.awaitSignal(pollMillis);
+            }
             return List.of();
         }
     }

@@ -46,13 +46,19 @@ final class MemberLog {
                         + " (not committed: delivered again after a restart)", cause);
     }
 
-    /** A poll failed (a corrupt record below the end, say); the member polls again in {@code retryMillis}. */
+    /**
+     * A poll failed (a corrupt record below the end, a failed partition); the member polls again in
+     * {@code retryMillis}, or at once (0) while its other partitions have records.
+     */
     void pollFailed(KafkoException e, long retryMillis) {
-        String what = "Listener '{}' could not poll {} ({}); trying again in {} ms";
+        String what = retryMillis == 0
+                ? "Listener '{}' could not poll {} ({}); reading its other partitions meanwhile{}"
+                : "Listener '{}' could not poll {} ({}); trying again in {} ms";
+        Object retry = retryMillis == 0 ? "" : retryMillis;
         if (traces.traceDue("poll " + e.getClass().getName())) {
-            LOG.error(what, container.getListenerId(), container.topic(), e, retryMillis, e);
+            LOG.error(what, container.getListenerId(), container.topic(), e, retry, e);
         } else {
-            LOG.error(what, container.getListenerId(), container.topic(), StackTraceLimiter.oneLine(e), retryMillis);
+            LOG.error(what, container.getListenerId(), container.topic(), StackTraceLimiter.oneLine(e), retry);
         }
     }
 

@@ -4,15 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import ch.qos.logback.classic.spi.ILoggingEvent;
-import dev.kafko.ConsumerRebalanceListener;
 import dev.kafko.Kafko;
-import dev.kafko.KafkoRecord;
 import dev.kafko.KafkoStorageException;
 import dev.kafko.spring.LogCapture;
 import dev.kafko.spring.annotation.KafkoListener;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
-import dev.kafko.spring.core.BackendConsumer;
-import dev.kafko.spring.core.BackendProducer;
 import dev.kafko.spring.core.KafkoBackend;
 import dev.kafko.spring.core.KafkoTemplate;
 import dev.kafko.spring.core.KafkoTopicProvisioner;
@@ -20,8 +16,6 @@ import dev.kafko.spring.core.LogBackend;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -70,101 +64,21 @@ class CommitFailureLogTest {
             return new Filler();
         }
 
+        /** The real backend, but for commits, which fail as a full disk makes them. */
         @Bean
         LogBackend failingCommitsBackend(Kafko kafko, KafkoTopicProvisioner topics) {
-            return new FailingCommitsBackend(new KafkoBackend(kafko, topics));
+            return new DelegatingBackend(new KafkoBackend(kafko, topics), c -> new DelegatingBackend.DelegatingConsumer(c) {
+                @Override
+                public void commit(Map<Integer, Long> offsets) {
+                    throw new KafkoStorageException("write offsets failed: No space left on device");
+                }
+            });
         }
     }
 
     static class Filler {
         @KafkoListener(id = "filler", topics = "full")
         void on(String value) {
-        }
-    }
-
-    /** The real backend, but for commits, which fail as a full disk makes them. */
-    private record FailingCommitsBackend(LogBackend real) implements LogBackend {
-
-        @Override
-        public BackendProducer producer(String topic) {
-            return real.producer(topic);
-        }
-
-        @Override
-        public BackendConsumer groupConsumer(String topic, String group, int maxPollRecords,
-                                             ConsumerRebalanceListener rebalanceListener) {
-            BackendConsumer c = real.groupConsumer(topic, group, maxPollRecords, rebalanceListener);
-            return new BackendConsumer() {
-                @Override
-                public List<KafkoRecord> poll(Duration timeout) {
-                    return c.poll(timeout);
-                }
-
-                @Override
-                public void commit(Map<Integer, Long> offsets) {
-                    throw new KafkoStorageException("write offsets failed: No space left on device");
-                }
-
-                @Override
-                public void seek(int partition, long offset) {
-                    c.seek(partition, offset);
-                }
-
-                @Override
-                public long position(int partition) {
-                    return c.position(partition);
-                }
-
-                @Override
-                public Set<Integer> assignment() {
-                    return c.assignment();
-                }
-
-                @Override
-                public void wakeup() {
-                    c.wakeup();
-                }
-
-                @Override
-                public void close() {
-                    c.close();
-                }
-            };
-        }
-
-        @Override
-        public void ensureTopic(String topic, int minPartitions) {
-            real.ensureTopic(topic, minPartitions);
-        }
-
-        @Override
-        public void checkTopicName(String topic) {
-            real.checkTopicName(topic);
-        }
-
-        @Override
-        public int partitionCount(String topic) {
-            return real.partitionCount(topic);
-        }
-
-        @Override
-        public Map<Integer, Long> endOffsets(String topic) {
-            return real.endOffsets(topic);
-        }
-
-        @Override
-        public @Nullable Object topicId(String topic) {
-            return real.topicId(topic);
-        }
-
-        @Override
-        public Map<Integer, Long> committedOffsets(String topic, String group) {
-            return real.committedOffsets(topic, group);
-        }
-
-        @Override
-        public long currentTimeMillis() {
-            return real.currentTimeMillis();
         }
     }
 }
