@@ -18,8 +18,9 @@ import org.jspecify.annotations.Nullable;
  * trust would hide records past it, or hand out offsets that are already taken. So every entry must
  * point at a plausible frame header of the offset it claims, and the frames after the last entry
  * must run, header by header, exactly to the segment's end and to the index's {@code nextOffset}.
- * That reads the headers of at most {@code indexIntervalBytes} of frames (plus one frame), so a
- * healthy clean open stays cheap.
+ * That reads one header per index entry (per {@code indexIntervalBytes} of frames), so a clean open touches
+ * every page of the active segment: cheap when it is in the page cache, a read of the whole segment when
+ * it is not.
  */
 final class IndexChecks {
 
