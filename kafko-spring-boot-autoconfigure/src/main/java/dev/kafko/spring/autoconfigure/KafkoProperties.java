@@ -21,9 +21,11 @@ import org.springframework.util.unit.DataSize;
 
 /**
  * The {@code kafko.*} properties. Defaults equal the engine's ({@code TopicConfig.DEFAULTS},
- * {@code KafkoOptions.DEFAULTS}); a test keeps them so.
+ * {@code KafkoOptions.DEFAULTS}); a test keeps them so. A key under {@code kafko.} that names no property (a
+ * typo such as {@code kafko.topics.orders.max-record-bytes}) fails the start naming it: a misspelt retention or
+ * size limit silently left at its default keeps records for ever, or refuses them.
  */
-@ConfigurationProperties("kafko")
+@ConfigurationProperties(prefix = "kafko", ignoreUnknownFields = false)
 public class KafkoProperties {
 
     /** Whether to auto-configure kafko at all. */

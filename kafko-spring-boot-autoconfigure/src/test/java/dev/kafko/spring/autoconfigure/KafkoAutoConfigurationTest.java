@@ -122,6 +122,24 @@ class KafkoAutoConfigurationTest {
     }
 
     @Test
+    void aKeyThatNamesNoPropertyFailsStartUpNamingIt() {
+        for (String typo : List.of("kafko.topics.small.max-record-bytes=200", "kafko.defaults.retention-ms=1000",
+                "kafko.linger-ms=1", "kafko.listener.retry.max-attempt=3")) {
+            String key = typo.substring(0, typo.indexOf('='));
+            runner.withPropertyValues(typo).run(context -> assertThat(context).getFailure().as(typo)
+                    .hasStackTraceContaining(key));
+        }
+        // an environment variable of the same prefix that is not kafko's (KAFKO_HOME of an installation script)
+        runner.withInitializer(context -> context.getEnvironment().getPropertySources().addLast(
+                        new org.springframework.core.env.SystemEnvironmentPropertySource("env",
+                                java.util.Map.of("KAFKO_HOME", "/opt/kafko", "KAFKO_DATA_DIR", "/tmp/x"))))
+                .run(context -> assertThat(context).hasNotFailed());
+        // declared topic names with dots go in brackets, and bind
+        runner.withPropertyValues("kafko.topics[orders.DLT].partitions=2", "kafko.topics.orders.max-record-size=200")
+                .run(context -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
     void listenerValuesOutOfRangeFailStartUpNamingTheirProperty() {
         runner.withPropertyValues("kafko.listener.concurrency=0").run(context -> assertThat(context).getFailure()
                 .hasStackTraceContaining("kafko.listener.concurrency must be at least 1, was 0"));
