@@ -64,24 +64,30 @@ class RetentionRunsTest {
             kafko.createTopic("r", TopicConfig.builder().segmentBytes(TopicConfig.MIN_SEGMENT_BYTES)
                     .retention(Duration.ofHours(1)).build());
             producer.set(kafko.producer("r"));
-            for (int i = 0; i < 30; i++) {
+            int records = 100;
+            for (int i = 0; i < records; i++) {
                 producer.get().send(null, new byte[900]).join();
             }
             PartitionInfo before = kafko.topic("r").orElseThrow().partition(0);
-            assertThat(before.segmentCount()).isGreaterThanOrEqualTo(30);
+            assertThat(before.segmentCount()).isGreaterThanOrEqualTo(records);
 
             clock.advance(Duration.ofHours(2));
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (kafko.topic("r").orElseThrow().partition(0).logStartOffset() < 29) {
+            // every run told (a run's observer call comes after its segments left the log)
+            while (kafko.topic("r").orElseThrow().partition(0).logStartOffset() < records - 1
+                    || events.stream().filter(e -> e.startsWith("R")).mapToInt(e -> Integer.parseInt(e.substring(1)))
+                    .sum() < records - 1) {
                 assertThat(System.nanoTime()).as("retention deleted every expired segment: " + events + " "
                         + kafko.topic("r").orElseThrow().partition(0)).isLessThan(deadline);
                 Thread.sleep(5);
             }
-            assertThat(sentDuring.get().get(10, TimeUnit.SECONDS).offset()).isEqualTo(30);
+            assertThat(sentDuring.get().get(10, TimeUnit.SECONDS).offset()).isEqualTo(records);
 
             List<String> runs = events.stream().filter(e -> e.startsWith("R")).toList();
             assertThat(runs).hasSizeGreaterThan(1)
-                    .allSatisfy(r -> assertThat(Integer.parseInt(r.substring(1))).isBetween(1, 4));
+                    .allSatisfy(r -> assertThat(Integer.parseInt(r.substring(1))).isPositive());
+            // the first run, before the partition measured what a deletion costs, deletes the fewest a run may
+            assertThat(runs.get(0)).isEqualTo("R64");
             assertThat(events.indexOf("A1")).as("the send made during the first run is written before the last run: "
                     + events).isPositive().isLessThan(events.lastIndexOf(runs.get(runs.size() - 1)));
         }

@@ -371,13 +371,32 @@ public final class Broker implements Kafko {
                     return;
                 }
                 try {
-                    do {
-                        a.runCommand(CommandRequest.Kind.RETENTION);
-                    } while (a.retentionUnfinished() && !closed);
+                    retentionRun(a);
                 } catch (KafkoClosedException | UnknownTopicException e) {
                     break; // closed or deleted meanwhile: nothing left to trim there
                 }
             }
+        }
+    }
+
+    /**
+     * One retention run of {@code a}; while runs leave segments due, the next one is a scheduler task of its own,
+     * behind the work queued meanwhile (interval fsyncs, the ends of lingers, other partitions' retention), so that
+     * a partition with many segments to delete, or one a producer keeps rolling, never holds the scheduler.
+     */
+    private void retentionRun(PartitionActor a) {
+        if (closed || !a.isOpen()) {
+            return;
+        }
+        a.runCommand(CommandRequest.Kind.RETENTION);
+        if (a.retentionUnfinished() && !closed) {
+            ctx.scheduler().schedule(() -> {
+                try {
+                    retentionRun(a);
+                } catch (KafkoClosedException | UnknownTopicException e) {
+                    // closed or deleted meanwhile: nothing left to trim there
+                }
+            }, Duration.ZERO);
         }
     }
 

@@ -129,10 +129,14 @@ final class PartitionPositions {
      */
     private void logSkipped(int p, long from, long startOffset, long to) {
         System.Logger.Level level = from == 0 ? System.Logger.Level.INFO : System.Logger.Level.WARNING;
-        if (LOG.isLoggable(level)) {
-            LOG.log(level, "topic '" + topic + "' partition " + p + ": position " + from + " of " + reader
-                    + " is below the log start " + startOffset + " (retention deleted offsets " + from + " to "
-                    + (startOffset - 1) + " before they were read); reset to " + to + " under " + reset);
+        try {
+            if (LOG.isLoggable(level)) {
+                LOG.log(level, "topic '" + topic + "' partition " + p + ": position " + from + " of " + reader
+                        + " is below the log start " + startOffset + " (retention deleted offsets " + from + " to "
+                        + (startOffset - 1) + " before they were read); reset to " + to + " under " + reset);
+            }
+        } catch (RuntimeException e) {
+            // a log handler that fails must not fail the poll: the position was reset already
         }
     }
 
