@@ -13,6 +13,7 @@ import dev.kafko.Producer;
 import dev.kafko.RecordPosition;
 import dev.kafko.Topic;
 import dev.kafko.UnknownTopicException;
+import dev.kafko.spring.support.Timeouts;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
@@ -128,19 +129,21 @@ public final class KafkoBackend implements LogBackend {
                 }
             }
             consumer.seek(partition, offset);
-            long deadline = System.nanoTime() + timeout.toNanos();
+            long start = System.nanoTime();
+            long wait = Timeouts.saturatedNanos(timeout);
             do {
-                long left = Math.max(0, deadline - System.nanoTime());
+                long left = Math.max(0, wait - (System.nanoTime() - start));
                 for (KafkoRecord r : consumer.poll(Duration.ofNanos(left))) {
                     // below the offset: written after a seek past the end, which moved the position to the end
                     if (r.partition() == partition && r.offset() >= offset) {
                         return r.offset() == offset ? r : null;
                     }
                 }
-            } while (System.nanoTime() < deadline);
+            } while (System.nanoTime() - start < wait);
             return null;
         }
     }
+
 
     @Override
     public long currentTimeMillis() {

@@ -252,12 +252,14 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
         lock.lock();
         try {
             restartPending = false;
+            // with the latch, under the lock: a start between the two would launch a run this stop then stops
+            // without waiting for it
             stopping = exited;
+            expectedRunning = false;
+            stopRequested = true;
         } finally {
             lock.unlock();
         }
-        expectedRunning = false;
-        stopRequested = true;
         ListenerConsumer c = consumer;
         if (c != null) {
             c.wakeup();
@@ -356,11 +358,12 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
     /**
      * Called by the member thread as its last act: the member is marked stopped (or dead), then {@code stopped}
      * runs (the {@code ConsumerStoppedEvent}: an application listener of it sees the member stopped, and may
-     * start it again), then the member starts again when a start came during its stop.
+     * start it again), then the member starts again when a start came during its stop, and only then does it
+     * leave the container's count of running members: the last one out publishes the container's stopped event,
+     * unless a start from those events or a pending restart made the container run again.
      */
     void exited(@Nullable Throwable died, Runnable stopped) {
         CountDownLatch done;
-        ConsumerStoppedEvent.@Nullable Reason allStopped;
         lock.lock();
         try {
             failure = died;
@@ -368,42 +371,50 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
             consumer = null;
             running = false;
             done = exited;
-            allStopped = parent.memberExited(died);
         } finally {
             lock.unlock();
         }
-        // a stop asked for from the event (a circuit breaker, the application closing) must not wait for this thread
+        // a stop asked for from the events (a circuit breaker, the application closing) must not wait for this thread
         exiting = Thread.currentThread();
         try {
-            stopped.run();
-            if (allStopped != null) {
-                publish((member, container) -> new ConcurrentContainerStoppedEvent(container, container.getListenerId(),
-                        allStopped));
+            try {
+                stopped.run();
+            } catch (RuntimeException | Error e) {
+                LOG.error("Telling that {} stopped failed", memberName, e);
             }
-        } catch (RuntimeException | Error e) {
-            LOG.error("Telling that {} stopped failed", memberName, e);
+            ConsumerStoppedEvent.@Nullable Reason allStopped;
+            lock.lock();
+            try {
+                // a start during the stop it outlived, unless a stop came after it (which clears it) or a start from
+                // the event launched a member already
+                boolean restart = restartPending && !running;
+                restartPending = false;
+                if (restart) {
+                    LOG.info("{} finished the stop it outlived; starting again, as asked meanwhile", memberName);
+                    launch(OPEN);
+                }
+            } catch (RuntimeException e) {
+                running = false;
+                consumer = null;
+                exited = new CountDownLatch(0);
+                failure = e;
+                LOG.error("{} could not start again after its stop", memberName, e);
+            } finally {
+                // after any launch: a run started meanwhile keeps the container counted as running
+                allStopped = parent.memberExited(died);
+                lock.unlock();
+            }
+            if (allStopped != null) {
+                try {
+                    publish((member, container) -> new ConcurrentContainerStoppedEvent(container,
+                            container.getListenerId(), allStopped));
+                } catch (RuntimeException | Error e) {
+                    LOG.error("Telling that {} stopped failed", memberName, e);
+                }
+            }
         } finally {
             exiting = null;
-        }
-        lock.lock();
-        try {
-            // a start during the stop it outlived, unless a stop came after it (which clears it) or a start from the
-            // event launched a member already
-            boolean restart = restartPending && !running;
-            restartPending = false;
-            if (restart) {
-                LOG.info("{} finished the stop it outlived; starting again, as asked meanwhile", memberName);
-                launch(OPEN);
-            }
-        } catch (RuntimeException e) {
-            running = false;
-            consumer = null;
-            exited = new CountDownLatch(0);
-            failure = e;
-            LOG.error("{} could not start again after its stop", memberName, e);
-        } finally {
             done.countDown();
-            lock.unlock();
         }
     }
 

@@ -12,6 +12,7 @@ import dev.kafko.spring.support.KafkoHeaders;
 import dev.kafko.spring.support.KafkoNull;
 import dev.kafko.spring.support.RecordMessageConverter;
 import dev.kafko.spring.support.SendResult;
+import dev.kafko.spring.support.Timeouts;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Collection;
@@ -159,7 +160,7 @@ public class ReplyingKafkoTemplate<K, V, R> implements SmartLifecycle, Disposabl
         Objects.requireNonNull(request, "request");
         requirePositive(replyTimeout);
         requireRunning();
-        long timeoutNanos = saturatedNanos(replyTimeout); // before the send: nothing may fail once it is made
+        long timeoutNanos = Timeouts.saturatedNanos(replyTimeout); // before the send: nothing may fail once it is made
         String correlationId = UUID.randomUUID().toString();
         Message<?> message = MessageBuilder.fromMessage(request).setHeader(KafkoHeaders.REPLY_TOPIC, replyTopic)
                 .setHeader(KafkoHeaders.CORRELATION_ID, correlationId.getBytes(StandardCharsets.UTF_8)).build();
@@ -187,7 +188,9 @@ public class ReplyingKafkoTemplate<K, V, R> implements SmartLifecycle, Disposabl
         // a timer cancelled (and dropped from the timer queue) once the future completes: a long timeout keeps no
         // answered request in memory until it ends
         CompletableFuture<Boolean> timer = new CompletableFuture<>();
-        timer.thenAccept(timedOut -> {
+        // on the common pool, not on the JDK's one timer thread: the caller's stages run where the future completes,
+        // and one that blocked there would hold back every timeout of the JVM
+        timer.thenAcceptAsync(timedOut -> {
             if (timedOut && pending.remove(correlationId, future)) {
                 future.completeExceptionally(new KafkoReplyTimeoutException("no reply on '" + replyTopic
                         + "' within " + replyTimeout + " to the request " + correlationId + " sent to '"
@@ -199,14 +202,6 @@ public class ReplyingKafkoTemplate<K, V, R> implements SmartLifecycle, Disposabl
         return future;
     }
 
-    /** {@code timeout} in nanoseconds, or {@link Long#MAX_VALUE} (292 years) for a longer one. */
-    private static long saturatedNanos(Duration timeout) {
-        try {
-            return timeout.toNanos();
-        } catch (ArithmeticException e) {
-            return Long.MAX_VALUE;
-        }
-    }
 
     /** How many requests wait for their replies now. */
     public int pendingReplies() {

@@ -30,7 +30,10 @@ class ContainerStoppedEventsTest {
     static final List<KafkoEvent> EVENTS = new CopyOnWriteArrayList<>();
     static volatile String dieOn = "";
     static volatile boolean restartWhenAllStopped;
+    static volatile boolean restartOnDeath;
     static final AtomicBoolean DIED = new AtomicBoolean();
+    /** For each ConcurrentContainerStoppedEvent, whether its container ran when it was published. */
+    static final List<Boolean> ALL_STOPPED_WHILE_RUNNING = new CopyOnWriteArrayList<>();
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
@@ -42,7 +45,9 @@ class ContainerStoppedEventsTest {
         EVENTS.clear();
         dieOn = "";
         restartWhenAllStopped = false;
+        restartOnDeath = false;
         DIED.set(false);
+        ALL_STOPPED_WHILE_RUNNING.clear();
     }
 
     @Test
@@ -114,6 +119,29 @@ class ContainerStoppedEventsTest {
         });
     }
 
+    /**
+     * A supervisor restarts the container from the ConsumerStoppedEvent of its only member, which died: the container
+     * never stopped as a whole, so no ConcurrentContainerStoppedEvent (one was published while it ran again).
+     */
+    @Test
+    void aMemberRestartedFromItsStoppedEventLeavesTheContainerRunningWithoutAnAllStoppedEvent() {
+        restartOnDeath = true;
+        runner.withPropertyValues("kafko.topics.one.partitions=1").withBean(Single.class).run(context -> {
+            MessageListenerContainer container = registry(context).getListenerContainer("single");
+            KafkoTestUtils.waitForAssignment(container, 1, WAIT);
+            template(context).send("one", "kill").join();
+            await().atMost(WAIT).until(() -> count(ConsumerStoppedEvent.class, "single") == 1);
+            await().atMost(WAIT).until(container::isRunning);
+            template(context).send("one", "after").join();
+            await().atMost(WAIT).until(() -> Single.received.contains("after"));
+            assertThat(count(ConcurrentContainerStoppedEvent.class, "single")).isZero();
+            restartOnDeath = false;
+            container.stop();
+            await().atMost(WAIT).until(() -> count(ConcurrentContainerStoppedEvent.class, "single") == 1);
+            assertThat(ALL_STOPPED_WHILE_RUNNING).containsExactly(false);
+        });
+    }
+
     @Test
     void aContainerStartedFromTheEventRunsAgain() {
         restartWhenAllStopped = true;
@@ -161,12 +189,31 @@ class ContainerStoppedEventsTest {
         }
     }
 
+    static class Single {
+        static final List<String> received = new CopyOnWriteArrayList<>();
+
+        @KafkoListener(id = "single", topics = "one")
+        void on(String value) {
+            if (value.equals("kill") && DIED.compareAndSet(false, true)) {
+                throw new OutOfMemoryError("simulated");
+            }
+            received.add(value);
+        }
+    }
+
     static class Recorder implements ApplicationListener<KafkoEvent> {
         @Override
         public void onApplicationEvent(KafkoEvent event) {
             if (event instanceof ConsumerStoppedEvent || event instanceof ContainerStoppedEvent
                     || event instanceof ConcurrentContainerStoppedEvent) {
                 EVENTS.add(event);
+            }
+            if (event instanceof ConsumerStoppedEvent stopped && restartOnDeath
+                    && stopped.getReason() != ConsumerStoppedEvent.Reason.NORMAL) {
+                stopped.getContainer(MessageListenerContainer.class).start(); // a supervisor
+            }
+            if (event instanceof ConcurrentContainerStoppedEvent all) {
+                ALL_STOPPED_WHILE_RUNNING.add(all.getContainer(MessageListenerContainer.class).isRunning());
             }
             if (event instanceof ConcurrentContainerStoppedEvent all && restartWhenAllStopped) {
                 all.getContainer(MessageListenerContainer.class).start();

@@ -10,6 +10,7 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.springframework.util.backoff.ExponentialBackOff;
 import org.springframework.util.backoff.FixedBackOff;
 
 class DefaultErrorHandlerTest {
@@ -43,6 +44,17 @@ class DefaultErrorHandlerTest {
         assertThat(recovered).hasSize(2);
         assertThatThrownBy(() -> new DefaultErrorHandler((RecordRecoverer) null))
                 .isInstanceOf(NullPointerException.class).hasMessage("recoverer");
+    }
+
+    @Test
+    void anExponentialBackOffRetriesUntilItsElapsedTimeRunsOutThenRecovers() throws Exception {
+        ExponentialBackOff backOff = new ExponentialBackOff(1, 2.0);
+        backOff.setMaxElapsedTime(20); // waits of 1, 2, 4, 8 ms, then 16 would pass 20 in all
+        Attempts attempts = new Attempts(new IllegalStateException("again"));
+        new DefaultErrorHandler((record, failure, invocation) -> recovered.add(failure), backOff)
+                .handle(List.of(mock(KafkoRecord.class)), new IllegalStateException("first"), attempts);
+        assertThat(attempts.retries).isBetween(4, 5);
+        assertThat(recovered).hasSize(1);
     }
 
     @Test
