@@ -56,17 +56,6 @@ final class PartitionActor implements Mailbox.Owner {
     static final long COMMAND_HELP_INTERVAL_MS = 10;
     /** How long a close waits for the rounds before it to complete their futures; see {@link #closeLog}. */
     static final Duration CLOSE_COMPLETION_WAIT = Duration.ofSeconds(5);
-    /**
-     * About how long one retention run deletes segments while the partition's sends wait: deleting a segment is
-     * three unlinks, 50 us on some file systems and 4-5 ms on one mounted with {@code discard}, and a run that
-     * deleted 2,000 segments held a send back for 8 s. A run deletes as many segments as the partition's measured
-     * cost per segment fits in this, and at least {@link #RETENTION_SEGMENTS_MIN} (so that retention keeps up with
-     * a producer that rolls small segments fast); the scheduler runs retention again, as a task of its own behind
-     * the sends queued meanwhile and its other work, until a run deletes fewer.
-     */
-    static final long RETENTION_RUN_NANOS = 10_000_000;
-    /** The fewest segments a retention run may delete, whatever they cost. */
-    static final int RETENTION_SEGMENTS_MIN = 64;
 
     private static final System.Logger LOG = System.getLogger(PartitionActor.class.getName());
     private static final VarHandle OWNER;
@@ -102,9 +91,7 @@ final class PartitionActor implements Mailbox.Owner {
 
     private volatile PartitionState state = PartitionState.RUNNING;
     private volatile boolean deleted;
-    private volatile boolean retentionUnfinished;
-    /** What deleting one segment cost, about (halfway between the last estimate and the last run). Owner only. */
-    private long retentionNanosPerSegment = RETENTION_RUN_NANOS / RETENTION_SEGMENTS_MIN;
+    private final RetentionPace retentionPace = new RetentionPace();
     private volatile @Nullable Throwable failure;
     private volatile @Nullable PartitionInfo closedInfo;
     private final Waiters waiters;
@@ -157,13 +144,9 @@ final class PartitionActor implements Mailbox.Owner {
         return state != PartitionState.CLOSED;
     }
 
-    /**
-     * Whether the last retention command deleted as many segments as its run could (see
-     * {@link #RETENTION_RUN_NANOS}), so that more may be due: the scheduler runs retention here again. Written by
-     * the owner; false after a command that found the partition closed, failed or deleted.
-     */
+    /** {@link RetentionPace#unfinished}: the scheduler runs retention here again. Any thread. */
     boolean retentionUnfinished() {
-        return retentionUnfinished;
+        return retentionPace.unfinished();
     }
 
     /**
@@ -613,9 +596,9 @@ final class PartitionActor implements Mailbox.Owner {
                 }
             }
             case RETENTION -> {
-                retentionUnfinished = false; // a closed, failed or deleted partition has nothing more due
+                int max = retentionPace.begin(); // a closed, failed or deleted partition has nothing more due
                 if (state == PartitionState.RUNNING) {
-                    retention();
+                    retention(max);
                 }
             }
             case CLOSE, DELETE -> {
@@ -625,18 +608,11 @@ final class PartitionActor implements Mailbox.Owner {
         }
     }
 
-    private void retention() {
+    private void retention(int maxSegments) {
         long before = log.sizeBytes();
         try {
-            int max = (int) Math.max(RETENTION_SEGMENTS_MIN, Math.min(Integer.MAX_VALUE,
-                    RETENTION_RUN_NANOS / retentionNanosPerSegment));
-            long start = System.nanoTime();
-            int deletedSegments = log.applyRetention(max);
-            if (deletedSegments > 0) {
-                long each = Math.max(1, (System.nanoTime() - start) / deletedSegments);
-                retentionNanosPerSegment = Math.max(1, (retentionNanosPerSegment + each) / 2);
-            }
-            retentionUnfinished = deletedSegments == max;
+            int deletedSegments = log.applyRetention(maxSegments);
+            retentionPace.ran(deletedSegments);
             if (deletedSegments > 0) {
                 waiters.wake(); // a consumer below the new log start must reset
                 if (ctx.observing()) {
