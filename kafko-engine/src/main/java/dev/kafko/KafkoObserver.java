@@ -33,6 +33,12 @@ public interface KafkoObserver {
     default void onRetention(String topic, int partition, int segments, long bytes) { }
 
     /**
+     * A topic was created ({@link Kafko#createTopic}): {@link Kafko#topic} and {@link Kafko#topics()} already
+     * return it. Called on the creating thread, once the creation is complete, not for the topics an open finds.
+     */
+    default void onTopicCreated(String topic) { }
+
+    /**
      * A topic was deleted ({@link Kafko#deleteTopic}): its partitions and groups are gone, and a topic
      * created later under the same name starts anew. Called on the deleting thread.
      */

@@ -68,6 +68,42 @@ class KafkoLifecycleTest {
     }
 
     @Test
+    void observerIsToldOfEachCreatedTopicOnceItCanBeFoundNotOfTopicsAnOpenFinds() {
+        List<String> created = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Kafko[] instance = new Kafko[1];
+        KafkoObserver observer = new KafkoObserver() {
+            @Override
+            public void onTopicCreated(String topic) {
+                created.add(topic);
+                seen.add(topic + (instance[0].topics().contains(topic) ? " found" : " missing"));
+                if (topic.equals("throws")) {
+                    throw new IllegalStateException("observer failure");
+                }
+            }
+        };
+        KafkoOptions options = KafkoOptions.builder().observer(observer).build();
+        try (Kafko k = Kafko.open(dir, options)) {
+            instance[0] = k;
+            k.createTopic("a");
+            k.createTopic("b", TopicConfig.builder().partitions(3).build());
+            assertThatThrownBy(() -> k.createTopic("a")).isInstanceOf(TopicExistsException.class);
+            assertThatThrownBy(() -> k.createTopic("bad/name")).isInstanceOf(InvalidNameException.class);
+            assertThat(k.createTopic("throws").name()).as("an observer's failure is not the creation's").isEqualTo("throws");
+            k.deleteTopic("a");
+            k.createTopic("a");
+            assertThat(created).containsExactly("a", "b", "throws", "a");
+            assertThat(seen).containsOnly("a found", "b found", "throws found");
+        }
+        created.clear();
+        try (Kafko k = Kafko.open(dir, options)) {
+            instance[0] = k;
+            assertThat(k.topics()).containsExactly("a", "b", "throws");
+            assertThat(created).as("topics found at open are not created").isEmpty();
+        }
+    }
+
+    @Test
     void closeIsIdempotentAndEverythingAfterItFailsWithKafkoClosed() {
         Kafko k = Kafko.open(dir);
         k.createTopic("t");

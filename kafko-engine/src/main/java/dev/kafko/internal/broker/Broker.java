@@ -156,6 +156,7 @@ public final class Broker implements Kafko {
         Names.check("topic", name);
         Objects.requireNonNull(config, "config");
         config.compression().requireAvailable();
+        TopicImpl t;
         admin.lock();
         try {
             ensureOpen();
@@ -164,12 +165,13 @@ public final class Broker implements Kafko {
                 throw new TopicExistsException("topic '" + name + "' already exists in " + dataDir);
             }
             Names.checkNoCollision(name, topics.keySet());
-            TopicImpl t = TopicDirectory.create(this, dataDir.resolve(name), name, config);
+            t = TopicDirectory.create(this, dataDir.resolve(name), name, config);
             topics.put(name, t);
-            return t;
         } finally {
             admin.unlock();
         }
+        ctx.observer().onTopicCreated(name); // outside the lock: an observer may make admin calls
+        return t;
     }
 
     @Override

@@ -85,6 +85,19 @@ final class GuardedObserver implements KafkoObserver {
     }
 
     @Override
+    public void onTopicCreated(String topic) {
+        int[] marks = ThreadMarks.get();
+        marks[ThreadMarks.OBSERVING]++;
+        try {
+            delegate.onTopicCreated(topic);
+        } catch (RuntimeException | LinkageError | AssertionError e) {
+            complain("onTopicCreated", e);
+        } finally {
+            marks[ThreadMarks.OBSERVING]--;
+        }
+    }
+
+    @Override
     public void onTopicDeleted(String topic) {
         int[] marks = ThreadMarks.get();
         marks[ThreadMarks.OBSERVING]++;
