@@ -43,8 +43,17 @@ public @interface KafkoListener {
      */
     String id() default "";
 
-    /** The topics to read; each gets {@link #concurrency()} members. */
+    /** The topics to read; each gets {@link #concurrency()} members. Not with {@link #topicPattern()}. */
     String[] topics() default {};
+
+    /**
+     * A regular expression ({@link java.util.regex.Pattern}) that the whole name of each topic to read matches,
+     * instead of {@link #topics()}: the matching topics that exist when the container starts and, while it runs,
+     * each one created later, from the moment it is created; each gets {@link #concurrency()} members.
+     * Dead-letter topics ({@code <topic>.DLT}) are never matched, since the listener's own failures fill them.
+     * Matched topics are never created by the listener; one deleted and created again is read again.
+     */
+    String topicPattern() default "";
 
     /** The consumer group. Default: the {@link #id()}. */
     String groupId() default "";

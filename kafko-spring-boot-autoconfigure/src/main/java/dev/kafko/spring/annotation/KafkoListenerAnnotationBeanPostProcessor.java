@@ -20,6 +20,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiFunction;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.scope.ScopedObject;
 import org.springframework.aop.scope.ScopedProxyFactoryBean;
@@ -346,8 +348,13 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         // how every later failure names the listener: its id, then its method
         String where = "'" + id + "' " + declared;
         List<String> topics = resolveTopics(listener.topics(), where, ctx);
-        if (topics.isEmpty()) {
+        Pattern topicPattern = resolvePattern(listener.topicPattern(), where, ctx);
+        if (topics.isEmpty() && topicPattern == null) {
             throw new InvalidKafkoListenerException("@KafkoListener " + where + " names no topic");
+        }
+        if (!topics.isEmpty() && topicPattern != null) {
+            throw new InvalidKafkoListenerException("@KafkoListener " + where + " names topics " + topics
+                    + " and a topicPattern '" + topicPattern + "': give one or the other");
         }
         List<KafkoListenerEndpoint.Handler> resolved = handlers.apply(where, ctx);
         KafkoListenerEndpoint.Handler first = resolved.get(0);
@@ -369,7 +376,32 @@ public final class KafkoListenerAnnotationBeanPostProcessor
                 bean, first.method(), first.replyTopic(), containerFactory, first.replyToHeader(),
                 resolveBean(listener.filter(), RecordFilterStrategy.class, "filter", where, ctx),
                 resolveBean(listener.errorHandler(), KafkoListenerErrorHandler.class, "errorHandler", where, ctx),
-                classLevel ? resolved : List.of());
+                classLevel ? resolved : List.of(), topicPattern);
+    }
+
+    /** The topic pattern, compiled; {@code null} when none is given (or it resolves to nothing). */
+    private @Nullable Pattern resolvePattern(String raw, String where, BeanExpressionContext ctx) {
+        if (!StringUtils.hasText(raw)) {
+            return null;
+        }
+        Object resolved = resolve(raw, "topicPattern", where, ctx);
+        if (resolved instanceof Pattern pattern) {
+            return pattern;
+        }
+        if (resolved != null && !(resolved instanceof String)) {
+            throw new InvalidKafkoListenerException("@KafkoListener " + where + ": topicPattern '" + raw
+                    + "' resolved to a " + resolved.getClass().getName() + ", not text or a Pattern");
+        }
+        String regex = (String) resolved;
+        if (!StringUtils.hasText(regex)) {
+            return null;
+        }
+        try {
+            return Pattern.compile(regex);
+        } catch (PatternSyntaxException e) {
+            throw new InvalidKafkoListenerException("@KafkoListener " + where + ": topicPattern '" + regex
+                    + "' is not a regular expression: " + e.getDescription() + " near index " + e.getIndex(), e);
+        }
     }
 
     /**

@@ -20,6 +20,11 @@ final class CompositeKafkoObserver implements KafkoObserver {
         };
     }
 
+    /** Whether {@code observer} is {@code root} or one of the observers it forwards to. */
+    static boolean includes(KafkoObserver root, KafkoObserver observer) {
+        return root == observer || root instanceof CompositeKafkoObserver c && c.observers.contains(observer);
+    }
+
     @Override
     public void onAppend(String topic, int partition, int records, long bytes, long nanos) {
         for (KafkoObserver o : observers) {
@@ -52,6 +57,13 @@ final class CompositeKafkoObserver implements KafkoObserver {
     public void onRetention(String topic, int partition, int segments, long bytes) {
         for (KafkoObserver o : observers) {
             o.onRetention(topic, partition, segments, bytes);
+        }
+    }
+
+    @Override
+    public void onTopicCreated(String topic) {
+        for (KafkoObserver o : observers) {
+            o.onTopicCreated(topic);
         }
     }
 

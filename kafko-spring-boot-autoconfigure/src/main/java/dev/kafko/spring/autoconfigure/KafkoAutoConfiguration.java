@@ -8,6 +8,7 @@ import dev.kafko.spring.annotation.KafkoListenerAnnotationBeanPostProcessor;
 import dev.kafko.spring.config.KafkoListenerContainerFactory;
 import dev.kafko.spring.core.KafkoBackend;
 import dev.kafko.spring.core.KafkoTemplate;
+import dev.kafko.spring.core.KafkoTopicCreations;
 import dev.kafko.spring.core.KafkoTopicProvisioner;
 import dev.kafko.spring.core.LogBackend;
 import dev.kafko.spring.listener.ContainerProperties;
@@ -144,10 +145,23 @@ public final class KafkoAutoConfiguration {
         return provisioner;
     }
 
+    /** Part of the {@link Kafko} bean's observer, as every {@link KafkoObserver} bean: tells the topics it creates. */
     @Bean
     @ConditionalOnMissingBean
-    LogBackend kafkoBackend(Kafko kafko, KafkoTopicProvisioner topics) {
-        return new KafkoBackend(kafko, topics);
+    KafkoTopicCreations kafkoTopicCreations() {
+        return new KafkoTopicCreations();
+    }
+
+    /**
+     * The backend watches topic creations through the {@link KafkoTopicCreations} bean only when the {@link Kafko}
+     * bean's observer includes it (an application's own {@code Kafko} bean may not).
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    LogBackend kafkoBackend(Kafko kafko, KafkoTopicProvisioner topics, ObjectProvider<KafkoTopicCreations> creations) {
+        KafkoTopicCreations watch = creations.getIfUnique();
+        boolean wired = watch != null && CompositeKafkoObserver.includes(kafko.options().observer(), watch);
+        return new KafkoBackend(kafko, topics, wired ? watch : null);
     }
 
     @Bean

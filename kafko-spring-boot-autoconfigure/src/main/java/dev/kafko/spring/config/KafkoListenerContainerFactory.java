@@ -23,6 +23,7 @@ import io.micrometer.observation.ObservationRegistry;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Pattern;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -216,9 +217,13 @@ public class KafkoListenerContainerFactory implements ApplicationEventPublisherA
                     endpoint.bean().getClass().getClassLoader());
         }
         boolean start = endpoint.autoStartup() != null ? endpoint.autoStartup() : autoStartup;
-        return observed(new ConcurrentMessageListenerContainer(endpoint.id(), endpoint.topics(), endpoint.groupId(),
-                backend, properties, start, filtered(adapter, endpoint.recordFilterStrategy()), errorHandler,
-                instrumentation, executor));
+        KafkoMessageListener filtered = filtered(adapter, endpoint.recordFilterStrategy());
+        Pattern pattern = endpoint.topicPattern();
+        return observed(pattern == null
+                ? new ConcurrentMessageListenerContainer(endpoint.id(), endpoint.topics(), endpoint.groupId(),
+                        backend, properties, start, filtered, errorHandler, instrumentation, executor)
+                : new ConcurrentMessageListenerContainer(endpoint.id(), pattern, endpoint.groupId(),
+                        backend, properties, start, filtered, errorHandler, instrumentation, executor));
     }
 
     private MessagingMessageListenerAdapter adapter(KafkoListenerEndpoint endpoint, MessageHandlerMethodFactory methods,
@@ -308,6 +313,19 @@ public class KafkoListenerContainerFactory implements ApplicationEventPublisherA
         }
         Kafko.checkName("group", groupId);
         return observed(new ConcurrentMessageListenerContainer(id, topics, groupId, backend, containerProperties,
+                autoStartup, filtered(listener, null), errorHandler, instrumentation, executor));
+    }
+
+    /**
+     * A container for a plain listener that reads every topic {@code topicPattern} matches (see
+     * {@link ConcurrentMessageListenerContainer}), with this factory's defaults.
+     *
+     * @throws dev.kafko.InvalidNameException when the group breaks the naming rule
+     */
+    public ConcurrentMessageListenerContainer createListenerContainer(String id, String groupId, Pattern topicPattern,
+                                                                      KafkoMessageListener listener) {
+        Kafko.checkName("group", groupId);
+        return observed(new ConcurrentMessageListenerContainer(id, topicPattern, groupId, backend, containerProperties,
                 autoStartup, filtered(listener, null), errorHandler, instrumentation, executor));
     }
 

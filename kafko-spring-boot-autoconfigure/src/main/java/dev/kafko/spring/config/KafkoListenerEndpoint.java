@@ -5,6 +5,7 @@ import dev.kafko.spring.listener.KafkoListenerErrorHandler;
 import dev.kafko.spring.listener.adapter.RecordFilterStrategy;
 import java.lang.reflect.Method;
 import java.util.List;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -12,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  * values ({@code null}) take the container factory's defaults.
  *
  * @param id the listener id
- * @param topics the topics, at least one
+ * @param topics the topics, at least one unless {@code topicPattern} is given (then none)
  * @param groupId the consumer group
  * @param concurrency members per topic, or {@code null}
  * @param autoStartup whether to start with the context, or {@code null}
@@ -32,13 +33,16 @@ import org.jspecify.annotations.Nullable;
  * @param handlers the {@code @KafkoHandler} methods of a class-level {@code @KafkoListener}, which each record
  *     is dispatched among by its payload's class; empty for a method listener. For a class-level listener,
  *     {@code method}, {@code replyTopic} and {@code replyToHeader} are its first handler's
+ * @param topicPattern the pattern of the topics to read instead of {@code topics}, or {@code null}
+ *     ({@link dev.kafko.spring.annotation.KafkoListener#topicPattern()})
  */
 public record KafkoListenerEndpoint(String id, List<String> topics, String groupId, @Nullable Integer concurrency,
                                     @Nullable Boolean autoStartup, boolean batch, @Nullable AckMode ackMode,
                                     Object bean, Method method, @Nullable String replyTopic,
                                     @Nullable String containerFactory, boolean replyToHeader,
                                     @Nullable RecordFilterStrategy recordFilterStrategy,
-                                    @Nullable KafkoListenerErrorHandler errorHandler, List<Handler> handlers) {
+                                    @Nullable KafkoListenerErrorHandler errorHandler, List<Handler> handlers,
+                                    @Nullable Pattern topicPattern) {
 
     /**
      * One {@code @KafkoHandler} method of a class-level listener.
@@ -54,10 +58,25 @@ public record KafkoListenerEndpoint(String id, List<String> topics, String group
     public KafkoListenerEndpoint {
         topics = List.copyOf(topics);
         handlers = List.copyOf(handlers);
+        if (topicPattern != null && !topics.isEmpty()) {
+            throw new IllegalArgumentException("Listener '" + id + "' names topics " + topics + " and a topic pattern '"
+                    + topicPattern + "': it reads one or the other");
+        }
         if (replyToHeader && replyTopic != null) {
             throw new IllegalArgumentException("Listener '" + id + "': a reply goes to the @SendTo topic '" + replyTopic
                     + "' or to the request's reply-topic header, not both");
         }
+    }
+
+    /** An endpoint that reads the topics it names. */
+    public KafkoListenerEndpoint(String id, List<String> topics, String groupId, @Nullable Integer concurrency,
+                                 @Nullable Boolean autoStartup, boolean batch, @Nullable AckMode ackMode,
+                                 Object bean, Method method, @Nullable String replyTopic,
+                                 @Nullable String containerFactory, boolean replyToHeader,
+                                 @Nullable RecordFilterStrategy recordFilterStrategy,
+                                 @Nullable KafkoListenerErrorHandler errorHandler, List<Handler> handlers) {
+        this(id, topics, groupId, concurrency, autoStartup, batch, ackMode, bean, method, replyTopic, containerFactory,
+                replyToHeader, recordFilterStrategy, errorHandler, handlers, null);
     }
 
     /** A method listener's endpoint (no handlers). */

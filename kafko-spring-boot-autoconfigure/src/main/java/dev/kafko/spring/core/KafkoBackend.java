@@ -31,10 +31,21 @@ public final class KafkoBackend implements LogBackend {
 
     private final Kafko kafko;
     private final KafkoTopicProvisioner topics;
+    private final @Nullable KafkoTopicCreations creations;
 
+    /** A backend that cannot tell topic creations: a listener's topic pattern is matched when it starts. */
     public KafkoBackend(Kafko kafko, KafkoTopicProvisioner topics) {
+        this(kafko, topics, null);
+    }
+
+    /**
+     * @param creations what {@code kafko}'s observer tells of the topics it creates (part of the observer it was
+     *     opened with), or {@code null}
+     */
+    public KafkoBackend(Kafko kafko, KafkoTopicProvisioner topics, @Nullable KafkoTopicCreations creations) {
         this.kafko = kafko;
         this.topics = topics;
+        this.creations = creations;
     }
 
     /** The instance this backend writes to. */
@@ -51,7 +62,15 @@ public final class KafkoBackend implements LogBackend {
     @Override
     public BackendConsumer groupConsumer(String topic, String group, int maxPollRecords,
                                          ConsumerRebalanceListener rebalanceListener) {
-        topics.ensure(topic, 1);
+        return groupConsumer(topic, group, maxPollRecords, rebalanceListener, true);
+    }
+
+    @Override
+    public BackendConsumer groupConsumer(String topic, String group, int maxPollRecords,
+                                         ConsumerRebalanceListener rebalanceListener, boolean createTopic) {
+        if (createTopic) {
+            topics.ensure(topic, 1);
+        }
         ConsumerOptions options = ConsumerOptions.DEFAULTS.withMaxPollRecords(maxPollRecords)
                 .withRebalanceListener(rebalanceListener);
         return new KafkoBackendConsumer(kafko, topic, kafko.groupConsumer(topic, group, options));
@@ -144,6 +163,15 @@ public final class KafkoBackend implements LogBackend {
         }
     }
 
+    @Override
+    public Set<String> topicNames() {
+        return kafko.topics();
+    }
+
+    @Override
+    public @Nullable AutoCloseable watchTopicCreations(java.util.function.Consumer<String> created) {
+        return creations == null ? null : creations.watch(created);
+    }
 
     @Override
     public long currentTimeMillis() {

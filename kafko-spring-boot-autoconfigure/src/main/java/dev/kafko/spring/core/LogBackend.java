@@ -33,6 +33,21 @@ public interface LogBackend {
                                   ConsumerRebalanceListener rebalanceListener);
 
     /**
+     * As {@link #groupConsumer(String, String, int, ConsumerRebalanceListener)}, creating the topic only when
+     * {@code createTopic} (a listener that follows a topic pattern never creates the topics it reads). The default
+     * checks that the topic exists first, when it may not create it.
+     *
+     * @throws dev.kafko.UnknownTopicException when the topic is unknown and may not be created
+     */
+    default BackendConsumer groupConsumer(String topic, String group, int maxPollRecords,
+                                          ConsumerRebalanceListener rebalanceListener, boolean createTopic) {
+        if (!createTopic && !topicNames().contains(topic)) {
+            throw new dev.kafko.UnknownTopicException("topic '" + topic + "' does not exist");
+        }
+        return groupConsumer(topic, group, maxPollRecords, rebalanceListener);
+    }
+
+    /**
      * Makes sure {@code topic} exists with at least {@code minPartitions} partitions: creates it
      * (when allowed) or grows it.
      */
@@ -84,6 +99,24 @@ public interface LogBackend {
      */
     default @Nullable KafkoRecord read(String topic, int partition, long offset, Duration timeout) {
         throw new UnsupportedOperationException(getClass().getName() + " cannot read by offset");
+    }
+
+    /**
+     * The names of the topics that exist now. The default cannot list them.
+     *
+     * @throws UnsupportedOperationException when this backend cannot list its topics
+     */
+    default java.util.Set<String> topicNames() {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot list its topics");
+    }
+
+    /**
+     * Calls {@code created} with the name of every topic created from now on, on the creating thread (it must not
+     * block), until the returned handle is closed; {@code null} when this backend cannot tell (a listener with a
+     * topic pattern then reads the matching topics that existed when it started). The default cannot tell.
+     */
+    default @Nullable AutoCloseable watchTopicCreations(java.util.function.Consumer<String> created) {
+        return null;
     }
 
     /** Now, by the log's clock, in epoch millis: the timestamp the template gives new records. */

@@ -12,6 +12,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.LinkedHashSet;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -19,6 +22,7 @@ import java.util.Collections;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,20 +34,31 @@ import org.springframework.core.task.TaskExecutor;
  * share the topic's partitions, each a {@link KafkoMessageListenerContainer} with its own thread,
  * named {@code <id>-0}, {@code <id>-1}, ... Lifecycle methods may be called from any thread and
  * are serialized on this object.
+ *
+ * <p>A container made with a topic pattern reads every topic whose whole name the pattern matches, but for
+ * dead-letter topics ({@code <topic>.DLT}, which its own failures fill): those that exist when it starts, and,
+ * while it runs, each one created later, from the moment it is created, where the backend tells creations
+ * ({@link LogBackend#watchTopicCreations}; else at its next start). It never creates a topic, and keeps
+ * reading a topic deleted and created again.
  */
 public final class ConcurrentMessageListenerContainer implements MessageListenerContainer {
 
     private static final Logger LOG = LoggerFactory.getLogger(ConcurrentMessageListenerContainer.class);
 
     private final String listenerId;
-    private final List<String> topics;
+    private final @Nullable Pattern topicPattern;
+    /** The topics read, in the order their members were made: fixed, or those the pattern matched so far. */
+    private final List<String> topics = new CopyOnWriteArrayList<>();
     private final String groupId;
     private final LogBackend backend;
     private final ContainerProperties properties;
     private final boolean autoStartup;
+    private final KafkoMessageListener listener;
     private final KafkoErrorHandler errorHandler;
     private final KafkoInstrumentation instrumentation;
-    private final List<KafkoMessageListenerContainer> members = new ArrayList<>();
+    private final TaskExecutor executor;
+    /** Grows (under this container's lock) when a pattern matches a topic; iterated without a lock. */
+    private final List<KafkoMessageListenerContainer> members = new CopyOnWriteArrayList<>();
     private final ProcessedOffsets processed;
     /** Members whose polling thread runs; their launches and exits count under their own locks. */
     private final AtomicInteger live = new AtomicInteger();
@@ -51,31 +66,71 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     private final AtomicReference<ConsumerStoppedEvent.@Nullable Reason> diedSinceAllStopped = new AtomicReference<>();
     /** Whether this container holds the {@link KeepAlive}: from its start until it is asked to stop. */
     private boolean keepingAlive;
+    /** From {@link #start()} until a stop is asked for: members made for newly matched topics start. */
+    private volatile boolean started;
+    /** Whether a pause was asked for and no resume since: members made meanwhile start paused. */
+    private volatile boolean pauseRequested;
+    /** The watch of topic creations of a container with a pattern, from its start until a stop is asked for. */
+    private @Nullable AutoCloseable creationWatch;
+    private volatile RecordObservations observations = RecordObservations.NONE;
     private volatile @Nullable ApplicationEventPublisher eventPublisher;
 
     public ConcurrentMessageListenerContainer(String listenerId, List<String> topics, String groupId, LogBackend backend,
                                               ContainerProperties properties, boolean autoStartup,
                                               KafkoMessageListener listener, KafkoErrorHandler errorHandler,
                                               KafkoInstrumentation instrumentation, TaskExecutor executor) {
-        if (topics.isEmpty()) {
+        this(listenerId, null, topics, groupId, backend, properties, autoStartup, listener, errorHandler,
+                instrumentation, executor);
+    }
+
+    /**
+     * A container that reads every topic whose whole name {@code topicPattern} matches (see the class comment).
+     */
+    public ConcurrentMessageListenerContainer(String listenerId, Pattern topicPattern, String groupId,
+                                              LogBackend backend, ContainerProperties properties, boolean autoStartup,
+                                              KafkoMessageListener listener, KafkoErrorHandler errorHandler,
+                                              KafkoInstrumentation instrumentation, TaskExecutor executor) {
+        this(listenerId, Objects.requireNonNull(topicPattern, "topicPattern"), List.of(), groupId, backend,
+                properties, autoStartup, listener, errorHandler, instrumentation, executor);
+    }
+
+    private ConcurrentMessageListenerContainer(String listenerId, @Nullable Pattern topicPattern, List<String> topics,
+                                               String groupId, LogBackend backend, ContainerProperties properties,
+                                               boolean autoStartup, KafkoMessageListener listener,
+                                               KafkoErrorHandler errorHandler, KafkoInstrumentation instrumentation,
+                                               TaskExecutor executor) {
+        if (topicPattern == null && topics.isEmpty()) {
             throw new IllegalArgumentException("Listener '" + listenerId + "' names no topic");
         }
         this.listenerId = listenerId;
-        this.topics = List.copyOf(topics);
+        this.topicPattern = topicPattern;
         this.groupId = groupId;
         this.backend = backend;
         this.properties = properties;
         this.autoStartup = autoStartup;
+        this.listener = listener;
         this.errorHandler = errorHandler;
         this.instrumentation = instrumentation;
+        this.executor = executor;
         this.processed = new ProcessedOffsets(backend::topicId);
-        int n = 0;
-        for (String topic : this.topics) {
-            for (int i = 0; i < properties.concurrency(); i++) {
-                members.add(new KafkoMessageListenerContainer(this, listenerId + "-" + n++, topic, groupId,
-                        backend, properties, listener, errorHandler, instrumentation, executor, processed));
-            }
+        for (String topic : new LinkedHashSet<>(topics)) {
+            addMembers(topic);
         }
+    }
+
+    /** Makes the members of a topic not read yet. Under this container's lock, or in the constructor. */
+    private List<KafkoMessageListenerContainer> addMembers(String topic) {
+        List<KafkoMessageListenerContainer> added = new ArrayList<>();
+        for (int i = 0; i < properties.concurrency(); i++) {
+            KafkoMessageListenerContainer member = new KafkoMessageListenerContainer(this, listenerId + "-"
+                    + (members.size() + i), topic, groupId, backend, properties, listener, errorHandler,
+                    instrumentation, executor, processed);
+            member.setObservations(observations);
+            added.add(member);
+        }
+        members.addAll(added);
+        topics.add(topic);
+        return added;
     }
 
     /**
@@ -86,6 +141,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     public void setObservationRegistry(ObservationRegistry registry,
                                        @Nullable KafkoListenerObservationConvention convention) {
         RecordObservations observations = new RecordObservations(registry, convention);
+        this.observations = observations;
         for (KafkoMessageListenerContainer member : members) {
             member.setObservations(observations);
         }
@@ -113,9 +169,15 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
         return groupId;
     }
 
+    /** The topics read now: those named, or those the topic pattern matched so far. */
     @Override
     public List<String> getTopics() {
-        return topics;
+        return List.copyOf(topics);
+    }
+
+    /** The pattern of the topics this container reads, or {@code null} when it reads the topics it names. */
+    public @Nullable Pattern getTopicPattern() {
+        return topicPattern;
     }
 
     @Override
@@ -139,39 +201,154 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
 
     @Override
     public synchronized void start() {
+        if (topicPattern != null) {
+            watchTopicCreations();
+            for (String topic : backend.topicNames()) {
+                if (follows(topic) && !topics.contains(topic)) {
+                    addMembers(topic);
+                }
+            }
+        }
         for (String topic : topics) {
-            try {
-                backend.ensureTopic(topic, 1);
-            } catch (UnknownTopicException e) {
-                throw new UnknownTopicException("Listener '" + listenerId + "' cannot start: " + e.getMessage());
-            }
-            errorHandler.prepare(topic);
-            int partitions = backend.partitionCount(topic);
-            if (properties.concurrency() > partitions) {
-                LOG.warn("Listener '{}' has concurrency {} but topic '{}' has {} partition(s): {} member(s) will idle",
-                        listenerId, properties.concurrency(), topic, partitions, properties.concurrency() - partitions);
-            }
-            instrumentation.listenerStarting(listenerId, groupId, topic);
+            prepare(topic);
         }
         if (members.stream().allMatch(m -> !m.isRunning() || m.isStopping())) {
             // a new run starts from the group's commits: what the last run processed but never
             // committed is delivered again, and the test helper must wait for that
             processed.clear();
         }
-        CountDownLatch allJoined = new CountDownLatch(1);
         if (!keepingAlive) {
             KeepAlive.acquire();
             keepingAlive = true;
         }
+        started = true;
         try {
-            members.forEach(member -> member.start(allJoined));
+            startMembers(members);
         } catch (RuntimeException e) {
-            allJoined.countDown();
             stop();
             throw e;
+        }
+    }
+
+    /**
+     * Gets a topic ready before its members start: created where allowed (but for a pattern's), its dead-letter
+     * topic ready, a warning when members will idle. Under this container's lock.
+     *
+     * @return false when a pattern's topic no longer exists (its members start when it does again)
+     */
+    private boolean prepare(String topic) {
+        int partitions;
+        try {
+            if (topicPattern == null) {
+                backend.ensureTopic(topic, 1);
+            }
+            partitions = backend.partitionCount(topic);
+        } catch (UnknownTopicException e) {
+            if (topicPattern != null) {
+                return false;
+            }
+            throw new UnknownTopicException("Listener '" + listenerId + "' cannot start: " + e.getMessage());
+        }
+        errorHandler.prepare(topic);
+        if (properties.concurrency() > partitions) {
+            LOG.warn("Listener '{}' has concurrency {} but topic '{}' has {} partition(s): {} member(s) will idle",
+                    listenerId, properties.concurrency(), topic, partitions, properties.concurrency() - partitions);
+        }
+        instrumentation.listenerStarting(listenerId, groupId, topic);
+        return true;
+    }
+
+    /**
+     * Starts {@code starting} behind one gate, opened once all have joined their groups, paused when a pause is
+     * asked for; a member of a pattern's topic deleted meanwhile is left to start when the topic exists again.
+     * Under this container's lock.
+     */
+    private void startMembers(List<KafkoMessageListenerContainer> starting) {
+        CountDownLatch allJoined = new CountDownLatch(1);
+        try {
+            for (KafkoMessageListenerContainer member : starting) {
+                if (pauseRequested) {
+                    member.pause();
+                }
+                try {
+                    member.start(allJoined);
+                } catch (UnknownTopicException e) {
+                    if (topicPattern == null) {
+                        throw e;
+                    }
+                    LOG.info("Listener '{}' reads topic '{}' once it exists again ({} not started): {}", listenerId,
+                            member.topic(), member.memberName(), e.getMessage());
+                }
+            }
         } finally {
             allJoined.countDown();
         }
+    }
+
+    /** Whether this container's pattern matches {@code topic}: its whole name, and not a dead-letter topic. */
+    private boolean follows(String topic) {
+        return topicPattern != null && topicPattern.matcher(topic).matches()
+                && !topic.endsWith(DeadLetterPublishingRecoverer.SUFFIX);
+    }
+
+    /** Starts watching the backend's topic creations, unless it does already. Under this container's lock. */
+    private void watchTopicCreations() {
+        if (creationWatch == null) {
+            creationWatch = backend.watchTopicCreations(this::topicCreated);
+            if (creationWatch == null) {
+                LOG.info("Listener '{}' reads the topics its pattern '{}' matches when it starts: this log does not"
+                        + " tell the topics it creates", listenerId, topicPattern);
+            }
+        }
+    }
+
+    /** Under this container's lock. */
+    private void unwatchTopicCreations() {
+        AutoCloseable watch = creationWatch;
+        creationWatch = null;
+        if (watch != null) {
+            try {
+                watch.close();
+            } catch (Exception e) {
+                LOG.debug("Ending the watch of topic creations of listener '{}' failed", listenerId, e);
+            }
+        }
+    }
+
+    /**
+     * A topic was created, on the creating thread: the members of a matching topic start, those made for it now
+     * or left waiting for it. A topic this container cannot get ready (its dead-letter topic cannot be created)
+     * is logged and not read.
+     */
+    private synchronized void topicCreated(String topic) {
+        if (!started || !follows(topic)) {
+            return;
+        }
+        List<KafkoMessageListenerContainer> ofTopic = new ArrayList<>();
+        for (KafkoMessageListenerContainer member : members) {
+            if (member.topic().equals(topic) && !member.isRunning()) {
+                ofTopic.add(member);
+            }
+        }
+        boolean added = !topics.contains(topic);
+        if (!added && ofTopic.isEmpty()) {
+            return; // read already (found by the start's look at the topics, which the watch began before)
+        }
+        try {
+            if (!prepare(topic)) {
+                return; // deleted again already
+            }
+        } catch (RuntimeException e) {
+            LOG.error("Listener '{}' does not read topic '{}', which its pattern '{}' matches: {}", listenerId, topic,
+                    topicPattern, e.getMessage(), e);
+            return;
+        }
+        if (added) {
+            ofTopic.addAll(addMembers(topic));
+            LOG.info("Listener '{}' reads topic '{}', created just now ({} member(s))", listenerId, topic,
+                    ofTopic.size());
+        }
+        startMembers(ofTopic);
     }
 
     /**
@@ -192,6 +369,8 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
      * and deliver again what it had not committed.
      */
     private synchronized void requestStop() {
+        started = false;
+        unwatchTopicCreations();
         releaseKeepAlive();
         CountDownLatch together = new CountDownLatch(1);
         try {
@@ -214,7 +393,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
 
     /** The container was removed from its registry (and stopped): its meters go. */
     public void removed() {
-        instrumentation.listenerRemoved(listenerId, groupId, topics);
+        instrumentation.listenerRemoved(listenerId, groupId, getTopics());
     }
 
     /** A member's polling thread was started. */
@@ -251,23 +430,27 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     }
 
     @Override
-    public void pause() {
+    public synchronized void pause() {
+        pauseRequested = true;
         members.forEach(KafkoMessageListenerContainer::pause);
     }
 
     @Override
-    public void resume() {
+    public synchronized void resume() {
+        pauseRequested = false;
         members.forEach(KafkoMessageListenerContainer::resume);
     }
 
+    /** {@inheritDoc} A container with a pattern that matched no topic yet runs from its start until its stop. */
     @Override
     public boolean isRunning() {
-        return members.stream().anyMatch(KafkoMessageListenerContainer::isRunning);
+        return members.isEmpty() ? started : members.stream().anyMatch(KafkoMessageListenerContainer::isRunning);
     }
 
     @Override
     public boolean isPauseRequested() {
-        return members.stream().allMatch(KafkoMessageListenerContainer::isPauseRequested);
+        return members.isEmpty() ? pauseRequested
+                : members.stream().allMatch(KafkoMessageListenerContainer::isPauseRequested);
     }
 
     @Override
@@ -362,7 +545,8 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
 
     @Override
     public String toString() {
-        return "ConcurrentMessageListenerContainer[" + listenerId + " on " + topics + ", group " + groupId
+        return "ConcurrentMessageListenerContainer[" + listenerId + " on " + (topicPattern == null ? topics
+                : "pattern '" + topicPattern + "' " + topics) + ", group " + groupId
                 + ", " + members.size() + " member(s)]";
     }
 }

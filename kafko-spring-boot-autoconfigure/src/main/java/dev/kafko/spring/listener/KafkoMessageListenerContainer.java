@@ -138,6 +138,11 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
         return topic;
     }
 
+    /** Whether this member creates its topic when it does not exist (and topics are created on use). */
+    boolean createsTopic() {
+        return parent.getTopicPattern() == null;
+    }
+
     ContainerProperties properties() {
         return properties;
     }

@@ -104,7 +104,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         this.offsets = commits.offsets();
         this.positions = new MemberPositions(container, backend, commits::advance);
         this.consumer = backend.groupConsumer(container.topic(), container.getGroupId(),
-                properties.maxPollRecords(), this);
+                properties.maxPollRecords(), this, container.createsTopic());
         this.topicId = backend.topicId(container.topic());
         ConsumerSeekAware aware = listener.seekAware();
         this.seeks = aware == null ? null : new MemberSeeks(container, aware, this::wakeup);
@@ -263,7 +263,8 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
     /**
      * The topic was deleted under this member: what it had not committed went with it, and so did the
      * records it still held. The member closes its consumer and joins its group on the topic again as
-     * soon as the topic exists, which is at once where topics are created on use; until then it looks
+     * soon as the topic exists, which is at once where topics are created on use (but for a member of a listener
+     * that follows a topic pattern, which never creates the topics it reads); until then it looks
      * again every poll timeout.
      */
     private void leaveDeletedTopic(UnknownTopicException e) {
@@ -299,7 +300,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
     private boolean rejoin() {
         try {
             consumer = backend.groupConsumer(container.topic(), container.getGroupId(), properties.maxPollRecords(),
-                    this);
+                    this, container.createsTopic());
         } catch (UnknownTopicException e) {
             return false;
         } catch (KafkoClosedException e) {

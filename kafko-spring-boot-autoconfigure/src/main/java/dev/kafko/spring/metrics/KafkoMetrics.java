@@ -100,12 +100,16 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
             return;
         }
         for (String topic : k.topics()) {
-            k.topic(topic).ifPresent(t -> {
-                for (int p = 0; p < t.partitionCount(); p++) {
-                    partitionSeen(topic, p);
-                }
-            });
+            topicSeen(k, topic);
         }
+    }
+
+    private void topicSeen(Kafko k, String topic) {
+        k.topic(topic).ifPresent(t -> {
+            for (int p = 0; p < t.partitionCount(); p++) {
+                partitionSeen(topic, p);
+            }
+        });
     }
 
     // --- engine observer ----------------------------------------------------------------------
@@ -113,6 +117,15 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
     @Override
     public void onAppend(String topic, int partition, int records, long bytes, long nanos) {
         partitionSeen(topic, partition);
+    }
+
+    /** A topic created while the application runs shows its partitions' gauges before its first record. */
+    @Override
+    public void onTopicCreated(String topic) {
+        Kafko k = kafko.getIfAvailable();
+        if (k != null) {
+            topicSeen(k, topic);
+        }
     }
 
     @Override

@@ -257,9 +257,12 @@ class KafkoMetricsTest {
         runner.run(context -> {
             Kafko kafko = context.getBean(Kafko.class);
             MeterRegistry registry = context.getBean(MeterRegistry.class);
-            kafko.createTopic("later");
-            kafko.producer("later").send(null, "x".getBytes()).join();
-            kafko.producer("later").send(null, "y".getBytes()).join();
+            kafko.createTopic("later", dev.kafko.TopicConfig.builder().partitions(2).build());
+            assertThat(registry.find("kafko.log.end.offset").tag("topic", "later").gauges())
+                    .as("every partition's, before the first record").hasSize(2)
+                    .allSatisfy(g -> assertThat(g.value()).isZero());
+            kafko.producer("later").sendTo(0, null, "x".getBytes()).join();
+            kafko.producer("later").sendTo(0, null, "y".getBytes()).join();
             assertThat(registry.get("kafko.log.end.offset").tag("topic", "later").tag("partition", "0")
                     .gauge().value()).isEqualTo(2);
             assertThat(registry.get("kafko.log.failures").tag("topic", "later").tag("partition", "0")
