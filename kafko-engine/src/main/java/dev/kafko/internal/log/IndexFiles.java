@@ -110,12 +110,25 @@ final class IndexFiles {
     /**
      * Reads both files of the segment at {@code base}; {@code null} when either is missing or fails
      * a check of its own (magic, version, base, CRC, counts, order). The caller still checks the
-     * result against the segment itself.
+     * result against the segment itself. A file whose size is not the one its entry count gives it
+     * (garbage appended, a file system that grew it) is refused having read only its header, so it
+     * costs no heap of its size.
      */
     static @Nullable Snapshot load(FileIo io, Path dir, long base) {
-        byte[] idx = readAll(io, FileNames.indexFile(dir, base));
-        byte[] time = readAll(io, FileNames.timeIndexFile(dir, base));
-        if (idx == null || time == null || idx.length < INDEX_HEADER_SIZE || time.length < TIME_HEADER_SIZE) {
+        return load(io, dir, base, Integer.MAX_VALUE);
+    }
+
+    /**
+     * {@link #load(FileIo, Path, long)} for a segment file of {@code segmentFileSize} bytes: index files
+     * whose entry count says more entries than frames fit in it (each entry points at a frame of at least
+     * a frame header) are refused unread too.
+     */
+    static @Nullable Snapshot load(FileIo io, Path dir, long base, long segmentFileSize) {
+        long maxEntries = Math.max(0, (segmentFileSize - FrameFormat.SEGMENT_HEADER_SIZE) / FrameFormat.HEADER_SIZE);
+        byte[] idx = readAll(io, FileNames.indexFile(dir, base), INDEX_HEADER_SIZE, 28, INDEX_ENTRY_SIZE, maxEntries);
+        byte[] time = idx == null ? null
+                : readAll(io, FileNames.timeIndexFile(dir, base), TIME_HEADER_SIZE, 16, TIME_ENTRY_SIZE, maxEntries);
+        if (idx == null || time == null) {
             return null;
         }
         int n = FrameFormat.getInt(idx, 28);
@@ -173,10 +186,27 @@ final class IndexFiles {
         return (int) c.getValue();
     }
 
-    private static byte @Nullable [] readAll(FileIo io, Path file) {
+    /**
+     * The bytes of an index file, or {@code null} when it is missing, shorter than its header, or not
+     * exactly the size its header's entry count (at {@code countOffset}, at most {@code maxEntries}) gives
+     * it: only the header is read then, whatever size the file has.
+     */
+    private static byte @Nullable [] readAll(FileIo io, Path file, int headerSize, int countOffset, int entrySize,
+            long maxEntries) {
         try (FileChannel ch = io.open(file, StandardOpenOption.READ)) {
             long size = ch.size();
-            if (size > Integer.MAX_VALUE - 16) {
+            if (size < headerSize) {
+                return null;
+            }
+            ByteBuffer header = ByteBuffer.allocate(headerSize);
+            while (header.hasRemaining() && ch.read(header, header.position()) >= 0) {
+                // read until full or end of file
+            }
+            if (header.hasRemaining()) {
+                return null;
+            }
+            int n = FrameFormat.getInt(header.array(), countOffset);
+            if (n < 0 || n > maxEntries || size != headerSize + (long) n * entrySize) {
                 return null;
             }
             ByteBuffer buf = ByteBuffer.allocate((int) size);

@@ -211,7 +211,7 @@ final class LogLoader {
             return openWithDamagedHeader(name, file, base, nextBase, damage, config);
         }
         int size = (int) file.fileSize();
-        IndexFiles.Snapshot snap = IndexFiles.load(io, dir, base);
+        IndexFiles.Snapshot snap = IndexFiles.load(io, dir, base, size);
         if (snap != null && snap.segmentSize() == size && snap.nextOffset() == nextBase && IndexChecks.entriesAgree(file, base, snap)) {
             return new Segment(base, file, snap.index(), config.indexIntervalBytes(), size, snap.nextOffset(),
                     snap.maxTimestamp(), Long.MIN_VALUE, 0);
