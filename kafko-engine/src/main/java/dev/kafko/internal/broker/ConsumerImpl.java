@@ -62,8 +62,14 @@ final class ConsumerImpl implements Consumer {
     private final PartitionPositions positions;
     private int[] owned = new int[0];
     private int rotation;
-    /** A partition's failure met in a poll that returned other partitions' records: the next poll throws it. */
+    /**
+     * A partition's failure met in a poll that returned other partitions' records: the next poll throws it,
+     * unless the consumer has left the position it was met at since (a seek, or the partition moved to
+     * another member), as Kafka's consumer drops what it fetched for a position it left.
+     */
     private @Nullable KafkoException deferredFailure;
+    private int deferredPartition;
+    private long deferredPosition;
     private int seenVersion = -1;
     private @Nullable List<Integer> unannounced;
     private volatile boolean closed;
@@ -292,13 +298,16 @@ final class ConsumerImpl implements Consumer {
      * that cannot be read (failed, a corrupt frame, a position out of range under {@code FAIL}) does
      * not hold back the others: their records are returned, and its exception is thrown by the next
      * poll (at once when there are none), so one failed partition neither stops a consumer nor loses
-     * the records it read from the others in the same poll.
+     * the records it read from the others in the same poll; a seek of that partition, or its move to
+     * another member, before that poll drops it (the next read there reports what it finds).
      */
     private List<KafkoRecord> fetch() {
         KafkoException deferred = deferredFailure;
         if (deferred != null) {
             deferredFailure = null;
-            throw deferred;
+            if (owns(deferredPartition) && positions.get(deferredPartition) == deferredPosition) {
+                throw deferred;
+            }
         }
         int[] ps = owned;
         int n = ps.length;
@@ -315,6 +324,7 @@ final class ConsumerImpl implements Consumer {
         List<KafkoRecord> all = null;
         int count = 0;
         KafkoException failed = null;
+        int failedPartition = -1;
         for (int i = 0; i < n && count < maxPollRecords; i++) {
             int p = ps[(start + i) % n];
             List<KafkoRecord> got;
@@ -327,6 +337,7 @@ final class ConsumerImpl implements Consumer {
             } catch (KafkoException e) {
                 if (failed == null) {
                     failed = e;
+                    failedPartition = p;
                 }
                 continue;
             }
@@ -350,6 +361,8 @@ final class ConsumerImpl implements Consumer {
                 throw failed;
             }
             deferredFailure = failed;
+            deferredPartition = failedPartition;
+            deferredPosition = positions.get(failedPartition);
         }
         return all != null ? all : first != null ? first : List.of();
     }
@@ -604,11 +617,18 @@ final class ConsumerImpl implements Consumer {
         }
     }
 
-    private void requireOwned(int partition) {
+    private boolean owns(int partition) {
         for (int p : owned) {
             if (p == partition) {
-                return;
+                return true;
             }
+        }
+        return false;
+    }
+
+    private void requireOwned(int partition) {
+        if (owns(partition)) {
+            return;
         }
         throw new InvalidPartitionException("partition " + partition + " of topic '" + topic.name
                 + "' is not assigned to this consumer (assignment " + ownedSet() + ")");
