@@ -418,6 +418,26 @@ class ConsumerTest {
     }
 
     @Test
+    void aNegativeOffsetIsRefusedAsSuchAfterTheCloseAndWithoutAnAssignmentAsANegativeTimeoutIs() {
+        try (Kafko k = Kafko.open(dir)) {
+            k.createTopic("t");
+            Consumer member = k.groupConsumer("t", "g");
+            try (Consumer idle = k.groupConsumer("t", "g")) {
+                assertThat(idle.assignment()).isEmpty(); // the first member holds the only partition
+                assertThatThrownBy(() -> idle.seekAll(-1)).isInstanceOf(OffsetOutOfRangeException.class);
+            }
+            member.close();
+            List<ThrowingCallable> calls = List.<ThrowingCallable>of(() -> member.seek(0, -1),
+                    () -> member.seekAll(-1), () -> member.commit(Map.of(0, -1L)));
+            for (ThrowingCallable call : calls) {
+                assertThatThrownBy(call).isInstanceOf(OffsetOutOfRangeException.class);
+            }
+            assertThatThrownBy(() -> member.seekToTimestamp(-1)).isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> member.poll(Duration.ofMillis(-1))).isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+
+    @Test
     void committedOfAPartitionTheTopicDoesNotHaveIsRefusedForAnAnonymousConsumerAsForAMember() {
         try (Kafko k = Kafko.open(dir)) {
             k.createTopic("t", TopicConfig.builder().partitions(2).build());

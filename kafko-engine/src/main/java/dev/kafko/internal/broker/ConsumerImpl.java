@@ -383,12 +383,13 @@ final class ConsumerImpl implements Consumer {
     }
 
     private void doSeek(int partition, long offset) {
-        ensureOpen();
-        requireOwned(partition);
+        // an argument error first, before the close, as every argument is checked (the class comment of Consumer)
         if (offset < 0) {
             throw new OffsetOutOfRangeException("cannot seek partition " + partition + " of topic '" + topic.name
                     + "' to negative offset " + offset, partition, offset);
         }
+        ensureOpen();
+        requireOwned(partition);
         positions.settle(partition, offset, topic.actors()[partition]);
     }
 
@@ -400,6 +401,11 @@ final class ConsumerImpl implements Consumer {
     }
 
     private void doSeekAll(long offset) {
+        // refused whatever the assignment, also an empty one or after the close, as seek refuses it
+        if (offset < 0) {
+            throw new OffsetOutOfRangeException("cannot seek the partitions of topic '" + topic.name
+                    + "' to negative offset " + offset);
+        }
         ensureOpen();
         for (int p : owned) {
             seek(p, offset);
@@ -538,21 +544,24 @@ final class ConsumerImpl implements Consumer {
 
     private void doCommit(Map<Integer, Long> offsets) {
         Objects.requireNonNull(offsets, "offsets");
-        ensureOpen();
-        if (group == null) {
-            return;
-        }
+        // the arguments' own errors first, before the close, as every argument is checked
         for (Map.Entry<Integer, Long> e : offsets.entrySet()) {
             // a null is a NullPointerException naming the element, as every null argument is
             Objects.requireNonNull(e.getKey(), () -> "offsets: a null partition (offset " + e.getValue()
                     + ") of topic '" + topic.name + "'");
-            requireOwned(e.getKey());
             Objects.requireNonNull(e.getValue(), () -> "offsets: a null offset for partition " + e.getKey()
                     + " of topic '" + topic.name + "'");
             if (e.getValue() < 0) {
                 throw new OffsetOutOfRangeException("cannot commit offset " + e.getValue() + " for partition "
                         + e.getKey() + " of topic '" + topic.name + "'", e.getKey(), e.getValue());
             }
+        }
+        ensureOpen();
+        if (group == null) {
+            return;
+        }
+        for (Integer p : offsets.keySet()) {
+            requireOwned(p);
         }
         if (!offsets.isEmpty()) { // as Kafka's consumer: nothing to commit is no commit (no onCommit either)
             group.commit(Map.copyOf(offsets));
