@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.springframework.context.ApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * Helpers for an application's own tests. With {@code kafko.ephemeral=true} every test context
@@ -48,7 +49,8 @@ import org.springframework.context.ApplicationContext;
  * started again is waited for from its group's commits, so records its last run processed without
  * committing are waited for again. A topic deleted and created again under its name is waited for
  * from its start: what the listeners finished of the deleted one does not count, also while a member
- * still finishes records of it. Paused containers are not waited for. A listener that finished a
+ * still finishes records of it. Paused and stopped containers are not waited for, also one paused or stopped
+ * while the call waits (by another thread, or by its own listener). A listener that finished a
  * partition without processing what it holds (it started at the end under {@code kafko.offset-reset=latest},
  * sought past it, or retention removed it) has caught up once a poll found nothing more. A listener whose
  * polling thread died fails the wait at once, naming it. No sleeps: the caller parks until a listener
@@ -65,6 +67,8 @@ public final class KafkoTestUtils {
 
     /** How long {@link #records} may take. */
     private static final Duration READ_ALL_LIMIT = Duration.ofSeconds(60);
+    /** How often a wait looks again whether its container still runs unpaused. */
+    private static final Duration SLICE = Duration.ofMillis(100);
 
     private KafkoTestUtils() {
     }
@@ -139,8 +143,14 @@ public final class KafkoTestUtils {
         }
     }
 
-    /** Waits for the listeners of the context's {@link KafkoListenerEndpointRegistry}. */
+    /**
+     * Waits for the listeners of the context's {@link KafkoListenerEndpointRegistry}; returns at once when the
+     * context is closed (its listeners stopped with it).
+     */
     public static void waitForListeners(ApplicationContext context, Duration timeout) {
+        if (context instanceof ConfigurableApplicationContext configurable && !configurable.isActive()) {
+            return;
+        }
         waitForListeners(context.getBean(KafkoListenerEndpointRegistry.class), timeout);
     }
 
@@ -213,19 +223,37 @@ public final class KafkoTestUtils {
         return container.isRunning() && !container.isPauseRequested();
     }
 
+    /**
+     * Waits for one container in slices, so that one paused or stopped meanwhile (by another thread, or by
+     * its own listener: a circuit breaker) is no longer waited for, as one paused or stopped before the call.
+     */
+    private static List<String> awaitCaughtUp(ConcurrentMessageListenerContainer container,
+                                              Map<String, Map<Integer, Long>> target, long deadline)
+            throws InterruptedException {
+        while (true) {
+            long left = Math.max(0, deadline - System.nanoTime());
+            List<String> lagging;
+            try {
+                lagging = container.awaitCaughtUp(target, Duration.ofNanos(Math.min(left, SLICE.toNanos())));
+            } catch (UnknownTopicException gone) {
+                throw noTopic(container, gone); // deleted while the call waited
+            }
+            requireAlive(container); // died while the call waited
+            if (lagging.isEmpty() || !waitedFor(container)) {
+                return List.of();
+            }
+            if (left <= SLICE.toNanos()) {
+                return lagging;
+            }
+        }
+    }
+
     private static void awaitCaughtUp(Map<ConcurrentMessageListenerContainer, Map<String, Map<Integer, Long>>> targets,
                                       long deadline, Duration timeout) {
         List<String> behind = new ArrayList<>();
         try {
             for (Map.Entry<ConcurrentMessageListenerContainer, Map<String, Map<Integer, Long>>> e : targets.entrySet()) {
-                Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-                List<String> lagging;
-                try {
-                    lagging = e.getKey().awaitCaughtUp(e.getValue(), left);
-                } catch (UnknownTopicException gone) {
-                    throw noTopic(e.getKey(), gone); // deleted while the call waited
-                }
-                requireAlive(e.getKey()); // died while the call waited
+                List<String> lagging = awaitCaughtUp(e.getKey(), e.getValue(), deadline);
                 lagging.forEach(partition -> behind.add(e.getKey().getListenerId() + ": " + partition));
             }
         } catch (InterruptedException e) {

@@ -13,17 +13,20 @@ import dev.kafko.spring.core.KafkoTemplate;
 import dev.kafko.spring.listener.MessageListenerContainer;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
 
 @ExtendWith(OutputCaptureExtension.class)
 class KafkoTestUtilsTest {
@@ -284,6 +287,87 @@ class KafkoTestUtilsTest {
             SEEN.add(value);
             if (!value.equals("before")) {
                 gate.await(30, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    @Test
+    void aListenerPausedWhileTheCallWaitsIsNoLongerWaitedFor() {
+        SEEN.clear();
+        gate = new CountDownLatch(1);
+        runner.withPropertyValues("kafko.listener.max-poll-records=1").run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            template.send("gated", "a").join(); // held by the gate
+            template.send("gated", "b").join();
+            MessageListenerContainer gated = context.getBean(KafkoListenerEndpointRegistry.class)
+                    .getListenerContainer("gated");
+            CompletableFuture.runAsync(() -> {
+                gated.pause();
+                gate.countDown();
+            }, CompletableFuture.delayedExecutor(200, TimeUnit.MILLISECONDS));
+
+            long start = System.nanoTime();
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(5));
+
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
+            await().atMost(Duration.ofSeconds(20)).until(gated::isPaused); // once "a" is finished
+            assertThat(SEEN).containsExactly("a");
+        });
+    }
+
+    @Test
+    void aListenerThatStopsItsOwnContainerWhileTheCallWaitsIsNoLongerWaitedFor() {
+        SEEN.clear();
+        gate = new CountDownLatch(1);
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+                .withBean(Breaker.class).withPropertyValues("kafko.ephemeral=true").run(context -> {
+                    KafkoTemplate<Object, Object> template = template(context);
+                    template.send("breaker", "trip").join(); // held by the gate, then stops the container
+                    template.send("breaker", "after").join();
+                    CompletableFuture.runAsync(gate::countDown, CompletableFuture.delayedExecutor(200,
+                            TimeUnit.MILLISECONDS));
+
+                    long start = System.nanoTime();
+                    KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(5));
+
+                    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
+                    assertThat(SEEN).containsExactly("trip");
+                    assertThat(context.getBean(KafkoListenerEndpointRegistry.class).getListenerContainer("breaker")
+                            .isRunning()).isFalse();
+                });
+    }
+
+    @Test
+    void aClosedContextIsNotWaitedFor() {
+        SEEN.clear();
+        gate = new CountDownLatch(1); // nothing is processed
+        ConfigurableApplicationContext[] closed = new ConfigurableApplicationContext[1];
+        runner.run(context -> {
+            template(context).send("gated", "a").join();
+            closed[0] = context;
+            gate.countDown(); // the close need not wait for the listener
+        });
+
+        long start = System.nanoTime();
+        KafkoTestUtils.waitForListeners(closed[0], Duration.ofSeconds(5));
+
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(1));
+    }
+
+    /** A circuit breaker: stops its own container at "trip", once the gate opens. */
+    static class Breaker {
+        private final ObjectProvider<KafkoListenerEndpointRegistry> registry;
+
+        Breaker(ObjectProvider<KafkoListenerEndpointRegistry> registry) {
+            this.registry = registry;
+        }
+
+        @KafkoListener(id = "breaker", topics = "breaker")
+        void on(String value) throws InterruptedException {
+            gate.await(30, TimeUnit.SECONDS);
+            SEEN.add(value);
+            if (value.equals("trip")) {
+                registry.getObject().getListenerContainer("breaker").stop();
             }
         }
     }
