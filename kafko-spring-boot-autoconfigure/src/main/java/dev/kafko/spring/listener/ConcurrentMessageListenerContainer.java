@@ -73,6 +73,8 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     /** The watch of topic creations of a container with a pattern, from its start until a stop is asked for. */
     private @Nullable AutoCloseable creationWatch;
     private volatile RecordObservations observations = RecordObservations.NONE;
+    /** The topics (and partition counts) whose idle members were warned of. Under this container's lock. */
+    private final Set<String> idleWarned = new java.util.HashSet<>();
     private volatile @Nullable ApplicationEventPublisher eventPublisher;
 
     public ConcurrentMessageListenerContainer(String listenerId, List<String> topics, String groupId, LogBackend backend,
@@ -250,7 +252,8 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
             throw new UnknownTopicException("Listener '" + listenerId + "' cannot start: " + e.getMessage());
         }
         errorHandler.prepare(topic);
-        if (properties.concurrency() > partitions) {
+        if (properties.concurrency() > partitions && idleWarned.add(topic + '\0' + partitions)) {
+            // once per topic and partition count: not again at each restart (a cached test context's resumes)
             LOG.warn("Listener '{}' has concurrency {} but topic '{}' has {} partition(s): {} member(s) will idle",
                     listenerId, properties.concurrency(), topic, partitions, properties.concurrency() - partitions);
         }
