@@ -2,6 +2,7 @@ package dev.kafko.spring.listener;
 
 import dev.kafko.UnknownTopicException;
 import dev.kafko.spring.core.LogBackend;
+import dev.kafko.spring.event.ConcurrentContainerStoppedEvent;
 import dev.kafko.spring.event.ConsumerStoppedEvent;
 import dev.kafko.spring.support.KafkoInstrumentation;
 import dev.kafko.spring.support.micrometer.KafkoListenerObservation;
@@ -68,6 +69,11 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     private boolean keepingAlive;
     /** From {@link #start()} until a stop is asked for: members made for newly matched topics start. */
     private volatile boolean started;
+    /**
+     * Whether a member thread was launched since the container last started: if none was (a pattern that matched
+     * no topic yet), no member can be the last one to stop, and the stop itself tells that the container stopped.
+     */
+    private volatile boolean launchedSinceStart;
     /** Whether a pause was asked for and no resume since: members made meanwhile start paused. */
     private volatile boolean pauseRequested;
     /** The watch of topic creations of a container with a pattern, from its start until a stop is asked for. */
@@ -205,14 +211,23 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     public synchronized void start() {
         if (topicPattern != null) {
             watchTopicCreations();
-            for (String topic : backend.topicNames()) {
-                if (follows(topic) && !topics.contains(topic)) {
-                    addMembers(topic);
+        }
+        try {
+            if (topicPattern != null) {
+                for (String topic : backend.topicNames()) {
+                    if (follows(topic) && !topics.contains(topic)) {
+                        addMembers(topic);
+                    }
                 }
             }
-        }
-        for (String topic : topics) {
-            prepare(topic);
+            for (String topic : topics) {
+                prepare(topic);
+            }
+        } catch (RuntimeException | Error e) {
+            if (!started) {
+                unwatchTopicCreations(); // a container that does not run is told nothing, nor kept by the watch
+            }
+            throw e;
         }
         if (members.stream().allMatch(m -> !m.isRunning() || m.isStopping())) {
             // a new run starts from the group's commits: what the last run processed but never
@@ -222,6 +237,9 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
         if (!keepingAlive) {
             KeepAlive.acquire();
             keepingAlive = true;
+        }
+        if (!started) {
+            launchedSinceStart = false;
         }
         started = true;
         try {
@@ -319,12 +337,24 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     }
 
     /**
-     * A topic was created, on the creating thread: the members of a matching topic start, those made for it now
-     * or left waiting for it. A topic this container cannot get ready (its dead-letter topic cannot be created)
-     * is logged and not read.
+     * A topic was created, on the creating thread. The pattern is matched before this container's lock is taken:
+     * another container prepares a topic under its own lock, which creates that topic's dead-letter topic; were
+     * that creation to wait for this lock while this container, on another thread, created a dead-letter topic
+     * under it, each would wait for the other for good.
      */
-    private synchronized void topicCreated(String topic) {
-        if (!started || !follows(topic)) {
+    private void topicCreated(String topic) {
+        if (follows(topic)) {
+            followedTopicCreated(topic);
+        }
+    }
+
+    /**
+     * A topic this container's pattern matches was created: its members start, those made for it now or left
+     * waiting for it. A topic this container cannot get ready (its dead-letter topic cannot be created) is logged
+     * and not read.
+     */
+    private synchronized void followedTopicCreated(String topic) {
+        if (!started) {
             return;
         }
         List<KafkoMessageListenerContainer> ofTopic = new ArrayList<>();
@@ -360,9 +390,26 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
      */
     @Override
     public void stop() {
-        requestStop();
+        boolean noMemberRan = requestStop();
         if (!isPollingThread(Thread.currentThread())) {
             members.forEach(KafkoMessageListenerContainer::awaitStopped);
+        }
+        if (noMemberRan) {
+            publishStopped();
+        }
+    }
+
+    /** The {@link ConcurrentContainerStoppedEvent} of a stop of a container in which no member ran. */
+    private void publishStopped() {
+        ApplicationEventPublisher publisher = eventPublisher;
+        if (publisher == null) {
+            return;
+        }
+        try {
+            publisher.publishEvent(new ConcurrentContainerStoppedEvent(this, listenerId,
+                    ConsumerStoppedEvent.Reason.NORMAL));
+        } catch (RuntimeException e) {
+            LOG.error("An application listener of the stop of listener '{}' failed", listenerId, e);
         }
     }
 
@@ -370,8 +417,11 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
      * Asks every member to stop; the waits happen outside the lock, which a member's own stop() needs. A
      * member leaves its group only once all were asked: a sibling not yet asked would take its partitions
      * and deliver again what it had not committed.
+     *
+     * @return whether the container ran with no member launched since its start (its stop is told by the caller)
      */
-    private synchronized void requestStop() {
+    private synchronized boolean requestStop() {
+        boolean noMemberRan = started && !launchedSinceStart;
         started = false;
         unwatchTopicCreations();
         releaseKeepAlive();
@@ -381,6 +431,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
         } finally {
             together.countDown();
         }
+        return noMemberRan;
     }
 
     /**
@@ -390,8 +441,11 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
      * member stops once its listener returns.
      */
     public void stopForShutdown() {
-        requestStop();
+        boolean noMemberRan = requestStop();
         members.forEach(KafkoMessageListenerContainer::awaitStopped); // which skips the caller's own member
+        if (noMemberRan) {
+            publishStopped();
+        }
     }
 
     /** The container was removed from its registry (and stopped): its meters go. */
@@ -401,6 +455,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
 
     /** A member's polling thread was started. */
     void memberLaunched() {
+        launchedSinceStart = true;
         live.incrementAndGet();
     }
 
@@ -503,7 +558,14 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     public Map<String, Map<Integer, Long>> endOffsets() {
         Map<String, Map<Integer, Long>> targets = new HashMap<>();
         for (String topic : topics) {
-            targets.put(topic, backend.endOffsets(topic));
+            try {
+                targets.put(topic, backend.endOffsets(topic));
+            } catch (UnknownTopicException e) {
+                if (topicPattern == null) {
+                    throw e;
+                }
+                // a pattern's topic that was deleted: not matched any more, nothing of it to wait for
+            }
         }
         return targets;
     }
@@ -534,7 +596,15 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
         }
         targets.forEach((topic, ends) -> {
             Map<Integer, Long> done = processed.snapshot(topic, backend.topicId(topic));
-            Map<Integer, Long> committed = backend.committedOffsets(topic, groupId);
+            Map<Integer, Long> committed;
+            try {
+                committed = backend.committedOffsets(topic, groupId);
+            } catch (UnknownTopicException e) {
+                if (topicPattern == null) {
+                    throw e;
+                }
+                return; // a pattern's topic deleted during the wait: nothing of it is waited for any more
+            }
             ends.forEach((partition, end) -> {
                 // a seek made is committed at once, and its progress set back (a seek not yet made is pending)
                 long reached = Math.max(done.getOrDefault(partition, 0L), committed.getOrDefault(partition, 0L));

@@ -315,6 +315,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         topicId = backend.topicId(container.topic());
         detached = false;
         offsets.reset();
+        positions.rejoined();
         container.instrumentation().listenerStarting(container.getListenerId(), container.getGroupId(),
                 container.topic());
         LOG.info("Listener '{}' reads topic '{}' again ({})", container.getListenerId(), container.topic(),

@@ -19,6 +19,8 @@ final class MemberPositions {
     private final Consumer<Map<Integer, Long>> progress;
     /** Whether the backend's consumer reports positions ({@link #afterEmptyPoll}). */
     private boolean reportsPositions = true;
+    /** Whether the member joined its topic again after it was deleted: it reads the new topic from its start. */
+    private boolean rejoined;
 
     MemberPositions(KafkoMessageListenerContainer container, LogBackend backend, Consumer<Map<Integer, Long>> progress) {
         this.container = container;
@@ -43,9 +45,25 @@ final class MemberPositions {
                 starts.put(p, consumer.position(p));
             }
         }
-        if (!starts.isEmpty()) {
-            consumer.commit(starts);
+        if (starts.isEmpty()) {
+            return;
         }
+        if (rejoined) {
+            // the topic was created again while the member waited for it, maybe well before it looked: what was
+            // sent to it since was never read, and would be skipped from the end
+            consumer.seekToBeginning(starts.keySet());
+            starts.replaceAll((p, end) -> consumer.position(p));
+        }
+        consumer.commit(starts);
+    }
+
+    /**
+     * The member joined its topic again after it was deleted (its group's commits went with it): the partitions
+     * it is given without a commit start at their log start, also where new groups start at the end, since the
+     * topic was created while the member ran.
+     */
+    void rejoined() {
+        rejoined = true;
     }
 
     /**

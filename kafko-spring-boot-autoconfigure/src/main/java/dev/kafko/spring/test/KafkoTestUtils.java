@@ -163,7 +163,8 @@ public final class KafkoTestUtils {
      *     naming the listener and the topic, when a running listener's topic does not exist: deleted, and
      *     not created again yet (where topics are created on use, the listener creates it at its next
      *     poll; with {@code kafko.auto-create-topics=false} an undeclared one waits for the application),
-     *     with the {@link UnknownTopicException} as its cause
+     *     with the {@link UnknownTopicException} as its cause; a deleted topic a listener's topic pattern matched
+     *     is not waited for (that listener never creates it again)
      */
     public static void waitForListeners(KafkoListenerEndpointRegistry registry, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
