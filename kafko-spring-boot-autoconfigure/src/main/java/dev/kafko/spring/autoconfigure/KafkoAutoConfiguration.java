@@ -275,7 +275,8 @@ public final class KafkoAutoConfiguration {
                 atLeastOne("kafko.listener.concurrency", listener.getConcurrency()), listener.getPollTimeout(),
                 atLeastOne("kafko.listener.max-poll-records", listener.getMaxPollRecords()),
                 listener.getShutdownTimeout(), atLeastOne("kafko.listener.ack-count", listener.getAckCount()),
-                positive("kafko.listener.ack-time", listener.getAckTime()), listener.getIdleEventInterval()));
+                positive("kafko.listener.ack-time", listener.getAckTime()), listener.getIdleEventInterval(),
+                listener.getIdlePartitionEventInterval()));
         factory.setErrorHandler(errorHandler);
         factory.setReplyTemplate((KafkoTemplate<Object, Object>) replyTemplate(template, beanFactory));
         factory.setInstrumentation(instrumentation.getIfUnique(() -> KafkoInstrumentation.NOOP));

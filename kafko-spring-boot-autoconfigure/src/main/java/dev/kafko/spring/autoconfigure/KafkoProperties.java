@@ -479,6 +479,13 @@ public class KafkoProperties {
         private @Nullable Duration idleEventInterval;
 
         /**
+         * How long a partition a member reads goes without records before the member publishes a
+         * ListenerContainerPartitionIdleEvent for it (again after each further interval without records of it).
+         * Unset: never.
+         */
+        private @Nullable Duration idlePartitionEventInterval;
+
+        /**
          * Whether every record's delivery to a record listener (its attempts and recovery) is a Micrometer
          * observation (kafko.listener), which continues the trace context the record carries. Needs an
          * ObservationRegistry bean (Spring Boot Actuator). Batch listeners are not observed.
@@ -559,6 +566,14 @@ public class KafkoProperties {
 
         public void setIdleEventInterval(@Nullable Duration idleEventInterval) {
             this.idleEventInterval = idleEventInterval;
+        }
+
+        public @Nullable Duration getIdlePartitionEventInterval() {
+            return idlePartitionEventInterval;
+        }
+
+        public void setIdlePartitionEventInterval(@Nullable Duration idlePartitionEventInterval) {
+            this.idlePartitionEventInterval = idlePartitionEventInterval;
         }
 
         public Retry getRetry() {

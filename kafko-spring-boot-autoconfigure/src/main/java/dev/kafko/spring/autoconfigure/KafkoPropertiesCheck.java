@@ -46,6 +46,10 @@ final class KafkoPropertiesCheck {
         if (listener.getIdleEventInterval() != null) {
             KafkoAutoConfiguration.positive("kafko.listener.idle-event-interval", listener.getIdleEventInterval());
         }
+        if (listener.getIdlePartitionEventInterval() != null) {
+            KafkoAutoConfiguration.positive("kafko.listener.idle-partition-event-interval",
+                    listener.getIdlePartitionEventInterval());
+        }
         KafkoAutoConfiguration.atLeastOne("kafko.listener.retry.max-attempts", listener.getRetry().getMaxAttempts());
         KafkoAutoConfiguration.notNegative("kafko.listener.retry.backoff", listener.getRetry().getBackoff());
         for (String name : listener.getRetry().getNotRetryable()) {

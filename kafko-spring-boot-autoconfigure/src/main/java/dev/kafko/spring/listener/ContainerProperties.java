@@ -18,10 +18,13 @@ import org.jspecify.annotations.Nullable;
  * @param idleEventInterval how long a member goes without records before it publishes a
  *     {@link dev.kafko.spring.event.ListenerContainerIdleEvent} (again after each further interval without
  *     records), and calls {@link ConsumerSeekAware#onIdleContainer}; {@code null}: never
+ * @param idlePartitionEventInterval how long a partition a member reads goes without records before the member
+ *     publishes a {@link dev.kafko.spring.event.ListenerContainerPartitionIdleEvent} for it (again after each
+ *     further interval without records of it); {@code null}: never
  */
 public record ContainerProperties(AckMode ackMode, int concurrency, Duration pollTimeout, int maxPollRecords,
                                   Duration shutdownTimeout, int ackCount, Duration ackTime,
-                                  @Nullable Duration idleEventInterval) {
+                                  @Nullable Duration idleEventInterval, @Nullable Duration idlePartitionEventInterval) {
 
     /** The records between two commits under the count ack modes unless set: 1, as spring-kafka's. */
     public static final int DEFAULT_ACK_COUNT = 1;
@@ -42,6 +45,14 @@ public record ContainerProperties(AckMode ackMode, int concurrency, Duration pol
     public ContainerProperties(AckMode ackMode, int concurrency, Duration pollTimeout, int maxPollRecords,
                                Duration shutdownTimeout, int ackCount, Duration ackTime) {
         this(ackMode, concurrency, pollTimeout, maxPollRecords, shutdownTimeout, ackCount, ackTime, null);
+    }
+
+    /** Settings without partition idle events. */
+    public ContainerProperties(AckMode ackMode, int concurrency, Duration pollTimeout, int maxPollRecords,
+                               Duration shutdownTimeout, int ackCount, Duration ackTime,
+                               @Nullable Duration idleEventInterval) {
+        this(ackMode, concurrency, pollTimeout, maxPollRecords, shutdownTimeout, ackCount, ackTime, idleEventInterval,
+                null);
     }
 
     public ContainerProperties {
@@ -71,31 +82,45 @@ public record ContainerProperties(AckMode ackMode, int concurrency, Duration pol
             throw new IllegalArgumentException("idleEventInterval must be positive (or null: no idle events), was "
                     + idleEventInterval);
         }
+        if (idlePartitionEventInterval != null
+                && (idlePartitionEventInterval.isNegative() || idlePartitionEventInterval.isZero())) {
+            throw new IllegalArgumentException("idlePartitionEventInterval must be positive (or null: no partition"
+                    + " idle events), was " + idlePartitionEventInterval);
+        }
     }
 
     public ContainerProperties withAckMode(AckMode ackMode) {
         return new ContainerProperties(ackMode, concurrency, pollTimeout, maxPollRecords, shutdownTimeout, ackCount,
-                ackTime, idleEventInterval);
+                ackTime, idleEventInterval, idlePartitionEventInterval);
     }
 
     public ContainerProperties withConcurrency(int concurrency) {
         return new ContainerProperties(ackMode, concurrency, pollTimeout, maxPollRecords, shutdownTimeout, ackCount,
-                ackTime, idleEventInterval);
+                ackTime, idleEventInterval, idlePartitionEventInterval);
     }
 
     public ContainerProperties withAckCount(int ackCount) {
         return new ContainerProperties(ackMode, concurrency, pollTimeout, maxPollRecords, shutdownTimeout, ackCount,
-                ackTime, idleEventInterval);
+                ackTime, idleEventInterval, idlePartitionEventInterval);
     }
 
     public ContainerProperties withAckTime(Duration ackTime) {
         return new ContainerProperties(ackMode, concurrency, pollTimeout, maxPollRecords, shutdownTimeout, ackCount,
-                ackTime, idleEventInterval);
+                ackTime, idleEventInterval, idlePartitionEventInterval);
     }
 
     /** These settings with idle events after {@code idleEventInterval} without records ({@code null}: none). */
     public ContainerProperties withIdleEventInterval(@Nullable Duration idleEventInterval) {
         return new ContainerProperties(ackMode, concurrency, pollTimeout, maxPollRecords, shutdownTimeout, ackCount,
-                ackTime, idleEventInterval);
+                ackTime, idleEventInterval, idlePartitionEventInterval);
+    }
+
+    /**
+     * These settings with partition idle events after {@code idlePartitionEventInterval} without records of a
+     * partition ({@code null}: none).
+     */
+    public ContainerProperties withIdlePartitionEventInterval(@Nullable Duration idlePartitionEventInterval) {
+        return new ContainerProperties(ackMode, concurrency, pollTimeout, maxPollRecords, shutdownTimeout, ackCount,
+                ackTime, idleEventInterval, idlePartitionEventInterval);
     }
 }

@@ -165,6 +165,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
                     events.paused(true);
                     container.awaitSignal(events.waitMillis(properties.pollTimeout().toMillis()));
                     events.nothingReceived();
+                    events.partitionsPolled(List.of());
                     continue;
                 }
                 container.markPaused(false);
@@ -174,6 +175,9 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
                     events.nothingReceived();
                 } else {
                     events.received();
+                }
+                events.partitionsPolled(records);
+                if (!records.isEmpty()) {
                     deliver(records);
                 }
                 commits.drainForeign();
@@ -284,6 +288,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
             LOG.debug("Closing the consumer of {} on a deleted topic failed", container.memberName(), closing);
         }
         assigned = Set.of();
+        events.revokedAll();
         detached = true;
         rejoin();
     }
@@ -592,6 +597,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         if (seeks != null) {
             seeks.revoked(partitions);
         }
+        events.revoked(partitions);
         Set<Integer> left = new HashSet<>(assigned);
         left.removeAll(partitions);
         assigned = Set.copyOf(left);
@@ -603,6 +609,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         Set<Integer> now = new HashSet<>(assigned);
         now.addAll(partitions);
         assigned = Set.copyOf(now);
+        events.assigned(partitions);
         positions.assigned(consumer, partitions);
         ConsumerSeekAware aware = listener.seekAware();
         if (aware != null && !partitions.isEmpty()) {

@@ -7,7 +7,14 @@ import dev.kafko.spring.event.ConsumerStoppedEvent;
 import dev.kafko.spring.event.ContainerStoppedEvent;
 import dev.kafko.spring.event.ListenerContainerIdleEvent;
 import dev.kafko.spring.event.ListenerContainerNoLongerIdleEvent;
+import dev.kafko.spring.event.ListenerContainerPartitionIdleEvent;
+import dev.kafko.spring.event.ListenerContainerPartitionNoLongerIdleEvent;
+import dev.kafko.KafkoRecord;
 import java.time.Duration;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -16,7 +23,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * The events one member publishes ({@link dev.kafko.spring.event}), and when it goes idle: no record for the
  * container's idle event interval, counted from the last records received (or the start), an idle event after
- * each interval without records. Polling thread only.
+ * each interval without records; the same for each partition it reads with the partition idle event interval,
+ * counted from the partition's last record (or its assignment). Polling thread only.
  */
 final class MemberEvents {
 
@@ -31,11 +39,29 @@ final class MemberEvents {
     private long lastIdleEvent;
     private boolean idle;
     private boolean paused;
+    /** The partition idle event interval in nanoseconds; 0: no partition idle events. */
+    private final long partitionIdleNanos;
+    /** The partitions the member reads, with partition idle events on. */
+    private final Map<Integer, PartitionIdleness> partitions = new HashMap<>();
+
+    /** One partition's last record (or assignment), its last idle event (or that), and whether it is idle. */
+    private static final class PartitionIdleness {
+        long lastReceived;
+        long lastIdleEvent;
+        boolean idle;
+
+        PartitionIdleness(long now) {
+            lastReceived = now;
+            lastIdleEvent = now;
+        }
+    }
 
     MemberEvents(KafkoMessageListenerContainer container, Supplier<Set<Integer>> assigned, Runnable onIdle) {
         this.container = container;
         Duration interval = container.properties().idleEventInterval();
         this.idleNanos = interval == null ? 0 : interval.toNanos();
+        Duration partitionInterval = container.properties().idlePartitionEventInterval();
+        this.partitionIdleNanos = partitionInterval == null ? 0 : partitionInterval.toNanos();
         this.assigned = assigned;
         this.onIdle = onIdle;
     }
@@ -77,11 +103,78 @@ final class MemberEvents {
      * its next idle event is due, so that it is not late by up to a poll timeout.
      */
     long waitMillis(long millis) {
-        if (idleNanos == 0) {
+        if (idleNanos == 0 && partitions.isEmpty()) {
             return millis;
         }
-        long due = lastIdleEvent + idleNanos - System.nanoTime();
-        return Math.max(1, Math.min(millis, TimeUnit.NANOSECONDS.toMillis(due + 999_999)));
+        long now = System.nanoTime();
+        long due = idleNanos == 0 ? Long.MAX_VALUE : lastIdleEvent + idleNanos - now;
+        for (PartitionIdleness p : partitions.values()) {
+            due = Math.min(due, p.lastIdleEvent + partitionIdleNanos - now);
+        }
+        return Math.max(1, Math.min(millis, TimeUnit.NANOSECONDS.toMillis(Math.min(due, Long.MAX_VALUE - 999_999)
+                + 999_999)));
+    }
+
+    /** The member was assigned {@code assigned}: their idle time counts from now. */
+    void assigned(Collection<Integer> assigned) {
+        if (partitionIdleNanos == 0) {
+            return;
+        }
+        long now = System.nanoTime();
+        for (int p : assigned) {
+            partitions.putIfAbsent(p, new PartitionIdleness(now));
+        }
+    }
+
+    /** The member no longer reads {@code revoked}. */
+    void revoked(Collection<Integer> revoked) {
+        partitions.keySet().removeAll(revoked);
+    }
+
+    /** The member reads no partition any more (its topic was deleted). */
+    void revokedAll() {
+        partitions.clear();
+    }
+
+    /**
+     * A poll returned {@code records} (perhaps none), or a paused wait ended (none): an event for each partition
+     * of them that was idle, and one for each partition idle for another interval.
+     */
+    void partitionsPolled(List<KafkoRecord> records) {
+        if (partitions.isEmpty()) {
+            return;
+        }
+        long now = System.nanoTime();
+        int last = -1;
+        for (KafkoRecord r : records) {
+            int p = r.partition();
+            PartitionIdleness state = p == last ? null : partitions.get(p);
+            last = p;
+            if (state == null) {
+                continue;
+            }
+            if (state.idle) {
+                state.idle = false;
+                long idleMillis = TimeUnit.NANOSECONDS.toMillis(now - state.lastReceived);
+                container.publish((member, parent) -> new ListenerContainerPartitionNoLongerIdleEvent(member, parent,
+                        member.getListenerId(), container.topic(), p, idleMillis));
+            }
+            state.lastReceived = now;
+            state.lastIdleEvent = now;
+        }
+        boolean pausedNow = paused;
+        for (Map.Entry<Integer, PartitionIdleness> e : partitions.entrySet()) {
+            PartitionIdleness state = e.getValue();
+            if (now - state.lastIdleEvent < partitionIdleNanos) {
+                continue;
+            }
+            state.lastIdleEvent = now;
+            state.idle = true;
+            int p = e.getKey();
+            long idleMillis = TimeUnit.NANOSECONDS.toMillis(now - state.lastReceived);
+            container.publish((member, parent) -> new ListenerContainerPartitionIdleEvent(member, parent,
+                    member.getListenerId(), container.topic(), p, idleMillis, pausedNow));
+        }
     }
 
     /** A poll returned records: no longer idle (an event, when it was). */

@@ -87,12 +87,58 @@ class ContainerEventsTest {
     }
 
     @Test
+    void eachIdlePartitionHasItsOwnEventsWhileAnotherPartitionReceivesRecords() {
+        runner.withBean(Listening.class).withPropertyValues("kafko.listener.idle-partition-event-interval=150ms",
+                "kafko.listener.poll-timeout=30s").run(context -> {
+            // partition 1 gets a record every 50 ms: never idle; partition 0 gets none
+            long end = System.nanoTime() + Duration.ofMillis(700).toNanos();
+            int n = 0;
+            while (System.nanoTime() < end) {
+                template(context).send("watched", 1, null, "busy-" + n++).join();
+                Thread.sleep(50);
+            }
+            // (partition 1 may have its own when a pause of the machine outlasts the interval)
+            List<ListenerContainerPartitionIdleEvent> idle = events(ListenerContainerPartitionIdleEvent.class).stream()
+                    .filter(e -> e.getPartition() == 0).toList();
+            assertThat(idle).as("partition 0 idle after 150 ms, then after each further 150 ms")
+                    .hasSizeGreaterThanOrEqualTo(2)
+                    .allSatisfy(e -> {
+                        assertThat(e.getTopic()).isEqualTo("watched");
+                        assertThat(e.getListenerId()).isEqualTo("listening");
+                        assertThat(e.isPaused()).isFalse();
+                        assertThat(e.getPartitions()).containsExactly(0);
+                    });
+            assertThat(idle.get(0).getIdleTime()).isBetween(150L, 10_000L);
+            assertThat(idle.get(1).getIdleTime()).isGreaterThanOrEqualTo(idle.get(0).getIdleTime() + 150);
+            assertThat(events(ListenerContainerIdleEvent.class)).as("no container idle events without their interval")
+                    .isEmpty();
+            assertThat(events(ListenerContainerPartitionNoLongerIdleEvent.class)).noneMatch(e -> e.getPartition() == 0);
+
+            template(context).send("watched", 0, null, "wakes").join();
+            await().atMost(WAIT).until(() -> SEEN.contains("record:wakes"));
+            List<ListenerContainerPartitionNoLongerIdleEvent> back =
+                    events(ListenerContainerPartitionNoLongerIdleEvent.class);
+            back = back.stream().filter(e -> e.getPartition() == 0).toList();
+            assertThat(back).singleElement().satisfies(e ->
+                    assertThat(e.getIdleTime()).isGreaterThanOrEqualTo(idle.get(1).getIdleTime()));
+            assertThat(SEEN.indexOf(back.get(0))).as("published before the records are delivered")
+                    .isLessThan(SEEN.indexOf("record:wakes"));
+
+            // paused: idle events go on, marked paused
+            registry(context).getListenerContainer("listening").pause();
+            await().atMost(WAIT).until(() -> events(ListenerContainerPartitionIdleEvent.class).stream()
+                    .anyMatch(ListenerContainerPartitionIdleEvent::isPaused));
+        });
+    }
+
+    @Test
     void withoutAnIntervalThereAreNoIdleEvents() throws Exception {
         runner.withBean(Listening.class).withPropertyValues("kafko.listener.poll-timeout=20ms").run(context -> {
             template(context).send("watched", "a").join();
             KafkoTestUtils.waitForListeners(context, WAIT);
             Thread.sleep(300); // fifteen empty polls
             assertThat(events(ListenerContainerIdleEvent.class)).isEmpty();
+            assertThat(events(ListenerContainerPartitionIdleEvent.class)).isEmpty();
             assertThat(events(ConsumerStartedEvent.class)).hasSize(1);
         });
     }
@@ -236,6 +282,14 @@ class ContainerEventsTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("idleEventInterval must be positive");
         assertThat(ContainerProperties.DEFAULTS.withIdleEventInterval(Duration.ofSeconds(1))
                 .withAckMode(AckMode.RECORD).idleEventInterval()).isEqualTo(Duration.ofSeconds(1));
+        runner.withPropertyValues("kafko.listener.idle-partition-event-interval=-1s").run(context -> assertThat(context)
+                .getFailure().hasStackTraceContaining("kafko.listener.idle-partition-event-interval must be positive"));
+        assertThatThrownBy(() -> ContainerProperties.DEFAULTS.withIdlePartitionEventInterval(Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("idlePartitionEventInterval must be positive");
+        assertThat(ContainerProperties.DEFAULTS.withIdlePartitionEventInterval(Duration.ofSeconds(2))
+                .withIdleEventInterval(Duration.ofSeconds(1)).withAckMode(AckMode.RECORD).idlePartitionEventInterval())
+                .isEqualTo(Duration.ofSeconds(2));
     }
 
     @SuppressWarnings("unchecked")
