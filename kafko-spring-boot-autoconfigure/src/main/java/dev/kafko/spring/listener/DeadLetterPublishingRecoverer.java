@@ -25,8 +25,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Publishes, from any container thread, a record that exhausted its attempts to
  * {@code <topic>.DLT} on the same partition, with its key, value and headers plus
- * {@code kafko_dlt-*} headers naming the exception and the original topic, partition and offset (the
- * exception headers of an earlier dead-lettering of the same record are left out).
+ * {@code kafko_dlt-*} headers naming the exception (its message header only when it has one) and the original
+ * topic, partition, offset and timestamp (the exception headers of an earlier dead-lettering of the same record
+ * are left out). As in spring-kafka, the dead letter is stamped when it is published, so the dead-letter topic's
+ * retention counts from then, whatever the original's age.
  * The dead-letter topic is made ready when a container starts reading the original ({@link #prepare}):
  * created with at least as many partitions as the original when topics are created on first use (a
  * declared one grows to that many too); otherwise it must be declared, or the container does not
@@ -117,8 +119,10 @@ public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
     /** Publishes the dead letter; false when it is too large for its topic, any other failure thrown. */
     private boolean published(KafkoRecord record, String dlt, Headers headers) {
         try {
-            backend.producer(dlt).send(record.partition(), record.key(), record.value(), headers, record.timestamp())
-                    .join();
+            // stamped now, as spring-kafka's are (the original's timestamp is in a header): the dead-letter topic's
+            // retention counts from the dead-lettering, not from the original, which may be older than it
+            backend.producer(dlt).send(record.partition(), record.key(), record.value(), headers,
+                    backend.currentTimeMillis()).join();
             return true;
         } catch (RuntimeException e) {
             if (tooLarge(e)) {
@@ -134,8 +138,10 @@ public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
         if (cause.getCause() != null && cause.getCause() != cause) {
             headers = headers.with(KafkoHeaders.DLT_EXCEPTION_CAUSE_FQCN, utf8(cause.getCause().getClass().getName()));
         }
+        if (cause.getMessage() != null) { // as spring-kafka: no message, no header (not the text "null")
+            headers = headers.with(KafkoHeaders.DLT_EXCEPTION_MESSAGE, utf8(cause.getMessage()));
+        }
         return headers
-                .with(KafkoHeaders.DLT_EXCEPTION_MESSAGE, utf8(String.valueOf(cause.getMessage())))
                 .with(KafkoHeaders.DLT_EXCEPTION_STACKTRACE, utf8(stackTrace))
                 .with(KafkoHeaders.DLT_ORIGINAL_TOPIC, utf8(record.topic()))
                 .with(KafkoHeaders.DLT_ORIGINAL_PARTITION, utf8(Integer.toString(record.partition())))

@@ -18,6 +18,7 @@ import org.springframework.util.backoff.FixedBackOff;
 /**
  * Retries a failed delivery with a {@link BackOff}, then hands each record to a
  * {@link RecordRecoverer} (by default: log and skip). Conversion and argument-resolution failures,
+ * {@link ClassCastException}s and {@link NoSuchMethodException}s (as spring-kafka's defaults),
  * {@link InvalidReplyHeaderException}s and sends the log refuses for good
  * ({@link RecordTooLargeException}, {@link InvalidNameException}, {@link InvalidPartitionException}) are
  * not retried: they would fail the same way (see {@link #isRetryable}); nor are the exceptions named with
@@ -139,7 +140,9 @@ public final class DefaultErrorHandler implements KafkoErrorHandler {
     }
 
     /**
-     * Whether another attempt could succeed: false for conversion and argument-resolution failures, for
+     * Whether another attempt could succeed: false for conversion and argument-resolution failures, for a
+     * {@link ClassCastException} or a {@link NoSuchMethodException} (spring-kafka's defaults: a generic payload whose
+     * elements are not the declared type fails the same way each time), for
      * a reply that the record's headers cannot route, and for a send the log refuses whatever the attempt
      * (a {@link RecordTooLargeException}, an {@link InvalidNameException}, an {@link InvalidPartitionException}:
      * partitions are added by hand, not while a record is retried): a {@code @SendTo} reply too
@@ -148,6 +151,7 @@ public final class DefaultErrorHandler implements KafkoErrorHandler {
     public static boolean isRetryable(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
             if (t instanceof MessageConversionException || t instanceof MethodArgumentResolutionException
+                    || t instanceof ClassCastException || t instanceof NoSuchMethodException
                     || t instanceof InvalidReplyHeaderException || t instanceof RecordTooLargeException
                     || t instanceof InvalidNameException || t instanceof InvalidPartitionException) {
                 return false;

@@ -8,8 +8,11 @@ import org.springframework.messaging.Message;
  * sees anything, as spring-kafka's {@code KafkaListenerErrorHandler} does; named on a listener with
  * {@code @KafkoListener(errorHandler = "<bean name>")}.
  *
- * <p>Returning makes the delivery a success: the records are committed as processed, and a non-null
- * value returned is the method's result, sent to the {@code @SendTo} topic when the method has one
+ * <p>Returning makes the delivery a success: no retries, and the records are committed as the method's returning
+ * would have them committed (under a manual ack mode only once acknowledged, as in spring-kafka: acknowledge through
+ * the message's {@link dev.kafko.spring.support.KafkoHeaders#ACKNOWLEDGMENT} header, as spring-kafka's
+ * {@code ManualAckListenerErrorHandler} does); a non-null value returned is the method's result, sent to the
+ * {@code @SendTo} topic when the method has one
  * (and ignored when it has none). Throwing (the exception given, its cause, or another) hands what is
  * thrown to the container's error handler, which retries and recovers as for any failure: each retry
  * invokes the method again, and this handler again if it fails again.

@@ -391,7 +391,6 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         try {
             invoke(records, ack, 1);
         } catch (Exception failure) {
-            nackSleep = null; // a listener that throws after a nack fails as it would without it
             BatchListenerFailedException named = BatchListenerFailedException.findIn(failure);
             if (named == null || named.getIndex() >= records.size()) {
                 if (named != null) {
@@ -400,6 +399,8 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
                 }
                 if (!recover(records, failure, ack)) {
                     seekBack(records);
+                } else if (nackSleep != null) {
+                    batchNacked(records, ack); // a retry nacked the batch and returned
                 }
                 return;
             }
@@ -412,20 +413,31 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
             Acknowledgment failedAck = ack(failed);
             if (!recover(failed, cause, failedAck)) {
                 seekBack(records.subList(i, records.size()));
+            } else if (nackSleep != null) {
+                // a retry nacked the failed record (the batch of it alone, index 0): it comes again with those after it
+                batchNacked(records.subList(i, records.size()), failedAck);
             } else if (i + 1 < records.size()) {
                 seekBack(records.subList(i + 1, records.size()));
             }
             return;
         }
         if (nackSleep != null) {
-            Duration sleep = nackSleep;
-            nackSleep = null;
-            done(records.subList(0, nackIndex), true, ack); // acknowledged by the nack
-            nackSleep = sleep;
-            redeliverAfterNack(records.subList(nackIndex, records.size()));
+            batchNacked(records, ack);
             return;
         }
         done(records, false, ack);
+    }
+
+    /**
+     * The listener nacked {@code records} from {@link #nackIndex} on and returned (on their delivery or on a retry):
+     * the records before the index are acknowledged by the nack, the others come again after its pause.
+     */
+    private void batchNacked(List<KafkoRecord> records, Acknowledgment ack) {
+        Duration sleep = nackSleep;
+        nackSleep = null;
+        done(records.subList(0, nackIndex), true, ack); // acknowledged by the nack
+        nackSleep = sleep;
+        redeliverAfterNack(records.subList(nackIndex, records.size()));
     }
 
     private void seekBack(List<KafkoRecord> records) {
@@ -461,7 +473,6 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
             try {
                 invoke(records, ack, 1);
             } catch (Exception failure) {
-                nackSleep = null; // a listener that throws after a nack fails as it would without it
                 if (observation != null) {
                     observation.error(failure);
                 }
@@ -532,6 +543,11 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         } catch (Error e) {
             throw new ListenerExecutionFailedException("Listener '" + container.getListenerId() + "' threw " + e, e);
         } finally {
+            if (!success) {
+                // a listener that throws after a nack fails as it would without it, at a retry as at the delivery:
+                // only a nack of the attempt that returned counts
+                nackSleep = null;
+            }
             if (!fatal) {
                 log.delivered();
             }
