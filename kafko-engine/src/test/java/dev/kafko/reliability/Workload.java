@@ -95,4 +95,22 @@ final class Workload {
         t.start();
         return t;
     }
+
+    /**
+     * Adds {@code who} and the stack trace of {@code t} (unwrapped from a {@code CompletionException}) to
+     * {@code unexpected}, unless it is one of the {@code allowed} exception types.
+     */
+    @SafeVarargs
+    static void collectUnexpected(java.util.Collection<String> unexpected, String who, Throwable t,
+                                  Class<? extends Throwable>... allowed) {
+        Throwable c = t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
+        for (Class<? extends Throwable> type : allowed) {
+            if (type.isInstance(c)) {
+                return;
+            }
+        }
+        java.io.StringWriter sw = new java.io.StringWriter();
+        c.printStackTrace(new java.io.PrintWriter(sw));
+        unexpected.add(who + ": " + sw);
+    }
 }

@@ -484,8 +484,17 @@ final class ConsumerImpl implements Consumer {
         ensureOpen();
         for (int p : partitions) {
             PartitionActor actor = topic.actors()[p];
+            long found;
+            try {
+                found = actor.log().offsetForTimestamp(epochMillis);
+            } catch (KafkoClosedException | OffsetOutOfRangeException e) {
+                // a log closed, or a segment released under the search, by a deleteTopic or a close that raced it is
+                // the topic's end (as a poll reports it), not kafko's close nor a position out of range
+                topic.ensureOpen();
+                throw e;
+            }
             // none readable at or after it: the readable end, as a seek to the end
-            positions.set(p, Math.min(actor.log().offsetForTimestamp(epochMillis), actor.readableEnd()));
+            positions.set(p, Math.min(found, actor.readableEnd()));
         }
     }
 

@@ -50,6 +50,14 @@ public final class LogBridge {
                 frame.length));
     }
 
+    /**
+     * {@link MappingBudget#setLimit}: with 0 no sealed segment is mapped after a reopen (its reads are positional
+     * reads through channels opened at the read); a negative limit restores the configured one.
+     */
+    public static void setMappingLimit(int windows) {
+        MappingBudget.setLimit(windows);
+    }
+
     /** {@link IndexFiles#load}: whether the index files of the segment at {@code base} were accepted. */
     public static boolean indexLoads(FileIo io, Path dir, long base) {
         return IndexFiles.load(io, dir, base) != null;
