@@ -81,6 +81,15 @@ public interface ConsumerSeekAware {
         onIdleContainer(assignments, callback);
     }
 
+    /**
+     * One member of the listener's group completed its first poll of a run (records or none), on its polling thread,
+     * before it delivers what that poll returned: its initial positions are set, its partitions assigned and
+     * {@link #onPartitionsAssigned} called. Seeks made through the callback of {@link #registerSeekCallback} from
+     * here are made before the member polls again. Called again for each start of the member.
+     */
+    default void onFirstPoll() {
+    }
+
     /** The member whose callback {@link #registerSeekCallback} handed over stopped: that callback now throws. */
     default void unregisterSeekCallback() {
     }

@@ -75,6 +75,8 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
     private final MemberPositions positions;
     private final boolean timed;
     private final RecordObservations observations;
+    /** Whether this run's first poll completed ({@link ConsumerSeekAware#onFirstPoll} told). Polling thread. */
+    private boolean polledOnce;
     /** The seeks a {@link ConsumerSeekAware} listener asks for while the member runs; null for other listeners. */
     private final @Nullable MemberSeeks seeks;
     private volatile @Nullable Thread owner;
@@ -171,6 +173,12 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
                 container.markPaused(false);
                 events.paused(false);
                 List<KafkoRecord> records = poll();
+                if (!polledOnce) {
+                    polledOnce = true;
+                    if (seeks != null) {
+                        seeks.firstPollDone();
+                    }
+                }
                 if (records.isEmpty()) {
                     events.nothingReceived();
                 } else {

@@ -47,6 +47,15 @@ final class MemberSeeks extends PartitionSeeks {
         }
     }
 
+    /** The member's first poll of this run completed: tells the listener. Polling thread. */
+    void firstPollDone() {
+        try {
+            aware.onFirstPoll();
+        } catch (RuntimeException e) {
+            LOG.error("Listener '{}' failed in onFirstPoll", container.getListenerId(), e);
+        }
+    }
+
     /** The member went idle: tells the listener, with this callback. Polling thread. */
     void idle(Map<Integer, Long> assignments) {
         try {

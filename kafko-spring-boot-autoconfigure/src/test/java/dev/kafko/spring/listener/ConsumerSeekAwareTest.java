@@ -22,6 +22,8 @@ import org.springframework.context.ApplicationContext;
 class ConsumerSeekAwareTest {
 
     static final List<String> RECEIVED = new CopyOnWriteArrayList<>();
+    /** What the seeker's listener received and its first polls, in order. */
+    static final List<String> ORDER = new CopyOnWriteArrayList<>();
     static final List<Map<Integer, Long>> ASSIGNED = new CopyOnWriteArrayList<>();
     static final List<RuntimeException> SEEK_FAILURES = new CopyOnWriteArrayList<>();
     static volatile ConsumerSeekAware.ConsumerSeekCallback lastCallback;
@@ -36,6 +38,7 @@ class ConsumerSeekAwareTest {
     void reset() {
         TWO_TOPICS.clear();
         RECEIVED.clear();
+        ORDER.clear();
         ASSIGNED.clear();
         SEEK_FAILURES.clear();
         lastCallback = null;
@@ -48,7 +51,27 @@ class ConsumerSeekAwareTest {
             sendThenStart(context, "a", "b", "c");
             await().atMost(Duration.ofSeconds(20)).until(() -> RECEIVED.contains("c"));
             assertThat(RECEIVED).containsExactly("c");
+            assertThat(ORDER).containsExactly("first poll on seeker-0 after 1 assignment(s)", "c");
             assertThat(ASSIGNED).containsExactly(Map.of(0, 0L));
+        });
+    }
+
+    @Test
+    void onFirstPollComesOncePerRunOnTheMembersThreadAfterItsAssignmentBeforeItsRecords() {
+        onAssign = (assignments, callback) -> { };
+        runner.run(context -> {
+            sendThenStart(context, "a");
+            await().atMost(Duration.ofSeconds(20)).until(() -> RECEIVED.contains("a"));
+            template(context).send("replay", "b").join();
+            await().atMost(Duration.ofSeconds(20)).until(() -> RECEIVED.contains("b"));
+            MessageListenerContainer container = context.getBean(KafkoListenerEndpointRegistry.class)
+                    .getListenerContainer("seeker");
+            container.stop();
+            container.start();
+            template(context).send("replay", "c").join();
+            await().atMost(Duration.ofSeconds(20)).until(() -> RECEIVED.contains("c"));
+            assertThat(ORDER).containsExactly("first poll on seeker-0 after 1 assignment(s)", "a", "b",
+                    "first poll on seeker-0 after 2 assignment(s)", "c");
         });
     }
 
@@ -159,9 +182,16 @@ class ConsumerSeekAwareTest {
             onAssign.accept(assignments, callback);
         }
 
+        @Override
+        public void onFirstPoll() {
+            ORDER.add("first poll on " + Thread.currentThread().getName() + " after " + ASSIGNED.size()
+                    + " assignment(s)");
+        }
+
         @KafkoListener(id = "seeker", topics = "replay", autoStartup = "false")
         void on(String value) {
             RECEIVED.add(value);
+            ORDER.add(value);
         }
     }
 }
