@@ -65,8 +65,12 @@ public interface ConsumerSeekAware {
      * One member of the listener's group received no record for its container's idle event interval
      * ({@code kafko.listener.idle-event-interval}), at the time it publishes its
      * {@link dev.kafko.spring.event.ListenerContainerIdleEvent}: again after each further interval without records.
+     * Also, as in spring-kafka, for one partition it reads that received no record for the partition idle event
+     * interval ({@code kafko.listener.idle-partition-event-interval}), with its
+     * {@link dev.kafko.spring.event.ListenerContainerPartitionIdleEvent}: {@code assignments} then holds that
+     * partition alone.
      *
-     * @param assignments each partition the member reads and its position there
+     * @param assignments each partition the member reads (or the idle partition) and its position there
      * @param callback the member's callback handed to {@link #registerSeekCallback}: its seeks are made before
      *                 the member polls again
      */

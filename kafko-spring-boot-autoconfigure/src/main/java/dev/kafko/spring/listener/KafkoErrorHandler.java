@@ -12,7 +12,8 @@ public interface KafkoErrorHandler {
 
     /**
      * Returning means the records are dealt with (retried successfully or recovered): the container
-     * commits past them. Throwing means they are not: the container seeks back and, after a pause
+     * commits past them (after a last retry that returned, under a manual ack mode, once the listener acknowledged
+     * them, as at their delivery). Throwing means they are not: the container seeks back and, after a pause
      * of one second (cut short when it stops), delivers them again on a later poll.
      *
      * @param records the record (or, for a batch listener, the batch) that failed

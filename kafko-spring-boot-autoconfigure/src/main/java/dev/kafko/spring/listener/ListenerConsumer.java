@@ -110,7 +110,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         this.topicId = backend.topicId(container.topic());
         ConsumerSeekAware aware = listener.seekAware();
         this.seeks = aware == null ? null : new MemberSeeks(container, aware, this::wakeup);
-        this.events = new MemberEvents(container, this::assignedPartitions, this::idle);
+        this.events = new MemberEvents(container, this::assignedPartitions, this::idle, this::idlePartition);
     }
 
     /** Waits for the gate of {@link #firstPoll}, which its starter always opens, interrupted or not. */
@@ -495,11 +495,17 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         }
     }
 
-    /** Lets the error handler deal with a failed delivery; true when it did, false to deliver again. */
+    /**
+     * Lets the error handler deal with a failed delivery; true when it did, false to deliver again. Records a retry
+     * processed are finished as at their delivery (under a manual ack mode once acknowledged); those it recovered
+     * (dead-lettered, logged) count as acknowledged.
+     */
     private boolean recover(List<KafkoRecord> records, Exception failure, Acknowledgment ack) {
+        ListenerInvocation invocation = new ListenerInvocation(container, records, ack, this::invoke);
         try {
-            container.errorHandler().handle(records, failure, new ListenerInvocation(container, records, ack, this::invoke));
+            container.errorHandler().handle(records, failure, invocation);
         } catch (Exception unhandled) {
+            nackSleep = null; // a retry's nack the handler overrode: the records are delivered again as it throws
             if (container.stopRequested()) {
                 // the error handler gave up because of the stop (its back-off ended early): not a failure
                 LOG.info("Listener '{}' stopped while retrying {} record(s) from {}; they are not committed and"
@@ -518,7 +524,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
             pauseBeforeRedelivery();
             return false;
         }
-        done(records, true, ack);
+        done(records, !invocation.retried(), ack);
         return true;
     }
 
@@ -656,6 +662,24 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
             return;
         }
         seeks.idle(Collections.unmodifiableMap(positions));
+    }
+
+    /**
+     * A partition went idle: a {@link ConsumerSeekAware} listener may seek it, given its position alone, as
+     * spring-kafka calls {@code onIdleContainer} for an idle partition.
+     */
+    private void idlePartition(int partition) {
+        if (seeks == null || lost != null || detached) {
+            return;
+        }
+        long position;
+        try {
+            position = consumer.position(partition);
+        } catch (UnknownTopicException e) {
+            forgetDeletedTopic(e);
+            return;
+        }
+        seeks.idle(Map.of(partition, position));
     }
 
     /** The listener nacked its delivery from {@code index} on, to come again after {@code sleep}. Polling thread. */

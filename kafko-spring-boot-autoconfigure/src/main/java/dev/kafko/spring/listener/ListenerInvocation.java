@@ -19,6 +19,8 @@ final class ListenerInvocation implements FailedInvocation {
     private final Invoker invoker;
     /** The attempts so far, the delivery included. */
     private int attempts = 1;
+    /** Whether the last retry returned: the listener processed the records, no recoverer did. */
+    private boolean retried;
 
     ListenerInvocation(KafkoMessageListenerContainer container, List<KafkoRecord> records, Acknowledgment ack,
                        Invoker invoker) {
@@ -40,13 +42,20 @@ final class ListenerInvocation implements FailedInvocation {
 
     @Override
     public void retry() throws Exception {
+        retried = false;
         try {
             invoker.invoke(records, ack, ++attempts);
+            retried = true;
         } catch (Exception e) {
             // a batch of the one failed record failed again: the cause named is the failure
             BatchListenerFailedException named = BatchListenerFailedException.findIn(e);
             throw named != null && named.getCause() instanceof Exception cause ? cause : e;
         }
+    }
+
+    /** Whether the last retry returned (the records are the listener's to acknowledge, as at their delivery). */
+    boolean retried() {
+        return retried;
     }
 
     @Override

@@ -11,12 +11,14 @@ import dev.kafko.spring.event.ListenerContainerPartitionIdleEvent;
 import dev.kafko.spring.event.ListenerContainerPartitionNoLongerIdleEvent;
 import dev.kafko.KafkoRecord;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntConsumer;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -35,6 +37,8 @@ final class MemberEvents {
     private final Supplier<Set<Integer>> assigned;
     /** Told when an idle event was published (a {@link ConsumerSeekAware} listener's turn). */
     private final Runnable onIdle;
+    /** Told of each partition a partition idle event was published for: a {@link ConsumerSeekAware} listener's turn. */
+    private final IntConsumer onIdlePartition;
     private long lastReceived;
     private long lastIdleEvent;
     private boolean idle;
@@ -56,7 +60,8 @@ final class MemberEvents {
         }
     }
 
-    MemberEvents(KafkoMessageListenerContainer container, Supplier<Set<Integer>> assigned, Runnable onIdle) {
+    MemberEvents(KafkoMessageListenerContainer container, Supplier<Set<Integer>> assigned, Runnable onIdle,
+                 IntConsumer onIdlePartition) {
         this.container = container;
         Duration interval = container.properties().idleEventInterval();
         this.idleNanos = interval == null ? 0 : interval.toNanos();
@@ -64,6 +69,7 @@ final class MemberEvents {
         this.partitionIdleNanos = partitionInterval == null ? 0 : partitionInterval.toNanos();
         this.assigned = assigned;
         this.onIdle = onIdle;
+        this.onIdlePartition = onIdlePartition;
     }
 
     /** The member joined its group and is about to poll: idle time counts from now. */
@@ -100,14 +106,18 @@ final class MemberEvents {
 
     /**
      * How long the member's next poll (or paused wait) may last, at most {@code millis}: no longer than until
-     * its next idle event is due, so that it is not late by up to a poll timeout.
+     * its next idle event is due, so that it is not late by up to a poll timeout; with partition idle events, no
+     * longer than their interval either: a partition assigned during the poll is due one interval after.
      */
     long waitMillis(long millis) {
-        if (idleNanos == 0 && partitions.isEmpty()) {
+        if (idleNanos == 0 && partitionIdleNanos == 0) {
             return millis;
         }
         long now = System.nanoTime();
         long due = idleNanos == 0 ? Long.MAX_VALUE : lastIdleEvent + idleNanos - now;
+        if (partitionIdleNanos > 0) {
+            due = Math.min(due, partitionIdleNanos);
+        }
         for (PartitionIdleness p : partitions.values()) {
             due = Math.min(due, p.lastIdleEvent + partitionIdleNanos - now);
         }
@@ -163,6 +173,7 @@ final class MemberEvents {
             state.lastIdleEvent = now;
         }
         boolean pausedNow = paused;
+        List<Integer> idleNow = null;
         for (Map.Entry<Integer, PartitionIdleness> e : partitions.entrySet()) {
             PartitionIdleness state = e.getValue();
             if (now - state.lastIdleEvent < partitionIdleNanos) {
@@ -174,6 +185,13 @@ final class MemberEvents {
             long idleMillis = TimeUnit.NANOSECONDS.toMillis(now - state.lastReceived);
             container.publish((member, parent) -> new ListenerContainerPartitionIdleEvent(member, parent,
                     member.getListenerId(), container.topic(), p, idleMillis, pausedNow));
+            if (idleNow == null) {
+                idleNow = new ArrayList<>();
+            }
+            idleNow.add(p);
+        }
+        if (idleNow != null) {
+            idleNow.forEach(onIdlePartition::accept); // after the loop: what it calls may change the partitions
         }
     }
 
