@@ -12,8 +12,24 @@ import java.util.Set;
 import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
 
-/** A real backend whose group consumers a test wraps (to make their commits or polls fail, say). */
-record DelegatingBackend(LogBackend real, UnaryOperator<BackendConsumer> wrap) implements LogBackend {
+/**
+ * A real backend whose group consumers a test wraps (to make their commits or polls fail, say); a subclass overrides
+ * what else it changes.
+ */
+class DelegatingBackend implements LogBackend {
+
+    final LogBackend real;
+    private final UnaryOperator<BackendConsumer> wrap;
+
+    DelegatingBackend(LogBackend real, UnaryOperator<BackendConsumer> wrap) {
+        this.real = real;
+        this.wrap = wrap;
+    }
+
+    /** A backend that changes nothing: a subclass overrides what it changes. */
+    DelegatingBackend(LogBackend real) {
+        this(real, UnaryOperator.identity());
+    }
 
     @Override
     public BackendProducer producer(String topic) {
@@ -24,6 +40,32 @@ record DelegatingBackend(LogBackend real, UnaryOperator<BackendConsumer> wrap) i
     public BackendConsumer groupConsumer(String topic, String group, int maxPollRecords,
                                          ConsumerRebalanceListener rebalanceListener) {
         return wrap.apply(real.groupConsumer(topic, group, maxPollRecords, rebalanceListener));
+    }
+
+    @Override
+    public BackendConsumer groupConsumer(String topic, String group, int maxPollRecords,
+                                         ConsumerRebalanceListener rebalanceListener, boolean createTopic) {
+        return wrap.apply(real.groupConsumer(topic, group, maxPollRecords, rebalanceListener, createTopic));
+    }
+
+    @Override
+    public Set<String> topicNames() {
+        return real.topicNames();
+    }
+
+    @Override
+    public @Nullable AutoCloseable watchTopicCreations(java.util.function.Consumer<String> created) {
+        return real.watchTopicCreations(created);
+    }
+
+    @Override
+    public boolean startsAtEndWithoutCommit() {
+        return real.startsAtEndWithoutCommit();
+    }
+
+    @Override
+    public @Nullable KafkoRecord read(String topic, int partition, long offset, Duration timeout) {
+        return real.read(topic, partition, offset, timeout);
     }
 
     @Override

@@ -273,7 +273,15 @@ class TopicPatternRaceTest {
     }
 
     /** Counts the watches of topic creations open. */
-    record CountingWatches(LogBackend real, AtomicInteger open) implements LogBackend {
+    /** Counts the watches of topic creations left open. */
+    static final class CountingWatches extends DelegatingBackend {
+        private final AtomicInteger open;
+
+        CountingWatches(LogBackend real, AtomicInteger open) {
+            super(real);
+            this.open = open;
+        }
+
         @Override
         public @Nullable AutoCloseable watchTopicCreations(Consumer<String> created) {
             AutoCloseable watch = real.watchTopicCreations(created);
@@ -285,59 +293,6 @@ class TopicPatternRaceTest {
                 open.decrementAndGet();
                 watch.close();
             };
-        }
-
-        @Override
-        public java.util.Set<String> topicNames() {
-            return real.topicNames();
-        }
-
-        @Override
-        public dev.kafko.spring.core.BackendProducer producer(String topic) {
-            return real.producer(topic);
-        }
-
-        @Override
-        public dev.kafko.spring.core.BackendConsumer groupConsumer(String topic, String group, int maxPollRecords,
-                                                                   dev.kafko.ConsumerRebalanceListener listener) {
-            return real.groupConsumer(topic, group, maxPollRecords, listener);
-        }
-
-        @Override
-        public dev.kafko.spring.core.BackendConsumer groupConsumer(String topic, String group, int maxPollRecords,
-                                                                   dev.kafko.ConsumerRebalanceListener listener,
-                                                                   boolean createTopic) {
-            return real.groupConsumer(topic, group, maxPollRecords, listener, createTopic);
-        }
-
-        @Override
-        public void ensureTopic(String topic, int minPartitions) {
-            real.ensureTopic(topic, minPartitions);
-        }
-
-        @Override
-        public void checkTopicName(String topic) {
-            real.checkTopicName(topic);
-        }
-
-        @Override
-        public int partitionCount(String topic) {
-            return real.partitionCount(topic);
-        }
-
-        @Override
-        public java.util.Map<Integer, Long> endOffsets(String topic) {
-            return real.endOffsets(topic);
-        }
-
-        @Override
-        public java.util.Map<Integer, Long> committedOffsets(String topic, String group) {
-            return real.committedOffsets(topic, group);
-        }
-
-        @Override
-        public long currentTimeMillis() {
-            return real.currentTimeMillis();
         }
     }
 
