@@ -47,7 +47,8 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     private static final Logger LOG = LoggerFactory.getLogger(ConcurrentMessageListenerContainer.class);
 
     private final String listenerId;
-    private final @Nullable Pattern topicPattern;
+    /** The topic pattern and its watch of topic creations; null for a container that reads the topics it names. */
+    private final @Nullable TopicPatternWatch topicPattern;
     /** The topics read, in the order their members were made: fixed, or those the pattern matched so far. */
     private final List<String> topics = new CopyOnWriteArrayList<>();
     private final String groupId;
@@ -76,8 +77,6 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     private volatile boolean launchedSinceStart;
     /** Whether a pause was asked for and no resume since: members made meanwhile start paused. */
     private volatile boolean pauseRequested;
-    /** The watch of topic creations of a container with a pattern, from its start until a stop is asked for. */
-    private @Nullable AutoCloseable creationWatch;
     private volatile RecordObservations observations = RecordObservations.NONE;
     /** The topics (and partition counts) whose idle members were warned of. Under this container's lock. */
     private final Set<String> idleWarned = new java.util.HashSet<>();
@@ -111,7 +110,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
             throw new IllegalArgumentException("Listener '" + listenerId + "' names no topic");
         }
         this.listenerId = listenerId;
-        this.topicPattern = topicPattern;
+        this.topicPattern = topicPattern == null ? null : new TopicPatternWatch(listenerId, topicPattern, backend);
         this.groupId = groupId;
         this.backend = backend;
         this.properties = properties;
@@ -185,7 +184,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
 
     /** The pattern of the topics this container reads, or {@code null} when it reads the topics it names. */
     public @Nullable Pattern getTopicPattern() {
-        return topicPattern;
+        return topicPattern == null ? null : topicPattern.pattern();
     }
 
     @Override
@@ -210,12 +209,12 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     @Override
     public synchronized void start() {
         if (topicPattern != null) {
-            watchTopicCreations();
+            topicPattern.start(this::followedTopicCreated);
         }
         try {
             if (topicPattern != null) {
                 for (String topic : backend.topicNames()) {
-                    if (follows(topic) && !topics.contains(topic)) {
+                    if (topicPattern.follows(topic) && !topics.contains(topic)) {
                         addMembers(topic);
                     }
                 }
@@ -224,8 +223,8 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
                 prepare(topic);
             }
         } catch (RuntimeException | Error e) {
-            if (!started) {
-                unwatchTopicCreations(); // a container that does not run is told nothing, nor kept by the watch
+            if (!started && topicPattern != null) {
+                topicPattern.stop(); // a container that does not run is told nothing, nor kept by the watch
             }
             throw e;
         }
@@ -306,52 +305,13 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
         }
     }
 
-    /** Whether this container's pattern matches {@code topic}: its whole name, and not a dead-letter topic. */
-    private boolean follows(String topic) {
-        return topicPattern != null && topicPattern.matcher(topic).matches()
-                && !topic.endsWith(DeadLetterPublishingRecoverer.SUFFIX);
-    }
-
-    /** Starts watching the backend's topic creations, unless it does already. Under this container's lock. */
-    private void watchTopicCreations() {
-        if (creationWatch == null) {
-            creationWatch = backend.watchTopicCreations(this::topicCreated);
-            if (creationWatch == null) {
-                LOG.info("Listener '{}' reads the topics its pattern '{}' matches when it starts: this log does not"
-                        + " tell the topics it creates", listenerId, topicPattern);
-            }
-        }
-    }
-
-    /** Under this container's lock. */
-    private void unwatchTopicCreations() {
-        AutoCloseable watch = creationWatch;
-        creationWatch = null;
-        if (watch != null) {
-            try {
-                watch.close();
-            } catch (Exception e) {
-                LOG.debug("Ending the watch of topic creations of listener '{}' failed", listenerId, e);
-            }
-        }
-    }
-
     /**
-     * A topic was created, on the creating thread. The pattern is matched before this container's lock is taken:
-     * another container prepares a topic under its own lock, which creates that topic's dead-letter topic; were
-     * that creation to wait for this lock while this container, on another thread, created a dead-letter topic
-     * under it, each would wait for the other for good.
-     */
-    private void topicCreated(String topic) {
-        if (follows(topic)) {
-            followedTopicCreated(topic);
-        }
-    }
-
-    /**
-     * A topic this container's pattern matches was created: its members start, those made for it now or left
-     * waiting for it. A topic this container cannot get ready (its dead-letter topic cannot be created) is logged
-     * and not read.
+     * A topic this container's pattern matches was created, on the creating thread: its members start, those made
+     * for it now or left waiting for it. A topic this container cannot get ready (its dead-letter topic cannot be
+     * created) is logged and not read. The pattern was matched before this lock is taken ({@link TopicPatternWatch}):
+     * another container prepares a topic under its own lock, which creates that topic's dead-letter topic; were that
+     * creation to wait for this lock while this container, on another thread, created a dead-letter topic under it,
+     * each would wait for the other for good.
      */
     private synchronized void followedTopicCreated(String topic) {
         if (!started) {
@@ -373,7 +333,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
             }
         } catch (RuntimeException e) {
             LOG.error("Listener '{}' does not read topic '{}', which its pattern '{}' matches: {}", listenerId, topic,
-                    topicPattern, e.getMessage(), e);
+                    topicPattern == null ? null : topicPattern.pattern(), e.getMessage(), e);
             return;
         }
         if (added) {
@@ -423,7 +383,9 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     private synchronized boolean requestStop() {
         boolean noMemberRan = started && !launchedSinceStart;
         started = false;
-        unwatchTopicCreations();
+        if (topicPattern != null) {
+            topicPattern.stop();
+        }
         releaseKeepAlive();
         CountDownLatch together = new CountDownLatch(1);
         try {
@@ -619,7 +581,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     @Override
     public String toString() {
         return "ConcurrentMessageListenerContainer[" + listenerId + " on " + (topicPattern == null ? topics
-                : "pattern '" + topicPattern + "' " + topics) + ", group " + groupId
+                : "pattern '" + topicPattern.pattern() + "' " + topics) + ", group " + groupId
                 + ", " + members.size() + " member(s)]";
     }
 }
