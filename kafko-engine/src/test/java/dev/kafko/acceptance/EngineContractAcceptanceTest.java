@@ -80,6 +80,27 @@ class EngineContractAcceptanceTest {
         return out;
     }
 
+    /**
+     * {@code queries} seeks of partition 0 to random timestamps, each checked against a brute-force search of
+     * {@code stamps} (the timestamps of its records in offset order): the first offset at or after the timestamp, or
+     * the end.
+     */
+    static void assertSeeksToTimestampsAsBruteForce(Consumer c, List<Long> stamps, java.util.Random random,
+                                                    int queries) {
+        for (int q = 0; q < queries; q++) {
+            long target = 900 + random.nextInt(5300);
+            long expected = stamps.size();
+            for (int i = 0; i < stamps.size(); i++) {
+                if (stamps.get(i) >= target) {
+                    expected = i;
+                    break;
+                }
+            }
+            c.seekToTimestamp(target);
+            assertThat(c.position(0)).as("target %d", target).isEqualTo(expected);
+        }
+    }
+
     static List<String> values(List<KafkoRecord> records) {
         return records.stream().map(r -> s(r.value())).collect(Collectors.toList());
     }
@@ -992,18 +1013,7 @@ class EngineContractAcceptanceTest {
             }
             try (Kafko k = Kafko.open(dir); Consumer c = k.consumer("t")) {
                 assertThat(k.topic("t").orElseThrow().partition(0).segmentCount()).isGreaterThan(3);
-                for (int q = 0; q < 100; q++) {
-                    long target = 900 + random.nextInt(5300);
-                    long expected = stamps.size();
-                    for (int i = 0; i < stamps.size(); i++) {
-                        if (stamps.get(i) >= target) {
-                            expected = i;
-                            break;
-                        }
-                    }
-                    c.seekToTimestamp(target);
-                    assertThat(c.position(0)).as("target %d", target).isEqualTo(expected);
-                }
+                assertSeeksToTimestampsAsBruteForce(c, stamps, random, 100);
             }
         }
     }
@@ -1999,18 +2009,7 @@ class EngineContractAcceptanceTest {
                     p.sendBatch(batch).join();
                 }
                 try (Consumer c = k.consumer("t")) {
-                    for (int q = 0; q < 150; q++) {
-                        long target = 900 + random.nextInt(5300);
-                        long expected = stamps.size();
-                        for (int i = 0; i < stamps.size(); i++) {
-                            if (stamps.get(i) >= target) {
-                                expected = i;
-                                break;
-                            }
-                        }
-                        c.seekToTimestamp(target);
-                        assertThat(c.position(0)).as("target %d", target).isEqualTo(expected);
-                    }
+                    assertSeeksToTimestampsAsBruteForce(c, stamps, random, 150);
                 }
             }
         }
