@@ -19,6 +19,9 @@ public enum Compression {
     /** Zstandard: slower, better ratio. */
     ZSTD(2, "com.github.luben.zstd.Zstd");
 
+    /** {@link #values()} once: a read looks up every frame's codec, and {@code values()} copies the array. */
+    private static final Compression[] BY_ORDINAL = values();
+
     private final int id;
     private final String probeClass;
     private volatile Boolean available;
@@ -35,7 +38,7 @@ public enum Compression {
 
     /** The codec with this on-disk number, or {@code null} when the number is unknown. */
     public static @Nullable Compression fromId(int id) {
-        for (Compression c : values()) {
+        for (Compression c : BY_ORDINAL) {
             if (c.id == id) {
                 return c;
             }
