@@ -17,6 +17,13 @@ import java.util.Set;
  * starts each partition at the group's committed offset and shares the partitions with the live
  * members of its group.
  *
+ * <p>A consumer made with {@link ConsumerOptions#withPartitions fixed partitions} (Kafka's {@code assign}) reads
+ * those partitions only, for its whole life (none added to the topic later). An anonymous one starts each at
+ * offset 0. One made with a group is no member of it: it starts each partition at the group's committed offset
+ * (else as the reset policy says), gets no rebalance callbacks, changes no member's partitions (a member may read
+ * the same partitions meanwhile), and its commits write the group's offsets of its partitions, but only while
+ * the group has no live member: otherwise they throw {@link CommitFailedException}, as Kafka refuses them.
+ *
  * <p>After {@link #close()}, {@code poll}, the seeks, {@code position}, {@code commit},
  * {@code committed} and {@code assignment} throw {@link KafkoClosedException}, as they do once the
  * {@link Kafko} instance closed (arguments are checked first: a negative timeout is still an
@@ -117,6 +124,9 @@ public interface Consumer extends AutoCloseable {
      * anonymous. As durable as the topic's fsync policy makes appends: forced to disk before it
      * returns under {@code EVERY_BATCH}, within the interval under {@code interval}, and in the page
      * cache (safe from a crash of the process, not from a power loss) under {@code NEVER}.
+     *
+     * @throws CommitFailedException when this consumer has fixed partitions and its group has live members
+     *     (nothing is committed)
      */
     void commit();
 
@@ -127,6 +137,9 @@ public interface Consumer extends AutoCloseable {
      * {@link InvalidPartitionException}, negative offsets with {@link OffsetOutOfRangeException}. An
      * offset is not checked against the log, as in Kafka: one past the end is kept, and the member that
      * takes the partition next starts there as {@link OffsetResetPolicy} says.
+     *
+     * @throws CommitFailedException when this consumer has fixed partitions and its group has live members
+     *     (nothing is committed)
      */
     void commit(Map<Integer, Long> offsets);
 
@@ -140,7 +153,10 @@ public interface Consumer extends AutoCloseable {
     /** Makes a blocked or the next {@link #poll} return at once with no records. Any thread may call it. */
     void wakeup();
 
-    /** Leaves the group (its partitions move to the other members) and releases resources. Idempotent. */
+    /**
+     * Leaves the group (its partitions move to the other members) and releases resources; a consumer with fixed
+     * partitions was never a member, and only releases them. Idempotent.
+     */
     @Override
     void close();
 }

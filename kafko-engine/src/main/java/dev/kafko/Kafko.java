@@ -113,7 +113,14 @@ public interface Kafko extends AutoCloseable {
      */
     Consumer consumer(String topic);
 
-    /** @throws UnknownTopicException when the topic does not exist */
+    /**
+     * An anonymous consumer with these options: of every partition, or only of
+     * {@link ConsumerOptions#partitions()} when given, each starting at offset 0.
+     *
+     * @throws UnknownTopicException when the topic does not exist
+     * @throws InvalidPartitionException naming the partition and the topic's partition count when the options
+     *     give a partition the topic does not have
+     */
     Consumer consumer(String topic, ConsumerOptions options);
 
     /**
@@ -124,7 +131,18 @@ public interface Kafko extends AutoCloseable {
      */
     Consumer groupConsumer(String topic, String group);
 
-    /** As {@link #groupConsumer(String, String)}, with these options. */
+    /**
+     * As {@link #groupConsumer(String, String)}, with these options. With {@link ConsumerOptions#partitions()}
+     * (Kafka's {@code assign}) the consumer is no member of {@code group}: it reads those partitions only, starting
+     * each at the group's committed offset (else as the reset policy says), joins nothing (no member's partitions
+     * change, {@link GroupInfo#members()} does not count it, no rebalance callback runs), and commits the group's
+     * offsets of its partitions only while the group has no live member ({@link CommitFailedException} otherwise).
+     *
+     * @throws UnknownTopicException when the topic does not exist
+     * @throws InvalidNameException when {@code group} breaks the naming rule
+     * @throws InvalidPartitionException naming the partition and the topic's partition count when the options
+     *     give a partition the topic does not have
+     */
     Consumer groupConsumer(String topic, String group, ConsumerOptions options);
 
     /**

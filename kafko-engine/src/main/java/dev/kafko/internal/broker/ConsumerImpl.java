@@ -1,5 +1,6 @@
 package dev.kafko.internal.broker;
 
+import dev.kafko.CommitFailedException;
 import dev.kafko.Consumer;
 import dev.kafko.ConsumerOptions;
 import dev.kafko.ConsumerRebalanceListener;
@@ -38,6 +39,11 @@ import org.jspecify.annotations.Nullable;
  * position on a partition is the group's committed offset, or, without one, the log start
  * ({@code EARLIEST} and {@code FAIL}) or the log end ({@code LATEST}).
  *
+ * <p><b>Fixed assignment.</b> A consumer made with {@link ConsumerOptions#partitions()} reads those partitions
+ * and no others, for its whole life: an anonymous one from offset 0, one of a group from the group's committed
+ * offset (else as the reset policy says). It never joins the group: no member's range changes, no callback
+ * runs, and its commits are refused while the group has live members ({@link CommitFailedException}).
+ *
  * <p><b>Positions outside the log.</b> A position above the end (a seek past it, or an offset committed
  * past it; one found past the end at open was already moved there by
  * {@link GroupCoordinator#moveCommitsPastTheEnd}) is moved to the end when it is set, under
@@ -60,6 +66,8 @@ final class ConsumerImpl implements Consumer {
     private final OffsetResetPolicy reset;
     private final AtomicBoolean wakeup = new AtomicBoolean();
     private final PartitionPositions positions;
+    /** Whether the partitions were given ({@link ConsumerOptions#partitions()}): no group membership, no growth. */
+    private final boolean fixed;
     private int[] owned = new int[0];
     private int rotation;
     /**
@@ -84,12 +92,43 @@ final class ConsumerImpl implements Consumer {
         this.maxPollRecords = options.maxPollRecords() > 0 ? options.maxPollRecords() : defaultMaxPoll;
         this.reset = options.offsetReset() != null ? options.offsetReset() : defaultReset;
         this.positions = new PartitionPositions(topic.name, group == null ? null : group.group, reset);
+        Set<Integer> given = options.partitions();
+        this.fixed = given != null;
+        if (given != null) {
+            requireExisting(given);
+        }
         topic.consumers.add(this);
-        if (group == null) {
+        if (given != null) {
+            assignFixed(given);
+        } else if (group == null) {
             growAnonymous();
         } else {
             group.join(this);
             syncGroup(false);
+        }
+    }
+
+    /** The topic must have every one of {@code partitions} (checked before the consumer is registered). */
+    private void requireExisting(Set<Integer> partitions) {
+        int count = topic.partitionCount();
+        for (int p : partitions) {
+            if (p >= count) {
+                throw new InvalidPartitionException("partition " + p + " of topic '" + topic.name + "' does not exist:"
+                        + " the topic has " + count + " partition(s), 0 to " + (count - 1));
+            }
+        }
+    }
+
+    /** A fixed assignment: those partitions, from offset 0 (anonymous) or where the group starts them. */
+    private void assignFixed(Set<Integer> partitions) {
+        PartitionActor[] actors = topic.actors();
+        positions.grow(actors.length);
+        owned = partitions.stream().mapToInt(Integer::intValue).toArray();
+        for (int p : owned) {
+            if (group != null) {
+                positions.set(p, startPosition(p, actors[p]));
+            } // anonymous: offset 0, as documented (below a log start retention moved, the reset policy decides)
+            actors[p].addWaiter(waiter);
         }
     }
 
@@ -159,7 +198,7 @@ final class ConsumerImpl implements Consumer {
      * thread, when the partition is idle), and none starts to linger while the flag is up.
      */
     private boolean anyWork() {
-        if (group != null ? group.version() != seenVersion : topic.partitionCount() != positionsKnown()) {
+        if (!fixed && (group != null ? group.version() != seenVersion : topic.partitionCount() != positionsKnown())) {
             return true;
         }
         PartitionActor[] actors = topic.actors();
@@ -183,6 +222,9 @@ final class ConsumerImpl implements Consumer {
     }
 
     private void refreshAssignment() {
+        if (fixed) {
+            return;
+        }
         if (group != null) {
             if (group.version() != seenVersion || unannounced != null) {
                 syncGroup(true);
@@ -541,6 +583,7 @@ final class ConsumerImpl implements Consumer {
                 offsets.put(p, positions.get(p));
             }
         }
+        refuseCommitOutsideLiveGroup();
         group.commit(offsets);
     }
 
@@ -573,7 +616,25 @@ final class ConsumerImpl implements Consumer {
             requireOwned(p);
         }
         if (!offsets.isEmpty()) { // as Kafka's consumer: nothing to commit is no commit (no onCommit either)
+            refuseCommitOutsideLiveGroup();
             group.commit(Map.copyOf(offsets));
+        }
+    }
+
+    /**
+     * A fixed-assignment consumer is no member of its group: while the group has live members, it may not write
+     * their offsets (Kafka answers such a commit with {@code UNKNOWN_MEMBER_ID}).
+     */
+    private void refuseCommitOutsideLiveGroup() {
+        GroupCoordinator g = group;
+        if (!fixed || g == null) {
+            return;
+        }
+        int members = g.memberCount();
+        if (members > 0) {
+            throw new CommitFailedException("cannot commit for group '" + g.group + "' of topic '" + topic.name
+                    + "' from a consumer with fixed partitions " + ownedSet() + ": the group has " + members
+                    + " live member(s), and only its members commit while it has any (nothing was committed)");
         }
     }
 
@@ -612,7 +673,7 @@ final class ConsumerImpl implements Consumer {
             return;
         }
         try {
-            if (group != null && owned.length > 0 && topic.life() == TopicImpl.Life.OPEN) {
+            if (group != null && !fixed && owned.length > 0 && topic.life() == TopicImpl.Life.OPEN) {
                 // still open here, so the callback can commit what it processed
                 List<Integer> mine = announced(new ArrayList<>(ownedSet()));
                 if (!mine.isEmpty()) {
@@ -629,7 +690,7 @@ final class ConsumerImpl implements Consumer {
             }
             owned = new int[0];
             topic.consumers.remove(this);
-            if (group != null) {
+            if (group != null && !fixed) {
                 group.leave(this);
             }
         }
