@@ -43,7 +43,10 @@ public @interface KafkoListener {
      */
     String id() default "";
 
-    /** The topics to read; each gets {@link #concurrency()} members. Not with {@link #topicPattern()}. */
+    /**
+     * The topics to read; each gets {@link #concurrency()} members. Not with {@link #topicPattern()} or
+     * {@link #topicPartitions()}.
+     */
     String[] topics() default {};
 
     /**
@@ -54,6 +57,19 @@ public @interface KafkoListener {
      * Matched topics are never created by the listener; one deleted and created again is read again.
      */
     String topicPattern() default "";
+
+    /**
+     * The partitions to read, assigned by hand (Kafka's {@code assign}), instead of {@link #topics()} or
+     * {@link #topicPattern()}, as in spring-kafka: the listener reads exactly these, with initial offsets where
+     * {@link TopicPartition#partitionOffsets()} gives them (sought each time a member starts). Its members are no
+     * members of the group: they join nothing, take no partition from the group's members, and commit the group's
+     * offsets of their partitions, which the group refuses while it has live members (a listener reading the same
+     * topic under {@link #topics()} with this group id); without an initial offset, a partition starts at the
+     * group's commit. {@link #concurrency()} splits each topic's partitions into that many members (fewer when
+     * there are fewer partitions). The topic is created on first use where topics are, and a partition it does not
+     * have fails the container's start.
+     */
+    TopicPartition[] topicPartitions() default {};
 
     /** The consumer group. Default: the {@link #id()}. */
     String groupId() default "";

@@ -9,6 +9,7 @@ import dev.kafko.spring.listener.AckMode;
 import dev.kafko.spring.listener.KafkoListenerErrorHandler;
 import dev.kafko.spring.listener.MessageListenerContainer;
 import dev.kafko.spring.listener.adapter.RecordFilterStrategy;
+import dev.kafko.spring.support.TopicPartitionOffset;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -349,12 +350,19 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         String where = "'" + id + "' " + declared;
         List<String> topics = resolveTopics(listener.topics(), where, ctx);
         Pattern topicPattern = resolvePattern(listener.topicPattern(), where, ctx);
-        if (topics.isEmpty() && topicPattern == null) {
+        List<TopicPartitionOffset> assigned = ListenerTopicPartitions.resolve(listener.topicPartitions(), where,
+                (value, attribute) -> resolve(value, attribute, where, ctx));
+        if (topics.isEmpty() && topicPattern == null && assigned.isEmpty()) {
             throw new InvalidKafkoListenerException("@KafkoListener " + where + " names no topic");
         }
         if (!topics.isEmpty() && topicPattern != null) {
             throw new InvalidKafkoListenerException("@KafkoListener " + where + " names topics " + topics
                     + " and a topicPattern '" + topicPattern + "': give one or the other");
+        }
+        if (!assigned.isEmpty() && (!topics.isEmpty() || topicPattern != null)) {
+            throw new InvalidKafkoListenerException("@KafkoListener " + where + " names topicPartitions " + assigned
+                    + " and " + (topicPattern != null ? "a topicPattern '" + topicPattern + "'" : "topics " + topics)
+                    + ": give one of topics, topicPattern and topicPartitions");
         }
         List<KafkoListenerEndpoint.Handler> resolved = handlers.apply(where, ctx);
         KafkoListenerEndpoint.Handler first = resolved.get(0);
@@ -362,6 +370,9 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         // names are checked here, before anything starts (the web server, the other listeners)
         for (String topic : topics) {
             checkName("topic", topic, where);
+        }
+        for (TopicPartitionOffset tpo : assigned) {
+            checkName("topic", tpo.topic(), where);
         }
         checkName("group", group == null ? id : group, where);
         String concurrency = resolveString(listener.concurrency(), "concurrency", where, ctx);
@@ -376,7 +387,7 @@ public final class KafkoListenerAnnotationBeanPostProcessor
                 bean, first.method(), first.replyTopic(), containerFactory, first.replyToHeader(),
                 resolveBean(listener.filter(), RecordFilterStrategy.class, "filter", where, ctx),
                 resolveBean(listener.errorHandler(), KafkoListenerErrorHandler.class, "errorHandler", where, ctx),
-                classLevel ? resolved : List.of(), topicPattern);
+                classLevel ? resolved : List.of(), topicPattern, assigned);
     }
 
     /** The topic pattern, compiled; {@code null} when none is given (or it resolves to nothing). */

@@ -17,6 +17,7 @@ import dev.kafko.spring.support.Acknowledgment;
 import dev.kafko.spring.support.KafkoHeaders;
 import dev.kafko.spring.support.KafkoInstrumentation;
 import dev.kafko.spring.support.RecordMessageConverter;
+import dev.kafko.spring.support.TopicPartitionOffset;
 import dev.kafko.spring.support.micrometer.KafkoListenerObservation;
 import dev.kafko.spring.support.micrometer.KafkoListenerObservationConvention;
 import io.micrometer.observation.ObservationRegistry;
@@ -219,6 +220,11 @@ public class KafkoListenerContainerFactory implements ApplicationEventPublisherA
         boolean start = endpoint.autoStartup() != null ? endpoint.autoStartup() : autoStartup;
         KafkoMessageListener filtered = filtered(adapter, endpoint.recordFilterStrategy());
         Pattern pattern = endpoint.topicPattern();
+        if (!endpoint.topicPartitions().isEmpty()) {
+            return observed(new ConcurrentMessageListenerContainer(endpoint.id(),
+                    endpoint.topicPartitions().toArray(TopicPartitionOffset[]::new), endpoint.groupId(), backend,
+                    properties, start, filtered, errorHandler, instrumentation, executor));
+        }
         return observed(pattern == null
                 ? new ConcurrentMessageListenerContainer(endpoint.id(), endpoint.topics(), endpoint.groupId(),
                         backend, properties, start, filtered, errorHandler, instrumentation, executor)

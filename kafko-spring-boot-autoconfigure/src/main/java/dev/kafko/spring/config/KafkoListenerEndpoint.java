@@ -3,6 +3,7 @@ package dev.kafko.spring.config;
 import dev.kafko.spring.listener.AckMode;
 import dev.kafko.spring.listener.KafkoListenerErrorHandler;
 import dev.kafko.spring.listener.adapter.RecordFilterStrategy;
+import dev.kafko.spring.support.TopicPartitionOffset;
 import java.lang.reflect.Method;
 import java.util.List;
 import java.util.regex.Pattern;
@@ -13,7 +14,8 @@ import org.jspecify.annotations.Nullable;
  * values ({@code null}) take the container factory's defaults.
  *
  * @param id the listener id
- * @param topics the topics, at least one unless {@code topicPattern} is given (then none)
+ * @param topics the topics, at least one unless {@code topicPattern} or {@code topicPartitions} is given
+ *     (then none)
  * @param groupId the consumer group
  * @param concurrency members per topic, or {@code null}
  * @param autoStartup whether to start with the context, or {@code null}
@@ -35,6 +37,8 @@ import org.jspecify.annotations.Nullable;
  *     {@code method}, {@code replyTopic} and {@code replyToHeader} are its first handler's
  * @param topicPattern the pattern of the topics to read instead of {@code topics}, or {@code null}
  *     ({@link dev.kafko.spring.annotation.KafkoListener#topicPattern()})
+ * @param topicPartitions the partitions to read, assigned by hand, instead of {@code topics} or
+ *     {@code topicPattern}; empty for none ({@link dev.kafko.spring.annotation.KafkoListener#topicPartitions()})
  */
 public record KafkoListenerEndpoint(String id, List<String> topics, String groupId, @Nullable Integer concurrency,
                                     @Nullable Boolean autoStartup, boolean batch, @Nullable AckMode ackMode,
@@ -42,7 +46,7 @@ public record KafkoListenerEndpoint(String id, List<String> topics, String group
                                     @Nullable String containerFactory, boolean replyToHeader,
                                     @Nullable RecordFilterStrategy recordFilterStrategy,
                                     @Nullable KafkoListenerErrorHandler errorHandler, List<Handler> handlers,
-                                    @Nullable Pattern topicPattern) {
+                                    @Nullable Pattern topicPattern, List<TopicPartitionOffset> topicPartitions) {
 
     /**
      * One {@code @KafkoHandler} method of a class-level listener.
@@ -58,14 +62,32 @@ public record KafkoListenerEndpoint(String id, List<String> topics, String group
     public KafkoListenerEndpoint {
         topics = List.copyOf(topics);
         handlers = List.copyOf(handlers);
+        topicPartitions = List.copyOf(topicPartitions);
         if (topicPattern != null && !topics.isEmpty()) {
             throw new IllegalArgumentException("Listener '" + id + "' names topics " + topics + " and a topic pattern '"
                     + topicPattern + "': it reads one or the other");
+        }
+        if (!topicPartitions.isEmpty() && (topicPattern != null || !topics.isEmpty())) {
+            throw new IllegalArgumentException("Listener '" + id + "' names topic partitions " + topicPartitions
+                    + " and " + (topicPattern != null ? "a topic pattern '" + topicPattern + "'" : "topics " + topics)
+                    + ": it reads one of them");
         }
         if (replyToHeader && replyTopic != null) {
             throw new IllegalArgumentException("Listener '" + id + "': a reply goes to the @SendTo topic '" + replyTopic
                     + "' or to the request's reply-topic header, not both");
         }
+    }
+
+    /** An endpoint that reads the topics it names, or those its pattern matches. */
+    public KafkoListenerEndpoint(String id, List<String> topics, String groupId, @Nullable Integer concurrency,
+                                 @Nullable Boolean autoStartup, boolean batch, @Nullable AckMode ackMode,
+                                 Object bean, Method method, @Nullable String replyTopic,
+                                 @Nullable String containerFactory, boolean replyToHeader,
+                                 @Nullable RecordFilterStrategy recordFilterStrategy,
+                                 @Nullable KafkoListenerErrorHandler errorHandler, List<Handler> handlers,
+                                 @Nullable Pattern topicPattern) {
+        this(id, topics, groupId, concurrency, autoStartup, batch, ackMode, bean, method, replyTopic, containerFactory,
+                replyToHeader, recordFilterStrategy, errorHandler, handlers, topicPattern, List.of());
     }
 
     /** An endpoint that reads the topics it names. */

@@ -77,6 +77,16 @@ public final class KafkoBackend implements LogBackend {
     }
 
     @Override
+    public BackendConsumer assignedConsumer(String topic, String group, Set<Integer> partitions, int maxPollRecords,
+                                            boolean createTopic) {
+        if (createTopic) {
+            topics.ensure(topic, 1);
+        }
+        ConsumerOptions options = ConsumerOptions.DEFAULTS.withMaxPollRecords(maxPollRecords).withPartitions(partitions);
+        return new KafkoBackendConsumer(kafko, topic, kafko.groupConsumer(topic, group, options));
+    }
+
+    @Override
     public void ensureTopic(String topic, int minPartitions) {
         topics.ensure(topic, minPartitions);
     }

@@ -48,6 +48,20 @@ public interface LogBackend {
     }
 
     /**
+     * A consumer of exactly {@code partitions} of {@code topic}, assigned by hand (Kafka's {@code assign}), that
+     * starts each at {@code group}'s committed offset and commits {@code group}'s offsets, without being a member
+     * of it: no rebalance callbacks, and its commits are refused while the group has live members. Creates the
+     * topic first when {@code createTopic} and allowed. The default cannot assign partitions.
+     *
+     * @throws dev.kafko.UnknownTopicException when the topic is unknown and may not be created
+     * @throws dev.kafko.InvalidPartitionException when the topic does not have one of {@code partitions}
+     */
+    default BackendConsumer assignedConsumer(String topic, String group, java.util.Set<Integer> partitions,
+                                             int maxPollRecords, boolean createTopic) {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot assign partitions by hand");
+    }
+
+    /**
      * Makes sure {@code topic} exists with at least {@code minPartitions} partitions: creates it
      * (when allowed) or grows it.
      */

@@ -5,6 +5,7 @@ import dev.kafko.spring.core.LogBackend;
 import dev.kafko.spring.event.ConcurrentContainerStoppedEvent;
 import dev.kafko.spring.event.ConsumerStoppedEvent;
 import dev.kafko.spring.support.KafkoInstrumentation;
+import dev.kafko.spring.support.TopicPartitionOffset;
 import dev.kafko.spring.support.micrometer.KafkoListenerObservation;
 import dev.kafko.spring.support.micrometer.KafkoListenerObservationConvention;
 import io.micrometer.observation.ObservationRegistry;
@@ -41,6 +42,14 @@ import org.springframework.core.task.TaskExecutor;
  * while it runs, each one created later, from the moment it is created, where the backend tells creations
  * ({@link LogBackend#watchTopicCreations}; else at its next start). It never creates a topic, and keeps
  * reading a topic deleted and created again.
+ *
+ * <p>A container made with topic partitions reads exactly those, assigned by hand (Kafka's {@code assign}), as
+ * spring-kafka's container does: each topic's partitions are split among {@code concurrency} members (fewer when
+ * there are fewer partitions: one each), in the order given, in contiguous runs, the last member taking what is
+ * left. Its members are no members of the group: they join nothing and commit the group's offsets of their
+ * partitions (refused while the group has live members). Each member seeks the initial offsets of its partitions
+ * each time it starts, then tells a {@link ConsumerSeekAware} listener of all its partitions at once. The topics
+ * are created on first use where topics are, and a partition a topic does not have fails the start.
  */
 public final class ConcurrentMessageListenerContainer implements MessageListenerContainer {
 
@@ -49,6 +58,8 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     private final String listenerId;
     /** The topic pattern and its watch of topic creations; null for a container that reads the topics it names. */
     private final @Nullable TopicPatternWatch topicPattern;
+    /** The partitions read by hand per topic, in the order given; null for a container of its group. */
+    private final @Nullable Map<String, List<TopicPartitionOffset>> assigned;
     /** The topics read, in the order their members were made: fixed, or those the pattern matched so far. */
     private final List<String> topics = new CopyOnWriteArrayList<>();
     private final String groupId;
@@ -86,8 +97,21 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
                                               ContainerProperties properties, boolean autoStartup,
                                               KafkoMessageListener listener, KafkoErrorHandler errorHandler,
                                               KafkoInstrumentation instrumentation, TaskExecutor executor) {
-        this(listenerId, null, topics, groupId, backend, properties, autoStartup, listener, errorHandler,
+        this(listenerId, null, topics, null, groupId, backend, properties, autoStartup, listener, errorHandler,
                 instrumentation, executor);
+    }
+
+    /**
+     * A container that reads exactly {@code topicPartitions}, assigned by hand, for {@code groupId} (see the class
+     * comment).
+     */
+    public ConcurrentMessageListenerContainer(String listenerId, TopicPartitionOffset[] topicPartitions,
+                                              String groupId, LogBackend backend, ContainerProperties properties,
+                                              boolean autoStartup, KafkoMessageListener listener,
+                                              KafkoErrorHandler errorHandler, KafkoInstrumentation instrumentation,
+                                              TaskExecutor executor) {
+        this(listenerId, null, List.of(), AssignedPartitions.byTopic(listenerId, topicPartitions), groupId, backend,
+                properties, autoStartup, listener, errorHandler, instrumentation, executor);
     }
 
     /**
@@ -97,19 +121,21 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
                                               LogBackend backend, ContainerProperties properties, boolean autoStartup,
                                               KafkoMessageListener listener, KafkoErrorHandler errorHandler,
                                               KafkoInstrumentation instrumentation, TaskExecutor executor) {
-        this(listenerId, Objects.requireNonNull(topicPattern, "topicPattern"), List.of(), groupId, backend,
+        this(listenerId, Objects.requireNonNull(topicPattern, "topicPattern"), List.of(), null, groupId, backend,
                 properties, autoStartup, listener, errorHandler, instrumentation, executor);
     }
 
     private ConcurrentMessageListenerContainer(String listenerId, @Nullable Pattern topicPattern, List<String> topics,
+                                               @Nullable Map<String, List<TopicPartitionOffset>> assigned,
                                                String groupId, LogBackend backend, ContainerProperties properties,
                                                boolean autoStartup, KafkoMessageListener listener,
                                                KafkoErrorHandler errorHandler, KafkoInstrumentation instrumentation,
                                                TaskExecutor executor) {
-        if (topicPattern == null && topics.isEmpty()) {
+        if (topicPattern == null && topics.isEmpty() && assigned == null) {
             throw new IllegalArgumentException("Listener '" + listenerId + "' names no topic");
         }
         this.listenerId = listenerId;
+        this.assigned = assigned;
         this.topicPattern = topicPattern == null ? null : new TopicPatternWatch(listenerId, topicPattern, backend);
         this.groupId = groupId;
         this.backend = backend;
@@ -120,7 +146,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
         this.instrumentation = instrumentation;
         this.executor = executor;
         this.processed = new ProcessedOffsets(backend::topicId);
-        for (String topic : new LinkedHashSet<>(topics)) {
+        for (String topic : assigned != null ? assigned.keySet() : new LinkedHashSet<>(topics)) {
             addMembers(topic);
         }
     }
@@ -128,10 +154,17 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     /** Makes the members of a topic not read yet. Under this container's lock, or in the constructor. */
     private List<KafkoMessageListenerContainer> addMembers(String topic) {
         List<KafkoMessageListenerContainer> added = new ArrayList<>();
-        for (int i = 0; i < properties.concurrency(); i++) {
+        List<AssignedPartitions> byHand = assigned == null ? null
+                : AssignedPartitions.split(topic, assigned.get(topic), properties.concurrency());
+        if (byHand != null && byHand.size() < properties.concurrency()) {
+            LOG.warn("Listener '{}' has concurrency {} but is assigned {} partition(s) of topic '{}': it reads them"
+                    + " with {} member(s), one each", listenerId, properties.concurrency(), byHand.size(), topic,
+                    byHand.size());
+        }
+        for (int i = 0; i < (byHand == null ? properties.concurrency() : byHand.size()); i++) {
             KafkoMessageListenerContainer member = new KafkoMessageListenerContainer(this, listenerId + "-"
                     + (members.size() + i), topic, groupId, backend, properties, listener, errorHandler,
-                    instrumentation, executor, processed);
+                    instrumentation, executor, processed, byHand == null ? null : byHand.get(i));
             member.setObservations(observations);
             added.add(member);
         }
@@ -180,6 +213,11 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     @Override
     public List<String> getTopics() {
         return List.copyOf(topics);
+    }
+
+    /** The partitions this container reads by hand, in the order given, or {@code null} for a group's container. */
+    public @Nullable List<TopicPartitionOffset> getTopicPartitions() {
+        return assigned == null ? null : assigned.values().stream().flatMap(List::stream).toList();
     }
 
     /** The pattern of the topics this container reads, or {@code null} when it reads the topics it names. */
@@ -268,8 +306,11 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
             }
             throw new UnknownTopicException("Listener '" + listenerId + "' cannot start: " + e.getMessage());
         }
+        if (assigned != null) {
+            AssignedPartitions.check(listenerId, topic, assigned.get(topic), partitions);
+        }
         errorHandler.prepare(topic);
-        if (properties.concurrency() > partitions && idleWarned.add(topic + '\0' + partitions)) {
+        if (assigned == null && properties.concurrency() > partitions && idleWarned.add(topic + '\0' + partitions)) {
             // once per topic and partition count: not again at each restart (a cached test context's resumes)
             LOG.warn("Listener '{}' has concurrency {} but topic '{}' has {} partition(s): {} member(s) will idle",
                     listenerId, properties.concurrency(), topic, partitions, properties.concurrency() - partitions);
@@ -521,7 +562,11 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
         Map<String, Map<Integer, Long>> targets = new HashMap<>();
         for (String topic : topics) {
             try {
-                targets.put(topic, backend.endOffsets(topic));
+                Map<Integer, Long> ends = new HashMap<>(backend.endOffsets(topic));
+                if (assigned != null) { // only the partitions read
+                    ends.keySet().removeIf(p -> assigned.get(topic).stream().noneMatch(o -> o.partition() == p));
+                }
+                targets.put(topic, ends);
             } catch (UnknownTopicException e) {
                 if (topicPattern == null) {
                     throw e;
@@ -580,8 +625,9 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
 
     @Override
     public String toString() {
-        return "ConcurrentMessageListenerContainer[" + listenerId + " on " + (topicPattern == null ? topics
-                : "pattern '" + topicPattern.pattern() + "' " + topics) + ", group " + groupId
+        return "ConcurrentMessageListenerContainer[" + listenerId + " on " + (assigned != null ? assigned.values()
+                : topicPattern == null ? topics : "pattern '" + topicPattern.pattern() + "' " + topics)
+                + ", group " + groupId
                 + ", " + members.size() + " member(s)]";
     }
 }

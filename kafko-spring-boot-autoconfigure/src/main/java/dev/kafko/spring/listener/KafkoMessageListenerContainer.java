@@ -20,7 +20,8 @@ import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.core.task.TaskExecutor;
 
 /**
- * One member of a listener's group on one topic: one polling thread, named {@code <id>-<n>}.
+ * One member of a listener's group on one topic (or a reader of partitions of it assigned by hand, for the
+ * group): one polling thread, named {@code <id>-<n>}.
  * Lifecycle methods may be called from any thread and are serialized; the polling itself happens
  * in {@link ListenerConsumer} on the member thread. {@link ConcurrentMessageListenerContainer}
  * runs several of these.
@@ -41,6 +42,8 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
     private final KafkoInstrumentation instrumentation;
     private final TaskExecutor executor;
     private final ProcessedOffsets processed;
+    /** The partitions this member reads by hand, or null for a member of its group. */
+    private final @Nullable AssignedPartitions assignment;
     private volatile RecordObservations observations = RecordObservations.NONE;
 
     /** The gate of a member started on its own: it polls at once. */
@@ -99,7 +102,7 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
                                   String groupId, LogBackend backend, ContainerProperties properties,
                                   KafkoMessageListener listener, KafkoErrorHandler errorHandler,
                                   KafkoInstrumentation instrumentation, TaskExecutor executor,
-                                  ProcessedOffsets processed) {
+                                  ProcessedOffsets processed, @Nullable AssignedPartitions assignment) {
         this.parent = parent;
         this.listenerId = parent.getListenerId();
         this.memberName = memberName;
@@ -112,6 +115,7 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
         this.instrumentation = instrumentation;
         this.executor = executor;
         this.processed = processed;
+        this.assignment = assignment;
     }
 
     @Override
@@ -141,6 +145,11 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
     /** Whether this member creates its topic when it does not exist (and topics are created on use). */
     boolean createsTopic() {
         return parent.getTopicPattern() == null;
+    }
+
+    /** The partitions this member reads by hand ({@code topicPartitions}), or null: a member of its group. */
+    @Nullable AssignedPartitions assignment() {
+        return assignment;
     }
 
     ContainerProperties properties() {
@@ -480,6 +489,7 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
 
     @Override
     public String toString() {
-        return "KafkoMessageListenerContainer[" + memberName + " on " + topic + ", group " + groupId + "]";
+        return "KafkoMessageListenerContainer[" + memberName + " on " + topic
+                + (assignment == null ? "" : " partitions " + assignment.partitions()) + ", group " + groupId + "]";
     }
 }

@@ -80,6 +80,8 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
     /** The seeks a {@link ConsumerSeekAware} listener asks for while the member runs; null for other listeners. */
     private final @Nullable MemberSeeks seeks;
     private volatile @Nullable Thread owner;
+    /** False until a member with partitions assigned by hand has sought their initial offsets (or stopped). */
+    private volatile boolean startedByHand;
     /** The partitions this member reads now (any thread may read it; the polling thread replaces it). */
     private volatile Set<Integer> assigned = Set.of();
     private final CountDownLatch firstPoll;
@@ -105,12 +107,39 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         this.commits = new MemberCommits(container, this, log);
         this.offsets = commits.offsets();
         this.positions = new MemberPositions(container, backend, commits::advance);
-        this.consumer = backend.groupConsumer(container.topic(), container.getGroupId(),
-                properties.maxPollRecords(), this, container.createsTopic());
+        this.consumer = openConsumer();
+        this.startedByHand = container.assignment() == null;
         this.topicId = backend.topicId(container.topic());
         ConsumerSeekAware aware = listener.seekAware();
         this.seeks = aware == null ? null : new MemberSeeks(container, aware, this::wakeup);
         this.events = new MemberEvents(container, this::assignedPartitions, this::idle, this::idlePartition);
+    }
+
+    /** A member of the group, or a consumer of the partitions assigned by hand ({@link AssignedPartitions}). */
+    private BackendConsumer openConsumer() {
+        AssignedPartitions byHand = container.assignment();
+        return byHand != null ? byHand.open(backend, container, properties.maxPollRecords())
+                : backend.groupConsumer(container.topic(), container.getGroupId(), properties.maxPollRecords(), this,
+                        container.createsTopic());
+    }
+
+    /**
+     * Partitions assigned by hand: their initial offsets are sought and they are announced as a group's are
+     * ({@link #onPartitionsAssigned}), as the member starts and as it reads its topic again after a delete.
+     */
+    private void assignByHand() {
+        AssignedPartitions byHand = container.assignment();
+        if (byHand == null) {
+            return;
+        }
+        try {
+            byHand.start(container, consumer, this::onPartitionsAssigned, sought -> {
+                sought.forEach(offsets::add);
+                commits.commitPending();
+            });
+        } catch (UnknownTopicException e) {
+            forgetDeletedTopic(e);
+        }
     }
 
     /** Waits for the gate of {@link #firstPoll}, which its starter always opens, interrupted or not. */
@@ -133,9 +162,12 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         return thread == owner;
     }
 
-    /** Whether the listener asked for seeks this member has not made yet. Any thread. */
+    /**
+     * Whether the listener asked for seeks this member has not made yet, or the member has not yet sought the
+     * initial offsets of its partitions assigned by hand. Any thread.
+     */
     boolean hasPendingSeeks() {
-        return seeks != null && seeks.pending();
+        return !startedByHand || seeks != null && seeks.pending();
     }
 
     /** The partitions this member reads now. Any thread. */
@@ -158,6 +190,11 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
                 seeks.register();
             }
             events.started();
+            try {
+                assignByHand();
+            } finally {
+                startedByHand = true;
+            }
             while (!container.stopRequested()) {
                 commits.drainForeign();
                 makeSeeks();
@@ -213,7 +250,13 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
             }
             container.awaitSiblingsStopping();
             try {
-                consumer.close();
+                try {
+                    if (container.assignment() != null && !detached && lost == null) {
+                        onPartitionsRevoked(assigned); // as a group member's close revokes what it reads
+                    }
+                } finally {
+                    consumer.close();
+                }
             } catch (RuntimeException e) {
                 LOG.warn("Closing the consumer of {} failed", container.memberName(), e);
             }
@@ -312,8 +355,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
     /** Makes a consumer of the topic again, if it exists (or is created on use); true when it did. */
     private boolean rejoin() {
         try {
-            consumer = backend.groupConsumer(container.topic(), container.getGroupId(), properties.maxPollRecords(),
-                    this, container.createsTopic());
+            consumer = openConsumer();
         } catch (UnknownTopicException e) {
             return false;
         } catch (KafkoClosedException e) {
@@ -333,6 +375,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
                 container.topic());
         LOG.info("Listener '{}' reads topic '{}' again ({})", container.getListenerId(), container.topic(),
                 container.memberName());
+        assignByHand();
         return true;
     }
 

@@ -1,17 +1,23 @@
 package dev.kafko.spring.listener;
 
+import dev.kafko.CommitFailedException;
 import dev.kafko.spring.core.BackendConsumer;
 import dev.kafko.spring.core.LogBackend;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Where a listener's member starts on the partitions it is given, and how far it got on them without
  * records: what its {@link ListenerConsumer} needs besides the records it delivers. Polling thread only.
  */
 final class MemberPositions {
+
+    /** Logs as the polling loop it is part of. */
+    private static final Logger LOG = LoggerFactory.getLogger(ListenerConsumer.class);
 
     private final KafkoMessageListenerContainer container;
     private final LogBackend backend;
@@ -54,7 +60,13 @@ final class MemberPositions {
             consumer.seekToBeginning(starts.keySet());
             starts.replaceAll((p, end) -> consumer.position(p));
         }
-        consumer.commit(starts);
+        try {
+            consumer.commit(starts);
+        } catch (CommitFailedException e) {
+            // partitions assigned by hand while the group has live members: it refuses every commit of this member
+            LOG.warn("Listener '{}' ({}) could not commit where it starts {} of {}: {}", container.getListenerId(),
+                    container.memberName(), starts, container.topic(), e.getMessage());
+        }
     }
 
     /**
