@@ -1,6 +1,7 @@
 package dev.kafko;
 
 import static dev.kafko.Fixtures.bytes;
+import static dev.kafko.Fixtures.fill;
 import static dev.kafko.Fixtures.text;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -24,15 +25,6 @@ class ConsumerGroupTest {
 
     @TempDir
     Path dir;
-
-    private static void fill(Kafko k, String topic, int perPartition) {
-        Producer p = k.producer(topic);
-        for (int part = 0; part < p.partitionCount(); part++) {
-            for (int i = 0; i < perPartition; i++) {
-                p.sendTo(part, null, bytes(part + "-" + i)).join();
-            }
-        }
-    }
 
     @Test
     void groupResumesFromItsCommittedOffsetPerPartitionAfterReopen() {

@@ -1,6 +1,7 @@
 package dev.kafko;
 
 import static dev.kafko.Fixtures.bytes;
+import static dev.kafko.Fixtures.fill;
 import static dev.kafko.Fixtures.text;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -25,16 +26,6 @@ class FixedAssignmentTest {
 
     @TempDir
     Path dir;
-
-    /** {@code perPartition} records in each partition, valued {@code <partition>-<i>}. */
-    private static void fill(Kafko k, String topic, int perPartition) {
-        Producer p = k.producer(topic);
-        for (int part = 0; part < p.partitionCount(); part++) {
-            for (int i = 0; i < perPartition; i++) {
-                p.sendTo(part, null, bytes(part + "-" + i)).join();
-            }
-        }
-    }
 
     private static ConsumerOptions partitions(Integer... partitions) {
         return ConsumerOptions.DEFAULTS.withPartitions(Set.of(partitions));

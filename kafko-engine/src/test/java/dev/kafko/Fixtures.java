@@ -22,6 +22,16 @@ public final class Fixtures {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 
+    /** {@code perPartition} records in each partition of {@code topic}, valued {@code <partition>-<i>}, each awaited. */
+    static void fill(Kafko k, String topic, int perPartition) {
+        Producer p = k.producer(topic);
+        for (int part = 0; part < p.partitionCount(); part++) {
+            for (int i = 0; i < perPartition; i++) {
+                p.sendTo(part, null, bytes(part + "-" + i)).join();
+            }
+        }
+    }
+
     static String text(byte[] b) {
         return b == null ? null : new String(b, StandardCharsets.UTF_8);
     }
