@@ -86,6 +86,12 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
      * renamed either in the registry, where a search by them would then miss the meter.
      */
     private final Map<Meter, Owned> registered = new ConcurrentHashMap<>();
+    /**
+     * Set by {@link #destroy}: what reports after the context closed (a member left to finish its record past its
+     * shutdown timeout, a send from a thread the context does not own) registers no meter, which would otherwise
+     * stay in a registry that outlives the context, and the next context's meter of that name would count on from it.
+     */
+    private volatile boolean destroyed;
 
     public KafkoMetrics(MeterRegistry registry, ObjectProvider<Kafko> kafko) {
         this.registry = registry;
@@ -195,6 +201,7 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
     /** Removes every meter registered here: a registry that outlives the context keeps none of them. */
     @Override
     public synchronized void destroy() {
+        destroyed = true;
         for (Meter m : registered.keySet()) {
             registry.remove(m);
         }
@@ -219,6 +226,12 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
         if (topic != null) {
             owned.topics().add(topic);
         }
+        if (destroyed) {
+            // registered after destroy removed the others (an engine event of an application's own Kafko bean,
+            // or a report that raced destroy): it goes too
+            registered.remove(meter);
+            registry.remove(meter);
+        }
         return meter;
     }
 
@@ -233,6 +246,9 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
 
     @Override
     public void sendCompleted(String topic, long nanos, @Nullable Throwable failure) {
+        if (destroyed) {
+            return;
+        }
         String outcome = failure == null ? "success" : "failure";
         sendTimers.computeIfAbsent(topic + '\0' + outcome, k -> own("kafko.template.send", topic, Timer.builder("kafko.template.send")
                 .description("Sends through KafkoTemplate, until appended")
@@ -242,6 +258,9 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
 
     @Override
     public void listenerInvoked(String listenerId, String topic, long nanos, boolean success) {
+        if (destroyed) {
+            return;
+        }
         String outcome = success ? "success" : "failure";
         processTimers.computeIfAbsent(listenerId + '\0' + topic + '\0' + outcome,
                 k -> own("kafko.listener.process", topic, listenerId, null, Timer.builder("kafko.listener.process")
@@ -305,6 +324,9 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
 
     @Override
     public void deadLettered(String listenerId, String topic) {
+        if (destroyed) {
+            return;
+        }
         own("kafko.listener.dead.letter", topic, listenerId, null, Counter.builder("kafko.listener.dead.letter").description("Records published to a dead-letter topic")
                 .tags("listener", listenerId, "topic", topic).register(registry)).increment();
     }
