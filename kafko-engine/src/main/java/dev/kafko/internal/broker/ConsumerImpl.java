@@ -7,11 +7,9 @@ import dev.kafko.ConsumerRebalanceListener;
 import dev.kafko.InterruptException;
 import dev.kafko.InvalidPartitionException;
 import dev.kafko.KafkoClosedException;
-import dev.kafko.KafkoException;
 import dev.kafko.KafkoRecord;
 import dev.kafko.OffsetOutOfRangeException;
 import dev.kafko.OffsetResetPolicy;
-import dev.kafko.UnknownTopicException;
 import dev.kafko.internal.log.PartitionLog;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -66,20 +64,14 @@ final class ConsumerImpl implements Consumer {
     private final OffsetResetPolicy reset;
     private final AtomicBoolean wakeup = new AtomicBoolean();
     private final PartitionPositions positions;
+    private final PollFetch fetch;
     /** Whether the partitions were given ({@link ConsumerOptions#partitions()}): no group membership, no growth. */
     private final boolean fixed;
     private int[] owned = new int[0];
-    private int rotation;
-    /**
-     * A partition's failure met in a poll that returned other partitions' records: the next poll throws it,
-     * unless the consumer has left the position it was met at since (a seek, or the partition moved to
-     * another member), as Kafka's consumer drops what it fetched for a position it left.
-     */
-    private @Nullable KafkoException deferredFailure;
-    private int deferredPartition;
-    private long deferredPosition;
     private int seenVersion = -1;
     private @Nullable List<Integer> unannounced;
+    /** The partitions the revoke callback running now is told of: a close from it does not revoke them again. */
+    private @Nullable List<Integer> revoking;
     private volatile boolean closed;
     private final ConsumerThreadGuard guard;
 
@@ -92,19 +84,27 @@ final class ConsumerImpl implements Consumer {
         this.maxPollRecords = options.maxPollRecords() > 0 ? options.maxPollRecords() : defaultMaxPoll;
         this.reset = options.offsetReset() != null ? options.offsetReset() : defaultReset;
         this.positions = new PartitionPositions(topic.name, group == null ? null : group.group, reset);
+        this.fetch = new PollFetch(topic, positions, maxPollRecords);
         Set<Integer> given = options.partitions();
         this.fixed = given != null;
         if (given != null) {
             requireExisting(given);
         }
         topic.consumers.add(this);
-        if (given != null) {
-            assignFixed(given);
-        } else if (group == null) {
-            growAnonymous();
-        } else {
-            group.join(this);
-            syncGroup(false);
+        try {
+            if (given != null) {
+                assignFixed(given);
+            } else if (group == null) {
+                growAnonymous();
+            } else {
+                group.join(this);
+                syncGroup(false);
+            }
+        } catch (RuntimeException | Error e) {
+            // its group's offsets could not be read: the caller gets no consumer to close, so it leaves now
+            // instead of staying a member that holds its range and the partitions it took, unread for good
+            leave();
+            throw e;
         }
     }
 
@@ -167,7 +167,7 @@ final class ConsumerImpl implements Consumer {
                 return List.of();
             }
             refreshAssignment();
-            List<KafkoRecord> out = fetch();
+            List<KafkoRecord> out = fetch.fetch(owned);
             if (!out.isEmpty()) {
                 return out;
             }
@@ -262,24 +262,42 @@ final class ConsumerImpl implements Consumer {
             try {
                 List<Integer> announced = announced(revoked);
                 if (!announced.isEmpty()) {
+                    revoking = announced;
                     listener.onPartitionsRevoked(Collections.unmodifiableList(announced));
                 }
             } finally {
-                PartitionActor[] actors = topic.actors();
-                for (int p : revoked) {
-                    actors[p].removeWaiter(waiter);
-                    mine.remove(p);
+                revoking = null;
+                if (!closed) { // a close from the callback gave up every partition and left the group already
+                    PartitionActor[] actors = topic.actors();
+                    for (int p : revoked) {
+                        actors[p].removeWaiter(waiter);
+                        mine.remove(p);
+                    }
+                    setOwned(mine);
+                    g.release(this, revoked);
                 }
-                setOwned(mine);
-                g.release(this, revoked);
             }
+            // closed by its callback: the poll reads nothing more, from partitions other members now read
+            ensureOpen();
         }
         List<Integer> gained = g.acquire(this);
         if (!gained.isEmpty()) {
             PartitionActor[] actors = topic.actors();
             positions.grow(actors.length);
-            for (int p : gained) {
-                positions.set(p, startPosition(p, actors[p]));
+            long[] starts = new long[gained.size()];
+            try {
+                for (int i = 0; i < starts.length; i++) {
+                    starts[i] = startPosition(gained.get(i), actors[gained.get(i)]);
+                }
+            } catch (RuntimeException | Error e) {
+                // the commits could not be read: given back, or the group would count them as this member's
+                // while the member does not know it holds them, and nobody would ever read them
+                g.release(this, gained);
+                throw e;
+            }
+            for (int i = 0; i < starts.length; i++) {
+                int p = gained.get(i);
+                positions.set(p, starts[i]);
                 actors[p].addWaiter(waiter);
                 mine.add(p);
             }
@@ -333,88 +351,6 @@ final class ConsumerImpl implements Consumer {
 
     private void setOwned(Set<Integer> s) {
         owned = s.stream().mapToInt(Integer::intValue).toArray();
-    }
-
-    /**
-     * Reads from every owned partition, starting at a rotating one, up to maxPollRecords. A partition
-     * that cannot be read (failed, a corrupt frame, a position out of range under {@code FAIL}) does
-     * not hold back the others: their records are returned, and its exception is thrown by the next
-     * poll (at once when there are none), so one failed partition neither stops a consumer nor loses
-     * the records it read from the others in the same poll; a seek of that partition, or its move to
-     * another member, before that poll drops it (the next read there reports what it finds).
-     */
-    private List<KafkoRecord> fetch() {
-        KafkoException deferred = deferredFailure;
-        if (deferred != null) {
-            deferredFailure = null;
-            if (owns(deferredPartition) && positions.get(deferredPartition) == deferredPosition) {
-                throw deferred;
-            }
-        }
-        int[] ps = owned;
-        int n = ps.length;
-        if (n == 0) {
-            return List.of();
-        }
-        PartitionActor[] actors = topic.actors();
-        int start = Math.floorMod(rotation, n);
-        // the next poll starts after the last partition this one read records from (as Kafka's fetcher moves
-        // a partition it returned records of to the back): moving the start by one each poll gave the busy
-        // partition after a run of empty ones the turns of all of them
-        rotation = start + 1;
-        List<KafkoRecord> first = null;
-        List<KafkoRecord> all = null;
-        int count = 0;
-        KafkoException failed = null;
-        int failedPartition = -1;
-        for (int i = 0; i < n && count < maxPollRecords; i++) {
-            int p = ps[(start + i) % n];
-            List<KafkoRecord> got;
-            try {
-                got = read(p, actors[p], maxPollRecords - count);
-            } catch (KafkoClosedException | UnknownTopicException e) {
-                // a log closed by a deleteTopic that raced this read is the topic's deletion, not kafko's close
-                topic.ensureOpen();
-                throw e; // the consumer's or the topic's end, not one partition's
-            } catch (KafkoException e) {
-                if (failed == null) {
-                    failed = e;
-                    failedPartition = p;
-                }
-                continue;
-            }
-            if (got.isEmpty()) {
-                continue;
-            }
-            rotation = start + i + 1;
-            count += got.size();
-            if (first == null) {
-                first = got;
-            } else {
-                if (all == null) {
-                    all = new ArrayList<>(first.size() + got.size());
-                    all.addAll(first);
-                }
-                all.addAll(got);
-            }
-        }
-        if (failed != null) {
-            if (count == 0) {
-                throw failed;
-            }
-            deferredFailure = failed;
-            deferredPartition = failedPartition;
-            deferredPosition = positions.get(failedPartition);
-        }
-        return all != null ? all : first != null ? first : List.of();
-    }
-
-    private List<KafkoRecord> read(int p, PartitionActor actor, int max) {
-        if (!actor.isOpen()) {
-            topic.ensureOpen();
-            return List.of();
-        }
-        return positions.read(p, actor, max);
     }
 
     @Override
@@ -676,23 +612,31 @@ final class ConsumerImpl implements Consumer {
             if (group != null && !fixed && owned.length > 0 && topic.life() == TopicImpl.Life.OPEN) {
                 // still open here, so the callback can commit what it processed
                 List<Integer> mine = announced(new ArrayList<>(ownedSet()));
+                if (revoking != null) {
+                    mine.removeAll(revoking); // closed from the callback that is being told of these
+                }
                 if (!mine.isEmpty()) {
                     listener.onPartitionsRevoked(Collections.unmodifiableList(mine));
                 }
             }
         } finally {
-            closed = true;
-            PartitionActor[] actors = topic.actors();
-            for (int p : owned) {
-                if (p < actors.length) {
-                    actors[p].removeWaiter(waiter);
-                }
+            leave();
+        }
+    }
+
+    /** Marks the consumer closed and lets go of its partitions, its waits and its group. */
+    private void leave() {
+        closed = true;
+        PartitionActor[] actors = topic.actors();
+        for (int p : owned) {
+            if (p < actors.length) {
+                actors[p].removeWaiter(waiter);
             }
-            owned = new int[0];
-            topic.consumers.remove(this);
-            if (group != null && !fixed) {
-                group.leave(this);
-            }
+        }
+        owned = new int[0];
+        topic.consumers.remove(this);
+        if (group != null && !fixed) {
+            group.leave(this);
         }
     }
 
