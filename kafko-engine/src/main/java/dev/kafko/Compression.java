@@ -1,5 +1,6 @@
 package dev.kafko;
 
+import java.lang.reflect.InvocationTargetException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -25,6 +26,8 @@ public enum Compression {
     private final int id;
     private final String probeClass;
     private volatile Boolean available;
+    /** Why the library, though on the classpath, did not load; written before {@link #available}. */
+    private volatile @Nullable Throwable loadFailure;
 
     Compression(int id, String probeClass) {
         this.id = id;
@@ -63,26 +66,44 @@ public enum Compression {
         if (probeClass == null) {
             return true;
         }
+        ClassLoader loader = Compression.class.getClassLoader();
         try {
-            Class.forName(probeClass, true, Compression.class.getClassLoader());
+            Class.forName(probeClass, false, loader);
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false; // the jar is not on the classpath
+        }
+        try {
+            // zstd's first class loads its native library: a missing or denied one surfaces here, not mid-append
+            Class.forName(probeClass, true, loader);
             if (this == ZSTD) {
-                // the native library loads lazily; a missing one surfaces here, not mid-append
-                Class.forName("com.github.luben.zstd.util.Native", true, Compression.class.getClassLoader())
-                        .getMethod("load").invoke(null);
+                Class.forName("com.github.luben.zstd.util.Native", true, loader).getMethod("load").invoke(null);
             }
             return true;
+        } catch (InvocationTargetException | ExceptionInInitializerError e) {
+            loadFailure = e.getCause() != null ? e.getCause() : e;
+            return false;
         } catch (ReflectiveOperationException | LinkageError e) {
+            loadFailure = e;
             return false;
         }
     }
 
     /** Throws {@link CompressionUnavailableException} when this codec is not available. */
     public void requireAvailable() {
-        if (!isAvailable()) {
-            throw new CompressionUnavailableException("compression " + name() + " is not available: add "
-                    + (this == LZ4 ? "at.yawk.lz4:lz4-java" : "com.github.luben:zstd-jni")
-                    + " to the classpath (on the module path, also require its module "
-                    + (this == LZ4 ? "org.lz4.java" : "com.github.luben.zstd_jni") + ")");
+        if (isAvailable()) {
+            return;
         }
+        String library = this == LZ4 ? "at.yawk.lz4:lz4-java" : "com.github.luben:zstd-jni";
+        Throwable failure = loadFailure;
+        if (failure != null) {
+            throw new CompressionUnavailableException("compression " + name() + " is not available: " + library
+                    + " is on the classpath but failed to load: " + failure
+                    + (failure instanceof IllegalCallerException
+                            ? " (this JVM denies native access: run it with --enable-native-access=ALL-UNNAMED)"
+                            : ""), failure);
+        }
+        throw new CompressionUnavailableException("compression " + name() + " is not available: add " + library
+                + " to the classpath (on the module path, also require its module "
+                + (this == LZ4 ? "org.lz4.java" : "com.github.luben.zstd_jni") + ")");
     }
 }

@@ -39,8 +39,9 @@ class DeadLetterParityTest {
             @SuppressWarnings("unchecked")
             KafkoTemplate<String, String> template = context.getBean(KafkoTemplate.class);
             long old = System.currentTimeMillis() - TWO_DAYS_MILLIS; // a replay of last week's ledger, say
-            template.send("ledger", 0, old, "k", "entry").join();
+            // before the send: the listener may fail the record and publish its dead letter before join() returns
             long beforeFailure = System.currentTimeMillis();
+            template.send("ledger", 0, old, "k", "entry").join();
             KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(10));
             Thread.sleep(500); // a few retention checks of the dead-letter topic
 
