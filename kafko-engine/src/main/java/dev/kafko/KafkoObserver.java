@@ -40,7 +40,8 @@ public interface KafkoObserver {
 
     /**
      * A topic was deleted ({@link Kafko#deleteTopic}): its partitions and groups are gone, and a topic
-     * created later under the same name starts anew. Called on the deleting thread.
+     * created later under the same name starts anew. Called on the deleting thread, before a create of the name
+     * may go on: an observer hears of the deletion before it hears of the topic created again.
      */
     default void onTopicDeleted(String topic) { }
 }

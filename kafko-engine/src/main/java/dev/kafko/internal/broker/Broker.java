@@ -227,10 +227,14 @@ public final class Broker implements Kafko {
             closed = true;
             TopicDirectory.delete(ctx.io(), t.dir, name);
         } finally {
-            deletions.end(name, closed);
-            if (closed) {
-                // gone for every handle, also when its files could not all be deleted (the next open finishes)
-                ctx.observer().onTopicDeleted(name);
+            try {
+                if (closed) {
+                    // gone for every handle, also when its files could not all be deleted (the next open finishes);
+                    // told before a create of the name may go on, so that no observer hears of the new topic first
+                    ctx.observer().onTopicDeleted(name);
+                }
+            } finally {
+                deletions.end(name, closed);
             }
         }
     }

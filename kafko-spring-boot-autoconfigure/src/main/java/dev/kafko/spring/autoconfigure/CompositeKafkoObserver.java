@@ -2,9 +2,17 @@ package dev.kafko.spring.autoconfigure;
 
 import dev.kafko.KafkoObserver;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
-/** Forwards every engine event to several observers, in order. Called on engine threads; stateless. */
+/**
+ * Forwards every engine event to several observers, in order. Called on engine threads; stateless. An
+ * exception one observer throws is logged and the others are told still, as the engine does for its one
+ * observer: an application's observer with a bug must not keep the metrics or the topic-creation watch blind.
+ */
 final class CompositeKafkoObserver implements KafkoObserver {
+
+    private static final Logger LOG = LoggerFactory.getLogger(CompositeKafkoObserver.class);
 
     private final List<KafkoObserver> observers;
 
@@ -28,49 +36,83 @@ final class CompositeKafkoObserver implements KafkoObserver {
     @Override
     public void onAppend(String topic, int partition, int records, long bytes, long nanos) {
         for (KafkoObserver o : observers) {
-            o.onAppend(topic, partition, records, bytes, nanos);
+            try {
+                o.onAppend(topic, partition, records, bytes, nanos);
+            } catch (RuntimeException | LinkageError | AssertionError e) {
+                complain(o, "onAppend", e);
+            }
         }
     }
 
     @Override
     public void onFsync(String topic, int partition, long nanos) {
         for (KafkoObserver o : observers) {
-            o.onFsync(topic, partition, nanos);
+            try {
+                o.onFsync(topic, partition, nanos);
+            } catch (RuntimeException | LinkageError | AssertionError e) {
+                complain(o, "onFsync", e);
+            }
         }
     }
 
     @Override
     public void onFailure(String topic, int partition, Throwable cause) {
         for (KafkoObserver o : observers) {
-            o.onFailure(topic, partition, cause);
+            try {
+                o.onFailure(topic, partition, cause);
+            } catch (RuntimeException | LinkageError | AssertionError e) {
+                complain(o, "onFailure", e);
+            }
         }
     }
 
     @Override
     public void onCommit(String topic, String group) {
         for (KafkoObserver o : observers) {
-            o.onCommit(topic, group);
+            try {
+                o.onCommit(topic, group);
+            } catch (RuntimeException | LinkageError | AssertionError e) {
+                complain(o, "onCommit", e);
+            }
         }
     }
 
     @Override
     public void onRetention(String topic, int partition, int segments, long bytes) {
         for (KafkoObserver o : observers) {
-            o.onRetention(topic, partition, segments, bytes);
+            try {
+                o.onRetention(topic, partition, segments, bytes);
+            } catch (RuntimeException | LinkageError | AssertionError e) {
+                complain(o, "onRetention", e);
+            }
         }
     }
 
     @Override
     public void onTopicCreated(String topic) {
         for (KafkoObserver o : observers) {
-            o.onTopicCreated(topic);
+            try {
+                o.onTopicCreated(topic);
+            } catch (RuntimeException | LinkageError | AssertionError e) {
+                complain(o, "onTopicCreated", e);
+            }
         }
     }
 
     @Override
     public void onTopicDeleted(String topic) {
         for (KafkoObserver o : observers) {
-            o.onTopicDeleted(topic);
+            try {
+                o.onTopicDeleted(topic);
+            } catch (RuntimeException | LinkageError | AssertionError e) {
+                complain(o, "onTopicDeleted", e);
+            }
         }
+    }
+
+    /** Logs what an observer threw (the loops above take no lambda: {@code onAppend} runs for every frame). */
+    private static void complain(KafkoObserver observer, String method, Throwable e) {
+        LOG.warn("KafkoObserver {}.{} threw {}; ignored, the other observers are told", observer.getClass().getName(),
+                method, e.toString(), e);
     }
 }

@@ -212,7 +212,7 @@ public final class KafkoAutoConfiguration {
             LOG.warn("Several ProducerListener beans and none of them @Primary: the KafkoTemplate uses none of them"
                     + " and logs failed sends itself; mark the one to use @Primary");
         }
-        template.setInstrumentation(instrumentation.getIfUnique(() -> KafkoInstrumentation.NOOP));
+        template.setInstrumentation(CompositeKafkoInstrumentation.of(instrumentation));
         if (properties.getTemplate().isObservationEnabled()) {
             template.setObservationRegistry(observationRegistry("kafko.template.observation-enabled",
                     observationRegistry));
@@ -231,7 +231,7 @@ public final class KafkoAutoConfiguration {
         FixedBackOff backOff = new FixedBackOff(
                 notNegative("kafko.listener.retry.backoff", listener.getRetry().getBackoff()).toMillis(), attempts - 1L);
         DefaultErrorHandler handler = new DefaultErrorHandler(backOff, listener.getDeadLetter().isEnabled()
-                ? new DeadLetterPublishingRecoverer(backend, instrumentation.getIfUnique(() -> KafkoInstrumentation.NOOP))
+                ? new DeadLetterPublishingRecoverer(backend, CompositeKafkoInstrumentation.of(instrumentation))
                 : new LoggingRecordRecoverer());
         for (String name : listener.getRetry().getNotRetryable()) {
             handler.addNotRetryableExceptions(throwableClass(name.strip(), beanFactory.getBeanClassLoader()));
@@ -279,7 +279,7 @@ public final class KafkoAutoConfiguration {
                 listener.getIdlePartitionEventInterval()));
         factory.setErrorHandler(errorHandler);
         factory.setReplyTemplate((KafkoTemplate<Object, Object>) replyTemplate(template, beanFactory));
-        factory.setInstrumentation(instrumentation.getIfUnique(() -> KafkoInstrumentation.NOOP));
+        factory.setInstrumentation(CompositeKafkoInstrumentation.of(instrumentation));
         if (listener.isObservationEnabled()) {
             factory.setObservationRegistry(observationRegistry("kafko.listener.observation-enabled",
                     observationRegistry));

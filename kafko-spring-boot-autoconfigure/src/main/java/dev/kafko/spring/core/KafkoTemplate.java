@@ -8,6 +8,7 @@ import dev.kafko.RecordPosition;
 import dev.kafko.RecordTooLargeException;
 import dev.kafko.UnknownTopicException;
 import dev.kafko.spring.support.KafkoHeaders;
+import dev.kafko.spring.support.GuardedInstrumentation;
 import dev.kafko.spring.support.KafkoInstrumentation;
 import dev.kafko.spring.support.KafkoNull;
 import dev.kafko.spring.support.LoggingProducerListener;
@@ -93,9 +94,12 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
         this.producerListener = producerListener;
     }
 
-    /** Receives the duration of every send (Micrometer's timer, when configured). */
+    /**
+     * Receives the duration of every send (Micrometer's timer, when configured); what it throws is logged and
+     * changes no send's outcome.
+     */
     public void setInstrumentation(KafkoInstrumentation instrumentation) {
-        this.instrumentation = instrumentation;
+        this.instrumentation = GuardedInstrumentation.of(instrumentation);
     }
 
     /**

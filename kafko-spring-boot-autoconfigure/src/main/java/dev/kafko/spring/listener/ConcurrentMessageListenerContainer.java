@@ -4,6 +4,7 @@ import dev.kafko.UnknownTopicException;
 import dev.kafko.spring.core.LogBackend;
 import dev.kafko.spring.event.ConcurrentContainerStoppedEvent;
 import dev.kafko.spring.event.ConsumerStoppedEvent;
+import dev.kafko.spring.support.GuardedInstrumentation;
 import dev.kafko.spring.support.KafkoInstrumentation;
 import dev.kafko.spring.support.TopicPartitionOffset;
 import dev.kafko.spring.support.micrometer.KafkoListenerObservation;
@@ -143,7 +144,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
         this.autoStartup = autoStartup;
         this.listener = listener;
         this.errorHandler = errorHandler;
-        this.instrumentation = instrumentation;
+        this.instrumentation = GuardedInstrumentation.of(instrumentation); // its failure fails no record
         this.executor = executor;
         this.processed = new ProcessedOffsets(backend::topicId);
         for (String topic : assigned != null ? assigned.keySet() : new LinkedHashSet<>(topics)) {

@@ -8,6 +8,7 @@ import dev.kafko.UnknownTopicException;
 import dev.kafko.spring.core.KafkoTopicProvisioner;
 import dev.kafko.spring.core.LogBackend;
 import dev.kafko.spring.support.KafkoHeaders;
+import dev.kafko.spring.support.GuardedInstrumentation;
 import dev.kafko.spring.support.KafkoInstrumentation;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -70,8 +71,9 @@ public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
      */
     public DeadLetterPublishingRecoverer(LogBackend backend, KafkoInstrumentation instrumentation) {
         this.backend = Objects.requireNonNull(backend, "backend");
-        this.instrumentation = Objects.requireNonNull(instrumentation,
-                "instrumentation (KafkoInstrumentation.NOOP where there is no KafkoInstrumentation bean)");
+        // a dead letter published is not published again when counting it fails
+        this.instrumentation = GuardedInstrumentation.of(Objects.requireNonNull(instrumentation,
+                "instrumentation (KafkoInstrumentation.NOOP where there is no KafkoInstrumentation bean)"));
     }
 
     @Override

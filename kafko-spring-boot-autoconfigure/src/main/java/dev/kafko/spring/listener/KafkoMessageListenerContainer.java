@@ -4,6 +4,7 @@ import dev.kafko.spring.core.LogBackend;
 import dev.kafko.spring.event.ConcurrentContainerStoppedEvent;
 import dev.kafko.spring.event.ConsumerStoppedEvent;
 import dev.kafko.spring.event.KafkoEvent;
+import dev.kafko.spring.support.GuardedInstrumentation;
 import dev.kafko.spring.support.KafkoInstrumentation;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -112,7 +113,7 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
         this.properties = properties;
         this.listener = listener;
         this.errorHandler = errorHandler;
-        this.instrumentation = instrumentation;
+        this.instrumentation = GuardedInstrumentation.of(instrumentation);
         this.executor = executor;
         this.processed = processed;
         this.assignment = assignment;

@@ -61,16 +61,22 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
  * snapshots when scraped. Timers appear with the first event they time. When a topic is deleted, the
  * gauges, fsync timers and failure counters of its partitions and groups and the template's send timers
  * are removed (a topic created again under its name gets new ones, its listeners' groups their lag on
- * every partition with its first append, also while the listener is paused), so that an application
- * that creates and deletes topics keeps a bounded set of meters; the listeners' meters stay. When the
+ * every partition with its first append, also while the listener is paused), and so are the listeners'
+ * timers and dead-letter counters of it, so that an application that creates and deletes topics (a topic
+ * pattern's listener among them) keeps a bounded set of meters. When the
  * context closes, every meter registered here is removed from the registry, which may outlive it.
  */
 public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, SmartInitializingSingleton,
         DisposableBean {
 
-    /** The meters of a topic's partitions, groups and sends, removed with the topic. */
+    /**
+     * The meters of a topic's partitions, groups, sends and deliveries, removed with the topic (a listener's timers
+     * of a topic created again start anew with its next record: a topic pattern's listener over short-lived topics
+     * would otherwise keep a series for every topic it ever read).
+     */
     private static final Set<String> TOPIC_METERS = Set.of("kafko.log.end.offset", "kafko.log.size",
-            "kafko.log.failed", "kafko.log.failures", "kafko.log.fsync", "kafko.consumer.lag", "kafko.template.send");
+            "kafko.log.failed", "kafko.log.failures", "kafko.log.fsync", "kafko.consumer.lag", "kafko.template.send",
+            "kafko.listener.process", "kafko.listener.dead.letter");
 
     private final MeterRegistry registry;
     private final ObjectProvider<Kafko> kafko;
@@ -169,6 +175,7 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
         groups.remove(topic);
         fsyncTimers.keySet().removeIf(k -> k.startsWith(topic + '\0'));
         sendTimers.keySet().removeIf(k -> k.startsWith(topic + '\0'));
+        processTimers.keySet().removeIf(k -> k.contains('\0' + topic + '\0'));
         registered.entrySet().removeIf(e -> {
             Owned owned = e.getValue();
             if (!TOPIC_METERS.contains(owned.name()) || !owned.topics().remove(topic) || !owned.topics().isEmpty()) {
