@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
@@ -107,11 +108,12 @@ final class AssignedPartitions {
      * The member starts reading its partitions, on its polling thread: the initial offsets are sought (as
      * spring-kafka does each time a manually assigned consumer starts), then {@code assigned} is told of every
      * partition (as a group member is told of the partitions the group gives it: a {@link ConsumerSeekAware}
-     * listener may seek them), then {@code commit} is given the positions of the partitions sought, so that the
-     * group's offsets and the test helper's progress start there.
+     * listener may seek them), with the partitions sought (where the member starts them is decided), then
+     * {@code commit} is given the positions of the partitions sought, so that the group's offsets and the test
+     * helper's progress start there.
      */
-    void start(KafkoMessageListenerContainer member, BackendConsumer consumer, Consumer<Collection<Integer>> assigned,
-               Consumer<Map<Integer, Long>> commit) {
+    void start(KafkoMessageListenerContainer member, BackendConsumer consumer,
+               BiConsumer<Collection<Integer>, Set<Integer>> assigned, Consumer<Map<Integer, Long>> commit) {
         Map<Integer, Long> sought = new LinkedHashMap<>();
         for (TopicPartitionOffset tpo : partitions) {
             Long offset = tpo.offset();
@@ -136,7 +138,7 @@ final class AssignedPartitions {
                     member.memberName(), sought.entrySet().stream().map(e -> topic + "-" + e.getKey() + "@"
                             + e.getValue()).collect(Collectors.joining(", ")));
         }
-        assigned.accept(numbers);
+        assigned.accept(numbers, Set.copyOf(sought.keySet()));
         if (!sought.isEmpty()) {
             Map<Integer, Long> now = new LinkedHashMap<>();
             for (int p : sought.keySet()) {

@@ -82,6 +82,8 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
     private volatile @Nullable Thread owner;
     /** False until a member with partitions assigned by hand has sought their initial offsets (or stopped). */
     private volatile boolean startedByHand;
+    /** While its partitions assigned by hand are announced: those whose initial offsets were sought. */
+    private Set<Integer> soughtByHand = Set.of();
     /** The partitions this member reads now (any thread may read it; the polling thread replaces it). */
     private volatile Set<Integer> assigned = Set.of();
     private final CountDownLatch firstPoll;
@@ -133,7 +135,14 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
             return;
         }
         try {
-            byHand.start(container, consumer, this::onPartitionsAssigned, sought -> {
+            byHand.start(container, consumer, (partitions, sought) -> {
+                soughtByHand = sought;
+                try {
+                    onPartitionsAssigned(partitions);
+                } finally {
+                    soughtByHand = Set.of();
+                }
+            }, sought -> {
                 sought.forEach(offsets::add);
                 commits.commitPending();
             });
@@ -683,7 +692,7 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         now.addAll(partitions);
         assigned = Set.copyOf(now);
         events.assigned(partitions);
-        positions.assigned(consumer, partitions);
+        positions.assigned(consumer, partitions, soughtByHand);
         ConsumerSeekAware aware = listener.seekAware();
         if (aware != null && !partitions.isEmpty()) {
             AssignmentSeeks.offer(aware, container, consumer, partitions);

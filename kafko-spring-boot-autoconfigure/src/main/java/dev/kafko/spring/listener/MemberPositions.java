@@ -6,6 +6,7 @@ import dev.kafko.spring.core.LogBackend;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,16 +39,17 @@ final class MemberPositions {
      * {@code partitions} were assigned to the member. Where a group without a commit starts at the end
      * ({@code kafko.offset-reset=latest}), commits that start for the partitions it never committed, as
      * spring-kafka does by default: the records appended while no member reads (between two runs of the
-     * application) are then read by the next run, not skipped.
+     * application) are then read by the next run, not skipped. The partitions in {@code sought} (the initial
+     * offsets of partitions assigned by hand) start where they were sought, which commits them.
      */
-    void assigned(BackendConsumer consumer, Collection<Integer> partitions) {
+    void assigned(BackendConsumer consumer, Collection<Integer> partitions, Set<Integer> sought) {
         if (partitions.isEmpty() || !backend.startsAtEndWithoutCommit()) {
             return;
         }
         Map<Integer, Long> committed = backend.committedOffsets(container.topic(), container.getGroupId());
         Map<Integer, Long> starts = new HashMap<>();
         for (int p : partitions) {
-            if (!committed.containsKey(p)) {
+            if (!committed.containsKey(p) && !sought.contains(p)) {
                 starts.put(p, consumer.position(p));
             }
         }
