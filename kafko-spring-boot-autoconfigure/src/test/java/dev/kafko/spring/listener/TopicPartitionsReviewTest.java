@@ -1,5 +1,7 @@
 package dev.kafko.spring.listener;
 
+import static dev.kafko.spring.listener.TopicPartitionsTest.container;
+import static dev.kafko.spring.listener.TopicPartitionsTest.send;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -8,8 +10,6 @@ import dev.kafko.spring.annotation.KafkoListener;
 import dev.kafko.spring.annotation.PartitionOffset;
 import dev.kafko.spring.annotation.TopicPartition;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
-import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
-import dev.kafko.spring.core.KafkoTemplate;
 import dev.kafko.spring.support.KafkoHeaders;
 import java.time.Duration;
 import java.util.List;
@@ -18,7 +18,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.context.ApplicationContext;
 import org.springframework.messaging.handler.annotation.Header;
 
 /** Review probes of {@code topicPartitions} listeners. */
@@ -59,17 +58,6 @@ class TopicPartitionsReviewTest {
             Thread.sleep(300);
             assertThat(RECEIVED).containsExactly("0:n2");
         });
-    }
-
-    private static ConcurrentMessageListenerContainer container(ApplicationContext context, String id) {
-        return (ConcurrentMessageListenerContainer) context.getBean(KafkoListenerEndpointRegistry.class)
-                .getListenerContainer(id);
-    }
-
-    @SuppressWarnings("unchecked")
-    private static void send(ApplicationContext context, int partition, String value) {
-        ((KafkoTemplate<Object, Object>) context.getBean(KafkoTemplate.class))
-                .send("orders", partition, null, value).join();
     }
 
     static class LastReader {

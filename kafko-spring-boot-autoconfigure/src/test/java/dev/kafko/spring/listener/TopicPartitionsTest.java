@@ -241,13 +241,13 @@ class TopicPartitionsTest {
         throw new AssertionError("no InvalidKafkoListenerException in the chain", failure);
     }
 
-    private static ConcurrentMessageListenerContainer container(ApplicationContext context, String id) {
+    static ConcurrentMessageListenerContainer container(ApplicationContext context, String id) {
         return (ConcurrentMessageListenerContainer) context.getBean(KafkoListenerEndpointRegistry.class)
                 .getListenerContainer(id);
     }
 
     @SuppressWarnings("unchecked")
-    private static void send(ApplicationContext context, int partition, String value) {
+    static void send(ApplicationContext context, int partition, String value) {
         ((KafkoTemplate<Object, Object>) context.getBean(KafkoTemplate.class))
                 .send("orders", partition, null, value).join();
     }
