@@ -41,8 +41,10 @@ import org.springframework.core.task.TaskExecutor;
  * <p>A container made with a topic pattern reads every topic whose whole name the pattern matches, but for
  * dead-letter topics ({@code <topic>.DLT}, which its own failures fill): those that exist when it starts, and,
  * while it runs, each one created later, from the moment it is created, where the backend tells creations
- * ({@link LogBackend#watchTopicCreations}; else at its next start). It never creates a topic, and keeps
- * reading a topic deleted and created again.
+ * ({@link LogBackend#watchTopicCreations}; else at its next start). It never creates a topic. The members of a
+ * topic deleted under it end (each publishes its {@code ConsumerStoppedEvent}; the container runs on, and tells
+ * nothing more), so a pattern over short-lived topics keeps no thread per topic it ever read; when the topic is
+ * created again, new members read it from the group's start.
  *
  * <p>A container made with topic partitions reads exactly those, assigned by hand (Kafka's {@code assign}), as
  * spring-kafka's container does: each topic's partitions are split among {@code concurrency} members (fewer when
@@ -71,8 +73,15 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     private final KafkoErrorHandler errorHandler;
     private final KafkoInstrumentation instrumentation;
     private final TaskExecutor executor;
-    /** Grows (under this container's lock) when a pattern matches a topic; iterated without a lock. */
+    /**
+     * Grows (under this container's lock) when a pattern matches a topic, and loses the members of a pattern's topic
+     * that was deleted; iterated without a lock.
+     */
     private final List<KafkoMessageListenerContainer> members = new CopyOnWriteArrayList<>();
+    /** Members of a pattern's deleted topic whose threads have not ended yet: a stop waits for them too. */
+    private final List<KafkoMessageListenerContainer> retiring = new CopyOnWriteArrayList<>();
+    /** The number in the next member's name: names are never reused. Under this container's lock. */
+    private int nextMember;
     private final ProcessedOffsets processed;
     /** Members whose polling thread runs; their launches and exits count under their own locks. */
     private final AtomicInteger live = new AtomicInteger();
@@ -164,7 +173,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
         }
         for (int i = 0; i < (byHand == null ? properties.concurrency() : byHand.size()); i++) {
             KafkoMessageListenerContainer member = new KafkoMessageListenerContainer(this, listenerId + "-"
-                    + (members.size() + i), topic, groupId, backend, properties, listener, errorHandler,
+                    + nextMember++, topic, groupId, backend, properties, listener, errorHandler,
                     instrumentation, executor, processed, byHand == null ? null : byHand.get(i));
             member.setObservations(observations);
             added.add(member);
@@ -387,6 +396,54 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     }
 
     /**
+     * A member of a pattern's topic found the topic deleted, and could not read it again: when it still does not
+     * exist, every member of it ends (a stop of theirs, with nothing to commit) and the topic is no longer read, until
+     * its pattern matches it again at a creation. Called on the member's polling thread, which ends when this returns
+     * true. Under this container's lock, which a creation of the topic takes too: a creation comes either before
+     * (the topic exists: the member reads it again) or after (the topic is matched anew).
+     */
+    synchronized boolean retireDeletedTopic(KafkoMessageListenerContainer member) {
+        if (retiring.contains(member)) {
+            return true; // a sibling retired the topic first
+        }
+        String topic = member.topic();
+        if (topicPattern == null || !started || !members.contains(member)) {
+            return false;
+        }
+        try {
+            backend.partitionCount(topic);
+            return false; // created again meanwhile: the member reads it again
+        } catch (UnknownTopicException gone) {
+            // ends
+        }
+        List<KafkoMessageListenerContainer> ofTopic = members.stream().filter(m -> m.topic().equals(topic)).toList();
+        retiring.addAll(ofTopic);
+        members.removeAll(ofTopic);
+        topics.remove(topic);
+        idleWarned.removeIf(warned -> warned.startsWith(topic + '\0'));
+        ofTopic.forEach(KafkoMessageListenerContainer::retire);
+        LOG.info("Listener '{}' no longer reads topic '{}', which was deleted: its {} member(s) end; it reads the topic"
+                + " again if it is created", listenerId, topic, ofTopic.size());
+        return true;
+    }
+
+    /**
+     * The polling thread of a member retired by {@link #retireDeletedTopic} ends: as {@link #memberExited}, but
+     * while the container runs it publishes nothing, and a stop with no member left tells that it stopped.
+     */
+    synchronized ConsumerStoppedEvent.@Nullable Reason retiredMemberExited(KafkoMessageListenerContainer member,
+                                                                          @Nullable Throwable died) {
+        retiring.remove(member);
+        if (!started) {
+            return memberExited(died); // a stop was asked for meanwhile: this exit counts as any member's
+        }
+        if (live.decrementAndGet() == 0) {
+            launchedSinceStart = false; // so that the next stop publishes the container's stop itself
+        }
+        return null;
+    }
+
+    /**
      * {@inheritDoc} Called by one of this container's own listeners (a circuit breaker), it returns at once:
      * every member stops after its record in hand, the caller's once its listener returns.
      */
@@ -395,6 +452,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
         boolean noMemberRan = requestStop();
         if (!isPollingThread(Thread.currentThread())) {
             members.forEach(KafkoMessageListenerContainer::awaitStopped);
+            retiring.forEach(KafkoMessageListenerContainer::awaitStopped);
         }
         if (noMemberRan) {
             publishStopped();
@@ -447,6 +505,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     public void stopForShutdown() {
         boolean noMemberRan = requestStop();
         members.forEach(KafkoMessageListenerContainer::awaitStopped); // which skips the caller's own member
+        retiring.forEach(KafkoMessageListenerContainer::awaitStopped);
         if (noMemberRan) {
             publishStopped();
         }
@@ -480,7 +539,8 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
 
     /** Whether {@code thread} is the polling thread of one of this container's members. */
     public boolean isPollingThread(Thread thread) {
-        return members.stream().anyMatch(m -> m.isPollingThread(thread));
+        return members.stream().anyMatch(m -> m.isPollingThread(thread))
+                || retiring.stream().anyMatch(m -> m.isPollingThread(thread));
     }
 
     /** Under this container's lock. */

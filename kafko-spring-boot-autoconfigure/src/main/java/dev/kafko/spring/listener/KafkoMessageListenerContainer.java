@@ -67,6 +67,8 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
     /** When the last stop was requested ({@link System#nanoTime}): its shutdown timeout counts from then. */
     private volatile long stopRequestedNanos;
     private volatile @Nullable Throwable failure;
+    /** Its pattern's topic was deleted: the member's thread ends and no start launches it again. */
+    private volatile boolean retired;
     /**
      * Open once every member of the container was asked to stop with this one: a stopping member leaves its
      * group only then, or a sibling still polling would take its partitions and deliver again what it had
@@ -217,6 +219,9 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
     void start(CountDownLatch firstPoll) {
         lock.lock();
         try {
+            if (retired) {
+                throw new IllegalStateException(memberName + " read a topic that was deleted; it cannot start again");
+            }
             if (running) {
                 if (stopRequested) {
                     // the member thread is still finishing its record after a stop: it cannot be told
@@ -311,6 +316,21 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
         awaitStopped();
     }
 
+    /**
+     * On the polling thread of a member whose topic was deleted and does not exist: whether the member ends, as
+     * a pattern's do ({@link ConcurrentMessageListenerContainer#retireDeletedTopic}); a member of named topics
+     * waits for its topic instead.
+     */
+    boolean retireIfTopicGone() {
+        return parent.getTopicPattern() != null && parent.retireDeletedTopic(this);
+    }
+
+    /** Ends the member for good: a stop that no start follows. Under the container's lock. */
+    void retire() {
+        retired = true;
+        requestStop();
+    }
+
     @Override
     public void pause() {
         pauseRequested = true;
@@ -397,7 +417,7 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
             } catch (RuntimeException | Error e) {
                 LOG.error("Telling that {} stopped failed", memberName, e);
             }
-            ConsumerStoppedEvent.@Nullable Reason allStopped;
+            ConsumerStoppedEvent.@Nullable Reason exitedLast;
             lock.lock();
             try {
                 // a start during the stop it outlived, unless a stop came after it (which clears it) or a start from
@@ -416,9 +436,12 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
                 LOG.error("{} could not start again after its stop", memberName, e);
             } finally {
                 // after any launch: a run started meanwhile keeps the container counted as running
-                allStopped = parent.memberExited(died);
+                exitedLast = retired ? null : parent.memberExited(died);
                 lock.unlock();
             }
+            ConsumerStoppedEvent.@Nullable Reason allStopped = retired
+                    ? parent.retiredMemberExited(this, died) // not under this lock: it takes the container's
+                    : exitedLast;
             if (allStopped != null) {
                 try {
                     publish((member, container) -> new ConcurrentContainerStoppedEvent(container,

@@ -285,8 +285,10 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         }
         long pollMillis = events.waitMillis(properties.pollTimeout().toMillis());
         if (detached && !rejoin()) {
-            container.awaitSignal(pollMillis);
-            return List.of();
+            if (!container.retireIfTopicGone()) {
+                container.awaitSignal(pollMillis);
+            }
+            return List.of(); // a retired member's loop ends: it was asked to stop
         }
         try {
             List<KafkoRecord> records = consumer.poll(pollMillis == properties.pollTimeout().toMillis()
@@ -327,15 +329,15 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
     /**
      * The topic was deleted under this member: what it had not committed went with it, and so did the
      * records it still held. The member closes its consumer and joins its group on the topic again as
-     * soon as the topic exists, which is at once where topics are created on use (but for a member of a listener
-     * that follows a topic pattern, which never creates the topics it reads); until then it looks
-     * again every poll timeout.
+     * soon as the topic exists, which is at once where topics are created on use; until then it looks again every
+     * poll timeout. A member of a listener that follows a topic pattern, which never creates the topics it reads, ends
+     * instead when the topic does not exist at its next poll.
      */
     private void leaveDeletedTopic(UnknownTopicException e) {
-        LOG.warn("Listener '{}' lost topic '{}' ({}){}; {} reads it again as soon as it exists",
-                container.getListenerId(), container.topic(), e.getMessage(),
-                dropped > 0 ? "; " + dropped + " record(s) of it in hand were not delivered" : "",
-                container.memberName());
+        LOG.warn("Listener '{}' lost topic '{}' ({}){}; {} {}", container.getListenerId(), container.topic(),
+                e.getMessage(), dropped > 0 ? "; " + dropped + " record(s) of it in hand were not delivered" : "",
+                container.memberName(), container.createsTopic() ? "reads it again as soon as it exists"
+                        : "ends unless it exists again at its next poll");
         forgetDeletedTopic(e);
         lost = null;
         dropped = 0;
