@@ -12,7 +12,6 @@ import dev.kafko.spring.support.micrometer.KafkoListenerObservationConvention;
 import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.LinkedHashSet;
@@ -83,6 +82,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     /** The number in the next member's name: names are never reused. Under this container's lock. */
     private int nextMember;
     private final ProcessedOffsets processed;
+    private final CatchUp catchUp;
     /** Members whose polling thread runs; their launches and exits count under their own locks. */
     private final AtomicInteger live = new AtomicInteger();
     /** Why the first member that died since none ran ended; null while none did. */
@@ -156,6 +156,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
         this.instrumentation = GuardedInstrumentation.of(instrumentation); // its failure fails no record
         this.executor = executor;
         this.processed = new ProcessedOffsets(backend::topicId);
+        this.catchUp = new CatchUp(this, backend, processed, assigned);
         for (String topic : assigned != null ? assigned.keySet() : new LinkedHashSet<>(topics)) {
             addMembers(topic);
         }
@@ -620,22 +621,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
 
     /** The end offsets of this container's topics now, per topic and partition: targets for {@link #awaitCaughtUp(Map, Duration)}. */
     public Map<String, Map<Integer, Long>> endOffsets() {
-        Map<String, Map<Integer, Long>> targets = new HashMap<>();
-        for (String topic : topics) {
-            try {
-                Map<Integer, Long> ends = new HashMap<>(backend.endOffsets(topic));
-                if (assigned != null) { // only the partitions read
-                    ends.keySet().removeIf(p -> assigned.get(topic).stream().noneMatch(o -> o.partition() == p));
-                }
-                targets.put(topic, ends);
-            } catch (UnknownTopicException e) {
-                if (topicPattern == null) {
-                    throw e;
-                }
-                // a pattern's topic that was deleted: not matched any more, nothing of it to wait for
-            }
-        }
-        return targets;
+        return catchUp.endOffsets(topics);
     }
 
     /**
@@ -644,44 +630,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
      */
     public List<String> awaitCaughtUp(Map<String, Map<Integer, Long>> targets, Duration timeout)
             throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            List<String> behind = behind(targets);
-            long left = deadline - System.nanoTime();
-            if (behind.isEmpty() || left <= 0 || hasDeadMember()) {
-                return behind;
-            }
-            processed.awaitChange(Math.min(Duration.ofNanos(left).toMillis(), 100));
-        }
-    }
-
-    private List<String> behind(Map<String, Map<Integer, Long>> targets) {
-        List<String> behind = new ArrayList<>();
-        for (KafkoMessageListenerContainer member : members) {
-            if (member.hasPendingSeeks()) {
-                behind.add(member.memberName() + " has seeks to make");
-            }
-        }
-        targets.forEach((topic, ends) -> {
-            Map<Integer, Long> done = processed.snapshot(topic, backend.topicId(topic));
-            Map<Integer, Long> committed;
-            try {
-                committed = backend.committedOffsets(topic, groupId);
-            } catch (UnknownTopicException e) {
-                if (topicPattern == null) {
-                    throw e;
-                }
-                return; // a pattern's topic deleted during the wait: nothing of it is waited for any more
-            }
-            ends.forEach((partition, end) -> {
-                // a seek made is committed at once, and its progress set back (a seek not yet made is pending)
-                long reached = Math.max(done.getOrDefault(partition, 0L), committed.getOrDefault(partition, 0L));
-                if (reached < end) {
-                    behind.add(topic + "-" + partition + " at " + reached + " of " + end);
-                }
-            });
-        });
-        return behind;
+        return catchUp.await(targets, timeout, members);
     }
 
     @Override
