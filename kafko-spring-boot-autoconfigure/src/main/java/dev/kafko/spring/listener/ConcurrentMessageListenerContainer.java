@@ -418,11 +418,14 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
             // ends
         }
         List<KafkoMessageListenerContainer> ofTopic = members.stream().filter(m -> m.topic().equals(topic)).toList();
-        retiring.addAll(ofTopic);
         members.removeAll(ofTopic);
         topics.remove(topic);
         idleWarned.removeIf(warned -> warned.startsWith(topic + '\0'));
-        ofTopic.forEach(KafkoMessageListenerContainer::retire);
+        for (KafkoMessageListenerContainer ending : ofTopic) {
+            if (ending.retire()) {
+                retiring.add(ending); // removed as its thread ends, which takes this lock
+            }
+        }
         LOG.info("Listener '{}' no longer reads topic '{}', which was deleted: its {} member(s) end; it reads the topic"
                 + " again if it is created", listenerId, topic, ofTopic.size());
         return true;

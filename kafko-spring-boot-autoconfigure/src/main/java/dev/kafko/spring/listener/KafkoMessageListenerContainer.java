@@ -325,10 +325,22 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
         return parent.getTopicPattern() != null && parent.retireDeletedTopic(this);
     }
 
-    /** Ends the member for good: a stop that no start follows. Under the container's lock. */
-    void retire() {
-        retired = true;
+    /**
+     * Ends the member for good: a stop that no start follows. Under the container's lock.
+     *
+     * @return whether its thread still runs (it ends on its own, telling the container as it does)
+     */
+    boolean retire() {
+        boolean runs;
+        lock.lock();
+        try {
+            retired = true; // under the lock, where the thread's exit reads it once
+            runs = running;
+        } finally {
+            lock.unlock();
+        }
         requestStop();
+        return runs;
     }
 
     @Override
@@ -418,6 +430,7 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
                 LOG.error("Telling that {} stopped failed", memberName, e);
             }
             ConsumerStoppedEvent.@Nullable Reason exitedLast;
+            boolean ended;
             lock.lock();
             try {
                 // a start during the stop it outlived, unless a stop came after it (which clears it) or a start from
@@ -436,10 +449,11 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
                 LOG.error("{} could not start again after its stop", memberName, e);
             } finally {
                 // after any launch: a run started meanwhile keeps the container counted as running
-                exitedLast = retired ? null : parent.memberExited(died);
+                ended = retired;
+                exitedLast = ended ? null : parent.memberExited(died);
                 lock.unlock();
             }
-            ConsumerStoppedEvent.@Nullable Reason allStopped = retired
+            ConsumerStoppedEvent.@Nullable Reason allStopped = ended
                     ? parent.retiredMemberExited(this, died) // not under this lock: it takes the container's
                     : exitedLast;
             if (allStopped != null) {
