@@ -5,6 +5,7 @@ import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
+import org.springframework.aot.hint.annotation.Reflective;
 
 /**
  * Marks a method of a class annotated with {@link KafkoListener} as one of the listener's handlers, as
@@ -32,6 +33,9 @@ import java.lang.annotation.Target;
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
+// ahead-of-time processing registers the method for invocation and its payload and reply types for
+// binding, as @MessageMapping does for spring-kafka's annotations: a native image needs both
+@Reflective(KafkoListenerReflectiveProcessor.class)
 public @interface KafkoHandler {
 
     /** Whether this handler takes the records no other handler takes. At most one handler of a class is. */

@@ -6,6 +6,7 @@ import java.lang.annotation.Repeatable;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
+import org.springframework.aot.hint.annotation.Reflective;
 
 /**
  * Marks a method to be called with the records of one or more topics, or a class whose
@@ -33,6 +34,9 @@ import java.lang.annotation.Target;
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 @Repeatable(KafkoListeners.class)
+// ahead-of-time processing registers the method for invocation and its payload and reply types for
+// binding, as @MessageMapping does for spring-kafka's annotations: a native image needs both
+@Reflective(KafkoListenerReflectiveProcessor.class)
 public @interface KafkoListener {
 
     /**
