@@ -519,8 +519,7 @@ final class ConsumerImpl implements Consumer {
                 offsets.put(p, positions.get(p));
             }
         }
-        refuseCommitOutsideLiveGroup();
-        group.commit(offsets);
+        commitToGroup(offsets);
     }
 
     @Override
@@ -552,26 +551,24 @@ final class ConsumerImpl implements Consumer {
             requireOwned(p);
         }
         if (!offsets.isEmpty()) { // as Kafka's consumer: nothing to commit is no commit (no onCommit either)
-            refuseCommitOutsideLiveGroup();
-            group.commit(Map.copyOf(offsets));
+            commitToGroup(Map.copyOf(offsets));
         }
     }
 
     /**
-     * A fixed-assignment consumer is no member of its group: while the group has live members, it may not write
-     * their offsets (Kafka answers such a commit with {@code UNKNOWN_MEMBER_ID}).
+     * Writes the group's offsets. A fixed-assignment consumer is no member of its group: while the group has live
+     * members, it may not write their offsets (Kafka answers such a commit with {@code UNKNOWN_MEMBER_ID}); the
+     * group counts them under the lock of the write, so that a member joining meanwhile is not overwritten.
      */
-    private void refuseCommitOutsideLiveGroup() {
+    private void commitToGroup(Map<Integer, Long> offsets) {
         GroupCoordinator g = group;
-        if (!fixed || g == null) {
+        if (!fixed) {
+            g.commit(offsets);
             return;
         }
-        int members = g.memberCount();
-        if (members > 0) {
-            throw new CommitFailedException("cannot commit for group '" + g.group + "' of topic '" + topic.name
-                    + "' from a consumer with fixed partitions " + ownedSet() + ": the group has " + members
-                    + " live member(s), and only its members commit while it has any (nothing was committed)");
-        }
+        g.commit(offsets, members -> new CommitFailedException("cannot commit for group '" + g.group + "' of topic '"
+                + topic.name + "' from a consumer with fixed partitions " + ownedSet() + ": the group has " + members
+                + " live member(s), and only its members commit while it has any (nothing was committed)"));
     }
 
     @Override

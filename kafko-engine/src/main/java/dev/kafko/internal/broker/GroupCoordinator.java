@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.IntFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -226,9 +227,25 @@ final class GroupCoordinator {
      * @throws dev.kafko.KafkoClosedException when the instance's close began after the member's check
      */
     void commit(Map<Integer, Long> toCommit) {
+        commit(toCommit, null);
+    }
+
+    /**
+     * As {@link #commit(Map)}; with {@code refusal}, for a consumer that is no member (a fixed assignment), refused
+     * with what {@code refusal} makes of the live member count while the group has live members. The members are
+     * counted under the lock the write takes, and a member that joins reads the group's offsets under it too: one
+     * that joins after the count starts at these offsets, and none commits between the count and the write.
+     */
+    void commit(Map<Integer, Long> toCommit, @Nullable IntFunction<? extends RuntimeException> refusal) {
         FsyncPolicy fsync = topic.config().fsync();
         commits.lock();
         try {
+            if (refusal != null) {
+                int live = memberCount(); // commits, then membership: the order an observer's groupInfo takes
+                if (live > 0) {
+                    throw refusal.apply(live);
+                }
+            }
             offsetsFile().commit(toCommit, fsync == FsyncPolicy.EVERY_BATCH);
             if (fsync instanceof FsyncPolicy.Interval interval && !forceScheduled) {
                 forceScheduled = true;

@@ -1,5 +1,6 @@
 package dev.kafko.spring.annotation;
 
+import dev.kafko.TopicConfig;
 import dev.kafko.spring.support.TopicPartitionOffset;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -183,10 +184,15 @@ final class ListenerTopicPartitions {
         }
     }
 
+    /**
+     * The partition, refused when no topic can have it: checked before a range is expanded into one entry per
+     * partition, which "0-2147483647" would do for ever.
+     */
     private int checked(long partition, String raw, String topic) {
-        if (partition < 0 || partition > Integer.MAX_VALUE) {
+        if (partition < 0 || partition >= TopicConfig.MAX_PARTITIONS) {
             throw invalid("partition " + partition + " (of '" + raw + "') of topic '" + topic + "' is not a"
-                    + " partition number");
+                    + " partition number: a topic has at most " + TopicConfig.MAX_PARTITIONS + " partitions, 0 to "
+                    + (TopicConfig.MAX_PARTITIONS - 1));
         }
         return (int) partition;
     }

@@ -121,16 +121,13 @@ final class AssignedPartitions {
                 continue;
             }
             int p = tpo.partition();
-            long target;
-            if (tpo.relativeToCurrent()) {
-                target = consumer.position(p) + offset;
-            } else if (offset < 0) {
-                consumer.seekToEnd(List.of(p));
-                target = consumer.position(p) + offset;
-            } else {
-                target = offset;
-            }
-            consumer.seek(p, Math.max(0, target)); // one past the end moves to the end
+            long current = consumer.position(p);
+            consumer.seekToEnd(List.of(p));
+            long end = consumer.position(p);
+            long target = tpo.relativeToCurrent() ? current + offset : offset < 0 ? end + offset : offset;
+            // one past the end starts at the end, here: under offset-reset=fail the consumer would keep it, and
+            // every poll would fail until the log reached it
+            consumer.seek(p, Math.min(Math.max(0, target), end));
             sought.put(p, consumer.position(p));
         }
         if (!sought.isEmpty()) {

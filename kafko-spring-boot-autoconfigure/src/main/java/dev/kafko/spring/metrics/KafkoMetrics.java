@@ -128,12 +128,18 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
 
     @Override
     public void onAppend(String topic, int partition, int records, long bytes, long nanos) {
+        if (destroyed) {
+            return;
+        }
         partitionSeen(topic, partition);
     }
 
     /** A topic created while the application runs shows its partitions' gauges before its first record. */
     @Override
     public void onTopicCreated(String topic) {
+        if (destroyed) {
+            return;
+        }
         Kafko k = kafko.getIfAvailable();
         if (k != null) {
             topicSeen(k, topic);
@@ -142,11 +148,17 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
 
     @Override
     public void onCommit(String topic, String group) {
+        if (destroyed) {
+            return;
+        }
         groupSeen(topic, group);
     }
 
     @Override
     public void onFsync(String topic, int partition, long nanos) {
+        if (destroyed) {
+            return;
+        }
         fsyncTimers.computeIfAbsent(topic + '\0' + partition, k -> own("kafko.log.fsync", topic, Timer.builder("kafko.log.fsync")
                 .description("Fsyncs of a partition").tags("topic", topic, "partition", Integer.toString(partition))
                 .register(registry))).record(nanos, TimeUnit.NANOSECONDS);
@@ -154,6 +166,9 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
 
     @Override
     public void onFailure(String topic, int partition, Throwable cause) {
+        if (destroyed) {
+            return;
+        }
         Kafko k = kafko.getIfAvailable();
         if (k != null && !k.topics().contains(topic)) {
             return; // a deleted topic's partitions failing as they close: its meters went with it, and stay gone
@@ -234,8 +249,8 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
             owned.topics().add(topic);
         }
         if (destroyed) {
-            // registered after destroy removed the others (an engine event of an application's own Kafko bean,
-            // or a report that raced destroy): it goes too
+            // registered by a report that raced destroy (every report after it returns first: the registry knows a
+            // meter by name and tags, so one registered now may be the next context's, which must stay): it goes too
             registered.remove(meter);
             registry.remove(meter);
         }
@@ -278,6 +293,9 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
 
     @Override
     public void listenerStarting(String listenerId, String groupId, String topic) {
+        if (destroyed) {
+            return;
+        }
         listenerGroups.computeIfAbsent(topic, t -> ConcurrentHashMap.newKeySet()).add(groupId);
         Kafko k = kafko.getIfAvailable();
         if (k == null) {
