@@ -124,7 +124,8 @@ final class AssignedPartitions {
             long current = consumer.position(p);
             consumer.seekToEnd(List.of(p));
             long end = consumer.position(p);
-            long target = tpo.relativeToCurrent() ? current + offset : offset < 0 ? end + offset : offset;
+            long target = tpo.relativeToCurrent() ? (offset >= end - current ? end : current + offset) // no overflow
+                    : offset < 0 ? end + offset : offset;
             // one past the end starts at the end, here: under offset-reset=fail the consumer would keep it, and
             // every poll would fail until the log reached it
             consumer.seek(p, Math.min(Math.max(0, target), end));

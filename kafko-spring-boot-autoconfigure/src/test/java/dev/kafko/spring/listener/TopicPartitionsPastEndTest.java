@@ -58,6 +58,34 @@ class TopicPartitionsPastEndTest {
         });
     }
 
+    @Test
+    void aHugeOffsetRelativeToCurrentStartsAtTheEndInsteadOfOverflowingToTheStart() {
+        runner.withBean(RelativeReader.class).run(context -> {
+            send(context, 1, "before");
+            try (dev.kafko.Consumer committer = context.getBean(Kafko.class).groupConsumer("orders", "relative",
+                    dev.kafko.ConsumerOptions.DEFAULTS.withPartitions(java.util.Set.of(1)))) {
+                committer.commit(Map.of(1, 1L)); // the group's position: 1, and 1 + the offset overflows
+            }
+            ConcurrentMessageListenerContainer container = container(context, "relative");
+            container.start();
+            await().atMost(Duration.ofSeconds(10)).until(() -> !container.getAssignedPartitions().isEmpty());
+            send(context, 1, "after");
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(5));
+            await().atMost(Duration.ofSeconds(5)).until(() -> !RECEIVED.isEmpty());
+            Thread.sleep(100);
+            assertThat(RECEIVED).containsExactly("after");
+        });
+    }
+
+    static class RelativeReader {
+        @KafkoListener(id = "relative", autoStartup = "false", topicPartitions = @TopicPartition(topic = "orders",
+                partitionOffsets = @PartitionOffset(partition = "1", initialOffset = "9223372036854775807",
+                        relativeToCurrent = "true")))
+        void read(String value) {
+            RECEIVED.add(value);
+        }
+    }
+
     static class PastEndReader {
         @KafkoListener(id = "past", topicPartitions = @TopicPartition(topic = "orders",
                 partitionOffsets = @PartitionOffset(partition = "0", initialOffset = "100")))
