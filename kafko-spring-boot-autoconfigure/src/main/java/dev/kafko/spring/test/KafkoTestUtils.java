@@ -2,6 +2,7 @@ package dev.kafko.spring.test;
 
 import dev.kafko.Consumer;
 import dev.kafko.Kafko;
+import dev.kafko.KafkoClosedException;
 import dev.kafko.KafkoRecord;
 import dev.kafko.PartitionInfo;
 import dev.kafko.Topic;
@@ -16,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -50,9 +52,10 @@ import org.springframework.context.ConfigurableApplicationContext;
  * committing are waited for again. A topic deleted and created again under its name is waited for
  * from its start: what the listeners finished of the deleted one does not count, also while a member
  * still finishes records of it. Paused and stopped containers are not waited for, also one paused or stopped
- * while the call waits (by another thread, or by its own listener). A listener that finished a
- * partition without processing what it holds (it started at the end under {@code kafko.offset-reset=latest},
- * sought past it, or retention removed it) has caught up once a poll found nothing more. A listener whose
+ * while the call waits (by another thread, or by its own listener), or closed with its context meanwhile. A
+ * listener that finished a partition without processing what it holds (it started at the end under
+ * {@code kafko.offset-reset=latest}, sought past it, or retention removed it) has caught up once a poll found
+ * nothing more. A listener whose
  * polling thread died fails the wait at once, naming it. No sleeps: the caller parks until a listener
  * makes progress.
  *
@@ -185,8 +188,9 @@ public final class KafkoTestUtils {
             // containers (a listener that sends on to another one's topic must not move its target)
             Map<ConcurrentMessageListenerContainer, Map<String, Map<Integer, Long>>> targets = new LinkedHashMap<>();
             for (ConcurrentMessageListenerContainer container : containers) {
-                if (waitedFor(container)) {
-                    targets.put(container, endOffsets(container));
+                Map<String, Map<Integer, Long>> ends = waitedFor(container) ? endOffsets(container) : null;
+                if (ends != null) {
+                    targets.put(container, ends);
                 }
             }
             if (targets.equals(previous) || pass > containers.size()) {
@@ -197,11 +201,14 @@ public final class KafkoTestUtils {
         }
     }
 
-    private static Map<String, Map<Integer, Long>> endOffsets(ConcurrentMessageListenerContainer container) {
+    /** The container's targets; null when its log closed (its context closed after the container was looked at). */
+    private static @Nullable Map<String, Map<Integer, Long>> endOffsets(ConcurrentMessageListenerContainer container) {
         try {
             return container.endOffsets();
         } catch (UnknownTopicException e) {
             throw noTopic(container, e);
+        } catch (KafkoClosedException e) {
+            return null; // as a closed context's, which are not waited for: nothing can catch up any more
         }
     }
 
@@ -238,6 +245,10 @@ public final class KafkoTestUtils {
                 lagging = container.awaitCaughtUp(target, Duration.ofNanos(Math.min(left, SLICE.toNanos())));
             } catch (UnknownTopicException gone) {
                 throw noTopic(container, gone); // deleted while the call waited
+            } catch (KafkoClosedException closed) {
+                // its context closed while the call waited (another thread closed it: Spring's test context
+                // cache evicting it, a parallel test's @DirtiesContext): its listeners stopped, then its log closed
+                return List.of();
             }
             requireAlive(container); // died while the call waited
             if (lagging.isEmpty() || !waitedFor(container)) {

@@ -354,6 +354,30 @@ class KafkoTestUtilsTest {
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(1));
     }
 
+    @Test
+    void aContextClosedWhileTheCallWaitsIsNoLongerWaitedFor() {
+        SEEN.clear();
+        gate = new CountDownLatch(1); // "a" is held past the shutdown timeout
+        try {
+            runner.withPropertyValues("kafko.listener.shutdown-timeout=200ms").run(context -> {
+                template(context).send("gated", "a").join();
+                // closed by another thread (Spring's test context cache evicting it, a parallel test's
+                // @DirtiesContext) while the call waits: its listeners stop, then its log closes
+                CompletableFuture.runAsync(context.getSourceApplicationContext()::close,
+                        CompletableFuture.delayedExecutor(300, TimeUnit.MILLISECONDS));
+
+                long start = System.nanoTime();
+                KafkoTestUtils.waitForListeners(context.getBean(KafkoListenerEndpointRegistry.class),
+                        Duration.ofSeconds(10));
+
+                assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+                assertThat(SEEN).isEmpty();
+            });
+        } finally {
+            gate.countDown();
+        }
+    }
+
     /** A circuit breaker: stops its own container at "trip", once the gate opens. */
     static class Breaker {
         private final ObjectProvider<KafkoListenerEndpointRegistry> registry;
