@@ -29,7 +29,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Nothing on disk is trusted without a check. A sealed segment keeps the index files written
  * when it was sealed only if they pass their own checks and agree with the segment (size, next
- * offset, and a valid frame header of the right offset at every entry); otherwise its index is
+ * offset, a valid frame header of the right offset at its first and last entries, and frames that run
+ * from the last entry to its end; see {@link IndexChecks}); otherwise its index is
  * rebuilt by a CRC scan. The last (active) segment is CRC-scanned from its first frame unless the
  * clean-shutdown marker is present and its index files check out; the scan stops at the first frame
  * that is zero (the blocks allocated ahead of the writer), torn, or fails its CRC or offset
@@ -212,7 +213,8 @@ final class LogLoader {
         }
         int size = (int) file.fileSize();
         IndexFiles.Snapshot snap = IndexFiles.load(io, dir, base, size);
-        if (snap != null && snap.segmentSize() == size && snap.nextOffset() == nextBase && IndexChecks.entriesAgree(file, base, snap)) {
+        // the ends only, not every entry: that read the whole log at every open (see IndexChecks)
+        if (snap != null && snap.segmentSize() == size && snap.nextOffset() == nextBase && IndexChecks.endsAgree(file, base, snap)) {
             return new Segment(base, file, snap.index(), config.indexIntervalBytes(), size, snap.nextOffset(),
                     snap.maxTimestamp(), Long.MIN_VALUE, 0);
         }

@@ -34,6 +34,8 @@ import org.jspecify.annotations.Nullable;
  */
 final class Segment {
 
+    private static final System.Logger LOG = System.getLogger(Segment.class.getName());
+
     private static final VarHandle SIZE;
     private static final VarHandle NEXT_OFFSET;
     private static final VarHandle MAX_TIMESTAMP;
@@ -63,6 +65,8 @@ final class Segment {
     private volatile int size;
     private volatile long nextOffset;
     private volatile long maxTimestamp;
+    /** Whether a read found the index lying (told once). */
+    private volatile boolean indexDisagreed;
     /** Clock time the age-based roll counts from; writer only. */
     private long ageBase;
     private int bytesSinceIndexEntry;
@@ -500,7 +504,42 @@ final class Segment {
      * segment's end; throws when the offset belongs to this segment but no frame holds it.
      */
     private int locate(long offset, long next, int end, byte[] h) {
-        int pos = Math.max(SEGMENT_HEADER_SIZE, index.floorPosition(offset - baseOffset));
+        int indexed = Math.max(SEGMENT_HEADER_SIZE, index.floorPosition(offset - baseOffset));
+        if (indexed == SEGMENT_HEADER_SIZE) {
+            return locate(offset, next, end, h, indexed);
+        }
+        try {
+            return locate(offset, next, end, h, indexed);
+        } catch (CorruptLogException e) {
+            if (entryHolds(indexed, offset, end, h)) {
+                throw e; // the entry leads to a frame at or before the offset: the damage lies after it
+            }
+            // an index entry that lies between the ends a clean open checks (IndexChecks): the frames from the
+            // segment's start tell whether the offset is there; a damaged frame there fails again, as it did
+            int pos = locate(offset, next, end, h, SEGMENT_HEADER_SIZE);
+            if (!indexDisagreed) {
+                indexDisagreed = true;
+                LOG.log(System.Logger.Level.WARNING, "the index of " + file.path() + " disagrees with it at offset "
+                        + offset + " (" + e.getMessage() + "); reads there scan the segment from its start. Delete"
+                        + " the segment's .index and .timeindex files while the log is closed: the next open"
+                        + " rebuilds them");
+            }
+            return pos;
+        }
+    }
+
+    /** Whether a plausible frame header of an offset at most {@code offset} starts at {@code pos}. */
+    private boolean entryHolds(int pos, long offset, int end, byte[] h) {
+        try {
+            readHeader(pos, end, h);
+        } catch (CorruptLogException e) {
+            return false;
+        }
+        return FrameFormat.getLong(h, BASE_OFFSET_OFFSET) <= offset;
+    }
+
+    private int locate(long offset, long next, int end, byte[] h, int from) {
+        int pos = from;
         long framesEnd = -1;
         while (pos < end) {
             int len = readHeader(pos, end, h);
