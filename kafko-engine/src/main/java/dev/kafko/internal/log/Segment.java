@@ -51,13 +51,6 @@ final class Segment {
         }
     }
 
-    /** Reads of the segment being written that find at least this many bytes copy them with {@code pread}. */
-    static final int COPY_READ_MIN = SegmentFile.CHANNEL_WRITE_MIN;
-    /** A read's {@code pread} copies at most this many bytes (or one larger frame); the mapping serves the rest. */
-    static final int COPY_READ_MAX = 1 << 20;
-    /** Only a reader this close to the segment's end copies: that is where the writer's frames are fresh. */
-    static final int COPY_READ_TAIL = 4 << 20;
-
     private final long baseOffset;
     private final SegmentFile file;
     private final OffsetIndex index;
@@ -250,7 +243,7 @@ final class Segment {
      *
      * <p>A reader that keeps {@code verified} starts where its previous read ended without looking
      * the offset up, and checks no frame's CRC twice. A reader following the writer of this segment
-     * (within {@link #COPY_READ_TAIL} of its end, with at least {@link #COPY_READ_MIN} bytes to read)
+     * (within {@link TailCopies#COPY_READ_TAIL} of its end, with at least {@link TailCopies#COPY_READ_MIN} bytes to read)
      * copies what it needs with a {@code pread}: large frames are written with {@code pwrite}, so
      * the mapping has not faulted their pages in, and a fault for every 4 KiB page costs several
      * times the copy. Everything else is read through the mapping, without a copy.
@@ -284,7 +277,7 @@ final class Segment {
             copy = verified.copy;
             copyStart = verified.copyStart;
         } else {
-            copy = copyOf(pos, end, copyWanted(maxRecords, maxBytes, verified), h);
+            copy = TailCopies.copyOf(file, pos, end, TailCopies.wanted(maxRecords, maxBytes, verified), h);
             copyStart = pos;
             if (verified != null) {
                 verified.keepCopy(this, pos, copy);
@@ -397,43 +390,6 @@ final class Segment {
             verified.keepSection(null, 0, null, 0);
         }
         return added;
-    }
-
-    /**
-     * About how many bytes a read of {@code maxRecords} records needs: at the size per record of the
-     * frame the reader decoded last, plus some slack for a frame cut at the end (read through the
-     * mapping), within {@code maxBytes} and {@link #COPY_READ_MAX}.
-     */
-    private static int copyWanted(int maxRecords, int maxBytes, @Nullable VerifiedFrame verified) {
-        long want = COPY_READ_MAX;
-        if (verified != null && verified.segment != null) {
-            long count = Math.max(1, verified.endOffset - verified.baseOffset);
-            want = (long) maxRecords * ((verified.length + count - 1) / count) + Math.min(verified.length, 2 * COPY_READ_MIN);
-        }
-        return (int) Math.min(want, Math.min(maxBytes, COPY_READ_MAX));
-    }
-
-    /**
-     * A {@code pread} copy of the published bytes from {@code pos} (about {@code wanted} of them, and
-     * at least the whole frame at {@code pos}), or null when they are
-     * to be read through the mapping: a sealed segment, fewer than {@link #COPY_READ_MIN} bytes, a
-     * header that does not check (the mapping path reports it), or a failed {@code pread}.
-     */
-    private @Nullable ByteBuffer copyOf(int pos, int end, int wanted, byte[] h) {
-        if (end - pos < COPY_READ_MIN || end - pos > COPY_READ_TAIL || !file.isWritable()) {
-            return null;
-        }
-        int want = Math.min(end - pos, Math.max(COPY_READ_MIN, wanted));
-        ByteBuffer copy = file.readCopy(pos, want);
-        if (copy == null) {
-            return null;
-        }
-        copy.get(0, h, 0, HEADER_SIZE);
-        int len = FrameFormat.getInt(h, LENGTH_OFFSET);
-        if (!FrameFormat.plausibleHeader(h, 0, len) || len > end - pos) {
-            return null;
-        }
-        return len <= want ? copy : file.readCopy(pos, len);
     }
 
     /**
