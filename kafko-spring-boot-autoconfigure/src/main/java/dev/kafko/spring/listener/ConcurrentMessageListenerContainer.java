@@ -43,7 +43,7 @@ import org.springframework.core.task.TaskExecutor;
  * ({@link LogBackend#watchTopicCreations}; else at its next start). It never creates a topic. The members of a
  * topic deleted under it end (each publishes its {@code ConsumerStoppedEvent}; the container runs on, and tells
  * nothing more), so a pattern over short-lived topics keeps no thread per topic it ever read; when the topic is
- * created again, new members read it from the group's start.
+ * created again, it is matched again and new members read it.
  *
  * <p>A container made with topic partitions reads exactly those, assigned by hand (Kafka's {@code assign}), as
  * spring-kafka's container does: each topic's partitions are split among {@code concurrency} members (fewer when
