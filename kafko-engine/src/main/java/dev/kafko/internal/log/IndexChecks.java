@@ -24,8 +24,10 @@ import org.jspecify.annotations.Nullable;
  * (1.7 s a GiB cached, 4.6 s not, here), while the index files of a sealed segment were written once, after
  * its data was fsynced, and their CRC covers every entry. An entry between the ends that lies all the same
  * (a file forged with a valid CRC) is found by the reads it leads astray, which then find their offset by the
- * frames from the segment's start (once logged, with how to have the index rebuilt); it never yields a wrong
- * record, since a read checks each frame's CRC and offset.
+ * frames from an earlier entry that holds, or from the segment's start (once logged, with how to have the index
+ * rebuilt); it never yields a wrong record, since a read checks each frame's CRC and offset. A timestamp lookup,
+ * which starts at an entry too, first checks that a frame header of the offset the entry claims is there, and
+ * otherwise starts at such an earlier entry: one pointing past its frame would have skipped the records between.
  */
 final class IndexChecks {
 

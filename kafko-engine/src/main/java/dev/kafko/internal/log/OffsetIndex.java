@@ -61,8 +61,8 @@ final class OffsetIndex {
         return maxTimestampsBefore[i];
     }
 
-    /** The position of the last entry whose relative offset is at most {@code relativeOffset}, or -1. */
-    int floorPosition(long relativeOffset) {
+    /** The last entry whose relative offset is at most {@code relativeOffset}, or -1. */
+    int floorEntry(long relativeOffset) {
         int n = count;
         long[] e = entries;
         int lo = 0;
@@ -77,16 +77,15 @@ final class OffsetIndex {
                 hi = mid - 1;
             }
         }
-        return found < 0 ? -1 : (int) e[found];
+        return found;
     }
 
     /**
-     * The position of the last entry before which every record is older than {@code timestamp}, or
-     * -1; a search for the first record at or after {@code timestamp} may start there.
+     * The last entry before which every record is older than {@code timestamp}, or -1; a search for the
+     * first record at or after {@code timestamp} may start at its position.
      */
-    int floorPositionForTimestamp(long timestamp) {
+    int floorEntryForTimestamp(long timestamp) {
         int n = count;
-        long[] e = entries;
         long[] t = maxTimestampsBefore;
         int lo = 0;
         int hi = n - 1;
@@ -100,7 +99,7 @@ final class OffsetIndex {
                 hi = mid - 1;
             }
         }
-        return found < 0 ? -1 : (int) e[found];
+        return found;
     }
 
     /** Whether both indexes hold the same entries. */

@@ -414,8 +414,14 @@ final class Segment {
             return -1;
         }
         checkHeader();
-        int pos = Math.max(SEGMENT_HEADER_SIZE, index.floorPositionForTimestamp(timestamp));
         byte[] h = new byte[HEADER_SIZE];
+        int entry = index.floorEntryForTimestamp(timestamp);
+        int pos = entry < 0 ? SEGMENT_HEADER_SIZE : index.position(entry);
+        if (entry >= 0 && !entryHolds(pos, baseOffset + index.relativeOffset(entry), end, h)) {
+            // an entry between the ends a clean open checks that lies (IndexChecks), or whose frame's header was
+            // damaged: records before its position may be at the timestamp; the search starts at an earlier entry
+            pos = heldEntryBefore(entry, end, h);
+        }
         CRC32C crc = new CRC32C();
         List<KafkoRecord> records = new ArrayList<>();
         while (pos < end) {
@@ -460,7 +466,8 @@ final class Segment {
      * segment's end; throws when the offset belongs to this segment but no frame holds it.
      */
     private int locate(long offset, long next, int end, byte[] h) {
-        int indexed = Math.max(SEGMENT_HEADER_SIZE, index.floorPosition(offset - baseOffset));
+        int entry = index.floorEntry(offset - baseOffset);
+        int indexed = entry < 0 ? SEGMENT_HEADER_SIZE : Math.max(SEGMENT_HEADER_SIZE, index.position(entry));
         if (indexed == SEGMENT_HEADER_SIZE) {
             return locate(offset, next, end, h, indexed);
         }
@@ -470,18 +477,35 @@ final class Segment {
             if (entryHolds(indexed, offset, end, h)) {
                 throw e; // the entry leads to a frame at or before the offset: the damage lies after it
             }
-            // an index entry that lies between the ends a clean open checks (IndexChecks): the frames from the
-            // segment's start tell whether the offset is there; a damaged frame there fails again, as it did
-            int pos = locate(offset, next, end, h, SEGMENT_HEADER_SIZE);
+            // an index entry that lies between the ends a clean open checks (IndexChecks), or whose frame's header
+            // was damaged: the frames from an earlier entry that holds tell whether the offset is there (a damaged
+            // frame fails again, as it did, after the frames of an index interval, not of the whole segment)
+            int pos = locate(offset, next, end, h, heldEntryBefore(entry, end, h));
             if (!indexDisagreed) {
                 indexDisagreed = true;
                 LOG.log(System.Logger.Level.WARNING, "the index of " + file.path() + " disagrees with it at offset "
-                        + offset + " (" + e.getMessage() + "); reads there scan the segment from its start. Delete"
-                        + " the segment's .index and .timeindex files while the log is closed: the next open"
+                        + offset + " (" + e.getMessage() + "); reads there scan its frames from an earlier entry."
+                        + " Delete the segment's .index and .timeindex files while the log is closed: the next open"
                         + " rebuilds them");
             }
             return pos;
         }
+    }
+
+    /**
+     * The position of the last entry before {@code entry} at which a plausible frame header of the offset it claims
+     * starts, or the segment's first frame: where a search may start when {@code entry} does not hold.
+     */
+    private int heldEntryBefore(int entry, int end, byte[] h) {
+        for (int i = entry - 1; i >= 0; i--) {
+            int pos = index.position(i);
+            long claimed = baseOffset + index.relativeOffset(i);
+            if (pos > SEGMENT_HEADER_SIZE && entryHolds(pos, claimed, end, h)
+                    && FrameFormat.getLong(h, BASE_OFFSET_OFFSET) == claimed) {
+                return pos;
+            }
+        }
+        return SEGMENT_HEADER_SIZE;
     }
 
     /** Whether a plausible frame header of an offset at most {@code offset} starts at {@code pos}. */

@@ -26,7 +26,7 @@ import org.jspecify.annotations.Nullable;
  * <p>File descriptors stay bounded: the channels are kept in one process-wide cache of at most
  * {@value #MAX_OPEN}, least recently used first out. A consumer reading an unmapped segment reads it
  * frame after frame, and opening the file for each read would cost two more system calls per read (the
- * loader checks every index entry of a sealed segment with a read of its own); one channel per unmapped
+ * loader reads a few frame headers of each sealed segment); one channel per unmapped
  * segment, for as long as the log is open, would be as many descriptors as segments (the cause of the
  * mapping limit, moved to the descriptor limit). A channel closed under a read (evicted, or closed by
  * another reader's interrupt) is opened again and the read starts over; a reader interrupted in the read
