@@ -1,6 +1,7 @@
 package dev.kafko.spring.annotation;
 
 import java.lang.reflect.Method;
+import java.lang.reflect.Type;
 import java.util.HashSet;
 import java.util.Set;
 import org.springframework.aot.hint.BindingReflectionHintsRegistrar;
@@ -39,10 +40,16 @@ final class KafkoListenerReflectiveProcessor extends MessageMappingReflectivePro
         registerSealedSubclasses(hints, ResolvableType.forMethodReturnType(method), new HashSet<>());
     }
 
-    /** The permitted subclasses of {@code type} and of its type arguments ({@code List<Event>}), at every depth. */
-    private void registerSealedSubclasses(ReflectionHints hints, ResolvableType type, Set<Class<?>> seen) {
+    /**
+     * The permitted subclasses of {@code type} and of its type arguments ({@code List<Event>}), at every depth; each
+     * type is walked once ({@code seen}), so a type variable bounded by itself ({@code T extends Comparable<T>}) ends.
+     */
+    private void registerSealedSubclasses(ReflectionHints hints, ResolvableType type, Set<Type> seen) {
+        if (!seen.add(type.getType())) {
+            return;
+        }
         Class<?> raw = type.resolve();
-        if (raw != null && raw.isSealed() && seen.add(raw)) {
+        if (raw != null && raw.isSealed()) {
             for (Class<?> subclass : raw.getPermittedSubclasses()) {
                 bindings.registerReflectionHints(hints, subclass);
                 registerSealedSubclasses(hints, ResolvableType.forClass(subclass), seen);

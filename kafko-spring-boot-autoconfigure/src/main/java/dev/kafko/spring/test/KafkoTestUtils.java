@@ -162,7 +162,8 @@ public final class KafkoTestUtils {
      * read again after each pass until they stop moving (see the class comment).
      *
      * @throws AssertionError naming the partitions still behind when {@code timeout} passes; naming the
-     *     listener, with the cause, when a polling thread of a listener died (before or during the wait); or at once,
+     *     listener, with the cause, when a polling thread of a listener died (before or during the wait), or when the
+     *     Kafko instance was closed while the registry still runs (not by the context's close); or at once,
      *     naming the listener and the topic, when a running listener's topic does not exist: deleted, and
      *     not created again yet (where topics are created on use, the listener creates it at its next
      *     poll; with {@code kafko.auto-create-topics=false} an undeclared one waits for the application),
@@ -188,7 +189,7 @@ public final class KafkoTestUtils {
             // containers (a listener that sends on to another one's topic must not move its target)
             Map<ConcurrentMessageListenerContainer, Map<String, Map<Integer, Long>>> targets = new LinkedHashMap<>();
             for (ConcurrentMessageListenerContainer container : containers) {
-                Map<String, Map<Integer, Long>> ends = waitedFor(container) ? endOffsets(container) : null;
+                Map<String, Map<Integer, Long>> ends = waitedFor(container) ? endOffsets(registry, container) : null;
                 if (ends != null) {
                     targets.put(container, ends);
                 }
@@ -196,20 +197,35 @@ public final class KafkoTestUtils {
             if (targets.equals(previous) || pass > containers.size()) {
                 return; // settled: nothing moved while the listeners caught up; or it cannot settle
             }
-            awaitCaughtUp(targets, deadline, timeout);
+            awaitCaughtUp(registry, targets, deadline, timeout);
             previous = targets;
         }
     }
 
     /** The container's targets; null when its log closed (its context closed after the container was looked at). */
-    private static @Nullable Map<String, Map<Integer, Long>> endOffsets(ConcurrentMessageListenerContainer container) {
+    private static @Nullable Map<String, Map<Integer, Long>> endOffsets(KafkoListenerEndpointRegistry registry,
+                                                                        ConcurrentMessageListenerContainer container) {
         try {
             return container.endOffsets();
         } catch (UnknownTopicException e) {
             throw noTopic(container, e);
         } catch (KafkoClosedException e) {
-            return null; // as a closed context's, which are not waited for: nothing can catch up any more
+            return stoppedWith(registry, container, e); // as a closed context's, which are not waited for
         }
+    }
+
+    /**
+     * Nothing, for a container whose log closed as its context closed (the registry stops its listeners, then the
+     * log closes); a failed wait while the registry and the container still run: the application's own code closed
+     * the instance under them (a try-with-resources around an injected {@code Kafko}), and it can never catch up.
+     */
+    private static @Nullable Map<String, Map<Integer, Long>> stoppedWith(KafkoListenerEndpointRegistry registry,
+            ConcurrentMessageListenerContainer container, KafkoClosedException e) {
+        if (registry.isRunning() && waitedFor(container)) {
+            throw new AssertionError("kafko listener '" + container.getListenerId() + "' cannot catch up: its Kafko"
+                    + " instance was closed while the listener runs (" + e.getMessage() + ")", e);
+        }
+        return null;
     }
 
     /** A failed wait, not an error of the log: a listener reads a topic that does not exist. */
@@ -235,7 +251,8 @@ public final class KafkoTestUtils {
      * Waits for one container in slices, so that one paused or stopped meanwhile (by another thread, or by
      * its own listener: a circuit breaker) is no longer waited for, as one paused or stopped before the call.
      */
-    private static List<String> awaitCaughtUp(ConcurrentMessageListenerContainer container,
+    private static List<String> awaitCaughtUp(KafkoListenerEndpointRegistry registry,
+                                              ConcurrentMessageListenerContainer container,
                                               Map<String, Map<Integer, Long>> target, long deadline)
             throws InterruptedException {
         while (true) {
@@ -248,6 +265,7 @@ public final class KafkoTestUtils {
             } catch (KafkoClosedException closed) {
                 // its context closed while the call waited (another thread closed it: Spring's test context
                 // cache evicting it, a parallel test's @DirtiesContext): its listeners stopped, then its log closed
+                stoppedWith(registry, container, closed);
                 return List.of();
             }
             requireAlive(container); // died while the call waited
@@ -260,12 +278,13 @@ public final class KafkoTestUtils {
         }
     }
 
-    private static void awaitCaughtUp(Map<ConcurrentMessageListenerContainer, Map<String, Map<Integer, Long>>> targets,
+    private static void awaitCaughtUp(KafkoListenerEndpointRegistry registry,
+                                      Map<ConcurrentMessageListenerContainer, Map<String, Map<Integer, Long>>> targets,
                                       long deadline, Duration timeout) {
         List<String> behind = new ArrayList<>();
         try {
             for (Map.Entry<ConcurrentMessageListenerContainer, Map<String, Map<Integer, Long>>> e : targets.entrySet()) {
-                List<String> lagging = awaitCaughtUp(e.getKey(), e.getValue(), deadline);
+                List<String> lagging = awaitCaughtUp(registry, e.getKey(), e.getValue(), deadline);
                 lagging.forEach(partition -> behind.add(e.getKey().getListenerId() + ": " + partition));
             }
         } catch (InterruptedException e) {
