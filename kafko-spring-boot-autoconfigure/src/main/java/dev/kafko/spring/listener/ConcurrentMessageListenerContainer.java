@@ -269,7 +269,9 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
                 }
             }
             for (String topic : topics) {
-                prepare(topic);
+                if (!prepare(topic)) {
+                    dropTopic(topic); // a pattern's topic deleted while the container was stopped
+                }
             }
         } catch (RuntimeException | Error e) {
             if (!started && topicPattern != null) {
@@ -302,7 +304,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
      * Gets a topic ready before its members start: created where allowed (but for a pattern's), its dead-letter
      * topic ready, a warning when members will idle. Under this container's lock.
      *
-     * @return false when a pattern's topic no longer exists (its members start when it does again)
+     * @return false when a pattern's topic no longer exists (it is no longer read, and matched anew when created)
      */
     private boolean prepare(String topic) {
         int partitions;
@@ -332,13 +334,16 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
 
     /**
      * Starts {@code starting} behind one gate, opened once all have joined their groups, paused when a pause is
-     * asked for; a member of a pattern's topic deleted meanwhile is left to start when the topic exists again.
+     * asked for; a pattern's topic deleted meanwhile is no longer read (its pattern matches it anew at a creation).
      * Under this container's lock.
      */
     private void startMembers(List<KafkoMessageListenerContainer> starting) {
         CountDownLatch allJoined = new CountDownLatch(1);
         try {
             for (KafkoMessageListenerContainer member : starting) {
+                if (!members.contains(member)) {
+                    continue; // its topic was deleted as a sibling started
+                }
                 if (pauseRequested) {
                     member.pause();
                 }
@@ -348,8 +353,10 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
                     if (topicPattern == null) {
                         throw e;
                     }
-                    LOG.info("Listener '{}' reads topic '{}' once it exists again ({} not started): {}", listenerId,
-                            member.topic(), member.memberName(), e.getMessage());
+                    LOG.info("Listener '{}' no longer reads topic '{}', deleted as {} started: {}; it reads the"
+                            + " topic again if it is created", listenerId, member.topic(), member.memberName(),
+                            e.getMessage());
+                    dropTopic(member.topic());
                 }
             }
         } finally {
@@ -417,18 +424,30 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
         } catch (UnknownTopicException gone) {
             // ends
         }
+        int ending = dropTopic(topic);
+        LOG.info("Listener '{}' no longer reads topic '{}', which was deleted: its {} member(s) end; it reads the topic"
+                + " again if it is created", listenerId, topic, ending);
+        return true;
+    }
+
+    /**
+     * A pattern's topic that no longer exists is no longer read: its members end, and its pattern matches it anew
+     * at a creation. Under this container's lock.
+     *
+     * @return how many members it had
+     */
+    private int dropTopic(String topic) {
         List<KafkoMessageListenerContainer> ofTopic = members.stream().filter(m -> m.topic().equals(topic)).toList();
         members.removeAll(ofTopic);
         topics.remove(topic);
+        processed.forget(topic);
         idleWarned.removeIf(warned -> warned.startsWith(topic + '\0'));
         for (KafkoMessageListenerContainer ending : ofTopic) {
             if (ending.retire()) {
                 retiring.add(ending); // removed as its thread ends, which takes this lock
             }
         }
-        LOG.info("Listener '{}' no longer reads topic '{}', which was deleted: its {} member(s) end; it reads the topic"
-                + " again if it is created", listenerId, topic, ofTopic.size());
-        return true;
+        return ofTopic.size();
     }
 
     /**

@@ -18,6 +18,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
@@ -209,6 +210,9 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
                 makeSeeks();
                 if (container.pauseRequested()) {
                     commits.commitPending();
+                    if (leftWhilePaused()) {
+                        continue; // its pattern's topic was deleted: the member ends
+                    }
                     container.markPaused(true);
                     events.paused(true);
                     container.awaitSignal(events.waitMillis(properties.pollTimeout().toMillis()));
@@ -277,6 +281,25 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
             Throwable cause = died;
             container.exited(died, () -> events.stopped(cause));
         }
+    }
+
+    /**
+     * A paused member of a pattern's topic polls nothing, so no poll finds the topic deleted: it looks at each pause
+     * wait, and ends as a polling member does when the topic is gone ({@link #leaveDeletedTopic}), rather than keep a
+     * thread per topic deleted while the container is paused. True when it was asked to stop so.
+     */
+    private boolean leftWhilePaused() {
+        if (container.createsTopic()) {
+            return false;
+        }
+        if (!detached && lost == null && Objects.equals(backend.topicId(container.topic()), topicId)) {
+            return false;
+        }
+        if (!detached) {
+            leaveDeletedTopic(lost != null ? lost : new UnknownTopicException("topic '" + container.topic()
+                    + "' was deleted while " + container.memberName() + " was paused"));
+        }
+        return detached && container.retireIfTopicGone();
     }
 
     private List<KafkoRecord> poll() throws InterruptedException {

@@ -86,6 +86,14 @@ final class ProcessedOffsets {
         }
     }
 
+    /**
+     * Forgets the offsets of a topic no longer read (a pattern's deleted topic): a listener over short-lived topics
+     * keeps no entry, nor the deleted topic's id, per topic it ever read.
+     */
+    synchronized void forget(String topic) {
+        offsets.remove(topic);
+    }
+
     /** Forgets every offset: the container starts a new run. */
     synchronized void clear() {
         offsets.clear();

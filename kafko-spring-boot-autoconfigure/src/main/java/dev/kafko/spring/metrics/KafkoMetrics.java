@@ -2,6 +2,7 @@ package dev.kafko.spring.metrics;
 
 import dev.kafko.GroupInfo;
 import dev.kafko.Kafko;
+import dev.kafko.KafkoClosedException;
 import dev.kafko.KafkoObserver;
 import dev.kafko.OffsetResetPolicy;
 import dev.kafko.PartitionInfo;
@@ -284,11 +285,35 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
             return;
         }
         String outcome = success ? "success" : "failure";
-        processTimers.computeIfAbsent(listenerId + '\0' + topic + '\0' + outcome,
-                k -> own("kafko.listener.process", topic, listenerId, null, Timer.builder("kafko.listener.process")
-                        .description("Invocations of a @KafkoListener method")
-                        .tags("listener", listenerId, "topic", topic, "outcome", outcome).register(registry)))
-                .record(nanos, TimeUnit.NANOSECONDS);
+        String key = listenerId + '\0' + topic + '\0' + outcome;
+        Timer timer = processTimers.get(key);
+        if (timer == null && (timer = processTimer(key, listenerId, topic, outcome)) == null) {
+            return;
+        }
+        timer.record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * The listener's timer of {@code topic}, registered now; null when the topic was deleted (a listener call that
+     * outlived the deletion of its record's topic): its meters went with it, and stay gone. Under this object's
+     * lock, as {@link #onTopicDeleted}, which comes once the topic no longer exists.
+     */
+    private synchronized @Nullable Timer processTimer(String key, String listenerId, String topic, String outcome) {
+        Kafko k = kafko.getIfAvailable();
+        if (k != null && !exists(k, topic)) {
+            return null;
+        }
+        return processTimers.computeIfAbsent(key, x -> own("kafko.listener.process", topic, listenerId, null,
+                Timer.builder("kafko.listener.process").description("Invocations of a @KafkoListener method")
+                        .tags("listener", listenerId, "topic", topic, "outcome", outcome).register(registry)));
+    }
+
+    private static boolean exists(Kafko k, String topic) {
+        try {
+            return k.topic(topic).isPresent();
+        } catch (KafkoClosedException e) {
+            return false;
+        }
     }
 
     @Override
