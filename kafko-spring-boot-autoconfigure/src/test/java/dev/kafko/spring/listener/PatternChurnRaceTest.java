@@ -1,5 +1,10 @@
 package dev.kafko.spring.listener;
 
+import static dev.kafko.spring.listener.PatternTopicChurnTest.bytes;
+import static dev.kafko.spring.listener.PatternTopicChurnTest.container;
+import static dev.kafko.spring.listener.PatternTopicChurnTest.memberThreads;
+import static dev.kafko.spring.listener.PatternTopicChurnTest.template;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -216,11 +221,6 @@ class PatternChurnRaceTest {
         });
     }
 
-    @SuppressWarnings("unchecked")
-    private static dev.kafko.spring.core.KafkoTemplate<Object, Object> template(ApplicationContext context) {
-        return context.getBean(dev.kafko.spring.core.KafkoTemplate.class);
-    }
-
     @RepeatedTest(5)
     void aTightDeleteAndCreateLoopKeepsMembersThreadsAndTopicsConsistent() {
         runner.withBean(TenantReader.class).run(context -> {
@@ -324,20 +324,6 @@ class PatternChurnRaceTest {
             assertThat(handle.get()).as("the deleted topic (its partitions, groups, consumers) is still reachable")
                     .isNull();
         });
-    }
-
-    private static List<String> memberThreads() {
-        return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
-                .filter(n -> n.startsWith("tenants-")).toList();
-    }
-
-    private static ConcurrentMessageListenerContainer container(ApplicationContext context) {
-        return (ConcurrentMessageListenerContainer) context.getBean(KafkoListenerEndpointRegistry.class)
-                .getListenerContainer("tenants");
-    }
-
-    private static byte[] bytes(String value) {
-        return value.getBytes(StandardCharsets.UTF_8);
     }
 
     static final class Jitter {

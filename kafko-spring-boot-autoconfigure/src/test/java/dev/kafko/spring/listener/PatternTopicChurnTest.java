@@ -126,17 +126,22 @@ class PatternTopicChurnTest {
         });
     }
 
-    private static List<String> memberThreads() {
+    static List<String> memberThreads() {
         return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
                 .filter(n -> n.startsWith("tenants-")).toList();
     }
 
-    private static ConcurrentMessageListenerContainer container(ApplicationContext context) {
+    static ConcurrentMessageListenerContainer container(ApplicationContext context) {
         return (ConcurrentMessageListenerContainer) context.getBean(KafkoListenerEndpointRegistry.class)
                 .getListenerContainer("tenants");
     }
 
-    private static byte[] bytes(String value) {
+    @SuppressWarnings("unchecked")
+    static dev.kafko.spring.core.KafkoTemplate<Object, Object> template(ApplicationContext context) {
+        return context.getBean(dev.kafko.spring.core.KafkoTemplate.class);
+    }
+
+    static byte[] bytes(String value) {
         return value.getBytes(StandardCharsets.UTF_8);
     }
 
