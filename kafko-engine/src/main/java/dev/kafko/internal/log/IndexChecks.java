@@ -28,6 +28,9 @@ import org.jspecify.annotations.Nullable;
  * rebuilt); it never yields a wrong record, since a read checks each frame's CRC and offset. A timestamp lookup,
  * which starts at an entry too, first checks that a frame header of the offset the entry claims is there, and
  * otherwise starts at such an earlier entry: one pointing past its frame would have skipped the records between.
+ * The maximum timestamp an entry keeps of the records before it is taken on trust, as it was when every entry's
+ * position was checked: one that lies lower (under a valid CRC) starts the lookup past records at the timestamp,
+ * which it then skips; checking it would cost every lookup a scan of an index interval.
  */
 final class IndexChecks {
 

@@ -417,7 +417,10 @@ final class Segment {
         byte[] h = new byte[HEADER_SIZE];
         int entry = index.floorEntryForTimestamp(timestamp);
         int pos = entry < 0 ? SEGMENT_HEADER_SIZE : index.position(entry);
-        if (entry >= 0 && !entryHolds(pos, baseOffset + index.relativeOffset(entry), end, h)) {
+        // the length of the frame at pos whose header h holds already, the entry's that holds (else -1): a truthful
+        // index costs the lookup no second read of it
+        int read = entry < 0 ? -1 : heldLength(pos, baseOffset + index.relativeOffset(entry), end, h);
+        if (entry >= 0 && read < 0) {
             // an entry between the ends a clean open checks that lies (IndexChecks), or whose frame's header was
             // damaged: records before its position may be at the timestamp; the search starts at an earlier entry
             pos = heldEntryBefore(entry, end, h);
@@ -425,7 +428,8 @@ final class Segment {
         CRC32C crc = new CRC32C();
         List<KafkoRecord> records = new ArrayList<>();
         while (pos < end) {
-            int len = readHeader(pos, end, h);
+            int len = read >= 0 ? read : readHeader(pos, end, h);
+            read = -1;
             if (FrameFormat.getLong(h, MAX_TIMESTAMP_OFFSET) >= timestamp) {
                 ByteBuffer frame = bytes(pos, len, len);
                 verifyCrc(crc, frame.duplicate(), frame.getInt(FrameFormat.CRC_OFFSET), 0, len, pos);
@@ -510,12 +514,21 @@ final class Segment {
 
     /** Whether a plausible frame header of an offset at most {@code offset} starts at {@code pos}. */
     private boolean entryHolds(int pos, long offset, int end, byte[] h) {
+        return heldLength(pos, offset, end, h) >= 0;
+    }
+
+    /**
+     * The length of the frame at {@code pos} when a plausible frame header of an offset at most {@code offset} starts
+     * there (read into {@code h}), else -1.
+     */
+    private int heldLength(int pos, long offset, int end, byte[] h) {
+        int len;
         try {
-            readHeader(pos, end, h);
+            len = readHeader(pos, end, h);
         } catch (CorruptLogException e) {
-            return false;
+            return -1;
         }
-        return FrameFormat.getLong(h, BASE_OFFSET_OFFSET) <= offset;
+        return FrameFormat.getLong(h, BASE_OFFSET_OFFSET) <= offset ? len : -1;
     }
 
     private int locate(long offset, long next, int end, byte[] h, int from) {

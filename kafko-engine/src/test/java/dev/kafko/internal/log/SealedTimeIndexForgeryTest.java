@@ -23,9 +23,10 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * A clean open checks a sealed segment's index at its ends only; the entries between them also serve the timestamp
- * lookups ({@code offsetsForTimes}, {@code seekToTimestamp}), which must not be led astray by one that lies under a
- * valid CRC any more than the offset lookups are: never a later offset than the first record at the timestamp, and
- * no {@code CorruptLogException} for a log whose frames are all intact.
+ * lookups ({@code offsetsForTimes}, {@code seekToTimestamp}), which must not be led astray by one whose position or
+ * offset lies under a valid CRC any more than the offset lookups are: never a later offset than the first record at
+ * the timestamp, and no {@code CorruptLogException} for a log whose frames are all intact. (The timestamp an entry
+ * keeps is taken on trust, see {@link IndexChecks}.)
  */
 class SealedTimeIndexForgeryTest {
 

@@ -18,7 +18,6 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
@@ -292,7 +291,9 @@ final class ListenerConsumer implements Runnable, ConsumerRebalanceListener {
         if (container.createsTopic()) {
             return false;
         }
-        if (!detached && lost == null && Objects.equals(backend.topicId(container.topic()), topicId)) {
+        Object now = backend.topicId(container.topic());
+        // null: no topic has the name now, also when none had it either as the consumer was made (deleted in between)
+        if (!detached && lost == null && now != null && now.equals(topicId)) {
             return false;
         }
         if (!detached) {
