@@ -13,6 +13,7 @@ import dev.kafko.KafkoRecord;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Internal: turns the records section of one CRC-checked frame into {@link LogRecord}s, inflating
@@ -110,45 +111,24 @@ final class FrameDecoder {
     private static int decodeRecords(ByteBuffer b, int start, int end, long base, int count, long firstTs, long from,
             int max, String topic, int partition, List<KafkoRecord> out, int[] cursor) {
         int added = 0;
-        int[] cur = new int[1];
         int i = cursor[0];
         int p = start + cursor[1];
         if (i < 0 || i > count || p < start || p > end || base + i > Math.max(from, base)) {
-            throw new IllegalArgumentException("cursor at record " + i + ", position " + cursor[1] + " is outside the frame");
+            throw malformed("cursor at record " + i + ", position " + cursor[1] + " is outside the frame");
         }
         for (; i < count && added < max; i++) {
-            if (end - p < 4) {
-                throw new IllegalArgumentException("record " + i + " of " + count + " runs past the records section");
+            // the body's length, then (when 8 bytes are left) its first byte, the timestamp delta, and its second
+            long w = end - p >= 8 ? b.getLong(p) : -1L;
+            int body = end - p >= 8 ? (int) w : end - p >= 4 ? b.getInt(p) : -1;
+            if (body < 0 || body > end - p - 4) {
+                throw malformed(end - p < 4 ? "record " + i + " of " + count + " runs past the records section"
+                        : "record " + i + " has a body length " + body + " out of bounds");
             }
-            int body = b.getInt(p);
             int bodyEnd = p + 4 + body;
-            if (body < 0 || bodyEnd > end || bodyEnd < 0) {
-                throw new IllegalArgumentException("record " + i + " has a body length " + body + " out of bounds");
-            }
             long offset = base + i;
             if (offset >= from) {
-                cur[0] = p + 4;
-                long zz = readVarlong(b, cur, bodyEnd);
-                long ts = firstTs + ((zz >>> 1) ^ -(zz & 1));
-                int k = readVarint(b, cur, bodyEnd) - 1;
-                int keyPos = k < 0 ? -1 : skip(cur, k, bodyEnd);
-                int v = readVarint(b, cur, bodyEnd) - 1;
-                int valuePos = v < 0 ? -1 : skip(cur, v, bodyEnd);
-                int headerCount = readVarint(b, cur, bodyEnd);
-                int headersPos = cur[0];
-                for (int h = 0; h < headerCount; h++) {
-                    skip(cur, readVarint(b, cur, bodyEnd), bodyEnd);
-                    int hv = readVarint(b, cur, bodyEnd) - 1;
-                    if (hv >= 0) {
-                        skip(cur, hv, bodyEnd);
-                    }
-                }
-                if (cur[0] != bodyEnd) {
-                    throw new IllegalArgumentException("record at offset " + offset + " has " + (bodyEnd - cur[0])
-                            + " unexpected trailing bytes");
-                }
-                out.add(new LogRecord(topic, partition, offset, ts, b, keyPos, Math.max(k, 0), valuePos, Math.max(v, 0),
-                        headersPos, headerCount));
+                LogRecord r = shortFieldsRecord(b, w, p, bodyEnd, offset, firstTs, topic, partition);
+                out.add(r != null ? r : record(b, p + 4, bodyEnd, offset, firstTs, topic, partition));
                 added++;
             }
             p = bodyEnd;
@@ -158,13 +138,144 @@ final class FrameDecoder {
         return added;
     }
 
-    private static int skip(int[] cur, int n, int end) {
-        int at = cur[0];
-        if (n < 0 || n > end - at) {
-            throw new IllegalArgumentException("a length of " + n + " runs past the record");
+    /**
+     * The record of {@code offset} whose body is {@code b[p + 4, bodyEnd)} when its timestamp delta, key length
+     * and header count are one-byte varints and its value length one or two bytes (every record of a value below
+     * 16 KiB, a key below 127 bytes and fewer than 128 headers written within 63 ms of its frame's first), read
+     * from {@code w} (the little-endian long at {@code p}) and two more reads; otherwise null, and {@link #record}
+     * decodes it, or fails, with every field checked. The same positions as {@link #record} wherever this
+     * returns one.
+     */
+    private static @Nullable LogRecord shortFieldsRecord(ByteBuffer b, long w, int p, int bodyEnd, long offset,
+            long firstTs, String topic, int partition) {
+        int t = (byte) (w >>> 32);
+        int k = (byte) (w >>> 40) - 1;
+        // the key leaves two bytes of the body at least: the value's length and the header count
+        if (t < 0 || k < -1 || Math.max(k, 0) > bodyEnd - p - 8) {
+            return null;
         }
-        cur[0] = at + n;
-        return at;
+        int keyPos = p + 6;
+        int at = keyPos + Math.max(k, 0);
+        int lengthBytes = b.getShort(at);
+        int v = (byte) lengthBytes;
+        int valuePos = at + 1;
+        if (v < 0) {
+            int high = lengthBytes >> 8;
+            if (high < 0 || bodyEnd - at < 3) {
+                return null;
+            }
+            v = v & 0x7F | high << 7;
+            valuePos = at + 2;
+        }
+        v--;
+        int valueLen = Math.max(v, 0);
+        // the value leaves one byte of the body at least: the header count
+        if (valueLen >= bodyEnd - valuePos) {
+            return null;
+        }
+        int headersAt = valuePos + valueLen;
+        int headerCount = b.get(headersAt);
+        int headersPos = headersAt + 1;
+        if (headerCount < 0 || (headerCount == 0 ? headersPos : skipHeaders(b, headersPos, bodyEnd, headerCount))
+                != bodyEnd) {
+            return null;
+        }
+        return new LogRecord(topic, partition, offset, firstTs + ((t >>> 1) ^ -(t & 1)), b, k < 0 ? -1 : keyPos,
+                Math.max(k, 0), v < 0 ? -1 : valuePos, valueLen, headersPos, headerCount);
+    }
+
+    /** The record of {@code offset} whose body is {@code b[q, bodyEnd)}. */
+    private static LogRecord record(ByteBuffer b, int q, int bodyEnd, long offset, long firstTs, String topic,
+            int partition) {
+        long zz;
+        byte first = q < bodyEnd ? b.get(q) : -1;
+        if (first >= 0) {
+            // one byte: records of one frame are seldom more than 63 ms apart
+            zz = first;
+            q++;
+        } else {
+            int[] cur = {q};
+            zz = readVarlong(b, cur, bodyEnd);
+            q = cur[0];
+        }
+        long ts = firstTs + ((zz >>> 1) ^ -(zz & 1));
+        long r = varint(b, q, bodyEnd);
+        int k = (int) (r >>> 32) - 1;
+        q = (int) r;
+        int keyPos = -1;
+        if (k >= 0) {
+            keyPos = q;
+            q = skip(q, k, bodyEnd);
+        }
+        r = varint(b, q, bodyEnd);
+        int v = (int) (r >>> 32) - 1;
+        q = (int) r;
+        int valuePos = -1;
+        if (v >= 0) {
+            valuePos = q;
+            q = skip(q, v, bodyEnd);
+        }
+        r = varint(b, q, bodyEnd);
+        int headerCount = (int) (r >>> 32);
+        q = (int) r;
+        int headersPos = q;
+        if (headerCount > 0) {
+            q = skipHeaders(b, q, bodyEnd, headerCount);
+        }
+        if (q != bodyEnd) {
+            throw malformed("record at offset " + offset + " has " + (bodyEnd - q) + " unexpected trailing bytes");
+        }
+        return new LogRecord(topic, partition, offset, ts, b, keyPos, Math.max(k, 0), valuePos, Math.max(v, 0),
+                headersPos, headerCount);
+    }
+
+    /** The position after the {@code count} headers at {@code q}. */
+    private static int skipHeaders(ByteBuffer b, int q, int bodyEnd, int count) {
+        for (int h = 0; h < count; h++) {
+            long r = varint(b, q, bodyEnd);
+            q = skip((int) r, (int) (r >>> 32), bodyEnd);
+            r = varint(b, q, bodyEnd);
+            int hv = (int) (r >>> 32) - 1;
+            q = (int) r;
+            if (hv >= 0) {
+                q = skip(q, hv, bodyEnd);
+            }
+        }
+        return q;
+    }
+
+    private static IllegalArgumentException malformed(String detail) {
+        return new IllegalArgumentException(detail);
+    }
+
+    /** The position {@code n} bytes past {@code at}, which must not pass {@code end}. */
+    private static int skip(int at, int n, int end) {
+        if (n < 0 || n > end - at) {
+            throw malformed("a length of " + n + " runs past the record");
+        }
+        return at + n;
+    }
+
+    /**
+     * Reads an unsigned varint at {@code q}: its value (never negative) in the high 32 bits of the result,
+     * the position after it in the low 32. Lengths below 16 KiB take one or two reads.
+     */
+    private static long varint(ByteBuffer b, int q, int end) {
+        if (q < end) {
+            byte x = b.get(q);
+            if (x >= 0) {
+                return (long) x << 32 | q + 1;
+            }
+            if (q + 1 < end) {
+                byte y = b.get(q + 1);
+                if (y >= 0) {
+                    return (long) (x & 0x7F | y << 7) << 32 | q + 2;
+                }
+            }
+        }
+        int[] cur = {q};
+        int v = readVarint(b, cur, end);
+        return (long) v << 32 | cur[0];
     }
 
     /** Reads an unsigned varint at {@code cur[0]}, advancing it; the result is never negative. */
