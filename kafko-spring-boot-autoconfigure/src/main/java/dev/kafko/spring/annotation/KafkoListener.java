@@ -91,8 +91,8 @@ public @interface KafkoListener {
     String batch() default "";
 
     /**
-     * {@code record}, {@code batch}, {@code manual} or {@code manual-immediate}. Default:
-     * {@code kafko.listener.ack-mode}.
+     * {@code record}, {@code batch}, {@code manual}, {@code manual-immediate}, {@code count}, {@code time} or
+     * {@code count-time} (see {@link dev.kafko.spring.listener.AckMode}). Default: {@code kafko.listener.ack-mode}.
      */
     String ackMode() default "";
 

@@ -12,6 +12,7 @@ import dev.kafko.spring.listener.adapter.RecordFilterStrategy;
 import dev.kafko.spring.support.TopicPartitionOffset;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -23,6 +24,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiFunction;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
+import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.scope.ScopedObject;
 import org.springframework.aop.scope.ScopedProxyFactoryBean;
@@ -258,7 +260,15 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         MessageHandlerMethodFactory methods = factory.containsBean(HANDLER_METHOD_FACTORY_BEAN_NAME)
                 ? factory.getBean(HANDLER_METHOD_FACTORY_BEAN_NAME, MessageHandlerMethodFactory.class)
                 : containers.defaultHandlerMethodFactory();
-        return containers.createListenerContainer(endpoint, methods);
+        try {
+            return containers.createListenerContainer(endpoint, methods);
+        } catch (InvalidKafkoListenerException e) {
+            throw e;
+        } catch (IllegalStateException | IllegalArgumentException e) {
+            // the factory's checks of the method (an Acknowledgment outside the manual ack modes, a batch
+            // without a List payload, ...) name the listener: reported by the same failure analysis
+            throw new InvalidKafkoListenerException(e.getMessage(), e);
+        }
     }
 
     /**
@@ -580,7 +590,9 @@ public final class KafkoListenerAnnotationBeanPostProcessor
             return AckMode.valueOf(value.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
         } catch (IllegalArgumentException e) {
             throw new InvalidKafkoListenerException("@KafkoListener " + where + ": ackMode '" + value
-                    + "' is not one of record, batch, manual, manual-immediate", e);
+                    + "' is not one of " + Arrays.stream(AckMode.values())
+                    .map(m -> m.name().toLowerCase(Locale.ROOT).replace('_', '-')).collect(Collectors.joining(", ")),
+                    e);
         }
     }
 

@@ -35,6 +35,7 @@ import org.springframework.messaging.Message;
 import org.springframework.messaging.MessageHeaders;
 import org.springframework.messaging.handler.annotation.Header;
 import org.springframework.messaging.handler.annotation.Headers;
+import org.springframework.messaging.handler.annotation.ValueConstants;
 import org.springframework.messaging.handler.invocation.InvocableHandlerMethod;
 import org.springframework.messaging.support.GenericMessage;
 import org.springframework.messaging.support.MessageBuilder;
@@ -431,8 +432,18 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
             KafkoHeaders.RECEIVED_PARTITION, KafkoHeaders.OFFSET, KafkoHeaders.RECEIVED_TIMESTAMP);
 
     /**
+     * The headers of a batch listener's message: the per-record ones as lists, and those of the whole delivery.
+     * A record's own headers (and its delivery attempt) are not among them.
+     */
+    private static final Set<String> BATCH_HEADERS = Set.of(KafkoHeaders.RECEIVED_KEY, KafkoHeaders.RECEIVED_TOPIC,
+            KafkoHeaders.RECEIVED_PARTITION, KafkoHeaders.OFFSET, KafkoHeaders.RECEIVED_TIMESTAMP,
+            KafkoHeaders.RAW_DATA, KafkoHeaders.ACKNOWLEDGMENT, KafkoHeaders.GROUP_ID, KafkoHeaders.LISTENER_ID,
+            MessageHeaders.ID, MessageHeaders.TIMESTAMP);
+
+    /**
      * Refuses a batch method that reads one of the per-record headers into a single value: it would
-     * silently get the first record's, or fail on every batch.
+     * silently get the first record's, or fail on every batch; and one that requires a header a batch does
+     * not carry, which would fail every batch (each record then dead-lettered or logged, unprocessed).
      */
     private static void requireListHeaders(Method method, String listenerId) {
         for (int i = 0; i < method.getParameterCount(); i++) {
@@ -446,6 +457,16 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
             if (LIST_HEADERS.contains(name) && !List.class.isAssignableFrom(type) && type != Object.class) {
                 throw new IllegalStateException("Batch listener '" + listenerId + "' (" + method + ") reads @Header(\""
                         + name + "\") as a " + type.getSimpleName() + "; a batch has one per record: declare a List");
+            }
+            boolean required = header.required() && ValueConstants.DEFAULT_NONE.equals(header.defaultValue())
+                    && !parameter.isOptional();
+            // a name left to a placeholder or an expression is resolved at each call: not judged here
+            boolean resolvedLater = name.contains("${") || name.contains("#{");
+            if (required && !name.isEmpty() && !resolvedLater && !BATCH_HEADERS.contains(name)) {
+                throw new IllegalStateException("Batch listener '" + listenerId + "' (" + method + ") requires @Header(\""
+                        + name + "\"), which a batch does not carry (a record's own headers and its delivery attempt"
+                        + " are per record): take a List<Message<?>> or List<KafkoRecord> payload to read them, or"
+                        + " declare the header required = false");
             }
         }
     }
