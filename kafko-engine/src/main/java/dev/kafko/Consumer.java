@@ -116,7 +116,11 @@ public interface Consumer extends AutoCloseable {
      */
     long position(int partition);
 
-    /** The partitions this consumer reads now. */
+    /**
+     * The partitions this consumer reads now. A group member's assignment changes only inside its own calls: it takes
+     * partitions when it is made and at its polls, and gives up partitions at its polls, so after another member
+     * joined, left or the topic grew it still lists what it owns until its next poll.
+     */
     Set<Integer> assignment();
 
     /**

@@ -124,7 +124,11 @@ public interface Kafko extends AutoCloseable {
     Consumer consumer(String topic, ConsumerOptions options);
 
     /**
-     * A member of {@code group} that resumes from the group's committed offsets.
+     * A member of {@code group} that resumes from the group's committed offsets. It takes at once the partitions of
+     * its share that no other member holds ({@link Consumer#assignment()} and {@link Consumer#position} report them
+     * before the first poll, positioned at the group's commits, else where the reset policy starts; its
+     * {@link ConsumerRebalanceListener#onPartitionsAssigned} is told of them in that poll); a partition another
+     * member holds comes to it in a poll after that member's own next poll handed it over.
      *
      * @throws UnknownTopicException when the topic does not exist
      * @throws InvalidNameException when {@code group} breaks the naming rule

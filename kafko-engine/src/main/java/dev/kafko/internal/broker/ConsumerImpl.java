@@ -449,16 +449,22 @@ final class ConsumerImpl implements Consumer {
     @Override
     public void seekToTimestamp(int partition, long epochMillis) {
         try (ConsumerThreadGuard.Held held = guard.enter()) {
+            // the argument's own error first, before the close and the assignment, as seek(partition, -1) does
+            requireTimestamp(epochMillis);
             ensureOpen();
             requireOwned(partition);
             seekToTimestamp(new int[] {partition}, epochMillis);
         }
     }
 
-    private void seekToTimestamp(int[] partitions, long epochMillis) {
+    private static void requireTimestamp(long epochMillis) {
         if (epochMillis < 0) {
             throw new IllegalArgumentException("cannot seek to negative timestamp " + epochMillis);
         }
+    }
+
+    private void seekToTimestamp(int[] partitions, long epochMillis) {
+        requireTimestamp(epochMillis);
         ensureOpen();
         for (int p : partitions) {
             PartitionActor actor = topic.actors()[p];
