@@ -179,8 +179,8 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
             member.setObservations(observations);
             added.add(member);
         }
+        topics.add(topic); // before its members, as dropTopic removes it after them: no member without its topic
         members.addAll(added);
-        topics.add(topic);
         return added;
     }
 
@@ -220,7 +220,10 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
         return groupId;
     }
 
-    /** The topics read now: those named, or those the topic pattern matched so far. */
+    /**
+     * The topics read now: those named, or those the topic pattern matched so far. A member that {@link #getMembers()}
+     * lists has its topic here for as long as it is listed there.
+     */
     @Override
     public List<String> getTopics() {
         return List.copyOf(topics);
