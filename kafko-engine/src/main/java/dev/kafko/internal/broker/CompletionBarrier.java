@@ -1,7 +1,8 @@
 package dev.kafko.internal.broker;
 
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Internal: lets a thread wait until every round of a partition released before some moment has
@@ -9,7 +10,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * two rounds may complete at once on different threads, and a later round (a flush) can end while
  * an earlier one is still completing. Rounds count in one of two epochs; the owner {@link #flip}s
  * the epoch at the moment a waiter cares about, and the waiter then waits for the old epoch's count
- * to reach zero. Any thread; the flip by the owner only. Monitor-based waiting: nobody spins.
+ * to reach zero. Any thread; the flip by the owner only. A waiter parks on a lock's condition, never in a
+ * monitor (which would pin a virtual thread to its carrier on Java 21 to 23): nobody spins.
  *
  * <p>A thread that is itself completing a round (of any partition: a flush called from a send's
  * callback) never waits: it could wait for a round whose thread waits for its own, on this partition
@@ -20,6 +22,8 @@ final class CompletionBarrier {
     private final AtomicInteger[] completing = {new AtomicInteger(), new AtomicInteger()};
     private volatile int epoch;
     private volatile int waiters;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition drained = lock.newCondition();
 
     /**
      * The owner, before it releases a round whose futures it will complete: the ticket for
@@ -37,8 +41,11 @@ final class CompletionBarrier {
     void done(int ticket, int[] marks) {
         marks[ThreadMarks.COMPLETING]--;
         if (completing[ticket].decrementAndGet() == 0 && waiters > 0) {
-            synchronized (this) {
-                notifyAll();
+            lock.lock();
+            try {
+                drained.signalAll();
+            } finally {
+                lock.unlock();
             }
         }
     }
@@ -58,21 +65,20 @@ final class CompletionBarrier {
         if (completing[epoch].get() == 0 || ThreadMarks.get()[ThreadMarks.COMPLETING] > 0) {
             return true;
         }
-        long deadline = System.nanoTime() + nanos;
-        synchronized (this) {
+        long left = nanos;
+        lock.lock();
+        try {
             waiters++;
-            try {
-                while (completing[epoch].get() != 0) {
-                    long left = deadline - System.nanoTime();
-                    if (left <= 0) {
-                        return false;
-                    }
-                    TimeUnit.NANOSECONDS.timedWait(this, left);
+            while (completing[epoch].get() != 0) {
+                if (left <= 0) {
+                    return false;
                 }
-                return true;
-            } finally {
-                waiters--;
+                left = drained.awaitNanos(left);
             }
+            return true;
+        } finally {
+            waiters--;
+            lock.unlock();
         }
     }
 
@@ -84,15 +90,15 @@ final class CompletionBarrier {
         if (completing[epoch].get() == 0 || ThreadMarks.get()[ThreadMarks.COMPLETING] > 0) {
             return;
         }
-        synchronized (this) {
+        lock.lock();
+        try {
             waiters++;
-            try {
-                while (completing[epoch].get() != 0) {
-                    wait();
-                }
-            } finally {
-                waiters--;
+            while (completing[epoch].get() != 0) {
+                drained.await();
             }
+        } finally {
+            waiters--;
+            lock.unlock();
         }
     }
 }

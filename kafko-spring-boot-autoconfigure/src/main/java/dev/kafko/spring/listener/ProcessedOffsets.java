@@ -3,14 +3,18 @@ package dev.kafko.spring.listener;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The offset after the last record each partition's listener finished (returned or recovered),
  * per topic, shared by the members of one container. Members call {@link #advance} on their
- * polling threads; any thread may {@link #snapshot} or {@link #awaitChange}. Monitor-based: a
- * waiting thread parks, nobody spins.
+ * polling threads; any thread may {@link #snapshot} or {@link #awaitChange}. A waiting thread parks
+ * on a lock's condition, never in a monitor (which would pin a virtual thread on Java 21 to 23); nobody spins.
  *
  * <p>Offsets belong to one topic, not to its name: each is kept with the id of the topic its records
  * came from ({@link dev.kafko.spring.core.LogBackend#topicId}), and a topic deleted and created again
@@ -22,7 +26,8 @@ final class ProcessedOffsets {
     /** The id of the topic that has a name now: {@code LogBackend::topicId}. */
     private final Function<String, @Nullable Object> liveTopicId;
     private final Map<String, Progress> offsets = new HashMap<>();
-    private int waiters;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition changed = lock.newCondition();
 
     ProcessedOffsets(Function<String, @Nullable Object> liveTopicId) {
         this.liveTopicId = liveTopicId;
@@ -37,14 +42,16 @@ final class ProcessedOffsets {
      * topic that had {@code topicId} when the member's consumer was made. Those of a topic deleted
      * since are dropped: what a topic of that name holds now starts from nothing.
      */
-    synchronized void advance(String topic, @Nullable Object topicId, int partition, long nextOffset) {
-        Progress progress = progress(topic, topicId);
-        if (progress == null) {
-            return;
-        }
-        progress.next().merge(partition, nextOffset, Math::max);
-        if (waiters > 0) {
-            notifyAll();
+    void advance(String topic, @Nullable Object topicId, int partition, long nextOffset) {
+        lock.lock(); // on a polling thread, once a record: no lambda
+        try {
+            Progress progress = progress(topic, topicId);
+            if (progress != null) {
+                progress.next().merge(partition, nextOffset, Math::max);
+                changed.signalAll();
+            }
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -52,14 +59,25 @@ final class ProcessedOffsets {
      * A listener sought {@code partition} to {@code nextOffset} (and committed it): what it finished there is that
      * much now, back as well as forward.
      */
-    synchronized void rewind(String topic, @Nullable Object topicId, int partition, long nextOffset) {
-        Progress progress = progress(topic, topicId);
-        if (progress == null) {
-            return;
+    void rewind(String topic, @Nullable Object topicId, int partition, long nextOffset) {
+        lock.lock();
+        try {
+            Progress progress = progress(topic, topicId);
+            if (progress != null) {
+                progress.next().put(partition, nextOffset);
+                changed.signalAll();
+            }
+        } finally {
+            lock.unlock();
         }
-        progress.next().put(partition, nextOffset);
-        if (waiters > 0) {
-            notifyAll();
+    }
+
+    private <T> T locked(Supplier<T> action) {
+        lock.lock();
+        try {
+            return action.get();
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -76,8 +94,6 @@ final class ProcessedOffsets {
         return progress;
     }
 
-
-
     private @Nullable Object live(String topic) {
         try {
             return liveTopicId.apply(topic);
@@ -90,29 +106,34 @@ final class ProcessedOffsets {
      * Forgets the offsets of a topic no longer read (a pattern's deleted topic): a listener over short-lived topics
      * keeps no entry, nor the deleted topic's id, per topic it ever read.
      */
-    synchronized void forget(String topic) {
-        offsets.remove(topic);
+    void forget(String topic) {
+        locked(() -> offsets.remove(topic));
     }
 
     /** Forgets every offset: the container starts a new run. */
-    synchronized void clear() {
-        offsets.clear();
+    void clear() {
+        locked(() -> {
+            offsets.clear();
+            return null;
+        });
     }
 
     /** The offsets finished on the topic that has {@code topicId} (none when that is not the one kept). */
-    synchronized Map<Integer, Long> snapshot(String topic, @Nullable Object topicId) {
-        Progress progress = offsets.get(topic);
-        return progress == null || !Objects.equals(progress.topicId(), topicId) ? Map.of()
-                : Map.copyOf(progress.next());
+    Map<Integer, Long> snapshot(String topic, @Nullable Object topicId) {
+        return locked(() -> {
+            Progress progress = offsets.get(topic);
+            return progress == null || !Objects.equals(progress.topicId(), topicId) ? Map.<Integer, Long>of()
+                    : Map.copyOf(progress.next());
+        });
     }
 
     /** Waits until a member advances or {@code millis} pass. */
-    synchronized void awaitChange(long millis) throws InterruptedException {
-        waiters++;
+    void awaitChange(long millis) throws InterruptedException {
+        lock.lock();
         try {
-            wait(Math.max(1, millis));
+            changed.await(Math.max(1, millis), TimeUnit.MILLISECONDS);
         } finally {
-            waiters--;
+            lock.unlock();
         }
     }
 }
