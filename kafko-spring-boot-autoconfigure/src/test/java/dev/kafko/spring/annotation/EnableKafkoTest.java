@@ -1,6 +1,7 @@
 package dev.kafko.spring.annotation;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kafko.Kafko;
 import dev.kafko.TopicConfig;
@@ -43,6 +44,24 @@ class EnableKafkoTest {
         }
     }
 
+    @Test
+    void aListenerWithoutAContainerFactoryFailsNamingItAndWhereTheFactoryComesFrom() {
+        assertThatThrownBy(() -> new AnnotationConfigApplicationContext(NoFactoryConfig.class).close())
+                .isInstanceOf(InvalidKafkoListenerException.class)
+                .hasMessageContaining("@KafkoListener 'plain' on PlainListener.on: ")
+                .hasMessageContaining("no KafkoListenerContainerFactory bean")
+                .hasMessageContaining("kafko.enabled=false").hasMessageContaining("@EnableKafko");
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableKafko
+    static class NoFactoryConfig {
+        @Bean
+        PlainListener listener() {
+            return new PlainListener();
+        }
+    }
+
     @Configuration(proxyBeanMethods = false)
     @EnableKafko
     static class PlainConfig {
@@ -60,13 +79,15 @@ class EnableKafkoTest {
         }
 
         @Bean
-        Object listener() {
-            return new Object() {
-                @KafkoListener(id = "plain", topics = "plain")
-                void on(String text) {
-                    RECEIVED.add(text);
-                }
-            };
+        PlainListener listener() {
+            return new PlainListener();
+        }
+    }
+
+    static class PlainListener {
+        @KafkoListener(id = "plain", topics = "plain")
+        void on(String text) {
+            RECEIVED.add(text);
         }
     }
 }

@@ -230,6 +230,27 @@ class KafkoListenerIntegrationTest {
         assertThat(container.isPaused()).isFalse();
     }
 
+    @Test
+    void aPauseOutlastsAStopAndAStartUntilResumed() {
+        MessageListenerContainer container = registry.getListenerContainer("pausedAcrossRestart");
+        container.pause();
+        await().atMost(WAIT).until(container::isPaused);
+        container.stop();
+        assertThat(container.isRunning()).isFalse();
+        container.start(); // as spring-kafka's: the members of a paused container start paused
+        assertThat(container.isPauseRequested()).isTrue();
+        await().atMost(WAIT).until(container::isPaused);
+        template.send("pausedAcrossRestart", "q").join();
+        KafkoTestUtils.waitForListeners(registry, WAIT); // skips paused containers
+        assertThat(listeners.pausedAcrossRestart).isEmpty();
+        assertThat(kafko.groupInfo("pausedAcrossRestart", "pausedAcrossRestart").lag().get(0)).isEqualTo(1L);
+
+        container.resume();
+        KafkoTestUtils.waitForListeners(registry, WAIT);
+        assertThat(listeners.pausedAcrossRestart).containsExactly("q");
+        assertThat(container.isPaused()).isFalse();
+    }
+
     @Configuration(proxyBeanMethods = false)
     @EnableAutoConfiguration
     static class App {
@@ -286,6 +307,7 @@ class KafkoListenerIntegrationTest {
         final List<String> validated = new CopyOnWriteArrayList<>();
         final List<String> later = new CopyOnWriteArrayList<>();
         final List<String> pausable = new CopyOnWriteArrayList<>();
+        final List<String> pausedAcrossRestart = new CopyOnWriteArrayList<>();
         final List<Event> events = new CopyOnWriteArrayList<>();
         final Map<String, AtomicInteger> attempts = new ConcurrentHashMap<>();
         final List<List<Order>> orderLists = new CopyOnWriteArrayList<>();
@@ -421,6 +443,11 @@ class KafkoListenerIntegrationTest {
         @KafkoListener(id = "pausable", topics = "pausable")
         void pausable(String text) {
             pausable.add(text);
+        }
+
+        @KafkoListener(id = "pausedAcrossRestart", topics = "pausedAcrossRestart")
+        void pausedAcrossRestart(String text) {
+            pausedAcrossRestart.add(text);
         }
     }
 }

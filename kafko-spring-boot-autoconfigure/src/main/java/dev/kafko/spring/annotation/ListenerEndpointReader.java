@@ -1,0 +1,359 @@
+package dev.kafko.spring.annotation;
+
+import dev.kafko.InvalidNameException;
+import dev.kafko.Kafko;
+import dev.kafko.spring.config.KafkoListenerEndpoint;
+import dev.kafko.spring.listener.AckMode;
+import dev.kafko.spring.listener.KafkoListenerErrorHandler;
+import dev.kafko.spring.listener.adapter.RecordFilterStrategy;
+import dev.kafko.spring.support.TopicPartitionOffset;
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.BiFunction;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.ObjectFactory;
+import org.springframework.beans.factory.config.BeanExpressionContext;
+import org.springframework.beans.factory.config.BeanExpressionResolver;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.beans.factory.config.Scope;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.messaging.handler.annotation.SendTo;
+import org.springframework.util.StringUtils;
+
+/**
+ * Reads a {@link KafkoListener} into its {@link KafkoListenerEndpoint}: resolves each attribute ({@code ${...}}
+ * placeholders, then {@code #{...}} SpEL, with {@code #{__listener}} the declaring bean), checks it (names,
+ * numbers, the ack mode, the beans it names) and fails with an {@link InvalidKafkoListenerException} that names
+ * the listener, its method and the attribute. On the thread that creates beans.
+ */
+final class ListenerEndpointReader {
+
+    private final ConfigurableListableBeanFactory beanFactory;
+
+    ListenerEndpointReader(ConfigurableListableBeanFactory beanFactory) {
+        this.beanFactory = beanFactory;
+    }
+
+    /**
+     * The bean of {@code type} that an attribute names.
+     *
+     * @param others how the message introduces the names of the beans of that type
+     * @param listener the listener, as the message names it
+     * @throws InvalidKafkoListenerException when there is no such bean, naming the listener, the attribute
+     *     and the beans there are
+     */
+    static <T> T bean(ConfigurableListableBeanFactory factory, String name, Class<T> type, String attribute,
+                              String others, String listener) {
+        if (!factory.containsBean(name) || !factory.isTypeMatch(name, type)) {
+            throw new InvalidKafkoListenerException(listener + ": " + attribute + " '" + name + "' is no "
+                    + type.getSimpleName() + " bean; " + others + " " + List.of(factory.getBeanNamesForType(type)));
+        }
+        return factory.getBean(name, type);
+    }
+
+    /**
+     * What an attribute that names a bean resolves to: the bean of that name or, as in spring-kafka, the
+     * object a SpEL expression returns when it is one of {@code type}; {@code null} for an empty value.
+     */
+    private <T> @Nullable T resolveBean(String value, Class<T> type, String attribute, String where,
+                                        BeanExpressionContext ctx) {
+        if (!StringUtils.hasText(value)) {
+            return null;
+        }
+        Object resolved = resolve(value, attribute, where, ctx);
+        if (type.isInstance(resolved)) {
+            return type.cast(resolved);
+        }
+        if (resolved != null && !(resolved instanceof String)) {
+            throw new InvalidKafkoListenerException("@KafkoListener " + where + ": " + attribute + " '"
+                    + value + "' resolved to a " + resolved.getClass().getName() + ", neither a " + type.getSimpleName()
+                    + " nor a bean name");
+        }
+        String name = resolved == null ? "" : ((String) resolved).strip();
+        return name.isEmpty() ? null : bean(beanFactory, name, type, attribute, "the "
+                + type.getSimpleName() + " beans are", "@KafkoListener " + where);
+    }
+
+    /** The endpoint of a listener method. */
+    KafkoListenerEndpoint forMethod(KafkoListener listener, Object bean, Method method, String defaultId) {
+        String declared = "on " + method.getDeclaringClass().getSimpleName() + "." + method.getName();
+        return endpoint(listener, bean, defaultId, declared, false, (where, ctx) -> {
+            refuseSuspendFunction(method, where);
+            SendTo sendTo = AnnotatedElementUtils.findMergedAnnotation(method, SendTo.class);
+            String replyTopic = sendTo == null ? null : replyTopic(sendTo, where, ctx);
+            return List.of(new KafkoListenerEndpoint.Handler(method, false, replyTopic,
+                    sendTo != null && replyTopic == null));
+        });
+    }
+
+    /**
+     * The endpoint of a class-level listener: its records go to the {@code @KafkoHandler} {@code methods}, in
+     * that order, each replying where its own {@code @SendTo}, else the class's, says.
+     */
+    KafkoListenerEndpoint forClass(KafkoListener listener, Object bean, String defaultId, String declared,
+                                   List<Method> methods, Map<Method, KafkoHandler> handlers, @Nullable SendTo classSendTo) {
+        return endpoint(listener, bean, defaultId, declared, true, (where, ctx) -> {
+            List<KafkoListenerEndpoint.Handler> resolved = new ArrayList<>();
+            for (Method method : methods) {
+                String handlerWhere = where + "." + method.getName();
+                refuseSuspendFunction(method, handlerWhere);
+                SendTo own = AnnotatedElementUtils.findMergedAnnotation(method, SendTo.class);
+                SendTo sendTo = own != null ? own : classSendTo;
+                String replyTopic = sendTo == null ? null : replyTopic(sendTo, handlerWhere, ctx);
+                resolved.add(new KafkoListenerEndpoint.Handler(AopUtils.selectInvocableMethod(method,
+                        bean.getClass()), handlers.get(method).isDefault(), replyTopic,
+                        sendTo != null && replyTopic == null));
+            }
+            return resolved;
+        });
+    }
+
+    /**
+     * The endpoint of a listener annotation.
+     *
+     * @param declared where the annotation is, as failures name it after the listener's id
+     * @param classLevel whether it is on a class: the handlers are then the endpoint's, else the one handler
+     *     stands for the annotated method
+     * @param handlers the handlers, given how failures name the listener and the SpEL context
+     */
+    private KafkoListenerEndpoint endpoint(KafkoListener listener, Object bean, String defaultId, String declared,
+            boolean classLevel, BiFunction<String, BeanExpressionContext, List<KafkoListenerEndpoint.Handler>> handlers) {
+        // #{__listener} is the bean itself in SpEL, as in spring-kafka
+        BeanExpressionContext ctx = new BeanExpressionContext(beanFactory, new ListenerScope(bean));
+        String id = resolveString(listener.id(), "id", declared, ctx);
+        if (id == null) {
+            id = defaultId;
+        }
+        // how every later failure names the listener: its id, then its method
+        String where = "'" + id + "' " + declared;
+        List<String> topics = resolveTopics(listener.topics(), where, ctx);
+        Pattern topicPattern = resolvePattern(listener.topicPattern(), where, ctx);
+        List<TopicPartitionOffset> assigned = ListenerTopicPartitions.resolve(listener.topicPartitions(), where,
+                (value, attribute) -> resolve(value, attribute, where, ctx));
+        if (topics.isEmpty() && topicPattern == null && assigned.isEmpty()) {
+            throw new InvalidKafkoListenerException("@KafkoListener " + where + " names no topic");
+        }
+        if (!topics.isEmpty() && topicPattern != null) {
+            throw new InvalidKafkoListenerException("@KafkoListener " + where + " names topics " + topics
+                    + " and a topicPattern '" + topicPattern + "': give one or the other");
+        }
+        if (!assigned.isEmpty() && (!topics.isEmpty() || topicPattern != null)) {
+            throw new InvalidKafkoListenerException("@KafkoListener " + where + " names topicPartitions " + assigned
+                    + " and " + (topicPattern != null ? "a topicPattern '" + topicPattern + "'" : "topics " + topics)
+                    + ": give one of topics, topicPattern and topicPartitions");
+        }
+        List<KafkoListenerEndpoint.Handler> resolved = handlers.apply(where, ctx);
+        KafkoListenerEndpoint.Handler first = resolved.get(0);
+        String group = resolveString(listener.groupId(), "groupId", where, ctx);
+        // names are checked here, before anything starts (the web server, the other listeners)
+        for (String topic : topics) {
+            checkName("topic", topic, where);
+        }
+        for (TopicPartitionOffset tpo : assigned) {
+            checkName("topic", tpo.topic(), where);
+        }
+        checkName("group", group == null ? id : group, where);
+        String concurrency = resolveString(listener.concurrency(), "concurrency", where, ctx);
+        String autoStartup = resolveString(listener.autoStartup(), "autoStartup", where, ctx);
+        String batch = resolveString(listener.batch(), "batch", where, ctx);
+        String ackMode = resolveString(listener.ackMode(), "ackMode", where, ctx);
+        String containerFactory = resolveString(listener.containerFactory(), "containerFactory", where, ctx);
+        return new KafkoListenerEndpoint(id, topics, group == null ? id : group,
+                concurrency == null ? null : parseInt(concurrency, where),
+                autoStartup == null ? null : parseBoolean(autoStartup, "autoStartup", where),
+                batch != null && parseBoolean(batch, "batch", where), ackMode == null ? null : parseAckMode(ackMode, where),
+                bean, first.method(), first.replyTopic(), containerFactory, first.replyToHeader(),
+                resolveBean(listener.filter(), RecordFilterStrategy.class, "filter", where, ctx),
+                resolveBean(listener.errorHandler(), KafkoListenerErrorHandler.class, "errorHandler", where, ctx),
+                classLevel ? resolved : List.of(), topicPattern, assigned);
+    }
+
+    /** The topic pattern, compiled; {@code null} when none is given (or it resolves to nothing). */
+    private @Nullable Pattern resolvePattern(String raw, String where, BeanExpressionContext ctx) {
+        if (!StringUtils.hasText(raw)) {
+            return null;
+        }
+        Object resolved = resolve(raw, "topicPattern", where, ctx);
+        if (resolved instanceof Pattern pattern) {
+            return pattern;
+        }
+        if (resolved != null && !(resolved instanceof String)) {
+            throw new InvalidKafkoListenerException("@KafkoListener " + where + ": topicPattern '" + raw
+                    + "' resolved to a " + resolved.getClass().getName() + ", not text or a Pattern");
+        }
+        String regex = (String) resolved;
+        if (!StringUtils.hasText(regex)) {
+            return null;
+        }
+        try {
+            return Pattern.compile(regex);
+        } catch (PatternSyntaxException e) {
+            throw new InvalidKafkoListenerException("@KafkoListener " + where + ": topicPattern '" + regex
+                    + "' is not a regular expression: " + e.getDescription() + " near index " + e.getIndex(), e);
+        }
+    }
+
+    /**
+     * The topic {@code @SendTo} names, checked against the naming rule; {@code null} when it names none
+     * (no value, or one that resolves to nothing): then, as in spring-kafka, each reply goes to the topic
+     * in its request's {@code KafkoHeaders.REPLY_TOPIC} header.
+     */
+    private @Nullable String replyTopic(SendTo sendTo, String where, BeanExpressionContext ctx) {
+        if (sendTo.value().length > 1) {
+            throw new InvalidKafkoListenerException("@SendTo of @KafkoListener " + where + " must name one topic at most");
+        }
+        String reply = sendTo.value().length == 0 ? null : resolveString(sendTo.value()[0], "@SendTo", where, ctx);
+        if (reply != null) {
+            checkName("topic", reply, where);
+        }
+        return reply;
+    }
+
+    /**
+     * A Kotlin {@code suspend fun} compiles to a method whose last parameter is a {@code Continuation}:
+     * the container would take that for the payload, fail every record as a conversion error and commit
+     * past it without the function ever running. It is refused before anything starts instead.
+     */
+    private static void refuseSuspendFunction(Method method, String where) {
+        Class<?>[] types = method.getParameterTypes();
+        if (types.length > 0 && types[types.length - 1].getName().equals("kotlin.coroutines.Continuation")) {
+            throw new InvalidKafkoListenerException("@KafkoListener " + where + " is a Kotlin suspend"
+                    + " function, which kafko cannot invoke: make it a plain function, or return the work as a"
+                    + " Mono (kotlinx-coroutines-reactor's mono { ... }) or a CompletableFuture, which are awaited"
+                    + " before the record is committed");
+        }
+    }
+
+    private static void checkName(String kind, String name, String where) {
+        try {
+            Kafko.checkName(kind, name);
+        } catch (InvalidNameException e) {
+            throw new InvalidKafkoListenerException("@KafkoListener " + where + ": " + e.getMessage(), e);
+        }
+    }
+
+    private List<String> resolveTopics(String[] raw, String where, BeanExpressionContext ctx) {
+        List<String> topics = new ArrayList<>();
+        for (String value : raw) {
+            Object resolved = resolve(value, "topics", where, ctx);
+            if (resolved instanceof String[] array) {
+                topics.addAll(List.of(array));
+            } else if (resolved instanceof Collection<?> collection) {
+                collection.forEach(t -> topics.add(String.valueOf(t)));
+            } else if (resolved != null && StringUtils.hasText(resolved.toString())) {
+                topics.add(resolved.toString());
+            } else {
+                throw new InvalidKafkoListenerException("@KafkoListener " + where + ": topic '" + value
+                        + "' resolved to nothing");
+            }
+        }
+        return topics;
+    }
+
+    private @Nullable String resolveString(String value, String attribute, String where, BeanExpressionContext ctx) {
+        if (!StringUtils.hasText(value)) {
+            return null;
+        }
+        Object resolved = resolve(value, attribute, where, ctx);
+        if (resolved == null) {
+            return null;
+        }
+        if (!(resolved instanceof String) && !(resolved instanceof Number) && !(resolved instanceof Boolean)) {
+            throw new InvalidKafkoListenerException("@KafkoListener " + where + ": " + attribute + " '" + value
+                    + "' resolved to a " + resolved.getClass().getName() + ", not text");
+        }
+        String text = resolved.toString();
+        return StringUtils.hasText(text) ? text : null;
+    }
+
+    /** Placeholders, then SpEL; a failure of either names the listener's method and the attribute. */
+    private @Nullable Object resolve(String value, String attribute, String where, BeanExpressionContext ctx) {
+        ConfigurableListableBeanFactory factory = beanFactory;
+        try {
+            String embedded = factory.resolveEmbeddedValue(value);
+            BeanExpressionResolver resolver = factory.getBeanExpressionResolver();
+            if (resolver == null || embedded == null) {
+                return embedded;
+            }
+            return resolver.evaluate(embedded, ctx);
+        } catch (RuntimeException e) {
+            Throwable cause = e.getCause() != null ? e.getCause() : e;
+            throw new InvalidKafkoListenerException("@KafkoListener " + where + ": " + attribute + " '" + value
+                    + "' could not be resolved: " + cause.getMessage(), e);
+        }
+    }
+
+    /** The scope of a listener's SpEL: {@code __listener} is the bean that declares it. */
+    private record ListenerScope(Object bean) implements Scope {
+
+        static final String LISTENER = "__listener";
+
+        @Override
+        public Object get(String name, ObjectFactory<?> objectFactory) {
+            return LISTENER.equals(name) ? bean : objectFactory.getObject();
+        }
+
+        @Override
+        public @Nullable Object remove(String name) {
+            return null;
+        }
+
+        @Override
+        public void registerDestructionCallback(String name, Runnable callback) {
+        }
+
+        @Override
+        public @Nullable Object resolveContextualObject(String key) {
+            return LISTENER.equals(key) ? bean : null;
+        }
+
+        @Override
+        public @Nullable String getConversationId() {
+            return null;
+        }
+    }
+
+    private static boolean parseBoolean(String value, String attribute, String where) {
+        String v = value.trim();
+        if (v.equalsIgnoreCase("true") || v.equalsIgnoreCase("false")) {
+            return Boolean.parseBoolean(v);
+        }
+        throw new InvalidKafkoListenerException("@KafkoListener " + where + ": " + attribute + " '" + value
+                + "' is neither true nor false");
+    }
+
+    private static int parseInt(String value, String where) {
+        int concurrency;
+        try {
+            concurrency = Integer.parseInt(value.trim());
+        } catch (NumberFormatException e) {
+            throw new InvalidKafkoListenerException("@KafkoListener " + where + ": concurrency '" + value
+                    + "' is not a number", e);
+        }
+        if (concurrency < 1) {
+            throw new InvalidKafkoListenerException("@KafkoListener " + where + ": concurrency '" + value
+                    + "' must be at least 1");
+        }
+        return concurrency;
+    }
+
+    private static AckMode parseAckMode(String value, String where) {
+        try {
+            return AckMode.valueOf(value.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
+        } catch (IllegalArgumentException e) {
+            throw new InvalidKafkoListenerException("@KafkoListener " + where + ": ackMode '" + value
+                    + "' is not one of " + Arrays.stream(AckMode.values())
+                    .map(m -> m.name().toLowerCase(Locale.ROOT).replace('_', '-')).collect(Collectors.joining(", ")),
+                    e);
+        }
+    }
+}
