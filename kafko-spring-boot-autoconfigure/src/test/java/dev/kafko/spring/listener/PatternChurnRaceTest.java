@@ -138,7 +138,7 @@ class PatternChurnRaceTest {
             await().atMost(Duration.ofSeconds(5)).until(() -> !STOPPED.isEmpty());
             Thread.sleep(150);
             assertThat(STOPPED).containsExactly("tenants NORMAL");
-            assertThat(memberThreads()).isEmpty();
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(memberThreads()).isEmpty());
         });
     }
 

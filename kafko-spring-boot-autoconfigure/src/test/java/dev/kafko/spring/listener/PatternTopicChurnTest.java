@@ -78,7 +78,8 @@ class PatternTopicChurnTest {
                     .containsExactly("tenants-40", "tenants-41", "tenants-42", "tenants-43");
 
             container.stop();
-            assertThat(memberThreads()).isEmpty();
+            // stop() returns once each member's run ended; its thread may take a moment more to die
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(memberThreads()).isEmpty());
             await().atMost(Duration.ofSeconds(5)).until(() -> !STOPPED.isEmpty());
             Thread.sleep(100);
             assertThat(STOPPED).containsExactly("tenants NORMAL");
