@@ -64,7 +64,7 @@ class PartitionIdleReviewTest {
             template(context).send("quiet", 1, null, "one").join();
             await().atMost(WAIT).until(() -> events(ListenerContainerPartitionIdleEvent.class).size() >= 2);
             // spring-kafka: checkIdlePartition -> seekPartitions(singletonList(tp), true) -> onIdleContainer
-            await().atMost(Duration.ofSeconds(3)).until(() -> !IDLE_CALLS.isEmpty());
+            await().atMost(Duration.ofSeconds(10)).until(() -> !IDLE_CALLS.isEmpty());
             assertThat(IDLE_CALLS).allSatisfy(m -> assertThat(m).hasSize(1));
             assertThat(IDLE_CALLS).anySatisfy(m -> assertThat(m).containsEntry(0, 0L));
         });

@@ -347,7 +347,7 @@ class ErrorHandlingTest {
                             .getListenerContainer("outage");
                     container.pause();
                     // the back-off ends at the pause: the member stops polling instead of using up the attempts
-                    await().atMost(Duration.ofSeconds(3)).until(container::isPaused);
+                    await().atMost(Duration.ofSeconds(10)).until(container::isPaused);
                     assertThat(ATTEMPTS.get("db").get()).as("no attempt after the pause").isLessThanOrEqualTo(2);
                     Kafko kafko = context.getBean(Kafko.class);
                     assertThat(kafko.groupInfo("outage", "outage").committed()).containsEntry(0, 1L);
