@@ -375,6 +375,10 @@ class KafkoTestUtilsTest {
             });
         } finally {
             gate.countDown();
+            // the member outlived its context holding "a": it adds "a" to SEEN once let go, which must happen
+            // before the next test clears SEEN, not after
+            await().atMost(Duration.ofSeconds(20)).until(() -> Thread.getAllStackTraces().keySet().stream()
+                    .noneMatch(t -> t.isAlive() && t.getName().startsWith("gated-")));
         }
     }
 
