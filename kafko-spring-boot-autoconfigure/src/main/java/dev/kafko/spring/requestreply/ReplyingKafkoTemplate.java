@@ -5,6 +5,7 @@ import dev.kafko.Kafko;
 import dev.kafko.KafkoClosedException;
 import dev.kafko.KafkoException;
 import dev.kafko.KafkoRecord;
+import dev.kafko.UnknownTopicException;
 import dev.kafko.spring.core.BackendConsumer;
 import dev.kafko.spring.core.KafkoTemplate;
 import dev.kafko.spring.core.LogBackend;
@@ -16,6 +17,7 @@ import dev.kafko.spring.support.Timeouts;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
@@ -52,9 +54,11 @@ import org.springframework.messaging.support.MessageBuilder;
  * }</pre>
  *
  * A {@code SmartLifecycle}: a bean starts with the context and stops with it; otherwise call {@link #start()}
- * and {@link #stop()}. A stop fails the requests still waiting. The futures complete on the template's
- * thread ({@code kafko-replies-<topic>}): a callback that waits there for another reply holds up every reply
- * until that wait times out, so chain such work with the {@code *Async} methods. Thread-safe.
+ * and {@link #stop()}. A stop fails the requests still waiting. A reply topic deleted while the template runs is
+ * read again, from its start, once it exists (created again at once where it is declared or topics are created on
+ * use). A future its caller ends itself ({@code cancel}, {@code orTimeout}) is no longer waited for. The futures
+ * complete on the template's thread ({@code kafko-replies-<topic>}): a callback that waits there for another reply
+ * holds up every reply until that wait times out, so chain such work with the {@code *Async} methods. Thread-safe.
  *
  * @param <K> the request's key type
  * @param <V> the request's value type
@@ -66,6 +70,7 @@ public class ReplyingKafkoTemplate<K, V, R> implements SmartLifecycle, Disposabl
     private static final AtomicInteger INSTANCES = new AtomicInteger();
     /** How long {@link #stop()} waits for the reply thread to end. */
     private static final Duration STOP_WAIT = Duration.ofSeconds(10);
+    private static final Duration POLL_TIMEOUT = Duration.ofSeconds(1);
 
     private final KafkoTemplate<K, V> template;
     private final LogBackend backend;
@@ -164,8 +169,16 @@ public class ReplyingKafkoTemplate<K, V, R> implements SmartLifecycle, Disposabl
         String correlationId = UUID.randomUUID().toString();
         Message<?> message = MessageBuilder.fromMessage(request).setHeader(KafkoHeaders.REPLY_TOPIC, replyTopic)
                 .setHeader(KafkoHeaders.CORRELATION_ID, correlationId.getBytes(StandardCharsets.UTF_8)).build();
+        // where the request goes, for a timeout's message: its header, or the template's default topic
+        Object topicHeader = message.getHeaders().get(KafkoHeaders.TOPIC);
+        String requestTopic = topicHeader != null ? topicHeader.toString() : template.getDefaultTopic();
         RequestReplyFuture<K, V, R> future = new RequestReplyFuture<>();
         pending.put(correlationId, future);
+        if (!running) {
+            // a stop came after the check above and failed the requests waiting before this one was among them
+            pending.remove(correlationId, future);
+            throw notRunning();
+        }
         CompletableFuture<SendResult<K, V>> sent;
         try {
             sent = template.send(message);
@@ -188,17 +201,22 @@ public class ReplyingKafkoTemplate<K, V, R> implements SmartLifecycle, Disposabl
         // a timer cancelled (and dropped from the timer queue) once the future completes: a long timeout keeps no
         // answered request in memory until it ends
         CompletableFuture<Boolean> timer = new CompletableFuture<>();
-        // on the common pool, not on the JDK's one timer thread: the caller's stages run where the future completes,
-        // and one that blocked there would hold back every timeout of the JVM
-        timer.thenAcceptAsync(timedOut -> {
+        timer.thenAccept(timedOut -> {
+            // an answered request's timer ends here, on the thread that answered it: no hop to another thread
             if (timedOut && pending.remove(correlationId, future)) {
-                future.completeExceptionally(new KafkoReplyTimeoutException("no reply on '" + replyTopic
-                        + "' within " + replyTimeout + " to the request " + correlationId + " sent to '"
-                        + message.getHeaders().get(KafkoHeaders.TOPIC) + "'"));
+                // on the common pool, not on the JDK's one timer thread: the caller's stages run where the future
+                // completes, and one that blocked there would hold back every timeout of the JVM
+                CompletableFuture.runAsync(() -> future.completeExceptionally(new KafkoReplyTimeoutException(
+                        "no reply on '" + replyTopic + "' within " + replyTimeout + " to the request " + correlationId
+                        + " sent to '" + requestTopic + "'")));
             }
         });
         timer.completeOnTimeout(true, timeoutNanos, TimeUnit.NANOSECONDS);
-        future.whenComplete((reply, failure) -> timer.complete(false));
+        future.whenComplete((reply, failure) -> {
+            // a future its caller ended (cancel, orTimeout, complete) waits no more: no reply would remove it
+            pending.remove(correlationId, future);
+            timer.complete(false);
+        });
         return future;
     }
 
@@ -219,8 +237,25 @@ public class ReplyingKafkoTemplate<K, V, R> implements SmartLifecycle, Disposabl
             return;
         }
         readerFailure = null;
+        BackendConsumer c = open(true);
+        consumer = c;
+        Thread t = new Thread(() -> read(c), "kafko-replies-" + replyTopic);
+        t.setDaemon(true);
+        reader = t;
+        running = true;
+        t.start();
+    }
+
+    /**
+     * A consumer of the reply topic (created where {@code kafko.topics} declares it or topics are created on use),
+     * in this template's group, which commits nothing: it reads from the topic's end now ({@code fromEnd}), or from
+     * the start of a topic made again after a delete; a partition added later from its start.
+     *
+     * @throws dev.kafko.UnknownTopicException when the reply topic does not exist and may not be created
+     */
+    private BackendConsumer open(boolean fromEnd) {
         backend.ensureTopic(replyTopic, 1);
-        Map<Integer, Long> ends = backend.endOffsets(replyTopic);
+        Map<Integer, Long> ends = fromEnd ? backend.endOffsets(replyTopic) : Map.of();
         BackendConsumer[] self = new BackendConsumer[1];
         BackendConsumer c = backend.groupConsumer(replyTopic, group, 500, new ConsumerRebalanceListener() {
             @Override
@@ -233,19 +268,31 @@ public class ReplyingKafkoTemplate<K, V, R> implements SmartLifecycle, Disposabl
             }
         });
         self[0] = c;
-        consumer = c;
-        Thread t = new Thread(() -> read(c), "kafko-replies-" + replyTopic);
-        t.setDaemon(true);
-        reader = t;
-        running = true;
-        t.start();
+        return c;
     }
 
-    private void read(BackendConsumer c) {
+    private void read(BackendConsumer first) {
+        @Nullable BackendConsumer c = first;
         Throwable failure = null;
         try {
             while (running) {
-                for (KafkoRecord r : c.poll(Duration.ofSeconds(1))) {
+                List<KafkoRecord> records;
+                try {
+                    records = c.poll(POLL_TIMEOUT);
+                } catch (UnknownTopicException e) {
+                    // the reply topic was deleted: read it again once it exists, as a listener does; the requests
+                    // waiting keep waiting (up to their timeouts) for replies written to the topic made again
+                    LOG.warn("The reply topic '{}' of a replying template was deleted ({}); it reads the topic again"
+                            + " as soon as it exists", replyTopic, e.getMessage());
+                    close(c);
+                    c = null;
+                    c = reopen();
+                    if (c == null) {
+                        return;
+                    }
+                    continue;
+                }
+                for (KafkoRecord r : records) {
                     deliver(r);
                 }
             }
@@ -256,16 +303,46 @@ public class ReplyingKafkoTemplate<K, V, R> implements SmartLifecycle, Disposabl
             LOG.error("The reply reader of '{}' on '{}' failed; requests waiting for replies fail with it",
                     group, replyTopic, e);
         } finally {
-            try {
-                c.close();
-            } catch (RuntimeException e) {
-                LOG.debug("Closing the reply reader of '{}' failed", replyTopic, e);
+            if (c != null) {
+                close(c);
             }
             if (failure != null) {
                 readerFailure = failure;
                 running = false;
                 failPending(new KafkoException("the reply reader of '" + replyTopic + "' ended: " + failure, failure));
             }
+        }
+    }
+
+    /**
+     * A consumer of the reply topic made again after it was deleted, from its start, once it exists (at once where
+     * it is declared or topics are created on use; else looked for every poll timeout); {@code null} once this
+     * thread's run was stopped.
+     */
+    private synchronized @Nullable BackendConsumer reopen() {
+        while (running && reader == Thread.currentThread()) {
+            try {
+                BackendConsumer c = open(false);
+                consumer = c;
+                return c;
+            } catch (UnknownTopicException e) {
+                try {
+                    wait(POLL_TIMEOUT.toMillis()); // stop() notifies
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw new KafkoException("the reply reader of '" + replyTopic + "' was interrupted while its"
+                            + " deleted reply topic did not exist", interrupted);
+                }
+            }
+        }
+        return null;
+    }
+
+    private void close(BackendConsumer c) {
+        try {
+            c.close();
+        } catch (RuntimeException e) {
+            LOG.debug("Closing the reply reader of '{}' failed", replyTopic, e);
         }
     }
 
@@ -282,8 +359,13 @@ public class ReplyingKafkoTemplate<K, V, R> implements SmartLifecycle, Disposabl
         try {
             reply = record.value() == null ? null
                     : replyType.cast(converter.fromMessage(converter.toMessage(record, Map.of()), replyType, null));
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
+            // this request's failure only (an Error too: a reply type's constructor may assert): the future, already
+            // taken from the pending map, completes here or never, and the next replies are read as before
             future.completeExceptionally(e);
+            if (e instanceof VirtualMachineError fatal) {
+                throw fatal;
+            }
             return;
         }
         future.complete(reply);
@@ -304,6 +386,7 @@ public class ReplyingKafkoTemplate<K, V, R> implements SmartLifecycle, Disposabl
             if (c != null) {
                 c.wakeup();
             }
+            notifyAll(); // a reader waiting for its deleted reply topic to exist again
         }
         // first: a callback on the reply thread that waits for another reply then returns, and the thread ends
         failPending(new KafkoException("the replying template of '" + replyTopic + "' stopped before the reply came"));
@@ -337,11 +420,15 @@ public class ReplyingKafkoTemplate<K, V, R> implements SmartLifecycle, Disposabl
 
     private void requireRunning() {
         if (!running) {
-            Throwable failure = readerFailure;
-            throw new IllegalStateException("The replying template of '" + replyTopic + "' is not running"
-                    + (failure == null ? ": start() it (a bean starts with its context)"
-                    : ": its reply reader ended: " + failure), failure);
+            throw notRunning();
         }
+    }
+
+    private IllegalStateException notRunning() {
+        Throwable failure = readerFailure;
+        return new IllegalStateException("The replying template of '" + replyTopic + "' is not running"
+                + (failure == null ? ": start() it (a bean starts with its context)"
+                : ": its reply reader ended: " + failure), failure);
     }
 
     private static void requirePositive(Duration timeout) {
