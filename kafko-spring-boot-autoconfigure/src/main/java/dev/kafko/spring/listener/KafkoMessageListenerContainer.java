@@ -79,7 +79,10 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
     /** The member's thread while it tells that it stopped ({@link #exited}): still this member's own thread. */
     private volatile @Nullable Thread exiting;
 
-    /** Opens when the current run's thread has ended (and, under {@link #lock}, a pending restart launched). */
+    /**
+     * Opens as the current run ends: its last act on its thread, which is alive a moment longer (and, under
+     * {@link #lock}, a pending restart launched).
+     */
     private volatile CountDownLatch exited = new CountDownLatch(0);
     /**
      * {@link #exited} of the run the last stop asked to end: a stop waits for that run only, not for one started

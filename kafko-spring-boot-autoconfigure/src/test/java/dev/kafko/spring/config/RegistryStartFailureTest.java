@@ -1,9 +1,11 @@
 package dev.kafko.spring.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.kafko.spring.annotation.KafkoListener;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -25,8 +27,10 @@ class RegistryStartFailureTest {
     void listenersStartedBeforeOneThatCannotAreStoppedBeforeKafkoClosesNoThreadDiesNoneIsLeft(CapturedOutput output) {
         runner.withBean(Declared.class).withBean(Missing.class).run(context -> assertThat(context).getFailure()
                 .hasStackTraceContaining("topic 'absent' does not exist and kafko.auto-create-topics is false"));
+        // the failed start waited for each member's run to end; its thread may still be on its way out
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(Thread.getAllStackTraces().keySet())
+                .noneMatch(t -> t.getName().startsWith("declared-")));
         assertThat(output).doesNotContain("died").doesNotContain("KafkoClosedException");
-        assertThat(Thread.getAllStackTraces().keySet()).noneMatch(t -> t.getName().startsWith("declared-"));
     }
 
     static class Declared {

@@ -5,11 +5,13 @@ import static org.awaitility.Awaitility.await;
 
 import dev.kafko.spring.annotation.KafkoListener;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
+import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
 import dev.kafko.spring.core.KafkoTemplate;
 import dev.kafko.spring.listener.ConsumerSeekAware;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -74,14 +76,17 @@ class PartitionIdleReviewTest {
     void aPartitionMovedToAnotherMemberAndBackHasItsIdleEventsFromItsOwnerOnly() {
         runner.withBean(TwoInOneGroup.class).withPropertyValues("kafko.listener.idle-partition-event-interval=150ms",
                 "kafko.listener.poll-timeout=5s").run(context -> {
-            var registry = context.getBean(dev.kafko.spring.config.KafkoListenerEndpointRegistry.class);
+            var registry = context.getBean(KafkoListenerEndpointRegistry.class);
             registry.getListenerContainer("first").start();
             await().atMost(WAIT).until(() -> partitionsIdleOf("first").containsAll(List.of(0, 1)));
             registry.getListenerContainer("second").start();
             await().atMost(WAIT).until(() -> !partitionsIdleOf("second").isEmpty());
-            Thread.sleep(400);
+            // the rebalance settled once each member reads one partition (a member takes in what it reads before it
+            // publishes the idle events of that poll); from then on, two idle events of each, not a fixed window
+            await().atMost(WAIT).until(() -> assignedCount(registry, "first") == 1
+                    && assignedCount(registry, "second") == 1);
             SEEN.clear();
-            Thread.sleep(600);
+            await().atMost(WAIT).until(() -> idleEventsOf("first") >= 2 && idleEventsOf("second") >= 2);
             List<Integer> ofFirst = partitionsIdleOf("first");
             List<Integer> ofSecond = partitionsIdleOf("second");
             assertThat(ofFirst).as("first's").isNotEmpty().doesNotContainAnyElementsOf(ofSecond);
@@ -91,6 +96,16 @@ class PartitionIdleReviewTest {
             await().atMost(WAIT).until(() -> partitionsIdleOf("first").containsAll(List.of(0, 1)));
             assertThat(partitionsIdleOf("second")).isEmpty();
         });
+    }
+
+    private static int assignedCount(KafkoListenerEndpointRegistry registry, String id) {
+        return registry.getListenerContainer(id).getAssignedPartitions().values().stream().mapToInt(Set::size).sum();
+    }
+
+    private static long idleEventsOf(String listenerId) {
+        return SEEN.stream().map(e -> e[0]).filter(ListenerContainerPartitionIdleEvent.class::isInstance)
+                .map(ListenerContainerPartitionIdleEvent.class::cast).filter(e -> e.getListenerId().equals(listenerId))
+                .count();
     }
 
     private static List<Integer> partitionsIdleOf(String listenerId) {

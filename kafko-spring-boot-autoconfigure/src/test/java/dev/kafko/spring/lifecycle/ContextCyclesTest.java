@@ -89,8 +89,14 @@ class ContextCyclesTest {
                 Thread.sleep(50);
                 maps = mappings(dir);
             }
-            Set<String> leftThreads = new TreeSet<>(threadNames());
-            leftThreads.removeAll(before);
+            // the close waited for each member's run to end and released the keep-alive thread: those threads end on
+            // their own right after, and a loaded machine may not have run them to their end yet
+            Set<String> leftThreads = threadsSince(before);
+            for (long deadline = System.nanoTime() + 10_000_000_000L; !leftThreads.isEmpty()
+                    && System.nanoTime() < deadline; ) {
+                Thread.sleep(20);
+                leftThreads = threadsSince(before);
+            }
             long fds = fds();
             long heap = usedHeap();
             rows.add("cycle " + cycle + ": threads+" + leftThreads + " fds=" + fds + " maps=" + maps + " meters="
@@ -122,6 +128,12 @@ class ContextCyclesTest {
                     + reopened.topic("cyc-rec.DLT").orElseThrow().partition(1).endOffset()
                     + reopened.topic("cyc-rec.DLT").orElseThrow().partition(2).endOffset()).isEqualTo(CYCLES);
         }
+    }
+
+    static Set<String> threadsSince(Set<String> before) {
+        Set<String> left = new TreeSet<>(threadNames());
+        left.removeAll(before);
+        return left;
     }
 
     static Set<String> threadNames() {

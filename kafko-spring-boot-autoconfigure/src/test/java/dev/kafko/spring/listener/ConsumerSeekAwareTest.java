@@ -178,8 +178,12 @@ class ConsumerSeekAwareTest {
     static class Seeker implements ConsumerSeekAware {
         @Override
         public void onPartitionsAssigned(Map<Integer, Long> assignments, ConsumerSeekCallback callback) {
-            ASSIGNED.add(Map.copyOf(assignments));
-            onAssign.accept(assignments, callback);
+            try {
+                onAssign.accept(assignments, callback);
+            } finally {
+                // once the seeks are made: a test that waits for the assignment then sends what must come after them
+                ASSIGNED.add(Map.copyOf(assignments));
+            }
         }
 
         @Override

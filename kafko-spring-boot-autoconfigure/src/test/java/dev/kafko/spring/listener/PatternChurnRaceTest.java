@@ -163,10 +163,10 @@ class PatternChurnRaceTest {
                                 kafko.createTopic(topic);
                                 kafko.producer(topic).send(null, bytes("again" + round)).join();
                                 String expected = topic + ":again" + round;
-                                await().atMost(Duration.ofSeconds(5)).until(() -> RECEIVED.contains(expected));
+                                await().atMost(Duration.ofSeconds(20)).until(() -> RECEIVED.contains(expected));
                             } else {
                                 String expected = topic + ":r" + round;
-                                await().atMost(Duration.ofSeconds(5)).until(() -> RECEIVED.contains(expected));
+                                await().atMost(Duration.ofSeconds(20)).until(() -> RECEIVED.contains(expected));
                             }
                             kafko.deleteTopic(topic);
                         }
@@ -177,7 +177,8 @@ class PatternChurnRaceTest {
             }
             churners.forEach(Thread::start);
             for (Thread churner : churners) {
-                churner.join(20_000);
+                churner.join(120_000); // each round's own wait bounds it: a lost record ends its churner at once
+                assertThat(churner.isAlive()).as("a churner still churning").isFalse();
             }
             assertThat(failed.get()).as("a record sent after its topic's creation was not read").isNull();
             await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(memberThreads()).isEmpty());

@@ -53,7 +53,7 @@ class PausedMemberTopicIdRaceTest {
             container.pause();
             container.start();
             try {
-                await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+                await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> { // a member thread starts first
                     assertThat(container.getTopics()).isEmpty();
                     assertThat(container.getMembers()).isEmpty();
                 });

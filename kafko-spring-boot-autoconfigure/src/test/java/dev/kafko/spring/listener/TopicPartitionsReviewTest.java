@@ -85,8 +85,9 @@ class TopicPartitionsReviewTest {
             dev.kafko.spring.test.KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(10));
             assertThat(RECEIVED).containsExactlyInAnyOrder("0:a", "1:b", "0:c");
             container.stop();
-            assertThat(Thread.getAllStackTraces().keySet()).noneMatch(t -> t.getName().startsWith("replay-")
-                    && t.isAlive());
+            // stop() returns once each member's run ended; its thread may still be on its way out
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(Thread.getAllStackTraces()
+                    .keySet()).noneMatch(t -> t.getName().startsWith("replay-") && t.isAlive()));
             RECEIVED.clear();
             container.start();
             dev.kafko.spring.test.KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(10));
