@@ -81,7 +81,7 @@ public class ReplyingKafkoTemplate<K, V, R> implements SmartLifecycle, Disposabl
     private final Map<String, RequestReplyFuture<K, V, R>> pending = new ConcurrentHashMap<>();
     private volatile Duration defaultReplyTimeout = Duration.ofSeconds(5);
     private volatile boolean running;
-    private @Nullable Thread reader;
+    private volatile @Nullable Thread reader;
     private @Nullable BackendConsumer consumer;
     /** Why the reply thread ended on its own, or null. */
     private volatile @Nullable Throwable readerFailure;
@@ -275,7 +275,9 @@ public class ReplyingKafkoTemplate<K, V, R> implements SmartLifecycle, Disposabl
         @Nullable BackendConsumer c = first;
         Throwable failure = null;
         try {
-            while (running) {
+            // a thread a stop gave up waiting for (held in a callback past STOP_WAIT) ends as it returns, also when a
+            // start made a new reader meanwhile: it never reads beside it
+            while (running && reader == Thread.currentThread()) {
                 List<KafkoRecord> records;
                 try {
                     records = c.poll(POLL_TIMEOUT);
@@ -306,7 +308,7 @@ public class ReplyingKafkoTemplate<K, V, R> implements SmartLifecycle, Disposabl
             if (c != null) {
                 close(c);
             }
-            if (failure != null) {
+            if (failure != null && reader == Thread.currentThread()) { // not a stopped run's: a new one may run
                 readerFailure = failure;
                 running = false;
                 failPending(new KafkoException("the reply reader of '" + replyTopic + "' ended: " + failure, failure));
