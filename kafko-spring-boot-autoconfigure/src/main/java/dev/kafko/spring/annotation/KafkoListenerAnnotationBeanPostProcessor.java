@@ -19,6 +19,7 @@ import org.springframework.aop.scope.ScopedProxyUtils;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.BeanFactoryUtils;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -255,7 +256,9 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         String listener = "@KafkoListener '" + endpoint.id() + "' on "
                 + endpoint.method().getDeclaringClass().getSimpleName() + "." + endpoint.method().getName();
         if (name == null) {
-            if (factory.getBeanNamesForType(KafkoListenerContainerFactory.class).length == 0) {
+            // as getBean(type) below, which finds a factory of a parent context too
+            if (BeanFactoryUtils.beanNamesForTypeIncludingAncestors(factory, KafkoListenerContainerFactory.class)
+                    .length == 0) {
                 throw new InvalidKafkoListenerException(listener + ": there is no KafkoListenerContainerFactory bean"
                         + " to make its container. Boot's auto-configuration defines one unless kafko.enabled=false;"
                         + " without it, define one beside @EnableKafko");

@@ -16,6 +16,7 @@ import dev.kafko.spring.support.SendResult;
 import dev.kafko.spring.support.Timeouts;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -308,10 +309,17 @@ public class ReplyingKafkoTemplate<K, V, R> implements SmartLifecycle, Disposabl
             if (c != null) {
                 close(c);
             }
-            if (failure != null && reader == Thread.currentThread()) { // not a stopped run's: a new one may run
-                readerFailure = failure;
-                running = false;
-                failPending(new KafkoException("the reply reader of '" + replyTopic + "' ended: " + failure, failure));
+            List<RequestReplyFuture<K, V, R>> waiting = null;
+            synchronized (this) { // a start (which could then add requests of its own) comes before or after
+                if (failure != null && reader == Thread.currentThread()) { // not a stopped run's: a new one may run
+                    readerFailure = failure;
+                    running = false;
+                    waiting = takePending();
+                }
+            }
+            if (waiting != null) {
+                fail(waiting, new KafkoException("the reply reader of '" + replyTopic + "' ended: " + failure,
+                        failure));
             }
         }
     }
@@ -377,6 +385,7 @@ public class ReplyingKafkoTemplate<K, V, R> implements SmartLifecycle, Disposabl
     @Override
     public void stop() {
         Thread t;
+        List<RequestReplyFuture<K, V, R>> waiting;
         synchronized (this) {
             if (!running) {
                 return;
@@ -389,9 +398,12 @@ public class ReplyingKafkoTemplate<K, V, R> implements SmartLifecycle, Disposabl
                 c.wakeup();
             }
             notifyAll(); // a reader waiting for its deleted reply topic to exist again
+            // taken here, before a start can run: a callback of one failed below may start the template again and
+            // make requests, which this stop must not fail
+            waiting = takePending();
         }
         // first: a callback on the reply thread that waits for another reply then returns, and the thread ends
-        failPending(new KafkoException("the replying template of '" + replyTopic + "' stopped before the reply came"));
+        fail(waiting, new KafkoException("the replying template of '" + replyTopic + "' stopped before the reply came"));
         if (t != null && t != Thread.currentThread()) {
             try {
                 t.join(STOP_WAIT.toMillis());
@@ -401,12 +413,21 @@ public class ReplyingKafkoTemplate<K, V, R> implements SmartLifecycle, Disposabl
         }
     }
 
-    private void failPending(KafkoException cause) {
+    /** The requests waiting now, taken out of {@link #pending} (a reply or a timeout no longer finds them). */
+    private List<RequestReplyFuture<K, V, R>> takePending() {
+        List<RequestReplyFuture<K, V, R>> taken = new ArrayList<>();
         for (String id : pending.keySet()) {
             RequestReplyFuture<K, V, R> f = pending.remove(id);
             if (f != null) {
-                f.completeExceptionally(cause);
+                taken.add(f);
             }
+        }
+        return taken;
+    }
+
+    private static void fail(List<? extends CompletableFuture<?>> waiting, KafkoException cause) {
+        for (CompletableFuture<?> f : waiting) {
+            f.completeExceptionally(cause);
         }
     }
 

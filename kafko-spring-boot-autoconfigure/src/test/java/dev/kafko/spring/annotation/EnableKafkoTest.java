@@ -53,6 +53,41 @@ class EnableKafkoTest {
                 .hasMessageContaining("kafko.enabled=false").hasMessageContaining("@EnableKafko");
     }
 
+    @Test
+    void aListenerInAChildContextUsesTheOnlyContainerFactoryOfItsParent(@TempDir Path dir) {
+        // getBean(type), which made the container before, looks in the parent too: the check before it must as well
+        System.setProperty("enable-kafko-test.dir", dir.toString());
+        try (AnnotationConfigApplicationContext parent = new AnnotationConfigApplicationContext(ParentConfig.class);
+             AnnotationConfigApplicationContext child = new AnnotationConfigApplicationContext()) {
+            child.setParent(parent);
+            child.register(NoFactoryConfig.class);
+            child.refresh();
+            parent.getBean(Kafko.class).producer("plain").send(null, "from-parent".getBytes()).join();
+            KafkoTestUtils.waitForListeners(child, Duration.ofSeconds(20));
+            assertThat(RECEIVED).contains("from-parent");
+        } finally {
+            System.clearProperty("enable-kafko-test.dir");
+            RECEIVED.clear();
+        }
+    }
+
+    /** A Kafko and a container factory that is not named kafkoListenerContainerFactory, and no listener. */
+    @Configuration(proxyBeanMethods = false)
+    static class ParentConfig {
+        @Bean(destroyMethod = "close")
+        Kafko kafko() {
+            return Kafko.open(Path.of(System.getProperty("enable-kafko-test.dir")));
+        }
+
+        @Bean
+        KafkoListenerContainerFactory factory(Kafko kafko) {
+            KafkoBackend backend = new KafkoBackend(kafko, new KafkoTopicProvisioner(kafko,
+                    Map.of("plain", TopicConfig.DEFAULTS), false));
+            return new KafkoListenerContainerFactory(backend, new RecordMessageConverter(
+                    new CompositeMessageConverter(List.of(new StringMessageConverter()))));
+        }
+    }
+
     @Configuration(proxyBeanMethods = false)
     @EnableKafko
     static class NoFactoryConfig {

@@ -2,11 +2,18 @@ package dev.kafko.spring.requestreply;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.mockito.AdditionalAnswers.delegatesTo;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyInt;
+import static org.mockito.ArgumentMatchers.anyString;
+import static org.mockito.Mockito.doAnswer;
+import static org.mockito.Mockito.mock;
 
 import dev.kafko.Kafko;
 import dev.kafko.KafkoException;
 import dev.kafko.spring.annotation.KafkoListener;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
+import dev.kafko.spring.core.BackendConsumer;
 import dev.kafko.spring.core.KafkoTemplate;
 import dev.kafko.spring.core.LogBackend;
 import dev.kafko.spring.listener.KafkoListenerErrorHandler;
@@ -24,6 +31,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -277,6 +285,108 @@ class RequestReplyAcceptanceTest {
                     .isInstanceOf(IllegalStateException.class).hasMessageContaining("not running");
             assertThat(rr.pendingReplies()).isZero();
             assertThat(context.getBean(Kafko.class).topic("rr.nobody")).as("nothing was sent").isEmpty();
+        });
+    }
+
+    /**
+     * A stop fails the requests waiting when it stops, not those of a run started since: here a callback of a request
+     * the stop fails restarts the template and makes new requests, on the stopping thread, while the stop is still
+     * failing what waited. Each new request must get its reply.
+     */
+    @Test
+    void aStopFailsOnlyTheRequestsWaitingWhenItStoppedNotThoseOfARestart() {
+        RUNNER.run(context -> {
+            ReplyingKafkoTemplate<String, String, String> rr = requester(context);
+            List<RequestReplyFuture<String, String, String>> before = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                before.add(rr.sendAndReceive("rr.nobody", null, null, "before-" + i, Duration.ofMinutes(5)));
+            }
+            CompletableFuture.allOf(before.stream().map(RequestReplyFuture::getSendFuture)
+                    .toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
+            List<RequestReplyFuture<String, String, String>> after = new ArrayList<>();
+            AtomicInteger failed = new AtomicInteger();
+            before.forEach(f -> f.whenComplete((reply, failure) -> {
+                if (failed.getAndIncrement() == 0) { // the first the stop fails: the others are still in its map
+                    rr.start();
+                    for (int i = 0; i < 50; i++) {
+                        after.add(rr.sendAndReceive("rr.requests", null, null, "after-" + i, Duration.ofSeconds(30)));
+                    }
+                }
+            }));
+            rr.stop();
+            assertThat(before).allSatisfy(f -> assertThatThrownBy(() -> f.get(0, TimeUnit.SECONDS)).cause()
+                    .hasMessageContaining("stopped"));
+            assertThat(rr.isRunning()).isTrue();
+            assertThat(after).hasSize(50);
+            for (int i = 0; i < 50; i++) {
+                assertThat(after.get(i).get(30, TimeUnit.SECONDS)).isEqualTo("R:after-" + i);
+            }
+        });
+    }
+
+    /**
+     * As {@link #aStopFailsOnlyTheRequestsWaitingWhenItStoppedNotThoseOfARestart}, for a reply reader that failed: a
+     * callback of a request it fails starts the template again (on the failed reader's thread) and makes requests,
+     * which must get their replies.
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void aFailedReplyReaderFailsOnlyTheRequestsWaitingThenNotThoseOfARestart() {
+        RUNNER.run(context -> {
+            LogBackend real = context.getBean(LogBackend.class);
+            AtomicBoolean failNextPoll = new AtomicBoolean();
+            LogBackend backend = mock(LogBackend.class, delegatesTo(real));
+            doAnswer(call -> {
+                BackendConsumer c = real.groupConsumer(call.getArgument(0), call.getArgument(1), call.getArgument(2),
+                        call.getArgument(3));
+                BackendConsumer failing = mock(BackendConsumer.class, delegatesTo(c));
+                doAnswer(poll -> {
+                    if (failNextPoll.getAndSet(false)) {
+                        throw new IllegalStateException("a poll that fails, once");
+                    }
+                    return c.poll(poll.getArgument(0));
+                }).when(failing).poll(any());
+                return failing;
+            }).when(backend).groupConsumer(anyString(), anyString(), anyInt(), any());
+            ReplyingKafkoTemplate<String, String, String> rr = new ReplyingKafkoTemplate<>(
+                    context.getBean(KafkoTemplate.class), backend, context.getBean(RecordMessageConverter.class),
+                    "rr.failing.replies", String.class);
+            rr.start();
+            try {
+                List<RequestReplyFuture<String, String, String>> before = new ArrayList<>();
+                for (int i = 0; i < 20; i++) {
+                    before.add(rr.sendAndReceive("rr.nobody", null, null, "before-" + i, Duration.ofMinutes(5)));
+                }
+                CompletableFuture.allOf(before.stream().map(RequestReplyFuture::getSendFuture)
+                        .toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
+                List<RequestReplyFuture<String, String, String>> after = new ArrayList<>();
+                CountDownLatch restarted = new CountDownLatch(1);
+                AtomicInteger failed = new AtomicInteger();
+                before.forEach(f -> f.whenComplete((reply, failure) -> {
+                    if (failed.getAndIncrement() == 0) { // the first the reader fails: the others are still waiting
+                        try {
+                            rr.start();
+                            for (int i = 0; i < 50; i++) {
+                                after.add(rr.sendAndReceive("rr.requests", null, null, "after-" + i,
+                                        Duration.ofSeconds(30)));
+                            }
+                        } finally {
+                            restarted.countDown();
+                        }
+                    }
+                }));
+                failNextPoll.set(true);
+                assertThat(restarted.await(30, TimeUnit.SECONDS)).isTrue();
+                assertThat(before).allSatisfy(f -> assertThatThrownBy(() -> f.get(10, TimeUnit.SECONDS)).cause()
+                        .hasMessageContaining("reply reader of 'rr.failing.replies' ended"));
+                assertThat(after).hasSize(50);
+                for (int i = 0; i < 50; i++) {
+                    assertThat(after.get(i).get(30, TimeUnit.SECONDS)).isEqualTo("R:after-" + i);
+                }
+                assertThat(rr.isRunning()).isTrue();
+            } finally {
+                rr.stop();
+            }
         });
     }
 
