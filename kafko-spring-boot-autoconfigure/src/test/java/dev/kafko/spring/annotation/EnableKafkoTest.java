@@ -97,22 +97,10 @@ class EnableKafkoTest {
         }
     }
 
+    /** The parent's Kafko and factory (inherited bean methods), with listener processing and a listener. */
     @Configuration(proxyBeanMethods = false)
     @EnableKafko
-    static class PlainConfig {
-        @Bean(destroyMethod = "close")
-        Kafko kafko() {
-            return Kafko.open(Path.of(System.getProperty("enable-kafko-test.dir")));
-        }
-
-        @Bean
-        KafkoListenerContainerFactory factory(Kafko kafko) {
-            KafkoBackend backend = new KafkoBackend(kafko, new KafkoTopicProvisioner(kafko,
-                    Map.of("plain", TopicConfig.DEFAULTS), false));
-            return new KafkoListenerContainerFactory(backend, new RecordMessageConverter(
-                    new CompositeMessageConverter(List.of(new StringMessageConverter()))));
-        }
-
+    static class PlainConfig extends ParentConfig {
         @Bean
         PlainListener listener() {
             return new PlainListener();
