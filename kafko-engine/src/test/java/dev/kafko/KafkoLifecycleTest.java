@@ -15,6 +15,8 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -554,6 +556,9 @@ class KafkoLifecycleTest {
         AtomicBoolean stop = new AtomicBoolean();
         List<List<CompletableFuture<RecordPosition>>> perThread = new ArrayList<>();
         List<Thread> threads = new ArrayList<>();
+        // each sender counts down once a send of its own was acknowledged: the close comes after that, so
+        // there are acknowledged records to find (a fixed sleep left none when the senders started late)
+        CountDownLatch acknowledged = new CountDownLatch(4);
         for (int i = 0; i < 4; i++) {
             List<CompletableFuture<RecordPosition>> mine = new ArrayList<>();
             perThread.add(mine);
@@ -561,7 +566,12 @@ class KafkoLifecycleTest {
             Thread th = new Thread(() -> {
                 for (int n = 0; !stop.get(); n++) {
                     try {
-                        mine.add(p.send(bytes(id + "-" + n), bytes("v")));
+                        CompletableFuture<RecordPosition> f = p.send(bytes(id + "-" + n), bytes("v"));
+                        mine.add(f);
+                        if (n == 9) {
+                            f.join();
+                            acknowledged.countDown();
+                        }
                     } catch (KafkoClosedException e) {
                         return;
                     }
@@ -570,7 +580,8 @@ class KafkoLifecycleTest {
             th.start();
             threads.add(th);
         }
-        Thread.sleep(200);
+        assertThat(acknowledged.await(60, TimeUnit.SECONDS)).as("every sender had a send acknowledged").isTrue();
+        Thread.sleep(200); // sends, retention runs and interval fsyncs under way when the close comes
         k.close();
         stop.set(true);
         for (Thread t : threads) {

@@ -321,14 +321,19 @@ class ProducerTest {
             }
             Thread.sleep(100);
             assertThat(fsyncs.get()).isZero();
+            long start = System.nanoTime();
             for (int i = 0; i < 50; i++) {
                 k.producer("interval").send(null, bytes("x")).join();
             }
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             while (fsyncs.get() == 0 && System.nanoTime() < deadline) {
                 Thread.sleep(5);
             }
-            assertThat(fsyncs.get()).isBetween(1, 5);
+            int seen = fsyncs.get();
+            // an interval fsync is scheduled a period after the first append that follows the previous one: at
+            // most one per started period of the time taken (a slow machine stretches the 50 sends over more)
+            long periods = 1 + (System.nanoTime() - start) / TimeUnit.MILLISECONDS.toNanos(30);
+            assertThat(seen).isPositive().isLessThanOrEqualTo((int) Math.min(periods, 49));
         }
     }
 

@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -63,7 +64,7 @@ class CloseDuringAdminRaceTest {
     @Timeout(value = 40, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void aCloseRacingGrowthDeletionAndARebalanceEndsEveryCallAndReopensConsistent(long seed, String from)
             throws Exception {
-        long threadsBefore = Workload.kafkoThreads();
+        Set<Thread> threadsBefore = Workload.kafkoThreadSet();
         SplittableRandom chaos = new SplittableRandom(seed);
         Path dir = tmp.resolve("data");
         Kafko k = Kafko.open(dir, KafkoOptions.builder().build());
@@ -199,7 +200,7 @@ class CloseDuringAdminRaceTest {
         System.out.printf("seed %d close from %s after %d ms (rebalance %d): %d acknowledged, %d partitions%n", seed,
                 from, closeAfter, closeAtRebalance, acked.size(), grown.partitionCount());
         assertThat(unexpected).as("unexpected").isEmpty();
-        assertThat(Workload.kafkoThreads()).as("kafko threads after close").isEqualTo(threadsBefore);
+        Workload.awaitKafkoThreadsEnded(threadsBefore);
         try (Kafko again = Kafko.open(dir)) {
             Topic t = again.topic("grown").orElseThrow();
             long dirs;

@@ -96,14 +96,23 @@ class CloseFromKafkoThreadsTest {
         Kafko k = Kafko.open(tmp.resolve("d"), KafkoOptions.builder().linger(Duration.ofMillis(300)).build());
         k.createTopic("t");
         Producer p = k.producer("t");
-        CompletableFuture<RecordPosition> lingering = Fixtures.lingeringSend(p, VALUE);
         AtomicReference<String> thread = new AtomicReference<>();
         CountDownLatch closed = new CountDownLatch(1);
-        lingering.whenComplete((pos, e) -> {
-            thread.set(Thread.currentThread().getName());
-            k.close(); // e.g. "stop on the first failed/acknowledged record"
-            closed.countDown();
-        });
+        Thread test = Thread.currentThread();
+        // a linger that ended before the callback was added runs it on this thread at once: again
+        for (int attempt = 0; attempt < 100; attempt++) {
+            thread.set(null);
+            Fixtures.lingeringSend(p, VALUE).whenComplete((pos, e) -> {
+                thread.set(Thread.currentThread().getName());
+                if (Thread.currentThread() != test) {
+                    k.close(); // e.g. "stop on the first failed/acknowledged record"
+                    closed.countDown();
+                }
+            });
+            if (!test.getName().equals(thread.get())) {
+                break; // the callback was added in time: it runs on the thread that ends the linger
+            }
+        }
         boolean returned = closed.await(10, TimeUnit.SECONDS);
         assertThat(thread.get()).isEqualTo("kafko-scheduler");
         assertThat(returned).as("close() called in a callback on kafko-scheduler returned within 10 s: %s", stacks())
@@ -125,19 +134,21 @@ class CloseFromKafkoThreadsTest {
         CountDownLatch inCallback = new CountDownLatch(1);
         CountDownLatch closeStarted = new CountDownLatch(1);
         AtomicReference<Object> adminResult = new AtomicReference<>();
-        CompletableFuture<RecordPosition> lingering = Fixtures.lingeringSend(p, VALUE);
         AtomicReference<String> ranOn = new AtomicReference<>();
-        lingering.whenComplete((pos, e) -> {
-            ranOn.set(Thread.currentThread().getName());
-            inCallback.countDown();
-            try {
-                closeStarted.await(10, TimeUnit.SECONDS);
-                Thread.sleep(200); // close() is now inside, holding its lock and waiting for this thread
-                adminResult.set(k.createTopic("dead-letters"));
-            } catch (Throwable t) {
-                adminResult.set(t);
+        Thread test = Thread.currentThread();
+        // a linger that ended before the callback was added runs it on this thread at once: again
+        for (int attempt = 0; attempt < 100; attempt++) {
+            ranOn.set(null);
+            Fixtures.lingeringSend(p, VALUE).whenComplete((pos, e) -> {
+                ranOn.set(Thread.currentThread().getName());
+                if (Thread.currentThread() != test) {
+                    schedulerCallback(k, inCallback, closeStarted, adminResult);
+                }
+            });
+            if (!test.getName().equals(ranOn.get())) {
+                break; // the callback was added in time: it runs on the thread that ends the linger
             }
-        });
+        }
         assertThat(inCallback.await(10, TimeUnit.SECONDS)).isTrue();
         CompletableFuture<Void> closing = Fixtures.onNewThread(() -> {
             closeStarted.countDown();
@@ -155,6 +166,19 @@ class CloseFromKafkoThreadsTest {
                 .isTrue();
         awaitUntilSet(adminResult);
         assertThat(adminResult.get()).isInstanceOf(dev.kafko.KafkoClosedException.class);
+    }
+
+    /** The callback of {@link #closeRacingAnAdminCallFromASchedulerCallbackReturns} on kafko-scheduler. */
+    private static void schedulerCallback(Kafko k, CountDownLatch inCallback, CountDownLatch closeStarted,
+                                          AtomicReference<Object> adminResult) {
+        inCallback.countDown();
+        try {
+            closeStarted.await(10, TimeUnit.SECONDS);
+            Thread.sleep(200); // close() is now inside, holding its lock and waiting for this thread
+            adminResult.set(k.createTopic("dead-letters"));
+        } catch (Throwable t) {
+            adminResult.set(t);
+        }
     }
 
     /**

@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
@@ -66,7 +67,7 @@ class CloseUnderRollsAndFlushesTest {
     @Timeout(value = 40, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void aCloseRacingRollsSealsFlushesAndEveryBatchSendersLosesNoAcknowledgedRecord(long seed, String from)
             throws Exception {
-        long threadsBefore = Workload.kafkoThreads();
+        Set<Thread> threadsBefore = Workload.kafkoThreadSet();
         SplittableRandom chaos = new SplittableRandom(seed);
         Path dir = tmp.resolve("data");
         Kafko k = Kafko.open(dir, KafkoOptions.builder().build());
@@ -137,7 +138,7 @@ class CloseUnderRollsAndFlushesTest {
         System.out.printf("seed %d close from %s after %d ms / ack %d: %d acknowledged%n", seed, from, closeAfter,
                 closeAtAck, acks.get());
         assertThat(unexpected).as("unexpected").isEmpty();
-        assertThat(Workload.kafkoThreads()).as("kafko threads after close").isEqualTo(threadsBefore);
+        Workload.awaitKafkoThreadsEnded(threadsBefore);
         verifyAfterReopen(dir);
     }
 

@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -76,7 +77,7 @@ class DeleteTopicRaceTest {
     @ValueSource(longs = {11, 12, 13})
     @Timeout(value = 40, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void everyCallRacingDeleteAndRecreateFailsOnlyAsDocumented(long seed) throws Exception {
-        long threadsBefore = Workload.kafkoThreads();
+        Set<Thread> threadsBefore = Workload.kafkoThreadSet();
         LogBridge.setMappingLimit(0);
         Kafko k = Kafko.open(tmp.resolve("data"), KafkoOptions.builder().build());
         k.createTopic("t", config());
@@ -128,7 +129,7 @@ class DeleteTopicRaceTest {
         System.out.printf("seed %d: %d deletions%n", seed, deletions.get());
         unexpected.forEach((w, s) -> System.err.println(w + "\n" + s));
         assertThat(unexpected.keySet()).as("unexpected failures").isEmpty();
-        assertThat(Workload.kafkoThreads()).as("kafko threads after close").isEqualTo(threadsBefore);
+        Workload.awaitKafkoThreadsEnded(threadsBefore);
     }
 
     interface Step {

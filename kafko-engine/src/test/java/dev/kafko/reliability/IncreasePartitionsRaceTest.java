@@ -21,6 +21,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
@@ -73,7 +74,7 @@ class IncreasePartitionsRaceTest {
     @ValueSource(longs = {0x1A, 0x2B, 0x3C})
     @Timeout(value = 40, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void growingUnderKeyedSendsARebalanceAndABlockedPollDeliversEveryAckedRecordOnce(long seed) throws Exception {
-        long threadsBefore = Workload.kafkoThreads();
+        Set<Thread> threadsBefore = Workload.kafkoThreadSet();
         Path dir = tmp.resolve("data");
         Kafko k = Kafko.open(dir, KafkoOptions.builder().build());
         Topic topic = k.createTopic("t", TopicConfig.builder().partitions(2).segmentBytes(16 * 1024).build());
@@ -149,7 +150,7 @@ class IncreasePartitionsRaceTest {
             }
         }
         k.close();
-        assertThat(Workload.kafkoThreads()).as("kafko threads after close").isEqualTo(threadsBefore);
+        Workload.awaitKafkoThreadsEnded(threadsBefore);
         verifyAfterReopen(dir, count);
     }
 

@@ -33,11 +33,13 @@ class RetentionLoopUnderLoadTest {
     @Test
     void aBusyProducerUnderSizeRetentionDoesNotHoldBackOtherTopicsIntervalFsyncs() throws Exception {
         AtomicLong lastFsyncOfF = new AtomicLong();
+        AtomicLong lastFsyncOfFTook = new AtomicLong();
         AtomicInteger runs = new AtomicInteger();
         KafkoObserver observer = new KafkoObserver() {
             @Override
             public void onFsync(String topic, int partition, long nanos) {
                 if (topic.equals("f")) {
+                    lastFsyncOfFTook.set(nanos); // set first: read once the time below is seen
                     lastFsyncOfF.set(System.nanoTime());
                 }
             }
@@ -78,7 +80,9 @@ class RetentionLoopUnderLoadTest {
                     while (lastFsyncOfF.get() < sent && System.nanoTime() - sent < 3_000_000_000L) {
                         Thread.sleep(1);
                     }
-                    worstGapMs = Math.max(worstGapMs, (System.nanoTime() - sent) / 1_000_000);
+                    // the wait less the fsync's own time: what the scheduler held it back, not what a busy disk took
+                    long heldBack = System.nanoTime() - sent - lastFsyncOfFTook.get();
+                    worstGapMs = Math.max(worstGapMs, heldBack / 1_000_000);
                 }
                 assertThat(worstGapMs).as("longest wait for topic f's 20 ms interval fsync while r's retention ran "
                         + runs.get() + " runs; scheduler at " + RetentionLoopAfterDeleteTest.schedulerStack())

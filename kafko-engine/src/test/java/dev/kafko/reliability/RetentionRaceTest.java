@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -68,7 +69,7 @@ class RetentionRaceTest {
     @Timeout(value = 40, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void readersAtTheLogStartRacingRetentionSeeOnlyAckedRecordsAndJumpOnlyOverDeletedOnes(long seed, String by,
             boolean mapped) throws Exception {
-        long threadsBefore = Workload.kafkoThreads();
+        Set<Thread> threadsBefore = Workload.kafkoThreadSet();
         if (!mapped) {
             LogBridge.setMappingLimit(0); // sealed segments read through channels opened at the read
         }
@@ -103,7 +104,7 @@ class RetentionRaceTest {
         System.out.printf("seed %d by %s mapped %s: %d acknowledged, %d read, %d jumps over deleted offsets%n", seed, by,
                 mapped, acked.values().stream().mapToLong(Map::size).sum(), reads.get(), jumps.get());
         assertThat(unexpected).as("unexpected").isEmpty();
-        assertThat(Workload.kafkoThreads()).as("kafko threads after close").isEqualTo(threadsBefore);
+        Workload.awaitKafkoThreadsEnded(threadsBefore);
     }
 
     private void send(Kafko k) {

@@ -61,14 +61,14 @@ class SchedulerObserverAdminTest {
         armed.set(true);
         k.producer("a").send(null, new byte[8]).join();
         assertThat(called.await(10, TimeUnit.SECONDS)).isTrue();
-        boolean done = returned.await(3, TimeUnit.SECONDS);
+        boolean done = returned.await(30, TimeUnit.SECONDS);
         int queued = schedulerQueue(k);
         Thread closer = new Thread(k::close, "closer");
         closer.setDaemon(true);
         closer.start();
-        closer.join(5_000);
+        closer.join(30_000);
         assertThat(done).as("deleteTopic(\"b\") from onFsync on thread %s returned (it threw %s); the scheduler's"
-                + " queue holds %d tasks after 3 s; close() from another thread still running after 5 s: %s",
+                + " queue holds %d tasks after 30 s; close() from another thread still running after 30 s: %s",
                 thread.get(), thrown.get(), queued, closer.isAlive()).isTrue();
         assertThat(closer.isAlive()).as("close() afterwards").isFalse();
         assertThat(thread.get()).as("the observer's thread (deleteTopic threw %s)", thrown.get()).isEqualTo("kafko-scheduler");

@@ -1,14 +1,17 @@
 package dev.kafko.reliability;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import java.util.zip.CRC32C;
 
@@ -79,8 +82,31 @@ final class Workload {
 
     /** Live threads named kafko-*. */
     static long kafkoThreads() {
+        return kafkoThreadSet().size();
+    }
+
+    /** The live threads named kafko-*. */
+    static Set<Thread> kafkoThreadSet() {
         return Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> t.isAlive() && t.getName().startsWith("kafko-")).count();
+                .filter(t -> t.isAlive() && t.getName().startsWith("kafko-")).collect(Collectors.toSet());
+    }
+
+    /**
+     * Waits until every live kafko-* thread not in {@code before} has ended, and fails naming those still alive
+     * after 30 s. A close from a send's callback on {@code kafko-scheduler} runs on that thread, which ends only
+     * once its task returns: a moment after a second {@code close()} from another thread returned. (Threads of
+     * {@code before} that end meanwhile, left by an earlier test, change nothing.)
+     */
+    static void awaitKafkoThreadsEnded(Set<Thread> before) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        Set<Thread> left = kafkoThreadSet();
+        left.removeAll(before);
+        while (!left.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+            left = kafkoThreadSet();
+            left.removeAll(before);
+        }
+        assertThat(left).as("kafko threads after close").extracting(Thread::getName).isEmpty();
     }
 
     /** Bytes this thread has allocated so far (HotSpot's per-thread counter). */
