@@ -831,13 +831,9 @@ class ConsumerCombinationsAcceptanceTest {
     @Nested
     class CallbacksMeetingCloseAndDelete {
 
-        @Test
-        void theInstanceClosesWhileAMemberWaitsInsideItsAssignCallbackAndThatPollEndsTyped() throws Exception {
-            Kafko k = Kafko.open(dir);
-            k.createTopic("t");
-            CountDownLatch entered = new CountDownLatch(1);
-            CountDownLatch release = new CountDownLatch(1);
-            ConsumerRebalanceListener blocking = new ConsumerRebalanceListener() {
+        /** Opens {@code entered} in its assign callback, then waits there until {@code release} opens. */
+        private static ConsumerRebalanceListener blockingOnAssign(CountDownLatch entered, CountDownLatch release) {
+            return new ConsumerRebalanceListener() {
                 @Override
                 public void onPartitionsAssigned(Collection<Integer> partitions) {
                     entered.countDown();
@@ -848,6 +844,15 @@ class ConsumerCombinationsAcceptanceTest {
                     }
                 }
             };
+        }
+
+        @Test
+        void theInstanceClosesWhileAMemberWaitsInsideItsAssignCallbackAndThatPollEndsTyped() throws Exception {
+            Kafko k = Kafko.open(dir);
+            k.createTopic("t");
+            CountDownLatch entered = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            ConsumerRebalanceListener blocking = blockingOnAssign(entered, release);
             Consumer m = k.groupConsumer("t", "g", ConsumerOptions.DEFAULTS.withRebalanceListener(blocking));
             List<Thread> threads = new ArrayList<>();
             CompletableFuture<Object> polled = pollOnThread(m, Duration.ofDays(1), "member", threads);
@@ -887,17 +892,7 @@ class ConsumerCombinationsAcceptanceTest {
                 k.createTopic("t");
                 CountDownLatch entered = new CountDownLatch(1);
                 CountDownLatch release = new CountDownLatch(1);
-                ConsumerRebalanceListener blocking = new ConsumerRebalanceListener() {
-                    @Override
-                    public void onPartitionsAssigned(Collection<Integer> partitions) {
-                        entered.countDown();
-                        try {
-                            release.await();
-                        } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
-                        }
-                    }
-                };
+                ConsumerRebalanceListener blocking = blockingOnAssign(entered, release);
                 Consumer m = k.groupConsumer("t", "g", ConsumerOptions.DEFAULTS.withRebalanceListener(blocking));
                 List<Thread> threads = new ArrayList<>();
                 CompletableFuture<Object> polled = pollOnThread(m, Duration.ofDays(1), "member", threads);
