@@ -88,7 +88,9 @@ class InterruptedThreadsTest {
             for (List<KafkoRecord> batch = c.poll(Duration.ZERO); !batch.isEmpty(); batch = c.poll(Duration.ZERO)) {
                 batch.forEach(r -> read.add(new String(r.value(), StandardCharsets.UTF_8)));
             }
-            assertThat(read).containsAll(acked);
+            Set<String> missing = new HashSet<>(acked); // a set difference: AssertJ's containsAll scans per element,
+            missing.removeAll(read); // which took 5 minutes over 73,000 records
+            assertThat(missing).as("acknowledged but not stored").isEmpty();
         }
     }
 

@@ -90,7 +90,9 @@ class InFlightAtCloseTest {
                 }
             }
         }
-        assertThat(stored).containsAll(acked);
+        Set<String> missing = new HashSet<>(acked); // a set difference: AssertJ's containsAll scans per element,
+        missing.removeAll(stored); // which took 5 minutes over 73,000 records
+        assertThat(missing).as("acknowledged but not stored").isEmpty();
     }
 
     static class Replier {
