@@ -831,6 +831,28 @@ class ConsumerCombinationsAcceptanceTest {
     @Nested
     class CallbacksMeetingCloseAndDelete {
 
+        /**
+         * What the poll of a member of group g on topic t ends with when {@code action} runs (within 10 s) while the
+         * member waits inside its assign callback.
+         */
+        private Object pollEndedWhileInAssignCallback(Kafko k, Runnable action) throws Exception {
+            CountDownLatch entered = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            Consumer m = k.groupConsumer("t", "g",
+                    ConsumerOptions.DEFAULTS.withRebalanceListener(blockingOnAssign(entered, release)));
+            CompletableFuture<Object> polled = pollOnThread(m, Duration.ofDays(1), "member", new ArrayList<>());
+            assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+            CompletableFuture<Void> acting = CompletableFuture.runAsync(action);
+            try {
+                acting.get(10, TimeUnit.SECONDS);
+            } finally {
+                release.countDown();
+            }
+            Object ended = polled.get(10, TimeUnit.SECONDS);
+            m.close();
+            return ended;
+        }
+
         /** Opens {@code entered} in its assign callback, then waits there until {@code release} opens. */
         private static ConsumerRebalanceListener blockingOnAssign(CountDownLatch entered, CountDownLatch release) {
             return new ConsumerRebalanceListener() {
@@ -850,21 +872,7 @@ class ConsumerCombinationsAcceptanceTest {
         void theInstanceClosesWhileAMemberWaitsInsideItsAssignCallbackAndThatPollEndsTyped() throws Exception {
             Kafko k = Kafko.open(dir);
             k.createTopic("t");
-            CountDownLatch entered = new CountDownLatch(1);
-            CountDownLatch release = new CountDownLatch(1);
-            ConsumerRebalanceListener blocking = blockingOnAssign(entered, release);
-            Consumer m = k.groupConsumer("t", "g", ConsumerOptions.DEFAULTS.withRebalanceListener(blocking));
-            List<Thread> threads = new ArrayList<>();
-            CompletableFuture<Object> polled = pollOnThread(m, Duration.ofDays(1), "member", threads);
-            assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
-            CompletableFuture<Void> closed = CompletableFuture.runAsync(k::close);
-            try {
-                closed.get(10, TimeUnit.SECONDS);
-            } finally {
-                release.countDown();
-            }
-            assertThat(polled.get(10, TimeUnit.SECONDS)).isInstanceOf(KafkoClosedException.class);
-            m.close();
+            assertThat(pollEndedWhileInAssignCallback(k, k::close)).isInstanceOf(KafkoClosedException.class);
         }
 
         @Test
@@ -890,21 +898,8 @@ class ConsumerCombinationsAcceptanceTest {
         void aTopicDeletedWhileAMemberWaitsInsideItsAssignCallbackEndsThatPollWithUnknownTopic() throws Exception {
             try (Kafko k = Kafko.open(dir)) {
                 k.createTopic("t");
-                CountDownLatch entered = new CountDownLatch(1);
-                CountDownLatch release = new CountDownLatch(1);
-                ConsumerRebalanceListener blocking = blockingOnAssign(entered, release);
-                Consumer m = k.groupConsumer("t", "g", ConsumerOptions.DEFAULTS.withRebalanceListener(blocking));
-                List<Thread> threads = new ArrayList<>();
-                CompletableFuture<Object> polled = pollOnThread(m, Duration.ofDays(1), "member", threads);
-                assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
-                CompletableFuture<Void> deleted = CompletableFuture.runAsync(() -> k.deleteTopic("t"));
-                try {
-                    deleted.get(10, TimeUnit.SECONDS);
-                } finally {
-                    release.countDown();
-                }
-                assertThat(polled.get(10, TimeUnit.SECONDS)).isInstanceOf(UnknownTopicException.class);
-                m.close();
+                assertThat(pollEndedWhileInAssignCallback(k, () -> k.deleteTopic("t")))
+                        .isInstanceOf(UnknownTopicException.class);
             }
         }
 
