@@ -288,6 +288,18 @@ class RequestReplyAcceptanceTest {
         });
     }
 
+    /** Twenty requests to a topic nobody answers, sent (each waits 5 minutes for its reply). */
+    private static List<RequestReplyFuture<String, String, String>> twentyWaiting(
+            ReplyingKafkoTemplate<String, String, String> rr) throws Exception {
+        List<RequestReplyFuture<String, String, String>> before = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            before.add(rr.sendAndReceive("rr.nobody", null, null, "before-" + i, Duration.ofMinutes(5)));
+        }
+        CompletableFuture.allOf(before.stream().map(RequestReplyFuture::getSendFuture)
+                .toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
+        return before;
+    }
+
     /**
      * A stop fails the requests waiting when it stops, not those of a run started since: here a callback of a request
      * the stop fails restarts the template and makes new requests, on the stopping thread, while the stop is still
@@ -297,12 +309,7 @@ class RequestReplyAcceptanceTest {
     void aStopFailsOnlyTheRequestsWaitingWhenItStoppedNotThoseOfARestart() {
         RUNNER.run(context -> {
             ReplyingKafkoTemplate<String, String, String> rr = requester(context);
-            List<RequestReplyFuture<String, String, String>> before = new ArrayList<>();
-            for (int i = 0; i < 20; i++) {
-                before.add(rr.sendAndReceive("rr.nobody", null, null, "before-" + i, Duration.ofMinutes(5)));
-            }
-            CompletableFuture.allOf(before.stream().map(RequestReplyFuture::getSendFuture)
-                    .toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
+            List<RequestReplyFuture<String, String, String>> before = twentyWaiting(rr);
             List<RequestReplyFuture<String, String, String>> after = new ArrayList<>();
             AtomicInteger failed = new AtomicInteger();
             before.forEach(f -> f.whenComplete((reply, failure) -> {
@@ -353,12 +360,7 @@ class RequestReplyAcceptanceTest {
                     "rr.failing.replies", String.class);
             rr.start();
             try {
-                List<RequestReplyFuture<String, String, String>> before = new ArrayList<>();
-                for (int i = 0; i < 20; i++) {
-                    before.add(rr.sendAndReceive("rr.nobody", null, null, "before-" + i, Duration.ofMinutes(5)));
-                }
-                CompletableFuture.allOf(before.stream().map(RequestReplyFuture::getSendFuture)
-                        .toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
+                List<RequestReplyFuture<String, String, String>> before = twentyWaiting(rr);
                 List<RequestReplyFuture<String, String, String>> after = new ArrayList<>();
                 CountDownLatch restarted = new CountDownLatch(1);
                 AtomicInteger failed = new AtomicInteger();
