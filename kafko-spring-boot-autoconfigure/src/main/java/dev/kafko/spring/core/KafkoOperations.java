@@ -85,4 +85,11 @@ public interface KafkoOperations<K, V> {
      * @throws IllegalArgumentException when {@code offset} or {@code pollTimeout} is negative
      */
     @Nullable KafkoRecord receive(String topic, int partition, long offset, Duration pollTimeout);
+
+    /**
+     * Returns once every send made through this template before the call is written and its future completed, as
+     * spring-kafka's {@code flush()}: a send that streams in with others may linger up to {@code kafko.linger} before
+     * it is written, unless someone blocks on its future. A topic deleted since the template sent to it is skipped.
+     */
+    void flush();
 }

@@ -363,12 +363,8 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
         return backend.read(topic, partition, offset, pollTimeout);
     }
 
-    /**
-     * Returns once every send this template made before the call is written and its future completed:
-     * a send that streams in with others may linger up to {@code kafko.linger} before it is written,
-     * unless someone blocks on its future. A topic deleted since the template sent to it is skipped (and
-     * the template's handle on it dropped).
-     */
+    /** {@inheritDoc} The template's handle on a deleted topic is dropped. */
+    @Override
     public void flush() {
         for (BackendProducer producer : producers.values()) {
             try {
