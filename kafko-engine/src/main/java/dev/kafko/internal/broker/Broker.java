@@ -8,7 +8,6 @@ import dev.kafko.InvalidPartitionException;
 import dev.kafko.InvalidTopicLayoutException;
 import dev.kafko.Kafko;
 import dev.kafko.KafkoClosedException;
-import dev.kafko.KafkoException;
 import dev.kafko.KafkoOptions;
 import dev.kafko.KafkoStorageException;
 import dev.kafko.Producer;
@@ -19,10 +18,8 @@ import dev.kafko.UnknownTopicException;
 import dev.kafko.internal.io.FileIo;
 import dev.kafko.internal.io.FileNames;
 import dev.kafko.internal.io.StorageErrors;
-import dev.kafko.internal.io.Uninterruptibly;
 import dev.kafko.internal.log.PartitionLog;
 import java.io.IOException;
-import java.lang.System.Logger.Level;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -36,35 +33,25 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Internal: the implementation of {@link Kafko}. Thread-safe: topic creation, deletion and growth are
- * serialised by an admin lock, which close takes only to mark the instance closed; producers and
- * consumers never take it.
+ * serialised by an admin lock, which close takes only to mark the instance closed ({@link BrokerClose} does
+ * the rest); producers and consumers never take it.
  */
 public final class Broker implements Kafko {
-
-    private static final System.Logger LOG = System.getLogger(Broker.class.getName());
 
     private final Path dataDir;
     private final KafkoOptions options;
     private final BrokerContext ctx;
-    private final DirectoryLock lock;
     private final ReentrantLock admin = new ReentrantLock();
     /** Deletions in flight and failed, under {@link #admin}. */
     private final TopicDeletions deletions;
-    /** Opened when the first {@link #close()} has finished. */
-    private final CountDownLatch closeDone = new CountDownLatch(1);
-    /** What the first close threw, for the others to throw as well; set before {@link #closeDone} opens. */
-    private volatile @Nullable Throwable closeFailure;
-    /** The thread that closes, when not the caller of {@link #close()}; set once, before it is started. */
-    private volatile @Nullable Thread closer;
+    /** The close once the instance is marked closed, and the wait of a second close for the first. */
+    private final BrokerClose closing;
     private final Map<String, TopicImpl> topics = new ConcurrentHashMap<>();
     private final ScheduledFuture<?> retentionTask;
     private volatile boolean closed;
@@ -72,9 +59,9 @@ public final class Broker implements Kafko {
     private Broker(Path dataDir, KafkoOptions options, FileIo io, DirectoryLock lock) {
         this.dataDir = dataDir;
         this.options = options;
-        this.lock = lock;
         this.deletions = new TopicDeletions(admin, dataDir);
         this.ctx = new BrokerContext(options, io, new Scheduler(), new Preparer());
+        this.closing = new BrokerClose(dataDir, ctx, lock, deletions, topics);
         this.retentionTask = ctx.scheduler().every(this::applyRetention, options.retentionCheckInterval());
     }
 
@@ -82,11 +69,6 @@ public final class Broker implements Kafko {
     public static Kafko open(Path dataDir, KafkoOptions options) {
         return open(dataDir, options, FileIo.SYSTEM);
     }
-
-    /** The most threads a {@link #close()} closes partitions on, itself included. */
-    private static final int CLOSE_THREADS = 4;
-    /** A close takes one more thread for each this many partitions (up to {@link #CLOSE_THREADS}). */
-    private static final int CLOSE_PARTITIONS_PER_THREAD = 64;
 
     /** {@link Names#check}, for {@link Kafko#checkName}: {@code kind} is "topic" or "group". */
     public static void checkName(String kind, String name) {
@@ -213,7 +195,7 @@ public final class Broker implements Kafko {
                 throw new UnknownTopicException("topic '" + name + "' does not exist in " + dataDir);
             }
             for (PartitionActor a : t.actors()) {
-                a.requireNotOwnedByCaller("deletion"); // before anything changes
+                a.commands.requireNotOwnedByCaller("deletion"); // before anything changes
             }
             t.end(TopicImpl.Life.DELETED);
             topics.remove(name);
@@ -394,8 +376,8 @@ public final class Broker implements Kafko {
         if (closed || !a.isOpen()) {
             return;
         }
-        a.runCommand(CommandRequest.Kind.RETENTION);
-        if (a.retentionUnfinished() && !closed) {
+        a.commands.runCommand(CommandRequest.Kind.RETENTION);
+        if (a.commands.retentionUnfinished() && !closed) {
             ctx.scheduler().schedule(() -> {
                 try {
                     retentionRun(a);
@@ -413,65 +395,19 @@ public final class Broker implements Kafko {
             try {
                 // not closeLog: a deletion does not wait for the callbacks of the rounds before it, which may
                 // wait for the deletion (a close does, being a durability boundary)
-                a.runCommand(CommandRequest.Kind.DELETE);
+                a.commands.runCommand(CommandRequest.Kind.DELETE);
             } catch (RuntimeException e) {
                 first = first == null ? e : first;
             }
         }
         try {
-            closeGroups(t, true);
+            t.closeGroups(true);
         } catch (RuntimeException e) {
             first = first == null ? e : first;
         }
         if (first != null) {
             throw first;
         }
-    }
-
-    private static void closeGroups(TopicImpl t, boolean deleting) {
-        RuntimeException first = null;
-        for (GroupCoordinator g : t.groups.values()) {
-            try {
-                g.close(deleting);
-            } catch (RuntimeException e) {
-                first = first == null ? e : first;
-            }
-        }
-        if (first != null) {
-            throw first;
-        }
-    }
-
-    /**
-     * Closes {@code partitions} (each one's appends written, fsynced, indexed, marked clean), on this
-     * thread and, for many partitions, on up to {@link #CLOSE_THREADS} - 1 threads more, started here and
-     * joined before it returns: each close waits for an fsync, and the file system commits concurrent
-     * fsyncs together (1,024 partitions closed in 0.8-2.0 s one after the other on the test VM). Returns the
-     * first failure, having tried every partition.
-     */
-    private static @Nullable RuntimeException closeAll(List<PartitionActor> partitions) {
-        AtomicInteger next = new AtomicInteger();
-        AtomicReference<RuntimeException> first = new AtomicReference<>();
-        Runnable work = () -> {
-            for (int i = next.getAndIncrement(); i < partitions.size(); i = next.getAndIncrement()) {
-                try {
-                    partitions.get(i).closeLog();
-                } catch (RuntimeException e) {
-                    first.compareAndSet(null, e);
-                }
-            }
-        };
-        int threads = Math.min(CLOSE_THREADS, Math.max(1, partitions.size() / CLOSE_PARTITIONS_PER_THREAD));
-        List<Thread> helpers = new ArrayList<>();
-        for (int h = 1; h < threads; h++) {
-            Thread helper = new Thread(work, "kafko-close-" + h);
-            helper.setDaemon(true);
-            helper.start();
-            helpers.add(helper);
-        }
-        work.run();
-        Uninterruptibly.join(helpers); // the close finishes first: it is a durability boundary
-        return first.get();
     }
 
     /**
@@ -501,133 +437,10 @@ public final class Broker implements Kafko {
             admin.unlock();
         }
         if (partitions == null) {
-            awaitClosed();
+            closing.awaitClosed();
             return;
         }
-        int[] marks = ThreadMarks.get();
-        if (marks[ThreadMarks.OWNING] > 0 || marks[ThreadMarks.OBSERVING] > 0
-                || (marks[ThreadMarks.COMPLETING] > 0 && deletions.pending())) {
-            // (a send's callback while a deletion is in flight: the close waits for the deletion, which may
-            // wait for this callback to return)
-            // inside a partition's work (an observer's callback): the close needs that partition, and a group an
-            // observer may hold, so it runs on a thread of its own once this call returns
-            if (!startCloser(partitions, false)) {
-                KafkoException e = new KafkoException("closing " + dataDir + " from inside kafko's work (an observer)"
-                        + " needs a thread of its own, and none could be started");
-                closeFailure = e;
-                closeDone.countDown();
-                throw e;
-            }
-            return;
-        }
-        if (marks[ThreadMarks.COMPLETING] > 0) {
-            // a send's callback: the close may wait for the round this thread completes, unless this thread closes
-            finishClose(partitions);
-            return;
-        }
-        // the sends still pending are written and their futures completed here, as a flush does: their callbacks
-        // run on the caller's thread, which may hold a lock they take
-        for (PartitionActor a : partitions) {
-            try {
-                a.writeSubmitted();
-            } catch (RuntimeException e) {
-                // a failed partition: its close below reports what it must
-            }
-        }
-        // the rest of the file work runs on a thread nobody interrupts: an interrupt during a channel's call
-        // closes the channel, and the lock's channel (whose closing drops the lock) is not opened again. The
-        // caller waits without being cut short and keeps its interrupt
-        if (startCloser(partitions, true)) {
-            awaitClosed();
-        } else {
-            finishClose(partitions);
-        }
-    }
-
-    /**
-     * Runs {@link #finishClose} on a {@code kafko-close} thread; false when no thread could be started. What
-     * the close throws goes to the callers of {@link #close()} ({@link #awaitClosed}), not to the thread's
-     * uncaught-exception handler; when {@code callerWaits} is false, nobody waits, and it is logged.
-     */
-    private boolean startCloser(List<PartitionActor> partitions, boolean callerWaits) {
-        Thread t = new Thread(() -> {
-            try {
-                finishClose(partitions);
-            } catch (RuntimeException | Error e) {
-                if (!callerWaits) {
-                    LOG.log(Level.ERROR, "closing " + dataDir + " failed: " + e, e);
-                }
-            }
-        }, "kafko-close");
-        t.setDaemon(false); // the JVM waits for the close to finish, a durability boundary
-        closer = t;
-        try {
-            t.start();
-        } catch (OutOfMemoryError e) {
-            closer = null;
-            return false; // no native thread to be had
-        }
-        return true;
-    }
-
-    private void finishClose(List<PartitionActor> partitions) {
-        try {
-            closeAfterMarked(partitions);
-        } catch (RuntimeException | Error e) {
-            closeFailure = e;
-            throw e;
-        } finally {
-            closeDone.countDown();
-        }
-    }
-
-    /** The closing itself, once no admin call can start; the topics map no longer changes. */
-    private void closeAfterMarked(List<PartitionActor> partitions) {
-        // then the scheduler: nothing may post flushes or retention into a closing partition
-        ctx.scheduler().close();
-        RuntimeException first = closeAll(partitions);
-        for (TopicImpl t : topics.values()) {
-            try {
-                closeGroups(t, false);
-            } catch (RuntimeException e) {
-                first = first == null ? e : first;
-            }
-        }
-        if (first != null) {
-            LOG.log(Level.ERROR, "closing " + dataDir + " failed: " + first, first);
-        }
-        // a deletion in flight still closes its partitions and deletes its files: the directory stays locked
-        deletions.awaitNone();
-        // the logs are closed: no step of theirs is prepared any more
-        ctx.preparer().close();
-        lock.release();
-        if (first != null) {
-            throw first;
-        }
-    }
-
-    /**
-     * A second close returns once the first one finished (a durability boundary for each caller), and throws
-     * what the first one threw; inside kafko's own work (a send's callback, an observer, which the first close
-     * may be waiting for) it returns at once.
-     */
-    private void awaitClosed() {
-        int[] marks = ThreadMarks.get();
-        if (marks[ThreadMarks.OWNING] > 0 || marks[ThreadMarks.COMPLETING] > 0 || marks[ThreadMarks.OBSERVING] > 0) {
-            return;
-        }
-        Uninterruptibly.await(closeDone);
-        Thread t = closer;
-        if (t != null && t != Thread.currentThread()) {
-            Uninterruptibly.join(List.of(t)); // no thread of the instance outlives its close
-        }
-        Throwable failure = closeFailure;
-        if (failure instanceof RuntimeException e) {
-            throw e; // the first close failed: what it could not make durable is not, for this caller either
-        }
-        if (failure instanceof Error e) {
-            throw e;
-        }
+        closing.close(partitions);
     }
 
     @Override

@@ -3,7 +3,6 @@ package dev.kafko.internal.broker;
 import dev.kafko.CommitFailedException;
 import dev.kafko.Consumer;
 import dev.kafko.ConsumerOptions;
-import dev.kafko.ConsumerRebalanceListener;
 import dev.kafko.InterruptException;
 import dev.kafko.InvalidPartitionException;
 import dev.kafko.KafkoClosedException;
@@ -12,9 +11,7 @@ import dev.kafko.OffsetOutOfRangeException;
 import dev.kafko.OffsetResetPolicy;
 import dev.kafko.internal.log.PartitionLog;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -24,7 +21,6 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.ToLongFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -53,25 +49,26 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>Waiting.</b> {@code poll} parks (no spinning) until a partition owner unparks it after an
  * append, a rebalance or close wakes it, {@link #wakeup()} is called, or the timeout passes.
+ *
+ * <p>Off the poll path: {@link ConsumerSeeks} (seeks, position), {@link ConsumerCommits} (commits) and, for a
+ * group member, {@link ConsumerRebalance} (its rebalances and their callbacks).
  */
 final class ConsumerImpl implements Consumer {
 
     final Waiter waiter = new Waiter();
     private final TopicImpl topic;
     private final @Nullable GroupCoordinator group;
-    private final ConsumerRebalanceListener listener;
     private final int maxPollRecords;
-    private final OffsetResetPolicy reset;
     private final AtomicBoolean wakeup = new AtomicBoolean();
     private final PartitionPositions positions;
     private final PollFetch fetch;
+    private final ConsumerSeeks seeks;
+    private final ConsumerCommits commits;
     /** Whether the partitions were given ({@link ConsumerOptions#partitions()}): no group membership, no growth. */
     private final boolean fixed;
+    /** A group member's rebalances; null for an anonymous consumer and one with fixed partitions. */
+    private final @Nullable ConsumerRebalance rebalance;
     private int[] owned = new int[0];
-    private int seenVersion = -1;
-    private @Nullable List<Integer> unannounced;
-    /** The partitions the revoke callback running now is told of: a close from it does not revoke them again. */
-    private @Nullable List<Integer> revoking;
     private volatile boolean closed;
     private final ConsumerThreadGuard guard;
 
@@ -80,13 +77,16 @@ final class ConsumerImpl implements Consumer {
         this.topic = topic;
         this.guard = new ConsumerThreadGuard(topic.name);
         this.group = group;
-        this.listener = options.rebalanceListener();
         this.maxPollRecords = options.maxPollRecords() > 0 ? options.maxPollRecords() : defaultMaxPoll;
-        this.reset = options.offsetReset() != null ? options.offsetReset() : defaultReset;
+        OffsetResetPolicy reset = options.offsetReset() != null ? options.offsetReset() : defaultReset;
         this.positions = new PartitionPositions(topic.name, group == null ? null : group.group, reset);
         this.fetch = new PollFetch(topic, positions, maxPollRecords);
         Set<Integer> given = options.partitions();
         this.fixed = given != null;
+        this.seeks = new ConsumerSeeks(this, topic, positions);
+        this.commits = new ConsumerCommits(this, topic, group, positions, fixed);
+        this.rebalance = group == null || fixed ? null
+                : new ConsumerRebalance(this, topic, group, options.rebalanceListener(), positions);
         if (given != null) {
             requireExisting(given);
         }
@@ -98,7 +98,7 @@ final class ConsumerImpl implements Consumer {
                 growAnonymous();
             } else {
                 group.join(this);
-                syncGroup(false);
+                rebalance.sync(false);
             }
         } catch (RuntimeException | Error e) {
             // its group's offsets could not be read: the caller gets no consumer to close, so it leaves now
@@ -126,7 +126,7 @@ final class ConsumerImpl implements Consumer {
         owned = partitions.stream().mapToInt(Integer::intValue).toArray();
         for (int p : owned) {
             if (group != null) {
-                positions.set(p, startPosition(p, actors[p]));
+                positions.set(p, positions.start(group.committed(p), actors[p]));
             } // anonymous: offset 0, as documented (below a log start retention moved, the reset policy decides)
             actors[p].addWaiter(waiter);
         }
@@ -198,7 +198,7 @@ final class ConsumerImpl implements Consumer {
      * thread, when the partition is idle), and none starts to linger while the flag is up.
      */
     private boolean anyWork() {
-        if (!fixed && (group != null ? group.version() != seenVersion : topic.partitionCount() != positionsKnown())) {
+        if (!fixed && (rebalance != null ? rebalance.changed() : topic.partitionCount() != positionsKnown())) {
             return true;
         }
         PartitionActor[] actors = topic.actors();
@@ -225,9 +225,9 @@ final class ConsumerImpl implements Consumer {
         if (fixed) {
             return;
         }
-        if (group != null) {
-            if (group.version() != seenVersion || unannounced != null) {
-                syncGroup(true);
+        if (rebalance != null) {
+            if (rebalance.due()) {
+                rebalance.sync(true);
             }
         } else if (topic.partitionCount() != owned.length) {
             growAnonymous();
@@ -252,96 +252,12 @@ final class ConsumerImpl implements Consumer {
         }
     }
 
-    /** Gives up revoked partitions and takes free ones; callbacks only when {@code announce}. */
-    private void syncGroup(boolean announce) {
-        GroupCoordinator g = group;
-        seenVersion = g.version();
-        Set<Integer> mine = ownedSet();
-        List<Integer> revoked = g.revocations(this, mine);
-        if (!revoked.isEmpty()) {
-            try {
-                List<Integer> announced = announced(revoked);
-                if (!announced.isEmpty()) {
-                    revoking = announced;
-                    listener.onPartitionsRevoked(Collections.unmodifiableList(announced));
-                }
-            } finally {
-                revoking = null;
-                if (!closed) { // a close from the callback gave up every partition and left the group already
-                    PartitionActor[] actors = topic.actors();
-                    for (int p : revoked) {
-                        actors[p].removeWaiter(waiter);
-                        mine.remove(p);
-                    }
-                    setOwned(mine);
-                    g.release(this, revoked);
-                }
-            }
-            // closed by its callback: the poll reads nothing more, from partitions other members now read
-            ensureOpen();
-        }
-        List<Integer> gained = g.acquire(this);
-        if (!gained.isEmpty()) {
-            PartitionActor[] actors = topic.actors();
-            positions.grow(actors.length);
-            long[] starts = new long[gained.size()];
-            try {
-                for (int i = 0; i < starts.length; i++) {
-                    starts[i] = startPosition(gained.get(i), actors[gained.get(i)]);
-                }
-            } catch (RuntimeException | Error e) {
-                // the commits could not be read: given back, or the group would count them as this member's
-                // while the member does not know it holds them, and nobody would ever read them
-                g.release(this, gained);
-                throw e;
-            }
-            for (int i = 0; i < starts.length; i++) {
-                int p = gained.get(i);
-                positions.set(p, starts[i]);
-                actors[p].addWaiter(waiter);
-                mine.add(p);
-            }
-            setOwned(mine);
-            if (unannounced == null) {
-                unannounced = new ArrayList<>();
-            }
-            unannounced.addAll(gained);
-        }
-        if (announce && unannounced != null) {
-            List<Integer> a = unannounced;
-            unannounced = null;
-            listener.onPartitionsAssigned(Collections.unmodifiableList(a));
-        }
+    /** The partitions this consumer reads now. Its thread only. */
+    int[] owned() {
+        return owned;
     }
 
-    /**
-     * Those of {@code partitions} the listener was told it was assigned; the others are forgotten as
-     * never announced: taken and given up again between two polls, they were never read either.
-     */
-    private List<Integer> announced(List<Integer> partitions) {
-        List<Integer> pending = unannounced;
-        if (pending == null) {
-            return partitions;
-        }
-        List<Integer> announced = new ArrayList<>(partitions);
-        announced.removeAll(pending);
-        pending.removeAll(partitions);
-        if (pending.isEmpty()) {
-            unannounced = null;
-        }
-        return announced;
-    }
-
-    private long startPosition(int partition, PartitionActor actor) {
-        long c = group == null ? -1 : group.committed(partition);
-        if (c >= 0) {
-            return positions.settled(c, actor); // below the log start: checked against the log before each read
-        }
-        // the readable end: under EVERY_BATCH, records appended and not yet fsynced are read, not skipped
-        return reset == OffsetResetPolicy.LATEST ? actor.readableEnd() : actor.log().logStartOffset();
-    }
-
-    private Set<Integer> ownedSet() {
+    Set<Integer> ownedSet() {
         Set<Integer> s = new TreeSet<>();
         for (int p : owned) {
             s.add(p);
@@ -349,150 +265,72 @@ final class ConsumerImpl implements Consumer {
         return s;
     }
 
-    private void setOwned(Set<Integer> s) {
+    /** Replaces the partitions this consumer reads ({@link ConsumerRebalance}). Its thread only. */
+    void setOwned(Set<Integer> s) {
         owned = s.stream().mapToInt(Integer::intValue).toArray();
     }
 
     @Override
     public void seek(int partition, long offset) {
         try (ConsumerThreadGuard.Held held = guard.enter()) {
-            doSeek(partition, offset);
+            seeks.seek(partition, offset);
         }
-    }
-
-    private void doSeek(int partition, long offset) {
-        // an argument error first, before the close, as every argument is checked (the class comment of Consumer)
-        if (offset < 0) {
-            throw new OffsetOutOfRangeException("cannot seek partition " + partition + " of topic '" + topic.name
-                    + "' to negative offset " + offset, partition, offset);
-        }
-        ensureOpen();
-        requireOwned(partition);
-        positions.settle(partition, offset, topic.actors()[partition]);
     }
 
     @Override
     public void seekAll(long offset) {
         try (ConsumerThreadGuard.Held held = guard.enter()) {
-            doSeekAll(offset);
-        }
-    }
-
-    private void doSeekAll(long offset) {
-        // refused whatever the assignment, also an empty one or after the close, as seek refuses it
-        if (offset < 0) {
-            throw new OffsetOutOfRangeException("cannot seek the partitions of topic '" + topic.name
-                    + "' to negative offset " + offset);
-        }
-        ensureOpen();
-        for (int p : owned) {
-            seek(p, offset);
+            seeks.seekAll(offset);
         }
     }
 
     @Override
     public void seekToBeginning() {
         try (ConsumerThreadGuard.Held held = guard.enter()) {
-            doSeekToBeginning();
-        }
-    }
-
-    private void doSeekToBeginning() {
-        ensureOpen();
-        PartitionActor[] actors = topic.actors();
-        for (int p : owned) {
-            positions.set(p, actors[p].log().logStartOffset());
+            seeks.toBeginning();
         }
     }
 
     @Override
     public void seekToBeginning(int partition) {
-        seekOne(partition, actor -> actor.log().logStartOffset());
+        try (ConsumerThreadGuard.Held held = guard.enter()) {
+            seeks.toBeginning(partition);
+        }
     }
 
     @Override
     public void seekToEnd(int partition) {
-        seekOne(partition, PartitionActor::readableEnd); // what is not yet readable is read, not skipped
-    }
-
-    /** Moves one owned partition to the offset {@code where} picks from its actor. */
-    private void seekOne(int partition, ToLongFunction<PartitionActor> where) {
         try (ConsumerThreadGuard.Held held = guard.enter()) {
-            ensureOpen();
-            requireOwned(partition);
-            positions.set(partition, where.applyAsLong(topic.actors()[partition]));
+            seeks.toEnd(partition);
         }
     }
 
     @Override
     public void seekToEnd() {
         try (ConsumerThreadGuard.Held held = guard.enter()) {
-            doSeekToEnd();
-        }
-    }
-
-    private void doSeekToEnd() {
-        ensureOpen();
-        PartitionActor[] actors = topic.actors();
-        for (int p : owned) {
-            positions.set(p, actors[p].readableEnd()); // what is appended and not yet readable is read, not skipped
+            seeks.toEnd();
         }
     }
 
     @Override
     public void seekToTimestamp(long epochMillis) {
         try (ConsumerThreadGuard.Held held = guard.enter()) {
-            seekToTimestamp(owned, epochMillis);
+            seeks.toTimestamp(owned, epochMillis);
         }
     }
 
     @Override
     public void seekToTimestamp(int partition, long epochMillis) {
         try (ConsumerThreadGuard.Held held = guard.enter()) {
-            // the argument's own error first, before the close and the assignment, as seek(partition, -1) does
-            requireTimestamp(epochMillis);
-            ensureOpen();
-            requireOwned(partition);
-            seekToTimestamp(new int[] {partition}, epochMillis);
-        }
-    }
-
-    private static void requireTimestamp(long epochMillis) {
-        if (epochMillis < 0) {
-            throw new IllegalArgumentException("cannot seek to negative timestamp " + epochMillis);
-        }
-    }
-
-    private void seekToTimestamp(int[] partitions, long epochMillis) {
-        requireTimestamp(epochMillis);
-        ensureOpen();
-        for (int p : partitions) {
-            PartitionActor actor = topic.actors()[p];
-            long found;
-            try {
-                found = actor.log().offsetForTimestamp(epochMillis);
-            } catch (KafkoClosedException | OffsetOutOfRangeException e) {
-                // a log closed, or a segment released under the search, by a deleteTopic or a close that raced it is
-                // the topic's end (as a poll reports it), not kafko's close nor a position out of range
-                topic.ensureOpen();
-                throw e;
-            }
-            // none readable at or after it: the readable end, as a seek to the end
-            positions.set(p, Math.min(found, actor.readableEnd()));
+            seeks.toTimestamp(partition, epochMillis);
         }
     }
 
     @Override
     public long position(int partition) {
         try (ConsumerThreadGuard.Held held = guard.enter()) {
-            return doPosition(partition);
+            return seeks.position(partition);
         }
-    }
-
-    private long doPosition(int partition) {
-        ensureOpen();
-        requireOwned(partition);
-        return positions.get(partition);
     }
 
     @Override
@@ -510,88 +348,22 @@ final class ConsumerImpl implements Consumer {
     @Override
     public void commit() {
         try (ConsumerThreadGuard.Held held = guard.enter()) {
-            doCommit();
+            commits.commit();
         }
-    }
-
-    private void doCommit() {
-        ensureOpen();
-        if (group == null || owned.length == 0) {
-            return;
-        }
-        Map<Integer, Long> offsets = owned.length == 1 ? Map.of(owned[0], positions.get(owned[0])) : new HashMap<>();
-        if (owned.length > 1) {
-            for (int p : owned) {
-                offsets.put(p, positions.get(p));
-            }
-        }
-        commitToGroup(offsets);
     }
 
     @Override
     public void commit(Map<Integer, Long> offsets) {
         try (ConsumerThreadGuard.Held held = guard.enter()) {
-            doCommit(offsets);
+            commits.commit(offsets);
         }
-    }
-
-    private void doCommit(Map<Integer, Long> offsets) {
-        Objects.requireNonNull(offsets, "offsets");
-        // the arguments' own errors first, before the close, as every argument is checked
-        for (Map.Entry<Integer, Long> e : offsets.entrySet()) {
-            // a null is a NullPointerException naming the element, as every null argument is
-            Objects.requireNonNull(e.getKey(), () -> "offsets: a null partition (offset " + e.getValue()
-                    + ") of topic '" + topic.name + "'");
-            Objects.requireNonNull(e.getValue(), () -> "offsets: a null offset for partition " + e.getKey()
-                    + " of topic '" + topic.name + "'");
-            if (e.getValue() < 0) {
-                throw new OffsetOutOfRangeException("cannot commit offset " + e.getValue() + " for partition "
-                        + e.getKey() + " of topic '" + topic.name + "'", e.getKey(), e.getValue());
-            }
-        }
-        ensureOpen();
-        if (group == null) {
-            return;
-        }
-        for (Integer p : offsets.keySet()) {
-            requireOwned(p);
-        }
-        if (!offsets.isEmpty()) { // as Kafka's consumer: nothing to commit is no commit (no onCommit either)
-            commitToGroup(Map.copyOf(offsets));
-        }
-    }
-
-    /**
-     * Writes the group's offsets. A fixed-assignment consumer is no member of its group: while the group has live
-     * members, it may not write their offsets (Kafka answers such a commit with {@code UNKNOWN_MEMBER_ID}); the
-     * group counts them under the lock of the write, so that a member joining meanwhile is not overwritten.
-     */
-    private void commitToGroup(Map<Integer, Long> offsets) {
-        GroupCoordinator g = group;
-        if (!fixed) {
-            g.commit(offsets);
-            return;
-        }
-        g.commit(offsets, members -> new CommitFailedException("cannot commit for group '" + g.group + "' of topic '"
-                + topic.name + "' from a consumer with fixed partitions " + ownedSet() + ": the group has " + members
-                + " live member(s), and only its members commit while it has any (nothing was committed)"));
     }
 
     @Override
     public OptionalLong committed(int partition) {
         try (ConsumerThreadGuard.Held held = guard.enter()) {
-            return doCommitted(partition);
+            return commits.committed(partition);
         }
-    }
-
-    private OptionalLong doCommitted(int partition) {
-        ensureOpen();
-        topic.actor(partition); // range check, an anonymous consumer's too
-        if (group == null) {
-            return OptionalLong.empty();
-        }
-        long c = group.committed(partition);
-        return c < 0 ? OptionalLong.empty() : OptionalLong.of(c);
     }
 
     @Override
@@ -612,19 +384,17 @@ final class ConsumerImpl implements Consumer {
             return;
         }
         try {
-            if (group != null && !fixed && owned.length > 0 && topic.life() == TopicImpl.Life.OPEN) {
-                // still open here, so the callback can commit what it processed
-                List<Integer> mine = announced(new ArrayList<>(ownedSet()));
-                if (revoking != null) {
-                    mine.removeAll(revoking); // closed from the callback that is being told of these
-                }
-                if (!mine.isEmpty()) {
-                    listener.onPartitionsRevoked(Collections.unmodifiableList(mine));
-                }
+            if (rebalance != null && owned.length > 0 && topic.life() == TopicImpl.Life.OPEN) {
+                rebalance.revokeAtClose(); // still open here, so the callback can commit what it processed
             }
         } finally {
             leave();
         }
+    }
+
+    /** Whether the consumer is closed (a volatile read). */
+    boolean isClosed() {
+        return closed;
     }
 
     /** Marks the consumer closed and lets go of its partitions, its waits and its group. */
@@ -652,7 +422,7 @@ final class ConsumerImpl implements Consumer {
         return false;
     }
 
-    private void requireOwned(int partition) {
+    void requireOwned(int partition) {
         if (owns(partition)) {
             return;
         }
@@ -660,7 +430,7 @@ final class ConsumerImpl implements Consumer {
                 + "' is not assigned to this consumer (assignment " + ownedSet() + ")");
     }
 
-    private void ensureOpen() {
+    void ensureOpen() {
         if (closed) {
             throw new KafkoClosedException("consumer of topic '" + topic.name + "' is closed");
         }

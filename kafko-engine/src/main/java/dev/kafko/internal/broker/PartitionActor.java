@@ -1,27 +1,17 @@
 package dev.kafko.internal.broker;
 
 import dev.kafko.FsyncPolicy;
-import dev.kafko.InterruptException;
-import dev.kafko.KafkoClosedException;
 import dev.kafko.KafkoException;
-import dev.kafko.KafkoStorageException;
 import dev.kafko.OutgoingRecord;
-import dev.kafko.PartitionFailedException;
 import dev.kafko.PartitionInfo;
 import dev.kafko.PartitionState;
 import dev.kafko.TopicConfig;
-import dev.kafko.UnknownTopicException;
 import dev.kafko.internal.log.AppendSizes;
 import dev.kafko.internal.log.PartitionLog;
-import java.lang.System.Logger.Level;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Locale;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -44,7 +34,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>Lingering sends.</b> Single-record sends that stream in may linger, to be written as one frame
  * with the sends that follow; {@link LingerChain} holds them and the rule for when they may (never
- * under {@link FsyncPolicy#EVERY_BATCH}).
+ * under {@link FsyncPolicy#EVERY_BATCH}). Off the send path: {@link PartitionCommands} (the commands callers
+ * wait for: close, delete, flush, retention) and {@link PartitionLifecycle} (failing and closing).
  */
 final class PartitionActor implements Mailbox.Owner {
 
@@ -52,12 +43,6 @@ final class PartitionActor implements Mailbox.Owner {
     static final long MAX_FRAME_BYTES = 1 << 20;
     /** A frame stops growing at this many records. */
     static final int MAX_FRAME_RECORDS = 16 * 1024;
-    /** How often a command's caller tries to take the partition while it waits for the command; see {@link #runCommand}. */
-    static final long COMMAND_HELP_INTERVAL_MS = 10;
-    /** How long a close waits for the rounds before it to complete their futures; see {@link #closeLog}. */
-    static final Duration CLOSE_COMPLETION_WAIT = Duration.ofSeconds(5);
-
-    private static final System.Logger LOG = System.getLogger(PartitionActor.class.getName());
     private static final VarHandle OWNER;
 
     static {
@@ -82,19 +67,21 @@ final class PartitionActor implements Mailbox.Owner {
     private final DeferredSends deferredSends;
 
     // written by the owner only
-    private @Nullable Thread ownerThread;
+    /** The owner's thread while it owns the partition; compared with a command's caller ({@link PartitionCommands}). */
+    @Nullable Thread ownerThread;
     private final ArrayList<OutgoingRecord> frame = new ArrayList<>(256);
     private boolean dirty;
     private boolean flushScheduled;
     /** Sends accepted but not yet written; owner only but for its lingering flag. */
     private final LingerChain chain;
 
-    private volatile PartitionState state = PartitionState.RUNNING;
-    private volatile boolean deleted;
-    private final RetentionPace retentionPace = new RetentionPace();
-    private volatile @Nullable Throwable failure;
-    private volatile @Nullable PartitionInfo closedInfo;
+    /** Read by the owner on every round and by any thread; written by the owner through {@link PartitionLifecycle}. */
+    volatile PartitionState state = PartitionState.RUNNING;
     private final Waiters waiters;
+    /** Failing and closing: cold, off the send path. */
+    private final PartitionLifecycle lifecycle;
+    /** The close, delete, flush and retention commands that their callers wait for. */
+    final PartitionCommands commands;
     /**
      * The end offset consumers may read up to. Under {@link FsyncPolicy#EVERY_BATCH} it moves only
      * after the flush that covers the records, so a consumer never sees (and a group never commits
@@ -112,6 +99,8 @@ final class PartitionActor implements Mailbox.Owner {
         this.deferredSends = new DeferredSends(this, mailbox, ctx.scheduler());
         this.ctx = ctx;
         this.waiters = new Waiters();
+        this.lifecycle = new PartitionLifecycle(this, log, waiters, ctx);
+        this.commands = new PartitionCommands(this, log, completions, lifecycle, waiters, ctx);
         Duration linger = ctx.options().linger();
         this.chain = new LingerChain(linger, waiters, () -> ctx.scheduler().schedule(
                 () -> submit(new CommandRequest(CommandRequest.Kind.LINGER_ENDED)), linger));
@@ -142,11 +131,6 @@ final class PartitionActor implements Mailbox.Owner {
     /** Whether reads may go on: the log is open. */
     boolean isOpen() {
         return state != PartitionState.CLOSED;
-    }
-
-    /** {@link RetentionPace#unfinished}: the scheduler runs retention here again. Any thread. */
-    boolean retentionUnfinished() {
-        return retentionPace.unfinished();
     }
 
     /**
@@ -201,92 +185,9 @@ final class PartitionActor implements Mailbox.Owner {
         return drain(marks);
     }
 
-    /**
-     * Takes the partition for a command's waiting caller. One that owns another partition would hand the run
-     * to the scheduler (see {@link #drainIfIdle}); on the scheduler's own thread (an observer of its interval
-     * flush making an admin call) that task would never run while the thread waits, so it runs here.
-     */
-    private void helpDrain() {
-        int[] marks = ThreadMarks.get();
-        if (marks[ThreadMarks.OWNING] > 0 && ctx.scheduler().isCurrentThread()) {
-            drain(marks);
-        } else {
-            drainIfIdle();
-        }
-    }
-
-    /**
-     * Closes the log and returns once every round released before it has completed its futures too (a close
-     * completes every pending send), unless this thread is completing a round itself (see
-     * {@link CompletionBarrier}), or {@link #CLOSE_COMPLETION_WAIT} passed. An interrupt does not cut it
-     * short; it is kept. (A deletion runs its command alone: it does not wait for earlier callbacks.)
-     */
-    void closeLog() {
-        CommandRequest c = runCommand(CommandRequest.Kind.CLOSE);
-        boolean interrupted = false;
-        long deadline = System.nanoTime() + CLOSE_COMPLETION_WAIT.toNanos();
-        while (true) {
-            try {
-                if (!completions.await(c.epoch, Math.max(0, deadline - System.nanoTime()))) {
-                    // the records are written either way; a callback that waits for something, or a chain of
-                    // callbacks that ran out of stack before it could count its round done, must not hold the close
-                    logQuietly(Level.WARNING, "closing partition " + topic + "-" + partition + ": sends written"
-                            + " before the close were still completing their futures after " + CLOSE_COMPLETION_WAIT
-                            + " (a callback that waits, or one that ran out of stack); the close goes on", null);
-                }
-                break;
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    /**
-     * Refuses {@code what} on the partition's owner thread (a {@link dev.kafko.KafkoObserver} callback there),
-     * which would wait for itself. Any thread.
-     */
-    void requireNotOwnedByCaller(String what) {
-        if (ownerThread == Thread.currentThread()) {
-            throw new IllegalStateException("partition " + topic + "-" + partition + " cannot take a " + what
-                    + " from inside its own work (a KafkoObserver callback on the thread that appends to it):"
-                    + " make the call from another thread");
-        }
-    }
-
     @Override
     public boolean isOwned() {
         return owner != 0;
-    }
-
-    /**
-     * Submits a command and waits for it; its failure is thrown as it is (typed), not wrapped. The owner
-     * that found the command in its mailbox looks at the mailbox again only after it completed its round's
-     * futures, and a callback of theirs may wait for this caller (for the admin lock a deletion holds): the
-     * wait takes the partition itself, every {@link #COMMAND_HELP_INTERVAL_MS} ms, once that owner released it.
-     */
-    CommandRequest runCommand(CommandRequest.Kind kind) {
-        requireNotOwnedByCaller(kind.name().toLowerCase(Locale.ROOT));
-        CommandRequest c = new CommandRequest(kind);
-        submit(c);
-        boolean interrupted = false;
-        while (!c.isDone()) {
-            try {
-                c.get(COMMAND_HELP_INTERVAL_MS, TimeUnit.MILLISECONDS);
-            } catch (TimeoutException e) {
-                helpDrain();
-            } catch (InterruptedException e) {
-                interrupted = true; // a command is not abandoned half way: the interrupt is kept for later
-            } catch (ExecutionException e) {
-                break; // thrown typed below
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
-        return c.await();
     }
 
     /**
@@ -296,7 +197,7 @@ final class PartitionActor implements Mailbox.Owner {
      * releasing it, and between taking the mailbox and completing what it took, there is no call whose
      * failure would skip the other half: the partition would stay owned, or futures incomplete, for ever.
      */
-    private boolean drain(int[] marks) {
+    boolean drain(int[] marks) {
         boolean drained = drainRounds(marks);
         DeferredSends.runIfOutermost(marks);
         return drained;
@@ -404,7 +305,7 @@ final class PartitionActor implements Mailbox.Owner {
                     continue;
                 }
                 if (state != PartitionState.RUNNING) {
-                    r.error = rejection();
+                    r.error = lifecycle.rejection();
                     r = r.next;
                     open = r;
                     continue;
@@ -462,22 +363,6 @@ final class PartitionActor implements Mailbox.Owner {
     }
 
     /**
-     * Returns once every send submitted before the call is written (and its future completed), those
-     * that lingered included. Any thread.
-     */
-    void writeSubmitted() {
-        CommandRequest c = runCommand(CommandRequest.Kind.WRITE_SUBMITTED);
-        try {
-            // an earlier round may still be completing its futures on the thread that wrote it
-            completions.await(c.epoch);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new InterruptException("interrupted while waiting for the sends before a flush of " + topic + "-"
-                    + partition + " to complete");
-        }
-    }
-
-    /**
      * A consumer of this partition is about to park (its waiter's state is parked): lingering sends are
      * written now, by this thread if the partition is idle. Any thread.
      */
@@ -502,7 +387,7 @@ final class PartitionActor implements Mailbox.Owner {
                 }
                 return any;
             }
-            Throwable cause = failure(e, "append");
+            Throwable cause = lifecycle.failure(e, "append");
             for (Request<?> q = start; q != end; q = q.next) {
                 q.error = cause;
             }
@@ -571,7 +456,7 @@ final class PartitionActor implements Mailbox.Owner {
             log.flush();
             dirty = false;
         } catch (RuntimeException | Error e) {
-            return failure(e, "flush");
+            return lifecycle.failure(e, "flush");
         }
         publishEnd();
         if (ctx.observing()) {
@@ -595,123 +480,17 @@ final class PartitionActor implements Mailbox.Owner {
                     flush();
                 }
             }
-            case RETENTION -> {
-                int max = retentionPace.begin(); // a closed, failed or deleted partition has nothing more due
-                if (state == PartitionState.RUNNING) {
-                    retention(max);
-                }
-            }
+            case RETENTION -> commands.retention();
             case CLOSE, DELETE -> {
                 c.epoch = completions.flip(); // closeLog waits for the rounds before it to complete
-                close(c);
+                lifecycle.close(c);
             }
         }
     }
 
-    private void retention(int maxSegments) {
-        long before = log.sizeBytes();
-        try {
-            int deletedSegments = log.applyRetention(maxSegments);
-            retentionPace.ran(deletedSegments);
-            if (deletedSegments > 0) {
-                waiters.wake(); // a consumer below the new log start must reset
-                if (ctx.observing()) {
-                    ctx.observer().onRetention(topic, partition, deletedSegments, Math.max(0, before - log.sizeBytes()));
-                }
-            }
-        } catch (RuntimeException | Error e) {
-            failure(e, "retention");
-        }
-    }
-
-    private void close(CommandRequest c) {
-        if (state == PartitionState.CLOSED) {
-            return;
-        }
-        closedInfo = snapshot(PartitionState.CLOSED, null);
-        deleted = c.kind == CommandRequest.Kind.DELETE;
-        try {
-            log.close();
-        } catch (RuntimeException | Error e) {
-            if (state == PartitionState.RUNNING) {
-                c.error = e instanceof KafkoException ? e : new KafkoStorageException(
-                        "closing partition " + topic + "-" + partition + " failed: " + e, e);
-            }
-            logQuietly(Level.WARNING, "closing partition " + topic + "-" + partition + " failed: " + e, e);
-        }
-        state = PartitionState.CLOSED;
-        waiters.wakeAll();
-    }
-
-    /**
-     * The exception to hand to the waiters of a failed operation; when the log says it failed (its
-     * fail-fast policy after an I/O error), the partition enters the failed state.
-     */
-    private Throwable failure(Throwable e, String what) {
-        String name = topic + "-" + partition;
-        Throwable cause = e instanceof KafkoException ? e
-                : e instanceof OutOfMemoryError ? new KafkoException(what + " of partition " + name
-                        + " ran out of heap; nothing of it was written: " + e, e)
-                : e instanceof StackOverflowError ? new KafkoException(what + " of partition " + name
-                        + " ran out of stack (the sending thread was deep in a recursion of its own: send from a loop,"
-                        + " or through an executor): " + e, e)
-                : new KafkoStorageException(what + " of partition " + name + " failed: " + e, e);
-        // a heap that ran out before the log was touched (encoding a frame) leaves the log as it was, and
-        // so does a stack that ran out anywhere but where the log changes what it publishes (the log fails
-        // itself then); any other Error may have left a write half done
-        boolean fatal = log.isFailed()
-                || (e instanceof Error && !(e instanceof OutOfMemoryError) && !(e instanceof StackOverflowError));
-        if (state == PartitionState.RUNNING && fatal) {
-            Throwable logFailure = log.failure();
-            failure = logFailure != null ? logFailure : cause;
-            state = PartitionState.FAILED;
-            waiters.wakeAll();
-            logQuietly(Level.ERROR, "partition " + name + " failed during " + what + ": " + e, e);
-        }
-        if (ctx.observing()) {
-            ctx.observer().onFailure(topic, partition, cause);
-        }
-        return cause;
-    }
-
-    /**
-     * Logs without letting the logging fail the caller: a handler that throws (one that cannot open a
-     * file when descriptors ran out, say) must not take the place of the failure being reported.
-     */
-    private static void logQuietly(Level level, String message, @Nullable Throwable e) {
-        try {
-            LOG.log(level, message, e);
-        } catch (RuntimeException | Error ignored) {
-            // the failure is still reported: to the futures, and by the partition's state
-        }
-    }
-
-    /** The exception for a request the partition can no longer take. */
-    private KafkoException rejection() {
-        if (state == PartitionState.FAILED) {
-            Throwable f = failure;
-            return new PartitionFailedException("partition " + topic + "-" + partition + " failed earlier: " + f, f);
-        }
-        if (deleted) {
-            return new UnknownTopicException("topic '" + topic + "' was deleted");
-        }
-        return new KafkoClosedException("partition " + topic + "-" + partition + " is closed");
-    }
-
-    /** A snapshot for {@link dev.kafko.Topic#partitions()}. Any thread. */
+    /** {@link PartitionLifecycle#info}: a snapshot for {@link dev.kafko.Topic#partitions()}. Any thread. */
     PartitionInfo info() {
-        PartitionInfo closed = closedInfo;
-        if (closed != null && state == PartitionState.CLOSED) {
-            return closed;
-        }
-        PartitionState s = state;
-        // the failure is set before the state says FAILED: read after it, a running partition shows none
-        return snapshot(s, s == PartitionState.RUNNING ? null : failure);
-    }
-
-    private PartitionInfo snapshot(PartitionState s, @Nullable Throwable cause) {
-        return new PartitionInfo(topic, partition, log.logStartOffset(), log.endOffset(), log.sizeBytes(),
-                log.segmentCount(), s, cause);
+        return lifecycle.info();
     }
 
     /** Registers a consumer to be woken after appends. Any thread. */

@@ -72,6 +72,19 @@ final class PartitionPositions {
     }
 
     /**
+     * Where a partition taken starts: at the group's commit {@code committed} as {@link #settled} makes it (below
+     * the log start it is checked against the log before each read), or, without one ({@code -1}), at the log
+     * start, or at the readable end under {@code LATEST} (under {@code EVERY_BATCH}, records appended and not yet
+     * fsynced are read, not skipped).
+     */
+    long start(long committed, PartitionActor actor) {
+        if (committed >= 0) {
+            return settled(committed, actor);
+        }
+        return reset == OffsetResetPolicy.LATEST ? actor.readableEnd() : actor.log().logStartOffset();
+    }
+
+    /**
      * Reads at most {@code max} records of open partition {@code p} from its position, up to its
      * readable end, and moves the position past them. A position outside the log is reset first.
      */

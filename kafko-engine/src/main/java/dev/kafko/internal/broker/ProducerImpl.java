@@ -258,7 +258,7 @@ final class ProducerImpl implements Producer {
     public void flush() {
         topic.ensureOpen();
         for (PartitionActor actor : topic.actors()) {
-            actor.writeSubmitted();
+            actor.commands.writeSubmitted();
         }
     }
 

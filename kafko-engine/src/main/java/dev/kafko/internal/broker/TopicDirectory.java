@@ -361,7 +361,7 @@ final class TopicDirectory {
         for (PartitionActor a : actors) {
             if (a != null) {
                 try {
-                    a.closeLog();
+                    a.commands.closeLog();
                 } catch (RuntimeException e) {
                     LOG.log(Level.WARNING, "closing partition " + a.topic + "-" + a.partition + " failed: " + e);
                 }

@@ -131,6 +131,24 @@ final class TopicImpl implements Topic {
         }
     }
 
+    /**
+     * Closes the topic's group coordinators ({@code deleting}: the topic is being deleted); the first failure is
+     * rethrown, having tried every group.
+     */
+    void closeGroups(boolean deleting) {
+        RuntimeException first = null;
+        for (GroupCoordinator g : groups.values()) {
+            try {
+                g.close(deleting);
+            } catch (RuntimeException e) {
+                first = first == null ? e : first;
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+
     /** The group coordinator of {@code group}, created on first use. */
     GroupCoordinator group(String group) {
         return groups.computeIfAbsent(group, g -> new GroupCoordinator(this, g));

@@ -1,0 +1,171 @@
+package dev.kafko.internal.broker;
+
+import dev.kafko.InterruptException;
+import dev.kafko.PartitionState;
+import dev.kafko.internal.log.PartitionLog;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Internal: the commands of one partition that somebody waits for: close, delete, a producer's flush and
+ * retention. Their caller's side runs on any thread but the partition's owner: it submits the command and waits
+ * for it, taking the partition itself while the owner that found the command completes its round, and a close
+ * then waits for the rounds before it. The retention run ({@link #retention}) is the owner's. One per
+ * {@link PartitionActor}.
+ */
+final class PartitionCommands {
+
+    /** How often a command's caller tries to take the partition while it waits for the command; see {@link #runCommand}. */
+    static final long COMMAND_HELP_INTERVAL_MS = 10;
+    /** How long a close waits for the rounds before it to complete their futures; see {@link #closeLog}. */
+    static final Duration CLOSE_COMPLETION_WAIT = Duration.ofSeconds(5);
+
+    private final PartitionActor actor;
+    private final PartitionLog log;
+    private final CompletionBarrier completions;
+    private final PartitionLifecycle lifecycle;
+    private final Waiters waiters;
+    private final BrokerContext ctx;
+    private final RetentionPace retentionPace = new RetentionPace();
+
+    PartitionCommands(PartitionActor actor, PartitionLog log, CompletionBarrier completions,
+                      PartitionLifecycle lifecycle, Waiters waiters, BrokerContext ctx) {
+        this.actor = actor;
+        this.log = log;
+        this.completions = completions;
+        this.lifecycle = lifecycle;
+        this.waiters = waiters;
+        this.ctx = ctx;
+    }
+
+    /**
+     * Refuses {@code what} on the partition's owner thread (a {@link dev.kafko.KafkoObserver} callback there),
+     * which would wait for itself. Any thread.
+     */
+    void requireNotOwnedByCaller(String what) {
+        if (actor.ownerThread == Thread.currentThread()) {
+            throw new IllegalStateException("partition " + actor.topic + "-" + actor.partition + " cannot take a "
+                    + what + " from inside its own work (a KafkoObserver callback on the thread that appends to it):"
+                    + " make the call from another thread");
+        }
+    }
+
+    /**
+     * Submits a command and waits for it; its failure is thrown as it is (typed), not wrapped. The owner
+     * that found the command in its mailbox looks at the mailbox again only after it completed its round's
+     * futures, and a callback of theirs may wait for this caller (for the admin lock a deletion holds): the
+     * wait takes the partition itself, every {@link #COMMAND_HELP_INTERVAL_MS} ms, once that owner released it.
+     */
+    CommandRequest runCommand(CommandRequest.Kind kind) {
+        requireNotOwnedByCaller(kind.name().toLowerCase(Locale.ROOT));
+        CommandRequest c = new CommandRequest(kind);
+        actor.submit(c);
+        boolean interrupted = false;
+        while (!c.isDone()) {
+            try {
+                c.get(COMMAND_HELP_INTERVAL_MS, TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                helpDrain();
+            } catch (InterruptedException e) {
+                interrupted = true; // a command is not abandoned half way: the interrupt is kept for later
+            } catch (ExecutionException e) {
+                break; // thrown typed below
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        return c.await();
+    }
+
+    /**
+     * Takes the partition for a command's waiting caller. One that owns another partition would hand the run
+     * to the scheduler (see {@link PartitionActor#drainIfIdle}); on the scheduler's own thread (an observer of its
+     * interval flush making an admin call) that task would never run while the thread waits, so it runs here.
+     */
+    private void helpDrain() {
+        int[] marks = ThreadMarks.get();
+        if (marks[ThreadMarks.OWNING] > 0 && ctx.scheduler().isCurrentThread()) {
+            actor.drain(marks);
+        } else {
+            actor.drainIfIdle();
+        }
+    }
+
+    /**
+     * Closes the log and returns once every round released before it has completed its futures too (a close
+     * completes every pending send), unless this thread is completing a round itself (see
+     * {@link CompletionBarrier}), or {@link #CLOSE_COMPLETION_WAIT} passed. An interrupt does not cut it
+     * short; it is kept. (A deletion runs its command alone: it does not wait for earlier callbacks.)
+     */
+    void closeLog() {
+        CommandRequest c = runCommand(CommandRequest.Kind.CLOSE);
+        boolean interrupted = false;
+        long deadline = System.nanoTime() + CLOSE_COMPLETION_WAIT.toNanos();
+        while (true) {
+            try {
+                if (!completions.await(c.epoch, Math.max(0, deadline - System.nanoTime()))) {
+                    // the records are written either way; a callback that waits for something, or a chain of
+                    // callbacks that ran out of stack before it could count its round done, must not hold the close
+                    PartitionLifecycle.logQuietly(Level.WARNING, "closing partition " + actor.topic + "-"
+                            + actor.partition + ": sends written before the close were still completing their futures"
+                            + " after " + CLOSE_COMPLETION_WAIT + " (a callback that waits, or one that ran out of"
+                            + " stack); the close goes on", null);
+                }
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Returns once every send submitted before the call is written (and its future completed), those
+     * that lingered included. Any thread.
+     */
+    void writeSubmitted() {
+        CommandRequest c = runCommand(CommandRequest.Kind.WRITE_SUBMITTED);
+        try {
+            // an earlier round may still be completing its futures on the thread that wrote it
+            completions.await(c.epoch);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptException("interrupted while waiting for the sends before a flush of " + actor.topic
+                    + "-" + actor.partition + " to complete");
+        }
+    }
+
+    /** {@link RetentionPace#unfinished}: the scheduler runs retention here again. Any thread. */
+    boolean retentionUnfinished() {
+        return retentionPace.unfinished();
+    }
+
+    /** The owner's run of a {@link CommandRequest.Kind#RETENTION} command, paced by {@link RetentionPace}. */
+    void retention() {
+        int maxSegments = retentionPace.begin(); // a closed, failed or deleted partition has nothing more due
+        if (actor.state != PartitionState.RUNNING) {
+            return;
+        }
+        long before = log.sizeBytes();
+        try {
+            int deletedSegments = log.applyRetention(maxSegments);
+            retentionPace.ran(deletedSegments);
+            if (deletedSegments > 0) {
+                waiters.wake(); // a consumer below the new log start must reset
+                if (ctx.observing()) {
+                    ctx.observer().onRetention(actor.topic, actor.partition, deletedSegments,
+                            Math.max(0, before - log.sizeBytes()));
+                }
+            }
+        } catch (RuntimeException | Error e) {
+            lifecycle.failure(e, "retention");
+        }
+    }
+}

@@ -1,0 +1,132 @@
+package dev.kafko.internal.broker;
+
+import dev.kafko.KafkoClosedException;
+import dev.kafko.KafkoException;
+import dev.kafko.KafkoStorageException;
+import dev.kafko.PartitionFailedException;
+import dev.kafko.PartitionInfo;
+import dev.kafko.PartitionState;
+import dev.kafko.UnknownTopicException;
+import dev.kafko.internal.log.PartitionLog;
+import java.lang.System.Logger.Level;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Internal: how one partition stops running: it fails (its log failed: {@link PartitionState#FAILED}, with the
+ * cause) or it closes (a close or a topic's deletion: {@link PartitionState#CLOSED}); what a request it can no
+ * longer take is told; and the snapshot {@link dev.kafko.Topic#partitions()} shows. The transitions and
+ * {@link #rejection} run on the partition's owner, {@link #info} on any thread. The state itself stays
+ * {@link PartitionActor}'s field, which its owner reads on every round. One per {@link PartitionActor}.
+ */
+final class PartitionLifecycle {
+
+    /** Logged under the actor's name: what a partition reports is the partition's. */
+    private static final System.Logger LOG = System.getLogger(PartitionActor.class.getName());
+
+    private final PartitionActor actor;
+    private final PartitionLog log;
+    private final Waiters waiters;
+    private final BrokerContext ctx;
+    private volatile boolean deleted;
+    private volatile @Nullable Throwable failure;
+    private volatile @Nullable PartitionInfo closedInfo;
+
+    PartitionLifecycle(PartitionActor actor, PartitionLog log, Waiters waiters, BrokerContext ctx) {
+        this.actor = actor;
+        this.log = log;
+        this.waiters = waiters;
+        this.ctx = ctx;
+    }
+
+    /** The owner's run of a close or a deletion ({@code c}): the log closed, the partition {@code CLOSED}. */
+    void close(CommandRequest c) {
+        if (actor.state == PartitionState.CLOSED) {
+            return;
+        }
+        closedInfo = snapshot(PartitionState.CLOSED, null);
+        deleted = c.kind == CommandRequest.Kind.DELETE;
+        try {
+            log.close();
+        } catch (RuntimeException | Error e) {
+            if (actor.state == PartitionState.RUNNING) {
+                c.error = e instanceof KafkoException ? e : new KafkoStorageException(
+                        "closing partition " + actor.topic + "-" + actor.partition + " failed: " + e, e);
+            }
+            logQuietly(Level.WARNING, "closing partition " + actor.topic + "-" + actor.partition + " failed: " + e, e);
+        }
+        actor.state = PartitionState.CLOSED;
+        waiters.wakeAll();
+    }
+
+    /**
+     * The exception to hand to the waiters of a failed operation; when the log says it failed (its
+     * fail-fast policy after an I/O error), the partition enters the failed state. Owner only.
+     */
+    Throwable failure(Throwable e, String what) {
+        String name = actor.topic + "-" + actor.partition;
+        Throwable cause = e instanceof KafkoException ? e
+                : e instanceof OutOfMemoryError ? new KafkoException(what + " of partition " + name
+                        + " ran out of heap; nothing of it was written: " + e, e)
+                : e instanceof StackOverflowError ? new KafkoException(what + " of partition " + name
+                        + " ran out of stack (the sending thread was deep in a recursion of its own: send from a loop,"
+                        + " or through an executor): " + e, e)
+                : new KafkoStorageException(what + " of partition " + name + " failed: " + e, e);
+        // a heap that ran out before the log was touched (encoding a frame) leaves the log as it was, and
+        // so does a stack that ran out anywhere but where the log changes what it publishes (the log fails
+        // itself then); any other Error may have left a write half done
+        boolean fatal = log.isFailed()
+                || (e instanceof Error && !(e instanceof OutOfMemoryError) && !(e instanceof StackOverflowError));
+        if (actor.state == PartitionState.RUNNING && fatal) {
+            Throwable logFailure = log.failure();
+            failure = logFailure != null ? logFailure : cause;
+            actor.state = PartitionState.FAILED;
+            waiters.wakeAll();
+            logQuietly(Level.ERROR, "partition " + name + " failed during " + what + ": " + e, e);
+        }
+        if (ctx.observing()) {
+            ctx.observer().onFailure(actor.topic, actor.partition, cause);
+        }
+        return cause;
+    }
+
+    /**
+     * Logs without letting the logging fail the caller: a handler that throws (one that cannot open a
+     * file when descriptors ran out, say) must not take the place of the failure being reported.
+     */
+    static void logQuietly(Level level, String message, @Nullable Throwable e) {
+        try {
+            LOG.log(level, message, e);
+        } catch (RuntimeException | Error ignored) {
+            // the failure is still reported: to the futures, and by the partition's state
+        }
+    }
+
+    /** The exception for a request the partition can no longer take. Owner only. */
+    KafkoException rejection() {
+        if (actor.state == PartitionState.FAILED) {
+            Throwable f = failure;
+            return new PartitionFailedException("partition " + actor.topic + "-" + actor.partition + " failed earlier: "
+                    + f, f);
+        }
+        if (deleted) {
+            return new UnknownTopicException("topic '" + actor.topic + "' was deleted");
+        }
+        return new KafkoClosedException("partition " + actor.topic + "-" + actor.partition + " is closed");
+    }
+
+    /** A snapshot for {@link dev.kafko.Topic#partitions()}. Any thread. */
+    PartitionInfo info() {
+        PartitionInfo closed = closedInfo;
+        if (closed != null && actor.state == PartitionState.CLOSED) {
+            return closed;
+        }
+        PartitionState s = actor.state;
+        // the failure is set before the state says FAILED: read after it, a running partition shows none
+        return snapshot(s, s == PartitionState.RUNNING ? null : failure);
+    }
+
+    private PartitionInfo snapshot(PartitionState s, @Nullable Throwable cause) {
+        return new PartitionInfo(actor.topic, actor.partition, log.logStartOffset(), log.endOffset(), log.sizeBytes(),
+                log.segmentCount(), s, cause);
+    }
+}
