@@ -181,7 +181,7 @@ final class LogLoader {
      * segment file named inside this one's offsets, which {@link #openSealed} reports as an overlap.
      */
     private static boolean endsShort(Path dir, long base, long nextBase, TopicConfig config, FileIo io) {
-        SegmentFile file = SegmentFile.open(io, FileNames.segmentFile(dir, base), false, config.segmentBytes());
+        SegmentFile file = SegmentFiles.open(io, FileNames.segmentFile(dir, base), false, config.segmentBytes());
         try {
             return headerDamage(file, base) == null
                     && scan(file, base, (int) file.fileSize(), config.indexIntervalBytes()).nextOffset() < nextBase;
@@ -196,7 +196,7 @@ final class LogLoader {
      */
     static Segment create(Path dir, long base, TopicConfig config, long now, FileIo io) {
         Path path = FileNames.segmentFile(dir, base);
-        SegmentFile file = SegmentFile.create(io, path, Segment.header(base), config.segmentBytes());
+        SegmentFile file = SegmentFiles.create(io, path, SegmentFiles.header(base), config.segmentBytes());
         return new Segment(base, file, new OffsetIndex(), config.indexIntervalBytes(), SEGMENT_HEADER_SIZE, base,
                 Long.MIN_VALUE, now, config.indexIntervalBytes());
     }
@@ -206,7 +206,7 @@ final class LogLoader {
     }
 
     private static Segment openSealed(String name, Path dir, long base, long nextBase, TopicConfig config, FileIo io) {
-        SegmentFile file = SegmentFile.open(io, FileNames.segmentFile(dir, base), false, config.segmentBytes());
+        SegmentFile file = SegmentFiles.open(io, FileNames.segmentFile(dir, base), false, config.segmentBytes());
         String damage = headerDamage(file, base);
         if (damage != null) {
             return openWithDamagedHeader(name, file, base, nextBase, damage, config);
@@ -223,7 +223,7 @@ final class LogLoader {
             LOG.log(System.Logger.Level.WARNING, "{0}: rebuilt the index of {1}", name, file.path());
             // durable before an index file says it was sealed: a seal a crash cut short never fsynced
             // it, and no later flush would (a flush forces the active segment and the pending seals)
-            Segment.force(io, file.path());
+            SegmentFiles.force(io, file.path());
             // a rebuilt cache: if this write is lost in a crash, the next open rebuilds it again
             IndexFiles.write(io, dir, base, scan.index(), scan.nextOffset(), size, scan.maxTimestamp(), false);
         } else if (scan.nextOffset() < nextBase && scan.stopReason() == null && scan.validEnd() == size) {
@@ -274,7 +274,7 @@ final class LogLoader {
     private static Active openActive(String name, Path dir, long base, boolean clean, TopicConfig config, long now,
             FileIo io) {
         Path path = FileNames.segmentFile(dir, base);
-        SegmentFile file = SegmentFile.open(io, path, true, config.segmentBytes());
+        SegmentFile file = SegmentFiles.open(io, path, true, config.segmentBytes());
         try {
             // what the index files said at the last clean close, when the segment was fsynced up to there
             IndexFiles.Snapshot recorded = IndexFiles.load(io, dir, base);
@@ -284,7 +284,7 @@ final class LogLoader {
                 // torn while being created: it never held a frame (a zeroed header in front of frames
                 // that start at the file name's offset is rewritten by repairHeader instead)
                 file.truncateAndForce(0);
-                file.write(0, Segment.header(base), 0, SEGMENT_HEADER_SIZE);
+                file.write(0, SegmentFiles.header(base), 0, SEGMENT_HEADER_SIZE);
                 size = SEGMENT_HEADER_SIZE;
             }
             boolean repaired = repairHeader(name, file, base, size, config);
@@ -383,7 +383,7 @@ final class LogLoader {
         if (!firstFrameValid && !noFrame) {
             return false;
         }
-        file.write(0, Segment.header(base), 0, SEGMENT_HEADER_SIZE);
+        file.write(0, SegmentFiles.header(base), 0, SEGMENT_HEADER_SIZE);
         file.force();
         LOG.log(System.Logger.Level.WARNING, "{0}: {1} had {2}; rewrote it from the file name ({3})", name,
                 file.path(), damage, firstFrameValid ? "its first frame starts at offset " + base : "it holds no frame");

@@ -1,18 +1,24 @@
 package dev.kafko.internal.log;
 
+import dev.kafko.internal.io.FileIo;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Internal: stores into, reads from and maps the fixed windows ({@value SegmentFile#WINDOW_SIZE} bytes
  * each, the last one perhaps shorter) in which {@link SegmentFile} maps a segment. Stateless.
  */
 final class MappedWindows {
+
+    /** Logs as {@link SegmentFile}, whose lines these were (a logging configuration may name it). */
+    private static final System.Logger LOG = System.getLogger(SegmentFile.class.getName());
 
     private MappedWindows() {
     }
@@ -61,6 +67,20 @@ final class MappedWindows {
         }
         int n = Math.min(len, w[k].capacity() - at);
         return w[k].slice(at, n).asReadOnlyBuffer().order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    /**
+     * Maps the first {@code size} bytes of a sealed file read-only, through a channel of its own (a mapping
+     * outlives the channel it was made through); null when that fails: the caller then reads with copies,
+     * which report what is wrong with the file. Any thread.
+     */
+    static MappedByteBuffer @Nullable [] mapReadOnly(FileIo io, Path path, long size) {
+        try (FileChannel ch = io.open(path, StandardOpenOption.READ)) {
+            return map(ch, new MappedByteBuffer[0], 0, size, false);
+        } catch (IOException | RuntimeException e) {
+            LOG.log(System.Logger.Level.DEBUG, "mapping " + path + " failed: " + e);
+            return null;
+        }
     }
 
     /**

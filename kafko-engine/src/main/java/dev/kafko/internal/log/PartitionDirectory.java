@@ -6,12 +6,14 @@ import dev.kafko.internal.io.FileNames;
 import dev.kafko.internal.io.StorageErrors;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
  * Internal: the durability of a partition directory's own entries, for its {@link PartitionLog}'s
- * writer: the clean-shutdown marker, which lets the next open skip the CRC scan, and the directory
- * fsyncs that make created and deleted files' names durable. Writer only.
+ * writer: the clean-shutdown marker, which lets the next open skip the CRC scan, with the clean close it
+ * vouches for and the active segment's index files that close leaves, and the directory fsyncs that make
+ * created and deleted files' names durable. Writer only.
  */
 final class PartitionDirectory {
 
@@ -27,12 +29,18 @@ final class PartitionDirectory {
     private boolean markerOnDisk;
     /** Whether a segment file was created whose directory entry is not yet durable. */
     private boolean syncPending;
+    /**
+     * Whether the active segment has index files, left by a clean close: they describe fewer records
+     * than it holds once appended to, until its seal writes new ones.
+     */
+    private boolean activeIndexFiles;
 
-    PartitionDirectory(FileIo io, Path dir, boolean markerOnDisk, boolean syncPending) {
+    PartitionDirectory(FileIo io, Path dir, boolean markerOnDisk, boolean syncPending, long activeBase) {
         this.io = io;
         this.dir = dir;
         this.markerOnDisk = markerOnDisk;
         this.syncPending = syncPending;
+        this.activeIndexFiles = Files.exists(FileNames.indexFile(dir, activeBase));
     }
 
     /** Whether the clean-shutdown marker on disk still describes the files (nothing appended since a clean open). */
@@ -60,10 +68,34 @@ final class PartitionDirectory {
     }
 
     /**
-     * At a clean close, once the data and index files are written: the marker that vouches for them,
-     * then one directory fsync that makes every rename durable.
+     * At a roll of the active segment at {@code base}: the index files a clean close left for it are
+     * deleted durably, if there are any.
      */
-    void closeClean() {
+    void dropActiveIndexFiles(long base) {
+        if (activeIndexFiles) {
+            // gone durably before the next segment exists: with them, a crash before the seal ends would
+            // look to the loader like one after it, and a tail the crash cut would stay a hole, not be cut
+            IndexFiles.delete(io, dir, base);
+            fsync("fsync directory after deleting the index files of a rolled segment");
+            activeIndexFiles = false;
+        }
+    }
+
+    /**
+     * At a clean close, once the rolled segments are durable: the {@code active} segment cut to its
+     * frames and forced, its index files, the marker that vouches for them, then one directory fsync
+     * that makes every rename durable.
+     */
+    void closeClean(Segment active) {
+        // order: data durable, then its index and the marker that vouches for both. The
+        // index files and the marker are not fsynced one by one: the marker only lets the
+        // next open skip the scan when the index files pass their CRC and agree with the
+        // segment's size and frames, so a crash that loses or tears any of them costs a
+        // scan, never a record. The one directory fsync makes the renames durable.
+        active.file().endAppends();
+        active.file().truncateAndForce(active.size());
+        active.writeIndexFiles(io, dir, false);
+        active.file().closeChannel();
         byte[] b = new byte[8];
         FrameFormat.putInt(b, 0, CLEAN_MARKER_MAGIC);
         FrameFormat.putShort(b, 4, CLEAN_MARKER_VERSION);

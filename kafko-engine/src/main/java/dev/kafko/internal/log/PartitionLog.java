@@ -2,7 +2,6 @@ package dev.kafko.internal.log;
 
 import dev.kafko.CorruptLogException;
 import dev.kafko.KafkoClosedException;
-import dev.kafko.FsyncPolicy;
 import dev.kafko.KafkoException;
 import dev.kafko.KafkoRecord;
 import dev.kafko.OffsetOutOfRangeException;
@@ -10,11 +9,9 @@ import dev.kafko.OutgoingRecord;
 import dev.kafko.PartitionFailedException;
 import dev.kafko.TopicConfig;
 import dev.kafko.internal.io.FileIo;
-import dev.kafko.internal.io.FileNames;
 import java.io.Closeable;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -42,7 +39,7 @@ import org.jspecify.annotations.Nullable;
  * written and page-touched ahead of the writer on that executor (see {@link SegmentFile}), so that the
  * writer's stores land on mapped, resident pages; and it seals every rolled segment there too (the
  * fsync of the whole segment, then its index files), while the writer goes on in the next one (see
- * {@link #roll}). The log waits for that seal wherever it matters: a
+ * {@link Rolls}). The log waits for that seal wherever it matters: a
  * {@link #flush} (so a flushed record never follows a segment that is not durable), {@link #close},
  * the next roll, retention. Until the seal has written the rolled segment's {@code .index} file, the
  * loader treats a hole in it as a roll that a crash cut short: it cuts the segment there and deletes
@@ -72,19 +69,20 @@ public final class PartitionLog implements Closeable {
         }
     }
 
-
     private final String topic;
     private final int partition;
     private final String name;
     private final Path dir;
     private final TopicConfig config;
     private final Clock clock;
-    private final FileIo io;
     private final FrameEncoder encoder;
     private final long segmentAgeMillis;
-    private final @Nullable Executor preparer;
     /** The seals of rolled segments, pending or unforced. Writer only. */
     private final Seals seals;
+    /** The rolls of the active segment. Writer only. */
+    private final Rolls rolls;
+    /** The deletions of retention. Writer only. */
+    private final Retention retention;
     /**
      * The thread in a writer call, or null: set with a CAS through {@link #WRITER} on entry, cleared with
      * a plain volatile write on exit (never a call, which a thread out of stack could fail: the log
@@ -97,13 +95,8 @@ public final class PartitionLog implements Closeable {
     private volatile long sizeBytes;
     private volatile @Nullable Throwable failure;
     private volatile boolean closed;
-    /** The clean-shutdown marker and the directory fsyncs. Writer only. */
+    /** The clean-shutdown marker, the clean close and the directory fsyncs. Writer only. */
     private final PartitionDirectory directory;
-    /**
-     * Whether the active segment has index files, left by a clean close: they describe fewer records
-     * than it holds once appended to, until its seal writes new ones. Writer only.
-     */
-    private boolean activeIndexed;
 
     private PartitionLog(String topic, int partition, Path dir, TopicConfig config, Clock clock, FileIo io,
             @Nullable Executor preparer, boolean forceSeals, LogLoader.Loaded loaded) {
@@ -113,13 +106,13 @@ public final class PartitionLog implements Closeable {
         this.dir = dir;
         this.config = config;
         this.clock = clock;
-        this.io = io;
-        this.preparer = preparer;
         this.seals = new Seals(io, dir, preparer, forceSeals, this::fail);
         this.segments = loaded.segments().toArray(new Segment[0]);
-        this.directory = new PartitionDirectory(io, dir, loaded.markerKept(), loaded.directorySyncPending());
         Segment last = segments[segments.length - 1];
-        this.activeIndexed = Files.exists(FileNames.indexFile(dir, last.baseOffset()));
+        this.directory = new PartitionDirectory(io, dir, loaded.markerKept(), loaded.directorySyncPending(),
+                last.baseOffset());
+        this.rolls = new Rolls(this, io, dir, config, preparer, seals, directory);
+        this.retention = new Retention(this, io, dir, config, clock, seals, directory, rolls);
         this.endOffset = last.nextOffset();
         long bytes = 0;
         for (Segment s : segments) {
@@ -127,7 +120,7 @@ public final class PartitionLog implements Closeable {
         }
         this.sizeBytes = bytes;
         this.encoder = new FrameEncoder(name, config.compression(), config.maxRecordBytes());
-        prepare(last.file());
+        rolls.prepare(last.file());
         this.segmentAgeMillis = config.segmentAge().toMillis();
     }
 
@@ -226,7 +219,7 @@ public final class PartitionLog implements Closeable {
             active = segments[segments.length - 1];
             if (!active.isEmpty() && ((long) active.size() + length > config.segmentBytes()
                     || now - active.ageBase() > segmentAgeMillis)) {
-                active = roll(active, now);
+                active = rolls.roll(active, now);
             }
             rolled = true;
             active.write(encoder.buffer(), length, now);
@@ -266,40 +259,8 @@ public final class PartitionLog implements Closeable {
         return base;
     }
 
-    /**
-     * Hands the active segment's file to the preparer. Under any policy but {@link FsyncPolicy#NEVER}
-     * the preparer fsyncs its zeros and never writes huge pieces ({@link SegmentFile#fsyncedAsAppended}):
-     * the first store into a clean huge folio dirties all of it, so each fsync of a partition that
-     * fsyncs often would write 2 MiB back (about 1.2 ms a round here, against 0.3 ms with 256 KiB pieces).
-     */
-    private void prepare(SegmentFile file) {
-        file.prepareWith(preparer);
-        if (config.fsync() != FsyncPolicy.NEVER) {
-            file.fsyncedAsAppended();
-        }
-    }
-
-    /**
-     * Seals {@code active} and starts the next segment. The seal runs in the background when the log
-     * has an executor: a writer that fsynced a whole rolled segment itself would stall for as long as
-     * the disk takes to write it back (0.5-0.8 s for a 1 GiB segment here, every 1 GiB of records),
-     * while beside the fsync it goes on at about its usual rate (BENCHMARKS, Session 21). Up to
-     * {@link Seals#MAX_PENDING} background seals may be pending: a burst goes on at page-cache speed
-     * while the disk catches up, and a writer that outruns the disk for longer waits for the oldest
-     * seal here.
-     */
-    private Segment roll(Segment active, long now) {
-        // a bounded number of seals in flight: a writer that outruns the disk for long waits here
-        seals.awaitRoom();
-        active.endAppends();
-        if (activeIndexed) {
-            // gone durably before the next segment exists: with them, a crash before the seal ends would
-            // look to the loader like one after it, and a tail the crash cut would stay a hole, not be cut
-            IndexFiles.delete(io, dir, active.baseOffset());
-            directory.fsync("fsync directory after deleting the index files of a rolled segment");
-            activeIndexed = false;
-        }
-        Segment next = LogLoader.create(dir, active.nextOffset(), config, now, io);
+    /** Adds {@code next}, the segment a roll created, after the active one. Owner thread only, in a roll ({@link Rolls}). */
+    void addSegment(Segment next) {
         // in the log at once: whatever fails after this, the log's close closes the file it holds
         Segment[] s = Arrays.copyOf(segments, segments.length + 1);
         s[s.length - 1] = next;
@@ -308,9 +269,15 @@ public final class PartitionLog implements Closeable {
         directory.segmentCreated();
         // its header counts, as it does for the segments a reopen finds and those retention deletes
         sizeBytes += next.size();
-        prepare(next.file());
-        seals.seal(active);
-        return next;
+    }
+
+    /**
+     * Replaces the segments with {@code replacement} and changes the size by {@code sizeChange}: the
+     * segments first. Owner thread only, in a retention ({@link Retention}).
+     */
+    void replaceSegments(Segment[] replacement, long sizeChange) {
+        segments = replacement;
+        sizeBytes += sizeChange;
     }
 
     /** Forces every appended byte to disk (fdatasync). Owner thread only. */
@@ -374,19 +341,9 @@ public final class PartitionLog implements Closeable {
             // never on to a later segment: an offset a damaged segment lost fails there, it is not skipped
             added = segs[i].read(offset, maxRecords, maxBytes, topic, partition, out, verified);
         } catch (InternalError e) {
-            throw cutUnder(segs[i], offset, e);
+            throw segs[i].cutUnder(offset, e);
         }
         return new ReadResult(out, added == 0 ? offset : out.get(out.size() - 1).offset() + 1);
-    }
-
-    /**
-     * A read through the mapping of a file that something else cut short while the log was open: the JVM turns the
-     * fault into an {@link InternalError}, the reader gets a {@link dev.kafko.CorruptLogException} naming the file.
-     */
-    private static CorruptLogException cutUnder(Segment segment, long offset, InternalError e) {
-        return new CorruptLogException("cannot read offset " + offset + " from " + segment.file().path()
-                + ": the file holds less than the log wrote to it (cut or replaced by something else while the log"
-                + " was open): " + e.getMessage(), e);
     }
 
     private static int segmentIndex(Segment[] segs, long offset) {
@@ -406,25 +363,7 @@ public final class PartitionLog implements Closeable {
     /** The first offset whose record has a timestamp at or after {@code epochMillis}, or {@link #endOffset()}. */
     public long offsetForTimestamp(long epochMillis) {
         checkUsable();
-        while (true) {
-            long end = endOffset;
-            Segment[] searched = segments;
-            try {
-                for (Segment s : searched) {
-                    long found = s.offsetForTimestamp(epochMillis, topic, partition);
-                    if (found >= 0 && found < end) {
-                        return found;
-                    }
-                }
-                return end;
-            } catch (OffsetOutOfRangeException e) {
-                // retention deleted a segment under the search: search the segments left (each retry
-                // follows a deletion, so there are at most as many as segments)
-                if (segments == searched) {
-                    throw e;
-                }
-            }
-        }
+        return TimestampLookup.offsetFor(this, epochMillis);
     }
 
     /** {@link #applyRetention(int)} of every segment the retention limits delete. Owner thread only. */
@@ -442,76 +381,10 @@ public final class PartitionLog implements Closeable {
         enterWriter();
         try {
             checkUsable();
-            Segment[] segs = segments;
-            long now = clock.millis();
-            int n = Math.min(maxSegments, RetentionRule.deletable(segs, sizeBytes, config, now));
-            if (n <= 0) {
-                return 0;
-            }
-            long deleted = 0;
-            for (int i = 0; i < n; i++) {
-                deleted += segs[i].size();
-            }
-            if (n == segs.length) {
-                try {
-                    if (directory.markerOnDisk()) {
-                        directory.dropCleanMarker(); // the roll is the first change to the files since a clean open
-                    }
-                    roll(segs[n - 1], now);
-                } catch (RuntimeException e) {
-                    throw fail(e);
-                }
-                segs = segments;
-            }
-            try {
-                // a seal may still be using a segment about to be deleted: the pending seals are those
-                // of the last rolled segments, so wait for the oldest ones until none of them is
-                seals.awaitUntil(segs.length - 1 - n);
-            } catch (RuntimeException e) {
-                throw fail(e);
-            }
-            // readers that already hold the old array keep reading the deleted segments' mappings;
-            // new readers see the new start and get OffsetOutOfRangeException below it
-            segments = Arrays.copyOfRange(segs, n, segs.length);
-            sizeBytes -= deleted;
-            seals.deletedBelow(segments[0].baseOffset());
-            int i = 0;
-            try {
-                for (; i < n; i++) {
-                    segs[i].delete(io, dir);
-                }
-                // the deletions are durable: a power loss does not bring the segments back
-                directory.fsync("fsync directory after deleting segments");
-            } catch (RuntimeException e) {
-                keepUndeleted(segs, i, n);
-                throw fail(e);
-            }
-            return n;
+            return retention.apply(maxSegments);
         } finally {
             writer = null;
         }
-    }
-
-    /**
-     * A retention whose deletion of {@code segs[failed]} failed: the log goes on holding the segments from the
-     * first one whose file is still there, as a reopen finds them, so that no segment the log forgot comes back
-     * at the next open beside a gap.
-     */
-    private void keepUndeleted(Segment[] segs, int failed, int n) {
-        int from = failed < n && Files.exists(FileNames.segmentFile(dir, segs[failed].baseOffset())) ? failed
-                : failed + 1;
-        if (from >= n) {
-            return;
-        }
-        Segment[] kept = new Segment[n - from + segments.length];
-        System.arraycopy(segs, from, kept, 0, n - from);
-        System.arraycopy(segments, 0, kept, n - from, segments.length);
-        long size = 0;
-        for (int k = from; k < n; k++) {
-            size += segs[k].size();
-        }
-        segments = kept;
-        sizeBytes += size;
     }
 
     public long logStartOffset() {
@@ -581,17 +454,10 @@ public final class PartitionLog implements Closeable {
                 return;
             }
             try {
-                // order: data durable, then its index and the marker that vouches for both. The
-                // index files and the marker are not fsynced one by one: the marker only lets the
-                // next open skip the scan when the index files pass their CRC and agree with the
-                // segment's size and frames, so a crash that loses or tears any of them costs a
-                // scan, never a record. The one directory fsync makes the renames durable.
+                // order: the rolled segments' data durable, then the active one's, its index and the
+                // marker that vouches for both (see PartitionDirectory)
                 seals.forceUnforced();
-                active.file().endAppends();
-                active.file().truncateAndForce(active.size());
-                active.writeIndexFilesUnsynced(io, dir);
-                active.file().closeChannel();
-                directory.closeClean();
+                directory.closeClean(active);
                 // the sealed segments' windows go back to the MappingBudget now, not when collected
                 closeChannels(segs);
             } catch (RuntimeException e) {
@@ -626,7 +492,7 @@ public final class PartitionLog implements Closeable {
     }
 
     /** Records the first failure (any thread: a seal may fail in the background) and returns it to throw. */
-    private RuntimeException fail(Throwable e) {
+    RuntimeException fail(Throwable e) {
         if (failure == null) {
             failure = e;
         }

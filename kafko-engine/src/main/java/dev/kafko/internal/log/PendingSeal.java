@@ -9,7 +9,7 @@ import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Internal: the durable part of one roll ({@link Segment#sealDurably}), run exactly once by whichever
+ * Internal: the durable part of one roll ({@link #sealDurably}), run exactly once by whichever
  * thread claims it first: a background thread, or the log's writer when it needs the seal done
  * ({@link #await}). Seals end in roll order: each first waits for the seal of the roll before it
  * (running it, if no thread has), and fails without sealing when that one failed, so a segment with
@@ -54,13 +54,25 @@ final class PendingSeal implements Runnable {
                 failure = earlier;
                 return;
             }
-            segment.sealDurably(io, dir);
+            sealDurably();
         } catch (Throwable e) {
             failure = e;
             onFailure.accept(e);
         } finally {
             done.countDown();
         }
+    }
+
+    /**
+     * The rest of sealing, after the writer ended the segment's appends ({@link Rolls}): fsync, then the
+     * index files, then the channel released. Readers go on reading meanwhile. An {@code .index} file on
+     * disk therefore means that the segment's data was durable before it was written: the loader relies on it.
+     */
+    private void sealDurably() {
+        // the data is durable before the index that describes it can be found on disk
+        segment.file().forceWithMetadata();
+        segment.writeIndexFiles(io, dir, true);
+        segment.file().closeChannel();
     }
 
     /**

@@ -59,7 +59,7 @@ final class Seals {
     void seal(Segment rolled) {
         if (!force) {
             // no fsync to wait for: the seal costs two small files, here; a flush or close forces the data
-            rolled.sealUnforced(io, dir);
+            sealUnforced(rolled);
             unforced.add(rolled);
             return;
         }
@@ -107,9 +107,20 @@ final class Seals {
     /** Forces the segments sealed without an fsync, oldest first. */
     void forceUnforced() {
         while (!unforced.isEmpty()) {
-            unforced.get(0).forceSealed(io);
+            SegmentFiles.force(io, unforced.get(0).path());
             unforced.remove(0);
         }
+    }
+
+    /**
+     * Seals {@code rolled} like {@link PendingSeal} without any fsync: the index files are written and the
+     * channel released, and the data stays in the page cache until {@link #forceUnforced}, which forces it
+     * through a channel of its own. Only for a log whose directory does not outlive its use (a machine crash
+     * may leave index files that describe bytes the disk never got); a crash of the process loses nothing.
+     */
+    private void sealUnforced(Segment rolled) {
+        rolled.writeIndexFiles(io, dir, false);
+        rolled.file().closeChannel();
     }
 
     /** Waits for every pending seal, oldest first, running each here when no thread has; throws the first failure. */

@@ -3,34 +3,28 @@ package dev.kafko.internal.log;
 import static dev.kafko.internal.log.FrameFormat.BASE_OFFSET_OFFSET;
 import static dev.kafko.internal.log.FrameFormat.HEADER_SIZE;
 import static dev.kafko.internal.log.FrameFormat.LENGTH_OFFSET;
-import static dev.kafko.internal.log.FrameFormat.MAX_TIMESTAMP_OFFSET;
 import static dev.kafko.internal.log.FrameFormat.RECORD_COUNT_OFFSET;
 import static dev.kafko.internal.log.FrameFormat.SEGMENT_HEADER_SIZE;
 
 import dev.kafko.CorruptLogException;
 import dev.kafko.KafkoRecord;
 import dev.kafko.internal.io.FileIo;
-import dev.kafko.internal.io.FileNames;
-import dev.kafko.internal.io.StorageErrors;
-import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.List;
 import java.util.zip.CRC32C;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Internal: one segment: its file, its in-memory index, and the offsets and timestamps it holds.
- * {@link #append}, {@link #seal} and {@link #delete} are called by the log's writer only; the read
- * methods may be called from any thread and see every frame published before they started
- * (the byte size is published, with a release write, after the frame's bytes are stored; the log
- * publishes its end offset with a volatile write after that).
+ * {@link #write} and {@link #publish} are called by the log's writer only (its roll, seal and deletion are
+ * {@link Rolls}', {@link Seals}' and {@link Retention}'s); the read methods, and {@link TimestampLookup}'s,
+ * may be called from any thread and see every frame published before they started (the byte size is
+ * published, with a release write, after the frame's bytes are stored; the log publishes its end offset
+ * with a volatile write after that).
  */
 final class Segment {
 
@@ -77,15 +71,6 @@ final class Segment {
         this.maxTimestamp = maxTimestamp;
         this.ageBase = ageBase;
         this.bytesSinceIndexEntry = bytesSinceIndexEntry;
-    }
-
-    /** The 16-byte header of a segment file starting at {@code baseOffset}. */
-    static byte[] header(long baseOffset) {
-        byte[] h = new byte[SEGMENT_HEADER_SIZE];
-        FrameFormat.putInt(h, FrameFormat.SEGMENT_MAGIC_OFFSET, FrameFormat.SEGMENT_MAGIC);
-        FrameFormat.putShort(h, FrameFormat.SEGMENT_VERSION_OFFSET, FrameFormat.SEGMENT_VERSION);
-        FrameFormat.putLong(h, FrameFormat.SEGMENT_BASE_OFFSET_OFFSET, baseOffset);
-        return h;
     }
 
     long baseOffset() {
@@ -170,70 +155,13 @@ final class Segment {
     }
 
     /**
-     * The first step of sealing a rolled segment, on the writer: no append follows, and the zeros
-     * allocated ahead are cut. {@link #sealDurably} follows, on any one thread.
+     * Writes the index files of this segment as it stands, forcing their data when {@code forceData} (a
+     * seal, once the segment's data is durable: {@link PendingSeal}), otherwise without any fsync (a clean
+     * close, a seal without fsyncs: they are checked against the segment on open and rebuilt when they do
+     * not match). The log's writer, or the one thread sealing the segment.
      */
-    void endAppends() {
-        file.endAppends();
-        file.truncate(size);
-    }
-
-    /**
-     * The rest of sealing, after {@link #endAppends}: fsync, then the index files, then the
-     * channel released. Any one thread; readers go on reading meanwhile. An {@code .index} file on
-     * disk therefore means that the segment's data was durable before it was written: the loader
-     * relies on it.
-     */
-    void sealDurably(FileIo io, Path dir) {
-        // the data is durable before the index that describes it can be found on disk
-        file.forceWithMetadata();
-        IndexFiles.write(io, dir, baseOffset, index, nextOffset, size, maxTimestamp, true);
-        file.closeChannel();
-    }
-
-    /**
-     * Seals like {@link #sealDurably} without any fsync: the index files are written and the channel
-     * released, and the data stays in the page cache until {@link #forceSealed}. Only for a log whose
-     * directory does not outlive its use (a machine crash may leave index files that describe bytes
-     * the disk never got); a crash of the process loses nothing. Writer only.
-     */
-    void sealUnforced(FileIo io, Path dir) {
-        writeIndexFilesUnsynced(io, dir);
-        file.closeChannel();
-    }
-
-    /** Forces a segment sealed by {@link #sealUnforced} to disk, through a channel of its own. Writer only. */
-    void forceSealed(FileIo io) {
-        force(io, file.path());
-    }
-
-    /** Forces the segment file {@code log} to disk, its size included, through a channel of its own. */
-    static void force(FileIo io, Path log) {
-        try (FileChannel ch = io.open(log, StandardOpenOption.WRITE)) {
-            ch.force(true);
-        } catch (IOException e) {
-            throw StorageErrors.wrap("fsync", log, e);
-        }
-    }
-
-    /**
-     * Writes the index files of this (still writable) segment as it stands, without any fsync: they
-     * are checked against the segment on open and rebuilt when they do not match. Writer only.
-     */
-    void writeIndexFilesUnsynced(FileIo io, Path dir) {
-        IndexFiles.write(io, dir, baseOffset, index, nextOffset, size, maxTimestamp, false);
-    }
-
-    /** Deletes the segment's files; concurrent readers keep reading the mapping they hold. Writer only. */
-    void delete(FileIo io, Path dir) {
-        file.closeChannel();
-        Path log = FileNames.segmentFile(dir, baseOffset);
-        try {
-            io.deleteIfExists(log);
-        } catch (IOException e) {
-            throw StorageErrors.wrap("delete segment", log, e);
-        }
-        IndexFiles.delete(io, dir, baseOffset);
+    void writeIndexFiles(FileIo io, Path dir, boolean forceData) {
+        IndexFiles.write(io, dir, baseOffset, index, nextOffset, size, maxTimestamp, forceData);
     }
 
     /**
@@ -405,57 +333,11 @@ final class Segment {
     }
 
     /**
-     * The first offset in this segment whose record has a timestamp at or after {@code timestamp},
-     * or -1 when there is none. Any thread.
-     */
-    long offsetForTimestamp(long timestamp, String topic, int partition) {
-        int end = size;
-        if (maxTimestamp < timestamp || end <= SEGMENT_HEADER_SIZE) {
-            return -1;
-        }
-        checkHeader();
-        byte[] h = new byte[HEADER_SIZE];
-        int entry = index.floorEntryForTimestamp(timestamp);
-        int pos = entry < 0 ? SEGMENT_HEADER_SIZE : index.position(entry);
-        // the length of the frame at pos whose header h holds already, the entry's that holds (else -1): a truthful
-        // index costs the lookup no second read of it
-        int read = entry < 0 ? -1 : heldLength(pos, baseOffset + index.relativeOffset(entry), end, h);
-        if (entry >= 0 && read < 0) {
-            // an entry between the ends a clean open checks that lies (IndexChecks), or whose frame's header was
-            // damaged: records before its position may be at the timestamp; the search starts at an earlier entry
-            pos = heldEntryBefore(entry, end, h);
-        }
-        CRC32C crc = new CRC32C();
-        List<KafkoRecord> records = new ArrayList<>();
-        while (pos < end) {
-            int len = read >= 0 ? read : readHeader(pos, end, h);
-            read = -1;
-            if (FrameFormat.getLong(h, MAX_TIMESTAMP_OFFSET) >= timestamp) {
-                ByteBuffer frame = bytes(pos, len, len);
-                verifyCrc(crc, frame.duplicate(), frame.getInt(FrameFormat.CRC_OFFSET), 0, len, pos);
-                records.clear();
-                try {
-                    FrameDecoder.decode(frame, 0, len, Long.MIN_VALUE, Integer.MAX_VALUE, topic, partition, records);
-                } catch (IllegalArgumentException e) {
-                    throw corrupt(pos, e.getMessage(), e);
-                }
-                for (KafkoRecord r : records) {
-                    if (r.timestamp() >= timestamp) {
-                        return r.offset();
-                    }
-                }
-            }
-            pos += len;
-        }
-        return -1;
-    }
-
-    /**
      * Published bytes from {@code pos} as a little-endian buffer whose index 0 is {@code pos}: a view
      * of the mapping of up to {@code want} bytes, or, when the {@code len}-byte frame at {@code pos}
      * straddles two mapping windows, a copy of that frame.
      */
-    private ByteBuffer bytes(int pos, int len, int want) {
+    ByteBuffer bytes(int pos, int len, int want) {
         ByteBuffer view = file.view(pos, want);
         if (view.capacity() >= len) {
             return view;
@@ -500,7 +382,7 @@ final class Segment {
      * The position of the last entry before {@code entry} at which a plausible frame header of the offset it claims
      * starts, or the segment's first frame: where a search may start when {@code entry} does not hold.
      */
-    private int heldEntryBefore(int entry, int end, byte[] h) {
+    int heldEntryBefore(int entry, int end, byte[] h) {
         for (int i = entry - 1; i >= 0; i--) {
             int pos = index.position(i);
             long claimed = baseOffset + index.relativeOffset(i);
@@ -521,7 +403,7 @@ final class Segment {
      * The length of the frame at {@code pos} when a plausible frame header of an offset at most {@code offset} starts
      * there (read into {@code h}), else -1.
      */
-    private int heldLength(int pos, long offset, int end, byte[] h) {
+    int heldLength(int pos, long offset, int end, byte[] h) {
         int len;
         try {
             len = readHeader(pos, end, h);
@@ -554,13 +436,23 @@ final class Segment {
         return -1;
     }
 
+    /**
+     * A read through the mapping of a file that something else cut short while the log was open: the JVM turns the
+     * fault into an {@link InternalError}, the reader gets a {@link CorruptLogException} naming the file.
+     */
+    CorruptLogException cutUnder(long offset, InternalError e) {
+        return new CorruptLogException("cannot read offset " + offset + " from " + file.path()
+                + ": the file holds less than the log wrote to it (cut or replaced by something else while the log"
+                + " was open): " + e.getMessage(), e);
+    }
+
     private CorruptLogException lost(long offset, long from, long to) {
         return new CorruptLogException("no frame holds offset " + offset + ": offsets " + from + " to " + (to - 1)
                 + " are missing from the log, after the last frame of segment " + file.path()
                 + " and before the next segment (its tail was damaged, or a segment file was lost)");
     }
 
-    private void checkHeader() {
+    void checkHeader() {
         String damage = headerDamage;
         if (damage != null) {
             throw corrupt(0, damage, null);
@@ -568,7 +460,7 @@ final class Segment {
     }
 
     /** Reads and checks the frame header at {@code pos}; returns the frame length. */
-    private int readHeader(int pos, int end, byte[] h) {
+    int readHeader(int pos, int end, byte[] h) {
         return readHeader(pos, end, h, null, 0);
     }
 
@@ -595,7 +487,7 @@ final class Segment {
     }
 
     /** Checks the CRC of the frame at {@code scratch[at, at + len)}; moves {@code scratch}'s position and limit. */
-    private void verifyCrc(CRC32C crc, ByteBuffer scratch, int stored, int at, int len, long filePos) {
+    void verifyCrc(CRC32C crc, ByteBuffer scratch, int stored, int at, int len, long filePos) {
         if (len < HEADER_SIZE || len > scratch.capacity() - at
                 || FrameFormat.frameCrc(crc, scratch, at, len) != stored) {
             throw corrupt(filePos, "CRC32C mismatch", null);

@@ -1,17 +1,12 @@
 package dev.kafko.internal.log;
 
-import dev.kafko.KafkoException;
 import dev.kafko.internal.io.FileIo;
 import dev.kafko.internal.io.StorageErrors;
 import java.io.IOException;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -38,7 +33,7 @@ import org.jspecify.annotations.Nullable;
  * {@link ZeroSteps#HUGE_PIECE}), to the end of the piece it reached. Nothing is allocated when a segment is created or
  * opened, only when the first append needs it. The zeros also leave the pages resident in the page
  * cache; the preparer then takes each page's mapping fault just ahead of the writer (see
- * {@link #touch}), so that the writer's own stores rarely fault.
+ * {@link StepsAhead}), so that the writer's own stores rarely fault.
  *
  * <p>Large frames are written with {@code pwrite} (from {@link StagingBuffers}, in pieces of at most
  * {@link StagingBuffers#SIZE} bytes) and need no zeros first: a {@code pwrite} past the end of the
@@ -70,14 +65,8 @@ final class SegmentFile {
     static final int WINDOW_SIZE = 1 << 24;
     /** Writes at least this long go through the channel instead of the mapping. */
     static final int CHANNEL_WRITE_MIN = 32 * 1024;
-    private static final int PAGE = 4096;
-    /** The preparer touches pages in runs of this many bytes, taking the lock for each. */
-    private static final int TOUCH_RUN = 16 * 1024;
-    /** An atomic add of zero to an int of a mapped page: a store as far as the page fault goes, never a change. */
-    private static final VarHandle PAGE_TOUCH = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.nativeOrder());
-    private static final System.Logger LOG = System.getLogger(SegmentFile.class.getName());
     /** The windows of a sealed file that is not mapped: its reads go through {@link #unmapped}. */
-    private static final MappedByteBuffer[] UNMAPPED = new MappedByteBuffer[0];
+    static final MappedByteBuffer[] UNMAPPED = new MappedByteBuffer[0];
 
     private final FileIo io;
     private final Path path;
@@ -95,8 +84,6 @@ final class SegmentFile {
     private volatile long allocated;
     /** Bytes of the file the windows map (at least the published end); under {@link #growth}. */
     private long mapped;
-    /** Pages below this were touched by the preparer (or lie behind the writer); under {@link #growth}. */
-    private long touched;
     /**
      * Where the writer stored last, for the preparer to touch pages ahead of it: written by the
      * writer with release semantics (a plain store on x86), read by the preparer.
@@ -114,24 +101,10 @@ final class SegmentFile {
     private final SpaceWatch space;
     /** Set once no append follows (sealing, closing): the preparer must not grow the file again. */
     private volatile boolean appendsEnded;
-    /**
-     * Whether zeros are written in aligned {@link ZeroSteps#HUGE_PIECE}s: the writer filled the file at
-     * {@link ZeroSteps#HUGE_PIECES_MIN_RATE} or more between its last two requests for a step. Written by the
-     * writer, read by the preparer.
-     */
-    private volatile boolean hugePieces;
-    /** {@link ZeroSteps#HUGE_PIECES_MIN_RATE}, or infinite for a log that fsyncs on appends. Writer only. */
-    private double hugePiecesMinRate = ZeroSteps.HUGE_PIECES_MIN_RATE;
-    /** Whether, when and where the writer last asked for a step. Writer only. */
-    private boolean asked;
-    private long askedAtNanos;
-    private long askedAtEnd;
-    /** Whether the preparer fdatasyncs each piece of zeros it writes (see {@link #fsyncedAsAppended}). */
-    private boolean syncsZeros;
     /** Reads of the fresh tail, through a channel of their own; closed with {@link #channel}. */
     private final TailReads tailReads;
-    /** The preparer's fdatasyncs of its zeros, through a channel of their own; closed with {@link #channel}. */
-    private final SideChannel zeroSync;
+    /** What the preparer does ahead of the writer, and the pieces of zeros it writes in. */
+    private final StepsAhead steps;
     /** Reads of this file while it is {@link #UNMAPPED}; ended when the file is released. */
     private final UnmappedReads unmapped;
     /** This file's windows in the {@link MappingBudget}. */
@@ -139,7 +112,7 @@ final class SegmentFile {
     /** Set once the file is released: it is never mapped again; under {@link #growth}. */
     private boolean released;
 
-    private SegmentFile(FileIo io, Path path, @Nullable FileChannel channel, MappedByteBuffer[] windows, long allocated,
+    SegmentFile(FileIo io, Path path, @Nullable FileChannel channel, MappedByteBuffer[] windows, long allocated,
             long allocationLimit) {
         this.io = io;
         this.path = path;
@@ -150,80 +123,15 @@ final class SegmentFile {
         this.mapped = windows.length == 0 ? 0 : allocated;
         this.allocationLimit = allocationLimit;
         this.tailReads = new TailReads(io, path);
-        this.zeroSync = new SideChannel(io, path);
+        this.steps = new StepsAhead(this, io, path, growth, writerAt, prepareQueued, allocationLimit);
         this.unmapped = new UnmappedReads(io, path);
         this.share = MappingBudget.register(this, unmapped);
         share.take(windows.length);
     }
 
-    /**
-     * Opens an existing file. When {@code writable}, it is mapped and the channel stays open for appends
-     * past {@code size}; otherwise nothing is mapped (the first {@link #view} maps it, budget permitting),
-     * and the channel is kept among the {@link UnmappedReads}' for the reads that check the file on open.
-     */
-    static SegmentFile open(FileIo io, Path path, boolean writable, long allocationLimit) {
-        try {
-            FileChannel ch = writable
-                    ? io.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)
-                    : io.open(path, StandardOpenOption.READ);
-            try {
-                long size = ch.size();
-                if (!writable) {
-                    SegmentFile file = new SegmentFile(io, path, null, UNMAPPED, size, allocationLimit);
-                    file.unmapped.keep(ch);
-                    return file;
-                }
-                MappedByteBuffer[] windows = MappedWindows.map(ch, new MappedByteBuffer[0], 0, size, true);
-                return new SegmentFile(io, path, ch, windows, size, allocationLimit);
-            } catch (IOException | RuntimeException e) {
-                ch.close();
-                throw e;
-            }
-        } catch (IOException e) {
-            throw StorageErrors.wrap("open segment", path, e);
-        }
-    }
-
-    /**
-     * Creates a new file holding only {@code header} (written with {@code pwrite}, so a full disk is an
-     * {@code IOException}), open for appends; no block is allocated ahead until the first append.
-     */
-    static SegmentFile create(FileIo io, Path path, byte[] header, long allocationLimit) {
-        try {
-            FileChannel ch = io.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-                    StandardOpenOption.WRITE);
-            boolean written = false;
-            try {
-                ByteBuffer b = ByteBuffer.wrap(header);
-                while (b.hasRemaining()) {
-                    ch.write(b, b.position());
-                }
-                written = true;
-            } finally {
-                if (!written) {
-                    // no file without its header: a reopen would take it for a damaged segment
-                    abandon(io, path, ch);
-                }
-            }
-            return new SegmentFile(io, path, ch, new MappedByteBuffer[0], header.length, allocationLimit);
-        } catch (IOException | RuntimeException e) {
-            throw e instanceof KafkoException k ? k : StorageErrors.wrap("create segment", path, e);
-        }
-    }
-
-    /** Closes and deletes a file whose creation failed; what fails here is left to the failure reported. */
-    private static void abandon(FileIo io, Path path, FileChannel ch) {
-        try {
-            ch.close();
-        } catch (IOException | RuntimeException e) {
-            // the creation's own failure is what the caller hears of
-        }
-        try {
-            io.deleteIfExists(path);
-        } catch (IOException | RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "cannot delete " + path + ", left without its header after a failed"
-                    + " creation: " + e);
-        }
+    /** Keeps {@code ch}, the channel a sealed file was opened with, for its first reads ({@link SegmentFiles#open}). */
+    void keepForReads(FileChannel ch) {
+        unmapped.keep(ch);
     }
 
     Path path() {
@@ -311,29 +219,9 @@ final class SegmentFile {
         }
     }
 
-    /** Writes zeros in huge pieces for a writer that fills the file at {@code bytesPerSecond} or more. Writer only. */
-    void hugePiecesFrom(double bytesPerSecond) {
-        this.hugePiecesMinRate = bytesPerSecond;
-    }
-
-    /**
-     * For a log that fsyncs as it appends (any policy but {@code NEVER}); before the first request for a
-     * step. Zeros are written one page per {@code pwrite} ({@link ZeroSteps#ZEROS_PER_WRITE_FSYNCED}: a
-     * store dirties one small folio), and the preparer writes them in pieces of
-     * {@value ZeroSteps#ZEROS_PER_WRITE} bytes and fdatasyncs each one, so that the writer's fsyncs find
-     * the blocks ahead allocated and their pages clean, and write back only what it stored (otherwise the
-     * first fsync after a step of up to {@value ZeroSteps#ALLOCATION_STEP_MAX} bytes wrote all of its
-     * zeros: 16 senders under {@code EVERY_BATCH} saw their fdatasync's p99 halve without it). Never huge
-     * pieces: the first store into a clean huge folio dirties all of it. Writer only.
-     */
-    void fsyncedAsAppended() {
-        hugePiecesMinRate = Double.POSITIVE_INFINITY;
-        syncsZeros = true;
-    }
-
-    /** The rate from which zeros come in huge pieces (infinite: never). Writer only. */
-    double hugePiecesFrom() {
-        return hugePiecesMinRate;
+    /** What the preparer does ahead of the writer, and the pieces of zeros it writes in. */
+    StepsAhead steps() {
+        return steps;
     }
 
     /**
@@ -355,84 +243,13 @@ final class SegmentFile {
                 || prepareQueued.get() || !prepareQueued.compareAndSet(false, true)) {
             return;
         }
-        // huge pieces only for a writer that fills the file fast: one piece is a single system call of
-        // a millisecond or more that the preparer cannot yield inside, which a consumer woken on its CPU
-        // would wait out (a p99 of 0.1-0.6 ms instead of 0.06-0.1 ms for a listener at 50 K records/s)
-        // the rate of the bytes written between two requests (not of the allocation, which doubles
-        // early on); none before a first request of this file's writer
-        long now = System.nanoTime();
-        double bytesPerSecond = (end - askedAtEnd) * 1e9 / Math.max(1, now - askedAtNanos);
-        hugePieces = asked && a >= ZeroSteps.HUGE_PIECE && bytesPerSecond >= hugePiecesMinRate;
-        asked = true;
-        askedAtNanos = now;
-        askedAtEnd = end;
+        steps.asked(end, a);
         try {
-            ex.execute(this::prepareStep);
+            ex.execute(steps::run);
         } catch (RejectedExecutionException e) {
             // the preparer is shut down: this writer allocates its own steps, doubling, from now on
             preparer = null;
             prepareQueued.set(false);
-        }
-    }
-
-    /**
-     * One step ahead of the writer, on the preparer's thread: first the zeros (cheap, and the writer may
-     * store below {@link #allocated} as soon as they are published), then the page faults ahead of the
-     * writer (about 6 us a page on a VM: a writer that catches up takes the faults of the pages it
-     * reaches itself instead of waiting, and the touching jumps ahead of it again). Both in pieces,
-     * with the lock released between them, and the CPU offered to other threads after each piece: a
-     * step of 8 MiB is some 12 ms of faults, and the scheduler would let it run for milliseconds while a
-     * consumer woken on the same CPU waits to deliver a record.
-     */
-    private void prepareStep() {
-        try {
-            long goal = ZeroSteps.grownTarget(allocated, allocated + 1, allocationLimit);
-            while (growStep(goal)) {
-                if (syncsZeros) {
-                    zeroSync.forceQuietly();
-                }
-                Thread.yield();
-            }
-            while (true) {
-                growth.lock();
-                try {
-                    // the page after the one the writer stores into: the pages behind it are faulted already
-                    long p = Math.max(touched, (writerAt.get() / PAGE + 1) * PAGE);
-                    long to = Math.min(allocated, p + TOUCH_RUN);
-                    if (appendsEnded || channel == null || p >= to || writingThroughChannel || space.low()) {
-                        return;
-                    }
-                    touch(p, to);
-                } finally {
-                    growth.unlock();
-                }
-                Thread.yield();
-            }
-        } catch (RuntimeException e) {
-            // the writer meets the same error when it needs the space, and fails as it should
-            LOG.log(System.Logger.Level.DEBUG, "preparing " + path + " ahead failed: " + e);
-        } catch (Error e) {
-            // work ahead of the writer, which allocates what it needs itself: not the preparer thread's end
-            LOG.log(System.Logger.Level.WARNING, "preparing " + path + " ahead failed: " + e, e);
-        } finally {
-            prepareQueued.set(false);
-        }
-    }
-
-    /** Allocates the next piece of zeros towards {@code goal}; false once there is nothing (more) to do. */
-    private boolean growStep(long goal) {
-        growth.lock();
-        try {
-            long from = allocated;
-            if (appendsEnded || channel == null || from >= goal || from >= allocationLimit) {
-                return false;
-            }
-            // to the next aligned boundary: after a short piece (the writer's), the pieces are whole again
-            int piece = hugePieces ? ZeroSteps.HUGE_PIECE : syncsZeros ? ZeroSteps.ZEROS_PER_WRITE : ZeroSteps.PREPARE_PIECE;
-            allocateTo(Math.min(goal, from - from % piece + piece));
-            return true;
-        } finally {
-            growth.unlock();
         }
     }
 
@@ -444,6 +261,26 @@ final class SegmentFile {
         } finally {
             growth.unlock();
         }
+    }
+
+    /** Bytes allocated and mapped: the writer stores below it without a lock (see the field). Any thread. */
+    long allocated() {
+        return allocated;
+    }
+
+    /** Whether no append follows (sealed, or closed): nothing may grow the file again. Under {@link #growth}. */
+    boolean appendsEnded() {
+        return appendsEnded || channel == null;
+    }
+
+    /** Whether the writer's stores go through the channel, so that no page of the mapping needs a fault. */
+    boolean storesThroughChannel() {
+        return writingThroughChannel || space.low();
+    }
+
+    /** The mapped windows (see {@link MappedWindows}). */
+    MappedByteBuffer[] windows() {
+        return windows;
     }
 
     private void store(long pos, byte[] src, int off, int len) {
@@ -489,13 +326,9 @@ final class SegmentFile {
             if (w != UNMAPPED || released || !share.tryTake(n)) {
                 return w;
             }
-            // a channel of its own: a mapping outlives the channel it was made through
-            try (FileChannel ch = io.open(path, StandardOpenOption.READ)) {
-                w = MappedWindows.map(ch, new MappedByteBuffer[0], 0, allocated, false);
-            } catch (IOException | RuntimeException e) {
+            w = MappedWindows.mapReadOnly(io, path, allocated);
+            if (w == null) {
                 share.giveBack();
-                // the copy is read instead, and reports what is wrong with the file
-                LOG.log(System.Logger.Level.DEBUG, "mapping " + path + " failed: " + e);
                 return UNMAPPED;
             }
             windows = w;
@@ -531,41 +364,27 @@ final class SegmentFile {
     private void ensureAllocated(long end) {
         if (end > allocated) {
             allocateTo(preparer == null ? ZeroSteps.grownTarget(allocated, end, allocationLimit)
-                    : ZeroSteps.caughtUpTarget(allocated, end, allocationLimit, hugePieces));
+                    : ZeroSteps.caughtUpTarget(allocated, end, allocationLimit, steps.hugePieces()));
         }
     }
 
     /** {@link #ensureAllocated} to exactly {@code target}, a page multiple above {@link #allocated}. */
-    private void allocateTo(long target) {
+    void allocateTo(long target) {
         long from = allocated;
         FileChannel ch = writableChannel();
         // a writer of large frames writes them with pwrite, which needs no mapped page and waits for the
         // file's lock that every pwrite holds: short pieces of zeros keep those waits short
-        boolean huge = hugePieces && !writingThroughChannel;
+        boolean huge = steps.hugePieces() && !writingThroughChannel;
         space.look();
         try {
             // real zeros, not setLength: a sparse hole would turn a full disk into SIGBUS on store
-            ZeroSteps.write(ch, from, target, huge, syncsZeros ? ZeroSteps.ZEROS_PER_WRITE_FSYNCED : ZeroSteps.ZEROS_PER_WRITE);
+            ZeroSteps.write(ch, from, target, huge,
+                    steps.syncsZeros() ? ZeroSteps.ZEROS_PER_WRITE_FSYNCED : ZeroSteps.ZEROS_PER_WRITE);
         } catch (IOException e) {
             throw StorageErrors.wrap("allocate " + (target - from) + " bytes of segment", path, e);
         }
         ensureMapped(target);
         allocated = target;
-    }
-
-    /**
-     * Takes the page fault of every page in {@code [from, to)} (page multiples below {@link #allocated}),
-     * so that the writer's stores there cost none. The writer may be storing into the same pages at
-     * the same time: an atomic add of zero writes back exactly the value it read, atomically, so it
-     * never changes a byte the writer stored, before or after. Under {@link #growth}, which keeps a
-     * truncation (and so a page past the end of the file, which would fault with {@code SIGBUS}) away.
-     */
-    private void touch(long from, long to) {
-        MappedByteBuffer[] w = windows;
-        for (long p = from; p < to; p += PAGE) {
-            PAGE_TOUCH.getAndAdd((ByteBuffer) w[(int) (p / WINDOW_SIZE)], (int) (p % WINDOW_SIZE), 0);
-        }
-        touched = Math.max(touched, to);
     }
 
     /**
@@ -621,7 +440,7 @@ final class SegmentFile {
                 ch.truncate(size);
             }
             allocated = Math.min(allocated, size);
-            touched = Math.min(touched, size);
+            steps.truncated(size);
             // pages of the old mapping past the new end must never be touched again: remap first
             mapped = Math.min(mapped, size);
         } catch (IOException e) {
@@ -675,7 +494,7 @@ final class SegmentFile {
             growth.unlock();
         }
         tailReads.close();
-        zeroSync.close();
+        steps.close();
         if (ch != null) {
             try {
                 ch.close();

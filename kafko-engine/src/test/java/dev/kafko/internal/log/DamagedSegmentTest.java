@@ -207,7 +207,7 @@ class DamagedSegmentTest {
                 assertThat(Arrays.copyOf(Files.readAllBytes(active), FrameFormat.SEGMENT_HEADER_SIZE))
                         .as("header on disk after open, bit %d flipped", bit)
                         .isEqualTo(bit / 8 == 6 || bit / 8 == 7 ? Arrays.copyOf(b, FrameFormat.SEGMENT_HEADER_SIZE)
-                                : Segment.header(activeBase));
+                                : SegmentFiles.header(activeBase));
                 log.append(Logs.record(RECORDS, VALUE));
                 List<KafkoRecord> all = Logs.readAll(log);
                 assertThat(all).hasSize(RECORDS + 1);
@@ -226,7 +226,7 @@ class DamagedSegmentTest {
         try (PartitionLog log = Logs.open(src, CONFIG)) {
             assertThat(log.endOffset()).as("every intact frame behind the zeroed header kept").isEqualTo(RECORDS);
             assertThat(Arrays.copyOf(Files.readAllBytes(active), FrameFormat.SEGMENT_HEADER_SIZE))
-                    .isEqualTo(Segment.header(activeBase));
+                    .isEqualTo(SegmentFiles.header(activeBase));
             List<KafkoRecord> all = Logs.readAll(log);
             assertThat(all).hasSize(RECORDS);
             assertRecord(all.get(RECORDS - 1), RECORDS - 1, VALUE);
@@ -237,13 +237,13 @@ class DamagedSegmentTest {
     void activeSegmentWithoutAFrameGetsItsDamagedHeaderRewritten() throws IOException {
         // a crash right after a roll left the new segment holding only its header, and one bit of it flipped
         Path active = FileNames.segmentFile(src, RECORDS);
-        byte[] header = Segment.header(RECORDS);
+        byte[] header = SegmentFiles.header(RECORDS);
         header[3] ^= 0x10;
         Files.write(active, header);
         Files.delete(src.resolve(FileNames.CLEAN_SHUTDOWN_FILE));
         try (PartitionLog log = Logs.open(src, CONFIG)) {
             assertThat(log.endOffset()).isEqualTo(RECORDS);
-            assertThat(Files.readAllBytes(active)).isEqualTo(Segment.header(RECORDS));
+            assertThat(Files.readAllBytes(active)).isEqualTo(SegmentFiles.header(RECORDS));
             log.append(Logs.record(RECORDS, VALUE));
             assertRecord(log.read(RECORDS, 1, 1).records().get(0), RECORDS, VALUE);
             assertThat(Logs.readAll(log)).hasSize(RECORDS + 1);

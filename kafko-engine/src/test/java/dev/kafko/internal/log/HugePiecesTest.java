@@ -60,13 +60,13 @@ class HugePiecesTest {
             double expected = policy == FsyncPolicy.NEVER ? ZeroSteps.HUGE_PIECES_MIN_RATE : Double.POSITIVE_INFINITY;
             try (PartitionLog log = PartitionLog.open(Logs.TOPIC, 0, logDir, config, Clock.systemUTC(), FileIo.SYSTEM,
                     new HeldExecutor())) {
-                assertThat(log.segments()[0].file().hugePiecesFrom()).as("%s, first segment", policy).isEqualTo(expected);
+                assertThat(log.segments()[0].file().steps().hugePiecesFrom()).as("%s, first segment", policy).isEqualTo(expected);
                 while (log.segments().length < 3) {
                     Logs.appendFrames(log, 1, 1, 200);
                 }
                 for (Segment s : log.segments()) {
                     if (s.file().isWritable()) {
-                        assertThat(s.file().hugePiecesFrom()).as("%s, rolled to", policy).isEqualTo(expected);
+                        assertThat(s.file().steps().hugePiecesFrom()).as("%s, rolled to", policy).isEqualTo(expected);
                     }
                 }
             }
@@ -76,10 +76,10 @@ class HugePiecesTest {
     /** Writes numbered frames up to {@code bytes}, running the preparer's steps as they are asked for, and reads every one back. */
     private void fill(double hugeFrom, long bytes) {
         HeldExecutor preparer = new HeldExecutor();
-        SegmentFile f = SegmentFile.create(recording(), dir.resolve("0.log"), new byte[16], LIMIT);
+        SegmentFile f = SegmentFiles.create(recording(), dir.resolve("0.log"), new byte[16], LIMIT);
         try {
             f.prepareWith(preparer);
-            f.hugePiecesFrom(hugeFrom);
+            f.steps().hugePiecesFrom(hugeFrom);
             byte[] frame = new byte[FRAME];
             List<Long> positions = new ArrayList<>();
             long pos = 16;

@@ -51,7 +51,7 @@ class MixedFramePrepareTest {
         jul.setLevel(Level.ALL);
         jul.addHandler(handler);
         HeldExecutor preparer = new HeldExecutor();
-        SegmentFile f = SegmentFile.create(FileIo.SYSTEM, dir.resolve("0.log"), new byte[16], LIMIT);
+        SegmentFile f = SegmentFiles.create(FileIo.SYSTEM, dir.resolve("0.log"), new byte[16], LIMIT);
         try {
             f.prepareWith(preparer);
             List<long[]> frames = new ArrayList<>();
