@@ -1,6 +1,5 @@
 package dev.kafko.spring.listener;
 
-import dev.kafko.UnknownTopicException;
 import dev.kafko.spring.core.LogBackend;
 import dev.kafko.spring.event.ConcurrentContainerStoppedEvent;
 import dev.kafko.spring.event.ConsumerStoppedEvent;
@@ -11,19 +10,11 @@ import dev.kafko.spring.support.micrometer.KafkoListenerObservation;
 import dev.kafko.spring.support.micrometer.KafkoListenerObservationConvention;
 import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.LinkedHashSet;
 import java.util.Objects;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.Collections;
 import java.util.Set;
-import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -58,49 +49,24 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     private static final Logger LOG = LoggerFactory.getLogger(ConcurrentMessageListenerContainer.class);
 
     private final String listenerId;
-    /** The topic pattern and its watch of topic creations; null for a container that reads the topics it names. */
+    /** The topic pattern, its watch of topic creations and its topics' members; null for named topics. */
     private final @Nullable TopicPatternWatch topicPattern;
     /** The partitions read by hand per topic, in the order given; null for a container of its group. */
     private final @Nullable Map<String, List<TopicPartitionOffset>> assigned;
-    /** The topics read, in the order their members were made: fixed, or those the pattern matched so far. */
-    private final List<String> topics = new CopyOnWriteArrayList<>();
     private final String groupId;
-    private final LogBackend backend;
     private final ContainerProperties properties;
     private final boolean autoStartup;
-    private final KafkoMessageListener listener;
-    private final KafkoErrorHandler errorHandler;
     private final KafkoInstrumentation instrumentation;
-    private final TaskExecutor executor;
-    /**
-     * Grows (under this container's lock) when a pattern matches a topic, and loses the members of a pattern's topic
-     * that was deleted; iterated without a lock.
-     */
-    private final List<KafkoMessageListenerContainer> members = new CopyOnWriteArrayList<>();
-    /** Members of a pattern's deleted topic whose threads have not ended yet: a stop waits for them too. */
-    private final List<KafkoMessageListenerContainer> retiring = new CopyOnWriteArrayList<>();
-    /** The number in the next member's name: names are never reused. Under this container's lock. */
-    private int nextMember;
+    /** The members and the topics they read: made, started and stopped, and counted as their threads run. */
+    private final ContainerMembers members;
     private final ProcessedOffsets processed;
     private final CatchUp catchUp;
-    /** Members whose polling thread runs; their launches and exits count under their own locks. */
-    private final AtomicInteger live = new AtomicInteger();
-    /** Why the first member that died since none ran ended; null while none did. */
-    private final AtomicReference<ConsumerStoppedEvent.@Nullable Reason> diedSinceAllStopped = new AtomicReference<>();
     /** Whether this container holds the {@link KeepAlive}: from its start until it is asked to stop. */
     private boolean keepingAlive;
     /** From {@link #start()} until a stop is asked for: members made for newly matched topics start. */
     private volatile boolean started;
-    /**
-     * Whether a member thread was launched since the container last started: if none was (a pattern that matched
-     * no topic yet), no member can be the last one to stop, and the stop itself tells that the container stopped.
-     */
-    private volatile boolean launchedSinceStart;
     /** Whether a pause was asked for and no resume since: members made meanwhile start paused. */
     private volatile boolean pauseRequested;
-    private volatile RecordObservations observations = RecordObservations.NONE;
-    /** The topics (and partition counts) whose idle members were warned of. Under this container's lock. */
-    private final Set<String> idleWarned = new java.util.HashSet<>();
     private volatile @Nullable ApplicationEventPublisher eventPublisher;
 
     public ConcurrentMessageListenerContainer(String listenerId, List<String> topics, String groupId, LogBackend backend,
@@ -146,42 +112,21 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
         }
         this.listenerId = listenerId;
         this.assigned = assigned;
-        this.topicPattern = topicPattern == null ? null : new TopicPatternWatch(listenerId, topicPattern, backend);
         this.groupId = groupId;
-        this.backend = backend;
         this.properties = properties;
         this.autoStartup = autoStartup;
-        this.listener = listener;
-        this.errorHandler = errorHandler;
         this.instrumentation = GuardedInstrumentation.of(instrumentation); // its failure fails no record
-        this.executor = executor;
         this.processed = new ProcessedOffsets(backend::topicId);
+        this.members = new ContainerMembers((name, topic, byHand) -> new KafkoMessageListenerContainer(this, name,
+                topic, groupId, backend, properties, listener, errorHandler, this.instrumentation, executor, processed,
+                byHand), listenerId, groupId, backend, properties, errorHandler, this.instrumentation, processed,
+                assigned, topicPattern != null);
+        this.topicPattern = topicPattern == null ? null
+                : new TopicPatternWatch(listenerId, topicPattern, backend, members);
         this.catchUp = new CatchUp(this, backend, processed, assigned);
         for (String topic : assigned != null ? assigned.keySet() : new LinkedHashSet<>(topics)) {
-            addMembers(topic);
+            members.add(topic);
         }
-    }
-
-    /** Makes the members of a topic not read yet. Under this container's lock, or in the constructor. */
-    private List<KafkoMessageListenerContainer> addMembers(String topic) {
-        List<KafkoMessageListenerContainer> added = new ArrayList<>();
-        List<AssignedPartitions> byHand = assigned == null ? null
-                : AssignedPartitions.split(topic, assigned.get(topic), properties.concurrency());
-        if (byHand != null && byHand.size() < properties.concurrency()) {
-            LOG.warn("Listener '{}' has concurrency {} but is assigned {} partition(s) of topic '{}': it reads them"
-                    + " with {} member(s), one each", listenerId, properties.concurrency(), byHand.size(), topic,
-                    byHand.size());
-        }
-        for (int i = 0; i < (byHand == null ? properties.concurrency() : byHand.size()); i++) {
-            KafkoMessageListenerContainer member = new KafkoMessageListenerContainer(this, listenerId + "-"
-                    + nextMember++, topic, groupId, backend, properties, listener, errorHandler,
-                    instrumentation, executor, processed, byHand == null ? null : byHand.get(i));
-            member.setObservations(observations);
-            added.add(member);
-        }
-        topics.add(topic); // before its members, as dropTopic removes it after them: no member without its topic
-        members.addAll(added);
-        return added;
     }
 
     /**
@@ -191,11 +136,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
      */
     public void setObservationRegistry(ObservationRegistry registry,
                                        @Nullable KafkoListenerObservationConvention convention) {
-        RecordObservations observations = new RecordObservations(registry, convention);
-        this.observations = observations;
-        for (KafkoMessageListenerContainer member : members) {
-            member.setObservations(observations);
-        }
+        members.setObservations(new RecordObservations(registry, convention));
     }
 
     /**
@@ -226,7 +167,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
      */
     @Override
     public List<String> getTopics() {
-        return List.copyOf(topics);
+        return List.copyOf(members.topics());
     }
 
     /** The partitions this container reads by hand, in the order given, or {@code null} for a group's container. */
@@ -241,12 +182,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
 
     @Override
     public Map<String, Set<Integer>> getAssignedPartitions() {
-        Map<String, Set<Integer>> all = new TreeMap<>();
-        for (KafkoMessageListenerContainer member : members) {
-            member.getAssignedPartitions().forEach((topic, partitions) ->
-                    all.computeIfAbsent(topic, t -> new TreeSet<>()).addAll(partitions));
-        }
-        return Collections.unmodifiableMap(all);
+        return members.assignedPartitions();
     }
 
     public ContainerProperties getContainerProperties() {
@@ -255,7 +191,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
 
     /** The members, in thread-name order. */
     public List<MessageListenerContainer> getMembers() {
-        return List.copyOf(members);
+        return List.copyOf(members.all());
     }
 
     @Override
@@ -265,24 +201,16 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
         }
         try {
             if (topicPattern != null) {
-                for (String topic : backend.topicNames()) {
-                    if (topicPattern.follows(topic) && !topics.contains(topic)) {
-                        addMembers(topic);
-                    }
-                }
+                topicPattern.addExisting();
             }
-            for (String topic : topics) {
-                if (!prepare(topic)) {
-                    dropTopic(topic); // a pattern's topic deleted while the container was stopped
-                }
-            }
+            members.prepareAll(); // which drops a pattern's topic deleted while the container was stopped
         } catch (RuntimeException | Error e) {
             if (!started && topicPattern != null) {
                 topicPattern.stop(); // a container that does not run is told nothing, nor kept by the watch
             }
             throw e;
         }
-        if (members.stream().allMatch(m -> !m.isRunning() || m.isStopping())) {
+        if (members.all().stream().allMatch(m -> !m.isRunning() || m.isStopping())) {
             // a new run starts from the group's commits: what the last run processed but never
             // committed is delivered again, and the test helper must wait for that
             processed.clear();
@@ -292,11 +220,11 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
             keepingAlive = true;
         }
         if (!started) {
-            launchedSinceStart = false;
+            members.newRun();
         }
         started = true;
         try {
-            startMembers(members);
+            members.start(members.all(), pauseRequested);
         } catch (RuntimeException e) {
             stop();
             throw e;
@@ -304,106 +232,16 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     }
 
     /**
-     * Gets a topic ready before its members start: created where allowed (but for a pattern's), its dead-letter
-     * topic ready, a warning when members will idle. Under this container's lock.
-     *
-     * @return false when a pattern's topic no longer exists (it is no longer read, and matched anew when created)
-     */
-    private boolean prepare(String topic) {
-        int partitions;
-        try {
-            if (topicPattern == null) {
-                backend.ensureTopic(topic, 1);
-            }
-            partitions = backend.partitionCount(topic);
-        } catch (UnknownTopicException e) {
-            if (topicPattern != null) {
-                return false;
-            }
-            throw new UnknownTopicException("Listener '" + listenerId + "' cannot start: " + e.getMessage());
-        }
-        if (assigned != null) {
-            AssignedPartitions.check(listenerId, topic, assigned.get(topic), partitions);
-        }
-        errorHandler.prepare(topic);
-        if (assigned == null && properties.concurrency() > partitions && idleWarned.add(topic + '\0' + partitions)) {
-            // once per topic and partition count: not again at each restart (a cached test context's resumes)
-            LOG.warn("Listener '{}' has concurrency {} but topic '{}' has {} partition(s): {} member(s) will idle",
-                    listenerId, properties.concurrency(), topic, partitions, properties.concurrency() - partitions);
-        }
-        instrumentation.listenerStarting(listenerId, groupId, topic);
-        return true;
-    }
-
-    /**
-     * Starts {@code starting} behind one gate, opened once all have joined their groups, paused when a pause is
-     * asked for; a pattern's topic deleted meanwhile is no longer read (its pattern matches it anew at a creation).
-     * Under this container's lock.
-     */
-    private void startMembers(List<KafkoMessageListenerContainer> starting) {
-        CountDownLatch allJoined = new CountDownLatch(1);
-        try {
-            for (KafkoMessageListenerContainer member : starting) {
-                if (!members.contains(member)) {
-                    continue; // its topic was deleted as a sibling started
-                }
-                if (pauseRequested) {
-                    member.pause();
-                }
-                try {
-                    member.start(allJoined);
-                } catch (UnknownTopicException e) {
-                    if (topicPattern == null) {
-                        throw e;
-                    }
-                    LOG.info("Listener '{}' no longer reads topic '{}', deleted as {} started: {}; it reads the"
-                            + " topic again if it is created", listenerId, member.topic(), member.memberName(),
-                            e.getMessage());
-                    dropTopic(member.topic());
-                }
-            }
-        } finally {
-            allJoined.countDown();
-        }
-    }
-
-    /**
      * A topic this container's pattern matches was created, on the creating thread: its members start, those made
-     * for it now or left waiting for it. A topic this container cannot get ready (its dead-letter topic cannot be
-     * created) is logged and not read. The pattern was matched before this lock is taken ({@link TopicPatternWatch}):
-     * another container prepares a topic under its own lock, which creates that topic's dead-letter topic; were that
-     * creation to wait for this lock while this container, on another thread, created a dead-letter topic under it,
-     * each would wait for the other for good.
+     * for it now or left waiting for it ({@link TopicPatternWatch#created}). The pattern was matched before this lock
+     * is taken: another container prepares a topic under its own lock, which creates that topic's dead-letter topic;
+     * were that creation to wait for this lock while this container, on another thread, created a dead-letter topic
+     * under it, each would wait for the other for good.
      */
     private synchronized void followedTopicCreated(String topic) {
-        if (!started) {
-            return;
+        if (started && topicPattern != null) {
+            topicPattern.created(topic, pauseRequested);
         }
-        List<KafkoMessageListenerContainer> ofTopic = new ArrayList<>();
-        for (KafkoMessageListenerContainer member : members) {
-            if (member.topic().equals(topic) && !member.isRunning()) {
-                ofTopic.add(member);
-            }
-        }
-        boolean added = !topics.contains(topic);
-        if (!added && ofTopic.isEmpty()) {
-            return; // read already (found by the start's look at the topics, which the watch began before)
-        }
-        try {
-            if (!prepare(topic)) {
-                return; // deleted again already
-            }
-        } catch (RuntimeException e) {
-            LOG.error("Listener '{}' does not read topic '{}', which its pattern '{}' matches: {}", listenerId, topic,
-                    topicPattern == null ? null : topicPattern.pattern(), e.getMessage(), e);
-            return;
-        }
-        if (added) {
-            ofTopic.addAll(addMembers(topic));
-            LOG.info("Listener '{}' reads topic '{}', created just now ({} member(s))", listenerId, topic,
-                    ofTopic.size());
-        }
-        startMembers(ofTopic);
     }
 
     /**
@@ -414,43 +252,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
      * (the topic exists: the member reads it again) or after (the topic is matched anew).
      */
     synchronized boolean retireDeletedTopic(KafkoMessageListenerContainer member) {
-        if (retiring.contains(member)) {
-            return true; // a sibling retired the topic first
-        }
-        String topic = member.topic();
-        if (topicPattern == null || !started || !members.contains(member)) {
-            return false;
-        }
-        try {
-            backend.partitionCount(topic);
-            return false; // created again meanwhile: the member reads it again
-        } catch (UnknownTopicException gone) {
-            // ends
-        }
-        int ending = dropTopic(topic);
-        LOG.info("Listener '{}' no longer reads topic '{}', which was deleted: its {} member(s) end; it reads the topic"
-                + " again if it is created", listenerId, topic, ending);
-        return true;
-    }
-
-    /**
-     * A pattern's topic that no longer exists is no longer read: its members end, and its pattern matches it anew
-     * at a creation. Under this container's lock.
-     *
-     * @return how many members it had
-     */
-    private int dropTopic(String topic) {
-        List<KafkoMessageListenerContainer> ofTopic = members.stream().filter(m -> m.topic().equals(topic)).toList();
-        members.removeAll(ofTopic);
-        topics.remove(topic);
-        processed.forget(topic);
-        idleWarned.removeIf(warned -> warned.startsWith(topic + '\0'));
-        for (KafkoMessageListenerContainer ending : ofTopic) {
-            if (ending.retire()) {
-                retiring.add(ending); // removed as its thread ends, which takes this lock
-            }
-        }
-        return ofTopic.size();
+        return topicPattern != null && topicPattern.retire(member, started);
     }
 
     /**
@@ -459,14 +261,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
      */
     synchronized ConsumerStoppedEvent.@Nullable Reason retiredMemberExited(KafkoMessageListenerContainer member,
                                                                           @Nullable Throwable died) {
-        retiring.remove(member);
-        if (!started) {
-            return memberExited(died); // a stop was asked for meanwhile: this exit counts as any member's
-        }
-        if (live.decrementAndGet() == 0) {
-            launchedSinceStart = false; // so that the next stop publishes the container's stop itself
-        }
-        return null;
+        return members.retiredExited(member, died, started);
     }
 
     /**
@@ -477,8 +272,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     public void stop() {
         boolean noMemberRan = requestStop();
         if (!isPollingThread(Thread.currentThread())) {
-            members.forEach(KafkoMessageListenerContainer::awaitStopped);
-            retiring.forEach(KafkoMessageListenerContainer::awaitStopped);
+            members.awaitStopped();
         }
         if (noMemberRan) {
             publishStopped();
@@ -507,18 +301,13 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
      * @return whether the container ran with no member launched since its start (its stop is told by the caller)
      */
     private synchronized boolean requestStop() {
-        boolean noMemberRan = started && !launchedSinceStart;
+        boolean noMemberRan = started && !members.launchedSinceStart();
         started = false;
         if (topicPattern != null) {
             topicPattern.stop();
         }
         releaseKeepAlive();
-        CountDownLatch together = new CountDownLatch(1);
-        try {
-            members.forEach(m -> m.requestStop(together));
-        } finally {
-            together.countDown();
-        }
+        members.requestStop();
         return noMemberRan;
     }
 
@@ -530,8 +319,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
      */
     public void stopForShutdown() {
         boolean noMemberRan = requestStop();
-        members.forEach(KafkoMessageListenerContainer::awaitStopped); // which skips the caller's own member
-        retiring.forEach(KafkoMessageListenerContainer::awaitStopped);
+        members.awaitStopped(); // which skips the caller's own member
         if (noMemberRan) {
             publishStopped();
         }
@@ -544,8 +332,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
 
     /** A member's polling thread was started. */
     void memberLaunched() {
-        launchedSinceStart = true;
-        live.incrementAndGet();
+        members.launched();
     }
 
     /**
@@ -553,20 +340,12 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
      * only, the reason of the {@link ConcurrentContainerStoppedEvent} it publishes, else null.
      */
     ConsumerStoppedEvent.@Nullable Reason memberExited(@Nullable Throwable died) {
-        if (died != null) {
-            diedSinceAllStopped.compareAndSet(null, MemberEvents.reason(died));
-        }
-        if (live.decrementAndGet() != 0) {
-            return null;
-        }
-        ConsumerStoppedEvent.Reason reason = diedSinceAllStopped.getAndSet(null);
-        return reason != null ? reason : ConsumerStoppedEvent.Reason.NORMAL;
+        return members.exited(died);
     }
 
     /** Whether {@code thread} is the polling thread of one of this container's members. */
     public boolean isPollingThread(Thread thread) {
-        return members.stream().anyMatch(m -> m.isPollingThread(thread))
-                || retiring.stream().anyMatch(m -> m.isPollingThread(thread));
+        return members.isPollingThread(thread);
     }
 
     /** Under this container's lock. */
@@ -580,30 +359,31 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     @Override
     public synchronized void pause() {
         pauseRequested = true;
-        members.forEach(KafkoMessageListenerContainer::pause);
+        members.all().forEach(KafkoMessageListenerContainer::pause);
     }
 
     @Override
     public synchronized void resume() {
         pauseRequested = false;
-        members.forEach(KafkoMessageListenerContainer::resume);
+        members.all().forEach(KafkoMessageListenerContainer::resume);
     }
 
     /** {@inheritDoc} A container with a pattern that matched no topic yet runs from its start until its stop. */
     @Override
     public boolean isRunning() {
-        return members.isEmpty() ? started : members.stream().anyMatch(KafkoMessageListenerContainer::isRunning);
+        List<KafkoMessageListenerContainer> all = members.all();
+        return all.isEmpty() ? started : all.stream().anyMatch(KafkoMessageListenerContainer::isRunning);
     }
 
     @Override
     public boolean isPauseRequested() {
-        return members.isEmpty() ? pauseRequested
-                : members.stream().allMatch(KafkoMessageListenerContainer::isPauseRequested);
+        return members.all().isEmpty() ? pauseRequested
+                : members.all().stream().allMatch(KafkoMessageListenerContainer::isPauseRequested);
     }
 
     @Override
     public boolean isPaused() {
-        return isPauseRequested() && members.stream().filter(KafkoMessageListenerContainer::isRunning)
+        return isPauseRequested() && members.all().stream().filter(KafkoMessageListenerContainer::isRunning)
                 .allMatch(KafkoMessageListenerContainer::isPaused);
     }
 
@@ -614,12 +394,12 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
 
     @Override
     public boolean isInExpectedState() {
-        return members.stream().allMatch(KafkoMessageListenerContainer::isInExpectedState);
+        return members.all().stream().allMatch(KafkoMessageListenerContainer::isInExpectedState);
     }
 
     @Override
     public @Nullable Throwable getFailure() {
-        for (KafkoMessageListenerContainer member : members) {
+        for (KafkoMessageListenerContainer member : members.all()) {
             Throwable failure = member.getFailure();
             if (failure != null) {
                 return failure;
@@ -646,7 +426,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
 
     /** The end offsets of this container's topics now, per topic and partition: targets for {@link #awaitCaughtUp(Map, Duration)}. */
     public Map<String, Map<Integer, Long>> endOffsets() {
-        return catchUp.endOffsets(topics);
+        return catchUp.endOffsets(members.topics());
     }
 
     /**
@@ -655,14 +435,15 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
      */
     public List<String> awaitCaughtUp(Map<String, Map<Integer, Long>> targets, Duration timeout)
             throws InterruptedException {
-        return catchUp.await(targets, timeout, members);
+        return catchUp.await(targets, timeout, members.all());
     }
 
     @Override
     public String toString() {
+        List<String> topics = members.topics();
         return "ConcurrentMessageListenerContainer[" + listenerId + " on " + (assigned != null ? assigned.values()
                 : topicPattern == null ? topics : "pattern '" + topicPattern.pattern() + "' " + topics)
                 + ", group " + groupId
-                + ", " + members.size() + " member(s)]";
+                + ", " + members.all().size() + " member(s)]";
     }
 }

@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * The acknowledgment a listener in a manual ack mode gets with one delivery of its {@link ListenerConsumer}:
+ * The acknowledgment a listener in a manual ack mode gets with one delivery of its member ({@link MemberDelivery}):
  * acknowledged on the polling thread it counts at once, on another thread it is queued for the polling thread;
  * a nack is taken on the polling thread only, inside the listener call.
  */
@@ -25,7 +25,7 @@ final class DeliveryAcknowledgment implements Acknowledgment {
         }
     };
 
-    private final ListenerConsumer member;
+    private final MemberDelivery delivery;
     private final MemberCommits commits;
     private final List<KafkoRecord> records;
     /** The epoch of the delivery: an acknowledgment after the partition was assigned again (or sought) is stale. */
@@ -37,8 +37,8 @@ final class DeliveryAcknowledgment implements Acknowledgment {
     /** The index the listener nacked from in the current attempt, or -1: nothing from there on may count as done. */
     private int nackedFrom = -1;
 
-    DeliveryAcknowledgment(ListenerConsumer member, MemberCommits commits, List<KafkoRecord> records, long epoch) {
-        this.member = member;
+    DeliveryAcknowledgment(MemberDelivery delivery, MemberCommits commits, List<KafkoRecord> records, long epoch) {
+        this.delivery = delivery;
         this.commits = commits;
         this.records = records;
         this.epoch = epoch;
@@ -55,13 +55,13 @@ final class DeliveryAcknowledgment implements Acknowledgment {
 
     @Override
     public void acknowledge() {
-        if (!member.ackMode().isManual()) {
+        if (!delivery.ackMode().isManual()) {
             return;
         }
         Map<Integer, Long> next = CommitOffsets.nextOffsets(records);
-        if (member.isPollingThread(Thread.currentThread())) {
+        if (delivery.isPollingThread(Thread.currentThread())) {
             if (nackedFrom >= 0) {
-                throw new IllegalStateException("Listener '" + member.listenerId() + "' acknowledged a delivery it"
+                throw new IllegalStateException("Listener '" + delivery.listenerId() + "' acknowledged a delivery it"
                         + " nacked");
             }
             acknowledgedByOwner = true;
@@ -73,19 +73,19 @@ final class DeliveryAcknowledgment implements Acknowledgment {
 
     @Override
     public void acknowledge(int index) {
-        if (!member.isBatch()) {
+        if (!delivery.isBatch()) {
             throw new IllegalStateException("A record listener acknowledges with acknowledge()");
         }
         Objects.checkIndex(index, records.size());
-        if (!member.isPollingThread(Thread.currentThread())) {
-            throw new IllegalStateException("Listener '" + member.listenerId() + "' may acknowledge part of a batch"
+        if (!delivery.isPollingThread(Thread.currentThread())) {
+            throw new IllegalStateException("Listener '" + delivery.listenerId() + "' may acknowledge part of a batch"
                     + " only on its polling thread, inside the listener call");
         }
         if (nackedFrom >= 0 && index >= nackedFrom) {
-            throw new IllegalStateException("Listener '" + member.listenerId() + "' acknowledged index " + index
+            throw new IllegalStateException("Listener '" + delivery.listenerId() + "' acknowledged index " + index
                     + " of a batch it nacked from index " + nackedFrom);
         }
-        if (acknowledgedByOwner || index <= acknowledgedUpTo || !member.ackMode().isManual()) {
+        if (acknowledgedByOwner || index <= acknowledgedUpTo || !delivery.ackMode().isManual()) {
             return; // acknowledged already (an attempt before this one may have): a commit never moves back
         }
         acknowledgedUpTo = index;
@@ -94,7 +94,7 @@ final class DeliveryAcknowledgment implements Acknowledgment {
 
     @Override
     public void nack(Duration sleep) {
-        if (member.isBatch()) {
+        if (delivery.isBatch()) {
             throw new IllegalStateException("A batch listener nacks with nack(index, sleep)");
         }
         nackAt(0, sleep);
@@ -102,12 +102,12 @@ final class DeliveryAcknowledgment implements Acknowledgment {
 
     @Override
     public void nack(int index, Duration sleep) {
-        if (!member.isBatch()) {
+        if (!delivery.isBatch()) {
             throw new IllegalStateException("A record listener nacks with nack(sleep)");
         }
         Objects.checkIndex(index, records.size());
         if (index <= acknowledgedUpTo) {
-            throw new IllegalArgumentException("Listener '" + member.listenerId() + "' nacked index " + index
+            throw new IllegalArgumentException("Listener '" + delivery.listenerId() + "' nacked index " + index
                     + " of a batch it acknowledged up to index " + acknowledgedUpTo);
         }
         nackAt(index, sleep);
@@ -117,15 +117,15 @@ final class DeliveryAcknowledgment implements Acknowledgment {
         if (sleep.isNegative()) {
             throw new IllegalArgumentException("nack sleep must not be negative, was " + sleep);
         }
-        if (!member.isPollingThread(Thread.currentThread())) {
-            throw new IllegalStateException("Listener '" + member.listenerId() + "' may nack only on its"
+        if (!delivery.isPollingThread(Thread.currentThread())) {
+            throw new IllegalStateException("Listener '" + delivery.listenerId() + "' may nack only on its"
                     + " polling thread, inside the listener call");
         }
         if (acknowledgedByOwner) {
-            throw new IllegalStateException("Listener '" + member.listenerId() + "' nacked a delivery it"
+            throw new IllegalStateException("Listener '" + delivery.listenerId() + "' nacked a delivery it"
                     + " acknowledged");
         }
         nackedFrom = index;
-        member.nacked(index, sleep);
+        delivery.nacked(index, sleep);
     }
 }

@@ -5,6 +5,7 @@ import dev.kafko.KafkoRecord;
 import dev.kafko.spring.support.StackTraceLimiter;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,6 +24,8 @@ final class MemberLog {
     private final StackTraceLimiter traces = new StackTraceLimiter();
     /** The records the listener was given and has not returned from. */
     private @Nullable List<KafkoRecord> inHand;
+    /** When the last poll failure was logged ({@link System#nanoTime}). */
+    private long pollFailureLoggedNanos;
 
     MemberLog(KafkoMessageListenerContainer container) {
         this.container = container;
@@ -48,9 +51,16 @@ final class MemberLog {
 
     /**
      * A poll failed (a corrupt record below the end, a failed partition); the member polls again in
-     * {@code retryMillis}, or at once (0) while its other partitions have records.
+     * {@code pollMillis}, or at once while its {@code others} partitions have records: then a line a poll
+     * timeout at most.
      */
-    void pollFailed(KafkoException e, long retryMillis) {
+    void pollFailed(KafkoException e, boolean others, long pollMillis) {
+        long now = System.nanoTime();
+        if (others && now - pollFailureLoggedNanos < TimeUnit.MILLISECONDS.toNanos(pollMillis)) {
+            return;
+        }
+        pollFailureLoggedNanos = now;
+        long retryMillis = others ? 0 : pollMillis;
         String what = retryMillis == 0
                 ? "Listener '{}' could not poll {} ({}); reading its other partitions meanwhile{}"
                 : "Listener '{}' could not poll {} ({}); trying again in {} ms";

@@ -1,6 +1,9 @@
 package dev.kafko.spring.listener;
 
+import dev.kafko.UnknownTopicException;
 import dev.kafko.spring.core.LogBackend;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
@@ -8,10 +11,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The topic pattern of a listener's container, and its watch of the backend's topic creations from the container's
- * start until it is asked to stop. {@link #start} and {@link #stop} run under the container's lock; a creation is
- * matched on the creating thread before the container is told, so that a topic the container does not follow never
- * waits for its lock (see {@link ConcurrentMessageListenerContainer}).
+ * The topic pattern of a listener's container, its watch of the backend's topic creations from the container's
+ * start until it is asked to stop, and the members of the topics it matches: made and started as such a topic is
+ * created, ended as one is deleted. {@link #start}, {@link #stop} and what makes or ends members run under the
+ * container's lock; a creation is matched on the creating thread before the container is told, so that a topic the
+ * container does not follow never waits for its lock (see {@link ConcurrentMessageListenerContainer}).
  */
 final class TopicPatternWatch {
 
@@ -21,12 +25,15 @@ final class TopicPatternWatch {
     private final String listenerId;
     private final Pattern pattern;
     private final LogBackend backend;
+    /** The container's members, those of the topics matched among them. */
+    private final ContainerMembers members;
     private @Nullable AutoCloseable watch;
 
-    TopicPatternWatch(String listenerId, Pattern pattern, LogBackend backend) {
+    TopicPatternWatch(String listenerId, Pattern pattern, LogBackend backend, ContainerMembers members) {
         this.listenerId = listenerId;
         this.pattern = pattern;
         this.backend = backend;
+        this.members = members;
     }
 
     Pattern pattern() {
@@ -65,5 +72,74 @@ final class TopicPatternWatch {
                 LOG.debug("Ending the watch of topic creations of listener '{}' failed", listenerId, e);
             }
         }
+    }
+
+    /** The container starts: makes the members of each topic that exists and is followed, but is not read yet. */
+    void addExisting() {
+        for (String topic : backend.topicNames()) {
+            if (follows(topic) && !members.topics().contains(topic)) {
+                members.add(topic);
+            }
+        }
+    }
+
+    /**
+     * A followed topic was created while the container runs: its members start, those made for it now or left
+     * waiting for it, {@code paused} when a pause is asked for. A topic the container cannot get ready (its
+     * dead-letter topic cannot be created) is logged and not read.
+     */
+    void created(String topic, boolean paused) {
+        List<KafkoMessageListenerContainer> ofTopic = new ArrayList<>();
+        for (KafkoMessageListenerContainer member : members.all()) {
+            if (member.topic().equals(topic) && !member.isRunning()) {
+                ofTopic.add(member);
+            }
+        }
+        boolean added = !members.topics().contains(topic);
+        if (!added && ofTopic.isEmpty()) {
+            return; // read already (found by the start's look at the topics, which the watch began before)
+        }
+        try {
+            if (!members.prepare(topic)) {
+                return; // deleted again already
+            }
+        } catch (RuntimeException e) {
+            LOG.error("Listener '{}' does not read topic '{}', which its pattern '{}' matches: {}", listenerId, topic,
+                    pattern, e.getMessage(), e);
+            return;
+        }
+        if (added) {
+            ofTopic.addAll(members.add(topic));
+            LOG.info("Listener '{}' reads topic '{}', created just now ({} member(s))", listenerId, topic,
+                    ofTopic.size());
+        }
+        members.start(ofTopic, paused);
+    }
+
+    /**
+     * A member found its topic deleted, and could not read it again: when it still does not exist, every member of
+     * it ends and the topic is no longer read ({@link ConcurrentMessageListenerContainer#retireDeletedTopic}).
+     *
+     * @param started whether the container runs
+     * @return whether the member ends
+     */
+    boolean retire(KafkoMessageListenerContainer member, boolean started) {
+        if (members.isRetiring(member)) {
+            return true; // a sibling retired the topic first
+        }
+        String topic = member.topic();
+        if (!started || !members.all().contains(member)) {
+            return false;
+        }
+        try {
+            backend.partitionCount(topic);
+            return false; // created again meanwhile: the member reads it again
+        } catch (UnknownTopicException gone) {
+            // ends
+        }
+        int ending = members.drop(topic);
+        LOG.info("Listener '{}' no longer reads topic '{}', which was deleted: its {} member(s) end; it reads the topic"
+                + " again if it is created", listenerId, topic, ending);
+        return true;
     }
 }

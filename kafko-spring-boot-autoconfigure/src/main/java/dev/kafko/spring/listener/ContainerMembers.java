@@ -1,0 +1,322 @@
+package dev.kafko.spring.listener;
+
+import dev.kafko.UnknownTopicException;
+import dev.kafko.spring.core.LogBackend;
+import dev.kafko.spring.event.ConsumerStoppedEvent;
+import dev.kafko.spring.support.KafkoInstrumentation;
+import dev.kafko.spring.support.TopicPartitionOffset;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The members of one listener's container and the topics they read: changed under the container's lock (in its
+ * {@code synchronized} methods, or its constructor), read from any thread without a lock. It makes a topic's
+ * members, gets the topic ready before they start, starts them behind one gate, asks them to stop together, drops a
+ * pattern's deleted topic with its members, and counts the members' polling threads as they launch and exit
+ * (atomically; a member counts under its own lock), so that the last one out tells that the container stopped.
+ */
+final class ContainerMembers {
+
+    /** The container's: what it logs of its members stays under the logger an application configures for it. */
+    private static final Logger LOG = LoggerFactory.getLogger(ConcurrentMessageListenerContainer.class);
+
+    /** Makes one member: its thread's name, its topic, and the partitions it reads by hand (null: its group's). */
+    @FunctionalInterface
+    interface Factory {
+        KafkoMessageListenerContainer make(String memberName, String topic, @Nullable AssignedPartitions byHand);
+    }
+
+    private final Factory factory;
+    private final String listenerId;
+    private final String groupId;
+    private final LogBackend backend;
+    private final ContainerProperties properties;
+    private final KafkoErrorHandler errorHandler;
+    private final KafkoInstrumentation instrumentation;
+    private final ProcessedOffsets processed;
+    /** The partitions read by hand per topic, in the order given; null for a container of its group. */
+    private final @Nullable Map<String, List<TopicPartitionOffset>> assigned;
+    /** Whether the topics are a pattern's: never created, and no longer read once deleted. */
+    private final boolean followsPattern;
+    /** The topics read, in the order their members were made: fixed, or those the pattern matched so far. */
+    private final List<String> topics = new CopyOnWriteArrayList<>();
+    /**
+     * Grows (under the container's lock) when a pattern matches a topic, and loses the members of a pattern's topic
+     * that was deleted; iterated without a lock.
+     */
+    private final List<KafkoMessageListenerContainer> members = new CopyOnWriteArrayList<>();
+    /** Members of a pattern's deleted topic whose threads have not ended yet: a stop waits for them too. */
+    private final List<KafkoMessageListenerContainer> retiring = new CopyOnWriteArrayList<>();
+    /** What {@link #topics()} and {@link #all()} hand out: the lists above, read-only. */
+    private final List<String> topicsView = Collections.unmodifiableList(topics);
+    private final List<KafkoMessageListenerContainer> membersView = Collections.unmodifiableList(members);
+    /** The number in the next member's name: names are never reused. Under the container's lock. */
+    private int nextMember;
+    /** The topics (and partition counts) whose idle members were warned of. Under the container's lock. */
+    private final Set<String> idleWarned = new HashSet<>();
+    private volatile RecordObservations observations = RecordObservations.NONE;
+    /** Members whose polling thread runs; their launches and exits count under their own locks. */
+    private final AtomicInteger live = new AtomicInteger();
+    /** Why the first member that died since none ran ended; null while none did. */
+    private final AtomicReference<ConsumerStoppedEvent.@Nullable Reason> diedSinceAllStopped = new AtomicReference<>();
+    /**
+     * Whether a member thread was launched since the container last started: if none was (a pattern that matched
+     * no topic yet), no member can be the last one to stop, and the stop itself tells that the container stopped.
+     */
+    private volatile boolean launchedSinceStart;
+
+    ContainerMembers(Factory factory, String listenerId, String groupId, LogBackend backend,
+                     ContainerProperties properties, KafkoErrorHandler errorHandler,
+                     KafkoInstrumentation instrumentation, ProcessedOffsets processed,
+                     @Nullable Map<String, List<TopicPartitionOffset>> assigned, boolean followsPattern) {
+        this.factory = factory;
+        this.listenerId = listenerId;
+        this.groupId = groupId;
+        this.backend = backend;
+        this.properties = properties;
+        this.errorHandler = errorHandler;
+        this.instrumentation = instrumentation;
+        this.processed = processed;
+        this.assigned = assigned;
+        this.followsPattern = followsPattern;
+    }
+
+    /** The members, in thread-name order (read-only; iterated without a lock). */
+    List<KafkoMessageListenerContainer> all() {
+        return membersView;
+    }
+
+    /** The partitions the members read now, per topic, each set in ascending order. Any thread. */
+    Map<String, Set<Integer>> assignedPartitions() {
+        Map<String, Set<Integer>> all = new TreeMap<>();
+        for (KafkoMessageListenerContainer member : members) {
+            member.getAssignedPartitions().forEach((topic, partitions) ->
+                    all.computeIfAbsent(topic, t -> new TreeSet<>()).addAll(partitions));
+        }
+        return Collections.unmodifiableMap(all);
+    }
+
+    /**
+     * The topics read, in the order their members were made (read-only). A member {@link #all()} lists has its
+     * topic here for as long as it is listed there.
+     */
+    List<String> topics() {
+        return topicsView;
+    }
+
+    /** Makes the members of a topic not read yet. Under the container's lock, or in the constructor. */
+    List<KafkoMessageListenerContainer> add(String topic) {
+        List<KafkoMessageListenerContainer> added = new ArrayList<>();
+        List<AssignedPartitions> byHand = assigned == null ? null
+                : AssignedPartitions.split(topic, assigned.get(topic), properties.concurrency());
+        if (byHand != null && byHand.size() < properties.concurrency()) {
+            LOG.warn("Listener '{}' has concurrency {} but is assigned {} partition(s) of topic '{}': it reads them"
+                    + " with {} member(s), one each", listenerId, properties.concurrency(), byHand.size(), topic,
+                    byHand.size());
+        }
+        for (int i = 0; i < (byHand == null ? properties.concurrency() : byHand.size()); i++) {
+            KafkoMessageListenerContainer member = factory.make(listenerId + "-" + nextMember++, topic,
+                    byHand == null ? null : byHand.get(i));
+            member.setObservations(observations);
+            added.add(member);
+        }
+        topics.add(topic); // before its members, as drop removes it after them: no member without its topic
+        members.addAll(added);
+        return added;
+    }
+
+    /** The observations of the members' deliveries: those made from now on, and those made already. */
+    void setObservations(RecordObservations observations) {
+        this.observations = observations;
+        for (KafkoMessageListenerContainer member : members) {
+            member.setObservations(observations);
+        }
+    }
+
+    /**
+     * Gets every topic ready as the container starts ({@link #prepare}); a pattern's topic deleted while the container
+     * was stopped is dropped. Under the container's lock.
+     */
+    void prepareAll() {
+        for (String topic : topics) {
+            if (!prepare(topic)) {
+                drop(topic);
+            }
+        }
+    }
+
+    /**
+     * Gets a topic ready before its members start: created where allowed (but for a pattern's), its dead-letter
+     * topic ready, a warning when members will idle. Under the container's lock.
+     *
+     * @return false when a pattern's topic no longer exists (it is no longer read, and matched anew when created)
+     */
+    boolean prepare(String topic) {
+        int partitions;
+        try {
+            if (!followsPattern) {
+                backend.ensureTopic(topic, 1);
+            }
+            partitions = backend.partitionCount(topic);
+        } catch (UnknownTopicException e) {
+            if (followsPattern) {
+                return false;
+            }
+            throw new UnknownTopicException("Listener '" + listenerId + "' cannot start: " + e.getMessage());
+        }
+        if (assigned != null) {
+            AssignedPartitions.check(listenerId, topic, assigned.get(topic), partitions);
+        }
+        errorHandler.prepare(topic);
+        if (assigned == null && properties.concurrency() > partitions && idleWarned.add(topic + '\0' + partitions)) {
+            // once per topic and partition count: not again at each restart (a cached test context's resumes)
+            LOG.warn("Listener '{}' has concurrency {} but topic '{}' has {} partition(s): {} member(s) will idle",
+                    listenerId, properties.concurrency(), topic, partitions, properties.concurrency() - partitions);
+        }
+        instrumentation.listenerStarting(listenerId, groupId, topic);
+        return true;
+    }
+
+    /**
+     * Starts {@code starting} behind one gate, opened once all have joined their groups, {@code paused} when a pause
+     * is asked for; a pattern's topic deleted meanwhile is no longer read (its pattern matches it anew at a creation).
+     * Under the container's lock.
+     */
+    void start(List<KafkoMessageListenerContainer> starting, boolean paused) {
+        CountDownLatch allJoined = new CountDownLatch(1);
+        try {
+            for (KafkoMessageListenerContainer member : starting) {
+                if (!members.contains(member)) {
+                    continue; // its topic was deleted as a sibling started
+                }
+                if (paused) {
+                    member.pause();
+                }
+                try {
+                    member.start(allJoined);
+                } catch (UnknownTopicException e) {
+                    if (!followsPattern) {
+                        throw e;
+                    }
+                    LOG.info("Listener '{}' no longer reads topic '{}', deleted as {} started: {}; it reads the"
+                            + " topic again if it is created", listenerId, member.topic(), member.memberName(),
+                            e.getMessage());
+                    drop(member.topic());
+                }
+            }
+        } finally {
+            allJoined.countDown();
+        }
+    }
+
+    /**
+     * A pattern's topic that no longer exists is no longer read: its members end, and its pattern matches it anew
+     * at a creation. Under the container's lock.
+     *
+     * @return how many members it had
+     */
+    int drop(String topic) {
+        List<KafkoMessageListenerContainer> ofTopic = members.stream().filter(m -> m.topic().equals(topic)).toList();
+        members.removeAll(ofTopic);
+        topics.remove(topic);
+        processed.forget(topic);
+        idleWarned.removeIf(warned -> warned.startsWith(topic + '\0'));
+        for (KafkoMessageListenerContainer ending : ofTopic) {
+            if (ending.retire()) {
+                retiring.add(ending); // removed as its thread ends, which takes the container's lock
+            }
+        }
+        return ofTopic.size();
+    }
+
+    /**
+     * Asks every member to stop, without waiting; a member leaves its group only once all were asked: a sibling not
+     * yet asked would take its partitions and deliver again what it had not committed. Under the container's lock.
+     */
+    void requestStop() {
+        CountDownLatch together = new CountDownLatch(1);
+        try {
+            members.forEach(m -> m.requestStop(together));
+        } finally {
+            together.countDown();
+        }
+    }
+
+    /** Waits for every member asked to stop, and those of deleted topics still ending (which skips the caller's). */
+    void awaitStopped() {
+        members.forEach(KafkoMessageListenerContainer::awaitStopped);
+        retiring.forEach(KafkoMessageListenerContainer::awaitStopped);
+    }
+
+    /** Whether {@code thread} is the polling thread of one of the members, or of one of a deleted topic's. */
+    boolean isPollingThread(Thread thread) {
+        return members.stream().anyMatch(m -> m.isPollingThread(thread))
+                || retiring.stream().anyMatch(m -> m.isPollingThread(thread));
+    }
+
+    /** Whether {@code member} read a pattern's topic that was deleted, and its thread has not ended yet. */
+    boolean isRetiring(KafkoMessageListenerContainer member) {
+        return retiring.contains(member);
+    }
+
+    /** The container starts a run after a stop: no member thread was launched in it yet. Under its lock. */
+    void newRun() {
+        launchedSinceStart = false;
+    }
+
+    /** Whether a member thread was launched since the container last started. */
+    boolean launchedSinceStart() {
+        return launchedSinceStart;
+    }
+
+    /** A member's polling thread was started. */
+    void launched() {
+        launchedSinceStart = true;
+        live.incrementAndGet();
+    }
+
+    /**
+     * A member's polling thread ends ({@code died}: what ended it, or null); returns, to the last running member
+     * only, the reason of the {@link dev.kafko.spring.event.ConcurrentContainerStoppedEvent} it publishes, else null.
+     */
+    ConsumerStoppedEvent.@Nullable Reason exited(@Nullable Throwable died) {
+        if (died != null) {
+            diedSinceAllStopped.compareAndSet(null, MemberEvents.reason(died));
+        }
+        if (live.decrementAndGet() != 0) {
+            return null;
+        }
+        ConsumerStoppedEvent.Reason reason = diedSinceAllStopped.getAndSet(null);
+        return reason != null ? reason : ConsumerStoppedEvent.Reason.NORMAL;
+    }
+
+    /**
+     * The polling thread of a member of a deleted topic ({@link #drop}) ends: as {@link #exited}, but while the
+     * container runs ({@code started}) it tells nothing, and a stop with no member left tells that it stopped.
+     * Under the container's lock.
+     */
+    ConsumerStoppedEvent.@Nullable Reason retiredExited(KafkoMessageListenerContainer member, @Nullable Throwable died,
+                                                       boolean started) {
+        retiring.remove(member);
+        if (!started) {
+            return exited(died); // a stop was asked for meanwhile: this exit counts as any member's
+        }
+        if (live.decrementAndGet() == 0) {
+            launchedSinceStart = false; // so that the next stop publishes the container's stop itself
+        }
+        return null;
+    }
+}

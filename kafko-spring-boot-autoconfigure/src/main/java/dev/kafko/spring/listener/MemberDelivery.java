@@ -1,0 +1,342 @@
+package dev.kafko.spring.listener;
+
+import dev.kafko.KafkoRecord;
+import dev.kafko.UnknownTopicException;
+import dev.kafko.spring.support.Acknowledgment;
+import dev.kafko.spring.support.KafkoInstrumentation;
+import io.micrometer.observation.Observation;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * How one member delivers the records of a poll to its listener, one by one or as a batch: the listener call with
+ * its timing and observation, a nack's pause, the error handler's retries and recovery, and the seeks back that
+ * deliver again what was not finished. Polling thread only, but for what an acknowledgment made on another thread
+ * asks of it ({@link #ackMode}, {@link #isPollingThread}: any thread).
+ */
+final class MemberDelivery {
+
+    /** Logs as the polling loop it is part of. */
+    private static final Logger LOG = LoggerFactory.getLogger(ListenerConsumer.class);
+    /** How long a member waits before delivering again records its error handler did not finish. */
+    static final long REDELIVERY_PAUSE_MILLIS = 1000;
+
+    private final ListenerConsumer member;
+    private final KafkoMessageListenerContainer container;
+    private final ContainerProperties properties;
+    private final KafkoMessageListener listener;
+    private final MemberCommits commits;
+    private final CommitOffsets offsets;
+    private final MemberLog log;
+    /** The seeks a {@link ConsumerSeekAware} listener asks for: they come before the next record; null for others. */
+    private final @Nullable MemberSeeks seeks;
+    private final boolean timed;
+    private final RecordObservations observations;
+    /**
+     * A nack's pause, set by the listener on this thread: the nacked records and those after them are delivered
+     * again after it (null: none); {@link #nackIndex} is the first of them in a batch.
+     */
+    private @Nullable Duration nackSleep;
+    private int nackIndex;
+
+    MemberDelivery(ListenerConsumer member, KafkoMessageListenerContainer container, KafkoMessageListener listener,
+                   MemberCommits commits, MemberLog log, @Nullable MemberSeeks seeks) {
+        this.member = member;
+        this.container = container;
+        this.properties = container.properties();
+        this.listener = listener;
+        this.commits = commits;
+        this.offsets = commits.offsets();
+        this.log = log;
+        this.seeks = seeks;
+        this.timed = container.instrumentation() != KafkoInstrumentation.NOOP;
+        this.observations = container.observations();
+    }
+
+    /** Delivers the records of a poll (not empty). */
+    void deliver(List<KafkoRecord> records) {
+        if (listener.isBatch()) {
+            deliverBatch(records);
+            return;
+        }
+        Set<Integer> redeliver = null;
+        for (int i = 0; i < records.size(); i++) {
+            KafkoRecord record = records.get(i);
+            if (container.stopRequested()) {
+                return; // not delivered, not committed: the group delivers them again
+            }
+            if (member.topicLost()) {
+                member.notDelivered(records.size() - i); // a topic that no longer exists: nobody reads them again
+                return;
+            }
+            if (redeliver != null && redeliver.contains(record.partition())) {
+                continue;
+            }
+            if (seeks != null && seeks.pending()) {
+                // the seeks come first: what is left is read again, from where it is or from where it is sought
+                Set<Integer> sought = redeliver;
+                seekBack(records.subList(i, records.size()).stream()
+                        .filter(r -> sought == null || !sought.contains(r.partition())).toList());
+                return;
+            }
+            if (!handle(record)) {
+                seek(record.partition(), record.offset());
+                if (redeliver == null) {
+                    redeliver = new HashSet<>();
+                }
+                redeliver.add(record.partition());
+            }
+            if (nackSleep != null) {
+                Set<Integer> skip = redeliver;
+                redeliverAfterNack(records.subList(i, records.size()).stream()
+                        .filter(r -> skip == null || !skip.contains(r.partition())).toList());
+                return;
+            }
+        }
+    }
+
+    /** A nack: {@code records} come again, after its pause (which a stop or a pause ends). */
+    private void redeliverAfterNack(List<KafkoRecord> records) {
+        long millis = nackSleep.toMillis();
+        nackSleep = null;
+        seekBack(records);
+        try {
+            container.awaitStopOrPause(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Delivers a batch. When the listener names the record that failed ({@link BatchListenerFailedException}),
+     * the records before it are finished, the failed one goes to the error handler alone, and the records
+     * after it are delivered again by the next poll; any other failure is the whole batch's.
+     */
+    private void deliverBatch(List<KafkoRecord> records) {
+        Acknowledgment ack = ack(records);
+        try {
+            invoke(records, ack, 1);
+        } catch (Exception failure) {
+            BatchListenerFailedException named = BatchListenerFailedException.findIn(failure);
+            if (named == null || named.getIndex() >= records.size()) {
+                if (named != null) {
+                    LOG.warn("Listener '{}' named record {} of a batch of {} as failed; failing the whole batch",
+                            container.getListenerId(), named.getIndex(), records.size());
+                }
+                if (!recover(records, failure, ack)) {
+                    seekBack(records);
+                } else if (nackSleep != null) {
+                    batchNacked(records, ack); // a retry nacked the batch and returned
+                }
+                return;
+            }
+            int i = named.getIndex();
+            if (i > 0) {
+                done(records.subList(0, i), true, ack);
+            }
+            List<KafkoRecord> failed = List.of(records.get(i));
+            Exception cause = named.getCause() instanceof Exception e ? e : named;
+            Acknowledgment failedAck = ack(failed);
+            if (!recover(failed, cause, failedAck)) {
+                seekBack(records.subList(i, records.size()));
+            } else if (nackSleep != null) {
+                // a retry nacked the failed record (the batch of it alone, index 0): it comes again with those after it
+                batchNacked(records.subList(i, records.size()), failedAck);
+            } else if (i + 1 < records.size()) {
+                seekBack(records.subList(i + 1, records.size()));
+            }
+            return;
+        }
+        if (nackSleep != null) {
+            batchNacked(records, ack);
+            return;
+        }
+        done(records, false, ack);
+    }
+
+    /**
+     * The listener nacked {@code records} from {@link #nackIndex} on and returned (on their delivery or on a retry):
+     * the records before the index are acknowledged by the nack, the others come again after its pause.
+     */
+    private void batchNacked(List<KafkoRecord> records, Acknowledgment ack) {
+        Duration sleep = nackSleep;
+        nackSleep = null;
+        done(records.subList(0, nackIndex), true, ack); // acknowledged by the nack
+        nackSleep = sleep;
+        redeliverAfterNack(records.subList(nackIndex, records.size()));
+    }
+
+    private void seekBack(List<KafkoRecord> records) {
+        Map<Integer, Long> first = new HashMap<>();
+        for (KafkoRecord r : records) {
+            first.merge(r.partition(), r.offset(), Math::min);
+        }
+        first.forEach(this::seek);
+    }
+
+    /** Seeks to deliver records again; on a deleted topic there is nothing to deliver again. */
+    private void seek(int partition, long offset) {
+        if (member.topicLost()) {
+            return;
+        }
+        try {
+            member.consumer().seek(partition, offset);
+        } catch (UnknownTopicException e) {
+            member.forgetDeletedTopic(e);
+        }
+    }
+
+    /**
+     * Delivers a record to a record listener, inside its observation when there is one (the attempts and
+     * the recovery: their logs and what they send belong to the record's trace); true when it is done
+     * (processed or recovered), false to deliver it again.
+     */
+    private boolean handle(KafkoRecord record) {
+        List<KafkoRecord> records = List.of(record);
+        Acknowledgment ack = ack(records);
+        Observation observation = observations.start(container.getListenerId(), container.getGroupId(), record);
+        try (Observation.Scope ignored = observation == null ? null : observation.openScope()) {
+            try {
+                invoke(records, ack, 1);
+            } catch (Exception failure) {
+                if (observation != null) {
+                    observation.error(failure);
+                }
+                return recover(records, failure, ack);
+            }
+            done(records, false, ack);
+            return true;
+        } finally {
+            if (observation != null) {
+                observation.stop();
+            }
+        }
+    }
+
+    /**
+     * Lets the error handler deal with a failed delivery; true when it did, false to deliver again. Records a retry
+     * processed are finished as at their delivery (under a manual ack mode once acknowledged); those it recovered
+     * (dead-lettered, logged) count as acknowledged.
+     */
+    private boolean recover(List<KafkoRecord> records, Exception failure, Acknowledgment ack) {
+        ListenerInvocation invocation = new ListenerInvocation(container, records, ack, this::invoke);
+        try {
+            container.errorHandler().handle(records, failure, invocation);
+        } catch (Exception unhandled) {
+            nackSleep = null; // a retry's nack the handler overrode: the records are delivered again as it throws
+            if (container.stopRequested()) {
+                // the error handler gave up because of the stop (its back-off ended early): not a failure
+                LOG.info("Listener '{}' stopped while retrying {} record(s) from {}; they are not committed and"
+                        + " will be delivered again when the group next reads them ({})", container.getListenerId(),
+                        records.size(), container.topic(), unhandled.getMessage());
+                return false;
+            }
+            if (container.pauseRequested()) {
+                LOG.info("Listener '{}' paused while retrying {} record(s) from {}; they are not committed and will"
+                        + " be delivered again after the resume ({})", container.getListenerId(), records.size(),
+                        container.topic(), unhandled.getMessage());
+                return false;
+            }
+            log.notFinished(records, unhandled, REDELIVERY_PAUSE_MILLIS); // again each second while it lasts
+            // whatever failed (a dead-letter topic that refuses writes, say) needs time: no hot loop
+            pauseBeforeRedelivery();
+            return false;
+        }
+        done(records, !invocation.retried(), ack);
+        return true;
+    }
+
+    private void pauseBeforeRedelivery() {
+        try {
+            container.awaitStopOrPause(REDELIVERY_PAUSE_MILLIS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void invoke(List<KafkoRecord> records, Acknowledgment ack, int attempt) throws Exception {
+        if (attempt > 1 && ack instanceof DeliveryAcknowledgment delivery) {
+            delivery.newAttempt();
+        }
+        long start = timed ? System.nanoTime() : 0L;
+        boolean success = false;
+        boolean fatal = false;
+        log.delivering(records);
+        try {
+            listener.onMessage(records, ack, attempt);
+            success = true;
+        } catch (VirtualMachineError e) {
+            if (!(e instanceof StackOverflowError)) {
+                fatal = true; // the records stay named in hand: the member's death names them
+                throw e; // the JVM's trouble (out of memory, a fault on a mapped file): the member dies
+            }
+            // a record that recurses too deep fails as any other failure: retries, then recovery
+            throw new ListenerExecutionFailedException("Listener '" + container.getListenerId() + "' threw " + e, e);
+        } catch (Error e) {
+            throw new ListenerExecutionFailedException("Listener '" + container.getListenerId() + "' threw " + e, e);
+        } finally {
+            if (!success) {
+                // a listener that throws after a nack fails as it would without it, at a retry as at the delivery:
+                // only a nack of the attempt that returned counts
+                nackSleep = null;
+            }
+            if (!fatal) {
+                log.delivered();
+            }
+            if (timed) {
+                container.instrumentation().listenerInvoked(container.getListenerId(), container.topic(),
+                        System.nanoTime() - start, success);
+            }
+        }
+    }
+
+    /** Records the records as finished; {@code recovered} ones count as acknowledged in manual modes. */
+    private void done(List<KafkoRecord> records, boolean recovered, Acknowledgment ack) {
+        if (nackSleep != null) {
+            return; // nacked: delivered again, nothing of it counts as processed
+        }
+        AckMode mode = properties.ackMode();
+        if (mode.isManual() && !recovered) {
+            if (!(ack instanceof DeliveryAcknowledgment a && a.acknowledgedByOwner())) {
+                commits.advance(CommitOffsets.nextOffsets(records)); // processed; committed once the listener acknowledges
+            } // acknowledged: finished once its commit (at the end of the poll under MANUAL) advances it
+            return;
+        }
+        commits.processed(records);
+    }
+
+    /** The listener nacked its delivery from {@code index} on, to come again after {@code sleep}. Polling thread. */
+    void nacked(int index, Duration sleep) {
+        nackIndex = index;
+        nackSleep = sleep;
+    }
+
+    /** Whether {@code thread} is the member's polling thread (an acknowledgment made inside the listener call). */
+    boolean isPollingThread(Thread thread) {
+        return member.isPollingThread(thread);
+    }
+
+    AckMode ackMode() {
+        return properties.ackMode();
+    }
+
+    boolean isBatch() {
+        return listener.isBatch();
+    }
+
+    String listenerId() {
+        return container.getListenerId();
+    }
+
+    private Acknowledgment ack(List<KafkoRecord> records) {
+        return properties.ackMode().isManual() ? new DeliveryAcknowledgment(this, commits, records, offsets.epoch())
+                : DeliveryAcknowledgment.NONE;
+    }
+}
