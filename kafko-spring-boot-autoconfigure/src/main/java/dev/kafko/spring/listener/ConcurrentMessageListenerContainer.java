@@ -224,7 +224,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
         }
         started = true;
         try {
-            members.start(members.all(), pauseRequested);
+            members.start(members.all(), () -> pauseRequested);
         } catch (RuntimeException e) {
             stop();
             throw e;
@@ -240,7 +240,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
      */
     private synchronized void followedTopicCreated(String topic) {
         if (started && topicPattern != null) {
-            topicPattern.created(topic, pauseRequested);
+            topicPattern.created(topic, () -> pauseRequested);
         }
     }
 

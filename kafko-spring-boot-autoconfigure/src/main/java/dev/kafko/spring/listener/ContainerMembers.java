@@ -17,6 +17,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -191,18 +192,19 @@ final class ContainerMembers {
     }
 
     /**
-     * Starts {@code starting} behind one gate, opened once all have joined their groups, {@code paused} when a pause
-     * is asked for; a pattern's topic deleted meanwhile is no longer read (its pattern matches it anew at a creation).
-     * Under the container's lock.
+     * Starts {@code starting} behind one gate, opened once all have joined their groups, paused when a pause is asked
+     * for as each starts ({@code paused}, asked again for each: what runs on this thread as one starts may pause or
+     * resume the container); a pattern's topic deleted meanwhile is no longer read (its pattern matches it anew at a
+     * creation). Under the container's lock.
      */
-    void start(List<KafkoMessageListenerContainer> starting, boolean paused) {
+    void start(List<KafkoMessageListenerContainer> starting, BooleanSupplier paused) {
         CountDownLatch allJoined = new CountDownLatch(1);
         try {
             for (KafkoMessageListenerContainer member : starting) {
                 if (!members.contains(member)) {
                     continue; // its topic was deleted as a sibling started
                 }
-                if (paused) {
+                if (paused.getAsBoolean()) {
                     member.pause();
                 }
                 try {

@@ -4,6 +4,7 @@ import dev.kafko.UnknownTopicException;
 import dev.kafko.spring.core.LogBackend;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
@@ -85,10 +86,11 @@ final class TopicPatternWatch {
 
     /**
      * A followed topic was created while the container runs: its members start, those made for it now or left
-     * waiting for it, {@code paused} when a pause is asked for. A topic the container cannot get ready (its
+     * waiting for it, paused when a pause is asked for as they start ({@code paused}: getting the topic ready may run
+     * application code that pauses or resumes the container). A topic the container cannot get ready (its
      * dead-letter topic cannot be created) is logged and not read.
      */
-    void created(String topic, boolean paused) {
+    void created(String topic, BooleanSupplier paused) {
         List<KafkoMessageListenerContainer> ofTopic = new ArrayList<>();
         for (KafkoMessageListenerContainer member : members.all()) {
             if (member.topic().equals(topic) && !member.isRunning()) {
