@@ -123,7 +123,7 @@ final class ConsumerImpl implements Consumer {
     private void assignFixed(Set<Integer> partitions) {
         PartitionActor[] actors = topic.actors();
         positions.grow(actors.length);
-        owned = partitions.stream().mapToInt(Integer::intValue).toArray();
+        owned = toArray(partitions);
         for (int p : owned) {
             if (group != null) {
                 positions.set(p, positions.start(group.committed(p), actors[p]));
@@ -267,7 +267,17 @@ final class ConsumerImpl implements Consumer {
 
     /** Replaces the partitions this consumer reads ({@link ConsumerRebalance}). Its thread only. */
     void setOwned(Set<Integer> s) {
-        owned = s.stream().mapToInt(Integer::intValue).toArray();
+        owned = toArray(s);
+    }
+
+    /** The partitions in iteration order; a loop, not an IntStream: a first assignment need not load its classes. */
+    private static int[] toArray(Set<Integer> partitions) {
+        int[] result = new int[partitions.size()];
+        int i = 0;
+        for (int p : partitions) {
+            result[i++] = p;
+        }
+        return result;
     }
 
     @Override

@@ -568,7 +568,13 @@ final class LogLoader {
                 throw StorageErrors.wrap("delete leftover", p, e);
             }
         }
-        return bases.stream().mapToLong(Long::longValue).toArray();
+        // a loop, not a LongStream: opening a log at start-up need not load the stream's classes
+        long[] result = new long[bases.size()];
+        int i = 0;
+        for (long base : bases) {
+            result[i++] = base;
+        }
+        return result;
     }
 
     /** Warns about each segment newer than {@code lastBase} whose index files outlived it and say it held records. */

@@ -18,7 +18,8 @@ final class LazyValidator implements SmartValidator {
     private final SingletonSupplier<Validator> delegate;
 
     LazyValidator(ObjectProvider<Validator> validators) {
-        this.delegate = SingletonSupplier.of(() -> validators.getIfUnique(() -> NONE));
+        // NoValidator only when there is no validator bean: a class fewer to load at start-up
+        this.delegate = SingletonSupplier.of(() -> validators.getIfUnique(NoValidator::new));
     }
 
     @Override
@@ -47,7 +48,8 @@ final class LazyValidator implements SmartValidator {
         return validator instanceof SmartValidator smart ? smart.unwrap(type) : null;
     }
 
-    private static final Validator NONE = new Validator() {
+    /** Validates nothing: no validator bean. */
+    private static final class NoValidator implements Validator {
         @Override
         public boolean supports(Class<?> type) {
             return false;
@@ -56,5 +58,5 @@ final class LazyValidator implements SmartValidator {
         @Override
         public void validate(Object target, Errors errors) {
         }
-    };
+    }
 }

@@ -28,11 +28,9 @@ final class SpringKafkaProperties {
     }
 
     static void warnIfSetWithoutSpringKafka(Environment environment, @Nullable ClassLoader classLoader) {
-        if (ClassUtils.isPresent(SPRING_KAFKA_TEMPLATE, classLoader)) {
-            return;
-        }
         Set<String> names = names(environment);
-        if (!names.isEmpty()) {
+        // the class check second: loading spring-kafka's template (when present) costs a start-up classes
+        if (!names.isEmpty() && !ClassUtils.isPresent(SPRING_KAFKA_TEMPLATE, classLoader)) {
             LOG.warn("spring.kafka.* properties are set but kafko reads only kafko.* ones, so they do nothing here: {}{}"
                     + " (the README's property table maps them: a listener's group is its groupId or id, the reset"
                     + " policy is kafko.offset-reset, retries and dead letters are kafko.listener.*)",

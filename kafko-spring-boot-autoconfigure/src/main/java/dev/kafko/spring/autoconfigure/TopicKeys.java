@@ -12,7 +12,9 @@ import org.springframework.util.unit.DataSize;
 /**
  * The keys of {@code kafko.defaults.*} and {@code kafko.topics.<name>.*} applied to an engine
  * {@link TopicConfig}, one at a time, so that a value the engine refuses fails naming the property that
- * set it ({@code kafko.topics.orders.partitions is refused: ...}). A {@code null} key is left as the base has it.
+ * set it ({@code kafko.topics.orders.partitions is refused: ...}). A {@code null} key is left as the base has it;
+ * so is a key whose value the config already has (every default of {@code kafko.defaults.*}): applying it to a
+ * valid config could not fail nor change it, and skipping it spares a start-up its lambda.
  */
 final class TopicKeys {
 
@@ -25,28 +27,28 @@ final class TopicKeys {
                              @Nullable DataSize retentionBytes, @Nullable String fsync,
                              @Nullable DataSize maxRecordSize) {
         TopicConfig c = base;
-        if (partitions != null) {
+        if (partitions != null && partitions != c.partitions()) {
             c = with(c, prefix + ".partitions", b -> b.partitions(partitions));
         }
-        if (compression != null) {
+        if (compression != null && compression != c.compression()) {
             c = with(c, prefix + ".compression", b -> b.compression(compression));
         }
-        if (segmentSize != null) {
+        if (segmentSize != null && segmentSize.toBytes() != c.segmentBytes()) {
             c = with(c, prefix + ".segment-size", b -> b.segmentBytes(segmentSize.toBytes()));
         }
-        if (segmentAge != null) {
+        if (segmentAge != null && !segmentAge.equals(c.segmentAge())) {
             c = with(c, prefix + ".segment-age", b -> b.segmentAge(segmentAge));
         }
-        if (retention != null) {
+        if (retention != null && !retention.equals(c.retention())) {
             c = with(c, prefix + ".retention", b -> b.retention(retention));
         }
-        if (retentionBytes != null) {
+        if (retentionBytes != null && retentionBytes.toBytes() != c.retentionBytes()) {
             c = with(c, prefix + ".retention-bytes", b -> b.retentionBytes(retentionBytes.toBytes()));
         }
         if (fsync != null) {
             c = with(c, prefix + ".fsync", b -> b.fsync(FsyncPolicy.parse(fsync)));
         }
-        if (maxRecordSize != null) {
+        if (maxRecordSize != null && maxRecordSize.toBytes() != c.maxRecordBytes()) {
             c = with(c, prefix + ".max-record-size", b -> b.maxRecordBytes(Math.toIntExact(maxRecordSize.toBytes())));
         }
         return c;

@@ -62,7 +62,8 @@ public class KafkoListenerContainerFactory implements ApplicationEventPublisherA
     private @Nullable MessageHandlerMethodFactory defaultHandlerMethodFactory;
     private @Nullable RecordFilterStrategy recordFilterStrategy;
     private boolean autoStartup = true;
-    private ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
+    /** Null until one is set: none, as {@link ObservationRegistry#NOOP}, which need not be initialized then. */
+    private @Nullable ObservationRegistry observationRegistry;
     private @Nullable KafkoListenerObservationConvention observationConvention;
     private @Nullable ApplicationEventPublisher eventPublisher;
 
@@ -256,7 +257,10 @@ public class KafkoListenerContainerFactory implements ApplicationEventPublisherA
     }
 
     private ConcurrentMessageListenerContainer observed(ConcurrentMessageListenerContainer container) {
-        container.setObservationRegistry(observationRegistry, observationConvention);
+        ObservationRegistry registry = observationRegistry;
+        if (registry != null) { // else nothing is observed: a new container's default
+            container.setObservationRegistry(registry, observationConvention);
+        }
         container.setApplicationEventPublisher(eventPublisher);
         return container;
     }

@@ -64,7 +64,8 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
     private volatile @Nullable String defaultTopic;
     private volatile ProducerListener<K, V> producerListener = new LoggingProducerListener<>();
     private volatile KafkoInstrumentation instrumentation = KafkoInstrumentation.NOOP;
-    private volatile ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
+    /** Null until one is set: none, as {@link ObservationRegistry#NOOP}, which need not be initialized then. */
+    private volatile @Nullable ObservationRegistry observationRegistry;
     private volatile @Nullable KafkoTemplateObservationConvention observationConvention;
     private String beanName = "kafkoTemplate";
 
@@ -210,7 +211,7 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
         ObservationRegistry registry = observationRegistry;
         List<Header> propagated = List.of();
         Observation observation = null;
-        if (!registry.isNoop()) {
+        if (registry != null && !registry.isNoop()) {
             propagated = new ArrayList<>(2);
             observation = startObservation(registry, topic, partition, propagated);
         }
@@ -239,9 +240,25 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
 
     private Observation startObservation(ObservationRegistry registry, String topic, @Nullable Integer partition,
                                          List<Header> propagated) {
-        return KafkoTemplateObservation.TEMPLATE_OBSERVATION.start(observationConvention,
-                KafkoTemplateObservation.DefaultKafkoTemplateObservationConvention.INSTANCE,
-                () -> new KafkoRecordSenderContext(beanName, topic, partition, propagated), registry);
+        return SendObservation.start(registry, observationConvention, beanName, topic, partition, propagated);
+    }
+
+    /**
+     * Starts a send's observation. A class of its own, loaded only when sends are observed: the context it makes
+     * (and the classes that one needs) are not among the template's methods, which the container introspects
+     * at start-up.
+     */
+    private static final class SendObservation {
+
+        private SendObservation() {
+        }
+
+        static Observation start(ObservationRegistry registry, @Nullable KafkoTemplateObservationConvention convention,
+                                 String beanName, String topic, @Nullable Integer partition, List<Header> propagated) {
+            return KafkoTemplateObservation.TEMPLATE_OBSERVATION.start(convention,
+                    KafkoTemplateObservation.DefaultKafkoTemplateObservationConvention.INSTANCE,
+                    () -> new KafkoRecordSenderContext(beanName, topic, partition, propagated), registry);
+        }
     }
 
     /**

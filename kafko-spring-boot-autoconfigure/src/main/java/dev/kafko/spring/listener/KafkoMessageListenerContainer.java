@@ -191,13 +191,14 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
      * Publishes the event {@code event} makes of this member and its container, when the container has a
      * publisher; an application listener that throws is logged. Polling thread.
      */
-    void publish(BiFunction<KafkoMessageListenerContainer, ConcurrentMessageListenerContainer, ? extends KafkoEvent>
-                         event) {
+    void publish(BiFunction<KafkoMessageListenerContainer, ConcurrentMessageListenerContainer, ?> event) {
         ApplicationEventPublisher publisher = parent.eventPublisher();
         if (publisher == null) {
             return;
         }
-        KafkoEvent published = event.apply(this, parent);
+        // a KafkoEvent: typed Object in the function so that verifying the lambdas that make the events (when
+        // their class is linked, at start-up) does not load every event class, only those published
+        KafkoEvent published = (KafkoEvent) event.apply(this, parent);
         try {
             publisher.publishEvent(published);
         } catch (RuntimeException | Error e) {

@@ -16,9 +16,10 @@ import org.jspecify.annotations.Nullable;
 final class RecordObservations {
 
     /** Observes nothing. */
-    static final RecordObservations NONE = new RecordObservations(ObservationRegistry.NOOP, null);
+    static final RecordObservations NONE = new RecordObservations();
 
-    private final ObservationRegistry registry;
+    /** Null for {@link #NONE}: a listener that observes nothing need not initialize {@link ObservationRegistry#NOOP}. */
+    private final @Nullable ObservationRegistry registry;
     private final @Nullable KafkoListenerObservationConvention convention;
 
     RecordObservations(ObservationRegistry registry, @Nullable KafkoListenerObservationConvention convention) {
@@ -26,9 +27,15 @@ final class RecordObservations {
         this.convention = convention;
     }
 
+    private RecordObservations() {
+        this.registry = null;
+        this.convention = null;
+    }
+
     /** The started observation of the record's delivery, or {@code null} when nothing is observed. */
     @Nullable Observation start(String listenerId, String groupId, KafkoRecord record) {
-        if (registry.isNoop()) {
+        ObservationRegistry registry = this.registry;
+        if (registry == null || registry.isNoop()) {
             return null;
         }
         return KafkoListenerObservation.LISTENER_OBSERVATION.start(convention,
