@@ -15,9 +15,21 @@ import org.springframework.context.annotation.Configuration;
  */
 final class KafkoLog implements LogUnderTest {
 
+    static final String NAME = "kafko";
+    /** kafko with its background pre-initializer switched off. */
+    static final String COLD = "kafko-cold";
+    /** The system property that switches the pre-initializer off (read before the context starts). */
+    static final String PREINITIALIZER_IGNORE = "kafko.backgroundpreinitializer.ignore";
+
+    private final String name;
+
+    KafkoLog(String name) {
+        this.name = name;
+    }
+
     @Override
     public String name() {
-        return "kafko";
+        return name;
     }
 
     @Override

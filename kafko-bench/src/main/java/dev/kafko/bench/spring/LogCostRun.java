@@ -25,16 +25,17 @@ final class LogCostRun {
      * What one JVM measured; times in nanoseconds, zero where the variant has no log. The start-up CPU
      * time is that of the whole process (every thread, JIT and GC included) when the context is
      * ready: on a shared machine it moves less than the wall-clock start-up, and the number of classes
-     * loaded by then does not move at all.
+     * loaded by then does not move at all. The main thread's CPU time by then is the start-up work that
+     * ran on the thread the start-up waits for (work moved to a background thread leaves it).
      */
-    record Result(String log, long startupNanos, long startupCpuNanos, long startupClasses, long firstRecordNanos,
-            long roundTripNanos, double recordsPerSecond) {
+    record Result(String log, long startupNanos, long startupCpuNanos, long startupMainCpuNanos, long startupClasses,
+            long firstRecordNanos, long roundTripNanos, double recordsPerSecond) {
 
         private static final String TAG = "LOG-COST-RESULT";
 
         String toLine() {
-            return String.format(Locale.ROOT, "%s %s %d %d %d %d %d %.1f", TAG, log, startupNanos, startupCpuNanos,
-                    startupClasses, firstRecordNanos, roundTripNanos, recordsPerSecond);
+            return String.format(Locale.ROOT, "%s %s %d %d %d %d %d %d %.1f", TAG, log, startupNanos, startupCpuNanos,
+                    startupMainCpuNanos, startupClasses, firstRecordNanos, roundTripNanos, recordsPerSecond);
         }
 
         static boolean isResultLine(String line) {
@@ -43,11 +44,11 @@ final class LogCostRun {
 
         static Result parse(String line) {
             String[] f = line.split(" ");
-            if (f.length != 8 || !f[0].equals(TAG)) {
+            if (f.length != 9 || !f[0].equals(TAG)) {
                 throw new IllegalArgumentException("not a result line: " + line);
             }
             return new Result(f[1], Long.parseLong(f[2]), Long.parseLong(f[3]), Long.parseLong(f[4]),
-                    Long.parseLong(f[5]), Long.parseLong(f[6]), Double.parseDouble(f[7]));
+                    Long.parseLong(f[5]), Long.parseLong(f[6]), Long.parseLong(f[7]), Double.parseDouble(f[8]));
         }
     }
 
@@ -70,9 +71,10 @@ final class LogCostRun {
                 long startup = System.nanoTime() - begin;
                 printLongestSteps(steps, settings.startupSteps());
                 long startupCpu = processCpuNanos();
+                long startupMainCpu = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
                 long startupClasses = ManagementFactory.getClassLoadingMXBean().getTotalLoadedClassCount();
                 if (!log.hasLog()) {
-                    return new Result(log.name(), startup, startupCpu, startupClasses, 0, 0, 0);
+                    return new Result(log.name(), startup, startupCpu, startupMainCpu, startupClasses, 0, 0, 0);
                 }
                 Probe probe = context.getBean(Probe.class);
                 LogUnderTest.Sender sender = log.sender(context);
@@ -85,7 +87,7 @@ final class LogCostRun {
                     roundTrips[i] = roundTrip(probe, sender, settings.timeout());
                 }
                 Arrays.sort(roundTrips);
-                return new Result(log.name(), startup, startupCpu, startupClasses, firstRecord, roundTrips[roundTrips.length / 2],
+                return new Result(log.name(), startup, startupCpu, startupMainCpu, startupClasses, firstRecord, roundTrips[roundTrips.length / 2],
                         throughput(probe, sender, settings));
             }
         }

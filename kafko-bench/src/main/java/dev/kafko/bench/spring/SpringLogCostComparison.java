@@ -29,6 +29,8 @@ import org.jspecify.annotations.Nullable;
  *     [--records=100000] [--timeout-seconds=120] [--startup-steps=0]
  * </pre>
  *
+ * {@code --logs} may also name {@code kafko-cold}: kafko with its background pre-initializer switched off
+ * (every variant but {@code kafko} runs so, as an application without kafko would).
  * {@code --startup-steps=N} prints each run's N longest Spring start-up steps (bean creation and the
  * like, from Spring's {@code ApplicationStartup}), to see where a log's start-up goes. The JVM flags of
  * this process are passed on to the child JVMs. Runs on the main thread.
@@ -73,8 +75,9 @@ public final class SpringLogCostComparison {
         return switch (name) {
             case "none" -> new NoLog();
             case "embedded-kafka" -> new EmbeddedKafkaLog();
-            case "kafko" -> new KafkoLog();
-            default -> throw new IllegalArgumentException("unknown log '" + name + "': none, embedded-kafka or kafko");
+            case KafkoLog.NAME, KafkoLog.COLD -> new KafkoLog(name);
+            default -> throw new IllegalArgumentException("unknown log '" + name + "': none, embedded-kafka, kafko or "
+                    + KafkoLog.COLD);
         };
     }
 
@@ -83,6 +86,10 @@ public final class SpringLogCostComparison {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
+        if (!log.equals(KafkoLog.NAME)) {
+            // an application without kafko has no kafko pre-initializer; kafko-cold switches it off
+            command.add("-D" + KafkoLog.PREINITIALIZER_IGNORE + "=true");
+        }
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(SpringLogCostComparison.class.getName());
