@@ -47,6 +47,9 @@ public final class KafkoListenerAnnotationBeanPostProcessor
     public static final String HANDLER_METHOD_FACTORY_BEAN_NAME = "kafkoHandlerMethodFactory";
     /** The name of the container factory a listener uses when it names none. */
     public static final String DEFAULT_CONTAINER_FACTORY_BEAN_NAME = "kafkoListenerContainerFactory";
+    /** The packages of libraries whose beans a Boot context holds and which know nothing of kafko. */
+    private static final List<String> LIBRARY_PACKAGES = List.of("org.springframework.", "tools.jackson.",
+            "com.fasterxml.jackson.", "io.micrometer.");
 
     private final Set<Class<?>> withoutListeners = ConcurrentHashMap.newKeySet();
     private final List<KafkoListenerEndpoint> pending = new ArrayList<>();
@@ -150,12 +153,6 @@ public final class KafkoListenerAnnotationBeanPostProcessor
     }
 
     /**
-     * False for classes that cannot declare {@code @KafkoListener} methods, so that the framework's
-     * own beans (most of a Boot context) are not searched method by method: the JDK's and Spring's
-     * classes know nothing of kafko. A subclass in an application package is still searched, and
-     * finds the listener methods it inherits.
-     */
-    /**
      * Whether {@code type} has {@code @KafkoListener} methods (the annotation itself, repeated or
      * as a meta-annotation). Any thread.
      */
@@ -182,9 +179,22 @@ public final class KafkoListenerAnnotationBeanPostProcessor
                 });
     }
 
+    /**
+     * False for classes that cannot declare {@code @KafkoListener} methods, so that the framework's
+     * own beans (most of a Boot context) are not searched method by method: the JDK's, Spring's,
+     * Jackson's and Micrometer's classes know nothing of kafko. A subclass in an application package is
+     * still searched, and finds the listener methods it inherits. (kafko's own beans are searched: telling
+     * them by their jar fails in a shaded jar that holds an application's classes beside kafko's.)
+     */
     static boolean mayHaveListeners(Class<?> type) {
-        return !type.getName().startsWith("org.springframework.") && AnnotationUtils.isCandidateClass(type,
-                List.of(KafkoListener.class, KafkoListeners.class, KafkoHandler.class));
+        String name = type.getName();
+        for (String library : LIBRARY_PACKAGES) {
+            if (name.startsWith(library)) {
+                return false;
+            }
+        }
+        return AnnotationUtils.isCandidateClass(type, List.of(KafkoListener.class, KafkoListeners.class,
+                KafkoHandler.class));
     }
 
     private synchronized void register(KafkoListenerEndpoint endpoint) {

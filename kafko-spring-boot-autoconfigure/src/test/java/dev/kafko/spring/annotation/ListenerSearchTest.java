@@ -2,8 +2,10 @@ package dev.kafko.spring.annotation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
+import tools.jackson.databind.json.JsonMapper;
 
 /** Which beans the post-processor searches for {@code @KafkoListener} methods. */
 class ListenerSearchTest {
@@ -14,6 +16,12 @@ class ListenerSearchTest {
         assertThat(KafkoListenerAnnotationBeanPostProcessor.mayHaveListeners(SimpleAsyncTaskExecutor.class)).isFalse();
         assertThat(KafkoListenerAnnotationBeanPostProcessor.mayHaveListeners(Listening.class)).isTrue();
         assertThat(KafkoListenerAnnotationBeanPostProcessor.mayHaveListeners(ApplicationExecutor.class)).isTrue();
+    }
+
+    @Test
+    void jacksonAndMicrometerClassesAreSkipped() {
+        assertThat(KafkoListenerAnnotationBeanPostProcessor.mayHaveListeners(JsonMapper.class)).isFalse();
+        assertThat(KafkoListenerAnnotationBeanPostProcessor.mayHaveListeners(SimpleMeterRegistry.class)).isFalse();
     }
 
     static final class Listening {
