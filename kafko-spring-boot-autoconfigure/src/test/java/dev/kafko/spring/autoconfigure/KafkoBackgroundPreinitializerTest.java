@@ -2,6 +2,7 @@ package dev.kafko.spring.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,6 +28,58 @@ class KafkoBackgroundPreinitializerTest {
     static final class Second {
         static {
             INITIALIZED.add("Second");
+        }
+    }
+
+    static class Base {
+    }
+
+    static final class Sub extends Base {
+    }
+
+    /** Its verifier checks that a {@link Sub} is a {@link Base}, which loads {@code Sub}; nothing else does. */
+    static final class Linked {
+        static {
+            INITIALIZED.add("Linked");
+        }
+
+        Base make() {
+            return new Sub();
+        }
+    }
+
+    /**
+     * Defines {@link Linked}, {@link Base} and {@link Sub} itself, from this class path's bytes, and notes each
+     * name asked of it: a name only the verifier asks for shows that a class was linked.
+     */
+    static final class DefiningLoader extends ClassLoader {
+
+        private static final List<String> OWN = List.of(Linked.class.getName(), Base.class.getName(), Sub.class.getName());
+
+        final List<String> requested = new ArrayList<>();
+
+        DefiningLoader() {
+            super(KafkoBackgroundPreinitializerTest.class.getClassLoader());
+        }
+
+        @Override
+        protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+            if (!OWN.contains(name)) {
+                return super.loadClass(name, resolve);
+            }
+            synchronized (getClassLoadingLock(name)) {
+                requested.add(name);
+                Class<?> loaded = findLoadedClass(name);
+                if (loaded != null) {
+                    return loaded;
+                }
+                try (InputStream in = getParent().getResourceAsStream(name.replace('.', '/') + ".class")) {
+                    byte[] bytes = in.readAllBytes();
+                    return defineClass(name, bytes, 0, bytes.length);
+                } catch (IOException e) {
+                    throw new ClassNotFoundException(name, e);
+                }
+            }
         }
     }
 
@@ -64,6 +117,17 @@ class KafkoBackgroundPreinitializerTest {
         // the check above can see an initialization
         Class.forName(First.class.getName(), true, loader);
         assertThat(INITIALIZED).containsExactly("First");
+    }
+
+    @Test
+    void itLinksTheClassesItLoadsWithoutInitializingThem() throws Exception {
+        DefiningLoader loader = new DefiningLoader();
+
+        new KafkoBackgroundPreinitializer(loader, "META-INF/kafko/test-linked-classes", false).preinitialize();
+
+        // only verifying Linked's code asks for Sub: loading it alone does not
+        assertThat(loader.requested).contains(Linked.class.getName(), Sub.class.getName());
+        assertThat(INITIALIZED).as("linking runs no static initializer").doesNotContain("Linked");
     }
 
     @Test
