@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kafko.spring.annotation.KafkoListener;
 import dev.kafko.spring.core.KafkoTemplate;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -37,10 +38,18 @@ class StartupClassListTest {
 
     private static final String TOPIC = "startup-classes";
 
-    /** The application without a log. */
+    /**
+     * The application without a log; like {@link App}, with a meter registry, as an application with the actuator
+     * has one (and kafko's meters are then part of its start-up).
+     */
     @Configuration(proxyBeanMethods = false)
     @EnableAutoConfiguration
     public static class Bare {
+
+        @Bean
+        SimpleMeterRegistry meterRegistry() {
+            return new SimpleMeterRegistry();
+        }
     }
 
     @Configuration(proxyBeanMethods = false)
@@ -65,6 +74,11 @@ class StartupClassListTest {
                 }
             }
             System.exit(0);
+        }
+
+        @Bean
+        SimpleMeterRegistry meterRegistry() {
+            return new SimpleMeterRegistry();
         }
 
         @Bean
