@@ -10,6 +10,7 @@ import dev.kafko.sample.SampleClient.Accepted;
 import dev.kafko.sample.model.OrderStatus;
 import dev.kafko.sample.model.OrderView;
 import dev.kafko.sample.model.PipelineStats.Stats;
+import dev.kafko.sample.order.Item;
 import dev.kafko.sample.order.Topics;
 import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
 import dev.kafko.spring.support.KafkoHeaders;
@@ -18,6 +19,7 @@ import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -98,6 +100,25 @@ class OrderPipelineTest {
         assertThat(header(record, KafkoHeaders.DLT_ORIGINAL_TOPIC)).isEqualTo(Topics.ORDERS);
         assertThat(header(record, KafkoHeaders.DLT_EXCEPTION_FQCN)).endsWith("InvalidOrderException");
         assertThat(new String(record.key(), StandardCharsets.UTF_8)).isEqualTo("carol");
+    }
+
+    @Test
+    void aLineWithoutAPriceOrAnEmptyLineIsRejectedDownstreamNotAServerError() {
+        Accepted unpriced = client.place("gina", List.of(new Item("pen", 1, null)));
+        Accepted emptyLine = client.place("hal", Arrays.asList(item("pen", 1, "1.00"), null));
+        assertThat(unpriced.amount()).isNull();
+
+        awaitPipeline();
+
+        OrderView noPrice = client.order(unpriced.id());
+        assertThat(noPrice.status()).isEqualTo(OrderStatus.REJECTED);
+        assertThat(noPrice.reason()).contains("unitPrice must not be null");
+        OrderView noLine = client.order(emptyLine.id());
+        assertThat(noLine.status()).isEqualTo(OrderStatus.REJECTED);
+        assertThat(noLine.reason()).contains("must not be null");
+        assertThat(deadLetters()).extracting(r -> new String(r.value(), StandardCharsets.UTF_8))
+                .anySatisfy(json -> assertThat(json).contains(unpriced.id()))
+                .anySatisfy(json -> assertThat(json).contains(emptyLine.id()));
     }
 
     @Test

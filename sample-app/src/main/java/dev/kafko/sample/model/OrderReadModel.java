@@ -74,6 +74,12 @@ public class OrderReadModel {
                 order.createdAt(), reason);
     }
 
+    /** What an order adds to its status's amount: nothing when it has none (a line without a price). */
+    private static BigDecimal counted(OrderView view) {
+        BigDecimal amount = view.amount();
+        return amount == null ? BigDecimal.ZERO : amount;
+    }
+
     private void move(OrderView next, boolean live) {
         lock.lock();
         try {
@@ -83,10 +89,10 @@ public class OrderReadModel {
             }
             if (current != null) {
                 counts.merge(current.status(), -1L, Long::sum);
-                amounts.merge(current.status(), current.amount().negate(), BigDecimal::add);
+                amounts.merge(current.status(), counted(current).negate(), BigDecimal::add);
             }
             counts.merge(next.status(), 1L, Long::sum);
-            amounts.merge(next.status(), next.amount(), BigDecimal::add);
+            amounts.merge(next.status(), counted(next), BigDecimal::add);
             orders.put(next.id(), next);
             if (next.status().isFinal()) {
                 finalCount++;

@@ -11,6 +11,7 @@ import jakarta.validation.Valid;
 import java.math.BigDecimal;
 import java.net.URI;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -61,10 +62,10 @@ class OrderController {
      * The answer to {@code POST /orders}.
      *
      * @param id the order id, for {@code GET /orders/{id}}
-     * @param amount the order's amount
+     * @param amount the order's amount; none when a line is empty or has no price (the order is then rejected)
      * @param partition the partition of {@code orders} it went to
      * @param offset its offset there
      */
-    record Accepted(String id, BigDecimal amount, int partition, long offset) {
+    record Accepted(String id, @Nullable BigDecimal amount, int partition, long offset) {
     }
 }
