@@ -5,6 +5,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import org.springframework.boot.autoconfigure.preinitialize.BackgroundPreinitializer;
 
 /**
@@ -54,14 +56,23 @@ final class KafkoBackgroundPreinitializer implements BackgroundPreinitializer {
             if (in == null) {
                 return;
             }
-            BufferedReader lines = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
-            for (String line = lines.readLine(); line != null; line = lines.readLine()) {
-                String name = line.strip();
-                if (!name.isEmpty() && name.charAt(0) != '#') {
-                    loadAndLink(name);
-                }
+            for (String name : names(in)) {
+                loadAndLink(name);
             }
         }
+    }
+
+    /** The class names of a list: one per line, blank lines and {@code #} comments left out. */
+    static List<String> names(InputStream in) throws IOException {
+        List<String> names = new ArrayList<>();
+        BufferedReader lines = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
+        for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+            String name = line.strip();
+            if (!name.isEmpty() && name.charAt(0) != '#') {
+                names.add(name);
+            }
+        }
+        return names;
     }
 
     private void loadAndLink(String name) {

@@ -7,7 +7,6 @@ import dev.kafko.spring.core.KafkoTemplate;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -167,8 +166,7 @@ class StartupClassListTest {
         try (InputStream in = StartupClassListTest.class.getClassLoader()
                 .getResourceAsStream(KafkoBackgroundPreinitializer.CLASSES)) {
             assertThat(in).as(KafkoBackgroundPreinitializer.CLASSES).isNotNull();
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().map(String::strip)
-                    .filter(l -> !l.isEmpty() && !l.startsWith("#")).toList();
+            return KafkoBackgroundPreinitializer.names(in);
         }
     }
 
