@@ -24,7 +24,8 @@ final class MemberLog {
     private final StackTraceLimiter traces = new StackTraceLimiter();
     /** The records the listener was given and has not returned from. */
     private @Nullable List<KafkoRecord> inHand;
-    /** When the last poll failure was logged ({@link System#nanoTime}). */
+    /** Whether a poll failure was logged, and when ({@link System#nanoTime}, whose origin is arbitrary). */
+    private boolean pollFailureLogged;
     private long pollFailureLoggedNanos;
 
     MemberLog(KafkoMessageListenerContainer container) {
@@ -56,9 +57,10 @@ final class MemberLog {
      */
     void pollFailed(KafkoException e, boolean others, long pollMillis) {
         long now = System.nanoTime();
-        if (others && now - pollFailureLoggedNanos < TimeUnit.MILLISECONDS.toNanos(pollMillis)) {
+        if (others && pollFailureLogged && now - pollFailureLoggedNanos < TimeUnit.MILLISECONDS.toNanos(pollMillis)) {
             return;
         }
+        pollFailureLogged = true;
         pollFailureLoggedNanos = now;
         long retryMillis = others ? 0 : pollMillis;
         String what = retryMillis == 0
