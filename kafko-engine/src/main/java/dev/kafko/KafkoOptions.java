@@ -41,6 +41,13 @@ import java.util.Objects;
  *        sends that linger (64 KiB at most). Sends made from a {@link KafkoObserver} callback never wait.
  * @param maxBlock how long a send waits for room in a full queue before its future fails with
  *        {@link BufferExhaustedException} (default 60 s, as Kafka's {@code max.block.ms}); zero fails at once
+ * @param durableClose whether {@link Kafko#close()} makes the log durable and clean (default {@code true}): every
+ *        partition's records forced to disk, its index files and the marker that lets the next open skip
+ *        recovery written. {@code false} only for a data directory deleted right after {@code close()}, such as a
+ *        test's temporary one: the close still writes every pending send and completes its future, stops every
+ *        thread and releases the lock, but forces nothing and writes nothing for a later open. Should the
+ *        directory be opened again anyway, it is recovered as after a crash of the process: nothing written is
+ *        lost unless the machine lost power.
  */
 public record KafkoOptions(
         TopicConfig topicDefaults,
@@ -52,7 +59,8 @@ public record KafkoOptions(
         boolean fsyncMetadata,
         Duration linger,
         long maxQueuedBytes,
-        Duration maxBlock) {
+        Duration maxBlock,
+        boolean durableClose) {
 
     private static final Duration DEFAULTS_LINGER = Duration.ofMillis(1);
     private static final long DEFAULTS_MAX_QUEUED_BYTES = 8L << 20;
@@ -61,7 +69,7 @@ public record KafkoOptions(
     /** The options {@link Kafko#open(java.nio.file.Path)} uses. */
     public static final KafkoOptions DEFAULTS = new KafkoOptions(TopicConfig.DEFAULTS, Clock.systemUTC(), 500,
             OffsetResetPolicy.EARLIEST, Duration.ofMinutes(1), KafkoObserver.NOOP, true, DEFAULTS_LINGER,
-            DEFAULTS_MAX_QUEUED_BYTES, DEFAULTS_MAX_BLOCK);
+            DEFAULTS_MAX_QUEUED_BYTES, DEFAULTS_MAX_BLOCK, true);
 
     public KafkoOptions {
         Objects.requireNonNull(topicDefaults, "topicDefaults");
@@ -86,6 +94,14 @@ public record KafkoOptions(
         if (maxBlock.isNegative()) {
             throw new InvalidConfigException("maxBlock must not be negative, was " + maxBlock);
         }
+    }
+
+    /** Options whose {@code close()} is durable ({@code durableClose} true). */
+    public KafkoOptions(TopicConfig topicDefaults, Clock clock, int maxPollRecords, OffsetResetPolicy offsetReset,
+                        Duration retentionCheckInterval, KafkoObserver observer, boolean fsyncMetadata,
+                        Duration linger, long maxQueuedBytes, Duration maxBlock) {
+        this(topicDefaults, clock, maxPollRecords, offsetReset, retentionCheckInterval, observer, fsyncMetadata,
+                linger, maxQueuedBytes, maxBlock, true);
     }
 
     /** Options with the default {@code linger}, {@code maxQueuedBytes} and {@code maxBlock}. */
@@ -121,6 +137,7 @@ public record KafkoOptions(
         private Duration linger;
         private long maxQueuedBytes;
         private Duration maxBlock;
+        private boolean durableClose;
 
         private Builder(KafkoOptions from) {
             topicDefaults = from.topicDefaults;
@@ -133,6 +150,7 @@ public record KafkoOptions(
             linger = from.linger;
             maxQueuedBytes = from.maxQueuedBytes;
             maxBlock = from.maxBlock;
+            durableClose = from.durableClose;
         }
 
         public Builder topicDefaults(TopicConfig topicDefaults) {
@@ -189,9 +207,18 @@ public record KafkoOptions(
             return this;
         }
 
+        /**
+         * {@code false}: {@code close()} forces nothing and writes no index files nor clean-shutdown marker, only
+         * for a data directory deleted right after it (see {@link KafkoOptions#durableClose()}).
+         */
+        public Builder durableClose(boolean durableClose) {
+            this.durableClose = durableClose;
+            return this;
+        }
+
         public KafkoOptions build() {
             return new KafkoOptions(topicDefaults, clock, maxPollRecords, offsetReset, retentionCheckInterval, observer,
-                    fsyncMetadata, linger, maxQueuedBytes, maxBlock);
+                    fsyncMetadata, linger, maxQueuedBytes, maxBlock, durableClose);
         }
     }
 }

@@ -95,7 +95,7 @@ final class DirectoryLock implements AutoCloseable {
                 throw new AlreadyOpenException("data directory " + dir + " is open in another live process ("
                         + describe(owner) + ")");
             }
-            writeOwner(ch, selfRecord(id));
+            writeOwner(ch, selfRecord(id), true);
             return new DirectoryLock(dir, ch, lock);
         } catch (IOException e) {
             closeQuietly(ch);
@@ -115,10 +115,15 @@ final class DirectoryLock implements AutoCloseable {
         }
     }
 
-    /** Clears the owner record, drops the lock and lets this JVM open the directory again. */
+    /** Clears the owner record (durably), drops the lock and lets this JVM open the directory again. */
     void release() {
+        release(true);
+    }
+
+    /** {@link #release()}; {@code force} false leaves the cleared record unforced (a directory deleted next). */
+    void release(boolean force) {
         try {
-            writeOwner(channel, "");
+            writeOwner(channel, "", force);
             lock.release();
         } catch (IOException e) {
             throw new KafkoStorageException("cannot release the lock of " + dir.resolve(FileNames.LOCK_FILE)
@@ -202,14 +207,16 @@ final class DirectoryLock implements AutoCloseable {
         return owner == null ? "no owner recorded" : "pid " + owner[0];
     }
 
-    private static void writeOwner(FileChannel ch, String record) throws IOException {
+    private static void writeOwner(FileChannel ch, String record, boolean force) throws IOException {
         ch.truncate(0);
         ByteBuffer buf = ByteBuffer.wrap(record.getBytes(StandardCharsets.US_ASCII));
         long pos = 0;
         while (buf.hasRemaining()) {
             pos += ch.write(buf, pos);
         }
-        ch.force(false);
+        if (force) {
+            ch.force(false);
+        }
     }
 
     private static void closeQuietly(@Nullable FileChannel ch) {

@@ -323,14 +323,15 @@ final class GroupCoordinator {
     }
 
     /**
-     * Closes the offsets file (flushing it) when the topic closes; when it is deleted ({@code deleting}) only lets
-     * it go: the offsets of a topic being deleted need no fsync, nor a rewrite that a full disk could refuse.
+     * Closes the offsets file (flushing it) when the topic closes; when it is deleted ({@code deleting}) or its
+     * directory will be ({@code KafkoOptions.durableClose} false) only lets it go: such offsets need no fsync, nor a
+     * rewrite that a full disk could refuse.
      */
     void close(boolean deleting) {
         commits.lock();
         try {
             if (offsets != null) {
-                if (deleting) {
+                if (deleting || !topic.broker.context().options().durableClose()) {
                     offsets.discard();
                 } else {
                     offsets.close();

@@ -46,7 +46,7 @@ final class PartitionLifecycle {
         closedInfo = snapshot(PartitionState.CLOSED, null);
         deleted = c.kind == CommandRequest.Kind.DELETE;
         try {
-            log.close();
+            log.close(ctx.options().durableClose());
         } catch (RuntimeException | Error e) {
             if (actor.state == PartitionState.RUNNING) {
                 c.error = e instanceof KafkoException ? e : new KafkoStorageException(

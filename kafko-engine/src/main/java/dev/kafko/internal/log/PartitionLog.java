@@ -437,6 +437,15 @@ public final class PartitionLog implements Closeable {
      */
     @Override
     public void close() {
+        close(true);
+    }
+
+    /**
+     * {@link #close()}, or with {@code durable} false, for a directory deleted right after: every file released
+     * with nothing forced and nothing written for a later open, which would recover the log as after a crash of
+     * the process. Owner thread only.
+     */
+    public void close(boolean durable) {
         enterWriter();
         try {
             if (closed) {
@@ -449,7 +458,7 @@ public final class PartitionLog implements Closeable {
             // before any channel closes. A failed seal failed the log when it failed (fail(), as
             // any I/O error of the writer would): the close below then leaves it unclean
             seals.awaitAllQuietly();
-            if (failure != null || directory.markerOnDisk()) {
+            if (failure != null || directory.markerOnDisk() || !durable) {
                 closeChannels(segs);
                 return;
             }

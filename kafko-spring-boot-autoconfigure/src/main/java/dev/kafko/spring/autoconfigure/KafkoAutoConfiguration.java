@@ -123,8 +123,10 @@ public final class KafkoAutoConfiguration {
                 .maxQueuedBytes(notNegative("kafko.max-queued-bytes", properties.getMaxQueuedBytes()).toBytes())
                 .maxBlock(notNegative("kafko.max-block", properties.getMaxBlock()))
                 .offsetReset(properties.getOffsetReset())
-                // an ephemeral directory is deleted on close: forcing its topic metadata to disk buys nothing
-                .fsyncMetadata(!directory.isEphemeral());
+                // an ephemeral directory is deleted on close: forcing its topic metadata to disk buys nothing, and
+                // neither does a durable close (its fsyncs, index files and markers were half a context's close)
+                .fsyncMetadata(!directory.isEphemeral())
+                .durableClose(!directory.isEphemeral());
         customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
         KafkoOptions customized = builder.build();
         List<KafkoObserver> all = new ArrayList<>();

@@ -63,8 +63,9 @@ class KafkoAutoConfigurationTest {
                     .hasBean("kafkoHealthIndicator")
                     .doesNotHaveBean(KafkoMetrics.class);
             dir.set(context.getBean(Kafko.class).dataDir());
-            // the directory is deleted on close: its topic metadata is not forced to disk
+            // the directory is deleted on close: neither its topic metadata nor its close is forced to disk
             assertThat(context.getBean(Kafko.class).options().fsyncMetadata()).isFalse();
+            assertThat(context.getBean(Kafko.class).options().durableClose()).isFalse();
             assertThat(dir.get()).isDirectory();
         });
         assertThat(dir.get()).doesNotExist();
@@ -79,6 +80,7 @@ class KafkoAutoConfigurationTest {
                 .run(context -> {
                     assertThat(context.getBean(Kafko.class).dataDir()).isEqualTo(dir);
                     assertThat(context.getBean(Kafko.class).options().fsyncMetadata()).isTrue();
+                    assertThat(context.getBean(Kafko.class).options().durableClose()).isTrue();
                     assertThat(context.getBean(Kafko.class).options().linger()).isEqualTo(Duration.ofNanos(250_000));
                     assertThat(context.getBean(Kafko.class).options().maxQueuedBytes()).isEqualTo(2L << 20);
                     assertThat(context.getBean(Kafko.class).options().maxBlock()).isEqualTo(Duration.ofSeconds(5));
