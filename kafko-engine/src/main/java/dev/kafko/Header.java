@@ -18,9 +18,9 @@ public record Header(String key, byte @Nullable [] value) {
         Objects.requireNonNull(key, "header key");
     }
 
-    /** A header whose value is the UTF-8 bytes of {@code value}. */
-    public static Header of(String key, String value) {
-        return new Header(key, value.getBytes(StandardCharsets.UTF_8));
+    /** A header whose value is the UTF-8 bytes of {@code value}, or {@code null} for a {@code null} value. */
+    public static Header of(String key, @Nullable String value) {
+        return new Header(key, value == null ? null : value.getBytes(StandardCharsets.UTF_8));
     }
 
     /** The value decoded as UTF-8, or {@code null}. */

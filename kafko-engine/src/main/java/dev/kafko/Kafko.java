@@ -42,6 +42,8 @@ public interface Kafko extends AutoCloseable {
      * @throws AlreadyOpenException when the directory is open in this JVM or in another process
      * @throws InvalidTopicLayoutException when a topic directory is damaged
      * @throws KafkoStorageException when the directory cannot be created or read
+     * @throws InvalidConfigException when {@code options.clock()} cannot tell the time in epoch milliseconds
+     *     (a clock fixed at {@code Instant.MAX}); nothing is opened
      */
     static Kafko open(Path dataDir, KafkoOptions options) {
         return Broker.open(dataDir, options);

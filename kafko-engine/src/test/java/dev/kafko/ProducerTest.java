@@ -50,6 +50,13 @@ class ProducerTest {
     }
 
     @Test
+    void aHeaderOfANullStringHasANullValue() {
+        assertThat(Header.of("k", (String) null)).isEqualTo(new Header("k", null));
+        assertThat(Header.of("k", (String) null).valueAsString()).isNull();
+        assertThat(Header.of("k", "é").value()).isEqualTo(new byte[] {(byte) 0xC3, (byte) 0xA9});
+    }
+
+    @Test
     void headersTimestampsNullKeysAndTombstonesRoundTrip() {
         try (Kafko k = Kafko.open(dir); Consumer c = openTopic(k)) {
             Producer p = k.producer("t");

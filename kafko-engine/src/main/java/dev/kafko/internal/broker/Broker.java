@@ -4,6 +4,7 @@ import dev.kafko.Consumer;
 import dev.kafko.ConsumerOptions;
 import dev.kafko.FsyncPolicy;
 import dev.kafko.GroupInfo;
+import dev.kafko.InvalidConfigException;
 import dev.kafko.InvalidPartitionException;
 import dev.kafko.InvalidTopicLayoutException;
 import dev.kafko.Kafko;
@@ -22,6 +23,7 @@ import dev.kafko.internal.log.PartitionLog;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -76,10 +78,26 @@ public final class Broker implements Kafko {
         Names.check(kind, name);
     }
 
+    /**
+     * Refuses a clock that cannot tell the time in epoch milliseconds (one fixed at {@code Instant.MAX} or
+     * {@code Instant.MIN}, beyond what a {@code long} of milliseconds holds), before anything is opened: every
+     * append and the recovery of every partition read it, and its raw {@code ArithmeticException} escaped the
+     * open, or a {@code createTopic} as a {@link KafkoStorageException} saying "long overflow".
+     */
+    private static void checkClock(Clock clock) {
+        try {
+            clock.millis();
+        } catch (RuntimeException e) {
+            throw new InvalidConfigException("KafkoOptions.clock " + clock
+                    + " cannot tell the time in epoch milliseconds: " + e, e);
+        }
+    }
+
     /** Opens {@code dataDir} through {@code io} (tests inject faults here). */
     static Broker open(Path dataDir, KafkoOptions options, FileIo io) {
         Objects.requireNonNull(dataDir, "dataDir");
         Objects.requireNonNull(options, "options");
+        checkClock(options.clock());
         Path dir;
         try {
             Files.createDirectories(dataDir);

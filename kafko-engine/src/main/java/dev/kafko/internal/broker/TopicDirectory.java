@@ -277,7 +277,8 @@ final class TopicDirectory {
                     + " opened; restore " + FileNames.TOPIC_CONFIG_FILE + " and reopen, or move the directory away"
                     + " (creating the topic is refused until then)";
         }
-        return "it has no " + FileNames.TOPIC_CONFIG_FILE + " (left over from an interrupted create or delete?)";
+        return "it has no " + FileNames.TOPIC_CONFIG_FILE + " and holds no data (left over from an interrupted create or"
+                + " delete?): delete the directory, or create the topic, which replaces it";
     }
 
     /** Whether {@code dir} is a directory (not a link) each of whose entries passes {@code ours}. */
