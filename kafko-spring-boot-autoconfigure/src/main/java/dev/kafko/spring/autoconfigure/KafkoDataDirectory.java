@@ -24,6 +24,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.attribute.UserPrincipal;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -47,6 +48,8 @@ public final class KafkoDataDirectory implements DisposableBean {
     /** The engine's lock file in a data directory. */
     private static final String LOCK_FILE = ".lock";
     /** {@code kafko-<pid>-<random>.ephemeral}: an ephemeral directory and the process that made it. */
+    /** Whether this JVM looked for abandoned ephemeral directories: once is enough (see {@link #ephemeral}). */
+    private static final AtomicBoolean ABANDONED_SWEPT = new AtomicBoolean();
     private static final Pattern EPHEMERAL_NAME = Pattern.compile("kafko-(\\d{1,18})-[0-9a-z]{1,13}\\.ephemeral");
 
     private final Path path;
@@ -69,8 +72,9 @@ public final class KafkoDataDirectory implements DisposableBean {
      * tens of milliseconds of start-up); {@code createDirectory} fails on an existing name, so a
      * taken name is never reused. The name holds this process's pid
      * ({@code kafko-<pid>-<random>.ephemeral}): the ephemeral directories of a process that no longer
-     * runs (a test JVM that was killed) are deleted here, once the new one is made, when they belong to
-     * the same user (see {@link #deleteAbandoned}).
+     * runs (a test JVM that was killed) are deleted by the first one a JVM makes, once it is made, when
+     * they belong to the same user (see {@link #deleteAbandoned}); later ones do not list the temporary
+     * directory again (a test suite starts many contexts, and a shared {@code /tmp} can be large).
      */
     public static KafkoDataDirectory ephemeral() {
         Path parent = Path.of(System.getProperty("java.io.tmpdir"));
@@ -91,14 +95,26 @@ public final class KafkoDataDirectory implements DisposableBean {
             } catch (IOException e) {
                 throw cannotCreate(candidate.toString(), e);
             }
-            try {
-                deleteAbandoned(parent, Files.getOwner(created, LinkOption.NOFOLLOW_LINKS), name -> { });
-            } catch (IOException | RuntimeException e) {
-                LOG.debug("Did not look for abandoned ephemeral directories in {}: {}", parent, e.toString());
-            }
+            sweepOnce(ABANDONED_SWEPT, parent, created);
             return new KafkoDataDirectory(created, true);
         }
         throw cannotCreate("in " + parent, last);
+    }
+
+    /**
+     * Deletes the abandoned ephemeral directories under {@code parent} of the owner of {@code created} unless
+     * {@code swept} says it was done; true when it looked.
+     */
+    static boolean sweepOnce(AtomicBoolean swept, Path parent, Path created) {
+        if (!swept.compareAndSet(false, true)) {
+            return false;
+        }
+        try {
+            deleteAbandoned(parent, Files.getOwner(created, LinkOption.NOFOLLOW_LINKS), name -> { });
+        } catch (IOException | RuntimeException e) {
+            LOG.debug("Did not look for abandoned ephemeral directories in {}: {}", parent, e.toString());
+        }
+        return true;
     }
 
     private static KafkoStorageException cannotCreate(String where, @Nullable IOException cause) {

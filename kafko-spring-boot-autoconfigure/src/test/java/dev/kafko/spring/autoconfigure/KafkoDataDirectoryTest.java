@@ -16,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.UserPrincipal;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -54,6 +55,22 @@ class KafkoDataDirectoryTest {
         assertThat(userData).isDirectory();
         assertThat(ordersData).isDirectory();
         assertThat(aFile).isRegularFile();
+    }
+
+    /** A JVM lists the temporary directory for abandoned ones once, at its first ephemeral directory. */
+    @Test
+    void abandonedDirectoriesAreLookedForOnceAJvm() throws Exception {
+        AtomicBoolean swept = new AtomicBoolean();
+        Path created = Files.createDirectory(tmp.resolve("kafko-" + ProcessHandle.current().pid() + "-new1.ephemeral"));
+        Path first = Files.createDirectory(tmp.resolve("kafko-" + deadPid + "-first.ephemeral"));
+
+        assertThat(KafkoDataDirectory.sweepOnce(swept, tmp, created)).isTrue();
+        assertThat(first).doesNotExist();
+
+        Path second = Files.createDirectory(tmp.resolve("kafko-" + deadPid + "-second.ephemeral"));
+        assertThat(KafkoDataDirectory.sweepOnce(swept, tmp, created)).isFalse();
+        assertThat(second).isDirectory(); // the next JVM's first ephemeral directory deletes it
+        assertThat(created).isDirectory();
     }
 
     @Test
