@@ -101,7 +101,7 @@ public final class KafkoAutoConfiguration {
         SpringKafkaProperties.warnIfSetWithoutSpringKafka(environment, beanFactory.getBeanClassLoader());
         Kafko kafko = Kafko.open(directory.path(), options(directory, properties, customizers, observers));
         if (LOG.isInfoEnabled()) {
-            LOG.info("kafko opened {}{}: {} topic(s)", kafko.dataDir(),
+            LOG.info("kafko opened {}{}: {} existing topic(s)", kafko.dataDir(),
                     directory.isEphemeral() ? " (ephemeral: deleted on close)" : "", kafko.topics().size());
         }
         return kafko;

@@ -9,6 +9,7 @@ import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
 import dev.kafko.spring.core.KafkoTemplate;
 import dev.kafko.spring.listener.AckMode;
 import dev.kafko.spring.support.Acknowledgment;
+import dev.kafko.spring.support.KafkoHeaders;
 import dev.kafko.spring.test.KafkoTestUtils;
 import java.time.Duration;
 import java.util.List;
@@ -64,6 +65,33 @@ class DefaultIdTest {
     void aBatchListenerReadingAPerRecordHeaderAsOneValueFailsTheStartNamingIt() {
         runner.withBean(ScalarHeaderInBatch.class).run(context -> assertThat(context).hasFailed().getFailure()
                 .hasStackTraceContaining("reads @Header(\"kafko_offset\") as a long; a batch has one per record"));
+    }
+
+    /** The header lists are handed over unconverted: a List<Instant> of timestamps held Longs. */
+    @Test
+    void aBatchListenerReadingAPerRecordHeaderIntoAListOfAnotherTypeFailsTheStartNamingIt() {
+        runner.withBean(WrongHeaderListInBatch.class).run(context -> assertThat(context).hasFailed().getFailure()
+                .hasStackTraceContaining("reads @Header(\"kafko_receivedTimestamp\") as a List<Instant>; a batch gives"
+                        + " it as a List<Long>: declare that"));
+        runner.withBean(RightHeaderListsInBatch.class).run(context -> assertThat(context).hasNotFailed());
+    }
+
+    static class WrongHeaderListInBatch {
+        @KafkoListener(id = "stamps", topics = "stamps", batch = "true")
+        void on(List<String> values, @org.springframework.messaging.handler.annotation.Header(
+                KafkoHeaders.RECEIVED_TIMESTAMP) List<java.time.Instant> timestamps) {
+        }
+    }
+
+    static class RightHeaderListsInBatch {
+        @KafkoListener(id = "stamps", topics = "stamps", batch = "true")
+        void on(List<String> values, @org.springframework.messaging.handler.annotation.Header(
+                        KafkoHeaders.RECEIVED_TIMESTAMP) List<Long> timestamps,
+                @org.springframework.messaging.handler.annotation.Header(KafkoHeaders.RECEIVED_PARTITION)
+                List<? extends Number> partitions,
+                @org.springframework.messaging.handler.annotation.Header(KafkoHeaders.RECEIVED_TOPIC) List<?> topics,
+                @org.springframework.messaging.handler.annotation.Header(KafkoHeaders.RECEIVED_KEY) List<Integer> keys) {
+        }
     }
 
     @Test

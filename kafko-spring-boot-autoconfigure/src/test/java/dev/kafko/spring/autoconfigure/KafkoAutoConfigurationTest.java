@@ -137,6 +137,17 @@ class KafkoAutoConfigurationTest {
                         new org.springframework.core.env.SystemEnvironmentPropertySource("env",
                                 java.util.Map.of("KAFKO_HOME", "/opt/kafko", "KAFKO_DATA_DIR", "/tmp/x"))))
                 .run(context -> assertThat(context).hasNotFailed());
+        // a dotted topic name without brackets: the analysis names the topic and gives the bracket form
+        runner.withPropertyValues("kafko.topics.orders.DLT.partitions=2").run(context -> {
+            org.springframework.boot.diagnostics.FailureAnalysis analysis =
+                    new DottedTopicKeyFailureAnalyzer().analyze(context.getStartupFailure());
+            assertThat(analysis).isNotNull();
+            assertThat(analysis.getDescription()).contains("kafko.topics.orders.DLT.partitions", "'orders.DLT'");
+            assertThat(analysis.getAction()).contains("kafko.topics[orders.DLT].partitions", "\"[orders.DLT]\":");
+        });
+        // other unbound keys are left to Spring Boot's analysis
+        runner.withPropertyValues("kafko.topics.small.max-record-bytes=200").run(context ->
+                assertThat(new DottedTopicKeyFailureAnalyzer().analyze(context.getStartupFailure())).isNull());
         // declared topic names with dots go in brackets, and bind
         runner.withPropertyValues("kafko.topics[orders.DLT].partitions=2", "kafko.topics.orders.max-record-size=200")
                 .run(context -> assertThat(context).hasNotFailed());

@@ -6,7 +6,13 @@ import dev.kafko.spring.support.KafkoHeaders;
 import dev.kafko.spring.support.KafkoNull;
 import dev.kafko.spring.support.RecordMessageConverter;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
 import java.util.Collection;
+import java.util.Date;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -69,6 +75,7 @@ public final class KafkoArgumentResolvers {
     public static ConversionService headerConversion(RecordMessageConverter converter) {
         DefaultConversionService conversion = new DefaultConversionService();
         conversion.addConverter(new BytesToString());
+        conversion.addConverter(new EpochMillisToTime(converter.messageConverter()));
         conversion.addConverter(new BytesToSimpleValue(conversion));
         conversion.addConverter(new BytesToObject(converter.messageConverter(), conversion));
         return conversion;
@@ -151,6 +158,64 @@ public final class KafkoArgumentResolvers {
         }
     }
 
+    /**
+     * An epoch-milliseconds number to a point in time, as Spring's formatting conversion (and so spring-kafka) reads
+     * a {@code Long}: kafko's received timestamp (a {@code Long}), and header bytes that are a bare integer (the
+     * dead-letter headers' original timestamp, a {@code long} or {@code Long} header the template wrote), to an
+     * {@code Instant}, an {@code OffsetDateTime} or {@code ZonedDateTime} (UTC) or a {@code Date}. Read as JSON, the
+     * number was taken for epoch seconds (a date some 57,000 years on), and a {@code Long} had no converter. Bytes
+     * of any other form (the quoted ISO text the template writes for an {@code Instant}) are read as JSON.
+     */
+    private record EpochMillisToTime(SmartMessageConverter json) implements ConditionalGenericConverter {
+
+        private static final List<Class<?>> TARGETS = List.of(Instant.class, OffsetDateTime.class,
+                ZonedDateTime.class, Date.class);
+
+        @Override
+        public Set<ConvertiblePair> getConvertibleTypes() {
+            Set<ConvertiblePair> pairs = new HashSet<>();
+            for (Class<?> target : TARGETS) {
+                pairs.add(new ConvertiblePair(Long.class, target));
+                pairs.add(new ConvertiblePair(byte[].class, target));
+            }
+            return pairs;
+        }
+
+        @Override
+        public boolean matches(TypeDescriptor sourceType, TypeDescriptor targetType) {
+            return true;
+        }
+
+        @Override
+        public @Nullable Object convert(@Nullable Object source, TypeDescriptor sourceType, TypeDescriptor targetType) {
+            if (source == null) {
+                return null;
+            }
+            Class<?> target = targetType.getObjectType();
+            long millis;
+            if (source instanceof Long value) {
+                millis = value;
+            } else {
+                String text = new String((byte[]) source, StandardCharsets.UTF_8).strip();
+                if (!text.matches("-?[0-9]{1,18}")) {
+                    return BytesToObject.read(json, (byte[]) source, target);
+                }
+                millis = Long.parseLong(text);
+            }
+            Instant instant = Instant.ofEpochMilli(millis);
+            if (target == Instant.class) {
+                return instant;
+            }
+            if (target == OffsetDateTime.class) {
+                return instant.atOffset(ZoneOffset.UTC);
+            }
+            if (target == ZonedDateTime.class) {
+                return instant.atZone(ZoneOffset.UTC);
+            }
+            return Date.from(instant);
+        }
+    }
+
     /** A converter of header bytes to the types it {@link #matches}. */
     private interface FromHeaderBytes extends ConditionalGenericConverter {
         @Override
@@ -212,10 +277,14 @@ public final class KafkoArgumentResolvers {
             if (source == null) {
                 return null;
             }
-            Object value = json.fromMessage(new GenericMessage<>(source), targetType.getObjectType());
+            return read(json, (byte[]) source, targetType.getObjectType());
+        }
+
+        static Object read(SmartMessageConverter json, byte[] source, Class<?> target) {
+            Object value = json.fromMessage(new GenericMessage<>(source), target);
             if (value == null) {
-                throw new IllegalArgumentException("no converter reads the header's " + ((byte[]) source).length
-                        + " bytes as a " + targetType.getObjectType().getName()
+                throw new IllegalArgumentException("no converter reads the header's " + source.length
+                        + " bytes as a " + target.getName()
                         + " (objects are read as JSON, with Jackson on the classpath)");
             }
             return value;

@@ -431,6 +431,11 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
     private static final Set<String> LIST_HEADERS = Set.of(KafkoHeaders.RECEIVED_KEY, KafkoHeaders.RECEIVED_TOPIC,
             KafkoHeaders.RECEIVED_PARTITION, KafkoHeaders.OFFSET, KafkoHeaders.RECEIVED_TIMESTAMP);
 
+    /** What the lists of the per-record headers hold (the keys' are converted to the element type declared). */
+    private static final Map<String, Class<?>> LIST_HEADER_ELEMENTS = Map.of(KafkoHeaders.RECEIVED_TOPIC, String.class,
+            KafkoHeaders.RECEIVED_PARTITION, Integer.class, KafkoHeaders.OFFSET, Long.class,
+            KafkoHeaders.RECEIVED_TIMESTAMP, Long.class);
+
     /**
      * The headers of a batch listener's message: the per-record ones as lists, and those of the whole delivery.
      * A record's own headers (and its delivery attempt) are not among them.
@@ -457,6 +462,17 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
             if (LIST_HEADERS.contains(name) && !List.class.isAssignableFrom(type) && type != Object.class) {
                 throw new IllegalStateException("Batch listener '" + listenerId + "' (" + method + ") reads @Header(\""
                         + name + "\") as a " + type.getSimpleName() + "; a batch has one per record: declare a List");
+            }
+            Class<?> holds = LIST_HEADER_ELEMENTS.get(name);
+            if (holds != null && List.class.isAssignableFrom(type)) {
+                // the header resolver hands the list over as it is, unconverted: a List<Instant> of timestamps
+                // would hold Longs, and fail with a ClassCastException in the method, every batch dead-lettered
+                Class<?> element = ResolvableType.forMethodParameter(parameter).asCollection().getGeneric(0).resolve();
+                if (element != null && !element.isAssignableFrom(holds)) {
+                    throw new IllegalStateException("Batch listener '" + listenerId + "' (" + method
+                            + ") reads @Header(\"" + name + "\") as a List<" + element.getSimpleName()
+                            + ">; a batch gives it as a List<" + holds.getSimpleName() + ">: declare that");
+                }
             }
             boolean required = header.required() && ValueConstants.DEFAULT_NONE.equals(header.defaultValue())
                     && !parameter.isOptional();

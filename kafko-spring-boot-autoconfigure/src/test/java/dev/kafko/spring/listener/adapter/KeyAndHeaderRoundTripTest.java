@@ -112,6 +112,43 @@ class KeyAndHeaderRoundTripTest {
         });
     }
 
+    /**
+     * Timestamps in epoch milliseconds (the dead-letter header's, a {@code long} header of the application's) were
+     * read as JSON, whose bare number Jackson takes for seconds (an {@code Instant} some 57,000 years on), and the
+     * received timestamp, a {@code Long}, had no converter to an {@code Instant} at all.
+     */
+    @Test
+    void kafkosTimestampHeadersAreReadAsEpochMillisecondsByJavaTimeParameters() {
+        runner.withBean(Stamps.class).run(context -> {
+            long at = 1_796_306_861_275L;
+            template(context).send(MessageBuilder.withPayload("v").setHeader(KafkoHeaders.TOPIC, "stamped")
+                    .setHeader(KafkoHeaders.TIMESTAMP, at).setHeader("occurredAt", at).build()).join();
+            KafkoTestUtils.waitForListeners(context, WAIT);
+
+            Instant expected = Instant.ofEpochMilli(at);
+            assertThat(SEEN).containsExactly(expected, expected, "dead letter", expected,
+                    expected.atOffset(java.time.ZoneOffset.UTC), java.util.Date.from(expected));
+        });
+    }
+
+    static class Stamps {
+
+        @KafkoListener(id = "stamped", topics = "stamped")
+        void stamped(String value, @Header(KafkoHeaders.RECEIVED_TIMESTAMP) Instant received,
+                @Header("occurredAt") Instant occurred) {
+            SEEN.add(received);
+            SEEN.add(occurred);
+            throw new IllegalStateException("to the dead-letter topic");
+        }
+
+        @KafkoListener(id = "stamped-dlt", topics = "stamped.DLT")
+        void deadLetter(String value, @Header(KafkoHeaders.DLT_ORIGINAL_TIMESTAMP) Instant original,
+                @Header(KafkoHeaders.DLT_ORIGINAL_TIMESTAMP) java.time.OffsetDateTime originalAtUtc,
+                @Header(KafkoHeaders.DLT_ORIGINAL_TIMESTAMP) java.util.Date originalDate) {
+            SEEN.addAll(List.of("dead letter", original, originalAtUtc, originalDate));
+        }
+    }
+
     static class JavaTime {
         @KafkoListener(id = "timed", topics = "timed")
         void timed(String value, @Header("createdAt") Instant createdAt, @Header("ttl") Duration ttl) {

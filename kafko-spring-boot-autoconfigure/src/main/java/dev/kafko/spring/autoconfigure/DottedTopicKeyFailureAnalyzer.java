@@ -1,0 +1,70 @@
+package dev.kafko.spring.autoconfigure;
+
+import java.beans.PropertyDescriptor;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.springframework.beans.BeanUtils;
+import org.springframework.boot.context.properties.bind.DataObjectPropertyName;
+import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
+import org.springframework.boot.context.properties.source.ConfigurationProperty;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.core.Ordered;
+
+/**
+ * A declared topic whose name holds a dot, written without brackets ({@code kafko.topics.orders.DLT.partitions},
+ * or {@code orders.DLT:} under {@code kafko.topics} in YAML), binds as a key {@code DLT.partitions} of topic
+ * {@code orders}: Spring Boot's analysis said only that the key, lower-cased, was "left unbound". This one names the
+ * topic and gives the bracket form. Other unbound keys are left to Spring Boot's analysis.
+ */
+final class DottedTopicKeyFailureAnalyzer extends AbstractFailureAnalyzer<UnboundConfigurationPropertiesException>
+        implements Ordered {
+
+    private static final ConfigurationPropertyName TOPICS = ConfigurationPropertyName.of("kafko.topics");
+    /** The keys of a declared topic ({@code partitions}, {@code segment-size}, ...). */
+    private static Set<String> topicKeys() {
+        return Arrays.stream(BeanUtils.getPropertyDescriptors(KafkoProperties.TopicProperties.class))
+                .filter(d -> d.getWriteMethod() != null).map(PropertyDescriptor::getName)
+                .map(DataObjectPropertyName::toDashedForm).collect(Collectors.toSet());
+    }
+
+    @Override
+    public int getOrder() {
+        return Ordered.HIGHEST_PRECEDENCE;
+    }
+
+    @Override
+    protected FailureAnalysis analyze(Throwable rootFailure, UnboundConfigurationPropertiesException cause) {
+        Set<String> topicKeys = topicKeys();
+        List<String> lines = new ArrayList<>();
+        List<String> fixes = new ArrayList<>();
+        for (ConfigurationProperty property : cause.getUnboundProperties()) {
+            ConfigurationPropertyName name = property.getName();
+            int n = name.getNumberOfElements();
+            // kafko . topics . <a> . <b> ... . <key>: a topic name of several elements before one of its keys
+            if (!TOPICS.isAncestorOf(name) || n < 5
+                    || !topicKeys.contains(name.getElement(n - 1, ConfigurationPropertyName.Form.DASHED))) {
+                return null;
+            }
+            StringBuilder topic = new StringBuilder();
+            for (int i = 2; i < n - 1; i++) {
+                topic.append(i > 2 ? "." : "").append(name.getElement(i, ConfigurationPropertyName.Form.ORIGINAL));
+            }
+            String key = name.getElement(n - 1, ConfigurationPropertyName.Form.DASHED);
+            String origin = property.getOrigin() != null ? " (" + property.getOrigin() + ")" : "";
+            lines.add("    kafko.topics." + topic + "." + key + origin + ": binds no topic '" + topic
+                    + "', since a dot in a key separates its parts");
+            fixes.add("    kafko.topics[" + topic + "]." + key + "  (YAML: \"[" + topic + "]\": under kafko.topics)");
+        }
+        if (lines.isEmpty()) {
+            return null;
+        }
+        return new FailureAnalysis("kafko could not start: a declared topic's name holds a dot but is not in brackets:\n"
+                + String.join("\n", lines),
+                "Write the topic's name in brackets:\n" + String.join("\n", fixes), cause);
+    }
+}
