@@ -291,7 +291,7 @@ class KafkoAutoConfigurationTest {
     @Test
     void theStartUpLogNamesTheDataDirectory(org.springframework.boot.test.system.CapturedOutput output) {
         runner.run(context -> assertThat(output).contains("kafko opened " + context.getBean(Kafko.class).dataDir()
-                + " (ephemeral: deleted on close): 0 topic(s)"));
+                + " (ephemeral: deleted on close): 0 existing topic(s)"));
     }
 
     @Test
