@@ -36,8 +36,8 @@ public class KafkoProperties {
 
     /**
      * Use a fresh temporary directory, deleted on close (for tests); since the directory does not
-     * outlive the context, its topic metadata is not fsynced, and rolled segments of topics under
-     * the never fsync policy are fsynced at close instead of at their roll.
+     * outlive the context, its topic metadata is not fsynced, rolled segments of topics under the
+     * never fsync policy are not fsynced at their roll, and the close fsyncs nothing.
      */
     private boolean ephemeral;
 
