@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.stream.Collectors;
 import org.springframework.beans.BeanUtils;
 import org.springframework.boot.context.properties.bind.DataObjectPropertyName;
@@ -42,6 +43,7 @@ final class DottedTopicKeyFailureAnalyzer extends AbstractFailureAnalyzer<Unboun
         Set<String> topicKeys = topicKeys();
         List<String> lines = new ArrayList<>();
         List<String> fixes = new ArrayList<>();
+        List<String> otherReadings = new ArrayList<>();
         for (ConfigurationProperty property : cause.getUnboundProperties()) {
             ConfigurationPropertyName name = property.getName();
             int n = name.getNumberOfElements();
@@ -59,12 +61,18 @@ final class DottedTopicKeyFailureAnalyzer extends AbstractFailureAnalyzer<Unboun
             lines.add("    kafko.topics." + topic + "." + key + origin + ": binds no topic '" + topic
                     + "', since a dot in a key separates its parts");
             fixes.add("    kafko.topics[" + topic + "]." + key + "  (YAML: \"[" + topic + "]\": under kafko.topics)");
+            // the other reading: a topic without a dot and a dotted key of Kafka's (num.partitions, log.retention)
+            String first = name.getElement(2, ConfigurationPropertyName.Form.ORIGINAL);
+            String dottedKey = topic.substring(first.length() + 1) + "." + key;
+            otherReadings.add("    if the topic is '" + first + "': '" + dottedKey + "' is no key of a topic");
         }
         if (lines.isEmpty()) {
             return null;
         }
         return new FailureAnalysis("kafko could not start: a declared topic's name holds a dot but is not in brackets:\n"
                 + String.join("\n", lines),
-                "Write the topic's name in brackets:\n" + String.join("\n", fixes), cause);
+                "Write the topic's name in brackets:\n" + String.join("\n", fixes) + "\nor, not meaning a dotted name,"
+                        + " use a topic's own keys (" + String.join(", ", new TreeSet<>(topicKeys)) + "):\n"
+                        + String.join("\n", otherReadings), cause);
     }
 }

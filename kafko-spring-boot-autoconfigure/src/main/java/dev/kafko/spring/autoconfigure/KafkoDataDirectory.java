@@ -47,9 +47,9 @@ public final class KafkoDataDirectory implements DisposableBean {
     private static final String EPHEMERAL_SUFFIX = ".ephemeral";
     /** The engine's lock file in a data directory. */
     private static final String LOCK_FILE = ".lock";
-    /** {@code kafko-<pid>-<random>.ephemeral}: an ephemeral directory and the process that made it. */
     /** Whether this JVM looked for abandoned ephemeral directories: once is enough (see {@link #ephemeral}). */
     private static final AtomicBoolean ABANDONED_SWEPT = new AtomicBoolean();
+    /** {@code kafko-<pid>-<random>.ephemeral}: an ephemeral directory and the process that made it. */
     private static final Pattern EPHEMERAL_NAME = Pattern.compile("kafko-(\\d{1,18})-[0-9a-z]{1,13}\\.ephemeral");
 
     private final Path path;

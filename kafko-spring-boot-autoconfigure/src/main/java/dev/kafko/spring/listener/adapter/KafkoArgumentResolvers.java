@@ -19,6 +19,7 @@ import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.BeanUtils;
 import org.springframework.core.MethodParameter;
+import org.springframework.core.convert.ConversionException;
 import org.springframework.core.convert.ConversionService;
 import org.springframework.core.convert.TypeDescriptor;
 import org.springframework.core.convert.converter.ConditionalGenericConverter;
@@ -75,7 +76,7 @@ public final class KafkoArgumentResolvers {
     public static ConversionService headerConversion(RecordMessageConverter converter) {
         DefaultConversionService conversion = new DefaultConversionService();
         conversion.addConverter(new BytesToString());
-        conversion.addConverter(new EpochMillisToTime(converter.messageConverter()));
+        conversion.addConverter(new EpochMillisToTime(converter.messageConverter(), conversion));
         conversion.addConverter(new BytesToSimpleValue(conversion));
         conversion.addConverter(new BytesToObject(converter.messageConverter(), conversion));
         return conversion;
@@ -164,9 +165,13 @@ public final class KafkoArgumentResolvers {
      * dead-letter headers' original timestamp, a {@code long} or {@code Long} header the template wrote), to an
      * {@code Instant}, an {@code OffsetDateTime} or {@code ZonedDateTime} (UTC) or a {@code Date}. Read as JSON, the
      * number was taken for epoch seconds (a date some 57,000 years on), and a {@code Long} had no converter. Bytes
-     * of any other form (the quoted ISO text the template writes for an {@code Instant}) are read as JSON.
+     * of any other form are read as before: as text where a text converter parses the type (a {@code Date}'s own
+     * {@code toString()} form), else, or when that fails, as JSON (the quoted ISO text the template writes for an
+     * {@code Instant} or a {@code Date}). Only these four types: a subclass ({@code java.sql.Timestamp}) is left to
+     * the other converters, as a {@code Date} returned for it failed the call with a bare "argument type mismatch".
      */
-    private record EpochMillisToTime(SmartMessageConverter json) implements ConditionalGenericConverter {
+    private record EpochMillisToTime(SmartMessageConverter json, ConversionService conversion)
+            implements ConditionalGenericConverter {
 
         private static final List<Class<?>> TARGETS = List.of(Instant.class, OffsetDateTime.class,
                 ZonedDateTime.class, Date.class);
@@ -183,7 +188,7 @@ public final class KafkoArgumentResolvers {
 
         @Override
         public boolean matches(TypeDescriptor sourceType, TypeDescriptor targetType) {
-            return true;
+            return TARGETS.contains(targetType.getObjectType());
         }
 
         @Override
@@ -198,7 +203,19 @@ public final class KafkoArgumentResolvers {
             } else {
                 String text = new String((byte[]) source, StandardCharsets.UTF_8).strip();
                 if (!text.matches("-?[0-9]{1,18}")) {
-                    return BytesToObject.read(json, (byte[]) source, target);
+                    if (!BytesToSimpleValue.parsesFromText(targetType, conversion)) {
+                        return BytesToObject.read(json, (byte[]) source, target);
+                    }
+                    try {
+                        return conversion.convert(text, BytesToSimpleValue.TEXT, targetType);
+                    } catch (ConversionException asText) {
+                        try {
+                            return BytesToObject.read(json, (byte[]) source, target);
+                        } catch (RuntimeException asJson) {
+                            asText.addSuppressed(asJson);
+                            throw asText;
+                        }
+                    }
                 }
                 millis = Long.parseLong(text);
             }
@@ -231,7 +248,7 @@ public final class KafkoArgumentResolvers {
      */
     private record BytesToSimpleValue(ConversionService conversion) implements FromHeaderBytes {
 
-        private static final TypeDescriptor TEXT = TypeDescriptor.valueOf(String.class);
+        static final TypeDescriptor TEXT = TypeDescriptor.valueOf(String.class);
 
         @Override
         public boolean matches(TypeDescriptor sourceType, TypeDescriptor targetType) {
