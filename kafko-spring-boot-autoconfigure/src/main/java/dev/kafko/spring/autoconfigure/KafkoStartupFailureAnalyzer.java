@@ -22,6 +22,7 @@ final class KafkoStartupFailureAnalyzer extends AbstractFailureAnalyzer<KafkoExc
             return null; // analysed by their own analyzers, which name the directory, the listener or the property
         }
         return new FailureAnalysis("kafko could not start: " + cause.getMessage(),
-                "Check the kafko.* properties and the data directory (kafko.data-dir) the message names.", cause);
+                "Check the kafko.* properties and the data directory the message names (kafko.data-dir, or"
+                        + " java.io.tmpdir under kafko.ephemeral=true).", cause);
     }
 }

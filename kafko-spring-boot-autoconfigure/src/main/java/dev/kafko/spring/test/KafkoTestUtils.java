@@ -148,13 +148,26 @@ public final class KafkoTestUtils {
 
     /**
      * Waits for the listeners of the context's {@link KafkoListenerEndpointRegistry}; returns at once when the
-     * context is closed (its listeners stopped with it).
+     * context is closed or closing (its listeners stopped with it).
+     *
+     * @throws AssertionError as {@link #waitForListeners(KafkoListenerEndpointRegistry, Duration)} does, and when
+     *     another thread closed the context while the call waited (a parallel test's {@code @DirtiesContext},
+     *     Spring's test context cache evicting it): its listeners stopped without the records being checked, and
+     *     a test asserting that a record did not arrive would pass having checked nothing
      */
     public static void waitForListeners(ApplicationContext context, Duration timeout) {
-        if (context instanceof ConfigurableApplicationContext configurable && !configurable.isActive()) {
-            return;
+        if (context instanceof ConfigurableApplicationContext configurable
+                && (configurable.isClosed() || !configurable.isActive())) {
+            return; // closed, or closing, before the call
         }
         waitForListeners(context.getBean(KafkoListenerEndpointRegistry.class), timeout);
+        if (context instanceof ConfigurableApplicationContext configurable && configurable.isClosed()) {
+            throw new AssertionError("The application context closed while waitForListeners waited for its kafko"
+                    + " listeners: another thread closed it (a parallel test's @DirtiesContext on the same"
+                    + " configuration, or Spring's test context cache evicting it past"
+                    + " spring.test.context.cache.maxSize), so what its listeners would have received was not"
+                    + " checked; give such tests a context of their own");
+        }
     }
 
     /**

@@ -374,11 +374,44 @@ class KafkoTestUtilsTest {
                 assertThat(SEEN).isEmpty();
             });
         } finally {
-            gate.countDown();
-            // the member outlived its context holding "a": it adds "a" to SEEN once let go, which must happen
-            // before the next test clears SEEN, not after
-            await().atMost(Duration.ofSeconds(20)).until(() -> Thread.getAllStackTraces().keySet().stream()
-                    .noneMatch(t -> t.isAlive() && t.getName().startsWith("gated-")));
+            releaseGatedMember();
+        }
+    }
+
+    /**
+     * The member outlived its context holding "a": it adds "a" to SEEN once let go, which must happen before the
+     * next test clears SEEN, not after.
+     */
+    private static void releaseGatedMember() {
+        gate.countDown();
+        await().atMost(Duration.ofSeconds(20)).until(() -> Thread.getAllStackTraces().keySet().stream()
+                .noneMatch(t -> t.isAlive() && t.getName().startsWith("gated-")));
+    }
+
+    /**
+     * Through the context, a close by another thread while the call waits fails the wait: a test asserting that a
+     * record did not arrive would otherwise pass having checked nothing.
+     */
+    @Test
+    void aContextClosedByAnotherThreadWhileTheCallWaitsOnItFailsTheWait() {
+        SEEN.clear();
+        gate = new CountDownLatch(1); // "a" is held past the shutdown timeout
+        try {
+            runner.withPropertyValues("kafko.listener.shutdown-timeout=200ms").run(context -> {
+                template(context).send("gated", "a").join();
+                ConfigurableApplicationContext source = context.getSourceApplicationContext();
+                CompletableFuture.runAsync(source::close, CompletableFuture.delayedExecutor(300, TimeUnit.MILLISECONDS));
+
+                assertThatThrownBy(() -> KafkoTestUtils.waitForListeners(source, Duration.ofSeconds(10)))
+                        .isInstanceOf(AssertionError.class)
+                        .hasMessageContaining("closed while waitForListeners waited")
+                        .hasMessageContaining("was not checked");
+                assertThat(SEEN).isEmpty();
+                // closed before the call: nothing to wait for, as before
+                KafkoTestUtils.waitForListeners(source, Duration.ofSeconds(10));
+            });
+        } finally {
+            releaseGatedMember();
         }
     }
 
