@@ -16,6 +16,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.BeanUtils;
 import org.springframework.core.MethodParameter;
@@ -173,6 +174,8 @@ public final class KafkoArgumentResolvers {
     private record EpochMillisToTime(SmartMessageConverter json, ConversionService conversion)
             implements ConditionalGenericConverter {
 
+        /** A bare integer that a {@code long} holds: epoch milliseconds. */
+        private static final Pattern EPOCH_MILLIS = Pattern.compile("-?[0-9]{1,18}");
         private static final List<Class<?>> TARGETS = List.of(Instant.class, OffsetDateTime.class,
                 ZonedDateTime.class, Date.class);
 
@@ -202,7 +205,7 @@ public final class KafkoArgumentResolvers {
                 millis = value;
             } else {
                 String text = new String((byte[]) source, StandardCharsets.UTF_8).strip();
-                if (!text.matches("-?[0-9]{1,18}")) {
+                if (!EPOCH_MILLIS.matcher(text).matches()) {
                     if (!BytesToSimpleValue.parsesFromText(targetType, conversion)) {
                         return BytesToObject.read(json, (byte[]) source, target);
                     }
