@@ -154,7 +154,7 @@ final class BrokerClose {
         deletions.awaitNone();
         // the logs are closed: no step of theirs is prepared any more
         ctx.preparer().close();
-        lock.release(ctx.options().durableClose());
+        lock.release();
         if (first != null) {
             throw first;
         }

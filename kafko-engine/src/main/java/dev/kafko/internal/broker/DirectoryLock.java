@@ -43,7 +43,10 @@ import org.jspecify.annotations.Nullable;
  * </ol>
  * The record is one line of text: {@code <pid> <start instant epoch millis> <inode> <device>} (0 for
  * what the file system does not tell; a record without them, from an earlier version, counts for any
- * lock file).
+ * lock file). It is never forced to disk: only a live process can hold the directory, and a live process
+ * reads the page cache; after a power loss every process a surviving record names is gone (a pid
+ * reused after a reboot has another start instant), so a record lost or cut short by one changes no
+ * decision (a record that does not parse counts as none).
  */
 final class DirectoryLock implements AutoCloseable {
 
@@ -95,7 +98,7 @@ final class DirectoryLock implements AutoCloseable {
                 throw new AlreadyOpenException("data directory " + dir + " is open in another live process ("
                         + describe(owner) + ")");
             }
-            writeOwner(ch, selfRecord(id), true);
+            writeOwner(ch, selfRecord(id));
             return new DirectoryLock(dir, ch, lock);
         } catch (IOException e) {
             closeQuietly(ch);
@@ -115,15 +118,10 @@ final class DirectoryLock implements AutoCloseable {
         }
     }
 
-    /** Clears the owner record (durably), drops the lock and lets this JVM open the directory again. */
+    /** Clears the owner record, drops the lock and lets this JVM open the directory again. */
     void release() {
-        release(true);
-    }
-
-    /** {@link #release()}; {@code force} false leaves the cleared record unforced (a directory deleted next). */
-    void release(boolean force) {
         try {
-            writeOwner(channel, "", force);
+            writeOwner(channel, "");
             lock.release();
         } catch (IOException e) {
             throw new KafkoStorageException("cannot release the lock of " + dir.resolve(FileNames.LOCK_FILE)
@@ -207,15 +205,12 @@ final class DirectoryLock implements AutoCloseable {
         return owner == null ? "no owner recorded" : "pid " + owner[0];
     }
 
-    private static void writeOwner(FileChannel ch, String record, boolean force) throws IOException {
+    private static void writeOwner(FileChannel ch, String record) throws IOException {
         ch.truncate(0);
         ByteBuffer buf = ByteBuffer.wrap(record.getBytes(StandardCharsets.US_ASCII));
         long pos = 0;
         while (buf.hasRemaining()) {
             pos += ch.write(buf, pos);
-        }
-        if (force) {
-            ch.force(false);
         }
     }
 
