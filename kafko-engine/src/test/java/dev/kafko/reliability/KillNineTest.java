@@ -97,14 +97,7 @@ class KillNineTest {
         CompletableFuture<Void> ready = new CompletableFuture<>();
         Thread reader = new Thread(() -> readLines(child, acked, commits, ready), "kill-9-reader");
         reader.start();
-        try {
-            ready.get(60, TimeUnit.SECONDS);
-            Thread.sleep(delayMillis);
-        } finally {
-            child.destroyForcibly();
-            assertThat(child.waitFor(60, TimeUnit.SECONDS)).as("child ended").isTrue();
-            reader.join(60_000);
-        }
+        ChildKill.afterReady(child, ready, delayMillis, reader);
         assertThat(child.exitValue()).as("killed by SIGKILL (128 + 9)").isEqualTo(137);
         synchronized (acked) {
             return new Round(List.copyOf(acked), Map.copyOf(commits));

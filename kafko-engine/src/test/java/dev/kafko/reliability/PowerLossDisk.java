@@ -13,20 +13,25 @@ import java.util.stream.Stream;
  * What a disk would hold after a power loss: only what was fsynced. Thread-safe (every method
  * synchronized, so a simulated crash sees a consistent disk).
  *
- * <p>The model, per inode (the file key of Linux: device and inode number): its content is the
- * bytes the file held when it was last forced (read through a new channel, which also sees the
- * pages the storage wrote through its shared memory mapping), or nothing when it was never
- * forced. Per directory: its entries (name to inode, or "a directory") are those it held when it
- * was last fsynced; a directory never fsynced has no durable entries. A crash writes that state
- * into a fresh directory.
+ * <p>The model, per file (its identity: the file key of Linux, device and inode number, with its birth
+ * time, so that a file or directory created on an inode number a deleted one had is another file): its
+ * content is the bytes the file held when it was last forced (read through a new channel, which also
+ * sees the pages the storage wrote through its shared memory mapping), or nothing when it was never
+ * forced. Per directory (by identity too, not by path: a directory deleted and created again under its
+ * name is a new one, which does not inherit the durable entries of the old one): its entries (name to
+ * file or directory identity) are those it held when it was last fsynced; a directory never fsynced has
+ * no durable entries. A crash writes that state, from the root's durable entries down, into a fresh
+ * directory.
  */
 final class PowerLossDisk implements HookedFileIo.Hooks {
 
-    private static final Object DIRECTORY = "<dir>";
+    /** A durable directory entry: the identity of a file or directory. */
+    private record Entry(Object id, boolean directory) {
+    }
 
     private final Path root;
     private final Map<Object, byte[]> contentByInode = new HashMap<>();
-    private final Map<Path, Map<String, Object>> entriesByDir = new HashMap<>();
+    private final Map<Object, Map<String, Entry>> entriesByDir = new HashMap<>();
     private long forces;
     private long directoryFsyncs;
     private long bytesSnapshotted;
@@ -53,32 +58,32 @@ final class PowerLossDisk implements HookedFileIo.Hooks {
 
     @Override
     public synchronized void afterFsyncDirectory(Path dir) throws IOException {
-        Map<String, Object> entries = new TreeMap<>();
+        Map<String, Entry> entries = new TreeMap<>();
         try (Stream<Path> list = Files.list(dir)) {
             for (Path p : (Iterable<Path>) list::iterator) {
                 BasicFileAttributes a = Files.readAttributes(p, BasicFileAttributes.class);
-                entries.put(p.getFileName().toString(), a.isDirectory() ? DIRECTORY : a.fileKey());
+                entries.put(p.getFileName().toString(), new Entry(identity(a), a.isDirectory()));
             }
         }
-        entriesByDir.put(dir, entries);
+        entriesByDir.put(inode(dir), entries);
         directoryFsyncs++;
     }
 
     /** Writes what survives a power loss at this instant into {@code target} (which must not exist). */
     synchronized void crashInto(Path target) throws IOException {
         Files.createDirectories(target);
-        materialize(root, target);
+        materialize(inode(root), target);
     }
 
-    private void materialize(Path dir, Path target) throws IOException {
-        Map<String, Object> entries = entriesByDir.getOrDefault(dir, Map.of());
-        for (Map.Entry<String, Object> e : entries.entrySet()) {
+    private void materialize(Object dir, Path target) throws IOException {
+        Map<String, Entry> entries = entriesByDir.getOrDefault(dir, Map.of());
+        for (Map.Entry<String, Entry> e : entries.entrySet()) {
             Path to = target.resolve(e.getKey());
-            if (e.getValue() == DIRECTORY) {
+            if (e.getValue().directory()) {
                 Files.createDirectories(to);
-                materialize(dir.resolve(e.getKey()), to);
+                materialize(e.getValue().id(), to);
             } else {
-                Files.write(to, contentByInode.getOrDefault(e.getValue(), new byte[0]));
+                Files.write(to, contentByInode.getOrDefault(e.getValue().id(), new byte[0]));
             }
         }
     }
@@ -88,7 +93,12 @@ final class PowerLossDisk implements HookedFileIo.Hooks {
                 + " directory fsyncs";
     }
 
+    /** The identity of the file or directory at {@code path} now. */
     private static Object inode(Path path) throws IOException {
-        return Files.readAttributes(path, BasicFileAttributes.class).fileKey();
+        return identity(Files.readAttributes(path, BasicFileAttributes.class));
+    }
+
+    private static Object identity(BasicFileAttributes a) {
+        return java.util.List.of(a.fileKey(), a.creationTime());
     }
 }

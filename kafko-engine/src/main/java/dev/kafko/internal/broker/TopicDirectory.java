@@ -166,7 +166,10 @@ final class TopicDirectory {
                                 + FileNames.TOPIC_CONFIG_FILE + " and reopen, or move the directory away");
             }
             LOG.log(Level.WARNING, "removing " + topicDir + ", left over from an interrupted create or delete");
-            deleteTree(topicDir, null);
+            // a deleted topic's marker goes last, as in the delete itself: a removal that stops half way (an I/O
+            // error, a kill) must leave a delete to finish, not records without a config, which look like a topic
+            // that lost its config and block the name
+            deleteTree(topicDir, topicDir.resolve(FileNames.TOPIC_DELETED_MARKER));
         }
         try {
             Files.createDirectories(topicDir);
