@@ -83,7 +83,7 @@ final class BrokerClose {
         // run on the caller's thread, which may hold a lock they take
         for (PartitionActor a : partitions) {
             try {
-                a.commands.writeSubmitted();
+                a.commands.writeSubmittedForClose();
             } catch (RuntimeException e) {
                 // a failed partition: its close below reports what it must
             }

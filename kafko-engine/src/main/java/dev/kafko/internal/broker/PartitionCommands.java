@@ -103,7 +103,20 @@ final class PartitionCommands {
      * short; it is kept. (A deletion runs its command alone: it does not wait for earlier callbacks.)
      */
     void closeLog() {
-        CommandRequest c = runCommand(CommandRequest.Kind.CLOSE);
+        awaitCompletions(runCommand(CommandRequest.Kind.CLOSE), "closing");
+    }
+
+    /**
+     * {@link #writeSubmitted()} for a close: the wait for the rounds before it is bounded as in {@link #closeLog}
+     * (a send's callback that calls {@code System.exit} waits for the shutdown hook that runs this close, and
+     * would otherwise hold the JVM for ever). An interrupt does not cut it short; it is kept.
+     */
+    void writeSubmittedForClose() {
+        awaitCompletions(runCommand(CommandRequest.Kind.WRITE_SUBMITTED), "writing the pending sends of");
+    }
+
+    /** Waits, uninterrupted and at most {@link #CLOSE_COMPLETION_WAIT}, for the rounds released before {@code c}. */
+    private void awaitCompletions(CommandRequest c, String what) {
         boolean interrupted = false;
         long deadline = System.nanoTime() + CLOSE_COMPLETION_WAIT.toNanos();
         while (true) {
@@ -111,10 +124,10 @@ final class PartitionCommands {
                 if (!completions.await(c.epoch, Math.max(0, deadline - System.nanoTime()))) {
                     // the records are written either way; a callback that waits for something, or a chain of
                     // callbacks that ran out of stack before it could count its round done, must not hold the close
-                    PartitionLifecycle.logQuietly(Level.WARNING, "closing partition " + actor.topic + "-"
+                    PartitionLifecycle.logQuietly(Level.WARNING, what + " partition " + actor.topic + "-"
                             + actor.partition + ": sends written before the close were still completing their futures"
-                            + " after " + CLOSE_COMPLETION_WAIT + " (a callback that waits, or one that ran out of"
-                            + " stack); the close goes on", null);
+                            + " after " + CLOSE_COMPLETION_WAIT + " (a callback that waits, such as one that calls"
+                            + " System.exit, or one that ran out of stack); the close goes on", null);
                 }
                 break;
             } catch (InterruptedException e) {

@@ -52,7 +52,7 @@ public final class Preparer implements Executor, AutoCloseable {
      */
     @Override
     public void close() {
-        Scheduler.shutdownAndWait(executor, THREAD_NAME);
+        Scheduler.shutdownAndWait(executor, THREAD_NAME, false); // kafko's own file work: a close waits for it
         List<Thread> started;
         synchronized (threads) {
             started = List.copyOf(threads);

@@ -20,6 +20,10 @@ final class Scheduler implements AutoCloseable {
 
     static final String THREAD_NAME = "kafko-scheduler";
     private static final System.Logger LOG = System.getLogger(Scheduler.class.getName());
+    /** How long a close waits for the scheduler's task in hand between its checks of the JVM's shutdown. */
+    private static final long WAIT_SLICE_MILLIS = 500;
+    /** How often a close that waits for the scheduler's task in hand says so. */
+    private static final long STILL_WAITING_MILLIS = 10_000;
 
     private final ScheduledThreadPoolExecutor executor;
     /** The thread, once started; see {@link #isCurrentThread()}. */
@@ -86,29 +90,47 @@ final class Scheduler implements AutoCloseable {
             executor.shutdown();
             return;
         }
-        shutdownAndWait(executor, THREAD_NAME);
         Thread t = thread;
-        if (t != null) {
+        if (shutdownAndWait(executor, THREAD_NAME, true) && t != null) {
             Uninterruptibly.join(List.of(t));
         }
     }
 
-    /** Shuts {@code executor} down and waits for its tasks in hand, without interrupting them. */
-    static void shutdownAndWait(ExecutorService executor, String threadName) {
+    /**
+     * Shuts {@code executor} down and waits for its tasks in hand, without interrupting them; true once they
+     * ended. With {@code userCode} (its tasks run users' callbacks), while the JVM shuts down it waits at most
+     * {@link PartitionCommands#CLOSE_COMPLETION_WAIT} and returns false: a task that runs a send's callback which
+     * called {@code System.exit} waits for the shutdown hook this close runs in, and would hold the JVM for ever.
+     */
+    static boolean shutdownAndWait(ExecutorService executor, String threadName, boolean userCode) {
         executor.shutdown();
         boolean interrupted = false;
-        while (true) {
-            try {
-                if (executor.awaitTermination(10, TimeUnit.SECONDS)) {
-                    break;
+        long waitedMillis = 0;
+        try {
+            while (true) {
+                try {
+                    if (executor.awaitTermination(WAIT_SLICE_MILLIS, TimeUnit.MILLISECONDS)) {
+                        return true;
+                    }
+                    waitedMillis += WAIT_SLICE_MILLIS;
+                    if (userCode && waitedMillis >= PartitionCommands.CLOSE_COMPLETION_WAIT.toMillis()
+                            && JvmShutdown.inProgress()) {
+                        LOG.log(Level.WARNING, threadName + " did not stop within " + PartitionCommands.CLOSE_COMPLETION_WAIT
+                                + " while the JVM shuts down (a send's callback on it that waits, such as one that calls"
+                                + " System.exit, waits for this close); the close goes on without it");
+                        return false;
+                    }
+                    if (waitedMillis % STILL_WAITING_MILLIS == 0) {
+                        LOG.log(Level.WARNING, "still waiting for " + threadName + " to stop");
+                    }
+                } catch (InterruptedException e) {
+                    interrupted = true;
                 }
-                LOG.log(Level.WARNING, "still waiting for " + threadName + " to stop");
-            } catch (InterruptedException e) {
-                interrupted = true;
             }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 }
