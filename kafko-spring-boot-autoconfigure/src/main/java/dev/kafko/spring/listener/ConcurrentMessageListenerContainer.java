@@ -315,9 +315,15 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
      * Stops as the application's shutdown does when one of this container's listeners runs it (it closed
      * the application from its polling thread): every other member is waited for, up to the shutdown
      * timeout, so that their records in hand are finished and committed before kafko closes; the caller's
-     * member stops once its listener returns.
+     * member commits what it processed before its record in hand at once, and stops once its listener returns.
      */
     public void stopForShutdown() {
+        KafkoMessageListenerContainer own = members.polledBy(Thread.currentThread());
+        if (own != null) {
+            // before the other members leave and kafko closes: what the caller's member processed before its record
+            // in hand is committed now, and the JVM stays alive until its listener returns (see shutdownFromListener)
+            own.shutdownFromListener();
+        }
         boolean noMemberRan = requestStop();
         members.awaitStopped(); // which skips the caller's own member
         if (noMemberRan) {

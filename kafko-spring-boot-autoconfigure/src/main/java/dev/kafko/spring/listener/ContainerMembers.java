@@ -269,6 +269,21 @@ final class ContainerMembers {
                 || retiring.stream().anyMatch(m -> m.isPollingThread(thread));
     }
 
+    /** The member whose polling thread {@code thread} is, or null. */
+    @Nullable KafkoMessageListenerContainer polledBy(Thread thread) {
+        for (KafkoMessageListenerContainer m : members) {
+            if (m.isPollingThread(thread)) {
+                return m;
+            }
+        }
+        for (KafkoMessageListenerContainer m : retiring) {
+            if (m.isPollingThread(thread)) {
+                return m;
+            }
+        }
+        return null;
+    }
+
     /** Whether {@code member} read a pattern's topic that was deleted, and its thread has not ended yet. */
     boolean isRetiring(KafkoMessageListenerContainer member) {
         return retiring.contains(member);

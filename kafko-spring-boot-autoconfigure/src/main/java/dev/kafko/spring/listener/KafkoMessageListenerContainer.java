@@ -7,8 +7,10 @@ import dev.kafko.spring.event.KafkoEvent;
 import dev.kafko.spring.support.GuardedInstrumentation;
 import dev.kafko.spring.support.KafkoInstrumentation;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiFunction;
@@ -76,6 +78,16 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
      */
     private volatile CountDownLatch siblingsStopping = new CountDownLatch(0);
     private volatile @Nullable ListenerConsumer consumer;
+    /**
+     * The member's listener shut the application down from this member's polling thread: its record in hand is not
+     * committed (kafko closes before the listener returns), and the {@link KeepAlive} is held for the member until
+     * its thread ends (or the shutdown timeout passes), so that the listener's own code after the close (a
+     * {@code System.exit} with the code {@code SpringApplication.exit} returned) runs before the JVM exits: member
+     * threads are daemon threads, which a JVM ends as soon as its last non-daemon thread has.
+     */
+    private final AtomicBoolean shutdownFromListener = new AtomicBoolean();
+    /** This run's listener closed the application from this member's polling thread. */
+    private volatile boolean closedByOwnListener;
     /** The member's thread while it tells that it stopped ({@link #exited}): still this member's own thread. */
     private volatile @Nullable Thread exiting;
 
@@ -247,6 +259,7 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
         paused = false;
         failure = null;
         overran = false;
+        closedByOwnListener = false;
         ListenerConsumer c = new ListenerConsumer(this, backend, listener, firstPoll);
         consumer = c;
         exited = new CountDownLatch(1);
@@ -259,6 +272,37 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
     boolean isPollingThread(Thread thread) {
         ListenerConsumer c = consumer;
         return c != null && c.isPollingThread(thread) || thread == exiting;
+    }
+
+    /**
+     * On this member's polling thread, whose listener is closing the application: commits what the member
+     * processed before its record in hand (kafko closes before the listener returns, and would take those
+     * commits with it: a whole poll delivered again at the next start instead of the one record), and holds the
+     * JVM alive until the member's thread ends, at most the shutdown timeout.
+     */
+    void shutdownFromListener() {
+        ListenerConsumer c = consumer;
+        if (c == null || !c.isPollingThread(Thread.currentThread())) {
+            return;
+        }
+        closedByOwnListener = true;
+        c.commitProcessed();
+        if (shutdownFromListener.compareAndSet(false, true)) {
+            KeepAlive.acquire();
+            CompletableFuture.delayedExecutor(properties.shutdownTimeout().toMillis(), TimeUnit.MILLISECONDS)
+                    .execute(this::releaseShutdownHold);
+        }
+    }
+
+    /** Whether this member's own listener closed the application (its record in hand is not committed). */
+    boolean closedByOwnListener() {
+        return closedByOwnListener;
+    }
+
+    private void releaseShutdownHold() {
+        if (shutdownFromListener.compareAndSet(true, false)) {
+            KeepAlive.release();
+        }
     }
 
     /** Asks the member to stop without waiting; {@link #awaitStopped()} waits. */
@@ -471,6 +515,7 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
         } finally {
             exiting = null;
             done.countDown();
+            releaseShutdownHold();
         }
     }
 

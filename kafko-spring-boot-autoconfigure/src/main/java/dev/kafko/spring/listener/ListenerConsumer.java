@@ -139,6 +139,20 @@ final class ListenerConsumer implements Runnable {
         consumer.wakeup();
     }
 
+    /**
+     * On the polling thread, inside a delivery whose listener closes the application: commits what this member
+     * processed (and was acknowledged on other threads) before the record in hand.
+     */
+    void commitProcessed() {
+        try {
+            commits.drainForeign();
+            commits.commitPending();
+        } catch (RuntimeException e) {
+            LOG.warn("Commit of what {} processed, as its listener closes the application, failed",
+                    container.memberName(), e);
+        }
+    }
+
     @Override
     public void run() {
         owner = Thread.currentThread();
@@ -188,7 +202,10 @@ final class ListenerConsumer implements Runnable {
                 commits.commitIfDue();
             }
         } catch (KafkoClosedException e) {
-            if (container.stopRequested()) {
+            if (container.stopRequested() && container.closedByOwnListener()) {
+                LOG.debug("Kafko closed under {} of listener '{}', which closed the application itself: {}",
+                        container.memberName(), container.getListenerId(), e.toString());
+            } else if (container.stopRequested()) {
                 // the stop waited its shutdown timeout, then kafko closed: expected, nothing died
                 LOG.warn("Kafko closed under {} of listener '{}' after its shutdown timeout ({}); what it had not"
                         + " committed will be delivered again: {}", container.memberName(), container.getListenerId(),

@@ -99,6 +99,15 @@ final class MemberCommits {
             if (!container.stopRequested()) {
                 throw e;
             }
+            if (container.closedByOwnListener()) {
+                // its listener closed the application from this thread: kafko closed before the listener returned
+                LOG.info("Listener '{}' closed the application from its own thread ({}): {} not committed and will be"
+                        + " delivered again at the next start (close from another thread to have it committed)",
+                        container.getListenerId(), container.memberName(), CommitOffsets.describe(container.topic(),
+                                next));
+                advance(next);
+                return;
+            }
             // a member that overran the shutdown timeout finished after kafko closed: at-least-once redelivers
             LOG.warn("Kafko closed under {} of listener '{}' after its shutdown timeout ({}): {} not committed and"
                     + " will be delivered again", container.memberName(), container.getListenerId(),

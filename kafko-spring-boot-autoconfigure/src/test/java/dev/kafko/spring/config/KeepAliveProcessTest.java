@@ -9,9 +9,12 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import dev.kafko.spring.core.KafkoTemplate;
+import org.springframework.boot.SpringApplication;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 
@@ -26,21 +29,32 @@ class KeepAliveProcessTest {
     @Import(Worker.Listener.class)
     public static class Worker {
 
-        /** {@code <data dir> [run | never-started | stopped]}. */
+        static volatile Thread main;
+        static volatile ConfigurableApplicationContext context;
+
+        /** {@code <data dir> [run | never-started | stopped | exit-from-listener]}. */
         public static void main(String[] args) {
             String mode = args.length > 1 ? args[1] : "run";
-            var context = new SpringApplicationBuilder(Worker.class).web(WebApplicationType.NONE)
+            main = Thread.currentThread();
+            context = new SpringApplicationBuilder(Worker.class).web(WebApplicationType.NONE)
                     .properties("kafko.data-dir=" + args[0], "logging.level.root=warn",
                             "worker.auto-startup=" + !mode.equals("never-started")).run();
             if (mode.equals("stopped")) {
                 context.getBean(KafkoListenerEndpointRegistry.class).getListenerContainer("worker").stop();
+            }
+            if (mode.equals("exit-from-listener")) {
+                context.getBean(KafkoTemplate.class).send("work", "exit");
             }
             // main returns here: only the application's own threads keep the JVM alive
         }
 
         static class Listener {
             @KafkoListener(id = "worker", topics = "work", autoStartup = "${worker.auto-startup}")
-            void on(String value) {
+            void on(String value) throws InterruptedException {
+                if (value.equals("exit")) {
+                    main.join(); // as a batch tool's listener that finds it has caught up, after main returned
+                    System.exit(SpringApplication.exit(context, () -> 7));
+                }
             }
         }
     }
@@ -62,6 +76,20 @@ class KeepAliveProcessTest {
             } finally {
                 p.destroyForcibly();
             }
+        }
+    }
+
+    @Test
+    void aListenerThatExitsTheApplicationWithACodeGetsItsCode(@TempDir Path dir) throws Exception {
+        // System.exit(SpringApplication.exit(context, () -> 7)) on the listener's daemon thread: the close released
+        // the keep-alive, and the JVM, whose main had returned, exited with 0 before the listener reached System.exit
+        Process p = worker(dir, "exit-from-listener");
+        try {
+            assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("exited: %s", read(dir.resolve("exit-from-listener.log")))
+                    .isTrue();
+            assertThat(p.exitValue()).as("exit code: %s", read(dir.resolve("exit-from-listener.log"))).isEqualTo(7);
+        } finally {
+            p.destroyForcibly();
         }
     }
 
