@@ -16,6 +16,23 @@ class NamesTest {
         }
     }
 
+    /** The ends of each character range are in the rule, the characters just outside them are not. */
+    @Test
+    void theEndsOfEachCharacterRangeAreValidAndTheirNeighboursAreNot() {
+        for (String ok : new String[] {"a", "z", "A", "Z", "0", "9", "azAZ09", "_", "-"}) {
+            assertThat(Names.isValid(ok)).as(ok).isTrue();
+            assertThat(Names.isValidGroup(ok)).as(ok).isTrue();
+            assertThat(Names.check("group", ok)).isEqualTo(ok);
+        }
+        for (String bad : new String[] {"`", "{", "@", "[", "/", ":", "x`", "x{", "x@", "x[", "x/", "x:"}) {
+            assertThat(Names.isValid(bad)).as(bad).isFalse();
+            assertThat(Names.isValidGroup(bad)).as(bad).isFalse();
+            assertThatThrownBy(() -> Names.check("group", bad)).isInstanceOf(InvalidNameException.class);
+        }
+        assertThat(Names.isValidGroup("x".repeat(249))).isTrue();
+        assertThat(Names.isValidGroup("x".repeat(250))).isFalse();
+    }
+
     @Test
     void refusesNamesThatCouldEscapeTheDataDirectoryOrBreakTheRule() {
         for (String bad : new String[] {"", ".", "..", "../x", "a/b", "a\\b", "a\u0000b", "x".repeat(250), "a b",

@@ -41,6 +41,16 @@ class PartitionerTest {
         assertThat(Partitioner.partitionFor(new byte[0], 3)).isEqualTo(Partitioner.toPositive(Partitioner.murmur2(new byte[0])) % 3);
     }
 
+    /** Keys whose partition is not 0: a partitioner that sends every key to partition 0 must fail here. */
+    @Test
+    void keysSpreadOverPartitionsOtherThanTheFirst() {
+        assertThat(Partitioner.partitionFor(bytes("21"), 7)).isEqualTo(3);
+        assertThat(Partitioner.partitionFor(bytes("abc"), 7)).isEqualTo(4);
+        assertThat(Partitioner.partitionFor(bytes("foobar"), 10)).isEqualTo(6);
+        assertThat(Partitioner.partitionFor(bytes("a-little-bit-long-string"), 3)).isEqualTo(2);
+        assertThat(Partitioner.partitionFor(bytes("foobar"), 1)).isZero();
+    }
+
     private static int hash(String s) {
         return Partitioner.murmur2(bytes(s));
     }

@@ -3,10 +3,16 @@ package dev.kafko.internal.log;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kafko.Compression;
+import dev.kafko.Headers;
+import dev.kafko.KafkoRecord;
 import dev.kafko.OutgoingRecord;
+import dev.kafko.TopicConfig;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** How much heap the encoder takes: little for an idle partition, about the frame's size for a big batch. */
 class FrameEncoderTest {
@@ -31,6 +37,28 @@ class FrameEncoderTest {
             assertThat(encoder.buffer().length).as(compression.name()).isLessThan((40 << 20) + (1 << 20));
             encoder.trim();
             assertThat(encoder.buffer()).hasSize(1024);
+        }
+    }
+
+    /**
+     * Header keys are written as UTF-8 by hand: the characters at each end of the one-, two-, three- and four-byte
+     * forms come back as String.getBytes(UTF_8) writes them, a lone surrogate as '?'.
+     */
+    @Test
+    void headerKeysOnEveryUtf8LengthBoundaryComeBackAsWritten(@TempDir Path dir) {
+        String[] keys = {"a\u007f", "\u0080", "\u07ff", "\u0800", "\u20ac\uffff", "x\uD83D\uDE00y", "\uDBFF\uDFFF",
+            "end\uD83D", "\uDE00lone", "\uD83D\uD83D\uDE00"};
+        try (PartitionLog log = Logs.open(dir, TopicConfig.DEFAULTS)) {
+            for (String key : keys) {
+                log.append(OutgoingRecord.of(null, new byte[] {1}, Headers.of(key, new byte[] {2}), 1_000));
+            }
+            List<KafkoRecord> read = Logs.readAll(log);
+            assertThat(read).hasSize(keys.length);
+            for (int i = 0; i < keys.length; i++) {
+                String expected = new String(keys[i].getBytes(StandardCharsets.UTF_8), StandardCharsets.UTF_8);
+                assertThat(read.get(i).headers().get(0).key()).as("key %d", i).isEqualTo(expected);
+                assertThat(read.get(i).headers().get(0).value()).containsExactly(2);
+            }
         }
     }
 }

@@ -165,6 +165,38 @@ class LostTailWarningTest {
         }
     }
 
+    /**
+     * Only the last {@link Seals#MAX_PENDING} segments before the active one can be seals a crash cut short: a damaged
+     * segment before them, without an index file, is damage, and the flushed segments after it are kept.
+     */
+    @Test
+    void aShortSegmentBeforeThePendingSealWindowDeletesNoLaterSegment() throws IOException {
+        TopicConfig config = TopicConfig.builder().segmentBytes(1024).build();
+        long[] bases;
+        try (PartitionLog log = Logs.open(dir, config)) {
+            Logs.appendFrames(log, 80, 1, 100);
+            bases = Arrays.stream(log.segments()).mapToLong(Segment::baseOffset).toArray();
+        }
+        int last = bases.length - 1;
+        int damaged = last - Seals.MAX_PENDING - 1;
+        assertThat(damaged).isPositive();
+        for (int i = damaged; i < last; i++) {
+            IndexFiles.delete(FileIo.SYSTEM, dir, bases[i]);
+        }
+        Path file = FileNames.segmentFile(dir, bases[damaged]);
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file,
+                java.nio.file.StandardOpenOption.WRITE)) {
+            ch.truncate(ch.size() - 1); // its last frame torn
+        }
+        try (CapturedWarnings warnings = CapturedWarnings.ofLogLoader();
+                PartitionLog log = Logs.open(dir, config)) {
+            assertThat(log.segmentCount()).isEqualTo(bases.length);
+            assertThat(log.endOffset()).isEqualTo(80);
+            assertThat(Logs.readAll(log, bases[damaged + 1], 1000, 1 << 20)).hasSize((int) (80 - bases[damaged + 1]));
+            assertThat(warnings.lines()).noneSatisfy(w -> assertThat(w).contains("cut short"));
+        }
+    }
+
     /** 40 frames of 2 records (80), closed cleanly; returns each frame's {end position, end offset}. */
     private static List<long[]> fill(Path d, TopicConfig config) {
         List<long[]> frames = new ArrayList<>();

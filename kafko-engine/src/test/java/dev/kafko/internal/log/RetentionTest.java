@@ -113,6 +113,81 @@ class RetentionTest {
         }
     }
 
+    /** Kafka's rule: a segment goes once its newest record is older than the retention, not when exactly that old. */
+    @Test
+    void retentionByAgeDeletesASegmentOnceItsNewestRecordIsOlderThanTheRetentionNotWhenExactlyThatOld() {
+        MutableClock clock = new MutableClock(5_000_500 + 60_000);
+        TopicConfig config = TopicConfig.builder().retention(Duration.ofMinutes(1)).build();
+        try (PartitionLog log = Logs.open(dir, config, clock)) {
+            log.append(OutgoingRecord.of(null, new byte[10], Headers.empty(), 5_000_000));
+            log.append(OutgoingRecord.of(null, new byte[10], Headers.empty(), 5_000_000 + 500)); // the newest
+            assertThat(log.applyRetention()).as("exactly the retention old").isZero();
+            assertThat(log.logStartOffset()).isZero();
+            clock.advance(Duration.ofMillis(1));
+            assertThat(log.applyRetention()).as("older than the retention").isEqualTo(1);
+            assertThat(log.logStartOffset()).isEqualTo(2);
+        }
+    }
+
+    /** Without a retention nothing expires, also under a clock before 1970 (records stamped before the epoch). */
+    @Test
+    void withoutARetentionNothingIsDeletedByAgeEvenUnderAClockBeforeTheEpoch() {
+        MutableClock clock = new MutableClock(-10_000_000);
+        TopicConfig config = TopicConfig.builder().segmentBytes(1024).build();
+        try (PartitionLog log = Logs.open(dir, config, clock)) {
+            Logs.appendFrames(log, 30, 1, 100);
+            assertThat(log.segmentCount()).isGreaterThan(2);
+            clock.advance(Duration.ofDays(365));
+            assertThat(log.applyRetention()).isZero();
+            assertThat(log.logStartOffset()).isZero();
+        }
+    }
+
+    /** Under a clock before 1970 a retention still counts: only "never" (a cutoff that would wrap) is special. */
+    @Test
+    void aClockBeforeTheEpochStillDeletesWhatIsOlderThanAShortRetention() {
+        MutableClock clock = new MutableClock(-10_000_000);
+        TopicConfig config = TopicConfig.builder().segmentBytes(1024).retention(Duration.ofMinutes(1)).build();
+        try (PartitionLog log = Logs.open(dir, config, clock)) {
+            Logs.appendFrames(log, 30, 1, 100);
+            clock.advance(Duration.ofMinutes(2)); // still before the epoch
+            assertThat(log.applyRetention()).isPositive();
+            assertThat(log.logStartOffset()).isEqualTo(30);
+        }
+    }
+
+    @Test
+    void aRetentionOfZeroBytesDeletesEveryRecord() {
+        TopicConfig config = TopicConfig.builder().segmentBytes(1024).retentionBytes(0).build();
+        try (PartitionLog log = Logs.open(dir, config)) {
+            Logs.appendFrames(log, 30, 1, 100);
+            assertThat(log.applyRetention()).isPositive();
+            assertThat(log.logStartOffset()).isEqualTo(30);
+            assertThat(log.endOffset()).isEqualTo(30);
+        }
+    }
+
+    /** A segment whose deletion leaves exactly the limit goes; one that would leave a byte less stays. */
+    @Test
+    void retentionByBytesDeletesASegmentThatLeavesExactlyTheLimit() {
+        TopicConfig unlimited = TopicConfig.builder().segmentBytes(1024).build();
+        long total;
+        long first;
+        try (PartitionLog log = Logs.open(dir, unlimited)) {
+            Logs.appendFrames(log, 30, 1, 100);
+            total = log.sizeBytes();
+            first = log.segments()[0].size();
+            assertThat(log.segmentCount()).isGreaterThan(2);
+        }
+        try (PartitionLog log = Logs.open(dir, unlimited.toBuilder().retentionBytes(total - first + 1).build())) {
+            assertThat(log.applyRetention()).as("a byte short without it").isZero();
+        }
+        try (PartitionLog log = Logs.open(dir, unlimited.toBuilder().retentionBytes(total - first).build())) {
+            assertThat(log.applyRetention()).as("exactly the limit without it").isEqualTo(1);
+            assertThat(log.sizeBytes()).isEqualTo(total - first);
+        }
+    }
+
     @Test
     void aSegmentRollsOnceItIsOlderThanSegmentAgeNotWhenItIsExactlyThatOld() {
         MutableClock clock = new MutableClock(10_000_000);

@@ -85,6 +85,49 @@ class AcknowledgmentTest {
                 });
     }
 
+    /** MANUAL_IMMEDIATE: an acknowledgment on the listener's thread is committed before acknowledge() returns. */
+    @Test
+    void underManualImmediateAnAcknowledgmentOnTheListenersThreadIsCommittedAtOnce() {
+        COMMITTED_AFTER_ACK.clear();
+        runner(ImmediateChecking.class, AckMode.MANUAL_IMMEDIATE).run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            template.send("immediate", "a");
+            template.send("immediate", "b").join();
+            // (not waitForListeners: the commit inside acknowledge() already counts as processed)
+            await().atMost(Duration.ofSeconds(20)).until(() -> COMMITTED_AFTER_ACK.size() == 2);
+            assertThat(COMMITTED_AFTER_ACK).containsExactly(1L, 2L);
+        });
+    }
+
+    /** MANUAL_IMMEDIATE: an acknowledgment from another thread is committed without waiting for the poll to end. */
+    @Test
+    void underManualImmediateAnAcknowledgmentFromAnotherThreadDoesNotWaitForThePollTimeout() {
+        ACKS.clear();
+        runner(Holder.class, AckMode.MANUAL_IMMEDIATE).withPropertyValues("kafko.listener.poll-timeout=60s")
+                .run(context -> {
+                    Kafko kafko = context.getBean(Kafko.class);
+                    template(context).send("acks", "a").join();
+                    Acknowledgment ack = ACKS.poll(20, TimeUnit.SECONDS);
+                    Thread.sleep(200); // the member is back in its poll, which waits up to 60 s
+                    ack.acknowledge();
+                    await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                            assertThat(kafko.groupInfo("acks", "holder").committed()).containsEntry(0, 1L));
+                });
+    }
+
+    static final java.util.List<Long> COMMITTED_AFTER_ACK = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    static class ImmediateChecking {
+        @org.springframework.beans.factory.annotation.Autowired
+        Kafko kafko;
+
+        @KafkoListener(id = "immediate", topics = "immediate")
+        void on(String value, Acknowledgment ack) {
+            ack.acknowledge();
+            COMMITTED_AFTER_ACK.add(kafko.groupInfo("immediate", "immediate").committed().getOrDefault(0, -1L));
+        }
+    }
+
     private static ApplicationContextRunner runner(Class<?> listener, AckMode mode) {
         return new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
                 .withBean(listener).withPropertyValues("kafko.ephemeral=true", "kafko.listener.ack-mode=" + mode);

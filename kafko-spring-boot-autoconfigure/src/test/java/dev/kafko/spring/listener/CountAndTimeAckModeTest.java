@@ -50,6 +50,18 @@ class CountAndTimeAckModeTest {
     }
 
     @Test
+    void countCommitsWhenThePollEndsWithExactlyAckCountRecordsProcessed() {
+        runner.withPropertyValues("kafko.listener.ack-mode=count", "kafko.listener.ack-count=6").run(context -> {
+            sendThenStart(context, 12);
+            await().atMost(WAIT).until(() -> COMMITTED_AT_DELIVERY.size() == 12);
+            // polls of 3: the second poll ends with exactly 6 records processed: it commits 6
+            assertThat(COMMITTED_AT_DELIVERY.subList(0, 6)).containsOnly(-1L);
+            assertThat(COMMITTED_AT_DELIVERY.subList(6, 12)).containsOnly(6L);
+            await().atMost(WAIT).until(() -> committed(context) == 12L);
+        });
+    }
+
+    @Test
     void timeCommitsNothingBeforeAckTimeAndTheStopCommitsWhatWasProcessed() {
         runner.withPropertyValues("kafko.listener.ack-mode=time", "kafko.listener.ack-time=1h").run(context -> {
             sendThenStart(context, 5);

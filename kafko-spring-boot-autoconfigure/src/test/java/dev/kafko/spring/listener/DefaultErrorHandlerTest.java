@@ -30,6 +30,25 @@ class DefaultErrorHandlerTest {
                 .hasMessage("shutdownTimeout must not be negative, was PT-1S");
     }
 
+    /** The smallest settings withAttempts takes: one attempt (no retry) and no wait between attempts. */
+    @Test
+    void withAttemptsTakesOneAttemptAndNoWaitAndRefusesLess() throws Exception {
+        RecordRecoverer recoverer = (record, failure, invocation) -> recovered.add(failure);
+        Attempts once = new Attempts(new IllegalStateException("again"));
+        DefaultErrorHandler.withAttempts(1, 0, recoverer).handle(List.of(mock(KafkoRecord.class)),
+                new IllegalStateException("first"), once);
+        assertThat(once.retries).isZero();
+        assertThat(recovered).hasSize(1);
+
+        Attempts three = new Attempts(new IllegalStateException("again"));
+        DefaultErrorHandler.withAttempts(3, 0, recoverer).handle(List.of(mock(KafkoRecord.class)),
+                new IllegalStateException("first"), three);
+        assertThat(three.retries).isEqualTo(2);
+
+        assertThatThrownBy(() -> DefaultErrorHandler.withAttempts(0, 0, recoverer))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("maxAttempts must be at least 1, was 0");
+    }
+
     @Test
     void springKafkasConstructorsTakeTheRecovererFirstAndDefaultToTenAttempts() throws Exception {
         RecordRecoverer recoverer = (record, failure, invocation) -> recovered.add(failure);
