@@ -7,11 +7,11 @@ import dev.kafko.spring.event.KafkoEvent;
 import dev.kafko.spring.support.GuardedInstrumentation;
 import dev.kafko.spring.support.KafkoInstrumentation;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiFunction;
 import java.util.Map;
@@ -20,6 +20,7 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.task.TaskExecutor;
 
 /**
@@ -81,15 +82,18 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
     /**
      * The member's listener shut the application down from this member's polling thread: its record in hand is not
      * committed (kafko closes before the listener returns), and the {@link KeepAlive} is held for the member until
-     * its thread ends (or the shutdown timeout passes), so that the listener's own code after the close (a
-     * {@code System.exit} with the code {@code SpringApplication.exit} returned) runs before the JVM exits: member
-     * threads are daemon threads, which a JVM ends as soon as its last non-daemon thread has.
+     * its thread ends (or the shutdown timeout passes once the application finished closing), so that the listener's
+     * own code after the close (a {@code System.exit} with the code {@code SpringApplication.exit} returned) runs
+     * before the JVM exits: member threads are daemon threads, which a JVM ends as soon as its last non-daemon thread
+     * has. The hold in place (the {@link ListenerConsumer} of the run that took it), or null; released once.
      */
-    private final AtomicBoolean shutdownFromListener = new AtomicBoolean();
+    private final AtomicReference<@Nullable Object> shutdownHold = new AtomicReference<>();
     /** This run's listener closed the application from this member's polling thread. */
     private volatile boolean closedByOwnListener;
     /** The member's thread while it tells that it stopped ({@link #exited}): still this member's own thread. */
     private volatile @Nullable Thread exiting;
+    /** The run whose thread is {@link #exiting}. */
+    private volatile @Nullable ListenerConsumer exitingRun;
 
     /**
      * Opens as the current run ends: its last act on its thread, which is alive a moment longer (and, under
@@ -282,15 +286,49 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
      */
     void shutdownFromListener() {
         ListenerConsumer c = consumer;
-        if (c == null || !c.isPollingThread(Thread.currentThread())) {
+        Object hold; // this run's: the end of this run's thread releases it, not a later run's
+        if (c != null && c.isPollingThread(Thread.currentThread())) {
+            closedByOwnListener = true;
+            c.commitProcessed();
+            hold = c;
+        } else if (Thread.currentThread() == exiting && exitingRun != null) {
+            // an application listener of the member's stop (a ConsumerStoppedEvent: exit when a listener died) on its
+            // ending thread: nothing is in hand, but the JVM must wait for it all the same
+            hold = exitingRun;
+        } else {
             return;
         }
-        closedByOwnListener = true;
-        c.commitProcessed();
-        if (shutdownFromListener.compareAndSet(false, true)) {
+        if (shutdownHold.compareAndSet(null, hold)) {
             KeepAlive.acquire();
-            CompletableFuture.delayedExecutor(properties.shutdownTimeout().toMillis(), TimeUnit.MILLISECONDS)
-                    .execute(this::releaseShutdownHold);
+            // the bound counts from the end of the application's close, not from its start: the close itself (the
+            // other members' shutdown timeout, kafko's close, the other beans') may take longer than the timeout,
+            // and the listener reaches its System.exit only after it
+            Thread watch = new Thread(() -> releaseAfterClose(hold, parent.eventPublisher()), memberName + "-exit-hold");
+            watch.setDaemon(true);
+            watch.start();
+        }
+    }
+
+    /**
+     * Releases {@code hold} the shutdown timeout after the application context that runs this container is no longer
+     * active (its close finished), unless the member's thread ended first; with no context to look at, the shutdown
+     * timeout after the hold was taken.
+     */
+    private void releaseAfterClose(Object hold, @Nullable ApplicationEventPublisher publisher) {
+        long timeout = properties.shutdownTimeout().toNanos();
+        ConfigurableApplicationContext context = publisher instanceof ConfigurableApplicationContext c ? c : null;
+        boolean closed = context == null;
+        long closedAt = System.nanoTime();
+        while (shutdownHold.get() == hold) {
+            if (!closed && !context.isActive()) {
+                closed = true;
+                closedAt = System.nanoTime();
+            }
+            if (closed && System.nanoTime() - closedAt >= timeout) {
+                releaseShutdownHold(hold);
+                return;
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
         }
     }
 
@@ -299,8 +337,8 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
         return closedByOwnListener;
     }
 
-    private void releaseShutdownHold() {
-        if (shutdownFromListener.compareAndSet(true, false)) {
+    private void releaseShutdownHold(Object hold) {
+        if (shutdownHold.compareAndSet(hold, null)) {
             KeepAlive.release();
         }
     }
@@ -459,8 +497,10 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
      */
     void exited(@Nullable Throwable died, Runnable stopped) {
         CountDownLatch done;
+        ListenerConsumer run;
         lock.lock();
         try {
+            run = consumer;
             failure = died;
             paused = false;
             consumer = null;
@@ -470,6 +510,7 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
             lock.unlock();
         }
         // a stop asked for from the events (a circuit breaker, the application closing) must not wait for this thread
+        exitingRun = run;
         exiting = Thread.currentThread();
         try {
             try {
@@ -514,8 +555,11 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
             }
         } finally {
             exiting = null;
+            exitingRun = null;
             done.countDown();
-            releaseShutdownHold();
+            if (run != null) {
+                releaseShutdownHold(run);
+            }
         }
     }
 

@@ -26,24 +26,30 @@ class KeepAliveProcessTest {
 
     @Configuration(proxyBeanMethods = false)
     @EnableAutoConfiguration
-    @Import(Worker.Listener.class)
+    @Import({Worker.Listener.class, Worker.SlowToClose.class, Worker.ExitOnDeath.class})
     public static class Worker {
 
         static volatile Thread main;
         static volatile ConfigurableApplicationContext context;
 
-        /** {@code <data dir> [run | never-started | stopped | exit-from-listener]}. */
+        /** {@code <data dir> [run | never-started | stopped | exit-from-listener | exit-after-slow-close]}. */
         public static void main(String[] args) {
             String mode = args.length > 1 ? args[1] : "run";
             main = Thread.currentThread();
             context = new SpringApplicationBuilder(Worker.class).web(WebApplicationType.NONE)
                     .properties("kafko.data-dir=" + args[0], "logging.level.root=warn",
-                            "worker.auto-startup=" + !mode.equals("never-started")).run();
+                            "worker.auto-startup=" + !mode.equals("never-started"),
+                            // a close that takes longer than the listeners' shutdown timeout, for reasons of its own
+                            "kafko.listener.shutdown-timeout=1s",
+                            "worker.close-millis=" + (mode.equals("exit-after-slow-close") ? 2500 : 0)).run();
             if (mode.equals("stopped")) {
                 context.getBean(KafkoListenerEndpointRegistry.class).getListenerContainer("worker").stop();
             }
-            if (mode.equals("exit-from-listener")) {
+            if (mode.equals("exit-from-listener") || mode.equals("exit-after-slow-close")) {
                 context.getBean(KafkoTemplate.class).send("work", "exit");
+            }
+            if (mode.equals("exit-on-death")) {
+                context.getBean(KafkoTemplate.class).send("work", "die");
             }
             // main returns here: only the application's own threads keep the JVM alive
         }
@@ -55,6 +61,31 @@ class KeepAliveProcessTest {
                     main.join(); // as a batch tool's listener that finds it has caught up, after main returned
                     System.exit(SpringApplication.exit(context, () -> 7));
                 }
+                if (value.equals("die")) {
+                    main.join();
+                    throw new OutOfMemoryError("simulated"); // the member's thread dies
+                }
+            }
+        }
+
+        /** An application that exits with a code of its own when a listener's thread died. */
+        static class ExitOnDeath {
+            @org.springframework.context.event.EventListener
+            void on(dev.kafko.spring.event.ConsumerStoppedEvent event) {
+                if (event.getReason() == dev.kafko.spring.event.ConsumerStoppedEvent.Reason.ERROR) {
+                    System.exit(SpringApplication.exit(context, () -> 3));
+                }
+            }
+        }
+
+        /** A bean whose close takes {@code worker.close-millis} (a pool drained, a file flushed). */
+        static class SlowToClose implements org.springframework.beans.factory.DisposableBean {
+            @org.springframework.beans.factory.annotation.Value("${worker.close-millis}")
+            long closeMillis;
+
+            @Override
+            public void destroy() throws InterruptedException {
+                Thread.sleep(closeMillis);
             }
         }
     }
@@ -88,6 +119,35 @@ class KeepAliveProcessTest {
             assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("exited: %s", read(dir.resolve("exit-from-listener.log")))
                     .isTrue();
             assertThat(p.exitValue()).as("exit code: %s", read(dir.resolve("exit-from-listener.log"))).isEqualTo(7);
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+
+    @Test
+    void aListenerThatExitsTheApplicationGetsItsCodeWhenTheCloseTakesLongerThanTheShutdownTimeout(@TempDir Path dir)
+            throws Exception {
+        // the hold was released shutdown-timeout (1 s) after the close began, while a bean still closed (2.5 s): the
+        // JVM, whose main had returned, exited with 0 before the listener's System.exit(7)
+        Process p = worker(dir, "exit-after-slow-close");
+        try {
+            assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("exited: %s", read(dir.resolve("exit-after-slow-close.log")))
+                    .isTrue();
+            assertThat(p.exitValue()).as("exit code: %s", read(dir.resolve("exit-after-slow-close.log"))).isEqualTo(7);
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+
+    @Test
+    void anApplicationThatExitsWhenAListenerDiedGetsItsCode(@TempDir Path dir) throws Exception {
+        // System.exit(SpringApplication.exit(context, () -> 3)) from a ConsumerStoppedEvent, which the dying member
+        // publishes on its own (daemon) thread: the close released the keep-alive and the JVM exited with 0 first
+        Process p = worker(dir, "exit-on-death");
+        try {
+            assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("exited: %s", read(dir.resolve("exit-on-death.log")))
+                    .isTrue();
+            assertThat(p.exitValue()).as("exit code: %s", read(dir.resolve("exit-on-death.log"))).isEqualTo(3);
         } finally {
             p.destroyForcibly();
         }
