@@ -2,8 +2,12 @@ package dev.kafko.reliability;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kafko.FsyncPolicy;
 import dev.kafko.Kafko;
 import dev.kafko.KafkoException;
+import dev.kafko.KafkoObserver;
+import dev.kafko.KafkoOptions;
+import dev.kafko.TopicConfig;
 import dev.kafko.Producer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,18 +22,34 @@ import org.junit.jupiter.api.io.TempDir;
  * Spring's does): the callback waits for the hook, and the hook's close waited for the callback's round to complete
  * (and for the scheduler thread running it), so the JVM never exited and only {@code kill -9} ended it. The close now
  * waits for such a round a bounded time; the JVM exits with the callback's code and every acknowledged record stays.
+ * The same for an observer that calls {@code System.exit} on the thread that owns the partition: the close leaves that
+ * partition as a crash would, and the next open recovers it.
  */
 class ExitFromCallbackTest {
 
-    /** The child: {@code <data dir> <senders>}; sends until the 20,000th completion's callback exits with 3. */
+    /**
+     * The child: {@code <data dir> <senders>}; sends until the 20,000th completion's callback exits with 3 (with 0
+     * senders: one sender under {@code EVERY_BATCH}, and an observer exits at the 100th fsync, on the owning thread).
+     */
     public static void main(String[] args) throws Exception {
-        Kafko kafko = Kafko.open(Path.of(args[0]));
+        boolean observerExits = Integer.parseInt(args[1]) == 0;
+        AtomicLong fsyncs = new AtomicLong();
+        KafkoObserver observer = new KafkoObserver() {
+            @Override
+            public void onFsync(String topic, int partition, long nanos) {
+                if (observerExits && fsyncs.incrementAndGet() == 100) {
+                    System.exit(3);
+                }
+            }
+        };
+        Kafko kafko = Kafko.open(Path.of(args[0]), KafkoOptions.builder().observer(observer).build());
         Runtime.getRuntime().addShutdownHook(new Thread(kafko::close, "closing-hook"));
-        kafko.createTopic("t");
+        kafko.createTopic("t", TopicConfig.builder().fsync(observerExits ? FsyncPolicy.EVERY_BATCH : FsyncPolicy.NEVER)
+                .build());
         Producer producer = kafko.producer("t");
         AtomicLong acked = new AtomicLong();
         Path ackFile = Path.of(args[0]).resolveSibling("acked");
-        int senders = Integer.parseInt(args[1]);
+        int senders = Math.max(1, Integer.parseInt(args[1]));
         for (int s = 0; s < senders; s++) {
             Thread t = new Thread(() -> {
                 try {
@@ -56,7 +76,7 @@ class ExitFromCallbackTest {
     }
 
     @ParameterizedTest
-    @ValueSource(ints = {1, 4})
+    @ValueSource(ints = {1, 4, 0})
     void aCallbackThatExitsTheJvmEndsItWithItsCode(int senders, @TempDir Path dir) throws Exception {
         Path data = dir.resolve("data");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
@@ -69,6 +89,11 @@ class ExitFromCallbackTest {
             assertThat(child.exitValue()).as("exit code").isEqualTo(3);
         } finally {
             child.destroyForcibly().waitFor();
+        }
+        if (senders == 0) {
+            // the partition an observer held is left as a crash leaves it, and recovered
+            Kafko.open(data).close();
+            return;
         }
         long acked = Long.parseLong(Files.readString(dir.resolve("acked")).trim());
         try (Kafko kafko = Kafko.open(data)) {

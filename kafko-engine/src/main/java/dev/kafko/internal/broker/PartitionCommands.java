@@ -6,9 +6,11 @@ import dev.kafko.internal.log.PartitionLog;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Internal: the commands of one partition that somebody waits for: close, delete, a producer's flush and
@@ -61,23 +63,45 @@ final class PartitionCommands {
      * wait takes the partition itself, every {@link #COMMAND_HELP_INTERVAL_MS} ms, once that owner released it.
      */
     CommandRequest runCommand(CommandRequest.Kind kind) {
+        return Objects.requireNonNull(runCommand(kind, false)); // never null without the bound
+    }
+
+    /**
+     * {@link #runCommand(CommandRequest.Kind)}; with {@code boundedAtShutdown}, null once the command waited
+     * {@link #CLOSE_COMPLETION_WAIT} while the JVM shuts down: a thread that owns the partition and does not let go
+     * (an observer's callback that called {@code System.exit} waits for the shutdown hook this close may run in).
+     */
+    private @Nullable CommandRequest runCommand(CommandRequest.Kind kind, boolean boundedAtShutdown) {
         requireNotOwnedByCaller(kind.name().toLowerCase(Locale.ROOT));
         CommandRequest c = new CommandRequest(kind);
         actor.submit(c);
         boolean interrupted = false;
-        while (!c.isDone()) {
-            try {
-                c.get(COMMAND_HELP_INTERVAL_MS, TimeUnit.MILLISECONDS);
-            } catch (TimeoutException e) {
-                helpDrain();
-            } catch (InterruptedException e) {
-                interrupted = true; // a command is not abandoned half way: the interrupt is kept for later
-            } catch (ExecutionException e) {
-                break; // thrown typed below
+        long deadline = System.nanoTime() + CLOSE_COMPLETION_WAIT.toNanos();
+        try {
+            while (!c.isDone()) {
+                try {
+                    c.get(COMMAND_HELP_INTERVAL_MS, TimeUnit.MILLISECONDS);
+                } catch (TimeoutException e) {
+                    helpDrain();
+                    if (boundedAtShutdown && !c.isDone() && System.nanoTime() - deadline >= 0
+                            && JvmShutdown.inProgress()) {
+                        PartitionLifecycle.logQuietly(Level.WARNING, "the JVM shuts down and partition " + actor.topic
+                                + "-" + actor.partition + " is still held by a thread that does not let go after "
+                                + CLOSE_COMPLETION_WAIT + " (an observer that waits, such as one that calls System.exit):"
+                                + " its " + kind.name().toLowerCase(Locale.ROOT) + " is left undone, and the next open"
+                                + " recovers it as after a crash", null);
+                        return null;
+                    }
+                } catch (InterruptedException e) {
+                    interrupted = true; // a command is not abandoned half way: the interrupt is kept for later
+                } catch (ExecutionException e) {
+                    break; // thrown typed below
+                }
             }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
         return c.await();
     }
@@ -103,7 +127,10 @@ final class PartitionCommands {
      * short; it is kept. (A deletion runs its command alone: it does not wait for earlier callbacks.)
      */
     void closeLog() {
-        awaitCompletions(runCommand(CommandRequest.Kind.CLOSE), "closing");
+        CommandRequest c = runCommand(CommandRequest.Kind.CLOSE, true);
+        if (c != null) {
+            awaitCompletions(c, "closing");
+        }
     }
 
     /**
@@ -112,7 +139,10 @@ final class PartitionCommands {
      * would otherwise hold the JVM for ever). An interrupt does not cut it short; it is kept.
      */
     void writeSubmittedForClose() {
-        awaitCompletions(runCommand(CommandRequest.Kind.WRITE_SUBMITTED), "writing the pending sends of");
+        CommandRequest c = runCommand(CommandRequest.Kind.WRITE_SUBMITTED, true);
+        if (c != null) {
+            awaitCompletions(c, "writing the pending sends of");
+        }
     }
 
     /** Waits, uninterrupted and at most {@link #CLOSE_COMPLETION_WAIT}, for the rounds released before {@code c}. */
