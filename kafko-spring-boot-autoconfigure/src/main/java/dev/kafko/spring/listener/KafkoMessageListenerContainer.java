@@ -9,9 +9,7 @@ import dev.kafko.spring.support.KafkoInstrumentation;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiFunction;
 import java.util.Map;
@@ -20,7 +18,6 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.ApplicationEventPublisher;
-import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.task.TaskExecutor;
 
 /**
@@ -79,15 +76,8 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
      */
     private volatile CountDownLatch siblingsStopping = new CountDownLatch(0);
     private volatile @Nullable ListenerConsumer consumer;
-    /**
-     * The member's listener shut the application down from this member's polling thread: its record in hand is not
-     * committed (kafko closes before the listener returns), and the {@link KeepAlive} is held for the member until
-     * its thread ends (or the shutdown timeout passes once the application finished closing), so that the listener's
-     * own code after the close (a {@code System.exit} with the code {@code SpringApplication.exit} returned) runs
-     * before the JVM exits: member threads are daemon threads, which a JVM ends as soon as its last non-daemon thread
-     * has. The hold in place (the {@link ListenerConsumer} of the run that took it), or null; released once.
-     */
-    private final AtomicReference<@Nullable Object> shutdownHold = new AtomicReference<>();
+    /** Keeps the JVM alive while this member's listener shuts the application down on the member's thread. */
+    private final ExitHold exitHold = new ExitHold();
     /** This run's listener closed the application from this member's polling thread. */
     private volatile boolean closedByOwnListener;
     /** The member's thread while it tells that it stopped ({@link #exited}): still this member's own thread. */
@@ -298,49 +288,12 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
         } else {
             return;
         }
-        if (shutdownHold.compareAndSet(null, hold)) {
-            KeepAlive.acquire();
-            // the bound counts from the end of the application's close, not from its start: the close itself (the
-            // other members' shutdown timeout, kafko's close, the other beans') may take longer than the timeout,
-            // and the listener reaches its System.exit only after it
-            Thread watch = new Thread(() -> releaseAfterClose(hold, parent.eventPublisher()), memberName + "-exit-hold");
-            watch.setDaemon(true);
-            watch.start();
-        }
-    }
-
-    /**
-     * Releases {@code hold} the shutdown timeout after the application context that runs this container is no longer
-     * active (its close finished), unless the member's thread ended first; with no context to look at, the shutdown
-     * timeout after the hold was taken.
-     */
-    private void releaseAfterClose(Object hold, @Nullable ApplicationEventPublisher publisher) {
-        long timeout = properties.shutdownTimeout().toNanos();
-        ConfigurableApplicationContext context = publisher instanceof ConfigurableApplicationContext c ? c : null;
-        boolean closed = context == null;
-        long closedAt = System.nanoTime();
-        while (shutdownHold.get() == hold) {
-            if (!closed && !context.isActive()) {
-                closed = true;
-                closedAt = System.nanoTime();
-            }
-            if (closed && System.nanoTime() - closedAt >= timeout) {
-                releaseShutdownHold(hold);
-                return;
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
-        }
+        exitHold.take(hold, properties.shutdownTimeout(), parent.eventPublisher(), memberName);
     }
 
     /** Whether this member's own listener closed the application (its record in hand is not committed). */
     boolean closedByOwnListener() {
         return closedByOwnListener;
-    }
-
-    private void releaseShutdownHold(Object hold) {
-        if (shutdownHold.compareAndSet(hold, null)) {
-            KeepAlive.release();
-        }
     }
 
     /** Asks the member to stop without waiting; {@link #awaitStopped()} waits. */
@@ -558,7 +511,7 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
             exitingRun = null;
             done.countDown();
             if (run != null) {
-                releaseShutdownHold(run);
+                exitHold.release(run);
             }
         }
     }
