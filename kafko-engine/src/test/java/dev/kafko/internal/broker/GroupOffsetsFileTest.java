@@ -3,7 +3,10 @@ package dev.kafko.internal.broker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kafko.TopicConfig;
+import dev.kafko.internal.io.DelegatingFileChannel;
 import dev.kafko.internal.io.FileIo;
+import dev.kafko.internal.io.WrappingFileIo;
+import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -11,6 +14,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -54,6 +58,50 @@ class GroupOffsetsFileTest {
         try (GroupOffsetsFile f = GroupOffsetsFile.open(FileIo.SYSTEM, file(), "test", true)) {
             assertThat(f.committed(0)).isEqualTo(8);
         }
+    }
+
+    /** A commit of offset 0 (the whole partition still to read) survives the rewrite of a damaged file (B116). */
+    @Test
+    void aCommitOfOffsetZeroSurvivesTheRewriteOfATornFile() throws Exception {
+        try (GroupOffsetsFile f = GroupOffsetsFile.open(FileIo.SYSTEM, file(), "test", true)) {
+            f.commit(Map.of(0, 0L, 1, 5L), false);
+            f.commit(1, 6, false);
+        }
+        byte[] b = Files.readAllBytes(file());
+        Files.write(file(), Arrays.copyOf(b, b.length - 3)); // the last entry is torn: the open rewrites the file
+        try (GroupOffsetsFile f = GroupOffsetsFile.open(FileIo.SYSTEM, file(), "test", true)) {
+            assertThat(f.committed(0)).isZero();
+            assertThat(f.committed(1)).isEqualTo(5);
+        }
+        assertThat(Files.size(file())).as("the rewritten file: a header and two entries")
+                .isEqualTo(GroupOffsetsFile.HEADER_BYTES + 2 * GroupOffsetsFile.ENTRY_BYTES);
+        try (GroupOffsetsFile f = GroupOffsetsFile.open(FileIo.SYSTEM, file(), "test", true)) {
+            assertThat(f.committed(0)).isZero();
+        }
+    }
+
+    /** The compaction of a long file closes the channel it replaces: a group committing for days leaks none (B116). */
+    @Test
+    void compactionsLeaveOneChannelOpen() {
+        AtomicInteger open = new AtomicInteger();
+        FileIo counting = new WrappingFileIo((path, options, real) -> {
+            open.incrementAndGet();
+            return new DelegatingFileChannel(real) {
+                @Override
+                protected void implCloseChannel() throws IOException {
+                    open.decrementAndGet();
+                    super.implCloseChannel();
+                }
+            };
+        });
+        try (GroupOffsetsFile f = GroupOffsetsFile.open(counting, file(), "test", true)) {
+            for (int i = 0; i < 3 * 64 * 1024 + 10; i++) {
+                f.commit(0, i, false);
+            }
+            assertThat(open.get()).as("channels open after 3 compactions").isEqualTo(1);
+            assertThat(f.committed(0)).isEqualTo(3 * 64 * 1024 + 9);
+        }
+        assertThat(open.get()).isZero();
     }
 
     @Test
