@@ -114,14 +114,7 @@ class KeepAliveProcessTest {
     void aListenerThatExitsTheApplicationWithACodeGetsItsCode(@TempDir Path dir) throws Exception {
         // System.exit(SpringApplication.exit(context, () -> 7)) on the listener's daemon thread: the close released
         // the keep-alive, and the JVM, whose main had returned, exited with 0 before the listener reached System.exit
-        Process p = worker(dir, "exit-from-listener");
-        try {
-            assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("exited: %s", read(dir.resolve("exit-from-listener.log")))
-                    .isTrue();
-            assertThat(p.exitValue()).as("exit code: %s", read(dir.resolve("exit-from-listener.log"))).isEqualTo(7);
-        } finally {
-            p.destroyForcibly();
-        }
+        assertExitCode(dir, "exit-from-listener", 7);
     }
 
     @Test
@@ -129,25 +122,22 @@ class KeepAliveProcessTest {
             throws Exception {
         // the hold was released shutdown-timeout (1 s) after the close began, while a bean still closed (2.5 s): the
         // JVM, whose main had returned, exited with 0 before the listener's System.exit(7)
-        Process p = worker(dir, "exit-after-slow-close");
-        try {
-            assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("exited: %s", read(dir.resolve("exit-after-slow-close.log")))
-                    .isTrue();
-            assertThat(p.exitValue()).as("exit code: %s", read(dir.resolve("exit-after-slow-close.log"))).isEqualTo(7);
-        } finally {
-            p.destroyForcibly();
-        }
+        assertExitCode(dir, "exit-after-slow-close", 7);
     }
 
     @Test
     void anApplicationThatExitsWhenAListenerDiedGetsItsCode(@TempDir Path dir) throws Exception {
         // System.exit(SpringApplication.exit(context, () -> 3)) from a ConsumerStoppedEvent, which the dying member
         // publishes on its own (daemon) thread: the close released the keep-alive and the JVM exited with 0 first
-        Process p = worker(dir, "exit-on-death");
+        assertExitCode(dir, "exit-on-death", 3);
+    }
+
+    /** Runs the worker in {@code mode} and checks that it exits by itself, with {@code code}. */
+    private static void assertExitCode(Path dir, String mode, int code) throws Exception {
+        Process p = worker(dir, mode);
         try {
-            assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("exited: %s", read(dir.resolve("exit-on-death.log")))
-                    .isTrue();
-            assertThat(p.exitValue()).as("exit code: %s", read(dir.resolve("exit-on-death.log"))).isEqualTo(3);
+            assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("exited: %s", read(dir.resolve(mode + ".log"))).isTrue();
+            assertThat(p.exitValue()).as("exit code: %s", read(dir.resolve(mode + ".log"))).isEqualTo(code);
         } finally {
             p.destroyForcibly();
         }
