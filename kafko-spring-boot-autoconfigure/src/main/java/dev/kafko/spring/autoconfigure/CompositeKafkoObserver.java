@@ -9,18 +9,27 @@ import org.slf4j.LoggerFactory;
  * Forwards every engine event to several observers, in order. Called on engine threads; stateless. An
  * exception one observer throws is logged and the others are told still, as the engine does for its one
  * observer: an application's observer with a bug must not keep the metrics or the topic-creation watch blind.
+ *
+ * <p>The auto-configured {@code Kafko} bean's observer is one of these. An application that defines its own
+ * {@code Kafko} bean passes {@code CompositeKafkoObserver.of(observers.orderedStream().toList())}, with
+ * {@code ObjectProvider<KafkoObserver> observers}, to {@link dev.kafko.KafkoOptions.Builder#observer}, so that
+ * the metrics and the topic-creation watch of the starter still see its events.
  */
-final class CompositeKafkoObserver implements KafkoObserver {
+public final class CompositeKafkoObserver implements KafkoObserver {
 
     private static final Logger LOG = LoggerFactory.getLogger(CompositeKafkoObserver.class);
 
     private final List<KafkoObserver> observers;
 
-    CompositeKafkoObserver(List<KafkoObserver> observers) {
+    private CompositeKafkoObserver(List<? extends KafkoObserver> observers) {
         this.observers = List.copyOf(observers);
     }
 
-    static KafkoObserver of(List<KafkoObserver> observers) {
+    /**
+     * One observer that tells each of {@code observers}, in order: {@link KafkoObserver#NOOP} for none, the
+     * observer itself for one.
+     */
+    public static KafkoObserver of(List<? extends KafkoObserver> observers) {
         return switch (observers.size()) {
             case 0 -> KafkoObserver.NOOP;
             case 1 -> observers.get(0);
