@@ -11,11 +11,24 @@ import dev.kafko.spring.listener.ContainerProperties;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import java.util.stream.StreamSupport;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.BeanWrapper;
+import org.springframework.beans.BeanWrapperImpl;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
+import org.springframework.boot.convert.ApplicationConversionService;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.util.unit.DataSize;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 
 class KafkoPropertiesTest {
 
@@ -77,6 +90,58 @@ class KafkoPropertiesTest {
                     "\"kafko.listener.dead-letter.enabled\"", "\"kafko.health.min-free-disk\"",
                     "Attempts per record, the first one included");
         }
+    }
+
+    /**
+     * The default the metadata gives an IDE for each property binds to the value a fresh {@link KafkoProperties}
+     * holds: a default written by hand (the processor cannot read one set from another class's constant) or one
+     * the processor read wrong would tell users something else than what applies.
+     */
+    @Test
+    void everyDefaultInTheMetadataIsTheDefaultThatApplies() throws Exception {
+        JsonNode metadata;
+        try (InputStream in = getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+            metadata = new ObjectMapper().readTree(in);
+        }
+        KafkoProperties fresh = new KafkoProperties();
+        BeanWrapper bean = new BeanWrapperImpl(fresh);
+        int compared = 0;
+        for (JsonNode property : metadata.get("properties")) {
+            JsonNode defaultValue = property.get("defaultValue");
+            if (defaultValue == null) {
+                continue;
+            }
+            String name = property.get("name").asString();
+            String path = Arrays.stream(name.substring("kafko.".length()).split("\\."))
+                    .map(KafkoPropertiesTest::camel).collect(Collectors.joining("."));
+            Class<?> type = bean.getPropertyType(path);
+            assertThat(type).as(name).isNotNull();
+            String text = defaultValue.isArray()
+                    ? StreamSupport.stream(defaultValue.spliterator(), false).map(JsonNode::asString)
+                            .collect(Collectors.joining(","))
+                    : defaultValue.asString();
+            Object bound = new Binder(List.of(new MapConfigurationPropertySource(Map.of(name, text))),
+                    null, ApplicationConversionService.getSharedInstance())
+                    .bind(name, Bindable.of(bean.getPropertyTypeDescriptor(path).getResolvableType()))
+                    .orElse(null);
+            assertThat(bound).as("%s: the metadata says %s", name, text).isEqualTo(bean.getPropertyValue(path));
+            compared++;
+        }
+        assertThat(compared).as("properties with a default in the metadata").isGreaterThan(20);
+    }
+
+    private static String camel(String kebab) {
+        StringBuilder b = new StringBuilder();
+        boolean up = false;
+        for (char c : kebab.toCharArray()) {
+            if (c == '-') {
+                up = true;
+            } else {
+                b.append(up ? Character.toUpperCase(c) : c);
+                up = false;
+            }
+        }
+        return b.toString();
     }
 
     @Configuration(proxyBeanMethods = false)
