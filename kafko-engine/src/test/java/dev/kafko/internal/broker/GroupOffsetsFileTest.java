@@ -6,7 +6,6 @@ import dev.kafko.TopicConfig;
 import dev.kafko.internal.io.DelegatingFileChannel;
 import dev.kafko.internal.io.FileIo;
 import dev.kafko.internal.io.WrappingFileIo;
-import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -84,16 +83,7 @@ class GroupOffsetsFileTest {
     @Test
     void compactionsLeaveOneChannelOpen() {
         AtomicInteger open = new AtomicInteger();
-        FileIo counting = new WrappingFileIo((path, options, real) -> {
-            open.incrementAndGet();
-            return new DelegatingFileChannel(real) {
-                @Override
-                protected void implCloseChannel() throws IOException {
-                    open.decrementAndGet();
-                    super.implCloseChannel();
-                }
-            };
-        });
+        FileIo counting = new WrappingFileIo((path, options, real) -> DelegatingFileChannel.countedOpen(real, open));
         try (GroupOffsetsFile f = GroupOffsetsFile.open(counting, file(), "test", true)) {
             for (int i = 0; i < 3 * 64 * 1024 + 10; i++) {
                 f.commit(0, i, false);

@@ -20,6 +20,18 @@ public abstract class DelegatingFileChannel extends FileChannel {
         this.delegate = delegate;
     }
 
+    /** {@code real}, counted in {@code open} from now until it is closed. */
+    public static FileChannel countedOpen(FileChannel real, java.util.concurrent.atomic.AtomicInteger open) {
+        open.incrementAndGet();
+        return new DelegatingFileChannel(real) {
+            @Override
+            protected void implCloseChannel() throws IOException {
+                open.decrementAndGet();
+                super.implCloseChannel();
+            }
+        };
+    }
+
     @Override
     public int read(ByteBuffer dst) throws IOException {
         return delegate.read(dst);

@@ -97,7 +97,7 @@ class FrameDecoderShapesTest {
     }
 
     /** The frame in a heap buffer, and at an odd position of a read-only direct one (as a mapping is read). */
-    private static List<ByteBuffer> buffers(byte[] frame) {
+    static List<ByteBuffer> buffers(byte[] frame) {
         ByteBuffer direct = ByteBuffer.allocateDirect(frame.length + 3).order(ByteOrder.LITTLE_ENDIAN);
         direct.position(3);
         direct.put(frame);
