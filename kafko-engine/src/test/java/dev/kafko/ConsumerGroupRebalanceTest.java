@@ -13,6 +13,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -31,6 +32,8 @@ class ConsumerGroupRebalanceTest {
     private final AtomicLong order = new AtomicLong();
     private final ConcurrentLinkedQueue<Delivery> deliveries = new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
+    /** The members that were delivered a record. */
+    private final Set<String> delivering = ConcurrentHashMap.newKeySet();
 
     /** A member polling on its own thread, committing after each poll and in its revoke callback. */
     final class Member implements Runnable {
@@ -62,6 +65,7 @@ class ConsumerGroupRebalanceTest {
                         String[] kv = text(r.value()).split(":");
                         deliveries.add(new Delivery(order.getAndIncrement(), name, r.partition(), r.offset(), kv[0],
                                 Integer.parseInt(kv[1])));
+                        delivering.add(name);
                     }
                     consumer.commit();
                 }
@@ -91,24 +95,36 @@ class ConsumerGroupRebalanceTest {
             Member a = new Member("a", k);
             a.thread.start();
             List<Member> extra = List.of(new Member("b", k), new Member("c", k));
-            for (int i = 0; i < total; i++) {
-                if (i == total / 4) {
+            int sent = 0;
+            long joinDeadline = 0;
+            // the extra members join at a quarter and leave once past half, and not before each of them was
+            // delivered something (on a slow machine they take longer to join than the producer to get there)
+            while (sent < total || !extra.get(0).stop.get()) {
+                if (sent == total / 4) {
                     extra.forEach(m -> m.thread.start());
+                    joinDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
                 }
-                if (i == total / 2) {
-                    for (Member m : extra) {
-                        m.stopAndJoin();
+                if (sent >= total / 2 && !extra.get(0).stop.get()) {
+                    if (delivering.containsAll(List.of("b", "c"))) {
+                        for (Member m : extra) {
+                            m.stopAndJoin();
+                        }
+                    } else {
+                        Thread.sleep(1);
                     }
                 }
+                assertThat(sent < total / 2 || extra.get(0).stop.get() || System.nanoTime() < joinDeadline)
+                        .as("members b and c each delivered a record within 30 s of joining").isTrue();
                 String key = "k" + rnd.nextInt(50);
                 int n = perKey.merge(key, 1, Integer::sum) - 1;
                 p.send(bytes(key), bytes(key + ":" + n));
-                if (i % 500 == 0) {
+                sent++;
+                if (sent % 500 == 0) {
                     Thread.sleep(5); // let the members interleave with the producer
                 }
             }
             p.send(bytes("k0"), bytes("k0:" + (perKey.merge("k0", 1, Integer::sum) - 1))).join();
-            int expected = total + 1;
+            int expected = sent + 1;
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             while (deliveries.size() < expected && System.nanoTime() < deadline && errors.isEmpty()) {
                 Thread.sleep(10);
