@@ -47,10 +47,8 @@ public final class KafkoDataDirectory implements DisposableBean {
     private static final String EPHEMERAL_SUFFIX = ".ephemeral";
     /** The engine's lock file in a data directory. */
     private static final String LOCK_FILE = ".lock";
-    /** How long a destroy waits for the look for abandoned directories to end. */
-    private static final long SWEEP_WAIT_MILLIS = 10_000;
-    /** This JVM's look for abandoned ephemeral directories: once is enough (see {@link #ephemeral}). */
-    private static final AbandonedSweep SWEEP = new AbandonedSweep(null);
+    /** Whether this JVM looked for abandoned ephemeral directories: once is enough (see {@link #ephemeral}). */
+    private static final AtomicBoolean ABANDONED_SWEPT = new AtomicBoolean();
     /** {@code kafko-<pid>-<random>.ephemeral}: an ephemeral directory and the process that made it. */
     private static final Pattern EPHEMERAL_NAME = Pattern.compile("kafko-(\\d{1,18})-[0-9a-z]{1,13}\\.ephemeral");
 
@@ -75,11 +73,8 @@ public final class KafkoDataDirectory implements DisposableBean {
      * taken name is never reused. The name holds this process's pid
      * ({@code kafko-<pid>-<random>.ephemeral}): the ephemeral directories of a process that no longer
      * runs (a test JVM that was killed) are deleted by the first one a JVM makes, once it is made, when
-     * they belong to the same user (see {@link #deleteAbandoned}), on a {@code kafko-ephemeral-sweep} thread
-     * that the start-up does not wait for (listing a temporary directory of a few hundred entries took 3-9 ms of
-     * it) and that every {@link #destroy} of an ephemeral directory waits for, at most 10 s; later ones do
-     * not list the temporary directory again (a test suite starts many contexts, and a shared {@code /tmp} can
-     * be large).
+     * they belong to the same user (see {@link #deleteAbandoned}); later ones do not list the temporary
+     * directory again (a test suite starts many contexts, and a shared {@code /tmp} can be large).
      */
     public static KafkoDataDirectory ephemeral() {
         Path parent = Path.of(System.getProperty("java.io.tmpdir"));
@@ -100,7 +95,7 @@ public final class KafkoDataDirectory implements DisposableBean {
             } catch (IOException e) {
                 throw cannotCreate(candidate.toString(), e);
             }
-            SWEEP.start(parent, created);
+            sweepOnce(ABANDONED_SWEPT, parent, created);
             return new KafkoDataDirectory(created, true);
         }
         throw cannotCreate("in " + parent, last);
@@ -110,12 +105,12 @@ public final class KafkoDataDirectory implements DisposableBean {
      * Deletes the abandoned ephemeral directories under {@code parent} of the owner of {@code created} unless
      * {@code swept} says it was done; true when it looked.
      */
-    static boolean sweepOnce(AtomicBoolean swept, Path parent, Path created, Consumer<Path> beforeDescend) {
+    static boolean sweepOnce(AtomicBoolean swept, Path parent, Path created) {
         if (!swept.compareAndSet(false, true)) {
             return false;
         }
         try {
-            deleteAbandoned(parent, Files.getOwner(created, LinkOption.NOFOLLOW_LINKS), beforeDescend);
+            deleteAbandoned(parent, Files.getOwner(created, LinkOption.NOFOLLOW_LINKS), name -> { });
         } catch (IOException | RuntimeException e) {
             LOG.debug("Did not look for abandoned ephemeral directories in {}: {}", parent, e.toString());
         }
@@ -177,6 +172,17 @@ public final class KafkoDataDirectory implements DisposableBean {
      * (closing a channel of a file drops the locks this process holds on it).
      */
     private static boolean isLocked(Path dir) {
+        try {
+            // a FIFO (or a device) in the lock's place would block the open below for ever: only a file is opened
+            if (!Files.readAttributes(dir.resolve(LOCK_FILE), BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
+                    .isRegularFile()) {
+                return true; // in doubt, it stays
+            }
+        } catch (NoSuchFileException e) {
+            return false; // never opened
+        } catch (IOException | RuntimeException e) {
+            return true;
+        }
         try (FileChannel lock = FileChannel.open(dir.resolve(LOCK_FILE), StandardOpenOption.WRITE,
                 LinkOption.NOFOLLOW_LINKS)) {
             FileLock held = lock.tryLock();
@@ -222,16 +228,8 @@ public final class KafkoDataDirectory implements DisposableBean {
 
     @Override
     public void destroy() throws IOException {
-        if (!ephemeral) {
-            return;
-        }
-        try {
-            if (Files.exists(path)) {
-                deleteTree(path);
-            }
-        } finally {
-            // no thread of kafko's outlives the close of a context
-            SWEEP.await(SWEEP_WAIT_MILLIS);
+        if (ephemeral && Files.exists(path)) {
+            deleteTree(path);
         }
     }
 
@@ -254,67 +252,5 @@ public final class KafkoDataDirectory implements DisposableBean {
     @Override
     public String toString() {
         return path + (ephemeral ? " (ephemeral)" : "");
-    }
-
-    /**
-     * A JVM's one look for abandoned ephemeral directories, on a thread of its own beside the start-up
-     * ({@link #ephemeral}). A class, not a lambda: the background pre-initializer loads it ahead, where a
-     * lambda would be linked on the main thread.
-     */
-    static final class AbandonedSweep implements Runnable {
-
-        private final AtomicBoolean swept = new AtomicBoolean();
-        private final @Nullable Consumer<Path> beforeDescend;
-        /** The sweep's thread, once started; never cleared, so that there is one. */
-        private @Nullable Thread thread;
-        private @Nullable Path parent;
-        private @Nullable Path created;
-
-        /** @param beforeDescend called with each directory's path just before it is entered (tests), or null */
-        AbandonedSweep(@Nullable Consumer<Path> beforeDescend) {
-            this.beforeDescend = beforeDescend;
-        }
-
-        /** Starts the sweep of {@code parent} on a daemon thread, unless it was started before. */
-        synchronized void start(Path parent, Path created) {
-            if (thread == null) {
-                this.parent = parent;
-                this.created = created;
-                Thread t = new Thread(this, "kafko-ephemeral-sweep");
-                t.setDaemon(true);
-                t.start();
-                thread = t;
-            }
-        }
-
-        @Override
-        public void run() {
-            Path p;
-            Path c;
-            synchronized (this) {
-                p = parent;
-                c = created;
-            }
-            if (p != null && c != null) {
-                // a lambda linked here, on this thread, not on the one starting the application
-                sweepOnce(swept, p, c, beforeDescend != null ? beforeDescend : path -> { });
-            }
-        }
-
-        /** Waits at most {@code millis} for the sweep to end (at once when none was started). */
-        void await(long millis) {
-            Thread t;
-            synchronized (this) {
-                t = thread;
-            }
-            if (t == null || t == Thread.currentThread()) {
-                return;
-            }
-            try {
-                t.join(millis);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
     }
 }
