@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
+import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.aop.scope.ScopedObject;
 import org.springframework.aop.scope.ScopedProxyFactoryBean;
 import org.springframework.aop.scope.ScopedProxyUtils;
@@ -79,7 +80,8 @@ public final class KafkoListenerAnnotationBeanPostProcessor
             "dev.kafko.spring.health.KafkoHealthIndicator");
 
     private final Set<Class<?>> withoutListeners = ConcurrentHashMap.newKeySet();
-    private final List<KafkoListenerEndpoint> pending = new ArrayList<>();
+    /** The endpoints read before every singleton existed, with the names of their beans. */
+    private final List<Pending> pending = new ArrayList<>();
     /** Where the listener of each id registered here was declared, for the error that names two of one id. */
     private final Map<String, String> declaredAt = new HashMap<>();
     private @Nullable ConfigurableListableBeanFactory beanFactory;
@@ -141,11 +143,18 @@ public final class KafkoListenerAnnotationBeanPostProcessor
             registerClassListeners(bean, beanName, targetClass, onClass, handlers);
         }
         annotated.forEach((method, listeners) -> {
-            Method invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
+            Method invocable;
+            try {
+                invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
+            } catch (IllegalStateException e) {
+                // a JDK proxy whose interfaces lack the method (or have it only with a generic type's erasure)
+                throw new InvalidKafkoListenerException("@KafkoListener on " + targetClass.getSimpleName() + "."
+                        + method.getName() + " of bean '" + beanName + "': " + e.getMessage(), e);
+            }
             int n = 0;
             for (KafkoListener listener : listeners) {
                 String defaultId = groupSafe(beanName + "." + method.getName() + (listeners.size() > 1 ? "-" + n : ""));
-                register(endpoints().forMethod(listener, bean, invocable, defaultId));
+                register(endpoints().forMethod(listener, bean, method, invocable, defaultId), beanName);
                 n++;
             }
         });
@@ -174,7 +183,7 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         int n = 0;
         for (KafkoListener listener : listeners) {
             String defaultId = groupSafe(beanName + (listeners.size() > 1 ? "-" + n : ""));
-            register(endpoints().forClass(listener, bean, defaultId, declared, methods, handlers, classSendTo));
+            register(endpoints().forClass(listener, bean, defaultId, declared, methods, handlers, classSendTo), beanName);
             n++;
         }
     }
@@ -234,10 +243,10 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         return cut < 0 ? hiddenName : hiddenName.substring(0, cut);
     }
 
-    private synchronized void register(KafkoListenerEndpoint endpoint) {
+    private synchronized void register(KafkoListenerEndpoint endpoint, String beanName) {
         String other = declaredAt.get(endpoint.id());
         boolean taken = singletonsReady ? registry().getListenerContainer(endpoint.id()) != null
-                : pending.stream().anyMatch(e -> e.id().equals(endpoint.id()));
+                : pending.stream().anyMatch(p -> p.endpoint().id().equals(endpoint.id()));
         if (other != null && taken) {
             throw new InvalidKafkoListenerException("@KafkoListener '" + endpoint.id() + "' "
                     + declaration(endpoint) + ": the listener " + other + " has that id too; listener ids must be"
@@ -247,8 +256,11 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         if (singletonsReady) {
             registry().registerListenerContainer(createContainer(endpoint), true);
         } else {
-            pending.add(endpoint);
+            pending.add(new Pending(endpoint, beanName));
         }
+    }
+
+    private record Pending(KafkoListenerEndpoint endpoint, String beanName) {
     }
 
     private static String declaration(KafkoListenerEndpoint endpoint) {
@@ -259,10 +271,56 @@ public final class KafkoListenerAnnotationBeanPostProcessor
     public synchronized void afterSingletonsInstantiated() {
         singletonsReady = true;
         KafkoListenerEndpointRegistry registry = registry();
-        for (KafkoListenerEndpoint endpoint : pending) {
-            registry.registerListenerContainer(createContainer(endpoint), false);
+        for (Pending p : pending) {
+            registry.registerListenerContainer(createContainer(exposed(p.endpoint(), p.beanName())), false);
         }
         pending.clear();
+    }
+
+    /**
+     * The endpoint on the object the context exposes under the bean's name. This processor sees a bean as the
+     * post-processors ordered before it left it: one ordered after it (Boot's method validation, registered by
+     * an auto-configuration that comes after kafko's, or any later {@code AbstractAdvisingBeanPostProcessor})
+     * may still wrap it in a proxy, and the listener would then call the bean around that proxy's advice (a
+     * {@code @Validated} listener's constraints never checked), without a word. spring-kafka does the same;
+     * Spring's {@code @EventListener} calls the bean the context holds, as this does once every singleton
+     * exists.
+     */
+    private KafkoListenerEndpoint exposed(KafkoListenerEndpoint endpoint, String beanName) {
+        ConfigurableListableBeanFactory factory = requireBeanFactory();
+        Object seen = endpoint.bean();
+        if (!factory.containsSingleton(beanName)) {
+            return endpoint;
+        }
+        Object exposed = factory.getSingleton(beanName);
+        if (exposed == null || exposed == seen || exposed instanceof FactoryBean<?>
+                || AopProxyUtils.ultimateTargetClass(exposed) != AopProxyUtils.ultimateTargetClass(seen)) {
+            return endpoint;
+        }
+        Method method = invocable(endpoint, endpoint.method(), exposed, beanName);
+        List<KafkoListenerEndpoint.Handler> handlers = endpoint.handlers().stream()
+                .map(h -> new KafkoListenerEndpoint.Handler(invocable(endpoint, h.method(), exposed, beanName),
+                        h.isDefault(), h.replyTopic(), h.replyToHeader()))
+                .toList();
+        return new KafkoListenerEndpoint(endpoint.id(), endpoint.topics(), endpoint.groupId(), endpoint.concurrency(),
+                endpoint.autoStartup(), endpoint.batch(), endpoint.ackMode(), exposed, method, endpoint.replyTopic(),
+                endpoint.containerFactory(), endpoint.replyToHeader(), endpoint.recordFilterStrategy(),
+                endpoint.errorHandler(), handlers, endpoint.topicPattern(), endpoint.topicPartitions());
+    }
+
+    private static Method invocable(KafkoListenerEndpoint endpoint, Method method, Object exposed, String beanName) {
+        try {
+            Method invocable = AopUtils.selectInvocableMethod(method, exposed.getClass());
+            ListenerEndpointReader.refuseParameterAnnotationsTheProxyHides(method, invocable,
+                    "'" + endpoint.id() + "' " + declaration(endpoint));
+            return invocable;
+        } catch (InvalidKafkoListenerException e) {
+            throw e;
+        } catch (IllegalStateException e) {
+            throw new InvalidKafkoListenerException("@KafkoListener '" + endpoint.id() + "' " + declaration(endpoint)
+                    + ": bean '" + beanName + "' is exposed as a JDK proxy by a post-processor that runs after"
+                    + " kafko's: " + e.getMessage(), e);
+        }
     }
 
     private KafkoListenerEndpointRegistry registry() {

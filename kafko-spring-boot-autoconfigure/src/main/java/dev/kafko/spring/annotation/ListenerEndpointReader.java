@@ -7,6 +7,7 @@ import dev.kafko.spring.listener.AckMode;
 import dev.kafko.spring.listener.KafkoListenerErrorHandler;
 import dev.kafko.spring.listener.adapter.RecordFilterStrategy;
 import dev.kafko.spring.support.TopicPartitionOffset;
+import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -26,6 +27,7 @@ import org.springframework.beans.factory.config.BeanExpressionResolver;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.config.Scope;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.messaging.handler.annotation.Payload;
 import org.springframework.messaging.handler.annotation.SendTo;
 import org.springframework.util.StringUtils;
 
@@ -83,14 +85,22 @@ final class ListenerEndpointReader {
                 + type.getSimpleName() + " beans are", "@KafkoListener " + where);
     }
 
-    /** The endpoint of a listener method. */
-    KafkoListenerEndpoint forMethod(KafkoListener listener, Object bean, Method method, String defaultId) {
+    /**
+     * The endpoint of a listener method.
+     *
+     * @param method the annotated method, as its class declares it
+     * @param invocable that method as the bean is called: the same, or, for a JDK proxy, its interface's
+     */
+    KafkoListenerEndpoint forMethod(KafkoListener listener, Object bean, Method method, Method invocable,
+                                    String defaultId) {
         String declared = "on " + method.getDeclaringClass().getSimpleName() + "." + method.getName();
         return endpoint(listener, bean, defaultId, declared, false, (where, ctx) -> {
             refuseSuspendFunction(method, where);
+            refuseParameterAnnotationsTheProxyHides(method, invocable, where);
+            // the annotated method's @SendTo: a JDK proxy's interface method does not carry it
             SendTo sendTo = AnnotatedElementUtils.findMergedAnnotation(method, SendTo.class);
             String replyTopic = sendTo == null ? null : replyTopic(sendTo, where, ctx);
-            return List.of(new KafkoListenerEndpoint.Handler(method, false, replyTopic,
+            return List.of(new KafkoListenerEndpoint.Handler(invocable, false, replyTopic,
                     sendTo != null && replyTopic == null));
         });
     }
@@ -109,8 +119,9 @@ final class ListenerEndpointReader {
                 SendTo own = AnnotatedElementUtils.findMergedAnnotation(method, SendTo.class);
                 SendTo sendTo = own != null ? own : classSendTo;
                 String replyTopic = sendTo == null ? null : replyTopic(sendTo, handlerWhere, ctx);
-                resolved.add(new KafkoListenerEndpoint.Handler(AopUtils.selectInvocableMethod(method,
-                        bean.getClass()), handlers.get(method).isDefault(), replyTopic,
+                Method invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
+                refuseParameterAnnotationsTheProxyHides(method, invocable, handlerWhere);
+                resolved.add(new KafkoListenerEndpoint.Handler(invocable, handlers.get(method).isDefault(), replyTopic,
                         sendTo != null && replyTopic == null));
             }
             return resolved;
@@ -231,6 +242,48 @@ final class ListenerEndpointReader {
                     + " Mono (kotlinx-coroutines-reactor's mono { ... }) or a CompletableFuture, which are awaited"
                     + " before the record is committed");
         }
+    }
+
+    /**
+     * A bean behind a JDK proxy is called through its interface's method, and the arguments are resolved from
+     * that method's parameters: a {@code @Header}, {@code @Payload}, {@code @Valid} ... that only the class's
+     * method declares would be lost without a word (a {@code @Header} parameter given the payload). Refused,
+     * naming the parameter.
+     */
+    static void refuseParameterAnnotationsTheProxyHides(Method method, Method invocable, String where) {
+        if (invocable.equals(method) || !invocable.getDeclaringClass().isInterface()) {
+            return;
+        }
+        Annotation[][] declared = method.getParameterAnnotations();
+        Annotation[][] seen = invocable.getParameterAnnotations();
+        for (int i = 0; i < declared.length && i < seen.length; i++) {
+            for (Annotation a : declared[i]) {
+                if (resolvesArguments(a) && !(declared.length == 1 && isPlainPayload(a))
+                        && Arrays.stream(seen[i]).noneMatch(o -> o.annotationType() == a.annotationType())) {
+                    throw new InvalidKafkoListenerException("@KafkoListener " + where + ": the bean is a JDK proxy,"
+                            + " called through " + invocable.getDeclaringClass().getSimpleName() + "."
+                            + invocable.getName() + ", whose parameter " + (i + 1) + " lacks the @"
+                            + a.annotationType().getSimpleName() + " of " + method.getDeclaringClass().getSimpleName()
+                            + "." + method.getName() + ": declare it on the interface's method too, or proxy the"
+                            + " class (spring.aop.proxy-target-class=true)");
+                }
+            }
+        }
+    }
+
+    /** A {@code @Payload} that changes nothing on a method's only parameter, which is the payload anyway. */
+    private static boolean isPlainPayload(Annotation annotation) {
+        return annotation instanceof Payload payload && payload.value().isEmpty() && payload.expression().isEmpty()
+                && payload.required();
+    }
+
+    /** Whether an annotation of a listener's parameter decides what argument it gets, or checks it. */
+    private static boolean resolvesArguments(Annotation annotation) {
+        String name = annotation.annotationType().getName();
+        return name.startsWith("org.springframework.messaging.handler.annotation.")
+                || name.equals("jakarta.validation.Valid")
+                || name.equals("org.springframework.validation.annotation.Validated")
+                || name.startsWith("dev.kafko.");
     }
 
     private static void checkName(String kind, String name, String where) {
