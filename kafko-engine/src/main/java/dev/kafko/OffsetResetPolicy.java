@@ -17,10 +17,17 @@ package dev.kafko;
  * {@link Topic#increasePartitions} before a member's next poll takes it are not read, as in Kafka.
  */
 public enum OffsetResetPolicy {
-    /** Move to the log start offset (below) or the end offset (above). The default. */
+    /**
+     * Move to the log start offset (below) or the end offset (above). The default. Unlike Kafka's
+     * {@code auto.offset.reset=earliest}, which sends a position above the end back to the log start, the
+     * records below the end are not read again.
+     */
     EARLIEST,
     /** Move to the end offset: skip to new records. */
     LATEST,
-    /** Throw {@link OffsetOutOfRangeException} from {@code poll}. */
+    /**
+     * Throw {@link OffsetOutOfRangeException} from {@code poll}. A group member without a committed offset
+     * still starts at the log start, where Kafka's {@code auto.offset.reset=none} throws.
+     */
     FAIL
 }
