@@ -29,6 +29,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -73,6 +74,7 @@ public final class KafkoAutoConfiguration {
 
     private static final String JSON_MAPPER = "tools.jackson.databind.json.JsonMapper";
     private static final String TEMPLATE_BEAN = "kafkoTemplate";
+    private static final String PRODUCER_LISTENER_BEAN = "kafkoProducerListener";
 
     /** Not needed (and not created) when the application opens its own {@link Kafko}. */
     @Bean
@@ -140,6 +142,7 @@ public final class KafkoAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     KafkoTopicProvisioner kafkoTopicProvisioner(Kafko kafko, KafkoProperties properties) {
+        requireOpened(kafko);
         KafkoTopicProvisioner provisioner = new KafkoTopicProvisioner(kafko, properties.declaredTopics(),
                 properties.topicsWithDefaultPartitions(), properties.isAutoCreateTopics());
         // every topic of an ephemeral log is new: a line per topic at each context start says nothing
@@ -161,6 +164,7 @@ public final class KafkoAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     LogBackend kafkoBackend(Kafko kafko, KafkoTopicProvisioner topics, ObjectProvider<KafkoTopicCreations> creations) {
+        requireOpened(kafko);
         KafkoTopicCreations watch = creations.getIfUnique();
         boolean wired = watch != null && CompositeKafkoObserver.includes(kafko.options().observer(), watch);
         return new KafkoBackend(kafko, topics, wired ? watch : null);
@@ -202,12 +206,16 @@ public final class KafkoAutoConfiguration {
                                       ObjectProvider<ProducerListener<?, ?>> producerListener,
                                       ObjectProvider<KafkoInstrumentation> instrumentation,
                                       ObjectProvider<ObservationRegistry> observationRegistry,
-                                      ObjectProvider<KafkoTemplateObservationConvention> observationConvention) {
+                                      ObjectProvider<KafkoTemplateObservationConvention> observationConvention,
+                                      ListableBeanFactory beanFactory) {
         KafkoTemplate<Object, Object> template = new KafkoTemplate<>(backend, converter);
         String defaultTopic = properties.getTemplate().getDefaultTopic();
         // blank (an unset ${DEFAULT_TOPIC:}) is none, as the start-up check of the properties takes it
         template.setDefaultTopic(StringUtils.hasText(defaultTopic) ? defaultTopic : null);
         ProducerListener<?, ?> listener = producerListener.getIfUnique();
+        if (listener == null) {
+            listener = besideTheLoggingOne(beanFactory);
+        }
         if (listener != null) {
             template.setProducerListener((ProducerListener<Object, Object>) listener);
         } else if (producerListener.stream().findAny().isPresent()) {
@@ -221,6 +229,23 @@ public final class KafkoAutoConfiguration {
             template.setObservationConvention(observationConvention.getIfUnique());
         }
         return template;
+    }
+
+    /**
+     * The one {@link ProducerListener} bean beside the auto-configured logging one, or null. The logging one backs off
+     * when the application defines its own, so both are there only when a bean was added after that check: a test's
+     * {@code @MockitoBean ProducerListener<K, V>}, which sits beside the {@code ProducerListener<?, ?>} rather than
+     * replacing it, and whose mock the template must tell (as {@code @MockitoBean KafkoTemplate<K, V>} keeps the
+     * replies on the auto-configured template).
+     */
+    @SuppressWarnings("rawtypes")
+    private static @Nullable ProducerListener<?, ?> besideTheLoggingOne(ListableBeanFactory beanFactory) {
+        Map<String, ProducerListener> all = beanFactory.getBeansOfType(ProducerListener.class);
+        if (all.size() != 2 || !(all.get(PRODUCER_LISTENER_BEAN) instanceof LoggingProducerListener<?, ?>)) {
+            return null;
+        }
+        all.remove(PRODUCER_LISTENER_BEAN);
+        return all.values().iterator().next();
     }
 
     @Bean
@@ -354,6 +379,19 @@ public final class KafkoAutoConfiguration {
             return unique;
         }
         return beanFactory.getBean(TEMPLATE_BEAN) instanceof KafkoTemplate<?, ?> named ? named : null;
+    }
+
+    /**
+     * Refuses a {@link Kafko} bean that was never opened, one that has no options (a test's {@code @MockitoBean Kafko}
+     * or {@code mock(Kafko.class)}): the beans over it would fail later with a {@code NullPointerException}.
+     */
+    static void requireOpened(Kafko kafko) {
+        if (kafko.options() == null) {
+            throw new IllegalStateException("The Kafko bean (" + kafko.getClass().getName() + ") has no options: a"
+                    + " mock of it (@MockitoBean Kafko)? kafko's topics, template and listeners need an opened Kafko;"
+                    + " with kafko.ephemeral=true a test gets a fresh log of its own: mock the KafkoTemplate, or the"
+                    + " beans the listeners call, instead");
+        }
     }
 
     /** {@code value}, or an error naming {@code property} when it is below 1. */

@@ -430,6 +430,11 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
         BackendProducer producer = producers.get(topic);
         if (producer == null) {
             producer = producers.computeIfAbsent(topic, backend::producer);
+            if (producer == null) {
+                throw new IllegalStateException("The LogBackend " + backend.getClass().getName() + " of template '"
+                        + beanName + "' returned no producer for '" + topic + "' (a mock of the LogBackend bean? the"
+                        + " template sends through it)");
+            }
         }
         lastProducer = producer;
         return producer;

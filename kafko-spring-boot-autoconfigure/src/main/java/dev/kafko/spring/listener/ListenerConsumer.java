@@ -97,9 +97,15 @@ final class ListenerConsumer implements Runnable {
     /** A member of the group, or a consumer of the partitions assigned by hand ({@link AssignedPartitions}). */
     private BackendConsumer openConsumer() {
         AssignedPartitions byHand = container.assignment();
-        return byHand != null ? byHand.open(backend, container, properties.maxPollRecords())
+        BackendConsumer opened = byHand != null ? byHand.open(backend, container, properties.maxPollRecords())
                 : backend.groupConsumer(container.topic(), container.getGroupId(), properties.maxPollRecords(),
                         assignment, container.createsTopic());
+        if (opened == null) {
+            throw new IllegalStateException("The LogBackend " + backend.getClass().getName() + " of listener '"
+                    + container.getListenerId() + "' returned no consumer for '" + container.topic()
+                    + "' (a mock of the LogBackend bean? the listeners read through it)");
+        }
+        return opened;
     }
 
     /** Waits for the gate of {@link #firstPoll}, which its starter always opens, interrupted or not. */

@@ -187,6 +187,12 @@ public class ReplyingKafkoTemplate<K, V, R> implements SmartLifecycle, Disposabl
             pending.remove(correlationId);
             throw e;
         }
+        if (sent == null) {
+            // a mock of the template (a test's @MockitoBean KafkoTemplate<?, ?>): nothing was sent and no reply comes
+            pending.remove(correlationId, future);
+            throw new IllegalStateException("The request to '" + requestTopic + "' went to a KafkoTemplate that"
+                    + " returned no future (a mock of the template bean? the ReplyingKafkoTemplate sends through it)");
+        }
         sent.whenComplete((result, failure) -> {
             if (failure == null) {
                 future.sendFuture().complete(result);

@@ -6,8 +6,10 @@ import dev.kafko.Kafko;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
 import dev.kafko.spring.config.KafkoListenerContainerFactory;
 import dev.kafko.spring.core.KafkoTemplate;
+import dev.kafko.spring.core.LogBackend;
 import dev.kafko.spring.listener.AckMode;
 import dev.kafko.spring.support.Acknowledgment;
+import dev.kafko.spring.support.RecordMessageConverter;
 import dev.kafko.spring.test.KafkoTestUtils;
 import java.time.Duration;
 import java.util.List;
@@ -17,6 +19,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.messaging.handler.annotation.SendTo;
 
 /**
  * {@code @KafkoListener(containerFactory = ...)}: a second factory, copied from the auto-configured one,
@@ -52,6 +55,15 @@ class ContainerFactoryTest {
     }
 
     @Test
+    void aSendToListenerOnAFactoryOfTheApplicationsOwnWithoutAReplyTemplateFailsTheStartSayingSo() {
+        // one KafkoTemplate bean: the message must not say there is none, but point at the factory's reply template
+        runner.withUserConfiguration(OwnFactoryWithoutReplies.class).withBean(Replier.class).run(context -> assertThat(
+                context).hasFailed().getFailure().hasStackTraceContaining("Listener 'replier' has @SendTo(\"out\") but"
+                        + " its container factory has no KafkoTemplate to send its replies with")
+                .hasStackTraceContaining("setReplyTemplate"));
+    }
+
+    @Test
     void anUnknownContainerFactoryFailsTheStartNamingTheListenerAndTheFactories() {
         runner.withBean(UnknownFactory.class).run(context -> assertThat(context).hasFailed().getFailure()
                 .hasStackTraceContaining("@KafkoListener 'lost' on UnknownFactory.on: containerFactory 'nope' is no"
@@ -84,6 +96,22 @@ class ContainerFactoryTest {
     static class UnknownFactory {
         @KafkoListener(id = "lost", topics = "t", containerFactory = "nope")
         void on(String value) {
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OwnFactoryWithoutReplies {
+        @Bean
+        KafkoListenerContainerFactory kafkoListenerContainerFactory(LogBackend backend, RecordMessageConverter converter) {
+            return new KafkoListenerContainerFactory(backend, converter);
+        }
+    }
+
+    static class Replier {
+        @KafkoListener(id = "replier", topics = "in")
+        @SendTo("out")
+        String reply(String in) {
+            return in;
         }
     }
 }

@@ -152,8 +152,10 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
         if ((replyTopic != null || replyToHeader) && replyTemplate == null) {
             throw new IllegalStateException("Listener '" + listenerId + "' has @SendTo("
                     + (replyTopic == null ? "" : "\"" + replyTopic + "\"")
-                    + ") but no KafkoTemplate to send its replies with: there is no KafkoTemplate bean, or there are"
-                    + " several and none of them is @Primary or named 'kafkoTemplate'");
+                    + ") but its container factory has no KafkoTemplate to send its replies with: the"
+                    + " auto-configured factory takes the only KafkoTemplate bean, else the @Primary one, else the one"
+                    + " named 'kafkoTemplate', and there was none of these; a factory of your own (one replacing"
+                    + " 'kafkoListenerContainerFactory' included) has one only once given it with setReplyTemplate");
         }
         this.replies = replyTemplate == null || (replyTopic == null && !replyToHeader) ? null
                 : new ReplySender(listenerId, replyTopic, replyTemplate, batch, existingTopic);
