@@ -3,6 +3,7 @@ package dev.kafko.conformance;
 import dev.kafko.Kafko;
 import dev.kafko.KafkoRecord;
 import dev.kafko.TopicConfig;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -11,6 +12,7 @@ import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import org.apache.kafka.clients.admin.Admin;
@@ -217,5 +219,21 @@ abstract class AgainstKafka {
             Thread.currentThread().interrupt();
             throw new AssertionError(e);
         }
+    }
+
+    private static final String[] WORDS = {"a", "user-42", "ü", "€uro", "日本語", "𝄞music", "\u0000nul", "key with space"};
+
+    /** A key: empty, a word with a number, or random bytes. */
+    static byte[] randomKey(Random random) {
+        int kind = random.nextInt(10);
+        if (kind == 0) {
+            return new byte[0];
+        }
+        if (kind < 5) {
+            return (WORDS[random.nextInt(WORDS.length)] + random.nextInt(1000)).getBytes(StandardCharsets.UTF_8);
+        }
+        byte[] key = new byte[1 + random.nextInt(40)];
+        random.nextBytes(key);
+        return key;
     }
 }

@@ -36,23 +36,11 @@ import org.junit.jupiter.api.Test;
  */
 class ProduceConformanceTest extends AgainstKafka {
 
-    private static final String[] WORDS = {"a", "user-42", "ü", "€uro", "日本語", "𝄞music", "\u0000nul", "Ω"};
     private static final String[] HEADER_KEYS = {"a", "a", "b", "ü-h", "", "trace-id"};
 
-    static byte @Nullable [] randomKey(Random random) {
-        int kind = random.nextInt(10);
-        if (kind == 0) {
-            return null;
-        }
-        if (kind == 1) {
-            return new byte[0];
-        }
-        if (kind < 5) {
-            return (WORDS[random.nextInt(WORDS.length)] + random.nextInt(1000)).getBytes(StandardCharsets.UTF_8);
-        }
-        byte[] key = new byte[1 + random.nextInt(40)];
-        random.nextBytes(key);
-        return key;
+    /** A key: missing, or one of {@link AgainstKafka#randomKey}'s. */
+    static byte @Nullable [] randomKeyOrNull(Random random) {
+        return random.nextInt(10) == 0 ? null : randomKey(random);
     }
 
     static byte @Nullable [] randomValue(Random random) {
@@ -100,7 +88,7 @@ class ProduceConformanceTest extends AgainstKafka {
                 for (int i = 0; i < count; i++) {
                     long timestamp = random.nextBoolean() ? OutgoingRecord.NO_TIMESTAMP
                             : random.nextInt(5) == 0 ? base : base + random.nextInt(1_000_000);
-                    OutgoingRecord record = OutgoingRecord.of(randomKey(random), randomValue(random),
+                    OutgoingRecord record = OutgoingRecord.of(randomKeyOrNull(random), randomValue(random),
                             randomHeaders(random), timestamp);
                     Integer chosen = random.nextInt(3) == 0 ? random.nextInt(partitions) : null;
                     RecordPosition kafkoAt = chosen != null ? producer.sendTo(chosen, record).join() : producer.send(record).join();

@@ -3,7 +3,6 @@ package dev.kafko.conformance;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kafko.Producer;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -23,22 +22,6 @@ import org.junit.jupiter.api.Test;
  * Kafka's producer sticks to a partition per batch; the engine's {@code RoutingTest} covers kafko's.)
  */
 class RoutingConformanceTest extends AgainstKafka {
-
-    private static final String[] WORDS = {"a", "user-42", "ü", "€uro", "日本語", "𝄞music", "\u0000nul", "key with space"};
-
-    /** A key: empty, a word with a number, or random bytes. */
-    static byte[] randomKey(Random random) {
-        int kind = random.nextInt(10);
-        if (kind == 0) {
-            return new byte[0];
-        }
-        if (kind < 5) {
-            return (WORDS[random.nextInt(WORDS.length)] + random.nextInt(1000)).getBytes(StandardCharsets.UTF_8);
-        }
-        byte[] key = new byte[1 + random.nextInt(40)];
-        random.nextBytes(key);
-        return key;
-    }
 
     @Test
     void keyedRecordsLandOnKafkasPartitionForEveryPartitionCount() {
