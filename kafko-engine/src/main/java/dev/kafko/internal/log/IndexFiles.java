@@ -7,6 +7,9 @@ import dev.kafko.internal.io.StorageErrors;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -125,10 +128,18 @@ final class IndexFiles {
      */
     static @Nullable Snapshot load(FileIo io, Path dir, long base, long segmentFileSize) {
         long maxEntries = Math.max(0, (segmentFileSize - FrameFormat.SEGMENT_HEADER_SIZE) / FrameFormat.HEADER_SIZE);
-        byte[] idx = readAll(io, FileNames.indexFile(dir, base), INDEX_HEADER_SIZE, 28, INDEX_ENTRY_SIZE, maxEntries);
+        Path indexFile = FileNames.indexFile(dir, base);
+        Path timeIndexFile = FileNames.timeIndexFile(dir, base);
+        byte[] idx = readAll(io, indexFile, INDEX_HEADER_SIZE, 28, INDEX_ENTRY_SIZE, maxEntries);
         byte[] time = idx == null ? null
-                : readAll(io, FileNames.timeIndexFile(dir, base), TIME_HEADER_SIZE, 16, TIME_ENTRY_SIZE, maxEntries);
+                : readAll(io, timeIndexFile, TIME_HEADER_SIZE, 16, TIME_ENTRY_SIZE, maxEntries);
         if (idx == null || time == null) {
+            // the index is rebuilt and written at the next close: a directory in either file's place (too short
+            // to be read as one, or never read for a missing index) would fail that close and every open after
+            // it, where this one succeeded; it fails this one, as one that reads it does. Checked only here, so
+            // an open that loads its indexes makes no extra call per segment
+            refuseDirectory(indexFile);
+            refuseDirectory(timeIndexFile);
             return null;
         }
         int n = FrameFormat.getInt(idx, 28);
@@ -166,6 +177,13 @@ final class IndexFiles {
             return null;
         }
         return new Snapshot(new OffsetIndex(entries, times, n), nextOffset, segmentSize, FrameFormat.getLong(idx, 32));
+    }
+
+    private static void refuseDirectory(Path file) {
+        if (Files.isDirectory(file, LinkOption.NOFOLLOW_LINKS)) {
+            throw StorageErrors.wrap("read index", file, new FileSystemException(file.toString(), null,
+                    "Is a directory"));
+        }
     }
 
     /** Deletes both files of the segment at {@code base}, if present. */

@@ -86,11 +86,26 @@ final class LogLoader {
             if (bases.length == 0) {
                 segments.add(create(dir, 0, config, now, io));
             }
+            long framesEnd = -1;
             for (int i = 0; i < bases.length - 1; i++) {
-                segments.add(openSealed(name, dir, bases[i], bases[i + 1], config, io));
+                Sealed sealed = openSealed(name, dir, bases[i], bases[i + 1], config, io);
+                segments.add(sealed.segment());
+                framesEnd = sealed.framesEnd();
+            }
+            boolean scanActive = false;
+            if (bases.length >= 2 && framesEnd > bases[bases.length - 1]
+                    && holdsNoFrame(dir, bases[bases.length - 1], config, io)) {
+                // a stray file named inside the offsets of the segment before it, holding nothing: taken for the
+                // active segment, it would move the end back below records that were acknowledged, and new
+                // appends would take their offsets again
+                dropStray(name, dir, bases[bases.length - 1], bases[bases.length - 2], framesEnd, io);
+                segments.remove(segments.size() - 1).file().closeChannel();
+                bases = Arrays.copyOf(bases, bases.length - 1);
+                scanActive = true;
             }
             if (bases.length > 0) {
-                Active active = openActive(name, dir, bases[bases.length - 1], clean, config, now, io);
+                Active active = openActive(name, dir, bases[bases.length - 1], clean && !scanActive, config, now,
+                        io);
                 segments.add(active.segment());
                 vouched = active.fromIndex();
             }
@@ -205,18 +220,49 @@ final class LogLoader {
     private record Active(Segment segment, boolean fromIndex) {
     }
 
-    private static Segment openSealed(String name, Path dir, long base, long nextBase, TopicConfig config, FileIo io) {
+    /** Whether the segment file at {@code base} holds no frame that starts at its base offset. */
+    private static boolean holdsNoFrame(Path dir, long base, TopicConfig config, FileIo io) {
+        SegmentFile file = SegmentFiles.open(io, FileNames.segmentFile(dir, base), false, config.segmentBytes());
+        try {
+            int size = (int) Math.min(file.fileSize(), Integer.MAX_VALUE);
+            return size <= SEGMENT_HEADER_SIZE
+                    || scan(file, base, size, config.indexIntervalBytes()).nextOffset() == base;
+        } finally {
+            file.closeChannel();
+        }
+    }
+
+    /** Deletes the stray last segment at {@code base} (and its index files), durably, with a warning. */
+    private static void dropStray(String name, Path dir, long base, long previous, long framesEnd, FileIo io) {
+        Path stray = FileNames.segmentFile(dir, base);
+        LOG.log(System.Logger.Level.WARNING, "{0}: {1} holds no record and is named inside the offsets of {2}, whose"
+                + " frames run to offset {3}: deleting it (a stray file?); {2} is the active segment again", name,
+                stray, FileNames.segmentFile(dir, previous), framesEnd);
+        try {
+            io.deleteIfExists(stray);
+            IndexFiles.delete(io, dir, base);
+            io.fsyncDirectory(dir);
+        } catch (IOException e) {
+            throw StorageErrors.wrap("delete a stray segment", stray, e);
+        }
+    }
+
+    /** A sealed segment, and the offset after its last frame (its index's, else what its scan found). */
+    private record Sealed(Segment segment, long framesEnd) {
+    }
+
+    private static Sealed openSealed(String name, Path dir, long base, long nextBase, TopicConfig config, FileIo io) {
         SegmentFile file = SegmentFiles.open(io, FileNames.segmentFile(dir, base), false, config.segmentBytes());
         String damage = headerDamage(file, base);
         if (damage != null) {
-            return openWithDamagedHeader(name, file, base, nextBase, damage, config);
+            return new Sealed(openWithDamagedHeader(name, file, base, nextBase, damage, config), -1);
         }
         int size = (int) file.fileSize();
         IndexFiles.Snapshot snap = IndexFiles.load(io, dir, base, size);
         // the ends only, not every entry: that read the whole log at every open (see IndexChecks)
         if (snap != null && snap.segmentSize() == size && snap.nextOffset() == nextBase && IndexChecks.endsAgree(file, base, snap)) {
-            return new Segment(base, file, snap.index(), config.indexIntervalBytes(), size, snap.nextOffset(),
-                    snap.maxTimestamp(), Long.MIN_VALUE, 0);
+            return new Sealed(new Segment(base, file, snap.index(), config.indexIntervalBytes(), size,
+                    snap.nextOffset(), snap.maxTimestamp(), Long.MIN_VALUE, 0), nextBase);
         }
         Scan scan = scan(file, base, size, config.indexIntervalBytes());
         if (scan.stopReason() == null && scan.nextOffset() == nextBase) {
@@ -250,8 +296,8 @@ final class LogLoader {
                     scan.validEnd(), scan.stopReason());
         }
         // a sealed segment ends where the next one begins, even when its tail is damaged
-        return new Segment(base, file, scan.index(), config.indexIntervalBytes(), size, nextBase, scan.maxTimestamp(),
-                Long.MIN_VALUE, 0);
+        return new Sealed(new Segment(base, file, scan.index(), config.indexIntervalBytes(), size, nextBase,
+                scan.maxTimestamp(), Long.MIN_VALUE, 0), scan.nextOffset());
     }
 
     /**

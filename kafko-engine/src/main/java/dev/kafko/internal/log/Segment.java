@@ -187,6 +187,11 @@ final class Segment {
         // offset below next is in a frame below end
         long next = nextOffset;
         int end = size;
+        if (offset < next && next - offset < maxRecords) {
+            // a sealed segment whose frames run past the next segment's base (a stray file named inside its
+            // offsets) returns none of those offsets: they are read from the next segment
+            maxRecords = (int) (next - offset);
+        }
         byte[] h = new byte[HEADER_SIZE];
         int pos = verified == null ? -1 : verified.positionOf(this, offset);
         boolean remembered = pos >= 0 && pos <= end;
