@@ -5,6 +5,7 @@ import dev.kafko.spring.config.KafkoListenerEndpoint;
 import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
 import dev.kafko.spring.listener.MessageListenerContainer;
 import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -13,6 +14,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.aop.scope.ScopedObject;
 import org.springframework.aop.scope.ScopedProxyFactoryBean;
@@ -78,6 +81,8 @@ public final class KafkoListenerAnnotationBeanPostProcessor
             "dev.kafko.spring.listener.adapter.KafkoArgumentResolvers$FailureMarkingFactory",
             "dev.kafko.spring.metrics.KafkoMetrics",
             "dev.kafko.spring.health.KafkoHealthIndicator");
+
+    private static final Logger LOG = LoggerFactory.getLogger(KafkoListenerAnnotationBeanPostProcessor.class);
 
     private final Set<Class<?>> withoutListeners = ConcurrentHashMap.newKeySet();
     /** The endpoints read before every singleton existed, with the names of their beans. */
@@ -297,6 +302,17 @@ public final class KafkoListenerAnnotationBeanPostProcessor
                 || AopProxyUtils.ultimateTargetClass(exposed) != AopProxyUtils.ultimateTargetClass(seen)) {
             return endpoint;
         }
+        Method unroutable = AopUtils.isCglibProxy(exposed) ? unroutable(endpoint) : null;
+        if (unroutable != null) {
+            // a class proxy cannot override a final method nor pass a private one on: called on the proxy, the
+            // method would run on the proxy itself, whose fields were never set. The bean is called as before.
+            LOG.warn("@KafkoListener '{}' {}: bean '{}' is exposed as a class proxy made by a post-processor that"
+                    + " runs after kafko's, which cannot pass a call of the {} method {} on to the bean: the listener"
+                    + " calls the bean beneath the proxy, without its advice; make the method neither final nor"
+                    + " private", endpoint.id(), declaration(endpoint), beanName,
+                    Modifier.isFinal(unroutable.getModifiers()) ? "final" : "private", unroutable.getName());
+            return endpoint;
+        }
         Method method = invocable(endpoint, endpoint.method(), exposed, beanName);
         List<KafkoListenerEndpoint.Handler> handlers = endpoint.handlers().stream()
                 .map(h -> new KafkoListenerEndpoint.Handler(invocable(endpoint, h.method(), exposed, beanName),
@@ -306,6 +322,20 @@ public final class KafkoListenerAnnotationBeanPostProcessor
                 endpoint.autoStartup(), endpoint.batch(), endpoint.ackMode(), exposed, method, endpoint.replyTopic(),
                 endpoint.containerFactory(), endpoint.replyToHeader(), endpoint.recordFilterStrategy(),
                 endpoint.errorHandler(), handlers, endpoint.topicPattern(), endpoint.topicPartitions());
+    }
+
+    /** The endpoint's first method a class proxy cannot pass on to its bean (final or private), or null. */
+    private static @Nullable Method unroutable(KafkoListenerEndpoint endpoint) {
+        List<Method> methods = new ArrayList<>();
+        methods.add(endpoint.method());
+        endpoint.handlers().forEach(h -> methods.add(h.method()));
+        for (Method m : methods) {
+            int modifiers = m.getModifiers();
+            if (!Modifier.isStatic(modifiers) && (Modifier.isFinal(modifiers) || Modifier.isPrivate(modifiers))) {
+                return m;
+            }
+        }
+        return null;
     }
 
     private static Method invocable(KafkoListenerEndpoint endpoint, Method method, Object exposed, String beanName) {
