@@ -120,6 +120,34 @@ class ProxiedListenerTest {
         return (InvalidKafkoListenerException) t;
     }
 
+    /**
+     * A final method of a CGLIB proxy runs on the proxy itself, whose fields were never set: the listener got
+     * "nulla" (before the swap to the exposed object it got "prefix:a").
+     */
+    @Test
+    void aFinalListenerMethodIsNotCalledOnTheFieldlessProxy() {
+        runner.withUserConfiguration(FinalConfig.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            send(context, "final-topic", "a");
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+            assertThat(RECEIVED).containsExactly("prefix:a");
+        });
+    }
+
+    /**
+     * A private method worked before the swap; it failed start-up with "bean 'withPrivate' is exposed as a JDK
+     * proxy", of a class proxy.
+     */
+    @Test
+    void aPrivateListenerMethodBehindALateClassProxyStillWorks() {
+        runner.withUserConfiguration(PrivateConfig.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            send(context, "private-topic", "b");
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+            assertThat(RECEIVED).containsExactly("b");
+        });
+    }
+
     private static void send(org.springframework.context.ApplicationContext context, String topic, String... values) {
         @SuppressWarnings("unchecked")
         KafkoTemplate<Object, Object> template = context.getBean(KafkoTemplate.class);
@@ -310,6 +338,48 @@ class ProxiedListenerTest {
         @Bean
         WithTopic headerImpl() {
             return new HeaderImpl();
+        }
+    }
+
+    static class WithFinal {
+        private final StringBuilder prefix = new StringBuilder("prefix:");
+
+        @KafkoListener(id = "final-l", topics = "final-topic")
+        public final void on(String value) {
+            RECEIVED.add(prefix + value);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class FinalConfig {
+        @Bean
+        static BeanPostProcessor lateProxying() {
+            return new LateProxying(true, "withFinal");
+        }
+
+        @Bean
+        WithFinal withFinal() {
+            return new WithFinal();
+        }
+    }
+
+    static class WithPrivate {
+        @KafkoListener(id = "private-l", topics = "private-topic")
+        private void on(String value) {
+            RECEIVED.add(value);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class PrivateConfig {
+        @Bean
+        static BeanPostProcessor lateProxying() {
+            return new LateProxying(true, "withPrivate");
+        }
+
+        @Bean
+        WithPrivate withPrivate() {
+            return new WithPrivate();
         }
     }
 }
