@@ -91,11 +91,11 @@ class StraySegmentFileTest {
         }
     }
 
-    private static String value(String prefix, long offset) {
+    static String value(String prefix, long offset) {
         return String.format("%s-%03d-abcdefghabcdefgh", prefix, offset);
     }
 
-    private static List<Long> bases(Path partition) throws IOException {
+    static List<Long> bases(Path partition) throws IOException {
         try (Stream<Path> s = Files.list(partition)) {
             return s.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".log")).sorted()
                     .map(n -> Long.parseLong(n.substring(0, 20))).toList();
@@ -103,7 +103,7 @@ class StraySegmentFileTest {
     }
 
     /** Every record from {@code from} to the end, by offset. */
-    private static Map<Long, String> readAll(Kafko k, long from) {
+    static Map<Long, String> readAll(Kafko k, long from) {
         Map<Long, String> out = new TreeMap<>();
         try (Consumer c = k.consumer("t", ConsumerOptions.DEFAULTS)) {
             c.seek(0, from);

@@ -86,22 +86,26 @@ final class LogLoader {
             if (bases.length == 0) {
                 segments.add(create(dir, 0, config, now, io));
             }
-            long framesEnd = -1;
+            boolean scanActive = false;
             for (int i = 0; i < bases.length - 1; i++) {
                 Sealed sealed = openSealed(name, dir, bases[i], bases[i + 1], config, io);
+                if (sealed.framesEnd() > bases[i + 1] && holdsNothing(dir, bases[i + 1], config, io)) {
+                    // a stray file named inside the offsets of the segment before it, holding nothing: taken for
+                    // the active segment, it would move the end back below records that were acknowledged (and
+                    // new appends would take their offsets again); taken for a sealed one, the records it cuts
+                    // from the segment before it would fail every read. Dropped, and that segment opened again
+                    // against the next base (another stray may follow)
+                    sealed.segment().file().closeChannel();
+                    dropStray(name, dir, bases[i + 1], bases[i], sealed.framesEnd(), io);
+                    long[] rest = new long[bases.length - 1];
+                    System.arraycopy(bases, 0, rest, 0, i + 1);
+                    System.arraycopy(bases, i + 2, rest, i + 1, bases.length - i - 2);
+                    bases = rest;
+                    scanActive |= i == bases.length - 1;
+                    i--;
+                    continue;
+                }
                 segments.add(sealed.segment());
-                framesEnd = sealed.framesEnd();
-            }
-            boolean scanActive = false;
-            if (bases.length >= 2 && framesEnd > bases[bases.length - 1]
-                    && holdsNoFrame(dir, bases[bases.length - 1], config, io)) {
-                // a stray file named inside the offsets of the segment before it, holding nothing: taken for the
-                // active segment, it would move the end back below records that were acknowledged, and new
-                // appends would take their offsets again
-                dropStray(name, dir, bases[bases.length - 1], bases[bases.length - 2], framesEnd, io);
-                segments.remove(segments.size() - 1).file().closeChannel();
-                bases = Arrays.copyOf(bases, bases.length - 1);
-                scanActive = true;
             }
             if (bases.length > 0) {
                 Active active = openActive(name, dir, bases[bases.length - 1], clean && !scanActive, config, now,
@@ -220,23 +224,36 @@ final class LogLoader {
     private record Active(Segment segment, boolean fromIndex) {
     }
 
-    /** Whether the segment file at {@code base} holds no frame that starts at its base offset. */
-    private static boolean holdsNoFrame(Path dir, long base, TopicConfig config, FileIo io) {
+    /**
+     * Whether the segment file at {@code base} holds nothing past its header but zeros: an empty file named like a
+     * segment. A file with any other byte after its header (a copy of another segment, a damaged one) is never
+     * taken for empty, whatever its frames say: it stays, and its reads fail as a damaged segment's do.
+     */
+    private static boolean holdsNothing(Path dir, long base, TopicConfig config, FileIo io) {
         SegmentFile file = SegmentFiles.open(io, FileNames.segmentFile(dir, base), false, config.segmentBytes());
         try {
-            int size = (int) Math.min(file.fileSize(), Integer.MAX_VALUE);
-            return size <= SEGMENT_HEADER_SIZE
-                    || scan(file, base, size, config.indexIntervalBytes()).nextOffset() == base;
+            long size = file.fileSize();
+            byte[] chunk = new byte[64 * 1024];
+            for (long pos = SEGMENT_HEADER_SIZE; pos < size; pos += chunk.length) {
+                int len = (int) Math.min(chunk.length, size - pos);
+                file.read(pos, chunk, 0, len);
+                for (int i = 0; i < len; i++) {
+                    if (chunk[i] != 0) {
+                        return false;
+                    }
+                }
+            }
+            return true;
         } finally {
             file.closeChannel();
         }
     }
 
-    /** Deletes the stray last segment at {@code base} (and its index files), durably, with a warning. */
+    /** Deletes the stray segment at {@code base} (and its index files), durably, with a warning. */
     private static void dropStray(String name, Path dir, long base, long previous, long framesEnd, FileIo io) {
         Path stray = FileNames.segmentFile(dir, base);
         LOG.log(System.Logger.Level.WARNING, "{0}: {1} holds no record and is named inside the offsets of {2}, whose"
-                + " frames run to offset {3}: deleting it (a stray file?); {2} is the active segment again", name,
+                + " frames run to offset {3}: deleting it (a stray file?)", name,
                 stray, FileNames.segmentFile(dir, previous), framesEnd);
         try {
             io.deleteIfExists(stray);
