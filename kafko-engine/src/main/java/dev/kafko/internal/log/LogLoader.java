@@ -75,7 +75,7 @@ final class LogLoader {
         Path marker = dir.resolve(FileNames.CLEAN_SHUTDOWN_FILE);
         boolean clean = Files.exists(marker);
         long[] bases = segmentBases(name, dir, io);
-        int kept = bases.length >= 2 ? afterCutShortRoll(name, dir, bases, config, io) : bases.length;
+        int kept = bases.length >= 2 ? SegmentLayoutRepairs.afterCutShortRoll(name, dir, bases, config, io) : bases.length;
         if (kept < bases.length) {
             bases = Arrays.copyOf(bases, kept);
             clean = false;
@@ -89,14 +89,14 @@ final class LogLoader {
             boolean scanActive = false;
             for (int i = 0; i < bases.length - 1; i++) {
                 Sealed sealed = openSealed(name, dir, bases[i], bases[i + 1], config, io);
-                if (sealed.framesEnd() > bases[i + 1] && holdsNothing(dir, bases[i + 1], config, io)) {
+                if (sealed.framesEnd() > bases[i + 1] && SegmentLayoutRepairs.holdsNothing(dir, bases[i + 1], config, io)) {
                     // a stray file named inside the offsets of the segment before it, holding nothing: taken for
                     // the active segment, it would move the end back below records that were acknowledged (and
                     // new appends would take their offsets again); taken for a sealed one, the records it cuts
                     // from the segment before it would fail every read. Dropped, and that segment opened again
                     // against the next base (another stray may follow)
                     sealed.segment().file().closeChannel();
-                    dropStray(name, dir, bases[i + 1], bases[i], sealed.framesEnd(), io);
+                    SegmentLayoutRepairs.dropStray(name, dir, bases[i + 1], bases[i], sealed.framesEnd(), io);
                     long[] rest = new long[bases.length - 1];
                     System.arraycopy(bases, 0, rest, 0, i + 1);
                     System.arraycopy(bases, i + 2, rest, i + 1, bases.length - i - 2);
@@ -148,68 +148,6 @@ final class LogLoader {
     }
 
     /**
-     * How many segments survive a roll cut short by a crash: all of them when no roll was cut short.
-     * Rolled segments are sealed in the background, in roll order, at most
-     * {@link Seals#MAX_PENDING} at a time, and a seal writes the segment's {@code .index}
-     * file only after its data is durable. So the seals a crash cut short are those of the segments
-     * before the active one that have no {@code .index} file and follow the last one that has (at
-     * most that many). The oldest of them whose frames end before the next segment's base lost its
-     * unsynced tail. No later segment can hold a record that was flushed (a flush waits for every
-     * pending seal), so every later segment is deleted, and this one becomes the active segment, cut
-     * at its last complete frame like any torn tail. A segment followed by one with an
-     * {@code .index} file is never treated so, nor is one whose own index files were written and
-     * are lost or damaged: its data was durable before they existed.
-     */
-    private static int afterCutShortRoll(String name, Path dir, long[] bases, TopicConfig config, FileIo io) {
-        int last = bases.length - 1;
-        int from = last;
-        while (from > 0 && last - from < Seals.MAX_PENDING
-                && !Files.exists(FileNames.indexFile(dir, bases[from - 1]))) {
-            from--;
-        }
-        for (int i = from; i < last; i++) {
-            long base = bases[i];
-            if (!endsShort(dir, base, bases[i + 1], config, io)) {
-                continue;
-            }
-            for (int j = last; j > i; j--) {
-                Path later = FileNames.segmentFile(dir, bases[j]);
-                LOG.log(System.Logger.Level.WARNING, "{0}: a roll was cut short by a crash: {1} was never sealed and"
-                        + " lost its tail; deleting {2}, which held nothing flushed", name,
-                        FileNames.segmentFile(dir, base), later);
-                try {
-                    io.deleteIfExists(later);
-                    IndexFiles.delete(io, dir, bases[j]);
-                } catch (IOException e) {
-                    throw StorageErrors.wrap("delete a segment after a roll cut short", later, e);
-                }
-            }
-            try {
-                io.fsyncDirectory(dir);
-            } catch (IOException e) {
-                throw StorageErrors.wrap("delete the segments after a roll cut short", dir, e);
-            }
-            return i + 1;
-        }
-        return bases.length;
-    }
-
-    /**
-     * Whether the frames of the segment at {@code base} end before {@code nextBase} (a readable header only).
-     * Frames that run past it are no cut roll (a roll ends a segment exactly at the next one's base) but a
-     * segment file named inside this one's offsets, which {@link #openSealed} reports as an overlap.
-     */
-    private static boolean endsShort(Path dir, long base, long nextBase, TopicConfig config, FileIo io) {
-        SegmentFile file = SegmentFiles.open(io, FileNames.segmentFile(dir, base), false, config.segmentBytes());
-        try {
-            return headerDamage(file, base) == null
-                    && scan(file, base, (int) file.fileSize(), config.indexIntervalBytes()).nextOffset() < nextBase;
-        } finally {
-            file.closeChannel();
-        }
-    }
-
-    /**
      * Creates an empty segment file at {@code base}. Its directory entry is not fsynced here: the
      * caller does that before anything written to it is promised durable (a flush, a close).
      */
@@ -222,46 +160,6 @@ final class LogLoader {
 
     /** The opened active segment, and whether it was loaded from its index files (no scan). */
     private record Active(Segment segment, boolean fromIndex) {
-    }
-
-    /**
-     * Whether the segment file at {@code base} holds nothing past its header but zeros: an empty file named like a
-     * segment. A file with any other byte after its header (a copy of another segment, a damaged one) is never
-     * taken for empty, whatever its frames say: it stays, and its reads fail as a damaged segment's do.
-     */
-    private static boolean holdsNothing(Path dir, long base, TopicConfig config, FileIo io) {
-        SegmentFile file = SegmentFiles.open(io, FileNames.segmentFile(dir, base), false, config.segmentBytes());
-        try {
-            long size = file.fileSize();
-            byte[] chunk = new byte[64 * 1024];
-            for (long pos = SEGMENT_HEADER_SIZE; pos < size; pos += chunk.length) {
-                int len = (int) Math.min(chunk.length, size - pos);
-                file.read(pos, chunk, 0, len);
-                for (int i = 0; i < len; i++) {
-                    if (chunk[i] != 0) {
-                        return false;
-                    }
-                }
-            }
-            return true;
-        } finally {
-            file.closeChannel();
-        }
-    }
-
-    /** Deletes the stray segment at {@code base} (and its index files), durably, with a warning. */
-    private static void dropStray(String name, Path dir, long base, long previous, long framesEnd, FileIo io) {
-        Path stray = FileNames.segmentFile(dir, base);
-        LOG.log(System.Logger.Level.WARNING, "{0}: {1} holds no record and is named inside the offsets of {2}, whose"
-                + " frames run to offset {3}: deleting it (a stray file?)", name,
-                stray, FileNames.segmentFile(dir, previous), framesEnd);
-        try {
-            io.deleteIfExists(stray);
-            IndexFiles.delete(io, dir, base);
-            io.fsyncDirectory(dir);
-        } catch (IOException e) {
-            throw StorageErrors.wrap("delete a stray segment", stray, e);
-        }
     }
 
     /** A sealed segment, and the offset after its last frame (its index's, else what its scan found). */
@@ -490,7 +388,7 @@ final class LogLoader {
     }
 
     /** What is wrong with the segment's size or 16-byte header, or {@code null} when they check out. */
-    private static @Nullable String headerDamage(SegmentFile file, long base) {
+    static @Nullable String headerDamage(SegmentFile file, long base) {
         long size = file.fileSize();
         if (size < SEGMENT_HEADER_SIZE || size > Integer.MAX_VALUE) {
             return "an impossible size of " + size + " bytes";
@@ -580,13 +478,18 @@ final class LogLoader {
         return lastNonZero - from + 1;
     }
 
-    private static boolean isZero(SegmentFile file, int pos, int len) {
-        byte[] b = new byte[len];
-        file.read(pos, b, 0, len);
-        for (byte x : b) {
-            if (x != 0) {
-                return false;
+    /** Whether the {@code len} bytes at {@code pos} are all zero (read 64 KiB at a time). */
+    static boolean isZero(SegmentFile file, long pos, long len) {
+        byte[] b = new byte[(int) Math.min(len, 64 * 1024)];
+        for (long done = 0; done < len; ) {
+            int n = (int) Math.min(b.length, len - done);
+            file.read(pos + done, b, 0, n);
+            for (int i = 0; i < n; i++) {
+                if (b[i] != 0) {
+                    return false;
+                }
             }
+            done += n;
         }
         return true;
     }
