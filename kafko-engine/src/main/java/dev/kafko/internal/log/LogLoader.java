@@ -75,7 +75,8 @@ final class LogLoader {
         Path marker = dir.resolve(FileNames.CLEAN_SHUTDOWN_FILE);
         boolean clean = Files.exists(marker);
         long[] bases = segmentBases(name, dir, io);
-        int kept = bases.length >= 2 ? SegmentLayoutRepairs.afterCutShortRoll(name, dir, bases, config, io) : bases.length;
+        int kept = bases.length >= 2 ? SegmentLayoutRepairs.afterCutShortRoll(name, dir, bases, config, io)
+                : bases.length;
         if (kept < bases.length) {
             bases = Arrays.copyOf(bases, kept);
             clean = false;
@@ -89,7 +90,8 @@ final class LogLoader {
             boolean scanActive = false;
             for (int i = 0; i < bases.length - 1; i++) {
                 Sealed sealed = openSealed(name, dir, bases[i], bases[i + 1], config, io);
-                if (sealed.framesEnd() > bases[i + 1] && SegmentLayoutRepairs.holdsNothing(dir, bases[i + 1], config, io)) {
+                if (sealed.framesEnd() > bases[i + 1]
+                        && SegmentLayoutRepairs.holdsNothing(dir, bases[i + 1], config, io)) {
                     // a stray file named inside the offsets of the segment before it, holding nothing: taken for
                     // the active segment, it would move the end back below records that were acknowledged (and
                     // new appends would take their offsets again); taken for a sealed one, the records it cuts
