@@ -23,6 +23,8 @@ import org.junit.jupiter.api.RepetitionInfo;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Sends that stream in linger to share a frame, and whoever needs one of them gets it written at
@@ -171,8 +173,14 @@ class LingerTest {
         }
     }
 
-    @Test
-    void flushReturnsOnlyOnceSendsCompletingOnAnotherThreadAreComplete() throws Exception {
+    /**
+     * A flush returns only once every send made before it is complete, also while another thread is still
+     * completing the futures of an earlier write, and also after a second flush (which waits for that write)
+     * flipped the epoch the writes are counted in, so that this one flips it back.
+     */
+    @ParameterizedTest(name = "flushes waiting meanwhile: {0}")
+    @ValueSource(booleans = {false, true})
+    void flushReturnsOnlyOnceSendsCompletingOnAnotherThreadAreComplete(boolean anotherFlushWaits) throws Exception {
         try (Kafko k = Kafko.open(dir, KafkoOptions.builder().linger(HOUR).build())) {
             k.createTopic("t");
             Producer p = k.producer("t");
@@ -194,6 +202,16 @@ class LingerTest {
             Thread writer = new Thread(p::flush, "holds-the-round");
             writer.start();
             assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
+            Thread other = new Thread(p::flush, "flushes-meanwhile");
+            if (anotherFlushWaits) {
+                // a second flush flips the epoch (and waits for the held round): this thread's flips it back
+                other.start();
+                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (other.getState() != Thread.State.WAITING && System.nanoTime() < until) {
+                    Thread.sleep(1);
+                }
+                assertThat(other.getState()).as("the other flush waits for the held round").isEqualTo(Thread.State.WAITING);
+            }
             assertThat(second).isNotDone();
 
             Thread releaser = new Thread(() -> {
@@ -205,6 +223,7 @@ class LingerTest {
             assertThat(second).as("a send made before flush() is complete when it returns").isDone();
             releaser.join();
             writer.join(10_000);
+            other.join(10_000);
         }
     }
 

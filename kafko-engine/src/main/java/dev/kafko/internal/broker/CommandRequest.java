@@ -32,8 +32,11 @@ final class CommandRequest extends Request<Void> {
     }
 
     final Kind kind;
-    /** {@link Kind#WRITE_SUBMITTED}: the epoch of the rounds released before it ({@link CompletionBarrier}). */
-    int epoch;
+    /**
+     * {@link Kind#WRITE_SUBMITTED}, {@link Kind#CLOSE}, {@link Kind#DELETE}: the epoch of the rounds released before it
+     * ({@link CompletionBarrier}); null until the command runs.
+     */
+    CompletionBarrier.@Nullable Epoch epoch;
 
     CommandRequest(Kind kind) {
         this.kind = kind;

@@ -210,7 +210,7 @@ final class PartitionActor implements Mailbox.Owner {
         }
         for (;;) {
             Request<?> round = null;
-            int ticket = -1;
+            CompletionBarrier.@Nullable Epoch ticket = null;
             boolean interrupted = false;
             marks[ThreadMarks.OWNING]++;
             try {
@@ -258,7 +258,7 @@ final class PartitionActor implements Mailbox.Owner {
     }
 
     /** Completes the futures of {@code round}, then ends its {@code ticket} (if it has one). */
-    private void complete(@Nullable Request<?> round, int ticket, int[] marks) {
+    private void complete(@Nullable Request<?> round, CompletionBarrier.@Nullable Epoch ticket, int[] marks) {
         try {
             for (Request<?> r = round; r != null; ) {
                 Request<?> next = r.next;
@@ -272,7 +272,7 @@ final class PartitionActor implements Mailbox.Owner {
                 r = next;
             }
         } finally {
-            if (ticket >= 0) {
+            if (ticket != null) {
                 completions.done(ticket, marks);
             }
         }
@@ -431,12 +431,15 @@ final class PartitionActor implements Mailbox.Owner {
         }
     }
 
-    /** Under EVERY_BATCH, one flush for the appends of [start, end); a failure fails all of them. */
+    /**
+     * Under EVERY_BATCH, one flush for the appends of [start, end); a failure fails all of them, and so does a
+     * partition that a later append of the round failed (no flush covers them now: they are not acknowledged).
+     */
     private void groupCommit(Request<?> start, @Nullable Request<?> end) {
-        if (fsync != FsyncPolicy.EVERY_BATCH || state != PartitionState.RUNNING) {
+        if (fsync != FsyncPolicy.EVERY_BATCH) {
             return;
         }
-        Throwable cause = flush();
+        Throwable cause = state == PartitionState.RUNNING ? flush() : lifecycle.rejection();
         if (cause != null) {
             for (Request<?> q = start; q != end; q = q.next) {
                 if (q.recordCount() > 0 && q.error == null) {
