@@ -91,7 +91,7 @@ final class PartitionPositions {
     List<KafkoRecord> read(int p, PartitionActor actor, int max) {
         PartitionLog log = actor.log();
         long pos = positions[p];
-        for (int attempt = 0; ; attempt++) {
+        while (true) {
             long startOffset = log.logStartOffset();
             long end = log.endOffset();
             if (pos < startOffset || pos > end) {
@@ -127,8 +127,11 @@ final class PartitionPositions {
                 }
                 return records;
             } catch (OffsetOutOfRangeException e) {
-                // retention moved the log start between the check and the read
-                if (attempt > 2) {
+                // retention moved the log start past the position between the check and the read: the next
+                // turn resets the position, as often as that happens (a few tries were not always enough for
+                // a reader whose thread a busy machine kept waiting while retention deleted segment after
+                // segment); a start still at or below the position means the read's own error
+                if (log.logStartOffset() <= pos) {
                     throw e;
                 }
             }
