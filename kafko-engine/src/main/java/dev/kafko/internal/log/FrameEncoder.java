@@ -183,7 +183,10 @@ final class FrameEncoder implements AutoCloseable {
         byte[] value = r.value();
         Headers headers = r.headers();
         long bound = bound(r);
-        if ((long) pos - sectionStart + bound > MAX_RECORDS_LENGTH + 64L) {
+        // the bound counts up to ~20 bytes a header more than the record takes: over the most only when the record's
+        // smallest size (what a caller checked with AppendSizes) is over too, so that a batch of exactly the most fits
+        if ((long) pos - sectionStart + bound > MAX_RECORDS_LENGTH + 64L
+                && (long) pos - sectionStart + encodedSize(r) > MAX_RECORDS_LENGTH) {
             throw new RecordTooLargeException("append to " + partitionName + " is larger than a frame may be ("
                     + MAX_RECORDS_LENGTH + " bytes before compression); nothing was written");
         }

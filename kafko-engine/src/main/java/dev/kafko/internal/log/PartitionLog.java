@@ -217,8 +217,11 @@ public final class PartitionLog implements Closeable {
                 directory.dropCleanMarker();
             }
             active = segments[segments.length - 1];
+            // the index keeps offsets relative to the segment's base in 32 bits: a compressed segment of tiny
+            // records can hold more (2^25 empty records take 8 MiB with zstd), so it rolls first, as Kafka's do
             if (!active.isEmpty() && ((long) active.size() + length > config.segmentBytes()
-                    || now - active.ageBase() > segmentAgeMillis)) {
+                    || now - active.ageBase() > segmentAgeMillis
+                    || base + count - 1 - active.baseOffset() > Integer.MAX_VALUE)) {
                 active = rolls.roll(active, now);
             }
             rolled = true;
