@@ -92,6 +92,11 @@ public final class KafkoBackend implements LogBackend {
     }
 
     @Override
+    public boolean mayCreateTopic(String topic) {
+        return topics.mayCreate(topic);
+    }
+
+    @Override
     public void checkTopicName(String topic) {
         kafko.topic(topic); // a lookup checks the name first, and throws InvalidNameException for an illegal one
     }

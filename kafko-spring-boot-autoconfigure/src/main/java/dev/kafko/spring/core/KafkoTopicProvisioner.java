@@ -134,6 +134,11 @@ public final class KafkoTopicProvisioner implements InitializingBean {
                 ? "kafko.topics." + name : "kafko.topics[" + name + "]";
     }
 
+    /** Whether {@link #ensure} may create {@code name} should it not exist: declared, or created on first use. */
+    public boolean mayCreate(String name) {
+        return autoCreate || declared.containsKey(name);
+    }
+
     /**
      * Makes sure {@code name} exists with at least {@code minPartitions} partitions (a dead-letter topic
      * needs as many as the topic it serves), growing it with a log line when it has fewer.

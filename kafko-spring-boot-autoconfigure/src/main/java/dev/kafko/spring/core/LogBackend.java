@@ -68,6 +68,14 @@ public interface LogBackend {
     void ensureTopic(String topic, int minPartitions);
 
     /**
+     * Whether {@link #ensureTopic} may create {@code topic} should it not exist (it is declared, or topics are
+     * created on first use). By default true.
+     */
+    default boolean mayCreateTopic(String topic) {
+        return true;
+    }
+
+    /**
      * Checks that {@code topic} is a legal topic name, without creating anything.
      *
      * @throws dev.kafko.InvalidNameException naming the rule the name breaks

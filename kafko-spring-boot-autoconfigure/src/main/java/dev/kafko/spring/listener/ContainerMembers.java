@@ -161,7 +161,8 @@ final class ContainerMembers {
 
     /**
      * Gets a topic ready before its members start: created where allowed (but for a pattern's), its dead-letter
-     * topic ready, a warning when members will idle. Under the container's lock.
+     * topic ready ({@link KafkoErrorHandler#prepareMatched} for a pattern's: such topics come and go, and what is
+     * made for each must not outlive it), a warning when members will idle. Under the container's lock.
      *
      * @return false when a pattern's topic no longer exists (it is no longer read, and matched anew when created)
      */
@@ -181,7 +182,11 @@ final class ContainerMembers {
         if (assigned != null) {
             AssignedPartitions.check(listenerId, topic, assigned.get(topic), partitions);
         }
-        errorHandler.prepare(topic);
+        if (followsPattern) {
+            errorHandler.prepareMatched(topic);
+        } else {
+            errorHandler.prepare(topic);
+        }
         if (assigned == null && properties.concurrency() > partitions && idleWarned.add(topic + '\0' + partitions)) {
             // once per topic and partition count: not again at each restart (a cached test context's resumes)
             LOG.warn("Listener '{}' has concurrency {} but topic '{}' has {} partition(s): {} member(s) will idle",

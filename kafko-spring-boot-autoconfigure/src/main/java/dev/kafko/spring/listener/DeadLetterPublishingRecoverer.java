@@ -118,6 +118,26 @@ public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
         }
     }
 
+    /**
+     * For a topic a pattern matched: a dead-letter topic that exists is made ready as by {@link #prepare} (grown
+     * to the topic's partitions), but one that does not is not created now: it is made at the first dead letter
+     * ({@link #recover}), so that a pattern over short-lived topics (a topic per job) does not leave an empty
+     * {@code <topic>.DLT}, with its descriptors and meters, behind for every topic it ever read. One that could not
+     * be created then (undeclared, with {@code kafko.auto-create-topics=false}) fails as {@link #prepare} does.
+     */
+    @Override
+    public void prepareMatched(String topic) {
+        String dlt = topic + SUFFIX;
+        try {
+            backend.partitionCount(dlt);
+        } catch (UnknownTopicException e) {
+            if (backend.mayCreateTopic(dlt)) {
+                return;
+            }
+        }
+        prepare(topic);
+    }
+
     /** Publishes the dead letter; false when it is too large for its topic, any other failure thrown. */
     private boolean published(KafkoRecord record, String dlt, Headers headers) {
         try {

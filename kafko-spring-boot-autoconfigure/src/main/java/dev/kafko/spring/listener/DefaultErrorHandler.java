@@ -90,6 +90,11 @@ public final class DefaultErrorHandler implements KafkoErrorHandler {
     }
 
     @Override
+    public void prepareMatched(String topic) {
+        recoverer.prepareMatched(topic);
+    }
+
+    @Override
     public void handle(List<KafkoRecord> records, Exception failure, FailedInvocation invocation) throws Exception {
         Exception last = failure;
         if (retryable(failure)) {

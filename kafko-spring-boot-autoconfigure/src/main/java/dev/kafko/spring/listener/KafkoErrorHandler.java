@@ -27,4 +27,14 @@ public interface KafkoErrorHandler {
      */
     default void prepare(String topic) {
     }
+
+    /**
+     * Called instead of {@link #prepare} for a topic that a container's {@code topicPattern} matched. Such topics
+     * come and go (a topic per job or per tenant), so nothing made for one up front should outlive it: the default
+     * handler's dead-letter topic of such a topic is made at its first dead letter, not when it is matched. By
+     * default {@link #prepare}.
+     */
+    default void prepareMatched(String topic) {
+        prepare(topic);
+    }
 }

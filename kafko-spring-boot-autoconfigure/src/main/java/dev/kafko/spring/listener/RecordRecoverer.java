@@ -19,4 +19,12 @@ public interface RecordRecoverer {
      */
     default void prepare(String topic) {
     }
+
+    /**
+     * Called instead of {@link #prepare} for a topic that a container's {@code topicPattern} matched (see
+     * {@link KafkoErrorHandler#prepareMatched}). By default {@link #prepare}.
+     */
+    default void prepareMatched(String topic) {
+        prepare(topic);
+    }
 }
