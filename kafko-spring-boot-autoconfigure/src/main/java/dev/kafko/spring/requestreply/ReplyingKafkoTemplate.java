@@ -81,6 +81,7 @@ public class ReplyingKafkoTemplate<K, V, R> implements SmartLifecycle, Disposabl
     private final String group;
     private final Map<String, RequestReplyFuture<K, V, R>> pending = new ConcurrentHashMap<>();
     private volatile Duration defaultReplyTimeout = Duration.ofSeconds(5);
+    private volatile int phase;
     private volatile boolean running;
     private volatile @Nullable Thread reader;
     private @Nullable BackendConsumer consumer;
@@ -440,6 +441,22 @@ public class ReplyingKafkoTemplate<K, V, R> implements SmartLifecycle, Disposabl
     @Override
     public boolean isRunning() {
         return running;
+    }
+
+    /**
+     * The lifecycle phase, 0 unless set (spring-kafka's): the template starts before, and stops after, the web
+     * server of a Spring Boot application (whose graceful shutdown drains its requests at phase
+     * {@code Integer.MAX_VALUE - 1024}), so the requests of its handlers find it running while the server serves
+     * them.
+     */
+    @Override
+    public int getPhase() {
+        return phase;
+    }
+
+    /** Sets the lifecycle phase; see {@link #getPhase()}. */
+    public void setPhase(int phase) {
+        this.phase = phase;
     }
 
     @Override
