@@ -2,6 +2,7 @@ package dev.kafko.spring.listener;
 
 import dev.kafko.Header;
 import dev.kafko.Headers;
+import dev.kafko.InvalidPartitionException;
 import dev.kafko.KafkoRecord;
 import dev.kafko.RecordTooLargeException;
 import dev.kafko.UnknownTopicException;
@@ -55,6 +56,12 @@ public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
     private static final Set<String> EXCEPTION_HEADERS = Set.of(KafkoHeaders.DLT_EXCEPTION_FQCN,
             KafkoHeaders.DLT_EXCEPTION_CAUSE_FQCN, KafkoHeaders.DLT_EXCEPTION_MESSAGE,
             KafkoHeaders.DLT_EXCEPTION_STACKTRACE);
+
+    /**
+     * The most dead-letter topics remembered as ensured; past it they are forgotten (and ensured again at their next
+     * dead letter), so that a pattern over topics that come and go does not remember one for every topic ever read.
+     */
+    static final int MAX_REMEMBERED = 1024;
 
     private final LogBackend backend;
     private final KafkoInstrumentation instrumentation;
@@ -131,6 +138,8 @@ public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
         try {
             backend.partitionCount(dlt);
         } catch (UnknownTopicException e) {
+            // what was ensured of a dead-letter topic of the same name no longer holds: it was deleted
+            ensuredPartitions.remove(dlt);
             if (backend.mayCreateTopic(dlt)) {
                 return;
             }
@@ -138,8 +147,26 @@ public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
         prepare(topic);
     }
 
-    /** Publishes the dead letter; false when it is too large for its topic, any other failure thrown. */
+    /**
+     * Publishes the dead letter; false when it is too large for its topic, any other failure thrown. A dead-letter
+     * topic deleted and made again since it was ensured here (by the producer, with one partition: a pattern's
+     * topic and its dead-letter topic deleted and created again) is ensured anew, and the dead letter sent again.
+     */
     private boolean published(KafkoRecord record, String dlt, Headers headers) {
+        try {
+            return publishedOnce(record, dlt, headers);
+        } catch (RuntimeException e) {
+            if (!(e instanceof InvalidPartitionException
+                    || (e instanceof CompletionException && e.getCause() instanceof InvalidPartitionException))) {
+                throw e;
+            }
+            ensuredPartitions.remove(dlt);
+            ensureDeadLetterTopic(record.topic(), dlt, record.partition() + 1);
+            return publishedOnce(record, dlt, headers);
+        }
+    }
+
+    private boolean publishedOnce(KafkoRecord record, String dlt, Headers headers) {
         try {
             // stamped now, as spring-kafka's are (the original's timestamp is in a header): the dead-letter topic's
             // retention counts from the dead-lettering, not from the original, which may be older than it
@@ -200,7 +227,15 @@ public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
         }
         int wanted = Math.max(atLeast, backend.partitionCount(topic));
         backend.ensureTopic(dlt, wanted);
+        if (known == null && ensuredPartitions.size() >= MAX_REMEMBERED) {
+            ensuredPartitions.clear();
+        }
         ensuredPartitions.merge(dlt, wanted, Math::max);
+    }
+
+    /** How many dead-letter topics are remembered as ensured (for tests). */
+    int remembered() {
+        return ensuredPartitions.size();
     }
 
     private static byte[] utf8(String s) {

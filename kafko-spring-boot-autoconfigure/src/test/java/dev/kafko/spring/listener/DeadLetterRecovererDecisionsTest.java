@@ -117,7 +117,7 @@ class DeadLetterRecovererDecisionsTest {
         return r;
     }
 
-    private static final FailedInvocation INVOCATION = new FailedInvocation() {
+    static final FailedInvocation INVOCATION = new FailedInvocation() {
         @Override
         public String listenerId() {
             return "l";
