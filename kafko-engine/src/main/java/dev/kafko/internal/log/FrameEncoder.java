@@ -385,8 +385,15 @@ final class FrameEncoder implements AutoCloseable {
         return utf8;
     }
 
+    /**
+     * The log closed (nothing is encoded again: its appends are refused first): the codec's context goes, and
+     * the buffers go back to a fresh encoder's, so that a handle kept to a deleted topic or a closed instance
+     * does not pin up to {@link #KEEP_BUFFER_BYTES} of frame a partition.
+     */
     @Override
     public void close() {
+        frame = new byte[INITIAL_FRAME_BYTES];
+        records = new byte[0];
         if (compressor != null) {
             compressor.close();
         }

@@ -487,9 +487,20 @@ public final class PartitionLog implements Closeable {
         }
     }
 
+    /**
+     * Releases every file of a log that closes, or that failed to open: the channels, then the mappings
+     * ({@link SegmentFile#closeWithLog}), so that a handle kept to a deleted topic or a closed instance keeps
+     * neither.
+     */
     private static void closeChannels(Segment[] segs) {
-        for (Segment s : segs) {
-            s.file().closeChannel();
+        try {
+            for (Segment s : segs) {
+                s.file().closeChannel();
+            }
+        } finally {
+            for (Segment s : segs) {
+                s.file().closeWithLog();
+            }
         }
     }
 

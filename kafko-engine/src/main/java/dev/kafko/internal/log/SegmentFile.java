@@ -1,5 +1,6 @@
 package dev.kafko.internal.log;
 
+import dev.kafko.KafkoClosedException;
 import dev.kafko.internal.io.FileIo;
 import dev.kafko.internal.io.StorageErrors;
 import java.io.IOException;
@@ -67,6 +68,11 @@ final class SegmentFile {
     static final int CHANNEL_WRITE_MIN = 32 * 1024;
     /** The windows of a sealed file that is not mapped: its reads go through {@link #unmapped}. */
     static final MappedByteBuffer[] UNMAPPED = new MappedByteBuffer[0];
+    /**
+     * The windows of a file whose log closed ({@link #closeWithLog}): none, and never any again; a read of it
+     * fails with {@link KafkoClosedException}.
+     */
+    private static final MappedByteBuffer[] CLOSED = new MappedByteBuffer[0];
 
     private final FileIo io;
     private final Path path;
@@ -297,7 +303,7 @@ final class SegmentFile {
         if (w == UNMAPPED) {
             unmapped.read(pos, dst, off, len);
         } else {
-            MappedWindows.read(w, path, pos, dst, off, len);
+            MappedWindows.read(readable(w), path, pos, dst, off, len);
         }
     }
 
@@ -311,7 +317,15 @@ final class SegmentFile {
         if (w == UNMAPPED && (w = mapForReads()) == UNMAPPED) {
             return unmapped.copy(pos, len);
         }
-        return MappedWindows.view(w, path, pos, len);
+        return MappedWindows.view(readable(w), path, pos, len);
+    }
+
+    /** {@code w}, unless the log closed and the file dropped its windows ({@link #closeWithLog}). */
+    private MappedByteBuffer[] readable(MappedByteBuffer[] w) {
+        if (w == CLOSED) {
+            throw new KafkoClosedException("segment " + path + " is closed (its log was closed, or its topic deleted)");
+        }
+        return w;
     }
 
     /**
@@ -340,7 +354,8 @@ final class SegmentFile {
 
     /** Whether the file's bytes are mapped (else its reads are positional reads); for tests. */
     boolean isMapped() {
-        return windows != UNMAPPED;
+        MappedByteBuffer[] w = windows;
+        return w != UNMAPPED && w != CLOSED;
     }
 
     /** Windows this file holds in the {@link MappingBudget}; for tests. */
@@ -502,6 +517,29 @@ final class SegmentFile {
                 throw StorageErrors.wrap("close", path, e);
             }
         }
+    }
+
+    /**
+     * After {@link #closeChannel}, when the file's log closes (a close of the instance, or its topic's deletion):
+     * the file lets go of its windows for good, and its budget share with them. Whatever still reaches this
+     * file (a handle an application keeps to the deleted topic or the closed instance, a consumer's
+     * {@link VerifiedFrame}) then keeps no mapping, nor the blocks of a deleted file, past the next collection.
+     * Nothing is unmapped by force: a reader that took the windows before reads on (the mapping stays valid
+     * while it holds them, as records that slice it do), and a read that comes after fails with
+     * {@link KafkoClosedException}, as a read of the closed log does. The preparer touches no page past
+     * {@link #appendsEnded}. Writer only; idempotent.
+     */
+    void closeWithLog() {
+        growth.lock();
+        try {
+            appendsEnded = true;
+            released = true;
+            windows = CLOSED;
+            mapped = 0;
+        } finally {
+            growth.unlock();
+        }
+        share.release();
     }
 
     boolean isWritable() {
