@@ -111,6 +111,9 @@ public final class DefaultErrorHandler implements KafkoErrorHandler {
                     LOG.debug("Listener '{}' succeeded on attempt {}", invocation.listenerId(), attempt);
                     return;
                 } catch (Exception e) {
+                    if (invocation instanceof ListenerInvocation listener && listener.cancelledByStop()) {
+                        throw e; // the stop cancelled the retry's stage: the records are delivered again, not recovered
+                    }
                     last = e;
                     if (!retryable(e)) {
                         break;

@@ -47,6 +47,11 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
     private final @Nullable AssignedPartitions assignment;
     private volatile RecordObservations observations = RecordObservations.NONE;
 
+    /**
+     * How long a stop that overran its shutdown timeout, and cancelled the stage the member waited for, waits more for
+     * the member's thread to end (it ends at once, committing what it processed before its record in hand).
+     */
+    static final long CANCELLED_STOP_MILLIS = 1000;
     /** The gate of a member started on its own: it polls at once. */
     private static final CountDownLatch OPEN = new CountDownLatch(0);
 
@@ -341,6 +346,19 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
             long left = stopRequestedNanos + properties.shutdownTimeout().toNanos() - System.nanoTime();
             if (!stopping.await(Math.max(0, left), TimeUnit.NANOSECONDS)) {
                 overran = true;
+                ListenerConsumer c = consumer;
+                if (c != null && c.cancelAwaited()) {
+                    // its listener's CompletionStage or Mono: cancelled, the record in hand not committed; the member
+                    // ends at once, and commits what it processed before while kafko is still open
+                    LOG.warn("{} did not stop within {}; the CompletionStage or Mono its listener returned is"
+                            + " cancelled, and its record will be delivered again", memberName,
+                            properties.shutdownTimeout());
+                    if (!stopping.await(CANCELLED_STOP_MILLIS, TimeUnit.MILLISECONDS)) {
+                        LOG.warn("{} did not end within {} ms of its listener's cancellation", memberName,
+                                CANCELLED_STOP_MILLIS);
+                    }
+                    return;
+                }
                 LOG.warn("{} did not stop within {}; it is left to finish its record in hand, whose commit may not"
                         + " happen if kafko closes first", memberName, properties.shutdownTimeout());
             }
@@ -427,6 +445,12 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
     @Override
     public @Nullable Throwable getFailure() {
         return failure;
+    }
+
+    /** Whether the stop cancelled the stage the listener returned for the record in hand. Polling thread. */
+    boolean stageCancelledByStop() {
+        ListenerConsumer c = consumer;
+        return c != null && c.stageCancelledByStop();
     }
 
     boolean stopRequested() {

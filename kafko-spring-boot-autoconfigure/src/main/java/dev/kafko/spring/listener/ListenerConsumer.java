@@ -70,6 +70,8 @@ final class ListenerConsumer implements Runnable {
     private final MemberLog log;
     /** The events this member publishes, and when it is idle; polling thread only. */
     private final MemberEvents events;
+    /** What the polling thread waits for from the listener: cancelled when a stop overran its shutdown timeout. */
+    private final AwaitedStage awaited = new AwaitedStage();
 
     /**
      * @param firstPoll opened once the listener's other members have joined the group; this member's first
@@ -159,9 +161,25 @@ final class ListenerConsumer implements Runnable {
         }
     }
 
+    /**
+     * A stop overran its shutdown timeout: cancels the {@code CompletionStage} or {@code Mono} the listener returned
+     * and the polling thread waits for (and any it waits for later). Any thread.
+     *
+     * @return whether a wait was cancelled, so that the member's thread is about to end
+     */
+    boolean cancelAwaited() {
+        return awaited.stopOverran();
+    }
+
+    /** Whether this member's stop cancelled the stage its listener returned for the record in hand. Polling thread. */
+    boolean stageCancelledByStop() {
+        return awaited.stageCancelled();
+    }
+
     @Override
     public void run() {
         owner = Thread.currentThread();
+        awaited.bind();
         Thread.currentThread().setName(container.memberName());
         Throwable died = null;
         try {
@@ -247,6 +265,7 @@ final class ListenerConsumer implements Runnable {
                 seeks.unregister();
             }
             assignment.clear();
+            AwaitedStage.unbind();
             owner = null;
             Throwable cause = died;
             container.exited(died, () -> events.stopped(cause));

@@ -53,6 +53,11 @@ final class ListenerInvocation implements FailedInvocation {
         }
     }
 
+    /** Whether the member's stop cancelled the stage a retry's listener returned: not a failure to recover. */
+    boolean cancelledByStop() {
+        return container.stageCancelledByStop();
+    }
+
     /** Whether the last retry returned (the records are the listener's to acknowledge, as at their delivery). */
     boolean retried() {
         return retried;

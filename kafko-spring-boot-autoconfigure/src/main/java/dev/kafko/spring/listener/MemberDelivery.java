@@ -226,6 +226,15 @@ final class MemberDelivery {
      * (dead-lettered, logged) count as acknowledged.
      */
     private boolean recover(List<KafkoRecord> records, Exception failure, Acknowledgment ack) {
+        if (member.stageCancelledByStop()) {
+            // the stop overran its shutdown timeout and cancelled the stage the listener returned: not a failure
+            nackSleep = null;
+            LOG.info("Listener '{}' stopped past its shutdown timeout while waiting for the stage it returned for {}"
+                    + " record(s) from {}; the stage was cancelled, and they are not committed and will be delivered"
+                    + " again when the group next reads them", container.getListenerId(), records.size(),
+                    container.topic());
+            return false;
+        }
         ListenerInvocation invocation = new ListenerInvocation(container, records, ack, this::invoke);
         try {
             container.errorHandler().handle(records, failure, invocation);

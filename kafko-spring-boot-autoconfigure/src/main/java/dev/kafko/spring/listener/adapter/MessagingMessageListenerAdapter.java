@@ -2,6 +2,7 @@ package dev.kafko.spring.listener.adapter;
 
 import dev.kafko.KafkoRecord;
 import dev.kafko.spring.core.KafkoOperations;
+import dev.kafko.spring.listener.AwaitedStage;
 import dev.kafko.spring.listener.ConsumerSeekAware;
 import dev.kafko.spring.listener.KafkoListenerErrorHandler;
 import dev.kafko.spring.listener.KafkoMessageListener;
@@ -214,8 +215,8 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
         } catch (VirtualMachineError e) {
             throw e;
         } catch (Exception | Error e) {
-            if (errorHandler == null) {
-                throw e;
+            if (errorHandler == null || e instanceof StopCancellation) {
+                throw e; // a stage the stop cancelled is no failure to handle: its record comes again
             }
             // a payload-only message lacks the received headers, which the handler may want
             Message<?> delivery = payloadOnly
@@ -226,6 +227,16 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
                     + "." + method.getName() + ") threw " + e, e);
         }
         reply(result, records);
+    }
+
+    /** The end of a wait that the member's stop cancelled past its shutdown timeout: no failure of the listener. */
+    static final class StopCancellation extends CancellationException {
+        private static final long serialVersionUID = 1L;
+
+        StopCancellation() {
+            super("the container stopped past its shutdown timeout and cancelled the stage the listener returned;"
+                    + " the record is not committed");
+        }
     }
 
     /**
@@ -260,7 +271,9 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
      * The method's result, or, when it returned a {@link CompletionStage}, what the stage completes with:
      * the record counts as processed (and is committed) only then, and a stage that fails is a failure of
      * the method, thrown here with the stage's cause, so that it is retried and recovered as a throw is.
-     * Waits on the polling thread; an interrupt while waiting fails the delivery (interrupt status kept).
+     * Waits on the polling thread; an interrupt while waiting fails the delivery (interrupt status kept). A stop that
+     * overruns its shutdown timeout cancels the stage ({@link AwaitedStage}): a {@link CancellationException} then
+     * ends the delivery, the record not committed.
      */
     static @Nullable Object completed(@Nullable Object result) throws Exception {
         if (result != null && !(result instanceof CompletionStage<?>) && REACTIVE_STREAMS) {
@@ -272,8 +285,14 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
         if (!(result instanceof CompletionStage<?> stage)) {
             return result;
         }
+        CompletableFuture<?> future = stage.toCompletableFuture();
+        AwaitedStage awaited = AwaitedStage.current(); // null off a member's polling thread
+        if (awaited != null) {
+            // a stop that overruns its shutdown timeout cancels it (a Mono's subscription with it), so the member ends
+            awaited.awaiting(() -> future.cancel(true));
+        }
         try {
-            return stage.toCompletableFuture().get();
+            return future.get();
         } catch (ExecutionException e) {
             Throwable cause = e.getCause() instanceof CompletionException c && c.getCause() != null
                     ? c.getCause() : e.getCause();
@@ -288,7 +307,14 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
             Thread.currentThread().interrupt();
             throw e;
         } catch (CancellationException e) {
+            if (awaited != null && awaited.cancelledByStop()) {
+                throw new StopCancellation();
+            }
             throw new IllegalStateException("the CompletionStage the listener returned was cancelled", e);
+        } finally {
+            if (awaited != null) {
+                awaited.awaited();
+            }
         }
     }
 

@@ -12,8 +12,9 @@ import org.springframework.core.ReactiveAdapterRegistry;
  * {@link ReactiveAdapterRegistry} adapts) as a future that the polling thread awaits like a
  * {@code CompletionStage}: subscribed once, completed with its value, with nothing when it is empty, or
  * exceptionally with its error. Without this, a {@code Mono} was never subscribed (the work it described
- * never ran) and its record was committed. Referenced only when Reactive Streams is on the classpath
- * ({@link MessagingMessageListenerAdapter#REACTIVE_STREAMS}): this class cannot be linked without it.
+ * never ran) and its record was committed. Cancelling the future cancels the subscription. Referenced only
+ * when Reactive Streams is on the classpath ({@link MessagingMessageListenerAdapter#REACTIVE_STREAMS}): this
+ * class cannot be linked without it.
  */
 final class ReactiveReturns {
 
@@ -34,28 +35,52 @@ final class ReactiveReturns {
             throw new IllegalStateException("a listener returned a " + result.getClass().getName()
                     + ", which may hold many values: return a single-value type (a Mono) or a CompletableFuture");
         }
-        CompletableFuture<Object> future = new CompletableFuture<>();
-        adapter.toPublisher(result).subscribe(new Subscriber<Object>() {
-            @Override
-            public void onSubscribe(Subscription subscription) {
-                subscription.request(Long.MAX_VALUE);
-            }
-
-            @Override
-            public void onNext(Object value) {
-                future.complete(value);
-            }
-
-            @Override
-            public void onError(Throwable failure) {
-                future.completeExceptionally(failure);
-            }
-
-            @Override
-            public void onComplete() {
-                future.complete(null);
-            }
-        });
+        Subscribed future = new Subscribed();
+        adapter.toPublisher(result).subscribe(future);
         return future;
+    }
+
+    /**
+     * The future of one subscription: cancelling it (a stop that overran its shutdown timeout) cancels the
+     * subscription, so that the work and the timers of a {@code Mono} that never completes end with it.
+     */
+    private static final class Subscribed extends CompletableFuture<Object> implements Subscriber<Object> {
+
+        private volatile @Nullable Subscription subscription;
+
+        @Override
+        public void onSubscribe(Subscription s) {
+            subscription = s;
+            if (isCancelled()) {
+                s.cancel(); // cancelled before the publisher subscribed it
+                return;
+            }
+            s.request(Long.MAX_VALUE);
+        }
+
+        @Override
+        public void onNext(Object value) {
+            complete(value);
+        }
+
+        @Override
+        public void onError(Throwable failure) {
+            completeExceptionally(failure);
+        }
+
+        @Override
+        public void onComplete() {
+            complete(null);
+        }
+
+        @Override
+        public boolean cancel(boolean mayInterruptIfRunning) {
+            boolean cancelled = super.cancel(mayInterruptIfRunning);
+            Subscription s = subscription;
+            if (cancelled && s != null) {
+                s.cancel();
+            }
+            return cancelled;
+        }
     }
 }

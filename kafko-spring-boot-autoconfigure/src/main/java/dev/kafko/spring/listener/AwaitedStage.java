@@ -1,0 +1,104 @@
+package dev.kafko.spring.listener;
+
+import java.util.function.BooleanSupplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What a member's polling thread waits for from its listener: the {@code CompletionStage} or {@code Mono} the
+ * listener returned, which the member cancels when a stop overran its shutdown timeout waiting for it (else its
+ * thread, and the {@code Mono}'s subscription and timers, outlived the stop and the context). The record it was for
+ * is then not committed, not handed to an error handler and not replied to: it is delivered again, as any record in
+ * hand at a stop. Used by the listener adapter on the polling thread; not for applications.
+ */
+public final class AwaitedStage {
+
+    private static final ThreadLocal<AwaitedStage> CURRENT = new ThreadLocal<>();
+
+    /** Cancels what the polling thread waits for, true when that ended the wait; null while it waits for nothing. */
+    private @Nullable BooleanSupplier cancel;
+    /** The stop overran its shutdown timeout: what the member waits for now, or will, is cancelled. */
+    private boolean stopOverran;
+    /** The stop cancelled a stage the member waited for: its record is the stop's, not a failure. Polling thread. */
+    private boolean cancelledByStop;
+
+    AwaitedStage() {
+    }
+
+    /** The stage slot of the member whose polling thread this is; null on any other thread. */
+    public static @Nullable AwaitedStage current() {
+        return CURRENT.get();
+    }
+
+    /** Binds this slot to the calling thread, the member's polling thread. */
+    void bind() {
+        CURRENT.set(this);
+    }
+
+    /** Unbinds the calling thread's slot. */
+    static void unbind() {
+        CURRENT.remove();
+    }
+
+    /**
+     * On the polling thread, before it waits: {@code cancel} ends the wait (true when it did, false when the stage
+     * had completed). After a stop overran, it is cancelled at once.
+     */
+    public void awaiting(BooleanSupplier cancel) {
+        boolean now;
+        synchronized (this) {
+            this.cancel = cancel;
+            now = stopOverran;
+        }
+        if (now) {
+            cancel();
+        }
+    }
+
+    /** On the polling thread, once its wait ended. */
+    public void awaited() {
+        synchronized (this) {
+            cancel = null;
+        }
+    }
+
+    /**
+     * On the polling thread, whose wait ended cancelled: whether the member's stop cancelled it (after its shutdown
+     * timeout), and not the listener's own code. From then on the member's record in hand is the stop's: not a
+     * failure, not committed.
+     */
+    public boolean cancelledByStop() {
+        boolean overran;
+        synchronized (this) {
+            overran = stopOverran;
+        }
+        if (overran) {
+            cancelledByStop = true;
+        }
+        return overran;
+    }
+
+    /** On the polling thread: whether the member's stop cancelled a stage it waited for ({@link #cancelledByStop}). */
+    boolean stageCancelled() {
+        return cancelledByStop;
+    }
+
+    /**
+     * A stop overran its shutdown timeout: cancels what the member waits for, and what it waits for next. Any thread.
+     *
+     * @return whether a wait was cancelled (the member's thread is about to end)
+     */
+    boolean stopOverran() {
+        synchronized (this) {
+            stopOverran = true;
+        }
+        return cancel();
+    }
+
+    private boolean cancel() {
+        BooleanSupplier c;
+        synchronized (this) {
+            c = cancel;
+        }
+        return c != null && c.getAsBoolean();
+    }
+}
