@@ -49,7 +49,8 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
 
     /**
      * How long a stop that overran its shutdown timeout, and cancelled the stage the member waited for, waits more for
-     * the member's thread to end (it ends at once, committing what it processed before its record in hand).
+     * the member's thread to end (it ends at once, committing what it processed before its record in hand); from the
+     * end of the timeout, so that members asked to stop together share it as they share the timeout.
      */
     static final long CANCELLED_STOP_MILLIS = 1000;
     /** The gate of a member started on its own: it polls at once. */
@@ -353,7 +354,11 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
                     LOG.warn("{} did not stop within {}; the CompletionStage or Mono its listener returned is"
                             + " cancelled, and its record will be delivered again", memberName,
                             properties.shutdownTimeout());
-                    if (!stopping.await(CANCELLED_STOP_MILLIS, TimeUnit.MILLISECONDS)) {
+                    // shared, as the timeout is, by the members asked to stop together: waited for one after the
+                    // other, each member's own second added up (a listener of 50 members that end slowly: 50 s more)
+                    long more = stopRequestedNanos + properties.shutdownTimeout().toNanos()
+                            + TimeUnit.MILLISECONDS.toNanos(CANCELLED_STOP_MILLIS) - System.nanoTime();
+                    if (!stopping.await(Math.max(0, more), TimeUnit.NANOSECONDS)) {
                         LOG.warn("{} did not end within {} ms of its listener's cancellation", memberName,
                                 CANCELLED_STOP_MILLIS);
                     }
