@@ -47,11 +47,7 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
     private final @Nullable AssignedPartitions assignment;
     private volatile RecordObservations observations = RecordObservations.NONE;
 
-    /**
-     * How long a stop that overran its shutdown timeout, and cancelled the stage the member waited for, waits more for
-     * the member's thread to end (it ends at once, committing what it processed before its record in hand); from the
-     * end of the timeout, so that members asked to stop together share it as they share the timeout.
-     */
+    /** How long past its shutdown timeout a stop that cancelled its members' stages waits more for them to end. */
     static final long CANCELLED_STOP_MILLIS = 1000;
     /** The gate of a member started on its own: it polls at once. */
     private static final CountDownLatch OPEN = new CountDownLatch(0);
@@ -344,32 +340,33 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
             return;
         }
         try {
-            long left = stopRequestedNanos + properties.shutdownTimeout().toNanos() - System.nanoTime();
-            if (!stopping.await(Math.max(0, left), TimeUnit.NANOSECONDS)) {
-                overran = true;
-                ListenerConsumer c = consumer;
-                if (c != null && c.cancelAwaited()) {
-                    // its listener's CompletionStage or Mono: cancelled, the record in hand not committed; the member
-                    // ends at once, and commits what it processed before while kafko is still open
-                    LOG.warn("{} did not stop within {}; the CompletionStage or Mono its listener returned is"
-                            + " cancelled, and its record will be delivered again", memberName,
-                            properties.shutdownTimeout());
-                    // shared, as the timeout is, by the members asked to stop together: waited for one after the
-                    // other, each member's own second added up (a listener of 50 members that end slowly: 50 s more)
-                    long more = stopRequestedNanos + properties.shutdownTimeout().toNanos()
-                            + TimeUnit.MILLISECONDS.toNanos(CANCELLED_STOP_MILLIS) - System.nanoTime();
-                    if (!stopping.await(Math.max(0, more), TimeUnit.NANOSECONDS)) {
-                        LOG.warn("{} did not end within {} ms of its listener's cancellation", memberName,
-                                CANCELLED_STOP_MILLIS);
-                    }
-                    return;
-                }
+            long deadline = stopRequestedNanos + properties.shutdownTimeout().toNanos();
+            if (awaitStopping(deadline)) {
+                return;
+            }
+            overran = true;
+            ListenerConsumer c = consumer;
+            if (c == null || !c.cancelAwaited()) {
                 LOG.warn("{} did not stop within {}; it is left to finish its record in hand, whose commit may not"
                         + " happen if kafko closes first", memberName, properties.shutdownTimeout());
+                return;
+            }
+            // its listener's CompletionStage or Mono, cancelled (the record in hand not committed): the member ends at
+            // once, committing what it processed before; the second more counts from the deadline, so that members
+            // stopped together, waited for one after the other, share it as they share the timeout
+            LOG.warn("{} did not stop within {}; the CompletionStage or Mono its listener returned is cancelled, and"
+                    + " its record will be delivered again", memberName, properties.shutdownTimeout());
+            if (!awaitStopping(deadline + TimeUnit.MILLISECONDS.toNanos(CANCELLED_STOP_MILLIS))) {
+                LOG.warn("{} did not end within {} ms of its listener's cancellation", memberName,
+                        CANCELLED_STOP_MILLIS);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    private boolean awaitStopping(long deadlineNanos) throws InterruptedException {
+        return stopping.await(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
     }
 
     @Override
@@ -450,12 +447,6 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
     @Override
     public @Nullable Throwable getFailure() {
         return failure;
-    }
-
-    /** Whether the stop cancelled the stage the listener returned for the record in hand. Polling thread. */
-    boolean stageCancelledByStop() {
-        ListenerConsumer c = consumer;
-        return c != null && c.stageCancelledByStop();
     }
 
     boolean stopRequested() {

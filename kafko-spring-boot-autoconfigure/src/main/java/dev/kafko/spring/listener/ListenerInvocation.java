@@ -55,7 +55,8 @@ final class ListenerInvocation implements FailedInvocation {
 
     /** Whether the member's stop cancelled the stage a retry's listener returned: not a failure to recover. */
     boolean cancelledByStop() {
-        return container.stageCancelledByStop();
+        AwaitedStage awaited = AwaitedStage.current(); // the polling thread's, which runs the error handler
+        return awaited != null && awaited.stageCancelled();
     }
 
     /** Whether the last retry returned (the records are the listener's to acknowledge, as at their delivery). */
