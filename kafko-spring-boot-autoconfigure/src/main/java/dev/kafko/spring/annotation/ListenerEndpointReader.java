@@ -26,6 +26,8 @@ import org.springframework.beans.factory.config.BeanExpressionContext;
 import org.springframework.beans.factory.config.BeanExpressionResolver;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.config.Scope;
+import org.springframework.core.ReactiveAdapter;
+import org.springframework.core.ReactiveAdapterRegistry;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.messaging.handler.annotation.Payload;
 import org.springframework.messaging.handler.annotation.SendTo;
@@ -96,6 +98,7 @@ final class ListenerEndpointReader {
         String declared = "on " + method.getDeclaringClass().getSimpleName() + "." + method.getName();
         return endpoint(listener, bean, defaultId, declared, false, (where, ctx) -> {
             refuseSuspendFunction(method, where);
+            refuseMultiValueReturn(method, where);
             refuseParameterAnnotationsTheProxyHides(method, invocable, where);
             // the annotated method's @SendTo: a JDK proxy's interface method does not carry it
             SendTo sendTo = AnnotatedElementUtils.findMergedAnnotation(method, SendTo.class);
@@ -116,6 +119,7 @@ final class ListenerEndpointReader {
             for (Method method : methods) {
                 String handlerWhere = where + "." + method.getName();
                 refuseSuspendFunction(method, handlerWhere);
+                refuseMultiValueReturn(method, handlerWhere);
                 SendTo own = AnnotatedElementUtils.findMergedAnnotation(method, SendTo.class);
                 SendTo sendTo = own != null ? own : classSendTo;
                 String replyTopic = sendTo == null ? null : replyTopic(sendTo, handlerWhere, ctx);
@@ -241,6 +245,26 @@ final class ListenerEndpointReader {
                     + " function, which kafko cannot invoke: make it a plain function, or return the work as a"
                     + " Mono (kotlinx-coroutines-reactor's mono { ... }) or a CompletableFuture, which are awaited"
                     + " before the record is committed");
+        }
+    }
+
+    /**
+     * A method declared to return a type that may hold many values (a Reactor {@code Flux}, any type Spring's
+     * {@link ReactiveAdapterRegistry} adapts as multi-value): one record has one result, so every record it is
+     * given would fail, through every retry, into recovery. Refused before anything starts instead (one declared
+     * as {@code Object} or {@code Publisher} still fails its record when it returns one).
+     */
+    private static void refuseMultiValueReturn(Method method, String where) {
+        Class<?> type = method.getReturnType();
+        if (type.isPrimitive() || type.getName().startsWith("java.")) {
+            // void, values and futures: the registry (whose first use probes for every reactive library) stays unloaded
+            return;
+        }
+        ReactiveAdapter adapter = ReactiveAdapterRegistry.getSharedInstance().getAdapter(type);
+        if (adapter != null && adapter.isMultiValue()) {
+            throw new InvalidKafkoListenerException("@KafkoListener " + where + " returns a "
+                    + type.getName() + ", which may hold many values, where a record has one result:"
+                    + " return a single-value type (a Mono), a CompletableFuture or the value itself");
         }
     }
 

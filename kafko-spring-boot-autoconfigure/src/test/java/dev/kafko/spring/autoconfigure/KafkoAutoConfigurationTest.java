@@ -235,6 +235,20 @@ class KafkoAutoConfigurationTest {
                 .hasStackTraceContaining("@KafkoListener 'suspended' on SuspendListener.on is a Kotlin suspend function"));
     }
 
+    @Test
+    void aListenerDeclaredToReturnAFluxFailsStartUpInsteadOfFailingEveryRecord() {
+        runner.withBean(FluxListener.class).run(context -> assertThat(context).getFailure()
+                .hasStackTraceContaining("@KafkoListener 'fluxed' on FluxListener.on returns a reactor.core.publisher.Flux,"
+                        + " which may hold many values"));
+    }
+
+    static class FluxListener {
+        @dev.kafko.spring.annotation.KafkoListener(id = "fluxed", topics = "fluxed")
+        reactor.core.publisher.Flux<String> on(String value) {
+            return reactor.core.publisher.Flux.just(value, value);
+        }
+    }
+
     /** What a Kotlin {@code suspend fun on(value: String)} compiles to. */
     static class SuspendListener {
         @dev.kafko.spring.annotation.KafkoListener(id = "suspended", topics = "suspended")
