@@ -1,7 +1,6 @@
 package dev.kafko.reliability;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.kafko.Consumer;
 import dev.kafko.ConsumerOptions;
@@ -10,10 +9,8 @@ import dev.kafko.OutgoingRecord;
 import dev.kafko.Producer;
 import dev.kafko.Topic;
 import dev.kafko.TopicConfig;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import dev.kafko.internal.log.ProcMaps;
 import java.lang.ref.Reference;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -31,14 +28,12 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class DeletedTopicHandlesTest {
 
-    private static final Path MAPS = Path.of("/proc/self/maps");
-
     @TempDir
     Path tmp;
 
     @Test
     void handlesKeptToDeletedTopicsHoldNoMappingOfTheirFiles() {
-        assumeTrue(Files.isReadable(MAPS), "needs /proc/self/maps");
+        ProcMaps.assumeReadable();
         List<Object> kept = new ArrayList<>();
         try (Kafko k = Kafko.open(tmp)) {
             int topics = 20;
@@ -99,7 +94,7 @@ class DeletedTopicHandlesTest {
 
     @Test
     void handlesKeptToAClosedInstanceHoldNoMappingOfItsFiles() {
-        assumeTrue(Files.isReadable(MAPS), "needs /proc/self/maps");
+        ProcMaps.assumeReadable();
         List<Object> kept = new ArrayList<>();
         Kafko k = Kafko.open(tmp);
         for (int t = 0; t < 5; t++) {
@@ -116,11 +111,7 @@ class DeletedTopicHandlesTest {
         assertThat(mappingsUnder()).isPositive();
         k.close();
         // before the fix: every segment of the closed instance stays mapped while it is referenced
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (mappingsUnder() > 0 && System.nanoTime() < deadline) {
-            System.gc();
-            sleep(20);
-        }
+        ProcMaps.collectUntil(() -> mappingsUnder() == 0);
         assertThat(mappingsUnder()).as("segment files of a closed instance still mapped").isZero();
         Reference.reachabilityFence(k);
         Reference.reachabilityFence(kept);
@@ -156,46 +147,17 @@ class DeletedTopicHandlesTest {
     }
 
     private int collectUntilNoDeletedMappings() {
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        int n;
-        while ((n = deletedMappings()) > 0 && System.nanoTime() < deadline) {
-            System.gc();
-            sleep(20);
-        }
-        return n;
+        ProcMaps.collectUntil(() -> deletedMappings() == 0);
+        return deletedMappings();
     }
 
     /** Mappings of deleted files under the data directory. */
     private int deletedMappings() {
-        return count(true);
+        return ProcMaps.mappings(tmp, true);
     }
 
     /** Mappings of any file under the data directory. */
     private int mappingsUnder() {
-        return count(false);
-    }
-
-    private int count(boolean deletedOnly) {
-        String prefix = tmp.toAbsolutePath() + "/";
-        try {
-            int n = 0;
-            for (String line : Files.readAllLines(MAPS)) {
-                if (line.contains(prefix) && (!deletedOnly || line.endsWith("(deleted)"))) {
-                    n++;
-                }
-            }
-            return n;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
+        return ProcMaps.mappings(tmp, false);
     }
 }

@@ -12,7 +12,7 @@ import java.util.TreeSet;
 import java.util.function.BooleanSupplier;
 
 /** Test helpers over the process's real mappings ({@code /proc/self/maps}, Linux) and the mapping budget. */
-final class ProcMaps {
+public final class ProcMaps {
 
     private static final Path MAPS = Path.of("/proc/self/maps");
 
@@ -20,7 +20,7 @@ final class ProcMaps {
     }
 
     /** Skips the test where the kernel does not list the process's mappings. */
-    static void assumeReadable() {
+    public static void assumeReadable() {
         assumeTrue(Files.isReadable(MAPS), "needs /proc/self/maps");
     }
 
@@ -46,6 +46,22 @@ final class ProcMaps {
         return names;
     }
 
+    /** How many mappings the process holds of files under {@code dir}; of deleted files only with {@code deletedOnly}. */
+    public static int mappings(Path dir, boolean deletedOnly) {
+        String prefix = dir.toAbsolutePath() + "/";
+        try {
+            int n = 0;
+            for (String line : Files.readAllLines(MAPS)) {
+                if (line.contains(prefix) && (!deletedOnly || line.endsWith("(deleted)"))) {
+                    n++;
+                }
+            }
+            return n;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /**
      * Collects garbage, then forgets every window counted so far ({@link MappingBudget#forgetForTests}),
      * and returns the count a test measures from: 0. Files of earlier tests that are released or collected
@@ -61,7 +77,7 @@ final class ProcMaps {
     }
 
     /** Collects garbage until {@code done} holds, for at most 10 s; returns whether it did. */
-    static boolean collectUntil(BooleanSupplier done) {
+    public static boolean collectUntil(BooleanSupplier done) {
         long deadline = System.nanoTime() + 10_000_000_000L;
         while (!done.getAsBoolean()) {
             if (System.nanoTime() > deadline) {
