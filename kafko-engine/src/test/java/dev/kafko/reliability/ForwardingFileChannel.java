@@ -56,4 +56,17 @@ final class ForwardingFileChannel extends DelegatingFileChannel {
         delegate.force(metaData);
         hooks.afterForce(path);
     }
+
+    @Override
+    public FileChannel truncate(long size) throws IOException {
+        hooks.beforeTruncate(path, size);
+        delegate.truncate(size);
+        return this;
+    }
+
+    @Override
+    protected void implCloseChannel() throws IOException {
+        delegate.close();
+        hooks.afterClose(path);
+    }
 }

@@ -29,6 +29,9 @@ final class HookedFileIo implements FileIo {
         default void beforeForce(Path path) throws IOException {
         }
 
+        default void beforeTruncate(Path path, long size) throws IOException {
+        }
+
         default void afterForce(Path path) throws IOException {
         }
 
@@ -39,6 +42,10 @@ final class HookedFileIo implements FileIo {
         }
 
         default void afterFsyncDirectory(Path dir) throws IOException {
+        }
+
+        /** After a channel of {@code path} closed (its descriptor released, as Linux does when close(2) fails). */
+        default void afterClose(Path path) throws IOException {
         }
     }
 

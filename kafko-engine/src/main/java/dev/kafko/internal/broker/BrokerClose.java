@@ -135,29 +135,53 @@ final class BrokerClose {
         }
     }
 
-    /** The closing itself, once no admin call can start; the topics map no longer changes. */
+    /**
+     * The closing itself, once no admin call can start; the topics map no longer changes. A step that fails (even
+     * with an {@code Error}) skips none of the steps after it: every partition and group is closed, the threads
+     * stopped and the directory let go; the first failure is thrown, the others suppressed in it.
+     */
     private void closeAfterMarked(List<PartitionActor> partitions) {
         // then the scheduler: nothing may post flushes or retention into a closing partition
-        ctx.scheduler().close();
-        RuntimeException first = closeAll(partitions);
+        Throwable first = step(null, () -> ctx.scheduler().close());
+        first = collect(first, closeAll(partitions));
         for (TopicImpl t : topics.values()) {
-            try {
-                t.closeGroups(false);
-            } catch (RuntimeException e) {
-                first = first == null ? e : first;
-            }
+            first = step(first, () -> t.closeGroups(false));
         }
         if (first != null) {
             LOG.log(Level.ERROR, "closing " + dataDir + " failed: " + first, first);
         }
         // a deletion in flight still closes its partitions and deletes its files: the directory stays locked
-        deletions.awaitNone();
+        first = step(first, deletions::awaitNone);
         // the logs are closed: no step of theirs is prepared any more
-        ctx.preparer().close();
-        lock.release();
-        if (first != null) {
-            throw first;
+        first = step(first, () -> ctx.preparer().close());
+        first = step(first, lock::release);
+        if (first instanceof RuntimeException e) {
+            throw e;
         }
+        if (first instanceof Error e) {
+            throw e;
+        }
+    }
+
+    /** Runs {@code step}; returns {@code first}, or what the step threw when it is the first failure. */
+    private static @Nullable Throwable step(@Nullable Throwable first, Runnable step) {
+        try {
+            step.run();
+            return first;
+        } catch (RuntimeException | Error e) {
+            return collect(first, e);
+        }
+    }
+
+    /** {@code first}, with {@code next} suppressed in it, or {@code next} when there is no first. */
+    private static @Nullable Throwable collect(@Nullable Throwable first, @Nullable Throwable next) {
+        if (first == null) {
+            return next;
+        }
+        if (next != null && next != first) {
+            first.addSuppressed(next);
+        }
+        return first;
     }
 
     /**
@@ -191,14 +215,14 @@ final class BrokerClose {
      * fsyncs together (1,024 partitions closed in 0.8-2.0 s one after the other on the test VM). Returns the
      * first failure, having tried every partition.
      */
-    private static @Nullable RuntimeException closeAll(List<PartitionActor> partitions) {
+    private static @Nullable Throwable closeAll(List<PartitionActor> partitions) {
         AtomicInteger next = new AtomicInteger();
-        AtomicReference<RuntimeException> first = new AtomicReference<>();
+        AtomicReference<Throwable> first = new AtomicReference<>();
         Runnable work = () -> {
             for (int i = next.getAndIncrement(); i < partitions.size(); i = next.getAndIncrement()) {
                 try {
                     partitions.get(i).commands.closeLog();
-                } catch (RuntimeException e) {
+                } catch (RuntimeException | Error e) {
                     first.compareAndSet(null, e);
                 }
             }

@@ -60,8 +60,24 @@ final class DeferredSends {
         return marks[ThreadMarks.NESTED] + marks[ThreadMarks.COMPLETING] >= DEPTH && marks[ThreadMarks.OWNING] == 0;
     }
 
+    /**
+     * Leaves the record request this thread just queued to be drained later when {@link #defers} says so; false
+     * when the caller drains it now. Never once the scheduler is closed (the instance closes): no look would
+     * come, and the close may have drained the partition before this request was queued (its sender checked
+     * the topic just before the close), leaving it for a thread that may never get back to its outermost call.
+     * Drained at once, it runs its callbacks one level deeper, once: every send made from them is refused
+     * before it is queued. A scheduler closed after the check closed after the push, which the close drains.
+     */
+    boolean deferIfDeep(int[] marks) {
+        if (!defers(marks) || scheduler.isClosed()) {
+            return false;
+        }
+        deferred(marks);
+        return true;
+    }
+
     /** A send was left queued by this thread: the partition joins its list, and the scheduler will look. */
-    void deferred(int[] marks) {
+    private void deferred(int[] marks) {
         ArrayDeque<PartitionActor> deferred = ThreadMarks.deferred();
         if (!deferred.contains(actor)) {
             deferred.add(actor);

@@ -439,6 +439,9 @@ final class GroupOffsetsFile implements AutoCloseable {
                 return;
             } catch (IOException | RuntimeException e) {
                 damaged(); // what the fsync covered may never reach the disk: written again below
+            } catch (Error e) {
+                damaged(); // its descriptors go all the same
+                throw e;
             }
         }
         try {

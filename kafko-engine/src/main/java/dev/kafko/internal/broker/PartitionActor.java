@@ -154,8 +154,7 @@ final class PartitionActor implements Mailbox.Owner {
             } else if (!mailbox.pushWhenRoom(r, this)) {
                 return;
             }
-        } else if (r.recordCount() > 0 && DeferredSends.defers(marks)) {
-            deferredSends.deferred(marks);
+        } else if (r.recordCount() > 0 && deferredSends.deferIfDeep(marks)) {
             return;
         }
         drainIfIdle(marks);

@@ -50,6 +50,11 @@ final class Scheduler implements AutoCloseable {
         return Thread.currentThread() == thread;
     }
 
+    /** Whether {@link #close} began: every task is refused from then on, and those delayed were dropped. */
+    boolean isClosed() {
+        return executor.isShutdown();
+    }
+
     /** Runs {@code task} once after {@code delay}; false (the task dropped) once closed. */
     boolean schedule(Runnable task, Duration delay) {
         try {

@@ -136,16 +136,19 @@ final class TopicImpl implements Topic {
      * rethrown, having tried every group.
      */
     void closeGroups(boolean deleting) {
-        RuntimeException first = null;
+        Throwable first = null;
         for (GroupCoordinator g : groups.values()) {
             try {
                 g.close(deleting);
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | Error e) {
                 first = first == null ? e : first;
             }
         }
-        if (first != null) {
-            throw first;
+        if (first instanceof RuntimeException e) {
+            throw e;
+        }
+        if (first instanceof Error e) {
+            throw e;
         }
     }
 

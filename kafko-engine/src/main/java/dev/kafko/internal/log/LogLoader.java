@@ -116,9 +116,7 @@ final class LogLoader {
                 vouched = active.fromIndex();
             }
         } catch (RuntimeException | Error e) {
-            for (Segment s : segments) {
-                s.file().closeChannel();
-            }
+            SegmentFiles.closeAfter(segments, e);
             throw e;
         }
         if (clean && !vouched) {
@@ -127,10 +125,9 @@ final class LogLoader {
                 io.deleteIfExists(marker);
                 io.fsyncDirectory(dir);
             } catch (IOException e) {
-                for (Segment s : segments) {
-                    s.file().closeChannel();
-                }
-                throw StorageErrors.wrap("delete clean-shutdown marker", marker, e);
+                RuntimeException failure = StorageErrors.wrap("delete clean-shutdown marker", marker, e);
+                SegmentFiles.closeAfter(segments, failure);
+                throw failure;
             }
         }
         if (!clean && bases.length > 0) {
@@ -140,10 +137,9 @@ final class LogLoader {
                 // of a topic under EVERY_BATCH, which reads it at once, takes it to be
                 io.fsyncDirectory(dir);
             } catch (IOException e) {
-                for (Segment s : segments) {
-                    s.file().closeChannel();
-                }
-                throw StorageErrors.wrap("fsync directory after a crash recovery", dir, e);
+                RuntimeException failure = StorageErrors.wrap("fsync directory after a crash recovery", dir, e);
+                SegmentFiles.closeAfter(segments, failure);
+                throw failure;
             }
         }
         return new Loaded(segments, clean && vouched, bases.length == 0);
@@ -299,7 +295,7 @@ final class LogLoader {
             return new Active(new Segment(base, file, index, config.indexIntervalBytes(), size, next, maxTs, ageBase,
                     bytesAfterLastEntry(index, size, config)), fromIndex);
         } catch (RuntimeException e) {
-            file.closeChannel();
+            SegmentFiles.closeAfter(file, e);
             throw e;
         }
     }

@@ -11,6 +11,7 @@ import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.List;
 
 /**
  * Internal: segment files by path, before and beside their {@link SegmentFile}: the 16-byte header of a
@@ -24,6 +25,27 @@ final class SegmentFiles {
     private static final System.Logger LOG = System.getLogger(SegmentFile.class.getName());
 
     private SegmentFiles() {
+    }
+
+    /**
+     * Closes the channel of each of {@code segs} after {@code primary} failed the open that opened them: a close
+     * that fails keeps no later one open, and is suppressed in {@code primary}, which the caller throws.
+     */
+    static void closeAfter(List<Segment> segs, Throwable primary) {
+        for (Segment s : segs) {
+            closeAfter(s.file(), primary);
+        }
+    }
+
+    /** {@link #closeAfter(List, Throwable)} of one file. */
+    static void closeAfter(SegmentFile file, Throwable primary) {
+        try {
+            file.closeChannel();
+        } catch (RuntimeException | Error e) {
+            if (e != primary) {
+                primary.addSuppressed(e);
+            }
+        }
     }
 
     /** The 16-byte header of a segment file starting at {@code baseOffset}. */
