@@ -165,6 +165,7 @@ public final class Broker implements Kafko {
                 throw new TopicExistsException("topic '" + name + "' already exists in " + dataDir);
             }
             Names.checkNoCollision(name, topics.keySet());
+            refuseNameFoldedOntoAnother(name);
             t = TopicDirectory.create(this, dataDir.resolve(name), name, config);
             topics.put(name, t);
         } finally {
@@ -172,6 +173,33 @@ public final class Broker implements Kafko {
         }
         ctx.observer().onTopicCreated(name); // outside the lock: an observer may make admin calls
         return t;
+    }
+
+    /**
+     * Admin lock held. Refuses a topic whose directory the file system would find under another name: where names
+     * are not told apart by case (macOS, Windows, a case-folding Linux directory), {@code orders} reaches the
+     * directory of topic {@code Orders}, which the create took for a leftover and removed (when the topic held no
+     * record yet: its later records were acknowledged and lost at the next open), or two topics shared one log.
+     *
+     * @throws TopicExistsException when that directory is an open topic's
+     * @throws InvalidTopicLayoutException when it is some other entry of the data directory
+     */
+    private void refuseNameFoldedOntoAnother(String name) {
+        String other = TopicDirectory.heldUnderAnotherName(ctx.io(), dataDir, name);
+        if (other != null && !topics.containsKey(other)) {
+            deletions.awaitDeletionOf(other, this::ensureOpen); // a deletion of it in flight: its directory goes
+            other = TopicDirectory.heldUnderAnotherName(ctx.io(), dataDir, name);
+        }
+        if (other == null) {
+            return;
+        }
+        String why = "the file system of " + dataDir + " does not tell names apart by case, so '" + name + "' would be";
+        if (topics.containsKey(other)) {
+            throw new TopicExistsException("topic '" + name + "' cannot be created: " + why + " the directory of topic '"
+                    + other + "'; pick a name that differs from it in more than case");
+        }
+        throw new InvalidTopicLayoutException(name, why + " " + dataDir.resolve(other) + ", which is no topic of this"
+                + " instance; move it away or pick a name that differs from it in more than case");
     }
 
     @Override

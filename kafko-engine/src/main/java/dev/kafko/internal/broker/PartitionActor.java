@@ -332,8 +332,20 @@ final class PartitionActor implements Mailbox.Owner {
             // and so, under EVERY_BATCH, do the appends no flush covered yet (no reader saw them)
             Throwable cause = e;
             try {
-                cause = e instanceof KafkoException ? e : new KafkoException("partition " + topic + "-"
-                        + partition + " could not finish a round of requests: " + e, e);
+                if (e instanceof InternalError late) {
+                    // a store into a mapped page faulted and the JVM reports it here: a frame this round wrote may
+                    // be torn. The partition fails, and so does every append of the round, also those before the
+                    // error (a failed send may have been stored, as after any I/O error)
+                    cause = lifecycle.lateFault(late);
+                    for (Request<?> q = first; q != open && q != null; q = q.next) {
+                        if (q.error == null && q.recordCount() > 0) {
+                            q.error = cause;
+                        }
+                    }
+                } else {
+                    cause = e instanceof KafkoException ? e : new KafkoException("partition " + topic + "-"
+                            + partition + " could not finish a round of requests: " + e, e);
+                }
             } catch (StackOverflowError ignored) {
                 // out of stack here too: the requests fail with the error itself
             }

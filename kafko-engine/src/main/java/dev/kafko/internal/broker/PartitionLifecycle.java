@@ -90,6 +90,17 @@ final class PartitionLifecycle {
     }
 
     /**
+     * An {@link InternalError} reached the owner's round outside the log's own calls: the JVM reports a fault of a
+     * store into a mapped page late, wherever the thread then is, so a frame of the round may be torn. The log and
+     * the partition fail, as after any I/O error of an append; returns the exception for the round's requests.
+     * Owner only.
+     */
+    Throwable lateFault(InternalError e) {
+        log.failLate(e);
+        return failure(e, "append");
+    }
+
+    /**
      * Logs without letting the logging fail the caller: a handler that throws (one that cannot open a
      * file when descriptors ran out, say) must not take the place of the failure being reported.
      */

@@ -19,6 +19,7 @@ import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Consumer;
@@ -135,6 +136,30 @@ final class TopicDirectory {
             }
         }
         return new TopicImpl(name, topicDir, broker, config, openAll(broker, topicDir, name, config));
+    }
+
+    /**
+     * {@link FileIo#heldUnderAnotherName} of {@code dir.resolve(name)}: the other name under which the file system
+     * finds it (where names are not told apart by case), or {@code null}.
+     *
+     * @throws KafkoStorageException when {@code dir} cannot be listed
+     */
+    static @Nullable String heldUnderAnotherName(FileIo io, Path dir, String name) {
+        try {
+            return io.heldUnderAnotherName(dir.resolve(name));
+        } catch (IOException e) {
+            throw new KafkoStorageException("cannot list " + dir + ": " + e, e);
+        } catch (RuntimeException e) {
+            throw StorageErrors.typed("list " + dir, dir, e);
+        }
+    }
+
+    /**
+     * Whether the file system of {@code topicDir} (an open topic's directory, which holds its config) tells names
+     * apart by case: it does unless {@code TOPIC.CONF} reaches {@code topic.conf}.
+     */
+    static boolean foldsCase(FileIo io, Path topicDir) {
+        return heldUnderAnotherName(io, topicDir, FileNames.TOPIC_CONFIG_FILE.toUpperCase(Locale.ROOT)) != null;
     }
 
     /** Whether {@code partitionDir} holds a segment file (the listing stops at the first one). */

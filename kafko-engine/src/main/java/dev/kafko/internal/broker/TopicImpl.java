@@ -1,16 +1,19 @@
 package dev.kafko.internal.broker;
 
+import dev.kafko.InvalidNameException;
 import dev.kafko.InvalidPartitionException;
 import dev.kafko.KafkoClosedException;
 import dev.kafko.PartitionInfo;
 import dev.kafko.Topic;
 import dev.kafko.TopicConfig;
 import dev.kafko.UnknownTopicException;
+import dev.kafko.internal.io.FileNames;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -154,7 +157,45 @@ final class TopicImpl implements Topic {
 
     /** The group coordinator of {@code group}, created on first use. */
     GroupCoordinator group(String group) {
-        return groups.computeIfAbsent(group, g -> new GroupCoordinator(this, g));
+        GroupCoordinator known = groups.get(group);
+        if (known != null) {
+            return known;
+        }
+        synchronized (groups) {
+            refuseCaseTwin(group);
+            return groups.computeIfAbsent(group, g -> new GroupCoordinator(this, g));
+        }
+    }
+
+    /**
+     * Refuses a group whose name equals a known group's (live, or with commits on disk) but for case, where the
+     * file system does not tell names apart by case: both would use one offsets file, a new group starting at the
+     * other's commits (skipping records it never read) and each commit overwriting the other's.
+     *
+     * @throws InvalidNameException naming both groups
+     */
+    private void refuseCaseTwin(String group) {
+        if (groups.containsKey(group)) {
+            return;
+        }
+        Set<String> known = new TreeSet<>(groups.keySet());
+        for (String other : known) {
+            if (other.equalsIgnoreCase(group)) {
+                refuseIfFolded(group, other);
+            }
+        }
+        String onDisk = TopicDirectory.heldUnderAnotherName(broker.context().io(), dir.resolve(FileNames.GROUPS_DIR), group);
+        if (onDisk != null) {
+            refuseIfFolded(group, onDisk);
+        }
+    }
+
+    private void refuseIfFolded(String group, String other) {
+        if (TopicDirectory.foldsCase(broker.context().io(), dir)) {
+            throw new InvalidNameException("group '" + group + "' cannot be used on topic '" + name + "': the file"
+                    + " system of " + dir + " does not tell names apart by case, so it would share the committed"
+                    + " offsets of group '" + other + "'; pick a name that differs from it in more than case");
+        }
     }
 
     @Override

@@ -4,6 +4,7 @@ import dev.kafko.CorruptLogException;
 import dev.kafko.KafkoClosedException;
 import dev.kafko.KafkoException;
 import dev.kafko.KafkoRecord;
+import dev.kafko.KafkoStorageException;
 import dev.kafko.OffsetOutOfRangeException;
 import dev.kafko.OutgoingRecord;
 import dev.kafko.PartitionFailedException;
@@ -545,6 +546,19 @@ public final class PartitionLog implements Closeable {
         return new KafkoException("the thread appending to " + name + " ran out of stack; nothing of the append"
                 + " was written (the sending thread was deep in a recursion of its own: send from a loop, or through an"
                 + " executor)", e);
+    }
+
+    /**
+     * Fails this log for a fault the JVM reported late: a store into a mapped page of a segment faulted ({@code
+     * SIGBUS}: a file system that went read-only under the writer, an aborted journal, no space for the page) and
+     * the JVM threw the {@link InternalError} where the writer then was, after the append had returned. A frame
+     * published since may be torn, so the log refuses further work and closes unclean: the next open CRC-scans it
+     * and cuts the torn frame. Any thread.
+     */
+    public void failLate(InternalError e) {
+        fail(new KafkoStorageException(name + ": a store into a mapped segment file faulted (the JVM reported it"
+                + " after the append had returned: " + e + "); the log may hold a torn frame and refuses further work"
+                + " until reopened", e));
     }
 
     /** Records the first failure (any thread: a seal may fail in the background) and returns it to throw. */

@@ -6,7 +6,7 @@ import java.nio.file.OpenOption;
 import java.nio.file.Path;
 
 /** A {@link FileIo} for tests: the real file system, with every channel it opens wrapped as the test says. */
-public final class WrappingFileIo implements FileIo {
+public class WrappingFileIo implements FileIo {
 
     /** Wraps the real channel opened on {@code path} with {@code options}. */
     @FunctionalInterface
