@@ -165,6 +165,17 @@ public interface Kafko extends AutoCloseable {
      */
     GroupInfo groupInfo(String topic, String group);
 
+    /**
+     * The lag of one partition for a group: what {@code groupInfo(topic, group).lag().get(partition)} says, without
+     * the work over every partition of the topic that {@link #groupInfo} does (a metrics scrape reads each
+     * partition's lag on its own).
+     *
+     * @throws UnknownTopicException when the topic does not exist
+     * @throws InvalidPartitionException when the topic has no such partition
+     * @throws InvalidNameException when {@code group} breaks the naming rule
+     */
+    long groupLag(String topic, String group, int partition);
+
     /** Idempotent; see the class comment. */
     @Override
     void close();

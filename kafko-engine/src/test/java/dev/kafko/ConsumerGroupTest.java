@@ -224,6 +224,35 @@ class ConsumerGroupTest {
         }
     }
 
+    /** One partition's lag says what the whole group's info says of it, before and after commits, and refuses as it. */
+    @ParameterizedTest
+    @EnumSource(OffsetResetPolicy.class)
+    void groupLagOfOnePartitionIsWhatGroupInfoSaysOfIt(OffsetResetPolicy reset) {
+        try (Kafko k = Kafko.open(dir, KafkoOptions.builder().offsetReset(reset).build())) {
+            k.createTopic("t", TopicConfig.builder().partitions(3).build());
+            fill(k, "t", 5);
+            assertLagsAgree(k, reset == OffsetResetPolicy.LATEST ? Map.of(0, 0L, 1, 0L, 2, 0L)
+                    : Map.of(0, 5L, 1, 5L, 2, 5L));
+            try (Consumer c = k.groupConsumer("t", "g")) {
+                c.poll(Duration.ofMillis(50));
+                c.commit(Map.of(0, 2L, 1, 5L));
+            }
+            assertLagsAgree(k, Map.of(0, 3L, 1, 0L, 2, reset == OffsetResetPolicy.LATEST ? 0L : 5L));
+            assertThatThrownBy(() -> k.groupLag("t", "g", 3)).isInstanceOf(InvalidPartitionException.class)
+                    .hasMessageContaining("partition 3");
+            assertThatThrownBy(() -> k.groupLag("t", "g", -1)).isInstanceOf(InvalidPartitionException.class);
+            assertThatThrownBy(() -> k.groupLag("nope", "g", 0)).isInstanceOf(UnknownTopicException.class);
+            assertThatThrownBy(() -> k.groupLag("t", "a/b", 0)).isInstanceOf(InvalidNameException.class);
+        }
+    }
+
+    private static void assertLagsAgree(Kafko k, Map<Integer, Long> expected) {
+        assertThat(k.groupInfo("t", "g").lag()).isEqualTo(expected);
+        for (int p = 0; p < 3; p++) {
+            assertThat(k.groupLag("t", "g", p)).as("partition %d", p).isEqualTo(expected.get(p));
+        }
+    }
+
     /** Under LATEST a group without a commit reads next at the end: no lag, as its members start there. */
     @Test
     void aGroupWithoutACommitHasNoLagUnderLatestAndLagsFromItsCommitOnceItHasOne() {

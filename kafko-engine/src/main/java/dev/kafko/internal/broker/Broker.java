@@ -378,6 +378,14 @@ public final class Broker implements Kafko {
         return require(topic).group(group).info();
     }
 
+    @Override
+    public long groupLag(String topic, String group, int partition) {
+        Names.check("group", group);
+        TopicImpl t = require(topic);
+        t.actor(partition); // InvalidPartitionException
+        return t.group(group).lag(partition);
+    }
+
     private TopicImpl require(String name) {
         Names.check("topic", name);
         ensureOpen();

@@ -305,21 +305,37 @@ final class GroupCoordinator {
         Map<Integer, Long> committed = new TreeMap<>();
         Map<Integer, Long> lag = new LinkedHashMap<>();
         PartitionActor[] actors = topic.actors();
-        // without a commit, a member starts at the log start, or at the end under LATEST: nothing to read
-        boolean latest = topic.broker.context().options().offsetReset() == OffsetResetPolicy.LATEST;
+        boolean latest = latest();
         for (int p = 0; p < actors.length; p++) {
             long c = committed(p);
-            PartitionLog log = actors[p].log();
-            // what the group can read: under EVERY_BATCH the records not yet fsynced are not lag yet (Kafka's
-            // lag counts up to the high watermark)
-            long end = actors[p].isOpen() ? actors[p].readableEnd() : actors[p].info().endOffset();
-            long start = actors[p].isOpen() ? log.logStartOffset() : actors[p].info().logStartOffset();
             if (c >= 0) {
                 committed.put(p, c);
             }
-            lag.put(p, Math.max(0, end - (c >= 0 ? Math.max(c, start) : latest ? end : start)));
+            lag.put(p, lag(actors[p], c, latest));
         }
         return new GroupInfo(topic.name, group, Map.copyOf(committed), Map.copyOf(lag), memberCount());
+    }
+
+    /** {@code info().lag().get(partition)}, of that partition alone. @throws InvalidPartitionException out of range */
+    long lag(int partition) {
+        return lag(topic.actor(partition), committed(partition), latest());
+    }
+
+    private boolean latest() {
+        return topic.broker.context().options().offsetReset() == OffsetResetPolicy.LATEST;
+    }
+
+    /**
+     * What the group has yet to read of {@code actor}'s partition past its commit {@code c} (negative: none): without
+     * a commit, a member starts at the log start, or at the end under LATEST ({@code latest}), nothing to read.
+     */
+    private static long lag(PartitionActor actor, long c, boolean latest) {
+        PartitionLog log = actor.log();
+        // what the group can read: under EVERY_BATCH the records not yet fsynced are not lag yet (Kafka's lag counts
+        // up to the high watermark)
+        long end = actor.isOpen() ? actor.readableEnd() : actor.info().endOffset();
+        long start = actor.isOpen() ? log.logStartOffset() : actor.info().logStartOffset();
+        return Math.max(0, end - (c >= 0 ? Math.max(c, start) : latest ? end : start));
     }
 
     /**

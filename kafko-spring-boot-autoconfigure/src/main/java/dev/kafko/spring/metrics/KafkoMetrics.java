@@ -1,10 +1,9 @@
 package dev.kafko.spring.metrics;
 
-import dev.kafko.GroupInfo;
+import dev.kafko.InvalidPartitionException;
 import dev.kafko.Kafko;
 import dev.kafko.KafkoClosedException;
 import dev.kafko.KafkoObserver;
-import dev.kafko.OffsetResetPolicy;
 import dev.kafko.PartitionInfo;
 import dev.kafko.PartitionState;
 import dev.kafko.Topic;
@@ -448,14 +447,12 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
     private void lagGauge(String topic, String group, int partition) {
         gauge("kafko.consumer.lag", group, "Records of the partition the group has not committed yet", null,
                 Tags.of("topic", topic, "group", group, "partition", Integer.toString(partition)), k -> {
-                    GroupInfo info = k.groupInfo(topic, group);
-                    if (!info.committed().containsKey(partition)
-                            && k.options().offsetReset() == OffsetResetPolicy.LATEST) {
-                        return 0; // such a group starts at the end whenever it takes the partition
+                    try {
+                        // one partition's lag: a scrape reads every gauge, so not the whole topic's each time
+                        return k.groupLag(topic, group, partition);
+                    } catch (InvalidPartitionException e) {
+                        return 0; // the topic was made again with fewer partitions
                     }
-                    // the engine counts an uncommitted partition from its log start
-                    Long lag = info.lag().get(partition);
-                    return lag == null ? 0 : lag;
                 });
     }
 
