@@ -11,6 +11,9 @@ package dev.kafko;
  * waiting for itself. {@link Kafko#close()} from an observer returns
  * at once: the instance closes on a thread of its own (the close needs the partition or the group the
  * observer's thread holds). When no observer is configured the engine skips the timing calls altogether.
+ * An exception, a {@link LinkageError} or an {@link AssertionError} an observer throws is logged and changes
+ * nothing; any other {@link Error} (out of memory, out of stack) fails the sends of the append it was told of,
+ * although their records were stored.
  */
 public interface KafkoObserver {
 

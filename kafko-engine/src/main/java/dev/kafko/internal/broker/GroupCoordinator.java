@@ -248,8 +248,9 @@ final class GroupCoordinator {
             }
             offsetsFile().commit(toCommit, fsync == FsyncPolicy.EVERY_BATCH);
             if (fsync instanceof FsyncPolicy.Interval interval && !forceScheduled) {
-                forceScheduled = true;
+                // marked once scheduled: a schedule that fails (out of heap) leaves it to the next commit
                 topic.broker.context().scheduler().schedule(this::forceNow, interval.period());
+                forceScheduled = true;
             }
             if (topic.broker.context().observing()) {
                 topic.broker.context().observer().onCommit(topic.name, group);

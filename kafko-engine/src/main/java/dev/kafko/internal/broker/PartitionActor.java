@@ -416,9 +416,10 @@ final class PartitionActor implements Mailbox.Owner {
             publishEnd();
         }
         if (fsync instanceof FsyncPolicy.Interval interval && !flushScheduled) {
-            flushScheduled = true;
+            // marked once scheduled: a schedule that fails (out of heap) leaves it to the next append
             ctx.scheduler().schedule(() -> submit(new CommandRequest(CommandRequest.Kind.INTERVAL_FLUSH)),
                     interval.period());
+            flushScheduled = true;
         }
         return true;
     }

@@ -26,6 +26,7 @@ final class PollFetch {
     private @Nullable KafkoException deferredFailure;
     private int deferredPartition;
     private long deferredPosition;
+    private long[] rewind = new long[0];
 
     PollFetch(TopicImpl topic, PartitionPositions positions, int maxPollRecords) {
         this.topic = topic;
@@ -65,36 +66,49 @@ final class PollFetch {
         int count = 0;
         KafkoException failed = null;
         int failedPartition = -1;
-        for (int i = 0; i < n && count < maxPollRecords; i++) {
-            int p = ps[(start + i) % n];
-            List<KafkoRecord> got;
-            try {
-                got = read(p, actors[p], maxPollRecords - count);
-            } catch (KafkoClosedException | UnknownTopicException e) {
-                // a log closed by a deleteTopic that raced this read is the topic's deletion, not kafko's close
-                topic.ensureOpen();
-                throw e; // the consumer's or the topic's end, not one partition's
-            } catch (KafkoException e) {
-                if (failed == null) {
-                    failed = e;
-                    failedPartition = p;
+        long[] before = startPositions(n);
+        int i = 0;
+        try {
+            for (; i < n && count < maxPollRecords; i++) {
+                int p = ps[(start + i) % n];
+                before[i] = positions.get(p);
+                List<KafkoRecord> got;
+                try {
+                    got = read(p, actors[p], maxPollRecords - count);
+                } catch (KafkoClosedException | UnknownTopicException e) {
+                    // a log closed by a deleteTopic that raced this read is the topic's deletion, not kafko's close
+                    topic.ensureOpen();
+                    throw e; // the consumer's or the topic's end, not one partition's
+                } catch (KafkoException e) {
+                    if (failed == null) {
+                        failed = e;
+                        failedPartition = p;
+                    }
+                    continue;
                 }
-                continue;
-            }
-            if (got.isEmpty()) {
-                continue;
-            }
-            rotation = start + i + 1;
-            count += got.size();
-            if (first == null) {
-                first = got;
-            } else {
-                if (all == null) {
-                    all = new ArrayList<>(first.size() + got.size());
-                    all.addAll(first);
+                if (got.isEmpty()) {
+                    continue;
                 }
-                all.addAll(got);
+                rotation = start + i + 1;
+                count += got.size();
+                if (first == null) {
+                    first = got;
+                } else {
+                    if (all == null) {
+                        all = new ArrayList<>(first.size() + got.size());
+                        all.addAll(first);
+                    }
+                    all.addAll(got);
+                }
             }
+        } catch (Error e) {
+            // the heap ran out reading a partition (a large frame decompressed) or gathering the records: the poll
+            // throws, and returns none of what it read, so the partitions read before go back to where they were
+            // (their records would otherwise be skipped, and the group's next commit would pass them). The rewind allocates nothing
+            for (int j = Math.min(i, n - 1); j >= 0; j--) {
+                positions.set(ps[(start + j) % n], before[j]);
+            }
+            throw e;
         }
         if (failed != null) {
             if (count == 0) {
@@ -105,6 +119,14 @@ final class PollFetch {
             deferredPosition = positions.get(failedPartition);
         }
         return all != null ? all : first != null ? first : List.of();
+    }
+
+    /** The positions of the partitions a poll reads, before it reads them; reused from poll to poll. */
+    private long[] startPositions(int n) {
+        if (rewind.length < n) {
+            rewind = new long[n];
+        }
+        return rewind;
     }
 
     private List<KafkoRecord> read(int p, PartitionActor actor, int max) {

@@ -9,6 +9,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -24,6 +25,8 @@ final class Scheduler implements AutoCloseable {
     private static final long WAIT_SLICE_MILLIS = 500;
     /** How often a close that waits for the scheduler's task in hand says so. */
     private static final long STILL_WAITING_MILLIS = 10_000;
+    /** How long after dying of an {@link Error} a one-shot task runs again. */
+    static final Duration RETRY_AFTER = Duration.ofMillis(10);
 
     private final ScheduledThreadPoolExecutor executor;
     /** The thread, once started; see {@link #isCurrentThread()}. */
@@ -55,10 +58,15 @@ final class Scheduler implements AutoCloseable {
         return executor.isShutdown();
     }
 
-    /** Runs {@code task} once after {@code delay}; false (the task dropped) once closed. */
+    /**
+     * Runs {@code task} once after {@code delay}; false (the task dropped) once closed. A task that dies of an
+     * {@link Error} (the heap ran out) runs again {@link #RETRY_AFTER} later, until it returns or this closes:
+     * one-shot tasks post the commands their partitions wait for (the end of a linger, an interval fsync, a
+     * group's offsets force), each marked as scheduled until it runs; dropped, the mark would stay for ever.
+     */
     boolean schedule(Runnable task, Duration delay) {
         try {
-            executor.schedule(guard(task), Durations.saturatedNanos(delay), TimeUnit.NANOSECONDS);
+            executor.schedule(new OneShot(task), Durations.saturatedNanos(delay), TimeUnit.NANOSECONDS);
             return true;
         } catch (RejectedExecutionException e) {
             LOG.log(Level.DEBUG, "scheduler closed; dropped a task");
@@ -69,18 +77,69 @@ final class Scheduler implements AutoCloseable {
     /** Runs {@code task} every {@code period}. */
     ScheduledFuture<?> every(Runnable task, Duration period) {
         long nanos = Durations.saturatedNanos(period);
-        return executor.scheduleWithFixedDelay(guard(task), nanos, nanos, TimeUnit.NANOSECONDS);
+        return executor.scheduleWithFixedDelay(() -> {
+            try {
+                task.run();
+            } catch (RuntimeException | Error e) {
+                // one failed round must not cancel the periodic task (the executor cancels it on any throwable)
+                complain(e, "");
+            }
+        }, nanos, nanos, TimeUnit.NANOSECONDS);
     }
 
-    private static Runnable guard(Runnable task) {
-        return () -> {
+    /** Logs a failed task; a log that fails too (out of heap still) must not fail the caller. */
+    private static void complain(Throwable e, String what) {
+        try {
+            LOG.log(Level.WARNING, "background task failed" + what + ": " + e, e);
+        } catch (RuntimeException | Error ignored) {
+            // nothing left to report it with
+        }
+    }
+
+    /** A one-shot task, run again after an {@link Error}; see {@link #schedule}. */
+    private final class OneShot implements Runnable {
+
+        private final Runnable task;
+        private int failures;
+
+        OneShot(Runnable task) {
+            this.task = task;
+        }
+
+        @Override
+        public void run() {
             try {
                 task.run();
             } catch (RuntimeException e) {
-                // one failed round must not cancel the periodic task
-                LOG.log(Level.WARNING, "background task failed: " + e, e);
+                complain(e, "");
+            } catch (Error e) {
+                failures++;
+                // an Error the task throws every time is logged once, then only at DEBUG
+                if (failures == 1) {
+                    complain(e, "; it runs again every " + RETRY_AFTER.toMillis() + " ms until it completes");
+                } else {
+                    LOG.log(Level.DEBUG, "background task failed again: " + e);
+                }
+                again();
             }
-        };
+        }
+
+        /** Schedules this again; while the heap is still too short for that, waits here and tries again. */
+        private void again() {
+            for (;;) {
+                try {
+                    executor.schedule(this, RETRY_AFTER.toNanos(), TimeUnit.NANOSECONDS);
+                    return;
+                } catch (RejectedExecutionException closed) {
+                    return; // the close drains the partitions itself
+                } catch (Error e) {
+                    if (executor.isShutdown()) {
+                        return;
+                    }
+                    LockSupport.parkNanos(RETRY_AFTER.toNanos());
+                }
+            }
+        }
     }
 
     /**

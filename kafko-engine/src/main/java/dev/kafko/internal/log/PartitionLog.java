@@ -237,6 +237,16 @@ public final class PartitionLog implements Closeable {
                 failure = e;
             }
             throw e;
+        } catch (OutOfMemoryError e) {
+            if (rolled) {
+                // the heap or the direct memory (a staging buffer of a large frame) ran out storing past the
+                // published end, as a stack may: nothing anyone sees changed, and the next write stores over it
+                throw outOfMemory(e);
+            }
+            if (failure == null) {
+                failure = e; // a roll half done
+            }
+            throw e;
         } catch (RuntimeException e) {
             // a write or a roll that failed in any way may have left the files half changed
             throw fail(e);
@@ -559,6 +569,15 @@ public final class PartitionLog implements Closeable {
         fail(new KafkoStorageException(name + ": a store into a mapped segment file faulted (the JVM reported it"
                 + " after the append had returned: " + e + "); the log may hold a torn frame and refuses further work"
                 + " until reopened", e));
+    }
+
+    /**
+     * The failure of an append that ran out of memory while it stored its frame past the published end: the log
+     * is as it was, and goes on (a smaller frame, or the same once memory is back, may be written).
+     */
+    private KafkoException outOfMemory(OutOfMemoryError e) {
+        return new KafkoException("the append to " + name + " ran out of memory (" + e.getMessage()
+                + "); nothing of it was written", e);
     }
 
     /** Records the first failure (any thread: a seal may fail in the background) and returns it to throw. */

@@ -238,7 +238,11 @@ final class MemberDelivery {
         ListenerInvocation invocation = new ListenerInvocation(container, records, ack, this::invoke);
         try {
             container.errorHandler().handle(records, failure, invocation);
-        } catch (Exception unhandled) {
+        } catch (Exception | Error unhandled) {
+            if (unhandled instanceof VirtualMachineError fatal && !(fatal instanceof StackOverflowError)) {
+                throw fatal; // the JVM's trouble (out of memory): the member dies, as from the listener itself
+            }
+            // an Error of the handler's own (a failed assertion, a bug) is its throwing like any other
             nackSleep = null; // a retry's nack the handler overrode: the records are delivered again as it throws
             if (container.stopRequested()) {
                 // the error handler gave up because of the stop (its back-off ended early): not a failure

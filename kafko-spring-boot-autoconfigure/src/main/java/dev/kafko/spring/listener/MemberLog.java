@@ -75,7 +75,7 @@ final class MemberLog {
     }
 
     /** The error handler could not finish {@code records} (a dead-letter partition that failed, say). */
-    void notFinished(List<KafkoRecord> records, Exception unhandled, long retryMillis) {
+    void notFinished(List<KafkoRecord> records, Throwable unhandled, long retryMillis) {
         String what = "Listener '{}' did not finish {} ({}); delivered again in {} ms";
         if (traces.traceDue("recover " + unhandled.getClass().getName())) {
             LOG.warn(what, container.getListenerId(), describe(records), unhandled, retryMillis, unhandled);
