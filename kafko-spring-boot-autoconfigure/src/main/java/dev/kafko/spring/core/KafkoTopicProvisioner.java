@@ -1,5 +1,7 @@
 package dev.kafko.spring.core;
 
+import dev.kafko.Compression;
+import dev.kafko.CompressionUnavailableException;
 import dev.kafko.Kafko;
 import dev.kafko.KafkoException;
 import dev.kafko.Topic;
@@ -65,13 +67,31 @@ public final class KafkoTopicProvisioner implements InitializingBean {
     }
 
     /**
-     * Creates or checks every declared topic: first checks that none would shrink, so that a start-up that
-     * fails has created or grown nothing (partitions never shrink back).
+     * Creates or checks every declared topic: first checks that none would shrink and that the codec of each is
+     * available, so that a start-up that fails has created or grown nothing (partitions never shrink back).
      */
     @Override
     public void afterPropertiesSet() {
         declared.forEach(this::checkNoShrink);
+        declared.forEach(this::checkCodec);
         declared.forEach(this::provision);
+    }
+
+    /**
+     * A declared topic whose codec this JVM lacks (an existing topic's stored one, else the declared one) can be
+     * neither written nor read: the start-up fails, as the creation of a new one does, rather than every send and
+     * every poll of it failing for the life of the process.
+     */
+    private void checkCodec(String name, TopicConfig config) {
+        Optional<Topic> existing = kafko.topic(name);
+        Compression compression = existing.map(t -> t.config().compression()).orElse(config.compression());
+        try {
+            compression.requireAvailable();
+        } catch (CompressionUnavailableException e) {
+            throw new CompressionUnavailableException(propertyPrefix(name) + ": topic '" + name + "' "
+                    + (existing.isPresent() ? "exists with" : "asks for") + " compression " + compression
+                    + ", which cannot be used in this JVM: " + e.getMessage(), e);
+        }
     }
 
     private void checkNoShrink(String name, TopicConfig config) {
