@@ -172,7 +172,8 @@ public interface Kafko extends AutoCloseable {
      *
      * @throws UnknownTopicException when the topic does not exist
      * @throws InvalidPartitionException when the topic has no such partition
-     * @throws InvalidNameException when {@code group} breaks the naming rule
+     * @throws InvalidNameException when {@code group} breaks the naming rule, or differs from a known group of the
+     *     topic only by case where the file system does not tell names apart by case (as {@link #groupInfo})
      */
     long groupLag(String topic, String group, int partition);
 

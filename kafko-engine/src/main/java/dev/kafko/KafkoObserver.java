@@ -13,7 +13,8 @@ package dev.kafko;
  * observer's thread holds). When no observer is configured the engine skips the timing calls altogether.
  * An exception, a {@link LinkageError} or an {@link AssertionError} an observer throws is logged and changes
  * nothing; any other {@link Error} (out of memory, out of stack) fails the sends of the append it was told of,
- * although their records were stored.
+ * although their records were stored. An {@link InternalError} reporting a faulted access to mapped memory (which the
+ * JVM may throw late, in an observer, for a store into a segment) fails the partition as well.
  */
 public interface KafkoObserver {
 

@@ -77,6 +77,33 @@ class LateMappedFaultTest {
     }
 
     /**
+     * An {@link InternalError} that is no report of a faulted memory access (an observer's own, a method handle's)
+     * leaves the log intact: the append's sends fail with it, as the observer contract says of an {@link Error}, and
+     * the partition stays {@code RUNNING}. B135's catch took every {@code InternalError} for a torn frame and failed
+     * the partition until the instance was reopened.
+     */
+    @Test
+    void anObserversOwnInternalErrorDoesNotFailThePartition() throws Exception {
+        AtomicBoolean fault = new AtomicBoolean();
+        KafkoObserver observer = new KafkoObserver() {
+            @Override
+            public void onAppend(String topic, int partition, int records, long bytes, long nanos) {
+                if (fault.getAndSet(false)) {
+                    throw new InternalError("the observer's own failure");
+                }
+            }
+        };
+        try (Kafko k = Kafko.open(tmp.resolve("data"), KafkoOptions.builder().observer(observer).build())) {
+            k.createTopic("t");
+            Producer p = k.producer("t");
+            fault.set(true);
+            assertThat(cause(p.send(null, bytes("a")))).isNotNull().hasRootCauseMessage("the observer's own failure");
+            assertThat(k.topic("t").orElseThrow().partition(0).state()).isEqualTo(PartitionState.RUNNING);
+            assertThat(p.send(null, bytes("b")).join().offset()).isEqualTo(1);
+        }
+    }
+
+    /**
      * Open (tag {@code known-bug}): the fix above covers a fault the JVM reports inside the partition's round (1 run
      * in 5 here); in the others the JVM throws it in the sender's own code after {@code send} returned, the send that
      * stored the torn frame acknowledged and the partition still {@code RUNNING}. Needs root, a loop device and

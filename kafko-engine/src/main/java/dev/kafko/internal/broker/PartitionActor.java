@@ -332,7 +332,7 @@ final class PartitionActor implements Mailbox.Owner {
             // and so, under EVERY_BATCH, do the appends no flush covered yet (no reader saw them)
             Throwable cause = e;
             try {
-                if (e instanceof InternalError late) {
+                if (e instanceof InternalError late && isMemoryFault(late)) {
                     // a store into a mapped page faulted and the JVM reports it here: a frame this round wrote may
                     // be torn. The partition fails, and so does every append of the round, also those before the
                     // error (a failed send may have been stored, as after any I/O error)
@@ -358,6 +358,16 @@ final class PartitionActor implements Mailbox.Owner {
             }
         }
         return first;
+    }
+
+    /**
+     * Whether {@code e} is the JVM's report of a faulted access to mapped memory (HotSpot: "a fault occurred in an
+     * [recent] unsafe memory access operation"), rather than an {@link InternalError} of other code in the round (an
+     * observer's, a method handle's), which leaves the log intact and must not fail the partition.
+     */
+    static boolean isMemoryFault(InternalError e) {
+        String m = e.getMessage();
+        return m != null && m.contains("unsafe memory access");
     }
 
     /**

@@ -11,9 +11,11 @@ import dev.kafko.internal.io.FileNames;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -35,6 +37,12 @@ final class TopicImpl implements Topic {
     private volatile Life life = Life.OPEN;
     final Set<ConsumerImpl> consumers = ConcurrentHashMap.newKeySet();
     final ConcurrentHashMap<String, GroupCoordinator> groups = new ConcurrentHashMap<>();
+    /**
+     * Under the lock of {@link #groups}: each known group's name in lower case to the first known name that folds to
+     * it, so that a new group's case twin is found without a pass over every known group (B135's check did one, with
+     * a sorted copy, per new group: 5,000 groups took 7 s to make instead of 0.4).
+     */
+    private final Map<String, String> foldedGroups = new HashMap<>();
     /**
      * The round-robin counter of keyless records, shared by every producer of the topic: a producer per
      * send (they hold nothing) still spreads them. Starts at 0, so runs are deterministic.
@@ -163,7 +171,9 @@ final class TopicImpl implements Topic {
         }
         synchronized (groups) {
             refuseCaseTwin(group);
-            return groups.computeIfAbsent(group, g -> new GroupCoordinator(this, g));
+            GroupCoordinator g = groups.computeIfAbsent(group, n -> new GroupCoordinator(this, n));
+            foldedGroups.putIfAbsent(group.toLowerCase(Locale.ROOT), group);
+            return g;
         }
     }
 
@@ -178,11 +188,10 @@ final class TopicImpl implements Topic {
         if (groups.containsKey(group)) {
             return;
         }
-        Set<String> known = new TreeSet<>(groups.keySet());
-        for (String other : known) {
-            if (other.equalsIgnoreCase(group)) {
-                refuseIfFolded(group, other);
-            }
+        // names are ASCII ([A-Za-z0-9._-]): lower case in the root locale is equalsIgnoreCase
+        String other = foldedGroups.get(group.toLowerCase(Locale.ROOT));
+        if (other != null) {
+            refuseIfFolded(group, other);
         }
         String onDisk = TopicDirectory.heldUnderAnotherName(broker.context().io(), dir.resolve(FileNames.GROUPS_DIR), group);
         if (onDisk != null) {
