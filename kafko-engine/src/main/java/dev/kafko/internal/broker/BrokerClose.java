@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -30,6 +31,14 @@ final class BrokerClose {
     private static final int CLOSE_THREADS = 4;
     /** A close takes one more thread for each this many partitions (up to {@link #CLOSE_THREADS}). */
     private static final int CLOSE_PARTITIONS_PER_THREAD = 64;
+
+    /** Starts a helper of {@link #closeAll} on {@code work}, named {@code name}; a test's may fail as a start can. */
+    static volatile BiFunction<Runnable, String, Thread> helperStarter = (work, name) -> {
+        Thread helper = new Thread(work, name);
+        helper.setDaemon(true);
+        helper.start();
+        return helper;
+    };
 
     private final Path dataDir;
     private final BrokerContext ctx;
@@ -143,7 +152,11 @@ final class BrokerClose {
     private void closeAfterMarked(List<PartitionActor> partitions) {
         // then the scheduler: nothing may post flushes or retention into a closing partition
         Throwable first = step(null, () -> ctx.scheduler().close());
-        first = collect(first, closeAll(partitions));
+        try {
+            first = collect(first, closeAll(partitions));
+        } catch (RuntimeException | Error e) {
+            first = collect(first, e); // closeAll tried every partition it could; the steps below still run
+        }
         for (TopicImpl t : topics.values()) {
             first = step(first, () -> t.closeGroups(false));
         }
@@ -228,11 +241,16 @@ final class BrokerClose {
             }
         };
         int threads = Math.min(CLOSE_THREADS, Math.max(1, partitions.size() / CLOSE_PARTITIONS_PER_THREAD));
-        List<Thread> helpers = new ArrayList<>();
+        List<Thread> helpers = new ArrayList<>(threads); // sized: adding a helper that started allocates nothing
         for (int h = 1; h < threads; h++) {
-            Thread helper = new Thread(work, "kafko-close-" + h);
-            helper.setDaemon(true);
-            helper.start();
+            Thread helper;
+            try {
+                helper = helperStarter.apply(work, "kafko-close-" + h);
+            } catch (RuntimeException | Error e) {
+                // no thread to be had (out of native threads, or of heap): this thread closes the rest itself. Thrown,
+                // it skipped every partition, the groups, the preparer and the directory lock
+                break;
+            }
             helpers.add(helper);
         }
         work.run();

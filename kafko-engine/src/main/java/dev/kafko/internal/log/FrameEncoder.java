@@ -67,13 +67,19 @@ final class FrameEncoder implements AutoCloseable {
     /** Buffers above this size are dropped after use, so one huge batch does not pin memory per partition. */
     private static final int KEEP_BUFFER_BYTES = 4 << 20;
 
-    /** Drops buffers a rare huge frame grew beyond {@link #KEEP_BUFFER_BYTES}. */
+    /** What a buffer is dropped to: the next encode grows it as it needs (see {@link #grow}). */
+    private static final byte[] NO_BYTES = new byte[0];
+
+    /**
+     * Drops buffers a rare huge frame grew beyond {@link #KEEP_BUFFER_BYTES}. Allocates nothing: it runs after the
+     * frame was published, where an {@link OutOfMemoryError} would fail a send whose records are in the log.
+     */
     void trim() {
         if (frame.length > KEEP_BUFFER_BYTES) {
-            frame = new byte[INITIAL_FRAME_BYTES];
+            frame = NO_BYTES;
         }
         if (records.length > KEEP_BUFFER_BYTES) {
-            records = new byte[0];
+            records = NO_BYTES;
         }
     }
 
@@ -392,8 +398,9 @@ final class FrameEncoder implements AutoCloseable {
      */
     @Override
     public void close() {
-        frame = new byte[INITIAL_FRAME_BYTES];
-        records = new byte[0];
+        // nothing allocated: the log's close runs this first, and a heap that ran out here kept every channel open
+        frame = NO_BYTES;
+        records = NO_BYTES;
         if (compressor != null) {
             compressor.close();
         }

@@ -256,6 +256,11 @@ final class SegmentFile {
             // the preparer is shut down: this writer allocates its own steps, doubling, from now on
             preparer = null;
             prepareQueued.set(false);
+        } catch (RuntimeException | Error e) {
+            // no thread could be started for it (no native thread, or no heap for one): the step is work ahead of
+            // a writer that allocates what it needs itself, so the frame this follows stays written, and the next
+            // write asks again (left queued, the flag would keep this segment from being prepared ever again)
+            prepareQueued.set(false);
         }
     }
 
