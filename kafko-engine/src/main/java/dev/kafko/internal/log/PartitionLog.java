@@ -159,7 +159,7 @@ public final class PartitionLog implements Closeable {
         try {
             return new PartitionLog(topic, partition, dir, config, clock, io, preparer, forceSeals, loaded);
         } catch (RuntimeException | Error e) {
-            closeChannelsAfter(loaded.segments().toArray(new Segment[0]), e);
+            SegmentFiles.closeAllAfter(loaded.segments().toArray(new Segment[0]), e);
             throw e;
         }
     }
@@ -473,7 +473,7 @@ public final class PartitionLog implements Closeable {
             // any I/O error of the writer would): the close below then leaves it unclean
             seals.awaitAllQuietly();
             if (failure != null || directory.markerOnDisk() || !durable) {
-                closeChannels(segs);
+                SegmentFiles.closeAll(segs);
                 return;
             }
             try {
@@ -482,12 +482,12 @@ public final class PartitionLog implements Closeable {
                 seals.forceUnforced();
                 directory.closeClean(active);
                 // the sealed segments' windows go back to the MappingBudget now, not when collected
-                closeChannels(segs);
+                SegmentFiles.closeAll(segs);
             } catch (RuntimeException e) {
-                closeChannelsAfter(segs, e);
+                SegmentFiles.closeAllAfter(segs, e);
                 throw fail(e);
             } catch (Error e) {
-                closeChannelsAfter(segs, e);
+                SegmentFiles.closeAllAfter(segs, e);
                 if (failure == null) {
                     failure = e;
                 }
@@ -496,56 +496,6 @@ public final class PartitionLog implements Closeable {
         } finally {
             writer = null;
         }
-    }
-
-    /**
-     * Releases every file of a log that closes, or that failed to open: the channels, then the mappings
-     * ({@link SegmentFile#closeWithLog}), so that a handle kept to a deleted topic or a closed instance keeps
-     * neither. A channel whose close fails does not keep the others open: each one is closed, and the first
-     * failure is thrown with the others suppressed in it.
-     */
-    private static void closeChannels(Segment[] segs) {
-        Throwable first = null;
-        for (Segment s : segs) {
-            try {
-                s.file().closeChannel();
-            } catch (RuntimeException | Error e) {
-                first = suppress(first, e);
-            }
-        }
-        for (Segment s : segs) {
-            try {
-                s.file().closeWithLog();
-            } catch (RuntimeException | Error e) {
-                first = suppress(first, e);
-            }
-        }
-        if (first instanceof RuntimeException e) {
-            throw e;
-        }
-        if (first instanceof Error e) {
-            throw e;
-        }
-    }
-
-    /** {@link #closeChannels} after {@code primary} failed: what the closing throws is suppressed in it. */
-    private static void closeChannelsAfter(Segment[] segs, Throwable primary) {
-        try {
-            closeChannels(segs);
-        } catch (RuntimeException | Error e) {
-            suppress(primary, e);
-        }
-    }
-
-    /** {@code first}, with {@code next} added to it as suppressed; {@code next} when it is the first. */
-    private static Throwable suppress(@Nullable Throwable first, Throwable next) {
-        if (first == null) {
-            return next;
-        }
-        if (first != next) {
-            first.addSuppressed(next);
-        }
-        return first;
     }
 
     /**

@@ -12,6 +12,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Internal: segment files by path, before and beside their {@link SegmentFile}: the 16-byte header of a
@@ -25,6 +26,56 @@ final class SegmentFiles {
     private static final System.Logger LOG = System.getLogger(SegmentFile.class.getName());
 
     private SegmentFiles() {
+    }
+
+    /**
+     * Releases every file of a log that closes, or that failed to open: the channels, then the mappings
+     * ({@link SegmentFile#closeWithLog}), so that a handle kept to a deleted topic or a closed instance keeps
+     * neither. A channel whose close fails does not keep the others open: each one is closed, and the first
+     * failure is thrown with the others suppressed in it.
+     */
+    static void closeAll(Segment[] segs) {
+        Throwable first = null;
+        for (Segment s : segs) {
+            try {
+                s.file().closeChannel();
+            } catch (RuntimeException | Error e) {
+                first = suppress(first, e);
+            }
+        }
+        for (Segment s : segs) {
+            try {
+                s.file().closeWithLog();
+            } catch (RuntimeException | Error e) {
+                first = suppress(first, e);
+            }
+        }
+        if (first instanceof RuntimeException e) {
+            throw e;
+        }
+        if (first instanceof Error e) {
+            throw e;
+        }
+    }
+
+    /** {@link #closeAll} after {@code primary} failed: what the closing throws is suppressed in it. */
+    static void closeAllAfter(Segment[] segs, Throwable primary) {
+        try {
+            closeAll(segs);
+        } catch (RuntimeException | Error e) {
+            suppress(primary, e);
+        }
+    }
+
+    /** {@code first}, with {@code next} added to it as suppressed; {@code next} when it is the first. */
+    private static Throwable suppress(@Nullable Throwable first, Throwable next) {
+        if (first == null) {
+            return next;
+        }
+        if (first != next) {
+            first.addSuppressed(next);
+        }
+        return first;
     }
 
     /**
