@@ -2,6 +2,7 @@ package dev.kafko.internal.broker;
 
 import dev.kafko.KafkoException;
 import dev.kafko.internal.io.Uninterruptibly;
+import dev.kafko.internal.io.Failures;
 import java.lang.System.Logger.Level;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -153,9 +154,9 @@ final class BrokerClose {
         // then the scheduler: nothing may post flushes or retention into a closing partition
         Throwable first = step(null, () -> ctx.scheduler().close());
         try {
-            first = collect(first, closeAll(partitions));
+            first = Failures.suppress(first, closeAll(partitions));
         } catch (RuntimeException | Error e) {
-            first = collect(first, e); // closeAll tried every partition it could; the steps below still run
+            first = Failures.suppress(first, e); // closeAll tried every partition it could; the steps below still run
         }
         for (TopicImpl t : topics.values()) {
             first = step(first, () -> t.closeGroups(false));
@@ -168,12 +169,7 @@ final class BrokerClose {
         // the logs are closed: no step of theirs is prepared any more
         first = step(first, () -> ctx.preparer().close());
         first = step(first, lock::release);
-        if (first instanceof RuntimeException e) {
-            throw e;
-        }
-        if (first instanceof Error e) {
-            throw e;
-        }
+        Failures.rethrow(first);
     }
 
     /** Runs {@code step}; returns {@code first}, or what the step threw when it is the first failure. */
@@ -182,19 +178,8 @@ final class BrokerClose {
             step.run();
             return first;
         } catch (RuntimeException | Error e) {
-            return collect(first, e);
+            return Failures.suppress(first, e);
         }
-    }
-
-    /** {@code first}, with {@code next} suppressed in it, or {@code next} when there is no first. */
-    private static @Nullable Throwable collect(@Nullable Throwable first, @Nullable Throwable next) {
-        if (first == null) {
-            return next;
-        }
-        if (next != null && next != first) {
-            first.addSuppressed(next);
-        }
-        return first;
     }
 
     /**
@@ -212,13 +197,8 @@ final class BrokerClose {
         if (t != null && t != Thread.currentThread()) {
             Uninterruptibly.join(List.of(t)); // no thread of the instance outlives its close
         }
-        Throwable failure = closeFailure;
-        if (failure instanceof RuntimeException e) {
-            throw e; // the first close failed: what it could not make durable is not, for this caller either
-        }
-        if (failure instanceof Error e) {
-            throw e;
-        }
+        // the first close failed: what it could not make durable is not, for this caller either
+        Failures.rethrow(closeFailure);
     }
 
     /**

@@ -8,6 +8,7 @@ import dev.kafko.Topic;
 import dev.kafko.TopicConfig;
 import dev.kafko.UnknownTopicException;
 import dev.kafko.internal.io.FileNames;
+import dev.kafko.internal.io.Failures;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -155,12 +156,7 @@ final class TopicImpl implements Topic {
                 first = first == null ? e : first;
             }
         }
-        if (first instanceof RuntimeException e) {
-            throw e;
-        }
-        if (first instanceof Error e) {
-            throw e;
-        }
+        Failures.rethrow(first);
     }
 
     /** The group coordinator of {@code group}, created on first use. */

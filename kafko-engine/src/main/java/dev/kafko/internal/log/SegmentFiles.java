@@ -5,6 +5,7 @@ import static dev.kafko.internal.log.FrameFormat.SEGMENT_HEADER_SIZE;
 import dev.kafko.KafkoException;
 import dev.kafko.internal.io.FileIo;
 import dev.kafko.internal.io.StorageErrors;
+import dev.kafko.internal.io.Failures;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
@@ -12,7 +13,6 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Internal: segment files by path, before and beside their {@link SegmentFile}: the 16-byte header of a
@@ -40,22 +40,17 @@ final class SegmentFiles {
             try {
                 s.file().closeChannel();
             } catch (RuntimeException | Error e) {
-                first = suppress(first, e);
+                first = Failures.suppress(first, e);
             }
         }
         for (Segment s : segs) {
             try {
                 s.file().closeWithLog();
             } catch (RuntimeException | Error e) {
-                first = suppress(first, e);
+                first = Failures.suppress(first, e);
             }
         }
-        if (first instanceof RuntimeException e) {
-            throw e;
-        }
-        if (first instanceof Error e) {
-            throw e;
-        }
+        Failures.rethrow(first);
     }
 
     /** {@link #closeAll} after {@code primary} failed: what the closing throws is suppressed in it. */
@@ -63,19 +58,8 @@ final class SegmentFiles {
         try {
             closeAll(segs);
         } catch (RuntimeException | Error e) {
-            suppress(primary, e);
+            Failures.suppress(primary, e);
         }
-    }
-
-    /** {@code first}, with {@code next} added to it as suppressed; {@code next} when it is the first. */
-    private static Throwable suppress(@Nullable Throwable first, Throwable next) {
-        if (first == null) {
-            return next;
-        }
-        if (first != next) {
-            first.addSuppressed(next);
-        }
-        return first;
     }
 
     /**
@@ -93,9 +77,7 @@ final class SegmentFiles {
         try {
             file.closeChannel();
         } catch (RuntimeException | Error e) {
-            if (e != primary) {
-                primary.addSuppressed(e);
-            }
+            Failures.suppress(primary, e);
         }
     }
 
