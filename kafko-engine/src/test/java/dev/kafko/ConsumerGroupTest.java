@@ -6,6 +6,7 @@ import static dev.kafko.Fixtures.text;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.kafko.internal.broker.BrokerBridge;
 import dev.kafko.internal.io.FileNames;
 import dev.kafko.internal.log.CapturedWarnings;
 import java.nio.file.Files;
@@ -243,6 +244,30 @@ class ConsumerGroupTest {
             assertThatThrownBy(() -> k.groupLag("t", "g", -1)).isInstanceOf(InvalidPartitionException.class);
             assertThatThrownBy(() -> k.groupLag("nope", "g", 0)).isInstanceOf(UnknownTopicException.class);
             assertThatThrownBy(() -> k.groupLag("t", "a/b", 0)).isInstanceOf(InvalidNameException.class);
+        }
+    }
+
+    /** Asking about names never used keeps nothing for them; a group with commits on disk is read from them. */
+    @Test
+    void groupInfoAndLagOfUnknownNamesKeepNothing() {
+        try (Kafko k = Kafko.open(dir)) {
+            k.createTopic("t", TopicConfig.builder().partitions(2).build());
+            fill(k, "t", 3);
+            for (int i = 0; i < 1_000; i++) {
+                assertThat(k.groupInfo("t", "ghost-" + i).lag()).isEqualTo(Map.of(0, 3L, 1, 3L));
+                assertThat(k.groupLag("t", "ghost-" + i, 1)).isEqualTo(3);
+            }
+            assertThat(BrokerBridge.keptGroups(k, "t")).isEmpty();
+            assertThat(k.groups("t")).isEmpty();
+            try (Consumer c = k.groupConsumer("t", "g")) {
+                c.poll(Duration.ofMillis(50));
+                c.commit(Map.of(0, 2L));
+            }
+        }
+        try (Kafko k = Kafko.open(dir)) {
+            assertThat(k.groupInfo("t", "g").committed()).isEqualTo(Map.of(0, 2L));
+            assertThat(k.groupLag("t", "g", 0)).isEqualTo(1);
+            assertThat(BrokerBridge.keptGroups(k, "t")).containsExactly("g");
         }
     }
 

@@ -211,7 +211,7 @@ public final class Broker implements Kafko {
     }
 
     /** The topic named so, unless it does not exist or is being deleted (its handle is marked deleted first). */
-    private @Nullable TopicImpl existing(String name) {
+    @Nullable TopicImpl existing(String name) {
         TopicImpl t = topics.get(name);
         return t == null || t.life() == TopicImpl.Life.DELETED ? null : t;
     }
@@ -375,15 +375,17 @@ public final class Broker implements Kafko {
     @Override
     public GroupInfo groupInfo(String topic, String group) {
         Names.check("group", group);
-        return require(topic).group(group).info();
+        TopicImpl t = require(topic);
+        GroupCoordinator g = t.knownGroup(group);
+        return g != null ? g.info() : GroupCoordinator.infoWithoutCommits(t, group);
     }
 
     @Override
     public long groupLag(String topic, String group, int partition) {
         Names.check("group", group);
         TopicImpl t = require(topic);
-        t.actor(partition); // InvalidPartitionException
-        return t.group(group).lag(partition);
+        GroupCoordinator g = t.knownGroup(group);
+        return g != null ? g.lag(partition) : GroupCoordinator.lagWithoutCommit(t, partition);
     }
 
     private TopicImpl require(String name) {

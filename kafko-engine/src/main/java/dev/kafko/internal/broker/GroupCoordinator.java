@@ -306,7 +306,7 @@ final class GroupCoordinator {
         Map<Integer, Long> committed = new TreeMap<>();
         Map<Integer, Long> lag = new LinkedHashMap<>();
         PartitionActor[] actors = topic.actors();
-        boolean latest = latest();
+        boolean latest = latest(topic);
         for (int p = 0; p < actors.length; p++) {
             long c = committed(p);
             if (c >= 0) {
@@ -317,12 +317,31 @@ final class GroupCoordinator {
         return new GroupInfo(topic.name, group, Map.copyOf(committed), Map.copyOf(lag), memberCount());
     }
 
-    /** {@code info().lag().get(partition)}, of that partition alone. @throws InvalidPartitionException out of range */
-    long lag(int partition) {
-        return lag(topic.actor(partition), committed(partition), latest());
+    /**
+     * {@link #info()} of a group {@code topic} does not know (no member, no commit on disk), made without a
+     * coordinator: a question about a name never used leaves nothing behind.
+     */
+    static GroupInfo infoWithoutCommits(TopicImpl topic, String group) {
+        Map<Integer, Long> lag = new LinkedHashMap<>();
+        PartitionActor[] actors = topic.actors();
+        boolean latest = latest(topic);
+        for (int p = 0; p < actors.length; p++) {
+            lag.put(p, lag(actors[p], -1, latest));
+        }
+        return new GroupInfo(topic.name, group, Map.of(), Map.copyOf(lag), 0);
     }
 
-    private boolean latest() {
+    /** {@link #lag(int)} of a group {@code topic} does not know. @throws InvalidPartitionException out of range */
+    static long lagWithoutCommit(TopicImpl topic, int partition) {
+        return lag(topic.actor(partition), -1, latest(topic));
+    }
+
+    /** {@code info().lag().get(partition)}, of that partition alone. @throws InvalidPartitionException out of range */
+    long lag(int partition) {
+        return lag(topic.actor(partition), committed(partition), latest(topic));
+    }
+
+    private static boolean latest(TopicImpl topic) {
         return topic.broker.context().options().offsetReset() == OffsetResetPolicy.LATEST;
     }
 

@@ -7,8 +7,10 @@ import dev.kafko.PartitionInfo;
 import dev.kafko.Topic;
 import dev.kafko.TopicConfig;
 import dev.kafko.UnknownTopicException;
-import dev.kafko.internal.io.FileNames;
 import dev.kafko.internal.io.Failures;
+import dev.kafko.internal.io.FileNames;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -19,6 +21,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Internal: one open topic: its config, its partition actors, its live consumers and its groups.
@@ -157,6 +160,20 @@ final class TopicImpl implements Topic {
             }
         }
         Failures.rethrow(first);
+    }
+
+    /**
+     * The coordinator of {@code group} when this topic knows it (a member made it, or it has commits on disk), else
+     * {@code null}, making none: {@code groupInfo} and {@code groupLag} of any name must not keep one for each.
+     */
+    @Nullable GroupCoordinator knownGroup(String group) {
+        GroupCoordinator known = groups.get(group);
+        if (known != null) {
+            return known;
+        }
+        boolean onDisk = Files.exists(FileNames.groupOffsetsFile(dir, group), LinkOption.NOFOLLOW_LINKS)
+                || Files.exists(FileNames.legacyGroupOffsetsFile(dir, group), LinkOption.NOFOLLOW_LINKS);
+        return onDisk ? group(group) : null;
     }
 
     /** The group coordinator of {@code group}, created on first use. */

@@ -40,4 +40,9 @@ public final class BrokerBridge {
             return out;
         }
     }
+
+    /** The groups {@code topic} of {@code kafko} keeps a coordinator for. */
+    public static java.util.Set<String> keptGroups(Kafko kafko, String topic) {
+        return java.util.Set.copyOf(((Broker) kafko).existing(topic).groups.keySet());
+    }
 }
