@@ -56,6 +56,9 @@ final class LogCostRun {
     record Settings(int warmupRoundTrips, int roundTrips, int records, Duration timeout, int startupSteps) {
     }
 
+    /** System property: print each thread's CPU time at ready. */
+    static final String THREAD_CPU = "kafko.bench.threadCpu";
+
     private LogCostRun() {
     }
 
@@ -73,12 +76,19 @@ final class LogCostRun {
                 long startupCpu = processCpuNanos();
                 long startupMainCpu = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
                 long startupClasses = ManagementFactory.getClassLoadingMXBean().getTotalLoadedClassCount();
+                if (Boolean.getBoolean(THREAD_CPU)) {
+                    printThreadCpu(log.name());
+                }
                 if (!log.hasLog()) {
                     return new Result(log.name(), startup, startupCpu, startupMainCpu, startupClasses, 0, 0, 0);
                 }
                 Probe probe = context.getBean(Probe.class);
                 LogUnderTest.Sender sender = log.sender(context);
                 long firstRecord = roundTrip(probe, sender, settings.timeout());
+                if (Boolean.getBoolean(THREAD_CPU)) {
+                    System.out.printf(Locale.ROOT, "first record received at uptime %.3f s%n",
+                            ManagementFactory.getRuntimeMXBean().getUptime() / 1e3);
+                }
                 for (int i = 0; i < settings.warmupRoundTrips(); i++) {
                     roundTrip(probe, sender, settings.timeout());
                 }
@@ -104,6 +114,26 @@ final class LogCostRun {
                     System.out.printf(Locale.ROOT, "step %8.1f ms %s%s%n", e.getDuration().toNanos() / 1e6,
                             e.getStartupStep().getName(), tags);
                 });
+    }
+
+    /** Prints each thread's CPU time so far, by name with digits folded ({@code /proc/self/task}, Linux only). */
+    private static void printThreadCpu(String log) {
+        System.out.printf(Locale.ROOT, "ready at uptime %.3f s%n", ManagementFactory.getRuntimeMXBean().getUptime() / 1e3);
+        Map<String, Long> byName = new java.util.TreeMap<>();
+        try (var tasks = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/task"))) {
+            for (java.nio.file.Path task : (Iterable<java.nio.file.Path>) tasks::iterator) {
+                try {
+                    String name = java.nio.file.Files.readString(task.resolve("comm")).strip().replaceAll("[0-9]+", "N");
+                    long nanos = Long.parseLong(java.nio.file.Files.readString(task.resolve("schedstat")).split(" ")[0]);
+                    byName.merge(name, nanos, Long::sum);
+                } catch (java.io.IOException | RuntimeException e) {
+                    // the thread ended while it was read
+                }
+            }
+        } catch (java.io.IOException e) {
+            return;
+        }
+        byName.forEach((name, nanos) -> System.out.printf(Locale.ROOT, "thread-cpu %s %-20s %8.1f ms%n", log, name, nanos / 1e6));
     }
 
     private static long processCpuNanos() {

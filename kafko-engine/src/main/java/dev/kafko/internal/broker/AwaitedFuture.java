@@ -10,7 +10,6 @@ import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -42,165 +41,296 @@ abstract class AwaitedFuture<T> extends CompletableFuture<T> {
         }
     }
 
-    /** Runs a call that may run its function inline on this thread, counted as {@link ThreadMarks#NESTED} if so. */
-    private <R> R counted(Supplier<R> call) {
+    // every method that may run its function inside the call (the async ones too: their executor may run it there)
+    // is counted as NESTED while it runs, by enterInline and exitInline around the call
+
+    @Override
+    public CompletableFuture<T> whenComplete(BiConsumer<? super T, ? super Throwable> action) {
         int[] marks = enterInline();
         try {
-            return call.get();
+            return super.whenComplete(action);
         } finally {
             exitInline(marks);
         }
     }
 
-    // every method that may run its function inside the call (the async ones too: their executor may run it there)
-
-    @Override
-    public CompletableFuture<T> whenComplete(BiConsumer<? super T, ? super Throwable> action) {
-        return counted(() -> super.whenComplete(action));
-    }
-
     @Override
     public CompletableFuture<T> whenCompleteAsync(BiConsumer<? super T, ? super Throwable> action, Executor executor) {
-        return counted(() -> super.whenCompleteAsync(action, executor));
+        int[] marks = enterInline();
+        try {
+            return super.whenCompleteAsync(action, executor);
+        } finally {
+            exitInline(marks);
+        }
     }
 
     @Override
     public <U> CompletableFuture<U> handle(BiFunction<? super T, Throwable, ? extends U> fn) {
-        return counted(() -> super.handle(fn));
+        int[] marks = enterInline();
+        try {
+            return super.handle(fn);
+        } finally {
+            exitInline(marks);
+        }
     }
 
     @Override
     public <U> CompletableFuture<U> handleAsync(BiFunction<? super T, Throwable, ? extends U> fn, Executor executor) {
-        return counted(() -> super.handleAsync(fn, executor));
+        int[] marks = enterInline();
+        try {
+            return super.handleAsync(fn, executor);
+        } finally {
+            exitInline(marks);
+        }
     }
 
     @Override
     public <U> CompletableFuture<U> thenApply(Function<? super T, ? extends U> fn) {
-        return counted(() -> super.thenApply(fn));
+        int[] marks = enterInline();
+        try {
+            return super.thenApply(fn);
+        } finally {
+            exitInline(marks);
+        }
     }
 
     @Override
     public <U> CompletableFuture<U> thenApplyAsync(Function<? super T, ? extends U> fn, Executor executor) {
-        return counted(() -> super.thenApplyAsync(fn, executor));
+        int[] marks = enterInline();
+        try {
+            return super.thenApplyAsync(fn, executor);
+        } finally {
+            exitInline(marks);
+        }
     }
 
     @Override
     public CompletableFuture<Void> thenAccept(Consumer<? super T> action) {
-        return counted(() -> super.thenAccept(action));
+        int[] marks = enterInline();
+        try {
+            return super.thenAccept(action);
+        } finally {
+            exitInline(marks);
+        }
     }
 
     @Override
     public CompletableFuture<Void> thenAcceptAsync(Consumer<? super T> action, Executor executor) {
-        return counted(() -> super.thenAcceptAsync(action, executor));
+        int[] marks = enterInline();
+        try {
+            return super.thenAcceptAsync(action, executor);
+        } finally {
+            exitInline(marks);
+        }
     }
 
     @Override
     public CompletableFuture<Void> thenRun(Runnable action) {
-        return counted(() -> super.thenRun(action));
+        int[] marks = enterInline();
+        try {
+            return super.thenRun(action);
+        } finally {
+            exitInline(marks);
+        }
     }
 
     @Override
     public CompletableFuture<Void> thenRunAsync(Runnable action, Executor executor) {
-        return counted(() -> super.thenRunAsync(action, executor));
+        int[] marks = enterInline();
+        try {
+            return super.thenRunAsync(action, executor);
+        } finally {
+            exitInline(marks);
+        }
     }
 
     @Override
     public <U> CompletableFuture<U> thenCompose(Function<? super T, ? extends CompletionStage<U>> fn) {
-        return counted(() -> super.thenCompose(fn));
+        int[] marks = enterInline();
+        try {
+            return super.thenCompose(fn);
+        } finally {
+            exitInline(marks);
+        }
     }
 
     @Override
     public <U> CompletableFuture<U> thenComposeAsync(Function<? super T, ? extends CompletionStage<U>> fn,
                                                      Executor executor) {
-        return counted(() -> super.thenComposeAsync(fn, executor));
+        int[] marks = enterInline();
+        try {
+            return super.thenComposeAsync(fn, executor);
+        } finally {
+            exitInline(marks);
+        }
     }
 
     @Override
     public CompletableFuture<T> exceptionally(Function<Throwable, ? extends T> fn) {
-        return counted(() -> super.exceptionally(fn));
+        int[] marks = enterInline();
+        try {
+            return super.exceptionally(fn);
+        } finally {
+            exitInline(marks);
+        }
     }
 
     @Override
     public CompletableFuture<T> exceptionallyAsync(Function<Throwable, ? extends T> fn, Executor executor) {
-        return counted(() -> super.exceptionallyAsync(fn, executor));
+        int[] marks = enterInline();
+        try {
+            return super.exceptionallyAsync(fn, executor);
+        } finally {
+            exitInline(marks);
+        }
     }
 
     @Override
     public CompletableFuture<T> exceptionallyCompose(Function<Throwable, ? extends CompletionStage<T>> fn) {
-        return counted(() -> super.exceptionallyCompose(fn));
+        int[] marks = enterInline();
+        try {
+            return super.exceptionallyCompose(fn);
+        } finally {
+            exitInline(marks);
+        }
     }
 
     @Override
     public CompletableFuture<T> exceptionallyComposeAsync(Function<Throwable, ? extends CompletionStage<T>> fn,
                                                           Executor executor) {
-        return counted(() -> super.exceptionallyComposeAsync(fn, executor));
+        int[] marks = enterInline();
+        try {
+            return super.exceptionallyComposeAsync(fn, executor);
+        } finally {
+            exitInline(marks);
+        }
     }
 
     @Override
     public <U, V> CompletableFuture<V> thenCombine(CompletionStage<? extends U> other,
                                                    BiFunction<? super T, ? super U, ? extends V> fn) {
-        return counted(() -> super.thenCombine(other, fn));
+        int[] marks = enterInline();
+        try {
+            return super.thenCombine(other, fn);
+        } finally {
+            exitInline(marks);
+        }
     }
 
     @Override
     public <U, V> CompletableFuture<V> thenCombineAsync(CompletionStage<? extends U> other,
                                                         BiFunction<? super T, ? super U, ? extends V> fn,
                                                         Executor executor) {
-        return counted(() -> super.thenCombineAsync(other, fn, executor));
+        int[] marks = enterInline();
+        try {
+            return super.thenCombineAsync(other, fn, executor);
+        } finally {
+            exitInline(marks);
+        }
     }
 
     @Override
     public <U> CompletableFuture<Void> thenAcceptBoth(CompletionStage<? extends U> other,
                                                       BiConsumer<? super T, ? super U> action) {
-        return counted(() -> super.thenAcceptBoth(other, action));
+        int[] marks = enterInline();
+        try {
+            return super.thenAcceptBoth(other, action);
+        } finally {
+            exitInline(marks);
+        }
     }
 
     @Override
     public <U> CompletableFuture<Void> thenAcceptBothAsync(CompletionStage<? extends U> other,
                                                            BiConsumer<? super T, ? super U> action, Executor executor) {
-        return counted(() -> super.thenAcceptBothAsync(other, action, executor));
+        int[] marks = enterInline();
+        try {
+            return super.thenAcceptBothAsync(other, action, executor);
+        } finally {
+            exitInline(marks);
+        }
     }
 
     @Override
     public CompletableFuture<Void> runAfterBoth(CompletionStage<?> other, Runnable action) {
-        return counted(() -> super.runAfterBoth(other, action));
+        int[] marks = enterInline();
+        try {
+            return super.runAfterBoth(other, action);
+        } finally {
+            exitInline(marks);
+        }
     }
 
     @Override
     public CompletableFuture<Void> runAfterBothAsync(CompletionStage<?> other, Runnable action, Executor executor) {
-        return counted(() -> super.runAfterBothAsync(other, action, executor));
+        int[] marks = enterInline();
+        try {
+            return super.runAfterBothAsync(other, action, executor);
+        } finally {
+            exitInline(marks);
+        }
     }
 
     @Override
     public <U> CompletableFuture<U> applyToEither(CompletionStage<? extends T> other, Function<? super T, U> fn) {
-        return counted(() -> super.applyToEither(other, fn));
+        int[] marks = enterInline();
+        try {
+            return super.applyToEither(other, fn);
+        } finally {
+            exitInline(marks);
+        }
     }
 
     @Override
     public <U> CompletableFuture<U> applyToEitherAsync(CompletionStage<? extends T> other, Function<? super T, U> fn,
                                                        Executor executor) {
-        return counted(() -> super.applyToEitherAsync(other, fn, executor));
+        int[] marks = enterInline();
+        try {
+            return super.applyToEitherAsync(other, fn, executor);
+        } finally {
+            exitInline(marks);
+        }
     }
 
     @Override
     public CompletableFuture<Void> acceptEither(CompletionStage<? extends T> other, Consumer<? super T> action) {
-        return counted(() -> super.acceptEither(other, action));
+        int[] marks = enterInline();
+        try {
+            return super.acceptEither(other, action);
+        } finally {
+            exitInline(marks);
+        }
     }
 
     @Override
     public CompletableFuture<Void> acceptEitherAsync(CompletionStage<? extends T> other, Consumer<? super T> action,
                                                      Executor executor) {
-        return counted(() -> super.acceptEitherAsync(other, action, executor));
+        int[] marks = enterInline();
+        try {
+            return super.acceptEitherAsync(other, action, executor);
+        } finally {
+            exitInline(marks);
+        }
     }
 
     @Override
     public CompletableFuture<Void> runAfterEither(CompletionStage<?> other, Runnable action) {
-        return counted(() -> super.runAfterEither(other, action));
+        int[] marks = enterInline();
+        try {
+            return super.runAfterEither(other, action);
+        } finally {
+            exitInline(marks);
+        }
     }
 
     @Override
     public CompletableFuture<Void> runAfterEitherAsync(CompletionStage<?> other, Runnable action, Executor executor) {
-        return counted(() -> super.runAfterEitherAsync(other, action, executor));
+        int[] marks = enterInline();
+        try {
+            return super.runAfterEitherAsync(other, action, executor);
+        } finally {
+            exitInline(marks);
+        }
     }
 
     @Override

@@ -57,6 +57,20 @@ public final class Broker implements Kafko {
     private final Map<String, TopicImpl> topics = new ConcurrentHashMap<>();
     private final ScheduledFuture<?> retentionTask;
     private volatile boolean closed;
+    /** {@link #applyRetention}, as the scheduler's task (a named class: see the package javadoc on lambdas). */
+    private final Runnable retention = new Runnable() {
+        @Override
+        public void run() {
+            applyRetention();
+        }
+    };
+    /** {@link #ensureOpen}, for the waits of {@link TopicDeletions#awaitDeletionOf}. */
+    private final Runnable openCheck = new Runnable() {
+        @Override
+        public void run() {
+            ensureOpen();
+        }
+    };
 
     private Broker(Path dataDir, KafkoOptions options, FileIo io, DirectoryLock lock) {
         this.dataDir = dataDir;
@@ -64,7 +78,7 @@ public final class Broker implements Kafko {
         this.deletions = new TopicDeletions(admin, dataDir);
         this.ctx = new BrokerContext(options, io, new Scheduler(), new Preparer());
         this.closing = new BrokerClose(dataDir, ctx, lock, deletions, topics);
-        this.retentionTask = ctx.scheduler().every(this::applyRetention, options.retentionCheckInterval());
+        this.retentionTask = ctx.scheduler().every(retention, options.retentionCheckInterval());
     }
 
     /** Opens {@code dataDir} on the real file system. */
@@ -114,7 +128,7 @@ public final class Broker implements Kafko {
             throw e;
         }
         try {
-            TopicDirectory.discover(b, dir, t -> b.topics.put(t.name, t));
+            TopicDirectory.discover(b, dir, b.topics);
         } catch (RuntimeException | Error e) {
             try {
                 b.close();
@@ -127,7 +141,7 @@ public final class Broker implements Kafko {
         }
         // once at open, in the background, then every interval: a process that lives shorter than the
         // interval (a command-line tool, a job, a service that restarts often) still applies retention
-        b.ctx.scheduler().schedule(b::applyRetention, Duration.ZERO);
+        b.ctx.scheduler().schedule(b.retention, Duration.ZERO);
         return b;
     }
 
@@ -160,7 +174,7 @@ public final class Broker implements Kafko {
         admin.lock();
         try {
             ensureOpen();
-            deletions.awaitDeletionOf(name, this::ensureOpen); // first: another caller may create it meanwhile
+            deletions.awaitDeletionOf(name, openCheck); // first: another caller may create it meanwhile
             if (topics.containsKey(name)) {
                 throw new TopicExistsException("topic '" + name + "' already exists in " + dataDir);
             }
@@ -187,7 +201,7 @@ public final class Broker implements Kafko {
     private void refuseNameFoldedOntoAnother(String name) {
         String other = TopicDirectory.heldUnderAnotherName(ctx.io(), dataDir, name);
         if (other != null && !topics.containsKey(other)) {
-            deletions.awaitDeletionOf(other, this::ensureOpen); // a deletion of it in flight: its directory goes
+            deletions.awaitDeletionOf(other, openCheck); // a deletion of it in flight: its directory goes
             other = TopicDirectory.heldUnderAnotherName(ctx.io(), dataDir, name);
         }
         if (other == null) {

@@ -34,12 +34,18 @@ final class BrokerClose {
     private static final int CLOSE_PARTITIONS_PER_THREAD = 64;
 
     /** Starts a helper of {@link #closeAll} on {@code work}, named {@code name}; a test's may fail as a start can. */
-    static volatile BiFunction<Runnable, String, Thread> helperStarter = (work, name) -> {
-        Thread helper = new Thread(work, name);
-        helper.setDaemon(true);
-        helper.start();
-        return helper;
-    };
+    static volatile BiFunction<Runnable, String, Thread> helperStarter = new DaemonStarter();
+
+    /** Starts a daemon thread. */
+    private static final class DaemonStarter implements BiFunction<Runnable, String, Thread> {
+        @Override
+        public Thread apply(Runnable work, String name) {
+            Thread helper = new Thread(work, name);
+            helper.setDaemon(true);
+            helper.start();
+            return helper;
+        }
+    }
 
     private final Path dataDir;
     private final BrokerContext ctx;

@@ -53,10 +53,14 @@ final class ConsumerCommits {
         // the arguments' own errors first, before the close, as every argument is checked
         for (Map.Entry<Integer, Long> e : offsets.entrySet()) {
             // a null is a NullPointerException naming the element, as every null argument is
-            Objects.requireNonNull(e.getKey(), () -> "offsets: a null partition (offset " + e.getValue()
-                    + ") of topic '" + topic.name + "'");
-            Objects.requireNonNull(e.getValue(), () -> "offsets: a null offset for partition " + e.getKey()
-                    + " of topic '" + topic.name + "'");
+            if (e.getKey() == null) {
+                throw new NullPointerException("offsets: a null partition (offset " + e.getValue() + ") of topic '"
+                        + topic.name + "'");
+            }
+            if (e.getValue() == null) {
+                throw new NullPointerException("offsets: a null offset for partition " + e.getKey() + " of topic '"
+                        + topic.name + "'");
+            }
             if (e.getValue() < 0) {
                 throw new OffsetOutOfRangeException("cannot commit offset " + e.getValue() + " for partition "
                         + e.getKey() + " of topic '" + topic.name + "'", e.getKey(), e.getValue());

@@ -139,7 +139,8 @@ final class DirectoryLock implements AutoCloseable {
 
     private static String selfRecord(long[] id) {
         ProcessHandle self = ProcessHandle.current();
-        long start = self.info().startInstant().map(Instant::toEpochMilli).orElse(0L);
+        Optional<Instant> started = self.info().startInstant();
+        long start = started.isPresent() ? started.get().toEpochMilli() : 0L;
         return self.pid() + " " + start + " " + id[0] + " " + id[1] + "\n";
     }
 

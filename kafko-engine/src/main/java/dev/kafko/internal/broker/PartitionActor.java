@@ -102,8 +102,7 @@ final class PartitionActor implements Mailbox.Owner {
         this.lifecycle = new PartitionLifecycle(this, log, waiters, ctx);
         this.commands = new PartitionCommands(this, log, completions, lifecycle, waiters, ctx);
         Duration linger = ctx.options().linger();
-        this.chain = new LingerChain(linger, waiters, () -> ctx.scheduler().schedule(
-                () -> submit(new CommandRequest(CommandRequest.Kind.LINGER_ENDED)), linger));
+        this.chain = new LingerChain(linger, waiters, new LingerTimer(linger));
         this.readableEnd = log.endOffset();
     }
 
@@ -525,5 +524,25 @@ final class PartitionActor implements Mailbox.Owner {
 
     void removeWaiter(Waiter w) {
         waiters.remove(w);
+    }
+
+    /** Schedules the end of a linger: the linger chain's timer. */
+    private final class LingerTimer implements Runnable {
+        private final Duration linger;
+        private final Runnable ended = new Runnable() {
+            @Override
+            public void run() {
+                submit(new CommandRequest(CommandRequest.Kind.LINGER_ENDED));
+            }
+        };
+
+        LingerTimer(Duration linger) {
+            this.linger = linger;
+        }
+
+        @Override
+        public void run() {
+            ctx.scheduler().schedule(ended, linger);
+        }
     }
 }

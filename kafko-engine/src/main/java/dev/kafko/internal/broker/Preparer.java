@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
@@ -27,18 +28,22 @@ public final class Preparer implements Executor, AutoCloseable {
 
     public Preparer() {
         // no thread until there is work, and none when idle
-        executor = new ThreadPoolExecutor(2, 2, 5, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), this::newThread);
+        executor = new ThreadPoolExecutor(2, 2, 5, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), new Threads());
         executor.allowCoreThreadTimeOut(true);
     }
 
-    private Thread newThread(Runnable r) {
-        Thread t = new Thread(r, THREAD_NAME);
-        t.setDaemon(true);
-        synchronized (threads) {
-            threads.removeIf(x -> !x.isAlive());
-            threads.add(t);
+    /** Makes the executor's threads, and keeps them in {@link #threads}. */
+    private final class Threads implements ThreadFactory {
+        @Override
+        public Thread newThread(Runnable r) {
+            Thread t = new Thread(r, THREAD_NAME);
+            t.setDaemon(true);
+            synchronized (threads) {
+                threads.removeIf(x -> !x.isAlive());
+                threads.add(t);
+            }
+            return t;
         }
-        return t;
     }
 
     @Override

@@ -8,6 +8,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
@@ -33,11 +34,14 @@ final class Scheduler implements AutoCloseable {
     private volatile @Nullable Thread thread;
 
     Scheduler() {
-        executor = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, THREAD_NAME);
-            thread = t;
-            t.setDaemon(true);
-            return t;
+        executor = new ScheduledThreadPoolExecutor(1, new ThreadFactory() {
+            @Override
+            public Thread newThread(Runnable r) {
+                Thread t = new Thread(r, THREAD_NAME);
+                thread = t;
+                t.setDaemon(true);
+                return t;
+            }
         });
         executor.setRemoveOnCancelPolicy(true);
         executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
@@ -77,14 +81,25 @@ final class Scheduler implements AutoCloseable {
     /** Runs {@code task} every {@code period}. */
     ScheduledFuture<?> every(Runnable task, Duration period) {
         long nanos = Durations.saturatedNanos(period);
-        return executor.scheduleWithFixedDelay(() -> {
+        return executor.scheduleWithFixedDelay(new Periodic(task), nanos, nanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** A periodic task's round: one failed round must not cancel it (the executor cancels it on any throwable). */
+    private static final class Periodic implements Runnable {
+        private final Runnable task;
+
+        Periodic(Runnable task) {
+            this.task = task;
+        }
+
+        @Override
+        public void run() {
             try {
                 task.run();
             } catch (RuntimeException | Error e) {
-                // one failed round must not cancel the periodic task (the executor cancels it on any throwable)
                 complain(e, "");
             }
-        }, nanos, nanos, TimeUnit.NANOSECONDS);
+        }
     }
 
     /** Logs a failed task; a log that fails too (out of heap still) must not fail the caller. */

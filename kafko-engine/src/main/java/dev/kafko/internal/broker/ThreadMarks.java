@@ -1,6 +1,7 @@
 package dev.kafko.internal.broker;
 
 import java.util.ArrayDeque;
+import java.util.function.Supplier;
 
 /**
  * Internal: what the calling thread is doing for partitions, as counters that nest on its call
@@ -33,9 +34,19 @@ final class ThreadMarks {
     /** 1 while the thread drains its deferred partitions (the drains it runs then leave them to that loop). */
     static final int RUNNING_DEFERRED = 5;
 
-    private static final ThreadLocal<int[]> MARKS = ThreadLocal.withInitial(() -> new int[6]);
+    private static final ThreadLocal<int[]> MARKS = ThreadLocal.withInitial(new Supplier<>() {
+        @Override
+        public int[] get() {
+            return new int[6];
+        }
+    });
     private static final ThreadLocal<ArrayDeque<PartitionActor>> DEFERRED_PARTITIONS =
-            ThreadLocal.withInitial(ArrayDeque::new);
+            ThreadLocal.withInitial(new Supplier<>() {
+                @Override
+                public ArrayDeque<PartitionActor> get() {
+                    return new ArrayDeque<>();
+                }
+            });
 
     private ThreadMarks() {
     }

@@ -19,10 +19,10 @@ import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
@@ -46,11 +46,13 @@ final class TopicDirectory {
     private TopicDirectory() {
     }
 
-    /** Opens every topic below {@code dataDir}, handing each to {@code sink} as soon as it is open. */
-    static void discover(Broker broker, Path dataDir, Consumer<TopicImpl> sink) {
+    /** Opens every topic below {@code dataDir}, putting each into {@code opened} as soon as it is open. */
+    static void discover(Broker broker, Path dataDir, Map<String, TopicImpl> opened) {
         List<Path> entries = new ArrayList<>();
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(dataDir)) {
-            ds.forEach(entries::add);
+            for (Path entry : ds) {
+                entries.add(entry);
+            }
         } catch (IOException e) {
             throw new KafkoStorageException("cannot list data directory " + dataDir + ": " + e, e);
         }
@@ -75,7 +77,7 @@ final class TopicDirectory {
                 continue;
             }
             TopicImpl topic = open(broker, entry, name);
-            sink.accept(topic);
+            opened.put(topic.name, topic);
             GroupCoordinator.moveCommitsPastTheEnd(topic);
         }
     }

@@ -184,7 +184,11 @@ final class TopicImpl implements Topic {
         }
         synchronized (groups) {
             refuseCaseTwin(group);
-            GroupCoordinator g = groups.computeIfAbsent(group, n -> new GroupCoordinator(this, n));
+            GroupCoordinator g = groups.get(group);
+            if (g == null) {
+                g = new GroupCoordinator(this, group);
+                groups.put(group, g);
+            }
             foldedGroups.putIfAbsent(group.toLowerCase(Locale.ROOT), group);
             return g;
         }

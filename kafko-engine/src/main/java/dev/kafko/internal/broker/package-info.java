@@ -5,6 +5,10 @@
  *
  * <p>Nothing here is public API. This package reaches storage only through
  * {@link dev.kafko.internal.log.PartitionLog} and files only through {@link dev.kafko.internal.io}.
+ *
+ * <p>The code an open, a first send and a first poll run uses named classes where a lambda or a method
+ * reference would do: the first run of each lambda spins a class on the calling thread, while a named class can
+ * be loaded ahead of time (the Spring starter loads them on Boot's background thread during start-up).
  */
 @org.jspecify.annotations.NullMarked
 package dev.kafko.internal.broker;

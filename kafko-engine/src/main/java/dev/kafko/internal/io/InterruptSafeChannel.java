@@ -13,7 +13,9 @@ import java.nio.channels.WritableByteChannel;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -50,6 +52,84 @@ final class InterruptSafeChannel extends FileChannel {
     @FunctionalInterface
     private interface Call<T> {
         T on(FileChannel ch) throws IOException;
+    }
+
+    // the calls of the paths every log takes from its open are named classes, not lambdas (see the package javadoc)
+
+    private static final Call<Long> SIZE = new Call<>() {
+        @Override
+        public Long on(FileChannel ch) throws IOException {
+            return ch.size();
+        }
+    };
+
+    /** A read at a position, resumed where a closure left the buffer. */
+    private static final class PositionalRead implements Call<Integer> {
+        private final ByteBuffer dst;
+        private final long position;
+        private final int start;
+
+        PositionalRead(ByteBuffer dst, long position) {
+            this.dst = dst;
+            this.position = position;
+            this.start = dst.position();
+        }
+
+        @Override
+        public Integer on(FileChannel ch) throws IOException {
+            int done = dst.position() - start;
+            int n = ch.read(dst, position + done);
+            return n < 0 ? (done == 0 ? -1 : done) : done + n;
+        }
+    }
+
+    /** A write at a position, resumed where a closure left the buffer. */
+    private static final class PositionalWrite implements Call<Integer> {
+        private final ByteBuffer src;
+        private final long position;
+        private final int start;
+
+        PositionalWrite(ByteBuffer src, long position) {
+            this.src = src;
+            this.position = position;
+            this.start = src.position();
+        }
+
+        @Override
+        public Integer on(FileChannel ch) throws IOException {
+            int done = src.position() - start;
+            return done + ch.write(src, position + done);
+        }
+    }
+
+    private static final class Truncate implements Call<FileChannel> {
+        private final long size;
+
+        Truncate(long size) {
+            this.size = size;
+        }
+
+        @Override
+        public FileChannel on(FileChannel ch) throws IOException {
+            return ch.truncate(size);
+        }
+    }
+
+    private static final class MapCall implements Call<MappedByteBuffer> {
+        private final MapMode mode;
+        private final long position;
+        private final long size;
+
+        MapCall(MapMode mode, long position, long size) {
+            this.mode = mode;
+            this.position = position;
+            this.size = size;
+        }
+
+        @Override
+        public MappedByteBuffer on(FileChannel ch) throws IOException {
+            return ch.map(mode, position, size);
+        }
     }
 
     /** Opens a file; the real {@code FileChannel.open} but in tests. */
@@ -115,10 +195,14 @@ final class InterruptSafeChannel extends FileChannel {
             throw new IllegalArgumentException("APPEND is not supported: " + path);
         }
         // the same file again: never created, truncated or deleted on close a second time
-        OpenOption[] reopen = Arrays.stream(options)
-                .filter(o -> o != StandardOpenOption.CREATE && o != StandardOpenOption.CREATE_NEW
-                        && o != StandardOpenOption.TRUNCATE_EXISTING && o != StandardOpenOption.DELETE_ON_CLOSE)
-                .toArray(OpenOption[]::new);
+        List<OpenOption> again = new ArrayList<>(options.length);
+        for (OpenOption o : options) {
+            if (o != StandardOpenOption.CREATE && o != StandardOpenOption.CREATE_NEW
+                    && o != StandardOpenOption.TRUNCATE_EXISTING && o != StandardOpenOption.DELETE_ON_CLOSE) {
+                again.add(o);
+            }
+        }
+        OpenOption[] reopen = again.toArray(new OpenOption[0]);
         boolean writable = Arrays.asList(options).contains(StandardOpenOption.WRITE);
         FileChannel ch = opener.open(path, options);
         try {
@@ -132,21 +216,12 @@ final class InterruptSafeChannel extends FileChannel {
 
     @Override
     public int read(ByteBuffer dst, long position) throws IOException {
-        int start = dst.position();
-        return call(ch -> {
-            int done = dst.position() - start;
-            int n = ch.read(dst, position + done);
-            return n < 0 ? (done == 0 ? -1 : done) : done + n;
-        });
+        return call(new PositionalRead(dst, position));
     }
 
     @Override
     public int write(ByteBuffer src, long position) throws IOException {
-        int start = src.position();
-        return call(ch -> {
-            int done = src.position() - start;
-            return done + ch.write(src, position + done);
-        });
+        return call(new PositionalWrite(src, position));
     }
 
     @Override
@@ -247,12 +322,12 @@ final class InterruptSafeChannel extends FileChannel {
 
     @Override
     public long size() throws IOException {
-        return call(FileChannel::size);
+        return call(SIZE);
     }
 
     @Override
     public FileChannel truncate(long size) throws IOException {
-        call(ch -> ch.truncate(size));
+        call(new Truncate(size));
         synchronized (positionLock) {
             position = Math.min(position, size);
         }
@@ -277,7 +352,7 @@ final class InterruptSafeChannel extends FileChannel {
 
     @Override
     public MappedByteBuffer map(MapMode mode, long position, long size) throws IOException {
-        return call(ch -> ch.map(mode, position, size));
+        return call(new MapCall(mode, position, size));
     }
 
     /** Not repeated after a closure (the target may hold part of the bytes): the closure is thrown. */

@@ -14,9 +14,17 @@ import java.nio.file.StandardOpenOption;
  */
 final class SystemFileIo implements FileIo {
 
+    /** {@code FileChannel.open}. */
+    private static final InterruptSafeChannel.Opener OPENER = new InterruptSafeChannel.Opener() {
+        @Override
+        public FileChannel open(Path path, OpenOption... options) throws IOException {
+            return FileChannel.open(path, options);
+        }
+    };
+
     @Override
     public FileChannel open(Path path, OpenOption... options) throws IOException {
-        return InterruptSafeChannel.open(FileChannel::open, path, options);
+        return InterruptSafeChannel.open(OPENER, path, options);
     }
 
     @Override

@@ -13,13 +13,14 @@ import dev.kafko.internal.io.FileIo;
 import dev.kafko.internal.io.FileNames;
 import dev.kafko.internal.io.StorageErrors;
 import java.io.IOException;
+import java.nio.file.DirectoryIteratorException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.TreeSet;
-import java.util.stream.Stream;
 import java.util.zip.CRC32C;
 import org.jspecify.annotations.Nullable;
 
@@ -501,8 +502,8 @@ final class LogLoader {
     private static long[] segmentBases(String name, Path dir, FileIo io) {
         TreeSet<Long> bases = new TreeSet<>();
         List<Path> leftovers = new ArrayList<>();
-        try (Stream<Path> files = Files.list(dir)) {
-            for (Path p : (Iterable<Path>) files::iterator) {
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
+            for (Path p : files) {
                 String n = p.getFileName().toString();
                 if (FileNames.isSegmentFile(n)) {
                     bases.add(FileNames.baseOffsetOf(n));
@@ -512,9 +513,11 @@ final class LogLoader {
             }
         } catch (IOException e) {
             throw StorageErrors.wrap("list partition directory", dir, e);
+        } catch (DirectoryIteratorException e) {
+            throw StorageErrors.wrap("list partition directory", dir, e.getCause());
         }
-        try (Stream<Path> files = Files.list(dir)) {
-            for (Path p : (Iterable<Path>) files::iterator) {
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
+            for (Path p : files) {
                 String n = p.getFileName().toString();
                 boolean index = n.endsWith(FileNames.INDEX_SUFFIX) || n.endsWith(FileNames.TIME_INDEX_SUFFIX);
                 if (index && FileNames.startsWithOffset(n) && !bases.contains(FileNames.baseOffsetOf(n))) {
@@ -523,6 +526,8 @@ final class LogLoader {
             }
         } catch (IOException e) {
             throw StorageErrors.wrap("list partition directory", dir, e);
+        } catch (DirectoryIteratorException e) {
+            throw StorageErrors.wrap("list partition directory", dir, e.getCause());
         }
         warnLostNewestSegment(name, dir, bases.isEmpty() ? -1 : bases.last(), leftovers, io);
         for (Path p : leftovers) {

@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Executor;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -107,7 +108,12 @@ public final class PartitionLog implements Closeable {
         this.dir = dir;
         this.config = config;
         this.clock = clock;
-        this.seals = new Seals(io, dir, preparer, forceSeals, this::fail);
+        this.seals = new Seals(io, dir, preparer, forceSeals, new Function<>() {
+            @Override
+            public RuntimeException apply(Throwable e) {
+                return fail(e);
+            }
+        });
         this.segments = loaded.segments().toArray(new Segment[0]);
         Segment last = segments[segments.length - 1];
         this.directory = new PartitionDirectory(io, dir, loaded.markerKept(), loaded.directorySyncPending(),

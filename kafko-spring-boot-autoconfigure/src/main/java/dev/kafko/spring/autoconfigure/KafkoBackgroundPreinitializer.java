@@ -4,9 +4,12 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
+import java.lang.invoke.MethodHandles;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.zip.CRC32C;
 import org.springframework.boot.autoconfigure.preinitialize.BackgroundPreinitializer;
 
 /**
@@ -19,11 +22,13 @@ import org.springframework.boot.autoconfigure.preinitialize.BackgroundPreinitial
  * property {@value #IGNORE_PROPERTY} switches off this one alone (an application that has kafko on its class
  * path and does not use it).
  *
- * <p>No class is initialized here: two threads that initialize classes whose static initializers reach each
- * other, in opposite orders, wait for each other for ever; static initializers run on the threads that use
- * the classes, as without this. A name that does not load (an optional library that is absent, a JDK class
+ * <p>None of these classes is initialized here: two threads that initialize classes whose static initializers
+ * reach each other, in opposite orders, wait for each other for ever; static initializers run on the threads that
+ * use the classes, as without this. A name that does not load (an optional library that is absent, a JDK class
  * of another platform) is skipped. The list is {@value #CLASSES}; {@code StartupClassListTest} checks it
- * against what a start-up loads and writes it again.
+ * against what a start-up loads and writes it again. Then a few JDK facilities the log's open and first record
+ * use are initialized ({@link #initializeJdk}): their static initializers reach only the JDK's own classes, as
+ * those Boot's own pre-initializer runs on this thread do.
  */
 final class KafkoBackgroundPreinitializer implements BackgroundPreinitializer {
 
@@ -32,6 +37,10 @@ final class KafkoBackgroundPreinitializer implements BackgroundPreinitializer {
 
     /** The classes to load, one binary name per line, in the order a start-up first loads them; {@code #} comments. */
     static final String CLASSES = "META-INF/kafko/startup-classes";
+
+    /** JDK classes whose initialization {@link #initializeJdk} starts by name (no public call does it alone). */
+    private static final List<String> JDK_INITIALIZED = List.of("sun.nio.ch.FileChannelImpl",
+            "jdk.internal.misc.ExtendedMapMode", "java.util.concurrent.CompletableFuture");
 
     private final ClassLoader loader;
     private final String resource;
@@ -58,6 +67,32 @@ final class KafkoBackgroundPreinitializer implements BackgroundPreinitializer {
             }
             for (String name : names(in)) {
                 loadAndLink(name);
+            }
+        }
+        initializeJdk();
+    }
+
+    /**
+     * Initializes what the log's open and first record would otherwise initialize on the main thread: the
+     * platform's logger finder (a service look-up over the class path), CRC-32C's tables, the native part of
+     * file channels and their mapping modes, the byte-array views of the frame format and
+     * {@code CompletableFuture}. Each is best effort: one that fails is left to the thread that needs it.
+     */
+    static void initializeJdk() {
+        try {
+            System.LoggerFinder.getLoggerFinder();
+            new CRC32C().update(0);
+            MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
+            MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+        } catch (RuntimeException | LinkageError e) {
+            // left to the main thread
+        }
+        for (String name : JDK_INITIALIZED) {
+            try {
+                Class.forName(name, true, null);
+            } catch (ClassNotFoundException | LinkageError | SecurityException e) {
+                // another JDK: left to the main thread
             }
         }
     }
