@@ -7,10 +7,13 @@ import dev.kafko.Consumer;
 import dev.kafko.InvalidNameException;
 import dev.kafko.Kafko;
 import dev.kafko.KafkoOptions;
+import dev.kafko.KafkoStorageException;
 import dev.kafko.KafkoRecord;
 import dev.kafko.TopicExistsException;
+import dev.kafko.UnknownTopicException;
 import dev.kafko.internal.broker.BrokerBridge;
 import dev.kafko.internal.io.FileIo;
+import dev.kafko.internal.io.FileNames;
 import dev.kafko.internal.io.WrappingFileIo;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -19,6 +22,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -91,6 +96,105 @@ class CaseInsensitiveNamesTest {
             assertThatThrownBy(() -> k.groupConsumer("t", "g")).isInstanceOf(InvalidNameException.class);
             try (Consumer g = k.groupConsumer("t", "G")) {
                 assertThat(g.position(0)).isEqualTo(10);
+            }
+        }
+    }
+
+    /**
+     * Commits kept in the older layout, {@code groups/<group>.offsets}: the open moves each to
+     * {@code groups/<group>/offsets} before any group can be used (and leaves the old file only beside that
+     * directory), so a group differing from such a one only by case meets its directory and is refused as a twin
+     * of today's layout is, the old group keeping its commits.
+     */
+    @Test
+    void aGroupDifferingOnlyByCaseFromOneOfTheOlderLayoutIsRefused() throws IOException {
+        Path dir = tmp.resolve("data");
+        try (Kafko k = openFolding(dir)) {
+            k.createTopic("t");
+            for (int i = 0; i < 10; i++) {
+                k.producer("t").send(null, bytes("r" + i)).join();
+            }
+            try (Consumer g = k.groupConsumer("t", "G")) {
+                assertThat(g.poll(POLL)).hasSize(10);
+                g.commit();
+            }
+        }
+        Path file = FileNames.groupOffsetsFile(dir.resolve("t"), "G");
+        Path legacy = FileNames.legacyGroupOffsetsFile(dir.resolve("t"), "G");
+        Files.move(file, legacy);
+        Files.delete(file.getParent());
+        try (Kafko k = openFolding(dir)) {
+            assertThat(legacy).as("moved by the open").doesNotExist();
+            assertThatThrownBy(() -> k.groupConsumer("t", "g")).isInstanceOf(InvalidNameException.class)
+                    .hasMessageContaining("'g'").hasMessageContaining("'G'").hasMessageContaining("case");
+        }
+        Files.copy(file, legacy); // both layouts: the open reads the directory's file and leaves the old one
+        try (Kafko k = openFolding(dir)) {
+            assertThat(legacy).exists();
+            assertThatThrownBy(() -> k.groupConsumer("t", "g")).isInstanceOf(InvalidNameException.class)
+                    .hasMessageContaining("'G'");
+            try (Consumer g = k.groupConsumer("t", "G")) {
+                assertThat(g.position(0)).isEqualTo(10);
+            }
+        }
+    }
+
+    /**
+     * B139's note: a topic deleted between its lookup and the twin check's listing of its groups directory (for a
+     * group with commits on disk not used yet since the open) reported the listing's failure as a
+     * {@link KafkoStorageException}; the topic is gone, and that is what every other call on it says. A listing
+     * that fails while the topic exists is still an I/O error.
+     */
+    @Test
+    void aTopicDeletedUnderAGroupsTwinCheckIsUnknownWhileAFailedListingOfALiveOneIsAnIoError() throws Exception {
+        Path dir = tmp.resolve("data");
+        try (Kafko k = Kafko.open(dir)) {
+            for (String t : List.of("t", "u", "v")) {
+                k.createTopic(t);
+                k.producer(t).send(null, bytes("A")).join();
+                try (Consumer g = k.groupConsumer(t, "g")) {
+                    assertThat(g.poll(POLL)).hasSize(1);
+                    g.commit();
+                }
+            }
+        }
+        AtomicReference<@Nullable Kafko> opened = new AtomicReference<>();
+        AtomicReference<@Nullable String> deleteBeforeListing = new AtomicReference<>();
+        AtomicBoolean failListing = new AtomicBoolean();
+        HookedFileIo io = new HookedFileIo(new HookedFileIo.Hooks() {
+            @Override
+            public void beforeListing(Path path) throws IOException {
+                String topic = deleteBeforeListing.getAndSet(null);
+                if (topic != null) {
+                    // another thread's deletion, run to its end while this check waits to list
+                    Thread deleter = new Thread(() -> opened.get().deleteTopic(topic));
+                    deleter.start();
+                    try {
+                        deleter.join();
+                    } catch (InterruptedException e) {
+                        throw new AssertionError(e);
+                    }
+                }
+                if (failListing.get()) {
+                    throw new IOException("injected listing failure of " + path.getParent());
+                }
+            }
+        });
+        try (Kafko k = BrokerBridge.open(dir, KafkoOptions.DEFAULTS, io)) {
+            opened.set(k);
+            deleteBeforeListing.set("t");
+            assertThatThrownBy(() -> k.groupConsumer("t", "g")).isInstanceOf(UnknownTopicException.class)
+                    .hasMessageContaining("'t'");
+            deleteBeforeListing.set("u");
+            assertThatThrownBy(() -> k.groupInfo("u", "g")).isInstanceOf(UnknownTopicException.class)
+                    .hasMessageContaining("'u'");
+            assertThat(k.topics()).containsExactly("v");
+            failListing.set(true);
+            assertThatThrownBy(() -> k.groupConsumer("v", "g")).isInstanceOf(KafkoStorageException.class)
+                    .hasMessageContaining("injected");
+            failListing.set(false);
+            try (Consumer g = k.groupConsumer("v", "g")) {
+                assertThat(g.position(0)).isEqualTo(1);
             }
         }
     }

@@ -4,10 +4,12 @@ import dev.kafko.internal.io.FileIo;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link FileIo} over the real file system that records every call and lets a test act before
@@ -42,6 +44,10 @@ final class HookedFileIo implements FileIo {
         }
 
         default void afterFsyncDirectory(Path dir) throws IOException {
+        }
+
+        /** In {@link #heldUnderAnotherName}, after {@code path} was found and before its parent is listed. */
+        default void beforeListing(Path path) throws IOException {
         }
 
         /** After a channel of {@code path} closed (its descriptor released, as Linux does when close(2) fails). */
@@ -100,5 +106,20 @@ final class HookedFileIo implements FileIo {
         calls.add("fsyncDirectory " + dir);
         FileIo.SYSTEM.fsyncDirectory(dir);
         hooks.afterFsyncDirectory(dir);
+    }
+
+    @Override
+    public @Nullable String heldUnderAnotherName(Path path) throws IOException {
+        calls.add("lookup " + path);
+        // FileIo's own two steps, a lookup and then a listing of the parent, with the hook between them
+        if (!Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
+            return null;
+        }
+        hooks.beforeListing(path);
+        String listed = FileIo.listedAlike(path);
+        if (path.getFileName().toString().equals(listed)) {
+            return null;
+        }
+        return listed != null ? listed : "another name";
     }
 }

@@ -3,6 +3,7 @@ package dev.kafko.internal.broker;
 import dev.kafko.InvalidNameException;
 import dev.kafko.InvalidPartitionException;
 import dev.kafko.KafkoClosedException;
+import dev.kafko.KafkoStorageException;
 import dev.kafko.PartitionInfo;
 import dev.kafko.Topic;
 import dev.kafko.TopicConfig;
@@ -200,11 +201,25 @@ final class TopicImpl implements Topic {
      * other's commits (skipping records it never read) and each commit overwriting the other's.
      *
      * @throws InvalidNameException naming both groups
+     * @throws UnknownTopicException when a deletion of the topic removed what the check lists
      */
     private void refuseCaseTwin(String group) {
         if (groups.containsKey(group)) {
             return;
         }
+        try {
+            refuseKnownTwin(group);
+        } catch (KafkoStorageException e) {
+            if (life == Life.DELETED) {
+                // a deletion that began after this topic was looked up removed its directory under the listing:
+                // the topic is gone, as every other call on it says, not the disk failing
+                throw new UnknownTopicException("topic '" + name + "' was deleted", e);
+            }
+            throw e;
+        }
+    }
+
+    private void refuseKnownTwin(String group) {
         // names are ASCII ([A-Za-z0-9._-]): lower case in the root locale is equalsIgnoreCase
         String other = foldedGroups.get(group.toLowerCase(Locale.ROOT));
         if (other != null) {
