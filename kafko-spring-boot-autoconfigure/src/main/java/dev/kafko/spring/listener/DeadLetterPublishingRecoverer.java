@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
@@ -42,6 +43,10 @@ import org.slf4j.LoggerFactory;
  * again without the stack trace; when even that does not fit, the record is skipped with an error
  * log naming its offset (it stays in its own topic), since delivering it again could never succeed.
  * Any other failure to publish is thrown, and the container delivers the record again later.
+ *
+ * <p>Called for a record whose retry's stage a stop cancelled past its shutdown timeout (by a custom
+ * {@link KafkoErrorHandler} that caught the retry's {@link java.util.concurrent.CancellationException}), it publishes
+ * nothing and throws a {@code CancellationException}: the record is the stop's, delivered again at the next start.
  */
 public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
 
@@ -85,6 +90,14 @@ public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
 
     @Override
     public void recover(KafkoRecord record, Exception failure, FailedInvocation invocation) {
+        AwaitedStage awaited = AwaitedStage.current(); // the member's polling thread's, which runs the recovery
+        if (awaited != null && awaited.stageCancelled()) {
+            // a custom error handler that caught a retry's CancellationException: the record is the stop's
+            throw new CancellationException("Listener '" + invocation.listenerId() + "' stopped past its shutdown"
+                    + " timeout and cancelled the stage its listener returned: " + record.topic() + "-"
+                    + record.partition() + "@" + record.offset() + " is not dead-lettered, and will be delivered"
+                    + " again when the group next reads it");
+        }
         String dlt = record.topic() + SUFFIX;
         ensureDeadLetterTopic(record.topic(), dlt, record.partition() + 1);
         // the wrapper of an Error thrown by the listener says nothing the Error does not, nor does the

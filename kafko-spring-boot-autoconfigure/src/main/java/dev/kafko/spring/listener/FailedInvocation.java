@@ -10,7 +10,12 @@ public interface FailedInvocation {
 
     String groupId();
 
-    /** Invokes the listener again with the same records; throws what it throws. */
+    /**
+     * Invokes the listener again with the same records; throws what it throws. Once a stop that overran its shutdown
+     * timeout cancelled the stage a listener returned for these records, throws a
+     * {@link java.util.concurrent.CancellationException} without invoking it: the records are the stop's, not
+     * committed whatever the handler does, and delivered again at the next start (see {@link KafkoErrorHandler#handle}).
+     */
     void retry() throws Exception;
 
     /**

@@ -16,6 +16,16 @@ public interface KafkoErrorHandler {
      * them, as at their delivery). Throwing means they are not: the container seeks back and, after a pause
      * of one second (cut short when it stops), delivers them again on a later poll.
      *
+     * <p>A stop that overruns {@code kafko.listener.shutdown-timeout} while a {@link FailedInvocation#retry retry}
+     * waits for the {@code Mono} or {@code CompletionStage} its listener returned cancels that stage, and the records
+     * become the stop's: the retry throws a {@link java.util.concurrent.CancellationException}, any later
+     * {@code retry()} throws one at once without calling the listener, and a {@link DeadLetterPublishingRecoverer}
+     * called for them throws one without publishing. Whatever the handler then does, throwing or returning, the
+     * container neither commits past the records nor counts them as acknowledged: they are delivered again at the
+     * next start (a return is logged as overruled). Only what the handler does itself (a send of its own to a
+     * dead-letter topic, say) cannot be taken back: let a {@code CancellationException} propagate rather than
+     * recovering the records after one.
+     *
      * @param records the record (or, for a batch listener, the batch) that failed
      * @param failure what the listener threw
      */

@@ -3,6 +3,7 @@ package dev.kafko.spring.listener;
 import dev.kafko.KafkoRecord;
 import dev.kafko.spring.support.Acknowledgment;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 
 /** The retry handle a member gives its error handler for one failed delivery; polling thread only. */
 final class ListenerInvocation implements FailedInvocation {
@@ -43,6 +44,12 @@ final class ListenerInvocation implements FailedInvocation {
     @Override
     public void retry() throws Exception {
         retried = false;
+        if (cancelledByStop()) {
+            // the stop took the records when it cancelled a stage: no attempt after it, whatever the handler does
+            throw new CancellationException("Listener '" + container.getListenerId() + "' stopped past its shutdown"
+                    + " timeout and cancelled the stage its listener returned; the records are not retried, not"
+                    + " committed, and will be delivered again when the group next reads them");
+        }
         try {
             invoker.invoke(records, ack, ++attempts);
             retried = true;

@@ -242,6 +242,9 @@ final class MemberDelivery {
             if (unhandled instanceof VirtualMachineError fatal && !(fatal instanceof StackOverflowError)) {
                 throw fatal; // the JVM's trouble (out of memory): the member dies, as from the listener itself
             }
+            if (member.stageCancelledByStop()) {
+                return cancelledInHandler(records, false);
+            }
             // an Error of the handler's own (a failed assertion, a bug) is its throwing like any other
             nackSleep = null; // a retry's nack the handler overrode: the records are delivered again as it throws
             if (container.stopRequested()) {
@@ -262,8 +265,34 @@ final class MemberDelivery {
             pauseBeforeRedelivery();
             return false;
         }
+        if (member.stageCancelledByStop()) {
+            // the handler returned, but the stop cancelled a retry's stage: whatever it did, the records are the
+            // stop's (a handler that caught the CancellationException and recovered them anyway is overruled)
+            return cancelledInHandler(records, true);
+        }
         done(records, !invocation.retried(), ack);
         return true;
+    }
+
+    /**
+     * The stop cancelled the stage a retry's listener returned while the error handler ran: the records are not
+     * committed (nor acknowledged by a recovery) and are delivered again when the group next reads them, whether the
+     * handler threw or returned ({@code returned}: it claimed to have dealt with them).
+     */
+    private boolean cancelledInHandler(List<KafkoRecord> records, boolean returned) {
+        nackSleep = null;
+        if (returned) {
+            LOG.warn("Listener '{}' stopped past its shutdown timeout and cancelled the stage a retry returned for {}"
+                    + " record(s) from {}; its error handler returned as if it had dealt with them, but they are not"
+                    + " committed and will be delivered again when the group next reads them (anything the handler"
+                    + " sent for them itself stays sent)", container.getListenerId(), records.size(),
+                    container.topic());
+        } else {
+            LOG.info("Listener '{}' stopped past its shutdown timeout and cancelled the stage a retry returned for {}"
+                    + " record(s) from {}; they are not committed and will be delivered again when the group next"
+                    + " reads them", container.getListenerId(), records.size(), container.topic());
+        }
+        return false;
     }
 
     private void pauseBeforeRedelivery() {
