@@ -14,7 +14,6 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.BaseUnits;
@@ -117,11 +116,12 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
     }
 
     private void topicSeen(Kafko k, String topic) {
-        k.topic(topic).ifPresent(t -> {
-            for (int p = 0; p < t.partitionCount(); p++) {
+        Optional<Topic> t = k.topic(topic);
+        if (t.isPresent()) {
+            for (int p = 0; p < t.get().partitionCount(); p++) {
                 partitionSeen(topic, p);
             }
-        });
+        }
     }
 
     // --- engine observer ----------------------------------------------------------------------
@@ -159,9 +159,14 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
         if (destroyed) {
             return;
         }
-        fsyncTimers.computeIfAbsent(topic + '\0' + partition, k -> own("kafko.log.fsync", topic, Timer.builder("kafko.log.fsync")
-                .description("Fsyncs of a partition").tags("topic", topic, "partition", Integer.toString(partition))
-                .register(registry))).record(nanos, TimeUnit.NANOSECONDS);
+        String key = topic + '\0' + partition;
+        Timer timer = fsyncTimers.get(key);
+        if (timer == null) {
+            timer = kept(fsyncTimers, key, own("kafko.log.fsync", topic, Timer.builder("kafko.log.fsync")
+                    .description("Fsyncs of a partition").tags("topic", topic, "partition", Integer.toString(partition))
+                    .register(registry)));
+        }
+        timer.record(nanos, TimeUnit.NANOSECONDS);
     }
 
     @Override
@@ -243,8 +248,10 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
     /** {@link #own(String, String, Meter)} for a meter of a listener or of a group, which leave with their listener. */
     private <M extends Meter> M own(String name, @Nullable String topic, @Nullable String listener, @Nullable String group,
                                     M meter) {
-        Owned owned = registered.computeIfAbsent(meter, m -> new Owned(name, ConcurrentHashMap.newKeySet(), listener,
-                group));
+        Owned owned = registered.get(meter);
+        if (owned == null) {
+            owned = kept(registered, meter, new Owned(name, ConcurrentHashMap.newKeySet(), listener, group));
+        }
         if (topic != null) {
             owned.topics().add(topic);
         }
@@ -272,10 +279,14 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
             return;
         }
         String outcome = failure == null ? "success" : "failure";
-        sendTimers.computeIfAbsent(topic + '\0' + outcome, k -> own("kafko.template.send", topic, Timer.builder("kafko.template.send")
-                .description("Sends through KafkoTemplate, until appended")
-                .tags("topic", topic, "outcome", outcome).register(registry)))
-                .record(nanos, TimeUnit.NANOSECONDS);
+        String key = topic + '\0' + outcome;
+        Timer timer = sendTimers.get(key);
+        if (timer == null) {
+            timer = kept(sendTimers, key, own("kafko.template.send", topic, Timer.builder("kafko.template.send")
+                    .description("Sends through KafkoTemplate, until appended")
+                    .tags("topic", topic, "outcome", outcome).register(registry)));
+        }
+        timer.record(nanos, TimeUnit.NANOSECONDS);
     }
 
     @Override
@@ -302,7 +313,8 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
         if (k != null && !exists(k, topic)) {
             return null;
         }
-        return processTimers.computeIfAbsent(key, x -> own("kafko.listener.process", topic, listenerId, null,
+        Timer timer = processTimers.get(key);
+        return timer != null ? timer : kept(processTimers, key, own("kafko.listener.process", topic, listenerId, null,
                 Timer.builder("kafko.listener.process").description("Invocations of a @KafkoListener method")
                         .tags("listener", listenerId, "topic", topic, "outcome", outcome).register(registry)));
     }
@@ -320,7 +332,7 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
         if (destroyed) {
             return;
         }
-        listenerGroups.computeIfAbsent(topic, t -> ConcurrentHashMap.newKeySet()).add(groupId);
+        setOf(listenerGroups, topic).add(groupId);
         Kafko k = kafko.getIfAvailable();
         if (k == null) {
             return;
@@ -329,11 +341,7 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
         // now, not from their first append
         String deadLetters = topic + KafkoTopicProvisioner.DEAD_LETTER_SUFFIX;
         for (String name : k.topics().contains(deadLetters) ? List.of(topic, deadLetters) : List.of(topic)) {
-            k.topic(name).ifPresent(t -> {
-                for (int p = 0; p < t.partitionCount(); p++) {
-                    partitionSeen(name, p);
-                }
-            });
+            topicSeen(k, name);
         }
         groupSeen(topic, groupId);
     }
@@ -391,17 +399,16 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
 
     private synchronized void registerPartition(String topic, int partition) {
         boolean firstOfTopic = !partitions.containsKey(topic);
-        if (!partitions.computeIfAbsent(topic, t -> ConcurrentHashMap.newKeySet()).add(partition)) {
+        if (!setOf(partitions, topic).add(partition)) {
             return;
         }
         Tags tags = Tags.of("topic", topic, "partition", Integer.toString(partition));
         gauge("kafko.log.end.offset", "The offset the next record of the partition gets", null, tags,
-                k -> partitionInfo(k, topic, partition).map(p -> (double) p.endOffset()).orElse(Double.NaN));
+                new PartitionGauge(PartitionGauge.END_OFFSET, topic, null, partition));
         gauge("kafko.log.size", "Bytes of all segments of the partition", BaseUnits.BYTES, tags,
-                k -> partitionInfo(k, topic, partition).map(p -> (double) p.sizeBytes()).orElse(Double.NaN));
+                new PartitionGauge(PartitionGauge.SIZE, topic, null, partition));
         gauge("kafko.log.failed", "1 while the partition is failed (it refuses appends), else 0", null, tags,
-                k -> partitionInfo(k, topic, partition).map(p -> p.state() == PartitionState.FAILED ? 1.0 : 0.0)
-                        .orElse(Double.NaN));
+                new PartitionGauge(PartitionGauge.FAILED, topic, null, partition));
         // at zero from the start, so that an alert on failures has a series before the first one
         failures(topic, partition);
         for (String group : groups.getOrDefault(topic, Set.of())) {
@@ -411,7 +418,9 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
         if (firstOfTopic && !listening.isEmpty()) {
             // a listener's topic created again: its groups get their lag on every partition now, even
             // while the listener is paused (it reads the topic again only once it polls)
-            listening.forEach(group -> groupSeen(topic, group));
+            for (String group : listening) {
+                groupSeen(topic, group);
+            }
             for (int p = 0; p < partitionCount(topic); p++) {
                 partitionSeen(topic, p);
             }
@@ -422,7 +431,8 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
     private int partitionCount(String topic) {
         Kafko k = kafko.getIfAvailable();
         try {
-            return k == null ? 0 : k.topic(topic).map(Topic::partitionCount).orElse(0);
+            Optional<Topic> t = k == null ? Optional.empty() : k.topic(topic);
+            return t.isPresent() ? t.get().partitionCount() : 0;
         } catch (RuntimeException e) {
             return 0;
         }
@@ -436,7 +446,7 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
     }
 
     private synchronized void registerGroup(String topic, String group) {
-        if (!groups.computeIfAbsent(topic, t -> ConcurrentHashMap.newKeySet()).add(group)) {
+        if (!setOf(groups, topic).add(group)) {
             return;
         }
         for (Integer partition : partitions.getOrDefault(topic, Set.of())) {
@@ -445,36 +455,77 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
     }
 
     private void lagGauge(String topic, String group, int partition) {
-        gauge("kafko.consumer.lag", group, "Records of the partition the group has not committed yet", null,
-                Tags.of("topic", topic, "group", group, "partition", Integer.toString(partition)), k -> {
+        gauge("kafko.consumer.lag", "Records of the partition the group has not committed yet", null,
+                Tags.of("topic", topic, "group", group, "partition", Integer.toString(partition)),
+                new PartitionGauge(PartitionGauge.LAG, topic, group, partition));
+    }
+
+    private void gauge(String name, String description, @Nullable String baseUnit, Tags tags, PartitionGauge value) {
+        own(name, value.topic, null, value.group, Gauge.builder(name, kafko, value).description(description)
+                .baseUnit(baseUnit).tags(tags).strongReference(true).register(registry));
+    }
+
+    /** The set {@code map} holds for {@code key}, made now if it holds none. */
+    private static <T> Set<T> setOf(Map<String, Set<T>> map, String key) {
+        Set<T> set = map.get(key);
+        return set != null ? set : kept(map, key, ConcurrentHashMap.newKeySet());
+    }
+
+    /** Puts {@code value} unless {@code map} holds one for {@code key} by now; what it holds then. */
+    private static <K, V> V kept(Map<K, V> map, K key, V value) {
+        V earlier = map.putIfAbsent(key, value);
+        return earlier != null ? earlier : value;
+    }
+
+    /**
+     * What a partition's gauge reads when scraped: its end offset, size, failed state or a group's lag; NaN when the
+     * instance, the topic or the partition is gone. (A named class: the start-up path makes no lambda; see
+     * {@code StartupClassListTest}.)
+     */
+    private static final class PartitionGauge implements ToDoubleFunction<ObjectProvider<Kafko>> {
+        static final int END_OFFSET = 0;
+        static final int SIZE = 1;
+        static final int FAILED = 2;
+        static final int LAG = 3;
+
+        private final int kind;
+        final String topic;
+        final @Nullable String group;
+        private final int partition;
+
+        PartitionGauge(int kind, String topic, @Nullable String group, int partition) {
+            this.kind = kind;
+            this.topic = topic;
+            this.group = group;
+            this.partition = partition;
+        }
+
+        @Override
+        public double applyAsDouble(ObjectProvider<Kafko> provider) {
+            Kafko k = provider.getIfAvailable();
+            if (k == null) {
+                return Double.NaN;
+            }
+            try {
+                if (kind == LAG) {
                     try {
                         // one partition's lag: a scrape reads every gauge, so not the whole topic's each time
                         return k.groupLag(topic, group, partition);
                     } catch (InvalidPartitionException e) {
                         return 0; // the topic was made again with fewer partitions
                     }
-                });
-    }
-
-    private void gauge(String name, String description, @Nullable String baseUnit, Tags tags,
-                       ToDoubleFunction<Kafko> value) {
-        gauge(name, null, description, baseUnit, tags, value);
-    }
-
-    private void gauge(String name, @Nullable String group, String description, @Nullable String baseUnit, Tags tags,
-                       ToDoubleFunction<Kafko> value) {
-        own(name, tags.stream().filter(t -> t.getKey().equals("topic")).map(Tag::getValue).findFirst().orElse(null),
-                null, group, Gauge.builder(name, kafko, provider -> {
-            Kafko k = provider.getIfAvailable();
-            if (k == null) {
-                return Double.NaN;
-            }
-            try {
-                return value.applyAsDouble(k);
+                }
+                Optional<PartitionInfo> info = partitionInfo(k, topic, partition);
+                if (info.isEmpty()) {
+                    return Double.NaN;
+                }
+                PartitionInfo p = info.get();
+                return kind == END_OFFSET ? p.endOffset() : kind == SIZE ? p.sizeBytes()
+                        : p.state() == PartitionState.FAILED ? 1.0 : 0.0;
             } catch (RuntimeException e) {
                 return Double.NaN; // topic deleted or instance closed: nothing to report
             }
-        }).description(description).baseUnit(baseUnit).tags(tags).strongReference(true).register(registry));
+        }
     }
 
     private static Optional<PartitionInfo> partitionInfo(Kafko k, String topic, int partition) {
