@@ -242,7 +242,9 @@ final class GroupOffsetsFile implements AutoCloseable {
             }
         }
         // known as committed only now: a failed commit changes nothing the group reports
-        offsets.forEach(this::remember);
+        for (Map.Entry<Integer, Long> e : offsets.entrySet()) {
+            remember(e.getKey(), e.getValue());
+        }
         if (entries > compactionThreshold()) {
             try {
                 channel.close();

@@ -65,6 +65,7 @@ public final class KafkoListenerAnnotationBeanPostProcessor
             "dev.kafko.spring.annotation.KafkoListenerAnnotationBeanPostProcessor",
             "dev.kafko.spring.autoconfigure.KafkoAutoConfiguration",
             "dev.kafko.spring.autoconfigure.KafkoAutoConfiguration$EnableKafkoConfiguration",
+            "dev.kafko.spring.autoconfigure.KafkoAutoConfiguration$ListenerBeansExcludeFilter",
             "dev.kafko.spring.autoconfigure.KafkoMetricsAutoConfiguration",
             "dev.kafko.spring.autoconfigure.KafkoHealthAutoConfiguration",
             "dev.kafko.spring.autoconfigure.KafkoProperties",
@@ -147,7 +148,9 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         if (!onClass.isEmpty()) {
             registerClassListeners(bean, beanName, targetClass, onClass, handlers);
         }
-        annotated.forEach((method, listeners) -> {
+        for (Map.Entry<Method, Set<KafkoListener>> entry : annotated.entrySet()) {
+            Method method = entry.getKey();
+            Set<KafkoListener> listeners = entry.getValue();
             Method invocable;
             try {
                 invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
@@ -162,7 +165,7 @@ public final class KafkoListenerAnnotationBeanPostProcessor
                 register(endpoints().forMethod(listener, bean, method, invocable, defaultId), beanName);
                 n++;
             }
-        });
+        }
     }
 
     /**
@@ -207,17 +210,35 @@ public final class KafkoListenerAnnotationBeanPostProcessor
     }
 
     private static Map<Method, KafkoHandler> handlerMethods(Class<?> targetClass) {
-        return MethodIntrospector.selectMethods(targetClass, (MethodIntrospector.MetadataLookup<KafkoHandler>)
-                method -> AnnotatedElementUtils.findMergedAnnotation(method, KafkoHandler.class));
+        return MethodIntrospector.selectMethods(targetClass, HandlerLookup.INSTANCE);
     }
 
     private static Map<Method, Set<KafkoListener>> listenerMethods(Class<?> targetClass) {
-        return MethodIntrospector.selectMethods(targetClass,
-                (MethodIntrospector.MetadataLookup<Set<KafkoListener>>) method -> {
-                    Set<KafkoListener> found = AnnotatedElementUtils.findMergedRepeatableAnnotations(method,
-                            KafkoListener.class, KafkoListeners.class);
-                    return found.isEmpty() ? null : found;
-                });
+        return MethodIntrospector.selectMethods(targetClass, ListenerLookup.INSTANCE);
+    }
+
+    /** A method's {@code @KafkoHandler}, or null. */
+    private static final class HandlerLookup implements MethodIntrospector.MetadataLookup<KafkoHandler> {
+
+        static final HandlerLookup INSTANCE = new HandlerLookup();
+
+        @Override
+        public @Nullable KafkoHandler inspect(Method method) {
+            return AnnotatedElementUtils.findMergedAnnotation(method, KafkoHandler.class);
+        }
+    }
+
+    /** A method's {@code @KafkoListener}s (repeated or meta-annotated ones too), or null when it has none. */
+    private static final class ListenerLookup implements MethodIntrospector.MetadataLookup<Set<KafkoListener>> {
+
+        static final ListenerLookup INSTANCE = new ListenerLookup();
+
+        @Override
+        public @Nullable Set<KafkoListener> inspect(Method method) {
+            Set<KafkoListener> found = AnnotatedElementUtils.findMergedRepeatableAnnotations(method,
+                    KafkoListener.class, KafkoListeners.class);
+            return found.isEmpty() ? null : found;
+        }
     }
 
     /**
@@ -251,7 +272,7 @@ public final class KafkoListenerAnnotationBeanPostProcessor
     private synchronized void register(KafkoListenerEndpoint endpoint, String beanName) {
         String other = declaredAt.get(endpoint.id());
         boolean taken = singletonsReady ? registry().getListenerContainer(endpoint.id()) != null
-                : pending.stream().anyMatch(p -> p.endpoint().id().equals(endpoint.id()));
+                : isPending(endpoint.id());
         if (other != null && taken) {
             throw new InvalidKafkoListenerException("@KafkoListener '" + endpoint.id() + "' "
                     + declaration(endpoint) + ": the listener " + other + " has that id too; listener ids must be"
@@ -263,6 +284,16 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         } else {
             pending.add(new Pending(endpoint, beanName));
         }
+    }
+
+    /** Whether an endpoint of that id waits for the singletons. */
+    private boolean isPending(String id) {
+        for (Pending p : pending) {
+            if (p.endpoint().id().equals(id)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private record Pending(KafkoListenerEndpoint endpoint, String beanName) {

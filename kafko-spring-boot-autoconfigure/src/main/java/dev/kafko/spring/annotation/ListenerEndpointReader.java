@@ -96,7 +96,23 @@ final class ListenerEndpointReader {
     KafkoListenerEndpoint forMethod(KafkoListener listener, Object bean, Method method, Method invocable,
                                     String defaultId) {
         String declared = "on " + method.getDeclaringClass().getSimpleName() + "." + method.getName();
-        return endpoint(listener, bean, defaultId, declared, false, (where, ctx) -> {
+        return endpoint(listener, bean, defaultId, declared, false, new MethodHandler(method, invocable));
+    }
+
+    /** The one handler of a listener method, checked. */
+    private final class MethodHandler
+            implements BiFunction<String, BeanExpressionContext, List<KafkoListenerEndpoint.Handler>> {
+
+        private final Method method;
+        private final Method invocable;
+
+        MethodHandler(Method method, Method invocable) {
+            this.method = method;
+            this.invocable = invocable;
+        }
+
+        @Override
+        public List<KafkoListenerEndpoint.Handler> apply(String where, BeanExpressionContext ctx) {
             refuseSuspendFunction(method, where);
             refuseMultiValueReturn(method, where);
             refuseParameterAnnotationsTheProxyHides(method, invocable, where);
@@ -105,7 +121,7 @@ final class ListenerEndpointReader {
             String replyTopic = sendTo == null ? null : replyTopic(sendTo, where, ctx);
             return List.of(new KafkoListenerEndpoint.Handler(invocable, false, replyTopic,
                     sendTo != null && replyTopic == null));
-        });
+        }
     }
 
     /**
@@ -153,7 +169,7 @@ final class ListenerEndpointReader {
         List<String> topics = resolveTopics(listener.topics(), where, ctx);
         Pattern topicPattern = resolvePattern(listener.topicPattern(), where, ctx);
         List<TopicPartitionOffset> assigned = ListenerTopicPartitions.resolve(listener.topicPartitions(), where,
-                (value, attribute) -> resolve(value, attribute, where, ctx));
+                new AttributeResolver(where, ctx));
         if (topics.isEmpty() && topicPattern == null && assigned.isEmpty()) {
             throw new InvalidKafkoListenerException("@KafkoListener " + where + " names no topic");
         }
@@ -366,6 +382,23 @@ final class ListenerEndpointReader {
             Throwable cause = e.getCause() != null ? e.getCause() : e;
             throw new InvalidKafkoListenerException("@KafkoListener " + where + ": " + attribute + " '" + value
                     + "' could not be resolved: " + cause.getMessage(), e);
+        }
+    }
+
+    /** {@link #resolve} for one listener, as {@link ListenerTopicPartitions} asks for it. */
+    private final class AttributeResolver implements ListenerTopicPartitions.Resolver {
+
+        private final String where;
+        private final BeanExpressionContext ctx;
+
+        AttributeResolver(String where, BeanExpressionContext ctx) {
+            this.where = where;
+            this.ctx = ctx;
+        }
+
+        @Override
+        public @Nullable Object resolve(String value, String attribute) {
+            return ListenerEndpointReader.this.resolve(value, attribute, where, ctx);
         }
     }
 

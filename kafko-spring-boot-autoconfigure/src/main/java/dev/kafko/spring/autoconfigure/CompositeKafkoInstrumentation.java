@@ -2,6 +2,7 @@ package dev.kafko.spring.autoconfigure;
 
 import dev.kafko.spring.support.GuardedInstrumentation;
 import dev.kafko.spring.support.KafkoInstrumentation;
+import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
@@ -21,7 +22,10 @@ final class CompositeKafkoInstrumentation implements KafkoInstrumentation {
 
     /** Every bean's, {@link KafkoInstrumentation#NOOP} when there is none. */
     static KafkoInstrumentation of(ObjectProvider<KafkoInstrumentation> beans) {
-        List<KafkoInstrumentation> all = beans.orderedStream().map(GuardedInstrumentation::of).toList();
+        List<KafkoInstrumentation> all = new ArrayList<>();
+        for (KafkoInstrumentation bean : beans.orderedStream().toList()) {
+            all.add(GuardedInstrumentation.of(bean));
+        }
         return switch (all.size()) {
             case 0 -> KafkoInstrumentation.NOOP;
             case 1 -> all.get(0);

@@ -30,11 +30,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.LazyInitializationExcludeFilter;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -129,13 +131,19 @@ public final class KafkoAutoConfiguration {
                 // neither does a durable close (its fsyncs, index files and markers were half a context's close)
                 .fsyncMetadata(!directory.isEphemeral())
                 .durableClose(!directory.isEphemeral());
-        customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
+        for (KafkoOptionsCustomizer customizer : customizers.orderedStream().toList()) {
+            customizer.customize(builder);
+        }
         KafkoOptions customized = builder.build();
         List<KafkoObserver> all = new ArrayList<>();
         if (customized.observer() != KafkoObserver.NOOP) {
             all.add(customized.observer());
         }
-        observers.orderedStream().filter(o -> !all.contains(o)).forEach(all::add);
+        for (KafkoObserver observer : observers.orderedStream().toList()) {
+            if (!all.contains(observer)) {
+                all.add(observer);
+            }
+        }
         return customized.toBuilder().observer(CompositeKafkoObserver.of(all)).build();
     }
 
@@ -175,7 +183,20 @@ public final class KafkoAutoConfiguration {
     RecordMessageConverter kafkoRecordMessageConverter(ConfigurableListableBeanFactory beanFactory) {
         // built on first use: String and byte[] values (and payloads of records without headers for
         // String and byte[] parameters) never reach it, and a cold start need not load it
-        return new RecordMessageConverter(new LazyMessageConverter(() -> {
+        return new RecordMessageConverter(new LazyMessageConverter(new RecordConverters(beanFactory)));
+    }
+
+    /** The converters of record payloads: bytes, Strings and, when Jackson is there, JSON (built on first use). */
+    private static final class RecordConverters implements Supplier<MessageConverter> {
+
+        private final ConfigurableListableBeanFactory beanFactory;
+
+        RecordConverters(ConfigurableListableBeanFactory beanFactory) {
+            this.beanFactory = beanFactory;
+        }
+
+        @Override
+        public MessageConverter get() {
             List<MessageConverter> converters = new ArrayList<>(List.of(new ByteArrayMessageConverter(),
                     new StringMessageConverter()));
             ClassLoader classLoader = beanFactory.getBeanClassLoader();
@@ -183,7 +204,7 @@ public final class KafkoAutoConfiguration {
                 converters.add(new LazyMessageConverter(() -> JacksonConverters.json(beanFactory, classLoader)));
             }
             return new CompositeMessageConverter(converters);
-        }));
+        }
     }
 
     @Bean(name = KafkoListenerAnnotationBeanPostProcessor.HANDLER_METHOD_FACTORY_BEAN_NAME)
@@ -340,7 +361,16 @@ public final class KafkoAutoConfiguration {
      */
     @Bean
     static LazyInitializationExcludeFilter kafkoListenerLazyInitializationExcludeFilter() {
-        return (beanName, definition, beanType) -> KafkoListenerAnnotationBeanPostProcessor.hasListenerMethods(beanType);
+        return new ListenerBeansExcludeFilter();
+    }
+
+    /** Excludes the beans whose classes have {@code @KafkoListener} methods. */
+    private static final class ListenerBeansExcludeFilter implements LazyInitializationExcludeFilter {
+
+        @Override
+        public boolean isExcluded(String beanName, BeanDefinition beanDefinition, Class<?> beanType) {
+            return KafkoListenerAnnotationBeanPostProcessor.hasListenerMethods(beanType);
+        }
     }
 
     /**

@@ -29,6 +29,9 @@ import org.springframework.boot.autoconfigure.preinitialize.BackgroundPreinitial
  * against what a start-up loads and writes it again. Then a few JDK facilities the log's open and first record
  * use are initialized ({@link #initializeJdk}): their static initializers reach only the JDK's own classes, as
  * those Boot's own pre-initializer runs on this thread do.
+ *
+ * <p>A lambda's class is spun by the JVM at its first use and cannot be listed: the code that runs at start-up
+ * and on a record's first trip to a listener uses named classes and plain loops instead.
  */
 final class KafkoBackgroundPreinitializer implements BackgroundPreinitializer {
 

@@ -113,11 +113,21 @@ public final class KafkoDataDirectory implements DisposableBean {
             return false;
         }
         try {
-            deleteAbandoned(parent, Files.getOwner(created, LinkOption.NOFOLLOW_LINKS), name -> { });
+            deleteAbandoned(parent, Files.getOwner(created, LinkOption.NOFOLLOW_LINKS), NoDescentHook.INSTANCE);
         } catch (IOException | RuntimeException e) {
             LOG.debug("Did not look for abandoned ephemeral directories in {}: {}", parent, e.toString());
         }
         return true;
+    }
+
+    /** The {@code beforeDescend} of {@link #deleteAbandoned} outside tests: does nothing. */
+    private static final class NoDescentHook implements Consumer<Path> {
+
+        static final NoDescentHook INSTANCE = new NoDescentHook();
+
+        @Override
+        public void accept(Path dir) {
+        }
     }
 
     private static KafkoStorageException cannotCreate(String where, @Nullable IOException cause) {

@@ -187,19 +187,21 @@ public class KafkoProperties {
     public Map<String, TopicConfig> declaredTopics() {
         TopicConfig base = topicDefaults();
         Map<String, TopicConfig> declared = new LinkedHashMap<>();
-        topics.forEach((name, settings) -> declared.put(name,
-                settings.applyTo(KafkoTopicProvisioner.propertyPrefix(name), base)));
+        for (Map.Entry<String, TopicProperties> topic : topics.entrySet()) {
+            String name = topic.getKey();
+            declared.put(name, topic.getValue().applyTo(KafkoTopicProvisioner.propertyPrefix(name), base));
+        }
         return declared;
     }
 
     /** The declared topics that set no {@code partitions} of their own (they take kafko.defaults'). */
     public Set<String> topicsWithDefaultPartitions() {
         Set<String> names = new LinkedHashSet<>();
-        topics.forEach((name, settings) -> {
-            if (settings.getPartitions() == null) {
-                names.add(name);
+        for (Map.Entry<String, TopicProperties> topic : topics.entrySet()) {
+            if (topic.getValue().getPartitions() == null) {
+                names.add(topic.getKey());
             }
-        });
+        }
         return names;
     }
 

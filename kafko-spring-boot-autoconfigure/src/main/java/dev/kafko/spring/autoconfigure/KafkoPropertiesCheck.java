@@ -23,7 +23,9 @@ final class KafkoPropertiesCheck {
      * @throws InvalidKafkoPropertyException naming the property
      */
     static void check(KafkoProperties properties, @Nullable ClassLoader classLoader) {
-        properties.declaredTopics().keySet().forEach(name -> checkName(KafkoTopicProvisioner.propertyPrefix(name), name));
+        for (String name : properties.declaredTopics().keySet()) {
+            checkName(KafkoTopicProvisioner.propertyPrefix(name), name);
+        }
         String defaultTopic = properties.getTemplate().getDefaultTopic();
         if (defaultTopic != null && !defaultTopic.isBlank()) {
             checkName("kafko.template.default-topic", defaultTopic);

@@ -1,5 +1,6 @@
 package dev.kafko.spring.autoconfigure;
 
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.util.function.SingletonSupplier;
@@ -19,7 +20,7 @@ final class LazyValidator implements SmartValidator {
 
     LazyValidator(ObjectProvider<Validator> validators) {
         // NoValidator only when there is no validator bean: a class fewer to load at start-up
-        this.delegate = SingletonSupplier.of(() -> validators.getIfUnique(NoValidator::new));
+        this.delegate = SingletonSupplier.of(new UniqueValidator(validators));
     }
 
     @Override
@@ -46,6 +47,21 @@ final class LazyValidator implements SmartValidator {
     public @Nullable <T> T unwrap(@Nullable Class<T> type) {
         Validator validator = delegate.obtain();
         return validator instanceof SmartValidator smart ? smart.unwrap(type) : null;
+    }
+
+    /** The unique validator bean, else a {@link NoValidator}. */
+    private static final class UniqueValidator implements Supplier<Validator> {
+
+        private final ObjectProvider<Validator> validators;
+
+        UniqueValidator(ObjectProvider<Validator> validators) {
+            this.validators = validators;
+        }
+
+        @Override
+        public Validator get() {
+            return validators.getIfUnique(NoValidator::new);
+        }
     }
 
     /** Validates nothing: no validator bean. */

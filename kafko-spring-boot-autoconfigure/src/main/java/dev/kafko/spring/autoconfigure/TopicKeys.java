@@ -46,12 +46,27 @@ final class TopicKeys {
             c = with(c, prefix + ".retention-bytes", b -> b.retentionBytes(retentionBytes.toBytes()));
         }
         if (fsync != null) {
-            c = with(c, prefix + ".fsync", b -> b.fsync(FsyncPolicy.parse(fsync)));
+            c = with(c, prefix + ".fsync", new FsyncKey(fsync));
         }
         if (maxRecordSize != null && maxRecordSize.toBytes() != c.maxRecordBytes()) {
             c = with(c, prefix + ".max-record-size", b -> b.maxRecordBytes(Math.toIntExact(maxRecordSize.toBytes())));
         }
         return c;
+    }
+
+    /** Sets the fsync policy its text names. */
+    private static final class FsyncKey implements UnaryOperator<TopicConfig.Builder> {
+
+        private final String fsync;
+
+        FsyncKey(String fsync) {
+            this.fsync = fsync;
+        }
+
+        @Override
+        public TopicConfig.Builder apply(TopicConfig.Builder b) {
+            return b.fsync(FsyncPolicy.parse(fsync));
+        }
     }
 
     /**

@@ -26,6 +26,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
 import java.util.Objects;
+import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -238,7 +239,22 @@ public class KafkoListenerContainerFactory implements ApplicationEventPublisherA
         InvocableHandlerMethod handler = methods.createInvocableHandlerMethod(endpoint.bean(), method);
         return new MessagingMessageListenerAdapter(handler, converter, endpoint.batch(), endpoint.id(),
                 endpoint.groupId(), replyTopic, replyToHeader, replyTemplate, endpoint.errorHandler(),
-                topic -> backend.topicId(topic) != null);
+                new ExistingTopic(backend));
+    }
+
+    /** Whether the backend has a topic of that name. */
+    private static final class ExistingTopic implements Predicate<String> {
+
+        private final LogBackend backend;
+
+        ExistingTopic(LogBackend backend) {
+            this.backend = backend;
+        }
+
+        @Override
+        public boolean test(String topic) {
+            return backend.topicId(topic) != null;
+        }
     }
 
     /** Refuses an Acknowledgment parameter without a manual ack mode; warns of a manual one without any. */

@@ -19,6 +19,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
@@ -103,8 +104,11 @@ public final class KafkoBackend implements LogBackend {
 
     @Override
     public int partitionCount(String topic) {
-        return kafko.topic(topic).orElseThrow(() -> new UnknownTopicException("topic '" + topic + "' does not exist"))
-                .partitionCount();
+        Optional<Topic> t = kafko.topic(topic);
+        if (t.isEmpty()) {
+            throw new UnknownTopicException("topic '" + topic + "' does not exist");
+        }
+        return t.get().partitionCount();
     }
 
     @Override

@@ -29,6 +29,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiFunction;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -429,7 +430,7 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
         }
         BackendProducer producer = producers.get(topic);
         if (producer == null) {
-            producer = producers.computeIfAbsent(topic, backend::producer);
+            producer = producers.computeIfAbsent(topic, new NewProducer(backend));
             if (producer == null) {
                 throw new IllegalStateException("The LogBackend " + backend.getClass().getName() + " of template '"
                         + beanName + "' returned no producer for '" + topic + "' (a mock of the LogBackend bean? the"
@@ -438,5 +439,20 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
         }
         lastProducer = producer;
         return producer;
+    }
+
+    /** The backend's producer of a topic. */
+    private static final class NewProducer implements Function<String, BackendProducer> {
+
+        private final LogBackend backend;
+
+        NewProducer(LogBackend backend) {
+            this.backend = Objects.requireNonNull(backend);
+        }
+
+        @Override
+        public BackendProducer apply(String topic) {
+            return backend.producer(topic);
+        }
     }
 }

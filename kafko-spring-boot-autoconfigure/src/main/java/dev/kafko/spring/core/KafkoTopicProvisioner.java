@@ -72,9 +72,15 @@ public final class KafkoTopicProvisioner implements InitializingBean {
      */
     @Override
     public void afterPropertiesSet() {
-        declared.forEach(this::checkNoShrink);
-        declared.forEach(this::checkCodec);
-        declared.forEach(this::provision);
+        for (Map.Entry<String, TopicConfig> topic : declared.entrySet()) {
+            checkNoShrink(topic.getKey(), topic.getValue());
+        }
+        for (Map.Entry<String, TopicConfig> topic : declared.entrySet()) {
+            checkCodec(topic.getKey(), topic.getValue());
+        }
+        for (Map.Entry<String, TopicConfig> topic : declared.entrySet()) {
+            provision(topic.getKey(), topic.getValue());
+        }
     }
 
     /**

@@ -45,7 +45,7 @@ final class CommitOffsets {
     static Map<Integer, Long> nextOffsets(List<KafkoRecord> records) {
         Map<Integer, Long> next = new HashMap<>();
         for (KafkoRecord r : records) {
-            next.merge(r.partition(), r.offset() + 1, Math::max);
+            putMax(next, r.partition(), r.offset() + 1);
         }
         return next;
     }
@@ -114,7 +114,7 @@ final class CommitOffsets {
 
     private void closeOpenPartition() {
         if (openPartition >= 0) {
-            pending.merge(openPartition, openNext, Math::max);
+            putMax(pending, openPartition, openNext);
             openPartition = -1;
         }
     }
@@ -144,17 +144,25 @@ final class CommitOffsets {
 
     private Map<Integer, Long> forward(Map<Integer, Long> offsets) {
         Map<Integer, Long> ahead = new HashMap<>(offsets.size());
-        offsets.forEach((p, o) -> {
-            if (o > committed.getOrDefault(p, -1L)) {
-                ahead.put(p, o);
+        for (Map.Entry<Integer, Long> e : offsets.entrySet()) {
+            if (e.getValue() > committed.getOrDefault(e.getKey(), -1L)) {
+                ahead.put(e.getKey(), e.getValue());
             }
-        });
+        }
         return ahead;
     }
 
     /** {@code offsets} were committed. */
     void committed(Map<Integer, Long> offsets) {
-        offsets.forEach((p, o) -> committed.merge(p, o, Math::max));
+        for (Map.Entry<Integer, Long> e : offsets.entrySet()) {
+            putMax(committed, e.getKey(), e.getValue());
+        }
+    }
+
+    /** Makes {@code offset} the one of {@code partition} in {@code offsets} unless that holds a greater one. */
+    private static void putMax(Map<Integer, Long> offsets, int partition, long offset) {
+        Long known = offsets.get(partition);
+        offsets.put(partition, known == null ? offset : Math.max(known, offset));
     }
 
     /**

@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.LinkedHashSet;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.BooleanSupplier;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -116,11 +117,10 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
         this.properties = properties;
         this.autoStartup = autoStartup;
         this.instrumentation = GuardedInstrumentation.of(instrumentation); // its failure fails no record
-        this.processed = new ProcessedOffsets(backend::topicId);
-        this.members = new ContainerMembers((name, topic, byHand) -> new KafkoMessageListenerContainer(this, name,
-                topic, groupId, backend, properties, listener, errorHandler, this.instrumentation, executor, processed,
-                byHand), listenerId, groupId, backend, properties, errorHandler, this.instrumentation, processed,
-                assigned, topicPattern != null);
+        this.processed = new ProcessedOffsets(backend);
+        this.members = new ContainerMembers(new MemberFactory(backend, listener, errorHandler, executor), listenerId,
+                groupId, backend, properties, errorHandler, this.instrumentation, processed, assigned,
+                topicPattern != null);
         this.topicPattern = topicPattern == null ? null
                 : new TopicPatternWatch(listenerId, topicPattern, backend, members);
         this.catchUp = new CatchUp(this, backend, processed, assigned);
@@ -210,7 +210,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
             }
             throw e;
         }
-        if (members.all().stream().allMatch(m -> !m.isRunning() || m.isStopping())) {
+        if (noMemberRuns()) {
             // a new run starts from the group's commits: what the last run processed but never
             // committed is delivered again, and the test helper must wait for that
             processed.clear();
@@ -224,10 +224,53 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
         }
         started = true;
         try {
-            members.start(members.all(), () -> pauseRequested);
+            members.start(members.all(), new PauseRequested());
         } catch (RuntimeException e) {
             stop();
             throw e;
+        }
+    }
+
+    /** Whether every member is stopped or stopping. */
+    private boolean noMemberRuns() {
+        for (KafkoMessageListenerContainer m : members.all()) {
+            if (m.isRunning() && !m.isStopping()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Makes this container's members. */
+    private final class MemberFactory implements ContainerMembers.Factory {
+
+        private final LogBackend backend;
+        private final KafkoMessageListener listener;
+        private final KafkoErrorHandler errorHandler;
+        private final TaskExecutor executor;
+
+        MemberFactory(LogBackend backend, KafkoMessageListener listener, KafkoErrorHandler errorHandler,
+                      TaskExecutor executor) {
+            this.backend = backend;
+            this.listener = listener;
+            this.errorHandler = errorHandler;
+            this.executor = executor;
+        }
+
+        @Override
+        public KafkoMessageListenerContainer make(String memberName, String topic,
+                                                  @Nullable AssignedPartitions byHand) {
+            return new KafkoMessageListenerContainer(ConcurrentMessageListenerContainer.this, memberName, topic,
+                    groupId, backend, properties, listener, errorHandler, instrumentation, executor, processed, byHand);
+        }
+    }
+
+    /** Whether a pause of the container was asked for (and no resume since). */
+    private final class PauseRequested implements BooleanSupplier {
+
+        @Override
+        public boolean getAsBoolean() {
+            return pauseRequested;
         }
     }
 
@@ -240,7 +283,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
      */
     private synchronized void followedTopicCreated(String topic) {
         if (started && topicPattern != null) {
-            topicPattern.created(topic, () -> pauseRequested);
+            topicPattern.created(topic, new PauseRequested());
         }
     }
 

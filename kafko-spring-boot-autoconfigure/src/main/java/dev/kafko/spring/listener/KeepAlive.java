@@ -23,7 +23,7 @@ final class KeepAlive {
     /** A container started: the JVM stays alive until it {@link #release}s. */
     static synchronized void acquire() {
         if (holders++ == 0) {
-            Thread t = new Thread(KeepAlive::park, "kafko-keep-alive");
+            Thread t = new Thread(new Parker(), "kafko-keep-alive");
             t.setDaemon(false);
             t.start();
             thread = t;
@@ -44,6 +44,15 @@ final class KeepAlive {
             if (t != null) {
                 LockSupport.unpark(t);
             }
+        }
+    }
+
+    /** The thread's work: {@link #park}. */
+    private static final class Parker implements Runnable {
+
+        @Override
+        public void run() {
+            park();
         }
     }
 

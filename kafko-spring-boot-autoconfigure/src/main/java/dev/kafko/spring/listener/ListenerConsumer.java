@@ -86,10 +86,10 @@ final class ListenerConsumer implements Runnable {
         this.log = new MemberLog(container);
         this.commits = new MemberCommits(container, this, log);
         this.offsets = commits.offsets();
-        this.positions = new MemberPositions(container, backend, commits::advance);
+        this.positions = new MemberPositions(container, backend, commits);
         ConsumerSeekAware aware = listener.seekAware();
         this.seeks = aware == null ? null : new MemberSeeks(container, aware, this::wakeup);
-        this.events = new MemberEvents(container, this::assignedPartitions, this::idle, this::idlePartition);
+        this.events = new MemberEvents(container, this);
         this.assignment = new MemberAssignment(this, container, listener, commits, positions, seeks, events);
         this.delivery = new MemberDelivery(this, container, listener, commits, log, seeks);
         this.consumer = openConsumer();
@@ -441,7 +441,7 @@ final class ListenerConsumer implements Runnable {
     }
 
     /** The member went idle: a {@link ConsumerSeekAware} listener may seek, with the member's positions. */
-    private void idle() {
+    void idle() {
         if (seeks == null || lost != null || detached) {
             return;
         }
@@ -461,7 +461,7 @@ final class ListenerConsumer implements Runnable {
      * A partition went idle: a {@link ConsumerSeekAware} listener may seek it, given its position alone, as
      * spring-kafka calls {@code onIdleContainer} for an idle partition.
      */
-    private void idlePartition(int partition) {
+    void idlePartition(int partition) {
         if (seeks == null || lost != null || detached) {
             return;
         }

@@ -4,8 +4,13 @@ import dev.kafko.KafkoClosedException;
 import dev.kafko.KafkoException;
 import dev.kafko.KafkoRecord;
 import dev.kafko.UnknownTopicException;
+import dev.kafko.spring.core.BackendConsumer;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.BiConsumer;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -62,10 +67,33 @@ final class MemberCommits {
      * dropped: its new owner delivers the record again from the group's commit.
      */
     void drainForeign() {
-        offsets.drainForeign(member.consumer()::assignment, (partition, offset) -> LOG.info("Listener '{}' was"
-                + " acknowledged {}-{}@{} after the partition moved to another member or was sought; not committed:"
-                + " the partition is read from the group's commit or from where it was sought",
-                container.getListenerId(), container.topic(), partition, offset));
+        offsets.drainForeign(new Assignment(member.consumer()), new DroppedAcknowledgment());
+    }
+
+    /** The partitions a consumer owns now. */
+    private static final class Assignment implements Supplier<Set<Integer>> {
+
+        private final BackendConsumer consumer;
+
+        Assignment(BackendConsumer consumer) {
+            this.consumer = Objects.requireNonNull(consumer);
+        }
+
+        @Override
+        public Set<Integer> get() {
+            return consumer.assignment();
+        }
+    }
+
+    /** Logs an acknowledgment that is not committed: its partition moved or was sought since the delivery. */
+    private final class DroppedAcknowledgment implements BiConsumer<Integer, Long> {
+
+        @Override
+        public void accept(Integer partition, Long offset) {
+            LOG.info("Listener '{}' was acknowledged {}-{}@{} after the partition moved to another member or was"
+                    + " sought; not committed: the partition is read from the group's commit or from where it was"
+                    + " sought", container.getListenerId(), container.topic(), partition, offset);
+        }
     }
 
     /**
@@ -121,7 +149,9 @@ final class MemberCommits {
     /** Tells the container's progress tracker (read by the test helper) how far the listener got. */
     void advance(Map<Integer, Long> nextOffsets) {
         Object topicId = member.topicId();
-        nextOffsets.forEach((p, o) -> container.processed().advance(container.topic(), topicId, p, o));
+        for (Map.Entry<Integer, Long> next : nextOffsets.entrySet()) {
+            container.processed().advance(container.topic(), topicId, next.getKey(), next.getValue());
+        }
     }
 
     /** An acknowledgment on the polling thread of a delivery made during {@code epoch}. */

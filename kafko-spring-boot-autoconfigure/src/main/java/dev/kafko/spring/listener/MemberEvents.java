@@ -18,8 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.function.IntConsumer;
-import java.util.function.Supplier;
+import java.util.function.BiFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -33,12 +32,11 @@ final class MemberEvents {
     private final KafkoMessageListenerContainer container;
     /** The idle event interval in nanoseconds; 0: no idle events. */
     private final long idleNanos;
-    /** The partitions the member reads now. */
-    private final Supplier<Set<Integer>> assigned;
-    /** Told when an idle event was published (a {@link ConsumerSeekAware} listener's turn). */
-    private final Runnable onIdle;
-    /** Told of each partition a partition idle event was published for: a {@link ConsumerSeekAware} listener's turn. */
-    private final IntConsumer onIdlePartition;
+    /**
+     * The member: the partitions it reads now, and told when an idle event was published and of each partition a
+     * partition idle event was published for (a {@link ConsumerSeekAware} listener's turn).
+     */
+    private final ListenerConsumer listenerConsumer;
     private long lastReceived;
     private long lastIdleEvent;
     private boolean idle;
@@ -60,23 +58,32 @@ final class MemberEvents {
         }
     }
 
-    MemberEvents(KafkoMessageListenerContainer container, Supplier<Set<Integer>> assigned, Runnable onIdle,
-                 IntConsumer onIdlePartition) {
+    MemberEvents(KafkoMessageListenerContainer container, ListenerConsumer listenerConsumer) {
         this.container = container;
         Duration interval = container.properties().idleEventInterval();
         this.idleNanos = interval == null ? 0 : interval.toNanos();
         Duration partitionInterval = container.properties().idlePartitionEventInterval();
         this.partitionIdleNanos = partitionInterval == null ? 0 : partitionInterval.toNanos();
-        this.assigned = assigned;
-        this.onIdle = onIdle;
-        this.onIdlePartition = onIdlePartition;
+        this.listenerConsumer = listenerConsumer;
     }
 
     /** The member joined its group and is about to poll: idle time counts from now. */
     void started() {
         lastReceived = System.nanoTime();
         lastIdleEvent = lastReceived;
-        container.publish((member, parent) -> new ConsumerStartedEvent(member, parent, member.getListenerId()));
+        container.publish(StartedEvent.INSTANCE);
+    }
+
+    /** Makes a member's {@link ConsumerStartedEvent}. */
+    private static final class StartedEvent
+            implements BiFunction<KafkoMessageListenerContainer, ConcurrentMessageListenerContainer, Object> {
+
+        static final StartedEvent INSTANCE = new StartedEvent();
+
+        @Override
+        public Object apply(KafkoMessageListenerContainer member, ConcurrentMessageListenerContainer parent) {
+            return new ConsumerStartedEvent(member, parent, member.getListenerId());
+        }
     }
 
     /** The member left its group and its thread ends; {@code died}: what ended it, or null for a stop. */
@@ -98,7 +105,7 @@ final class MemberEvents {
             return;
         }
         paused = now;
-        Set<Integer> partitions = assigned.get();
+        Set<Integer> partitions = listenerConsumer.assignedPartitions();
         container.publish((member, parent) -> now
                 ? new ConsumerPausedEvent(member, parent, member.getListenerId(), container.topic(), partitions)
                 : new ConsumerResumedEvent(member, parent, member.getListenerId(), container.topic(), partitions));
@@ -191,7 +198,9 @@ final class MemberEvents {
             idleNow.add(p);
         }
         if (idleNow != null) {
-            idleNow.forEach(onIdlePartition::accept); // after the loop: what it calls may change the partitions
+            for (int p : idleNow) { // after the loop: what it calls may change the partitions
+                listenerConsumer.idlePartition(p);
+            }
         }
     }
 
@@ -200,7 +209,7 @@ final class MemberEvents {
         long now = System.nanoTime();
         if (idle) {
             long idleMillis = TimeUnit.NANOSECONDS.toMillis(now - lastReceived);
-            Set<Integer> partitions = assigned.get();
+            Set<Integer> partitions = listenerConsumer.assignedPartitions();
             container.publish((member, parent) -> new ListenerContainerNoLongerIdleEvent(member, parent,
                     member.getListenerId(), container.topic(), partitions, idleMillis));
             idle = false;
@@ -221,10 +230,10 @@ final class MemberEvents {
         lastIdleEvent = now;
         idle = true;
         long idleMillis = TimeUnit.NANOSECONDS.toMillis(now - lastReceived);
-        Set<Integer> partitions = assigned.get();
+        Set<Integer> partitions = listenerConsumer.assignedPartitions();
         boolean pausedNow = paused;
         container.publish((member, parent) -> new ListenerContainerIdleEvent(member, parent, member.getListenerId(),
                 container.topic(), partitions, idleMillis, pausedNow));
-        onIdle.run();
+        listenerConsumer.idle();
     }
 }

@@ -7,7 +7,6 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,13 +22,13 @@ final class MemberPositions {
     private final KafkoMessageListenerContainer container;
     private final LogBackend backend;
     /** Tells the container's progress tracker how far the member got, per partition (the next offset). */
-    private final Consumer<Map<Integer, Long>> progress;
+    private final MemberCommits progress;
     /** Whether the backend's consumer reports positions ({@link #afterEmptyPoll}). */
     private boolean reportsPositions = true;
     /** Whether the member joined its topic again after it was deleted: it reads the new topic from its start. */
     private boolean rejoined;
 
-    MemberPositions(KafkoMessageListenerContainer container, LogBackend backend, Consumer<Map<Integer, Long>> progress) {
+    MemberPositions(KafkoMessageListenerContainer container, LogBackend backend, MemberCommits progress) {
         this.container = container;
         this.backend = backend;
         this.progress = progress;
@@ -98,6 +97,6 @@ final class MemberPositions {
             reportsPositions = false; // a backend that does not report positions: progress comes from records only
             return;
         }
-        progress.accept(positions);
+        progress.advance(positions);
     }
 }

@@ -1,12 +1,12 @@
 package dev.kafko.spring.listener;
 
+import dev.kafko.spring.core.LogBackend;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Function;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -23,14 +23,14 @@ import org.jspecify.annotations.Nullable;
  */
 final class ProcessedOffsets {
 
-    /** The id of the topic that has a name now: {@code LogBackend::topicId}. */
-    private final Function<String, @Nullable Object> liveTopicId;
+    /** Tells the id of the topic that has a name now ({@link LogBackend#topicId}). */
+    private final LogBackend backend;
     private final Map<String, Progress> offsets = new HashMap<>();
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
 
-    ProcessedOffsets(Function<String, @Nullable Object> liveTopicId) {
-        this.liveTopicId = liveTopicId;
+    ProcessedOffsets(LogBackend backend) {
+        this.backend = Objects.requireNonNull(backend);
     }
 
     /** The offsets finished on one topic, the one that had the id. */
@@ -47,7 +47,8 @@ final class ProcessedOffsets {
         try {
             Progress progress = progress(topic, topicId);
             if (progress != null) {
-                progress.next().merge(partition, nextOffset, Math::max);
+                Long known = progress.next().get(partition);
+                progress.next().put(partition, known == null ? nextOffset : Math.max(known, nextOffset));
                 changed.signalAll();
             }
         } finally {
@@ -96,7 +97,7 @@ final class ProcessedOffsets {
 
     private @Nullable Object live(String topic) {
         try {
-            return liveTopicId.apply(topic);
+            return backend.topicId(topic);
         } catch (RuntimeException e) {
             return null; // the log closed under a member that overran its stop: nothing counts any more
         }
@@ -112,10 +113,12 @@ final class ProcessedOffsets {
 
     /** Forgets every offset: the container starts a new run. */
     void clear() {
-        locked(() -> {
+        lock.lock();
+        try {
             offsets.clear();
-            return null;
-        });
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** The offsets finished on the topic that has {@code topicId} (none when that is not the one kept). */

@@ -10,6 +10,7 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Date;
 import java.util.HashSet;
@@ -102,8 +103,11 @@ public final class KafkoArgumentResolvers {
 
         @Override
         protected List<HandlerMethodArgumentResolver> initArgumentResolvers() {
-            return super.initArgumentResolvers().stream().map(this::tombstoneAware)
-                    .<HandlerMethodArgumentResolver>map(FailureMarkingResolver::new).toList();
+            List<HandlerMethodArgumentResolver> resolvers = new ArrayList<>();
+            for (HandlerMethodArgumentResolver resolver : super.initArgumentResolvers()) {
+                resolvers.add(new FailureMarkingResolver(tombstoneAware(resolver)));
+            }
+            return resolvers;
         }
 
         private HandlerMethodArgumentResolver tombstoneAware(HandlerMethodArgumentResolver resolver) {
