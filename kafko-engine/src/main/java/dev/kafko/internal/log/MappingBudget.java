@@ -1,11 +1,13 @@
 package dev.kafko.internal.log;
 
-import java.io.BufferedReader;
+import java.io.FileInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.lang.ref.PhantomReference;
 import java.lang.ref.Reference;
 import java.lang.ref.ReferenceQueue;
 import java.nio.file.Files;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -202,11 +204,16 @@ final class MappingBudget {
     }
 
     private static int readMaxMapCount() {
-        // a line, not Files.readString: Java 17's reads the size the file states, which proc files state as 0,
-        // and returned "6" of "65530"
-        try (BufferedReader r = Files.newBufferedReader(MAX_MAP_COUNT)) {
-            String line = r.readLine();
-            long n = line == null ? DEFAULT_MAX_MAP_COUNT : Long.parseLong(line.trim());
+        // read to its end, not Files.readString: Java 17's reads the size the file states, which proc files state
+        // as 0, and returned "6" of "65530"; bytes, not a reader: no decoder to set up at a log's first open
+        byte[] text = new byte[32];
+        int length = 0;
+        try (InputStream in = new FileInputStream(MAX_MAP_COUNT.toFile())) {
+            for (int r; length < text.length && (r = in.read(text, length, text.length - length)) > 0; ) {
+                length += r;
+            }
+            String line = new String(text, 0, length, StandardCharsets.US_ASCII).trim();
+            long n = line.isEmpty() ? DEFAULT_MAX_MAP_COUNT : Long.parseLong(line);
             return (int) Math.max(2, Math.min(n, Integer.MAX_VALUE));
         } catch (IOException | RuntimeException e) {
             return DEFAULT_MAX_MAP_COUNT;
