@@ -26,7 +26,9 @@ import java.util.Set;
  * first and throws what it threw; called inside kafko's own work (a send's callback, a
  * {@link KafkoObserver} method) while another close runs, it returns at once, and the first close called
  * from an observer, or from a send's callback while a {@link #deleteTopic} is in flight, returns at once
- * too, closing on a thread of its own (a deletion in flight ends before the directory lock is released).
+ * too, closing on a thread of its own (a deletion in flight ends before the directory lock is released). A close
+ * that runs out of stack (called deep in a recursion) throws {@link StackOverflowError} and leaves the close to
+ * a thread of its own, which a later close waits for.
  */
 public interface Kafko extends AutoCloseable {
 

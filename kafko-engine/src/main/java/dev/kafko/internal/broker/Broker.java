@@ -481,36 +481,43 @@ public final class Broker implements Kafko {
     }
 
     /**
-     * Closes every partition and stops every thread. The admin lock is held only while the instance is
-     * marked closed: the waits that follow (the scheduler's task in hand, the close helpers) are for
-     * threads that run user callbacks, and a callback's admin call must find the instance closed rather
-     * than wait for the lock of a close that waits for it.
+     * Closes every partition and stops every thread ({@link BrokerClose}: the marking and the close run on a
+     * {@code kafko-close} thread, so that a caller that runs out of stack leaves nothing half done).
      */
     @Override
     public void close() {
+        if (closed) {
+            closing.awaitClosed();
+            return;
+        }
+        closing.close(this::markClosed);
+    }
+
+    /**
+     * Marks the instance closed; returns its partitions, or null when another close marked it first. The admin
+     * lock is held only while the instance is marked closed: the waits that follow (the scheduler's task in hand,
+     * the close helpers) are for threads that run user callbacks, and a callback's admin call must find the
+     * instance closed rather than wait for the lock of a close that waits for it.
+     */
+    private @Nullable List<PartitionActor> markClosed() {
         List<PartitionActor> partitions = new ArrayList<>();
         admin.lock();
         try {
             if (closed) {
-                partitions = null;
-            } else {
-                closed = true;
-                // every handle refuses new work first: senders that loop would otherwise be acknowledged for as
-                // long as the scheduler takes to stop (seconds under thousands of senders that contend for its queue)
-                for (TopicImpl t : topics.values()) {
-                    t.end(TopicImpl.Life.CLOSED);
-                    partitions.addAll(Arrays.asList(t.actors()));
-                }
-                retentionTask.cancel(false);
+                return null;
             }
+            closed = true;
+            // every handle refuses new work first: senders that loop would otherwise be acknowledged for as
+            // long as the scheduler takes to stop (seconds under thousands of senders that contend for its queue)
+            for (TopicImpl t : topics.values()) {
+                t.end(TopicImpl.Life.CLOSED);
+                partitions.addAll(Arrays.asList(t.actors()));
+            }
+            retentionTask.cancel(false);
         } finally {
             admin.unlock();
         }
-        if (partitions == null) {
-            closing.awaitClosed();
-            return;
-        }
-        closing.close(partitions);
+        return partitions;
     }
 
     @Override

@@ -15,13 +15,14 @@ import java.util.function.BiFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Internal: the close of one {@link Broker} once {@link Broker#close()} has marked it closed (no admin call starts
- * any more), and the wait of every later close for the first. The first close writes the pending sends on its
- * caller's thread, then runs the rest (the scheduler stopped, the partitions closed, beside {@code kafko-close-<n>}
- * helpers when they are many, their groups closed, the deletions in flight awaited, the preparer stopped, the
- * directory released) on a {@code kafko-close} thread that the caller waits for; called inside kafko's own work,
- * it starts that thread without waiting for it, or, from a send's callback, closes on the callback's thread.
- * {@link #close} runs once, on the first close's thread; {@link #awaitClosed} on any thread.
+ * Internal: the close of one {@link Broker}, and the wait of every later close for the first. A close starts a
+ * {@code kafko-close} thread, which marks the broker closed (no admin call starts any more), waits while the
+ * caller writes the pending sends on its own thread, then runs the rest (the scheduler stopped, the partitions
+ * closed, beside {@code kafko-close-<n>} helpers when they are many, their groups closed, the deletions in flight
+ * awaited, the preparer stopped, the directory released) while the caller waits for it; called inside kafko's own
+ * work, the caller returns once the broker is marked closed, or, from a send's callback, closes on the callback's
+ * thread. Whatever the caller's thread meets (it may run out of stack at any point), the close finishes.
+ * {@link #close} and {@link #awaitClosed} on any thread.
  */
 final class BrokerClose {
 
@@ -47,6 +48,15 @@ final class BrokerClose {
         }
     }
 
+    /**
+     * The frames of a small recursion a close takes below its caller's frame before it changes anything (about 16
+     * KiB compiled, 50 KiB interpreted; kafko's own part of a close takes a few): a test's may be 0.
+     */
+    static volatile int stackReserve = 500;
+
+    /** Run on the caller's thread once the closer marked the broker closed, before the caller's part; tests only. */
+    static volatile @Nullable Runnable callersPart;
+
     private final Path dataDir;
     private final BrokerContext ctx;
     private final DirectoryLock lock;
@@ -57,8 +67,13 @@ final class BrokerClose {
     private final CountDownLatch closeDone = new CountDownLatch(1);
     /** What the first close threw, for the others to throw as well; set before {@link #closeDone} opens. */
     private volatile @Nullable Throwable closeFailure;
-    /** The thread that closes, when not the caller of {@link Broker#close()}; set once, before it is started. */
+    /** The {@code kafko-close} thread that closes, set before it closes; none when the caller closes alone. */
     private volatile @Nullable Thread closer;
+    /**
+     * Set once {@link #closeAfterMarked} has run every step: a close that ended before (its thread out of stack)
+     * is run again by the closer, each step being one that a second run leaves as the first left it.
+     */
+    private volatile boolean completed;
 
     BrokerClose(Path dataDir, BrokerContext ctx, DirectoryLock lock, TopicDeletions deletions,
                 Map<String, TopicImpl> topics) {
@@ -69,75 +84,192 @@ final class BrokerClose {
         this.topics = topics;
     }
 
+    /** Marks the broker closed: no admin call starts any more and every handle refuses new work. */
+    interface Marker {
+        /** The partitions to close, or null when another close marked the broker closed first. */
+        @Nullable List<PartitionActor> mark();
+    }
+
     /**
-     * The first close, once the broker is marked closed and every handle refuses new work: closes
-     * {@code partitions}, the groups, and lets the directory go.
+     * One call of {@link #close}: the caller holds its monitor for as long as its own part of the close runs, and
+     * the {@code kafko-close} thread it started waits for that monitor before it closes.
      */
-    void close(List<PartitionActor> partitions) {
-        int[] marks = ThreadMarks.get();
-        if (marks[ThreadMarks.OWNING] > 0 || marks[ThreadMarks.OBSERVING] > 0
-                || (marks[ThreadMarks.COMPLETING] > 0 && deletions.pending())) {
-            // (a send's callback while a deletion is in flight: the close waits for the deletion, which may
-            // wait for this callback to return)
-            // inside a partition's work (an observer's callback): the close needs that partition, and a group an
-            // observer may hold, so it runs on a thread of its own once this call returns
-            if (!startCloser(partitions, false)) {
-                KafkoException e = new KafkoException("closing " + dataDir + " from inside kafko's work (an observer)"
-                        + " needs a thread of its own, and none could be started");
-                closeFailure = e;
-                closeDone.countDown();
-                throw e;
-            }
-            return;
-        }
-        if (marks[ThreadMarks.COMPLETING] > 0) {
-            // a send's callback: the close may wait for the round this thread completes, unless this thread closes
-            finishClose(partitions);
-            return;
-        }
-        // the sends still pending are written and their futures completed here, as a flush does: their callbacks
-        // run on the caller's thread, which may hold a lock they take
-        for (PartitionActor a : partitions) {
-            try {
-                a.commands.writeSubmittedForClose();
-            } catch (RuntimeException e) {
-                // a failed partition: its close below reports what it must
-            }
-        }
-        // the rest of the file work runs on a thread nobody interrupts: an interrupt during a channel's call
-        // closes the channel, and the lock's channel (whose closing drops the lock) is not opened again. The
-        // caller waits without being cut short and keeps its interrupt
-        if (startCloser(partitions, true)) {
-            awaitClosed();
-        } else {
-            finishClose(partitions);
+    private static final class Claim {
+        final Marker marker;
+        /** The caller returns once the closer marked the broker closed: nothing closes on the closer then. */
+        final boolean callerReturns;
+        /** Opened once the closer has run {@link Marker#mark}. */
+        final CountDownLatch marked = new CountDownLatch(1);
+        /** What the mark returned. */
+        volatile @Nullable List<PartitionActor> partitions;
+        /** What the mark threw, for the caller to throw. */
+        volatile @Nullable Throwable markFailure;
+
+        Claim(Marker marker, boolean callerReturns) {
+            this.marker = marker;
+            this.callerReturns = callerReturns;
         }
     }
 
     /**
-     * Runs {@link #finishClose} on a {@code kafko-close} thread; false when no thread could be started. What
-     * the close throws goes to the callers of {@link Broker#close()} ({@link #awaitClosed}), not to the thread's
-     * uncaught-exception handler; when {@code callerWaits} is false, nobody waits, and it is logged.
+     * A close: marks the broker closed (through {@code marker}), and, the first time, closes every partition,
+     * the groups, and lets the directory go; a later one waits for the first ({@link #awaitClosed}).
+     *
+     * <p>The marking and the closing run on a {@code kafko-close} thread, whose stack is fresh, and the thread is
+     * started before anything changes: a caller deep in a recursion of its own can run out of stack at any point of
+     * its close (the JVM even delivers a delayed {@code StackOverflowError} right after a lock was taken, before the
+     * {@code try} that releases it), and it left a broker marked closed whose close never ran, every later close
+     * waiting for ever, the directory locked (B140 item 4). What stays on the caller's thread is what must run there:
+     * the pending sends written and their callbacks run on it (they may take a lock it holds), and, from a send's
+     * callback, the whole close (it may wait for the round that thread completes). The caller holds the claim's
+     * monitor meanwhile, which the JVM lets go however its frame ends; the closer takes it, then runs the close
+     * unless the caller's ran to its end: a caller that runs out of stack anywhere leaves the close to it.
      */
-    private boolean startCloser(List<PartitionActor> partitions, boolean callerWaits) {
-        Thread t = new Thread(() -> {
-            try {
-                finishClose(partitions);
-            } catch (RuntimeException | Error e) {
-                if (!callerWaits) {
-                    LOG.log(Level.ERROR, "closing " + dataDir + " failed: " + e, e);
-                }
+    void close(Marker marker) {
+        int[] marks = ThreadMarks.get();
+        // inside a partition's work (an observer's callback), or a send's callback while a deletion is in flight:
+        // the close needs that partition, and a group an observer may hold, or waits for the deletion, which may
+        // wait for this callback to return. It runs on the closer once this call returns
+        boolean inside = marks[ThreadMarks.OWNING] > 0 || marks[ThreadMarks.OBSERVING] > 0
+                || (marks[ThreadMarks.COMPLETING] > 0 && deletions.pending());
+        // a send's callback: the close may wait for the round this thread completes, unless this thread closes
+        boolean completing = !inside && marks[ThreadMarks.COMPLETING] > 0;
+        if (!stackLeft()) {
+            // too near the end of its stack for this thread's part (the sends written, their futures completed, on
+            // kafko's frames): out of stack half-way, it would leave rounds that never counted themselves done, which
+            // the close would wait for. The closer does it all, and this call fails as if it had run out of stack
+            startCloser(new Claim(marker, true));
+            throw new StackOverflowError("closing " + dataDir + " needs more stack than this thread has left: the"
+                    + " close goes on on a thread of its own");
+        }
+        Claim claim = new Claim(marker, inside);
+        synchronized (claim) {
+            if (!startCloser(claim)) {
+                closeHere(marker, inside, completing); // no native thread to be had
+                return;
             }
-        }, "kafko-close");
+            Uninterruptibly.await(claim.marked);
+            Failures.rethrow(claim.markFailure);
+            List<PartitionActor> partitions = claim.partitions;
+            if (partitions != null) {
+                if (inside) {
+                    return;
+                }
+                Runnable hook = callersPart;
+                if (hook != null) {
+                    hook.run();
+                }
+                if (completing) {
+                    finishClose(partitions);
+                    return;
+                }
+                writeSubmitted(partitions);
+            }
+        }
+        awaitClosed();
+    }
+
+    /** Whether {@link #stackReserve} frames of {@link #probe} fit on this thread's stack (below this call). */
+    private static boolean stackLeft() {
+        try {
+            return probe(stackReserve) >= 0;
+        } catch (StackOverflowError e) {
+            return false;
+        }
+    }
+
+    private static int probe(int frames) {
+        return frames <= 0 ? 0 : probe(frames - 1) + 1;
+    }
+
+    /**
+     * The sends still pending are written and their futures completed on the caller's thread, as a flush does:
+     * their callbacks run there, and the caller may hold a lock they take.
+     */
+    private static void writeSubmitted(List<PartitionActor> partitions) {
+        for (PartitionActor a : partitions) {
+            try {
+                a.commands.writeSubmittedForClose();
+            } catch (RuntimeException e) {
+                // a failed partition: its close reports what it must
+            }
+        }
+    }
+
+    /** {@link #close} on the caller's thread alone, when no closer could be started. */
+    private void closeHere(Marker marker, boolean inside, boolean completing) {
+        List<PartitionActor> partitions = marker.mark();
+        if (partitions == null) {
+            awaitClosed();
+            return;
+        }
+        if (inside) {
+            KafkoException e = new KafkoException("closing " + dataDir + " from inside kafko's work (an observer)"
+                    + " needs a thread of its own, and none could be started");
+            closeFailure = e;
+            closeDone.countDown();
+            throw e;
+        }
+        if (!completing) {
+            writeSubmitted(partitions);
+        }
+        finishClose(partitions);
+    }
+
+    /**
+     * Starts the {@code kafko-close} thread of {@code claim}; false when no thread could be started. Nobody
+     * interrupts it: an interrupt during a channel's call closes the channel, and the lock's channel (whose
+     * closing drops the lock) is not opened again; the caller waits without being cut short and keeps its
+     * interrupt.
+     */
+    private boolean startCloser(Claim claim) {
+        Thread t = new Thread(() -> runCloser(claim), "kafko-close");
         t.setDaemon(false); // the JVM waits for the close to finish, a durability boundary
-        closer = t;
         try {
             t.start();
         } catch (OutOfMemoryError e) {
-            closer = null;
             return false; // no native thread to be had
         }
         return true;
+    }
+
+    /**
+     * The closer: marks the broker closed, waits for the caller's part (its monitor on {@code claim}), then
+     * closes, unless the caller's own close ran to its end. What the close throws goes to the callers of
+     * {@link Broker#close()} ({@link #awaitClosed}), not to the thread's uncaught-exception handler; when the caller
+     * returned at once, nobody waits, and it is logged.
+     */
+    private void runCloser(Claim claim) {
+        List<PartitionActor> partitions;
+        try {
+            partitions = claim.marker.mark();
+        } catch (RuntimeException | Error e) {
+            claim.markFailure = e;
+            claim.marked.countDown();
+            return;
+        }
+        if (partitions != null) {
+            closer = Thread.currentThread(); // before the close: a later close joins it
+        }
+        claim.partitions = partitions;
+        claim.marked.countDown();
+        if (partitions == null) {
+            return; // another close marked the broker closed first: it closes
+        }
+        synchronized (claim) {
+            // the caller's part is over: its sends written, its own close run (a send's callback), or it failed
+        }
+        if (completed) {
+            closeDone.countDown(); // (the caller's close ran every step, and may have failed before it opened it)
+            return;
+        }
+        try {
+            finishClose(partitions);
+        } catch (RuntimeException | Error e) {
+            if (claim.callerReturns) {
+                LOG.log(Level.ERROR, "closing " + dataDir + " failed: " + e, e);
+            }
+        }
     }
 
     private void finishClose(List<PartitionActor> partitions) {
@@ -175,6 +307,7 @@ final class BrokerClose {
         // the logs are closed: no step of theirs is prepared any more
         first = step(first, () -> ctx.preparer().close());
         first = step(first, lock::release);
+        completed = true;
         Failures.rethrow(first);
     }
 

@@ -55,6 +55,8 @@ final class DirectoryLock implements AutoCloseable {
     private final Path dir;
     private final FileChannel channel;
     private final FileLock lock;
+    /** Set once {@link #release} has run to its end: another instance of this JVM may hold the directory then. */
+    private volatile boolean released;
 
     private DirectoryLock(Path dir, FileChannel channel, FileLock lock) {
         this.dir = dir;
@@ -120,6 +122,9 @@ final class DirectoryLock implements AutoCloseable {
 
     /** Clears the owner record, drops the lock and lets this JVM open the directory again. */
     void release() {
+        if (released) {
+            return; // a close taken over after its first run failed part-way (BrokerClose) releases it again
+        }
         try {
             writeOwner(channel, "");
             lock.release();
@@ -129,6 +134,7 @@ final class DirectoryLock implements AutoCloseable {
         } finally {
             closeQuietly(channel);
             OPEN_IN_THIS_JVM.remove(dir);
+            released = true;
         }
     }
 
