@@ -49,6 +49,13 @@ final class GroupCoordinator {
     private volatile int version;
     private @Nullable GroupOffsetsFile offsets;
     private boolean forceScheduled;
+    /** {@link #forceNow}, as the scheduler's task. */
+    private final Runnable forceLater = new Runnable() {
+        @Override
+        public void run() {
+            forceNow();
+        }
+    };
 
     GroupCoordinator(TopicImpl topic, String group) {
         this.topic = topic;
@@ -249,7 +256,7 @@ final class GroupCoordinator {
             offsetsFile().commit(toCommit, fsync == FsyncPolicy.EVERY_BATCH);
             if (fsync instanceof FsyncPolicy.Interval interval && !forceScheduled) {
                 // marked once scheduled: a schedule that fails (out of heap) leaves it to the next commit
-                topic.broker.context().scheduler().schedule(this::forceNow, interval.period());
+                topic.broker.context().scheduler().schedule(forceLater, interval.period());
                 forceScheduled = true;
             }
             if (topic.broker.context().observing()) {

@@ -72,6 +72,13 @@ final class PartitionActor implements Mailbox.Owner {
     private final ArrayList<OutgoingRecord> frame = new ArrayList<>(256);
     private boolean dirty;
     private boolean flushScheduled;
+    /** {@link #drainIfIdle()}, as the scheduler's task. */
+    private final Runnable drainLater = new Runnable() {
+        @Override
+        public void run() {
+            drainIfIdle();
+        }
+    };
     /** Sends accepted but not yet written; owner only but for its lingering flag. */
     private final LingerChain chain;
 
@@ -177,7 +184,7 @@ final class PartitionActor implements Mailbox.Owner {
     }
 
     private boolean drainIfIdle(int[] marks) {
-        if (marks[ThreadMarks.OWNING] > 0 && ctx.scheduler().schedule(this::drainIfIdle, Duration.ZERO)) {
+        if (marks[ThreadMarks.OWNING] > 0 && ctx.scheduler().schedule(drainLater, Duration.ZERO)) {
             return false; // (a closed scheduler refuses: the instance is closing, nothing waits for this thread)
         }
         return drain(marks);
@@ -426,8 +433,7 @@ final class PartitionActor implements Mailbox.Owner {
         }
         if (fsync instanceof FsyncPolicy.Interval interval && !flushScheduled) {
             // marked once scheduled: a schedule that fails (out of heap) leaves it to the next append
-            ctx.scheduler().schedule(() -> submit(new CommandRequest(CommandRequest.Kind.INTERVAL_FLUSH)),
-                    interval.period());
+            ctx.scheduler().schedule(new Submit(CommandRequest.Kind.INTERVAL_FLUSH), interval.period());
             flushScheduled = true;
         }
         return true;
@@ -526,15 +532,24 @@ final class PartitionActor implements Mailbox.Owner {
         waiters.remove(w);
     }
 
+    /** Submits a new command of one kind: a task of the scheduler's. */
+    private final class Submit implements Runnable {
+        private final CommandRequest.Kind kind;
+
+        Submit(CommandRequest.Kind kind) {
+            this.kind = kind;
+        }
+
+        @Override
+        public void run() {
+            submit(new CommandRequest(kind));
+        }
+    }
+
     /** Schedules the end of a linger: the linger chain's timer. */
     private final class LingerTimer implements Runnable {
         private final Duration linger;
-        private final Runnable ended = new Runnable() {
-            @Override
-            public void run() {
-                submit(new CommandRequest(CommandRequest.Kind.LINGER_ENDED));
-            }
-        };
+        private final Runnable ended = new Submit(CommandRequest.Kind.LINGER_ENDED);
 
         LingerTimer(Duration linger) {
             this.linger = linger;
