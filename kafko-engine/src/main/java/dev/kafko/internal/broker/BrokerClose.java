@@ -57,6 +57,9 @@ final class BrokerClose {
     /** Run on the caller's thread once the closer marked the broker closed, before the caller's part; tests only. */
     static volatile @Nullable Runnable callersPart;
 
+    /** Run in the close once the scheduler is stopped, outside any step; tests only. */
+    static volatile @Nullable Runnable afterScheduler;
+
     private final Path dataDir;
     private final BrokerContext ctx;
     private final DirectoryLock lock;
@@ -169,12 +172,28 @@ final class BrokerClose {
         awaitClosed();
     }
 
-    /** Whether {@link #stackReserve} frames of {@link #probe} fit on this thread's stack (below this call). */
+    /**
+     * The frames below which a caller is not deep in a recursion of its own: its whole stack is small (a thread made
+     * with a small stack size, or {@code -Xss144k}), where the interpreted probe (about 50 KiB) does not fit, and a
+     * close ran there before the reserve; its part of the close is the same as on any thread.
+     */
+    static final int SHALLOW_FRAMES = 256;
+
+    /**
+     * Whether {@link #stackReserve} frames of {@link #probe} fit on this thread's stack (below this call), or the
+     * thread is not deep in a recursion (under {@link #SHALLOW_FRAMES} frames) and its stack is only small.
+     */
     private static boolean stackLeft() {
         try {
             return probe(stackReserve) >= 0;
         } catch (StackOverflowError e) {
-            return false;
+            // fall through: the probe's frames are gone again
+        }
+        try {
+            // (not StackWalker: its class, first initialized out of stack, fails every later use)
+            return new Throwable().getStackTrace().length < SHALLOW_FRAMES;
+        } catch (RuntimeException | Error e) {
+            return false; // out of stack here as well: deep enough
         }
     }
 
@@ -263,6 +282,9 @@ final class BrokerClose {
             closeDone.countDown(); // (the caller's close ran every step, and may have failed before it opened it)
             return;
         }
+        // the caller's close, if it ran, ended part-way (out of stack): what it threw is not the close's outcome, which
+        // the run below decides for every later close (they read it once this thread ended)
+        closeFailure = null;
         try {
             finishClose(partitions);
         } catch (RuntimeException | Error e) {
@@ -291,6 +313,10 @@ final class BrokerClose {
     private void closeAfterMarked(List<PartitionActor> partitions) {
         // then the scheduler: nothing may post flushes or retention into a closing partition
         Throwable first = step(null, () -> ctx.scheduler().close());
+        Runnable hook = afterScheduler;
+        if (hook != null) {
+            hook.run();
+        }
         try {
             first = Failures.suppress(first, closeAll(partitions));
         } catch (RuntimeException | Error e) {
