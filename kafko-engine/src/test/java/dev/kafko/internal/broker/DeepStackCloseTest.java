@@ -78,14 +78,9 @@ class DeepStackCloseTest {
         for (boolean fromCallback : new boolean[] {false, true}) {
             Path dir = tmp.resolve("fixed-" + fromCallback);
             KafkoOptions options = KafkoOptions.builder().linger(Duration.ofMillis(200)).build();
-            Kafko kafko = Kafko.open(dir, options);
-            kafko.createTopic("t", TopicConfig.builder().partitions(2).build());
-            Producer p = kafko.producer("t");
             List<CompletableFuture<RecordPosition>> sends = new ArrayList<>();
-            for (int i = 0; i < 4; i++) {
-                sends.add(p.send(null, new byte[] {(byte) i}));
-            }
-            p.flush();
+            Kafko kafko = openWithFourAcknowledged(dir, options, sends);
+            Producer p = kafko.producer("t");
             AtomicReference<Throwable> firstFailure = new AtomicReference<>();
             BrokerClose.callersPart = () -> {
                 BrokerClose.callersPart = null;
@@ -200,14 +195,9 @@ class DeepStackCloseTest {
         for (int offset = from; offset < to && s.hangs.size() < maxHangs; offset++) {
             s.trials++;
             Path dir = tmp.resolve("d" + offset);
-            Kafko kafko = Kafko.open(dir, options);
-            kafko.createTopic("t", TopicConfig.builder().partitions(2).build());
-            Producer p = kafko.producer("t");
             List<CompletableFuture<RecordPosition>> sends = new ArrayList<>();
-            for (int i = 0; i < 4; i++) {
-                sends.add(p.send(null, new byte[] {(byte) i}));
-            }
-            p.flush(); // written and acknowledged
+            Kafko kafko = openWithFourAcknowledged(dir, options, sends);
+            Producer p = kafko.producer("t");
             for (int i = 4; i < 8; i++) {
                 sends.add(p.send(null, new byte[] {(byte) i})); // lingering: the close writes them
             }
@@ -298,5 +288,17 @@ class DeepStackCloseTest {
         System.out.println("DeepStackCloseTest: later closes over 1 s at offsets " + s.slowOffsets
                 + ", sends never completed after offsets " + s.pending);
         return s;
+    }
+
+    /** Opens {@code dir} with topic {@code t} of 2 partitions and four sends written and acknowledged, into {@code sends}. */
+    static Kafko openWithFourAcknowledged(Path dir, KafkoOptions options, List<CompletableFuture<RecordPosition>> sends) {
+        Kafko kafko = Kafko.open(dir, options);
+        kafko.createTopic("t", TopicConfig.builder().partitions(2).build());
+        Producer p = kafko.producer("t");
+        for (int i = 0; i < 4; i++) {
+            sends.add(p.send(null, new byte[] {(byte) i}));
+        }
+        p.flush();
+        return kafko;
     }
 }

@@ -6,7 +6,6 @@ import dev.kafko.Kafko;
 import dev.kafko.KafkoOptions;
 import dev.kafko.Producer;
 import dev.kafko.RecordPosition;
-import dev.kafko.TopicConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,14 +28,10 @@ class TakenOverCloseReportTest {
     @Test
     void aLaterCloseAfterASuccessfulTakeOverReturns() throws Exception {
         Path dir = tmp.resolve("d");
-        Kafko kafko = Kafko.open(dir, KafkoOptions.builder().linger(Duration.ofMillis(200)).build());
-        kafko.createTopic("t", TopicConfig.builder().partitions(2).build());
-        Producer p = kafko.producer("t");
         List<CompletableFuture<RecordPosition>> sends = new ArrayList<>();
-        for (int i = 0; i < 4; i++) {
-            sends.add(p.send(null, new byte[] {(byte) i}));
-        }
-        p.flush();
+        Kafko kafko = DeepStackCloseTest.openWithFourAcknowledged(dir,
+                KafkoOptions.builder().linger(Duration.ofMillis(200)).build(), sends);
+        Producer p = kafko.producer("t");
         AtomicReference<Throwable> firstFailure = new AtomicReference<>();
         AtomicReference<String> ranOn = new AtomicReference<>();
         BrokerClose.afterScheduler = () -> {
