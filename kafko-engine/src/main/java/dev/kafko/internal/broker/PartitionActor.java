@@ -20,7 +20,10 @@ import org.jspecify.annotations.Nullable;
  * the {@link PartitionLog} has exactly one writer at a time and an uncontended send never crosses a
  * thread. Readers use {@link #log()} from any thread.
  *
- * <p>The {@link Mailbox} is a bounded lock-free stack (a sender that finds it full waits for room).
+ * <p>A sender that finds the partition idle and nothing queued takes it and runs its own request as
+ * the round, without a trip through the mailbox, and completes it before releasing the partition (its
+ * future is not handed out yet, so no callback can run there). Otherwise the request is queued in the
+ * {@link Mailbox}, a bounded lock-free stack (a sender that finds it full waits for room).
  * The owner takes it all, in arrival order, with one {@code getAndSet}, and coalesces
  * its records into {@link PartitionLog#append} frames (up to {@link #MAX_FRAME_BYTES}, and no more
  * than a segment holds). Under {@link FsyncPolicy#EVERY_BATCH} one flush covers every append of the
@@ -153,6 +156,11 @@ final class PartitionActor implements Mailbox.Owner {
             if (r instanceof SendRequest && ctx.scheduler().isCurrentThread()) {
                 r.awaited = true; // the scheduler ends lingers: it must not wait for one (Scheduler#isCurrentThread)
             }
+            if (marks[ThreadMarks.OWNING] == 0 && !DeferredSends.defers(marks) && mailbox.isEmpty()
+                    && drainRounds(marks, r)) {
+                DeferredSends.runIfOutermost(marks); // the uncontended send: see drainRounds
+                return;
+            }
         }
         if (!mailbox.tryPush(r, false)) {
             if (marks[ThreadMarks.OWNING] > 0) {
@@ -203,13 +211,21 @@ final class PartitionActor implements Mailbox.Owner {
      * failure would skip the other half: the partition would stay owned, or futures incomplete, for ever.
      */
     boolean drain(int[] marks) {
-        boolean drained = drainRounds(marks);
+        boolean drained = drainRounds(marks, null);
         DeferredSends.runIfOutermost(marks);
         return drained;
     }
 
-    /** {@link #drain}, but for the sends this thread deferred meanwhile to other partitions. */
-    private boolean drainRounds(int[] marks) {
+    /**
+     * {@link #drain}, but for the sends this thread deferred meanwhile to other partitions. With {@code own}, the
+     * uncontended send (nothing was queued when its sender looked): {@code own}, a record request its producer
+     * has not handed out yet, is the first round, without a trip through the mailbox; false, and {@code own}
+     * not taken, when somebody owns the partition. Nobody else holds {@code own}, so no callback can be
+     * registered on it: when that round is {@code own} alone, it is completed before the partition is
+     * released, without a completion ticket; a round with sends that lingered before it is completed after
+     * the release, as any other.
+     */
+    private boolean drainRounds(int[] marks, @Nullable Request<?> own) {
         if (!OWNER.compareAndSet(this, 0, 1)) {
             return false;
         }
@@ -224,11 +240,17 @@ final class PartitionActor implements Mailbox.Owner {
                     // an interrupt would close the log's file channels (interruptible channels) for everyone:
                     // hold it back while this thread works for the partition, and restore it afterwards
                     interrupted = Thread.interrupted();
-                    Request<?> taken = mailbox.takeAll();
+                    Request<?> taken = own != null ? own : mailbox.takeAll();
                     if (taken != null) {
                         round = taken;
-                        mailbox.wakeWaiting();
+                        if (own == null) {
+                            mailbox.wakeWaiting();
+                        }
                         round = process(taken);
+                        if (own != null && round == own && own.next == null) {
+                            own.finish(partition); // runs no callback: nobody else holds it
+                            round = null;
+                        }
                     }
                 } catch (RuntimeException | Error e) {
                     // process settles every request itself; this is a thread out of stack before it could.
@@ -256,6 +278,7 @@ final class PartitionActor implements Mailbox.Owner {
                     complete(round, ticket, marks);
                 }
             }
+            own = null;
             if (mailbox.isEmpty() || !OWNER.compareAndSet(this, 0, 1)) {
                 return true;
             }

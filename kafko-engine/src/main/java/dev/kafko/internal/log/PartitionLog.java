@@ -29,8 +29,9 @@ import org.jspecify.annotations.Nullable;
  * {@link #close} are called by the partition's current owner only, one at a time. {@link #read},
  * {@link #offsetForTimestamp} and the size getters may be called from any thread at any time,
  * concurrently with the writer; they see every append that returned before they started.
- * The single-writer rule is checked: two writer calls that overlap fail with
- * {@link IllegalStateException}.
+ * The single-writer rule is checked: a writer call made while another is inside fails with
+ * {@link IllegalStateException} (a check without a fence, which two calls entering at the same instant
+ * can pass; the caller's ownership of the partition is what keeps writers apart).
  *
  * <p>Durability: when {@link #append} returns, the frame is in the page cache (stored into a
  * shared memory mapping of the segment), so it survives a crash of the JVM; {@link #flush} makes
@@ -60,12 +61,10 @@ import org.jspecify.annotations.Nullable;
 public final class PartitionLog implements Closeable {
 
     private static final VarHandle SIZE_BYTES;
-    private static final VarHandle WRITER;
 
     static {
         try {
             SIZE_BYTES = MethodHandles.lookup().findVarHandle(PartitionLog.class, "sizeBytes", long.class);
-            WRITER = MethodHandles.lookup().findVarHandle(PartitionLog.class, "writer", Thread.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -86,11 +85,14 @@ public final class PartitionLog implements Closeable {
     /** The deletions of retention. Writer only. */
     private final Retention retention;
     /**
-     * The thread in a writer call, or null: set with a CAS through {@link #WRITER} on entry, cleared with
-     * a plain volatile write on exit (never a call, which a thread out of stack could fail: the log
-     * would then refuse every later writer).
+     * The thread in a writer call, or null: a check of the single-writer rule, which the caller (the
+     * partition's owner flag) enforces. Plain reads and writes, no fence: every writer takes that flag
+     * first, whose release and acquire make the last writer's {@code null} visible to the next, and a
+     * thread that calls in while another is inside finds it there unless both enter within a few
+     * instructions of each other. Cleared with a plain write on exit (never a call, which a thread out of
+     * stack could fail: the log would then refuse every later writer).
      */
-    private volatile @Nullable Thread writer;
+    private @Nullable Thread writer;
     /** Oldest first; replaced as a whole (copy on write) by the writer on roll and retention. */
     private volatile Segment[] segments;
     private volatile long endOffset;
@@ -559,8 +561,10 @@ public final class PartitionLog implements Closeable {
 
     private void enterWriter() {
         Thread current = Thread.currentThread();
-        Thread other = (Thread) WRITER.compareAndExchange(this, (Thread) null, current);
-        if (other != null) {
+        Thread other = writer;
+        if (other == null) {
+            writer = current;
+        } else {
             throw new IllegalStateException("single-writer rule broken on " + name + ": " + current.getName()
                     + " called a writer method while " + other.getName() + " is in one");
         }
