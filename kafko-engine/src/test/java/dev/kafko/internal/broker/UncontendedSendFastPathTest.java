@@ -153,10 +153,7 @@ class UncontendedSendFastPathTest {
                 workers.add(w);
             }
             start.countDown();
-            for (Thread w : workers) {
-                w.join(TimeUnit.SECONDS.toMillis(120));
-                assertThat(w.isAlive()).as("%s finished", w.getName()).isFalse();
-            }
+            joinAll(workers, 120);
             assertThat(errors).isEmpty();
             Map<Integer, Map<Long, Sent>> atOffset = new HashMap<>();
             long total = 0;
@@ -347,10 +344,7 @@ class UncontendedSendFastPathTest {
                 Thread.onSpinWait();
             }
             k.close();
-            for (Thread w : workers) {
-                w.join(TimeUnit.SECONDS.toMillis(30));
-                assertThat(w.isAlive()).isFalse();
-            }
+            joinAll(workers, 30);
             assertThat(errors).isEmpty();
             List<Sent> acknowledged = new ArrayList<>();
             for (Queue<Sent> mine : byThread) {
@@ -473,10 +467,7 @@ class UncontendedSendFastPathTest {
                 w.start();
                 workers.add(w);
             }
-            for (Thread w : workers) {
-                w.join(TimeUnit.SECONDS.toMillis(120));
-                assertThat(w.isAlive()).as("%s finished", w.getName()).isFalse();
-            }
+            joinAll(workers, 120);
             stop.set(true);
             plain.join(TimeUnit.SECONDS.toMillis(30));
             p.flush();
@@ -537,10 +528,7 @@ class UncontendedSendFastPathTest {
                     w.start();
                     workers.add(w);
                 }
-                for (Thread w : workers) {
-                    w.join(TimeUnit.SECONDS.toMillis(60));
-                    assertThat(w.isAlive()).isFalse();
-                }
+                joinAll(workers, 60);
                 byThread.forEach(all::addAll);
                 assertThat(k.topic("t").orElseThrow().partition(0).state()).isEqualTo(PartitionState.FAILED);
             }
@@ -643,5 +631,13 @@ class UncontendedSendFastPathTest {
         System.out.println("UncontendedSendFastPathTest: deep sends returned " + completed + ", threw " + threw
                 + ", partition failed and reopened " + reopened + " times");
         assertThat(threw).as("deep sends that ran out of stack (the sweep reached the limit)").isPositive();
+    }
+
+    /** Waits for every worker, up to {@code seconds} each, and fails naming one that did not finish. */
+    private static void joinAll(List<Thread> workers, int seconds) throws InterruptedException {
+        for (Thread w : workers) {
+            w.join(TimeUnit.SECONDS.toMillis(seconds));
+            assertThat(w.isAlive()).as("%s finished", w.getName()).isFalse();
+        }
     }
 }
