@@ -14,12 +14,21 @@ import org.jspecify.annotations.Nullable;
  * and those of the epochs before it, to reach zero (two epochs used in turn were not enough: a third flip
  * went back to the epoch of rounds released before the second, and its waiter missed the rounds still
  * completing in the other one). Any thread; the flip by the owner only. A waiter parks on a lock's
- * condition, never in a monitor (which would pin a virtual thread to its carrier on Java 21 to 23):
- * nobody spins.
+ * condition, never in a monitor (which would pin a virtual thread to its carrier on Java 21 to 23),
+ * and wakes every {@link #STRANDED_LOOK_NANOS} to look for stranded rounds (below): nobody spins.
  *
  * <p>A thread that is itself completing a round (of any partition: a flush called from a send's
  * callback) never waits: it could wait for a round whose thread waits for its own, on this partition
  * or another. Such a flush returns once the sends are written and the rounds it drained completed.
+ *
+ * <p><b>Stranded rounds.</b> A thread that runs out of stack while it completes a round (a chain of sends made
+ * from callbacks nests on one stack) cannot go on at that depth: it leaves the round's futures not yet completed
+ * in {@link #stranded}, and its ticket held (counted in {@link Epoch#strandedRounds}), under this barrier's
+ * monitor and with no call (monitors are taken and let go without a Java frame), and goes on. Somebody with
+ * stack completes them ({@link #completeStranded}): the partition's next drainer, a thread that blocks on one of
+ * their futures, and a close or a flush waiting here, which looks every {@link #STRANDED_LOOK_NANOS} while it
+ * waits (the stranding thread could not signal it). Each ticket is released once, after the futures left with it
+ * are completed.
  */
 final class CompletionBarrier {
 
@@ -32,6 +41,8 @@ final class CompletionBarrier {
     static final class Epoch {
 
         private final AtomicInteger completing = new AtomicInteger();
+        /** Rounds of this epoch stranded with their ticket held; under the barrier's monitor. */
+        int strandedRounds;
         /** The previous epoch still completing rounds, or null; unlinked by the owner at a flip. */
         private volatile @Nullable Epoch before;
 
@@ -40,10 +51,27 @@ final class CompletionBarrier {
         }
     }
 
+    /** How often a thread waiting here looks for stranded rounds to complete itself. */
+    static final long STRANDED_LOOK_NANOS = 10_000_000L;
+    private static final Epoch[] NO_TICKETS = new Epoch[0];
+
     private volatile Epoch epoch = new Epoch(null);
     private volatile int waiters;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition drained = lock.newCondition();
+    private final int partition;
+    /**
+     * The futures of stranded rounds not completed yet, one chain through {@link Request#next}; under this
+     * barrier's monitor, written by a thread out of stack without a call (see the class comment).
+     */
+    @Nullable Request<?> stranded;
+    /** Whether rounds are stranded (or a stranding thread could not signal the waiters): read on every drain. */
+    volatile boolean anyStranded;
+
+    /** The barrier of partition {@code partition} (the number its futures complete with). */
+    CompletionBarrier(int partition) {
+        this.partition = partition;
+    }
 
     /**
      * The owner, before it releases a round whose futures it will complete: the ticket for
@@ -57,16 +85,100 @@ final class CompletionBarrier {
         return e;
     }
 
-    /** The round of {@code ticket} has completed its futures. */
-    void done(Epoch ticket, int[] marks) {
-        marks[ThreadMarks.COMPLETING]--;
-        if (ticket.completing.decrementAndGet() == 0 && waiters > 0) {
-            lock.lock();
-            try {
-                drained.signalAll();
-            } finally {
-                lock.unlock();
+    /**
+     * The round of {@code ticket} has completed its futures: true when the waiters are to be {@link #signal}led.
+     * Either the ticket is released or (a thread out of stack as it calls this) it is not, never half.
+     */
+    boolean leave(Epoch ticket) {
+        return ticket.completing.decrementAndGet() == 0 && waiters > 0;
+    }
+
+    /** Wakes the waiters: a round they may wait for has completed. */
+    void signal() {
+        lock.lock();
+        try {
+            drained.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Completes the futures of the stranded rounds (see the class comment), in the order they were left, each
+     * with its result (or its failure); then releases their tickets and wakes the waiters. With {@code orError},
+     * a future whose completion fails on this thread too is completed with that failure instead (a close: nobody
+     * else may come); otherwise what this thread could not complete is stranded again.
+     * True when nothing is left stranded by this call. Any thread but a partition's owner.
+     */
+    boolean completeStranded(int[] marks, boolean orError) {
+        Request<?> r;
+        Epoch[] tickets;
+        synchronized (this) {
+            int n = 0;
+            for (Epoch e = epoch; e != null; e = e.before) {
+                n += e.strandedRounds;
             }
+            tickets = n == 0 ? NO_TICKETS : new Epoch[n]; // before anything is taken: out of heap takes nothing
+            n = 0;
+            for (Epoch e = epoch; e != null; e = e.before) {
+                for (; e.strandedRounds > 0; e.strandedRounds--) {
+                    tickets[n++] = e;
+                }
+            }
+            r = stranded;
+            stranded = null;
+            anyStranded = false;
+        }
+        Request<?> next = null;
+        int released = 0;
+        marks[ThreadMarks.COMPLETING]++;
+        try {
+            for (; r != null; r = next) {
+                next = r.next;
+                r.next = null;
+                try {
+                    r.finish(partition);
+                } catch (StackOverflowError e) {
+                    if (!orError) {
+                        throw e; // to the catch below, with no call: stranded again
+                    }
+                    r.completeExceptionally(e);
+                } catch (RuntimeException | Error e) {
+                    r.completeExceptionally(e);
+                }
+            }
+            for (; released < tickets.length; released++) {
+                tickets[released].completing.decrementAndGet();
+            }
+            if (waiters > 0) {
+                signal();
+            }
+            return true;
+        } catch (RuntimeException | Error e) {
+            // out of stack here too: no call but the monitor; what is left is stranded again
+            if (r != null) {
+                r.next = next;
+            }
+            synchronized (this) {
+                if (r != null) {
+                    Request<?> t = stranded;
+                    if (t == null) {
+                        stranded = r;
+                    } else {
+                        while (t.next != null) {
+                            t = t.next;
+                        }
+                        t.next = r;
+                    }
+                }
+                for (int i = released; i < tickets.length; i++) {
+                    tickets[i].strandedRounds++;
+                }
+                anyStranded = true;
+            }
+            return false;
+        } finally {
+            marks[ThreadMarks.COMPLETING]--;
         }
     }
 
@@ -101,43 +213,64 @@ final class CompletionBarrier {
 
     /**
      * As {@link #await(Epoch)}, for at most {@code nanos}; false when rounds of {@code epoch} (or before it) were
-     * still completing then.
+     * still completing then. Stranded rounds this thread finds are completed here, with their failure if they
+     * cannot be otherwise (a close: nobody else may come).
      */
     boolean await(@Nullable Epoch epoch, long nanos) throws InterruptedException {
-        if (completed(epoch) || ThreadMarks.get()[ThreadMarks.COMPLETING] > 0) {
+        int[] marks = ThreadMarks.get();
+        if (completed(epoch) || marks[ThreadMarks.COMPLETING] > 0) {
             return true;
         }
-        long left = nanos;
-        lock.lock();
-        try {
-            waiters++;
-            while (!completed(epoch)) {
-                if (left <= 0) {
-                    return false;
-                }
-                left = drained.awaitNanos(left);
+        long deadline = System.nanoTime() + nanos;
+        for (;;) {
+            if (anyStranded) {
+                completeStranded(marks, true);
             }
-            return true;
-        } finally {
-            waiters--;
-            lock.unlock();
+            long left = deadline - System.nanoTime();
+            if (!awaitSome(epoch, left)) {
+                return true;
+            }
+            if (left <= 0) {
+                return false;
+            }
         }
     }
 
     /**
      * Waits until no round of {@code epoch}, nor of an epoch before it, is completing; returns at once on a thread
-     * that is completing a round itself (and for no epoch: a command that failed before it was executed).
+     * that is completing a round itself (and for no epoch: a command that failed before it was executed). Stranded
+     * rounds this thread finds are completed here (or stranded again, for a thread with more stack).
      */
     void await(@Nullable Epoch epoch) throws InterruptedException {
-        if (completed(epoch) || ThreadMarks.get()[ThreadMarks.COMPLETING] > 0) {
+        int[] marks = ThreadMarks.get();
+        if (completed(epoch) || marks[ThreadMarks.COMPLETING] > 0) {
             return;
         }
+        for (;;) {
+            if (anyStranded) {
+                completeStranded(marks, false);
+            }
+            if (!awaitSome(epoch, STRANDED_LOOK_NANOS)) {
+                return;
+            }
+        }
+    }
+
+    /**
+     * Waits for {@code epoch} at most {@code nanos}, and no longer than {@link #STRANDED_LOOK_NANOS}: a stranding
+     * thread cannot signal. False once it completed.
+     */
+    private boolean awaitSome(@Nullable Epoch epoch, long nanos) throws InterruptedException {
         lock.lock();
         try {
             waiters++;
-            while (!completed(epoch)) {
-                drained.await();
+            if (completed(epoch)) {
+                return false;
             }
+            if (nanos > 0) {
+                drained.awaitNanos(Math.min(nanos, STRANDED_LOOK_NANOS));
+            }
+            return !completed(epoch);
         } finally {
             waiters--;
             lock.unlock();

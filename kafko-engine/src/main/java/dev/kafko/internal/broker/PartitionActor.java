@@ -51,6 +51,10 @@ final class PartitionActor implements Mailbox.Owner {
     static {
         try {
             OWNER = MethodHandles.lookup().findVarHandle(PartitionActor.class, "owner", int.class);
+            // a class a thread first initializes out of stack fails every later use in the JVM
+            // (NoClassDefFoundError): initialized here, as a partition opens, not by a thread that first blocks on a
+            // future (a command's caller) or completes a stranded round deep in a recursion
+            Class.forName("java.util.concurrent.CompletableFuture$Signaller");
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -63,7 +67,7 @@ final class PartitionActor implements Mailbox.Owner {
     /** A coalesced frame stops growing at this many record bytes: {@link #MAX_FRAME_BYTES} or what a segment holds. */
     private final long frameBytes;
     private final BrokerContext ctx;
-    private final CompletionBarrier completions = new CompletionBarrier();
+    private final CompletionBarrier completions;
 
     private final Mailbox mailbox;
     private volatile int owner; // CAS through OWNER
@@ -108,6 +112,7 @@ final class PartitionActor implements Mailbox.Owner {
         this.mailbox = new Mailbox(topic + "-" + partition, ctx.options().maxQueuedBytes(), ctx.options().maxBlock());
         this.deferredSends = new DeferredSends(this, mailbox, ctx.scheduler());
         this.ctx = ctx;
+        this.completions = new CompletionBarrier(partition);
         this.waiters = new Waiters();
         this.lifecycle = new PartitionLifecycle(this, log, waiters, ctx);
         this.commands = new PartitionCommands(this, log, completions, lifecycle, waiters, ctx);
@@ -233,6 +238,7 @@ final class PartitionActor implements Mailbox.Owner {
             Request<?> round = null;
             CompletionBarrier.@Nullable Epoch ticket = null;
             boolean interrupted = false;
+            boolean lone = false; // own is written and alone: a failure completing it is not its failure
             marks[ThreadMarks.OWNING]++;
             try {
                 try {
@@ -248,14 +254,16 @@ final class PartitionActor implements Mailbox.Owner {
                         }
                         round = process(taken);
                         if (own != null && round == own && own.next == null) {
+                            lone = true;
                             own.finish(partition); // runs no callback: nobody else holds it
                             round = null;
                         }
                     }
                 } catch (RuntimeException | Error e) {
                     // process settles every request itself; this is a thread out of stack before it could.
-                    // No call here: the requests taken fail with the error itself
-                    for (Request<?> q = round; q != null; q = q.next) {
+                    // No call here: the requests taken fail with the error itself, but a lone one written, which
+                    // is completed after the release as any round (with its result, by a thread with stack)
+                    for (Request<?> q = lone ? null : round; q != null; q = q.next) {
                         if (q.error == null) {
                             q.error = e;
                         }
@@ -275,37 +283,116 @@ final class PartitionActor implements Mailbox.Owner {
                     }
                 } finally {
                     // complete outside of ownership: callbacks may submit here again, or wait on a thread that does
-                    complete(round, ticket, marks);
+                    try {
+                        complete(round, ticket, marks);
+                    } catch (RuntimeException | Error e) {
+                        // out of stack as it called complete, which catches the rest itself: the round is stranded
+                        // whole, with no call but the monitor (see complete)
+                        if (ticket != null) {
+                            marks[ThreadMarks.COMPLETING]--;
+                        }
+                        synchronized (completions) {
+                            if (round != null) {
+                                Request<?> t = completions.stranded;
+                                if (t == null) {
+                                    completions.stranded = round;
+                                } else {
+                                    while (t.next != null) {
+                                        t = t.next;
+                                    }
+                                    t.next = round;
+                                }
+                            }
+                            if (ticket != null) {
+                                ticket.strandedRounds++;
+                            }
+                            completions.anyStranded = true;
+                        }
+                    }
                 }
             }
             own = null;
             if (mailbox.isEmpty() || !OWNER.compareAndSet(this, 0, 1)) {
+                if (completions.anyStranded) {
+                    completeStranded(marks);
+                }
                 return true;
             }
         }
     }
 
-    /** Completes the futures of {@code round}, then ends its {@code ticket} (if it has one). */
-    private void complete(@Nullable Request<?> round, CompletionBarrier.@Nullable Epoch ticket, int[] marks) {
-        try {
-            for (Request<?> r = round; r != null; ) {
-                Request<?> next = r.next;
-                r.next = null;
-                try {
-                    r.finish(partition);
-                } catch (RuntimeException | Error e) {
-                    // the thread ran out of stack in a callback chain: the next future is still completed
-                    r.completeExceptionally(e);
-                }
-                r = next;
-            }
-        } finally {
-            if (ticket != null) {
-                completions.done(ticket, marks);
-            }
+    /**
+     * Completes the futures of rounds stranded by a thread out of stack ({@link CompletionBarrier}), if this thread
+     * has the stack for it (otherwise they stay for the next drainer, a thread that blocks on one of them, or a
+     * close). Not on a thread owning another partition: it would run this one's callbacks, which may wait for the
+     * one it holds. Nor does this hand them to the scheduler: a thread that may be this short of stack must not
+     * call into the scheduler's queue, which a {@code StackOverflowError} half-way through an insertion corrupts
+     * for good (seen: its thread never ended, and every later schedule threw a {@code NullPointerException}).
+     */
+    private void completeStranded(int[] marks) {
+        if (marks[ThreadMarks.OWNING] == 0) {
+            completions.completeStranded(marks, false);
         }
     }
 
+    /**
+     * Completes the futures of {@code round}, then ends its {@code ticket} (if it has one). A thread that runs out of
+     * stack here (the completion of a future runs its callbacks, and a chain of sends made from callbacks nests on
+     * one stack) does not go on at that depth: it leaves the futures not yet completed, and the ticket if it is not
+     * released yet, to the partition ({@link CompletionBarrier}, stranded rounds), with no call but taking the
+     * barrier's monitor, and returns. Nothing here throws but a failure to enter it.
+     */
+    private void complete(@Nullable Request<?> round, CompletionBarrier.@Nullable Epoch ticket, int[] marks) {
+        Request<?> r = round;
+        Request<?> next = null;
+        boolean released = ticket == null;
+        try {
+            for (; r != null; r = next) {
+                next = r.next;
+                r.next = null;
+                try {
+                    r.finish(partition);
+                } catch (StackOverflowError e) {
+                    throw e; // to the catch below, with no call: a thread with stack completes it
+                } catch (RuntimeException | Error e) {
+                    // the completion itself failed (not a callback: CompletableFuture keeps what they throw)
+                    r.completeExceptionally(e);
+                }
+            }
+            if (ticket != null) {
+                boolean wake = completions.leave(ticket);
+                released = true;
+                if (wake) {
+                    completions.signal();
+                }
+            }
+        } catch (RuntimeException | Error e) {
+            // out of stack: no call here but the monitor. A failed signal leaves only the flag: waiters look
+            if (r != null) {
+                r.next = next;
+            }
+            synchronized (completions) {
+                if (r != null) {
+                    Request<?> t = completions.stranded;
+                    if (t == null) {
+                        completions.stranded = r;
+                    } else {
+                        while (t.next != null) {
+                            t = t.next;
+                        }
+                        t.next = r;
+                    }
+                }
+                if (!released) {
+                    ticket.strandedRounds++;
+                }
+                completions.anyStranded = true;
+            }
+        }
+        if (ticket != null) {
+            marks[ThreadMarks.COMPLETING]--;
+        }
+    }
 
     /**
      * Runs one round, in arrival order, after the sends that linger. Returns the requests to complete
@@ -405,6 +492,9 @@ final class PartitionActor implements Mailbox.Owner {
      */
     void awaited(Request<?> r) {
         r.awaited = true; // before reading lingering: see LingerChain
+        if (completions.anyStranded) {
+            completeStranded(ThreadMarks.get()); // r may be one of them
+        }
         if (chain.isLingering()) {
             submit(new CommandRequest(CommandRequest.Kind.AWAITED));
         } else if (owner == 0 && !mailbox.isEmpty()) {

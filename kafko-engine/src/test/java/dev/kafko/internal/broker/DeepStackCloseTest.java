@@ -2,8 +2,11 @@ package dev.kafko.internal.broker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kafko.Headers;
 import dev.kafko.Kafko;
+import dev.kafko.KafkoObserver;
 import dev.kafko.KafkoOptions;
+import dev.kafko.OutgoingRecord;
 import dev.kafko.PartitionInfo;
 import dev.kafko.Producer;
 import dev.kafko.RecordPosition;
@@ -15,6 +18,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Tag;
@@ -95,7 +99,9 @@ class DeepStackCloseTest {
                             firstFailure.set(t);
                         }
                     }));
-                    p.flush();
+                    if (firstFailure.get() == null) {
+                        p.flush(); // the send lingered: its callback runs as the flush writes it
+                    } // else the send was written at once, and its callback ran (and closed) before send returned
                 } else {
                     for (int i = 4; i < 8; i++) {
                         sends.add(p.send(null, new byte[] {(byte) i})); // lingering: the close writes them
@@ -132,9 +138,9 @@ class DeepStackCloseTest {
 
     /**
      * Without the close's reserve of stack (0 frames): a close runs out of stack anywhere in its own part, also
-     * half-way through writing the pending sends, and the {@code kafko-close} thread takes the close over. A
-     * round whose completion ran out of stack before it counted itself done costs the later close a partition's
-     * bounded wait ({@link PartitionCommands#CLOSE_COMPLETION_WAIT}), hence the length.
+     * half-way through writing the pending sends, and the {@code kafko-close} thread takes the close over. Before
+     * B146 a round whose completion ran out of stack before it counted itself done cost the later close a
+     * partition's bounded wait ({@link PartitionCommands#CLOSE_COMPLETION_WAIT}), hence the length.
      */
     @Test
     @Tag("stress")
@@ -147,18 +153,116 @@ class DeepStackCloseTest {
     }
 
     /**
-     * Open: a thread that runs out of stack while it completes a round's futures (in the catch that completes the
-     * next future exceptionally, or in the call that counts the round done) leaves the round's later futures
-     * never completed, and its completion ticket held (a close waits its bounded 5 s for it; a flush of the
-     * partition would wait for ever). Seen here at offsets 50-65 without the close's reserve.
+     * B146: a thread that runs out of stack while it completes a round's futures (in the catch that completes the
+     * next future exceptionally, or in the call that counts the round done) left the round's later futures
+     * never completed, and its completion ticket held (a close waited its bounded 5 s for it; a flush of the
+     * partition would wait for ever). Seen here at offsets 56-65 without the close's reserve.
      */
     @Test
-    @Tag("known-bug")
+    @Tag("stress")
     @Timeout(value = 300, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void aRoundCompletedOutOfStackCompletesEveryFuture() throws Exception {
         Sweep s = sweepWithoutReserve();
         assertThat(s.pending).as("depths after which a send's future was never completed").isEmpty();
         assertThat(s.slowOffsets).as("depths after which the later close took over 1 s").isEmpty();
+    }
+
+    /**
+     * B146 at a fixed point: a round of three sends is completed by a thread that runs out of stack (as if) as it
+     * completes the first one, and again as it completes it exceptionally. Every future of the round ends completed
+     * with its result (the record is in the log), and its ticket is released: a flush and a close return at once.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aRoundWhoseCompletionRunsOutOfStackIsCompletedWithItsResults() throws Exception {
+        AtomicReference<Runnable> onAppend = new AtomicReference<>();
+        KafkoOptions options = KafkoOptions.builder().linger(Duration.ZERO).observer(new KafkoObserver() {
+            @Override
+            public void onAppend(String topic, int partition, int records, long bytes, long nanos) {
+                Runnable r = onAppend.getAndSet(null);
+                if (r != null) {
+                    r.run();
+                }
+            }
+        }).build();
+        try (Kafko kafko = Kafko.open(tmp.resolve("fixed-round"), options)) {
+            kafko.createTopic("t");
+            PartitionActor actor = ((TopicImpl) kafko.topic("t").orElseThrow()).actor(0);
+            OutOfStackOnce first = new OutOfStackOnce();
+            SendRequest second = send(2);
+            SendRequest third = send(3);
+            // queued while the partition is owned (an observer of the append before them): they make one round
+            onAppend.set(() -> {
+                actor.submit(first);
+                actor.submit(second);
+                actor.submit(third);
+            });
+            Throwable drainer = null;
+            try {
+                actor.submit(send(0));
+                kafko.producer("t").flush();
+            } catch (StackOverflowError e) {
+                drainer = e; // without the fix, out of the thread that completed the round
+            }
+            assertThat(first.failures).as("the injected failures ran").hasPositiveValue();
+            for (CompletableFuture<RecordPosition> f : List.<CompletableFuture<RecordPosition>>of(first, second, third)) {
+                assertThat(f).as("a future of the round (the drainer threw %s)", drainer).isDone();
+                assertThat(f).isCompleted(); // its result: the record is in the log
+            }
+            assertThat(List.of(first.join().offset(), second.join().offset(), third.join().offset()))
+                    .containsExactly(1L, 2L, 3L);
+            kafko.producer("t").flush(); // the round's ticket was released: this does not wait for it
+            assertThat(actor.log().endOffset()).isEqualTo(4);
+        }
+    }
+
+    private static SendRequest send(int value) {
+        return new SendRequest(new OutgoingRecord(null, new byte[] {(byte) value}, Headers.empty(),
+                OutgoingRecord.NO_TIMESTAMP), 16);
+    }
+
+    /** A send whose completion runs out of stack the first time, and whose exceptional completion does too. */
+    static final class OutOfStackOnce extends Request<RecordPosition> {
+        final AtomicInteger failures = new AtomicInteger();
+        private final OutgoingRecord record = new OutgoingRecord(null, new byte[] {1},
+                Headers.empty(), OutgoingRecord.NO_TIMESTAMP);
+        private boolean resultFailed;
+        private boolean errorFailed;
+
+        @Override
+        int recordCount() {
+            return 1;
+        }
+
+        @Override
+        void addRecords(List<OutgoingRecord> frame) {
+            frame.add(record);
+        }
+
+        @Override
+        long encodedBytes() {
+            return 16;
+        }
+
+        @Override
+        RecordPosition result(int partition) {
+            if (!resultFailed) {
+                resultFailed = true;
+                failures.incrementAndGet();
+                throw new StackOverflowError("injected: completing the round");
+            }
+            return new RecordPosition(partition, firstOffset);
+        }
+
+        @Override
+        public boolean completeExceptionally(Throwable ex) {
+            if (!errorFailed) {
+                errorFailed = true;
+                failures.incrementAndGet();
+                throw new StackOverflowError("injected: completing it exceptionally");
+            }
+            return super.completeExceptionally(ex);
+        }
     }
 
     Sweep sweepWithoutReserve() throws Exception {
