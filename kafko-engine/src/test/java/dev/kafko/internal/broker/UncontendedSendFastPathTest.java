@@ -234,10 +234,13 @@ class UncontendedSendFastPathTest {
                             int slot = i;
                             f.whenComplete((v, e) -> mineRan.set(slot, Boolean.TRUE));
                             mine.set(i, f);
-                            count.set(i + 1); // published: this send returned before any flush that reads it
                             if (rnd.nextInt(3) == 0) {
+                                // before publishing: a join helps run the future's callbacks (CompletableFuture's
+                                // waitingGet ends with postComplete), so this thread may run the callback itself
+                                // after the round's thread completed it, which no flush can wait for
                                 f.join();
                             }
+                            count.set(i + 1); // published: this send returned before any flush that reads it
                             if ((i & 31) == 0) {
                                 Thread.yield(); // the flushing thread gets a CPU too (two on the test machine)
                             }
