@@ -1,5 +1,6 @@
 package dev.kafko.internal.broker;
 
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -19,11 +20,21 @@ import org.jspecify.annotations.Nullable;
  * <p>A callback added to it once it is complete runs inside the call that adds it, as on any
  * {@code CompletableFuture}; such calls count in {@link ThreadMarks#NESTED} while they run, so that a chain
  * of sends made from such callbacks does not nest without end (see {@link ThreadMarks}).
+ *
+ * <p>A blocked thread wakes every {@link CompletionBarrier#STRANDED_LOOK_NANOS} to {@link #stillAwaiting look} for
+ * rounds stranded since it blocked: the thread that ran out of stack completing this future's round cannot wake it
+ * (see {@link CompletionBarrier}), and nobody else may come to the partition.
  */
 abstract class AwaitedFuture<T> extends CompletableFuture<T> {
 
     /** Called, while this future is not done, before a thread blocks on it. */
     abstract void awaiting();
+
+    /**
+     * Called every {@link CompletionBarrier#STRANDED_LOOK_NANOS} while a thread is blocked on this future: completes
+     * the rounds of its partition stranded since, if any (this future may be one of them, or wait for one).
+     */
+    abstract void stillAwaiting();
 
     /** Before a call that may run its function inline: the thread's marks, counted in, or null when this is not done. */
     private int @Nullable [] enterInline() {
@@ -337,6 +348,21 @@ abstract class AwaitedFuture<T> extends CompletableFuture<T> {
     public T join() {
         if (!isDone()) {
             awaiting();
+            boolean interrupted = false;
+            while (!isDone()) {
+                try {
+                    super.get(CompletionBarrier.STRANDED_LOOK_NANOS, TimeUnit.NANOSECONDS);
+                } catch (TimeoutException e) {
+                    stillAwaiting();
+                } catch (InterruptedException e) {
+                    interrupted = true; // join is not interruptible: the interrupt is kept
+                } catch (ExecutionException | CancellationException e) {
+                    break; // done: thrown as join throws it, below
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
         return super.join();
     }
@@ -345,6 +371,13 @@ abstract class AwaitedFuture<T> extends CompletableFuture<T> {
     public T get() throws InterruptedException, ExecutionException {
         if (!isDone()) {
             awaiting();
+            while (!isDone()) {
+                try {
+                    return super.get(CompletionBarrier.STRANDED_LOOK_NANOS, TimeUnit.NANOSECONDS);
+                } catch (TimeoutException e) {
+                    stillAwaiting();
+                }
+            }
         }
         return super.get();
     }
@@ -353,6 +386,16 @@ abstract class AwaitedFuture<T> extends CompletableFuture<T> {
     public T get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
         if (!isDone()) {
             awaiting();
+            long deadline = System.nanoTime() + unit.toNanos(timeout);
+            for (long left = unit.toNanos(timeout); left > CompletionBarrier.STRANDED_LOOK_NANOS && !isDone();
+                    left = deadline - System.nanoTime()) {
+                try {
+                    return super.get(CompletionBarrier.STRANDED_LOOK_NANOS, TimeUnit.NANOSECONDS);
+                } catch (TimeoutException e) {
+                    stillAwaiting();
+                }
+            }
+            return super.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         }
         return super.get(timeout, unit);
     }
@@ -372,6 +415,11 @@ abstract class AwaitedFuture<T> extends CompletableFuture<T> {
         @Override
         void awaiting() {
             source.awaiting();
+        }
+
+        @Override
+        void stillAwaiting() {
+            source.stillAwaiting();
         }
 
         @Override

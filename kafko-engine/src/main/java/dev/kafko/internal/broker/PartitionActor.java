@@ -503,6 +503,17 @@ final class PartitionActor implements Mailbox.Owner {
     }
 
     /**
+     * A thread has been blocked on a future of this partition for {@link CompletionBarrier#STRANDED_LOOK_NANOS}:
+     * it completes the rounds stranded since it blocked, if any (their thread, out of stack, could not wake it).
+     * Any thread.
+     */
+    void lookForStranded() {
+        if (completions.anyStranded) {
+            completeStranded(ThreadMarks.get());
+        }
+    }
+
+    /**
      * A consumer of this partition is about to park (its waiter's state is parked): lingering sends are
      * written now, by this thread if the partition is idle. Any thread.
      */

@@ -39,6 +39,14 @@ abstract class Request<T> extends AwaitedFuture<T> {
     }
 
     @Override
+    final void stillAwaiting() {
+        PartitionActor a = actor;
+        if (a != null) {
+            a.lookForStranded(); // done or not: a future done whose callbacks ran out of stack is stranded too
+        }
+    }
+
+    @Override
     public <U> CompletableFuture<U> newIncompleteFuture() {
         return new AwaitedFuture.Dependent<>(this);
     }

@@ -222,27 +222,10 @@ class DeepStackCloseTest {
     }
 
     /** A send whose completion runs out of stack the first time, and whose exceptional completion does too. */
-    static final class OutOfStackOnce extends Request<RecordPosition> {
+    static final class OutOfStackOnce extends OneRecordRequest {
         final AtomicInteger failures = new AtomicInteger();
-        private final OutgoingRecord record = new OutgoingRecord(null, new byte[] {1},
-                Headers.empty(), OutgoingRecord.NO_TIMESTAMP);
         private boolean resultFailed;
         private boolean errorFailed;
-
-        @Override
-        int recordCount() {
-            return 1;
-        }
-
-        @Override
-        void addRecords(List<OutgoingRecord> frame) {
-            frame.add(record);
-        }
-
-        @Override
-        long encodedBytes() {
-            return 16;
-        }
 
         @Override
         RecordPosition result(int partition) {
