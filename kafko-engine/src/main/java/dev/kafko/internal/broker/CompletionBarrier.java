@@ -104,6 +104,65 @@ final class CompletionBarrier {
     }
 
     /**
+     * Completes the futures of {@code round}, then ends its {@code ticket} (if it has one). A thread that runs out of
+     * stack here (the completion of a future runs its callbacks, and a chain of sends made from callbacks nests on
+     * one stack) does not go on at that depth: it leaves the futures not yet completed, and the ticket if it is not
+     * released yet, to this barrier (stranded rounds), with no call but taking this
+     * barrier's monitor, and returns. Nothing here throws but a failure to enter it.
+     */
+    void complete(@Nullable Request<?> round, @Nullable Epoch ticket, int[] marks) {
+        Request<?> r = round;
+        Request<?> next = null;
+        boolean released = ticket == null;
+        try {
+            for (; r != null; r = next) {
+                next = r.next;
+                r.next = null;
+                try {
+                    r.finish(partition);
+                } catch (StackOverflowError e) {
+                    throw e; // to the catch below, with no call: a thread with stack completes it
+                } catch (RuntimeException | Error e) {
+                    // the completion itself failed (not a callback: CompletableFuture keeps what they throw)
+                    r.completeExceptionally(e);
+                }
+            }
+            if (ticket != null) {
+                boolean wake = leave(ticket);
+                released = true;
+                if (wake) {
+                    signal();
+                }
+            }
+        } catch (RuntimeException | Error e) {
+            // out of stack: no call here but the monitor. A failed signal leaves only the flag: waiters look
+            if (r != null) {
+                r.next = next;
+            }
+            synchronized (this) {
+                if (r != null) {
+                    Request<?> t = stranded;
+                    if (t == null) {
+                        stranded = r;
+                    } else {
+                        while (t.next != null) {
+                            t = t.next;
+                        }
+                        t.next = r;
+                    }
+                }
+                if (!released) {
+                    ticket.strandedRounds++;
+                }
+                anyStranded = true;
+            }
+        }
+        if (ticket != null) {
+            marks[ThreadMarks.COMPLETING]--;
+        }
+    }
+
+    /**
      * Completes the futures of the stranded rounds (see the class comment), in the order they were left, each
      * with its result (or its failure); then releases their tickets and wakes the waiters. With {@code orError},
      * a future whose completion fails on this thread too is completed with that failure instead (a close: nobody

@@ -284,10 +284,10 @@ final class PartitionActor implements Mailbox.Owner {
                 } finally {
                     // complete outside of ownership: callbacks may submit here again, or wait on a thread that does
                     try {
-                        complete(round, ticket, marks);
+                        completions.complete(round, ticket, marks);
                     } catch (RuntimeException | Error e) {
                         // out of stack as it called complete, which catches the rest itself: the round is stranded
-                        // whole, with no call but the monitor (see complete)
+                        // whole, with no call but the monitor (see CompletionBarrier#complete)
                         if (ticket != null) {
                             marks[ThreadMarks.COMPLETING]--;
                         }
@@ -332,65 +332,6 @@ final class PartitionActor implements Mailbox.Owner {
     private void completeStranded(int[] marks) {
         if (marks[ThreadMarks.OWNING] == 0) {
             completions.completeStranded(marks, false);
-        }
-    }
-
-    /**
-     * Completes the futures of {@code round}, then ends its {@code ticket} (if it has one). A thread that runs out of
-     * stack here (the completion of a future runs its callbacks, and a chain of sends made from callbacks nests on
-     * one stack) does not go on at that depth: it leaves the futures not yet completed, and the ticket if it is not
-     * released yet, to the partition ({@link CompletionBarrier}, stranded rounds), with no call but taking the
-     * barrier's monitor, and returns. Nothing here throws but a failure to enter it.
-     */
-    private void complete(@Nullable Request<?> round, CompletionBarrier.@Nullable Epoch ticket, int[] marks) {
-        Request<?> r = round;
-        Request<?> next = null;
-        boolean released = ticket == null;
-        try {
-            for (; r != null; r = next) {
-                next = r.next;
-                r.next = null;
-                try {
-                    r.finish(partition);
-                } catch (StackOverflowError e) {
-                    throw e; // to the catch below, with no call: a thread with stack completes it
-                } catch (RuntimeException | Error e) {
-                    // the completion itself failed (not a callback: CompletableFuture keeps what they throw)
-                    r.completeExceptionally(e);
-                }
-            }
-            if (ticket != null) {
-                boolean wake = completions.leave(ticket);
-                released = true;
-                if (wake) {
-                    completions.signal();
-                }
-            }
-        } catch (RuntimeException | Error e) {
-            // out of stack: no call here but the monitor. A failed signal leaves only the flag: waiters look
-            if (r != null) {
-                r.next = next;
-            }
-            synchronized (completions) {
-                if (r != null) {
-                    Request<?> t = completions.stranded;
-                    if (t == null) {
-                        completions.stranded = r;
-                    } else {
-                        while (t.next != null) {
-                            t = t.next;
-                        }
-                        t.next = r;
-                    }
-                }
-                if (!released) {
-                    ticket.strandedRounds++;
-                }
-                completions.anyStranded = true;
-            }
-        }
-        if (ticket != null) {
-            marks[ThreadMarks.COMPLETING]--;
         }
     }
 
