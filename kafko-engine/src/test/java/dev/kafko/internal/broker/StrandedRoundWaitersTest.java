@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kafko.Headers;
 import dev.kafko.Kafko;
-import dev.kafko.KafkoObserver;
 import dev.kafko.KafkoOptions;
 import dev.kafko.OutgoingRecord;
 import dev.kafko.RecordPosition;
@@ -219,16 +218,9 @@ class StrandedRoundWaitersTest {
     }
 
     private void blockedBeforeStranding(String name, Blocker blocker) throws Exception {
-        AtomicReference<Runnable> onAppend = new AtomicReference<>();
-        KafkoOptions options = KafkoOptions.builder().linger(Duration.ZERO).observer(new KafkoObserver() {
-            @Override
-            public void onAppend(String topic, int partition, int records, long bytes, long nanos) {
-                Runnable r = onAppend.getAndSet(null);
-                if (r != null) {
-                    r.run();
-                }
-            }
-        }).build();
+        OnNextAppend observer = new OnNextAppend();
+        AtomicReference<Runnable> onAppend = observer.next;
+        KafkoOptions options = KafkoOptions.builder().linger(Duration.ZERO).observer(observer).build();
         try (Kafko kafko = Kafko.open(tmp.resolve(name), options)) {
             kafko.createTopic("t");
             PartitionActor actor = ((TopicImpl) kafko.topic("t").orElseThrow()).actor(0);
