@@ -64,6 +64,13 @@ public final class Broker implements Kafko {
             applyRetention();
         }
     };
+    /** {@link #rescueStranded}, as the scheduler's task. */
+    private final Runnable strandedRescue = new Runnable() {
+        @Override
+        public void run() {
+            rescueStranded();
+        }
+    };
     /** {@link #ensureOpen}, for the waits of {@link TopicDeletions#awaitDeletionOf}. */
     private final Runnable openCheck = new Runnable() {
         @Override
@@ -79,6 +86,7 @@ public final class Broker implements Kafko {
         this.ctx = new BrokerContext(options, io, new Scheduler(), new Preparer());
         this.closing = new BrokerClose(dataDir, ctx, lock, deletions, topics);
         this.retentionTask = ctx.scheduler().every(retention, options.retentionCheckInterval());
+        ctx.scheduler().every(strandedRescue, CompletionBarrier.Strandings.RESCUE_PERIOD);
     }
 
     /** Opens {@code dataDir} on the real file system. */
@@ -415,6 +423,26 @@ public final class Broker implements Kafko {
     private void ensureOpen() {
         if (closed) {
             throw new KafkoClosedException("kafko instance at " + dataDir + " is closed");
+        }
+    }
+
+    /**
+     * When a thread left rounds stranded (out of stack as it completed them; {@link CompletionBarrier}), completes
+     * them on this thread, the scheduler's, whose stack is fresh: the last resort for a thread blocked on a plain
+     * future made from kafko's ({@code CompletableFuture.allOf}), which nobody else would wake if nobody came to the
+     * partition. The flag is lowered before the partitions are looked at, so a round stranded meanwhile is found
+     * now or at the next look.
+     */
+    private void rescueStranded() {
+        CompletionBarrier.Strandings s = ctx.stranded();
+        if (!s.raised) {
+            return;
+        }
+        s.raised = false;
+        for (TopicImpl t : topics.values()) {
+            for (PartitionActor a : t.actors()) {
+                a.lookForStranded();
+            }
         }
     }
 

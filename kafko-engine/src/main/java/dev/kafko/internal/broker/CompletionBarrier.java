@@ -1,5 +1,6 @@
 package dev.kafko.internal.broker;
 
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -27,8 +28,10 @@ import org.jspecify.annotations.Nullable;
  * monitor and with no call (monitors are taken and let go without a Java frame), and goes on. Somebody with
  * stack completes them ({@link #completeStranded}): the partition's next drainer, a thread that blocks on one of
  * their futures, and a close or a flush waiting here, which looks every {@link #STRANDED_LOOK_NANOS} while it
- * waits (the stranding thread could not signal it). Each ticket is released once, after the futures left with it
- * are completed.
+ * waits (the stranding thread could not signal it); and, for the threads that block on a plain future made from
+ * kafko's (a {@code CompletableFuture.allOf}, which does not look), the instance's scheduler, told by
+ * {@link Strandings} and looking every {@link Strandings#RESCUE_PERIOD}. Each ticket is released once, after the
+ * futures left with it are completed.
  */
 final class CompletionBarrier {
 
@@ -51,6 +54,20 @@ final class CompletionBarrier {
         }
     }
 
+    /**
+     * Whether any partition of an instance has stranded rounds: raised by the stranding thread with no call (a field
+     * written under the barrier's monitor), lowered by the instance's scheduler, which then has every partition
+     * complete its stranded rounds on its own thread, whose stack is fresh ({@code Broker}). The last resort: a
+     * thread that blocks on a plain future made from kafko's futures is not told otherwise.
+     */
+    static final class Strandings {
+
+        /** How often the scheduler looks at {@link #raised}: one volatile read each time. */
+        static final Duration RESCUE_PERIOD = Duration.ofMillis(100);
+
+        volatile boolean raised;
+    }
+
     /** How often a thread waiting here looks for stranded rounds to complete itself. */
     static final long STRANDED_LOOK_NANOS = 10_000_000L;
     private static final Epoch[] NO_TICKETS = new Epoch[0];
@@ -68,9 +85,16 @@ final class CompletionBarrier {
     /** Whether rounds are stranded (or a stranding thread could not signal the waiters): read on every drain. */
     volatile boolean anyStranded;
 
-    /** The barrier of partition {@code partition} (the number its futures complete with). */
-    CompletionBarrier(int partition) {
+    /** Told of the rounds stranded here, for the instance's scheduler. */
+    private final Strandings strandings;
+
+    /**
+     * The barrier of partition {@code partition} (the number its futures complete with), which raises
+     * {@code strandings} when it strands a round.
+     */
+    CompletionBarrier(int partition, Strandings strandings) {
         this.partition = partition;
+        this.strandings = strandings;
     }
 
     /**
@@ -155,6 +179,7 @@ final class CompletionBarrier {
                     ticket.strandedRounds++;
                 }
                 anyStranded = true;
+                strandings.raised = true;
             }
         }
         if (ticket != null) {
@@ -234,6 +259,7 @@ final class CompletionBarrier {
                     tickets[i].strandedRounds++;
                 }
                 anyStranded = true;
+                strandings.raised = true;
             }
             return false;
         } finally {

@@ -112,7 +112,7 @@ final class PartitionActor implements Mailbox.Owner {
         this.mailbox = new Mailbox(topic + "-" + partition, ctx.options().maxQueuedBytes(), ctx.options().maxBlock());
         this.deferredSends = new DeferredSends(this, mailbox, ctx.scheduler());
         this.ctx = ctx;
-        this.completions = new CompletionBarrier(partition);
+        this.completions = new CompletionBarrier(partition, ctx.stranded());
         this.waiters = new Waiters();
         this.lifecycle = new PartitionLifecycle(this, log, waiters, ctx);
         this.commands = new PartitionCommands(this, log, completions, lifecycle, waiters, ctx);

@@ -20,7 +20,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -52,31 +51,31 @@ class StrandedRoundWaitersTest {
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void aThreadBlockedInJoinBeforeItsRoundWasStrandedGetsItsResult() throws Exception {
-        blockedBeforeStranding("join", f -> f.join().offset());
+        blockedBeforeStranding("join", false, f -> f.join().offset());
     }
 
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void aThreadBlockedInGetBeforeItsRoundWasStrandedGetsItsResult() throws Exception {
-        blockedBeforeStranding("get", f -> f.get().offset());
+        blockedBeforeStranding("get", false, f -> f.get().offset());
     }
 
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void aThreadBlockedInATimedGetBeforeItsRoundWasStrandedGetsItsResult() throws Exception {
-        blockedBeforeStranding("timed-get", f -> f.get(1, TimeUnit.HOURS).offset());
+        blockedBeforeStranding("timed-get", false, f -> f.get(1, TimeUnit.HOURS).offset());
     }
 
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void aThreadBlockedOnADerivedFutureBeforeItsRoundWasStrandedGetsItsResult() throws Exception {
-        blockedBeforeStranding("then-apply", f -> f.thenApply(RecordPosition::offset).join());
+        blockedBeforeStranding("then-apply", false, f -> f.thenApply(RecordPosition::offset).join());
     }
 
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void anInterruptedJoinStillGetsItsResultAndKeepsTheInterrupt() throws Exception {
-        blockedBeforeStranding("interrupted-join", f -> {
+        blockedBeforeStranding("interrupted-join", false, f -> {
             Thread.currentThread().interrupt();
             long offset = f.join().offset();
             assertThat(Thread.currentThread().isInterrupted()).as("join keeps the interrupt").isTrue();
@@ -85,14 +84,16 @@ class StrandedRoundWaitersTest {
     }
 
     /**
-     * Open: {@code CompletableFuture.allOf} makes a plain future, which does not say a thread blocks on it: a thread
-     * blocked on it waits until somebody comes to the partition.
+     * {@code CompletableFuture.allOf} makes a plain future, which does not say a thread blocks on it, nor looks for
+     * stranded rounds as it waits: the instance's scheduler completes them (within
+     * {@link CompletionBarrier.Strandings#RESCUE_PERIOD}), its stack being fresh. Here every thread but the
+     * scheduler, the waiter and the test's runs out of stack completing the round (before the scheduler's rescue,
+     * the waiter waited until somebody came to the partition, for ever in this case).
      */
     @Test
-    @Tag("known-bug")
     @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void aThreadBlockedOnAllOfBeforeItsRoundWasStrandedGetsItsResult() throws Exception {
-        blockedBeforeStranding("all-of", f -> {
+        blockedBeforeStranding("all-of", true, f -> {
             CompletableFuture.allOf(f).join();
             return f.join().offset();
         });
@@ -217,7 +218,12 @@ class StrandedRoundWaitersTest {
         }
     }
 
-    private void blockedBeforeStranding(String name, Blocker blocker) throws Exception {
+    /**
+     * The case above, {@code blocker} blocking the waiter; with {@code schedulerHasStack} the instance's scheduler
+     * completes the round without running out of stack (otherwise it does, like every thread but the waiter's and the
+     * test's, so that only the waiter's own looks can complete it).
+     */
+    private void blockedBeforeStranding(String name, boolean schedulerHasStack, Blocker blocker) throws Exception {
         OnNextAppend observer = new OnNextAppend();
         AtomicReference<Runnable> onAppend = observer.next;
         KafkoOptions options = KafkoOptions.builder().linger(Duration.ZERO).observer(observer).build();
@@ -235,7 +241,7 @@ class StrandedRoundWaitersTest {
                     outcome.completeExceptionally(e);
                 }
             }, "blocked-on-its-send");
-            OutOfStackBut first = new OutOfStackBut(Set.of(waiter, Thread.currentThread()));
+            OutOfStackBut first = new OutOfStackBut(Set.of(waiter, Thread.currentThread()), schedulerHasStack);
             AtomicReference<Throwable> drainerFailed = new AtomicReference<>();
             Thread drainer = new Thread(() -> {
                 try {
@@ -261,6 +267,10 @@ class StrandedRoundWaitersTest {
                     .succeedsWithin(WOKEN_WITHIN).isEqualTo(2L);
             assertThat(first).isCompleted();
             assertThat(first.join().offset()).isEqualTo(1L);
+            if (schedulerHasStack) {
+                assertThat(first.completedOn).as("completed by the scheduler's rescue")
+                        .containsExactly(Scheduler.THREAD_NAME);
+            }
             waiter.join();
         }
     }
@@ -290,27 +300,40 @@ class StrandedRoundWaitersTest {
                 OutgoingRecord.NO_TIMESTAMP), 16);
     }
 
-    /** A send whose completion, and its exceptional completion, run out of stack on any thread but {@code withStack}. */
+    /**
+     * A send whose completion, and its exceptional completion, run out of stack on any thread but {@code withStack}
+     * (and the instance's scheduler, with {@code schedulerHasStack}).
+     */
     static final class OutOfStackBut extends OneRecordRequest {
         final AtomicInteger failures = new AtomicInteger();
+        /** The threads that completed it (its result given), for the test to say who. */
+        final Set<String> completedOn = java.util.concurrent.ConcurrentHashMap.newKeySet();
         private final Set<Thread> withStack;
+        private final boolean schedulerHasStack;
 
-        OutOfStackBut(Set<Thread> withStack) {
+        OutOfStackBut(Set<Thread> withStack, boolean schedulerHasStack) {
             this.withStack = withStack;
+            this.schedulerHasStack = schedulerHasStack;
+        }
+
+        private boolean hasStack() {
+            Thread t = Thread.currentThread();
+            return withStack.contains(t) || schedulerHasStack && t.getName().equals(Scheduler.THREAD_NAME);
         }
 
         @Override
         RecordPosition result(int partition) {
-            if (!withStack.contains(Thread.currentThread())) {
+            if (!hasStack()) {
                 failures.incrementAndGet();
                 throw new StackOverflowError("injected: completing the round");
             }
+            completedOn.add(Thread.currentThread().getName());
             return new RecordPosition(partition, firstOffset);
         }
 
         @Override
         public boolean completeExceptionally(Throwable ex) {
-            if (!withStack.contains(Thread.currentThread())) {
+            if (!hasStack()) {
                 failures.incrementAndGet();
                 throw new StackOverflowError("injected: completing it exceptionally");
             }
