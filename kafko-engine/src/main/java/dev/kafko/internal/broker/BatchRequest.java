@@ -3,6 +3,7 @@ package dev.kafko.internal.broker;
 import dev.kafko.OutgoingRecord;
 import dev.kafko.RecordPosition;
 import java.util.AbstractList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.RandomAccess;
 import org.jspecify.annotations.Nullable;
@@ -18,10 +19,30 @@ final class BatchRequest extends Request<List<RecordPosition>> {
     private final int count;
     private final long bytes;
 
+    /** Whether {@link #records} and their arrays are the engine's own ({@link #detach}). */
+    private boolean owned;
+
+    /**
+     * A batch of {@code records} as its caller gave them (the list too), copied only if it has to wait
+     * ({@link #detach}).
+     */
     BatchRequest(List<OutgoingRecord> records, long bytes) {
         this.records = records;
         this.count = records.size();
         this.bytes = bytes;
+    }
+
+    @Override
+    void detach() {
+        List<OutgoingRecord> r = records;
+        if (!owned && r != null) {
+            OutgoingRecord[] copies = new OutgoingRecord[count];
+            for (int i = 0; i < copies.length; i++) {
+                copies[i] = detached(r.get(i));
+            }
+            records = Arrays.asList(copies);
+            owned = true;
+        }
     }
 
     @Override

@@ -121,6 +121,10 @@ final class LingerChain {
             // the consumers woken have run: what is left of the allowance is not for a later wake-up
             wokenRounds = WOKEN_ROUNDS;
         }
+        // it outlives the send's call: its records copied (a send written at once never is; Request#detach)
+        for (Request<?> q = round; q != null; q = q.next) {
+            q.detach();
+        }
         if (!endScheduled) {
             scheduleEnd.run();
             endScheduled = true;

@@ -167,6 +167,7 @@ final class PartitionActor implements Mailbox.Owner {
                 return;
             }
         }
+        r.detach(); // it waits in the queue: its records copied, so that the caller may reuse its buffers
         if (!mailbox.tryPush(r, false)) {
             if (marks[ThreadMarks.OWNING] > 0) {
                 mailbox.tryPush(r, true);

@@ -56,20 +56,20 @@ final class ProducerImpl implements Producer {
 
     @Override
     public CompletableFuture<RecordPosition> send(byte @Nullable [] key, byte @Nullable [] value) {
-        return sendOwned(new OutgoingRecord(copy(key), copy(value), Headers.empty(), OutgoingRecord.NO_TIMESTAMP));
+        return sendOwned(new OutgoingRecord(key, value, Headers.empty(), OutgoingRecord.NO_TIMESTAMP));
     }
 
     @Override
     public CompletableFuture<RecordPosition> send(byte @Nullable [] key, byte @Nullable [] value, Headers headers) {
-        return sendOwned(detached(new OutgoingRecord(key, value, headers, OutgoingRecord.NO_TIMESTAMP)));
+        return sendOwned(new OutgoingRecord(key, value, headers, OutgoingRecord.NO_TIMESTAMP));
     }
 
     @Override
     public CompletableFuture<RecordPosition> send(OutgoingRecord record) {
-        return sendOwned(detached(Objects.requireNonNull(record, "record")));
+        return sendOwned(Objects.requireNonNull(record, "record"));
     }
 
-    /** Sends a record whose arrays are the engine's own ({@link #detached}). */
+    /** Sends {@code record}, copied only if it has to wait ({@link Request#detach}). */
     private CompletableFuture<RecordPosition> sendOwned(OutgoingRecord record) {
         topic.ensureOpen();
         PartitionActor[] actors = topic.actors();
@@ -79,48 +79,17 @@ final class ProducerImpl implements Producer {
     @Override
     public CompletableFuture<RecordPosition> sendTo(int partition, byte @Nullable [] key, byte @Nullable [] value) {
         return sendToOwned(partition,
-                new OutgoingRecord(copy(key), copy(value), Headers.empty(), OutgoingRecord.NO_TIMESTAMP));
+                new OutgoingRecord(key, value, Headers.empty(), OutgoingRecord.NO_TIMESTAMP));
     }
 
     @Override
     public CompletableFuture<RecordPosition> sendTo(int partition, OutgoingRecord record) {
-        return sendToOwned(partition, detached(Objects.requireNonNull(record, "record")));
+        return sendToOwned(partition, Objects.requireNonNull(record, "record"));
     }
 
     private CompletableFuture<RecordPosition> sendToOwned(int partition, OutgoingRecord record) {
         topic.ensureOpen();
         return submit(topic.actor(partition), record);
-    }
-
-    /**
-     * A copy of {@code record} whose arrays (key, value, header values) are the engine's own, so that the
-     * caller may change or reuse its buffers as soon as the call returns, as with Kafka's producer: the
-     * record may be written after the call (lingering, or queued behind another thread's append).
-     */
-    static OutgoingRecord detached(OutgoingRecord record) {
-        Headers headers = record.headers();
-        if (headers.size() > 0) {
-            Header[] copies = new Header[headers.size()];
-            int i = 0;
-            for (Header h : headers) {
-                copies[i++] = new Header(h.key(), copy(h.value()));
-            }
-            headers = Headers.of(copies);
-        }
-        return new OutgoingRecord(copy(record.key()), copy(record.value()), headers, record.timestamp());
-    }
-
-    /** The engine's own copy of the records of a batch ({@link #detached}), in their order. */
-    private static List<OutgoingRecord> detached(List<OutgoingRecord> records) {
-        OutgoingRecord[] copies = new OutgoingRecord[records.size()];
-        for (int i = 0; i < copies.length; i++) {
-            copies[i] = detached(records.get(i));
-        }
-        return Arrays.asList(copies);
-    }
-
-    private static byte @Nullable [] copy(byte @Nullable [] bytes) {
-        return bytes == null ? null : bytes.clone();
     }
 
     private CompletableFuture<RecordPosition> submit(PartitionActor actor, OutgoingRecord record) {
@@ -130,8 +99,8 @@ final class ProducerImpl implements Producer {
     }
 
     @Override
-    public CompletableFuture<List<RecordPosition>> sendBatch(List<OutgoingRecord> records) {
-        requireRecords(records);
+    public CompletableFuture<List<RecordPosition>> sendBatch(List<OutgoingRecord> given) {
+        List<OutgoingRecord> records = requireRecords(given);
         topic.ensureOpen();
         PartitionActor[] actors = topic.actors();
         int n = records.size();
@@ -156,14 +125,14 @@ final class ProducerImpl implements Producer {
             }
         }
         if (single) {
-            return submitBatch(actors[partitionOf[0]], detached(records), bytes[partitionOf[0]]);
+            return submitBatch(actors[partitionOf[0]], records, bytes[partitionOf[0]]);
         }
-        return splitBatch(actors, detached(records), partitionOf, bytes);
+        return splitBatch(actors, records, partitionOf, bytes);
     }
 
     @Override
-    public CompletableFuture<List<RecordPosition>> sendBatchTo(int partition, List<OutgoingRecord> records) {
-        requireRecords(records);
+    public CompletableFuture<List<RecordPosition>> sendBatchTo(int partition, List<OutgoingRecord> given) {
+        List<OutgoingRecord> records = requireRecords(given);
         topic.ensureOpen();
         PartitionActor actor = topic.actor(partition);
         if (records.isEmpty()) {
@@ -176,7 +145,7 @@ final class ProducerImpl implements Producer {
         if (mayExceedOneAppend(bytes, records.size())) {
             checkAppendSize(records, null, partition);
         }
-        return submitBatch(actor, detached(records), bytes);
+        return submitBatch(actor, records, bytes);
     }
 
     /**
@@ -274,13 +243,19 @@ final class ProducerImpl implements Producer {
     }
 
     /** Refuses a null batch or a batch holding null, naming its index, before anything is routed. */
-    private static void requireRecords(List<OutgoingRecord> records) {
-        Objects.requireNonNull(records, "records");
-        for (int i = 0, n = records.size(); i < n; i++) {
-            if (records.get(i) == null) {
+    /**
+     * The records of a batch as they are now, in a list of the engine's own (one array: the caller's list may be
+     * changed after the call, or be slow to index); throws if one is null. Their arrays are copied only if the
+     * batch has to wait ({@link Request#detach}).
+     */
+    private static List<OutgoingRecord> requireRecords(List<OutgoingRecord> given) {
+        OutgoingRecord[] records = Objects.requireNonNull(given, "records").toArray(new OutgoingRecord[0]);
+        for (int i = 0; i < records.length; i++) {
+            if (records[i] == null) {
                 throw new NullPointerException("records[" + i + "] is null");
             }
         }
+        return Arrays.asList(records);
     }
 
     /**

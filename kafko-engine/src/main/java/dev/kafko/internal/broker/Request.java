@@ -1,5 +1,7 @@
 package dev.kafko.internal.broker;
 
+import dev.kafko.Header;
+import dev.kafko.Headers;
 import dev.kafko.OutgoingRecord;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -78,6 +80,34 @@ abstract class Request<T> extends AwaitedFuture<T> {
 
     /** Lets go of the records: written or failed, they are read no more. */
     void releaseRecords() {
+    }
+
+    /**
+     * Makes the records' arrays (keys, values, header values) the engine's own, if they are not yet: called by the
+     * submitting thread before the request is queued, or by the owner before it lets the request linger, so that a
+     * caller may change or reuse its buffers as soon as its send returns, as with Kafka's producer. A request written
+     * before its send returns (the uncontended send, {@code PartitionActor#submit}) is never copied. Only the thread
+     * that holds the request alone (its submitter before publishing it, or the partition's owner).
+     */
+    void detach() {
+    }
+
+    /** A copy of {@code record} whose arrays are the engine's own (see {@link #detach}). */
+    static OutgoingRecord detached(OutgoingRecord record) {
+        Headers headers = record.headers();
+        if (headers.size() > 0) {
+            Header[] copies = new Header[headers.size()];
+            int i = 0;
+            for (Header h : headers) {
+                copies[i++] = new Header(h.key(), copy(h.value()));
+            }
+            headers = Headers.of(copies);
+        }
+        return new OutgoingRecord(copy(record.key()), copy(record.value()), headers, record.timestamp());
+    }
+
+    private static byte @Nullable [] copy(byte @Nullable [] bytes) {
+        return bytes == null ? null : bytes.clone();
     }
 
     /** The value the future completes with, from {@link #firstOffset}. */

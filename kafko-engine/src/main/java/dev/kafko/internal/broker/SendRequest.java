@@ -10,10 +10,22 @@ final class SendRequest extends Request<RecordPosition> {
 
     private @Nullable OutgoingRecord record;
     private final int bytes;
+    /** Whether {@link #record}'s arrays are the engine's own ({@link #detach}). */
+    private boolean owned;
 
+    /** A send of {@code record} as its caller gave it, copied only if it has to wait ({@link #detach}). */
     SendRequest(OutgoingRecord record, int bytes) {
         this.record = record;
         this.bytes = bytes;
+    }
+
+    @Override
+    void detach() {
+        OutgoingRecord r = record;
+        if (!owned && r != null) {
+            record = detached(r);
+            owned = true;
+        }
     }
 
     @Override
