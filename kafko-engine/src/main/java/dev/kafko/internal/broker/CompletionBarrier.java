@@ -26,7 +26,7 @@ import org.jspecify.annotations.Nullable;
  * from callbacks nests on one stack) cannot go on at that depth: it leaves the round's futures not yet completed
  * in {@link #stranded}, and its ticket held (counted in {@link Epoch#strandedRounds}), under this barrier's
  * monitor and with no call (monitors are taken and let go without a Java frame), and goes on. Somebody with
- * stack completes them ({@link #completeStranded}): the partition's next drainer, a thread that blocks on one of
+ * stack completes them, a round at a time ({@link #completeStranded}): the partition's next drainer, a thread that blocks on one of
  * their futures, and a close or a flush waiting here, which looks every {@link #STRANDED_LOOK_NANOS} while it
  * waits (the stranding thread could not signal it); and, for the threads that block on a plain future made from
  * kafko's (a {@code CompletableFuture.allOf}, which does not look), the instance's scheduler, told by
@@ -78,15 +78,18 @@ final class CompletionBarrier {
     private final Condition drained = lock.newCondition();
     private final int partition;
     /**
-     * The futures of stranded rounds not completed yet, one chain through {@link Request#next}; under this
-     * barrier's monitor, written by a thread out of stack without a call (see the class comment).
+     * The futures of stranded rounds not completed yet, one chain through {@link Request#next}, each round's first
+     * marked ({@link Request#strandedFirst}); under this barrier's monitor, written by a thread out of stack without
+     * a call (see the class comment).
      */
     @Nullable Request<?> stranded;
     /** Whether rounds are stranded (or a stranding thread could not signal the waiters): read on every drain. */
     volatile boolean anyStranded;
 
-    /** Told of the rounds stranded here, for the instance's scheduler. */
-    private final Strandings strandings;
+    /** Told of the rounds stranded here, for the instance's scheduler (a field: a stranding thread makes no call). */
+    final Strandings strandings;
+    /** Stranded rounds taken by {@link #completeStranded} and not completed yet; under this barrier's monitor. */
+    private int inHand;
 
     /**
      * The barrier of partition {@code partition} (the number its futures complete with), which raises
@@ -165,6 +168,7 @@ final class CompletionBarrier {
             }
             synchronized (this) {
                 if (r != null) {
+                    r.strandedFirst = true;
                     Request<?> t = stranded;
                     if (t == null) {
                         stranded = r;
@@ -188,80 +192,119 @@ final class CompletionBarrier {
     }
 
     /**
-     * Completes the futures of the stranded rounds (see the class comment), in the order they were left, each
-     * with its result (or its failure); then releases their tickets and wakes the waiters. With {@code orError},
-     * a future whose completion fails on this thread too is completed with that failure instead (a close: nobody
-     * else may come); otherwise what this thread could not complete is stranded again.
+     * Completes the futures of the stranded rounds (see the class comment), a round at a time and each in the order
+     * its futures were left, each with its result (or its failure); the last thread to complete one, when none is
+     * left, releases their tickets and wakes the waiters. A round at a time, so that a callback of one that blocks on
+     * a future of a later round (on this thread, or on one that this callback waits for) finds it still stranded and
+     * completes it: taken with the earlier one, it waited for its own thread (B147's open end; on the scheduler, B148,
+     * the instance's background work stopped for good). With {@code orError}, a future whose completion fails on
+     * this thread too is completed with that failure instead (a close: nobody else may come); otherwise what this
+     * thread could not complete is stranded again, ahead of the rounds stranded since.
      * True when nothing is left stranded by this call. Any thread but a partition's owner.
      */
     boolean completeStranded(int[] marks, boolean orError) {
-        Request<?> r;
-        Epoch[] tickets;
-        synchronized (this) {
-            int n = 0;
-            for (Epoch e = epoch; e != null; e = e.before) {
-                n += e.strandedRounds;
-            }
-            tickets = n == 0 ? NO_TICKETS : new Epoch[n]; // before anything is taken: out of heap takes nothing
-            n = 0;
-            for (Epoch e = epoch; e != null; e = e.before) {
-                for (; e.strandedRounds > 0; e.strandedRounds--) {
-                    tickets[n++] = e;
-                }
-            }
-            r = stranded;
-            stranded = null;
-            anyStranded = false;
-        }
-        Request<?> next = null;
-        int released = 0;
+        // one method, with no call between taking a round (or the tickets) and the try that gives it back: a thread
+        // out of stack at the entry of a call there would lose what it took
         marks[ThreadMarks.COMPLETING]++;
         try {
-            for (; r != null; r = next) {
-                next = r.next;
-                r.next = null;
-                try {
-                    r.finish(partition);
-                } catch (StackOverflowError e) {
-                    if (!orError) {
-                        throw e; // to the catch below, with no call: stranded again
-                    }
-                    r.completeExceptionally(e);
-                } catch (RuntimeException | Error e) {
-                    r.completeExceptionally(e);
-                }
-            }
-            for (; released < tickets.length; released++) {
-                tickets[released].completing.decrementAndGet();
-            }
-            if (waiters > 0) {
-                signal();
-            }
-            return true;
-        } catch (RuntimeException | Error e) {
-            // out of stack here too: no call but the monitor; what is left is stranded again
-            if (r != null) {
-                r.next = next;
-            }
-            synchronized (this) {
-                if (r != null) {
-                    Request<?> t = stranded;
-                    if (t == null) {
-                        stranded = r;
-                    } else {
-                        while (t.next != null) {
-                            t = t.next;
+            for (;;) {
+                Request<?> r;
+                Epoch[] tickets = NO_TICKETS;
+                boolean inHandCounted = false;
+                synchronized (this) {
+                    r = stranded;
+                    if (r == null) {
+                        if (inHand > 0) {
+                            anyStranded = false;
+                            return true; // its taker releases the tickets once it completed it
                         }
-                        t.next = r;
+                        int n = 0;
+                        for (Epoch e = epoch; e != null; e = e.before) {
+                            n += e.strandedRounds;
+                        }
+                        if (n > 0) {
+                            tickets = new Epoch[n]; // before anything is taken: out of heap takes nothing
+                            n = 0;
+                            for (Epoch e = epoch; e != null; e = e.before) {
+                                for (; e.strandedRounds > 0; e.strandedRounds--) {
+                                    tickets[n++] = e;
+                                }
+                            }
+                        }
+                        anyStranded = false;
+                    } else {
+                        // the first round: up to the next round's first future
+                        Request<?> last = r;
+                        while (last.next != null && !last.next.strandedFirst) {
+                            last = last.next;
+                        }
+                        stranded = last.next;
+                        last.next = null;
+                        r.strandedFirst = false;
+                        inHand++;
+                        inHandCounted = true;
+                        anyStranded = stranded != null;
                     }
                 }
-                for (int i = released; i < tickets.length; i++) {
-                    tickets[i].strandedRounds++;
+                Request<?> next = null;
+                int released = 0;
+                try {
+                    if (!inHandCounted) {
+                        // nothing stranded, nor in anybody's hands: the tickets of the rounds completed go
+                        for (; released < tickets.length; released++) {
+                            tickets[released].completing.decrementAndGet();
+                        }
+                        if (waiters > 0) {
+                            signal();
+                        }
+                        return true;
+                    }
+                    for (; r != null; r = next) {
+                        next = r.next;
+                        r.next = null;
+                        try {
+                            r.finish(partition);
+                        } catch (StackOverflowError e) {
+                            if (!orError) {
+                                throw e; // to the catch below, with no call: stranded again
+                            }
+                            r.completeExceptionally(e);
+                        } catch (RuntimeException | Error e) {
+                            r.completeExceptionally(e);
+                        }
+                    }
+                    synchronized (this) {
+                        inHand--;
+                        inHandCounted = false;
+                    }
+                } catch (RuntimeException | Error e) {
+                    // out of stack here too: no call but the monitor; what is left is stranded again, ahead of the
+                    // rounds stranded since, and the tickets not released are counted again
+                    if (r != null) {
+                        r.next = next;
+                    }
+                    synchronized (this) {
+                        if (inHandCounted) {
+                            inHand--;
+                            if (r != null) {
+                                r.strandedFirst = true;
+                                Request<?> t = r;
+                                while (t.next != null) {
+                                    t = t.next;
+                                }
+                                t.next = stranded;
+                                stranded = r;
+                            }
+                        }
+                        for (int i = released; i < tickets.length; i++) {
+                            tickets[i].strandedRounds++;
+                        }
+                        anyStranded = true;
+                        strandings.raised = true;
+                    }
+                    return false;
                 }
-                anyStranded = true;
-                strandings.raised = true;
             }
-            return false;
         } finally {
             marks[ThreadMarks.COMPLETING]--;
         }

@@ -294,6 +294,7 @@ final class PartitionActor implements Mailbox.Owner {
                         }
                         synchronized (completions) {
                             if (round != null) {
+                                round.strandedFirst = true;
                                 Request<?> t = completions.stranded;
                                 if (t == null) {
                                     completions.stranded = round;
@@ -308,6 +309,7 @@ final class PartitionActor implements Mailbox.Owner {
                                 ticket.strandedRounds++;
                             }
                             completions.anyStranded = true;
+                            completions.strandings.raised = true; // a field: the scheduler looks (B148)
                         }
                     }
                 }

@@ -31,6 +31,11 @@ abstract class Request<T> extends AwaitedFuture<T> {
     @Nullable PartitionActor actor;
     /** Set once a thread waits for this request: the owner must not let it linger. */
     volatile boolean awaited;
+    /**
+     * Whether this is the first future of a stranded round in its barrier's chain ({@link CompletionBarrier#stranded}),
+     * which is taken a round at a time; under the barrier's monitor.
+     */
+    boolean strandedFirst;
 
     @Override
     final void awaiting() {

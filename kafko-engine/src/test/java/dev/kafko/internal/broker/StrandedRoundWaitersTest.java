@@ -100,6 +100,111 @@ class StrandedRoundWaitersTest {
     }
 
     /**
+     * B147's open end, now on the scheduler (B148): a rescuer took every stranded round at once, so a callback of an
+     * earlier round that blocks on a future of a later one waited for itself, the later future being in the rescuer's
+     * hands. Here two rounds (a send each, from one thread, which runs out of stack completing both) are stranded
+     * while the scheduler is held; the first send's callback joins the second. Without their rounds stranded, the
+     * second round completes on its own drainer and the callback gets its offset. Before the fix the scheduler waited
+     * in that callback for ever: no retention, interval fsync or linger end of the instance ran again, and a close
+     * waited for it for ever.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aCallbackTheSchedulerRescuesThatJoinsALaterStrandedRoundGetsItsResult() throws Exception {
+        laterRoundJoinedFromACallback("by-scheduler", true);
+    }
+
+    /** As above, the rescuer a thread that joins the first send (B147's open end as it was found). */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aCallbackAJoinerRescuesThatJoinsALaterStrandedRoundGetsItsResult() throws Exception {
+        laterRoundJoinedFromACallback("by-joiner", false);
+    }
+
+    /**
+     * Two stranded rounds, the first send's callback joining the second send, rescued by the scheduler (released
+     * once both are stranded) or by a thread joining the first send (the scheduler held throughout).
+     */
+    private void laterRoundJoinedFromACallback(String name, boolean byScheduler) throws Exception {
+        try (Kafko kafko = Kafko.open(tmp.resolve(name), KafkoOptions.builder().linger(Duration.ZERO).build())) {
+            kafko.createTopic("t");
+            PartitionActor actor = ((TopicImpl) kafko.topic("t").orElseThrow()).actor(0);
+            CompletableFuture<Long> joined = new CompletableFuture<>();
+            AtomicReference<OutOfStackBut> earlierHolder = new AtomicReference<>();
+            Thread joiner = new Thread(() -> {
+                try {
+                    joined.complete(earlierHolder.get().join().offset());
+                } catch (Throwable e) {
+                    joined.completeExceptionally(e);
+                }
+            }, "joins-the-first-send");
+            OutOfStackBut earlier = new OutOfStackBut(byScheduler ? Set.of() : Set.of(joiner), byScheduler);
+            OutOfStackBut later = new OutOfStackBut(byScheduler ? Set.of() : Set.of(joiner), byScheduler);
+            earlierHolder.set(earlier);
+            CompletableFuture<Long> seenByCallback = new CompletableFuture<>();
+            earlier.whenComplete((p, e) -> {
+                try {
+                    seenByCallback.complete(later.join().offset());
+                } catch (Throwable t) {
+                    seenByCallback.completeExceptionally(t);
+                }
+            });
+            // the scheduler held, so that both rounds are stranded before it looks (or, with a joiner, never looks)
+            CountDownLatch held = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            ((Broker) kafko).context().scheduler().schedule(() -> {
+                held.countDown();
+                try {
+                    release.await(40, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, Duration.ZERO);
+            try {
+                assertThat(held.await(10, TimeUnit.SECONDS)).as("the scheduler held").isTrue();
+                AtomicReference<Throwable> drainerFailed = new AtomicReference<>();
+                Thread drainer = new Thread(() -> {
+                    try {
+                        actor.submit(earlier);
+                        actor.submit(later);
+                    } catch (Throwable e) {
+                        drainerFailed.set(e);
+                    }
+                }, "out-of-stack-drainer");
+                drainer.start();
+                drainer.join(TimeUnit.SECONDS.toMillis(30));
+                assertThat(drainer.isAlive()).as("the drainer ended").isFalse();
+                assertThat(drainerFailed.get()).isNull();
+                assertThat(earlier.failures).as("the first round was stranded").hasPositiveValue();
+                assertThat(later.failures).as("the second round was stranded").hasPositiveValue();
+                assertThat(earlier).isNotDone();
+                assertThat(later).isNotDone();
+                String rescuer;
+                if (byScheduler) {
+                    release.countDown();
+                    rescuer = Scheduler.THREAD_NAME;
+                } else {
+                    joiner.start();
+                    rescuer = joiner.getName();
+                }
+                assertThat(seenByCallback).as("the first send's callback, joining the second send")
+                        .succeedsWithin(WOKEN_WITHIN).isEqualTo(1L);
+                assertThat(earlier.join().offset()).isZero();
+                assertThat(earlier.completedOn).containsExactly(rescuer);
+                assertThat(later.completedOn).containsExactly(rescuer);
+            } finally {
+                if (!later.isDone()) {
+                    later.complete(new RecordPosition(0, -1)); // lets the rescuer go, so that the close ends
+                }
+                release.countDown();
+            }
+            if (!byScheduler) {
+                assertThat(joined).succeedsWithin(WOKEN_WITHIN);
+            }
+        }
+    }
+
+    /**
      * What held: senders on four threads (every fifth send's completion runs out of stack once or twice, on whatever
      * thread completes it; every seventh is joined), so that rounds strand on several threads at once, and rescuers
      * (drainers, joiners) complete them while others strand more. Then a flush from this thread: every future is
@@ -189,9 +294,12 @@ class StrandedRoundWaitersTest {
         completing.setAccessible(true);
         Field before = CompletionBarrier.Epoch.class.getDeclaredField("before");
         before.setAccessible(true);
+        Field inHand = CompletionBarrier.class.getDeclaredField("inHand");
+        inHand.setAccessible(true);
         synchronized (b) {
             assertThat(b.stranded).isNull();
             assertThat(b.anyStranded).isFalse();
+            assertThat(inHand.getInt(b)).as("stranded rounds taken and not completed").isZero();
         }
         for (Object e = epochField.get(b); e != null; e = before.get(e)) {
             assertThat(((AtomicInteger) completing.get(e)).get()).as("rounds counted completing").isZero();
