@@ -61,9 +61,10 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
     private volatile boolean expectedRunning;
     /**
      * {@link #start()} came while the member thread was still finishing a stop (it outlived the
-     * shutdown timeout): a new member thread starts as soon as that one exits. Under {@link #lock}.
+     * shutdown timeout): a new member thread starts as soon as that one exits. Written under {@link #lock};
+     * read without it by {@link #isInExpectedState()}, so it is cleared only once the new thread is launched.
      */
-    private boolean restartPending;
+    private volatile boolean restartPending;
     /** The member outlived the shutdown timeout of the current stop: later waits for it return at once. */
     private volatile boolean overran;
     /** When the last stop was requested ({@link System#nanoTime}): its shutdown timeout counts from then. */
@@ -440,7 +441,10 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
 
     @Override
     public boolean isInExpectedState() {
-        return running || !expectedRunning;
+        // a start during a stop the member outlived: it is not running between its end and its new launch (while
+        // its stopped event is published), yet it is not dead. restartPending is read first: it is cleared only
+        // once the new run is running
+        return restartPending || running || !expectedRunning;
     }
 
     /** Why the polling thread died, or {@code null}. */
@@ -498,7 +502,6 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
                 // a start during the stop it outlived, unless a stop came after it (which clears it) or a start from
                 // the event launched a member already
                 boolean restart = restartPending && !running;
-                restartPending = false;
                 if (restart) {
                     LOG.info("{} finished the stop it outlived; starting again, as asked meanwhile", memberName);
                     launch(OPEN);
@@ -510,6 +513,9 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
                 failure = e;
                 LOG.error("{} could not start again after its stop", memberName, e);
             } finally {
+                // after the launch, whatever it did: until the new run is running, the member counts as restarting,
+                // not dead
+                restartPending = false;
                 // after any launch: a run started meanwhile keeps the container counted as running
                 ended = retired;
                 exitedLast = ended ? null : parent.memberExited(died);
