@@ -161,10 +161,16 @@ final class PartitionActor implements Mailbox.Owner {
             if (r instanceof SendRequest && ctx.scheduler().isCurrentThread()) {
                 r.awaited = true; // the scheduler ends lingers: it must not wait for one (Scheduler#isCurrentThread)
             }
-            if (marks[ThreadMarks.OWNING] == 0 && !DeferredSends.defers(marks) && mailbox.isEmpty()
-                    && drainRounds(marks, r)) {
-                DeferredSends.runIfOutermost(marks); // the uncontended send: see drainRounds
-                return;
+            if (marks[ThreadMarks.OWNING] == 0 && !DeferredSends.defers(marks) && mailbox.isEmpty()) {
+                if (chain.isLingering()) {
+                    // sends stream in and linger: this one likely will too, copied then; copied now instead, before
+                    // the partition is taken, so that others' sends do not queue while it is
+                    r.detach();
+                }
+                if (drainRounds(marks, r)) {
+                    DeferredSends.runIfOutermost(marks); // the uncontended send: see drainRounds
+                    return;
+                }
             }
         }
         r.detach(); // it waits in the queue: its records copied, so that the caller may reuse its buffers
