@@ -163,9 +163,7 @@ final class PartitionActor implements Mailbox.Owner {
             }
             if (marks[ThreadMarks.OWNING] == 0 && !DeferredSends.defers(marks) && mailbox.isEmpty()) {
                 if (chain.isLingering()) {
-                    // sends stream in and linger: this one likely will too, copied then; copied now instead, before
-                    // the partition is taken, so that others' sends do not queue while it is
-                    r.detach();
+                    r.detach(); // it will likely linger too: copied before the partition is taken, not while held
                 }
                 if (drainRounds(marks, r)) {
                     DeferredSends.runIfOutermost(marks); // the uncontended send: see drainRounds

@@ -60,9 +60,8 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
     private volatile boolean running;
     private volatile boolean expectedRunning;
     /**
-     * {@link #start()} came while the member thread was still finishing a stop (it outlived the
-     * shutdown timeout): a new member thread starts as soon as that one exits. Written under {@link #lock};
-     * read without it by {@link #isInExpectedState()}, so it is cleared only once the new thread is launched.
+     * {@link #start()} came while the member thread was still finishing a stop it outlived: a new member thread starts
+     * as soon as that one exits. Written under {@link #lock}; read without it by {@link #isInExpectedState()}.
      */
     private volatile boolean restartPending;
     /** The member outlived the shutdown timeout of the current stop: later waits for it return at once. */
@@ -441,9 +440,8 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
 
     @Override
     public boolean isInExpectedState() {
-        // a start during a stop the member outlived: it is not running between its end and its new launch (while
-        // its stopped event is published), yet it is not dead. restartPending is read first: it is cleared only
-        // once the new run is running
+        // a restart asked for during a stop the member outlived is not a death (restartPending, read first, is
+        // cleared only once the new run is running)
         return restartPending || running || !expectedRunning;
     }
 
@@ -501,8 +499,7 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
             try {
                 // a start during the stop it outlived, unless a stop came after it (which clears it) or a start from
                 // the event launched a member already
-                boolean restart = restartPending && !running;
-                if (restart) {
+                if (restartPending && !running) {
                     LOG.info("{} finished the stop it outlived; starting again, as asked meanwhile", memberName);
                     launch(OPEN);
                 }
@@ -513,9 +510,7 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
                 failure = e;
                 LOG.error("{} could not start again after its stop", memberName, e);
             } finally {
-                // after the launch, whatever it did: until the new run is running, the member counts as restarting,
-                // not dead
-                restartPending = false;
+                restartPending = false; // after the launch, whatever it did: until then, restarting, not dead
                 // after any launch: a run started meanwhile keeps the container counted as running
                 ended = retired;
                 exitedLast = ended ? null : parent.memberExited(died);
