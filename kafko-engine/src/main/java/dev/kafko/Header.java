@@ -7,7 +7,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One record header: a non-null string key and a value that may be {@code null}. The header holds the
- * array it is given; a {@link Producer} copies it when the record is sent (see {@link OutgoingRecord}).
+ * array it is given, which the caller may reuse once the send returns (see {@link OutgoingRecord}).
  *
  * @param key the header name
  * @param value the header bytes, or {@code null}

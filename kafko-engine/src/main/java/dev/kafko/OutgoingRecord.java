@@ -5,8 +5,9 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A record to send. The record holds the arrays it is given; a {@link Producer} copies them when it is
- * sent, so the caller may change or reuse them as soon as the send call returns, as with Kafka's producer.
+ * A record to send. The record holds the arrays it is given; the caller may change or reuse them as soon as
+ * the send call returns, as with Kafka's producer (a {@link Producer} encodes them in the call, or copies them
+ * first when the record is written after it), but not while the call runs.
  *
  * @param key the key, or {@code null} (distinct from an empty key); keyed records route by
  *     murmur2 hash like Apache Kafka's default partitioner

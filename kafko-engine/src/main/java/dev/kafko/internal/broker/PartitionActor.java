@@ -162,7 +162,7 @@ final class PartitionActor implements Mailbox.Owner {
                 r.awaited = true; // the scheduler ends lingers: it must not wait for one (Scheduler#isCurrentThread)
             }
             if (marks[ThreadMarks.OWNING] == 0 && !DeferredSends.defers(marks) && mailbox.isEmpty()) {
-                if (chain.isLingering()) {
+                if (r instanceof SendRequest && !r.awaited && chain.isLingering()) {
                     r.detach(); // it will likely linger too: copied before the partition is taken, not while held
                 }
                 if (drainRounds(marks, r)) {

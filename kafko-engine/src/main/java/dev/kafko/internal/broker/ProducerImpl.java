@@ -242,7 +242,6 @@ final class ProducerImpl implements Producer {
         return Partitioner.toPositive(topic.keyless.getAndIncrement()) % partitions;
     }
 
-    /** Refuses a null batch or a batch holding null, naming its index, before anything is routed. */
     /**
      * The records of a batch as they are now, in a list of the engine's own (one array: the caller's list may be
      * changed after the call, or be slow to index); throws if one is null. Their arrays are copied only if the
