@@ -44,6 +44,10 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.SearchStrategy;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyState;
 import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
 import org.springframework.util.StringUtils;
@@ -73,6 +77,11 @@ import org.springframework.validation.Validator;
 public final class KafkoAutoConfiguration {
 
     private static final Logger LOG = LoggerFactory.getLogger(KafkoAutoConfiguration.class);
+    /** The properties that only the auto-configured error handler reads. */
+    private static final String[] ERROR_HANDLER_PROPERTIES = {"kafko.listener.retry", "kafko.listener.dead-letter"};
+
+    /** The error handler this configuration made, if it made one: any other is the application's own bean. */
+    private @Nullable KafkoErrorHandler ownErrorHandler;
 
     private static final String JSON_MAPPER = "tools.jackson.databind.json.JsonMapper";
     private static final String TEMPLATE_BEAN = "kafkoTemplate";
@@ -284,7 +293,31 @@ public final class KafkoAutoConfiguration {
         for (String name : listener.getRetry().getNotRetryable()) {
             handler.addNotRetryableExceptions(throwableClass(name.strip(), beanFactory.getBeanClassLoader()));
         }
+        ownErrorHandler = handler;
         return handler;
+    }
+
+    /**
+     * Warns when {@code kafko.listener.retry.*} or {@code kafko.listener.dead-letter.*} are set while the listeners use
+     * the application's own error handler, which does not read them: the retries and dead letters configured there
+     * would silently not happen.
+     */
+    static void warnOfUnreadErrorHandlerProperties(Environment environment) {
+        List<String> set = new ArrayList<>();
+        for (String prefix : ERROR_HANDLER_PROPERTIES) {
+            ConfigurationPropertyName name = ConfigurationPropertyName.of(prefix);
+            for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
+                if (source.containsDescendantOf(name) == ConfigurationPropertyState.PRESENT) {
+                    set.add(prefix + ".*");
+                    break;
+                }
+            }
+        }
+        if (!set.isEmpty()) {
+            LOG.warn("{} {} set, but the listeners use the application's own KafkoErrorHandler bean, which does not"
+                    + " read them: configure its retries and recoverer on that bean", String.join(" and ", set),
+                    set.size() == 1 ? "is" : "are");
+        }
     }
 
     static Class<? extends Throwable> throwableClass(String name, @Nullable ClassLoader classLoader) {
@@ -326,6 +359,9 @@ public final class KafkoAutoConfiguration {
                 positive("kafko.listener.ack-time", listener.getAckTime()), listener.getIdleEventInterval(),
                 listener.getIdlePartitionEventInterval()));
         factory.setErrorHandler(errorHandler);
+        if (errorHandler != ownErrorHandler) {
+            warnOfUnreadErrorHandlerProperties(environment);
+        }
         factory.setReplyTemplate((KafkoTemplate<Object, Object>) replyTemplate(template, beanFactory));
         factory.setInstrumentation(CompositeKafkoInstrumentation.of(instrumentation));
         if (listener.isObservationEnabled()) {
