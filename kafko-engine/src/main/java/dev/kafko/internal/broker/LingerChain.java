@@ -14,8 +14,10 @@ import org.jspecify.annotations.Nullable;
  * after a thread blocked on one ({@link #AWAITED_BACKOFF_ROUNDS}), nor for the first
  * {@link #WOKEN_ROUNDS} rounds while a consumer that an append woke is not yet running; the
  * {@link PartitionActor} does not offer them under {@link dev.kafko.FsyncPolicy#EVERY_BATCH} or once it
- * stopped running. So a pipelining producer writes few large frames, while an awaited send, a
- * sporadic send and a waiting consumer see no delay.
+ * stopped running. While sends linger, the single sends that follow wait in the partition's mailbox instead,
+ * their senders taking nothing but the push ({@link #mayWaitQueued}), and join the chain when it is written. So
+ * a pipelining producer writes few large frames, while an awaited send, a sporadic send and a waiting consumer
+ * see no delay.
  *
  * <p>Flags with a Dekker-style handshake keep a blocked waiter from being missed: the owner raises
  * {@link #lingering} before it reads {@link Request#awaited} and the waiters' states; a waiter raises
@@ -171,6 +173,23 @@ final class LingerChain {
     /** A thread blocked on a lingering send: the next rounds are written at once. */
     void awaitedBlocked() {
         backoff = AWAITED_BACKOFF_ROUNDS;
+    }
+
+    /**
+     * Whether {@code r}, just pushed to the partition's mailbox by a thread that found sends lingering, may wait
+     * there without its sender taking the partition: a single send, not awaited, while sends still linger, the
+     * mailbox holds less than {@link #LINGER_BYTES} and no consumer of the partition is parked or woken. It is
+     * then written with the sends lingering, by whatever writes them: the end of the linger, a thread that
+     * blocks on one of them (its {@link Request#awaited}, raised before it reads {@link #lingering}), a consumer
+     * about to park (its state, likewise), a later send that fills the mailbox, any other request, or the close.
+     * A streaming producer so pays one CAS per send, not the partition's take and release. Any thread; after
+     * the push, whose CAS orders it before the reads here: when an owner ends the linger after
+     * {@link #lingering} was read here, it looks at the mailbox again before it lets the partition go, and
+     * finds {@code r}.
+     */
+    boolean mayWaitQueued(Request<?> r) {
+        return r instanceof SendRequest && !r.awaited && r.queued < LINGER_BYTES && lingering
+                && !waiters.anyParked() && !waiters.anyWoken();
     }
 
     /** Whether sends may be lingering; a volatile read. Any thread. */
