@@ -5,6 +5,7 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -71,6 +72,18 @@ public abstract class AbstractConsumerSeekAware implements ConsumerSeekAware {
             }
         });
         return found;
+    }
+
+    /**
+     * The callbacks of every partition read now, by topic and partition, as spring-kafka's method of the same name:
+     * one per group that reads it (a bean's listeners of different groups each read it). A snapshot, sorted by topic
+     * and partition; later rebalances do not change it.
+     */
+    protected Map<String, Map<Integer, List<ConsumerSeekCallback>>> getTopicsAndCallbacks() {
+        Map<String, Map<Integer, List<ConsumerSeekCallback>>> byTopic = new TreeMap<>();
+        callbacks.forEach((gp, callback) -> byTopic.computeIfAbsent(gp.topic(), t -> new TreeMap<>())
+                .computeIfAbsent(gp.partition(), p -> new ArrayList<>()).add(callback));
+        return byTopic;
     }
 
     /** Each running member's callback, with the partitions it reads now, per topic. */

@@ -67,6 +67,14 @@ class RuntimeSeeksTest {
             await().atMost(WAIT).until(() -> RECEIVED.size() == 40);
             Replayer replayer = context.getBean(Replayer.class);
             assertThat(replayer.getCallbacksAndTopics()).as("one callback per member").hasSize(2);
+            Map<String, Map<Integer, List<ConsumerSeekAware.ConsumerSeekCallback>>> byPartition =
+                    replayer.getTopicsAndCallbacks();
+            assertThat(byPartition).containsOnlyKeys("events");
+            assertThat(byPartition.get("events")).containsOnlyKeys(0, 1, 2, 3)
+                    .allSatisfy((partition, callbacks) -> assertThat(callbacks).hasSize(1)
+                            .containsExactlyElementsOf(replayer.getSeekCallbacksFor("events", partition)));
+            assertThat(byPartition.get("events").values().stream().flatMap(List::stream).distinct())
+                    .as("the partitions shared by the two members").hasSize(2);
 
             replayer.seekToBeginning();
 
@@ -235,6 +243,9 @@ class RuntimeSeeksTest {
             TwoGroups bean = context.getBean(TwoGroups.class);
             assertThat(bean.getSeekCallbacksFor("shared", 0)).extracting(ConsumerSeekAware.ConsumerSeekCallback::getGroupId)
                     .containsExactlyInAnyOrder("ga", "gb");
+            assertThat(bean.getTopicsAndCallbacks()).containsOnlyKeys("shared");
+            assertThat(bean.getTopicsAndCallbacks().get("shared").get(0))
+                    .extracting(ConsumerSeekAware.ConsumerSeekCallback::getGroupId).containsExactlyInAnyOrder("ga", "gb");
 
             bean.seekToBeginning();
 
