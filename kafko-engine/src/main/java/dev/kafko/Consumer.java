@@ -137,7 +137,8 @@ public interface Consumer extends AutoCloseable {
     /**
      * Records these offsets (the offset of the next record to read, per partition), as durably as
      * {@link #commit()} does, for the
-     * group; a no-op when anonymous. Partitions not assigned to this member are refused with
+     * group; a no-op when anonymous, once the offsets are checked (a null or negative one is refused there too,
+     * a partition is not). Partitions not assigned to this member are refused with
      * {@link InvalidPartitionException}, negative offsets with {@link OffsetOutOfRangeException}. An
      * offset is not checked against the log, as in Kafka: one past the end is kept, and the member that
      * takes the partition next starts there as {@link OffsetResetPolicy} says.

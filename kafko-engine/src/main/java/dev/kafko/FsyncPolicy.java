@@ -12,7 +12,9 @@ import java.util.Objects;
  *   <li>{@link #NEVER} (default): a completed send is in the operating system's page cache. It
  *       survives a crash of the JVM ({@code kill -9}); it may be lost on power loss or a kernel
  *       crash. Rolled segments (at their roll) and {@code close()} are still fsynced; with
- *       {@link KafkoOptions#fsyncMetadata()} false, rolled segments are fsynced at {@code close()}.
+ *       {@link KafkoOptions#fsyncMetadata()} false, rolled segments are fsynced at {@code close()}, and with
+ *       {@link KafkoOptions#durableClose()} false, {@code close()} fsyncs nothing (so, with both false, as the
+ *       starter's {@code kafko.ephemeral} sets them, nothing is ever fsynced).
  *   <li>{@link #EVERY_BATCH}: a send completes only after an {@code fdatasync} that covers it. One
  *       fsync covers every append waiting at that moment (group commit).
  *   <li>{@link #interval(Duration)}: appends complete at page-cache speed and the partition is

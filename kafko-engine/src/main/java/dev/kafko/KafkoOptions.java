@@ -20,8 +20,9 @@ import java.util.Objects;
  *        for a data directory that does not outlive its use, such as a test's temporary one: a machine
  *        crash may then lose topics and groups, and leave the directory unreadable. Records are forced
  *        by each topic's {@link FsyncPolicy} either way, with one difference under
- *        {@link FsyncPolicy#NEVER}: a rolled segment is forced at {@code close()} instead of at its roll,
- *        so a writer never waits at a roll for a whole segment to reach the disk.
+ *        {@link FsyncPolicy#NEVER}: a rolled segment is forced at {@code close()} instead of at its roll
+ *        (not at all when {@code durableClose} is false too), so a writer never waits at a roll for a whole
+ *        segment to reach the disk.
  * @param linger how long a send that streams in with others may wait, at most, to be written in one
  *        frame with the sends that follow it (default 1 ms; zero writes every send at once). A send
  *        lingers only while sends come in a stream (less than 100 µs apart), no consumer of its

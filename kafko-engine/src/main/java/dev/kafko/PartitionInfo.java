@@ -8,7 +8,9 @@ import org.jspecify.annotations.Nullable;
  * @param topic the topic
  * @param partition the partition number
  * @param logStartOffset the first offset still in the log
- * @param endOffset the offset the next record will get
+ * @param endOffset the offset the next record will get: under {@link FsyncPolicy#EVERY_BATCH} it counts the
+ *     records appended whose fsync has not returned yet, which consumers do not read yet (their end, as
+ *     {@link Consumer#seekToEnd()} and {@link GroupInfo#lag()} take it, may be below this one)
  * @param sizeBytes the bytes of all its segments
  * @param segmentCount how many segments it has
  * @param state its state

@@ -9,8 +9,8 @@ import org.jspecify.annotations.Nullable;
  * so {@code TopicConfig.builder().build()} equals {@link #DEFAULTS}. The config is persisted in the
  * topic's directory and used again on reopen.
  *
- * @param partitions how many partitions (at least 1; can grow later, never shrink)
- * @param compression the codec applied to each frame
+ * @param partitions how many partitions (default 1; from 1 to {@link #MAX_PARTITIONS}; can grow later, never shrink)
+ * @param compression the codec applied to each frame (default {@link Compression#NONE})
  * @param segmentBytes the most bytes a segment file holds (default 1 GiB): a frame that would take it
  *     past this starts the next segment, so a segment holds up to this many; a single frame larger
  *     than this still goes into an empty segment of its own
@@ -24,7 +24,7 @@ import org.jspecify.annotations.Nullable;
  *     default) keeps records forever; durations beyond {@link #MAX_DURATION} are kept as it
  * @param retentionBytes the oldest segments are deleted while the partition holds at least this many
  *     bytes without them (Kafka's rule); {@code -1} (the default) sets no limit
- * @param fsync when appends are forced to disk
+ * @param fsync when appends are forced to disk (default {@link FsyncPolicy#NEVER})
  * @param maxRecordBytes the largest record a producer may send (default 1 MiB), counted as the log
  *     stores it: key, value and headers with their length fields, plus 5 bytes of record length and
  *     timestamp (a 1,000-byte value with no key and no headers counts 1,009 bytes)

@@ -42,8 +42,9 @@ public @interface KafkoListener {
     /**
      * The listener id: names the container ({@code registry.getListenerContainer(id)}) and its
      * threads ({@code <id>-0}, ...). Default: {@code <beanName>.<methodName>}, or {@code <beanName>} on a
-     * class (with {@code -<n>} for the n-th of repeated annotations, and every character a group name may not hold, such as the
-     * {@code $} of a nested class, turned into {@code .}), which stays the same across restarts.
+     * class (with {@code -0}, {@code -1}, ... after it, in declaration order, for repeated annotations, and
+     * every character a group name may not hold, such as the {@code $} of a nested class, turned into
+     * {@code .}), which stays the same across restarts.
      */
     String id() default "";
 

@@ -40,7 +40,8 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
     /**
      * Adds a container.
      *
-     * @param startIfRunning start it now when the registry runs and the container is auto-startup
+     * @param startIfRunning start it now when the registry runs (or is starting) and the container is
+     *     auto-startup; when that start fails, the container is not registered and the failure is thrown
      * @throws IllegalStateException when another container has the same id
      */
     public void registerListenerContainer(MessageListenerContainer container, boolean startIfRunning) {

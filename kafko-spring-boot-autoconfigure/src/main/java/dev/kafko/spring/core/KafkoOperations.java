@@ -90,6 +90,8 @@ public interface KafkoOperations<K, V> {
      * Returns once every send made through this template before the call is written and its future completed, as
      * spring-kafka's {@code flush()}: a send that streams in with others may linger up to {@code kafko.linger} before
      * it is written, unless someone blocks on its future. A topic deleted since the template sent to it is skipped.
+     *
+     * @throws dev.kafko.KafkoClosedException once the log closed (when the template sent to a topic before)
      */
     void flush();
 }

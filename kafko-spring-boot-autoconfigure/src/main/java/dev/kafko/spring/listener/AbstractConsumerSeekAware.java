@@ -12,8 +12,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * Keeps the registered {@link ConsumerSeekAware.ConsumerSeekCallback}s of a listener's members, and which
  * partitions each one reads, so that a listener bean that extends it can seek all its partitions from any thread:
  * {@link #seekToBeginning()} replays what the log keeps, as spring-kafka's class of the same name. A subclass that
- * overrides {@link #onPartitionsAssigned(String, Map, ConsumerSeekCallback)}, {@link #onPartitionsRevoked} or
- * {@link #unregisterSeekCallback} calls the method it overrides.
+ * overrides {@link #registerSeekCallback}, {@link #onPartitionsAssigned(String, Map, ConsumerSeekCallback)},
+ * {@link #onPartitionsRevoked} or {@link #unregisterSeekCallback} calls the method it overrides: without the
+ * callback it registers, a member's partitions are not kept, and the seeks of this class skip them.
  */
 public abstract class AbstractConsumerSeekAware implements ConsumerSeekAware {
 

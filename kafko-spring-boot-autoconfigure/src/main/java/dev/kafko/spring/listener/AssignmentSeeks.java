@@ -42,10 +42,25 @@ final class AssignmentSeeks extends PartitionSeeks {
         try {
             aware.onPartitionsAssigned(container.topic(), Collections.unmodifiableMap(assignments), callback);
         } catch (RuntimeException e) {
+            // the seeks it made before it threw are undone: the member reads on from the offsets it had
+            restore(consumer, assignments, e);
             LOG.error("Listener '{}' failed to choose start offsets on partitions {} of {}; reading on from {}",
                     container.getListenerId(), partitions, container.topic(), assignments, e);
         } finally {
             callback.active = false;
+        }
+    }
+
+    /** Moves each partition back to the offset it had when it was assigned; a failure is added to {@code failure}. */
+    private static void restore(BackendConsumer consumer, Map<Integer, Long> assignments, RuntimeException failure) {
+        for (Map.Entry<Integer, Long> a : assignments.entrySet()) {
+            try {
+                if (consumer.position(a.getKey()) != a.getValue()) {
+                    consumer.seek(a.getKey(), a.getValue());
+                }
+            } catch (RuntimeException e) {
+                failure.addSuppressed(e);
+            }
         }
     }
 

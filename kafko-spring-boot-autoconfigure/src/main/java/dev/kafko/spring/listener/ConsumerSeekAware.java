@@ -39,7 +39,7 @@ public interface ConsumerSeekAware {
      *                    group's committed offset, or where the reset policy puts it)
      * @param callback seeks the assigned partitions at once; it may be used only during this call, on this
      *                 thread. An exception thrown here is logged and the member reads on from the offsets
-     *                 it had
+     *                 it had: the seeks made before it are undone
      */
     default void onPartitionsAssigned(Map<Integer, Long> assignments, ConsumerSeekCallback callback) {
     }
@@ -110,8 +110,9 @@ public interface ConsumerSeekAware {
          * The next record read from {@code partition} is the one at {@code offset} (past the end: the
          * next one appended, under the default reset policy).
          *
-         * @throws IllegalArgumentException when {@code topic} is not the member's topic, or {@code offset}
-         *                                  is negative
+         * @throws IllegalArgumentException when {@code topic} is not the member's topic, {@code partition} is not
+         *                                  one of the topic's (nor, during {@code onPartitionsAssigned}, one just
+         *                                  assigned), or {@code offset} is negative
          * @throws IllegalStateException when the callback may no longer be used
          */
         void seek(String topic, int partition, long offset);

@@ -14,7 +14,7 @@ public interface KafkoErrorHandler {
      * Returning means the records are dealt with (retried successfully or recovered): the container
      * commits past them (after a last retry that returned, under a manual ack mode, once the listener acknowledged
      * them, as at their delivery). Throwing means they are not: the container seeks back and, after a pause
-     * of one second (cut short when it stops), delivers them again on a later poll.
+     * of one second (cut short when it stops or pauses), delivers them again on a later poll.
      *
      * <p>A stop that overruns {@code kafko.listener.shutdown-timeout} while a {@link FailedInvocation#retry retry}
      * waits for the {@code Mono} or {@code CompletionStage} its listener returned cancels that stage, and the records

@@ -7,7 +7,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Runs the polling threads of one listener. Any thread may call these methods; {@link #stop()}
- * blocks until the record in hand is finished and committed.
+ * blocks until the record in hand is finished and committed, except when one of the container's own listeners
+ * calls it.
  */
 public interface MessageListenerContainer {
 
@@ -24,13 +25,19 @@ public interface MessageListenerContainer {
 
     /**
      * Stops gracefully: every member finishes (and commits) the record in hand, commits what its ack
-     * mode promises and leaves the group. Blocks until done or the shutdown timeout passed. A record
+     * mode promises and leaves the group. Blocks until done or the shutdown timeout passed; called by one of
+     * the container's own listeners (a circuit breaker), on its polling thread, it returns at once instead, and
+     * the members stop after their records in hand, the caller's once its listener returns. A record
      * whose listener failed and that waits for its next attempt is not retried further: it stays
      * uncommitted and is delivered again when the group next reads it, its attempts counted from 1.
      */
     void stop();
 
-    /** Stops and then runs {@code callback}. */
+    /**
+     * {@link #stop()}, then runs {@code callback} on the calling thread once {@code stop()} returned. Called by one
+     * of the container's own listeners, {@code stop()} returns at once, so {@code callback} runs before the members
+     * (the caller's included) have stopped.
+     */
     default void stop(Runnable callback) {
         stop();
         callback.run();
@@ -46,7 +53,10 @@ public interface MessageListenerContainer {
     /** Undoes {@link #pause()}. */
     void resume();
 
-    /** Whether any member thread is running. */
+    /**
+     * Whether any member thread is running; for a container without members (a {@code topicPattern} that matches
+     * no topic yet), whether it was started and not stopped since.
+     */
     boolean isRunning();
 
     /** Whether a pause was asked for and not yet undone. */

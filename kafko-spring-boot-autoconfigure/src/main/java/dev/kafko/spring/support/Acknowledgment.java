@@ -6,9 +6,12 @@ import java.time.Duration;
  * Handed to a listener method that declares it; {@link #acknowledge()} marks the record (or the
  * batch) as processed. With ack mode {@code MANUAL} the offset is committed after the records of
  * the current poll are processed; with {@code MANUAL_IMMEDIATE} at once (or, when called from
- * another thread, before the container's next poll). Under {@code RECORD} and {@code BATCH} the
- * container commits by itself and this call changes nothing. {@link #nack(Duration)} asks for the record
- * again later instead.
+ * another thread, before the container's next poll). In the other ack modes ({@code RECORD}, {@code BATCH},
+ * {@code COUNT}, {@code TIME}, {@code COUNT_TIME}) the container commits by itself: a listener method that declares
+ * an {@code Acknowledgment} parameter fails the start, naming the listener, and the one a message carries in its
+ * {@link KafkoHeaders#ACKNOWLEDGMENT} header does nothing when acknowledged and throws
+ * {@link UnsupportedOperationException} when nacked. {@link #nack(Duration)} asks for the record again later
+ * instead.
  */
 @FunctionalInterface
 public interface Acknowledgment {
@@ -51,7 +54,8 @@ public interface Acknowledgment {
      *
      * @throws IllegalStateException on another thread, after {@link #acknowledge()}, or from a record listener
      * @throws IndexOutOfBoundsException when {@code index} is not in the batch
-     * @throws IllegalArgumentException when {@code sleep} is negative
+     * @throws IllegalArgumentException when {@code sleep} is negative, or {@code index} is at or below an index
+     *     acknowledged before with {@link #acknowledge(int)}
      */
     default void nack(int index, Duration sleep) {
         throw new UnsupportedOperationException("nack is not supported by " + getClass().getName());

@@ -45,7 +45,9 @@ import org.springframework.context.ConfigurableApplicationContext;
  * <p>Waiting means: every running, unpaused listener container has finished (its method returned,
  * or the error handler recovered the record) every record that was in its topics when the call
  * began, or its group has committed past them. Under the {@code record} and {@code batch} ack
- * modes "finished" includes the commit. Under the manual modes a record the listener acknowledged
+ * modes "finished" includes the commit; under {@code count}, {@code time} and {@code count-time} it does not: a
+ * record counts once processed, and its commit may come later (at the next {@code ack-count} records or
+ * {@code ack-time}). Under the manual modes a record the listener acknowledged
  * on its own thread is finished once that acknowledgment is committed; one it did not acknowledge
  * (or acknowledged from another thread) counts once processed. A container that was stopped and
  * started again is waited for from its group's commits, so records its last run processed without

@@ -54,6 +54,17 @@ class KafkoTemplateTest {
     }
 
     @Test
+    void aSendOrAFlushAfterTheLogClosedThrowsKafkoClosedExceptionAtTheCall() {
+        runner.run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            template.send("t", "before").join();
+            context.getBean(Kafko.class).close();
+            assertThatThrownBy(() -> template.send("t", "after")).isInstanceOf(dev.kafko.KafkoClosedException.class);
+            assertThatThrownBy(template::flush).isInstanceOf(dev.kafko.KafkoClosedException.class);
+        });
+    }
+
+    @Test
     void aTopicDeletedUnderTheTemplateIsFoundAgainOnceItExistsAndCreatedAgainWhereTopicsAreCreatedOnUse() {
         runner.run(context -> {
             KafkoTemplate<Object, Object> template = template(context);

@@ -128,6 +128,36 @@ class AcknowledgmentTest {
         }
     }
 
+    @Test
+    void inAnAutomaticModeTheAcknowledgmentOfTheMessageHeaderDoesNothingAndCannotNack() {
+        HEADER_ACK_OUTCOMES.clear();
+        runner(HeaderAcknowledging.class, AckMode.BATCH).run(context -> {
+            template(context).send("header-acks", "a").join();
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+            assertThat(HEADER_ACK_OUTCOMES).containsExactly("acknowledged", "nack: UnsupportedOperationException");
+            assertThat(context.getBean(Kafko.class).groupInfo("header-acks", "header-acks").committed())
+                    .containsEntry(0, 1L);
+        });
+    }
+
+    static final java.util.List<String> HEADER_ACK_OUTCOMES = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    static class HeaderAcknowledging {
+        @KafkoListener(id = "header-acks", topics = "header-acks")
+        void on(org.springframework.messaging.Message<String> message) {
+            Acknowledgment ack = message.getHeaders().get(dev.kafko.spring.support.KafkoHeaders.ACKNOWLEDGMENT,
+                    Acknowledgment.class);
+            ack.acknowledge();
+            HEADER_ACK_OUTCOMES.add("acknowledged");
+            try {
+                ack.nack(Duration.ZERO);
+                HEADER_ACK_OUTCOMES.add("nacked");
+            } catch (RuntimeException e) {
+                HEADER_ACK_OUTCOMES.add("nack: " + e.getClass().getSimpleName());
+            }
+        }
+    }
+
     private static ApplicationContextRunner runner(Class<?> listener, AckMode mode) {
         return new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
                 .withBean(listener).withPropertyValues("kafko.ephemeral=true", "kafko.listener.ack-mode=" + mode);

@@ -129,6 +129,20 @@ class ConsumerSeekAwareTest {
     }
 
     @Test
+    void anAssignmentCallbackThatThrowsAfterASeekLeavesTheMemberReadingFromTheOffsetsItHad() {
+        // the javadoc: "An exception thrown here is logged and the member reads on from the offsets it had"
+        onAssign = (assignments, callback) -> {
+            callback.seek("replay", 0, 1);
+            throw new IllegalStateException("the listener's own bug, after a seek");
+        };
+        runner.run(context -> {
+            sendThenStart(context, "a", "b");
+            await().atMost(Duration.ofSeconds(20)).until(() -> RECEIVED.contains("b"));
+            assertThat(RECEIVED).as("the seek made before the throw is undone").containsExactly("a", "b");
+        });
+    }
+
+    @Test
     void aListenerOfTwoTopicsIsToldWhichTopicEachAssignmentIsOf() {
         runner.withBean(TwoTopics.class).run(context -> {
             KafkoTemplate<Object, Object> template = template(context);
