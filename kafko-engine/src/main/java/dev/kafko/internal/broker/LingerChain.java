@@ -61,7 +61,11 @@ final class LingerChain {
      * {@link #WOKEN_ROUNDS} once none is woken any more.
      */
     private int wokenRounds = WOKEN_ROUNDS;
-    /** True while sends linger (and briefly, harmlessly, around it); written by the owner, read by anyone. */
+    /**
+     * True while sends linger (and briefly, harmlessly, while the owner offers a round that may start a linger);
+     * never left up with nothing lingering, which {@link #mayWaitQueued} relies on. Written by the owner, read by
+     * anyone.
+     */
     private volatile boolean lingering;
 
     LingerChain(Duration linger, Waiters waiters, Runnable scheduleEnd) {
@@ -107,40 +111,52 @@ final class LingerChain {
         // raised before reading the waiters' flags: either a waiter sees it, or this sees the waiter's flag
         // (the sends lingering already were checked when they started to: their waiters see the flag)
         lingering = true;
-        for (Request<?> q = round; q != null; q = q.next) {
-            if (q.awaited) {
+        boolean linked = false;
+        try {
+            for (Request<?> q = round; q != null; q = q.next) {
+                if (q.awaited) {
+                    return false;
+                }
+            }
+            if (waiters.anyParked()) {
                 return false;
             }
-        }
-        if (waiters.anyParked()) {
-            return false;
-        }
-        if (wokenRounds < WOKEN_ROUNDS) {
-            if (waiters.anyWoken()) {
-                wokenRounds++;
-                return false;
+            if (wokenRounds < WOKEN_ROUNDS) {
+                if (waiters.anyWoken()) {
+                    wokenRounds++;
+                    return false;
+                }
+                // the consumers woken have run: what is left of the allowance is not for a later wake-up
+                wokenRounds = WOKEN_ROUNDS;
             }
-            // the consumers woken have run: what is left of the allowance is not for a later wake-up
-            wokenRounds = WOKEN_ROUNDS;
+            // it outlives the send's call: its records copied (a send written at once never is; Request#detach)
+            for (Request<?> q = round; q != null; q = q.next) {
+                q.detach();
+            }
+            if (!endScheduled) {
+                scheduleEnd.run();
+                endScheduled = true;
+            }
+            // linked last, with no call after: a thread out of stack before this point has linked nothing,
+            // and the owner fails the round it took, which never lingered
+            if (head == null) {
+                head = round;
+            } else {
+                tail.next = round;
+            }
+            tail = last;
+            bytes = total;
+            linked = true;
+            return true;
+        } finally {
+            if (!linked && head == null) {
+                // the round does not linger and none did before it: the flag comes down here, with no call, not
+                // only in takeBefore. A thread out of stack or heap in between (the schedule of the end allocates)
+                // would leave it up with nothing lingering and no end scheduled, and the sends that found it up
+                // would wait in the mailbox (mayWaitQueued) for a linger nobody ends
+                lingering = false;
+            }
         }
-        // it outlives the send's call: its records copied (a send written at once never is; Request#detach)
-        for (Request<?> q = round; q != null; q = q.next) {
-            q.detach();
-        }
-        if (!endScheduled) {
-            scheduleEnd.run();
-            endScheduled = true;
-        }
-        // linked last, with no call after: a thread out of stack before this point has linked nothing,
-        // and the owner fails the round it took, which never lingered
-        if (head == null) {
-            head = round;
-        } else {
-            tail.next = round;
-        }
-        tail = last;
-        bytes = total;
-        return true;
     }
 
     /**
@@ -185,7 +201,8 @@ final class LingerChain {
      * A streaming producer so pays one CAS per send, not the partition's take and release. Any thread; after
      * the push, whose CAS orders it before the reads here: when an owner ends the linger after
      * {@link #lingering} was read here, it looks at the mailbox again before it lets the partition go, and
-     * finds {@code r}.
+     * finds {@code r}. The flag is never left up with nothing lingering (and so no end scheduled): {@link #offer}
+     * lowers it itself when the round it raised it for does not linger, whatever stops it.
      */
     boolean mayWaitQueued(Request<?> r) {
         return r instanceof SendRequest && !r.awaited && r.queued < LINGER_BYTES && lingering

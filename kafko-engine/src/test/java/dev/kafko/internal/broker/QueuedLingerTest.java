@@ -8,12 +8,15 @@ import dev.kafko.KafkoOptions;
 import dev.kafko.OutgoingRecord;
 import dev.kafko.Producer;
 import dev.kafko.RecordPosition;
+import java.lang.reflect.Field;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -108,6 +111,59 @@ class QueuedLingerTest {
             assertThat(notDone).isPositive().isLessThanOrEqualTo(frame + 1);
             assertThat(sent.get(sent.size() - 1 - (int) notDone)).isDone();
             assertThat(sent.get(sent.size() - (int) notDone)).isNotDone();
+        }
+    }
+
+    /**
+     * A round that failed to start a linger (out of heap as it scheduled the linger's end, as
+     * {@code Scheduler#schedule} allocates; or out of stack after the flag was raised) must not leave
+     * {@code lingering} up with nothing lingering and no end scheduled: a later send would wait in the mailbox
+     * for a linger nobody ends. With the default linger of 1 ms, such a send is written within the test's bound.
+     */
+    @Test
+    void aLingerThatFailedToStartLeavesNoLaterSendInTheMailbox() throws Exception {
+        try (Kafko k = Kafko.open(dir, KafkoOptions.builder().linger(Duration.ofMillis(1)).build())) {
+            k.createTopic("t");
+            Producer p = k.producer("t");
+            PartitionActor actor = actor(k);
+            Field chainField = PartitionActor.class.getDeclaredField("chain");
+            chainField.setAccessible(true);
+            LingerChain chain = (LingerChain) chainField.get(actor);
+            Field scheduleEndField = LingerChain.class.getDeclaredField("scheduleEnd");
+            scheduleEndField.setAccessible(true);
+            Runnable scheduleEnd = (Runnable) scheduleEndField.get(chain);
+            AtomicBoolean armed = new AtomicBoolean(true);
+            scheduleEndField.set(chain, (Runnable) () -> {
+                if (armed.getAndSet(false)) {
+                    throw new OutOfMemoryError("injected: Java heap space, scheduling the end of a linger");
+                }
+                scheduleEnd.run();
+            });
+
+            // back-to-back sends until one starts to linger: the injected error fails that one
+            CompletableFuture<RecordPosition> failed = null;
+            int written = 0;
+            for (int i = 0; i < 10_000 && failed == null; i++) {
+                CompletableFuture<RecordPosition> f = p.send(null, VALUE);
+                if (f.isCompletedExceptionally()) {
+                    failed = f;
+                } else {
+                    assertThat(f).as("written before the linger was tried").isDone();
+                    written++;
+                }
+            }
+            assertThat(failed).as("a send that tried to linger").isNotNull();
+            assertThat(armed).isFalse();
+
+            CompletableFuture<RecordPosition> next = p.send(null, VALUE);
+            CountDownLatch done = new CountDownLatch(1);
+            next.whenComplete((r, e) -> done.countDown()); // a callback only: it does not ask for the write
+            assertThat(done.await(10, TimeUnit.SECONDS))
+                    .as("a send after the failed linger completes without anyone waiting on it (queued: %s)",
+                            actor.hasQueued())
+                    .isTrue();
+            assertThat(next.join().offset()).isEqualTo(written);
+            assertThat(endOffset(k)).isEqualTo(written + 1);
         }
     }
 
