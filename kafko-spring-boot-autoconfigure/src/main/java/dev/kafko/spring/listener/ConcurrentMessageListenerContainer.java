@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.LinkedHashSet;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.BooleanSupplier;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
@@ -60,6 +61,8 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     private final KafkoInstrumentation instrumentation;
     /** The members and the topics they read: made, started and stopped, and counted as their threads run. */
     private final ContainerMembers members;
+    /** The callbacks of {@link #stop(Runnable)} called by this container's own listeners, run once every member stopped. */
+    private final ConcurrentLinkedQueue<Runnable> afterStop = new ConcurrentLinkedQueue<>();
     private final ProcessedOffsets processed;
     private final CatchUp catchUp;
     /** Whether this container holds the {@link KeepAlive}: from its start until it is asked to stop. */
@@ -319,6 +322,37 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
         }
         if (noMemberRan) {
             publishStopped();
+        }
+    }
+
+    /**
+     * {@link #stop()}, then {@code callback}. Called by one of this container's own listeners, it returns at once, and
+     * {@code callback} runs once every member has stopped (the caller's after its listener returned), on the polling
+     * thread of the last one, after the {@link ConcurrentContainerStoppedEvent}, as spring-kafka's asynchronous stop;
+     * a start before then keeps it for the end of the next stop. From any other thread, on the calling thread once
+     * {@code stop()} returned. A callback that throws is logged.
+     */
+    @Override
+    public void stop(Runnable callback) {
+        Objects.requireNonNull(callback, "callback");
+        if (!isPollingThread(Thread.currentThread())) {
+            stop();
+            callback.run();
+            return;
+        }
+        // queued before the stop is asked for: the caller's own member, still running, is the last to exit at the latest
+        afterStop.add(callback);
+        stop();
+    }
+
+    /** Every member has stopped: runs the callbacks of the stops this container's own listeners asked for. */
+    void runAfterStop() {
+        for (Runnable callback = afterStop.poll(); callback != null; callback = afterStop.poll()) {
+            try {
+                callback.run();
+            } catch (RuntimeException | Error e) {
+                LOG.error("A callback of the stop of listener '{}' failed", listenerId, e);
+            }
         }
     }
 

@@ -526,6 +526,7 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
                 } catch (RuntimeException | Error e) {
                     LOG.error("Telling that {} stopped failed", memberName, e);
                 }
+                parent.runAfterStop();
             }
         } finally {
             exiting = null;

@@ -34,9 +34,10 @@ public interface MessageListenerContainer {
     void stop();
 
     /**
-     * {@link #stop()}, then runs {@code callback} on the calling thread once {@code stop()} returned. Called by one
-     * of the container's own listeners, {@code stop()} returns at once, so {@code callback} runs before the members
-     * (the caller's included) have stopped.
+     * {@link #stop()}, then {@code callback} once the container has stopped: on the calling thread once {@code stop()}
+     * returned; called by one of the container's own listeners (whose {@code stop()} returns at once), a
+     * {@link ConcurrentMessageListenerContainer} runs it once every member has stopped, on the last one's polling
+     * thread, where this default runs it at once.
      */
     default void stop(Runnable callback) {
         stop();
