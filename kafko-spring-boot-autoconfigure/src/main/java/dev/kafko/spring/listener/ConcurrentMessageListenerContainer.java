@@ -317,11 +317,19 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     @Override
     public void stop() {
         boolean noMemberRan = requestStop();
-        if (!isPollingThread(Thread.currentThread())) {
+        boolean polling = isPollingThread(Thread.currentThread());
+        if (!polling) {
             members.awaitStopped();
         }
         if (noMemberRan) {
             publishStopped();
+            if (!polling && members.noneLive()) {
+                // no member is left to run the callbacks a start kept for this stop (their member was retired with
+                // its deleted topic, its exit ending nothing while the container ran): the stop runs them itself;
+                // a member still running (its own, on a polling thread; one that overran the timeout) runs them
+                // as it exits last
+                runAfterStop();
+            }
         }
     }
 
@@ -375,10 +383,13 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
      * member leaves its group only once all were asked: a sibling not yet asked would take its partitions
      * and deliver again what it had not committed.
      *
-     * @return whether the container ran with no member launched since its start (its stop is told by the caller)
+     * @return whether the container ran with no member launched since its start and none left running (its stop is
+     *     told by the caller)
      */
     private synchronized boolean requestStop() {
-        boolean noMemberRan = started && !members.launchedSinceStart();
+        // a member of the stop before a start that came while it finished (restarting, not launched yet) is still
+        // running: it is the last one out, which tells this stop
+        boolean noMemberRan = started && !members.launchedSinceStart() && members.noneLive();
         started = false;
         if (topicPattern != null) {
             topicPattern.stop();

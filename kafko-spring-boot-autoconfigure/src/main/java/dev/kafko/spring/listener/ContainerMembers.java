@@ -304,6 +304,11 @@ final class ContainerMembers {
         return launchedSinceStart;
     }
 
+    /** Whether no member's polling thread runs: none is left to be the last one out. */
+    boolean noneLive() {
+        return live.get() == 0;
+    }
+
     /** A member's polling thread was started. */
     void launched() {
         launchedSinceStart = true;

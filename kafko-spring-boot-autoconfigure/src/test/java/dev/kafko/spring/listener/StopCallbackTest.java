@@ -1,11 +1,17 @@
 package dev.kafko.spring.listener;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import dev.kafko.Kafko;
 import dev.kafko.spring.annotation.KafkoListener;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
 import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
 import dev.kafko.spring.core.KafkoTemplate;
+import dev.kafko.spring.event.ConcurrentContainerStoppedEvent;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -16,6 +22,7 @@ import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
+import org.springframework.context.ApplicationListener;
 
 /**
  * {@link ConcurrentMessageListenerContainer#stop(Runnable)}: called by one of the container's own listeners (a
@@ -74,6 +81,58 @@ class StopCallbackTest {
         });
     }
 
+    @Test
+    void aCallbackKeptByAStartIsRunByTheNextStopAlsoWhenNoMemberIsLeftToEndIt() throws Exception {
+        // a pattern container whose one topic is deleted: the start after the listener's stop(callback) drops the
+        // topic and retires the member, whose exit (the container running again) ends nothing; the next stop has
+        // no member left to stop, and must run the callback the start kept for it
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+                .withBean(PatternBreaker.class)
+                .withPropertyValues("kafko.ephemeral=true", "kafko.listener.poll-timeout=50ms")
+                .run(context -> {
+            CONTEXT.set(context);
+            ConcurrentMessageListenerContainer container = (ConcurrentMessageListenerContainer) context
+                    .getBean(KafkoListenerEndpointRegistry.class).getListenerContainer("pattern-breaker");
+            template(context).send("tripped-a", 0, null, "trip").join();
+            assertThat(PatternBreaker.asked.await(30, TimeUnit.SECONDS)).as("the listener asked for the stop").isTrue();
+
+            context.getBean(Kafko.class).deleteTopic("tripped-a");
+            container.start(); // before the member exits: the deleted topic is dropped, its member retired
+            assertThat(container.getTopics()).isEmpty();
+            PatternBreaker.release.countDown();
+            await().atMost(Duration.ofSeconds(30)).until(() -> !container.isPollingThread(PatternBreaker.thread));
+            assertThat(callbackRan.getCount()).as("kept for the next stop").isEqualTo(1);
+
+            container.stop();
+            assertThat(callbackRan.await(10, TimeUnit.SECONDS)).as("the next stop ran the callback").isTrue();
+        });
+    }
+
+    @Test
+    void aStartWhileTheMembersFinishTheListenersStopThenAStopTellOnceThatTheContainerStopped() throws Exception {
+        // the listener's stop(callback), a start while its member still finishes (it restarts once it has), and a
+        // stop before it has: one ConcurrentContainerStoppedEvent, then the callback, once each
+        runner.withBean(HeldBreaker.class).withBean(StoppedEvents.class).run(context -> {
+            CONTEXT.set(context);
+            MessageListenerContainer container = context.getBean(KafkoListenerEndpointRegistry.class)
+                    .getListenerContainer("held-breaker");
+            template(context).send("held-breaker", 0, null, "trip").join();
+            assertThat(HeldBreaker.asked.await(30, TimeUnit.SECONDS)).as("the listener asked for the stop").isTrue();
+            container.start();
+            Thread stopper = new Thread(container::stop, "stopper");
+            stopper.start();
+            // the stop asked for, it waits for the member, which the listener holds until now
+            await().atMost(Duration.ofSeconds(30)).until(() -> stopper.getState() == Thread.State.TIMED_WAITING);
+            HeldBreaker.release.countDown();
+            stopper.join(30_000);
+            assertThat(stopper.isAlive()).isFalse();
+            assertThat(callbackRan.await(10, TimeUnit.SECONDS)).as("the callback ran").isTrue();
+            assertThat(StoppedEvents.told).as("told once that the container stopped, before the callback")
+                    .containsExactly("stopped", "callback");
+        });
+    }
+
     private static MessageListenerContainer container(ApplicationContext context) {
         return context.getBean(KafkoListenerEndpointRegistry.class).getListenerContainer("breaker");
     }
@@ -81,6 +140,47 @@ class StopCallbackTest {
     @SuppressWarnings("unchecked")
     private static KafkoTemplate<Object, Object> template(ApplicationContext context) {
         return context.getBean(KafkoTemplate.class);
+    }
+
+    static class HeldBreaker {
+        static final CountDownLatch asked = new CountDownLatch(1);
+        static final CountDownLatch release = new CountDownLatch(1);
+
+        @KafkoListener(id = "held-breaker", topics = "held-breaker")
+        void on(String value) throws InterruptedException {
+            CONTEXT.get().getBean(KafkoListenerEndpointRegistry.class).getListenerContainer("held-breaker")
+                    .stop(() -> {
+                        StoppedEvents.told.add("callback");
+                        callbackRan.countDown();
+                    });
+            asked.countDown();
+            release.await(30, TimeUnit.SECONDS);
+        }
+    }
+
+    static class StoppedEvents implements ApplicationListener<ConcurrentContainerStoppedEvent> {
+        static final List<String> told = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void onApplicationEvent(ConcurrentContainerStoppedEvent event) {
+            told.add("stopped");
+        }
+    }
+
+    static class PatternBreaker {
+        static final CountDownLatch asked = new CountDownLatch(1);
+        static final CountDownLatch release = new CountDownLatch(1);
+        static volatile Thread thread;
+
+        @KafkoListener(id = "pattern-breaker", topicPattern = "tripped-.*")
+        void on(String value) throws InterruptedException {
+            MessageListenerContainer container = CONTEXT.get().getBean(KafkoListenerEndpointRegistry.class)
+                    .getListenerContainer("pattern-breaker");
+            thread = Thread.currentThread();
+            container.stop(callbackRan::countDown);
+            asked.countDown();
+            release.await(30, TimeUnit.SECONDS);
+        }
     }
 
     static class Breaker {
