@@ -200,8 +200,8 @@ final class LingerChain {
      * about to park (its state, likewise), a later send that fills the mailbox, any other request, or the close.
      * A streaming producer so pays one CAS per send, not the partition's take and release. Any thread; after
      * the push, whose CAS orders it before the reads here: when an owner ends the linger after
-     * {@link #lingering} was read here, it looks at the mailbox again before it lets the partition go, and
-     * finds {@code r}. The flag is never left up with nothing lingering (and so no end scheduled): {@link #offer}
+     * {@link #lingering} was read here, it looks at the mailbox again once it has let the partition go, and takes
+     * the partition back for {@code r} (or whoever took it does). The flag is never left up with nothing lingering (and so no end scheduled): {@link #offer}
      * lowers it itself when the round it raised it for does not linger, whatever stops it.
      */
     boolean mayWaitQueued(Request<?> r) {
