@@ -39,7 +39,9 @@ public interface ConsumerSeekAware {
      *                    group's committed offset, or where the reset policy puts it)
      * @param callback seeks the assigned partitions at once; it may be used only during this call, on this
      *                 thread. An exception thrown here is logged and the member reads on from the offsets
-     *                 it had: the seeks made before it are undone
+     *                 it had: the seeks made before it are undone (a seek asked for here through a callback kept
+     *                 from an earlier call is queued, not made, and stays). An {@link Error} ends the member's
+     *                 polling thread, as one thrown by the listener does, committing nothing more
      */
     default void onPartitionsAssigned(Map<Integer, Long> assignments, ConsumerSeekCallback callback) {
     }
