@@ -36,11 +36,10 @@ import java.util.Objects;
  *        (default 8 MiB), each record counted at its encoded size plus 64 bytes. A send that finds the
  *        queue full blocks until the partition has taken the queue to write it, like a Kafka
  *        producer's {@code buffer.memory}; a single request larger than the limit is taken when no
- *        record is queued. Sends that wait behind lingering ones are queued too (64 KiB of them at
- *        most, counted the same way); otherwise a queue fills only while another thread owns the
- *        partition: a thread that finds the queue full and its partition idle writes the queue itself.
- *        The heap held for one partition's unwritten sends stays under about twice this limit (the
- *        queue, and the round being written) plus the sends that linger (64 KiB at most). Sends made from a {@link KafkoObserver} callback never wait.
+ *        record is queued. A queue fills only while another thread owns the partition: a thread that
+ *        finds its partition idle writes its sends itself. The heap held for one partition's unwritten
+ *        sends stays under about twice this limit (the queue, and the round being written) plus the
+ *        sends that linger (64 KiB at most). Sends made from a {@link KafkoObserver} callback never wait.
  * @param maxBlock how long a send waits for room in a full queue before its future fails with
  *        {@link BufferExhaustedException} (default 60 s, as Kafka's {@code max.block.ms}); zero fails at once
  * @param durableClose whether {@link Kafko#close()} makes the log durable and clean (default {@code true}): every

@@ -14,10 +14,8 @@ import org.jspecify.annotations.Nullable;
  * after a thread blocked on one ({@link #AWAITED_BACKOFF_ROUNDS}), nor for the first
  * {@link #WOKEN_ROUNDS} rounds while a consumer that an append woke is not yet running; the
  * {@link PartitionActor} does not offer them under {@link dev.kafko.FsyncPolicy#EVERY_BATCH} or once it
- * stopped running. While sends linger, the single sends that follow wait in the partition's mailbox instead,
- * their senders taking nothing but the push ({@link #mayWaitQueued}), and join the chain when it is written. So
- * a pipelining producer writes few large frames, while an awaited send, a sporadic send and a waiting consumer
- * see no delay.
+ * stopped running. So a pipelining producer writes few large frames, while an awaited send, a
+ * sporadic send and a waiting consumer see no delay.
  *
  * <p>Flags with a Dekker-style handshake keep a blocked waiter from being missed: the owner raises
  * {@link #lingering} before it reads {@link Request#awaited} and the waiters' states; a waiter raises
@@ -61,11 +59,7 @@ final class LingerChain {
      * {@link #WOKEN_ROUNDS} once none is woken any more.
      */
     private int wokenRounds = WOKEN_ROUNDS;
-    /**
-     * True while sends linger (and briefly, harmlessly, while the owner offers a round that may start a linger);
-     * never left up with nothing lingering, which {@link #mayWaitQueued} relies on. Written by the owner, read by
-     * anyone.
-     */
+    /** True while sends linger (and briefly, harmlessly, around it); written by the owner, read by anyone. */
     private volatile boolean lingering;
 
     LingerChain(Duration linger, Waiters waiters, Runnable scheduleEnd) {
@@ -111,52 +105,40 @@ final class LingerChain {
         // raised before reading the waiters' flags: either a waiter sees it, or this sees the waiter's flag
         // (the sends lingering already were checked when they started to: their waiters see the flag)
         lingering = true;
-        boolean linked = false;
-        try {
-            for (Request<?> q = round; q != null; q = q.next) {
-                if (q.awaited) {
-                    return false;
-                }
-            }
-            if (waiters.anyParked()) {
+        for (Request<?> q = round; q != null; q = q.next) {
+            if (q.awaited) {
                 return false;
             }
-            if (wokenRounds < WOKEN_ROUNDS) {
-                if (waiters.anyWoken()) {
-                    wokenRounds++;
-                    return false;
-                }
-                // the consumers woken have run: what is left of the allowance is not for a later wake-up
-                wokenRounds = WOKEN_ROUNDS;
-            }
-            // it outlives the send's call: its records copied (a send written at once never is; Request#detach)
-            for (Request<?> q = round; q != null; q = q.next) {
-                q.detach();
-            }
-            if (!endScheduled) {
-                scheduleEnd.run();
-                endScheduled = true;
-            }
-            // linked last, with no call after: a thread out of stack before this point has linked nothing,
-            // and the owner fails the round it took, which never lingered
-            if (head == null) {
-                head = round;
-            } else {
-                tail.next = round;
-            }
-            tail = last;
-            bytes = total;
-            linked = true;
-            return true;
-        } finally {
-            if (!linked && head == null) {
-                // the round does not linger and none did before it: the flag comes down here, with no call, not
-                // only in takeBefore. A thread out of stack or heap in between (the schedule of the end allocates)
-                // would leave it up with nothing lingering and no end scheduled, and the sends that found it up
-                // would wait in the mailbox (mayWaitQueued) for a linger nobody ends
-                lingering = false;
-            }
         }
+        if (waiters.anyParked()) {
+            return false;
+        }
+        if (wokenRounds < WOKEN_ROUNDS) {
+            if (waiters.anyWoken()) {
+                wokenRounds++;
+                return false;
+            }
+            // the consumers woken have run: what is left of the allowance is not for a later wake-up
+            wokenRounds = WOKEN_ROUNDS;
+        }
+        // it outlives the send's call: its records copied (a send written at once never is; Request#detach)
+        for (Request<?> q = round; q != null; q = q.next) {
+            q.detach();
+        }
+        if (!endScheduled) {
+            scheduleEnd.run();
+            endScheduled = true;
+        }
+        // linked last, with no call after: a thread out of stack before this point has linked nothing,
+        // and the owner fails the round it took, which never lingered
+        if (head == null) {
+            head = round;
+        } else {
+            tail.next = round;
+        }
+        tail = last;
+        bytes = total;
+        return true;
     }
 
     /**
@@ -189,24 +171,6 @@ final class LingerChain {
     /** A thread blocked on a lingering send: the next rounds are written at once. */
     void awaitedBlocked() {
         backoff = AWAITED_BACKOFF_ROUNDS;
-    }
-
-    /**
-     * Whether {@code r}, just pushed to the partition's mailbox by a thread that found sends lingering, may wait
-     * there without its sender taking the partition: a single send, not awaited, while sends still linger, the
-     * mailbox holds less than {@link #LINGER_BYTES} and no consumer of the partition is parked or woken. It is
-     * then written with the sends lingering, by whatever writes them: the end of the linger, a thread that
-     * blocks on one of them (its {@link Request#awaited}, raised before it reads {@link #lingering}), a consumer
-     * about to park (its state, likewise), a later send that fills the mailbox, any other request, or the close.
-     * A streaming producer so pays one CAS per send, not the partition's take and release. Any thread; after
-     * the push, whose CAS orders it before the reads here: when an owner ends the linger after
-     * {@link #lingering} was read here, it looks at the mailbox again once it has let the partition go, and takes
-     * the partition back for {@code r} (or whoever took it does). The flag is never left up with nothing lingering (and so no end scheduled): {@link #offer}
-     * lowers it itself when the round it raised it for does not linger, whatever stops it.
-     */
-    boolean mayWaitQueued(Request<?> r) {
-        return r instanceof SendRequest && !r.awaited && r.queued < LINGER_BYTES && lingering
-                && !waiters.anyParked() && !waiters.anyWoken();
     }
 
     /** Whether sends may be lingering; a volatile read. Any thread. */

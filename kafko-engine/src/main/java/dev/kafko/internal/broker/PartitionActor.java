@@ -151,8 +151,7 @@ final class PartitionActor implements Mailbox.Owner {
      * Queues {@code r}; runs the mailbox on this thread if nobody owns the partition. A record request
      * that finds the mailbox full waits for room first ({@link Mailbox#pushWhenRoom}), unless this
      * thread owns a partition (user code inside a drain: an observer, a logger), which must never wait.
-     * A record request made {@link DeferredSends#DEPTH} callbacks deep is only queued ({@link DeferredSends}), and
-     * so is a send that finds sends lingering, while it may linger too ({@link LingerChain#mayWaitQueued}).
+     * A record request made {@link DeferredSends#DEPTH} callbacks deep is only queued ({@link DeferredSends}).
      * Any thread.
      */
     void submit(Request<?> r) {
@@ -162,9 +161,10 @@ final class PartitionActor implements Mailbox.Owner {
             if (r instanceof SendRequest && ctx.scheduler().isCurrentThread()) {
                 r.awaited = true; // the scheduler ends lingers: it must not wait for one (Scheduler#isCurrentThread)
             }
-            // a send that finds sends lingering goes to the queue, where it will most likely linger too
-            if (marks[ThreadMarks.OWNING] == 0 && !DeferredSends.defers(marks) && mailbox.isEmpty()
-                    && !(r instanceof SendRequest && !r.awaited && chain.isLingering())) {
+            if (marks[ThreadMarks.OWNING] == 0 && !DeferredSends.defers(marks) && mailbox.isEmpty()) {
+                if (r instanceof SendRequest && !r.awaited && chain.isLingering()) {
+                    r.detach(); // it will likely linger too: copied before the partition is taken, not while held
+                }
                 if (drainRounds(marks, r)) {
                     DeferredSends.runIfOutermost(marks); // the uncontended send: see drainRounds
                     return;
@@ -180,8 +180,6 @@ final class PartitionActor implements Mailbox.Owner {
             }
         } else if (r.recordCount() > 0 && deferredSends.deferIfDeep(marks)) {
             return;
-        } else if (chain.mayWaitQueued(r)) {
-            return; // it lingers in the queue, without taking the partition: see LingerChain#mayWaitQueued
         }
         drainIfIdle(marks);
     }
@@ -208,11 +206,6 @@ final class PartitionActor implements Mailbox.Owner {
             return false; // (a closed scheduler refuses: the instance is closing, nothing waits for this thread)
         }
         return drain(marks);
-    }
-
-    /** Whether anything waits in the mailbox; a volatile read, for tests. Any thread. */
-    boolean hasQueued() {
-        return !mailbox.isEmpty();
     }
 
     @Override

@@ -3,7 +3,6 @@ package dev.kafko.internal.broker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kafko.Consumer;
-import dev.kafko.Fixtures;
 import dev.kafko.Headers;
 import dev.kafko.Kafko;
 import dev.kafko.KafkoObserver;
@@ -12,7 +11,6 @@ import dev.kafko.KafkoRecord;
 import dev.kafko.OutgoingRecord;
 import dev.kafko.Producer;
 import dev.kafko.RecordPosition;
-import java.lang.reflect.Field;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -33,19 +31,19 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Sends that wait in the mailbox behind lingering sends ({@link LingerChain#mayWaitQueued}), under contention:
- * four threads pipeline bursts into one partition and, between bursts, block on one of their sends, flush,
- * send a batch, send interrupted, pause past the stream gap or send from a callback; an observer sends from
- * the owner's thread; two consumers poll with pauses between polls, so that sends queue while nobody parks.
+ * Lingering sends ({@link LingerChain}) under contention: four threads pipeline bursts into one partition and,
+ * between bursts, block on one of their sends, flush, send a batch, send interrupted, pause past the stream gap or
+ * send from a callback; an observer sends from the owner's thread; two consumers poll with pauses between polls,
+ * so that sends linger while nobody parks.
  * With a linger of 1 ms and of an hour (then only the triggers write: a blocked thread, a flush, a parking
  * consumer, a full frame), every future completes without anybody blocking on it, each record is in the log
  * exactly once at the offset its future gave, the futures of one thread's sends and batches are in the order
  * of its calls, a flush returns only once the sends before it are complete, and both consumers read the whole
- * log in order. Fixed seeds; {@code -DqueuedLinger.rounds=N} runs more rounds (default 4, a few seconds).
+ * log in order. Fixed seeds; {@code -DlingerStress.rounds=N} runs more rounds (default 4, a few seconds).
  */
-class QueuedLingerStressTest {
+class LingerContentionStressTest {
 
-    private static final int ROUNDS = Integer.getInteger("queuedLinger.rounds", 4);
+    private static final int ROUNDS = Integer.getInteger("lingerStress.rounds", 4);
     private static final int SENDERS = 4;
     private static final int PER_SENDER = 4_000;
     /** Sender ids of the records sent from callbacks and from the observer, whose order is not the test's. */
@@ -232,88 +230,6 @@ class QueuedLingerStressTest {
                             .isEqualTo(x.seq + (int) (r.offset() - x.offset(0)));
                 }
             }
-        }
-    }
-
-    /**
-     * The handshake of {@link LingerChain#mayWaitQueued} itself: a send that finds sends lingering races another
-     * request that writes them (a batch from another thread, or a flush), with a linger of an hour, so that
-     * nothing else comes. Once both calls have returned, a send left in the mailbox must be one that lingers
-     * (the flag up, sends in the chain, an end scheduled): never one nobody comes for. Fixed seed.
-     */
-    @Test
-    @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
-    void aSendRacingTheWriteOfTheLingeringSendsIsNeverLeftInTheMailbox() throws Exception {
-        int rounds = Integer.getInteger("queuedLinger.races", 2_000);
-        try (Kafko k = Kafko.open(dir, KafkoOptions.builder().linger(Duration.ofHours(1)).build())) {
-            k.createTopic("t");
-            Producer p = k.producer("t");
-            PartitionActor actor = ((TopicImpl) k.topic("t").orElseThrow()).actors()[0];
-            Field chainField = PartitionActor.class.getDeclaredField("chain");
-            chainField.setAccessible(true);
-            LingerChain chain = (LingerChain) chainField.get(actor);
-            Field headField = LingerChain.class.getDeclaredField("head");
-            headField.setAccessible(true);
-            byte[] value = new byte[256];
-            Random random = new Random(7);
-            AtomicReference<Throwable> failed = new AtomicReference<>();
-            AtomicInteger whichRace = new AtomicInteger();
-            // both threads spin rather than park, so that the two calls overlap (an unpark takes longer than a send)
-            AtomicInteger go = new AtomicInteger(-1);
-            AtomicInteger done = new AtomicInteger(-1);
-            Thread writer = new Thread(() -> {
-                try {
-                    Producer q = k.producer("t");
-                    for (int i = 0; i < rounds; i++) {
-                        while (go.get() < i) {
-                            Thread.onSpinWait();
-                        }
-                        if (whichRace.get() == 0) {
-                            q.sendBatch(List.of(record(1, i, 8), record(1, i, 8)));
-                        } else {
-                            q.flush();
-                        }
-                        done.set(i);
-                    }
-                } catch (Throwable t) {
-                    failed.compareAndSet(null, t);
-                    done.set(Integer.MAX_VALUE);
-                }
-            }, "writer");
-            writer.setDaemon(true);
-            writer.start();
-            int queuedAndLingering = 0;
-            int notWrittenAtReturn = 0; // queued or lingering when its call returned
-            for (int i = 0; i < rounds && failed.get() == null; i++) {
-                Fixtures.lingeringSend(p, value);
-                whichRace.set(random.nextInt(2));
-                int spin = random.nextInt(3_000);
-                go.set(i);
-                for (int s = 0; s < spin; s++) {
-                    Thread.onSpinWait();
-                }
-                CompletableFuture<RecordPosition> f = p.send(null, value);
-                if (!f.isDone()) {
-                    notWrittenAtReturn++;
-                }
-                while (done.get() < i) {
-                    Thread.onSpinWait();
-                }
-                // both calls returned: whoever wrote the lingering sends has let the partition go and looked at the
-                // mailbox again (nothing else runs here: no linger ends within the test)
-                if (actor.hasQueued()) {
-                    assertThat(chain.isLingering()).as("race %d: a send left in the mailbox with no sends lingering", i)
-                            .isTrue();
-                    assertThat(headField.get(chain)).as("race %d: the flag up with nothing lingering", i).isNotNull();
-                    queuedAndLingering++;
-                }
-                p.flush();
-                assertThat(f).isDone();
-            }
-            writer.join();
-            assertThat(failed.get()).isNull();
-            System.out.println("races: " + rounds + ", raced sends not written when their call returned: "
-                    + notWrittenAtReturn + ", left queued behind lingering sends: " + queuedAndLingering);
         }
     }
 
