@@ -16,6 +16,7 @@ import dev.kafko.spring.listener.DeadLetterPublishingRecoverer;
 import dev.kafko.spring.listener.DefaultErrorHandler;
 import dev.kafko.spring.listener.KafkoErrorHandler;
 import dev.kafko.spring.listener.LoggingRecordRecoverer;
+import dev.kafko.spring.listener.RetryListener;
 import dev.kafko.spring.listener.adapter.KafkoArgumentResolvers;
 import dev.kafko.spring.support.KafkoInstrumentation;
 import dev.kafko.spring.support.LoggingProducerListener;
@@ -28,6 +29,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -282,6 +284,7 @@ public final class KafkoAutoConfiguration {
     @ConditionalOnMissingBean
     KafkoErrorHandler kafkoErrorHandler(KafkoProperties properties, LogBackend backend,
                                         ObjectProvider<KafkoInstrumentation> instrumentation,
+                                        ObjectProvider<RetryListener> retryListeners,
                                         ConfigurableListableBeanFactory beanFactory) {
         KafkoProperties.Listener listener = properties.getListener();
         int attempts = atLeastOne("kafko.listener.retry.max-attempts", listener.getRetry().getMaxAttempts());
@@ -292,6 +295,13 @@ public final class KafkoAutoConfiguration {
                 : new LoggingRecordRecoverer());
         for (String name : listener.getRetry().getNotRetryable()) {
             handler.addNotRetryableExceptions(throwableClass(name.strip(), beanFactory.getBeanClassLoader()));
+        }
+        List<RetryListener> listeners = new ArrayList<>();
+        for (Iterator<RetryListener> it = retryListeners.orderedStream().iterator(); it.hasNext(); ) {
+            listeners.add(it.next());
+        }
+        if (!listeners.isEmpty()) {
+            handler.setRetryListeners(listeners.toArray(new RetryListener[0]));
         }
         ownErrorHandler = handler;
         return handler;

@@ -4,6 +4,7 @@ import dev.kafko.Header;
 import dev.kafko.Headers;
 import dev.kafko.InvalidPartitionException;
 import dev.kafko.KafkoRecord;
+import dev.kafko.RecordPosition;
 import dev.kafko.RecordTooLargeException;
 import dev.kafko.UnknownTopicException;
 import dev.kafko.spring.core.KafkoTopicProvisioner;
@@ -22,6 +23,8 @@ import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiFunction;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,6 +46,17 @@ import org.slf4j.LoggerFactory;
  * again without the stack trace; when even that does not fit, the record is skipped with an error
  * log naming its offset (it stays in its own topic), since delivering it again could never succeed.
  * Any other failure to publish is thrown, and the container delivers the record again later.
+ *
+ * <p>Built with a destination resolver, it publishes where the resolver says instead: a function of the record and
+ * the failure (as the error handler gives it: the listener's exception, an {@link Error} wrapped in a
+ * {@link ListenerExecutionFailedException}) that returns a {@link DeadLetterDestination}, to route dead letters by
+ * the exception, say, as spring-kafka's {@code destinationResolver} does. A {@code null} destination publishes
+ * nothing: the record is skipped with a warning (it stays in its own topic) and not counted. A destination topic
+ * that does not exist is created at the first dead letter when topics are created on first use (with as many
+ * partitions as the record's topic, or the destination's partition and those below it, whichever is more), and
+ * otherwise the dead letter fails as an unknown topic and the record is delivered again; nothing is checked when
+ * a container starts, since the destinations depend on the records. A partition the destination topic does not
+ * have is left to the record's key, with a warning; an existing topic is never grown.
  *
  * <p>Called for a record whose retry's stage a stop cancelled past its shutdown timeout (by a custom
  * {@link KafkoErrorHandler} that caught the retry's {@link java.util.concurrent.CancellationException}), it publishes
@@ -70,6 +84,8 @@ public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
 
     private final LogBackend backend;
     private final KafkoInstrumentation instrumentation;
+    private final @Nullable BiFunction<? super KafkoRecord, ? super Exception, ? extends @Nullable DeadLetterDestination>
+            resolver;
     private final Map<String, Integer> ensuredPartitions = new ConcurrentHashMap<>();
 
     /** A recoverer that counts nothing (for an application without Micrometer). */
@@ -82,10 +98,41 @@ public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
      *     present with Micrometer, or {@link KafkoInstrumentation#NOOP}
      */
     public DeadLetterPublishingRecoverer(LogBackend backend, KafkoInstrumentation instrumentation) {
+        this(backend, instrumentation, null, "instrumentation");
+    }
+
+    /**
+     * A recoverer that publishes where {@code destinationResolver} says (see the class comment) and counts nothing.
+     *
+     * @throws NullPointerException naming the parameter that is {@code null}
+     */
+    public DeadLetterPublishingRecoverer(LogBackend backend, BiFunction<? super KafkoRecord, ? super Exception,
+            ? extends @Nullable DeadLetterDestination> destinationResolver) {
+        this(backend, KafkoInstrumentation.NOOP, destinationResolver);
+    }
+
+    /**
+     * A recoverer that publishes where {@code destinationResolver} says (see the class comment).
+     *
+     * @param instrumentation what counts the dead letters (under the record's own topic)
+     * @throws NullPointerException naming the parameter that is {@code null}
+     */
+    public DeadLetterPublishingRecoverer(LogBackend backend, KafkoInstrumentation instrumentation,
+                                         BiFunction<? super KafkoRecord, ? super Exception,
+                                                 ? extends @Nullable DeadLetterDestination> destinationResolver) {
+        this(backend, instrumentation, Objects.requireNonNull(destinationResolver, "destinationResolver"),
+                "instrumentation");
+    }
+
+    private DeadLetterPublishingRecoverer(LogBackend backend, KafkoInstrumentation instrumentation,
+                                          @Nullable BiFunction<? super KafkoRecord, ? super Exception,
+                                                  ? extends @Nullable DeadLetterDestination> resolver,
+                                          String instrumentationName) {
         this.backend = Objects.requireNonNull(backend, "backend");
         // a dead letter published is not published again when counting it fails
         this.instrumentation = GuardedInstrumentation.of(Objects.requireNonNull(instrumentation,
-                "instrumentation (KafkoInstrumentation.NOOP where there is no KafkoInstrumentation bean)"));
+                instrumentationName + " (KafkoInstrumentation.NOOP where there is no KafkoInstrumentation bean)"));
+        this.resolver = resolver;
     }
 
     @Override
@@ -98,8 +145,14 @@ public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
                     + record.partition() + "@" + record.offset() + " is not dead-lettered, and will be delivered"
                     + " again when the group next reads it");
         }
-        String dlt = record.topic() + SUFFIX;
-        ensureDeadLetterTopic(record.topic(), dlt, record.partition() + 1);
+        DeadLetterDestination destination = destination(record, failure);
+        if (destination == null) {
+            LOG.warn("Listener '{}' gave up on {}-{}@{} ({}); its dead-letter destination resolver chose no"
+                    + " destination, so it is not published: skipped it, the record stays in {} at offset {}",
+                    invocation.listenerId(), record.topic(), record.partition(), record.offset(), failure.toString(),
+                    record.topic(), record.offset());
+            return;
+        }
         // the wrapper of an Error thrown by the listener says nothing the Error does not, nor does the
         // CompletionException of a future it joined (a @SendTo reply that could not be written)
         Throwable cause = failure;
@@ -108,18 +161,29 @@ public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
             cause = cause.getCause();
         }
         // the stack trace is what a dead letter adds most; without it the record may still fit
-        if (!published(record, dlt, headers(record, cause, invocation, stackTrace(cause)))
-                && !published(record, dlt, headers(record, cause, invocation, STACK_TRACE_LEFT_OUT))) {
+        Integer partition = published(record, destination, headers(record, cause, invocation, stackTrace(cause)));
+        if (partition == null) {
+            partition = published(record, destination, headers(record, cause, invocation, STACK_TRACE_LEFT_OUT));
+        }
+        if (partition == null) {
             // delivering it again would fail the same way for ever: skip it; the log still holds it
             LOG.error("Listener '{}' gave up on {}-{}@{} ({}) and cannot publish it to {}: it is larger than that"
                     + " topic's max record size; skipped it, the record stays in {} at offset {}",
                     invocation.listenerId(), record.topic(), record.partition(), record.offset(), cause.toString(),
-                    dlt, record.topic(), record.offset());
+                    destination.topic(), record.topic(), record.offset());
             return;
         }
         instrumentation.deadLettered(invocation.listenerId(), record.topic());
-        LOG.warn("Listener '{}' gave up on {}-{}@{} ({}); published it to {}", invocation.listenerId(),
-                record.topic(), record.partition(), record.offset(), cause.toString(), dlt);
+        LOG.warn("Listener '{}' gave up on {}-{}@{} ({}); published it to {}-{}", invocation.listenerId(),
+                record.topic(), record.partition(), record.offset(), cause.toString(), destination.topic(), partition);
+    }
+
+    /** {@code <topic>.DLT} on the record's partition, or what the resolver says ({@code null}: publish nothing). */
+    private @Nullable DeadLetterDestination destination(KafkoRecord record, Exception failure) {
+        if (resolver == null) {
+            return DeadLetterDestination.of(record.topic() + SUFFIX, record.partition());
+        }
+        return resolver.apply(record, failure);
     }
 
     /**
@@ -128,6 +192,9 @@ public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
      */
     @Override
     public void prepare(String topic) {
+        if (resolver != null) {
+            return; // the destinations depend on the records
+        }
         String dlt = topic + SUFFIX;
         try {
             ensureDeadLetterTopic(topic, dlt, 1);
@@ -147,6 +214,9 @@ public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
      */
     @Override
     public void prepareMatched(String topic) {
+        if (resolver != null) {
+            return;
+        }
         String dlt = topic + SUFFIX;
         try {
             backend.partitionCount(dlt);
@@ -161,37 +231,72 @@ public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
     }
 
     /**
-     * Publishes the dead letter; false when it is too large for its topic, any other failure thrown. A dead-letter
-     * topic deleted and made again since it was ensured here (by the producer, with one partition: a pattern's
-     * topic and its dead-letter topic deleted and created again) is ensured anew, and the dead letter sent again.
+     * Publishes the dead letter and returns the partition it went to; {@code null} when it is too large for its
+     * topic, any other failure thrown. A dead-letter topic deleted and made again since it was ensured here (by the
+     * producer, with one partition: a pattern's topic and its dead-letter topic deleted and created again) is
+     * ensured anew, and the dead letter sent again.
      */
-    private boolean published(KafkoRecord record, String dlt, Headers headers) {
+    private @Nullable Integer published(KafkoRecord record, DeadLetterDestination destination, Headers headers) {
         try {
-            return publishedOnce(record, dlt, headers);
+            return publishedOnce(record, destination, headers);
         } catch (RuntimeException e) {
             if (!(e instanceof InvalidPartitionException
                     || (e instanceof CompletionException && e.getCause() instanceof InvalidPartitionException))) {
                 throw e;
             }
-            ensuredPartitions.remove(dlt);
-            ensureDeadLetterTopic(record.topic(), dlt, record.partition() + 1);
-            return publishedOnce(record, dlt, headers);
+            ensuredPartitions.remove(destination.topic());
+            return publishedOnce(record, destination, headers);
         }
     }
 
-    private boolean publishedOnce(KafkoRecord record, String dlt, Headers headers) {
+    private @Nullable Integer publishedOnce(KafkoRecord record, DeadLetterDestination destination, Headers headers) {
         try {
             // stamped now, as spring-kafka's are (the original's timestamp is in a header): the dead-letter topic's
             // retention counts from the dead-lettering, not from the original, which may be older than it
-            backend.producer(dlt).send(record.partition(), record.key(), record.value(), headers,
-                    backend.currentTimeMillis()).join();
-            return true;
+            Integer partition = partition(record, destination); // before the producer, which may make the topic
+            RecordPosition position = backend.producer(destination.topic()).send(partition, record.key(),
+                    record.value(), headers, backend.currentTimeMillis()).join();
+            return position.partition();
         } catch (RuntimeException e) {
             if (tooLarge(e)) {
-                return false;
+                return null;
             }
             throw e;
         }
+    }
+
+    /**
+     * The partition to publish to, the destination topic made ready: {@code <topic>.DLT} created or grown to the
+     * record's topic's partitions; a resolver's topic created when missing (never grown), a partition it does not
+     * have left to the key ({@code null}).
+     */
+    private @Nullable Integer partition(KafkoRecord record, DeadLetterDestination destination) {
+        if (resolver == null) {
+            ensureDeadLetterTopic(record.topic(), destination.topic(), record.partition() + 1);
+            return destination.partition();
+        }
+        int partitions;
+        try {
+            partitions = backend.partitionCount(destination.topic());
+        } catch (UnknownTopicException e) {
+            if (!backend.mayCreateTopic(destination.topic())) {
+                throw new IllegalStateException("Dead letters of topic '" + record.topic() + "' go to '"
+                        + destination.topic() + "', which does not exist and is not created on first use: declare it ("
+                        + KafkoTopicProvisioner.propertyPrefix(destination.topic()) + ".partitions) or set"
+                        + " kafko.auto-create-topics=true", e);
+            }
+            partitions = Math.max(destination.partition() + 1, backend.partitionCount(record.topic()));
+            backend.ensureTopic(destination.topic(), partitions);
+        }
+        if (destination.anyPartition()) {
+            return null;
+        }
+        if (destination.partition() >= partitions) {
+            LOG.warn("The dead-letter destination resolver chose partition {} of '{}', which has {}; the record's key"
+                    + " chooses the partition instead", destination.partition(), destination.topic(), partitions);
+            return null;
+        }
+        return destination.partition();
     }
 
     private static Headers headers(KafkoRecord record, Throwable cause, FailedInvocation invocation, String stackTrace) {

@@ -22,8 +22,9 @@ import org.springframework.util.backoff.FixedBackOff;
  * {@link InvalidReplyHeaderException}s and sends the log refuses for good
  * ({@link RecordTooLargeException}, {@link InvalidNameException}, {@link InvalidPartitionException}) are
  * not retried: they would fail the same way (see {@link #isRetryable}); nor are the exceptions named with
- * {@link #addNotRetryableExceptions} (anywhere in the cause chain). Configure it before the
- * containers start; the container member threads then call it.
+ * {@link #addNotRetryableExceptions} (anywhere in the cause chain). {@link RetryListener}s are told of each failed
+ * delivery and recovery ({@link #setRetryListeners}). Configure it before the containers start; the container member
+ * threads then call it.
  */
 public final class DefaultErrorHandler implements KafkoErrorHandler {
 
@@ -32,6 +33,7 @@ public final class DefaultErrorHandler implements KafkoErrorHandler {
     private final BackOff backOff;
     private final RecordRecoverer recoverer;
     private volatile List<Class<? extends Throwable>> notRetryable = List.of();
+    private volatile RetryListener[] retryListeners = {};
 
     /** 10 attempts in all, no delay, then log and skip. */
     public DefaultErrorHandler() {
@@ -80,6 +82,19 @@ public final class DefaultErrorHandler implements KafkoErrorHandler {
         notRetryable = List.copyOf(all);
     }
 
+    /**
+     * Replaces the listeners told of each failed delivery and of each recovery ({@link RetryListener}).
+     *
+     * @throws NullPointerException when {@code listeners} or one of them is {@code null}
+     */
+    public void setRetryListeners(RetryListener... listeners) {
+        RetryListener[] copy = listeners.clone();
+        for (RetryListener listener : copy) {
+            Objects.requireNonNull(listener, "a retry listener");
+        }
+        retryListeners = copy;
+    }
+
     public RecordRecoverer getRecoverer() {
         return recoverer;
     }
@@ -96,6 +111,8 @@ public final class DefaultErrorHandler implements KafkoErrorHandler {
 
     @Override
     public void handle(List<KafkoRecord> records, Exception failure, FailedInvocation invocation) throws Exception {
+        RetryListener[] listeners = retryListeners;
+        failedDelivery(listeners, records, failure, 1);
         Exception last = failure;
         if (retryable(failure)) {
             BackOffExecution execution = backOff.start();
@@ -115,6 +132,7 @@ public final class DefaultErrorHandler implements KafkoErrorHandler {
                         throw e; // the stop cancelled the retry's stage: the records are delivered again, not recovered
                     }
                     last = e;
+                    failedDelivery(listeners, records, e, attempt);
                     if (!retryable(e)) {
                         break;
                     }
@@ -122,8 +140,43 @@ public final class DefaultErrorHandler implements KafkoErrorHandler {
             }
         }
         for (KafkoRecord record : records) {
-            recoverer.recover(record, last, invocation);
+            try {
+                recoverer.recover(record, last, invocation);
+            } catch (Exception e) {
+                for (RetryListener listener : listeners) {
+                    try {
+                        listener.recoveryFailed(record, last, e);
+                    } catch (RuntimeException thrown) {
+                        logListenerFailure(listener, thrown);
+                    }
+                }
+                throw e;
+            }
+            for (RetryListener listener : listeners) {
+                try {
+                    listener.recovered(record, last);
+                } catch (RuntimeException thrown) {
+                    logListenerFailure(listener, thrown);
+                }
+            }
         }
+    }
+
+    private static void failedDelivery(RetryListener[] listeners, List<KafkoRecord> records, Exception failure,
+                                       int attempt) {
+        for (RetryListener listener : listeners) {
+            for (KafkoRecord record : records) {
+                try {
+                    listener.failedDelivery(record, failure, attempt);
+                } catch (RuntimeException thrown) {
+                    logListenerFailure(listener, thrown);
+                }
+            }
+        }
+    }
+
+    private static void logListenerFailure(RetryListener listener, RuntimeException thrown) {
+        LOG.warn("Retry listener {} threw; the failed delivery is handled as if it had returned", listener, thrown);
     }
 
     private boolean retryable(Throwable failure) {

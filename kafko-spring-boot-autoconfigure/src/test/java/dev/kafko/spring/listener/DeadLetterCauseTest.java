@@ -10,6 +10,7 @@ import dev.kafko.spring.annotation.KafkoListener;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
 import dev.kafko.spring.core.KafkoTemplate;
 import dev.kafko.spring.core.LogBackend;
+import dev.kafko.spring.support.KafkoInstrumentation;
 import dev.kafko.spring.support.KafkoHeaders;
 import dev.kafko.spring.test.KafkoTestUtils;
 import java.time.Duration;
@@ -87,7 +88,7 @@ class DeadLetterCauseTest {
     void aRecovererWithoutInstrumentationIsRefusedAtOnceAndOneWithoutCountsNothing() {
         runner.run(context -> {
             LogBackend backend = context.getBean(LogBackend.class);
-            assertThatThrownBy(() -> new DeadLetterPublishingRecoverer(backend, null))
+            assertThatThrownBy(() -> new DeadLetterPublishingRecoverer(backend, (KafkoInstrumentation) null))
                     .isInstanceOf(NullPointerException.class).hasMessageContaining("KafkoInstrumentation.NOOP");
             assertThat(new DeadLetterPublishingRecoverer(backend)).isNotNull();
         });

@@ -118,6 +118,61 @@ class DefaultErrorHandlerTest {
     }
 
     /** Counts retries; every retry throws {@code failure}. */
+    @Test
+    void retryListenersHearEveryFailedDeliveryWithItsAttemptThenTheRecovery() throws Exception {
+        List<String> heard = new ArrayList<>();
+        KafkoRecord a = mock(KafkoRecord.class);
+        handler.setRetryListeners(new Recording("first", heard), (record, failure, attempt) -> {
+            throw new IllegalStateException("a listener that breaks changes nothing");
+        }, new Recording("second", heard));
+
+        handler.handle(List.of(a), new IllegalStateException("boom"), new Attempts(new IllegalStateException("again")));
+
+        // five attempts in all (FixedBackOff(0, 4)), each told to both in order, then the recovery
+        assertThat(heard).containsExactly("first:failed 1 boom", "second:failed 1 boom",
+                "first:failed 2 again", "second:failed 2 again", "first:failed 3 again", "second:failed 3 again",
+                "first:failed 4 again", "second:failed 4 again", "first:failed 5 again", "second:failed 5 again",
+                "first:recovered again", "second:recovered again");
+        assertThat(recovered).hasSize(1);
+    }
+
+    @Test
+    void aFailureThatIsNotRetriedIsOneFailedDeliveryAndARecoveryThatThrowsIsTold() {
+        List<String> heard = new ArrayList<>();
+        DefaultErrorHandler failing = new DefaultErrorHandler(new FixedBackOff(0, 4), (record, failure, invocation) -> {
+            throw new IllegalStateException("dead-letter topic gone");
+        });
+        failing.setRetryListeners(new Recording("l", heard));
+        Attempts attempts = new Attempts(new IllegalStateException("again"));
+
+        assertThatThrownBy(() -> failing.handle(List.of(mock(KafkoRecord.class), mock(KafkoRecord.class)),
+                new ClassCastException("never works"), attempts)).hasMessage("dead-letter topic gone");
+
+        assertThat(attempts.retries).isZero();
+        // both records of the batch failed once; the first's recovery threw, so the second was not recovered
+        assertThat(heard).containsExactly("l:failed 1 never works", "l:failed 1 never works",
+                "l:recovery failed never works / dead-letter topic gone");
+        assertThatThrownBy(() -> failing.setRetryListeners((RetryListener) null))
+                .isInstanceOf(NullPointerException.class).hasMessage("a retry listener");
+    }
+
+    private record Recording(String name, List<String> heard) implements RetryListener {
+        @Override
+        public void failedDelivery(KafkoRecord record, Exception failure, int deliveryAttempt) {
+            heard.add(name + ":failed " + deliveryAttempt + " " + failure.getMessage());
+        }
+
+        @Override
+        public void recovered(KafkoRecord record, Exception failure) {
+            heard.add(name + ":recovered " + failure.getMessage());
+        }
+
+        @Override
+        public void recoveryFailed(KafkoRecord record, Exception failure, Exception recoveryFailure) {
+            heard.add(name + ":recovery failed " + failure.getMessage() + " / " + recoveryFailure.getMessage());
+        }
+    }
+
     private static final class Attempts implements FailedInvocation {
         private final RuntimeException failure;
         int retries;

@@ -283,6 +283,31 @@ class ErrorHandlingTest {
     }
 
     @Test
+    void retryListenerBeansAreToldByTheConfiguredHandlerAlongsideItsDeadLetters() {
+        List<String> heard = new CopyOnWriteArrayList<>();
+        RetryListener listener = new RetryListener() {
+            @Override
+            public void failedDelivery(KafkoRecord record, Exception failure, int deliveryAttempt) {
+                heard.add(new String(record.value()) + " failed " + deliveryAttempt);
+            }
+
+            @Override
+            public void recovered(KafkoRecord record, Exception failure) {
+                heard.add(new String(record.value()) + " recovered: " + failure.getMessage());
+            }
+        };
+        runner.withPropertyValues("kafko.listener.dead-letter.enabled=true")
+                .withBean(RetryListener.class, () -> listener).run(context -> {
+                    template(context).send("work", 0, null, "poison").join();
+                    KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+                    assertThat(heard).containsExactly("poison failed 1", "poison failed 2", "poison failed 3",
+                            "poison recovered: cannot digest poison");
+                    assertThat(context.getBean(Kafko.class).consumer("work.DLT").poll(Duration.ofSeconds(5)))
+                            .hasSize(1);
+                });
+    }
+
+    @Test
     void anApplicationErrorHandlerBeanReplacesTheDefault() {
         List<String> handled = new ArrayList<>();
         KafkoErrorHandler mine = (records, failure, invocation) ->
