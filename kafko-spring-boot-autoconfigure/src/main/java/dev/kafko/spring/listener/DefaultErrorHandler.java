@@ -4,9 +4,12 @@ import dev.kafko.InvalidNameException;
 import dev.kafko.InvalidPartitionException;
 import dev.kafko.KafkoRecord;
 import dev.kafko.RecordTooLargeException;
-import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.messaging.converter.MessageConversionException;
@@ -22,7 +25,8 @@ import org.springframework.util.backoff.FixedBackOff;
  * {@link InvalidReplyHeaderException}s and sends the log refuses for good
  * ({@link RecordTooLargeException}, {@link InvalidNameException}, {@link InvalidPartitionException}) are
  * not retried: they would fail the same way (see {@link #isRetryable}); nor are the exceptions named with
- * {@link #addNotRetryableExceptions} (anywhere in the cause chain). {@link RetryListener}s are told of each failed
+ * {@link #addNotRetryableExceptions}, while those named with {@link #addRetryableExceptions} are, whatever the
+ * defaults say (the first classified exception of a failure's cause chain decides). {@link RetryListener}s are told of each failed
  * delivery and recovery ({@link #setRetryListeners}). Configure it before the containers start; the container member
  * threads then call it.
  */
@@ -30,9 +34,16 @@ public final class DefaultErrorHandler implements KafkoErrorHandler {
 
     private static final Logger LOG = LoggerFactory.getLogger(DefaultErrorHandler.class);
 
+    private static final Map<Class<? extends Throwable>, Boolean> DEFAULT_CLASSIFICATIONS = defaults();
+
+    /** How far down a cause chain a failure is classified: a chain whose causes loop ends there. */
+    private static final int MAX_CAUSES = 100;
+
     private final BackOff backOff;
     private final RecordRecoverer recoverer;
-    private volatile List<Class<? extends Throwable>> notRetryable = List.of();
+    /** The classes classified, with whether they are retried; the defaults of {@link #isRetryable} first. */
+    private volatile Map<Class<? extends Throwable>, Boolean> classifications = DEFAULT_CLASSIFICATIONS;
+    private volatile boolean retryUnclassified = true;
     private volatile RetryListener[] retryListeners = {};
 
     /** 10 attempts in all, no delay, then log and skip. */
@@ -71,15 +82,54 @@ public final class DefaultErrorHandler implements KafkoErrorHandler {
 
     /**
      * Failures of these types (or with one of them in their cause chain) go straight to the
-     * recoverer without another attempt.
+     * recoverer without another attempt (see {@link #addRetryableExceptions} for how a chain is classified).
      */
     @SafeVarargs
     public final void addNotRetryableExceptions(Class<? extends Throwable>... types) {
-        List<Class<? extends Throwable>> all = new ArrayList<>(notRetryable);
+        classify(false, types);
+    }
+
+    /**
+     * Failures of these types are retried, also those of the defaults that {@link #isRetryable} names (a
+     * {@code ClassCastException} your listener throws on purpose, say) and after {@link #defaultFalse()}. A failure's
+     * cause chain is read from the failure down: the first exception of it whose class, or nearest superclass, is
+     * classified decides; a chain with none classified is retried (unless {@link #defaultFalse()}). So a not-retryable
+     * exception wrapped in an unclassified one is not retried, and wrapped in a retryable one it is.
+     */
+    @SafeVarargs
+    public final void addRetryableExceptions(Class<? extends Throwable>... types) {
+        classify(true, types);
+    }
+
+    /**
+     * Forgets how {@code type} is classified, one of the defaults included: its exceptions are classified by their
+     * nearest classified superclass, or not at all.
+     *
+     * @return whether {@code type} was retried ({@code null} when it was not classified)
+     */
+    public synchronized @Nullable Boolean removeClassification(Class<? extends Throwable> type) {
+        Objects.requireNonNull(type, "type");
+        Map<Class<? extends Throwable>, Boolean> all = new LinkedHashMap<>(classifications);
+        Boolean was = all.remove(type);
+        classifications = Collections.unmodifiableMap(all);
+        return was;
+    }
+
+    /**
+     * Retries only failures with an exception classified retryable ({@link #addRetryableExceptions}) in their cause
+     * chain: everything else goes straight to the recoverer.
+     */
+    public void defaultFalse() {
+        retryUnclassified = false;
+    }
+
+    @SafeVarargs
+    private synchronized void classify(boolean retryable, Class<? extends Throwable>... types) {
+        Map<Class<? extends Throwable>, Boolean> all = new LinkedHashMap<>(classifications);
         for (Class<? extends Throwable> type : types) {
-            all.add(Objects.requireNonNull(type, "type"));
+            all.put(Objects.requireNonNull(type, "type"), retryable);
         }
-        notRetryable = List.copyOf(all);
+        classifications = Collections.unmodifiableMap(all);
     }
 
     /**
@@ -180,24 +230,31 @@ public final class DefaultErrorHandler implements KafkoErrorHandler {
     }
 
     private boolean retryable(Throwable failure) {
-        if (!isRetryable(failure)) {
-            return false;
-        }
-        List<Class<? extends Throwable>> types = notRetryable;
-        if (types.isEmpty()) {
-            return true;
-        }
-        for (Throwable t = failure; t != null; t = t.getCause()) {
-            for (Class<? extends Throwable> type : types) {
-                if (type.isInstance(t)) {
-                    return false;
+        Map<Class<? extends Throwable>, Boolean> classified = classifications;
+        int depth = 0;
+        for (Throwable t = failure; t != null && depth < MAX_CAUSES; t = t.getCause(), depth++) {
+            for (Class<?> c = t.getClass(); c != null && c != Object.class; c = c.getSuperclass()) {
+                Boolean retryable = classified.get(c);
+                if (retryable != null) {
+                    return retryable;
                 }
             }
             if (t.getCause() == t) {
                 break;
             }
         }
-        return true;
+        return retryUnclassified;
+    }
+
+    private static Map<Class<? extends Throwable>, Boolean> defaults() {
+        Map<Class<? extends Throwable>, Boolean> defaults = new LinkedHashMap<>();
+        for (Class<? extends Throwable> type : List.of(MessageConversionException.class,
+                MethodArgumentResolutionException.class, ClassCastException.class, NoSuchMethodException.class,
+                InvalidReplyHeaderException.class, RecordTooLargeException.class, InvalidNameException.class,
+                InvalidPartitionException.class)) {
+            defaults.put(type, Boolean.FALSE);
+        }
+        return Collections.unmodifiableMap(defaults);
     }
 
     /**

@@ -112,6 +112,82 @@ class DefaultErrorHandlerTest {
     }
 
     @Test
+    void aRetryableClassificationOverridesADefaultAndItsNearestSuperclassDecides() throws Exception {
+        handler.addRetryableExceptions(ClassCastException.class);
+        Attempts casts = new Attempts(new ClassCastException("again"));
+        handler.handle(List.of(), new ClassCastException("thrown on purpose"), casts);
+        assertThat(casts.retries).isEqualTo(4);
+
+        handler.addNotRetryableExceptions(RuntimeException.class);
+        handler.addRetryableExceptions(IllegalStateException.class);
+        Attempts states = new Attempts(new IllegalStateException("again"));
+        handler.handle(List.of(), new IllegalStateException("retried: its own class is classified"), states);
+        assertThat(states.retries).isEqualTo(4);
+        Attempts arguments = new Attempts(new IllegalArgumentException("again"));
+        handler.handle(List.of(), new IllegalArgumentException("not: its superclass is"), arguments);
+        assertThat(arguments.retries).isZero();
+    }
+
+    @Test
+    void theFirstClassifiedExceptionOfTheCauseChainDecides() throws Exception {
+        handler.addNotRetryableExceptions(IOException.class);
+        handler.addRetryableExceptions(TransientWrapper.class);
+        Attempts wrapped = new Attempts(new IllegalStateException("again"));
+        handler.handle(List.of(), new TransientWrapper(new IOException("disk")), wrapped);
+        assertThat(wrapped.retries).isEqualTo(4);
+
+        Attempts unclassified = new Attempts(new IllegalStateException("again"));
+        handler.handle(List.of(), new IllegalStateException("outer", new IOException("disk")), unclassified);
+        assertThat(unclassified.retries).isZero();
+    }
+
+    @Test
+    void aRemovedClassificationNoLongerCountsAndRemovingReturnsWhatItWas() throws Exception {
+        assertThat(handler.removeClassification(ClassCastException.class)).isFalse();
+        assertThat(handler.removeClassification(ClassCastException.class)).isNull();
+        handler.addRetryableExceptions(IOException.class);
+        assertThat(handler.removeClassification(IOException.class)).isTrue();
+        Attempts casts = new Attempts(new ClassCastException("again"));
+        handler.handle(List.of(), new ClassCastException("first"), casts);
+        assertThat(casts.retries).isEqualTo(4);
+        assertThatThrownBy(() -> handler.removeClassification(null)).isInstanceOf(NullPointerException.class)
+                .hasMessage("type");
+    }
+
+    @Test
+    void afterDefaultFalseOnlyFailuresClassifiedRetryableAreRetried() throws Exception {
+        handler.defaultFalse();
+        Attempts plain = new Attempts(new IllegalStateException("again"));
+        handler.handle(List.of(), new IllegalStateException("first"), plain);
+        assertThat(plain.retries).isZero();
+
+        handler.addRetryableExceptions(IOException.class);
+        Attempts io = new Attempts(new UncheckedIOException(new IOException("again")));
+        handler.handle(List.of(), new UncheckedIOException(new IOException("disk")), io);
+        assertThat(io.retries).isEqualTo(4);
+        // a retry that fails with an unclassified exception ends the retries
+        Attempts changed = new Attempts(new IllegalStateException("something else"));
+        handler.handle(List.of(), new UncheckedIOException(new IOException("disk")), changed);
+        assertThat(changed.retries).isEqualTo(1);
+    }
+
+    @Test
+    void aCauseChainThatLoopsIsClassifiedAndEnds() throws Exception {
+        IllegalStateException a = new IllegalStateException("a");
+        IllegalArgumentException b = new IllegalArgumentException("b", a);
+        a.initCause(b); // a -> b -> a -> ...
+        Attempts attempts = new Attempts(new IllegalStateException("again"));
+        handler.handle(List.of(), a, attempts);
+        assertThat(attempts.retries).isEqualTo(4);
+    }
+
+    private static final class TransientWrapper extends RuntimeException {
+        TransientWrapper(Throwable cause) {
+            super("transient", cause);
+        }
+    }
+
+    @Test
     void aNullTypeIsRejected() {
         assertThatThrownBy(() -> handler.addNotRetryableExceptions(IOException.class, null))
                 .isInstanceOf(NullPointerException.class);
