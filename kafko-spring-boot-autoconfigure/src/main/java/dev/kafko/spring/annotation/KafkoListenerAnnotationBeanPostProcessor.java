@@ -160,9 +160,18 @@ public final class KafkoListenerAnnotationBeanPostProcessor
                         + method.getName() + " of bean '" + beanName + "': " + e.getMessage(), e);
             }
             int n = 0;
+            RetryableTopic retryable = AnnotatedElementUtils.findMergedAnnotation(method, RetryableTopic.class);
             for (KafkoListener listener : listeners) {
                 String defaultId = groupSafe(beanName + "." + method.getName() + (listeners.size() > 1 ? "-" + n : ""));
-                register(endpoints().forMethod(listener, bean, method, invocable, defaultId), beanName);
+                KafkoListenerEndpoint endpoint = endpoints().forMethod(listener, bean, method, invocable, defaultId);
+                if (retryable == null) {
+                    register(endpoint, beanName, null);
+                } else {
+                    for (RetryableTopicEndpoints.Planned planned
+                            : RetryableTopicEndpoints.of(endpoint, retryable, targetClass, requireBeanFactory())) {
+                        register(planned.endpoint(), beanName, planned);
+                    }
+                }
                 n++;
             }
         }
@@ -191,7 +200,8 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         int n = 0;
         for (KafkoListener listener : listeners) {
             String defaultId = groupSafe(beanName + (listeners.size() > 1 ? "-" + n : ""));
-            register(endpoints().forClass(listener, bean, defaultId, declared, methods, handlers, classSendTo), beanName);
+            register(endpoints().forClass(listener, bean, defaultId, declared, methods, handlers, classSendTo), beanName,
+                    null);
             n++;
         }
     }
@@ -269,7 +279,8 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         return cut < 0 ? hiddenName : hiddenName.substring(0, cut);
     }
 
-    private synchronized void register(KafkoListenerEndpoint endpoint, String beanName) {
+    private synchronized void register(KafkoListenerEndpoint endpoint, String beanName,
+                                       RetryableTopicEndpoints.@Nullable Planned retry) {
         String other = declaredAt.get(endpoint.id());
         boolean taken = singletonsReady ? registry().getListenerContainer(endpoint.id()) != null
                 : isPending(endpoint.id());
@@ -280,9 +291,9 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         }
         declaredAt.put(endpoint.id(), declaration(endpoint));
         if (singletonsReady) {
-            registry().registerListenerContainer(createContainer(endpoint), true);
+            registry().registerListenerContainer(createContainer(endpoint, retry), true);
         } else {
-            pending.add(new Pending(endpoint, beanName));
+            pending.add(new Pending(endpoint, beanName, retry));
         }
     }
 
@@ -296,7 +307,8 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         return false;
     }
 
-    private record Pending(KafkoListenerEndpoint endpoint, String beanName) {
+    private record Pending(KafkoListenerEndpoint endpoint, String beanName,
+                           RetryableTopicEndpoints.@Nullable Planned retry) {
     }
 
     private static String declaration(KafkoListenerEndpoint endpoint) {
@@ -308,7 +320,7 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         singletonsReady = true;
         KafkoListenerEndpointRegistry registry = registry();
         for (Pending p : pending) {
-            registry.registerListenerContainer(createContainer(exposed(p.endpoint(), p.beanName())), false);
+            registry.registerListenerContainer(createContainer(exposed(p.endpoint(), p.beanName()), p.retry()), false);
         }
         pending.clear();
     }
@@ -388,9 +400,13 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         return requireBeanFactory().getBean(KafkoListenerEndpointRegistry.BEAN_NAME, KafkoListenerEndpointRegistry.class);
     }
 
-    private MessageListenerContainer createContainer(KafkoListenerEndpoint endpoint) {
+    private MessageListenerContainer createContainer(KafkoListenerEndpoint endpoint,
+                                                     RetryableTopicEndpoints.@Nullable Planned retry) {
         ConfigurableListableBeanFactory factory = requireBeanFactory();
         KafkoListenerContainerFactory containers = containerFactory(factory, endpoint);
+        if (retry != null) {
+            containers = RetryableTopicContainers.factoryFor(containers, retry);
+        }
         // the registry's containers run on what the factory was built with (kafko itself): destroying
         // those beans destroys the registry first, which stops the containers, also when the context
         // fails before its lifecycle ever stops them

@@ -6,6 +6,7 @@ import dev.kafko.spring.core.LogBackend;
 import dev.kafko.spring.listener.ConcurrentMessageListenerContainer;
 import dev.kafko.spring.listener.ContainerProperties;
 import dev.kafko.spring.listener.DefaultErrorHandler;
+import dev.kafko.spring.listener.RetryBackOffListener;
 import dev.kafko.spring.listener.KafkoErrorHandler;
 import dev.kafko.spring.listener.KafkoMessageListener;
 import dev.kafko.spring.listener.adapter.DelegatingMessageListenerAdapter;
@@ -57,6 +58,7 @@ public class KafkoListenerContainerFactory implements ApplicationEventPublisherA
     private final RecordMessageConverter converter;
     private ContainerProperties containerProperties = ContainerProperties.DEFAULTS;
     private KafkoErrorHandler errorHandler = new DefaultErrorHandler();
+    private boolean awaitRetryBackOff;
     private KafkoInstrumentation instrumentation = KafkoInstrumentation.NOOP;
     private TaskExecutor executor = daemonThreads();
     private @Nullable KafkoOperations<Object, Object> replyTemplate;
@@ -97,6 +99,7 @@ public class KafkoListenerContainerFactory implements ApplicationEventPublisherA
         copy.observationRegistry = observationRegistry;
         copy.observationConvention = observationConvention;
         copy.eventPublisher = eventPublisher;
+        copy.awaitRetryBackOff = awaitRetryBackOff;
         return copy;
     }
 
@@ -108,12 +111,31 @@ public class KafkoListenerContainerFactory implements ApplicationEventPublisherA
         return containerProperties;
     }
 
+    /**
+     * Whether the record listeners' containers made from now on deliver no record before the epoch millisecond of
+     * its {@link dev.kafko.spring.support.KafkoHeaders#RETRY_BACKOFF_TIMESTAMP} header (see
+     * {@link RetryBackOffListener}), as a {@code @RetryableTopic} listener's retry containers do; false by default.
+     */
+    public void setAwaitRetryBackOff(boolean awaitRetryBackOff) {
+        this.awaitRetryBackOff = awaitRetryBackOff;
+    }
+
     public void setErrorHandler(KafkoErrorHandler errorHandler) {
         this.errorHandler = errorHandler;
     }
 
     public KafkoErrorHandler getErrorHandler() {
         return errorHandler;
+    }
+
+    /** What the containers it makes report their timings to. */
+    public KafkoInstrumentation getInstrumentation() {
+        return instrumentation;
+    }
+
+    /** The log its containers read. */
+    public LogBackend getBackend() {
+        return backend;
     }
 
     public void setInstrumentation(KafkoInstrumentation instrumentation) {
@@ -221,6 +243,9 @@ public class KafkoListenerContainerFactory implements ApplicationEventPublisherA
         }
         boolean start = endpoint.autoStartup() != null ? endpoint.autoStartup() : autoStartup;
         KafkoMessageListener filtered = filtered(adapter, endpoint.recordFilterStrategy());
+        if (awaitRetryBackOff && !endpoint.batch()) {
+            filtered = new RetryBackOffListener(filtered);
+        }
         Pattern pattern = endpoint.topicPattern();
         if (!endpoint.topicPartitions().isEmpty()) {
             return observed(new ConcurrentMessageListenerContainer(endpoint.id(),

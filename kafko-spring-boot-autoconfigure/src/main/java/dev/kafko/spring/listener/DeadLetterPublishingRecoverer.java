@@ -135,16 +135,27 @@ public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
         this.resolver = resolver;
     }
 
+    /**
+     * A recoverer that publishes only through {@link #publish}, for {@link RetryTopicRecoverer}: its destinations
+     * are made ready by that recoverer, and never grown.
+     */
+    static DeadLetterPublishingRecoverer forRetryTopics(LogBackend backend, KafkoInstrumentation instrumentation) {
+        return new DeadLetterPublishingRecoverer(backend, instrumentation, NO_RESOLVER);
+    }
+
+    /** The resolver of a recoverer that publishes only through {@link #publish}. */
+    private static final BiFunction<KafkoRecord, Exception, DeadLetterDestination> NO_RESOLVER = new NoResolver();
+
+    private static final class NoResolver implements BiFunction<KafkoRecord, Exception, DeadLetterDestination> {
+        @Override
+        public DeadLetterDestination apply(KafkoRecord record, Exception failure) {
+            throw new UnsupportedOperationException("a retry topics' recoverer publishes through its own routes");
+        }
+    }
+
     @Override
     public void recover(KafkoRecord record, Exception failure, FailedInvocation invocation) {
-        AwaitedStage awaited = AwaitedStage.current(); // the member's polling thread's, which runs the recovery
-        if (awaited != null && awaited.stageCancelled()) {
-            // a custom error handler that caught a retry's CancellationException: the record is the stop's
-            throw new CancellationException("Listener '" + invocation.listenerId() + "' stopped past its shutdown"
-                    + " timeout and cancelled the stage its listener returned: " + record.topic() + "-"
-                    + record.partition() + "@" + record.offset() + " is not dead-lettered, and will be delivered"
-                    + " again when the group next reads it");
-        }
+        refuseACancelledStage(record, invocation);
         DeadLetterDestination destination = destination(record, failure);
         if (destination == null) {
             LOG.warn("Listener '{}' gave up on {}-{}@{} ({}); its dead-letter destination resolver chose no"
@@ -153,6 +164,29 @@ public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
                     record.topic(), record.offset());
             return;
         }
+        publish(record, failure, invocation, destination, Headers.empty(), false);
+    }
+
+    /** Throws when a stop cancelled the stage of the record's retry: the record is the stop's, not a dead letter. */
+    static void refuseACancelledStage(KafkoRecord record, FailedInvocation invocation) {
+        AwaitedStage awaited = AwaitedStage.current(); // the member's polling thread's, which runs the recovery
+        if (awaited != null && awaited.stageCancelled()) {
+            // a custom error handler that caught a retry's CancellationException: the record is the stop's
+            throw new CancellationException("Listener '" + invocation.listenerId() + "' stopped past its shutdown"
+                    + " timeout and cancelled the stage its listener returned: " + record.topic() + "-"
+                    + record.partition() + "@" + record.offset() + " is not dead-lettered, and will be delivered"
+                    + " again when the group next reads it");
+        }
+    }
+
+    /**
+     * Publishes {@code record} to {@code destination} with the exception headers, the {@code kafko_dlt-original-*}
+     * headers (only when it has none yet, with {@code firstOriginal}: a record forwarded from retry topic to retry
+     * topic names where it was first read) and {@code extra} headers (replacing any of theirs it has); counted as a
+     * dead letter unless {@code firstOriginal}'s forward is a retry ({@code retry}).
+     */
+    void publish(KafkoRecord record, Exception failure, FailedInvocation invocation, DeadLetterDestination destination,
+                 Headers extra, boolean retry) {
         // the wrapper of an Error thrown by the listener says nothing the Error does not, nor does the
         // CompletionException of a future it joined (a @SendTo reply that could not be written)
         Throwable cause = failure;
@@ -160,10 +194,13 @@ public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
                 || cause instanceof BatchListenerFailedException) && cause.getCause() != null) {
             cause = cause.getCause();
         }
+        boolean firstOriginal = !extra.isEmpty();
         // the stack trace is what a dead letter adds most; without it the record may still fit
-        Integer partition = published(record, destination, headers(record, cause, invocation, stackTrace(cause)));
+        Integer partition = published(record, destination,
+                headers(record, cause, invocation, stackTrace(cause), extra, firstOriginal));
         if (partition == null) {
-            partition = published(record, destination, headers(record, cause, invocation, STACK_TRACE_LEFT_OUT));
+            partition = published(record, destination,
+                    headers(record, cause, invocation, STACK_TRACE_LEFT_OUT, extra, firstOriginal));
         }
         if (partition == null) {
             // delivering it again would fail the same way for ever: skip it; the log still holds it
@@ -171,6 +208,11 @@ public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
                     + " topic's max record size; skipped it, the record stays in {} at offset {}",
                     invocation.listenerId(), record.topic(), record.partition(), record.offset(), cause.toString(),
                     destination.topic(), record.topic(), record.offset());
+            return;
+        }
+        if (retry) {
+            LOG.info("Listener '{}' failed on {}-{}@{} ({}); forwarded it to {}-{} to be retried", invocation.listenerId(),
+                    record.topic(), record.partition(), record.offset(), cause.toString(), destination.topic(), partition);
             return;
         }
         instrumentation.deadLettered(invocation.listenerId(), record.topic());
@@ -299,8 +341,9 @@ public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
         return destination.partition();
     }
 
-    private static Headers headers(KafkoRecord record, Throwable cause, FailedInvocation invocation, String stackTrace) {
-        Headers headers = withoutExceptionHeaders(record.headers())
+    private static Headers headers(KafkoRecord record, Throwable cause, FailedInvocation invocation, String stackTrace,
+                                   Headers extra, boolean firstOriginal) {
+        Headers headers = without(record.headers(), extra)
                 .with(KafkoHeaders.DLT_EXCEPTION_FQCN, utf8(cause.getClass().getName()));
         if (cause.getCause() != null && cause.getCause() != cause) {
             headers = headers.with(KafkoHeaders.DLT_EXCEPTION_CAUSE_FQCN, utf8(cause.getCause().getClass().getName()));
@@ -308,25 +351,31 @@ public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
         if (cause.getMessage() != null) { // as spring-kafka: no message, no header (not the text "null")
             headers = headers.with(KafkoHeaders.DLT_EXCEPTION_MESSAGE, utf8(cause.getMessage()));
         }
-        return headers
-                .with(KafkoHeaders.DLT_EXCEPTION_STACKTRACE, utf8(stackTrace))
-                .with(KafkoHeaders.DLT_ORIGINAL_TOPIC, utf8(record.topic()))
-                .with(KafkoHeaders.DLT_ORIGINAL_PARTITION, utf8(Integer.toString(record.partition())))
-                .with(KafkoHeaders.DLT_ORIGINAL_OFFSET, utf8(Long.toString(record.offset())))
-                .with(KafkoHeaders.DLT_ORIGINAL_TIMESTAMP, utf8(Long.toString(record.timestamp())))
-                .with(KafkoHeaders.DLT_ORIGINAL_CONSUMER_GROUP, utf8(invocation.groupId()));
+        headers = headers.with(KafkoHeaders.DLT_EXCEPTION_STACKTRACE, utf8(stackTrace));
+        if (!firstOriginal || record.headers().lastValue(KafkoHeaders.DLT_ORIGINAL_TOPIC) == null) {
+            headers = headers
+                    .with(KafkoHeaders.DLT_ORIGINAL_TOPIC, utf8(record.topic()))
+                    .with(KafkoHeaders.DLT_ORIGINAL_PARTITION, utf8(Integer.toString(record.partition())))
+                    .with(KafkoHeaders.DLT_ORIGINAL_OFFSET, utf8(Long.toString(record.offset())))
+                    .with(KafkoHeaders.DLT_ORIGINAL_TIMESTAMP, utf8(Long.toString(record.timestamp())))
+                    .with(KafkoHeaders.DLT_ORIGINAL_CONSUMER_GROUP, utf8(invocation.groupId()));
+        }
+        for (Header h : extra) {
+            headers = headers.with(h.key(), h.value());
+        }
+        return headers;
     }
 
     /**
      * The record's headers without the exception headers of an earlier dead-lettering (a record replayed
      * from a dead-letter topic that failed again), as spring-kafka strips them: each stack trace would
      * otherwise stay, and the record grow at every round. The {@code kafko_dlt-original-*} headers stay,
-     * the last of each naming this round.
+     * the last of each naming this round. Nor the headers of {@code extra}, which replace them.
      */
-    private static Headers withoutExceptionHeaders(Headers headers) {
+    private static Headers without(Headers headers, Headers extra) {
         List<Header> kept = new ArrayList<>(headers.size());
         for (Header h : headers) {
-            if (!EXCEPTION_HEADERS.contains(h.key())) {
+            if (!EXCEPTION_HEADERS.contains(h.key()) && extra.lastValue(h.key()) == null) {
                 kept.add(h);
             }
         }

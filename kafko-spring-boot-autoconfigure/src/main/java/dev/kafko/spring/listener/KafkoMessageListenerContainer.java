@@ -170,6 +170,11 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
         return properties;
     }
 
+    /** The backend's clock, epoch milliseconds. */
+    long currentTimeMillis() {
+        return backend.currentTimeMillis();
+    }
+
     KafkoErrorHandler errorHandler() {
         return errorHandler;
     }

@@ -32,6 +32,8 @@ final class MemberDelivery {
     private final KafkoMessageListenerContainer container;
     private final ContainerProperties properties;
     private final KafkoMessageListener listener;
+    /** Whether each record waits for the end of its retry back-off ({@link RetryBackOffListener}). */
+    private final boolean awaitsBackOff;
     private final MemberCommits commits;
     private final CommitOffsets offsets;
     private final MemberLog log;
@@ -52,6 +54,7 @@ final class MemberDelivery {
         this.container = container;
         this.properties = container.properties();
         this.listener = listener;
+        this.awaitsBackOff = listener instanceof RetryBackOffListener;
         this.commits = commits;
         this.offsets = commits.offsets();
         this.log = log;
@@ -86,6 +89,16 @@ final class MemberDelivery {
                         .filter(r -> sought == null || !sought.contains(r.partition())).toList());
                 return;
             }
+            if (awaitsBackOff) {
+                long left = RetryBackOffListener.backOffLeft(record, container.currentTimeMillis());
+                if (left > 0) {
+                    // a retry topic's record before its back-off ended: it and what follows come again after it
+                    Set<Integer> skip = redeliver;
+                    redeliverAfter(records.subList(i, records.size()).stream()
+                            .filter(r -> skip == null || !skip.contains(r.partition())).toList(), left);
+                    return;
+                }
+            }
             if (!handle(record)) {
                 seek(record.partition(), record.offset());
                 if (redeliver == null) {
@@ -106,6 +119,11 @@ final class MemberDelivery {
     private void redeliverAfterNack(List<KafkoRecord> records) {
         long millis = nackSleep.toMillis();
         nackSleep = null;
+        redeliverAfter(records, millis);
+    }
+
+    /** {@code records} come again, after {@code millis} (which a stop or a pause ends). */
+    private void redeliverAfter(List<KafkoRecord> records, long millis) {
         seekBack(records);
         try {
             container.awaitStopOrPause(millis);

@@ -90,6 +90,15 @@ public final class KafkoHeaders {
     /** The group of the listener that gave up on the record. */
     public static final String DLT_ORIGINAL_CONSUMER_GROUP = PREFIX + "dlt-original-consumer-group";
 
+    /**
+     * The attempt a record forwarded by a {@code @RetryableTopic} listener is at its next delivery (2 for the first
+     * retry), in decimal text; on its dead letter, the attempts it had.
+     */
+    public static final String RETRY_ATTEMPTS = PREFIX + "retry-attempts";
+
+    /** The epoch millisecond before which a retry topic's container does not deliver the record, in decimal text. */
+    public static final String RETRY_BACKOFF_TIMESTAMP = PREFIX + "retry-backoff-timestamp";
+
     private KafkoHeaders() {
     }
 }

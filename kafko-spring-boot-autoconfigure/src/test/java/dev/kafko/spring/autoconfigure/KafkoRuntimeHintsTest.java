@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kafko.spring.Order;
 import dev.kafko.spring.annotation.KafkoHandler;
+import dev.kafko.spring.annotation.DltHandler;
 import dev.kafko.spring.annotation.KafkoListener;
+import dev.kafko.spring.listener.DltLogger;
 import dev.kafko.spring.support.KafkoHeaders;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -43,6 +45,10 @@ class KafkoRuntimeHintsTest {
         // repeated annotations sit in their container, @KafkoListeners
         assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(
                 Listeners.class.getDeclaredMethod("onEither", String.class))).accepts(hints);
+        // a @RetryableTopic listener's dead letters: the bean's @DltHandler, or kafko's logger without one
+        assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(
+                Listeners.class.getDeclaredMethod("dead", String.class))).accepts(hints);
+        assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(DltLogger.METHOD)).accepts(hints);
     }
 
     @Test
@@ -144,6 +150,10 @@ class KafkoRuntimeHintsTest {
 
         @KafkoListener(id = "events", topics = "events", batch = "true")
         void onEvents(List<Event> events) {
+        }
+
+        @DltHandler
+        void dead(String value) {
         }
 
         @KafkoListener(id = "left", topics = "left")

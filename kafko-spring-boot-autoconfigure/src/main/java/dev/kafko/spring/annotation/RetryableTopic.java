@@ -1,0 +1,58 @@
+package dev.kafko.spring.annotation;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Non-blocking retries for a {@link KafkoListener} method, as spring-kafka's {@code @RetryableTopic}: a record the
+ * method fails on is not retried in place (which holds back the records behind it) but published to a retry topic,
+ * read by a listener of its own that calls the same method once the record's back-off has passed; after the last
+ * attempt, or at once for a failure that is not retried, it goes to the dead-letter topic, whose records go to the
+ * bean's {@link DltHandler} method (or are logged at ERROR when it has none).
+ *
+ * <p>Topics, for a listener of {@code orders} with the defaults: {@code orders-retry} (one topic when every back-off
+ * is the same; otherwise {@code orders-retry-0}, {@code orders-retry-1}, ..., one per distinct back-off, the last
+ * reused by the attempts its back-off repeats for) and {@code orders-dlt}; each made ready with the listener topic's
+ * partition count when its container starts, as a dead-letter topic is (created where topics are created on first
+ * use, or declared). A forwarded record keeps its key, value, headers and partition, and gains the headers
+ * {@code kafko_retry-attempts} (the attempt its next delivery is: 2 for the first retry), {@code
+ * kafko_retry-backoff-timestamp} (the epoch millisecond before which it is not delivered), the exception headers of
+ * a dead letter and, once, the {@code kafko_dlt-original-*} headers naming where it was first read.
+ *
+ * <p>Each retry topic and the dead-letter topic is read by a container of its own, with the id of the listener
+ * followed by {@code -retry}, {@code -retry-0}, ... or {@code -dlt}, in the listener's group, with its concurrency.
+ * A retry container waits for each record's back-off before delivering it, holding back the records behind it in
+ * that partition (whose back-offs end later). Every attempt is one delivery: the error handler's blocking retries are
+ * not used for these listeners. A record listener only; the method and the listener take no {@code topicPattern} or
+ * {@code topicPartitions}. Every attribute that is a string takes {@code ${...}} placeholders.
+ */
+@Target(ElementType.METHOD)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface RetryableTopic {
+
+    /** Attempts in all, the first delivery included, before the dead-letter topic; at least 2. */
+    String attempts() default "3";
+
+    /** The back-off before each retry. */
+    BackOff backOff() default @BackOff;
+
+    /**
+     * Only failures with one of these in their cause chain are retried; the others go to the dead-letter topic at
+     * once. Empty for every failure the default error handler would retry (see
+     * {@link dev.kafko.spring.listener.DefaultErrorHandler#isRetryable}).
+     */
+    Class<? extends Throwable>[] include() default {};
+
+    /** Failures with one of these in their cause chain go to the dead-letter topic at once. */
+    Class<? extends Throwable>[] exclude() default {};
+
+    /** The suffix of the retry topics (followed by {@code -0}, {@code -1}, ... when there are several). */
+    String retryTopicSuffix() default "-retry";
+
+    /** The suffix of the dead-letter topic. */
+    String dltTopicSuffix() default "-dlt";
+}

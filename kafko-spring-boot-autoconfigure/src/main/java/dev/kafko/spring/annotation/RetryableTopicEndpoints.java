@@ -1,0 +1,118 @@
+package dev.kafko.spring.annotation;
+
+import dev.kafko.spring.config.KafkoListenerEndpoint;
+import dev.kafko.spring.listener.DltLogger;
+import dev.kafko.spring.listener.RetryTopics;
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.util.ReflectionUtils;
+
+/**
+ * The endpoints of a {@link RetryableTopic} listener: its own, one per retry topic and one for the dead-letter
+ * topic, each with the part it plays (which decides its container's error handler and whether it waits for each
+ * record's back-off).
+ */
+final class RetryableTopicEndpoints {
+
+    /** The part an endpoint plays in a retryable listener. */
+    enum Part { MAIN, RETRY, DLT }
+
+    /** An endpoint and its part. */
+    record Planned(KafkoListenerEndpoint endpoint, Part part, RetryTopics topics) {
+    }
+
+    private RetryableTopicEndpoints() {
+    }
+
+    /**
+     * @throws InvalidKafkoListenerException naming the listener when the annotation cannot work with it
+     */
+    static List<Planned> of(KafkoListenerEndpoint main, RetryableTopic retryable, Class<?> targetClass,
+                            ConfigurableListableBeanFactory factory) {
+        String where = "@RetryableTopic listener '" + main.id() + "' on " + targetClass.getName() + "."
+                + main.method().getName();
+        if (main.batch()) {
+            throw new InvalidKafkoListenerException(where + " is a batch listener: retry topics take one record at a"
+                    + " time (spring-kafka's do too)");
+        }
+        if (main.topicPattern() != null || !main.topicPartitions().isEmpty() || main.topics().size() != 1) {
+            throw new InvalidKafkoListenerException(where + " must read exactly one topic by name (no topicPattern,"
+                    + " no topicPartitions); it reads " + (main.topicPattern() != null ? "the pattern '"
+                    + main.topicPattern() + "'" : !main.topicPartitions().isEmpty() ? "partitions "
+                    + main.topicPartitions() : main.topics()));
+        }
+        if (!main.handlers().isEmpty()) {
+            throw new InvalidKafkoListenerException(where + " is a class-level listener; put @RetryableTopic on a"
+                    + " @KafkoListener method");
+        }
+        RetryTopics topics;
+        try {
+            BackOff backOff = retryable.backOff();
+            topics = new RetryTopics(main.topics().get(0), intOf(factory, retryable.attempts(), "attempts", where),
+                    backOff.delay(), backOff.multiplier(), backOff.maxDelay(),
+                    text(factory, retryable.retryTopicSuffix()), text(factory, retryable.dltTopicSuffix()),
+                    Arrays.asList(retryable.include()), Arrays.asList(retryable.exclude()));
+        } catch (IllegalArgumentException e) {
+            throw new InvalidKafkoListenerException(where + ": " + e.getMessage(), e);
+        }
+        List<Planned> planned = new ArrayList<>();
+        planned.add(new Planned(main, Part.MAIN, topics));
+        for (String retryTopic : topics.retryTopics()) {
+            planned.add(new Planned(copy(main, main.id() + retryTopic.substring(topics.topic().length()), retryTopic,
+                    main.bean(), main.method(), main.ackMode(), true), Part.RETRY, topics));
+        }
+        Method handler = dltHandler(targetClass, where);
+        String dltId = main.id() + topics.dltTopic().substring(topics.topic().length());
+        planned.add(new Planned(handler == null
+                ? copy(main, dltId, topics.dltTopic(), new DltLogger(main.id()), DltLogger.METHOD, null, false)
+                : copy(main, dltId, topics.dltTopic(), main.bean(), handler, main.ackMode(), false), Part.DLT, topics));
+        return planned;
+    }
+
+    private static KafkoListenerEndpoint copy(KafkoListenerEndpoint main, String id, String topic, Object bean,
+                                              Method method, dev.kafko.spring.listener.@Nullable AckMode ackMode,
+                                              boolean sameReplies) {
+        return new KafkoListenerEndpoint(id, List.of(topic), main.groupId(), main.concurrency(), main.autoStartup(),
+                false, ackMode, bean, method, sameReplies ? main.replyTopic() : null, main.containerFactory(),
+                sameReplies && main.replyToHeader(), sameReplies ? main.recordFilterStrategy() : null,
+                sameReplies ? main.errorHandler() : null, List.of(), null, List.of());
+    }
+
+    /** The bean's one {@link DltHandler} method, or null. */
+    private static @Nullable Method dltHandler(Class<?> targetClass, String where) {
+        List<Method> found = new ArrayList<>();
+        ReflectionUtils.doWithMethods(targetClass, found::add,
+                m -> AnnotatedElementUtils.hasAnnotation(m, DltHandler.class) && !m.isBridge());
+        if (found.size() > 1) {
+            throw new InvalidKafkoListenerException(where + ": " + targetClass.getName() + " has "
+                    + found.size() + " @DltHandler methods " + found.stream().map(Method::getName).sorted().toList()
+                    + "; it takes one");
+        }
+        if (found.isEmpty()) {
+            return null;
+        }
+        Method m = found.get(0);
+        ReflectionUtils.makeAccessible(m);
+        return m;
+    }
+
+    private static int intOf(ConfigurableListableBeanFactory factory, String value, String attribute, String where) {
+        String resolved = text(factory, value);
+        try {
+            return Integer.parseInt(resolved.strip());
+        } catch (NumberFormatException e) {
+            throw new InvalidKafkoListenerException(where + ": " + attribute + " '" + resolved + "' is not a whole"
+                    + " number");
+        }
+    }
+
+    private static String text(ConfigurableListableBeanFactory factory, String value) {
+        String resolved = factory.resolveEmbeddedValue(value);
+        return resolved == null ? value : resolved;
+    }
+}

@@ -1,0 +1,96 @@
+package dev.kafko.spring.listener;
+
+import dev.kafko.Headers;
+import dev.kafko.KafkoRecord;
+import dev.kafko.UnknownTopicException;
+import dev.kafko.spring.core.KafkoTopicProvisioner;
+import dev.kafko.spring.core.LogBackend;
+import dev.kafko.spring.support.KafkoHeaders;
+import dev.kafko.spring.support.KafkoInstrumentation;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import org.springframework.util.backoff.FixedBackOff;
+
+/**
+ * The recoverer of a {@code @RetryableTopic} listener's containers (the listener topic's and each retry topic's):
+ * a failed record goes to the retry topic of its next attempt, with that attempt and the end of its back-off in its
+ * headers, or, after its last attempt or for a failure that is not retried, to the dead-letter topic (counted as a
+ * dead letter). Its error handler makes no blocking retries: every attempt is one delivery.
+ */
+public final class RetryTopicRecoverer implements RecordRecoverer {
+
+    private final RetryTopics topics;
+    private final LogBackend backend;
+    private final DeadLetterPublishingRecoverer publisher;
+
+    public RetryTopicRecoverer(RetryTopics topics, LogBackend backend, KafkoInstrumentation instrumentation) {
+        this.topics = Objects.requireNonNull(topics, "topics");
+        this.backend = Objects.requireNonNull(backend, "backend");
+        this.publisher = DeadLetterPublishingRecoverer.forRetryTopics(backend, instrumentation);
+    }
+
+    /** The error handler of such containers: no blocking retry, then this recoverer. */
+    public KafkoErrorHandler errorHandler() {
+        return new DefaultErrorHandler(new FixedBackOff(0, 0), this);
+    }
+
+    @Override
+    public void recover(KafkoRecord record, Exception failure, FailedInvocation invocation) {
+        DeadLetterPublishingRecoverer.refuseACancelledStage(record, invocation);
+        int attempt = attemptOf(record);
+        if (attempt < topics.attempts() && topics.retryable(failure)) {
+            int next = attempt + 1;
+            long due = backend.currentTimeMillis() + topics.backOffBefore(next);
+            Headers extra = Headers.empty()
+                    .with(KafkoHeaders.RETRY_ATTEMPTS, utf8(Integer.toString(next)))
+                    .with(KafkoHeaders.RETRY_BACKOFF_TIMESTAMP, utf8(Long.toString(due)));
+            publisher.publish(record, failure, invocation,
+                    DeadLetterDestination.of(topics.topicOfAttempt(next), record.partition()), extra, true);
+            return;
+        }
+        Headers extra = Headers.empty().with(KafkoHeaders.RETRY_ATTEMPTS, utf8(Integer.toString(attempt)));
+        publisher.publish(record, failure, invocation, DeadLetterDestination.of(topics.dltTopic(), record.partition()),
+                extra, false);
+    }
+
+    /** The attempt {@code record} was at: its header's, or 1 (the listener topic's own records). */
+    static int attemptOf(KafkoRecord record) {
+        byte[] value = record.headers().lastValue(KafkoHeaders.RETRY_ATTEMPTS);
+        if (value == null) {
+            return 1;
+        }
+        try {
+            return Math.max(1, Integer.parseInt(new String(value, StandardCharsets.UTF_8)));
+        } catch (NumberFormatException e) {
+            return 1;
+        }
+    }
+
+    /**
+     * Makes the retry topics and the dead-letter topic ready with at least the listener topic's partitions, for the
+     * listener topic's container and each retry topic's: created where topics are created on first use, else a
+     * start-up failure that says which to declare.
+     */
+    @Override
+    public void prepare(String topic) {
+        int partitions = backend.partitionCount(topics.topic());
+        List<String> all = new ArrayList<>(topics.retryTopics());
+        all.add(topics.dltTopic());
+        for (String name : all) {
+            try {
+                backend.ensureTopic(name, partitions);
+            } catch (UnknownTopicException e) {
+                throw new IllegalStateException("The @RetryableTopic listener of topic '" + topics.topic() + "' reads"
+                        + " and writes '" + name + "', which does not exist and is not created on first use: declare"
+                        + " it (" + KafkoTopicProvisioner.propertyPrefix(name) + ".partitions) or set"
+                        + " kafko.auto-create-topics=true", e);
+            }
+        }
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,144 @@
+package dev.kafko.spring.listener;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The topics and back-offs of a {@code @RetryableTopic} listener of one topic: which retry topic each retry is read
+ * from and how long it waits there, and the dead-letter topic. Immutable.
+ */
+public final class RetryTopics {
+
+    /** The longest back-off of a multiplied one whose {@code maxDelay} is 0 (spring-kafka's cap). */
+    public static final long DEFAULT_MAX_DELAY = 30_000;
+
+    private final String topic;
+    private final int attempts;
+    private final long[] delays;
+    private final int[] topicOfRetry;
+    private final List<String> retryTopics;
+    private final String dltTopic;
+    private final List<Class<? extends Throwable>> include;
+    private final List<Class<? extends Throwable>> exclude;
+
+    /**
+     * @param topic the listener's topic
+     * @param attempts attempts in all, the first delivery included; at least 1 (1: failures go to the dead-letter
+     *     topic at once)
+     * @param delay milliseconds before the first retry, not negative
+     * @param multiplier 0 or 1 for the same back-off before each retry, else above 1
+     * @param maxDelay the longest back-off when multiplied, 0 for {@value #DEFAULT_MAX_DELAY}
+     * @param include only failures with one of these in their cause chain are retried (empty: the ones
+     *     {@link DefaultErrorHandler#isRetryable} retries)
+     * @param exclude failures with one of these in their cause chain are not retried
+     * @throws IllegalArgumentException naming the setting that cannot work
+     */
+    public RetryTopics(String topic, int attempts, long delay, double multiplier, long maxDelay,
+                       String retryTopicSuffix, String dltTopicSuffix, List<Class<? extends Throwable>> include,
+                       List<Class<? extends Throwable>> exclude) {
+        this.topic = Objects.requireNonNull(topic, "topic");
+        Objects.requireNonNull(retryTopicSuffix, "retryTopicSuffix");
+        Objects.requireNonNull(dltTopicSuffix, "dltTopicSuffix");
+        if (attempts < 1) {
+            throw new IllegalArgumentException("attempts must be at least 1, was " + attempts);
+        }
+        if (delay < 0) {
+            throw new IllegalArgumentException("the back-off's delay must not be negative, was " + delay);
+        }
+        if (!(multiplier == 0 || multiplier >= 1) || Double.isNaN(multiplier) || Double.isInfinite(multiplier)) {
+            throw new IllegalArgumentException("the back-off's multiplier must be 0, 1 or above, was " + multiplier);
+        }
+        if (maxDelay < 0) {
+            throw new IllegalArgumentException("the back-off's maxDelay must not be negative, was " + maxDelay);
+        }
+        if (retryTopicSuffix.isEmpty() || dltTopicSuffix.isEmpty() || retryTopicSuffix.equals(dltTopicSuffix)) {
+            throw new IllegalArgumentException("the retry and dead-letter topic suffixes must be two different,"
+                    + " non-empty suffixes, were '" + retryTopicSuffix + "' and '" + dltTopicSuffix + "'");
+        }
+        this.attempts = attempts;
+        long cap = maxDelay == 0 ? Math.max(DEFAULT_MAX_DELAY, delay) : Math.max(maxDelay, delay);
+        delays = new long[attempts - 1];
+        double next = delay;
+        for (int i = 0; i < delays.length; i++) {
+            delays[i] = (long) Math.min(next, cap);
+            next = multiplier > 1 ? next * multiplier : next;
+        }
+        // one topic per distinct back-off, in order (a multiplied back-off only grows, up to its cap)
+        List<Long> distinct = new ArrayList<>();
+        topicOfRetry = new int[delays.length];
+        for (int i = 0; i < delays.length; i++) {
+            if (distinct.isEmpty() || distinct.get(distinct.size() - 1) != delays[i]) {
+                distinct.add(delays[i]);
+            }
+            topicOfRetry[i] = distinct.size() - 1;
+        }
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < distinct.size(); i++) {
+            names.add(distinct.size() == 1 ? topic + retryTopicSuffix : topic + retryTopicSuffix + "-" + i);
+        }
+        retryTopics = List.copyOf(names);
+        dltTopic = topic + dltTopicSuffix;
+        this.include = List.copyOf(include);
+        this.exclude = List.copyOf(exclude);
+    }
+
+    /** The listener's topic. */
+    public String topic() {
+        return topic;
+    }
+
+    /** Attempts in all, the first delivery included. */
+    public int attempts() {
+        return attempts;
+    }
+
+    /** The retry topics, in the order of the retries that read them; empty with one attempt. */
+    public List<String> retryTopics() {
+        return retryTopics;
+    }
+
+    public String dltTopic() {
+        return dltTopic;
+    }
+
+    /** The topic the {@code attempt}-th delivery (2 for the first retry, up to {@link #attempts()}) is read from. */
+    public String topicOfAttempt(int attempt) {
+        return retryTopics.get(topicOfRetry[retryIndex(attempt)]);
+    }
+
+    /** Milliseconds the {@code attempt}-th delivery (2 for the first retry, ...) waits in its retry topic. */
+    public long backOffBefore(int attempt) {
+        return delays[retryIndex(attempt)];
+    }
+
+    private int retryIndex(int attempt) {
+        if (attempt < 2 || attempt > attempts) {
+            throw new IllegalArgumentException("attempt " + attempt + " is no retry of " + attempts + " attempts");
+        }
+        return attempt - 2;
+    }
+
+    /** Whether a delivery that failed with {@code failure} is retried (given attempts left). */
+    public boolean retryable(Throwable failure) {
+        if (anyInChain(failure, exclude)) {
+            return false;
+        }
+        return include.isEmpty() ? DefaultErrorHandler.isRetryable(failure) : anyInChain(failure, include);
+    }
+
+    private static boolean anyInChain(Throwable failure, List<Class<? extends Throwable>> types) {
+        int depth = 0;
+        for (Throwable t = failure; t != null && depth < 100; t = t.getCause(), depth++) {
+            for (Class<? extends Throwable> type : types) {
+                if (type.isInstance(t)) {
+                    return true;
+                }
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return false;
+    }
+}

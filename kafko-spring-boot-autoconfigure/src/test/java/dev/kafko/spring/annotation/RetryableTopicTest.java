@@ -1,0 +1,228 @@
+package dev.kafko.spring.annotation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kafko.Kafko;
+import dev.kafko.KafkoRecord;
+import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
+import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
+import dev.kafko.spring.core.KafkoTemplate;
+import dev.kafko.spring.support.KafkoHeaders;
+import dev.kafko.spring.test.KafkoTestUtils;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
+import org.springframework.messaging.handler.annotation.Header;
+
+/**
+ * Non-blocking retries: a failed record goes through the retry topics, each delivered no earlier than its
+ * back-off, then to the dead-letter topic and the bean's {@link DltHandler}; the records behind it are not held up.
+ */
+class RetryableTopicTest {
+
+    static final List<String> CALLS = new CopyOnWriteArrayList<>();
+    static final List<String> DEAD = new CopyOnWriteArrayList<>();
+    static final Map<String, AtomicInteger> ATTEMPTS = new ConcurrentHashMap<>();
+    static final List<String> EARLY = new CopyOnWriteArrayList<>();
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+            .withPropertyValues("kafko.ephemeral=true", "kafko.topics.orders.partitions=3",
+                    "kafko.topics.payments.partitions=2");
+
+    @BeforeEach
+    void reset() {
+        CALLS.clear();
+        DEAD.clear();
+        ATTEMPTS.clear();
+        EARLY.clear();
+    }
+
+    @Test
+    void aFailedRecordGoesThroughTheRetryTopicThenTheDeadLetterTopicWithoutHoldingUpTheOthers() {
+        runner.withBean(Orders.class).run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            template.send("orders", 1, "k1", "poison").join();
+            template.send("orders", 1, "k2", "flaky").join();
+            template.send("orders", 1, "k3", "ok").join();
+            template.send("orders", 1, "k4", "bad").join();
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(30));
+
+            // the listener topic's container went on past each failure: one call each, in order
+            assertThat(CALLS).filteredOn(c -> c.startsWith("orders:")).containsExactly("orders:poison@1",
+                    "orders:flaky@1", "orders:ok@1", "orders:bad@1");
+            // a fixed back-off: one retry topic, read twice for poison, flaky succeeding at its third attempt
+            assertThat(CALLS).filteredOn(c -> c.startsWith("orders-retry:")).containsExactlyInAnyOrder(
+                    "orders-retry:poison@2", "orders-retry:flaky@2", "orders-retry:poison@3", "orders-retry:flaky@3");
+            assertThat(EARLY).isEmpty(); // no retry delivered before its back-off ended
+            // poison after its three attempts, bad at once (excluded)
+            assertThat(DEAD).containsExactlyInAnyOrder("poison from orders-1@0 after 3: cannot digest poison",
+                    "bad from orders-1@3 after 1: bad input");
+            Kafko kafko = context.getBean(Kafko.class);
+            assertThat(kafko.topic("orders-retry").orElseThrow().partitionCount()).isEqualTo(3);
+            assertThat(kafko.topic("orders-dlt").orElseThrow().partitionCount()).isEqualTo(3);
+            assertThat(kafko.topic("orders.DLT")).isEmpty();
+            KafkoListenerEndpointRegistry registry = context.getBean(KafkoListenerEndpointRegistry.class);
+            assertThat(registry.getListenerContainerIds()).contains("orders", "orders-retry", "orders-dlt");
+        });
+    }
+
+    @Test
+    void aMultipliedBackOffHasATopicPerBackOffAndADeadLetterTopicLoggedWithoutAHandler() {
+        runner.withBean(Payments.class).run(context -> {
+            template(context).send("payments", 0, "k", "never").join();
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(30));
+
+            // 10, 20, then 40 capped at 20 ms: the last back-off reuses the second topic
+            assertThat(CALLS).containsExactly("payments:never@1", "payments-retry-0:never@2",
+                    "payments-retry-1:never@3", "payments-retry-1:never@4");
+            assertThat(EARLY).isEmpty();
+            List<KafkoRecord> dead = KafkoTestUtils.records(context, "payments-dlt");
+            assertThat(dead).hasSize(1);
+            assertThat(header(dead.get(0), KafkoHeaders.RETRY_ATTEMPTS)).isEqualTo("4");
+            assertThat(header(dead.get(0), KafkoHeaders.DLT_ORIGINAL_TOPIC)).isEqualTo("payments");
+            assertThat(dead.get(0).headers().headers(KafkoHeaders.DLT_ORIGINAL_TOPIC)).hasSize(1);
+            assertThat(dead.get(0).partition()).isZero();
+        });
+    }
+
+    @Test
+    void aStopDuringABackOffEndsTheWaitAndTheRecordIsStillToBeRetriedAfterARestart(@TempDir Path dir) {
+        ApplicationContextRunner onDisk = new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+                .withPropertyValues("kafko.data-dir=" + dir, "kafko.topics.slow.partitions=1")
+                .withBean(Slow.class);
+        onDisk.run(context -> {
+            template(context).send("slow", 0, "k", "later").join();
+            Kafko kafko = context.getBean(Kafko.class);
+            // forwarded to the retry topic, where it waits an hour
+            while (kafko.topic("slow-retry").isEmpty() || kafko.topic("slow-retry").get().partition(0).endOffset() < 1) {
+                Thread.sleep(5);
+            }
+        }); // the close ends the wait: without it, the retry member would hold the close for its shutdown timeout
+        assertThat(CALLS).containsExactly("slow:later@1");
+        try (Kafko kafko = Kafko.open(dir)) {
+            assertThat(kafko.groupInfo("slow-retry", "slow").committed()).doesNotContainEntry(0, 1L);
+            assertThat(kafko.groupInfo("slow", "slow").committed()).containsEntry(0, 1L);
+        }
+        assertThat(Thread.getAllStackTraces().keySet()).noneMatch(t -> t.getName().startsWith("slow-retry"));
+    }
+
+    @Test
+    void settingsThatCannotWorkFailTheStartNamingTheListener() {
+        runner.withBean(BatchRetries.class).run(context -> assertThat(context).getFailure()
+                .rootCause().hasMessageContaining("@RetryableTopic listener 'batch'")
+                .hasMessageContaining("batch listener"));
+        runner.withBean(Orders.class).withPropertyValues("orders.attempts=three").run(context ->
+                assertThat(context).getFailure().rootCause().hasMessageContaining("attempts 'three' is not a whole"));
+        runner.withBean(Orders.class).withPropertyValues("orders.attempts=0").run(context ->
+                assertThat(context).getFailure().rootCause().hasMessageContaining("attempts must be at least 1"));
+        runner.withBean(TwoDltHandlers.class).run(context -> assertThat(context).getFailure().rootCause()
+                .hasMessageContaining("has 2 @DltHandler methods [one, two]"));
+        // a retry topic that may not be created fails the start, as an undeclared dead-letter topic does
+        runner.withBean(Orders.class).withPropertyValues("kafko.auto-create-topics=false").run(context ->
+                assertThat(context).getFailure().hasStackTraceContaining("reads and writes 'orders-retry', which does"
+                        + " not exist and is not created on first use").hasStackTraceContaining("kafko.topics"));
+        runner.withBean(Orders.class).withPropertyValues("kafko.auto-create-topics=false",
+                "kafko.topics.orders-retry.partitions=3", "kafko.topics.orders-dlt.partitions=3")
+                .run(context -> assertThat(context).hasNotFailed());
+    }
+
+    @SuppressWarnings("unchecked")
+    private static KafkoTemplate<Object, Object> template(ApplicationContext context) {
+        return context.getBean(KafkoTemplate.class);
+    }
+
+    private static String header(KafkoRecord record, String key) {
+        return new String(record.headers().lastValue(key), StandardCharsets.UTF_8);
+    }
+
+    static void call(String topic, String value, String backOffUntil) {
+        int attempt = ATTEMPTS.computeIfAbsent(value, v -> new AtomicInteger()).incrementAndGet();
+        CALLS.add(topic + ":" + value + "@" + attempt);
+        if (backOffUntil != null && System.currentTimeMillis() < Long.parseLong(backOffUntil)) {
+            EARLY.add(topic + ":" + value + "@" + attempt);
+        }
+    }
+
+    static class Orders {
+        @RetryableTopic(attempts = "${orders.attempts:3}", backOff = @BackOff(delay = 50),
+                exclude = IllegalArgumentException.class)
+        @KafkoListener(id = "orders", topics = "orders")
+        void on(String value, @Header(KafkoHeaders.RECEIVED_TOPIC) String topic,
+                @Header(name = KafkoHeaders.RETRY_BACKOFF_TIMESTAMP, required = false) String backOffUntil) {
+            call(topic, value, backOffUntil);
+            switch (value) {
+                case "poison" -> throw new IllegalStateException("cannot digest poison");
+                case "flaky" -> {
+                    if (ATTEMPTS.get(value).get() < 3) {
+                        throw new IllegalStateException("not yet");
+                    }
+                }
+                case "bad" -> throw new IllegalArgumentException("bad input");
+                default -> { }
+            }
+        }
+
+        @DltHandler
+        void dead(String value, @Header(KafkoHeaders.DLT_ORIGINAL_TOPIC) String topic,
+                  @Header(KafkoHeaders.DLT_ORIGINAL_PARTITION) int partition,
+                  @Header(KafkoHeaders.DLT_ORIGINAL_OFFSET) long offset,
+                  @Header(KafkoHeaders.RETRY_ATTEMPTS) int attempts,
+                  @Header(KafkoHeaders.DLT_EXCEPTION_MESSAGE) String message) {
+            DEAD.add(value + " from " + topic + "-" + partition + "@" + offset + " after " + attempts + ": " + message);
+        }
+    }
+
+    static class Slow {
+        @RetryableTopic(attempts = "2", backOff = @BackOff(delay = 3_600_000))
+        @KafkoListener(id = "slow", topics = "slow")
+        void on(String value, @Header(KafkoHeaders.RECEIVED_TOPIC) String topic) {
+            call(topic, value, null);
+            throw new IllegalStateException("later");
+        }
+    }
+
+    static class BatchRetries {
+        @RetryableTopic
+        @KafkoListener(id = "batch", topics = "orders", batch = "true")
+        void on(List<String> values) {
+        }
+    }
+
+    static class TwoDltHandlers {
+        @RetryableTopic
+        @KafkoListener(id = "two", topics = "orders")
+        void on(String value) {
+        }
+
+        @DltHandler
+        void one(String value) {
+        }
+
+        @DltHandler
+        void two(String value) {
+        }
+    }
+
+    static class Payments {
+        @RetryableTopic(attempts = "4", backOff = @BackOff(delay = 10, multiplier = 2, maxDelay = 20))
+        @KafkoListener(id = "payments", topics = "payments")
+        void on(String value, @Header(KafkoHeaders.RECEIVED_TOPIC) String topic,
+                @Header(name = KafkoHeaders.RETRY_BACKOFF_TIMESTAMP, required = false) String backOffUntil) {
+            call(topic, value, backOffUntil);
+            throw new IllegalStateException("never works");
+        }
+    }
+}
