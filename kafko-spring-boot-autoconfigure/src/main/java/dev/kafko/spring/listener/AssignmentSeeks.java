@@ -5,6 +5,7 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,7 +34,7 @@ final class AssignmentSeeks extends PartitionSeeks {
 
     /** Tells {@code aware} the partitions {@code consumer} was just assigned, with a callback to seek them. */
     static void offer(ConsumerSeekAware aware, KafkoMessageListenerContainer container, BackendConsumer consumer,
-                      Collection<Integer> partitions) {
+                      Collection<Integer> partitions, @Nullable Object topicId) {
         Map<Integer, Long> assignments = new LinkedHashMap<>();
         for (int p : partitions) {
             assignments.put(p, consumer.position(p));
@@ -46,8 +47,16 @@ final class AssignmentSeeks extends PartitionSeeks {
             restore(consumer, assignments, e);
             LOG.error("Listener '{}' failed to choose start offsets on partitions {} of {}; reading on from {}",
                     container.getListenerId(), partitions, container.topic(), assignments, e);
+            return;
         } finally {
             callback.active = false;
+        }
+        for (Map.Entry<Integer, Long> a : assignments.entrySet()) {
+            long now = consumer.position(a.getKey());
+            if (now < a.getValue()) {
+                // a replay: waited for by what the members finish, since the group's commit stays where it was
+                container.processed().replay(container.topic(), topicId, a.getKey(), now);
+            }
         }
     }
 

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -77,7 +78,9 @@ final class CatchUp {
             }
         }
         targets.forEach((topic, ends) -> {
-            Map<Integer, Long> done = processed.snapshot(topic, backend.topicId(topic));
+            Object topicId = backend.topicId(topic);
+            Map<Integer, Long> done = processed.snapshot(topic, topicId);
+            Set<Integer> replaying = processed.replaying(topic, topicId);
             Map<Integer, Long> committed;
             try {
                 committed = backend.committedOffsets(topic, container.getGroupId());
@@ -88,8 +91,10 @@ final class CatchUp {
                 return; // a pattern's topic deleted during the wait: nothing of it is waited for any more
             }
             ends.forEach((partition, end) -> {
-                // a seek made is committed at once, and its progress set back (a seek not yet made is pending)
-                long reached = Math.max(done.getOrDefault(partition, 0L), committed.getOrDefault(partition, 0L));
+                // a seek made is committed at once, and its progress set back (a seek not yet made is pending); one
+                // made as the partition was assigned is not committed: its replay counts by what is finished alone
+                long reached = replaying.contains(partition) ? done.getOrDefault(partition, 0L)
+                        : Math.max(done.getOrDefault(partition, 0L), committed.getOrDefault(partition, 0L));
                 if (reached < end) {
                     behind.add(topic + "-" + partition + " at " + reached + " of " + end);
                 }

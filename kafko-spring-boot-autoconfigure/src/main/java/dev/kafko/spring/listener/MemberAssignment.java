@@ -123,7 +123,7 @@ final class MemberAssignment implements ConsumerRebalanceListener {
         positions.assigned(member.consumer(), partitions, soughtByHand);
         ConsumerSeekAware aware = listener.seekAware();
         if (aware != null && !partitions.isEmpty()) {
-            AssignmentSeeks.offer(aware, container, member.consumer(), partitions);
+            AssignmentSeeks.offer(aware, container, member.consumer(), partitions, member.topicId());
         }
     }
 }

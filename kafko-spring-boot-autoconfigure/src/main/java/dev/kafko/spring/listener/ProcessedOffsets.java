@@ -2,8 +2,10 @@ package dev.kafko.spring.listener;
 
 import dev.kafko.spring.core.LogBackend;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -33,8 +35,11 @@ final class ProcessedOffsets {
         this.backend = Objects.requireNonNull(backend);
     }
 
-    /** The offsets finished on one topic, the one that had the id. */
-    private record Progress(Object topicId, Map<Integer, Long> next) {
+    /**
+     * The offsets finished on one topic, the one that had the id, and the partitions a listener sent back to replay
+     * as they were assigned (whose group commit, still where it was, says nothing of the replay).
+     */
+    private record Progress(Object topicId, Map<Integer, Long> next, Set<Integer> replaying) {
     }
 
     /**
@@ -73,6 +78,25 @@ final class ProcessedOffsets {
         }
     }
 
+    /**
+     * A listener sought {@code partition} back to {@code nextOffset} as it was assigned, which commits nothing: what it
+     * finished there is that much now, and until the container starts again the partition is caught up by what its
+     * members finish alone, not by the group's commit, which still stands where it stood before the replay.
+     */
+    void replay(String topic, @Nullable Object topicId, int partition, long nextOffset) {
+        lock.lock();
+        try {
+            Progress progress = progress(topic, topicId);
+            if (progress != null) {
+                progress.next().put(partition, nextOffset);
+                progress.replaying().add(partition);
+                changed.signalAll();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
     private <T> T locked(Supplier<T> action) {
         lock.lock();
         try {
@@ -89,7 +113,7 @@ final class ProcessedOffsets {
             if (topicId == null || !topicId.equals(live(topic))) {
                 return null;
             }
-            progress = new Progress(topicId, new HashMap<>());
+            progress = new Progress(topicId, new HashMap<>(), new HashSet<>());
             offsets.put(topic, progress);
         }
         return progress;
@@ -127,6 +151,15 @@ final class ProcessedOffsets {
             Progress progress = offsets.get(topic);
             return progress == null || !Objects.equals(progress.topicId(), topicId) ? Map.<Integer, Long>of()
                     : Map.copyOf(progress.next());
+        });
+    }
+
+    /** The partitions of the topic that has {@code topicId} that are replayed from an assignment's seek. */
+    Set<Integer> replaying(String topic, @Nullable Object topicId) {
+        return locked(() -> {
+            Progress progress = offsets.get(topic);
+            return progress == null || !Objects.equals(progress.topicId(), topicId) ? Set.<Integer>of()
+                    : Set.copyOf(progress.replaying());
         });
     }
 

@@ -51,11 +51,10 @@ import org.springframework.context.ConfigurableApplicationContext;
  * on its own thread is finished once that acknowledgment is committed; one it did not acknowledge
  * (or acknowledged from another thread) counts once processed. A container that was stopped and
  * started again is waited for from its group's commits, so records its last run processed without
- * committing are waited for again; a replay its {@code ConsumerSeekAware} listener chooses in
- * {@code onPartitionsAssigned} is not (that seek does not move the group's commit back, so the group shows the end
- * it had committed until the replay's first commit): to wait for a replay, ask for it through the registered
- * seek callback before the call ({@code AbstractConsumerSeekAware.seekToBeginning()}), whose seek is committed once
- * made. A topic deleted and created again under its name is waited for
+ * committing are waited for again; so is a replay its {@code ConsumerSeekAware} listener chooses in
+ * {@code onPartitionsAssigned} once the partitions are assigned (that seek does not move the group's commit back, so
+ * such a partition counts by what the members finished since the seek). A topic deleted and created again under its
+ * name is waited for
  * from its start: what the listeners finished of the deleted one does not count, also while a member
  * still finishes records of it. Paused and stopped containers are not waited for, also one paused or stopped
  * while the call waits (by another thread, or by its own listener), or closed with its context meanwhile. A

@@ -154,6 +154,59 @@ class KafkoTestUtilsTest {
                 });
     }
 
+    @Test
+    void aReplayChosenAsPartitionsAreAssignedIsWaitedForAfterARestart() {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+                .withBean(ReadModel.class).withPropertyValues("kafko.ephemeral=true",
+                        "kafko.topics.ledger.partitions=3").run(context -> {
+                    KafkoTemplate<Object, Object> template = template(context);
+                    for (int i = 0; i < 90; i++) {
+                        template.send("ledger", "k" + (i % 7), "e" + i).join();
+                    }
+                    KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+                    ReadModel model = context.getBean(ReadModel.class);
+                    assertThat(model.size()).isEqualTo(90);
+                    // the group has committed every record: a restart rebuilds the model from the beginning
+                    MessageListenerContainer container = context.getBean(KafkoListenerEndpointRegistry.class)
+                            .getListenerContainer("ledger");
+                    for (int round = 0; round < 3; round++) {
+                        container.stop();
+                        container.start();
+                        KafkoTestUtils.waitForAssignment(container, 3, Duration.ofSeconds(20));
+                        KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+                        assertThat(model.size()).as("round %d", round).isEqualTo(90);
+                    }
+                });
+    }
+
+    /** Rebuilds itself from the beginning of each partition it is assigned. */
+    static class ReadModel implements dev.kafko.spring.listener.ConsumerSeekAware {
+        private final java.util.Map<Integer, List<String>> byPartition = new java.util.concurrent.ConcurrentHashMap<>();
+
+        @KafkoListener(id = "ledger", topics = "ledger")
+        void on(String value, @org.springframework.messaging.handler.annotation.Header(
+                dev.kafko.spring.support.KafkoHeaders.RECEIVED_PARTITION) int partition) throws InterruptedException {
+            Thread.sleep(1); // a replay that takes a while, as a real one does
+            byPartition.computeIfAbsent(partition, p -> new CopyOnWriteArrayList<>()).add(value);
+        }
+
+        @Override
+        public void onPartitionsAssigned(java.util.Map<Integer, Long> assignments, ConsumerSeekCallback callback) {
+            for (int p : assignments.keySet()) {
+                byPartition.remove(p);
+            }
+            callback.seekToBeginning("ledger", assignments.keySet());
+        }
+
+        int size() {
+            int n = 0;
+            for (List<String> values : byPartition.values()) {
+                n += values.size();
+            }
+            return n;
+        }
+    }
+
     /** Reads only what is sent after it started. */
     static class Tail implements dev.kafko.spring.listener.ConsumerSeekAware {
         @KafkoListener(id = "tail", topics = "tail", autoStartup = "false")
