@@ -4,11 +4,13 @@ import dev.kafko.spring.config.KafkoListenerEndpoint;
 import dev.kafko.spring.listener.DltLogger;
 import dev.kafko.spring.listener.RetryTopics;
 import java.lang.reflect.Method;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.ReflectionUtils;
 
@@ -54,7 +56,9 @@ final class RetryableTopicEndpoints {
         try {
             BackOff backOff = retryable.backOff();
             topics = new RetryTopics(main.topics().get(0), intOf(factory, retryable.attempts(), "attempts", where),
-                    backOff.delay(), backOff.multiplier(), backOff.maxDelay(),
+                    millisOf(factory, backOff.delayString(), backOff.delay(), "delayString", where),
+                    multiplierOf(factory, backOff.multiplierString(), backOff.multiplier(), where),
+                    millisOf(factory, backOff.maxDelayString(), backOff.maxDelay(), "maxDelayString", where),
                     text(factory, retryable.retryTopicSuffix()), text(factory, retryable.dltTopicSuffix()),
                     Arrays.asList(retryable.include()), Arrays.asList(retryable.exclude()));
         } catch (IllegalArgumentException e) {
@@ -107,6 +111,34 @@ final class RetryableTopicEndpoints {
             return Integer.parseInt(resolved.strip());
         } catch (NumberFormatException e) {
             throw new InvalidKafkoListenerException(where + ": " + attribute + " '" + resolved + "' is not a whole"
+                    + " number");
+        }
+    }
+
+    private static long millisOf(ConfigurableListableBeanFactory factory, String value, long otherwise, String attribute,
+                                 String where) {
+        if (value.isEmpty()) {
+            return otherwise;
+        }
+        String resolved = text(factory, value).strip();
+        try {
+            return DurationStyle.detectAndParse(resolved, ChronoUnit.MILLIS).toMillis();
+        } catch (IllegalArgumentException | ArithmeticException e) {
+            throw new InvalidKafkoListenerException(where + ": backOff " + attribute + " '" + resolved + "' is not a"
+                    + " duration (500ms, 5s, PT1M, or milliseconds)");
+        }
+    }
+
+    private static double multiplierOf(ConfigurableListableBeanFactory factory, String value, double otherwise,
+                                       String where) {
+        if (value.isEmpty()) {
+            return otherwise;
+        }
+        String resolved = text(factory, value).strip();
+        try {
+            return Double.parseDouble(resolved);
+        } catch (NumberFormatException e) {
+            throw new InvalidKafkoListenerException(where + ": backOff multiplierString '" + resolved + "' is not a"
                     + " number");
         }
     }

@@ -128,6 +128,9 @@ class RetryableTopicTest {
                 assertThat(context).getFailure().rootCause().hasMessageContaining("attempts 'three' is not a whole"));
         runner.withBean(Orders.class).withPropertyValues("orders.attempts=0").run(context ->
                 assertThat(context).getFailure().rootCause().hasMessageContaining("attempts must be at least 1"));
+        runner.withBean(Orders.class).withPropertyValues("orders.backoff=soon").run(context ->
+                assertThat(context).getFailure().rootCause().hasMessageContaining("backOff delayString 'soon' is not a"
+                        + " duration"));
         runner.withBean(TwoDltHandlers.class).run(context -> assertThat(context).getFailure().rootCause()
                 .hasMessageContaining("has 2 @DltHandler methods [one, two]"));
         // a retry topic that may not be created fails the start, as an undeclared dead-letter topic does
@@ -157,7 +160,8 @@ class RetryableTopicTest {
     }
 
     static class Orders {
-        @RetryableTopic(attempts = "${orders.attempts:3}", backOff = @BackOff(delay = 50),
+        @RetryableTopic(attempts = "${orders.attempts:3}", backOff = @BackOff(delay = 60_000,
+                delayString = "${orders.backoff:50ms}"),
                 exclude = IllegalArgumentException.class)
         @KafkoListener(id = "orders", topics = "orders")
         void on(String value, @Header(KafkoHeaders.RECEIVED_TOPIC) String topic,
