@@ -34,7 +34,10 @@ import java.lang.annotation.Target;
 @Documented
 public @interface RetryableTopic {
 
-    /** Attempts in all, the first delivery included, before the dead-letter topic; at least 2. */
+    /**
+     * Attempts in all, the first delivery included, before the dead-letter topic; at least 1 (1: no retry topic, a
+     * failed record goes to the dead-letter topic at once).
+     */
     String attempts() default "3";
 
     /** The back-off before each retry. */

@@ -1,17 +1,26 @@
 package dev.kafko.spring.annotation;
 
 import dev.kafko.spring.config.KafkoListenerEndpoint;
+import dev.kafko.spring.listener.AckMode;
 import dev.kafko.spring.listener.DltLogger;
 import dev.kafko.spring.listener.RetryTopics;
+import dev.kafko.spring.support.Acknowledgment;
+import dev.kafko.spring.support.KafkoHeaders;
 import java.lang.reflect.Method;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
+import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.convert.DurationStyle;
+import org.springframework.core.MethodParameter;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.messaging.Message;
+import org.springframework.messaging.MessageHeaders;
+import org.springframework.messaging.handler.annotation.Header;
+import org.springframework.messaging.handler.annotation.Headers;
 import org.springframework.util.ReflectionUtils;
 
 /**
@@ -72,14 +81,58 @@ final class RetryableTopicEndpoints {
         }
         Method handler = dltHandler(targetClass, where);
         String dltId = main.id() + topics.dltTopic().substring(topics.topic().length());
+        // the logger, and a handler that cannot acknowledge, would under a manual ack mode (the listener's, or the
+        // factory's) leave every dead letter uncommitted, to be handled again at each start: each is committed
         planned.add(new Planned(handler == null
-                ? copy(main, dltId, topics.dltTopic(), new DltLogger(main.id()), DltLogger.METHOD, null, false)
-                : copy(main, dltId, topics.dltTopic(), main.bean(), handler, main.ackMode(), false), Part.DLT, topics));
+                ? copy(main, dltId, topics.dltTopic(), new DltLogger(main.id()), DltLogger.METHOD, AckMode.RECORD,
+                        false)
+                : copy(main, dltId, topics.dltTopic(), main.bean(), invocable(main, handler, where),
+                        canAcknowledge(handler) || (main.ackMode() != null && !main.ackMode().isManual())
+                                ? main.ackMode() : AckMode.RECORD, false), Part.DLT, topics));
         return planned;
     }
 
+    /**
+     * The handler as the bean is called: a JDK proxy's (an interface-based {@code @Transactional} bean, say) through
+     * its interface's method, as the listener method is; the class's method would not be the proxy's. A private one
+     * of a class proxy is refused, as a private listener method is: called on the proxy, it would run on the proxy's
+     * own fields, never set, without the advice.
+     */
+    private static Method invocable(KafkoListenerEndpoint main, Method handler, String where) {
+        Method invocable;
+        try {
+            invocable = AopUtils.selectInvocableMethod(handler, main.bean().getClass());
+        } catch (IllegalStateException e) {
+            // a JDK proxy without the method on its interfaces, or a class proxy that cannot pass a private one on
+            throw new InvalidKafkoListenerException(where + ": its @DltHandler " + handler.getName() + " cannot be"
+                    + " called through the proxy the bean is exposed as: " + e.getMessage(), e);
+        }
+        ListenerEndpointReader.refuseParameterAnnotationsTheProxyHides(handler, invocable,
+                where + " (its @DltHandler " + handler.getName() + ")");
+        return invocable;
+    }
+
+    /**
+     * Whether {@code method} can acknowledge a record: it takes an {@link Acknowledgment}, or a message or headers
+     * that carry one (as the container factory judges a listener under a manual ack mode).
+     */
+    private static boolean canAcknowledge(Method method) {
+        for (int i = 0; i < method.getParameterCount(); i++) {
+            MethodParameter parameter = new MethodParameter(method, i);
+            Class<?> type = parameter.getParameterType();
+            Header header = parameter.getParameterAnnotation(Header.class);
+            if (Acknowledgment.class.isAssignableFrom(type) || Message.class.isAssignableFrom(type)
+                    || MessageHeaders.class.isAssignableFrom(type) || parameter.hasParameterAnnotation(Headers.class)
+                    || header != null && (KafkoHeaders.ACKNOWLEDGMENT.equals(header.value())
+                            || KafkoHeaders.ACKNOWLEDGMENT.equals(header.name()))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private static KafkoListenerEndpoint copy(KafkoListenerEndpoint main, String id, String topic, Object bean,
-                                              Method method, dev.kafko.spring.listener.@Nullable AckMode ackMode,
+                                              Method method, @Nullable AckMode ackMode,
                                               boolean sameReplies) {
         return new KafkoListenerEndpoint(id, List.of(topic), main.groupId(), main.concurrency(), main.autoStartup(),
                 false, ackMode, bean, method, sameReplies ? main.replyTopic() : null, main.containerFactory(),

@@ -57,6 +57,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     private final @Nullable Map<String, List<TopicPartitionOffset>> assigned;
     private final String groupId;
     private final ContainerProperties properties;
+    private final KafkoErrorHandler errorHandler;
     private final boolean autoStartup;
     private final KafkoInstrumentation instrumentation;
     /** The members and the topics they read: made, started and stopped, and counted as their threads run. */
@@ -118,6 +119,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
         this.assigned = assigned;
         this.groupId = groupId;
         this.properties = properties;
+        this.errorHandler = errorHandler;
         this.autoStartup = autoStartup;
         this.instrumentation = GuardedInstrumentation.of(instrumentation); // its failure fails no record
         this.processed = new ProcessedOffsets(backend);
@@ -190,6 +192,11 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
 
     public ContainerProperties getContainerProperties() {
         return properties;
+    }
+
+    /** The error handler of its members' failed deliveries (spring-kafka's {@code getCommonErrorHandler}). */
+    public KafkoErrorHandler getErrorHandler() {
+        return errorHandler;
     }
 
     /** The members, in thread-name order. */

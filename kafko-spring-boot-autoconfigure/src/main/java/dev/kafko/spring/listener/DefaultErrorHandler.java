@@ -196,7 +196,7 @@ public final class DefaultErrorHandler implements KafkoErrorHandler {
                 for (RetryListener listener : listeners) {
                     try {
                         listener.recoveryFailed(record, last, e);
-                    } catch (RuntimeException thrown) {
+                    } catch (RuntimeException | Error thrown) {
                         logListenerFailure(listener, thrown);
                     }
                 }
@@ -205,7 +205,7 @@ public final class DefaultErrorHandler implements KafkoErrorHandler {
             for (RetryListener listener : listeners) {
                 try {
                     listener.recovered(record, last);
-                } catch (RuntimeException thrown) {
+                } catch (RuntimeException | Error thrown) {
                     logListenerFailure(listener, thrown);
                 }
             }
@@ -218,14 +218,22 @@ public final class DefaultErrorHandler implements KafkoErrorHandler {
             for (KafkoRecord record : records) {
                 try {
                     listener.failedDelivery(record, failure, attempt);
-                } catch (RuntimeException thrown) {
+                } catch (RuntimeException | Error thrown) {
                     logListenerFailure(listener, thrown);
                 }
             }
         }
     }
 
-    private static void logListenerFailure(RetryListener listener, RuntimeException thrown) {
+    /**
+     * A listener's failure, an {@link Error} included (a test's failed assertion, a class missing from its code), is
+     * logged and changes nothing; but the JVM's own trouble (out of memory), which fails the member as the listener
+     * would.
+     */
+    private static void logListenerFailure(RetryListener listener, Throwable thrown) {
+        if (thrown instanceof VirtualMachineError fatal && !(fatal instanceof StackOverflowError)) {
+            throw fatal;
+        }
         LOG.warn("Retry listener {} threw; the failed delivery is handled as if it had returned", listener, thrown);
     }
 

@@ -70,6 +70,7 @@ final class MemberDelivery {
             return;
         }
         Set<Integer> redeliver = null;
+        long backOffWait = 0; // the soonest end of the back-offs of the partitions held back for theirs
         for (int i = 0; i < records.size(); i++) {
             KafkoRecord record = records.get(i);
             if (container.stopRequested()) {
@@ -92,11 +93,16 @@ final class MemberDelivery {
             if (awaitsBackOff) {
                 long left = RetryBackOffListener.backOffLeft(record, container.currentTimeMillis());
                 if (left > 0) {
-                    // a retry topic's record before its back-off ended: it and what follows come again after it
-                    Set<Integer> skip = redeliver;
-                    redeliverAfter(records.subList(i, records.size()).stream()
-                            .filter(r -> skip == null || !skip.contains(r.partition())).toList(), left);
-                    return;
+                    // a retry topic's record before its back-off ended: it and what follows it in its partition come
+                    // again after it; the other partitions' records go on (a poll's partitions are in no time order:
+                    // one of them may hold a record due long before this one)
+                    seek(record.partition(), record.offset());
+                    if (redeliver == null) {
+                        redeliver = new HashSet<>();
+                    }
+                    redeliver.add(record.partition());
+                    backOffWait = backOffWait == 0 ? left : Math.min(backOffWait, left);
+                    continue;
                 }
             }
             if (!handle(record)) {
@@ -112,6 +118,10 @@ final class MemberDelivery {
                         .filter(r -> skip == null || !skip.contains(r.partition())).toList());
                 return;
             }
+        }
+        if (backOffWait > 0) {
+            // the held-back partitions come again once the first of their back-offs ended (a stop or a pause ends it)
+            redeliverAfter(List.of(), backOffWait);
         }
     }
 

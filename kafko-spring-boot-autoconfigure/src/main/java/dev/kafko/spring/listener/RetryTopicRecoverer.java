@@ -31,6 +31,11 @@ public final class RetryTopicRecoverer implements RecordRecoverer {
         this.publisher = DeadLetterPublishingRecoverer.forRetryTopics(backend, instrumentation);
     }
 
+    /** The topics and back-offs it forwards by. */
+    public RetryTopics getTopics() {
+        return topics;
+    }
+
     /** The error handler of such containers: no blocking retry, then this recoverer. */
     public KafkoErrorHandler errorHandler() {
         return new DefaultErrorHandler(new FixedBackOff(0, 0), this);

@@ -9,7 +9,9 @@ import dev.kafko.Topic;
 import dev.kafko.UnknownTopicException;
 import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
 import dev.kafko.spring.listener.ConcurrentMessageListenerContainer;
+import dev.kafko.spring.listener.DefaultErrorHandler;
 import dev.kafko.spring.listener.MessageListenerContainer;
+import dev.kafko.spring.listener.RetryTopicRecoverer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -212,12 +214,28 @@ public final class KafkoTestUtils {
                     targets.put(container, ends);
                 }
             }
-            if (targets.equals(previous) || pass > containers.size()) {
+            if (targets.equals(previous) || pass > passes(containers)) {
                 return; // settled: nothing moved while the listeners caught up; or it cannot settle
             }
             awaitCaughtUp(registry, targets, deadline, timeout);
             previous = targets;
         }
+    }
+
+    /**
+     * One pass more than there are containers, and one more for each attempt of a {@code @RetryableTopic} listener's
+     * containers: a retry topic read by several retries forwards a record into itself, a cycle that ends with its
+     * attempts (a pass may see one hop of it only), where a cycle of listeners may never end.
+     */
+    private static int passes(List<ConcurrentMessageListenerContainer> containers) {
+        int passes = containers.size();
+        for (ConcurrentMessageListenerContainer container : containers) {
+            if (container.getErrorHandler() instanceof DefaultErrorHandler handler
+                    && handler.getRecoverer() instanceof RetryTopicRecoverer retries) {
+                passes += retries.getTopics().attempts();
+            }
+        }
+        return passes;
     }
 
     /** The container's targets; null when its log closed (its context closed after the container was looked at). */

@@ -3,12 +3,16 @@ package dev.kafko.spring.annotation;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kafko.Kafko;
+import dev.kafko.Headers;
 import dev.kafko.KafkoRecord;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
 import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
 import dev.kafko.spring.core.KafkoTemplate;
+import dev.kafko.spring.core.LogBackend;
+import dev.kafko.spring.support.Acknowledgment;
 import dev.kafko.spring.support.KafkoHeaders;
 import dev.kafko.spring.test.KafkoTestUtils;
+import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -16,13 +20,18 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.springframework.aop.framework.ProxyFactory;
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
+import org.springframework.core.Ordered;
 import org.springframework.messaging.handler.annotation.Header;
 
 /**
@@ -142,6 +151,79 @@ class RetryableTopicTest {
                 .run(context -> assertThat(context).hasNotFailed());
     }
 
+    @Test
+    void theDeadLetterTopicsRecordsAreCommittedUnderAManualAckModeWithoutAHandlerOrWithOneThatCannotAcknowledge() {
+        runner.withPropertyValues("kafko.listener.ack-mode=manual", "kafko.topics.manual.partitions=1",
+                "kafko.topics.handled.partitions=1").withBean(ManualAcks.class).withBean(ManualAcksHandled.class)
+                .run(context -> {
+                    template(context).send("manual", 0, "k", "never").join();
+                    template(context).send("handled", 0, "k", "never").join();
+                    // the dead-letter topics' records are committed: DltLogger, and a @DltHandler without an
+                    // Acknowledgment, cannot acknowledge them
+                    KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(30));
+                    Kafko kafko = context.getBean(Kafko.class);
+                    assertThat(kafko.groupInfo("manual-dlt", "manual").committed()).containsEntry(0, 1L);
+                    assertThat(kafko.groupInfo("handled-dlt", "handled").committed()).containsEntry(0, 1L);
+                    assertThat(DEAD).containsExactly("handled:never");
+                });
+    }
+
+    @Test
+    void theDltHandlerOfABeanExposedAsAJdkProxyIsCalledThroughTheProxy() {
+        runner.withPropertyValues("kafko.topics.proxied.partitions=1").withBean(JdkProxying.class)
+                .withBean(Proxied.class).run(context -> {
+                    assertThat(Proxy.isProxyClass(context.getBean(ProxiedListener.class).getClass())).isTrue();
+                    template(context).send("proxied", 0, "k", "never").join();
+                    KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(30));
+                    assertThat(CALLS).containsExactly("proxied:never@1", "proxied:never@2");
+                    assertThat(DEAD).containsExactly("proxied:never");
+                });
+    }
+
+    @Test
+    void aRecordWaitingForItsBackOffHoldsBackItsOwnPartitionOnlyNotTheDueRecordsOfTheOthers() {
+        runner.withPropertyValues("kafko.topics.spread.partitions=4", "kafko.topics.spread-retry.partitions=4")
+                .withBean(Spread.class).run(context -> {
+                    LogBackend backend = context.getBean(LogBackend.class);
+                    long now = backend.currentTimeMillis();
+                    // the retry topic as two waits left it: partitions 0 and 2 due in an hour, 1 and 3 due now;
+                    // whatever partition the member's poll starts at, a due record comes after one that is not
+                    for (int p = 0; p < 4; p++) {
+                        boolean far = p % 2 == 0;
+                        Headers headers = Headers.empty()
+                                .with(KafkoHeaders.RETRY_ATTEMPTS, "2".getBytes(StandardCharsets.UTF_8))
+                                .with(KafkoHeaders.RETRY_BACKOFF_TIMESTAMP, Long.toString(far ? now + 3_600_000 : now)
+                                        .getBytes(StandardCharsets.UTF_8));
+                        backend.producer("spread-retry").send(p, null, ((far ? "far-" : "due-") + p)
+                                .getBytes(StandardCharsets.UTF_8), headers, now).join();
+                    }
+                    context.getBean(KafkoListenerEndpointRegistry.class).getListenerContainer("spread-retry").start();
+                    assertThat(Spread.DUE.await(20, TimeUnit.SECONDS)).as("the due records, delivered: %s", CALLS)
+                            .isTrue();
+                    assertThat(CALLS).containsExactlyInAnyOrder("spread-retry:due-1@1", "spread-retry:due-3@1");
+                });
+    }
+
+    @Test
+    void aPrivateDltHandlerOfABeanExposedAsAClassProxyFailsTheStartAsAPrivateListenerMethodDoes() {
+        runner.withBean(ClassProxying.class).withBean(PrivateDltHandler.class).run(context ->
+                assertThat(context).getFailure().hasStackTraceContaining("@RetryableTopic listener 'private'")
+                        .hasStackTraceContaining("its @DltHandler dead cannot be called through the proxy")
+                        .hasStackTraceContaining("Switch its visibility to package or protected"));
+    }
+
+    @Test
+    void waitForListenersWaitsForARecordThroughEveryAttemptOfAFixedBackOffsOneRetryTopic() {
+        runner.withPropertyValues("kafko.topics.many.partitions=1").withBean(Many.class).run(context -> {
+            template(context).send("many", 0, "k", "never").join();
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(30));
+            // nine retries read from many-retry, forwarded into it eight times, then the dead-letter topic: a cycle of
+            // one container, longer than the passes the call made for three containers
+            assertThat(CALLS).hasSize(10).endsWith("many-retry:never@10");
+            assertThat(DEAD).containsExactly("many:never after 10");
+        });
+    }
+
     @SuppressWarnings("unchecked")
     private static KafkoTemplate<Object, Object> template(ApplicationContext context) {
         return context.getBean(KafkoTemplate.class);
@@ -227,6 +309,124 @@ class RetryableTopicTest {
                 @Header(name = KafkoHeaders.RETRY_BACKOFF_TIMESTAMP, required = false) String backOffUntil) {
             call(topic, value, backOffUntil);
             throw new IllegalStateException("never works");
+        }
+    }
+
+    static class ManualAcks {
+        @RetryableTopic(attempts = "2", backOff = @BackOff(delay = 10))
+        @KafkoListener(id = "manual", topics = "manual")
+        void on(String value, Acknowledgment ack) {
+            throw new IllegalStateException("never works");
+        }
+    }
+
+    static class ManualAcksHandled {
+        @RetryableTopic(attempts = "2", backOff = @BackOff(delay = 10))
+        @KafkoListener(id = "handled", topics = "handled")
+        void on(String value, Acknowledgment ack) {
+            throw new IllegalStateException("never works");
+        }
+
+        @DltHandler
+        void dead(String value) {
+            DEAD.add("handled:" + value);
+        }
+    }
+
+    static class Spread {
+        static final CountDownLatch DUE = new CountDownLatch(2);
+
+        @RetryableTopic(attempts = "2", backOff = @BackOff(delay = 3_600_000))
+        @KafkoListener(id = "spread", topics = "spread", autoStartup = "false")
+        void on(String value, @Header(KafkoHeaders.RECEIVED_TOPIC) String topic) {
+            call(topic, value, null);
+            if (value.startsWith("due-")) {
+                DUE.countDown();
+            }
+        }
+    }
+
+    static class Many {
+        @RetryableTopic(attempts = "10", backOff = @BackOff(delay = 50))
+        @KafkoListener(id = "many", topics = "many")
+        void on(String value, @Header(KafkoHeaders.RECEIVED_TOPIC) String topic) {
+            call(topic, value, null);
+            throw new IllegalStateException("never works");
+        }
+
+        @DltHandler
+        void dead(String value, @Header(KafkoHeaders.RETRY_ATTEMPTS) int attempts) {
+            DEAD.add("many:" + value + " after " + attempts);
+        }
+    }
+
+    interface ProxiedListener {
+        void on(String value);
+
+        void dead(String value);
+    }
+
+    static class Proxied implements ProxiedListener {
+        @RetryableTopic(attempts = "2", backOff = @BackOff(delay = 10))
+        @KafkoListener(id = "proxied", topics = "proxied")
+        @Override
+        public void on(String value) {
+            call("proxied", value, null);
+            throw new IllegalStateException("never works");
+        }
+
+        @DltHandler
+        @Override
+        public void dead(String value) {
+            DEAD.add("proxied:" + value);
+        }
+    }
+
+    /** Exposes {@link Proxied} as a JDK proxy before kafko's post-processor sees it, as an AOP auto-proxy does. */
+    static class JdkProxying implements BeanPostProcessor, Ordered {
+        @Override
+        public Object postProcessAfterInitialization(Object bean, String beanName) {
+            if (!(bean instanceof Proxied)) {
+                return bean;
+            }
+            ProxyFactory factory = new ProxyFactory(bean);
+            factory.setInterfaces(ProxiedListener.class);
+            factory.setProxyTargetClass(false);
+            return factory.getProxy(getClass().getClassLoader());
+        }
+
+        @Override
+        public int getOrder() {
+            return Ordered.HIGHEST_PRECEDENCE;
+        }
+    }
+
+    static class PrivateDltHandler {
+        @RetryableTopic(attempts = "2", backOff = @BackOff(delay = 10))
+        @KafkoListener(id = "private", topics = "orders")
+        void on(String value) {
+        }
+
+        @DltHandler
+        private void dead(String value) {
+        }
+    }
+
+    /** Exposes {@link PrivateDltHandler} as a class proxy before kafko's post-processor sees it. */
+    static class ClassProxying implements BeanPostProcessor, Ordered {
+        @Override
+        public Object postProcessAfterInitialization(Object bean, String beanName) {
+            if (!(bean instanceof PrivateDltHandler)) {
+                return bean;
+            }
+            ProxyFactory factory = new ProxyFactory(bean);
+            factory.setProxyTargetClass(true);
+            return factory.getProxy(getClass().getClassLoader());
+        }
+
+        @Override
+        public int getOrder() {
+            return Ordered.HIGHEST_PRECEDENCE;
         }
     }
 }

@@ -213,6 +213,30 @@ class DefaultErrorHandlerTest {
     }
 
     @Test
+    void aRetryListenerThatThrowsAnErrorChangesNothingEither() throws Exception {
+        List<String> heard = new ArrayList<>();
+        KafkoRecord a = mock(KafkoRecord.class);
+        // a failed assertion in a test's listener, say: it would otherwise fail the handling, and the record come
+        // again each second without ever being recovered
+        handler.setRetryListeners(new RetryListener() {
+            @Override
+            public void failedDelivery(KafkoRecord record, Exception failure, int deliveryAttempt) {
+                throw new AssertionError("a listener's failed assertion");
+            }
+
+            @Override
+            public void recovered(KafkoRecord record, Exception failure) {
+                throw new NoClassDefFoundError("a listener's missing class");
+            }
+        }, new Recording("other", heard));
+
+        handler.handle(List.of(a), new IllegalStateException("boom"), new Attempts(new IllegalStateException("again")));
+
+        assertThat(heard).hasSize(6).endsWith("other:recovered again");
+        assertThat(recovered).hasSize(1);
+    }
+
+    @Test
     void aFailureThatIsNotRetriedIsOneFailedDeliveryAndARecoveryThatThrowsIsTold() {
         List<String> heard = new ArrayList<>();
         DefaultErrorHandler failing = new DefaultErrorHandler(new FixedBackOff(0, 4), (record, failure, invocation) -> {
