@@ -540,22 +540,9 @@ class ConsumerTest {
     @org.junit.jupiter.params.provider.EnumSource(OffsetResetPolicy.class)
     void aNewAnonymousConsumerStartsAtOffsetZeroAndItsResetPolicyDecidesBelowTheLogStart(OffsetResetPolicy reset)
             throws Exception {
+        writeTwoHundredRecordsOverRetention();
         try (Kafko k = Kafko.open(dir)) {
-            k.createTopic("t", TopicConfig.builder().segmentBytes(1024).retentionBytes(2048).build());
-            Producer p = k.producer("t");
-            for (int i = 0; i < 200; i++) {
-                p.send(null, new byte[100]).join();
-            }
-        }
-        try (Kafko k = Kafko.open(dir)) {
-            // retention runs once at open, in the background, a few segments a run: until the partition holds
-            // less than retentionBytes plus one segment
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (k.topic("t").orElseThrow().partition(0).sizeBytes() >= 2048 + 1024 && System.nanoTime() < deadline) {
-                Thread.sleep(5);
-            }
-            long start = k.topic("t").orElseThrow().partition(0).logStartOffset();
-            assertThat(start).isPositive();
+            long start = awaitRetentionRun(k);
             try (Consumer c = k.consumer("t", ConsumerOptions.DEFAULTS.withOffsetReset(reset))) {
                 assertThat(c.position(0)).isZero();
                 switch (reset) {
@@ -568,5 +555,46 @@ class ConsumerTest {
                 }
             }
         }
+    }
+
+    @Test
+    void aSeekToTheBeginningOfOnePartitionGoesToItsLogStartWhereRetentionDeletedItsFirstRecords() throws Exception {
+        writeTwoHundredRecordsOverRetention();
+        try (Kafko k = Kafko.open(dir)) {
+            long start = awaitRetentionRun(k);
+            // under FAIL, a position below the log start fails the poll: the seek must land on the log start itself
+            try (Consumer c = k.consumer("t", ConsumerOptions.DEFAULTS.withOffsetReset(OffsetResetPolicy.FAIL))) {
+                c.seek(0, 150);
+                c.seekToBeginning(0);
+                assertThat(c.position(0)).isEqualTo(start);
+                assertThat(c.poll(Duration.ZERO)).first().extracting(KafkoRecord::offset).isEqualTo(start);
+                c.seekToBeginning();
+                assertThat(c.position(0)).isEqualTo(start);
+            }
+        }
+    }
+
+    /** Topic "t": 200 records of 100 bytes in segments of 1 KiB, more than its retention of 2 KiB keeps. */
+    private void writeTwoHundredRecordsOverRetention() {
+        try (Kafko k = Kafko.open(dir)) {
+            k.createTopic("t", TopicConfig.builder().segmentBytes(1024).retentionBytes(2048).build());
+            Producer p = k.producer("t");
+            for (int i = 0; i < 200; i++) {
+                p.send(null, new byte[100]).join();
+            }
+        }
+    }
+
+    /** The log start of "t" once the retention run at {@code k}'s open deleted its old segments (positive). */
+    private static long awaitRetentionRun(Kafko k) throws InterruptedException {
+        // retention runs once at open, in the background, a few segments a run: until the partition holds
+        // less than retentionBytes plus one segment
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (k.topic("t").orElseThrow().partition(0).sizeBytes() >= 2048 + 1024 && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        long start = k.topic("t").orElseThrow().partition(0).logStartOffset();
+        assertThat(start).isPositive();
+        return start;
     }
 }

@@ -320,4 +320,41 @@ class CallbackChainTest {
             }
         });
     }
+
+    /**
+     * The sends left to the outermost call are its own to write: once the first send's {@code whenComplete} returns
+     * on the sender's thread, every link is written and acknowledged, none waits for the scheduler's fallback look.
+     */
+    @Test
+    void theOutermostCallOfAChainReturnsWithEveryLinkWritten() throws Exception {
+        try (Kafko k = Kafko.open(dir, KafkoOptions.builder().linger(Duration.ZERO).build())) {
+            k.createTopic("t", TopicConfig.builder().fsync(FsyncPolicy.NEVER).build());
+            Producer p = k.producer("t");
+            List<Integer> acked = new ArrayList<>();
+            CompletableFuture<Integer> done = new CompletableFuture<>();
+            int links = 1_000; // far deeper than the depth at which sends are left to the outermost call
+
+            chainOf(p, 0, links, acked, done); // on this thread: the outermost call is this one
+
+            assertThat(done).isCompletedWithValue(links);
+            assertThat(acked).hasSize(links).isSorted();
+            assertThat(k.topic("t").orElseThrow().partition(0).endOffset()).isEqualTo(links);
+        }
+    }
+
+    /** Sends link {@code i}, then the next from its callback, until {@code links}. */
+    private static void chainOf(Producer p, int i, int links, List<Integer> acked, CompletableFuture<Integer> done) {
+        if (i == links) {
+            done.complete(i);
+            return;
+        }
+        p.send(null, ByteBuffer.allocate(4).putInt(i).array()).whenComplete((pos, e) -> {
+            if (e != null) {
+                done.completeExceptionally(e);
+                return;
+            }
+            acked.add(i);
+            chainOf(p, i + 1, links, acked, done);
+        });
+    }
 }

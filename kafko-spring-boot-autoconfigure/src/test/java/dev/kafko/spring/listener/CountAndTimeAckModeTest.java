@@ -76,6 +76,23 @@ class CountAndTimeAckModeTest {
     }
 
     @Test
+    void aPauseCommitsWhatWasProcessedThoughTheTimeHasNotCome() {
+        runner.withPropertyValues("kafko.listener.ack-mode=time", "kafko.listener.ack-time=1h").run(context -> {
+            sendThenStart(context, 5);
+            KafkoTestUtils.waitForListeners(context, WAIT);
+            assertThat(committed(context)).as("an hour has not passed").isEqualTo(-1L);
+
+            MessageListenerContainer container =
+                    context.getBean(KafkoListenerEndpointRegistry.class).getListenerContainer("counting");
+            container.pause();
+            await().atMost(WAIT).until(container::isPaused);
+
+            // a paused member commits what it processed before it waits, not an hour later
+            assertThat(committed(context)).isEqualTo(5L);
+        });
+    }
+
+    @Test
     void countTimeCommitsWhenTheTimeComesThoughTheCountDoesNot() {
         runner.withPropertyValues("kafko.listener.ack-mode=count-time", "kafko.listener.ack-count=1000",
                 "kafko.listener.ack-time=200ms").run(context -> {
