@@ -167,8 +167,12 @@ public final class KafkoListenerAnnotationBeanPostProcessor
                 if (retryable == null) {
                     register(endpoint, beanName, null);
                 } else {
-                    for (RetryableTopicEndpoints.Planned planned
-                            : RetryableTopicEndpoints.of(endpoint, retryable, targetClass, requireBeanFactory())) {
+                    List<RetryableTopicEndpoints.Planned> parts = RetryableTopicEndpoints.of(endpoint, retryable,
+                            targetClass, requireBeanFactory());
+                    for (RetryableTopicEndpoints.Planned planned : parts) {
+                        refuseTakenId(planned.endpoint()); // all before any: none of them starts when one id is taken
+                    }
+                    for (RetryableTopicEndpoints.Planned planned : parts) {
                         register(planned.endpoint(), beanName, planned);
                     }
                 }
@@ -281,6 +285,17 @@ public final class KafkoListenerAnnotationBeanPostProcessor
 
     private synchronized void register(KafkoListenerEndpoint endpoint, String beanName,
                                        RetryableTopicEndpoints.@Nullable Planned retry) {
+        refuseTakenId(endpoint);
+        declaredAt.put(endpoint.id(), declaration(endpoint));
+        if (singletonsReady) {
+            registry().registerListenerContainer(createContainer(endpoint, retry), true);
+        } else {
+            pending.add(new Pending(endpoint, beanName, retry));
+        }
+    }
+
+    /** Fails naming both listeners when a listener of the endpoint's id is registered or waits to be. */
+    private synchronized void refuseTakenId(KafkoListenerEndpoint endpoint) {
         String other = declaredAt.get(endpoint.id());
         boolean taken = singletonsReady ? registry().getListenerContainer(endpoint.id()) != null
                 : isPending(endpoint.id());
@@ -288,12 +303,6 @@ public final class KafkoListenerAnnotationBeanPostProcessor
             throw new InvalidKafkoListenerException("@KafkoListener '" + endpoint.id() + "' "
                     + declaration(endpoint) + ": the listener " + other + " has that id too; listener ids must be"
                     + " unique");
-        }
-        declaredAt.put(endpoint.id(), declaration(endpoint));
-        if (singletonsReady) {
-            registry().registerListenerContainer(createContainer(endpoint, retry), true);
-        } else {
-            pending.add(new Pending(endpoint, beanName, retry));
         }
     }
 

@@ -24,7 +24,8 @@ public interface KafkoInstrumentation {
 
     /**
      * A listener container is starting to read {@code topic} as {@code groupId}, which exists by
-     * then; called once per topic on the thread that starts the container.
+     * then; called once per topic on the thread that starts the container, and again on a member's polling thread
+     * when its topic was deleted and the member reads the topic created again under the name.
      */
     default void listenerStarting(String listenerId, String groupId, String topic) {
     }

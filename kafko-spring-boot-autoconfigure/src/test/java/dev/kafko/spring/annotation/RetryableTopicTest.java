@@ -1,6 +1,7 @@
 package dev.kafko.spring.annotation;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kafko.Kafko;
 import dev.kafko.Headers;
@@ -31,6 +32,7 @@ import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
+import org.springframework.context.support.GenericApplicationContext;
 import org.springframework.core.Ordered;
 import org.springframework.messaging.handler.annotation.Header;
 
@@ -224,6 +226,18 @@ class RetryableTopicTest {
         });
     }
 
+    @Test
+    void aListenerBeanAddedAtRunTimeWhoseRetryIdIsTakenStartsNoneOfItsContainers() {
+        runner.withBean(TakesLateDlt.class).run(context -> {
+            GenericApplicationContext live = (GenericApplicationContext) context.getSourceApplicationContext();
+            live.registerBean("late", Late.class);
+            assertThatThrownBy(() -> live.getBean("late")).rootCause()
+                    .hasMessageContaining("@KafkoListener 'late-dlt'").hasMessageContaining("has that id too");
+            KafkoListenerEndpointRegistry registry = context.getBean(KafkoListenerEndpointRegistry.class);
+            assertThat(registry.getListenerContainerIds()).contains("late-dlt").doesNotContain("late", "late-retry");
+        });
+    }
+
     @SuppressWarnings("unchecked")
     private static KafkoTemplate<Object, Object> template(ApplicationContext context) {
         return context.getBean(KafkoTemplate.class);
@@ -299,6 +313,19 @@ class RetryableTopicTest {
 
         @DltHandler
         void two(String value) {
+        }
+    }
+
+    static class TakesLateDlt {
+        @KafkoListener(id = "late-dlt", topics = "elsewhere")
+        void on(String value) {
+        }
+    }
+
+    static class Late {
+        @RetryableTopic
+        @KafkoListener(id = "late", topics = "late")
+        void on(String value) {
         }
     }
 
