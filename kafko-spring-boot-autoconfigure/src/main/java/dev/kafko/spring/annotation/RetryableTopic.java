@@ -11,7 +11,8 @@ import java.lang.annotation.Target;
  * method fails on is not retried in place (which holds back the records behind it) but published to a retry topic,
  * read by a listener of its own that calls the same method once the record's back-off has passed; after the last
  * attempt, or at once for a failure that is not retried, it goes to the dead-letter topic, whose records go to the
- * bean's {@link DltHandler} method (or are logged at ERROR when it has none).
+ * bean's {@link DltHandler} method (or are logged at ERROR when it has none). As in spring-kafka, a key's order is not
+ * kept: the records of its key behind a failed one are processed before the failed one's retries.
  *
  * <p>Topics, for a listener of {@code orders} with the defaults: {@code orders-retry} (one topic when every back-off
  * is the same; otherwise {@code orders-retry-0}, {@code orders-retry-1}, ..., one per distinct back-off, the last
@@ -26,7 +27,8 @@ import java.lang.annotation.Target;
  * followed by {@code -retry}, {@code -retry-0}, ... or {@code -dlt}, in the listener's group, with its concurrency.
  * A retry container waits for each record's back-off before delivering it, holding back the records behind it in
  * that partition (whose back-offs end later). Every attempt is one delivery: the error handler's blocking retries are
- * not used for these listeners. A record listener only; the method and the listener take no {@code topicPattern} or
+ * not used for these listeners, and {@link dev.kafko.spring.listener.RetryListener} beans are not told of their
+ * failures. A record listener only; the method and the listener take no {@code topicPattern} or
  * {@code topicPartitions}. Every attribute that is a string takes {@code ${...}} placeholders.
  */
 @Target(ElementType.METHOD)

@@ -9,7 +9,9 @@ import dev.kafko.KafkoRecord;
  * had returned.
  *
  * <p>Register one with {@link DefaultErrorHandler#setRetryListeners}; the error handler the starter configures
- * from {@code kafko.listener.retry.*} is given every {@code RetryListener} bean of the context, in their order.
+ * from {@code kafko.listener.retry.*} is given every {@code RetryListener} bean of the context, in their order. The
+ * containers of a {@code @RetryableTopic} listener have an error handler of their own, which is given none: their
+ * failures are not told to these beans (the attempt is in the record's {@code kafko_retry-attempts} header).
  */
 @FunctionalInterface
 public interface RetryListener {

@@ -76,22 +76,35 @@ public final class RetryTopicRecoverer implements RecordRecoverer {
     /**
      * Makes the retry topics and the dead-letter topic ready with at least the listener topic's partitions, for the
      * listener topic's container and each retry topic's: created where topics are created on first use, else a
-     * start-up failure that says which to declare.
+     * start-up failure that names every one to declare (not the first alone, which would take a start per topic to
+     * find them all), as a {@link UnknownTopicException} so that the start-up failure analysis shows this message.
      */
     @Override
     public void prepare(String topic) {
         int partitions = backend.partitionCount(topics.topic());
         List<String> all = new ArrayList<>(topics.retryTopics());
         all.add(topics.dltTopic());
+        List<String> missing = new ArrayList<>();
+        UnknownTopicException first = null;
         for (String name : all) {
             try {
                 backend.ensureTopic(name, partitions);
             } catch (UnknownTopicException e) {
-                throw new IllegalStateException("The @RetryableTopic listener of topic '" + topics.topic() + "' reads"
-                        + " and writes '" + name + "', which does not exist and is not created on first use: declare"
-                        + " it (" + KafkoTopicProvisioner.propertyPrefix(name) + ".partitions) or set"
-                        + " kafko.auto-create-topics=true", e);
+                missing.add(name);
+                first = first == null ? e : first;
             }
+        }
+        if (first != null) {
+            List<String> declarations = new ArrayList<>();
+            for (String name : missing) {
+                declarations.add(KafkoTopicProvisioner.propertyPrefix(name) + ".partitions=" + partitions);
+            }
+            String what = missing.size() == 1 ? "'" + missing.get(0) + "', which does not exist and is not created on"
+                    + " first use: declare it" : "topics that do not exist and are not created on first use: declare"
+                    + " them";
+            throw new UnknownTopicException("The @RetryableTopic listener of topic '" + topics.topic() + "' reads"
+                    + " and writes " + what + " (" + String.join(", ", declarations) + ") or set"
+                    + " kafko.auto-create-topics=true", first);
         }
     }
 

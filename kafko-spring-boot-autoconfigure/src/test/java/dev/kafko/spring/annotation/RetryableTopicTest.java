@@ -146,8 +146,13 @@ class RetryableTopicTest {
                 .hasMessageContaining("has 2 @DltHandler methods [one, two]"));
         // a retry topic that may not be created fails the start, as an undeclared dead-letter topic does
         runner.withBean(Orders.class).withPropertyValues("kafko.auto-create-topics=false").run(context ->
-                assertThat(context).getFailure().hasStackTraceContaining("reads and writes 'orders-retry', which does"
-                        + " not exist and is not created on first use").hasStackTraceContaining("kafko.topics"));
+                assertThat(context).getFailure().hasStackTraceContaining("reads and writes topics that do not exist and"
+                        + " are not created on first use: declare them (kafko.topics.orders-retry.partitions=3,"
+                        + " kafko.topics.orders-dlt.partitions=3)"));
+        runner.withBean(Orders.class).withPropertyValues("kafko.auto-create-topics=false",
+                "kafko.topics.orders-retry.partitions=3").run(context ->
+                assertThat(context).getFailure().hasStackTraceContaining("reads and writes 'orders-dlt', which does"
+                        + " not exist and is not created on first use: declare it (kafko.topics.orders-dlt.partitions=3)"));
         runner.withBean(Orders.class).withPropertyValues("kafko.auto-create-topics=false",
                 "kafko.topics.orders-retry.partitions=3", "kafko.topics.orders-dlt.partitions=3")
                 .run(context -> assertThat(context).hasNotFailed());

@@ -10,7 +10,10 @@ import dev.kafko.Kafko;
 import dev.kafko.KafkoRecord;
 import dev.kafko.Topic;
 import dev.kafko.UnknownTopicException;
+import dev.kafko.spring.annotation.BackOff;
+import dev.kafko.spring.annotation.KafkoListener;
 import dev.kafko.spring.annotation.KafkoListenerAnnotationBeanPostProcessor;
+import dev.kafko.spring.annotation.RetryableTopic;
 import dev.kafko.spring.config.KafkoListenerContainerFactory;
 import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
 import dev.kafko.spring.core.KafkoTemplate;
@@ -202,6 +205,33 @@ class KafkoAutoConfigurationTest {
             assertThat(new InvalidKafkoPropertyFailureAnalyzer(null).analyze(context.getStartupFailure())
                     .getDescription()).contains("kafko.defaults.segment-size is refused: segmentBytes must be");
         });
+    }
+
+    static class UndeclaredRetryTopics {
+        @RetryableTopic(attempts = "4", backOff = @BackOff(delay = 10, multiplier = 2))
+        @KafkoListener(id = "payments", topics = "payments")
+        void on(String value) {
+        }
+    }
+
+    @Test
+    void undeclaredRetryTopicsUnderNoAutoCreationAreNamedAllAtOnceAtTheTopOfTheReport() {
+        // a multiplied back-off of four attempts reads and writes three retry topics and a dead-letter topic: a user
+        // who declared none must be told of all four, and the analysis at the top of the report must say so (not the
+        // first topic alone, found by the engine, which would take four starts to find them all)
+        runner.withPropertyValues("kafko.auto-create-topics=false", "kafko.topics.payments.partitions=6")
+                .withBean(UndeclaredRetryTopics.class).run(context -> {
+                    assertThat(context).hasFailed();
+                    org.springframework.boot.diagnostics.FailureAnalysis analysis =
+                            new KafkoStartupFailureAnalyzer().analyze(context.getStartupFailure());
+                    assertThat(analysis.getDescription())
+                            .contains("@RetryableTopic listener of topic 'payments'")
+                            .contains("kafko.topics.payments-retry-0.partitions=6",
+                                    "kafko.topics.payments-retry-1.partitions=6",
+                                    "kafko.topics.payments-retry-2.partitions=6",
+                                    "kafko.topics.payments-dlt.partitions=6")
+                            .contains("or set kafko.auto-create-topics=true");
+                });
     }
 
     @Test
