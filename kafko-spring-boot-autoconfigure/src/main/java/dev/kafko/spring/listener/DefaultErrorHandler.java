@@ -238,7 +238,15 @@ public final class DefaultErrorHandler implements KafkoErrorHandler {
     }
 
     private boolean retryable(Throwable failure) {
-        Map<Class<? extends Throwable>, Boolean> classified = classifications;
+        return classify(failure, classifications, retryUnclassified);
+    }
+
+    /**
+     * Reads the cause chain from the failure down: the first exception whose class, or nearest superclass, is
+     * classified decides; {@code unclassified} when none is (a chain whose causes loop is read {@value #MAX_CAUSES} deep).
+     */
+    private static boolean classify(Throwable failure, Map<Class<? extends Throwable>, Boolean> classified,
+                                    boolean unclassified) {
         int depth = 0;
         for (Throwable t = failure; t != null && depth < MAX_CAUSES; t = t.getCause(), depth++) {
             for (Class<?> c = t.getClass(); c != null && c != Object.class; c = c.getSuperclass()) {
@@ -251,7 +259,7 @@ public final class DefaultErrorHandler implements KafkoErrorHandler {
                 break;
             }
         }
-        return retryUnclassified;
+        return unclassified;
     }
 
     private static Map<Class<? extends Throwable>, Boolean> defaults() {
@@ -275,17 +283,6 @@ public final class DefaultErrorHandler implements KafkoErrorHandler {
      * large for its topic would otherwise run the method again, and repeat what it did, at every attempt.
      */
     public static boolean isRetryable(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause()) {
-            if (t instanceof MessageConversionException || t instanceof MethodArgumentResolutionException
-                    || t instanceof ClassCastException || t instanceof NoSuchMethodException
-                    || t instanceof InvalidReplyHeaderException || t instanceof RecordTooLargeException
-                    || t instanceof InvalidNameException || t instanceof InvalidPartitionException) {
-                return false;
-            }
-            if (t.getCause() == t) {
-                break;
-            }
-        }
-        return true;
+        return classify(failure, DEFAULT_CLASSIFICATIONS, true);
     }
 }

@@ -170,11 +170,6 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
         return properties;
     }
 
-    /** The backend's clock, epoch milliseconds. */
-    long currentTimeMillis() {
-        return backend.currentTimeMillis();
-    }
-
     KafkoErrorHandler errorHandler() {
         return errorHandler;
     }

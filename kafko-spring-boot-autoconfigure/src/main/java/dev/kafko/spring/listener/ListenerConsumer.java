@@ -481,6 +481,11 @@ final class ListenerConsumer implements Runnable {
     }
 
     /** The id of the topic the consumer reads. */
+    /** The backend's clock, epoch milliseconds (what a retry topic's back-off ends by). */
+    long currentTimeMillis() {
+        return backend.currentTimeMillis();
+    }
+
     @Nullable Object topicId() {
         return topicId;
     }

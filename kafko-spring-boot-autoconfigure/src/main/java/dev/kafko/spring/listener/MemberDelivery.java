@@ -91,7 +91,7 @@ final class MemberDelivery {
                 return;
             }
             if (awaitsBackOff) {
-                long left = RetryBackOffListener.backOffLeft(record, container.currentTimeMillis());
+                long left = RetryBackOffListener.backOffLeft(record, member.currentTimeMillis());
                 if (left > 0) {
                     // a retry topic's record before its back-off ended: it and what follows it in its partition come
                     // again after it; the other partitions' records go on (a poll's partitions are in no time order:
