@@ -1,11 +1,10 @@
 package dev.kafko.spring.annotation;
 
+import dev.kafko.spring.config.KafkoListenerContainerFactory;
 import dev.kafko.spring.config.KafkoListenerEndpoint;
 import dev.kafko.spring.listener.AckMode;
 import dev.kafko.spring.listener.DltLogger;
 import dev.kafko.spring.listener.RetryTopics;
-import dev.kafko.spring.support.Acknowledgment;
-import dev.kafko.spring.support.KafkoHeaders;
 import java.lang.reflect.Method;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -15,12 +14,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.convert.DurationStyle;
-import org.springframework.core.MethodParameter;
 import org.springframework.core.annotation.AnnotatedElementUtils;
-import org.springframework.messaging.Message;
-import org.springframework.messaging.MessageHeaders;
-import org.springframework.messaging.handler.annotation.Header;
-import org.springframework.messaging.handler.annotation.Headers;
 import org.springframework.util.ReflectionUtils;
 
 /**
@@ -87,7 +81,7 @@ final class RetryableTopicEndpoints {
                 ? copy(main, dltId, topics.dltTopic(), new DltLogger(main.id()), DltLogger.METHOD, AckMode.RECORD,
                         false)
                 : copy(main, dltId, topics.dltTopic(), main.bean(), invocable(main, handler, where),
-                        canAcknowledge(handler) || (main.ackMode() != null && !main.ackMode().isManual())
+                        KafkoListenerContainerFactory.canAcknowledge(handler) || (main.ackMode() != null && !main.ackMode().isManual())
                                 ? main.ackMode() : AckMode.RECORD, false), Part.DLT, topics));
         return planned;
     }
@@ -110,25 +104,6 @@ final class RetryableTopicEndpoints {
         ListenerEndpointReader.refuseParameterAnnotationsTheProxyHides(handler, invocable,
                 where + " (its @DltHandler " + handler.getName() + ")");
         return invocable;
-    }
-
-    /**
-     * Whether {@code method} can acknowledge a record: it takes an {@link Acknowledgment}, or a message or headers
-     * that carry one (as the container factory judges a listener under a manual ack mode).
-     */
-    private static boolean canAcknowledge(Method method) {
-        for (int i = 0; i < method.getParameterCount(); i++) {
-            MethodParameter parameter = new MethodParameter(method, i);
-            Class<?> type = parameter.getParameterType();
-            Header header = parameter.getParameterAnnotation(Header.class);
-            if (Acknowledgment.class.isAssignableFrom(type) || Message.class.isAssignableFrom(type)
-                    || MessageHeaders.class.isAssignableFrom(type) || parameter.hasParameterAnnotation(Headers.class)
-                    || header != null && (KafkoHeaders.ACKNOWLEDGMENT.equals(header.value())
-                            || KafkoHeaders.ACKNOWLEDGMENT.equals(header.name()))) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private static KafkoListenerEndpoint copy(KafkoListenerEndpoint main, String id, String topic, Object bean,

@@ -321,8 +321,11 @@ public class KafkoListenerContainerFactory implements ApplicationEventPublisherA
         return false;
     }
 
-    /** Whether the method can reach its Acknowledgment: as a parameter, in a Message, or in headers. */
-    private static boolean canAcknowledge(Method method) {
+    /**
+     * Whether a listener method can reach its {@link Acknowledgment}: as a parameter, in a {@code Message}, or in
+     * headers; one that cannot commits nothing under a manual ack mode.
+     */
+    public static boolean canAcknowledge(Method method) {
         if (takesAcknowledgment(method)) {
             return true;
         }
