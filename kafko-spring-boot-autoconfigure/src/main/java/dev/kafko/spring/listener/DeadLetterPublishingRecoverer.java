@@ -181,9 +181,10 @@ public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
 
     /**
      * Publishes {@code record} to {@code destination} with the exception headers, the {@code kafko_dlt-original-*}
-     * headers (only when it has none yet, with {@code firstOriginal}: a record forwarded from retry topic to retry
-     * topic names where it was first read) and {@code extra} headers (replacing any of theirs it has); counted as a
-     * dead letter unless {@code firstOriginal}'s forward is a retry ({@code retry}).
+     * headers and {@code extra} headers (replacing any of theirs it has). With {@code extra} headers (a retry topic's
+     * forward or dead letter) the original headers are added only when the record has none yet, so that a record
+     * forwarded from retry topic to retry topic names where it was first read. Counted as a dead letter unless it is
+     * forwarded to be retried ({@code retry}).
      */
     void publish(KafkoRecord record, Exception failure, FailedInvocation invocation, DeadLetterDestination destination,
                  Headers extra, boolean retry) {
