@@ -328,7 +328,7 @@ class StrandedRoundWaitersTest {
 
     /**
      * The case above, {@code blocker} blocking the waiter; with {@code schedulerHasStack} the instance's scheduler
-     * completes the round without running out of stack (otherwise it does, like every thread but the waiter's and the
+     * completes the round, once stranded, without running out of stack (otherwise it does, like every thread but the waiter's and the
      * test's, so that only the waiter's own looks can complete it).
      */
     private void blockedBeforeStranding(String name, boolean schedulerHasStack, Blocker blocker) throws Exception {
@@ -362,8 +362,13 @@ class StrandedRoundWaitersTest {
                 // the append of send(0), partition owned: these two make one round, appended next
                 actor.submit(first);
                 actor.submit(awaited);
-                onAppend.set(() -> awaitBlocked(waiter)); // the waiter blocks before the round completes
-                queued.countDown();
+                onAppend.set(() -> {
+                    // the round's append, partition owned by the drainer: the waiter blocks before it completes. Let
+                    // go any earlier, it could find the partition idle between the two rounds (the drainer
+                    // completing send(0)) and write the round itself, with stack, and nothing would be stranded
+                    queued.countDown();
+                    awaitBlocked(waiter);
+                });
             });
             waiter.start();
             drainer.start();
@@ -410,7 +415,7 @@ class StrandedRoundWaitersTest {
 
     /**
      * A send whose completion, and its exceptional completion, run out of stack on any thread but {@code withStack}
-     * (and the instance's scheduler, with {@code schedulerHasStack}).
+     * (and the instance's scheduler once the send was stranded, with {@code schedulerHasStack}).
      */
     static final class OutOfStackBut extends OneRecordRequest {
         final AtomicInteger failures = new AtomicInteger();
@@ -426,7 +431,10 @@ class StrandedRoundWaitersTest {
 
         private boolean hasStack() {
             Thread t = Thread.currentThread();
-            return withStack.contains(t) || schedulerHasStack && t.getName().equals(Scheduler.THREAD_NAME);
+            // the scheduler only once the round was stranded: the drainer's submit of this send, the partition owned,
+            // hands a drain to the scheduler, which may find the partition idle for an instant and take the round
+            return withStack.contains(t)
+                    || schedulerHasStack && failures.get() > 0 && t.getName().equals(Scheduler.THREAD_NAME);
         }
 
         @Override
