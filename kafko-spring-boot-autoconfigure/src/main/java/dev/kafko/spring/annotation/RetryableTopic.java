@@ -1,5 +1,6 @@
 package dev.kafko.spring.annotation;
 
+import dev.kafko.spring.listener.DltStrategy;
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
@@ -55,9 +56,36 @@ public @interface RetryableTopic {
     /** Failures with one of these in their cause chain go to the dead-letter topic at once. */
     Class<? extends Throwable>[] exclude() default {};
 
+    /**
+     * As {@link #include}, by fully qualified class name (for types the listener's module does not see); each must
+     * name a {@code Throwable} on the bean's class path, or the start fails naming it.
+     */
+    String[] includeNames() default {};
+
+    /** As {@link #exclude}, by fully qualified class name; checked as {@link #includeNames} are. */
+    String[] excludeNames() default {};
+
     /** The suffix of the retry topics (followed by {@code -0}, {@code -1}, ... when there are several). */
     String retryTopicSuffix() default "-retry";
 
     /** The suffix of the dead-letter topic. */
     String dltTopicSuffix() default "-dlt";
+
+    /**
+     * Whether there is a dead-letter topic ({@link DltStrategy#NO_DLT}: a record is logged at ERROR and skipped after
+     * its last attempt, and no dead-letter topic or container is made), and what becomes of a dead letter the
+     * {@link DltHandler} fails on: logged and skipped ({@link DltStrategy#FAIL_ON_ERROR}, the default here; it stays
+     * in the dead-letter topic) or handled again after the last back-off ({@link DltStrategy#ALWAYS_RETRY_ON_ERROR},
+     * spring-kafka's default).
+     */
+    DltStrategy dltStrategy() default DltStrategy.FAIL_ON_ERROR;
+
+    /** Members of each retry topic's and the dead-letter topic's container; empty for the listener's concurrency. */
+    String concurrency() default "";
+
+    /**
+     * Whether the dead-letter topic's container starts with the context ({@code true} or {@code false}); empty for
+     * the listener's {@code autoStartup}. One held back is started by its id ({@code <id>-dlt}) in the registry.
+     */
+    String autoStartDltHandler() default "";
 }

@@ -15,6 +15,7 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
 /**
@@ -58,32 +59,67 @@ final class RetryableTopicEndpoints {
         RetryTopics topics;
         try {
             BackOff backOff = retryable.backOff();
+            List<Class<? extends Throwable>> include = new ArrayList<>(Arrays.asList(retryable.include()));
+            include.addAll(throwables(factory, retryable.includeNames(), "includeNames", targetClass, where));
+            List<Class<? extends Throwable>> exclude = new ArrayList<>(Arrays.asList(retryable.exclude()));
+            exclude.addAll(throwables(factory, retryable.excludeNames(), "excludeNames", targetClass, where));
             topics = new RetryTopics(main.topics().get(0), intOf(factory, retryable.attempts(), "attempts", where),
                     millisOf(factory, backOff.delayString(), backOff.delay(), "delayString", where),
                     multiplierOf(factory, backOff.multiplierString(), backOff.multiplier(), where),
                     millisOf(factory, backOff.maxDelayString(), backOff.maxDelay(), "maxDelayString", where),
                     text(factory, retryable.retryTopicSuffix()), text(factory, retryable.dltTopicSuffix()),
-                    Arrays.asList(retryable.include()), Arrays.asList(retryable.exclude()));
+                    include, exclude, retryable.dltStrategy());
         } catch (IllegalArgumentException e) {
             throw new InvalidKafkoListenerException(where + ": " + e.getMessage(), e);
         }
+        Integer concurrency = retryable.concurrency().isEmpty() ? main.concurrency()
+                : Integer.valueOf(concurrencyOf(factory, retryable.concurrency(), where));
         List<Planned> planned = new ArrayList<>();
         planned.add(new Planned(main, Part.MAIN, topics));
         for (String retryTopic : topics.retryTopics()) {
             planned.add(new Planned(copy(main, main.id() + retryTopic.substring(topics.topic().length()), retryTopic,
-                    main.bean(), main.method(), main.ackMode(), true), Part.RETRY, topics));
+                    main.bean(), main.method(), main.ackMode(), true, concurrency, main.autoStartup()), Part.RETRY,
+                    topics));
         }
+        if (!topics.hasDltTopic()) {
+            return planned; // a @DltHandler of the bean is for its other @RetryableTopic listeners, if any
+        }
+        Boolean autoStartDlt = retryable.autoStartDltHandler().isEmpty() ? main.autoStartup()
+                : Boolean.valueOf(booleanOf(factory, retryable.autoStartDltHandler(), "autoStartDltHandler", where));
         Method handler = dltHandler(targetClass, where);
         String dltId = main.id() + topics.dltTopic().substring(topics.topic().length());
         // the logger, and a handler that cannot acknowledge, would under a manual ack mode (the listener's, or the
         // factory's) leave every dead letter uncommitted, to be handled again at each start: each is committed
         planned.add(new Planned(handler == null
                 ? copy(main, dltId, topics.dltTopic(), new DltLogger(main.id()), DltLogger.METHOD, AckMode.RECORD,
-                        false)
+                        false, concurrency, autoStartDlt)
                 : copy(main, dltId, topics.dltTopic(), main.bean(), invocable(main, handler, where),
                         KafkoListenerContainerFactory.canAcknowledge(handler) || (main.ackMode() != null && !main.ackMode().isManual())
-                                ? main.ackMode() : AckMode.RECORD, false), Part.DLT, topics));
+                                ? main.ackMode() : AckMode.RECORD, false, concurrency, autoStartDlt), Part.DLT, topics));
         return planned;
+    }
+
+    /** The {@code Throwable} types {@code names} name, loaded as the bean's class is. */
+    private static List<Class<? extends Throwable>> throwables(ConfigurableListableBeanFactory factory,
+                                                               String[] names, String attribute, Class<?> targetClass,
+                                                               String where) {
+        List<Class<? extends Throwable>> types = new ArrayList<>();
+        for (String name : names) {
+            String resolved = text(factory, name).strip();
+            Class<?> type;
+            try {
+                type = ClassUtils.forName(resolved, targetClass.getClassLoader());
+            } catch (ClassNotFoundException | LinkageError e) {
+                throw new InvalidKafkoListenerException(where + ": " + attribute + " names '" + resolved + "', which"
+                        + " is not a class on the class path (" + e + ")", e);
+            }
+            if (!Throwable.class.isAssignableFrom(type)) {
+                throw new InvalidKafkoListenerException(where + ": " + attribute + " names '" + resolved + "', which"
+                        + " is not a Throwable");
+            }
+            types.add(type.asSubclass(Throwable.class));
+        }
+        return types;
     }
 
     /**
@@ -107,9 +143,9 @@ final class RetryableTopicEndpoints {
     }
 
     private static KafkoListenerEndpoint copy(KafkoListenerEndpoint main, String id, String topic, Object bean,
-                                              Method method, @Nullable AckMode ackMode,
-                                              boolean sameReplies) {
-        return new KafkoListenerEndpoint(id, List.of(topic), main.groupId(), main.concurrency(), main.autoStartup(),
+                                              Method method, @Nullable AckMode ackMode, boolean sameReplies,
+                                              @Nullable Integer concurrency, @Nullable Boolean autoStartup) {
+        return new KafkoListenerEndpoint(id, List.of(topic), main.groupId(), concurrency, autoStartup,
                 false, ackMode, bean, method, sameReplies ? main.replyTopic() : null, main.containerFactory(),
                 sameReplies && main.replyToHeader(), sameReplies ? main.recordFilterStrategy() : null,
                 sameReplies ? main.errorHandler() : null, List.of(), null, List.of());
@@ -141,6 +177,25 @@ final class RetryableTopicEndpoints {
             throw new InvalidKafkoListenerException(where + ": " + attribute + " '" + resolved + "' is not a whole"
                     + " number");
         }
+    }
+
+    private static int concurrencyOf(ConfigurableListableBeanFactory factory, String value, String where) {
+        int n = intOf(factory, value, "concurrency", where);
+        if (n < 1) {
+            throw new InvalidKafkoListenerException(where + ": concurrency '" + text(factory, value) + "' must be at"
+                    + " least 1");
+        }
+        return n;
+    }
+
+    private static boolean booleanOf(ConfigurableListableBeanFactory factory, String value, String attribute,
+                                     String where) {
+        String resolved = text(factory, value).strip();
+        if (resolved.equalsIgnoreCase("true") || resolved.equalsIgnoreCase("false")) {
+            return Boolean.parseBoolean(resolved);
+        }
+        throw new InvalidKafkoListenerException(where + ": " + attribute + " '" + resolved + "' is neither true nor"
+                + " false");
     }
 
     private static long millisOf(ConfigurableListableBeanFactory factory, String value, long otherwise, String attribute,

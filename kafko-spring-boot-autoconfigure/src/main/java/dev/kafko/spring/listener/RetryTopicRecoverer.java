@@ -17,13 +17,17 @@ import org.springframework.util.backoff.FixedBackOff;
  * The recoverer of a {@code @RetryableTopic} listener's containers (the listener topic's and each retry topic's):
  * a failed record goes to the retry topic of its next attempt, with that attempt and the end of its back-off in its
  * headers, or, after its last attempt or for a failure that is not retried, to the dead-letter topic (counted as a
- * dead letter). Its error handler makes no blocking retries: every attempt is one delivery.
+ * dead letter), or is logged and skipped where there is none ({@link DltStrategy#NO_DLT}). Under
+ * {@link DltStrategy#ALWAYS_RETRY_ON_ERROR} it is the dead-letter topic's recoverer too: a dead letter its handler
+ * failed on goes back to the dead-letter topic, due after {@link RetryTopics#dltBackOff()}. Its error handler makes
+ * no blocking retries: every attempt is one delivery.
  */
 public final class RetryTopicRecoverer implements RecordRecoverer {
 
     private final RetryTopics topics;
     private final LogBackend backend;
     private final DeadLetterPublishingRecoverer publisher;
+    private final LoggingRecordRecoverer logger = new LoggingRecordRecoverer();
 
     public RetryTopicRecoverer(RetryTopics topics, LogBackend backend, KafkoInstrumentation instrumentation) {
         this.topics = Objects.requireNonNull(topics, "topics");
@@ -44,6 +48,14 @@ public final class RetryTopicRecoverer implements RecordRecoverer {
     @Override
     public void recover(KafkoRecord record, Exception failure, FailedInvocation invocation) {
         DeadLetterPublishingRecoverer.refuseACancelledStage(record, invocation);
+        if (topics.hasDltTopic() && record.topic().equals(topics.dltTopic())) {
+            // the dead-letter handler failed (ALWAYS_RETRY_ON_ERROR): handled again once its back-off has passed
+            long due = backend.currentTimeMillis() + topics.dltBackOff();
+            publisher.publish(record, failure, invocation, DeadLetterDestination.of(topics.dltTopic(),
+                    record.partition()), Headers.empty().with(KafkoHeaders.RETRY_BACKOFF_TIMESTAMP,
+                    utf8(Long.toString(due))), true);
+            return;
+        }
         int attempt = attemptOf(record);
         if (attempt < topics.attempts() && topics.retryable(failure)) {
             int next = attempt + 1;
@@ -53,6 +65,10 @@ public final class RetryTopicRecoverer implements RecordRecoverer {
                     .with(KafkoHeaders.RETRY_BACKOFF_TIMESTAMP, utf8(Long.toString(due)));
             publisher.publish(record, failure, invocation,
                     DeadLetterDestination.of(topics.topicOfAttempt(next), record.partition()), extra, true);
+            return;
+        }
+        if (!topics.hasDltTopic()) {
+            logger.recover(record, failure, invocation);
             return;
         }
         Headers extra = Headers.empty().with(KafkoHeaders.RETRY_ATTEMPTS, utf8(Integer.toString(attempt)));
@@ -74,7 +90,7 @@ public final class RetryTopicRecoverer implements RecordRecoverer {
     }
 
     /**
-     * Makes the retry topics and the dead-letter topic ready with at least the listener topic's partitions, for the
+     * Makes the retry topics and the dead-letter topic (where there is one) ready with at least the listener topic's partitions, for the
      * listener topic's container and each retry topic's: created where topics are created on first use, else a
      * start-up failure that names every one to declare (not the first alone, which would take a start per topic to
      * find them all), as a {@link UnknownTopicException} so that the start-up failure analysis shows this message.
@@ -83,7 +99,9 @@ public final class RetryTopicRecoverer implements RecordRecoverer {
     public void prepare(String topic) {
         int partitions = backend.partitionCount(topics.topic());
         List<String> all = new ArrayList<>(topics.retryTopics());
-        all.add(topics.dltTopic());
+        if (topics.hasDltTopic()) {
+            all.add(topics.dltTopic());
+        }
         List<String> missing = new ArrayList<>();
         UnknownTopicException first = null;
         for (String name : all) {

@@ -21,6 +21,16 @@ public final class RetryTopics {
     private final String dltTopic;
     private final List<Class<? extends Throwable>> include;
     private final List<Class<? extends Throwable>> exclude;
+    private final DltStrategy dltStrategy;
+    private final long dltBackOff;
+
+    /** With the dead-letter strategy {@link DltStrategy#FAIL_ON_ERROR}. */
+    public RetryTopics(String topic, int attempts, long delay, double multiplier, long maxDelay,
+                       String retryTopicSuffix, String dltTopicSuffix, List<Class<? extends Throwable>> include,
+                       List<Class<? extends Throwable>> exclude) {
+        this(topic, attempts, delay, multiplier, maxDelay, retryTopicSuffix, dltTopicSuffix, include, exclude,
+                DltStrategy.FAIL_ON_ERROR);
+    }
 
     /**
      * @param topic the listener's topic
@@ -32,12 +42,14 @@ public final class RetryTopics {
      * @param include only failures with one of these in their cause chain are retried (empty: the ones
      *     {@link DefaultErrorHandler#isRetryable} retries)
      * @param exclude failures with one of these in their cause chain are not retried
+     * @param dltStrategy whether there is a dead-letter topic, and what becomes of a dead letter its handler fails on
      * @throws IllegalArgumentException naming the setting that cannot work
      */
     public RetryTopics(String topic, int attempts, long delay, double multiplier, long maxDelay,
                        String retryTopicSuffix, String dltTopicSuffix, List<Class<? extends Throwable>> include,
-                       List<Class<? extends Throwable>> exclude) {
+                       List<Class<? extends Throwable>> exclude, DltStrategy dltStrategy) {
         this.topic = Objects.requireNonNull(topic, "topic");
+        this.dltStrategy = Objects.requireNonNull(dltStrategy, "dltStrategy");
         Objects.requireNonNull(retryTopicSuffix, "retryTopicSuffix");
         Objects.requireNonNull(dltTopicSuffix, "dltTopicSuffix");
         if (attempts < 1) {
@@ -81,6 +93,7 @@ public final class RetryTopics {
         dltTopic = topic + dltTopicSuffix;
         this.include = List.copyOf(include);
         this.exclude = List.copyOf(exclude);
+        dltBackOff = delays.length == 0 ? delay : delays[delays.length - 1];
     }
 
     /** The listener's topic. */
@@ -98,8 +111,27 @@ public final class RetryTopics {
         return retryTopics;
     }
 
+    /** The dead-letter topic's name; it exists only where {@link #dltStrategy()} is not {@code NO_DLT}. */
     public String dltTopic() {
         return dltTopic;
+    }
+
+    /** Whether there is a dead-letter topic, and what becomes of a dead letter its handler fails on. */
+    public DltStrategy dltStrategy() {
+        return dltStrategy;
+    }
+
+    /** Whether records go to {@link #dltTopic()} after their last attempt (not {@link DltStrategy#NO_DLT}). */
+    public boolean hasDltTopic() {
+        return dltStrategy != DltStrategy.NO_DLT;
+    }
+
+    /**
+     * Milliseconds a dead letter its handler failed on waits before it is handled again, under
+     * {@link DltStrategy#ALWAYS_RETRY_ON_ERROR}: the last retry's back-off (the first's with one attempt).
+     */
+    public long dltBackOff() {
+        return dltBackOff;
     }
 
     /** The topic the {@code attempt}-th delivery (2 for the first retry, up to {@link #attempts()}) is read from. */
