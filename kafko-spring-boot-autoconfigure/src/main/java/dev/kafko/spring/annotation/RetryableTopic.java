@@ -22,7 +22,10 @@ import java.lang.annotation.Target;
  * use, or declared). A forwarded record keeps its key, value, headers and partition, and gains the headers
  * {@code kafko_retry-attempts} (the attempt its next delivery is: 2 for the first retry), {@code
  * kafko_retry-backoff-timestamp} (the epoch millisecond before which it is not delivered), the exception headers of
- * a dead letter and, once, the {@code kafko_dlt-original-*} headers naming where it was first read.
+ * a dead letter and, once, the {@code kafko_dlt-original-*} headers naming where it was first read. Since the
+ * names follow the back-off and the attempts, a restart with another back-off or fewer attempts reads other retry
+ * topics; what waits in those it no longer reads is neither retried nor dead-lettered, and its start says so in a
+ * warning naming them.
  *
  * <p>Each retry topic and the dead-letter topic is read by a container of its own, with the id of the listener
  * followed by {@code -retry}, {@code -retry-0}, ... or {@code -dlt}, in the listener's group, with its concurrency.

@@ -1,14 +1,26 @@
 package dev.kafko.spring.annotation;
 
+import dev.kafko.UnknownTopicException;
 import dev.kafko.spring.config.KafkoListenerContainerFactory;
+import dev.kafko.spring.core.LogBackend;
 import dev.kafko.spring.listener.DefaultErrorHandler;
 import dev.kafko.spring.listener.DltStrategy;
 import dev.kafko.spring.listener.LoggingRecordRecoverer;
 import dev.kafko.spring.listener.RetryTopicRecoverer;
+import dev.kafko.spring.listener.RetryTopics;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.util.backoff.FixedBackOff;
 
 /** The container factory of each part of a {@link RetryableTopic} listener: a copy of the listener's own. */
 final class RetryableTopicContainers {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RetryableTopicContainers.class);
 
     private RetryableTopicContainers() {
     }
@@ -17,7 +29,8 @@ final class RetryableTopicContainers {
      * The listener topic's and the retry topics' containers forward a failed record (no blocking retry), the retry
      * topics' waiting for each record's back-off; the dead-letter topic's logs a failure and skips the record, or
      * under {@link DltStrategy#ALWAYS_RETRY_ON_ERROR} publishes it to the dead-letter topic again and waits for the
-     * back-off of each record it reads.
+     * back-off of each record it reads. For the listener topic's, the records an earlier configuration left in retry
+     * topics this one does not read are named first ({@link #warnOfAbandonedRetryTopics}).
      */
     static KafkoListenerContainerFactory factoryFor(KafkoListenerContainerFactory containers,
                                                     RetryableTopicEndpoints.Planned planned) {
@@ -27,9 +40,85 @@ final class RetryableTopicContainers {
             copy.setErrorHandler(new DefaultErrorHandler(new FixedBackOff(0, 0), new LoggingRecordRecoverer()));
             return copy;
         }
+        if (planned.part() == RetryableTopicEndpoints.Part.MAIN) {
+            warnOfAbandonedRetryTopics(containers.getBackend(), planned);
+        }
         copy.setErrorHandler(new RetryTopicRecoverer(planned.topics(), containers.getBackend(),
                 containers.getInstrumentation()).errorHandler());
         copy.setAwaitRetryBackOff(planned.part() != RetryableTopicEndpoints.Part.MAIN);
         return copy;
+    }
+
+    /**
+     * Warns of the records waiting in retry topics of the listener's topic that its configuration no longer reads.
+     * The retry topics are named after the back-offs ({@code -retry} for a fixed one, {@code -retry-0}, {@code -1},
+     * ... for a multiplied one) and their count after the attempts: an application restarted on its data directory
+     * with another back-off or fewer attempts reads other topics, and what the earlier one had forwarded to the
+     * others would stay there unnoticed, neither retried nor dead-lettered. Counted from the listener group's commits
+     * (a partition without one from its start); nothing is said of a topic the group has consumed to its end.
+     */
+    static void warnOfAbandonedRetryTopics(LogBackend backend, RetryableTopicEndpoints.Planned planned) {
+        RetryTopics topics = planned.topics();
+        String base = topics.topic() + planned.retryTopicSuffix();
+        Set<String> names;
+        try {
+            names = backend.topicNames();
+        } catch (UnsupportedOperationException e) {
+            return; // a backend that cannot list its topics: nothing to look at
+        }
+        String group = planned.endpoint().groupId();
+        List<String> abandoned = new ArrayList<>();
+        long records = 0;
+        for (String name : new TreeSet<>(names)) {
+            if (!isRetryTopicName(name, base) || topics.retryTopics().contains(name)
+                    || name.equals(topics.dltTopic()) || name.equals(topics.topic())) {
+                continue;
+            }
+            long waiting;
+            try {
+                waiting = unconsumed(backend, name, group);
+            } catch (UnknownTopicException e) {
+                continue; // deleted since it was listed
+            }
+            if (waiting > 0) {
+                abandoned.add("'" + name + "' (" + waiting + ")");
+                records += waiting;
+            }
+        }
+        if (!abandoned.isEmpty()) {
+            LOG.warn("@RetryableTopic listener '{}' of topic '{}' reads the retry topics {}, not {}, which hold {}"
+                    + " record(s) that its group '{}' has not consumed: forwarded there under other attempts or"
+                    + " another back-off, they will be neither retried nor dead-lettered. Consume them with a"
+                    + " @KafkoListener of those topics in group '{}', or start once more with the earlier settings"
+                    + " until they are consumed", planned.endpoint().id(), topics.topic(), topics.retryTopics(),
+                    String.join(", ", abandoned), records, group, group);
+        }
+    }
+
+    /** {@code base} itself (a fixed back-off's) or {@code base-N} (a multiplied one's). */
+    private static boolean isRetryTopicName(String name, String base) {
+        if (name.equals(base)) {
+            return true;
+        }
+        if (name.length() <= base.length() + 1 || !name.startsWith(base) || name.charAt(base.length()) != '-') {
+            return false;
+        }
+        for (int i = base.length() + 1; i < name.length(); i++) {
+            if (!Character.isDigit(name.charAt(i))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The records of {@code topic} past {@code group}'s commits (from a partition's start where it has none). */
+    private static long unconsumed(LogBackend backend, String topic, String group) {
+        Map<Integer, Long> committed = backend.committedOffsets(topic, group);
+        long waiting = 0;
+        for (Map.Entry<Integer, Long> end : backend.endOffsets(topic).entrySet()) {
+            Long at = committed.get(end.getKey());
+            waiting += Math.max(0, end.getValue() - (at == null ? 0 : at));
+        }
+        return waiting;
     }
 }

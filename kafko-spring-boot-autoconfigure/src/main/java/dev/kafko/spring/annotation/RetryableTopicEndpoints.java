@@ -28,8 +28,8 @@ final class RetryableTopicEndpoints {
     /** The part an endpoint plays in a retryable listener. */
     enum Part { MAIN, RETRY, DLT }
 
-    /** An endpoint and its part. */
-    record Planned(KafkoListenerEndpoint endpoint, Part part, RetryTopics topics) {
+    /** An endpoint and its part; {@code retryTopicSuffix} as resolved, which the retry topics' names start with. */
+    record Planned(KafkoListenerEndpoint endpoint, Part part, RetryTopics topics, String retryTopicSuffix) {
     }
 
     private RetryableTopicEndpoints() {
@@ -57,6 +57,7 @@ final class RetryableTopicEndpoints {
                     + " @KafkoListener method");
         }
         RetryTopics topics;
+        String retrySuffix = text(factory, retryable.retryTopicSuffix());
         try {
             BackOff backOff = retryable.backOff();
             List<Class<? extends Throwable>> include = new ArrayList<>(Arrays.asList(retryable.include()));
@@ -67,19 +68,19 @@ final class RetryableTopicEndpoints {
                     millisOf(factory, backOff.delayString(), backOff.delay(), "delayString", where),
                     multiplierOf(factory, backOff.multiplierString(), backOff.multiplier(), where),
                     millisOf(factory, backOff.maxDelayString(), backOff.maxDelay(), "maxDelayString", where),
-                    text(factory, retryable.retryTopicSuffix()), text(factory, retryable.dltTopicSuffix()),
-                    include, exclude, retryable.dltStrategy());
+                    retrySuffix, text(factory, retryable.dltTopicSuffix()), include, exclude,
+                    retryable.dltStrategy());
         } catch (IllegalArgumentException e) {
             throw new InvalidKafkoListenerException(where + ": " + e.getMessage(), e);
         }
         Integer concurrency = retryable.concurrency().isEmpty() ? main.concurrency()
                 : Integer.valueOf(concurrencyOf(factory, retryable.concurrency(), where));
         List<Planned> planned = new ArrayList<>();
-        planned.add(new Planned(main, Part.MAIN, topics));
+        planned.add(new Planned(main, Part.MAIN, topics, retrySuffix));
         for (String retryTopic : topics.retryTopics()) {
             planned.add(new Planned(copy(main, main.id() + retryTopic.substring(topics.topic().length()), retryTopic,
                     main.bean(), main.method(), main.ackMode(), true, concurrency, main.autoStartup()), Part.RETRY,
-                    topics));
+                    topics, retrySuffix));
         }
         if (!topics.hasDltTopic()) {
             return planned; // a @DltHandler of the bean is for its other @RetryableTopic listeners, if any
@@ -95,7 +96,8 @@ final class RetryableTopicEndpoints {
                         false, concurrency, autoStartDlt)
                 : copy(main, dltId, topics.dltTopic(), main.bean(), invocable(main, handler, where),
                         KafkoListenerContainerFactory.canAcknowledge(handler) || (main.ackMode() != null && !main.ackMode().isManual())
-                                ? main.ackMode() : AckMode.RECORD, false, concurrency, autoStartDlt), Part.DLT, topics));
+                                ? main.ackMode() : AckMode.RECORD, false, concurrency, autoStartDlt), Part.DLT, topics,
+                retrySuffix));
         return planned;
     }
 

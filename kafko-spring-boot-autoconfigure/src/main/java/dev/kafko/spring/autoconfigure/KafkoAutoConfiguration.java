@@ -330,6 +330,31 @@ public final class KafkoAutoConfiguration {
         }
     }
 
+    /**
+     * Warns of {@link RetryListener} beans that the application's own error handler was not given: the auto-configured
+     * handler is given every one, the application's own only those it is given ({@code setRetryListeners}), and the
+     * others would silently never be told of a failure.
+     */
+    static void warnOfRetryListenersNotGiven(KafkoErrorHandler errorHandler, ListableBeanFactory beanFactory) {
+        Map<String, RetryListener> beans = beanFactory.getBeansOfType(RetryListener.class, true, false);
+        if (beans.isEmpty()) {
+            return;
+        }
+        List<RetryListener> given = errorHandler instanceof DefaultErrorHandler handler ? handler.getRetryListeners()
+                : List.of();
+        List<String> notGiven = new ArrayList<>();
+        for (Map.Entry<String, RetryListener> bean : beans.entrySet()) {
+            if (!given.contains(bean.getValue())) {
+                notGiven.add(bean.getKey());
+            }
+        }
+        if (!notGiven.isEmpty()) {
+            LOG.warn("RetryListener bean(s) {} will not be told of failed deliveries: the listeners use the"
+                    + " application's own KafkoErrorHandler bean ({}), which was not given them; pass them to its"
+                    + " setRetryListeners", notGiven, errorHandler.getClass().getName());
+        }
+    }
+
     static Class<? extends Throwable> throwableClass(String name, @Nullable ClassLoader classLoader) {
         Class<?> type;
         try {
@@ -371,6 +396,7 @@ public final class KafkoAutoConfiguration {
         factory.setErrorHandler(errorHandler);
         if (errorHandler != ownErrorHandler) {
             warnOfUnreadErrorHandlerProperties(environment);
+            warnOfRetryListenersNotGiven(errorHandler, beanFactory);
         }
         factory.setReplyTemplate((KafkoTemplate<Object, Object>) replyTemplate(template, beanFactory));
         factory.setInstrumentation(CompositeKafkoInstrumentation.of(instrumentation));

@@ -145,6 +145,11 @@ public final class DefaultErrorHandler implements KafkoErrorHandler {
         retryListeners = copy;
     }
 
+    /** The listeners told of each failed delivery and of each recovery, in the order they are told. */
+    public List<RetryListener> getRetryListeners() {
+        return List.of(retryListeners);
+    }
+
     public RecordRecoverer getRecoverer() {
         return recoverer;
     }

@@ -3,7 +3,9 @@ package dev.kafko.spring.annotation;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import ch.qos.logback.classic.Level;
 import dev.kafko.Kafko;
+import dev.kafko.spring.LogCapture;
 import dev.kafko.Headers;
 import dev.kafko.KafkoRecord;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
@@ -26,6 +28,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.beans.factory.config.BeanPostProcessor;
@@ -51,6 +54,9 @@ class RetryableTopicTest {
             .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
             .withPropertyValues("kafko.ephemeral=true", "kafko.topics.orders.partitions=3",
                     "kafko.topics.payments.partitions=2");
+
+    @RegisterExtension
+    final LogCapture containersLog = new LogCapture(RetryableTopicContainers.class);
 
     @BeforeEach
     void reset() {
@@ -128,6 +134,38 @@ class RetryableTopicTest {
             assertThat(kafko.groupInfo("slow", "slow").committed()).containsEntry(0, 1L);
         }
         assertThat(Thread.getAllStackTraces().keySet()).noneMatch(t -> t.getName().startsWith("slow-retry"));
+    }
+
+    @Test
+    void recordsLeftInARetryTopicThatChangedSettingsNoLongerReadAreNamedAtTheNextStart(@TempDir Path dir) {
+        ApplicationContextRunner onDisk = new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+                .withPropertyValues("kafko.data-dir=" + dir, "kafko.topics.slow.partitions=1");
+        onDisk.withBean(Slow.class).run(context -> {
+            template(context).send("slow", 0, "k", "later").join();
+            Kafko kafko = context.getBean(Kafko.class);
+            // forwarded to the fixed back-off's retry topic, where it waits an hour
+            while (kafko.topic("slow-retry").isEmpty() || kafko.topic("slow-retry").get().partition(0).endOffset() < 1) {
+                Thread.sleep(5);
+            }
+        });
+        assertThat(containersLog.events()).noneMatch(e -> e.getLevel() == Level.WARN);
+
+        // restarted with a multiplied back-off: its retries read slow-retry-0 and slow-retry-1, never slow-retry
+        onDisk.withBean(SlowMultiplied.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBean(KafkoListenerEndpointRegistry.class).getListenerContainerIds())
+                    .contains("slow", "slow-retry-0", "slow-retry-1", "slow-dlt").doesNotContain("slow-retry");
+        });
+        assertThat(containersLog.events()).filteredOn(e -> e.getLevel() == Level.WARN).singleElement()
+                .satisfies(e -> assertThat(e.getFormattedMessage()).contains("listener 'slow' of topic 'slow'",
+                        "[slow-retry-0, slow-retry-1]", "not 'slow-retry' (1), which hold 1 record(s)",
+                        "group 'slow'"));
+
+        // back to the fixed back-off: slow-retry-0 and -1 hold nothing, and the record is read again
+        containersLog.events().clear();
+        onDisk.withBean(Slow.class).run(context -> assertThat(context).hasNotFailed());
+        assertThat(containersLog.events()).noneMatch(e -> e.getLevel() == Level.WARN);
     }
 
     @Test
@@ -362,6 +400,15 @@ class RetryableTopicTest {
         @DltHandler
         void dead(String value) {
             DEAD.add("handled:" + value);
+        }
+    }
+
+    static class SlowMultiplied {
+        @RetryableTopic(attempts = "3", backOff = @BackOff(delay = 3_600_000, multiplier = 2, maxDelay = 7_200_000))
+        @KafkoListener(id = "slow", topics = "slow")
+        void on(String value, @Header(KafkoHeaders.RECEIVED_TOPIC) String topic) {
+            call(topic, value, null);
+            throw new IllegalStateException("later");
         }
     }
 

@@ -2,15 +2,19 @@ package dev.kafko.spring.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kafko.KafkoRecord;
 import dev.kafko.spring.listener.DefaultErrorHandler;
 import dev.kafko.spring.listener.KafkoErrorHandler;
 import dev.kafko.spring.listener.LoggingRecordRecoverer;
+import dev.kafko.spring.listener.RetryListener;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /**
  * {@code kafko.listener.retry.*} and {@code kafko.listener.dead-letter.*} are read only by the auto-configured error
@@ -50,5 +54,47 @@ class ErrorHandlerPropertiesWarningTest {
         runner.withPropertyValues("kafko.listener.retry.max-attempts=3", "kafko.listener.dead-letter.enabled=true")
                 .run(context -> assertThat(context).hasNotFailed().hasSingleBean(KafkoErrorHandler.class));
         assertThat(output).doesNotContain(WARNING);
+    }
+
+    private static final String NOT_GIVEN = "will not be told of failed deliveries";
+
+    /** A RetryListener bean beside the application's own handler is told of nothing unless that handler is given it. */
+    @Test
+    void retryListenerBeansTheOwnErrorHandlerWasNotGivenAreNamedInAWarning(CapturedOutput output) {
+        runner.withBean("counting", RetryListener.class, Counting::new)
+                .withBean(KafkoErrorHandler.class, () -> new DefaultErrorHandler(new LoggingRecordRecoverer()))
+                .run(context -> assertThat(context).hasNotFailed());
+        assertThat(output).contains("RetryListener bean(s) [counting] " + NOT_GIVEN)
+                .contains("(" + DefaultErrorHandler.class.getName() + ")");
+    }
+
+    @Test
+    void retryListenerBeansGivenToTheOwnErrorHandlerOrToTheAutoConfiguredOneGiveNoWarning(CapturedOutput output) {
+        runner.withUserConfiguration(GivenToTheOwnHandler.class).run(context -> assertThat(context).hasNotFailed()
+                .getBean(KafkoErrorHandler.class).isInstanceOf(DefaultErrorHandler.class));
+        runner.withBean("counting", RetryListener.class, Counting::new)
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(KafkoErrorHandler.class));
+        assertThat(output).doesNotContain(NOT_GIVEN);
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class GivenToTheOwnHandler {
+        @Bean
+        RetryListener counting() {
+            return new Counting();
+        }
+
+        @Bean
+        KafkoErrorHandler ownHandler(RetryListener counting) {
+            DefaultErrorHandler handler = new DefaultErrorHandler(new LoggingRecordRecoverer());
+            handler.setRetryListeners(counting);
+            return handler;
+        }
+    }
+
+    static final class Counting implements RetryListener {
+        @Override
+        public void failedDelivery(KafkoRecord record, Exception failure, int deliveryAttempt) {
+        }
     }
 }
