@@ -12,7 +12,8 @@ import java.lang.annotation.Target;
  * method fails on is not retried in place (which holds back the records behind it) but published to a retry topic,
  * read by a listener of its own that calls the same method once the record's back-off has passed; after the last
  * attempt, or at once for a failure that is not retried, it goes to the dead-letter topic, whose records go to the
- * bean's {@link DltHandler} method (or are logged at ERROR when it has none). As in spring-kafka, a key's order is not
+ * bean's {@link DltHandler} method (or are logged at ERROR when it has none; with {@link #dltStrategy()}
+ * {@code NO_DLT} there is no dead-letter topic, and the record is logged and skipped). As in spring-kafka, a key's order is not
  * kept: the records of its key behind a failed one are processed before the failed one's retries.
  *
  * <p>Topics, for a listener of {@code orders} with the defaults: {@code orders-retry} (one topic when every back-off
