@@ -242,7 +242,9 @@ public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
         try {
             ensureDeadLetterTopic(topic, dlt, 1);
         } catch (UnknownTopicException e) {
-            throw new IllegalStateException("Dead letters of topic '" + topic + "' go to '" + dlt + "', which does not"
+            // the same type, so that the start-up failure analysis, which shows the first kafko exception of the
+            // chain, shows this message and not only the cause's
+            throw new UnknownTopicException("Dead letters of topic '" + topic + "' go to '" + dlt + "', which does not"
                     + " exist and is not created on first use: declare it (" + KafkoTopicProvisioner.propertyPrefix(dlt)
                     + ".partitions) or set kafko.auto-create-topics=true", e);
         }

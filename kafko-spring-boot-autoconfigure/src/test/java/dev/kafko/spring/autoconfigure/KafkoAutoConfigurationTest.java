@@ -234,6 +234,28 @@ class KafkoAutoConfigurationTest {
                 });
     }
 
+    static class DeadLettered {
+        @KafkoListener(id = "orders", topics = "orders")
+        void on(String value) {
+        }
+    }
+
+    @Test
+    void anUndeclaredDeadLetterTopicUnderNoAutoCreationIsNamedWithItsPropertyAtTheTopOfTheReport() {
+        // the analysis at the top of the report must say which property to declare, not only the engine's "no such
+        // topic", which it found as the cause
+        runner.withPropertyValues("kafko.auto-create-topics=false", "kafko.topics.orders.partitions=3",
+                "kafko.listener.dead-letter.enabled=true").withBean(DeadLettered.class).run(context -> {
+                    assertThat(context).hasFailed();
+                    org.springframework.boot.diagnostics.FailureAnalysis analysis =
+                            new KafkoStartupFailureAnalyzer().analyze(context.getStartupFailure());
+                    assertThat(analysis.getDescription())
+                            .contains("Dead letters of topic 'orders' go to 'orders.DLT', which does not exist")
+                            .contains("kafko.topics[orders.DLT].partitions")
+                            .contains("or set kafko.auto-create-topics=true");
+                });
+    }
+
     @Test
     void theOffsetResetPropertyDecidesWhereANewGroupStarts() {
         runner.withPropertyValues("kafko.offset-reset=latest").run(context -> {
