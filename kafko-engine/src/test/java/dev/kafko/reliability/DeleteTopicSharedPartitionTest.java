@@ -111,14 +111,14 @@ class DeleteTopicSharedPartitionTest {
             }, "deleter-" + r);
             deleter.setDaemon(true);
             deleter.start();
-            deleter.join(5_000);
+            deleter.join(30_000); // a deletion that waits for itself never returns: a bound, not a speed goal
             if (deleter.isAlive()) {
                 hung++;
                 if (firstDump == null) {
                     firstDump = dump();
                 }
                 stop.set(true);
-                continue; // the instance cannot be closed: close waits for the admin lock the deletion holds
+                break; // the instance cannot be closed: close waits for the admin lock the deletion holds
             }
             deleted.get();
             stop.set(true);

@@ -10,6 +10,7 @@ import dev.kafko.PartitionInfo;
 import dev.kafko.Producer;
 import dev.kafko.RecordPosition;
 import dev.kafko.TopicConfig;
+import dev.kafko.internal.log.CapturedWarnings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -40,8 +41,11 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class DeepStackCloseTest {
 
-    /** How long a later close may take before it counts as waiting for ever: past a partition's bounded wait. */
-    static final long LATER_CLOSE_MILLIS = Long.getLong("deepclose.laterMillis", 3_000);
+    /**
+     * How long a later close may take before it counts as waiting for ever: well past a partition's bounded wait, and
+     * past what a close can take on a loaded machine (a bounded wait is caught by its warning, not by this).
+     */
+    static final long LATER_CLOSE_MILLIS = Long.getLong("deepclose.laterMillis", 20_000);
     /** As much, when the deep close may have stopped half-way through writing: two partitions' bounded waits. */
     static final long LATER_CLOSE_TAKEN_OVER_MILLIS = PartitionCommands.CLOSE_COMPLETION_WAIT.toMillis() * 2 + 2_000;
 
@@ -67,7 +71,8 @@ class DeepStackCloseTest {
         assertThat(s.hangs).as("later closes that waited for ever").isEmpty();
         assertThat(s.problems).isEmpty();
         assertThat(s.pending).as("depths after which a send's future was never completed").isEmpty();
-        assertThat(s.slowOffsets).as("depths after which the later close took over 1 s").isEmpty();
+        assertThat(s.waitedOut).as("depths whose close waited out a partition's bounded wait")
+                .isEmpty();
     }
 
     /**
@@ -163,7 +168,8 @@ class DeepStackCloseTest {
     void aRoundCompletedOutOfStackCompletesEveryFuture() throws Exception {
         Sweep s = sweepWithoutReserve();
         assertThat(s.pending).as("depths after which a send's future was never completed").isEmpty();
-        assertThat(s.slowOffsets).as("depths after which the later close took over 1 s").isEmpty();
+        assertThat(s.waitedOut).as("depths whose close waited out a partition's bounded wait")
+                .isEmpty();
     }
 
     /**
@@ -255,6 +261,13 @@ class DeepStackCloseTest {
         int overflowed;
         int slow;
         final List<Integer> slowOffsets = new ArrayList<>();
+        /**
+         * Depths whose close (the deep one, the take-over of it or the later one) waited out
+         * {@link PartitionCommands#CLOSE_COMPLETION_WAIT} for a round's completion (its warning): what a round left
+         * counted as completing costs a close (B146). Told by the warning, not by the time the later close took,
+         * which a loaded machine stretches too.
+         */
+        final List<Integer> waitedOut = new ArrayList<>();
         final List<String> hangs = new ArrayList<>();
         final List<String> problems = new ArrayList<>();
         /** Depths after which a send's future was never completed. */
@@ -297,14 +310,6 @@ class DeepStackCloseTest {
                 }
             }, "deep-" + offset, 256 * 1024);
             deep.setDaemon(true);
-            deep.start();
-            deep.join(10_000);
-            assertThat(deep.isAlive()).as("the deep close at offset %d returned", offset).isFalse();
-            Throwable failure = deepFailure.get();
-            if (failure != null) {
-                s.overflowed++;
-                assertThat(failure).as("offset %d", offset).isInstanceOf(StackOverflowError.class);
-            }
             // a later close on a thread with a normal stack
             AtomicReference<Throwable> laterFailure = new AtomicReference<>();
             Thread later = new Thread(() -> {
@@ -315,9 +320,29 @@ class DeepStackCloseTest {
                 }
             }, "later-close-" + offset);
             later.setDaemon(true);
-            long c0 = System.nanoTime();
-            later.start();
-            later.join(laterMillis);
+            // the bounded wait for a round's completion, on whichever thread closes (the deep one, the kafko-close
+            // thread that takes its close over, or the later one), from the deep close until the later one returned
+            CapturedWarnings warnings = CapturedWarnings.of(PartitionActor.class);
+            Throwable failure;
+            long c0;
+            try {
+                deep.start();
+                deep.join(10_000);
+                assertThat(deep.isAlive()).as("the deep close at offset %d returned", offset).isFalse();
+                failure = deepFailure.get();
+                if (failure != null) {
+                    s.overflowed++;
+                    assertThat(failure).as("offset %d", offset).isInstanceOf(StackOverflowError.class);
+                }
+                c0 = System.nanoTime();
+                later.start();
+                later.join(laterMillis);
+            } finally {
+                warnings.close();
+            }
+            if (warnings.lines().stream().anyMatch(l -> l.contains("still completing their futures"))) {
+                s.waitedOut.add(offset);
+            }
             if (later.isAlive()) {
                 s.hangs.add(offset + (failure == null ? "" : failure.getMessage() == null ? "(SOE)" : "(delayed SOE)"));
                 continue; // the directory stays locked: the next offset opens another one
@@ -330,7 +355,7 @@ class DeepStackCloseTest {
                 s.problems.add("offset " + offset + ": later close threw " + laterFailure.get());
                 continue;
             }
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20); // they end at once: a bound, not a goal
             Set<Thread> left = kafkoThreads();
             left.removeAll(before);
             while (!left.isEmpty() && System.nanoTime() < deadline) {
@@ -365,7 +390,8 @@ class DeepStackCloseTest {
                 s.trials, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0), s.overflowed, s.slow, s.hangs.size(),
                 s.hangs, s.problems);
         System.out.println("DeepStackCloseTest: later closes over 1 s at offsets " + s.slowOffsets
-                + ", sends never completed after offsets " + s.pending);
+                + ", waiting out a bounded wait at offsets " + s.waitedOut + ", sends never completed after offsets "
+                + s.pending);
         return s;
     }
 

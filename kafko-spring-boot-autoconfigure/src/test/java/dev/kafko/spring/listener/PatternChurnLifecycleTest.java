@@ -94,7 +94,7 @@ class PatternChurnLifecycleTest {
             kafko.producer("tenant-p").send(null, bytes("before")).join();
             KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(10));
             container.pause();
-            await().atMost(Duration.ofSeconds(5)).until(container::isPaused);
+            await().atMost(Duration.ofSeconds(20)).until(container::isPaused);
             kafko.deleteTopic("tenant-p");
             kafko.createTopic("tenant-p");
             kafko.producer("tenant-p").send(null, bytes("after")).join();

@@ -51,8 +51,8 @@ class TopicPartitionsPastEndTest {
                     .isLessThanOrEqualTo(kafko.topic("orders").orElseThrow().partition(0).endOffset());
             send(context, 0, "a");
             send(context, 0, "b");
-            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(5));
-            await().atMost(Duration.ofSeconds(5)).until(() -> RECEIVED.size() >= 2);
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+            await().atMost(Duration.ofSeconds(20)).until(() -> RECEIVED.size() >= 2);
             assertThat(RECEIVED).containsExactly("a", "b");
             assertThat(kafko.groupInfo("orders", "past").committed()).isEqualTo(Map.of(0, 2L));
         });
@@ -70,8 +70,8 @@ class TopicPartitionsPastEndTest {
             container.start();
             await().atMost(Duration.ofSeconds(10)).until(() -> !container.getAssignedPartitions().isEmpty());
             send(context, 1, "after");
-            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(5));
-            await().atMost(Duration.ofSeconds(5)).until(() -> !RECEIVED.isEmpty());
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+            await().atMost(Duration.ofSeconds(20)).until(() -> !RECEIVED.isEmpty());
             Thread.sleep(100);
             assertThat(RECEIVED).containsExactly("after");
         });

@@ -199,7 +199,7 @@ class TopicPatternRaceTest {
             assertThat(container.isRunning()).isTrue();
             container.stop();
             assertThat(container.isRunning()).isFalse();
-            await().atMost(Duration.ofSeconds(5)).until(() -> !StopEvents.SEEN.isEmpty());
+            await().atMost(Duration.ofSeconds(20)).until(() -> !StopEvents.SEEN.isEmpty());
             assertThat(StopEvents.SEEN).containsExactly("alpha NORMAL");
             container.stop(); // stopped already: nothing more to tell
             Thread.sleep(100);

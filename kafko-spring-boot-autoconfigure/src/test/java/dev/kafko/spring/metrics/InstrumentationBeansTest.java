@@ -66,7 +66,7 @@ class InstrumentationBeansTest {
             template.send("audited", "x").join();
             await().atMost(Duration.ofSeconds(10)).until(() -> PROCESSED.get() == 1);
             MeterRegistry registry = context.getBean(MeterRegistry.class);
-            await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(
+            await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(
                     registry.find("kafko.listener.process").tag("topic", "audited").timers()).isNotEmpty());
             assertThat(registry.find("kafko.template.send").tag("topic", "audited").timers()).isNotEmpty();
             assertThat(SEEN).contains("sent audited", "processed audited");

@@ -64,7 +64,7 @@ class NackDuringRetriesTest {
             context.getBean(KafkoListenerEndpointRegistry.class).getListenerContainer("batch-retry-nack").start();
             Kafko kafko = context.getBean(Kafko.class);
             await().atMost(Duration.ofSeconds(10)).until(() -> SEEN.size() >= 3);
-            await().atMost(Duration.ofSeconds(5)).until(() -> committed(kafko, "batch-retry-nack") == 4);
+            await().atMost(Duration.ofSeconds(20)).until(() -> committed(kafko, "batch-retry-nack") == 4);
             // thrown, retried and nacked from index 1: a is acknowledged by the nack, b, c and d come again
             assertThat(SEEN).containsExactly("[a, b, c, d]", "[a, b, c, d]", "[b, c, d]");
         });

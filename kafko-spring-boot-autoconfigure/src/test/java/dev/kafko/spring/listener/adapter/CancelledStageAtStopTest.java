@@ -79,7 +79,7 @@ class CancelledStageAtStopTest {
     private static void assertTheMemberEndedAndR2ComesAgain(ApplicationContextRunner runner,
                                                             MessageListenerContainer container, String topic) {
         assertThat(container.isRunning()).as("the member ended with the close").isFalse();
-        await().atMost(Duration.ofSeconds(5)).until(() -> !MEMBER.get().isAlive());
+        await().atMost(Duration.ofSeconds(20)).until(() -> !MEMBER.get().isAlive());
         hang = false;
         runner.run(context -> {
             KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
@@ -114,7 +114,7 @@ class CancelledStageAtStopTest {
         MessageListenerContainer container = hangAndClose(runner, "retry-hangs", "retry-hangs");
         assertThat(CANCELLED).as("the retry's Mono was cancelled").hasValue(1);
         assertThat(container.isRunning()).isFalse();
-        await().atMost(Duration.ofSeconds(5)).until(() -> !MEMBER.get().isAlive());
+        await().atMost(Duration.ofSeconds(20)).until(() -> !MEMBER.get().isAlive());
         hang = false;
         runner.run(context -> {
             KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));

@@ -142,7 +142,7 @@ class CustomErrorHandlerAtStopTest {
             template(context).send("custom-handler-batch", "r2").join();
             assertThat(waiting.await(20, TimeUnit.SECONDS)).as("the retry waits on r2").isTrue();
         });
-        await().atMost(Duration.ofSeconds(5)).until(() -> !MEMBER.get().isAlive());
+        await().atMost(Duration.ofSeconds(20)).until(() -> !MEMBER.get().isAlive());
         assertThat(CAUGHT).isNotEmpty().allSatisfy(e -> assertThat(e).isInstanceOf(CancellationException.class));
         assertThat(RECEIVED).containsExactly("r1", "r2", "r2");
         RECEIVED.clear();
@@ -170,7 +170,7 @@ class CustomErrorHandlerAtStopTest {
             container.set(context.getBean(KafkoListenerEndpointRegistry.class).getListenerContainer("custom-handler"));
         }); // closes while the retry waits: the stop overruns its 300 ms and cancels the retry's Mono
         assertThat(container.get().isRunning()).isFalse();
-        await().atMost(Duration.ofSeconds(5)).until(() -> !MEMBER.get().isAlive());
+        await().atMost(Duration.ofSeconds(20)).until(() -> !MEMBER.get().isAlive());
         assertThat(CAUGHT).as("what the handler's retries threw").isNotEmpty()
                 .allSatisfy(e -> assertThat(e).isInstanceOf(CancellationException.class));
         assertThat(RECEIVED).as("the delivery and the one retry the stop cancelled; no retry after it")
