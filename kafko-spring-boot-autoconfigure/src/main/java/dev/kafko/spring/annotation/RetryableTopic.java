@@ -84,6 +84,13 @@ public @interface RetryableTopic {
      */
     DltStrategy dltStrategy() default DltStrategy.FAIL_ON_ERROR;
 
+    /**
+     * How long after the original record's timestamp retrying gives up (a duration, {@code 30s}, {@code PT1M}, or
+     * milliseconds): a delivery that fails after it goes to the dead-letter topic whatever attempts are left. Empty for
+     * no such limit.
+     */
+    String timeout() default "";
+
     /** Members of each retry topic's and the dead-letter topic's container; empty for the listener's concurrency. */
     String concurrency() default "";
 

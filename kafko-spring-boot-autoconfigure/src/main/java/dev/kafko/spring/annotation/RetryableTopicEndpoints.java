@@ -65,11 +65,12 @@ final class RetryableTopicEndpoints {
             List<Class<? extends Throwable>> exclude = new ArrayList<>(Arrays.asList(retryable.exclude()));
             exclude.addAll(throwables(factory, retryable.excludeNames(), "excludeNames", targetClass, where));
             topics = new RetryTopics(main.topics().get(0), intOf(factory, retryable.attempts(), "attempts", where),
-                    millisOf(factory, backOff.delayString(), backOff.delay(), "delayString", where),
+                    millisOf(factory, backOff.delayString(), backOff.delay(), "backOff delayString", where),
                     multiplierOf(factory, backOff.multiplierString(), backOff.multiplier(), where),
-                    millisOf(factory, backOff.maxDelayString(), backOff.maxDelay(), "maxDelayString", where),
+                    millisOf(factory, backOff.maxDelayString(), backOff.maxDelay(), "backOff maxDelayString", where),
                     retrySuffix, text(factory, retryable.dltTopicSuffix()), include, exclude,
-                    retryable.dltStrategy());
+                    retryable.dltStrategy())
+                    .withTimeout(millisOf(factory, retryable.timeout(), 0, "timeout", where));
         } catch (IllegalArgumentException e) {
             throw new InvalidKafkoListenerException(where + ": " + e.getMessage(), e);
         }
@@ -209,7 +210,7 @@ final class RetryableTopicEndpoints {
         try {
             return DurationStyle.detectAndParse(resolved, ChronoUnit.MILLIS).toMillis();
         } catch (IllegalArgumentException | ArithmeticException e) {
-            throw new InvalidKafkoListenerException(where + ": backOff " + attribute + " '" + resolved + "' is not a"
+            throw new InvalidKafkoListenerException(where + ": " + attribute + " '" + resolved + "' is not a"
                     + " duration (500ms, 5s, PT1M, or milliseconds)");
         }
     }

@@ -57,9 +57,11 @@ public final class RetryTopicRecoverer implements RecordRecoverer {
             return;
         }
         int attempt = attemptOf(record);
-        if (attempt < topics.attempts() && topics.retryable(failure)) {
+        long now = backend.currentTimeMillis();
+        if (attempt < topics.attempts() && topics.retryable(failure)
+                && !topics.pastTimeout(originalTimestamp(record), now)) {
             int next = attempt + 1;
-            long due = backend.currentTimeMillis() + topics.backOffBefore(next);
+            long due = now + topics.backOffBefore(next);
             Headers extra = Headers.empty()
                     .with(KafkoHeaders.RETRY_ATTEMPTS, utf8(Integer.toString(next)))
                     .with(KafkoHeaders.RETRY_BACKOFF_TIMESTAMP, utf8(Long.toString(due)));
@@ -74,6 +76,22 @@ public final class RetryTopicRecoverer implements RecordRecoverer {
         Headers extra = Headers.empty().with(KafkoHeaders.RETRY_ATTEMPTS, utf8(Integer.toString(attempt)));
         publisher.publish(record, failure, invocation, DeadLetterDestination.of(topics.dltTopic(), record.partition()),
                 extra, false);
+    }
+
+    /**
+     * When the record was first written: its {@code kafko_dlt-original-timestamp} header (a forwarded record's), or its
+     * own timestamp (the listener topic's records, or a header it cannot read).
+     */
+    static long originalTimestamp(KafkoRecord record) {
+        byte[] value = record.headers().lastValue(KafkoHeaders.DLT_ORIGINAL_TIMESTAMP);
+        if (value == null) {
+            return record.timestamp();
+        }
+        try {
+            return Long.parseLong(new String(value, StandardCharsets.UTF_8));
+        } catch (NumberFormatException e) {
+            return record.timestamp();
+        }
     }
 
     /** The attempt {@code record} was at: its header's, or 1 (the listener topic's own records). */

@@ -23,6 +23,8 @@ public final class RetryTopics {
     private final List<Class<? extends Throwable>> exclude;
     private final DltStrategy dltStrategy;
     private final long dltBackOff;
+    /** Milliseconds from the original record's timestamp after which no retry is made; 0 for none. */
+    private final long timeout;
 
     /** With the dead-letter strategy {@link DltStrategy#FAIL_ON_ERROR}. */
     public RetryTopics(String topic, int attempts, long delay, double multiplier, long maxDelay,
@@ -94,6 +96,48 @@ public final class RetryTopics {
         this.include = List.copyOf(include);
         this.exclude = List.copyOf(exclude);
         dltBackOff = delays.length == 0 ? delay : delays[delays.length - 1];
+        timeout = 0;
+    }
+
+    private RetryTopics(RetryTopics plan, long timeout) {
+        topic = plan.topic;
+        attempts = plan.attempts;
+        delays = plan.delays;
+        topicOfRetry = plan.topicOfRetry;
+        retryTopics = plan.retryTopics;
+        dltTopic = plan.dltTopic;
+        include = plan.include;
+        exclude = plan.exclude;
+        dltStrategy = plan.dltStrategy;
+        dltBackOff = plan.dltBackOff;
+        this.timeout = timeout;
+    }
+
+    /**
+     * This plan, giving up retrying once {@code timeoutMillis} have passed since the original record's timestamp
+     * (spring-kafka's {@code timeout}): a delivery that fails after that goes to the dead-letter topic (or is logged
+     * and skipped, under {@link DltStrategy#NO_DLT}) whatever attempts are left. 0 for no such limit.
+     *
+     * @throws IllegalArgumentException when {@code timeoutMillis} is negative
+     */
+    public RetryTopics withTimeout(long timeoutMillis) {
+        if (timeoutMillis < 0) {
+            throw new IllegalArgumentException("the timeout must not be negative, was " + timeoutMillis);
+        }
+        return new RetryTopics(this, timeoutMillis);
+    }
+
+    /** Milliseconds from the original record's timestamp after which no retry is made; 0 for none. */
+    public long timeout() {
+        return timeout;
+    }
+
+    /**
+     * Whether a delivery of a record first written at {@code originalTimestamp} that fails at {@code nowMillis} is
+     * past the {@link #timeout()}, and so not retried.
+     */
+    public boolean pastTimeout(long originalTimestamp, long nowMillis) {
+        return timeout > 0 && nowMillis - originalTimestamp >= timeout;
     }
 
     /** The listener's topic. */

@@ -144,6 +144,26 @@ class RetryableTopicStrategiesTest {
     }
 
     @Test
+    void aTimeoutSendsARecordToTheDeadLetterTopicOnceItHasPassedWhateverAttemptsAreLeft() {
+        runner.withPropertyValues("kafko.topics.timed.partitions=1").withBean(Timed.class).run(context -> {
+            template(context).send("timed", 0, "k", "never").join();
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(60));
+
+            // a 300 ms back-off and a 1 s timeout: the k-th delivery comes 300 (k - 1) ms or more after the record
+            // was written, so the fifth (1,200 ms or later) fails past the timeout at the latest; not the fifty the
+            // attempts allow
+            List<KafkoRecord> dead = KafkoTestUtils.records(context, "timed-dlt");
+            assertThat(dead).hasSize(1);
+            int attempts = Integer.parseInt(header(dead.get(0), KafkoHeaders.RETRY_ATTEMPTS));
+            assertThat(attempts).isBetween(1, 5);
+            assertThat(CALLS).hasSize(attempts);
+            long original = Long.parseLong(header(dead.get(0), KafkoHeaders.DLT_ORIGINAL_TIMESTAMP));
+            assertThat(dead.get(0).timestamp() - original).as("dead-lettered once the timeout had passed")
+                    .isGreaterThanOrEqualTo(1_000);
+        });
+    }
+
+    @Test
     void settingsThatCannotWorkFailTheStartNamingTheListenerAndTheAttribute() {
         runner.withPropertyValues("kafko.topics.named.partitions=1", "named.include=com.example.NoSuchException")
                 .withBean(Named.class).run(context -> assertThat(context).getFailure()
@@ -157,6 +177,10 @@ class RetryableTopicStrategiesTest {
                 .run(context -> assertThat(context).getFailure().rootCause()
                         .hasMessageContaining("@RetryableTopic listener 'tuned'")
                         .hasMessageContaining("concurrency '0' must be at least 1"));
+        runner.withPropertyValues("kafko.topics.timed.partitions=1", "timed.timeout=soon").withBean(Timed.class)
+                .run(context -> assertThat(context).getFailure().rootCause()
+                        .hasMessageContaining("@RetryableTopic listener 'timed'")
+                        .hasMessageContaining("timeout 'soon' is not a duration"));
         runner.withPropertyValues("kafko.topics.tuned.partitions=4", "tuned.dlt-start=later").withBean(Tuned.class)
                 .run(context -> assertThat(context).getFailure().rootCause()
                         .hasMessageContaining("autoStartDltHandler 'later' is neither true nor false"));
@@ -253,6 +277,15 @@ class RetryableTopicStrategiesTest {
         @DltHandler
         void dead(String value) {
             DEAD.add(value);
+        }
+    }
+
+    static class Timed {
+        @RetryableTopic(attempts = "50", backOff = @BackOff(delay = 300), timeout = "${timed.timeout:1s}")
+        @KafkoListener(id = "timed", topics = "timed")
+        void on(String value) {
+            CALLS.add(value);
+            throw new IllegalStateException("never works");
         }
     }
 
