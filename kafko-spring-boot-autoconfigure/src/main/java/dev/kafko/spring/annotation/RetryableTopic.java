@@ -91,6 +91,19 @@ public @interface RetryableTopic {
      */
     String timeout() default "";
 
+    /**
+     * Whether the retry and dead-letter topics are created (or grown) as the listener starts where the application
+     * lets topics be created ({@code "true"}), or must be declared ({@code "false"}: the start fails naming the missing
+     * ones, whatever {@code kafko.auto-create-topics} says).
+     */
+    String autoCreateTopics() default "true";
+
+    /**
+     * The partitions the retry and dead-letter topics are made with (an existing one is grown to it, never shrunk);
+     * empty for the listener topic's count. A record of a partition they lack goes to the one its key chooses.
+     */
+    String numPartitions() default "";
+
     /** Members of each retry topic's and the dead-letter topic's container; empty for the listener's concurrency. */
     String concurrency() default "";
 

@@ -70,12 +70,15 @@ final class RetryableTopicEndpoints {
                     millisOf(factory, backOff.maxDelayString(), backOff.maxDelay(), "backOff maxDelayString", where),
                     retrySuffix, text(factory, retryable.dltTopicSuffix()), include, exclude,
                     retryable.dltStrategy())
-                    .withTimeout(millisOf(factory, retryable.timeout(), 0, "timeout", where));
+                    .withTimeout(millisOf(factory, retryable.timeout(), 0, "timeout", where))
+                    .withTopicCreation(booleanOf(factory, retryable.autoCreateTopics(), "autoCreateTopics", where),
+                            retryable.numPartitions().isEmpty() ? 0
+                                    : positiveOf(factory, retryable.numPartitions(), "numPartitions", where));
         } catch (IllegalArgumentException e) {
             throw new InvalidKafkoListenerException(where + ": " + e.getMessage(), e);
         }
         Integer concurrency = retryable.concurrency().isEmpty() ? main.concurrency()
-                : Integer.valueOf(concurrencyOf(factory, retryable.concurrency(), where));
+                : Integer.valueOf(positiveOf(factory, retryable.concurrency(), "concurrency", where));
         List<Planned> planned = new ArrayList<>();
         planned.add(new Planned(main, Part.MAIN, topics, retrySuffix));
         for (String retryTopic : topics.retryTopics()) {
@@ -182,11 +185,12 @@ final class RetryableTopicEndpoints {
         }
     }
 
-    private static int concurrencyOf(ConfigurableListableBeanFactory factory, String value, String where) {
-        int n = intOf(factory, value, "concurrency", where);
+    private static int positiveOf(ConfigurableListableBeanFactory factory, String value, String attribute,
+                                  String where) {
+        int n = intOf(factory, value, attribute, where);
         if (n < 1) {
-            throw new InvalidKafkoListenerException(where + ": concurrency '" + text(factory, value) + "' must be at"
-                    + " least 1");
+            throw new InvalidKafkoListenerException(where + ": " + attribute + " '" + text(factory, value) + "' must"
+                    + " be at least 1");
         }
         return n;
     }

@@ -51,9 +51,8 @@ public final class RetryTopicRecoverer implements RecordRecoverer {
         if (topics.hasDltTopic() && record.topic().equals(topics.dltTopic())) {
             // the dead-letter handler failed (ALWAYS_RETRY_ON_ERROR): handled again once its back-off has passed
             long due = backend.currentTimeMillis() + topics.dltBackOff();
-            publisher.publish(record, failure, invocation, DeadLetterDestination.of(topics.dltTopic(),
-                    record.partition()), Headers.empty().with(KafkoHeaders.RETRY_BACKOFF_TIMESTAMP,
-                    utf8(Long.toString(due))), true);
+            publisher.publish(record, failure, invocation, destination(topics.dltTopic(), record),
+                    Headers.empty().with(KafkoHeaders.RETRY_BACKOFF_TIMESTAMP, utf8(Long.toString(due))), true);
             return;
         }
         int attempt = attemptOf(record);
@@ -65,8 +64,8 @@ public final class RetryTopicRecoverer implements RecordRecoverer {
             Headers extra = Headers.empty()
                     .with(KafkoHeaders.RETRY_ATTEMPTS, utf8(Integer.toString(next)))
                     .with(KafkoHeaders.RETRY_BACKOFF_TIMESTAMP, utf8(Long.toString(due)));
-            publisher.publish(record, failure, invocation,
-                    DeadLetterDestination.of(topics.topicOfAttempt(next), record.partition()), extra, true);
+            publisher.publish(record, failure, invocation, destination(topics.topicOfAttempt(next), record), extra,
+                    true);
             return;
         }
         if (!topics.hasDltTopic()) {
@@ -74,8 +73,22 @@ public final class RetryTopicRecoverer implements RecordRecoverer {
             return;
         }
         Headers extra = Headers.empty().with(KafkoHeaders.RETRY_ATTEMPTS, utf8(Integer.toString(attempt)));
-        publisher.publish(record, failure, invocation, DeadLetterDestination.of(topics.dltTopic(), record.partition()),
-                extra, false);
+        publisher.publish(record, failure, invocation, destination(topics.dltTopic(), record), extra, false);
+    }
+
+    /**
+     * The record's partition of {@code topic}, or the one its key chooses where {@code topic} has fewer partitions
+     * ({@link RetryTopics#numPartitions()}); a topic missing now is left to the publisher, which makes it ready.
+     */
+    private DeadLetterDestination destination(String topic, KafkoRecord record) {
+        try {
+            if (record.partition() >= backend.partitionCount(topic)) {
+                return DeadLetterDestination.of(topic);
+            }
+        } catch (UnknownTopicException e) {
+            // deleted since the start: the publisher makes it ready again, as before
+        }
+        return DeadLetterDestination.of(topic, record.partition());
     }
 
     /**
@@ -115,7 +128,7 @@ public final class RetryTopicRecoverer implements RecordRecoverer {
      */
     @Override
     public void prepare(String topic) {
-        int partitions = backend.partitionCount(topics.topic());
+        int partitions = topics.numPartitions() > 0 ? topics.numPartitions() : backend.partitionCount(topics.topic());
         List<String> all = new ArrayList<>(topics.retryTopics());
         if (topics.hasDltTopic()) {
             all.add(topics.dltTopic());
@@ -124,7 +137,11 @@ public final class RetryTopicRecoverer implements RecordRecoverer {
         UnknownTopicException first = null;
         for (String name : all) {
             try {
-                backend.ensureTopic(name, partitions);
+                if (topics.autoCreateTopics()) {
+                    backend.ensureTopic(name, partitions);
+                } else {
+                    backend.partitionCount(name); // declared, or made beforehand: used as it is
+                }
             } catch (UnknownTopicException e) {
                 missing.add(name);
                 first = first == null ? e : first;
@@ -140,7 +157,8 @@ public final class RetryTopicRecoverer implements RecordRecoverer {
                     + " them";
             throw new UnknownTopicException("The @RetryableTopic listener of topic '" + topics.topic() + "' reads"
                     + " and writes " + what + " (" + String.join(", ", declarations) + ") or set"
-                    + " kafko.auto-create-topics=true", first);
+                    + (topics.autoCreateTopics() ? " kafko.auto-create-topics=true"
+                            : " its autoCreateTopics to true (it is false)"), first);
         }
     }
 

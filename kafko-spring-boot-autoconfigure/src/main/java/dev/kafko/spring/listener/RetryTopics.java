@@ -25,6 +25,10 @@ public final class RetryTopics {
     private final long dltBackOff;
     /** Milliseconds from the original record's timestamp after which no retry is made; 0 for none. */
     private final long timeout;
+    /** Whether the retry and dead-letter topics are created (or grown) when missing, or must be declared. */
+    private final boolean autoCreateTopics;
+    /** The partitions the retry and dead-letter topics are made with; 0 for the listener topic's. */
+    private final int numPartitions;
 
     /** With the dead-letter strategy {@link DltStrategy#FAIL_ON_ERROR}. */
     public RetryTopics(String topic, int attempts, long delay, double multiplier, long maxDelay,
@@ -97,9 +101,11 @@ public final class RetryTopics {
         this.exclude = List.copyOf(exclude);
         dltBackOff = delays.length == 0 ? delay : delays[delays.length - 1];
         timeout = 0;
+        autoCreateTopics = true;
+        numPartitions = 0;
     }
 
-    private RetryTopics(RetryTopics plan, long timeout) {
+    private RetryTopics(RetryTopics plan, long timeout, boolean autoCreateTopics, int numPartitions) {
         topic = plan.topic;
         attempts = plan.attempts;
         delays = plan.delays;
@@ -111,6 +117,8 @@ public final class RetryTopics {
         dltStrategy = plan.dltStrategy;
         dltBackOff = plan.dltBackOff;
         this.timeout = timeout;
+        this.autoCreateTopics = autoCreateTopics;
+        this.numPartitions = numPartitions;
     }
 
     /**
@@ -124,7 +132,32 @@ public final class RetryTopics {
         if (timeoutMillis < 0) {
             throw new IllegalArgumentException("the timeout must not be negative, was " + timeoutMillis);
         }
-        return new RetryTopics(this, timeoutMillis);
+        return new RetryTopics(this, timeoutMillis, autoCreateTopics, numPartitions);
+    }
+
+    /**
+     * This plan, with its retry and dead-letter topics created (or grown) when missing ({@code autoCreateTopics}, as
+     * far as the application lets topics be created) or required to exist, and made with {@code numPartitions}
+     * partitions (0 for the listener topic's count). A record of a partition such a topic lacks goes to the partition
+     * its key chooses.
+     *
+     * @throws IllegalArgumentException when {@code numPartitions} is negative
+     */
+    public RetryTopics withTopicCreation(boolean autoCreateTopics, int numPartitions) {
+        if (numPartitions < 0) {
+            throw new IllegalArgumentException("numPartitions must not be negative, was " + numPartitions);
+        }
+        return new RetryTopics(this, timeout, autoCreateTopics, numPartitions);
+    }
+
+    /** Whether the retry and dead-letter topics are created (or grown) when missing, or must be declared. */
+    public boolean autoCreateTopics() {
+        return autoCreateTopics;
+    }
+
+    /** The partitions the retry and dead-letter topics are made with; 0 for the listener topic's count. */
+    public int numPartitions() {
+        return numPartitions;
     }
 
     /** Milliseconds from the original record's timestamp after which no retry is made; 0 for none. */

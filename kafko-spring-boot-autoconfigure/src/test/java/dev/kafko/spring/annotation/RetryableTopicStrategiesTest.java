@@ -18,15 +18,19 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ApplicationContext;
 import org.springframework.messaging.handler.annotation.Header;
 
 /**
- * {@link RetryableTopic}'s {@code dltStrategy}, {@code concurrency}, {@code autoStartDltHandler},
- * {@code includeNames} and {@code excludeNames}.
+ * {@link RetryableTopic}'s {@code dltStrategy}, {@code timeout}, {@code autoCreateTopics}, {@code numPartitions},
+ * {@code concurrency}, {@code autoStartDltHandler}, {@code includeNames} and {@code excludeNames}.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class RetryableTopicStrategiesTest {
 
     static final List<String> CALLS = new CopyOnWriteArrayList<>();
@@ -164,6 +168,37 @@ class RetryableTopicStrategiesTest {
     }
 
     @Test
+    void numPartitionsSizesTheRetryAndDeadLetterTopicsAndARecordOfAPartitionTheyLackGoesByItsKey(
+            CapturedOutput output) {
+        runner.withPropertyValues("kafko.topics.narrow.partitions=3").withBean(Narrow.class).run(context -> {
+            template(context).send("narrow", 2, "k", "never").join();
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(30));
+
+            Kafko kafko = context.getBean(Kafko.class);
+            assertThat(kafko.topic("narrow-retry").orElseThrow().partitionCount()).isEqualTo(1);
+            assertThat(kafko.topic("narrow-dlt").orElseThrow().partitionCount()).isEqualTo(1);
+            assertThat(CALLS).containsExactly("narrow:never", "narrow-retry:never");
+            assertThat(DEAD).containsExactly("never");
+        });
+        assertThat(output).doesNotContain("chooses the partition instead"); // by design, not a warning per record
+    }
+
+    @Test
+    void withAutoCreateTopicsFalseTheRetryAndDeadLetterTopicsMustBeDeclaredWhereverTopicsMayBeCreated() {
+        runner.withPropertyValues("kafko.auto-create-topics=true", "kafko.topics.declared.partitions=2")
+                .withBean(Declared.class).run(context -> assertThat(context).getFailure()
+                        .hasStackTraceContaining("declare them (kafko.topics.declared-retry.partitions=2,"
+                                + " kafko.topics.declared-dlt.partitions=2) or set its autoCreateTopics to true"));
+        runner.withPropertyValues("kafko.topics.declared.partitions=2", "kafko.topics.declared-retry.partitions=2",
+                "kafko.topics.declared-dlt.partitions=1").withBean(Declared.class).run(context -> {
+                    assertThat(context).hasNotFailed();
+                    // used as declared: not grown to the listener topic's partitions
+                    assertThat(context.getBean(Kafko.class).topic("declared-dlt").orElseThrow().partitionCount())
+                            .isEqualTo(1);
+                });
+    }
+
+    @Test
     void settingsThatCannotWorkFailTheStartNamingTheListenerAndTheAttribute() {
         runner.withPropertyValues("kafko.topics.named.partitions=1", "named.include=com.example.NoSuchException")
                 .withBean(Named.class).run(context -> assertThat(context).getFailure()
@@ -181,6 +216,9 @@ class RetryableTopicStrategiesTest {
                 .run(context -> assertThat(context).getFailure().rootCause()
                         .hasMessageContaining("@RetryableTopic listener 'timed'")
                         .hasMessageContaining("timeout 'soon' is not a duration"));
+        runner.withPropertyValues("kafko.topics.narrow.partitions=3", "narrow.partitions=0").withBean(Narrow.class)
+                .run(context -> assertThat(context).getFailure().rootCause()
+                        .hasMessageContaining("numPartitions '0' must be at least 1"));
         runner.withPropertyValues("kafko.topics.tuned.partitions=4", "tuned.dlt-start=later").withBean(Tuned.class)
                 .run(context -> assertThat(context).getFailure().rootCause()
                         .hasMessageContaining("autoStartDltHandler 'later' is neither true nor false"));
@@ -286,6 +324,27 @@ class RetryableTopicStrategiesTest {
         void on(String value) {
             CALLS.add(value);
             throw new IllegalStateException("never works");
+        }
+    }
+
+    static class Narrow {
+        @RetryableTopic(attempts = "2", backOff = @BackOff(delay = 10), numPartitions = "${narrow.partitions:1}")
+        @KafkoListener(id = "narrow", topics = "narrow")
+        void on(String value, @Header(KafkoHeaders.RECEIVED_TOPIC) String topic) {
+            CALLS.add(topic + ":" + value);
+            throw new IllegalStateException("never works");
+        }
+
+        @DltHandler
+        void dead(String value) {
+            DEAD.add(value);
+        }
+    }
+
+    static class Declared {
+        @RetryableTopic(attempts = "2", backOff = @BackOff(delay = 10), autoCreateTopics = "false")
+        @KafkoListener(id = "declared", topics = "declared")
+        void on(String value) {
         }
     }
 
