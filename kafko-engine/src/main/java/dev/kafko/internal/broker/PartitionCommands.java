@@ -72,7 +72,8 @@ final class PartitionCommands {
      * (an observer's callback that called {@code System.exit} waits for the shutdown hook this close may run in).
      */
     private @Nullable CommandRequest runCommand(CommandRequest.Kind kind, boolean boundedAtShutdown) {
-        requireNotOwnedByCaller(kind.name().toLowerCase(Locale.ROOT));
+        String what = nameOf(kind);
+        requireNotOwnedByCaller(what);
         CommandRequest c = new CommandRequest(kind);
         actor.submit(c);
         boolean interrupted = false;
@@ -88,7 +89,7 @@ final class PartitionCommands {
                         PartitionLifecycle.logQuietly(Level.WARNING, "the JVM shuts down and partition " + actor.topic
                                 + "-" + actor.partition + " is still held by a thread that does not let go after "
                                 + CLOSE_COMPLETION_WAIT + " (an observer that waits, such as one that calls System.exit):"
-                                + " its " + kind.name().toLowerCase(Locale.ROOT) + " is left undone, and the next open"
+                                + " its " + what + " is left undone, and the next open"
                                 + " recovers it as after a crash", null);
                         return null;
                     }
@@ -104,6 +105,14 @@ final class PartitionCommands {
             }
         }
         return c.await();
+    }
+
+    /**
+     * The command as its caller knows it, for the messages: a producer's {@link CommandRequest.Kind#WRITE_SUBMITTED}
+     * is its flush (the refusal of a flush from the partition's own observer named "write_submitted").
+     */
+    private static String nameOf(CommandRequest.Kind kind) {
+        return kind == CommandRequest.Kind.WRITE_SUBMITTED ? "flush" : kind.name().toLowerCase(Locale.ROOT);
     }
 
     /**
