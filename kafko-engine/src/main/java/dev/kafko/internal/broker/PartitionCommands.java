@@ -3,7 +3,6 @@ package dev.kafko.internal.broker;
 import dev.kafko.InterruptException;
 import dev.kafko.PartitionState;
 import dev.kafko.internal.log.PartitionLog;
-import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
@@ -86,11 +85,11 @@ final class PartitionCommands {
                     helpDrain();
                     if (boundedAtShutdown && !c.isDone() && System.nanoTime() - deadline >= 0
                             && JvmShutdown.inProgress()) {
-                        PartitionLifecycle.logQuietly(Level.WARNING, "the JVM shuts down and partition " + actor.topic
+                        PartitionLifecycle.warnEvenAtShutdown("the JVM shuts down and partition " + actor.topic
                                 + "-" + actor.partition + " is still held by a thread that does not let go after "
                                 + CLOSE_COMPLETION_WAIT + " (an observer that waits, such as one that calls System.exit):"
                                 + " its " + what + " is left undone, and the next open"
-                                + " recovers it as after a crash", null);
+                                + " recovers it as after a crash");
                         return null;
                     }
                 } catch (InterruptedException e) {
@@ -163,10 +162,10 @@ final class PartitionCommands {
                 if (!completions.await(c.epoch, Math.max(0, deadline - System.nanoTime()))) {
                     // the records are written either way; a callback that waits for something, or a chain of
                     // callbacks that ran out of stack before it could count its round done, must not hold the close
-                    PartitionLifecycle.logQuietly(Level.WARNING, what + " partition " + actor.topic + "-"
+                    PartitionLifecycle.warnEvenAtShutdown(what + " partition " + actor.topic + "-"
                             + actor.partition + ": sends written before the close were still completing their futures"
                             + " after " + CLOSE_COMPLETION_WAIT + " (a callback that waits, such as one that calls"
-                            + " System.exit, or one that ran out of stack); the close goes on", null);
+                            + " System.exit, or one that ran out of stack); the close goes on");
                 }
                 break;
             } catch (InterruptedException e) {

@@ -112,6 +112,22 @@ final class PartitionLifecycle {
         }
     }
 
+    /**
+     * Logs a warning of a close as {@link #logQuietly} does and, during the JVM's shutdown, writes it to standard error
+     * too: the JDK's logging resets its handlers in a shutdown hook of its own, and a warning a close in another
+     * hook logs (a partition given up, a callback waited out) would otherwise never be seen.
+     */
+    static void warnEvenAtShutdown(String message) {
+        logQuietly(Level.WARNING, message, null);
+        try {
+            if (JvmShutdown.inProgress()) {
+                System.err.println("WARNING kafko: " + message);
+            }
+        } catch (RuntimeException | Error ignored) {
+            // as logQuietly: reporting must not fail the close
+        }
+    }
+
     /** The exception for a request the partition can no longer take. Owner only. */
     KafkoException rejection() {
         if (actor.state == PartitionState.FAILED) {
