@@ -51,13 +51,13 @@ public @interface RetryableTopic {
     BackOff backOff() default @BackOff;
 
     /**
-     * Only failures with one of these in their cause chain are retried; the others go to the dead-letter topic at
-     * once. Empty for every failure the default error handler would retry (see
-     * {@link dev.kafko.spring.listener.DefaultErrorHandler#isRetryable}).
+     * Only failures of one of these types (or a subtype) are retried, judged as {@link #traversingCauses()} says;
+     * the others go to the dead-letter topic at once. Empty for every failure the default error handler would retry
+     * (see {@link dev.kafko.spring.listener.DefaultErrorHandler#isRetryable}, which reads the whole cause chain).
      */
     Class<? extends Throwable>[] include() default {};
 
-    /** Failures with one of these in their cause chain go to the dead-letter topic at once. */
+    /** Failures of one of these types go to the dead-letter topic at once, judged as {@link #include()} are. */
     Class<? extends Throwable>[] exclude() default {};
 
     /**
@@ -68,6 +68,24 @@ public @interface RetryableTopic {
 
     /** As {@link #exclude}, by fully qualified class name; checked as {@link #includeNames} are. */
     String[] excludeNames() default {};
+
+    /**
+     * Whether {@link #include()}, {@link #exclude()} (and their names) and {@link #exceptionBasedDltRouting()} look at
+     * the whole cause chain of a failure ({@code "true"}: a type anywhere in it matches) or at what the listener
+     * threw alone ({@code "false"}, the default, as in spring-kafka: an {@code IllegalStateException} wrapping an
+     * {@code IOException} is no {@code IOException}).
+     */
+    String traversingCauses() default "false";
+
+    /**
+     * Dead-letter topics of their own for failures of some types, each tried in order before the listener's
+     * dead-letter topic when a record goes to a dead-letter topic (after its last attempt, or at once for a failure
+     * that is not retried): a record whose failure is of one of a destination's
+     * {@link ExceptionBasedDltDestination#exceptions()} goes to {@code <topic><suffix><dltTopicSuffix>}. Each such
+     * topic is made and read as the dead-letter topic is, by a container of id {@code <id><suffix><dltTopicSuffix>}.
+     * Not with {@link DltStrategy#NO_DLT}.
+     */
+    ExceptionBasedDltDestination[] exceptionBasedDltRouting() default {};
 
     /** The suffix of the retry topics (followed by {@code -0}, {@code -1}, ... when there are several). */
     String retryTopicSuffix() default "-retry";

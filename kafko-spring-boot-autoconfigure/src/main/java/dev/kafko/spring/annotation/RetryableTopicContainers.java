@@ -71,7 +71,7 @@ final class RetryableTopicContainers {
         long records = 0;
         for (String name : new TreeSet<>(names)) {
             if (!isRetryTopicName(name, base) || topics.retryTopics().contains(name)
-                    || name.equals(topics.dltTopic()) || name.equals(topics.topic())) {
+                    || topics.isDltTopic(name) || name.equals(topics.topic())) {
                 continue;
             }
             long waiting;

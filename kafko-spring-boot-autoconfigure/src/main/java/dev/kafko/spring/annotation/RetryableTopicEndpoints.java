@@ -19,8 +19,8 @@ import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
 /**
- * The endpoints of a {@link RetryableTopic} listener: its own, one per retry topic and one for the dead-letter
- * topic, each with the part it plays (which decides its container's error handler and whether it waits for each
+ * The endpoints of a {@link RetryableTopic} listener: its own, one per retry topic and one per dead-letter topic
+ * (the listener's, then each of its exception-based routes'), each with the part it plays (which decides its container's error handler and whether it waits for each
  * record's back-off).
  */
 final class RetryableTopicEndpoints {
@@ -58,6 +58,13 @@ final class RetryableTopicEndpoints {
         }
         RetryTopics topics;
         String retrySuffix = text(factory, retryable.retryTopicSuffix());
+        String dltSuffix = text(factory, retryable.dltTopicSuffix());
+        boolean traversingCauses = booleanOf(factory, retryable.traversingCauses(), "traversingCauses", where);
+        List<RetryTopics.DltRoute> routes = new ArrayList<>();
+        for (ExceptionBasedDltDestination destination : retryable.exceptionBasedDltRouting()) {
+            routes.add(new RetryTopics.DltRoute(text(factory, destination.suffix()),
+                    Arrays.asList(destination.exceptions())));
+        }
         try {
             BackOff backOff = retryable.backOff();
             List<Class<? extends Throwable>> include = new ArrayList<>(Arrays.asList(retryable.include()));
@@ -68,8 +75,9 @@ final class RetryableTopicEndpoints {
                     millisOf(factory, backOff.delayString(), backOff.delay(), "backOff delayString", where),
                     multiplierOf(factory, backOff.multiplierString(), backOff.multiplier(), where),
                     millisOf(factory, backOff.maxDelayString(), backOff.maxDelay(), "backOff maxDelayString", where),
-                    retrySuffix, text(factory, retryable.dltTopicSuffix()), include, exclude,
-                    retryable.dltStrategy())
+                    retrySuffix, dltSuffix, include, exclude, retryable.dltStrategy())
+                    .withTraversingCauses(traversingCauses)
+                    .withDltRouting(dltSuffix, routes)
                     .withTimeout(millisOf(factory, retryable.timeout(), 0, "timeout", where))
                     .withTopicCreation(booleanOf(factory, retryable.autoCreateTopics(), "autoCreateTopics", where),
                             retryable.numPartitions().isEmpty() ? 0
@@ -92,16 +100,19 @@ final class RetryableTopicEndpoints {
         Boolean autoStartDlt = retryable.autoStartDltHandler().isEmpty() ? main.autoStartup()
                 : Boolean.valueOf(booleanOf(factory, retryable.autoStartDltHandler(), "autoStartDltHandler", where));
         Method handler = dltHandler(targetClass, where);
-        String dltId = main.id() + topics.dltTopic().substring(topics.topic().length());
-        // the logger, and a handler that cannot acknowledge, would under a manual ack mode (the listener's, or the
-        // factory's) leave every dead letter uncommitted, to be handled again at each start: each is committed
-        planned.add(new Planned(handler == null
-                ? copy(main, dltId, topics.dltTopic(), new DltLogger(main.id()), DltLogger.METHOD, AckMode.RECORD,
-                        false, concurrency, autoStartDlt)
-                : copy(main, dltId, topics.dltTopic(), main.bean(), invocable(main, handler, where),
-                        KafkoListenerContainerFactory.canAcknowledge(handler) || (main.ackMode() != null && !main.ackMode().isManual())
-                                ? main.ackMode() : AckMode.RECORD, false, concurrency, autoStartDlt), Part.DLT, topics,
-                retrySuffix));
+        Method invocable = handler == null ? null : invocable(main, handler, where);
+        for (String dltTopic : topics.dltTopics()) {
+            String dltId = main.id() + dltTopic.substring(topics.topic().length());
+            // the logger, and a handler that cannot acknowledge, would under a manual ack mode (the listener's, or the
+            // factory's) leave every dead letter uncommitted, to be handled again at each start: each is committed
+            planned.add(new Planned(handler == null
+                    ? copy(main, dltId, dltTopic, new DltLogger(main.id()), DltLogger.METHOD, AckMode.RECORD, false,
+                            concurrency, autoStartDlt)
+                    : copy(main, dltId, dltTopic, main.bean(), invocable, KafkoListenerContainerFactory
+                            .canAcknowledge(handler) || (main.ackMode() != null && !main.ackMode().isManual())
+                                    ? main.ackMode() : AckMode.RECORD, false, concurrency, autoStartDlt), Part.DLT,
+                    topics, retrySuffix));
+        }
         return planned;
     }
 

@@ -16,10 +16,11 @@ import org.springframework.util.backoff.FixedBackOff;
 /**
  * The recoverer of a {@code @RetryableTopic} listener's containers (the listener topic's and each retry topic's):
  * a failed record goes to the retry topic of its next attempt, with that attempt and the end of its back-off in its
- * headers, or, after its last attempt or for a failure that is not retried, to the dead-letter topic (counted as a
- * dead letter), or is logged and skipped where there is none ({@link DltStrategy#NO_DLT}). Under
- * {@link DltStrategy#ALWAYS_RETRY_ON_ERROR} it is the dead-letter topic's recoverer too: a dead letter its handler
- * failed on goes back to the dead-letter topic, due after {@link RetryTopics#dltBackOff()}. Its error handler makes
+ * headers, or, after its last attempt or for a failure that is not retried, to the dead-letter topic its failure is
+ * routed to ({@link RetryTopics#dltTopicFor}; counted as a dead letter), or is logged and skipped where there is none
+ * ({@link DltStrategy#NO_DLT}). Under {@link DltStrategy#ALWAYS_RETRY_ON_ERROR} it is the dead-letter topics'
+ * recoverer too: a dead letter its handler failed on goes back to the dead-letter topic it was read from, due after
+ * {@link RetryTopics#dltBackOff()}. Its error handler makes
  * no blocking retries: every attempt is one delivery.
  */
 public final class RetryTopicRecoverer implements RecordRecoverer {
@@ -48,10 +49,11 @@ public final class RetryTopicRecoverer implements RecordRecoverer {
     @Override
     public void recover(KafkoRecord record, Exception failure, FailedInvocation invocation) {
         DeadLetterPublishingRecoverer.refuseACancelledStage(record, invocation);
-        if (topics.hasDltTopic() && record.topic().equals(topics.dltTopic())) {
-            // the dead-letter handler failed (ALWAYS_RETRY_ON_ERROR): handled again once its back-off has passed
+        if (topics.isDltTopic(record.topic())) {
+            // the dead-letter handler failed (ALWAYS_RETRY_ON_ERROR): handled again once its back-off has passed, in
+            // the dead-letter topic it was read from
             long due = backend.currentTimeMillis() + topics.dltBackOff();
-            publisher.publish(record, failure, invocation, destination(topics.dltTopic(), record),
+            publisher.publish(record, failure, invocation, destination(record.topic(), record),
                     Headers.empty().with(KafkoHeaders.RETRY_BACKOFF_TIMESTAMP, utf8(Long.toString(due))), true);
             return;
         }
@@ -73,7 +75,8 @@ public final class RetryTopicRecoverer implements RecordRecoverer {
             return;
         }
         Headers extra = Headers.empty().with(KafkoHeaders.RETRY_ATTEMPTS, utf8(Integer.toString(attempt)));
-        publisher.publish(record, failure, invocation, destination(topics.dltTopic(), record), extra, false);
+        publisher.publish(record, failure, invocation, destination(topics.dltTopicFor(failure), record), extra,
+                false);
     }
 
     /**
@@ -121,18 +124,17 @@ public final class RetryTopicRecoverer implements RecordRecoverer {
     }
 
     /**
-     * Makes the retry topics and the dead-letter topic (where there is one) ready with at least the listener topic's partitions, for the
-     * listener topic's container and each retry topic's: created where topics are created on first use, else a
-     * start-up failure that names every one to declare (not the first alone, which would take a start per topic to
-     * find them all), as a {@link UnknownTopicException} so that the start-up failure analysis shows this message.
+     * Makes the retry topics and the dead-letter topics (where there are any) ready with at least the listener
+     * topic's partitions, for the listener topic's container and each retry topic's: created where topics are
+     * created on first use, else a start-up failure that names every one to declare (not the first alone, which
+     * would take a start per topic to find them all), as a {@link UnknownTopicException} so that the start-up failure
+     * analysis shows this message.
      */
     @Override
     public void prepare(String topic) {
         int partitions = topics.numPartitions() > 0 ? topics.numPartitions() : backend.partitionCount(topics.topic());
         List<String> all = new ArrayList<>(topics.retryTopics());
-        if (topics.hasDltTopic()) {
-            all.add(topics.dltTopic());
-        }
+        all.addAll(topics.dltTopics());
         List<String> missing = new ArrayList<>();
         UnknownTopicException first = null;
         for (String name : all) {

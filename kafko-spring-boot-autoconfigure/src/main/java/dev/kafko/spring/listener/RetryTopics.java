@@ -29,6 +29,27 @@ public final class RetryTopics {
     private final boolean autoCreateTopics;
     /** The partitions the retry and dead-letter topics are made with; 0 for the listener topic's. */
     private final int numPartitions;
+    /** Whether the types above and the routes' look at a failure's whole cause chain, or at the failure alone. */
+    private final boolean traversingCauses;
+    /** The dead-letter topics of {@link #routes}, in the same order. */
+    private final List<String> routedDltTopics;
+    /** The failures each of {@link #routedDltTopics} takes. */
+    private final List<List<Class<? extends Throwable>>> routes;
+
+    /**
+     * A dead-letter topic of its own, {@code <topic><suffix><dltTopicSuffix>}, for failures of the given types
+     * (spring-kafka's exception-based DLT routing).
+     *
+     * @param suffix what comes between the listener's topic and the dead-letter suffix; not empty
+     * @param exceptions the failures it takes; at least one
+     */
+    public record DltRoute(String suffix, List<Class<? extends Throwable>> exceptions) {
+
+        public DltRoute {
+            Objects.requireNonNull(suffix, "suffix");
+            exceptions = List.copyOf(exceptions);
+        }
+    }
 
     /** With the dead-letter strategy {@link DltStrategy#FAIL_ON_ERROR}. */
     public RetryTopics(String topic, int attempts, long delay, double multiplier, long maxDelay,
@@ -103,9 +124,14 @@ public final class RetryTopics {
         timeout = 0;
         autoCreateTopics = true;
         numPartitions = 0;
+        traversingCauses = true;
+        routedDltTopics = List.of();
+        routes = List.of();
     }
 
-    private RetryTopics(RetryTopics plan, long timeout, boolean autoCreateTopics, int numPartitions) {
+    private RetryTopics(RetryTopics plan, long timeout, boolean autoCreateTopics, int numPartitions,
+                        boolean traversingCauses, List<String> routedDltTopics,
+                        List<List<Class<? extends Throwable>>> routes) {
         topic = plan.topic;
         attempts = plan.attempts;
         delays = plan.delays;
@@ -119,6 +145,101 @@ public final class RetryTopics {
         this.timeout = timeout;
         this.autoCreateTopics = autoCreateTopics;
         this.numPartitions = numPartitions;
+        this.traversingCauses = traversingCauses;
+        this.routedDltTopics = routedDltTopics;
+        this.routes = routes;
+    }
+
+    /**
+     * This plan, judging a failure against the retried, the excluded and the routed types by its whole cause chain
+     * ({@code true}, as the constructors do) or by what the listener threw alone ({@code false}, spring-kafka's
+     * default for {@code @RetryableTopic}; a {@link ListenerExecutionFailedException} around it, kafko's wrapper of
+     * an {@link Error}, is looked through). The default classification, without included types, reads the chain
+     * either way.
+     */
+    public RetryTopics withTraversingCauses(boolean traversingCauses) {
+        return new RetryTopics(this, timeout, autoCreateTopics, numPartitions, traversingCauses, routedDltTopics,
+                routes);
+    }
+
+    /**
+     * This plan, sending a record whose failure is of one of a route's types to that route's dead-letter topic,
+     * {@code <topic><suffix><dltTopicSuffix>}, instead of {@link #dltTopic()} (the first route that matches; the same
+     * topics after the last attempt and for a failure that is not retried).
+     *
+     * @param dltTopicSuffix the dead-letter suffix this plan was made with
+     * @throws IllegalArgumentException when there is no dead-letter topic ({@link DltStrategy#NO_DLT}), or a route has
+     *     an empty suffix, no exception, or a topic another topic of this plan has
+     */
+    public RetryTopics withDltRouting(String dltTopicSuffix, List<DltRoute> dltRoutes) {
+        if (dltRoutes.isEmpty()) {
+            return new RetryTopics(this, timeout, autoCreateTopics, numPartitions, traversingCauses, List.of(),
+                    List.of());
+        }
+        if (!hasDltTopic()) {
+            throw new IllegalArgumentException("exceptionBasedDltRouting needs dead-letter topics, and the"
+                    + " dltStrategy is NO_DLT");
+        }
+        if (!dltTopic.equals(topic + dltTopicSuffix)) {
+            throw new IllegalArgumentException("the dead-letter suffix '" + dltTopicSuffix + "' is not this plan's ("
+                    + dltTopic + ")");
+        }
+        List<String> names = new ArrayList<>();
+        List<List<Class<? extends Throwable>>> types = new ArrayList<>();
+        for (DltRoute route : dltRoutes) {
+            if (route.suffix().isEmpty()) {
+                throw new IllegalArgumentException("an exception-based dead-letter destination needs a suffix; one"
+                        + " for " + route.exceptions() + " has none");
+            }
+            if (route.exceptions().isEmpty()) {
+                throw new IllegalArgumentException("the exception-based dead-letter destination '" + route.suffix()
+                        + "' names no exception");
+            }
+            String name = topic + route.suffix() + dltTopicSuffix;
+            if (names.contains(name) || name.equals(dltTopic) || retryTopics.contains(name)) {
+                throw new IllegalArgumentException("the exception-based dead-letter destination '" + route.suffix()
+                        + "' makes the topic '" + name + "', which another topic of the listener has");
+            }
+            names.add(name);
+            types.add(route.exceptions());
+        }
+        return new RetryTopics(this, timeout, autoCreateTopics, numPartitions, traversingCauses, List.copyOf(names),
+                List.copyOf(types));
+    }
+
+    /** Whether failures are judged by their whole cause chain, or by what the listener threw alone. */
+    public boolean traversingCauses() {
+        return traversingCauses;
+    }
+
+    /**
+     * Every dead-letter topic: {@link #dltTopic()} first, then the routed ones in the order of their routes; empty
+     * under {@link DltStrategy#NO_DLT}.
+     */
+    public List<String> dltTopics() {
+        if (!hasDltTopic()) {
+            return List.of();
+        }
+        List<String> all = new ArrayList<>(routedDltTopics.size() + 1);
+        all.add(dltTopic);
+        all.addAll(routedDltTopics);
+        return all;
+    }
+
+    /** Whether {@code name} is one of {@link #dltTopics()}. */
+    public boolean isDltTopic(String name) {
+        return hasDltTopic() && (name.equals(dltTopic) || routedDltTopics.contains(name));
+    }
+
+    /** The dead-letter topic a record that failed with {@code failure} goes to: the first matching route's, else
+     * {@link #dltTopic()}. */
+    public String dltTopicFor(Throwable failure) {
+        for (int i = 0; i < routes.size(); i++) {
+            if (matches(failure, routes.get(i))) {
+                return routedDltTopics.get(i);
+            }
+        }
+        return dltTopic;
     }
 
     /**
@@ -132,7 +253,8 @@ public final class RetryTopics {
         if (timeoutMillis < 0) {
             throw new IllegalArgumentException("the timeout must not be negative, was " + timeoutMillis);
         }
-        return new RetryTopics(this, timeoutMillis, autoCreateTopics, numPartitions);
+        return new RetryTopics(this, timeoutMillis, autoCreateTopics, numPartitions, traversingCauses,
+                routedDltTopics, routes);
     }
 
     /**
@@ -147,7 +269,8 @@ public final class RetryTopics {
         if (numPartitions < 0) {
             throw new IllegalArgumentException("numPartitions must not be negative, was " + numPartitions);
         }
-        return new RetryTopics(this, timeout, autoCreateTopics, numPartitions);
+        return new RetryTopics(this, timeout, autoCreateTopics, numPartitions, traversingCauses, routedDltTopics,
+                routes);
     }
 
     /** Whether the retry and dead-letter topics are created (or grown) when missing, or must be declared. */
@@ -230,10 +353,27 @@ public final class RetryTopics {
 
     /** Whether a delivery that failed with {@code failure} is retried (given attempts left). */
     public boolean retryable(Throwable failure) {
-        if (anyInChain(failure, exclude)) {
+        if (matches(failure, exclude)) {
             return false;
         }
-        return include.isEmpty() ? DefaultErrorHandler.isRetryable(failure) : anyInChain(failure, include);
+        return include.isEmpty() ? DefaultErrorHandler.isRetryable(failure) : matches(failure, include);
+    }
+
+    private boolean matches(Throwable failure, List<Class<? extends Throwable>> types) {
+        if (traversingCauses) {
+            return anyInChain(failure, types);
+        }
+        Throwable thrown = failure;
+        while (thrown instanceof ListenerExecutionFailedException && thrown.getCause() != null
+                && thrown.getCause() != thrown) {
+            thrown = thrown.getCause();
+        }
+        for (Class<? extends Throwable> type : types) {
+            if (type.isInstance(thrown)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean anyInChain(Throwable failure, List<Class<? extends Throwable>> types) {
