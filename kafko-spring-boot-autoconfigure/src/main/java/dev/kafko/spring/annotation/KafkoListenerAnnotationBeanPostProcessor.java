@@ -2,6 +2,7 @@ package dev.kafko.spring.annotation;
 
 import dev.kafko.spring.config.KafkoListenerContainerFactory;
 import dev.kafko.spring.config.KafkoListenerEndpoint;
+import dev.kafko.spring.retrytopic.RetryTopicConfiguration;
 import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
 import dev.kafko.spring.listener.MessageListenerContainer;
 import java.lang.reflect.Method;
@@ -10,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -94,6 +96,8 @@ public final class KafkoListenerAnnotationBeanPostProcessor
     /** Made from the bean factory on first use; on the thread that creates beans. */
     private @Nullable ListenerEndpointReader endpoints;
     private volatile boolean singletonsReady;
+    /** The {@link RetryTopicConfiguration} beans by name, in declaration order; read at the first listener. */
+    private volatile @Nullable Map<String, RetryTopicConfiguration> retryConfigurations;
 
     @Override
     public int getOrder() {
@@ -164,21 +168,64 @@ public final class KafkoListenerAnnotationBeanPostProcessor
             for (KafkoListener listener : listeners) {
                 String defaultId = groupSafe(beanName + "." + method.getName() + (listeners.size() > 1 ? "-" + n : ""));
                 KafkoListenerEndpoint endpoint = endpoints().forMethod(listener, bean, method, invocable, defaultId);
-                if (retryable == null) {
-                    register(endpoint, beanName, null);
+                if (retryable != null) {
+                    registerAll(RetryableTopicEndpoints.of(endpoint, retryable, targetClass, requireBeanFactory()),
+                            beanName);
                 } else {
-                    List<RetryableTopicEndpoints.Planned> parts = RetryableTopicEndpoints.of(endpoint, retryable,
-                            targetClass, requireBeanFactory());
-                    for (RetryableTopicEndpoints.Planned planned : parts) {
-                        refuseTakenId(planned.endpoint()); // all before any: none of them starts when one id is taken
-                    }
-                    for (RetryableTopicEndpoints.Planned planned : parts) {
-                        register(planned.endpoint(), beanName, planned);
+                    Map.Entry<String, RetryTopicConfiguration> config = retryConfigurationFor(endpoint);
+                    if (config == null) {
+                        register(endpoint, beanName, null);
+                    } else if (!config.getValue().namesTopics()
+                            && !RetryableTopicEndpoints.canTakeRetryTopics(endpoint)) {
+                        LOG.warn("The RetryTopicConfiguration bean '{}' applies to every topic, but listener '{}' on"
+                                + " {}.{} cannot take retry topics (a batch, topicPattern, topicPartitions or"
+                                + " several topics' listener): it keeps its error handler's blocking retries",
+                                config.getKey(), endpoint.id(), targetClass.getName(), method.getName());
+                        register(endpoint, beanName, null);
+                    } else {
+                        registerAll(RetryableTopicEndpoints.of(endpoint, config.getValue(), config.getKey(),
+                                targetClass, beanName, requireBeanFactory()), beanName);
                     }
                 }
                 n++;
             }
         }
+    }
+
+    /** Registers a retryable listener's endpoints, having checked every id first: none starts when one is taken. */
+    private void registerAll(List<RetryableTopicEndpoints.Planned> parts, String beanName) {
+        for (RetryableTopicEndpoints.Planned planned : parts) {
+            refuseTakenId(planned.endpoint());
+        }
+        for (RetryableTopicEndpoints.Planned planned : parts) {
+            register(planned.endpoint(), beanName, planned);
+        }
+    }
+
+    /**
+     * The first {@link RetryTopicConfiguration} bean, in the order the context declares them, that applies to one of
+     * the listener's topics (or, for a listener of no named topic, one that applies to every topic); null for none.
+     */
+    private Map.@Nullable Entry<String, RetryTopicConfiguration> retryConfigurationFor(KafkoListenerEndpoint endpoint) {
+        Map<String, RetryTopicConfiguration> configs = retryConfigurations;
+        if (configs == null) {
+            ConfigurableListableBeanFactory factory = requireBeanFactory();
+            configs = factory.getBeanNamesForType(RetryTopicConfiguration.class, false, false).length == 0
+                    ? Map.of() : new LinkedHashMap<>(factory.getBeansOfType(RetryTopicConfiguration.class, false,
+                            true));
+            retryConfigurations = configs;
+        }
+        for (Map.Entry<String, RetryTopicConfiguration> config : configs.entrySet()) {
+            if (endpoint.topics().isEmpty() && !config.getValue().namesTopics()) {
+                return config;
+            }
+            for (String topic : endpoint.topics()) {
+                if (config.getValue().appliesTo(topic)) {
+                    return config;
+                }
+            }
+        }
+        return null;
     }
 
     /**

@@ -5,6 +5,7 @@ import dev.kafko.spring.config.KafkoListenerEndpoint;
 import dev.kafko.spring.listener.AckMode;
 import dev.kafko.spring.listener.DltLogger;
 import dev.kafko.spring.listener.RetryTopics;
+import dev.kafko.spring.retrytopic.RetryTopicConfiguration;
 import java.lang.reflect.Method;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -12,6 +13,7 @@ import java.util.Arrays;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.annotation.AnnotatedElementUtils;
@@ -42,20 +44,7 @@ final class RetryableTopicEndpoints {
                             ConfigurableListableBeanFactory factory) {
         String where = "@RetryableTopic listener '" + main.id() + "' on " + targetClass.getName() + "."
                 + main.method().getName();
-        if (main.batch()) {
-            throw new InvalidKafkoListenerException(where + " is a batch listener: retry topics take one record at a"
-                    + " time (spring-kafka's do too)");
-        }
-        if (main.topicPattern() != null || !main.topicPartitions().isEmpty() || main.topics().size() != 1) {
-            throw new InvalidKafkoListenerException(where + " must read exactly one topic by name (no topicPattern,"
-                    + " no topicPartitions); it reads " + (main.topicPattern() != null ? "the pattern '"
-                    + main.topicPattern() + "'" : !main.topicPartitions().isEmpty() ? "partitions "
-                    + main.topicPartitions() : main.topics()));
-        }
-        if (!main.handlers().isEmpty()) {
-            throw new InvalidKafkoListenerException(where + " is a class-level listener; put @RetryableTopic on a"
-                    + " @KafkoListener method");
-        }
+        refuseShape(main, where);
         RetryTopics topics;
         String retrySuffix = text(factory, retryable.retryTopicSuffix());
         String dltSuffix = text(factory, retryable.dltTopicSuffix());
@@ -87,6 +76,98 @@ final class RetryableTopicEndpoints {
         }
         Integer concurrency = retryable.concurrency().isEmpty() ? main.concurrency()
                 : Integer.valueOf(positiveOf(factory, retryable.concurrency(), "concurrency", where));
+        if (!topics.hasDltTopic()) {
+            // a @DltHandler of the bean is for its other @RetryableTopic listeners, if any
+            return plan(main, topics, retrySuffix, concurrency, null, null, null, null);
+        }
+        Boolean autoStartDlt = retryable.autoStartDltHandler().isEmpty() ? main.autoStartup()
+                : Boolean.valueOf(booleanOf(factory, retryable.autoStartDltHandler(), "autoStartDltHandler", where));
+        Method handler = dltHandler(targetClass, where);
+        return plan(main, topics, retrySuffix, concurrency, autoStartDlt, main.bean(), handler,
+                handler == null ? null : invocable(main.bean(), handler, where, "@DltHandler"));
+    }
+
+    /**
+     * The endpoints of a listener without {@code @RetryableTopic} that the {@link RetryTopicConfiguration} bean
+     * {@code configName} applies to; its dead letters go to the configuration's handler method, else to the logger.
+     * {@code listenerBeanName} is the listener's bean, still being made: a handler method of that bean is called on it.
+     *
+     * @throws InvalidKafkoListenerException naming the listener and the bean when they cannot work together
+     */
+    static List<Planned> of(KafkoListenerEndpoint main, RetryTopicConfiguration config, String configName,
+                            Class<?> targetClass, String listenerBeanName, ConfigurableListableBeanFactory factory) {
+        String where = "listener '" + main.id() + "' on " + targetClass.getName() + "." + main.method().getName()
+                + " (given retry topics by the RetryTopicConfiguration bean '" + configName + "')";
+        refuseShape(main, where);
+        RetryTopics topics;
+        try {
+            topics = config.plan(main.topics().get(0));
+        } catch (IllegalArgumentException e) {
+            throw new InvalidKafkoListenerException(where + ": " + e.getMessage(), e);
+        }
+        Integer concurrency = config.concurrency() != null ? config.concurrency() : main.concurrency();
+        Boolean autoStartDlt = config.autoStartDltHandler() != null ? config.autoStartDltHandler()
+                : main.autoStartup();
+        String beanName = config.dltHandlerBeanName();
+        String methodName = config.dltHandlerMethodName();
+        if (!topics.hasDltTopic() || beanName == null || methodName == null) {
+            return plan(main, topics, config.retryTopicSuffix(), concurrency, autoStartDlt, null, null, null);
+        }
+        Object bean;
+        try {
+            bean = beanName.equals(listenerBeanName) ? main.bean() : factory.getBean(beanName);
+        } catch (BeansException e) {
+            throw new InvalidKafkoListenerException(where + " whose dead-letter handler bean '" + beanName
+                    + "' cannot be had: " + e.getMessage(), e);
+        }
+        Class<?> handlerClass = AopUtils.getTargetClass(bean);
+        List<Method> found = new ArrayList<>();
+        ReflectionUtils.doWithMethods(handlerClass, found::add,
+                m -> m.getName().equals(methodName) && !m.isBridge() && !m.isSynthetic()
+                        && m.getDeclaringClass() != Object.class);
+        if (found.size() != 1) {
+            throw new InvalidKafkoListenerException(where + " whose dead-letter handler " + handlerClass.getName()
+                    + "." + methodName + " (bean '" + beanName + "') " + (found.isEmpty() ? "does not exist"
+                    : "is overloaded " + found.size() + " times; name a method that is not"));
+        }
+        Method handler = found.get(0);
+        ReflectionUtils.makeAccessible(handler);
+        return plan(main, topics, config.retryTopicSuffix(), concurrency, autoStartDlt, bean, handler,
+                invocable(bean, handler, where, "dead-letter handler"));
+    }
+
+    /** Refuses a listener that cannot take retry topics: a batch, pattern, fixed-partition or class-level one. */
+    private static void refuseShape(KafkoListenerEndpoint main, String where) {
+        if (main.batch()) {
+            throw new InvalidKafkoListenerException(where + " is a batch listener: retry topics take one record at a"
+                    + " time (spring-kafka's do too)");
+        }
+        if (main.topicPattern() != null || !main.topicPartitions().isEmpty() || main.topics().size() != 1) {
+            throw new InvalidKafkoListenerException(where + " must read exactly one topic by name (no topicPattern,"
+                    + " no topicPartitions); it reads " + (main.topicPattern() != null ? "the pattern '"
+                    + main.topicPattern() + "'" : !main.topicPartitions().isEmpty() ? "partitions "
+                    + main.topicPartitions() : main.topics()));
+        }
+        if (!main.handlers().isEmpty()) {
+            throw new InvalidKafkoListenerException(where + " is a class-level listener; put @RetryableTopic on a"
+                    + " @KafkoListener method");
+        }
+    }
+
+    /** Whether retry topics can work with {@code main}: a record listener of one named topic. */
+    static boolean canTakeRetryTopics(KafkoListenerEndpoint main) {
+        return !main.batch() && main.topicPattern() == null && main.topicPartitions().isEmpty()
+                && main.topics().size() == 1 && main.handlers().isEmpty();
+    }
+
+    /**
+     * The listener's endpoint, one per retry topic and one per dead-letter topic, the latter read by {@code handler}
+     * of {@code handlerBean} (called as {@code invocable}), or by the logger when {@code handler} is null.
+     */
+    private static List<Planned> plan(KafkoListenerEndpoint main, RetryTopics topics, String retrySuffix,
+                                      @Nullable Integer concurrency, @Nullable Boolean autoStartDlt,
+                                      @Nullable Object handlerBean, @Nullable Method handler,
+                                      @Nullable Method invocable) {
         List<Planned> planned = new ArrayList<>();
         planned.add(new Planned(main, Part.MAIN, topics, retrySuffix));
         for (String retryTopic : topics.retryTopics()) {
@@ -94,21 +175,14 @@ final class RetryableTopicEndpoints {
                     main.bean(), main.method(), main.ackMode(), true, concurrency, main.autoStartup()), Part.RETRY,
                     topics, retrySuffix));
         }
-        if (!topics.hasDltTopic()) {
-            return planned; // a @DltHandler of the bean is for its other @RetryableTopic listeners, if any
-        }
-        Boolean autoStartDlt = retryable.autoStartDltHandler().isEmpty() ? main.autoStartup()
-                : Boolean.valueOf(booleanOf(factory, retryable.autoStartDltHandler(), "autoStartDltHandler", where));
-        Method handler = dltHandler(targetClass, where);
-        Method invocable = handler == null ? null : invocable(main, handler, where);
         for (String dltTopic : topics.dltTopics()) {
             String dltId = main.id() + dltTopic.substring(topics.topic().length());
             // the logger, and a handler that cannot acknowledge, would under a manual ack mode (the listener's, or the
             // factory's) leave every dead letter uncommitted, to be handled again at each start: each is committed
-            planned.add(new Planned(handler == null
+            planned.add(new Planned(handler == null || handlerBean == null || invocable == null
                     ? copy(main, dltId, dltTopic, new DltLogger(main.id()), DltLogger.METHOD, AckMode.RECORD, false,
                             concurrency, autoStartDlt)
-                    : copy(main, dltId, dltTopic, main.bean(), invocable, KafkoListenerContainerFactory
+                    : copy(main, dltId, dltTopic, handlerBean, invocable, KafkoListenerContainerFactory
                             .canAcknowledge(handler) || (main.ackMode() != null && !main.ackMode().isManual())
                                     ? main.ackMode() : AckMode.RECORD, false, concurrency, autoStartDlt), Part.DLT,
                     topics, retrySuffix));
@@ -145,17 +219,17 @@ final class RetryableTopicEndpoints {
      * of a class proxy is refused, as a private listener method is: called on the proxy, it would run on the proxy's
      * own fields, never set, without the advice.
      */
-    private static Method invocable(KafkoListenerEndpoint main, Method handler, String where) {
+    private static Method invocable(Object bean, Method handler, String where, String role) {
         Method invocable;
         try {
-            invocable = AopUtils.selectInvocableMethod(handler, main.bean().getClass());
+            invocable = AopUtils.selectInvocableMethod(handler, bean.getClass());
         } catch (IllegalStateException e) {
             // a JDK proxy without the method on its interfaces, or a class proxy that cannot pass a private one on
-            throw new InvalidKafkoListenerException(where + ": its @DltHandler " + handler.getName() + " cannot be"
+            throw new InvalidKafkoListenerException(where + ": its " + role + " " + handler.getName() + " cannot be"
                     + " called through the proxy the bean is exposed as: " + e.getMessage(), e);
         }
         ListenerEndpointReader.refuseParameterAnnotationsTheProxyHides(handler, invocable,
-                where + " (its @DltHandler " + handler.getName() + ")");
+                where + " (its " + role + " " + handler.getName() + ")");
         return invocable;
     }
 

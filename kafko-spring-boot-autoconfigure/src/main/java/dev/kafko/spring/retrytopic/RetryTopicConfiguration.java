@@ -1,0 +1,132 @@
+package dev.kafko.spring.retrytopic;
+
+import dev.kafko.spring.listener.DltStrategy;
+import dev.kafko.spring.listener.RetryTopics;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Non-blocking retries for the {@code @KafkoListener} methods of some topics, declared as a bean (spring-kafka's
+ * {@code RetryTopicConfiguration}): each listener method of one named topic that this configuration
+ * {@linkplain #appliesTo applies to} and that has no {@code @RetryableTopic} of its own gets retry topics, a
+ * dead-letter topic and their containers as if it had one with these settings. Where several beans apply to a topic,
+ * the first the context declares is used. Made with {@link RetryTopicConfigurationBuilder}; immutable.
+ *
+ * <p>A listener it applies to must be a record listener of one named topic (not a batch, {@code topicPattern},
+ * {@code topicPartitions} or class-level listener): one that cannot take retry topics fails the start naming it when
+ * the configuration names its topic, and is left with the blocking retries of its error handler, with a warning,
+ * when the configuration applies to every topic.
+ */
+public final class RetryTopicConfiguration {
+
+    private final int attempts;
+    private final long delay;
+    private final double multiplier;
+    private final long maxDelay;
+    private final List<Class<? extends Throwable>> include;
+    private final List<Class<? extends Throwable>> exclude;
+    private final boolean traversingCauses;
+    private final List<String> includeTopics;
+    private final List<String> excludeTopics;
+    private final String retryTopicSuffix;
+    private final String dltSuffix;
+    private final DltStrategy dltStrategy;
+    private final long timeout;
+    private final boolean autoCreateTopics;
+    private final int numPartitions;
+    private final @Nullable Integer concurrency;
+    private final @Nullable Boolean autoStartDltHandler;
+    private final @Nullable String dltHandlerBeanName;
+    private final @Nullable String dltHandlerMethodName;
+    private final List<RetryTopics.DltRoute> dltRoutes;
+
+    RetryTopicConfiguration(RetryTopicConfigurationBuilder b) {
+        attempts = b.attempts;
+        delay = b.delay;
+        multiplier = b.multiplier;
+        maxDelay = b.maxDelay;
+        include = List.copyOf(b.include);
+        exclude = List.copyOf(b.exclude);
+        traversingCauses = b.traversingCauses;
+        includeTopics = List.copyOf(b.includeTopics);
+        excludeTopics = List.copyOf(b.excludeTopics);
+        retryTopicSuffix = b.retryTopicSuffix;
+        dltSuffix = b.dltSuffix;
+        dltStrategy = b.dltStrategy;
+        timeout = b.timeout;
+        autoCreateTopics = b.autoCreateTopics;
+        numPartitions = b.numPartitions;
+        concurrency = b.concurrency;
+        autoStartDltHandler = b.autoStartDltHandler;
+        dltHandlerBeanName = b.dltHandlerBeanName;
+        dltHandlerMethodName = b.dltHandlerMethodName;
+        List<RetryTopics.DltRoute> routes = new ArrayList<>();
+        for (Map.Entry<String, List<Class<? extends Throwable>>> rule : b.dltRoutes.entrySet()) {
+            routes.add(new RetryTopics.DltRoute(rule.getKey(), rule.getValue()));
+        }
+        dltRoutes = List.copyOf(routes);
+        // every setting checked now, on a topic name of the rule's, so that a bean that cannot work fails where it is
+        // made rather than at the first listener it applies to
+        plan("topic");
+    }
+
+    /**
+     * Whether this configuration applies to {@code topic}: it is among the included topics (every topic when none
+     * is included) and not among the excluded ones.
+     */
+    public boolean appliesTo(String topic) {
+        return (includeTopics.isEmpty() || includeTopics.contains(topic)) && !excludeTopics.contains(topic);
+    }
+
+    /** Whether this configuration names its topics ({@code includeTopic}), rather than applying to every topic. */
+    public boolean namesTopics() {
+        return !includeTopics.isEmpty();
+    }
+
+    /**
+     * The retry topics, back-offs and dead-letter topics of a listener of {@code topic} under this configuration.
+     *
+     * @throws IllegalArgumentException naming the setting that cannot work
+     */
+    public RetryTopics plan(String topic) {
+        return new RetryTopics(topic, attempts, delay, multiplier, maxDelay, retryTopicSuffix, dltSuffix, include,
+                exclude, dltStrategy)
+                .withTraversingCauses(traversingCauses)
+                .withDltRouting(dltSuffix, dltRoutes)
+                .withTimeout(timeout)
+                .withTopicCreation(autoCreateTopics, numPartitions);
+    }
+
+    /** The suffix the retry topics' names start with after the listener's topic. */
+    public String retryTopicSuffix() {
+        return retryTopicSuffix;
+    }
+
+    /** Members of the retry and dead-letter containers; null for the listener's concurrency. */
+    public @Nullable Integer concurrency() {
+        return concurrency;
+    }
+
+    /** Whether the dead-letter containers start with the context; null for the listener's {@code autoStartup}. */
+    public @Nullable Boolean autoStartDltHandler() {
+        return autoStartDltHandler;
+    }
+
+    /** The bean whose {@link #dltHandlerMethodName()} takes the dead letters; null for the logger. */
+    public @Nullable String dltHandlerBeanName() {
+        return dltHandlerBeanName;
+    }
+
+    /** The method of {@link #dltHandlerBeanName()} that takes the dead letters; null for the logger. */
+    public @Nullable String dltHandlerMethodName() {
+        return dltHandlerMethodName;
+    }
+
+    @Override
+    public String toString() {
+        return "RetryTopicConfiguration[attempts=" + attempts + ", topics=" + (includeTopics.isEmpty() ? "all"
+                : includeTopics) + (excludeTopics.isEmpty() ? "" : " except " + excludeTopics) + "]";
+    }
+}

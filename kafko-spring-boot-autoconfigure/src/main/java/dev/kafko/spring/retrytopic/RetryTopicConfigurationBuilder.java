@@ -1,0 +1,269 @@
+package dev.kafko.spring.retrytopic;
+
+import dev.kafko.spring.listener.DltStrategy;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Builds a {@link RetryTopicConfiguration} (spring-kafka's builder of that name, with the same method names where
+ * kafko has the setting). The defaults are {@code @RetryableTopic}'s: 3 attempts, a fixed back-off of 1 s, suffixes
+ * {@code -retry} and {@code -dlt}, {@link DltStrategy#FAIL_ON_ERROR}, topics created when missing with the listener
+ * topic's partition count, every topic.
+ *
+ * <pre>{@code
+ * @Bean
+ * RetryTopicConfiguration paymentRetries() {
+ *     return RetryTopicConfigurationBuilder.newInstance()
+ *             .exponentialBackoff(1_000, 2, 10_000)
+ *             .maxAttempts(4)
+ *             .notRetryOn(InvalidPayment.class)
+ *             .includeTopics(List.of("payments", "refunds"))
+ *             .dltHandlerMethod("paymentDeadLetters", "handle")
+ *             .create();
+ * }
+ * }</pre>
+ *
+ * Not thread-safe; every setting is checked by {@link #create()}, which throws {@link IllegalArgumentException} naming
+ * the one that cannot work.
+ */
+public final class RetryTopicConfigurationBuilder {
+
+    int attempts = 3;
+    long delay = 1_000;
+    double multiplier = 0;
+    long maxDelay = 0;
+    final List<Class<? extends Throwable>> include = new ArrayList<>();
+    final List<Class<? extends Throwable>> exclude = new ArrayList<>();
+    boolean traversingCauses;
+    final List<String> includeTopics = new ArrayList<>();
+    final List<String> excludeTopics = new ArrayList<>();
+    String retryTopicSuffix = "-retry";
+    String dltSuffix = "-dlt";
+    DltStrategy dltStrategy = DltStrategy.FAIL_ON_ERROR;
+    long timeout;
+    boolean autoCreateTopics = true;
+    int numPartitions;
+    @Nullable Integer concurrency;
+    @Nullable Boolean autoStartDltHandler;
+    @Nullable String dltHandlerBeanName;
+    @Nullable String dltHandlerMethodName;
+    final Map<String, List<Class<? extends Throwable>>> dltRoutes = new LinkedHashMap<>();
+
+    private RetryTopicConfigurationBuilder() {
+    }
+
+    /** A builder with the defaults. */
+    public static RetryTopicConfigurationBuilder newInstance() {
+        return new RetryTopicConfigurationBuilder();
+    }
+
+    /** Attempts in all, the first delivery included; at least 1 (1: failures go to the dead-letter topic at once). */
+    public RetryTopicConfigurationBuilder maxAttempts(int maxAttempts) {
+        this.attempts = maxAttempts;
+        return this;
+    }
+
+    /** The same back-off, in milliseconds, before each retry: one retry topic. */
+    public RetryTopicConfigurationBuilder fixedBackOff(long interval) {
+        this.delay = interval;
+        this.multiplier = 0;
+        this.maxDelay = 0;
+        return this;
+    }
+
+    /** As {@link #fixedBackOff(long)}. */
+    public RetryTopicConfigurationBuilder fixedBackOff(Duration interval) {
+        return fixedBackOff(interval.toMillis());
+    }
+
+    /**
+     * A back-off of {@code initialInterval} milliseconds multiplied by {@code multiplier} before each further retry,
+     * up to {@code maxInterval}: one retry topic per distinct back-off.
+     */
+    public RetryTopicConfigurationBuilder exponentialBackoff(long initialInterval, double multiplier,
+                                                             long maxInterval) {
+        this.delay = initialInterval;
+        this.multiplier = multiplier;
+        this.maxDelay = maxInterval;
+        return this;
+    }
+
+    /** No back-off: each retry is delivered as soon as its retry topic's container reads it. */
+    public RetryTopicConfigurationBuilder noBackoff() {
+        return fixedBackOff(0);
+    }
+
+    /** Only failures of this type (or those of the other {@code retryOn} types) are retried. */
+    public RetryTopicConfigurationBuilder retryOn(Class<? extends Throwable> type) {
+        include.add(Objects.requireNonNull(type, "type"));
+        return this;
+    }
+
+    /** As {@link #retryOn(Class)}, for each type. */
+    public RetryTopicConfigurationBuilder retryOn(List<Class<? extends Throwable>> types) {
+        for (Class<? extends Throwable> type : types) {
+            retryOn(type);
+        }
+        return this;
+    }
+
+    /** Failures of this type go to the dead-letter topic at once. */
+    public RetryTopicConfigurationBuilder notRetryOn(Class<? extends Throwable> type) {
+        exclude.add(Objects.requireNonNull(type, "type"));
+        return this;
+    }
+
+    /** As {@link #notRetryOn(Class)}, for each type. */
+    public RetryTopicConfigurationBuilder notRetryOn(List<Class<? extends Throwable>> types) {
+        for (Class<? extends Throwable> type : types) {
+            notRetryOn(type);
+        }
+        return this;
+    }
+
+    /** The types of {@code retryOn}, {@code notRetryOn} and the DLT routing rules match anywhere in a cause chain. */
+    public RetryTopicConfigurationBuilder traversingCauses() {
+        return traversingCauses(true);
+    }
+
+    /**
+     * Whether the types of {@code retryOn}, {@code notRetryOn} and the DLT routing rules match anywhere in a failure's
+     * cause chain, or (the default) only what the listener threw.
+     */
+    public RetryTopicConfigurationBuilder traversingCauses(boolean traversing) {
+        this.traversingCauses = traversing;
+        return this;
+    }
+
+    /** Applies to this topic (and the others included); without any, to every topic. */
+    public RetryTopicConfigurationBuilder includeTopic(String topic) {
+        includeTopics.add(Objects.requireNonNull(topic, "topic"));
+        return this;
+    }
+
+    /** As {@link #includeTopic}, for each topic. */
+    public RetryTopicConfigurationBuilder includeTopics(List<String> topics) {
+        for (String topic : topics) {
+            includeTopic(topic);
+        }
+        return this;
+    }
+
+    /** Does not apply to this topic. */
+    public RetryTopicConfigurationBuilder excludeTopic(String topic) {
+        excludeTopics.add(Objects.requireNonNull(topic, "topic"));
+        return this;
+    }
+
+    /** As {@link #excludeTopic}, for each topic. */
+    public RetryTopicConfigurationBuilder excludeTopics(List<String> topics) {
+        for (String topic : topics) {
+            excludeTopic(topic);
+        }
+        return this;
+    }
+
+    /** The suffix of the retry topics (followed by {@code -0}, {@code -1}, ... when there are several). */
+    public RetryTopicConfigurationBuilder retryTopicSuffix(String suffix) {
+        this.retryTopicSuffix = Objects.requireNonNull(suffix, "suffix");
+        return this;
+    }
+
+    /** The suffix of the dead-letter topic. */
+    public RetryTopicConfigurationBuilder dltSuffix(String suffix) {
+        this.dltSuffix = Objects.requireNonNull(suffix, "suffix");
+        return this;
+    }
+
+    /** The dead letters go to this method of this bean (resolved as a {@code @DltHandler} method is). */
+    public RetryTopicConfigurationBuilder dltHandlerMethod(String beanName, String methodName) {
+        this.dltHandlerBeanName = Objects.requireNonNull(beanName, "beanName");
+        this.dltHandlerMethodName = Objects.requireNonNull(methodName, "methodName");
+        return this;
+    }
+
+    /** What becomes of a dead letter its handler fails on; {@link DltStrategy#NO_DLT} for no dead-letter topic. */
+    public RetryTopicConfigurationBuilder dltProcessingFailureStrategy(DltStrategy strategy) {
+        this.dltStrategy = Objects.requireNonNull(strategy, "strategy");
+        return this;
+    }
+
+    /** {@link DltStrategy#FAIL_ON_ERROR}: a dead letter its handler fails on is logged and skipped. */
+    public RetryTopicConfigurationBuilder doNotRetryOnDltFailure() {
+        return dltProcessingFailureStrategy(DltStrategy.FAIL_ON_ERROR);
+    }
+
+    /** {@link DltStrategy#NO_DLT}: no dead-letter topic; a record is logged and skipped after its last attempt. */
+    public RetryTopicConfigurationBuilder doNotConfigureDlt() {
+        return dltProcessingFailureStrategy(DltStrategy.NO_DLT);
+    }
+
+    /** Retrying gives up once this long has passed since the original record's timestamp. */
+    public RetryTopicConfigurationBuilder timeoutAfter(long timeoutMillis) {
+        this.timeout = timeoutMillis;
+        return this;
+    }
+
+    /** As {@link #timeoutAfter(long)}. */
+    public RetryTopicConfigurationBuilder timeoutAfter(Duration timeout) {
+        return timeoutAfter(timeout.toMillis());
+    }
+
+    /**
+     * The retry and dead-letter topics are created (or grown) when missing, with {@code numPartitions} partitions
+     * ({@code 0} for the listener topic's count). Kafka's replication factor has no counterpart in one process.
+     */
+    public RetryTopicConfigurationBuilder autoCreateTopicsWith(int numPartitions) {
+        this.autoCreateTopics = true;
+        this.numPartitions = numPartitions;
+        return this;
+    }
+
+    /** The retry and dead-letter topics must be declared ({@code kafko.topics.*}); the start names missing ones. */
+    public RetryTopicConfigurationBuilder doNotAutoCreateRetryTopics() {
+        this.autoCreateTopics = false;
+        return this;
+    }
+
+    /** Members of the retry and dead-letter containers (the listener's concurrency by default). */
+    public RetryTopicConfigurationBuilder concurrency(int concurrency) {
+        this.concurrency = concurrency;
+        return this;
+    }
+
+    /** Whether the dead-letter containers start with the context (the listener's {@code autoStartup} by default). */
+    public RetryTopicConfigurationBuilder autoStartDltHandler(@Nullable Boolean autoStart) {
+        this.autoStartDltHandler = autoStart;
+        return this;
+    }
+
+    /**
+     * Dead-letter topics of their own for failures of some types: a record whose failure is of one of a suffix's
+     * types goes to {@code <topic><suffix><dltSuffix>} (the rules tried in their map's order).
+     */
+    public RetryTopicConfigurationBuilder dltRoutingRules(Map<String, Set<Class<? extends Throwable>>> rules) {
+        for (Map.Entry<String, Set<Class<? extends Throwable>>> rule : rules.entrySet()) {
+            dltRoutes.put(rule.getKey(), List.copyOf(rule.getValue()));
+        }
+        return this;
+    }
+
+    /**
+     * The configuration.
+     *
+     * @throws IllegalArgumentException naming a setting that cannot work (attempts below 1, a negative back-off or
+     *     timeout, equal suffixes, a concurrency below 1, a DLT routing rule without types ...)
+     */
+    public RetryTopicConfiguration create() {
+        if (concurrency != null && concurrency < 1) {
+            throw new IllegalArgumentException("concurrency must be at least 1, was " + concurrency);
+        }
+        return new RetryTopicConfiguration(this);
+    }
+}

@@ -1,0 +1,319 @@
+package dev.kafko.spring.retrytopic;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+import dev.kafko.KafkoRecord;
+import dev.kafko.spring.annotation.BackOff;
+import dev.kafko.spring.annotation.KafkoListener;
+import dev.kafko.spring.annotation.RetryableTopic;
+import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
+import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
+import dev.kafko.spring.core.KafkoTemplate;
+import dev.kafko.spring.listener.DltStrategy;
+import dev.kafko.spring.listener.RetryTopics;
+import dev.kafko.spring.support.KafkoHeaders;
+import dev.kafko.spring.test.KafkoTestUtils;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.messaging.handler.annotation.Header;
+
+/** {@link RetryTopicConfiguration} beans: retry topics for listeners without {@code @RetryableTopic}. */
+@ExtendWith(OutputCaptureExtension.class)
+class RetryTopicConfigurationTest {
+
+    static final List<String> CALLS = new CopyOnWriteArrayList<>();
+    static final List<String> DEAD = new CopyOnWriteArrayList<>();
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+            .withPropertyValues("kafko.ephemeral=true", "kafko.listener.retry.max-attempts=1");
+
+    @BeforeEach
+    void reset() {
+        CALLS.clear();
+        DEAD.clear();
+    }
+
+    @Test
+    void aBeanGivesTheListenersOfItsTopicsRetryTopicsAndADeadLetterHandlerOfAnotherBean() {
+        runner.withPropertyValues("kafko.topics.pay.partitions=2", "kafko.topics.other.partitions=1")
+                .withUserConfiguration(PayRetries.class).withBean(Listeners.class)
+                .withBean("deadLetters", DeadLetters.class).run(context -> {
+                    template(context).send("pay", 1, "k", "never").join();
+                    template(context).send("pay", 1, "k", "invalid").join(); // not retried
+                    template(context).send("other", 0, "k", "never").join(); // not a topic of the bean
+                    KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(30));
+
+                    assertThat(CALLS).containsExactlyInAnyOrder("pay:never", "pay-retry:never", "pay-retry:never",
+                            "pay:invalid", "other:never");
+                    assertThat(DEAD).containsExactlyInAnyOrder("pay-dlt:never", "pay-dlt:invalid");
+                    List<KafkoRecord> dead = KafkoTestUtils.records(context, "pay-dlt");
+                    assertThat(dead).hasSize(2).allSatisfy(r -> assertThat(r.partition()).isEqualTo(1));
+                    assertThat(registry(context).getListenerContainerIds())
+                            .contains("pay", "pay-retry", "pay-dlt", "other")
+                            .doesNotContain("other-retry", "other-dlt");
+                });
+    }
+
+    @Test
+    void aRetryableTopicOnTheMethodWinsAndTheFirstDeclaredBeanThatAppliesIsUsed() {
+        runner.withPropertyValues("kafko.topics.pay.partitions=1", "kafko.topics.other.partitions=1",
+                "kafko.topics.own.partitions=1")
+                .withUserConfiguration(TwoBeans.class).withBean(Listeners.class).withBean(Own.class)
+                .run(context -> {
+                    assertThat(registry(context).getListenerContainerIds())
+                            .contains("pay", "pay-again", "pay-gone", "other", "other-again", "other-gone",
+                                    "own", "own-retry", "own-dlt")
+                            .doesNotContain("pay-retry", "pay-dlt", "own-again");
+                    template(context).send("own", 0, "k", "never").join();
+                    KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(30));
+                    assertThat(CALLS).containsExactly("own:never", "own-retry:never");
+                });
+    }
+
+    @Test
+    void anExcludedTopicKeepsItsListenerAsItIs() {
+        runner.withPropertyValues("kafko.topics.pay.partitions=1", "kafko.topics.other.partitions=1")
+                .withUserConfiguration(AllButOther.class).withBean(Listeners.class).run(context ->
+                        assertThat(registry(context).getListenerContainerIds()).contains("pay", "pay-retry", "pay-dlt",
+                                "other").doesNotContain("other-retry"));
+    }
+
+    @Test
+    void aListenerThatCannotTakeRetryTopicsIsWarnedOfUnderABeanForEveryTopicAndFailsTheStartUnderOneNamingIt(
+            CapturedOutput output) {
+        runner.withPropertyValues("kafko.topics.batch.partitions=1").withUserConfiguration(Everything.class)
+                .withBean(Batch.class).run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(registry(context).getListenerContainerIds()).contains("batch")
+                            .doesNotContain("batch-retry");
+                });
+        assertThat(output).contains("The RetryTopicConfiguration bean 'everything' applies to every topic, but listener"
+                + " 'batch' on " + Batch.class.getName() + ".on cannot take retry topics");
+        runner.withPropertyValues("kafko.topics.batch.partitions=1").withUserConfiguration(NamesBatch.class)
+                .withBean(Batch.class).run(context -> assertThat(context).getFailure()
+                        .hasStackTraceContaining("listener 'batch' on " + Batch.class.getName() + ".on (given retry"
+                                + " topics by the RetryTopicConfiguration bean 'namesBatch') is a batch listener"));
+    }
+
+    @Test
+    void aDeadLetterHandlerOfTheListenersOwnBeanIsCalledOnThatBean() {
+        runner.withPropertyValues("kafko.topics.self.partitions=1").withUserConfiguration(SelfRetries.class)
+                .withBean("selfHandled", SelfHandled.class).run(context -> {
+                    template(context).send("self", 0, "k", "never").join();
+                    KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(30));
+                    assertThat(DEAD).containsExactly("self-dlt:never:" + context.getBean(SelfHandled.class).name);
+                });
+    }
+
+    @Test
+    void aDeadLetterHandlerThatCannotBeFoundFailsTheStartNamingIt() {
+        runner.withPropertyValues("kafko.topics.pay.partitions=1").withUserConfiguration(MissingMethod.class)
+                .withBean(Listeners.class).withBean("deadLetters", DeadLetters.class).run(context -> assertThat(context)
+                        .getFailure().hasStackTraceContaining("(given retry topics by the RetryTopicConfiguration bean"
+                                + " 'missingMethod') whose dead-letter handler " + DeadLetters.class.getName()
+                                + ".nothing (bean 'deadLetters') does not exist"));
+        runner.withPropertyValues("kafko.topics.pay.partitions=1").withUserConfiguration(MissingBean.class)
+                .withBean(Listeners.class).run(context -> assertThat(context).getFailure()
+                        .hasStackTraceContaining("whose dead-letter handler bean 'nobody' cannot be had"));
+    }
+
+    @Test
+    void theBuilderRefusesSettingsThatCannotWorkWhenItCreates() {
+        assertThatIllegalArgumentException().isThrownBy(() -> RetryTopicConfigurationBuilder.newInstance()
+                .maxAttempts(0).create()).withMessage("attempts must be at least 1, was 0");
+        assertThatIllegalArgumentException().isThrownBy(() -> RetryTopicConfigurationBuilder.newInstance()
+                .concurrency(0).create()).withMessage("concurrency must be at least 1, was 0");
+        assertThatIllegalArgumentException().isThrownBy(() -> RetryTopicConfigurationBuilder.newInstance()
+                .retryTopicSuffix("-x").dltSuffix("-x").create()).withMessageContaining("two different");
+        assertThatIllegalArgumentException().isThrownBy(() -> RetryTopicConfigurationBuilder.newInstance()
+                .doNotConfigureDlt().dltRoutingRules(Map.of("-v", Set.of(IllegalStateException.class))).create())
+                .withMessageContaining("the dltStrategy is NO_DLT");
+        assertThatIllegalArgumentException().isThrownBy(() -> RetryTopicConfigurationBuilder.newInstance()
+                .timeoutAfter(-1).create()).withMessage("the timeout must not be negative, was -1");
+        assertThatIllegalArgumentException().isThrownBy(() -> RetryTopicConfigurationBuilder.newInstance()
+                .autoCreateTopicsWith(-2).create()).withMessage("numPartitions must not be negative, was -2");
+    }
+
+    @Test
+    void theBuilderCarriesEverySettingIntoThePlan() {
+        RetryTopicConfiguration config = RetryTopicConfigurationBuilder.newInstance()
+                .exponentialBackoff(100, 2, 300).maxAttempts(5).retryOn(IllegalStateException.class)
+                .notRetryOn(List.of(UnsupportedOperationException.class)).traversingCauses()
+                .retryTopicSuffix("-again").dltSuffix("-gone").dltProcessingFailureStrategy(
+                        DltStrategy.ALWAYS_RETRY_ON_ERROR).timeoutAfter(Duration.ofSeconds(7))
+                .doNotAutoCreateRetryTopics().concurrency(3).autoStartDltHandler(false)
+                .dltRoutingRules(Map.of("-v", Set.of(IllegalArgumentException.class)))
+                .includeTopics(List.of("a", "b")).excludeTopic("b").create();
+        RetryTopics plan = config.plan("a");
+        assertThat(plan.retryTopics()).containsExactly("a-again-0", "a-again-1", "a-again-2");
+        assertThat(plan.backOffBefore(2)).isEqualTo(100);
+        assertThat(plan.backOffBefore(5)).isEqualTo(300);
+        assertThat(plan.dltTopics()).containsExactly("a-gone", "a-v-gone");
+        assertThat(plan.dltTopicFor(new IllegalArgumentException())).isEqualTo("a-v-gone");
+        assertThat(plan.dltStrategy()).isEqualTo(DltStrategy.ALWAYS_RETRY_ON_ERROR);
+        assertThat(plan.timeout()).isEqualTo(7_000);
+        assertThat(plan.autoCreateTopics()).isFalse();
+        assertThat(plan.traversingCauses()).isTrue();
+        assertThat(plan.retryable(new RuntimeException(new IllegalStateException()))).isTrue();
+        assertThat(plan.retryable(new IllegalStateException(new UnsupportedOperationException()))).isFalse();
+        assertThat(config.concurrency()).isEqualTo(3);
+        assertThat(config.autoStartDltHandler()).isFalse();
+        assertThat(config.appliesTo("a")).isTrue();
+        assertThat(config.appliesTo("b")).isFalse();
+        assertThat(config.appliesTo("c")).isFalse();
+        assertThat(config.namesTopics()).isTrue();
+        RetryTopicConfiguration defaults = RetryTopicConfigurationBuilder.newInstance().create();
+        assertThat(defaults.appliesTo("anything")).isTrue();
+        assertThat(defaults.namesTopics()).isFalse();
+        assertThat(defaults.plan("t").retryTopics()).containsExactly("t-retry");
+        assertThat(defaults.plan("t").backOffBefore(3)).isEqualTo(1_000);
+        assertThat(defaults.plan("t").traversingCauses()).isFalse();
+        assertThat(defaults.plan("t").dltStrategy()).isEqualTo(DltStrategy.FAIL_ON_ERROR);
+        assertThat(defaults.plan("t").autoCreateTopics()).isTrue();
+    }
+
+    private static KafkoListenerEndpointRegistry registry(ApplicationContext context) {
+        return context.getBean(KafkoListenerEndpointRegistry.class);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static KafkoTemplate<String, String> template(ApplicationContext context) {
+        return context.getBean(KafkoTemplate.class);
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class PayRetries {
+        @Bean
+        RetryTopicConfiguration payRetries() {
+            return RetryTopicConfigurationBuilder.newInstance().fixedBackOff(10).maxAttempts(3)
+                    .notRetryOn(IllegalArgumentException.class).includeTopic("pay")
+                    .dltHandlerMethod("deadLetters", "handle").create();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class TwoBeans {
+        @Bean
+        RetryTopicConfiguration first() {
+            return RetryTopicConfigurationBuilder.newInstance().noBackoff().maxAttempts(2).retryTopicSuffix("-again")
+                    .dltSuffix("-gone").create();
+        }
+
+        @Bean
+        RetryTopicConfiguration second() {
+            return RetryTopicConfigurationBuilder.newInstance().includeTopic("pay").create();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class AllButOther {
+        @Bean
+        RetryTopicConfiguration allButOther() {
+            return RetryTopicConfigurationBuilder.newInstance().excludeTopic("other").create();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Everything {
+        @Bean
+        RetryTopicConfiguration everything() {
+            return RetryTopicConfigurationBuilder.newInstance().create();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class NamesBatch {
+        @Bean
+        RetryTopicConfiguration namesBatch() {
+            return RetryTopicConfigurationBuilder.newInstance().includeTopic("batch").create();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class MissingMethod {
+        @Bean
+        RetryTopicConfiguration missingMethod() {
+            return RetryTopicConfigurationBuilder.newInstance().dltHandlerMethod("deadLetters", "nothing").create();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class MissingBean {
+        @Bean
+        RetryTopicConfiguration missingBean() {
+            return RetryTopicConfigurationBuilder.newInstance().dltHandlerMethod("nobody", "handle").create();
+        }
+    }
+
+    static class Listeners {
+        @KafkoListener(id = "pay", topics = "pay")
+        void pay(String value, @Header(KafkoHeaders.RECEIVED_TOPIC) String topic) {
+            CALLS.add(topic + ":" + value);
+            throw value.equals("invalid") ? new IllegalArgumentException(value) : new IllegalStateException(value);
+        }
+
+        @KafkoListener(id = "other", topics = "other")
+        void other(String value, @Header(KafkoHeaders.RECEIVED_TOPIC) String topic) {
+            CALLS.add(topic + ":" + value);
+            throw new IllegalStateException(value);
+        }
+    }
+
+    static class Own {
+        @RetryableTopic(attempts = "2", backOff = @BackOff(delay = 10))
+        @KafkoListener(id = "own", topics = "own")
+        void own(String value, @Header(KafkoHeaders.RECEIVED_TOPIC) String topic) {
+            CALLS.add(topic + ":" + value);
+            throw new IllegalStateException(value);
+        }
+    }
+
+    static class Batch {
+        @KafkoListener(id = "batch", topics = "batch", batch = "true")
+        void on(List<String> values) {
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class SelfRetries {
+        @Bean
+        RetryTopicConfiguration selfRetries() {
+            return RetryTopicConfigurationBuilder.newInstance().maxAttempts(1).includeTopic("self")
+                    .dltHandlerMethod("selfHandled", "dead").create();
+        }
+    }
+
+    static class SelfHandled {
+        final String name = "instance-" + System.identityHashCode(this);
+
+        @KafkoListener(id = "self", topics = "self")
+        void on(String value) {
+            throw new IllegalStateException(value);
+        }
+
+        void dead(String value, @Header(KafkoHeaders.RECEIVED_TOPIC) String topic) {
+            DEAD.add(topic + ":" + value + ":" + name);
+        }
+    }
+
+    static class DeadLetters {
+        void handle(String value, @Header(KafkoHeaders.RECEIVED_TOPIC) String topic) {
+            DEAD.add(topic + ":" + value);
+        }
+    }
+}
