@@ -34,7 +34,8 @@ import java.lang.annotation.Target;
  * that partition (whose back-offs end later). Every attempt is one delivery: the error handler's blocking retries are
  * not used for these listeners, and {@link dev.kafko.spring.listener.RetryListener} beans are not told of their
  * failures. A record listener only; the method and the listener take no {@code topicPattern} or
- * {@code topicPartitions}. Every attribute that is a string takes {@code ${...}} placeholders.
+ * {@code topicPartitions}. Every attribute that is a string takes {@code ${...}} placeholders (not SpEL); one that
+ * resolves to nothing ({@code "${retry.concurrency:}"}) is as if empty, as {@code @KafkoListener}'s are.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
@@ -98,7 +99,8 @@ public @interface RetryableTopic {
      * its last attempt, and no dead-letter topic or container is made), and what becomes of a dead letter the
      * {@link DltHandler} fails on: logged and skipped ({@link DltStrategy#FAIL_ON_ERROR}, the default here; it stays
      * in the dead-letter topic) or handled again after the last back-off ({@link DltStrategy#ALWAYS_RETRY_ON_ERROR},
-     * spring-kafka's default).
+     * spring-kafka's default; a failure that is never retried, such as the dead letter's conversion, is logged and
+     * skipped there too).
      */
     DltStrategy dltStrategy() default DltStrategy.FAIL_ON_ERROR;
 

@@ -48,7 +48,8 @@ final class RetryableTopicEndpoints {
         RetryTopics topics;
         String retrySuffix = text(factory, retryable.retryTopicSuffix());
         String dltSuffix = text(factory, retryable.dltTopicSuffix());
-        boolean traversingCauses = booleanOf(factory, retryable.traversingCauses(), "traversingCauses", where);
+        boolean traversingCauses = !isUnset(factory, retryable.traversingCauses())
+                && booleanOf(factory, retryable.traversingCauses(), "traversingCauses", where);
         List<RetryTopics.DltRoute> routes = new ArrayList<>();
         for (ExceptionBasedDltDestination destination : retryable.exceptionBasedDltRouting()) {
             routes.add(new RetryTopics.DltRoute(text(factory, destination.suffix()),
@@ -69,18 +70,18 @@ final class RetryableTopicEndpoints {
                     .withDltRouting(dltSuffix, routes)
                     .withTimeout(millisOf(factory, retryable.timeout(), 0, "timeout", where))
                     .withTopicCreation(booleanOf(factory, retryable.autoCreateTopics(), "autoCreateTopics", where),
-                            retryable.numPartitions().isEmpty() ? 0
+                            isUnset(factory, retryable.numPartitions()) ? 0
                                     : positiveOf(factory, retryable.numPartitions(), "numPartitions", where));
         } catch (IllegalArgumentException e) {
             throw new InvalidKafkoListenerException(where + ": " + e.getMessage(), e);
         }
-        Integer concurrency = retryable.concurrency().isEmpty() ? main.concurrency()
+        Integer concurrency = isUnset(factory, retryable.concurrency()) ? main.concurrency()
                 : Integer.valueOf(positiveOf(factory, retryable.concurrency(), "concurrency", where));
         if (!topics.hasDltTopic()) {
             // a @DltHandler of the bean is for its other @RetryableTopic listeners, if any
             return plan(main, topics, retrySuffix, concurrency, null, null, null, null);
         }
-        Boolean autoStartDlt = retryable.autoStartDltHandler().isEmpty() ? main.autoStartup()
+        Boolean autoStartDlt = isUnset(factory, retryable.autoStartDltHandler()) ? main.autoStartup()
                 : Boolean.valueOf(booleanOf(factory, retryable.autoStartDltHandler(), "autoStartDltHandler", where));
         Method handler = dltHandler(targetClass, where);
         return plan(main, topics, retrySuffix, concurrency, autoStartDlt, main.bean(), handler,
@@ -197,6 +198,9 @@ final class RetryableTopicEndpoints {
         List<Class<? extends Throwable>> types = new ArrayList<>();
         for (String name : names) {
             String resolved = text(factory, name).strip();
+            if (resolved.isEmpty()) {
+                continue; // a placeholder that names no class, as an empty array
+            }
             Class<?> type;
             try {
                 type = ClassUtils.forName(resolved, targetClass.getClassLoader());
@@ -292,10 +296,10 @@ final class RetryableTopicEndpoints {
 
     private static long millisOf(ConfigurableListableBeanFactory factory, String value, long otherwise, String attribute,
                                  String where) {
-        if (value.isEmpty()) {
+        String resolved = text(factory, value).strip();
+        if (resolved.isEmpty()) {
             return otherwise;
         }
-        String resolved = text(factory, value).strip();
         try {
             return DurationStyle.detectAndParse(resolved, ChronoUnit.MILLIS).toMillis();
         } catch (IllegalArgumentException | ArithmeticException e) {
@@ -306,16 +310,24 @@ final class RetryableTopicEndpoints {
 
     private static double multiplierOf(ConfigurableListableBeanFactory factory, String value, double otherwise,
                                        String where) {
-        if (value.isEmpty()) {
+        String resolved = text(factory, value).strip();
+        if (resolved.isEmpty()) {
             return otherwise;
         }
-        String resolved = text(factory, value).strip();
         try {
             return Double.parseDouble(resolved);
         } catch (NumberFormatException e) {
             throw new InvalidKafkoListenerException(where + ": backOff multiplierString '" + resolved + "' is not a"
                     + " number");
         }
+    }
+
+    /**
+     * Whether an attribute whose empty value means "not set" is not set: empty, or a placeholder that resolves to
+     * nothing ({@code "${retry.concurrency:}"}), as {@code @KafkoListener}'s attributes take it.
+     */
+    private static boolean isUnset(ConfigurableListableBeanFactory factory, String value) {
+        return text(factory, value).isBlank();
     }
 
     private static String text(ConfigurableListableBeanFactory factory, String value) {

@@ -20,7 +20,9 @@ import org.springframework.util.backoff.FixedBackOff;
  * routed to ({@link RetryTopics#dltTopicFor}; counted as a dead letter), or is logged and skipped where there is none
  * ({@link DltStrategy#NO_DLT}). Under {@link DltStrategy#ALWAYS_RETRY_ON_ERROR} it is the dead-letter topics'
  * recoverer too: a dead letter its handler failed on goes back to the dead-letter topic it was read from, due after
- * {@link RetryTopics#dltBackOff()}. Its error handler makes
+ * {@link RetryTopics#dltBackOff()}, unless the failure is one {@link DefaultErrorHandler#isRetryable} does not retry
+ * (a conversion failure, which would come again at every delivery): that dead letter is logged and skipped. Its error
+ * handler makes
  * no blocking retries: every attempt is one delivery.
  */
 public final class RetryTopicRecoverer implements RecordRecoverer {
@@ -50,6 +52,12 @@ public final class RetryTopicRecoverer implements RecordRecoverer {
     public void recover(KafkoRecord record, Exception failure, FailedInvocation invocation) {
         DeadLetterPublishingRecoverer.refuseACancelledStage(record, invocation);
         if (topics.isDltTopic(record.topic())) {
+            if (!DefaultErrorHandler.isRetryable(failure)) {
+                // a failure that would come again at every delivery (the payload's conversion, say) ends the dead
+                // letter's processing, as in spring-kafka: published again, it would go round for ever
+                logger.recover(record, failure, invocation);
+                return;
+            }
             // the dead-letter handler failed (ALWAYS_RETRY_ON_ERROR): handled again once its back-off has passed, in
             // the dead-letter topic it was read from
             long due = backend.currentTimeMillis() + topics.dltBackOff();

@@ -49,7 +49,7 @@ class RetryableTopicStrategiesTest {
     }
 
     @Test
-    void withNoDltARecordIsSkippedAfterItsLastAttemptAndNoDeadLetterTopicOrContainerIsMade() {
+    void withNoDltARecordIsSkippedAfterItsLastAttemptAndNoDeadLetterTopicOrContainerIsMade(CapturedOutput output) {
         runner.withPropertyValues("kafko.topics.nodlt.partitions=2").withBean(NoDlt.class).run(context -> {
             template(context).send("nodlt", 1, "k", "never").join();
             template(context).send("nodlt", 1, "k", "ok").join();
@@ -64,6 +64,8 @@ class RetryableTopicStrategiesTest {
                     .doesNotContain("nodlt-dlt");
             // skipped, not left to be delivered again: the retry topic's group committed past it
             assertThat(kafko.groupInfo("nodlt-retry", "nodlt").committed()).containsEntry(1, 1L);
+            // and said so, at ERROR
+            assertThat(output).contains("Listener 'nodlt-retry' gave up on nodlt-retry-1@0; skipping it");
         });
     }
 
@@ -109,6 +111,44 @@ class RetryableTopicStrategiesTest {
     }
 
     @Test
+    void alwaysRetryOnErrorDoesNotPublishAgainADeadLetterItsHandlerCannotConvert(CapturedOutput output) {
+        // spring-kafka's does not either: a fatal failure (here the payload's conversion, which fails the same way
+        // at every delivery) of the dead-letter handler ends its processing, or the record goes round for ever
+        runner.withPropertyValues("kafko.topics.unreadable.partitions=1").withBean(AlwaysRetryUnreadable.class)
+                .run(context -> {
+                    template(context).send("unreadable", 0, "k", "not a number").join();
+                    KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(30));
+
+                    assertThat(CALLS).isEmpty();
+                    assertThat(DEAD).isEmpty();
+                    assertThat(KafkoTestUtils.records(context, "unreadable-dlt")).as("published once").hasSize(1);
+                    Kafko kafko = context.getBean(Kafko.class);
+                    assertThat(kafko.groupInfo("unreadable-dlt", "unreadable").committed()).containsEntry(0, 1L);
+                });
+        assertThat(output).contains("Listener 'unreadable-dlt' gave up on unreadable-dlt-0@0; skipping it");
+    }
+
+    @Test
+    void placeholdersThatResolveToNothingLeaveTheNewAttributesUnset() {
+        // as an empty attribute, and as @KafkoListener's own attributes take them: the listener's concurrency and
+        // autoStartup, the listener topic's partitions, no timeout, no class named
+        runner.withPropertyValues("kafko.topics.unset.partitions=2").withBean(Unset.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            KafkoListenerEndpointRegistry registry = registry(context);
+            assertThat(container(registry, "unset-retry").getMembers()).hasSize(2);
+            assertThat(container(registry, "unset-dlt").getMembers()).hasSize(2);
+            assertThat(container(registry, "unset-dlt").isRunning()).isTrue();
+            Kafko kafko = context.getBean(Kafko.class);
+            assertThat(kafko.topic("unset-retry").orElseThrow().partitionCount()).isEqualTo(2);
+
+            template(context).send("unset", 1, "k", "never").join();
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(30));
+            assertThat(CALLS).containsExactly("unset:never", "unset-retry:never");
+            assertThat(DEAD).containsExactly("never");
+        });
+    }
+
+    @Test
     void concurrencyAndAutoStartDltHandlerApplyToTheRetryAndDeadLetterContainers() {
         runner.withPropertyValues("kafko.topics.tuned.partitions=4", "tuned.dlt-start=false").withBean(Tuned.class)
                 .run(context -> {
@@ -132,6 +172,23 @@ class RetryableTopicStrategiesTest {
                     KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(30));
                     assertThat(DEAD).containsExactly("never");
                 });
+    }
+
+    @Test
+    void aDeadLetterContainerStartedBeforeTheListenerReadsEveryPartitionOfItsTopic() {
+        // autoStartDltHandler "true" under a listener held back: the dead-letter container starts first
+        runner.withPropertyValues("kafko.topics.early.partitions=3").withBean(EarlyDlt.class).run(context -> {
+            KafkoListenerEndpointRegistry registry = registry(context);
+            assertThat(container(registry, "early-dlt").isRunning()).isTrue();
+            assertThat(container(registry, "early").isRunning()).isFalse();
+            container(registry, "early").start();
+            template(context).send("early", 2, "k", "never").join();
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(30));
+
+            assertThat(KafkoTestUtils.records(context, "early-dlt")).singleElement()
+                    .satisfies(r -> assertThat(r.partition()).isEqualTo(2));
+            assertThat(DEAD).containsExactly("never");
+        });
     }
 
     @Test
@@ -172,13 +229,15 @@ class RetryableTopicStrategiesTest {
             CapturedOutput output) {
         runner.withPropertyValues("kafko.topics.narrow.partitions=3").withBean(Narrow.class).run(context -> {
             template(context).send("narrow", 2, "k", "never").join();
+            template(context).send("narrow", 1, "k", "never").join(); // the first partition past theirs, too
             KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(30));
 
             Kafko kafko = context.getBean(Kafko.class);
             assertThat(kafko.topic("narrow-retry").orElseThrow().partitionCount()).isEqualTo(1);
             assertThat(kafko.topic("narrow-dlt").orElseThrow().partitionCount()).isEqualTo(1);
-            assertThat(CALLS).containsExactly("narrow:never", "narrow-retry:never");
-            assertThat(DEAD).containsExactly("never");
+            assertThat(CALLS).containsExactlyInAnyOrder("narrow:never", "narrow-retry:never", "narrow:never",
+                    "narrow-retry:never");
+            assertThat(DEAD).containsExactly("never", "never");
         });
         assertThat(output).doesNotContain("chooses the partition instead"); // by design, not a warning per record
     }
@@ -301,6 +360,48 @@ class RetryableTopicStrategiesTest {
             if (DEAD_FAILURES_LEFT.getAndDecrement() > 0) {
                 throw new IllegalStateException("the handler failed");
             }
+        }
+    }
+
+    static class AlwaysRetryUnreadable {
+        @RetryableTopic(attempts = "2", backOff = @BackOff(delay = 10), dltStrategy = DltStrategy.ALWAYS_RETRY_ON_ERROR)
+        @KafkoListener(id = "unreadable", topics = "unreadable")
+        void on(Integer value) {
+            CALLS.add("on:" + value);
+        }
+
+        @DltHandler
+        void dead(Integer value) {
+            DEAD.add("dead:" + value);
+        }
+    }
+
+    static class Unset {
+        @RetryableTopic(attempts = "2", backOff = @BackOff(delay = 10), concurrency = "${unset.concurrency:}",
+                autoStartDltHandler = "${unset.dlt-start:}", numPartitions = "${unset.partitions:}",
+                timeout = "${unset.timeout:}", includeNames = "${unset.include:}")
+        @KafkoListener(id = "unset", topics = "unset", concurrency = "2")
+        void on(String value, @Header(KafkoHeaders.RECEIVED_TOPIC) String topic) {
+            CALLS.add(topic + ":" + value);
+            throw new IllegalStateException("never works");
+        }
+
+        @DltHandler
+        void dead(String value) {
+            DEAD.add(value);
+        }
+    }
+
+    static class EarlyDlt {
+        @RetryableTopic(attempts = "1", autoStartDltHandler = "true")
+        @KafkoListener(id = "early", topics = "early", autoStartup = "false")
+        void on(String value) {
+            throw new IllegalStateException("never works");
+        }
+
+        @DltHandler
+        void dead(String value) {
+            DEAD.add(value);
         }
     }
 

@@ -169,6 +169,37 @@ class RetryableTopicTest {
     }
 
     @Test
+    void theRetryTopicsOfAMultipliedBackOffThatAFixedOneNoLongerReadsAreNamedWithWhatTheGroupLeftUnconsumed(
+            @TempDir Path dir) {
+        ApplicationContextRunner onDisk = new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+                .withPropertyValues("kafko.data-dir=" + dir, "kafko.topics.slow.partitions=1");
+        // an earlier multiplied back-off left 3 records in slow-retry-1, of which the group consumed 1; beside it,
+        // topics whose names only start as a retry topic's do
+        onDisk.run(context -> {
+            Kafko kafko = context.getBean(Kafko.class);
+            for (String topic : List.of("slow-retry-1", "slow-retry-1", "slow-retry-1", "slow-retry-archive",
+                    "slow-retry-1a", "slow-retryx1")) {
+                template(context).send(topic, 0, "k", "left").join();
+            }
+            try (dev.kafko.Consumer consumer = kafko.groupConsumer("slow-retry-1", "slow")) {
+                while (consumer.poll(Duration.ofMillis(100)).isEmpty()) {
+                    // assigned once it polled
+                }
+                consumer.seek(0, 1);
+                consumer.commit();
+            }
+        });
+
+        // now a fixed back-off, reading slow-retry only
+        onDisk.withBean(Slow.class).run(context -> assertThat(context).hasNotFailed());
+        assertThat(containersLog.events()).filteredOn(e -> e.getLevel() == Level.WARN).singleElement()
+                .satisfies(e -> assertThat(e.getFormattedMessage())
+                        .contains("reads the retry topics [slow-retry], not 'slow-retry-1' (2), which hold 2 record(s)")
+                        .doesNotContain("archive", "slow-retry-1a", "slow-retryx1"));
+    }
+
+    @Test
     void settingsThatCannotWorkFailTheStartNamingTheListener() {
         runner.withBean(BatchRetries.class).run(context -> assertThat(context).getFailure()
                 .rootCause().hasMessageContaining("@RetryableTopic listener 'batch'")

@@ -2,9 +2,15 @@ package dev.kafko.spring.listener;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.when;
 
+import dev.kafko.Headers;
+import dev.kafko.KafkoRecord;
+import dev.kafko.spring.support.KafkoHeaders;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.springframework.messaging.converter.MessageConversionException;
@@ -72,5 +78,61 @@ class RetryTopicsTest {
         RetryTopics excluded = new RetryTopics("t", 3, 1, 0, 0, "-r", "-d", List.of(IllegalStateException.class),
                 List.of(IOException.class));
         assertThat(excluded.retryable(new IllegalStateException(new IOException("disk")))).isFalse();
+    }
+
+    @Test
+    void aMultiplierOfOneIsAFixedBackOffAndACauseChainThatLoopsIsLookedAtOnce() {
+        RetryTopics ones = new RetryTopics("t", 3, 100, 1, 0, "-r", "-d", List.of(), List.of());
+        assertThat(ones.retryTopics()).containsExactly("t-r");
+        // A caused by B caused by A: classified without going round for ever
+        IllegalStateException a = new IllegalStateException("a");
+        IllegalArgumentException b = new IllegalArgumentException("b", a);
+        a.initCause(b);
+        RetryTopics excluded = new RetryTopics("t", 3, 1, 0, 0, "-r", "-d", List.of(), List.of(IOException.class));
+        assertThat(excluded.retryable(a)).isTrue();
+        RetryTopics included = new RetryTopics("t", 3, 1, 0, 0, "-r", "-d", List.of(IOException.class), List.of());
+        assertThat(included.retryable(a)).isFalse();
+    }
+
+    @Test
+    void theTimeoutCountsFromTheOriginalTimestampAndIsReachedAtItsLastMillisecond() {
+        RetryTopics plan = new RetryTopics("t", 3, 1, 0, 0, "-r", "-d", List.of(), List.of());
+        assertThat(plan.timeout()).isZero();
+        assertThat(plan.pastTimeout(0, Long.MAX_VALUE)).as("no timeout").isFalse();
+        RetryTopics timed = plan.withTimeout(1_000);
+        assertThat(timed.timeout()).isEqualTo(1_000);
+        assertThat(timed.pastTimeout(5_000, 5_999)).isFalse();
+        assertThat(timed.pastTimeout(5_000, 6_000)).isTrue();
+        assertThat(timed.withTopicCreation(false, 2).timeout()).as("kept by the next setting").isEqualTo(1_000);
+        assertThatThrownBy(() -> plan.withTimeout(-1)).hasMessage("the timeout must not be negative, was -1");
+        assertThatThrownBy(() -> plan.withTopicCreation(true, -1))
+                .hasMessage("numPartitions must not be negative, was -1");
+    }
+
+    @Test
+    void aRecordsAttemptAndOriginalTimestampComeFromItsHeadersOrItself() {
+        KafkoRecord first = record(Headers.empty());
+        assertThat(RetryTopicRecoverer.attemptOf(first)).isEqualTo(1);
+        assertThat(RetryTopicRecoverer.originalTimestamp(first)).isEqualTo(777);
+        KafkoRecord forwarded = record(Headers.empty().with(KafkoHeaders.RETRY_ATTEMPTS, utf8("3"))
+                .with(KafkoHeaders.DLT_ORIGINAL_TIMESTAMP, utf8("123")));
+        assertThat(RetryTopicRecoverer.attemptOf(forwarded)).isEqualTo(3);
+        assertThat(RetryTopicRecoverer.originalTimestamp(forwarded)).isEqualTo(123);
+        // headers it cannot read: as the listener topic's own record
+        KafkoRecord garbled = record(Headers.empty().with(KafkoHeaders.RETRY_ATTEMPTS, utf8("three"))
+                .with(KafkoHeaders.DLT_ORIGINAL_TIMESTAMP, utf8("noon")));
+        assertThat(RetryTopicRecoverer.attemptOf(garbled)).isEqualTo(1);
+        assertThat(RetryTopicRecoverer.originalTimestamp(garbled)).isEqualTo(777);
+    }
+
+    private static KafkoRecord record(Headers headers) {
+        KafkoRecord r = mock(KafkoRecord.class);
+        when(r.headers()).thenReturn(headers);
+        when(r.timestamp()).thenReturn(777L);
+        return r;
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
     }
 }
