@@ -96,7 +96,10 @@ public final class KafkoListenerAnnotationBeanPostProcessor
     /** Made from the bean factory on first use; on the thread that creates beans. */
     private @Nullable ListenerEndpointReader endpoints;
     private volatile boolean singletonsReady;
-    /** The {@link RetryTopicConfiguration} beans by name, in declaration order; read at the first listener. */
+    /**
+     * The {@link RetryTopicConfiguration} beans by name, in declaration order; read once every singleton exists, or at
+     * the first listener of a bean made after.
+     */
     private volatile @Nullable Map<String, RetryTopicConfiguration> retryConfigurations;
 
     @Override
@@ -172,24 +175,65 @@ public final class KafkoListenerAnnotationBeanPostProcessor
                     registerAll(RetryableTopicEndpoints.of(endpoint, retryable, targetClass, requireBeanFactory()),
                             beanName);
                 } else {
-                    Map.Entry<String, RetryTopicConfiguration> config = retryConfigurationFor(endpoint);
-                    if (config == null) {
-                        register(endpoint, beanName, null);
-                    } else if (!config.getValue().namesTopics()
-                            && !RetryableTopicEndpoints.canTakeRetryTopics(endpoint)) {
-                        LOG.warn("The RetryTopicConfiguration bean '{}' applies to every topic, but listener '{}' on"
-                                + " {}.{} cannot take retry topics (a batch, topicPattern, topicPartitions or"
-                                + " several topics' listener): it keeps its error handler's blocking retries",
-                                config.getKey(), endpoint.id(), targetClass.getName(), method.getName());
-                        register(endpoint, beanName, null);
-                    } else {
-                        registerAll(RetryableTopicEndpoints.of(endpoint, config.getValue(), config.getKey(),
-                                targetClass, beanName, requireBeanFactory()), beanName);
-                    }
+                    registerConfigurable(endpoint, beanName, targetClass);
                 }
                 n++;
             }
         }
+    }
+
+    /**
+     * Registers a listener that a {@link RetryTopicConfiguration} bean may give retry topics. Before every singleton
+     * exists, which bean applies is decided once they do ({@link #afterSingletonsInstantiated}): a configuration bean,
+     * or its dead-letter handler's bean, may not be made yet, nor be made while the listener's bean is (a
+     * {@code @Bean} method on the listener's own class, a handler bean that needs the listener's); read now, such a
+     * bean would be missing for this listener, or the start would fail on a cycle.
+     */
+    private void registerConfigurable(KafkoListenerEndpoint endpoint, String beanName, Class<?> targetClass) {
+        if (!singletonsReady) {
+            register(endpoint, beanName, null, targetClass);
+            return;
+        }
+        List<RetryableTopicEndpoints.Planned> parts = retryPartsFor(endpoint, beanName, targetClass);
+        if (parts == null) {
+            register(endpoint, beanName, null);
+        } else {
+            registerAll(parts, beanName);
+        }
+    }
+
+    /**
+     * The endpoints the first {@link RetryTopicConfiguration} bean that applies to the listener gives it; null for
+     * none, or for a listener that cannot take retry topics under a bean for every topic (with a warning).
+     *
+     * @throws InvalidKafkoListenerException when a bean that names the listener's topic cannot work with it
+     */
+    private @Nullable List<RetryableTopicEndpoints.Planned> retryPartsFor(KafkoListenerEndpoint endpoint,
+                                                                         String beanName, Class<?> targetClass) {
+        Map.Entry<String, RetryTopicConfiguration> config = retryConfigurationFor(endpoint);
+        if (config == null) {
+            return null;
+        }
+        if (!endpoint.handlers().isEmpty()) {
+            if (config.getValue().namesTopics()) {
+                throw new InvalidKafkoListenerException("listener '" + endpoint.id() + "' on " + targetClass.getName()
+                        + " (given retry topics by the RetryTopicConfiguration bean '" + config.getKey() + "') is a"
+                        + " class-level listener: retry topics are for @KafkoListener methods");
+            }
+            LOG.warn("The RetryTopicConfiguration bean '{}' applies to every topic, but listener '{}' on {} cannot"
+                    + " take retry topics (a class-level listener): it keeps its error handler's blocking retries",
+                    config.getKey(), endpoint.id(), targetClass.getName());
+            return null;
+        }
+        if (!config.getValue().namesTopics() && !RetryableTopicEndpoints.canTakeRetryTopics(endpoint)) {
+            LOG.warn("The RetryTopicConfiguration bean '{}' applies to every topic, but listener '{}' on"
+                    + " {}.{} cannot take retry topics (a batch, topicPattern, topicPartitions or"
+                    + " several topics' listener): it keeps its error handler's blocking retries",
+                    config.getKey(), endpoint.id(), targetClass.getName(), endpoint.method().getName());
+            return null;
+        }
+        return RetryableTopicEndpoints.of(endpoint, config.getValue(), config.getKey(), targetClass, beanName,
+                requireBeanFactory());
     }
 
     /** Registers a retryable listener's endpoints, having checked every id first: none starts when one is taken. */
@@ -209,10 +253,7 @@ public final class KafkoListenerAnnotationBeanPostProcessor
     private Map.@Nullable Entry<String, RetryTopicConfiguration> retryConfigurationFor(KafkoListenerEndpoint endpoint) {
         Map<String, RetryTopicConfiguration> configs = retryConfigurations;
         if (configs == null) {
-            ConfigurableListableBeanFactory factory = requireBeanFactory();
-            configs = factory.getBeanNamesForType(RetryTopicConfiguration.class, false, false).length == 0
-                    ? Map.of() : new LinkedHashMap<>(factory.getBeansOfType(RetryTopicConfiguration.class, false,
-                            true));
+            configs = retryConfigurations();
             retryConfigurations = configs;
         }
         for (Map.Entry<String, RetryTopicConfiguration> config : configs.entrySet()) {
@@ -226,6 +267,19 @@ public final class KafkoListenerAnnotationBeanPostProcessor
             }
         }
         return null;
+    }
+
+    /**
+     * Every singleton {@link RetryTopicConfiguration} bean, in the order the context declares them; read once every
+     * singleton exists (or at a listener's bean made later), so that none is in creation and left out.
+     */
+    private Map<String, RetryTopicConfiguration> retryConfigurations() {
+        ConfigurableListableBeanFactory factory = requireBeanFactory();
+        Map<String, RetryTopicConfiguration> configs = new LinkedHashMap<>();
+        for (String name : factory.getBeanNamesForType(RetryTopicConfiguration.class, false, false)) {
+            configs.put(name, factory.getBean(name, RetryTopicConfiguration.class));
+        }
+        return configs;
     }
 
     /**
@@ -251,8 +305,9 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         int n = 0;
         for (KafkoListener listener : listeners) {
             String defaultId = groupSafe(beanName + (listeners.size() > 1 ? "-" + n : ""));
-            register(endpoints().forClass(listener, bean, defaultId, declared, methods, handlers, classSendTo), beanName,
-                    null);
+            KafkoListenerEndpoint endpoint = endpoints().forClass(listener, bean, defaultId, declared, methods,
+                    handlers, classSendTo);
+            registerConfigurable(endpoint, beanName, targetClass);
             n++;
         }
     }
@@ -330,14 +385,21 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         return cut < 0 ? hiddenName : hiddenName.substring(0, cut);
     }
 
+    private void register(KafkoListenerEndpoint endpoint, String beanName,
+                          RetryableTopicEndpoints.@Nullable Planned retry) {
+        register(endpoint, beanName, retry, null);
+    }
+
+    /** {@code configurable}: the listener's class, when a {@link RetryTopicConfiguration} is yet to be looked for. */
     private synchronized void register(KafkoListenerEndpoint endpoint, String beanName,
-                                       RetryableTopicEndpoints.@Nullable Planned retry) {
+                                       RetryableTopicEndpoints.@Nullable Planned retry,
+                                       @Nullable Class<?> configurable) {
         refuseTakenId(endpoint);
         declaredAt.put(endpoint.id(), declaration(endpoint));
         if (singletonsReady) {
             registry().registerListenerContainer(createContainer(endpoint, retry), true);
         } else {
-            pending.add(new Pending(endpoint, beanName, retry));
+            pending.add(new Pending(endpoint, beanName, retry, configurable));
         }
     }
 
@@ -364,7 +426,7 @@ public final class KafkoListenerAnnotationBeanPostProcessor
     }
 
     private record Pending(KafkoListenerEndpoint endpoint, String beanName,
-                           RetryableTopicEndpoints.@Nullable Planned retry) {
+                           RetryableTopicEndpoints.@Nullable Planned retry, @Nullable Class<?> configurable) {
     }
 
     private static String declaration(KafkoListenerEndpoint endpoint) {
@@ -373,6 +435,32 @@ public final class KafkoListenerAnnotationBeanPostProcessor
 
     @Override
     public synchronized void afterSingletonsInstantiated() {
+        // the retry topics RetryTopicConfiguration beans give, now that every one of them can be had: each part's id
+        // checked as it is planned, the parts in the place of their listener's endpoint
+        List<Pending> ordered = new ArrayList<>();
+        for (Pending p : List.copyOf(pending)) {
+            List<RetryableTopicEndpoints.Planned> parts = p.configurable() == null ? null
+                    : retryPartsFor(p.endpoint(), p.beanName(), p.configurable());
+            if (parts == null) {
+                ordered.add(p);
+                continue;
+            }
+            for (RetryableTopicEndpoints.Planned planned : parts) {
+                if (planned.part() != RetryableTopicEndpoints.Part.MAIN) {
+                    refuseTakenId(planned.endpoint());
+                }
+            }
+            for (RetryableTopicEndpoints.Planned planned : parts) {
+                Pending part = new Pending(planned.endpoint(), p.beanName(), planned, null);
+                if (planned.part() != RetryableTopicEndpoints.Part.MAIN) {
+                    declaredAt.put(planned.endpoint().id(), declaration(planned.endpoint()));
+                    pending.add(part);
+                }
+                ordered.add(part);
+            }
+        }
+        pending.clear();
+        pending.addAll(ordered);
         singletonsReady = true;
         KafkoListenerEndpointRegistry registry = registry();
         for (Pending p : pending) {

@@ -71,17 +71,18 @@ public @interface RetryableTopic {
     String[] excludeNames() default {};
 
     /**
-     * Whether {@link #include()}, {@link #exclude()} (and their names) and {@link #exceptionBasedDltRouting()} look at
-     * the whole cause chain of a failure ({@code "true"}: a type anywhere in it matches) or at what the listener
-     * threw alone ({@code "false"}, the default, as in spring-kafka: an {@code IllegalStateException} wrapping an
-     * {@code IOException} is no {@code IOException}).
+     * Whether {@link #include()} and {@link #exclude()} (and their names) look at the whole cause chain of a failure
+     * ({@code "true"}: a type anywhere in it matches) or at what the listener threw alone ({@code "false"}, the
+     * default, as in spring-kafka: an {@code IllegalStateException} wrapping an {@code IOException} is no
+     * {@code IOException}). {@link #exceptionBasedDltRouting()} reads the whole chain either way, as spring-kafka's
+     * does.
      */
     String traversingCauses() default "false";
 
     /**
      * Dead-letter topics of their own for failures of some types, each tried in order before the listener's
      * dead-letter topic when a record goes to a dead-letter topic (after its last attempt, or at once for a failure
-     * that is not retried): a record whose failure is of one of a destination's
+     * that is not retried): a record whose failure, or one of its causes, is of one of a destination's
      * {@link ExceptionBasedDltDestination#exceptions()} goes to {@code <topic><suffix><dltTopicSuffix>}. Each such
      * topic is made and read as the dead-letter topic is, by a container of id {@code <id><suffix><dltTopicSuffix>}.
      * Not with {@link DltStrategy#NO_DLT}.

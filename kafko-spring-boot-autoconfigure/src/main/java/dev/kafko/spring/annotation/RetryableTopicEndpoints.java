@@ -16,6 +16,7 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.convert.DurationStyle;
+import org.springframework.core.BridgeMethodResolver;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
@@ -91,7 +92,8 @@ final class RetryableTopicEndpoints {
     /**
      * The endpoints of a listener without {@code @RetryableTopic} that the {@link RetryTopicConfiguration} bean
      * {@code configName} applies to; its dead letters go to the configuration's handler method, else to the logger.
-     * {@code listenerBeanName} is the listener's bean, still being made: a handler method of that bean is called on it.
+     * {@code listenerBeanName} is the listener's bean, which may still be being made: a handler method of that bean is
+     * called on it.
      *
      * @throws InvalidKafkoListenerException naming the listener and the bean when they cannot work together
      */
@@ -122,10 +124,19 @@ final class RetryableTopicEndpoints {
                     + "' cannot be had: " + e.getMessage(), e);
         }
         Class<?> handlerClass = AopUtils.getTargetClass(bean);
-        List<Method> found = new ArrayList<>();
-        ReflectionUtils.doWithMethods(handlerClass, found::add,
+        List<Method> named = new ArrayList<>();
+        ReflectionUtils.doWithMethods(handlerClass, named::add,
                 m -> m.getName().equals(methodName) && !m.isBridge() && !m.isSynthetic()
                         && m.getDeclaringClass() != Object.class);
+        // a method and the superclass's (or interface's default) method it overrides are one method, called as the
+        // class has it: counted once, not as an overload
+        List<Method> found = new ArrayList<>();
+        for (Method m : named) {
+            Method specific = BridgeMethodResolver.findBridgedMethod(ClassUtils.getMostSpecificMethod(m, handlerClass));
+            if (!found.contains(specific)) {
+                found.add(specific);
+            }
+        }
         if (found.size() != 1) {
             throw new InvalidKafkoListenerException(where + " whose dead-letter handler " + handlerClass.getName()
                     + "." + methodName + " (bean '" + beanName + "') " + (found.isEmpty() ? "does not exist"

@@ -29,7 +29,7 @@ public final class RetryTopics {
     private final boolean autoCreateTopics;
     /** The partitions the retry and dead-letter topics are made with; 0 for the listener topic's. */
     private final int numPartitions;
-    /** Whether the types above and the routes' look at a failure's whole cause chain, or at the failure alone. */
+    /** Whether the types above look at a failure's whole cause chain, or at the failure alone (the routes' always do). */
     private final boolean traversingCauses;
     /** The dead-letter topics of {@link #routes}, in the same order. */
     private final List<String> routedDltTopics;
@@ -151,11 +151,11 @@ public final class RetryTopics {
     }
 
     /**
-     * This plan, judging a failure against the retried, the excluded and the routed types by its whole cause chain
+     * This plan, judging a failure against the retried and the excluded types by its whole cause chain
      * ({@code true}, as the constructors do) or by what the listener threw alone ({@code false}, spring-kafka's
      * default for {@code @RetryableTopic}; a {@link ListenerExecutionFailedException} around it, kafko's wrapper of
      * an {@link Error}, is looked through). The default classification, without included types, reads the chain
-     * either way.
+     * either way, and so do the routes of {@link #withDltRouting}, as spring-kafka's do.
      */
     public RetryTopics withTraversingCauses(boolean traversingCauses) {
         return new RetryTopics(this, timeout, autoCreateTopics, numPartitions, traversingCauses, routedDltTopics,
@@ -163,7 +163,8 @@ public final class RetryTopics {
     }
 
     /**
-     * This plan, sending a record whose failure is of one of a route's types to that route's dead-letter topic,
+     * This plan, sending a record whose failure (or one of its causes) is of one of a route's types to that route's
+     * dead-letter topic,
      * {@code <topic><suffix><dltTopicSuffix>}, instead of {@link #dltTopic()} (the first route that matches; the same
      * topics after the last attempt and for a failure that is not retried).
      *
@@ -231,11 +232,14 @@ public final class RetryTopics {
         return hasDltTopic() && (name.equals(dltTopic) || routedDltTopics.contains(name));
     }
 
-    /** The dead-letter topic a record that failed with {@code failure} goes to: the first matching route's, else
-     * {@link #dltTopic()}. */
+    /**
+     * The dead-letter topic a record that failed with {@code failure} goes to: that of the first route with a type of
+     * the failure or of one of its causes (whatever {@link #traversingCauses()} says, as spring-kafka's
+     * {@code DefaultDestinationTopicResolver} matches them), else {@link #dltTopic()}.
+     */
     public String dltTopicFor(Throwable failure) {
         for (int i = 0; i < routes.size(); i++) {
-            if (matches(failure, routes.get(i))) {
+            if (anyInChain(failure, routes.get(i))) {
                 return routedDltTopics.get(i);
             }
         }

@@ -127,14 +127,14 @@ public final class RetryTopicConfigurationBuilder {
         return this;
     }
 
-    /** The types of {@code retryOn}, {@code notRetryOn} and the DLT routing rules match anywhere in a cause chain. */
+    /** The types of {@code retryOn} and {@code notRetryOn} match anywhere in a cause chain. */
     public RetryTopicConfigurationBuilder traversingCauses() {
         return traversingCauses(true);
     }
 
     /**
-     * Whether the types of {@code retryOn}, {@code notRetryOn} and the DLT routing rules match anywhere in a failure's
-     * cause chain, or (the default) only what the listener threw.
+     * Whether the types of {@code retryOn} and {@code notRetryOn} match anywhere in a failure's cause chain, or (the
+     * default) only what the listener threw. The DLT routing rules match anywhere in the chain either way.
      */
     public RetryTopicConfigurationBuilder traversingCauses(boolean traversing) {
         this.traversingCauses = traversing;
@@ -244,8 +244,8 @@ public final class RetryTopicConfigurationBuilder {
     }
 
     /**
-     * Dead-letter topics of their own for failures of some types: a record whose failure is of one of a suffix's
-     * types goes to {@code <topic><suffix><dltSuffix>} (the rules tried in their map's order).
+     * Dead-letter topics of their own for failures of some types: a record whose failure, or one of its causes, is of
+     * one of a suffix's types goes to {@code <topic><suffix><dltSuffix>} (the rules tried in their map's order).
      */
     public RetryTopicConfigurationBuilder dltRoutingRules(Map<String, Set<Class<? extends Throwable>>> rules) {
         for (Map.Entry<String, Set<Class<? extends Throwable>>> rule : rules.entrySet()) {

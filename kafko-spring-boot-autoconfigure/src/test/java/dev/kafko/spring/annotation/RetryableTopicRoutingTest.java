@@ -81,6 +81,19 @@ class RetryableTopicRoutingTest {
     }
 
     @Test
+    void aRoutedTypeIsFoundAnywhereInTheCauseChainAsInSpringKafkaWhateverTraversingCausesSays() {
+        // spring-kafka's DefaultDestinationTopicResolver matches a destination's exceptions against the failure and
+        // each of its causes; traversingCauses is for the retry classification alone
+        runner.withPropertyValues("kafko.topics.causes.partitions=1").withBean(RoutedByCause.class).run(context -> {
+            send(context, "causes", "wrapped"); // IllegalStateException(IllegalArgumentException)
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(30));
+
+            assertThat(values(KafkoTestUtils.records(context, "causes-validation-dlt"))).containsExactly("wrapped");
+            assertThat(KafkoTestUtils.records(context, "causes-dlt")).isEmpty();
+        });
+    }
+
+    @Test
     void aFailureOfARoutedTypeGoesToItsOwnDeadLetterTopicAfterItsAttemptsAndTheOthersToTheListenersOne() {
         runner.withPropertyValues("kafko.topics.routed.partitions=2").withBean(Routed.class).run(context -> {
             template(context).send("routed", 1, "k", "invalid").join(); // IllegalArgumentException: not retried
@@ -223,6 +236,15 @@ class RetryableTopicRoutingTest {
         @DltHandler
         void dead(String value, @Header(KafkoHeaders.RECEIVED_TOPIC) String topic) {
             DEAD.add(topic + ":" + value);
+        }
+    }
+
+    static class RoutedByCause {
+        @RetryableTopic(attempts = "1", backOff = @BackOff(delay = 10), exceptionBasedDltRouting =
+                @ExceptionBasedDltDestination(suffix = "-validation", exceptions = IllegalArgumentException.class))
+        @KafkoListener(id = "causes", topics = "causes")
+        void on(String value) {
+            throw new IllegalStateException("wrapped", new IllegalArgumentException(value));
         }
     }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 
 import dev.kafko.KafkoRecord;
 import dev.kafko.spring.annotation.BackOff;
+import dev.kafko.spring.annotation.KafkoHandler;
 import dev.kafko.spring.annotation.KafkoListener;
 import dev.kafko.spring.annotation.RetryableTopic;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
@@ -14,6 +15,7 @@ import dev.kafko.spring.listener.DltStrategy;
 import dev.kafko.spring.listener.RetryTopics;
 import dev.kafko.spring.support.KafkoHeaders;
 import dev.kafko.spring.test.KafkoTestUtils;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -22,6 +24,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
@@ -130,6 +133,131 @@ class RetryTopicConfigurationTest {
         runner.withPropertyValues("kafko.topics.pay.partitions=1").withUserConfiguration(MissingBean.class)
                 .withBean(Listeners.class).run(context -> assertThat(context).getFailure()
                         .hasStackTraceContaining("whose dead-letter handler bean 'nobody' cannot be had"));
+    }
+
+    @Test
+    void aDeadLetterHandlerThatOverridesItsSuperclassesMethodIsNoOverload() {
+        runner.withPropertyValues("kafko.topics.pay.partitions=1").withUserConfiguration(OverriddenHandler.class)
+                .withBean(Listeners.class).withBean("deadLetters", OverridingDeadLetters.class).run(context -> {
+                    assertThat(context).hasNotFailed();
+                    template(context).send("pay", 0, "k", "invalid").join();
+                    KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(30));
+                    assertThat(DEAD).containsExactly("override:pay-dlt:invalid");
+                });
+    }
+
+    @Test
+    void aBeanDeclaredOnAListenersOwnClassGivesEveryListenerItNamesRetryTopics() {
+        // the bean's @Bean method is on a listener's class, still being made when a listener is first read: read
+        // then, it was left out (Spring's getBeansOfType skips a bean in creation) for that listener, or for all
+        for (boolean circular : new boolean[] {false, true}) {
+            runner.withAllowCircularReferences(circular)
+                    .withPropertyValues("kafko.topics.inline.partitions=1", "kafko.topics.pay.partitions=1",
+                            "kafko.topics.other.partitions=1")
+                    .withUserConfiguration(ListenerWithItsRetries.class).withBean(Listeners.class).run(context ->
+                            assertThat(registry(context).getListenerContainerIds())
+                                    .contains("inline", "inline-retry", "inline-dlt", "pay", "pay-retry", "pay-dlt"));
+        }
+    }
+
+    @Test
+    void aDeadLetterHandlerBeanThatNeedsTheListenersBeanIsNoCycle() {
+        runner.withAllowCircularReferences(false).withPropertyValues("kafko.topics.pay.partitions=1",
+                        "kafko.topics.other.partitions=1")
+                .withUserConfiguration(PayRetries.class).withBean(Listeners.class)
+                .withBean("deadLetters", NeedsTheListeners.class).run(context -> {
+                    assertThat(context).hasNotFailed();
+                    template(context).send("pay", 0, "k", "invalid").join();
+                    KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(30));
+                    assertThat(DEAD).containsExactly("pay-dlt:invalid");
+                });
+    }
+
+    @Test
+    void aClassLevelListenerFailsTheStartUnderABeanNamingItsTopicAndIsWarnedOfUnderOneForEveryTopic(
+            CapturedOutput output) {
+        runner.withPropertyValues("kafko.topics.cls.partitions=1").withUserConfiguration(NamesCls.class)
+                .withBean(ClassLevel.class).run(context -> assertThat(context).getFailure()
+                        .hasStackTraceContaining("listener 'cls' on " + ClassLevel.class.getName())
+                        .hasStackTraceContaining("(given retry topics by the RetryTopicConfiguration bean 'namesCls')"
+                                + " is a class-level listener"));
+        runner.withPropertyValues("kafko.topics.cls.partitions=1").withUserConfiguration(Everything.class)
+                .withBean(ClassLevel.class).run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(registry(context).getListenerContainerIds()).contains("cls")
+                            .doesNotContain("cls-retry");
+                });
+        assertThat(output).contains("The RetryTopicConfiguration bean 'everything' applies to every topic, but listener"
+                + " 'cls' on " + ClassLevel.class.getName() + " cannot take retry topics");
+    }
+
+    @Test
+    void recordsLeftInARetryTopicTheBeanNoLongerReadsAreNamedAtTheStart(@TempDir Path dir, CapturedOutput output) {
+        ApplicationContextRunner onDisk = new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+                .withPropertyValues("kafko.data-dir=" + dir, "kafko.topics.pay.partitions=1",
+                        "kafko.topics.other.partitions=1", "kafko.topics.pay-again-0.partitions=1");
+        // what a multiplied back-off's first retry topic was left holding
+        onDisk.run(context -> template(context).send("pay-again-0", 0, "k", "waiting").join());
+        // the bean's fixed back-off reads pay-again, named after its own retry suffix, not the annotation's
+        onDisk.withUserConfiguration(PayAgain.class).withBean(Listeners.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(registry(context).getListenerContainerIds()).contains("pay", "pay-again", "pay-dlt");
+        });
+        assertThat(output).contains("listener 'pay' of topic 'pay' reads the retry topics [pay-again], not"
+                + " 'pay-again-0' (1), which hold 1 record(s)");
+    }
+
+    @Test
+    void theBuilderCarriesItsOtherSettingsIntoThePlan() {
+        RetryTopicConfiguration config = RetryTopicConfigurationBuilder.newInstance().fixedBackOff(Duration.ofMillis(40))
+                .maxAttempts(3).retryOn(List.of(IllegalStateException.class)).retryTopicSuffix("-again")
+                .dltProcessingFailureStrategy(DltStrategy.ALWAYS_RETRY_ON_ERROR).autoCreateTopicsWith(4)
+                .concurrency(1).excludeTopics(List.of("x", "y")).create();
+        RetryTopics plan = config.plan("a");
+        assertThat(config.retryTopicSuffix()).isEqualTo("-again");
+        assertThat(plan.retryTopics()).containsExactly("a-again");
+        assertThat(plan.backOffBefore(3)).isEqualTo(40);
+        assertThat(plan.dltBackOff()).isEqualTo(40);
+        assertThat(plan.autoCreateTopics()).isTrue();
+        assertThat(plan.numPartitions()).isEqualTo(4);
+        assertThat(plan.retryable(new IllegalStateException())).isTrue();
+        assertThat(plan.retryable(new RuntimeException(new IllegalStateException()))).isFalse();
+        assertThat(config.concurrency()).isEqualTo(1);
+        assertThat(config.appliesTo("x")).isFalse();
+        assertThat(config.appliesTo("y")).isFalse();
+        assertThat(config).hasToString("RetryTopicConfiguration[attempts=3, topics=all except [x, y]]");
+        assertThat(RetryTopicConfigurationBuilder.newInstance().includeTopic("p").create())
+                .hasToString("RetryTopicConfiguration[attempts=3, topics=[p]]");
+        RetryTopics none = RetryTopicConfigurationBuilder.newInstance().noBackoff().doNotConfigureDlt().create()
+                .plan("n");
+        assertThat(none.backOffBefore(2)).isZero();
+        assertThat(none.dltTopics()).isEmpty();
+        assertThat(none.isDltTopic("n-dlt")).isFalse();
+        // the back-off's edges: a multiplier of 1 is a fixed back-off; an unbounded multiplied one stops at its last
+        // retry; a maximum of 0 is spring-kafka's cap of 30 s
+        RetryTopics one = RetryTopicConfigurationBuilder.newInstance().exponentialBackoff(10, 1, 50).create().plan("t");
+        assertThat(one.retryTopics()).containsExactly("t-retry");
+        assertThat(one.backOffBefore(3)).isEqualTo(10);
+        RetryTopics grown = RetryTopicConfigurationBuilder.newInstance().exponentialBackoff(10, 2, 1_000).create()
+                .plan("t");
+        assertThat(grown.retryTopics()).containsExactly("t-retry-0", "t-retry-1");
+        assertThat(grown.dltBackOff()).isEqualTo(20);
+        RetryTopics capped = RetryTopicConfigurationBuilder.newInstance().exponentialBackoff(20_000, 2, 0).create()
+                .plan("t");
+        assertThat(capped.backOffBefore(3)).isEqualTo(RetryTopics.DEFAULT_MAX_DELAY);
+        // a builder goes on after create(): what it made does not change
+        RetryTopicConfigurationBuilder reused = RetryTopicConfigurationBuilder.newInstance().includeTopic("p");
+        RetryTopicConfiguration first = reused.create();
+        reused.includeTopic("q").dltRoutingRules(Map.of("-v", Set.of(IllegalArgumentException.class)));
+        assertThat(first.appliesTo("q")).isFalse();
+        assertThat(first.plan("p").dltTopics()).containsExactly("p-dlt");
+        RetryTopics routed = reused.create().plan("p");
+        assertThat(routed.dltTopics()).containsExactly("p-dlt", "p-v-dlt");
+        // routed by a cause too, as spring-kafka routes, though traversingCauses is false
+        assertThat(routed.traversingCauses()).isFalse();
+        assertThat(routed.dltTopicFor(new IllegalStateException(new IllegalArgumentException()))).isEqualTo("p-v-dlt");
+        assertThat(routed.dltTopicFor(new IllegalStateException())).isEqualTo("p-dlt");
     }
 
     @Test
@@ -314,6 +442,65 @@ class RetryTopicConfigurationTest {
     static class DeadLetters {
         void handle(String value, @Header(KafkoHeaders.RECEIVED_TOPIC) String topic) {
             DEAD.add(topic + ":" + value);
+        }
+    }
+    @Configuration(proxyBeanMethods = false)
+    static class OverriddenHandler {
+        @Bean
+        RetryTopicConfiguration overriddenHandler() {
+            return RetryTopicConfigurationBuilder.newInstance().notRetryOn(IllegalArgumentException.class)
+                    .includeTopic("pay").dltHandlerMethod("deadLetters", "handle").create();
+        }
+    }
+
+    static class OverridingDeadLetters extends DeadLetters {
+        @Override
+        void handle(String value, @Header(KafkoHeaders.RECEIVED_TOPIC) String topic) {
+            DEAD.add("override:" + topic + ":" + value);
+        }
+    }
+
+    /** A listener on the class that declares the bean giving it retries, as an application class often is. */
+    @Configuration(proxyBeanMethods = false)
+    static class ListenerWithItsRetries {
+        @Bean
+        RetryTopicConfiguration inlineRetries() {
+            return RetryTopicConfigurationBuilder.newInstance().noBackoff().includeTopics(List.of("inline", "pay"))
+                    .create();
+        }
+
+        @KafkoListener(id = "inline", topics = "inline")
+        void on(String value) {
+            throw new IllegalStateException(value);
+        }
+    }
+    @Configuration(proxyBeanMethods = false)
+    static class NamesCls {
+        @Bean
+        RetryTopicConfiguration namesCls() {
+            return RetryTopicConfigurationBuilder.newInstance().includeTopic("cls").create();
+        }
+    }
+
+    @KafkoListener(id = "cls", topics = "cls")
+    static class ClassLevel {
+        @KafkoHandler
+        void on(String value) {
+        }
+    }
+    @Configuration(proxyBeanMethods = false)
+    static class PayAgain {
+        @Bean
+        RetryTopicConfiguration payAgain() {
+            return RetryTopicConfigurationBuilder.newInstance().fixedBackOff(10).retryTopicSuffix("-again")
+                    .includeTopic("pay").create();
+        }
+    }
+    static class NeedsTheListeners extends DeadLetters {
+        final Listeners listeners;
+
+        NeedsTheListeners(Listeners listeners) {
+            this.listeners = listeners;
         }
     }
 }
