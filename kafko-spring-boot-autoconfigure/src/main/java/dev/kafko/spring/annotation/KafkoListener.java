@@ -122,4 +122,14 @@ public @interface KafkoListener {
      * container's error handler (retries, dead letters). Default: none.
      */
     String errorHandler() default "";
+
+    /**
+     * Kafka consumer properties for this listener alone, as in spring-kafka: {@code "key=value"} (or {@code key:value},
+     * {@code key value}; placeholders and SpEL in each, an entry that resolves to nothing ignored). Two have a
+     * counterpart: {@code max.poll.records} (the most records one poll gives this listener, in place of the container
+     * factory's) and {@code auto.offset.reset} ({@code earliest} or {@code latest}: where this listener's group starts
+     * on a partition it has no commit for, in place of {@code kafko.offset-reset}). Any other key fails the start
+     * naming it: Kafka's timeouts, fetch sizes, client ids and deserializers have no counterpart in one process.
+     */
+    String[] properties() default {};
 }

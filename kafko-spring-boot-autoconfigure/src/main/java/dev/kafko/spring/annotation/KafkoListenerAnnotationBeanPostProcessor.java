@@ -508,7 +508,8 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         return new KafkoListenerEndpoint(endpoint.id(), endpoint.topics(), endpoint.groupId(), endpoint.concurrency(),
                 endpoint.autoStartup(), endpoint.batch(), endpoint.ackMode(), exposed, method, endpoint.replyTopic(),
                 endpoint.containerFactory(), endpoint.replyToHeader(), endpoint.recordFilterStrategy(),
-                endpoint.errorHandler(), handlers, endpoint.topicPattern(), endpoint.topicPartitions());
+                endpoint.errorHandler(), handlers, endpoint.topicPattern(), endpoint.topicPartitions(),
+                endpoint.maxPollRecords(), endpoint.offsetReset());
     }
 
     /** The endpoint's first method a class proxy cannot pass on to its bean (final or private), or null. */

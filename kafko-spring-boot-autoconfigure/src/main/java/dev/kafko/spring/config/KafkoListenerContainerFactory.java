@@ -223,6 +223,12 @@ public class KafkoListenerContainerFactory implements ApplicationEventPublisherA
         if (endpoint.ackMode() != null) {
             properties = properties.withAckMode(endpoint.ackMode());
         }
+        if (endpoint.maxPollRecords() != null) {
+            properties = properties.withMaxPollRecords(endpoint.maxPollRecords());
+        }
+        if (endpoint.offsetReset() != null) {
+            properties = properties.withOffsetReset(endpoint.offsetReset());
+        }
         KafkoMessageListener adapter;
         if (endpoint.handlers().isEmpty()) {
             checkAcknowledgment(endpoint, endpoint.method(), properties);

@@ -1,5 +1,6 @@
 package dev.kafko.spring.config;
 
+import dev.kafko.OffsetResetPolicy;
 import dev.kafko.spring.listener.AckMode;
 import dev.kafko.spring.listener.KafkoListenerErrorHandler;
 import dev.kafko.spring.listener.adapter.RecordFilterStrategy;
@@ -39,6 +40,10 @@ import org.jspecify.annotations.Nullable;
  *     ({@link dev.kafko.spring.annotation.KafkoListener#topicPattern()})
  * @param topicPartitions the partitions to read, assigned by hand, instead of {@code topics} or
  *     {@code topicPattern}; empty for none ({@link dev.kafko.spring.annotation.KafkoListener#topicPartitions()})
+ * @param maxPollRecords the most records one poll gives this listener, or {@code null} for the container factory's
+ *     ({@code max.poll.records} of {@link dev.kafko.spring.annotation.KafkoListener#properties()})
+ * @param offsetReset where this listener's group starts on a partition it has no commit for, or {@code null} for
+ *     {@code kafko.offset-reset} ({@code auto.offset.reset} of its {@code properties})
  */
 public record KafkoListenerEndpoint(String id, List<String> topics, String groupId, @Nullable Integer concurrency,
                                     @Nullable Boolean autoStartup, boolean batch, @Nullable AckMode ackMode,
@@ -46,7 +51,20 @@ public record KafkoListenerEndpoint(String id, List<String> topics, String group
                                     @Nullable String containerFactory, boolean replyToHeader,
                                     @Nullable RecordFilterStrategy recordFilterStrategy,
                                     @Nullable KafkoListenerErrorHandler errorHandler, List<Handler> handlers,
-                                    @Nullable Pattern topicPattern, List<TopicPartitionOffset> topicPartitions) {
+                                    @Nullable Pattern topicPattern, List<TopicPartitionOffset> topicPartitions,
+                                    @Nullable Integer maxPollRecords, @Nullable OffsetResetPolicy offsetReset) {
+
+    /** An endpoint with the container factory's poll size and the instance's offset reset. */
+    public KafkoListenerEndpoint(String id, List<String> topics, String groupId, @Nullable Integer concurrency,
+                                 @Nullable Boolean autoStartup, boolean batch, @Nullable AckMode ackMode,
+                                 Object bean, Method method, @Nullable String replyTopic,
+                                 @Nullable String containerFactory, boolean replyToHeader,
+                                 @Nullable RecordFilterStrategy recordFilterStrategy,
+                                 @Nullable KafkoListenerErrorHandler errorHandler, List<Handler> handlers,
+                                 @Nullable Pattern topicPattern, List<TopicPartitionOffset> topicPartitions) {
+        this(id, topics, groupId, concurrency, autoStartup, batch, ackMode, bean, method, replyTopic, containerFactory,
+                replyToHeader, recordFilterStrategy, errorHandler, handlers, topicPattern, topicPartitions, null, null);
+    }
 
     /**
      * One {@code @KafkoHandler} method of a class-level listener.
@@ -71,6 +89,10 @@ public record KafkoListenerEndpoint(String id, List<String> topics, String group
             throw new IllegalArgumentException("Listener '" + id + "' names topic partitions " + topicPartitions
                     + " and " + (topicPattern != null ? "a topic pattern '" + topicPattern + "'" : "topics " + topics)
                     + ": it reads one of them");
+        }
+        if (maxPollRecords != null && maxPollRecords < 1) {
+            throw new IllegalArgumentException("Listener '" + id + "': maxPollRecords must be at least 1, was "
+                    + maxPollRecords);
         }
         if (replyToHeader && replyTopic != null) {
             throw new IllegalArgumentException("Listener '" + id + "': a reply goes to the @SendTo topic '" + replyTopic

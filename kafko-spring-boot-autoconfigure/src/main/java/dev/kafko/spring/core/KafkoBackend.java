@@ -69,21 +69,40 @@ public final class KafkoBackend implements LogBackend {
     @Override
     public BackendConsumer groupConsumer(String topic, String group, int maxPollRecords,
                                          ConsumerRebalanceListener rebalanceListener, boolean createTopic) {
+        return groupConsumer(topic, group, maxPollRecords, rebalanceListener, createTopic, null);
+    }
+
+    @Override
+    public BackendConsumer groupConsumer(String topic, String group, int maxPollRecords,
+                                         ConsumerRebalanceListener rebalanceListener, boolean createTopic,
+                                         @Nullable OffsetResetPolicy offsetReset) {
         if (createTopic) {
             topics.ensure(topic, 1);
         }
         ConsumerOptions options = ConsumerOptions.DEFAULTS.withMaxPollRecords(maxPollRecords)
                 .withRebalanceListener(rebalanceListener);
+        if (offsetReset != null) {
+            options = options.withOffsetReset(offsetReset);
+        }
         return new KafkoBackendConsumer(kafko, topic, kafko.groupConsumer(topic, group, options));
     }
 
     @Override
     public BackendConsumer assignedConsumer(String topic, String group, Set<Integer> partitions, int maxPollRecords,
                                             boolean createTopic) {
+        return assignedConsumer(topic, group, partitions, maxPollRecords, createTopic, null);
+    }
+
+    @Override
+    public BackendConsumer assignedConsumer(String topic, String group, Set<Integer> partitions, int maxPollRecords,
+                                            boolean createTopic, @Nullable OffsetResetPolicy offsetReset) {
         if (createTopic) {
             topics.ensure(topic, 1);
         }
         ConsumerOptions options = ConsumerOptions.DEFAULTS.withMaxPollRecords(maxPollRecords).withPartitions(partitions);
+        if (offsetReset != null) {
+            options = options.withOffsetReset(offsetReset);
+        }
         return new KafkoBackendConsumer(kafko, topic, kafko.groupConsumer(topic, group, options));
     }
 

@@ -48,6 +48,23 @@ public interface LogBackend {
     }
 
     /**
+     * As {@link #groupConsumer(String, String, int, ConsumerRebalanceListener, boolean)}, starting a partition
+     * {@code group} never committed, and handling a position outside the log, as {@code offsetReset} says rather than
+     * as the backend's own policy ({@code null}: the backend's). The default takes no policy of its own.
+     *
+     * @throws UnsupportedOperationException when {@code offsetReset} is given and the backend cannot take it
+     */
+    default BackendConsumer groupConsumer(String topic, String group, int maxPollRecords,
+                                          ConsumerRebalanceListener rebalanceListener, boolean createTopic,
+                                          dev.kafko.@Nullable OffsetResetPolicy offsetReset) {
+        if (offsetReset != null) {
+            throw new UnsupportedOperationException(getClass().getName() + " cannot take an offset reset policy per"
+                    + " consumer");
+        }
+        return groupConsumer(topic, group, maxPollRecords, rebalanceListener, createTopic);
+    }
+
+    /**
      * A consumer of exactly {@code partitions} of {@code topic}, assigned by hand (Kafka's {@code assign}), that
      * starts each at {@code group}'s committed offset and commits {@code group}'s offsets, without being a member
      * of it: no rebalance callbacks, and its commits are refused while the group has live members. Creates the
@@ -59,6 +76,22 @@ public interface LogBackend {
     default BackendConsumer assignedConsumer(String topic, String group, java.util.Set<Integer> partitions,
                                              int maxPollRecords, boolean createTopic) {
         throw new UnsupportedOperationException(getClass().getName() + " cannot assign partitions by hand");
+    }
+
+    /**
+     * As {@link #assignedConsumer(String, String, java.util.Set, int, boolean)}, with {@code offsetReset} in place of
+     * the backend's own policy ({@code null}: the backend's). The default takes no policy of its own.
+     *
+     * @throws UnsupportedOperationException when {@code offsetReset} is given and the backend cannot take it
+     */
+    default BackendConsumer assignedConsumer(String topic, String group, java.util.Set<Integer> partitions,
+                                             int maxPollRecords, boolean createTopic,
+                                             dev.kafko.@Nullable OffsetResetPolicy offsetReset) {
+        if (offsetReset != null) {
+            throw new UnsupportedOperationException(getClass().getName() + " cannot take an offset reset policy per"
+                    + " consumer");
+        }
+        return assignedConsumer(topic, group, partitions, maxPollRecords, createTopic);
     }
 
     /**

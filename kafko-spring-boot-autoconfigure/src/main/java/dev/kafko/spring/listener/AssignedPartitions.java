@@ -1,6 +1,7 @@
 package dev.kafko.spring.listener;
 
 import dev.kafko.InvalidPartitionException;
+import dev.kafko.OffsetResetPolicy;
 import dev.kafko.spring.core.BackendConsumer;
 import dev.kafko.spring.core.LogBackend;
 import dev.kafko.spring.support.TopicPartitionOffset;
@@ -14,6 +15,7 @@ import java.util.TreeSet;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -100,8 +102,12 @@ final class AssignedPartitions {
     }
 
     /** A consumer of these partitions for the member's group (see {@link LogBackend#assignedConsumer}). */
-    BackendConsumer open(LogBackend backend, KafkoMessageListenerContainer member, int maxPollRecords) {
-        return backend.assignedConsumer(topic, member.getGroupId(), numbers, maxPollRecords, member.createsTopic());
+    BackendConsumer open(LogBackend backend, KafkoMessageListenerContainer member, int maxPollRecords,
+                         @Nullable OffsetResetPolicy offsetReset) {
+        return offsetReset == null
+                ? backend.assignedConsumer(topic, member.getGroupId(), numbers, maxPollRecords, member.createsTopic())
+                : backend.assignedConsumer(topic, member.getGroupId(), numbers, maxPollRecords, member.createsTopic(),
+                        offsetReset);
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.kafko.spring.listener;
 
+import dev.kafko.OffsetResetPolicy;
 import java.time.Duration;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -21,10 +22,13 @@ import org.jspecify.annotations.Nullable;
  * @param idlePartitionEventInterval how long a partition a member reads goes without records before the member
  *     publishes a {@link dev.kafko.spring.event.ListenerContainerPartitionIdleEvent} for it (again after each
  *     further interval without records of it); {@code null}: never
+ * @param offsetReset where the container's group starts on a partition it has no commit for (and what its consumers do
+ *     with a position outside the log); {@code null}: the instance's {@code kafko.offset-reset}
  */
 public record ContainerProperties(AckMode ackMode, int concurrency, Duration pollTimeout, int maxPollRecords,
                                   Duration shutdownTimeout, int ackCount, Duration ackTime,
-                                  @Nullable Duration idleEventInterval, @Nullable Duration idlePartitionEventInterval) {
+                                  @Nullable Duration idleEventInterval, @Nullable Duration idlePartitionEventInterval,
+                                  @Nullable OffsetResetPolicy offsetReset) {
 
     /** The records between two commits under the count ack modes unless set: 1, as spring-kafka's. */
     public static final int DEFAULT_ACK_COUNT = 1;
@@ -53,6 +57,14 @@ public record ContainerProperties(AckMode ackMode, int concurrency, Duration pol
                                @Nullable Duration idleEventInterval) {
         this(ackMode, concurrency, pollTimeout, maxPollRecords, shutdownTimeout, ackCount, ackTime, idleEventInterval,
                 null);
+    }
+
+    /** Settings with the instance's offset reset. */
+    public ContainerProperties(AckMode ackMode, int concurrency, Duration pollTimeout, int maxPollRecords,
+                               Duration shutdownTimeout, int ackCount, Duration ackTime,
+                               @Nullable Duration idleEventInterval, @Nullable Duration idlePartitionEventInterval) {
+        this(ackMode, concurrency, pollTimeout, maxPollRecords, shutdownTimeout, ackCount, ackTime, idleEventInterval,
+                idlePartitionEventInterval, null);
     }
 
     public ContainerProperties {
@@ -89,30 +101,42 @@ public record ContainerProperties(AckMode ackMode, int concurrency, Duration pol
         }
     }
 
+    /** These settings with polls of at most {@code maxPollRecords} records. */
+    public ContainerProperties withMaxPollRecords(int maxPollRecords) {
+        return new ContainerProperties(ackMode, concurrency, pollTimeout, maxPollRecords, shutdownTimeout, ackCount,
+                ackTime, idleEventInterval, idlePartitionEventInterval, offsetReset);
+    }
+
+    /** These settings with the group starting where {@code offsetReset} says ({@code null}: the instance's policy). */
+    public ContainerProperties withOffsetReset(@Nullable OffsetResetPolicy offsetReset) {
+        return new ContainerProperties(ackMode, concurrency, pollTimeout, maxPollRecords, shutdownTimeout, ackCount,
+                ackTime, idleEventInterval, idlePartitionEventInterval, offsetReset);
+    }
+
     public ContainerProperties withAckMode(AckMode ackMode) {
         return new ContainerProperties(ackMode, concurrency, pollTimeout, maxPollRecords, shutdownTimeout, ackCount,
-                ackTime, idleEventInterval, idlePartitionEventInterval);
+                ackTime, idleEventInterval, idlePartitionEventInterval, offsetReset);
     }
 
     public ContainerProperties withConcurrency(int concurrency) {
         return new ContainerProperties(ackMode, concurrency, pollTimeout, maxPollRecords, shutdownTimeout, ackCount,
-                ackTime, idleEventInterval, idlePartitionEventInterval);
+                ackTime, idleEventInterval, idlePartitionEventInterval, offsetReset);
     }
 
     public ContainerProperties withAckCount(int ackCount) {
         return new ContainerProperties(ackMode, concurrency, pollTimeout, maxPollRecords, shutdownTimeout, ackCount,
-                ackTime, idleEventInterval, idlePartitionEventInterval);
+                ackTime, idleEventInterval, idlePartitionEventInterval, offsetReset);
     }
 
     public ContainerProperties withAckTime(Duration ackTime) {
         return new ContainerProperties(ackMode, concurrency, pollTimeout, maxPollRecords, shutdownTimeout, ackCount,
-                ackTime, idleEventInterval, idlePartitionEventInterval);
+                ackTime, idleEventInterval, idlePartitionEventInterval, offsetReset);
     }
 
     /** These settings with idle events after {@code idleEventInterval} without records ({@code null}: none). */
     public ContainerProperties withIdleEventInterval(@Nullable Duration idleEventInterval) {
         return new ContainerProperties(ackMode, concurrency, pollTimeout, maxPollRecords, shutdownTimeout, ackCount,
-                ackTime, idleEventInterval, idlePartitionEventInterval);
+                ackTime, idleEventInterval, idlePartitionEventInterval, offsetReset);
     }
 
     /**
@@ -121,6 +145,6 @@ public record ContainerProperties(AckMode ackMode, int concurrency, Duration pol
      */
     public ContainerProperties withIdlePartitionEventInterval(@Nullable Duration idlePartitionEventInterval) {
         return new ContainerProperties(ackMode, concurrency, pollTimeout, maxPollRecords, shutdownTimeout, ackCount,
-                ackTime, idleEventInterval, idlePartitionEventInterval);
+                ackTime, idleEventInterval, idlePartitionEventInterval, offsetReset);
     }
 }

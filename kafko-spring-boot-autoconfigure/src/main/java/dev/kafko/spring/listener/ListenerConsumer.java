@@ -99,9 +99,13 @@ final class ListenerConsumer implements Runnable {
     /** A member of the group, or a consumer of the partitions assigned by hand ({@link AssignedPartitions}). */
     private BackendConsumer openConsumer() {
         AssignedPartitions byHand = container.assignment();
-        BackendConsumer opened = byHand != null ? byHand.open(backend, container, properties.maxPollRecords())
-                : backend.groupConsumer(container.topic(), container.getGroupId(), properties.maxPollRecords(),
-                        assignment, container.createsTopic());
+        BackendConsumer opened = byHand != null
+                ? byHand.open(backend, container, properties.maxPollRecords(), properties.offsetReset())
+                : properties.offsetReset() == null
+                        ? backend.groupConsumer(container.topic(), container.getGroupId(), properties.maxPollRecords(),
+                                assignment, container.createsTopic())
+                        : backend.groupConsumer(container.topic(), container.getGroupId(), properties.maxPollRecords(),
+                                assignment, container.createsTopic(), properties.offsetReset());
         if (opened == null) {
             throw new IllegalStateException("The LogBackend " + backend.getClass().getName() + " of listener '"
                     + container.getListenerId() + "' returned no consumer for '" + container.topic()

@@ -1,6 +1,7 @@
 package dev.kafko.spring.listener;
 
 import dev.kafko.CommitFailedException;
+import dev.kafko.OffsetResetPolicy;
 import dev.kafko.spring.core.BackendConsumer;
 import dev.kafko.spring.core.LogBackend;
 import java.util.Collection;
@@ -42,7 +43,9 @@ final class MemberPositions {
      * offsets of partitions assigned by hand) start where they were sought, which commits them.
      */
     void assigned(BackendConsumer consumer, Collection<Integer> partitions, Set<Integer> sought) {
-        if (partitions.isEmpty() || !backend.startsAtEndWithoutCommit()) {
+        OffsetResetPolicy reset = container.properties().offsetReset();
+        if (partitions.isEmpty() || !(reset != null ? reset == OffsetResetPolicy.LATEST
+                : backend.startsAtEndWithoutCommit())) {
             return;
         }
         Map<Integer, Long> committed = backend.committedOffsets(container.topic(), container.getGroupId());
