@@ -295,12 +295,21 @@ final class TopicDirectory {
             return "a delete of its topic was interrupted, and the directory holds files kafko never writes there"
                     + " (so it was not removed); move them away and reopen, or remove the directory";
         }
+        boolean leftover;
         String data;
         try {
-            data = isLeftover(dir) ? dataIn(dir) : null;
+            leftover = isLeftover(dir);
+            data = leftover ? dataIn(dir) : null;
         } catch (KafkoStorageException e) {
             // a stray directory is never fatal on open
-            data = null;
+            return "it has no " + FileNames.TOPIC_CONFIG_FILE + " and cannot be read (" + e.getMessage()
+                    + "), so it is left alone";
+        }
+        if (!leftover) {
+            // the user's: a create refuses it (see create), so neither deleting it nor creating the topic is advice
+            return "it has no " + FileNames.TOPIC_CONFIG_FILE + " and is not a topic directory kafko left behind (it"
+                    + " holds files kafko never writes there), so it is left alone; creating a topic of this name is"
+                    + " refused until it is moved away";
         }
         if (data != null) {
             return "it holds data (" + data + ") but no " + FileNames.TOPIC_CONFIG_FILE + ", so its topic is not"

@@ -380,7 +380,12 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
         try {
             publisher.publishEvent(new ConcurrentContainerStoppedEvent(this, listenerId,
                     ConsumerStoppedEvent.Reason.NORMAL));
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
+            // as a member's events: an Error of the application's (an assertion) is logged too, not thrown out of the
+            // stop, which would skip what follows it (the callbacks of stop(callback), the registry's other stops)
+            if (e instanceof VirtualMachineError fatal) {
+                throw fatal;
+            }
             LOG.error("An application listener of the stop of listener '{}' failed", listenerId, e);
         }
     }
