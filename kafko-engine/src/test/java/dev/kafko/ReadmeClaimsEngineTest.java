@@ -4,17 +4,13 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.kafko.internal.log.CapturedWarnings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -137,39 +133,19 @@ class ReadmeClaimsEngineTest {
         Files.createDirectories(dir.resolve("mine"));
         Files.writeString(dir.resolve("mine").resolve("notes.txt"), "the user's");
         Files.writeString(dir.resolve("strayfile"), "the user's");
-        List<LogRecord> logged = new CopyOnWriteArrayList<>();
-        Logger jul = Logger.getLogger("dev.kafko.internal.broker.TopicDirectory");
-        Handler handler = new Handler() {
-            @Override
-            public void publish(LogRecord r) {
-                logged.add(r);
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        Level level = jul.getLevel();
-        jul.setLevel(Level.ALL); // other suites quiet the engine's loggers for the whole JVM
-        jul.addHandler(handler);
-        try (Kafko kafko = Kafko.open(dir)) {
+        List<String> warnings;
+        try (CapturedWarnings captured = CapturedWarnings.of("dev.kafko.internal.broker.TopicDirectory");
+             Kafko kafko = Kafko.open(dir)) {
             assertThat(kafko.topics()).isEmpty();
             for (String name : List.of("mine", "strayfile")) {
                 assertThatThrownBy(() -> kafko.createTopic(name)).as(name)
                         .isInstanceOf(InvalidTopicLayoutException.class);
             }
-        } finally {
-            jul.removeHandler(handler);
-            jul.setLevel(level);
+            warnings = captured.lines();
         }
         assertThat(Files.readString(dir.resolve("mine").resolve("notes.txt"))).isEqualTo("the user's");
         assertThat(Files.readString(dir.resolve("strayfile"))).isEqualTo("the user's");
-        assertThat(logged).filteredOn(r -> r.getLevel() == Level.WARNING).extracting(LogRecord::getMessage)
-                .anySatisfy(m -> assertThat(m).contains("strayfile"))
+        assertThat(warnings).anySatisfy(m -> assertThat(m).contains("strayfile"))
                 .filteredOn(m -> m.contains("mine")).singleElement().satisfies(m -> assertThat(m)
                         .contains("left alone", "refused").doesNotContain("create the topic, which replaces it"));
     }
