@@ -92,6 +92,8 @@ public final class KafkoListenerAnnotationBeanPostProcessor
     private final List<Pending> pending = new ArrayList<>();
     /** Where the listener of each id registered here was declared, for the error that names two of one id. */
     private final Map<String, String> declaredAt = new HashMap<>();
+    /** The listener and group whose retry containers read each retry topic, for the warning of a shared one. */
+    private final Map<String, String[]> retryTopicReaders = new HashMap<>();
     private @Nullable ConfigurableListableBeanFactory beanFactory;
     /** Made from the bean factory on first use; on the thread that creates beans. */
     private @Nullable ListenerEndpointReader endpoints;
@@ -550,7 +552,12 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         ConfigurableListableBeanFactory factory = requireBeanFactory();
         KafkoListenerContainerFactory containers = containerFactory(factory, endpoint);
         if (retry != null) {
+            if (retry.part() == RetryableTopicEndpoints.Part.MAIN) {
+                warnOfRetryTopicsSharedWithAnotherGroup(endpoint, retry.topics());
+            }
             containers = RetryableTopicContainers.factoryFor(containers, retry);
+        } else {
+            RetryableTopicContainers.warnOfRetryTopicsLeftBehind(containers.getBackend(), endpoint);
         }
         // the registry's containers run on what the factory was built with (kafko itself): destroying
         // those beans destroys the registry first, which stops the containers, also when the context
@@ -569,6 +576,29 @@ public final class KafkoListenerAnnotationBeanPostProcessor
             // the factory's checks of the method (an Acknowledgment outside the manual ack modes, a batch
             // without a List payload, ...) name the listener: reported by the same failure analysis
             throw new InvalidKafkoListenerException(e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Warns when a listener's retry topics are those of a listener of the same topic in another group: each group's
+     * retry container then reads what the other forwarded, so a record one listener failed on is delivered to the
+     * other too, and each dead letter handled once per group. Only {@code retryTopicSuffix} and
+     * {@code dltTopicSuffix} tell them apart, which a {@link RetryTopicConfiguration} bean, chosen by topic, gives
+     * alike to every listener of the topic.
+     */
+    private synchronized void warnOfRetryTopicsSharedWithAnotherGroup(KafkoListenerEndpoint endpoint,
+                                                                      dev.kafko.spring.listener.RetryTopics topics) {
+        for (String retryTopic : topics.retryTopics()) {
+            String[] reader = retryTopicReaders.putIfAbsent(retryTopic,
+                    new String[] {endpoint.id(), endpoint.groupId()});
+            if (reader != null && !reader[1].equals(endpoint.groupId())) {
+                LOG.warn("Listeners '{}' (group '{}') and '{}' (group '{}') of topic '{}' share the retry topic '{}':"
+                        + " each group's retry container reads what the other forwarded, so a record one of them"
+                        + " failed on is delivered to the other too, and each dead letter is handled once per group."
+                        + " Give one of them a @RetryableTopic with another retryTopicSuffix and dltTopicSuffix",
+                        reader[0], reader[1], endpoint.id(), endpoint.groupId(), topics.topic(), retryTopic);
+                return;
+            }
         }
     }
 

@@ -1,18 +1,24 @@
 package dev.kafko.spring.annotation;
 
+import dev.kafko.Header;
+import dev.kafko.KafkoRecord;
 import dev.kafko.UnknownTopicException;
 import dev.kafko.spring.config.KafkoListenerContainerFactory;
+import dev.kafko.spring.config.KafkoListenerEndpoint;
 import dev.kafko.spring.core.LogBackend;
 import dev.kafko.spring.listener.DefaultErrorHandler;
 import dev.kafko.spring.listener.DltStrategy;
 import dev.kafko.spring.listener.LoggingRecordRecoverer;
 import dev.kafko.spring.listener.RetryTopicRecoverer;
 import dev.kafko.spring.listener.RetryTopics;
+import dev.kafko.spring.support.KafkoHeaders;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.util.backoff.FixedBackOff;
@@ -93,6 +99,85 @@ final class RetryableTopicContainers {
                     + " until they are consumed", planned.endpoint().id(), topics.topic(), topics.retryTopics(),
                     String.join(", ", abandoned), records, group, group);
         }
+    }
+
+    /**
+     * Warns of the records that a listener with no retry topics now (its topic excluded from the
+     * {@code RetryTopicConfiguration} bean, the bean or its {@link RetryableTopic} removed) left waiting in the retry
+     * topics an earlier configuration gave it: no container reads them any more, so they are neither retried nor
+     * dead-lettered. Only the default suffix, {@code -retry}, is looked at, and only the records of a partition whose
+     * first record past the group's commit was forwarded by this listener's group from this topic (the
+     * {@code kafko_dlt-original-*} headers), so that a listener of the topic in another group beside a retryable
+     * one is not warned of that one's retry topics.
+     */
+    static void warnOfRetryTopicsLeftBehind(LogBackend backend, KafkoListenerEndpoint endpoint) {
+        if (endpoint.topics().isEmpty()) {
+            return;
+        }
+        Set<String> names;
+        try {
+            names = backend.topicNames();
+        } catch (UnsupportedOperationException e) {
+            return;
+        }
+        String group = endpoint.groupId();
+        for (String topic : endpoint.topics()) {
+            String base = topic + "-retry";
+            List<String> abandoned = new ArrayList<>();
+            long records = 0;
+            for (String name : new TreeSet<>(names)) {
+                if (!isRetryTopicName(name, base) || endpoint.topics().contains(name)) {
+                    continue;
+                }
+                long waiting;
+                try {
+                    waiting = forwardedAndUnconsumed(backend, name, topic, group);
+                } catch (RuntimeException e) {
+                    // deleted since it was listed, a backend that cannot read by offset, a partition that cannot be
+                    // read: a warning never fails the listener's start
+                    continue;
+                }
+                if (waiting > 0) {
+                    abandoned.add("'" + name + "' (" + waiting + ")");
+                    records += waiting;
+                }
+            }
+            if (!abandoned.isEmpty()) {
+                LOG.warn("Listener '{}' of topic '{}' has no retry topics, but {} hold {} record(s) that its group"
+                        + " '{}' forwarded there under an earlier configuration (@RetryableTopic or a"
+                        + " RetryTopicConfiguration bean) and has not consumed: they will be neither retried nor"
+                        + " dead-lettered. Consume them with a @KafkoListener of those topics in group '{}', or start"
+                        + " once more with the earlier settings until they are consumed", endpoint.id(), topic,
+                        String.join(", ", abandoned), records, group, group);
+            }
+        }
+    }
+
+    /**
+     * The records of {@code retryTopic} past {@code group}'s commits, counted in the partitions whose first such
+     * record {@code group} forwarded from {@code topic}.
+     */
+    private static long forwardedAndUnconsumed(LogBackend backend, String retryTopic, String topic, String group) {
+        Map<Integer, Long> committed = backend.committedOffsets(retryTopic, group);
+        long waiting = 0;
+        for (Map.Entry<Integer, Long> end : backend.endOffsets(retryTopic).entrySet()) {
+            Long at = committed.get(end.getKey());
+            long from = at == null ? 0 : at;
+            if (end.getValue() <= from) {
+                continue;
+            }
+            KafkoRecord first = backend.read(retryTopic, end.getKey(), from, Duration.ZERO);
+            if (first != null && group.equals(text(first, KafkoHeaders.DLT_ORIGINAL_CONSUMER_GROUP))
+                    && topic.equals(text(first, KafkoHeaders.DLT_ORIGINAL_TOPIC))) {
+                waiting += end.getValue() - from;
+            }
+        }
+        return waiting;
+    }
+
+    private static @Nullable String text(KafkoRecord record, String header) {
+        Header last = record.headers().lastHeader(header);
+        return last == null ? null : last.valueAsString();
     }
 
     /** {@code base} itself (a fixed back-off's) or {@code base-N} (a multiplied one's). */
