@@ -92,7 +92,7 @@ final class RetryableTopicContainers {
             }
         }
         if (!abandoned.isEmpty()) {
-            LOG.warn("@RetryableTopic listener '{}' of topic '{}' reads the retry topics {}, not {}, which hold {}"
+            LOG.warn("Retryable listener '{}' of topic '{}' reads the retry topics {}, not {}, which hold {}"
                     + " record(s) that its group '{}' has not consumed: forwarded there under other attempts or"
                     + " another back-off, they will be neither retried nor dead-lettered. Consume them with a"
                     + " @KafkoListener of those topics in group '{}', or start once more with the earlier settings"

@@ -336,7 +336,8 @@ public final class KafkoAutoConfiguration {
      * others would silently never be told of a failure.
      */
     static void warnOfRetryListenersNotGiven(KafkoErrorHandler errorHandler, ListableBeanFactory beanFactory) {
-        Map<String, RetryListener> beans = beanFactory.getBeansOfType(RetryListener.class, true, false);
+        // singletons only: each lookup of a prototype makes a new instance, which no handler could have been given
+        Map<String, RetryListener> beans = beanFactory.getBeansOfType(RetryListener.class, false, false);
         if (beans.isEmpty()) {
             return;
         }

@@ -77,6 +77,30 @@ class ErrorHandlerPropertiesWarningTest {
         assertThat(output).doesNotContain(NOT_GIVEN);
     }
 
+    /** A prototype's every lookup makes a new instance, which no handler holds: it is not taken for one not given. */
+    @Test
+    void aPrototypeRetryListenerGivenToTheOwnErrorHandlerGivesNoWarning(CapturedOutput output) {
+        runner.withUserConfiguration(PrototypeGivenToTheOwnHandler.class)
+                .run(context -> assertThat(context).hasNotFailed());
+        assertThat(output).doesNotContain(NOT_GIVEN);
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class PrototypeGivenToTheOwnHandler {
+        @Bean
+        @org.springframework.context.annotation.Scope("prototype")
+        RetryListener counting() {
+            return new Counting();
+        }
+
+        @Bean
+        KafkoErrorHandler ownHandler(RetryListener counting) {
+            DefaultErrorHandler handler = new DefaultErrorHandler(new LoggingRecordRecoverer());
+            handler.setRetryListeners(counting);
+            return handler;
+        }
+    }
+
     @Configuration(proxyBeanMethods = false)
     static class GivenToTheOwnHandler {
         @Bean
