@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -92,17 +91,12 @@ public final class KafkoListenerAnnotationBeanPostProcessor
     private final List<Pending> pending = new ArrayList<>();
     /** Where the listener of each id registered here was declared, for the error that names two of one id. */
     private final Map<String, String> declaredAt = new HashMap<>();
-    /** The listener and group whose retry containers read each retry topic, for the warning of a shared one. */
-    private final Map<String, String[]> retryTopicReaders = new HashMap<>();
     private @Nullable ConfigurableListableBeanFactory beanFactory;
     /** Made from the bean factory on first use; on the thread that creates beans. */
     private @Nullable ListenerEndpointReader endpoints;
     private volatile boolean singletonsReady;
-    /**
-     * The {@link RetryTopicConfiguration} beans by name, in declaration order; read once every singleton exists, or at
-     * the first listener of a bean made after.
-     */
-    private volatile @Nullable Map<String, RetryTopicConfiguration> retryConfigurations;
+    /** The {@link RetryTopicConfiguration} beans and the retry topics planned from them; made on first use. */
+    private @Nullable RetryConfigurations retryConfigurations;
 
     @Override
     public int getOrder() {
@@ -196,46 +190,12 @@ public final class KafkoListenerAnnotationBeanPostProcessor
             register(endpoint, beanName, null, targetClass);
             return;
         }
-        List<RetryableTopicEndpoints.Planned> parts = retryPartsFor(endpoint, beanName, targetClass);
+        List<RetryableTopicEndpoints.Planned> parts = retryConfigurations().partsFor(endpoint, beanName, targetClass);
         if (parts == null) {
             register(endpoint, beanName, null);
         } else {
             registerAll(parts, beanName);
         }
-    }
-
-    /**
-     * The endpoints the first {@link RetryTopicConfiguration} bean that applies to the listener gives it; null for
-     * none, or for a listener that cannot take retry topics under a bean for every topic (with a warning).
-     *
-     * @throws InvalidKafkoListenerException when a bean that names the listener's topic cannot work with it
-     */
-    private @Nullable List<RetryableTopicEndpoints.Planned> retryPartsFor(KafkoListenerEndpoint endpoint,
-                                                                         String beanName, Class<?> targetClass) {
-        Map.Entry<String, RetryTopicConfiguration> config = retryConfigurationFor(endpoint);
-        if (config == null) {
-            return null;
-        }
-        if (!endpoint.handlers().isEmpty()) {
-            if (config.getValue().namesTopics()) {
-                throw new InvalidKafkoListenerException("listener '" + endpoint.id() + "' on " + targetClass.getName()
-                        + " (given retry topics by the RetryTopicConfiguration bean '" + config.getKey() + "') is a"
-                        + " class-level listener: retry topics are for @KafkoListener methods");
-            }
-            LOG.warn("The RetryTopicConfiguration bean '{}' applies to every topic, but listener '{}' on {} cannot"
-                    + " take retry topics (a class-level listener): it keeps its error handler's blocking retries",
-                    config.getKey(), endpoint.id(), targetClass.getName());
-            return null;
-        }
-        if (!config.getValue().namesTopics() && !RetryableTopicEndpoints.canTakeRetryTopics(endpoint)) {
-            LOG.warn("The RetryTopicConfiguration bean '{}' applies to every topic, but listener '{}' on"
-                    + " {}.{} cannot take retry topics (a batch, topicPattern, topicPartitions or"
-                    + " several topics' listener): it keeps its error handler's blocking retries",
-                    config.getKey(), endpoint.id(), targetClass.getName(), endpoint.method().getName());
-            return null;
-        }
-        return RetryableTopicEndpoints.of(endpoint, config.getValue(), config.getKey(), targetClass, beanName,
-                requireBeanFactory());
     }
 
     /** Registers a retryable listener's endpoints, having checked every id first: none starts when one is taken. */
@@ -246,42 +206,6 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         for (RetryableTopicEndpoints.Planned planned : parts) {
             register(planned.endpoint(), beanName, planned);
         }
-    }
-
-    /**
-     * The first {@link RetryTopicConfiguration} bean, in the order the context declares them, that applies to one of
-     * the listener's topics (or, for a listener of no named topic, one that applies to every topic); null for none.
-     */
-    private Map.@Nullable Entry<String, RetryTopicConfiguration> retryConfigurationFor(KafkoListenerEndpoint endpoint) {
-        Map<String, RetryTopicConfiguration> configs = retryConfigurations;
-        if (configs == null) {
-            configs = retryConfigurations();
-            retryConfigurations = configs;
-        }
-        for (Map.Entry<String, RetryTopicConfiguration> config : configs.entrySet()) {
-            if (endpoint.topics().isEmpty() && !config.getValue().namesTopics()) {
-                return config;
-            }
-            for (String topic : endpoint.topics()) {
-                if (config.getValue().appliesTo(topic)) {
-                    return config;
-                }
-            }
-        }
-        return null;
-    }
-
-    /**
-     * Every singleton {@link RetryTopicConfiguration} bean, in the order the context declares them; read once every
-     * singleton exists (or at a listener's bean made later), so that none is in creation and left out.
-     */
-    private Map<String, RetryTopicConfiguration> retryConfigurations() {
-        ConfigurableListableBeanFactory factory = requireBeanFactory();
-        Map<String, RetryTopicConfiguration> configs = new LinkedHashMap<>();
-        for (String name : factory.getBeanNamesForType(RetryTopicConfiguration.class, false, false)) {
-            configs.put(name, factory.getBean(name, RetryTopicConfiguration.class));
-        }
-        return configs;
     }
 
     /**
@@ -442,7 +366,7 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         List<Pending> ordered = new ArrayList<>();
         for (Pending p : List.copyOf(pending)) {
             List<RetryableTopicEndpoints.Planned> parts = p.configurable() == null ? null
-                    : retryPartsFor(p.endpoint(), p.beanName(), p.configurable());
+                    : retryConfigurations().partsFor(p.endpoint(), p.beanName(), p.configurable());
             if (parts == null) {
                 ordered.add(p);
                 continue;
@@ -553,7 +477,7 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         KafkoListenerContainerFactory containers = containerFactory(factory, endpoint);
         if (retry != null) {
             if (retry.part() == RetryableTopicEndpoints.Part.MAIN) {
-                warnOfRetryTopicsSharedWithAnotherGroup(endpoint, retry.topics());
+                retryConfigurations().warnIfSharedWithAnotherGroup(endpoint, retry.topics());
             }
             containers = RetryableTopicContainers.factoryFor(containers, retry);
         } else {
@@ -576,29 +500,6 @@ public final class KafkoListenerAnnotationBeanPostProcessor
             // the factory's checks of the method (an Acknowledgment outside the manual ack modes, a batch
             // without a List payload, ...) name the listener: reported by the same failure analysis
             throw new InvalidKafkoListenerException(e.getMessage(), e);
-        }
-    }
-
-    /**
-     * Warns when a listener's retry topics are those of a listener of the same topic in another group: each group's
-     * retry container then reads what the other forwarded, so a record one listener failed on is delivered to the
-     * other too, and each dead letter handled once per group. Only {@code retryTopicSuffix} and
-     * {@code dltTopicSuffix} tell them apart, which a {@link RetryTopicConfiguration} bean, chosen by topic, gives
-     * alike to every listener of the topic.
-     */
-    private synchronized void warnOfRetryTopicsSharedWithAnotherGroup(KafkoListenerEndpoint endpoint,
-                                                                      dev.kafko.spring.listener.RetryTopics topics) {
-        for (String retryTopic : topics.retryTopics()) {
-            String[] reader = retryTopicReaders.putIfAbsent(retryTopic,
-                    new String[] {endpoint.id(), endpoint.groupId()});
-            if (reader != null && !reader[1].equals(endpoint.groupId())) {
-                LOG.warn("Listeners '{}' (group '{}') and '{}' (group '{}') of topic '{}' share the retry topic '{}':"
-                        + " each group's retry container reads what the other forwarded, so a record one of them"
-                        + " failed on is delivered to the other too, and each dead letter is handled once per group."
-                        + " Give one of them a @RetryableTopic with another retryTopicSuffix and dltTopicSuffix",
-                        reader[0], reader[1], endpoint.id(), endpoint.groupId(), topics.topic(), retryTopic);
-                return;
-            }
         }
     }
 
@@ -642,6 +543,15 @@ public final class KafkoListenerAnnotationBeanPostProcessor
             sb.append(ok ? c : '.');
         }
         return sb.toString();
+    }
+
+    private synchronized RetryConfigurations retryConfigurations() {
+        RetryConfigurations configs = retryConfigurations;
+        if (configs == null) {
+            configs = new RetryConfigurations(requireBeanFactory());
+            retryConfigurations = configs;
+        }
+        return configs;
     }
 
     private ListenerEndpointReader endpoints() {
