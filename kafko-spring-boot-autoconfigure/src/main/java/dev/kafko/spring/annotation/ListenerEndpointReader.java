@@ -2,15 +2,12 @@ package dev.kafko.spring.annotation;
 
 import dev.kafko.InvalidNameException;
 import dev.kafko.Kafko;
-import dev.kafko.OffsetResetPolicy;
 import dev.kafko.spring.config.KafkoListenerEndpoint;
 import dev.kafko.spring.listener.AckMode;
 import dev.kafko.spring.listener.KafkoListenerErrorHandler;
 import dev.kafko.spring.listener.adapter.RecordFilterStrategy;
 import dev.kafko.spring.support.KafkoHeaders;
 import dev.kafko.spring.support.TopicPartitionOffset;
-import java.io.IOException;
-import java.io.StringReader;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
@@ -20,7 +17,6 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
-import java.util.Properties;
 import java.util.Map;
 import java.util.function.BiFunction;
 import java.util.regex.Pattern;
@@ -210,24 +206,8 @@ final class ListenerEndpointReader {
         String batch = resolveString(listener.batch(), "batch", where, ctx);
         String ackMode = resolveString(listener.ackMode(), "ackMode", where, ctx);
         String containerFactory = resolveString(listener.containerFactory(), "containerFactory", where, ctx);
-        Integer maxPollRecords = null;
-        OffsetResetPolicy offsetReset = null;
-        for (String raw : listener.properties()) {
-            String entry = resolveString(raw, "properties", where, ctx);
-            if (entry == null) {
-                continue;
-            }
-            String[] pair = consumerProperty(entry.strip(), where);
-            switch (pair[0]) {
-                case "max.poll.records" -> maxPollRecords = parsePositive(pair[1], "properties max.poll.records",
-                        where);
-                case "auto.offset.reset" -> offsetReset = parseOffsetReset(pair[1], where);
-                default -> throw new InvalidKafkoListenerException("@KafkoListener " + where + ": properties names '"
-                        + pair[0] + "', which kafko has no counterpart of; it takes max.poll.records and"
-                        + " auto.offset.reset (Kafka's timeouts, fetch sizes, client ids and deserializers have"
-                        + " nothing to set in one process: remove it)");
-            }
-        }
+        ListenerConsumerProperties consumer = ListenerConsumerProperties.read(listener.properties(), where,
+                new AttributeResolver(where, ctx));
         return new KafkoListenerEndpoint(id, topics, group == null ? id : group,
                 concurrency == null ? null : parseInt(concurrency, where),
                 autoStartup == null ? null : parseBoolean(autoStartup, "autoStartup", where),
@@ -235,56 +215,8 @@ final class ListenerEndpointReader {
                 bean, first.method(), first.replyTopic(), containerFactory, first.replyToHeader(),
                 resolveBean(listener.filter(), RecordFilterStrategy.class, "filter", where, ctx),
                 resolveBean(listener.errorHandler(), KafkoListenerErrorHandler.class, "errorHandler", where, ctx),
-                classLevel ? resolved : List.of(), topicPattern, assigned, maxPollRecords, offsetReset);
-    }
-
-    /**
-     * {@code entry} as one line of a {@code .properties} file, as spring-kafka reads a {@code properties} entry (the
-     * key ends at the first unescaped {@code =}, {@code :} or white space, the white space around it skipped).
-     */
-    private static String[] consumerProperty(String entry, String where) {
-        Properties read = new Properties();
-        try {
-            read.load(new StringReader(entry));
-        } catch (IOException | IllegalArgumentException e) {
-            throw new InvalidKafkoListenerException("@KafkoListener " + where + ": properties entry '" + entry
-                    + "' cannot be read: " + e.getMessage(), e);
-        }
-        if (read.size() != 1) {
-            throw new InvalidKafkoListenerException("@KafkoListener " + where + ": properties entry '" + entry
-                    + "' is not one key=value");
-        }
-        String key = read.stringPropertyNames().iterator().next();
-        String value = read.getProperty(key).strip();
-        if (value.isEmpty()) {
-            throw new InvalidKafkoListenerException("@KafkoListener " + where + ": properties entry '" + entry
-                    + "' is not key=value");
-        }
-        return new String[] {key, value};
-    }
-
-    private static int parsePositive(String value, String attribute, String where) {
-        int n;
-        try {
-            n = Integer.parseInt(value);
-        } catch (NumberFormatException e) {
-            throw new InvalidKafkoListenerException("@KafkoListener " + where + ": " + attribute + " '" + value
-                    + "' is not a whole number");
-        }
-        if (n < 1) {
-            throw new InvalidKafkoListenerException("@KafkoListener " + where + ": " + attribute + " '" + value
-                    + "' must be at least 1");
-        }
-        return n;
-    }
-
-    private static OffsetResetPolicy parseOffsetReset(String value, String where) {
-        return switch (value.toLowerCase(Locale.ROOT)) {
-            case "earliest" -> OffsetResetPolicy.EARLIEST;
-            case "latest" -> OffsetResetPolicy.LATEST;
-            default -> throw new InvalidKafkoListenerException("@KafkoListener " + where + ": properties"
-                    + " auto.offset.reset '" + value + "' is neither earliest nor latest");
-        };
+                classLevel ? resolved : List.of(), topicPattern, assigned, consumer.maxPollRecords(),
+                consumer.offsetReset());
     }
 
     /** The topic pattern, compiled; {@code null} when none is given (or it resolves to nothing). */
