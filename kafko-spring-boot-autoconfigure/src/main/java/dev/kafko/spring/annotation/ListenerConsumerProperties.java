@@ -118,6 +118,10 @@ record ListenerConsumerProperties(@Nullable Integer maxPollRecords, @Nullable Of
         return switch (value.toLowerCase(Locale.ROOT)) {
             case "earliest" -> OffsetResetPolicy.EARLIEST;
             case "latest" -> OffsetResetPolicy.LATEST;
+            case "none" -> throw new InvalidKafkoListenerException("@KafkoListener " + where + ": properties"
+                    + " auto.offset.reset 'none' is neither earliest nor latest: a listener whose group has no commit"
+                    + " starts somewhere in kafko (kafko.offset-reset=fail starts it at the log start and fails only a"
+                    + " position outside the log); give earliest or latest");
             default -> throw new InvalidKafkoListenerException("@KafkoListener " + where + ": properties"
                     + " auto.offset.reset '" + value + "' is neither earliest nor latest");
         };

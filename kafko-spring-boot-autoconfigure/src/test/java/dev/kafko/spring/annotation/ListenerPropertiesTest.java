@@ -99,7 +99,8 @@ class ListenerPropertiesTest {
                                 + " counterpart of; it takes max.poll.records and auto.offset.reset"));
         runner.withPropertyValues("kafko.topics.bad.partitions=1", "bad.entry=auto.offset.reset=none")
                 .withBean(Bad.class).run(context -> assertThat(context).getFailure()
-                        .hasStackTraceContaining("auto.offset.reset 'none' is neither earliest nor latest"));
+                        .hasStackTraceContaining("auto.offset.reset 'none' is neither earliest nor latest: a listener"
+                                + " whose group has no commit starts somewhere in kafko"));
         runner.withPropertyValues("kafko.topics.bad.partitions=1", "bad.entry=max.poll.records=0")
                 .withBean(Bad.class).run(context -> assertThat(context).getFailure()
                         .hasStackTraceContaining("properties max.poll.records '0' must be at least 1"));
