@@ -135,7 +135,8 @@ class KafkoPropertiesTest {
         assertThat(compared).as("properties with a default in the metadata").isGreaterThan(20);
     }
 
-    private static String camel(String kebab) {
+    /** {@code ack-mode} as its Java property, {@code ackMode}. */
+    static String camel(String kebab) {
         StringBuilder b = new StringBuilder();
         boolean up = false;
         for (char c : kebab.toCharArray()) {

@@ -68,7 +68,7 @@ class ReadmeClaimsPropertiesTest {
                 continue;
             }
             String path = Arrays.stream(name.substring("kafko.".length()).split("\\."))
-                    .map(ReadmeClaimsPropertiesTest::camel).collect(Collectors.joining("."));
+                    .map(KafkoPropertiesTest::camel).collect(Collectors.joining("."));
             Object applies = fresh.getPropertyValue(path);
             Matcher code = CODE.matcher(text);
             if (!code.find()) {
@@ -190,19 +190,5 @@ class ReadmeClaimsPropertiesTest {
             }
             return properties;
         }
-    }
-
-    private static String camel(String kebab) {
-        StringBuilder b = new StringBuilder();
-        boolean up = false;
-        for (char c : kebab.toCharArray()) {
-            if (c == '-') {
-                up = true;
-            } else {
-                b.append(up ? Character.toUpperCase(c) : c);
-                up = false;
-            }
-        }
-        return b.toString();
     }
 }
