@@ -18,15 +18,16 @@ public @interface BackOff {
     long delay() default 1000;
 
     /**
-     * {@link #delay()} as text, which takes {@code ${...}} placeholders (short back-offs in tests) and durations
-     * ({@code 500ms}, {@code 5s}, {@code PT1M}; a bare number is milliseconds); when set, it wins.
+     * {@link #delay()} as text, which takes {@code ${...}} placeholders and {@code #{...}} SpEL (short back-offs in
+     * tests) and durations ({@code 500ms}, {@code 5s}, {@code PT1M}; a bare number is milliseconds); when set, it
+     * wins.
      */
     String delayString() default "";
 
     /** What each later back-off is the one before times; 0 or 1 for a fixed back-off, else above 1. */
     double multiplier() default 0;
 
-    /** {@link #multiplier()} as text, which takes {@code ${...}} placeholders; when set, it wins. */
+    /** {@link #multiplier()} as text, which takes placeholders and SpEL; when set, it wins. */
     String multiplierString() default "";
 
     /** The longest back-off in milliseconds, when multiplied; 0 for 30 seconds (spring-kafka's cap). */

@@ -34,8 +34,10 @@ import java.lang.annotation.Target;
  * that partition (whose back-offs end later). Every attempt is one delivery: the error handler's blocking retries are
  * not used for these listeners, and {@link dev.kafko.spring.listener.RetryListener} beans are not told of their
  * failures. A record listener only; the method and the listener take no {@code topicPattern} or
- * {@code topicPartitions}. Every attribute that is a string takes {@code ${...}} placeholders (not SpEL); one that
- * resolves to nothing ({@code "${retry.concurrency:}"}) is as if empty, as {@code @KafkoListener}'s are.
+ * {@code topicPartitions}. Every attribute that is a string takes {@code ${...}} placeholders and {@code #{...}} SpEL
+ * (evaluated against the bean factory, as spring-kafka does; an expression gives text, a number, a boolean or a
+ * class); one that resolves to nothing ({@code "${retry.concurrency:}"}) is as if empty, as {@code @KafkoListener}'s
+ * are.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)

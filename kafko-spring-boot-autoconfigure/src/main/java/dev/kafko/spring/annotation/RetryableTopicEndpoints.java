@@ -14,9 +14,12 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.BeansException;
+import org.springframework.beans.factory.config.BeanExpressionContext;
+import org.springframework.beans.factory.config.BeanExpressionResolver;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.BridgeMethodResolver;
+import org.springframework.core.NestedExceptionUtils;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
@@ -47,13 +50,13 @@ final class RetryableTopicEndpoints {
                 + main.method().getName();
         refuseShape(main, where);
         RetryTopics topics;
-        String retrySuffix = text(factory, retryable.retryTopicSuffix());
-        String dltSuffix = text(factory, retryable.dltTopicSuffix());
-        boolean traversingCauses = !isUnset(factory, retryable.traversingCauses())
+        String retrySuffix = text(factory, retryable.retryTopicSuffix(), where);
+        String dltSuffix = text(factory, retryable.dltTopicSuffix(), where);
+        boolean traversingCauses = !isUnset(factory, retryable.traversingCauses(), where)
                 && booleanOf(factory, retryable.traversingCauses(), "traversingCauses", where);
         List<RetryTopics.DltRoute> routes = new ArrayList<>();
         for (ExceptionBasedDltDestination destination : retryable.exceptionBasedDltRouting()) {
-            routes.add(new RetryTopics.DltRoute(text(factory, destination.suffix()),
+            routes.add(new RetryTopics.DltRoute(text(factory, destination.suffix(), where),
                     Arrays.asList(destination.exceptions())));
         }
         try {
@@ -71,18 +74,18 @@ final class RetryableTopicEndpoints {
                     .withDltRouting(dltSuffix, routes)
                     .withTimeout(millisOf(factory, retryable.timeout(), 0, "timeout", where))
                     .withTopicCreation(booleanOf(factory, retryable.autoCreateTopics(), "autoCreateTopics", where),
-                            isUnset(factory, retryable.numPartitions()) ? 0
+                            isUnset(factory, retryable.numPartitions(), where) ? 0
                                     : positiveOf(factory, retryable.numPartitions(), "numPartitions", where));
         } catch (IllegalArgumentException e) {
             throw new InvalidKafkoListenerException(where + ": " + e.getMessage(), e);
         }
-        Integer concurrency = isUnset(factory, retryable.concurrency()) ? main.concurrency()
+        Integer concurrency = isUnset(factory, retryable.concurrency(), where) ? main.concurrency()
                 : Integer.valueOf(positiveOf(factory, retryable.concurrency(), "concurrency", where));
         if (!topics.hasDltTopic()) {
             // a @DltHandler of the bean is for its other @RetryableTopic listeners, if any
             return plan(main, topics, retrySuffix, concurrency, null, null, null, null);
         }
-        Boolean autoStartDlt = isUnset(factory, retryable.autoStartDltHandler()) ? main.autoStartup()
+        Boolean autoStartDlt = isUnset(factory, retryable.autoStartDltHandler(), where) ? main.autoStartup()
                 : Boolean.valueOf(booleanOf(factory, retryable.autoStartDltHandler(), "autoStartDltHandler", where));
         Method handler = dltHandler(targetClass, where);
         return plan(main, topics, retrySuffix, concurrency, autoStartDlt, main.bean(), handler,
@@ -208,7 +211,7 @@ final class RetryableTopicEndpoints {
                                                                String where) {
         List<Class<? extends Throwable>> types = new ArrayList<>();
         for (String name : names) {
-            String resolved = text(factory, name).strip();
+            String resolved = text(factory, name, where).strip();
             if (resolved.isEmpty()) {
                 continue; // a placeholder that names no class, as an empty array
             }
@@ -276,7 +279,7 @@ final class RetryableTopicEndpoints {
     }
 
     private static int intOf(ConfigurableListableBeanFactory factory, String value, String attribute, String where) {
-        String resolved = text(factory, value);
+        String resolved = text(factory, value, where);
         try {
             return Integer.parseInt(resolved.strip());
         } catch (NumberFormatException e) {
@@ -289,15 +292,15 @@ final class RetryableTopicEndpoints {
                                   String where) {
         int n = intOf(factory, value, attribute, where);
         if (n < 1) {
-            throw new InvalidKafkoListenerException(where + ": " + attribute + " '" + text(factory, value) + "' must"
-                    + " be at least 1");
+            throw new InvalidKafkoListenerException(where + ": " + attribute + " '" + text(factory, value, where)
+                    + "' must be at least 1");
         }
         return n;
     }
 
     private static boolean booleanOf(ConfigurableListableBeanFactory factory, String value, String attribute,
                                      String where) {
-        String resolved = text(factory, value).strip();
+        String resolved = text(factory, value, where).strip();
         if (resolved.equalsIgnoreCase("true") || resolved.equalsIgnoreCase("false")) {
             return Boolean.parseBoolean(resolved);
         }
@@ -307,7 +310,7 @@ final class RetryableTopicEndpoints {
 
     private static long millisOf(ConfigurableListableBeanFactory factory, String value, long otherwise, String attribute,
                                  String where) {
-        String resolved = text(factory, value).strip();
+        String resolved = text(factory, value, where).strip();
         if (resolved.isEmpty()) {
             return otherwise;
         }
@@ -321,7 +324,7 @@ final class RetryableTopicEndpoints {
 
     private static double multiplierOf(ConfigurableListableBeanFactory factory, String value, double otherwise,
                                        String where) {
-        String resolved = text(factory, value).strip();
+        String resolved = text(factory, value, where).strip();
         if (resolved.isEmpty()) {
             return otherwise;
         }
@@ -334,15 +337,46 @@ final class RetryableTopicEndpoints {
     }
 
     /**
-     * Whether an attribute whose empty value means "not set" is not set: empty, or a placeholder that resolves to
-     * nothing ({@code "${retry.concurrency:}"}), as {@code @KafkoListener}'s attributes take it.
+     * Whether an attribute whose empty value means "not set" is not set: empty, or a placeholder or expression that
+     * resolves to nothing ({@code "${retry.concurrency:}"}), as {@code @KafkoListener}'s attributes take it.
      */
-    private static boolean isUnset(ConfigurableListableBeanFactory factory, String value) {
-        return text(factory, value).isBlank();
+    private static boolean isUnset(ConfigurableListableBeanFactory factory, String value, String where) {
+        return text(factory, value, where).isBlank();
     }
 
-    private static String text(ConfigurableListableBeanFactory factory, String value) {
-        String resolved = factory.resolveEmbeddedValue(value);
-        return resolved == null ? value : resolved;
+    /**
+     * An attribute's text: placeholders resolved, then SpEL ({@code #{...}}) evaluated against the bean factory, as
+     * spring-kafka resolves {@code @RetryableTopic}'s attributes; an expression may give text, a number, a boolean
+     * or a class (its name), and null counts as nothing.
+     *
+     * @throws InvalidKafkoListenerException naming the listener when the value cannot be resolved or gives another
+     *                                       kind of object
+     */
+    private static String text(ConfigurableListableBeanFactory factory, String value, String where) {
+        Object resolved;
+        try {
+            String embedded = factory.resolveEmbeddedValue(value);
+            BeanExpressionResolver resolver = factory.getBeanExpressionResolver();
+            if (embedded == null) {
+                resolved = value;
+            } else {
+                resolved = resolver == null ? embedded
+                        : resolver.evaluate(embedded, new BeanExpressionContext(factory, null));
+            }
+        } catch (RuntimeException e) {
+            throw new InvalidKafkoListenerException(where + ": '" + value + "' could not be resolved: "
+                    + NestedExceptionUtils.getMostSpecificCause(e).getMessage(), e);
+        }
+        if (resolved == null) {
+            return "";
+        }
+        if (resolved instanceof Class<?> type) {
+            return type.getName();
+        }
+        if (!(resolved instanceof String) && !(resolved instanceof Number) && !(resolved instanceof Boolean)) {
+            throw new InvalidKafkoListenerException(where + ": '" + value + "' resolved to a "
+                    + resolved.getClass().getName() + ", not text, a number, a boolean or a class");
+        }
+        return resolved.toString();
     }
 }

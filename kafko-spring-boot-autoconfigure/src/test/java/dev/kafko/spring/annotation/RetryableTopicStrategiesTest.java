@@ -284,6 +284,35 @@ class RetryableTopicStrategiesTest {
     }
 
     @Test
+    void spelInTheAttributesIsEvaluatedAgainstTheBeansAsSpringKafkaDoes() {
+        runner.withPropertyValues("kafko.topics.spel.partitions=4").withBean("retrySettings", RetrySettings.class).withBean(Spel.class)
+                .run(context -> {
+                    KafkoListenerEndpointRegistry registry = registry(context);
+                    assertThat(registry.getListenerContainerIds()).contains("spel", "spel-again", "spel-dead");
+                    assertThat(container(registry, "spel-again").getMembers()).as("concurrency #{2 + 1}").hasSize(3);
+                    assertThat(container(registry, "spel-dead").isRunning()).as("autoStartDltHandler")
+                            .isFalse();
+                    template(context).send("spel", 0, "k", "io").join(); // a class given by SpEL: retried
+                    template(context).send("spel", 0, "k", "state").join(); // not included: dead at once
+                    KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(30));
+
+                    assertThat(CALLS).containsExactlyInAnyOrder("spel:io", "spel:state", "spel-again:io");
+                    assertThat(KafkoTestUtils.records(context, "spel-dead")).hasSize(2);
+                });
+        runner.withPropertyValues("kafko.topics.spel.partitions=4", "spel.include=#{{'a', 'b'}}")
+                .withBean("retrySettings", RetrySettings.class).withBean(Spel.class)
+                .run(context -> assertThat(context).getFailure().rootCause()
+                        .hasMessageContaining("@RetryableTopic listener 'spel'")
+                        .hasMessageContaining("resolved to a java.util.")
+                        .hasMessageContaining("not text, a number, a boolean or a class"));
+        runner.withPropertyValues("kafko.topics.spel.partitions=4", "spel.include=#{@noSuchBean.type}")
+                .withBean("retrySettings", RetrySettings.class).withBean(Spel.class)
+                .run(context -> assertThat(context).getFailure()
+                        .hasStackTraceContaining("@RetryableTopic listener 'spel'")
+                        .hasStackTraceContaining("could not be resolved: No bean named 'noSuchBean' available"));
+    }
+
+    @Test
     void withNoDltNoUndeclaredDeadLetterTopicIsAskedForWhereTopicsAreNotCreatedOnFirstUse() {
         runner.withPropertyValues("kafko.auto-create-topics=false", "kafko.topics.nodlt.partitions=2",
                 "kafko.topics.nodlt-retry.partitions=2").withBean(NoDlt.class)
@@ -466,6 +495,31 @@ class RetryableTopicStrategiesTest {
         @DltHandler
         void dead(String value) {
             DEAD.add(value);
+        }
+    }
+
+    static class RetrySettings {
+        public String delay() {
+            return "10ms";
+        }
+
+        public String suffix() {
+            return "-again";
+        }
+    }
+
+    static class Spel {
+        @RetryableTopic(attempts = "#{1 + 1}", backOff = @BackOff(delayString = "#{@retrySettings.delay()}"),
+                retryTopicSuffix = "#{@retrySettings.suffix()}", dltTopicSuffix = "#{'-dead'}",
+                concurrency = "#{2 + 1}", autoStartDltHandler = "#{false}",
+                includeNames = "${spel.include:#{T(java.io.UncheckedIOException)}}")
+        @KafkoListener(id = "spel", topics = "spel")
+        void on(String value, @Header(KafkoHeaders.RECEIVED_TOPIC) String topic) {
+            CALLS.add(topic + ":" + value);
+            if (value.equals("io")) {
+                throw new java.io.UncheckedIOException(new java.io.IOException("disk"));
+            }
+            throw new IllegalStateException("state");
         }
     }
 }
