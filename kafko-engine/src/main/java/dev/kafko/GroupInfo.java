@@ -11,9 +11,9 @@ import java.util.Map;
  * @param lag per partition, the end offset (what consumers may read: under {@link FsyncPolicy#EVERY_BATCH}
  *     the records whose fsync returned) minus where the group reads next: its committed offset;
  *     the log start when its commit is below the log start (retention deleted records it never read);
- *     without a commit, the log start, or the end (a lag of 0) under the instance's
- *     {@link OffsetResetPolicy#LATEST}, where a member without a commit starts; never negative (a commit past
- *     the end counts 0)
+ *     without a commit, where a member without one starts: the log start, or the end (a lag of 0) under
+ *     {@link OffsetResetPolicy#LATEST} — the policy the group's consumers were last made with in this instance
+ *     ({@link ConsumerOptions#offsetReset()}), else the instance's; never negative (a commit past the end counts 0)
  * @param members how many live members the group has in this instance
  */
 public record GroupInfo(String topic, String group, Map<Integer, Long> committed, Map<Integer, Long> lag, int members) {

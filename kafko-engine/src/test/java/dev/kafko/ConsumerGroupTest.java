@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -244,6 +245,37 @@ class ConsumerGroupTest {
             assertThatThrownBy(() -> k.groupLag("t", "g", -1)).isInstanceOf(InvalidPartitionException.class);
             assertThatThrownBy(() -> k.groupLag("nope", "g", 0)).isInstanceOf(UnknownTopicException.class);
             assertThatThrownBy(() -> k.groupLag("t", "a/b", 0)).isInstanceOf(InvalidNameException.class);
+        }
+    }
+
+    /**
+     * A group whose consumers have a reset policy of their own counts its lag without a commit from where they start,
+     * not from where the instance's policy would start them; so do the fixed-partition consumers of a group.
+     */
+    @ParameterizedTest
+    @EnumSource(OffsetResetPolicy.class)
+    void theLagWithoutACommitFollowsThePolicyTheGroupsConsumersWereMadeWith(OffsetResetPolicy instance) {
+        OffsetResetPolicy own = instance == OffsetResetPolicy.LATEST ? OffsetResetPolicy.EARLIEST
+                : OffsetResetPolicy.LATEST;
+        Map<Integer, Long> underOwn = own == OffsetResetPolicy.LATEST ? Map.of(0, 0L, 1, 0L, 2, 0L)
+                : Map.of(0, 5L, 1, 5L, 2, 5L);
+        try (Kafko k = Kafko.open(dir, KafkoOptions.builder().offsetReset(instance).build())) {
+            k.createTopic("t", TopicConfig.builder().partitions(3).build());
+            fill(k, "t", 5);
+            try (Consumer c = k.groupConsumer("t", "g", ConsumerOptions.DEFAULTS.withOffsetReset(own))) {
+                c.poll(Duration.ofMillis(50));
+                assertLagsAgree(k, underOwn);
+                c.commit(Map.of(0, 2L));
+                assertThat(k.groupLag("t", "g", 0)).as("a commit counts whatever the policy").isEqualTo(3);
+            }
+            assertThat(k.groupLag("t", "g", 1)).as("after the member left").isEqualTo(underOwn.get(1));
+            try (Consumer fixed = k.groupConsumer("t", "h", ConsumerOptions.DEFAULTS.withOffsetReset(own)
+                    .withPartitions(Set.of(2)))) {
+                assertThat(k.groupLag("t", "h", 2)).isEqualTo(underOwn.get(2));
+            }
+            assertThat(k.groupInfo("t", "never").lag()).as("a group without consumers: the instance's")
+                    .isEqualTo(instance == OffsetResetPolicy.LATEST ? Map.of(0, 0L, 1, 0L, 2, 0L)
+                            : Map.of(0, 5L, 1, 5L, 2, 5L));
         }
     }
 

@@ -79,6 +79,9 @@ final class ConsumerImpl implements Consumer {
         this.group = group;
         this.maxPollRecords = options.maxPollRecords() > 0 ? options.maxPollRecords() : defaultMaxPoll;
         OffsetResetPolicy reset = options.offsetReset() != null ? options.offsetReset() : defaultReset;
+        if (group != null && options.offsetReset() != null) {
+            group.consumerReset(options.offsetReset());
+        }
         this.positions = new PartitionPositions(topic.name, group == null ? null : group.group, reset);
         this.fetch = new PollFetch(topic, positions, maxPollRecords);
         Set<Integer> given = options.partitions();

@@ -49,6 +49,11 @@ final class GroupCoordinator {
     private volatile int version;
     private @Nullable GroupOffsetsFile offsets;
     private boolean forceScheduled;
+    /**
+     * The offset reset policy the group's consumers were last made with ({@code ConsumerOptions.offsetReset}), which
+     * says where a member without a commit starts, and so the lag without a commit; null: the instance's.
+     */
+    private volatile @Nullable OffsetResetPolicy consumersReset;
     /** {@link #forceNow}, as the scheduler's task. */
     private final Runnable forceLater = new Runnable() {
         @Override
@@ -95,6 +100,11 @@ final class GroupCoordinator {
                 }
             }
         }
+    }
+
+    /** A consumer of the group was made with {@code reset} as its own policy (not the instance's). */
+    void consumerReset(OffsetResetPolicy reset) {
+        consumersReset = reset;
     }
 
     /** Bumped on every change a member must react to. */
@@ -313,7 +323,7 @@ final class GroupCoordinator {
         Map<Integer, Long> committed = new TreeMap<>();
         Map<Integer, Long> lag = new LinkedHashMap<>();
         PartitionActor[] actors = topic.actors();
-        boolean latest = latest(topic);
+        boolean latest = latest();
         for (int p = 0; p < actors.length; p++) {
             long c = committed(p);
             if (c >= 0) {
@@ -345,7 +355,13 @@ final class GroupCoordinator {
 
     /** {@code info().lag().get(partition)}, of that partition alone. @throws InvalidPartitionException out of range */
     long lag(int partition) {
-        return lag(topic.actor(partition), committed(partition), latest(topic));
+        return lag(topic.actor(partition), committed(partition), latest());
+    }
+
+    /** Whether a member without a commit starts at the end: the policy of the group's consumers, else the instance's. */
+    private boolean latest() {
+        OffsetResetPolicy reset = consumersReset;
+        return reset != null ? reset == OffsetResetPolicy.LATEST : latest(topic);
     }
 
     private static boolean latest(TopicImpl topic) {

@@ -42,10 +42,10 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
  *       failure counter counts the failures themselves, not the appends refused after one</li>
  *   <li>{@code kafko.consumer.lag} (gauge; topic, group, partition): the records of the partition after the
  *       group's committed offset. For a partition the group has not committed on yet, it counts from
- *       where such a group starts reading: the log start offset under the instance's offset reset
- *       policy {@code EARLIEST} (the default) or {@code FAIL}; under {@code LATEST} such a group starts
- *       at the end, wherever that is when it takes the partition, and the gauge reads 0 until it
- *       commits.</li>
+ *       where such a group starts reading: the log start offset under the offset reset policy
+ *       {@code EARLIEST} (the default) or {@code FAIL}; under {@code LATEST} (the instance's, or the
+ *       listener's own {@code auto.offset.reset=latest}) such a group starts at the end, wherever that is
+ *       when it takes the partition, and the gauge reads 0 until it commits.</li>
  *   <li>{@code kafko.log.fsync} (timer; topic, partition) and {@code kafko.log.failures} (counter;
  *       topic, partition), straight from the engine's observer hook</li>
  * </ul>
