@@ -187,6 +187,7 @@ final class ListenerConsumer implements Runnable {
         Thread.currentThread().setName(container.memberName());
         Throwable died = null;
         try {
+            events.starting();
             awaitFirstPoll();
             if (seeks != null) {
                 seeks.register();

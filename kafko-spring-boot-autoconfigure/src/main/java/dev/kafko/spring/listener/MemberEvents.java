@@ -3,6 +3,7 @@ package dev.kafko.spring.listener;
 import dev.kafko.spring.event.ConsumerPausedEvent;
 import dev.kafko.spring.event.ConsumerResumedEvent;
 import dev.kafko.spring.event.ConsumerStartedEvent;
+import dev.kafko.spring.event.ConsumerStartingEvent;
 import dev.kafko.spring.event.ConsumerStoppedEvent;
 import dev.kafko.spring.event.ContainerStoppedEvent;
 import dev.kafko.spring.event.ListenerContainerIdleEvent;
@@ -65,6 +66,23 @@ final class MemberEvents {
         Duration partitionInterval = container.properties().idlePartitionEventInterval();
         this.partitionIdleNanos = partitionInterval == null ? 0 : partitionInterval.toNanos();
         this.listenerConsumer = listenerConsumer;
+    }
+
+    /** The member's thread began: the first thing it does. */
+    void starting() {
+        container.publish(StartingEvent.INSTANCE);
+    }
+
+    /** Makes a member's {@link ConsumerStartingEvent}. */
+    private static final class StartingEvent
+            implements BiFunction<KafkoMessageListenerContainer, ConcurrentMessageListenerContainer, Object> {
+
+        static final StartingEvent INSTANCE = new StartingEvent();
+
+        @Override
+        public Object apply(KafkoMessageListenerContainer member, ConcurrentMessageListenerContainer parent) {
+            return new ConsumerStartingEvent(member, parent, member.getListenerId());
+        }
     }
 
     /** The member joined its group and is about to poll: idle time counts from now. */

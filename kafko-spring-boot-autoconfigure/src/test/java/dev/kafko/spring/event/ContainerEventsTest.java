@@ -55,7 +55,12 @@ class ContainerEventsTest {
         runner.withBean(Listening.class).withPropertyValues("kafko.listener.idle-event-interval=150ms",
                 "kafko.listener.poll-timeout=30s").run(context -> {
             await().atMost(WAIT).until(() -> events(ListenerContainerIdleEvent.class).size() >= 2);
-            assertThat(SEEN.get(0)).isInstanceOf(ConsumerStartedEvent.class);
+            assertThat(SEEN.get(0)).isInstanceOf(ConsumerStartingEvent.class);
+            assertThat(SEEN.get(1)).isInstanceOf(ConsumerStartedEvent.class);
+            assertThat(((KafkoEvent) SEEN.get(0)).getSource()).isSameAs(((KafkoEvent) SEEN.get(1)).getSource());
+            assertThat(((KafkoEvent) SEEN.get(0)).getListenerId()).isEqualTo("listening");
+            assertThat(((KafkoEvent) SEEN.get(0)).getContainer(ConcurrentMessageListenerContainer.class)).isSameAs(
+                    context.getBean(KafkoListenerEndpointRegistry.class).getListenerContainer("listening"));
             List<ListenerContainerIdleEvent> idle = events(ListenerContainerIdleEvent.class);
             ListenerContainerIdleEvent first = idle.get(0);
             assertThat(first.getListenerId()).isEqualTo("listening");
@@ -140,6 +145,7 @@ class ContainerEventsTest {
             Thread.sleep(300); // fifteen empty polls
             assertThat(events(ListenerContainerIdleEvent.class)).isEmpty();
             assertThat(events(ListenerContainerPartitionIdleEvent.class)).isEmpty();
+            assertThat(events(ConsumerStartingEvent.class)).hasSize(1);
             assertThat(events(ConsumerStartedEvent.class)).hasSize(1);
         });
     }
