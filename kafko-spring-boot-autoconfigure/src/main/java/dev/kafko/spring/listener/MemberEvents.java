@@ -70,37 +70,33 @@ final class MemberEvents {
 
     /** The member's thread began: the first thing it does. */
     void starting() {
-        container.publish(StartingEvent.INSTANCE);
-    }
-
-    /** Makes a member's {@link ConsumerStartingEvent}. */
-    private static final class StartingEvent
-            implements BiFunction<KafkoMessageListenerContainer, ConcurrentMessageListenerContainer, Object> {
-
-        static final StartingEvent INSTANCE = new StartingEvent();
-
-        @Override
-        public Object apply(KafkoMessageListenerContainer member, ConcurrentMessageListenerContainer parent) {
-            return new ConsumerStartingEvent(member, parent, member.getListenerId());
-        }
+        container.publish(StartEvent.STARTING);
     }
 
     /** The member joined its group and is about to poll: idle time counts from now. */
     void started() {
         lastReceived = System.nanoTime();
         lastIdleEvent = lastReceived;
-        container.publish(StartedEvent.INSTANCE);
+        container.publish(StartEvent.STARTED);
     }
 
-    /** Makes a member's {@link ConsumerStartedEvent}. */
-    private static final class StartedEvent
+    /** Makes a member's {@link ConsumerStartingEvent} or {@link ConsumerStartedEvent}; a class, not lambdas. */
+    private static final class StartEvent
             implements BiFunction<KafkoMessageListenerContainer, ConcurrentMessageListenerContainer, Object> {
 
-        static final StartedEvent INSTANCE = new StartedEvent();
+        static final StartEvent STARTING = new StartEvent(true);
+        static final StartEvent STARTED = new StartEvent(false);
+
+        private final boolean starting;
+
+        private StartEvent(boolean starting) {
+            this.starting = starting;
+        }
 
         @Override
         public Object apply(KafkoMessageListenerContainer member, ConcurrentMessageListenerContainer parent) {
-            return new ConsumerStartedEvent(member, parent, member.getListenerId());
+            return starting ? new ConsumerStartingEvent(member, parent, member.getListenerId())
+                    : new ConsumerStartedEvent(member, parent, member.getListenerId());
         }
     }
 
