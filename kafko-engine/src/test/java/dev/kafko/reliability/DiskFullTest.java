@@ -80,6 +80,87 @@ class DiskFullTest {
         verifyAfterFreeing(data, run, "tmpfs 8 MiB");
     }
 
+    /**
+     * A restart before anyone freed space, after a frame was torn at a page boundary (a {@code pwrite} that ran out
+     * of space part way: on a file system this small every frame is one). The segment's mapping, grown ahead for
+     * readers, leaves a hole after the data, and the open CRC-scans a partition not closed cleanly up to its last
+     * good frame, reading the torn one into the hole. On tmpfs a read of a hole through a shared mapping allocates a
+     * page, so on a full tmpfs that read faulted: {@code Kafko.open} threw the JVM's {@code InternalError} ("a fault
+     * occurred in a recent unsafe memory access operation"), naming no file, where a {@link KafkoException} is
+     * promised. The loader's recovery reads with {@code pread} now, which reads a hole as zeros without allocating:
+     * the open cuts the torn frame, then recovers or fails with a {@link KafkoException} where it must write (the
+     * recovered segment's index, on a disk still full), and once space is freed the records before the frame read
+     * back.
+     */
+    @Test
+    void fullTmpfsReopensAfterATornFrameBeforeSpaceIsFreed() throws Exception {
+        Assumptions.assumeTrue(mounted, "mounting a tmpfs needs root (mount -t tmpfs -o size=8m tmpfs <dir>)");
+        Path data = mount.resolve("data-still-full");
+        Path filler = mount.resolve("filler-to-the-brim");
+        Map<Long, Long> checksums = new HashMap<>();
+        // durableClose(false): the next open recovers the partition as after a crash of the process
+        try (Kafko kafko = Kafko.open(data, KafkoOptions.builder().durableClose(false).build())) {
+            kafko.createTopic(Workload.TOPIC, TopicConfig.builder().partitions(1).segmentBytes(1 << 20).build());
+            Producer p = kafko.producer(Workload.TOPIC);
+            for (long seq = 0; seq < 100; seq++) {
+                byte[] key = Workload.key("f", seq);
+                checksums.put(p.send(key, Workload.value(key)).join().offset(), Workload.checksum(Workload.value(key)));
+            }
+        }
+        // tear the frame across the last page boundary of the data: its bytes after the boundary become a hole
+        Path segment = data.resolve(Workload.TOPIC).resolve("0").resolve(FileNames.segmentFile(Path.of(""), 0).toString());
+        byte[] bytes = Files.readAllBytes(segment);
+        int last = bytes.length - 1;
+        while (bytes[last] == 0) {
+            last--;
+        }
+        try (var ch = java.nio.channels.FileChannel.open(segment, java.nio.file.StandardOpenOption.WRITE)) {
+            ch.truncate(last / 4096 * 4096L);
+        }
+        try (var raf = new java.io.RandomAccessFile(segment.toFile(), "rw")) {
+            raf.setLength(bytes.length);
+        }
+        try (var out = Files.newOutputStream(filler)) {
+            byte[] block = new byte[4096];
+            while (true) {
+                out.write(block);
+                out.flush();
+            }
+        } catch (IOException full) {
+            // the disk is full now, but for the one page the open's write of the lock file's owner takes
+            try (var ch = java.nio.channels.FileChannel.open(filler, java.nio.file.StandardOpenOption.WRITE)) {
+                ch.truncate(ch.size() / 4096 * 4096 - 4096);
+            }
+        }
+        try {
+            // the disk still full: the open recovers the partition, or fails typed where it must write (the index
+            // of the recovered segment), never with an Error
+            try (Kafko kafko = Kafko.open(data)) {
+                assertThat(kafko.topics()).containsExactly(Workload.TOPIC);
+            } catch (KafkoException stillFull) {
+                assertThat(stillFull).hasMessageContaining(data.toString());
+            }
+            Files.delete(filler);
+            try (Kafko kafko = Kafko.open(data); Consumer c = kafko.consumer(Workload.TOPIC)) {
+                long end = kafko.topic(Workload.TOPIC).orElseThrow().partition(0).endOffset();
+                assertThat(end).as("records before the torn frame").isBetween(1L, 99L);
+                List<KafkoRecord> got = new ArrayList<>();
+                for (int i = 0; i < 100 && got.size() < end; i++) {
+                    got.addAll(c.poll(Duration.ofMillis(100)));
+                }
+                assertThat(got).hasSize((int) end);
+                for (KafkoRecord r : got) {
+                    assertThat(Workload.checksum(r.value())).as("value at %d", r.offset())
+                            .isEqualTo(checksums.get(r.offset()));
+                }
+            }
+        } finally {
+            Files.deleteIfExists(filler);
+            Scratch.delete(data);
+            System.gc(); // the deleted segments' mappings hold their blocks until collected
+        }
+    }
+
     @Test
     void injectedEnospcFailsTypedAndReopensWithEveryAcknowledgedRecord() throws Exception {
         SplittableRandom random = new SplittableRandom(SEED);

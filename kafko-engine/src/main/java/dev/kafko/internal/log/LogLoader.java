@@ -235,6 +235,9 @@ final class LogLoader {
             FileIo io) {
         Path path = FileNames.segmentFile(dir, base);
         SegmentFile file = SegmentFiles.open(io, path, true, config.segmentBytes());
+        // a file not closed cleanly is read with pread until it is recovered (see SegmentFile#readPositionally): its
+        // scan reads past the last frame, into the hole the mapping grown ahead for readers may have left
+        file.readPositionally(!clean);
         try {
             // what the index files said at the last clean close, when the segment was fsynced up to there
             IndexFiles.Snapshot recorded = IndexFiles.load(io, dir, base);
@@ -264,6 +267,7 @@ final class LogLoader {
                 next = snap.nextOffset();
                 maxTs = snap.maxTimestamp();
             } else {
+                file.readPositionally(true);
                 Scan scan = scan(file, base, size, config.indexIntervalBytes());
                 if (scan.validEnd() < size && scan.stopReason() == null) {
                     // zeros allocated ahead are routine
@@ -291,11 +295,13 @@ final class LogLoader {
                 next = scan.nextOffset();
                 maxTs = scan.maxTimestamp();
             }
+            file.readPositionally(false);
             // the age-based roll counts from the first record, never from the future
             long ageBase = Math.min(now, firstTimestamp(file, size, now));
             return new Active(new Segment(base, file, index, config.indexIntervalBytes(), size, next, maxTs, ageBase,
                     bytesAfterLastEntry(index, size, config)), fromIndex);
         } catch (RuntimeException e) {
+            file.readPositionally(false);
             SegmentFiles.closeAfter(file, e);
             throw e;
         }

@@ -117,6 +117,8 @@ final class SegmentFile {
     private final MappingBudget.Share share;
     /** Set once the file is released: it is never mapped again; under {@link #growth}. */
     private boolean released;
+    /** Whether {@link #read} copies with {@code pread} though the file is mapped: see {@link #readPositionally}. */
+    private volatile boolean positionalReads;
 
     SegmentFile(FileIo io, Path path, @Nullable FileChannel channel, MappedByteBuffer[] windows, long allocated,
             long allocationLimit) {
@@ -305,10 +307,26 @@ final class SegmentFile {
      */
     void read(long pos, byte[] dst, int off, int len) {
         MappedByteBuffer[] w = windows;
-        if (w == UNMAPPED) {
+        if (w == UNMAPPED || positionalReads) {
             unmapped.read(pos, dst, off, len);
         } else {
             MappedWindows.read(readable(w), path, pos, dst, off, len);
+        }
+    }
+
+    /**
+     * Has {@link #read} copy with positional reads ({@code pread}) while {@code on}, though the file is mapped; off
+     * again, the channel those reads used is closed, so the file keeps the descriptors it had. For the loader, while
+     * it recovers an active file that was not closed cleanly: its scan reads past the last frame, where the mapping
+     * the writer grew ahead for readers can leave a hole (on a file system under 512 MiB free every frame is a
+     * {@code pwrite}, and one torn by a full disk reaches into it). On tmpfs a read of a hole through a shared mapping
+     * allocates a page, so on a full tmpfs it faulted, and the JVM's {@link InternalError} escaped {@code Kafko.open};
+     * a {@code pread} reads a hole as zeros without allocating anything.
+     */
+    void readPositionally(boolean on) {
+        positionalReads = on;
+        if (!on && windows != UNMAPPED) {
+            unmapped.dropCached();
         }
     }
 

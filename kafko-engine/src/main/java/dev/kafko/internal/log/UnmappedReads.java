@@ -79,6 +79,15 @@ final class UnmappedReads {
         closeQuietly(evicted);
     }
 
+    /** Closes this file's cached channel, if it has one, without ending its reads: the next read opens one again. */
+    void dropCached() {
+        FileChannel ch;
+        synchronized (OPEN) {
+            ch = OPEN.remove(this);
+        }
+        closeQuietly(ch);
+    }
+
     /** The file is released: its channel is closed, and every later read fails. Idempotent. */
     void close() {
         FileChannel ch;
