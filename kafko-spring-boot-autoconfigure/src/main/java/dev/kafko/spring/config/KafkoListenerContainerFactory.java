@@ -297,9 +297,11 @@ public class KafkoListenerContainerFactory implements ApplicationEventPublisherA
                     + " kafko.listener.ack-mode, or remove the parameter");
         }
         if (properties.ackMode().isManual() && !canAcknowledge(method)) {
+            // a recovered record is committed in every ack mode, cumulatively: the warning must not promise more
             LOG.warn("{} has ack mode {} but takes no Acknowledgment (nor a Message or headers that carry one):"
-                    + " nothing it processes is ever committed, and every record is delivered again after a restart",
-                    describe(endpoint, method), properties.ackMode());
+                    + " it commits only when its error handler recovers a failed record (dead letter or log), which"
+                    + " commits the records before it in its partition too; the rest of what it processes is"
+                    + " delivered again after a restart", describe(endpoint, method), properties.ackMode());
         }
     }
 

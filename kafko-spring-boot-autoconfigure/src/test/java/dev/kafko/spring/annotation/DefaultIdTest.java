@@ -115,14 +115,64 @@ class DefaultIdTest {
             assertThat(context).hasNotFailed();
             assertThat(log.events()).extracting(e -> e.getFormattedMessage()).anySatisfy(m -> assertThat(m)
                     .contains("Listener 'unacked' (ManualWithoutAck.on) has ack mode MANUAL but takes no Acknowledgment")
-                    .contains("nothing it processes is ever committed"));
+                    .contains("it commits only when its error handler recovers a failed record"));
         });
         log.events().clear();
         runner.withBean(ManualWithAckHeader.class).run(context -> {
             assertThat(context).hasNotFailed();
             assertThat(log.events()).extracting(e -> e.getFormattedMessage())
-                    .noneSatisfy(m -> assertThat(m).contains("ever committed"));
+                    .noneSatisfy(m -> assertThat(m).contains("takes no Acknowledgment"));
         });
+    }
+
+    /**
+     * The warning of a manual listener that cannot acknowledge said that nothing it processes is ever committed and
+     * that every record comes again after a restart; but a record its error handler recovers (dead letter or log) is
+     * committed in every ack mode, and a commit is cumulative: the records before it in its partition are not
+     * delivered again. The warning says so now.
+     */
+    @Test
+    void aManualListenerThatCannotAcknowledgeIsCommittedPastTheRecordsItsErrorHandlerRecovers(
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
+        ApplicationContextRunner onDisk = new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+                .withPropertyValues("kafko.data-dir=" + dir, "kafko.listener.retry.max-attempts=1",
+                        "kafko.listener.dead-letter.enabled=true")
+                .withBean(ManualWithoutAckThatFails.class);
+        RECEIVED.clear();
+        onDisk.run(context -> {
+            assertThat(context).hasNotFailed();
+            @SuppressWarnings("unchecked")
+            KafkoTemplate<Object, Object> template = context.getBean(KafkoTemplate.class);
+            for (String value : List.of("a", "b", "boom", "c")) {
+                template.send("unacked", value).join();
+            }
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+            assertThat(RECEIVED).containsExactly("a", "b", "boom", "c");
+            assertThat(KafkoTestUtils.records(context, "unacked.DLT")).hasSize(1);
+        });
+        assertThat(log.events()).extracting(e -> e.getFormattedMessage()).anySatisfy(m -> assertThat(m)
+                .contains("Listener 'unacked-failing' (ManualWithoutAckThatFails.on) has ack mode MANUAL but takes no"
+                        + " Acknowledgment")
+                .contains("it commits only when its error handler recovers a failed record (dead letter or log),"
+                        + " which commits the records before it in its partition too")
+                .doesNotContain("every record is delivered again"));
+        RECEIVED.clear();
+        onDisk.run(context -> {
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+            // a and b were committed with the dead letter; c, processed after it, was not
+            assertThat(RECEIVED).containsExactly("c");
+        });
+    }
+
+    static class ManualWithoutAckThatFails {
+        @KafkoListener(id = "unacked-failing", topics = "unacked", ackMode = "manual")
+        void on(String value) {
+            RECEIVED.add(value);
+            if (value.equals("boom")) {
+                throw new IllegalStateException("boom");
+            }
+        }
     }
 
     static class SameIds {
