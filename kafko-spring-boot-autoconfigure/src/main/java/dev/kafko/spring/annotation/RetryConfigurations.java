@@ -87,8 +87,9 @@ final class RetryConfigurations {
     }
 
     /**
-     * The first {@link RetryTopicConfiguration} bean, in the order the context declares them, that applies to one of
-     * the listener's topics (or, for a listener of no named topic, one that applies to every topic); null for none.
+     * The first {@link RetryTopicConfiguration} bean, in the order the context declares them, that applies to every
+     * one of the listener's topics (or, for a listener of no named topic, one that applies to every topic); null for
+     * none.
      */
     private Map.@Nullable Entry<String, RetryTopicConfiguration> configurationFor(KafkoListenerEndpoint endpoint) {
         Map<String, RetryTopicConfiguration> configs = beans;
@@ -105,12 +106,20 @@ final class RetryConfigurations {
             if (endpoint.topics().isEmpty() && !config.getValue().namesTopics()) {
                 return config;
             }
-            for (String topic : endpoint.topics()) {
-                if (config.getValue().appliesTo(topic)) {
-                    return config;
-                }
+            if (!endpoint.topics().isEmpty() && appliesToEvery(config.getValue(), endpoint.topics())) {
+                return config;
             }
         }
         return null;
+    }
+
+    /** As spring-kafka chooses: a bean applies to a listener whose topics it all allows, not to one of some of them. */
+    private static boolean appliesToEvery(RetryTopicConfiguration config, List<String> topics) {
+        for (String topic : topics) {
+            if (!config.appliesTo(topic)) {
+                return false;
+            }
+        }
+        return true;
     }
 }

@@ -56,7 +56,9 @@ public @interface RetryableTopic {
     /**
      * Only failures of one of these types (or a subtype) are retried, judged as {@link #traversingCauses()} says;
      * the others go to the dead-letter topic at once. Empty for every failure the default error handler would retry
-     * (see {@link dev.kafko.spring.listener.DefaultErrorHandler#isRetryable}, which reads the whole cause chain).
+     * (see {@link dev.kafko.spring.listener.DefaultErrorHandler#isRetryable}, which reads the whole cause chain); a
+     * failure it never retries (a conversion, a {@code ClassCastException} ...) is not retried though included, as
+     * in spring-kafka.
      */
     Class<? extends Throwable>[] include() default {};
 

@@ -66,8 +66,8 @@ public final class RetryTopics {
      * @param delay milliseconds before the first retry, not negative
      * @param multiplier 0 or 1 for the same back-off before each retry, else above 1
      * @param maxDelay the longest back-off when multiplied, 0 for {@value #DEFAULT_MAX_DELAY}
-     * @param include only failures with one of these in their cause chain are retried (empty: the ones
-     *     {@link DefaultErrorHandler#isRetryable} retries)
+     * @param include only failures with one of these in their cause chain are retried (empty: every one); never
+     *     those {@link DefaultErrorHandler#isRetryable} does not retry
      * @param exclude failures with one of these in their cause chain are not retried
      * @param dltStrategy whether there is a dead-letter topic, and what becomes of a dead letter its handler fails on
      * @throws IllegalArgumentException naming the setting that cannot work
@@ -355,12 +355,17 @@ public final class RetryTopics {
         return attempt - 2;
     }
 
-    /** Whether a delivery that failed with {@code failure} is retried (given attempts left). */
+    /**
+     * Whether a delivery that failed with {@code failure} is retried (given attempts left): not when it is excluded,
+     * nor when {@link DefaultErrorHandler#isRetryable} never retries it (a conversion, a {@code ClassCastException}
+     * ...: it would fail the same way at every attempt) even where {@code include} names a type of it, as
+     * spring-kafka's resolver sends its fatal exceptions to the dead-letter topic whatever the listener includes.
+     */
     public boolean retryable(Throwable failure) {
-        if (matches(failure, exclude)) {
+        if (matches(failure, exclude) || !DefaultErrorHandler.isRetryable(failure)) {
             return false;
         }
-        return include.isEmpty() ? DefaultErrorHandler.isRetryable(failure) : matches(failure, include);
+        return include.isEmpty() || matches(failure, include);
     }
 
     private boolean matches(Throwable failure, List<Class<? extends Throwable>> types) {

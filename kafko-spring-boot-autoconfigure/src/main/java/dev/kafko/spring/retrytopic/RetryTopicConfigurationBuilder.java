@@ -99,7 +99,10 @@ public final class RetryTopicConfigurationBuilder {
         return fixedBackOff(0);
     }
 
-    /** Only failures of this type (or those of the other {@code retryOn} types) are retried. */
+    /**
+     * Only failures of this type (or those of the other {@code retryOn} types) are retried; never one that
+     * {@link dev.kafko.spring.listener.DefaultErrorHandler#isRetryable} does not retry (a conversion ...).
+     */
     public RetryTopicConfigurationBuilder retryOn(Class<? extends Throwable> type) {
         include.add(Objects.requireNonNull(type, "type"));
         return this;

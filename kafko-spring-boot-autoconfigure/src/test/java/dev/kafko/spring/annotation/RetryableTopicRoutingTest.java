@@ -57,6 +57,21 @@ class RetryableTopicRoutingTest {
     }
 
     @Test
+    void aPayloadThatCannotBeConvertedGoesToTheDeadLetterTopicAtOnceThoughItsFailureIsOfAnIncludedType() {
+        // spring-kafka's resolver sends its fatal exceptions to the dead-letter topic whatever include says: retried,
+        // the conversion would fail the same way at every attempt
+        runner.withPropertyValues("kafko.topics.broad.partitions=1").withBean(Broad.class).run(context -> {
+            send(context, "broad", "not a number");
+            send(context, "broad", "-1");
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(30));
+
+            assertThat(values(KafkoTestUtils.records(context, "broad-retry"))).containsExactly("-1", "-1");
+            assertThat(values(KafkoTestUtils.records(context, "broad-dlt"))).containsExactly("not a number", "-1");
+            assertThat(CALLS).containsExactly("broad:-1", "broad-retry:-1", "broad-retry:-1");
+        });
+    }
+
+    @Test
     void withTraversingCausesACauseAnywhereInTheChainDecides() {
         runner.withPropertyValues("kafko.topics.deep.partitions=1", "deep.traverse=true").withBean(Deep.class)
                 .run(context -> {
@@ -176,6 +191,15 @@ class RetryableTopicRoutingTest {
 
     private static String header(KafkoRecord record, String name) {
         return new String(record.headers().lastValue(name), StandardCharsets.UTF_8);
+    }
+
+    static class Broad {
+        @RetryableTopic(attempts = "3", backOff = @BackOff(delay = 10), include = RuntimeException.class)
+        @KafkoListener(id = "broad", topics = "broad")
+        void on(Integer value, @Header(KafkoHeaders.RECEIVED_TOPIC) String topic) {
+            CALLS.add(topic + ":" + value);
+            throw new IllegalStateException("fails " + value);
+        }
     }
 
     static class Shallow {

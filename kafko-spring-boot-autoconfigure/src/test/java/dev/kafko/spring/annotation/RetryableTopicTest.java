@@ -257,6 +257,46 @@ class RetryableTopicTest {
     }
 
     @Test
+    void aDltHandlerOfAJdkProxyWhoseInterfaceLacksItsHeaderFailsTheStartNamingTheParameter() {
+        // called through the interface's method, the @Header of the class's would be lost: the topic parameter given
+        // the payload
+        runner.withPropertyValues("kafko.topics.hidden.partitions=1").withBean(HiddenHeaderProxying.class)
+                .withBean(HiddenHeader.class).run(context -> assertThat(context).getFailure()
+                        .hasStackTraceContaining("@RetryableTopic listener 'hidden' on " + HiddenHeader.class.getName()
+                                + ".on (its @DltHandler dead): the bean is a JDK proxy, called through"
+                                + " HiddenHeaderListener.dead, whose parameter 2 lacks the @Header of"
+                                + " HiddenHeader.dead"));
+    }
+
+    @Test
+    void aPatternOrAPartitionsListenerCannotTakeRetryTopicsAndTheStartSaysWhatItReads() {
+        runner.withBean(PatternRetried.class).run(context -> assertThat(context).getFailure()
+                .hasStackTraceContaining("@RetryableTopic listener 'pattern' on " + PatternRetried.class.getName()
+                        + ".on must read exactly one topic by name (no topicPattern, no topicPartitions); it reads the"
+                        + " pattern 'ord.*'"));
+        runner.withBean(PartitionsRetried.class).run(context -> assertThat(context).getFailure()
+                .hasStackTraceContaining("@RetryableTopic listener 'partitions' on "
+                        + PartitionsRetried.class.getName() + ".on must read exactly one topic by name (no"
+                        + " topicPattern, no topicPartitions); it reads partitions"));
+    }
+
+    @Test
+    void theBackOffsStringAttributesTakePlaceholdersAndDurations() {
+        // 10, 20, 30 (capped: 40 without maxDelayString), 30 ms: three retry topics; a fixed back-off without
+        // multiplierString would have one, and the default cap of 30 s four
+        runner.withPropertyValues("kafko.topics.strings.partitions=1", "retry.delay=10ms", "retry.multiplier=2",
+                "retry.max=30ms").withBean(BackOffStrings.class).run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(KafkoListenerEndpointRegistry.class).getListenerContainerIds())
+                            .contains("strings-retry-0", "strings-retry-1", "strings-retry-2", "strings-dlt")
+                            .doesNotContain("strings-retry", "strings-retry-3");
+                });
+        runner.withPropertyValues("kafko.topics.strings.partitions=1", "retry.delay=10ms", "retry.multiplier=twice",
+                "retry.max=30ms").withBean(BackOffStrings.class).run(context -> assertThat(context).getFailure()
+                        .hasStackTraceContaining("backOff multiplierString 'twice' is not a number"));
+    }
+
+    @Test
     void aRecordWaitingForItsBackOffHoldsBackItsOwnPartitionOnlyNotTheDueRecordsOfTheOthers() {
         runner.withPropertyValues("kafko.topics.spread.partitions=4", "kafko.topics.spread-retry.partitions=4")
                 .withBean(Spread.class).run(context -> {
@@ -537,6 +577,66 @@ class RetryableTopicTest {
         @Override
         public int getOrder() {
             return Ordered.HIGHEST_PRECEDENCE;
+        }
+    }
+
+    interface HiddenHeaderListener {
+        void on(String value);
+
+        void dead(String value, String topic);
+    }
+
+    static class HiddenHeader implements HiddenHeaderListener {
+        @RetryableTopic(attempts = "2", backOff = @BackOff(delay = 10))
+        @KafkoListener(id = "hidden", topics = "hidden")
+        @Override
+        public void on(String value) {
+        }
+
+        @DltHandler
+        @Override
+        public void dead(String value, @Header(KafkoHeaders.RECEIVED_TOPIC) String topic) {
+        }
+    }
+
+    /** Exposes {@link HiddenHeader} as a JDK proxy of {@link HiddenHeaderListener}, as an AOP auto-proxy does. */
+    static class HiddenHeaderProxying implements BeanPostProcessor, Ordered {
+        @Override
+        public Object postProcessAfterInitialization(Object bean, String beanName) {
+            if (!(bean instanceof HiddenHeader)) {
+                return bean;
+            }
+            ProxyFactory factory = new ProxyFactory(bean);
+            factory.setInterfaces(HiddenHeaderListener.class);
+            factory.setProxyTargetClass(false);
+            return factory.getProxy(getClass().getClassLoader());
+        }
+
+        @Override
+        public int getOrder() {
+            return Ordered.HIGHEST_PRECEDENCE;
+        }
+    }
+
+    static class PatternRetried {
+        @RetryableTopic
+        @KafkoListener(id = "pattern", topicPattern = "ord.*")
+        void on(String value) {
+        }
+    }
+
+    static class PartitionsRetried {
+        @RetryableTopic
+        @KafkoListener(id = "partitions", topicPartitions = @TopicPartition(topic = "orders", partitions = "0"))
+        void on(String value) {
+        }
+    }
+
+    static class BackOffStrings {
+        @RetryableTopic(attempts = "5", backOff = @BackOff(delayString = "${retry.delay}",
+                multiplierString = "${retry.multiplier}", maxDelayString = "${retry.max}"))
+        @KafkoListener(id = "strings", topics = "strings")
+        void on(String value) {
         }
     }
 }

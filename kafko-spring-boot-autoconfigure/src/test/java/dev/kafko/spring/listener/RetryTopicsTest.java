@@ -81,6 +81,66 @@ class RetryTopicsTest {
     }
 
     @Test
+    void aFailureTheDefaultClassificationNeverRetriesIsNotRetriedThoughIncluded() {
+        // as spring-kafka's resolver: its fatal exceptions go to the dead-letter topic whatever include says
+        RetryTopics broad = new RetryTopics("t", 3, 1, 0, 0, "-r", "-d", List.of(RuntimeException.class), List.of());
+        assertThat(broad.retryable(new IllegalStateException("x"))).isTrue();
+        assertThat(broad.retryable(new MessageConversionException("x"))).isFalse();
+        assertThat(broad.retryable(new ClassCastException("x"))).isFalse();
+        RetryTopics traversing = new RetryTopics("t", 3, 1, 0, 0, "-r", "-d", List.of(IllegalStateException.class),
+                List.of()).withTraversingCauses(false);
+        assertThat(traversing.retryable(new IllegalStateException(new ClassCastException("x")))).isFalse();
+        assertThat(traversing.retryable(new IllegalStateException("x"))).isTrue();
+    }
+
+    @Test
+    void aPlanAsMadeHasItsDefaultsAndRefusesEmptySuffixesAndAnInfiniteMultiplier() {
+        RetryTopics plan = new RetryTopics("t", 3, 5, 0, 0, "-r", "-d", List.of(), List.of());
+        assertThat(plan.timeout()).isZero();
+        assertThat(plan.autoCreateTopics()).isTrue();
+        assertThat(plan.numPartitions()).isZero();
+        assertThat(plan.traversingCauses()).isTrue();
+        assertThat(plan.dltTopics()).containsExactly("t-d");
+        assertThat(plan.isDltTopic("t-d")).isTrue();
+        assertThat(plan.isDltTopic("t-r")).isFalse();
+        assertThat(plan.dltTopicFor(new IllegalStateException())).isEqualTo("t-d");
+        // an empty suffix would make the retry (or dead-letter) topic the listener's own
+        assertThatThrownBy(() -> new RetryTopics("t", 2, 1, 0, 0, "", "-d", List.of(), List.of()))
+                .hasMessageContaining("two different, non-empty suffixes");
+        assertThatThrownBy(() -> new RetryTopics("t", 2, 1, 0, 0, "-r", "", List.of(), List.of()))
+                .hasMessageContaining("two different, non-empty suffixes");
+        assertThatThrownBy(() -> new RetryTopics("t", 2, 1, Double.POSITIVE_INFINITY, 0, "-r", "-d", List.of(),
+                List.of())).hasMessage("the back-off's multiplier must be 0, 1 or above, was Infinity");
+        // a timeout of 1 ms is one
+        assertThat(plan.withTimeout(1).pastTimeout(0, 1)).isTrue();
+        assertThat(plan.withTimeout(1).pastTimeout(0, 0)).isFalse();
+    }
+
+    @Test
+    void routesWhoseTopicsCollideWithAnotherOfThePlansAreRefused() {
+        RetryTopics plan = new RetryTopics("t", 2, 1, 0, 0, "-x-d", "-d", List.of(), List.of());
+        assertThat(plan.retryTopics()).containsExactly("t-x-d");
+        assertThatThrownBy(() -> plan.withDltRouting("-d", List.of(new RetryTopics.DltRoute("-x",
+                List.of(IllegalStateException.class))))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("the exception-based dead-letter destination '-x' makes the topic 't-x-d', which another"
+                        + " topic of the listener has");
+        assertThatThrownBy(() -> plan.withDltRouting("-d", List.of(
+                new RetryTopics.DltRoute("-v", List.of(IllegalStateException.class)),
+                new RetryTopics.DltRoute("-v", List.of(IllegalArgumentException.class)))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("the exception-based dead-letter destination '-v' makes the topic 't-v-d', which another"
+                        + " topic of the listener has");
+        assertThatThrownBy(() -> plan.withDltRouting("-d", List.of(new RetryTopics.DltRoute("",
+                List.of(IllegalStateException.class))))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("an exception-based dead-letter destination needs a suffix");
+        RetryTopics routed = plan.withDltRouting("-d", List.of(new RetryTopics.DltRoute("-v",
+                List.of(IllegalArgumentException.class))));
+        assertThat(routed.isDltTopic("t-v-d")).isTrue();
+        assertThat(routed.isDltTopic("t-d")).isTrue();
+        assertThat(routed.isDltTopic("t-x-d")).isFalse();
+    }
+
+    @Test
     void aMultiplierOfOneIsAFixedBackOffAndACauseChainThatLoopsIsLookedAtOnce() {
         RetryTopics ones = new RetryTopics("t", 3, 100, 1, 0, "-r", "-d", List.of(), List.of());
         assertThat(ones.retryTopics()).containsExactly("t-r");

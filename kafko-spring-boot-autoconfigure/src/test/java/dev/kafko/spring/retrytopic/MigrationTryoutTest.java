@@ -70,6 +70,20 @@ class MigrationTryoutTest {
                 + " share the retry topic 'orders-retry-0'");
     }
 
+    @Test
+    void twoListenersOfATopicInOneGroupAreNotWarnedOf(CapturedOutput output) {
+        // the first read has an id ('again') other than its group ('orders'): the groups are compared, not the ids
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+                .withPropertyValues("kafko.ephemeral=true", "kafko.topics.orders.partitions=1")
+                .withUserConfiguration(EveryTopicSlowly.class).withBean(SameGroup.class).withBean(Failing.class)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(dev.kafko.spring.config.KafkoListenerEndpointRegistry.class)
+                            .getListenerContainerIds()).contains("orders-retry-0", "again-retry-0");
+                });
+        assertThat(output).doesNotContain("share the retry topic");
+    }
+
     @SuppressWarnings("unchecked")
     private static KafkoTemplate<String, String> template(org.springframework.context.ApplicationContext context) {
         return context.getBean(KafkoTemplate.class);
@@ -84,6 +98,12 @@ class MigrationTryoutTest {
 
     static class Audit {
         @KafkoListener(id = "audit", topics = "orders", groupId = "audit")
+        void on(String value) {
+        }
+    }
+
+    static class SameGroup {
+        @KafkoListener(id = "again", topics = "orders", groupId = "orders")
         void on(String value) {
         }
     }

@@ -11,6 +11,7 @@ import dev.kafko.spring.annotation.RetryableTopic;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
 import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
 import dev.kafko.spring.core.KafkoTemplate;
+import dev.kafko.spring.listener.ConcurrentMessageListenerContainer;
 import dev.kafko.spring.listener.DltStrategy;
 import dev.kafko.spring.listener.RetryTopics;
 import dev.kafko.spring.support.KafkoHeaders;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
@@ -32,6 +34,7 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Scope;
 import org.springframework.messaging.handler.annotation.Header;
 
 /** {@link RetryTopicConfiguration} beans: retry topics for listeners without {@code @RetryableTopic}. */
@@ -89,6 +92,17 @@ class RetryTopicConfigurationTest {
     }
 
     @Test
+    void aPrototypeBeanIsNotOneThatApplies() {
+        // only singletons count, as in spring-kafka's lookup of the beans
+        runner.withPropertyValues("kafko.topics.pay.partitions=1", "kafko.topics.other.partitions=1")
+                .withUserConfiguration(PrototypeRetries.class).withBean(Listeners.class).run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(registry(context).getListenerContainerIds()).contains("pay", "other")
+                            .doesNotContain("pay-retry", "pay-dlt");
+                });
+    }
+
+    @Test
     void anExcludedTopicKeepsItsListenerAsItIs() {
         runner.withPropertyValues("kafko.topics.pay.partitions=1", "kafko.topics.other.partitions=1")
                 .withUserConfiguration(AllButOther.class).withBean(Listeners.class).run(context ->
@@ -111,6 +125,36 @@ class RetryTopicConfigurationTest {
                 .withBean(Batch.class).run(context -> assertThat(context).getFailure()
                         .hasStackTraceContaining("listener 'batch' on " + Batch.class.getName() + ".on (given retry"
                                 + " topics by the RetryTopicConfiguration bean 'namesBatch') is a batch listener"));
+    }
+
+    @Test
+    void aListenerOfTwoTopicsIsLeftAloneByABeanNamingOneOfThemAsInSpringKafkaAndFailsTheStartUnderOneNamingBoth() {
+        runner.withPropertyValues("kafko.topics.batch.partitions=1", "kafko.topics.two.partitions=1")
+                .withUserConfiguration(NamesBatch.class).withBean(TwoTopics.class).run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(registry(context).getListenerContainerIds()).contains("two")
+                            .doesNotContain("batch-retry", "two-retry");
+                });
+        runner.withPropertyValues("kafko.topics.batch.partitions=1", "kafko.topics.two.partitions=1")
+                .withUserConfiguration(NamesBatchAndTwo.class).withBean(TwoTopics.class)
+                .run(context -> assertThat(context).getFailure().hasStackTraceContaining(
+                        "listener 'two' on " + TwoTopics.class.getName() + ".on (given retry topics by the"
+                                + " RetryTopicConfiguration bean 'namesBatchAndTwo')"));
+    }
+
+    @Test
+    void aPatternListenerIsWarnedOfUnderABeanForEveryTopicAndLeftAloneByOneNamingTopics(CapturedOutput output) {
+        runner.withPropertyValues("kafko.topics.batch.partitions=1").withUserConfiguration(Everything.class)
+                .withBean(Pattern.class).run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(registry(context).getListenerContainerIds()).contains("pattern")
+                            .doesNotContain("pattern-retry", "pattern-dlt");
+                });
+        assertThat(output).contains("The RetryTopicConfiguration bean 'everything' applies to every topic, but listener"
+                + " 'pattern' on " + Pattern.class.getName() + ".on cannot take retry topics");
+        runner.withPropertyValues("kafko.topics.batch.partitions=1").withUserConfiguration(NamesBatch.class)
+                .withBean(Pattern.class).run(context -> assertThat(context).hasNotFailed());
+        assertThat(output).doesNotContain("The RetryTopicConfiguration bean 'namesBatch' applies");
     }
 
     @Test
@@ -261,6 +305,28 @@ class RetryTopicConfigurationTest {
     }
 
     @Test
+    void aLaterBackOffOrTopicCreationSettingReplacesAnEarlierOne() {
+        // a fixed back-off after a multiplied one is fixed: one retry topic, the same back-off before each retry
+        RetryTopics fixed = RetryTopicConfigurationBuilder.newInstance().exponentialBackoff(10, 2, 1_000)
+                .fixedBackOff(40).maxAttempts(4).create().plan("t");
+        assertThat(fixed.retryTopics()).containsExactly("t-retry");
+        assertThat(fixed.backOffBefore(4)).isEqualTo(40);
+        RetryTopics none = RetryTopicConfigurationBuilder.newInstance().exponentialBackoff(10, 2, 1_000)
+                .noBackoff().maxAttempts(3).create().plan("t");
+        assertThat(none.retryTopics()).containsExactly("t-retry");
+        assertThat(none.backOffBefore(3)).isZero();
+        // autoCreateTopicsWith after doNotAutoCreateRetryTopics creates them again, as spring-kafka's does
+        RetryTopics created = RetryTopicConfigurationBuilder.newInstance().doNotAutoCreateRetryTopics()
+                .autoCreateTopicsWith(2).create().plan("t");
+        assertThat(created.autoCreateTopics()).isTrue();
+        assertThat(created.numPartitions()).isEqualTo(2);
+        // doNotRetryOnDltFailure after another strategy is FAIL_ON_ERROR
+        assertThat(RetryTopicConfigurationBuilder.newInstance().dltProcessingFailureStrategy(
+                DltStrategy.ALWAYS_RETRY_ON_ERROR).doNotRetryOnDltFailure().create().plan("t").dltStrategy())
+                .isEqualTo(DltStrategy.FAIL_ON_ERROR);
+    }
+
+    @Test
     void theBuilderRefusesSettingsThatCannotWorkWhenItCreates() {
         assertThatIllegalArgumentException().isThrownBy(() -> RetryTopicConfigurationBuilder.newInstance()
                 .maxAttempts(0).create()).withMessage("attempts must be at least 1, was 0");
@@ -315,8 +381,34 @@ class RetryTopicConfigurationTest {
         assertThat(defaults.plan("t").autoCreateTopics()).isTrue();
     }
 
+    @Test
+    void aBeansConcurrencyAndAutoStartDltHandlerApplyToItsContainersAndTheListenersOnesOtherwise() {
+        runner.withPropertyValues("kafko.topics.tuned.partitions=4", "kafko.topics.plain.partitions=4")
+                .withUserConfiguration(TunedAndPlain.class).withBean(TunedListeners.class).run(context -> {
+                    assertThat(context).hasNotFailed();
+                    KafkoListenerEndpointRegistry registry = registry(context);
+                    // the bean's concurrency and autoStartDltHandler, not the listener's
+                    assertThat(container(registry, "tuned").getMembers()).hasSize(1);
+                    assertThat(container(registry, "tuned-retry").getMembers()).hasSize(3);
+                    assertThat(container(registry, "tuned-dlt").getMembers()).hasSize(3);
+                    assertThat(container(registry, "tuned").isRunning()).isTrue();
+                    assertThat(container(registry, "tuned-retry").isRunning()).isTrue();
+                    assertThat(container(registry, "tuned-dlt").isRunning()).as("held back by the bean").isFalse();
+                    // a bean without them: the listener's concurrency and autoStartup
+                    assertThat(container(registry, "plain-retry").getMembers()).hasSize(2);
+                    assertThat(container(registry, "plain-dlt").getMembers()).hasSize(2);
+                    assertThat(container(registry, "plain").isRunning()).isFalse();
+                    assertThat(container(registry, "plain-dlt").isRunning()).as("held back with the listener")
+                            .isFalse();
+                });
+    }
+
     private static KafkoListenerEndpointRegistry registry(ApplicationContext context) {
         return context.getBean(KafkoListenerEndpointRegistry.class);
+    }
+
+    private static ConcurrentMessageListenerContainer container(KafkoListenerEndpointRegistry registry, String id) {
+        return (ConcurrentMessageListenerContainer) registry.getListenerContainer(id);
     }
 
     @SuppressWarnings("unchecked")
@@ -349,6 +441,15 @@ class RetryTopicConfigurationTest {
     }
 
     @Configuration(proxyBeanMethods = false)
+    static class PrototypeRetries {
+        @Bean
+        @Scope(ConfigurableBeanFactory.SCOPE_PROTOTYPE)
+        RetryTopicConfiguration prototypeRetries() {
+            return RetryTopicConfigurationBuilder.newInstance().includeTopic("pay").create();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
     static class AllButOther {
         @Bean
         RetryTopicConfiguration allButOther() {
@@ -369,6 +470,20 @@ class RetryTopicConfigurationTest {
         @Bean
         RetryTopicConfiguration namesBatch() {
             return RetryTopicConfigurationBuilder.newInstance().includeTopic("batch").create();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class NamesBatchAndTwo {
+        @Bean
+        RetryTopicConfiguration namesBatchAndTwo() {
+            return RetryTopicConfigurationBuilder.newInstance().includeTopics(List.of("batch", "two")).create();
+        }
+    }
+
+    static class TwoTopics {
+        @KafkoListener(id = "two", topics = {"batch", "two"})
+        void on(String value) {
         }
     }
 
@@ -414,6 +529,12 @@ class RetryTopicConfigurationTest {
     static class Batch {
         @KafkoListener(id = "batch", topics = "batch", batch = "true")
         void on(List<String> values) {
+        }
+    }
+
+    static class Pattern {
+        @KafkoListener(id = "pattern", topicPattern = "bat.*")
+        void on(String value) {
         }
     }
 
@@ -501,6 +622,30 @@ class RetryTopicConfigurationTest {
 
         NeedsTheListeners(Listeners listeners) {
             this.listeners = listeners;
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class TunedAndPlain {
+        @Bean
+        RetryTopicConfiguration tunedRetries() {
+            return RetryTopicConfigurationBuilder.newInstance().noBackoff().concurrency(3).autoStartDltHandler(false)
+                    .includeTopic("tuned").create();
+        }
+
+        @Bean
+        RetryTopicConfiguration plainRetries() {
+            return RetryTopicConfigurationBuilder.newInstance().noBackoff().includeTopic("plain").create();
+        }
+    }
+
+    static class TunedListeners {
+        @KafkoListener(id = "tuned", topics = "tuned")
+        void tuned(String value) {
+        }
+
+        @KafkoListener(id = "plain", topics = "plain", concurrency = "2", autoStartup = "false")
+        void plain(String value) {
         }
     }
 }
