@@ -213,6 +213,8 @@ public final class KafkoAutoConfiguration {
             ClassLoader classLoader = beanFactory.getBeanClassLoader();
             if (ClassUtils.isPresent(JSON_MAPPER, classLoader)) {
                 converters.add(new LazyMessageConverter(() -> JacksonConverters.json(beanFactory, classLoader)));
+            } else {
+                converters.add(new WithoutJsonConverter());
             }
             return new CompositeMessageConverter(converters);
         }
