@@ -120,6 +120,7 @@ final class MemberCommits {
         try {
             member.consumer().commit(next);
             offsets.committed(next);
+            log.committed();
         } catch (UnknownTopicException e) {
             member.forgetDeletedTopic(e);
             return; // records of a topic that is gone: they count as finished nowhere

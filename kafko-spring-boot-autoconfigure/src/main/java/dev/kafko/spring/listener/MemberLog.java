@@ -27,6 +27,9 @@ final class MemberLog {
     /** Whether a poll failure was logged, and when ({@link System#nanoTime}, whose origin is arbitrary). */
     private boolean pollFailureLogged;
     private long pollFailureLoggedNanos;
+    /** Whether the last commit failed; the failures since the last warning of one, each logged at DEBUG. */
+    private boolean commitsFailing;
+    private int commitFailuresUnwarned;
 
     MemberLog(KafkoMessageListenerContainer container) {
         this.container = container;
@@ -86,16 +89,38 @@ final class MemberLog {
     }
 
     /**
-     * A commit failed (a full disk, say): a WARN line each, naming the offsets and the cause, with the stack trace
-     * at most once a minute, since under a steady flow of records it fails for every record or batch.
+     * A commit failed (a full disk, say): a WARN line naming the offsets and the cause, with the stack trace, at most
+     * once a minute, saying how many more failed since the last one; those between are DEBUG lines, since under a
+     * steady flow of records a commit fails for every record or batch (an outside tryout logged 50,785 warnings in
+     * three seconds). The first commit that succeeds after them says so.
      */
     void commitFailed(Map<Integer, Long> offsets, KafkoException e) {
+        commitsFailing = true;
         String what = "Listener '{}' could not commit {} on {} ({}); its records are delivered again after a restart"
                 + " unless a later commit succeeds";
         if (traces.traceDue("commit " + e.getClass().getName())) {
-            LOG.warn(what, container.getListenerId(), offsets, container.topic(), e, e);
+            int earlier = commitFailuresUnwarned;
+            commitFailuresUnwarned = 0;
+            if (earlier == 0) {
+                LOG.warn(what, container.getListenerId(), offsets, container.topic(), e, e);
+            } else {
+                LOG.warn(what + "; {} more commits failed since the last warning (logged at DEBUG)",
+                        container.getListenerId(), offsets, container.topic(), e, earlier, e);
+            }
         } else {
-            LOG.warn(what, container.getListenerId(), offsets, container.topic(), StackTraceLimiter.oneLine(e));
+            commitFailuresUnwarned++;
+            LOG.debug(what, container.getListenerId(), offsets, container.topic(), StackTraceLimiter.oneLine(e));
+        }
+    }
+
+    /** A commit succeeded: after failures, says that commits work again. */
+    void committed() {
+        if (commitsFailing) {
+            commitsFailing = false;
+            LOG.info("Listener '{}' commits on {} again{}", container.getListenerId(), container.topic(),
+                    commitFailuresUnwarned == 0 ? ""
+                            : ", after " + commitFailuresUnwarned + " more failed commits logged at DEBUG");
+            commitFailuresUnwarned = 0;
         }
     }
 

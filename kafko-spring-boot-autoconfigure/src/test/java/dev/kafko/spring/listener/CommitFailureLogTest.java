@@ -3,6 +3,7 @@ package dev.kafko.spring.listener;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import dev.kafko.Kafko;
 import dev.kafko.KafkoStorageException;
@@ -13,9 +14,12 @@ import dev.kafko.spring.core.KafkoBackend;
 import dev.kafko.spring.core.KafkoTemplate;
 import dev.kafko.spring.core.KafkoTopicProvisioner;
 import dev.kafko.spring.core.LogBackend;
+import dev.kafko.spring.test.KafkoTestUtils;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -24,16 +28,22 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * A commit that fails for every record (a full disk) is a WARN line each time, naming the offsets and the cause,
- * with the stack trace once: an edge-buffer tryout logged 5,334 full traces within seconds.
+ * A commit that fails for every record (a full disk) is one WARN line with the stack trace at most once a minute, DEBUG
+ * lines between, and an INFO line once commits succeed again: an edge-buffer tryout logged 5,334 full traces within
+ * seconds, a payments tryout 50,785 warnings in three seconds.
  */
 class CommitFailureLogTest {
+
+    static final AtomicBoolean FULL = new AtomicBoolean();
+    static final AtomicInteger FAILED = new AtomicInteger();
 
     @RegisterExtension
     final LogCapture log = new LogCapture(ListenerConsumer.class);
 
     @Test
-    void aCommitFailingForEveryRecordLogsItsTraceOnceAndTheOffsetsAndCauseEachTime() {
+    void aCommitFailingForEveryRecordWarnsOnceWithItsTraceAndSaysWhenCommitsWorkAgain() {
+        FULL.set(true);
+        FAILED.set(0);
         new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
                 .withUserConfiguration(FailingCommits.class)
                 .withPropertyValues("kafko.ephemeral=true", "kafko.listener.ack-mode=record")
@@ -43,13 +53,28 @@ class CommitFailureLogTest {
                     for (int i = 0; i < 5; i++) {
                         template.send("full", "r" + i).join();
                     }
-                    await().atMost(Duration.ofSeconds(20)).until(() -> commitFailures().size() >= 5);
+                    await().atMost(Duration.ofSeconds(20)).until(() -> FAILED.get() >= 5);
                     List<ILoggingEvent> lines = commitFailures();
-                    assertThat(lines).allSatisfy(e -> assertThat(e.getFormattedMessage())
-                            .contains("Listener 'filler' could not commit {0=").contains("on full (")
-                            .contains("No space left on device"));
-                    assertThat(lines.get(0).getThrowableProxy()).isNotNull();
-                    assertThat(lines.subList(1, lines.size())).allSatisfy(e -> assertThat(e.getThrowableProxy()).isNull());
+                    assertThat(lines).singleElement().satisfies(e -> {
+                        assertThat(e.getLevel()).isEqualTo(Level.WARN);
+                        assertThat(e.getFormattedMessage()).contains("Listener 'filler' could not commit {0=")
+                                .contains("on full (").contains("No space left on device")
+                                .doesNotContain("more commits failed");
+                        assertThat(e.getThrowableProxy()).isNotNull();
+                    });
+
+                    FULL.set(false);
+                    template.send("full", "after").join();
+                    KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+                    assertThat(log.events()).filteredOn(e -> e.getFormattedMessage().contains("commits on full again"))
+                            .singleElement().satisfies(e -> {
+                                assertThat(e.getLevel()).isEqualTo(Level.INFO);
+                                assertThat(e.getFormattedMessage()).isEqualTo("Listener 'filler' commits on full"
+                                        + " again, after " + (FAILED.get() - 1) + " more failed commits logged at"
+                                        + " DEBUG");
+                            });
+                    assertThat(context.getBean(Kafko.class).groupInfo("full", "filler").committed())
+                            .containsEntry(0, 6L);
                 });
     }
 
@@ -70,7 +95,11 @@ class CommitFailureLogTest {
             return new DelegatingBackend(new KafkoBackend(kafko, topics), c -> new DelegatingBackend.DelegatingConsumer(c) {
                 @Override
                 public void commit(Map<Integer, Long> offsets) {
-                    throw new KafkoStorageException("write offsets failed: No space left on device");
+                    if (FULL.get()) {
+                        FAILED.incrementAndGet();
+                        throw new KafkoStorageException("write offsets failed: No space left on device");
+                    }
+                    super.commit(offsets);
                 }
             });
         }
