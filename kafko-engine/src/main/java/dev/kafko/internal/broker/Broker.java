@@ -385,7 +385,15 @@ public final class Broker implements Kafko {
     @Override
     public Set<String> groups(String topic) {
         TopicImpl t = require(topic);
-        Set<String> out = new TreeSet<>(TopicDirectory.groupsOnDisk(t.dir));
+        Set<String> onDisk;
+        try {
+            onDisk = TopicDirectory.groupsOnDisk(t.dir);
+        } catch (KafkoStorageException e) {
+            // a delete that took the directory away while it was listed: the topic is gone, not the disk failing
+            t.ensureOpen();
+            throw e;
+        }
+        Set<String> out = new TreeSet<>(onDisk);
         t.groups.forEach((name, g) -> {
             if (g.memberCount() > 0) {
                 out.add(name);
