@@ -12,8 +12,9 @@ import java.util.Map;
  *     the records whose fsync returned) minus where the group reads next: its committed offset;
  *     the log start when its commit is below the log start (retention deleted records it never read);
  *     without a commit, where a member without one starts: the log start, or the end (a lag of 0) under
- *     {@link OffsetResetPolicy#LATEST} — the policy the group's consumers were last made with in this instance
- *     ({@link ConsumerOptions#offsetReset()}), else the instance's; never negative (a commit past the end counts 0)
+ *     {@link OffsetResetPolicy#LATEST} — the policy of the group's consumer made last in this instance
+ *     (its own {@link ConsumerOptions#offsetReset()}, else the instance's), before any the instance's; never
+ *     negative (a commit past the end counts 0)
  * @param members how many live members the group has in this instance
  */
 public record GroupInfo(String topic, String group, Map<Integer, Long> committed, Map<Integer, Long> lag, int members) {

@@ -279,6 +279,33 @@ class ConsumerGroupTest {
         }
     }
 
+    /**
+     * The lag without a commit follows the policy of the group's consumer made last, whether it has one of its own or
+     * takes the instance's: a member made without one starts at the log start under an {@code EARLIEST} instance,
+     * whatever an earlier member's own {@code LATEST} was. A consumer the group refused (a partition the topic does
+     * not have) made nothing, and changes nothing.
+     */
+    @Test
+    void theLagWithoutACommitFollowsTheGroupsLastConsumerAndNotOneRefused() {
+        try (Kafko k = Kafko.open(dir, KafkoOptions.builder().offsetReset(OffsetResetPolicy.EARLIEST).build())) {
+            k.createTopic("t", TopicConfig.builder().partitions(3).build());
+            fill(k, "t", 5);
+            try (Consumer latest = k.groupConsumer("t", "g",
+                    ConsumerOptions.DEFAULTS.withOffsetReset(OffsetResetPolicy.LATEST))) {
+                latest.poll(Duration.ofMillis(50));
+                assertLagsAgree(k, Map.of(0, 0L, 1, 0L, 2, 0L));
+            }
+            try (Consumer plain = k.groupConsumer("t", "g", ConsumerOptions.DEFAULTS)) {
+                assertThat(plain.poll(Duration.ofMillis(200))).as("it starts at the log start").isNotEmpty();
+                assertThat(k.groupLag("t", "g", 0)).as("the instance's EARLIEST, as this member").isEqualTo(5);
+            }
+            assertThatThrownBy(() -> k.groupConsumer("t", "h", ConsumerOptions.DEFAULTS
+                    .withOffsetReset(OffsetResetPolicy.LATEST).withPartitions(Set.of(7))))
+                    .isInstanceOf(InvalidPartitionException.class);
+            assertThat(k.groupLag("t", "h", 0)).as("no consumer was made").isEqualTo(5);
+        }
+    }
+
     /** Asking about names never used keeps nothing for them; a group with commits on disk is read from them. */
     @Test
     void groupInfoAndLagOfUnknownNamesKeepNothing() {

@@ -79,9 +79,6 @@ final class ConsumerImpl implements Consumer {
         this.group = group;
         this.maxPollRecords = options.maxPollRecords() > 0 ? options.maxPollRecords() : defaultMaxPoll;
         OffsetResetPolicy reset = options.offsetReset() != null ? options.offsetReset() : defaultReset;
-        if (group != null && options.offsetReset() != null) {
-            group.consumerReset(options.offsetReset());
-        }
         this.positions = new PartitionPositions(topic.name, group == null ? null : group.group, reset);
         this.fetch = new PollFetch(topic, positions, maxPollRecords);
         Set<Integer> given = options.partitions();
@@ -92,6 +89,11 @@ final class ConsumerImpl implements Consumer {
                 : new ConsumerRebalance(this, topic, group, options.rebalanceListener(), positions);
         if (given != null) {
             requireExisting(given);
+        }
+        if (group != null) {
+            // the policy this member starts by, its own or the instance's: the group's lag without a commit follows
+            // the last one made (not one refused above, which made nothing)
+            group.consumerReset(reset);
         }
         topic.consumers.add(this);
         try {

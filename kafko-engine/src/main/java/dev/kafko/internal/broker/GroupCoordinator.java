@@ -50,8 +50,9 @@ final class GroupCoordinator {
     private @Nullable GroupOffsetsFile offsets;
     private boolean forceScheduled;
     /**
-     * The offset reset policy the group's consumers were last made with ({@code ConsumerOptions.offsetReset}), which
-     * says where a member without a commit starts, and so the lag without a commit; null: the instance's.
+     * The offset reset policy the group's consumer made last starts by (its own {@code ConsumerOptions.offsetReset},
+     * else the instance's), which says where a member without a commit starts, and so the lag without a commit; null
+     * before any: the instance's.
      */
     private volatile @Nullable OffsetResetPolicy consumersReset;
     /** {@link #forceNow}, as the scheduler's task. */
@@ -102,7 +103,7 @@ final class GroupCoordinator {
         }
     }
 
-    /** A consumer of the group was made with {@code reset} as its own policy (not the instance's). */
+    /** A consumer of the group was made that starts by {@code reset} (its own policy, or the instance's). */
     void consumerReset(OffsetResetPolicy reset) {
         consumersReset = reset;
     }

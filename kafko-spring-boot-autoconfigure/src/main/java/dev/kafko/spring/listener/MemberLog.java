@@ -30,6 +30,12 @@ final class MemberLog {
     /** Whether the last commit failed; the failures since the last warning of one, each logged at DEBUG. */
     private boolean commitsFailing;
     private int commitFailuresUnwarned;
+    /**
+     * What the last line about commits above DEBUG said: that they fail (a warning), or that they work again (the INFO
+     * line); neither before the first failure. A user reading at INFO takes the last one for the state of commits.
+     */
+    private boolean saidCommitsFail;
+    private boolean saidCommitsWork;
 
     MemberLog(KafkoMessageListenerContainer container) {
         this.container = container;
@@ -92,20 +98,27 @@ final class MemberLog {
      * A commit failed (a full disk, say): a WARN line naming the offsets and the cause, with the stack trace, at most
      * once a minute, saying how many more failed since the last one; those between are DEBUG lines, since under a
      * steady flow of records a commit fails for every record or batch (an outside tryout logged 50,785 warnings in
-     * three seconds). The first commit that succeeds after them says so.
+     * three seconds). A failure after the line saying that commits work again is warned at once (with its trace only
+     * when one is due), so that line is never the last word while commits fail; that line comes at most once a minute
+     * too, so commits that fail and succeed by turns warn at most twice a minute.
      */
     void commitFailed(Map<Integer, Long> offsets, KafkoException e) {
         commitsFailing = true;
         String what = "Listener '{}' could not commit {} on {} ({}); its records are delivered again after a restart"
                 + " unless a later commit succeeds";
-        if (traces.traceDue("commit " + e.getClass().getName())) {
+        boolean traceDue = traces.traceDue("commit " + e.getClass().getName());
+        if (traceDue || saidCommitsWork) {
             int earlier = commitFailuresUnwarned;
             commitFailuresUnwarned = 0;
-            if (earlier == 0) {
-                LOG.warn(what, container.getListenerId(), offsets, container.topic(), e, e);
+            saidCommitsFail = true;
+            saidCommitsWork = false;
+            String more = earlier == 0 ? "" : "; " + earlier + " more commits failed since the last warning (logged at"
+                    + " DEBUG)";
+            if (traceDue) {
+                LOG.warn(what + "{}", container.getListenerId(), offsets, container.topic(), e, more, e);
             } else {
-                LOG.warn(what + "; {} more commits failed since the last warning (logged at DEBUG)",
-                        container.getListenerId(), offsets, container.topic(), e, earlier, e);
+                LOG.warn(what + "{}", container.getListenerId(), offsets, container.topic(),
+                        StackTraceLimiter.oneLine(e), more);
             }
         } else {
             commitFailuresUnwarned++;
@@ -113,14 +126,22 @@ final class MemberLog {
         }
     }
 
-    /** A commit succeeded: after failures, says that commits work again. */
+    /**
+     * A commit succeeded: after a warning of failures, says that commits work again, at most once a minute (a commit
+     * that succeeds in the minute after the last such line says so at DEBUG, and a later one at INFO).
+     */
     void committed() {
-        if (commitsFailing) {
-            commitsFailing = false;
+        boolean wasFailing = commitsFailing;
+        commitsFailing = false;
+        if (saidCommitsFail && traces.traceDue("commits work again")) {
+            saidCommitsFail = false;
+            saidCommitsWork = true;
             LOG.info("Listener '{}' commits on {} again{}", container.getListenerId(), container.topic(),
                     commitFailuresUnwarned == 0 ? ""
                             : ", after " + commitFailuresUnwarned + " more failed commits logged at DEBUG");
             commitFailuresUnwarned = 0;
+        } else if (wasFailing) {
+            LOG.debug("Listener '{}' commits on {} again", container.getListenerId(), container.topic());
         }
     }
 

@@ -78,6 +78,43 @@ class CommitFailureLogTest {
                 });
     }
 
+    /**
+     * Commits that fail again after the INFO line saying they work again are warned at once: the last line a user sees
+     * at INFO must not say that commits work while they fail (a disk filling again within the minute of the last
+     * warning was only logged at DEBUG).
+     */
+    @Test
+    void aCommitFailingAgainAfterCommitsWorkedAgainIsWarnedAtOnce() {
+        FULL.set(true);
+        FAILED.set(0);
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+                .withUserConfiguration(FailingCommits.class)
+                .withPropertyValues("kafko.ephemeral=true", "kafko.listener.ack-mode=record")
+                .run(context -> {
+                    @SuppressWarnings("unchecked")
+                    KafkoTemplate<Object, Object> template = context.getBean(KafkoTemplate.class);
+                    template.send("full", "r0").join();
+                    await().atMost(Duration.ofSeconds(20)).until(() -> warnings().size() == 1);
+
+                    FULL.set(false);
+                    template.send("full", "r1").join();
+                    KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+                    assertThat(log.events()).filteredOn(e -> e.getFormattedMessage().contains("commits on full again"))
+                            .singleElement().satisfies(e -> assertThat(e.getLevel()).isEqualTo(Level.INFO));
+
+                    FULL.set(true);
+                    template.send("full", "r2").join();
+                    await().atMost(Duration.ofSeconds(20)).until(() -> FAILED.get() == 2);
+                    KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+                    assertThat(warnings()).hasSize(2).last().satisfies(e -> assertThat(e.getFormattedMessage())
+                            .contains("Listener 'filler' could not commit {0=3}").contains("No space left on device"));
+                });
+    }
+
+    private List<ILoggingEvent> warnings() {
+        return commitFailures().stream().filter(e -> e.getLevel() == Level.WARN).toList();
+    }
+
     private List<ILoggingEvent> commitFailures() {
         return log.events().stream().filter(e -> e.getFormattedMessage().contains("could not commit")).toList();
     }
