@@ -40,14 +40,18 @@ class CommitFailureLogTest {
     @RegisterExtension
     final LogCapture log = new LogCapture(ListenerConsumer.class);
 
-    @Test
-    void aCommitFailingForEveryRecordWarnsOnceWithItsTraceAndSaysWhenCommitsWorkAgain() {
+    /** A context whose commits fail until {@link #FULL} is lowered, each record's under the {@code record} ack mode. */
+    private static ApplicationContextRunner fullDiskRunner() {
         FULL.set(true);
         FAILED.set(0);
-        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+        return new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
                 .withUserConfiguration(FailingCommits.class)
-                .withPropertyValues("kafko.ephemeral=true", "kafko.listener.ack-mode=record")
-                .run(context -> {
+                .withPropertyValues("kafko.ephemeral=true", "kafko.listener.ack-mode=record");
+    }
+
+    @Test
+    void aCommitFailingForEveryRecordWarnsOnceWithItsTraceAndSaysWhenCommitsWorkAgain() {
+        fullDiskRunner().run(context -> {
                     @SuppressWarnings("unchecked")
                     KafkoTemplate<Object, Object> template = context.getBean(KafkoTemplate.class);
                     for (int i = 0; i < 5; i++) {
@@ -85,12 +89,7 @@ class CommitFailureLogTest {
      */
     @Test
     void aCommitFailingAgainAfterCommitsWorkedAgainIsWarnedAtOnce() {
-        FULL.set(true);
-        FAILED.set(0);
-        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
-                .withUserConfiguration(FailingCommits.class)
-                .withPropertyValues("kafko.ephemeral=true", "kafko.listener.ack-mode=record")
-                .run(context -> {
+        fullDiskRunner().run(context -> {
                     @SuppressWarnings("unchecked")
                     KafkoTemplate<Object, Object> template = context.getBean(KafkoTemplate.class);
                     template.send("full", "r0").join();
