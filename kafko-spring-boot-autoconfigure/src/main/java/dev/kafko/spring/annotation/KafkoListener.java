@@ -76,8 +76,42 @@ public @interface KafkoListener {
      */
     TopicPartition[] topicPartitions() default {};
 
-    /** The consumer group. Default: the {@link #id()}. */
+    /** The consumer group. Default: the {@link #id()} (see {@link #idIsGroup()}). */
     String groupId() default "";
+
+    /**
+     * Whether a listener without a {@link #groupId()} takes its {@link #id()} as its group (default {@code true}),
+     * as in spring-kafka. {@code false}: its group is {@code kafko.listener.group-id} (spring-kafka's consumer
+     * factory {@code group.id}), and without that property the start fails naming the listener.
+     */
+    boolean idIsGroup() default true;
+
+    /**
+     * The prefix of the names of this listener's members, as spring-kafka's client id prefix: its members are
+     * {@code <prefix>-0}, {@code <prefix>-1}, ..., which name their polling threads and their log lines (in place
+     * of {@code <id>-0}, ...). Default: the {@link #id()}.
+     */
+    String clientIdPrefix() default "";
+
+    /**
+     * The name SpEL in this annotation's attributes gives the bean that declares the listener, as in
+     * spring-kafka: {@code topics = "#{__listener.topic}"}. Default {@code __listener}.
+     */
+    String beanRef() default "__listener";
+
+    /**
+     * The name of a group of containers, as in spring-kafka: the listener's container joins the
+     * {@link dev.kafko.spring.listener.ContainerGroup} bean named {@code <containerGroup>.group} (made with the
+     * first container that names it), which starts and stops its containers together. Default: no group.
+     */
+    String containerGroup() default "";
+
+    /**
+     * Whether an {@code Iterable} the method returns to its {@code @SendTo} topic is sent as a record per element
+     * (default {@code true}) or as one record holding it all (a JSON array), as in spring-kafka. An
+     * {@code Iterable} of {@code Message}s is always sent a record per message.
+     */
+    boolean splitIterables() default true;
 
     /**
      * How many members (threads) of the group share each topic's partitions. Default:

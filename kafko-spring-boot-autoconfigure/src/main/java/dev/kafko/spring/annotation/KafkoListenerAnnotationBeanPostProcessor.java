@@ -4,6 +4,7 @@ import dev.kafko.spring.config.KafkoListenerContainerFactory;
 import dev.kafko.spring.config.KafkoListenerEndpoint;
 import dev.kafko.spring.retrytopic.RetryTopicConfiguration;
 import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
+import dev.kafko.spring.listener.ContainerGroup;
 import dev.kafko.spring.listener.MessageListenerContainer;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -323,7 +324,9 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         refuseTakenId(endpoint);
         declaredAt.put(endpoint.id(), declaration(endpoint));
         if (singletonsReady) {
-            registry().registerListenerContainer(createContainer(endpoint, retry), true);
+            MessageListenerContainer container = createContainer(endpoint, retry);
+            registry().registerListenerContainer(container, true);
+            joinGroup(endpoint, container);
         } else {
             pending.add(new Pending(endpoint, beanName, retry, configurable));
         }
@@ -390,9 +393,35 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         singletonsReady = true;
         KafkoListenerEndpointRegistry registry = registry();
         for (Pending p : pending) {
-            registry.registerListenerContainer(createContainer(exposed(p.endpoint(), p.beanName()), p.retry()), false);
+            MessageListenerContainer container = createContainer(exposed(p.endpoint(), p.beanName()), p.retry());
+            registry.registerListenerContainer(container, false);
+            joinGroup(p.endpoint(), container);
         }
         pending.clear();
+    }
+
+    /**
+     * Adds the endpoint's container to its {@code containerGroup}, if it names one, and makes the group a bean named
+     * {@code <group>.group} with the first container that joins it, as spring-kafka does.
+     */
+    private void joinGroup(KafkoListenerEndpoint endpoint, MessageListenerContainer container) {
+        String group = endpoint.containerGroup();
+        if (group == null) {
+            return;
+        }
+        ConfigurableListableBeanFactory factory = requireBeanFactory();
+        String beanName = group + ContainerGroup.BEAN_NAME_SUFFIX;
+        Object existing = factory.containsSingleton(beanName) ? factory.getSingleton(beanName) : null;
+        if (existing == null && factory.containsBean(beanName) || existing != null && !(existing instanceof ContainerGroup)) {
+            registry().unregisterListenerContainer(endpoint.id());
+            throw new InvalidKafkoListenerException("@KafkoListener '" + endpoint.id() + "' " + declaration(endpoint)
+                    + ": its containerGroup '" + group + "' is kept as the bean '" + beanName + "', but the context"
+                    + " has a bean of that name already that is no ContainerGroup: name another group");
+        }
+        ContainerGroup joined = registry().addToGroup(group, container);
+        if (existing == null) {
+            factory.registerSingleton(beanName, joined);
+        }
     }
 
     /**
@@ -435,7 +464,8 @@ public final class KafkoListenerAnnotationBeanPostProcessor
                 endpoint.autoStartup(), endpoint.batch(), endpoint.ackMode(), exposed, method, endpoint.replyTopic(),
                 endpoint.containerFactory(), endpoint.replyToHeader(), endpoint.recordFilterStrategy(),
                 endpoint.errorHandler(), handlers, endpoint.topicPattern(), endpoint.topicPartitions(),
-                endpoint.maxPollRecords(), endpoint.offsetReset());
+                endpoint.maxPollRecords(), endpoint.offsetReset(), endpoint.clientIdPrefix(), endpoint.containerGroup(),
+                endpoint.splitIterables());
     }
 
     /** The endpoint's first method a class proxy cannot pass on to its bean (final or private), or null. */

@@ -47,6 +47,9 @@ import org.springframework.util.StringUtils;
  */
 final class ListenerEndpointReader {
 
+    /** The group of the listeners with {@code idIsGroup = false} and no {@code groupId}. */
+    static final String GROUP_ID_PROPERTY = "kafko.listener.group-id";
+
     private final ConfigurableListableBeanFactory beanFactory;
 
     ListenerEndpointReader(ConfigurableListableBeanFactory beanFactory) {
@@ -166,8 +169,13 @@ final class ListenerEndpointReader {
      */
     private KafkoListenerEndpoint endpoint(KafkoListener listener, Object bean, String defaultId, String declared,
             boolean classLevel, BiFunction<String, BeanExpressionContext, List<KafkoListenerEndpoint.Handler>> handlers) {
-        // #{__listener} is the bean itself in SpEL, as in spring-kafka
-        BeanExpressionContext ctx = new BeanExpressionContext(beanFactory, new ListenerScope(bean));
+        // #{__listener} (or the beanRef's name) is the bean itself in SpEL, as in spring-kafka
+        String beanRef = listener.beanRef().strip();
+        if (beanRef.isEmpty()) {
+            throw new InvalidKafkoListenerException("@KafkoListener " + declared + ": beanRef is blank; it names"
+                    + " the bean in the annotation's SpEL (default " + ListenerScope.LISTENER + ")");
+        }
+        BeanExpressionContext ctx = new BeanExpressionContext(beanFactory, new ListenerScope(beanRef, bean));
         String id = resolveString(listener.id(), "id", declared, ctx);
         if (id == null) {
             id = defaultId;
@@ -193,6 +201,14 @@ final class ListenerEndpointReader {
         List<KafkoListenerEndpoint.Handler> resolved = handlers.apply(where, ctx);
         KafkoListenerEndpoint.Handler first = resolved.get(0);
         String group = resolveString(listener.groupId(), "groupId", where, ctx);
+        boolean grouped = group == null && !listener.idIsGroup();
+        if (grouped) {
+            group = resolveString("${" + GROUP_ID_PROPERTY + ":}", "idIsGroup", where, ctx);
+            if (group == null) {
+                throw new InvalidKafkoListenerException("@KafkoListener " + where + " has idIsGroup = false and no"
+                        + " groupId, and " + GROUP_ID_PROPERTY + " is not set: name its group with either");
+            }
+        }
         // names are checked here, before anything starts (the web server, the other listeners)
         for (String topic : topics) {
             checkName("topic", topic, where);
@@ -200,7 +216,8 @@ final class ListenerEndpointReader {
         for (TopicPartitionOffset tpo : assigned) {
             checkName("topic", tpo.topic(), where);
         }
-        checkName("group", group == null ? id : group, where);
+        checkName("group", group == null ? id : group, grouped ? where + " (its group from " + GROUP_ID_PROPERTY + ")"
+                : where);
         String concurrency = resolveString(listener.concurrency(), "concurrency", where, ctx);
         String autoStartup = resolveString(listener.autoStartup(), "autoStartup", where, ctx);
         String batch = resolveString(listener.batch(), "batch", where, ctx);
@@ -208,6 +225,8 @@ final class ListenerEndpointReader {
         String containerFactory = resolveString(listener.containerFactory(), "containerFactory", where, ctx);
         ListenerConsumerProperties consumer = ListenerConsumerProperties.read(listener.properties(), where,
                 new AttributeResolver(where, ctx));
+        String clientIdPrefix = resolveString(listener.clientIdPrefix(), "clientIdPrefix", where, ctx);
+        String containerGroup = resolveString(listener.containerGroup(), "containerGroup", where, ctx);
         return new KafkoListenerEndpoint(id, topics, group == null ? id : group,
                 concurrency == null ? null : parseInt(concurrency, where),
                 autoStartup == null ? null : parseBoolean(autoStartup, "autoStartup", where),
@@ -216,7 +235,7 @@ final class ListenerEndpointReader {
                 resolveBean(listener.filter(), RecordFilterStrategy.class, "filter", where, ctx),
                 resolveBean(listener.errorHandler(), KafkoListenerErrorHandler.class, "errorHandler", where, ctx),
                 classLevel ? resolved : List.of(), topicPattern, assigned, consumer.maxPollRecords(),
-                consumer.offsetReset());
+                consumer.offsetReset(), clientIdPrefix, containerGroup, listener.splitIterables());
     }
 
     /** The topic pattern, compiled; {@code null} when none is given (or it resolves to nothing). */
@@ -517,14 +536,17 @@ final class ListenerEndpointReader {
         }
     }
 
-    /** The scope of a listener's SpEL: {@code __listener} is the bean that declares it. */
-    private record ListenerScope(Object bean) implements Scope {
+    /**
+     * The scope of a listener's SpEL: {@code name} ({@code __listener} unless the annotation's {@code beanRef} says
+     * otherwise) is the bean that declares it.
+     */
+    private record ListenerScope(String name, Object bean) implements Scope {
 
         static final String LISTENER = "__listener";
 
         @Override
         public Object get(String name, ObjectFactory<?> objectFactory) {
-            return LISTENER.equals(name) ? bean : objectFactory.getObject();
+            return this.name.equals(name) ? bean : objectFactory.getObject();
         }
 
         @Override
@@ -538,7 +560,7 @@ final class ListenerEndpointReader {
 
         @Override
         public @Nullable Object resolveContextualObject(String key) {
-            return LISTENER.equals(key) ? bean : null;
+            return name.equals(key) ? bean : null;
         }
 
         @Override

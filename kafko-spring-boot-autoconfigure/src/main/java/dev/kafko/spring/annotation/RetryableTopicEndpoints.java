@@ -257,7 +257,11 @@ final class RetryableTopicEndpoints {
         return new KafkoListenerEndpoint(id, List.of(topic), main.groupId(), concurrency, autoStartup,
                 false, ackMode, bean, method, sameReplies ? main.replyTopic() : null, main.containerFactory(),
                 sameReplies && main.replyToHeader(), sameReplies ? main.recordFilterStrategy() : null,
-                sameReplies ? main.errorHandler() : null, List.of(), null, List.of());
+                sameReplies ? main.errorHandler() : null, List.of(), null, List.of(), null, null,
+                // named as the main one's members, with the part's suffix (spring-kafka suffixes its client ids)
+                main.clientIdPrefix() != null && id.startsWith(main.id())
+                        ? main.clientIdPrefix() + id.substring(main.id().length()) : null,
+                main.containerGroup(), main.splitIterables());
     }
 
     /** The bean's one {@link DltHandler} method, or null. */

@@ -475,6 +475,12 @@ public class KafkoProperties {
         private Duration shutdownTimeout = Duration.ofSeconds(10);
 
         /**
+         * The consumer group of the listeners whose @KafkoListener sets idIsGroup = false and no groupId (the others
+         * take their groupId, else their id). Unset: such a listener fails the start.
+         */
+        private @Nullable String groupId;
+
+        /**
          * How long a member goes without records before it publishes a ListenerContainerIdleEvent (again after
          * each further interval without records) and calls ConsumerSeekAware.onIdleContainer. Unset: never.
          */
@@ -552,6 +558,14 @@ public class KafkoProperties {
 
         public void setMaxPollRecords(int maxPollRecords) {
             this.maxPollRecords = maxPollRecords;
+        }
+
+        public @Nullable String getGroupId() {
+            return groupId;
+        }
+
+        public void setGroupId(@Nullable String groupId) {
+            this.groupId = groupId;
         }
 
         public Duration getShutdownTimeout() {

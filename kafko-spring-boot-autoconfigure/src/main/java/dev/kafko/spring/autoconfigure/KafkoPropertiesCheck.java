@@ -24,11 +24,11 @@ final class KafkoPropertiesCheck {
      */
     static void check(KafkoProperties properties, @Nullable ClassLoader classLoader) {
         for (String name : properties.declaredTopics().keySet()) {
-            checkName(KafkoTopicProvisioner.propertyPrefix(name), name);
+            checkName(KafkoTopicProvisioner.propertyPrefix(name), "topic", name);
         }
         String defaultTopic = properties.getTemplate().getDefaultTopic();
         if (defaultTopic != null && !defaultTopic.isBlank()) {
-            checkName("kafko.template.default-topic", defaultTopic);
+            checkName("kafko.template.default-topic", "topic", defaultTopic);
         }
         KafkoAutoConfiguration.notNegative("kafko.linger", properties.getLinger());
         KafkoAutoConfiguration.notNegative("kafko.max-block", properties.getMaxBlock());
@@ -43,6 +43,9 @@ final class KafkoPropertiesCheck {
         KafkoAutoConfiguration.atLeastOne("kafko.listener.max-poll-records", listener.getMaxPollRecords());
         KafkoAutoConfiguration.positive("kafko.listener.poll-timeout", listener.getPollTimeout());
         KafkoAutoConfiguration.notNegative("kafko.listener.shutdown-timeout", listener.getShutdownTimeout());
+        if (listener.getGroupId() != null && !listener.getGroupId().isBlank()) {
+            checkName("kafko.listener.group-id", "group", listener.getGroupId());
+        }
         KafkoAutoConfiguration.atLeastOne("kafko.listener.ack-count", listener.getAckCount());
         KafkoAutoConfiguration.positive("kafko.listener.ack-time", listener.getAckTime());
         if (listener.getIdleEventInterval() != null) {
@@ -59,9 +62,9 @@ final class KafkoPropertiesCheck {
         }
     }
 
-    private static void checkName(String property, String topic) {
+    private static void checkName(String property, String kind, String name) {
         try {
-            Kafko.checkName("topic", topic);
+            Kafko.checkName(kind, name);
         } catch (InvalidNameException e) {
             throw new InvalidKafkoPropertyException(property, e.getMessage(), e);
         }

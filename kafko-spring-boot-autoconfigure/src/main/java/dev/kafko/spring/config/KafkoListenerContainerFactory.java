@@ -229,6 +229,9 @@ public class KafkoListenerContainerFactory implements ApplicationEventPublisherA
         if (endpoint.offsetReset() != null) {
             properties = properties.withOffsetReset(endpoint.offsetReset());
         }
+        if (endpoint.clientIdPrefix() != null) {
+            properties = properties.withClientId(endpoint.clientIdPrefix());
+        }
         KafkoMessageListener adapter;
         if (endpoint.handlers().isEmpty()) {
             checkAcknowledgment(endpoint, endpoint.method(), properties);
@@ -270,7 +273,7 @@ public class KafkoListenerContainerFactory implements ApplicationEventPublisherA
         InvocableHandlerMethod handler = methods.createInvocableHandlerMethod(endpoint.bean(), method);
         return new MessagingMessageListenerAdapter(handler, converter, endpoint.batch(), endpoint.id(),
                 endpoint.groupId(), replyTopic, replyToHeader, replyTemplate, endpoint.errorHandler(),
-                new ExistingTopic(backend));
+                new ExistingTopic(backend), endpoint.splitIterables());
     }
 
     /** Whether the backend has a topic of that name. */

@@ -44,6 +44,12 @@ import org.jspecify.annotations.Nullable;
  *     ({@code max.poll.records} of {@link dev.kafko.spring.annotation.KafkoListener#properties()})
  * @param offsetReset where this listener's group starts on a partition it has no commit for, or {@code null} for
  *     {@code kafko.offset-reset} ({@code auto.offset.reset} of its {@code properties})
+ * @param clientIdPrefix what names the members ({@code <prefix>-0}, ...), or {@code null} for the id
+ *     ({@link dev.kafko.spring.annotation.KafkoListener#clientIdPrefix()})
+ * @param containerGroup the name of the {@link dev.kafko.spring.listener.ContainerGroup} the container joins, or
+ *     {@code null} for none ({@link dev.kafko.spring.annotation.KafkoListener#containerGroup()})
+ * @param splitIterables whether an {@code Iterable} result is sent a record per element, or as one record
+ *     ({@link dev.kafko.spring.annotation.KafkoListener#splitIterables()})
  */
 public record KafkoListenerEndpoint(String id, List<String> topics, String groupId, @Nullable Integer concurrency,
                                     @Nullable Boolean autoStartup, boolean batch, @Nullable AckMode ackMode,
@@ -52,7 +58,23 @@ public record KafkoListenerEndpoint(String id, List<String> topics, String group
                                     @Nullable RecordFilterStrategy recordFilterStrategy,
                                     @Nullable KafkoListenerErrorHandler errorHandler, List<Handler> handlers,
                                     @Nullable Pattern topicPattern, List<TopicPartitionOffset> topicPartitions,
-                                    @Nullable Integer maxPollRecords, @Nullable OffsetResetPolicy offsetReset) {
+                                    @Nullable Integer maxPollRecords, @Nullable OffsetResetPolicy offsetReset,
+                                    @Nullable String clientIdPrefix, @Nullable String containerGroup,
+                                    boolean splitIterables) {
+
+    /** An endpoint whose members are named after its id, in no container group, that splits iterable results. */
+    public KafkoListenerEndpoint(String id, List<String> topics, String groupId, @Nullable Integer concurrency,
+                                 @Nullable Boolean autoStartup, boolean batch, @Nullable AckMode ackMode,
+                                 Object bean, Method method, @Nullable String replyTopic,
+                                 @Nullable String containerFactory, boolean replyToHeader,
+                                 @Nullable RecordFilterStrategy recordFilterStrategy,
+                                 @Nullable KafkoListenerErrorHandler errorHandler, List<Handler> handlers,
+                                 @Nullable Pattern topicPattern, List<TopicPartitionOffset> topicPartitions,
+                                 @Nullable Integer maxPollRecords, @Nullable OffsetResetPolicy offsetReset) {
+        this(id, topics, groupId, concurrency, autoStartup, batch, ackMode, bean, method, replyTopic, containerFactory,
+                replyToHeader, recordFilterStrategy, errorHandler, handlers, topicPattern, topicPartitions,
+                maxPollRecords, offsetReset, null, null, true);
+    }
 
     /** An endpoint with the container factory's poll size and the instance's offset reset. */
     public KafkoListenerEndpoint(String id, List<String> topics, String groupId, @Nullable Integer concurrency,
@@ -93,6 +115,12 @@ public record KafkoListenerEndpoint(String id, List<String> topics, String group
         if (maxPollRecords != null && maxPollRecords < 1) {
             throw new IllegalArgumentException("Listener '" + id + "': maxPollRecords must be at least 1, was "
                     + maxPollRecords);
+        }
+        if (clientIdPrefix != null && clientIdPrefix.isBlank()) {
+            throw new IllegalArgumentException("Listener '" + id + "': clientIdPrefix must not be blank (null: the id)");
+        }
+        if (containerGroup != null && containerGroup.isBlank()) {
+            throw new IllegalArgumentException("Listener '" + id + "': containerGroup must not be blank (null: none)");
         }
         if (replyToHeader && replyTopic != null) {
             throw new IllegalArgumentException("Listener '" + id + "': a reply goes to the @SendTo topic '" + replyTopic

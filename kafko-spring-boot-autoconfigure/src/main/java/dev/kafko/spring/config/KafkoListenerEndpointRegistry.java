@@ -1,6 +1,7 @@
 package dev.kafko.spring.config;
 
 import dev.kafko.spring.listener.ConcurrentMessageListenerContainer;
+import dev.kafko.spring.listener.ContainerGroup;
 import dev.kafko.spring.listener.MessageListenerContainer;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -35,6 +36,8 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
     public static final int PHASE = Integer.MAX_VALUE - 100;
 
     private final Map<String, MessageListenerContainer> containers = new LinkedHashMap<>();
+    /** The container groups by name, under the lock of {@link #containers}. */
+    private final Map<String, ContainerGroup> groups = new LinkedHashMap<>();
     private volatile boolean running;
 
     /**
@@ -87,8 +90,37 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
         }
         synchronized (containers) {
             containers.remove(id, container);
+            for (ContainerGroup group : groups.values()) {
+                group.removeContainer(container);
+            }
         }
         return container;
+    }
+
+    /**
+     * Adds a registered container to the {@link ContainerGroup} of that name, made now when there is none.
+     *
+     * @return the group
+     * @throws IllegalStateException when the container is not registered (it may have been removed meanwhile)
+     */
+    public ContainerGroup addToGroup(String group, MessageListenerContainer container) {
+        Objects.requireNonNull(group, "group");
+        synchronized (containers) {
+            if (containers.get(container.getListenerId()) != container) {
+                throw new IllegalStateException("Listener '" + container.getListenerId() + "' is not registered: it"
+                        + " cannot join container group '" + group + "'");
+            }
+            ContainerGroup joined = groups.computeIfAbsent(group, ContainerGroup::new);
+            joined.addContainers(container);
+            return joined;
+        }
+    }
+
+    /** The container group of that name, or {@code null} when no container has joined one of that name. */
+    public @Nullable ContainerGroup getContainerGroup(String group) {
+        synchronized (containers) {
+            return groups.get(group);
+        }
     }
 
     /** The container with this listener id, or {@code null}. */

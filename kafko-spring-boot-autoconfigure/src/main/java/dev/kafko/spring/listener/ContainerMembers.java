@@ -129,7 +129,8 @@ final class ContainerMembers {
                     byHand.size());
         }
         for (int i = 0; i < (byHand == null ? properties.concurrency() : byHand.size()); i++) {
-            KafkoMessageListenerContainer member = factory.make(listenerId + "-" + nextMember++, topic,
+            String prefix = properties.clientId() != null ? properties.clientId() : listenerId;
+            KafkoMessageListenerContainer member = factory.make(prefix + "-" + nextMember++, topic,
                     byHand == null ? null : byHand.get(i));
             member.setObservations(observations);
             added.add(member);

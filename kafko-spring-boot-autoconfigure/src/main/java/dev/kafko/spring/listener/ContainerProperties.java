@@ -24,11 +24,13 @@ import org.jspecify.annotations.Nullable;
  *     further interval without records of it); {@code null}: never
  * @param offsetReset where the container's group starts on a partition it has no commit for (and what its consumers do
  *     with a position outside the log); {@code null}: the instance's {@code kafko.offset-reset}
+ * @param clientId what names the container's members, {@code <clientId>-0}, {@code <clientId>-1}, ... (their threads
+ *     and log lines), as spring-kafka's client id; {@code null}: the listener id
  */
 public record ContainerProperties(AckMode ackMode, int concurrency, Duration pollTimeout, int maxPollRecords,
                                   Duration shutdownTimeout, int ackCount, Duration ackTime,
                                   @Nullable Duration idleEventInterval, @Nullable Duration idlePartitionEventInterval,
-                                  @Nullable OffsetResetPolicy offsetReset) {
+                                  @Nullable OffsetResetPolicy offsetReset, @Nullable String clientId) {
 
     /** The records between two commits under the count ack modes unless set: 1, as spring-kafka's. */
     public static final int DEFAULT_ACK_COUNT = 1;
@@ -67,6 +69,15 @@ public record ContainerProperties(AckMode ackMode, int concurrency, Duration pol
                 idlePartitionEventInterval, null);
     }
 
+    /** Settings whose members are named after the listener id. */
+    public ContainerProperties(AckMode ackMode, int concurrency, Duration pollTimeout, int maxPollRecords,
+                               Duration shutdownTimeout, int ackCount, Duration ackTime,
+                               @Nullable Duration idleEventInterval, @Nullable Duration idlePartitionEventInterval,
+                               @Nullable OffsetResetPolicy offsetReset) {
+        this(ackMode, concurrency, pollTimeout, maxPollRecords, shutdownTimeout, ackCount, ackTime, idleEventInterval,
+                idlePartitionEventInterval, offsetReset, null);
+    }
+
     public ContainerProperties {
         Objects.requireNonNull(ackMode, "ackMode");
         Objects.requireNonNull(pollTimeout, "pollTimeout");
@@ -98,45 +109,47 @@ public record ContainerProperties(AckMode ackMode, int concurrency, Duration pol
                 && (idlePartitionEventInterval.isNegative() || idlePartitionEventInterval.isZero())) {
             throw new IllegalArgumentException("idlePartitionEventInterval must be positive (or null: no partition"
                     + " idle events), was " + idlePartitionEventInterval);
+        }        if (clientId != null && clientId.isBlank()) {
+            throw new IllegalArgumentException("clientId must not be blank (or null: the listener id)");
         }
     }
 
     /** These settings with polls of at most {@code maxPollRecords} records. */
     public ContainerProperties withMaxPollRecords(int maxPollRecords) {
         return new ContainerProperties(ackMode, concurrency, pollTimeout, maxPollRecords, shutdownTimeout, ackCount,
-                ackTime, idleEventInterval, idlePartitionEventInterval, offsetReset);
+                ackTime, idleEventInterval, idlePartitionEventInterval, offsetReset, clientId);
     }
 
     /** These settings with the group starting where {@code offsetReset} says ({@code null}: the instance's policy). */
     public ContainerProperties withOffsetReset(@Nullable OffsetResetPolicy offsetReset) {
         return new ContainerProperties(ackMode, concurrency, pollTimeout, maxPollRecords, shutdownTimeout, ackCount,
-                ackTime, idleEventInterval, idlePartitionEventInterval, offsetReset);
+                ackTime, idleEventInterval, idlePartitionEventInterval, offsetReset, clientId);
     }
 
     public ContainerProperties withAckMode(AckMode ackMode) {
         return new ContainerProperties(ackMode, concurrency, pollTimeout, maxPollRecords, shutdownTimeout, ackCount,
-                ackTime, idleEventInterval, idlePartitionEventInterval, offsetReset);
+                ackTime, idleEventInterval, idlePartitionEventInterval, offsetReset, clientId);
     }
 
     public ContainerProperties withConcurrency(int concurrency) {
         return new ContainerProperties(ackMode, concurrency, pollTimeout, maxPollRecords, shutdownTimeout, ackCount,
-                ackTime, idleEventInterval, idlePartitionEventInterval, offsetReset);
+                ackTime, idleEventInterval, idlePartitionEventInterval, offsetReset, clientId);
     }
 
     public ContainerProperties withAckCount(int ackCount) {
         return new ContainerProperties(ackMode, concurrency, pollTimeout, maxPollRecords, shutdownTimeout, ackCount,
-                ackTime, idleEventInterval, idlePartitionEventInterval, offsetReset);
+                ackTime, idleEventInterval, idlePartitionEventInterval, offsetReset, clientId);
     }
 
     public ContainerProperties withAckTime(Duration ackTime) {
         return new ContainerProperties(ackMode, concurrency, pollTimeout, maxPollRecords, shutdownTimeout, ackCount,
-                ackTime, idleEventInterval, idlePartitionEventInterval, offsetReset);
+                ackTime, idleEventInterval, idlePartitionEventInterval, offsetReset, clientId);
     }
 
     /** These settings with idle events after {@code idleEventInterval} without records ({@code null}: none). */
     public ContainerProperties withIdleEventInterval(@Nullable Duration idleEventInterval) {
         return new ContainerProperties(ackMode, concurrency, pollTimeout, maxPollRecords, shutdownTimeout, ackCount,
-                ackTime, idleEventInterval, idlePartitionEventInterval, offsetReset);
+                ackTime, idleEventInterval, idlePartitionEventInterval, offsetReset, clientId);
     }
 
     /**
@@ -145,6 +158,12 @@ public record ContainerProperties(AckMode ackMode, int concurrency, Duration pol
      */
     public ContainerProperties withIdlePartitionEventInterval(@Nullable Duration idlePartitionEventInterval) {
         return new ContainerProperties(ackMode, concurrency, pollTimeout, maxPollRecords, shutdownTimeout, ackCount,
-                ackTime, idleEventInterval, idlePartitionEventInterval, offsetReset);
+                ackTime, idleEventInterval, idlePartitionEventInterval, offsetReset, clientId);
+    }
+
+    /** These settings with the members named {@code <clientId>-0}, ... ({@code null}: after the listener id). */
+    public ContainerProperties withClientId(@Nullable String clientId) {
+        return new ContainerProperties(ackMode, concurrency, pollTimeout, maxPollRecords, shutdownTimeout, ackCount,
+                ackTime, idleEventInterval, idlePartitionEventInterval, offsetReset, clientId);
     }
 }

@@ -46,6 +46,7 @@ class KafkoPropertiesCheckTest {
         bad.put("kafko.listener.retry.not-retryable",
                 p -> p.getListener().getRetry().setNotRetryable(List.of(" com.nope.Missing ")));
         bad.put("kafko.template.default-topic", p -> p.getTemplate().setDefaultTopic("bad topic!"));
+        bad.put("kafko.listener.group-id", p -> p.getListener().setGroupId("bad group!"));
         bad.put("kafko.topics[bad!name]", p -> p.getTopics().put("bad!name", new KafkoProperties.TopicProperties()));
         bad.forEach((property, setting) -> {
             KafkoProperties properties = new KafkoProperties();

@@ -150,6 +150,21 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
                                            @Nullable KafkoOperations<Object, Object> replyTemplate,
                                            @Nullable KafkoListenerErrorHandler errorHandler,
                                            Predicate<String> existingTopic) {
+        this(handler, converter, batch, listenerId, groupId, replyTopic, replyToHeader, replyTemplate, errorHandler,
+                existingTopic, true);
+    }
+
+    /**
+     * As the constructor above, with whether an {@code Iterable} result is sent as a record per element
+     * ({@code splitIterables}, spring-kafka's default) or as one record; an {@code Iterable} of {@code Message}s is
+     * always sent a record per message.
+     */
+    public MessagingMessageListenerAdapter(InvocableHandlerMethod handler, RecordMessageConverter converter,
+                                           boolean batch, String listenerId, String groupId,
+                                           @Nullable String replyTopic, boolean replyToHeader,
+                                           @Nullable KafkoOperations<Object, Object> replyTemplate,
+                                           @Nullable KafkoListenerErrorHandler errorHandler,
+                                           Predicate<String> existingTopic, boolean splitIterables) {
         if ((replyTopic != null || replyToHeader) && replyTemplate == null) {
             throw new IllegalStateException("Listener '" + listenerId + "' has @SendTo("
                     + (replyTopic == null ? "" : "\"" + replyTopic + "\"")
@@ -159,7 +174,7 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
                     + " 'kafkoListenerContainerFactory' included) has one only once given it with setReplyTemplate");
         }
         this.replies = replyTemplate == null || (replyTopic == null && !replyToHeader) ? null
-                : new ReplySender(listenerId, replyTopic, replyTemplate, batch, existingTopic);
+                : new ReplySender(listenerId, replyTopic, replyTemplate, batch, existingTopic, splitIterables);
         this.handler = handler;
         this.converter = converter;
         this.batch = batch;

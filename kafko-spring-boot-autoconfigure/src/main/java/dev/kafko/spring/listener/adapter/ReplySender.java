@@ -31,7 +31,8 @@ import org.springframework.messaging.support.MessageBuilder;
  * {@link KafkoHeaders#REPLY_PARTITION} names (a returned {@code Message} keeps a correlation id or a
  * partition of its own), and keeps the request's key (a returned {@code Message} sets its own); a batch
  * listener's replies carry none of these. A returned {@code Iterable} is sent as a record per non-null
- * element, each with the same headers.
+ * element, each with the same headers (unless iterables are not split: then one record holds it all, but for
+ * an {@code Iterable} of {@code Message}s, as in spring-kafka).
  */
 final class ReplySender {
 
@@ -42,9 +43,11 @@ final class ReplySender {
     private final boolean batch;
     /** Whether a topic exists: one a request names must, never created on first use. */
     private final Predicate<String> existingTopic;
+    /** Whether an {@code Iterable} result is sent a record per element; else as one record, unless of messages. */
+    private final boolean splitIterables;
 
     ReplySender(String listenerId, @Nullable String topic, KafkoOperations<Object, Object> template, boolean batch,
-                Predicate<String> existingTopic) {
+                Predicate<String> existingTopic, boolean splitIterables) {
         if (topic == null && batch) {
             throw new IllegalStateException("Batch listener '" + listenerId + "' has a @SendTo that names no topic;"
                     + " a batch has no one " + KafkoHeaders.REPLY_TOPIC + " header to reply to: name the topic");
@@ -54,6 +57,7 @@ final class ReplySender {
         this.template = template;
         this.batch = batch;
         this.existingTopic = existingTopic;
+        this.splitIterables = splitIterables;
     }
 
     /**
@@ -64,7 +68,7 @@ final class ReplySender {
      */
     void send(Object result, List<KafkoRecord> records) {
         Request request = batch ? Request.NONE : request(records.get(0));
-        if (result instanceof Iterable<?> elements) {
+        if (result instanceof Iterable<?> elements && (splitIterables || allMessages(elements))) {
             // as spring-kafka does by default: a record per element (a Message keeps a collection whole)
             List<Object> values = new ArrayList<>();
             elements.forEach(e -> {
@@ -81,6 +85,18 @@ final class ReplySender {
             return;
         }
         send(result, routed(result) ? null : topic(records.get(0)), request).join();
+    }
+
+    /** Whether every element is a {@code Message} (an empty iterable is none: sent whole, as an empty array). */
+    private static boolean allMessages(Iterable<?> elements) {
+        boolean any = false;
+        for (Object e : elements) {
+            if (!(e instanceof Message<?>)) {
+                return false;
+            }
+            any = true;
+        }
+        return any;
     }
 
     /** Whether a reply names its own topic: a {@code Message} with a {@link KafkoHeaders#TOPIC}. */

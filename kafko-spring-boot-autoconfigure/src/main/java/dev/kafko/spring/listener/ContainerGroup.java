@@ -1,0 +1,105 @@
+package dev.kafko.spring.listener;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import org.springframework.context.Lifecycle;
+
+/**
+ * The containers of the listeners that name one {@code containerGroup}, as spring-kafka's: starts, stops and
+ * reports them together, so that a part of an application's listeners can be stopped and started as one (the
+ * listeners of a tenant, of a maintenance window). Each {@code @KafkoListener(containerGroup = "name")} container
+ * joins the bean named {@code <name>.group}, made with the first of them; a container removed from the registry
+ * leaves its group. Any thread may call it.
+ *
+ * <pre>{@code
+ * context.getBean("billing.group", ContainerGroup.class).stop();
+ * }</pre>
+ *
+ * <p>A plain {@link Lifecycle}: the context starts each container itself (its {@code autoStartup}), not through its
+ * group, and stops them before it stops the group.
+ */
+public class ContainerGroup implements Lifecycle {
+
+    /** The suffix of the name of a group's bean: {@code <name>.group}. */
+    public static final String BEAN_NAME_SUFFIX = ".group";
+
+    private final String name;
+    private final List<MessageListenerContainer> containers = new ArrayList<>();
+
+    public ContainerGroup(String name) {
+        this.name = Objects.requireNonNull(name, "name");
+    }
+
+    /** The group's name, as {@code containerGroup} gives it. */
+    public String getName() {
+        return name;
+    }
+
+    /** Adds containers; one already in the group is not added twice. */
+    public synchronized void addContainers(MessageListenerContainer... added) {
+        for (MessageListenerContainer container : added) {
+            if (!containers.contains(container)) {
+                containers.add(Objects.requireNonNull(container, "container"));
+            }
+        }
+    }
+
+    /** Removes a container; {@code false} when it was not in the group. */
+    public synchronized boolean removeContainer(MessageListenerContainer container) {
+        return containers.remove(container);
+    }
+
+    /** Whether the container is in the group. */
+    public synchronized boolean contains(MessageListenerContainer container) {
+        return containers.contains(container);
+    }
+
+    /** The ids of the group's listeners, in the order they joined. */
+    public synchronized List<String> getListenerIds() {
+        return containers.stream().map(MessageListenerContainer::getListenerId).toList();
+    }
+
+    /** The group's containers, in the order they joined. */
+    public synchronized Collection<MessageListenerContainer> getContainers() {
+        return List.copyOf(containers);
+    }
+
+    /** Whether no container of the group runs (also when the group is empty). */
+    public boolean allStopped() {
+        return getContainers().stream().noneMatch(MessageListenerContainer::isRunning);
+    }
+
+    /** Starts every container of the group that is not running, in the order they joined. */
+    @Override
+    public void start() {
+        for (MessageListenerContainer container : getContainers()) {
+            if (!container.isRunning()) {
+                container.start();
+            }
+        }
+    }
+
+    /**
+     * Stops every container of the group, one after the other, each gracefully (see
+     * {@link MessageListenerContainer#stop()}).
+     */
+    @Override
+    public void stop() {
+        for (MessageListenerContainer container : getContainers()) {
+            container.stop();
+        }
+    }
+
+    /** Whether any container of the group runs. */
+    @Override
+    public boolean isRunning() {
+        return !allStopped();
+    }
+
+    @Override
+    public String toString() {
+        return "ContainerGroup '" + name + "' " + getListenerIds();
+    }
+}

@@ -1,0 +1,331 @@
+package dev.kafko.spring.annotation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.kafko.Kafko;
+import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
+import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
+import dev.kafko.spring.core.KafkoTemplate;
+import dev.kafko.spring.listener.ContainerGroup;
+import dev.kafko.spring.listener.MessageListenerContainer;
+import dev.kafko.spring.support.KafkoHeaders;
+import dev.kafko.spring.test.KafkoTestUtils;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
+import org.springframework.messaging.Message;
+import org.springframework.messaging.handler.annotation.SendTo;
+import org.springframework.messaging.support.MessageBuilder;
+
+/**
+ * The {@code @KafkoListener} attributes that carry spring-kafka's {@code @KafkaListener} attributes of the same names:
+ * {@code idIsGroup}, {@code clientIdPrefix}, {@code beanRef}, {@code containerGroup} and {@code splitIterables}.
+ */
+class SpringKafkaAttributesTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(20);
+    /** What the listeners saw: "listener:value@thread". */
+    static final List<String> SEEN = new CopyOnWriteArrayList<>();
+    static final Map<String, Set<String>> THREADS = new ConcurrentHashMap<>();
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+            .withPropertyValues("kafko.ephemeral=true");
+
+    @BeforeEach
+    void reset() {
+        SEEN.clear();
+        THREADS.clear();
+    }
+
+    // idIsGroup
+
+    static class SharedGroup {
+        @KafkoListener(id = "ownGroupless", topics = "shared-in", idIsGroup = false)
+        void on(String value) {
+            SEEN.add("ownGroupless:" + value);
+        }
+
+        @KafkoListener(id = "named", topics = "shared-in", idIsGroup = false, groupId = "explicit")
+        void named(String value) {
+            SEEN.add("named:" + value);
+        }
+    }
+
+    @Test
+    void aListenerThatIsNotItsOwnGroupJoinsTheConfiguredGroupAndAGroupIdStillWins() {
+        runner.withBean(SharedGroup.class).withPropertyValues("kafko.listener.group-id=app-group",
+                "kafko.listener.ack-mode=record").run(context -> {
+            KafkoListenerEndpointRegistry registry = context.getBean(KafkoListenerEndpointRegistry.class);
+            assertThat(registry.getListenerContainer("ownGroupless").getGroupId()).isEqualTo("app-group");
+            assertThat(registry.getListenerContainer("named").getGroupId()).isEqualTo("explicit");
+            template(context).send("shared-in", "a").join();
+            await().atMost(WAIT).until(() -> SEEN.contains("ownGroupless:a") && SEEN.contains("named:a"));
+            Kafko kafko = context.getBean(Kafko.class);
+            await().atMost(WAIT).until(() -> kafko.groupInfo("shared-in", "app-group").committed().get(0) != null);
+            assertThat(kafko.groups("shared-in")).contains("app-group", "explicit").doesNotContain("ownGroupless");
+        });
+    }
+
+    static class Groupless {
+        @KafkoListener(id = "groupless", topics = "groupless-in", idIsGroup = false)
+        void on(String value) {
+        }
+    }
+
+    @Test
+    void aListenerThatIsNotItsOwnGroupWithoutAConfiguredGroupFailsTheStartNamingIt() {
+        runner.withBean(Groupless.class).run(context -> assertThat(context).getFailure()
+                .hasStackTraceContaining("@KafkoListener 'groupless'")
+                .hasStackTraceContaining("idIsGroup = false and no groupId, and kafko.listener.group-id is not set"));
+    }
+
+    @Test
+    void aConfiguredGroupThatBreaksTheNamingRuleFailsTheStartNamingTheProperty() {
+        runner.withBean(Groupless.class).withPropertyValues("kafko.listener.group-id=bad group!")
+                .run(context -> assertThat(context).getFailure().hasStackTraceContaining("@KafkoListener 'groupless'")
+                        .hasStackTraceContaining("(its group from kafko.listener.group-id)")
+                        .hasStackTraceContaining("group name 'bad group!' is invalid"));
+    }
+
+    // clientIdPrefix
+
+    static class Prefixed {
+        @KafkoListener(id = "prefixed", topics = "prefixed-in", clientIdPrefix = "${prefix.name}", concurrency = "2")
+        void on(String value) {
+            THREADS.computeIfAbsent("prefixed", k -> ConcurrentHashMap.newKeySet()).add(Thread.currentThread().getName());
+            SEEN.add("prefixed:" + value);
+        }
+
+        @KafkoListener(id = "plain", topics = "prefixed-in")
+        void plain(String value) {
+            THREADS.computeIfAbsent("plain", k -> ConcurrentHashMap.newKeySet()).add(Thread.currentThread().getName());
+            SEEN.add("plain:" + value);
+        }
+    }
+
+    @Test
+    void theClientIdPrefixNamesTheMembersThreadsInPlaceOfTheId() {
+        runner.withBean(Prefixed.class).withPropertyValues("prefix.name=billing-client",
+                "kafko.topics.prefixed-in.partitions=2").run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            template.send("prefixed-in", 0, null, "p0").join();
+            template.send("prefixed-in", 1, null, "p1").join();
+            await().atMost(WAIT).until(() -> SEEN.containsAll(List.of("prefixed:p0", "prefixed:p1", "plain:p0",
+                    "plain:p1")));
+            assertThat(THREADS.get("prefixed")).containsExactlyInAnyOrder("billing-client-0", "billing-client-1");
+            assertThat(THREADS.get("plain")).containsExactly("plain-0");
+            // the id still names the container and the group
+            MessageListenerContainer container = context.getBean(KafkoListenerEndpointRegistry.class)
+                    .getListenerContainer("prefixed");
+            assertThat(container.getGroupId()).isEqualTo("prefixed");
+        });
+    }
+
+    static class PrefixedRetries {
+        @RetryableTopic(attempts = "2", backOff = @BackOff(delay = 0))
+        @KafkoListener(id = "pay", topics = "pay-in", clientIdPrefix = "payments")
+        void on(String value, @org.springframework.messaging.handler.annotation.Header(KafkoHeaders.RECEIVED_TOPIC)
+                String topic) {
+            SEEN.add(topic + "@" + Thread.currentThread().getName());
+            throw new IllegalStateException("always");
+        }
+
+        @DltHandler
+        void dead(String value, @org.springframework.messaging.handler.annotation.Header(KafkoHeaders.RECEIVED_TOPIC)
+                String topic) {
+            SEEN.add(topic + "@" + Thread.currentThread().getName());
+        }
+    }
+
+    @Test
+    void theRetryAndDeadLetterContainersOfAPrefixedListenerAreNamedWithThePrefixAndTheirSuffix() {
+        runner.withBean(PrefixedRetries.class).run(context -> {
+            template(context).send("pay-in", "x").join();
+            await().atMost(WAIT).until(() -> SEEN.size() >= 3);
+            assertThat(SEEN).containsExactly("pay-in@payments-0", "pay-in-retry@payments-retry-0",
+                    "pay-in-dlt@payments-dlt-0");
+            assertThat(context.getBean(KafkoListenerEndpointRegistry.class).getListenerContainerIds())
+                    .contains("pay", "pay-retry", "pay-dlt");
+        });
+    }
+
+    // beanRef
+
+    static class Referencing {
+        public String getTopic() {
+            return "referenced-in";
+        }
+
+        @KafkoListener(id = "referencing", topics = "#{me.topic}", beanRef = "me")
+        void on(String value) {
+            SEEN.add("referencing:" + value);
+        }
+
+        @KafkoListener(id = "defaultRef", topics = "#{__listener.topic}")
+        void byDefault(String value) {
+            SEEN.add("defaultRef:" + value);
+        }
+    }
+
+    @Test
+    void theBeanRefNamesTheListenersBeanInItsExpressions() {
+        runner.withBean(Referencing.class).run(context -> {
+            KafkoListenerEndpointRegistry registry = context.getBean(KafkoListenerEndpointRegistry.class);
+            assertThat(registry.getListenerContainer("referencing").getTopics()).containsExactly("referenced-in");
+            assertThat(registry.getListenerContainer("defaultRef").getTopics()).containsExactly("referenced-in");
+            template(context).send("referenced-in", "r").join();
+            await().atMost(WAIT).until(() -> SEEN.containsAll(List.of("referencing:r", "defaultRef:r")));
+        });
+    }
+
+    static class WrongRef {
+        public String getTopic() {
+            return "wrong-ref-in";
+        }
+
+        @KafkoListener(id = "wrongRef", topics = "#{__listener.topic}", beanRef = "me")
+        void on(String value) {
+        }
+    }
+
+    @Test
+    void withAnotherBeanRefTheDefaultNameIsNoLongerTheBean() {
+        runner.withBean(WrongRef.class).run(context -> assertThat(context).getFailure()
+                .hasStackTraceContaining("@KafkoListener 'wrongRef'").hasStackTraceContaining("__listener"));
+    }
+
+    static class BlankRef {
+        @KafkoListener(id = "blankRef", topics = "blank-ref-in", beanRef = " ")
+        void on(String value) {
+        }
+    }
+
+    @Test
+    void aBlankBeanRefFailsTheStartNamingTheListener() {
+        runner.withBean(BlankRef.class).run(context -> assertThat(context).getFailure()
+                .hasStackTraceContaining("beanRef is blank"));
+    }
+
+    // containerGroup
+
+    static class Grouped {
+        @KafkoListener(id = "first", topics = "grouped-in", containerGroup = "tenant")
+        void first(String value) {
+            SEEN.add("first:" + value);
+        }
+
+        @KafkoListener(id = "second", topics = "grouped-in", containerGroup = "${group.name}")
+        void second(String value) {
+            SEEN.add("second:" + value);
+        }
+
+        @KafkoListener(id = "outside", topics = "grouped-in")
+        void outside(String value) {
+            SEEN.add("outside:" + value);
+        }
+    }
+
+    @Test
+    void aContainerGroupStopsAndStartsItsListenersTogetherAndLeavesTheOthersAlone() {
+        runner.withBean(Grouped.class).withPropertyValues("group.name=tenant").run(context -> {
+            ContainerGroup group = context.getBean("tenant.group", ContainerGroup.class);
+            KafkoListenerEndpointRegistry registry = context.getBean(KafkoListenerEndpointRegistry.class);
+            assertThat(group.getName()).isEqualTo("tenant");
+            assertThat(group.getListenerIds()).containsExactly("first", "second");
+            assertThat(registry.getContainerGroup("tenant")).isSameAs(group);
+            assertThat(group.isRunning()).isTrue();
+
+            group.stop();
+            assertThat(group.allStopped()).isTrue();
+            assertThat(registry.getListenerContainer("first").isRunning()).isFalse();
+            assertThat(registry.getListenerContainer("second").isRunning()).isFalse();
+            assertThat(registry.getListenerContainer("outside").isRunning()).isTrue();
+            template(context).send("grouped-in", "while-stopped").join();
+            await().atMost(WAIT).until(() -> SEEN.contains("outside:while-stopped"));
+            assertThat(SEEN).doesNotContain("first:while-stopped", "second:while-stopped");
+
+            group.start();
+            assertThat(registry.getListenerContainer("first").isRunning()).isTrue();
+            await().atMost(WAIT).until(() -> SEEN.containsAll(List.of("first:while-stopped", "second:while-stopped")));
+
+            // a container removed from the registry leaves its group
+            MessageListenerContainer removed = registry.unregisterListenerContainer("second");
+            assertThat(group.getListenerIds()).containsExactly("first");
+            assertThat(group.contains(removed)).isFalse();
+            group.stop();
+            group.start();
+            assertThat(removed.isRunning()).isFalse();
+        });
+    }
+
+    static class Clashing {
+        @KafkoListener(id = "clashing", topics = "clash-in", containerGroup = "taken")
+        void on(String value) {
+        }
+    }
+
+    @Test
+    void aContainerGroupWhoseBeanNameIsTakenFailsTheStartNamingTheListener() {
+        runner.withBean(Clashing.class).withBean("taken.group", String.class, () -> "something else")
+                .run(context -> assertThat(context).getFailure()
+                        .hasStackTraceContaining("@KafkoListener 'clashing'")
+                        .hasStackTraceContaining("containerGroup 'taken' is kept as the bean 'taken.group'"));
+    }
+
+    // splitIterables
+
+    static class Replying {
+        @KafkoListener(id = "whole", topics = "split-in", splitIterables = false)
+        @SendTo("whole-out")
+        List<String> whole(String value) {
+            return List.of(value + "-1", value + "-2");
+        }
+
+        @KafkoListener(id = "split", topics = "split-in")
+        @SendTo("split-out")
+        List<String> split(String value) {
+            return List.of(value + "-1", value + "-2");
+        }
+
+        @KafkoListener(id = "messages", topics = "split-in", splitIterables = false)
+        @SendTo("messages-out")
+        List<Message<String>> messages(String value) {
+            return List.of(MessageBuilder.withPayload(value + "-m1").build(),
+                    MessageBuilder.withPayload(value + "-m2").build());
+        }
+
+        @KafkoListener(id = "wholeOut", topics = {"whole-out", "split-out", "messages-out"})
+        void out(String value, @org.springframework.messaging.handler.annotation.Header(KafkoHeaders.RECEIVED_TOPIC)
+                String topic) {
+            SEEN.add(topic + ":" + value);
+        }
+    }
+
+    @Test
+    void anIterableResultIsOneRecordWithoutSplittingAndARecordPerElementByDefault() {
+        runner.withBean(Replying.class).run(context -> {
+            template(context).send("split-in", "v").join();
+            await().atMost(WAIT).until(() -> SEEN.size() >= 5);
+            KafkoTestUtils.waitForListeners(context, WAIT);
+            List<String> seen = new ArrayList<>(SEEN);
+            assertThat(seen).containsExactlyInAnyOrder("whole-out:[\"v-1\",\"v-2\"]", "split-out:v-1", "split-out:v-2",
+                    "messages-out:v-m1", "messages-out:v-m2");
+        });
+    }
+
+    @SuppressWarnings("unchecked")
+    private static KafkoTemplate<Object, Object> template(ApplicationContext context) {
+        return context.getBean(KafkoTemplate.class);
+    }
+}
