@@ -1,6 +1,7 @@
 package dev.kafko;
 
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -25,7 +26,7 @@ import java.util.Set;
  * the group has no live member: otherwise they throw {@link CommitFailedException}, as Kafka refuses them.
  *
  * <p>After {@link #close()}, {@code poll}, the seeks, {@code position}, {@code commit},
- * {@code committed} and {@code assignment} throw {@link KafkoClosedException}, as they do once the
+ * {@code committed}, {@code assignment}, {@code pause}, {@code resume} and {@code paused} throw {@link KafkoClosedException}, as they do once the
  * {@link Kafko} instance closed (arguments are checked first: a negative timeout is still an
  * {@link IllegalArgumentException}).
  */
@@ -154,6 +155,28 @@ public interface Consumer extends AutoCloseable {
      * @throws InvalidPartitionException when the topic has no such partition
      */
     OptionalLong committed(int partition);
+
+    /**
+     * Stops returning records of these partitions (Kafka's {@code pause}): polls skip them, and an append to one
+     * no longer ends a poll's wait, until {@link #resume} (their positions, seeks and commits are unaffected).
+     * Pausing a paused partition does nothing. A paused partition that a rebalance moves to another member is no
+     * longer paused here (nor there); one this member keeps stays paused, as in Kafka.
+     *
+     * @throws InvalidPartitionException when one of them is not assigned to this consumer (none is paused then)
+     * @throws KafkoClosedException after close
+     */
+    void pause(Collection<Integer> partitions);
+
+    /**
+     * Undoes {@link #pause} for these partitions: the next poll returns their records again, from their positions.
+     * Resuming a partition that is not paused does nothing.
+     *
+     * @throws KafkoClosedException after close
+     */
+    void resume(Collection<Integer> partitions);
+
+    /** The assigned partitions {@link #pause}d now, in ascending order. */
+    Set<Integer> paused();
 
     /** Makes a blocked or the next {@link #poll} return at once with no records. Any thread may call it. */
     void wakeup();

@@ -11,6 +11,7 @@ import dev.kafko.OffsetOutOfRangeException;
 import dev.kafko.OffsetResetPolicy;
 import dev.kafko.internal.log.PartitionLog;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -69,6 +70,10 @@ final class ConsumerImpl implements Consumer {
     /** A group member's rebalances; null for an anonymous consumer and one with fixed partitions. */
     private final @Nullable ConsumerRebalance rebalance;
     private int[] owned = new int[0];
+    /** The owned partitions {@link #pause}d; a poll reads {@link #polled}. Its thread only. */
+    private final Set<Integer> paused = new TreeSet<>();
+    /** The owned partitions not paused, in {@link #owned}'s order: {@code owned} itself while none is paused. */
+    private int[] polled = owned;
     private volatile boolean closed;
     private final ConsumerThreadGuard guard;
 
@@ -128,7 +133,7 @@ final class ConsumerImpl implements Consumer {
     private void assignFixed(Set<Integer> partitions) {
         PartitionActor[] actors = topic.actors();
         positions.grow(actors.length);
-        owned = toArray(partitions);
+        setPolled(toArray(partitions));
         for (int p : owned) {
             if (group != null) {
                 positions.set(p, positions.start(group.committed(p), actors[p]));
@@ -172,7 +177,7 @@ final class ConsumerImpl implements Consumer {
                 return List.of();
             }
             refreshAssignment();
-            List<KafkoRecord> out = fetch.fetch(owned);
+            List<KafkoRecord> out = fetch.fetch(polled);
             if (!out.isEmpty()) {
                 return out;
             }
@@ -207,7 +212,7 @@ final class ConsumerImpl implements Consumer {
             return true;
         }
         PartitionActor[] actors = topic.actors();
-        for (int p : owned) {
+        for (int p : polled) {
             PartitionActor a = actors[p];
             if (!a.isOpen()) {
                 return true;
@@ -247,14 +252,36 @@ final class ConsumerImpl implements Consumer {
             return;
         }
         positions.grow(actors.length);
-        owned = new int[actors.length];
+        int[] all = new int[actors.length];
         for (int p = 0; p < actors.length; p++) {
-            owned[p] = p;
+            all[p] = p;
             if (p >= old) {
                 // offset 0, as documented (grow): below a log start that retention moved, the reset policy decides
                 actors[p].addWaiter(waiter);
             }
         }
+        setPolled(all);
+    }
+
+    /**
+     * Makes {@code partitions} the owned ones: a paused one given up is no longer paused (as in Kafka), and the
+     * partitions a poll reads are the rest of the owned ones.
+     */
+    private void setPolled(int[] partitions) {
+        owned = partitions;
+        if (paused.isEmpty()) {
+            polled = partitions;
+            return;
+        }
+        paused.retainAll(ownedSet());
+        int[] unpaused = new int[partitions.length - paused.size()];
+        int i = 0;
+        for (int p : partitions) {
+            if (!paused.contains(p)) {
+                unpaused[i++] = p;
+            }
+        }
+        polled = unpaused;
     }
 
     /** The partitions this consumer reads now. Its thread only. */
@@ -272,7 +299,7 @@ final class ConsumerImpl implements Consumer {
 
     /** Replaces the partitions this consumer reads ({@link ConsumerRebalance}). Its thread only. */
     void setOwned(Set<Integer> s) {
-        owned = toArray(s);
+        setPolled(toArray(s));
     }
 
     /** The partitions in iteration order; a loop, not an IntStream: a first assignment need not load its classes. */
@@ -382,6 +409,37 @@ final class ConsumerImpl implements Consumer {
     }
 
     @Override
+    public void pause(Collection<Integer> partitions) {
+        try (ConsumerThreadGuard.Held held = guard.enter()) {
+            ensureOpen();
+            for (Integer p : partitions) {
+                requireOwned(Objects.requireNonNull(p, "partition"));
+            }
+            if (paused.addAll(partitions)) {
+                setPolled(owned);
+            }
+        }
+    }
+
+    @Override
+    public void resume(Collection<Integer> partitions) {
+        try (ConsumerThreadGuard.Held held = guard.enter()) {
+            ensureOpen();
+            if (paused.removeAll(partitions)) {
+                setPolled(owned);
+            }
+        }
+    }
+
+    @Override
+    public Set<Integer> paused() {
+        try (ConsumerThreadGuard.Held held = guard.enter()) {
+            ensureOpen();
+            return Collections.unmodifiableSet(new TreeSet<>(paused));
+        }
+    }
+
+    @Override
     public void wakeup() {
         wakeup.set(true);
         waiter.wakeAlways();
@@ -422,6 +480,8 @@ final class ConsumerImpl implements Consumer {
             }
         }
         owned = new int[0];
+        polled = owned;
+        paused.clear();
         topic.consumers.remove(this);
         if (group != null && !fixed) {
             group.leave(this);

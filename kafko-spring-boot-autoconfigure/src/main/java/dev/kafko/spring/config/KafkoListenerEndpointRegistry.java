@@ -11,6 +11,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BiPredicate;
+import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.context.SmartLifecycle;
@@ -140,6 +142,28 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
         synchronized (containers) {
             return List.copyOf(containers.values());
         }
+    }
+
+    /**
+     * The containers whose listener id {@code idMatcher} accepts, in registration order, as spring-kafka's
+     * ({@code registry.getListenerContainersMatching(id -> id.startsWith("tenant-"))}).
+     */
+    public Collection<MessageListenerContainer> getListenerContainersMatching(Predicate<String> idMatcher) {
+        Objects.requireNonNull(idMatcher, "idMatcher");
+        return getListenerContainersMatching((id, container) -> idMatcher.test(id));
+    }
+
+    /** The containers that {@code matcher} accepts, given each one's listener id and the container itself. */
+    public Collection<MessageListenerContainer> getListenerContainersMatching(
+            BiPredicate<String, MessageListenerContainer> matcher) {
+        Objects.requireNonNull(matcher, "matcher");
+        List<MessageListenerContainer> matching = new ArrayList<>();
+        for (MessageListenerContainer container : getListenerContainers()) {
+            if (matcher.test(container.getListenerId(), container)) {
+                matching.add(container);
+            }
+        }
+        return matching;
     }
 
     /**

@@ -48,6 +48,21 @@ public interface BackendConsumer extends AutoCloseable {
     /** The partitions this member reads now. */
     Set<Integer> assignment();
 
+    /** Polls skip these assigned partitions until {@link #resume}d (Kafka's {@code pause}). */
+    default void pause(Collection<Integer> partitions) {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot pause partitions");
+    }
+
+    /** Undoes {@link #pause} for these partitions. */
+    default void resume(Collection<Integer> partitions) {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot resume partitions");
+    }
+
+    /** The assigned partitions paused now. */
+    default Set<Integer> paused() {
+        return Set.of();
+    }
+
     /** Makes a blocked or the next poll return at once. Any thread may call it. */
     void wakeup();
 

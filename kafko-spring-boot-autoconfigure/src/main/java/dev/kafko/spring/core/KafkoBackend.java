@@ -286,6 +286,21 @@ public final class KafkoBackend implements LogBackend {
         }
 
         @Override
+        public void pause(Collection<Integer> partitions) {
+            consumer.pause(partitions);
+        }
+
+        @Override
+        public void resume(Collection<Integer> partitions) {
+            consumer.resume(partitions);
+        }
+
+        @Override
+        public Set<Integer> paused() {
+            return consumer.paused();
+        }
+
+        @Override
         public void wakeup() {
             consumer.wakeup();
         }

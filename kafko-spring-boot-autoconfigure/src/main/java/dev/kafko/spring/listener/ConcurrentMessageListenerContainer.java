@@ -66,6 +66,8 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     private final ConcurrentLinkedQueue<Runnable> afterStop = new ConcurrentLinkedQueue<>();
     private final ProcessedOffsets processed;
     private final CatchUp catchUp;
+    /** The partitions {@link #pausePartition} asked to pause, which the members take into effect. */
+    private final PartitionPauses partitionPauses = new PartitionPauses();
     /** Whether this container holds the {@link KeepAlive}: from its start until it is asked to stop. */
     private boolean keepingAlive;
     /** From {@link #start()} until a stop is asked for: members made for newly matched topics start. */
@@ -472,6 +474,51 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     public synchronized void resume() {
         pauseRequested = false;
         members.all().forEach(KafkoMessageListenerContainer::resume);
+    }
+
+    @Override
+    public void pausePartition(String topic, int partition) {
+        Objects.requireNonNull(topic, "topic");
+        if (partitionPauses.request(topic, partition)) {
+            wakeMembersOf(topic);
+        }
+    }
+
+    @Override
+    public void resumePartition(String topic, int partition) {
+        Objects.requireNonNull(topic, "topic");
+        if (partitionPauses.release(topic, partition)) {
+            wakeMembersOf(topic);
+        }
+    }
+
+    /** The members of the topic look at the partitions to pause now, not after their poll timeout. */
+    private void wakeMembersOf(String topic) {
+        for (KafkoMessageListenerContainer member : members.all()) {
+            if (member.topic().equals(topic)) {
+                member.wakeup();
+            }
+        }
+    }
+
+    @Override
+    public boolean isPartitionPauseRequested(String topic, int partition) {
+        return partitionPauses.isRequested(topic, partition);
+    }
+
+    @Override
+    public boolean isPartitionPaused(String topic, int partition) {
+        for (KafkoMessageListenerContainer member : members.all()) {
+            if (member.isPartitionPaused(topic, partition)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The partitions this container was asked to pause, for its members. */
+    PartitionPauses partitionPauses() {
+        return partitionPauses;
     }
 
     /** {@inheritDoc} A container with a pattern that matched no topic yet runs from its start until its stop. */

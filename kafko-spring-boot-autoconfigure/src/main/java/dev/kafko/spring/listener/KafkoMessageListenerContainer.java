@@ -433,6 +433,42 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
         return paused;
     }
 
+    /** Asks the container: a request holds for whichever member reads the partition. */
+    @Override
+    public void pausePartition(String topic, int partition) {
+        parent.pausePartition(topic, partition);
+    }
+
+    @Override
+    public void resumePartition(String topic, int partition) {
+        parent.resumePartition(topic, partition);
+    }
+
+    @Override
+    public boolean isPartitionPauseRequested(String topic, int partition) {
+        return parent.isPartitionPauseRequested(topic, partition);
+    }
+
+    /** Whether this member reads the partition and has paused it. */
+    @Override
+    public boolean isPartitionPaused(String topic, int partition) {
+        ListenerConsumer c = consumer;
+        return c != null && this.topic.equals(topic) && c.pausedPartitions().contains(partition);
+    }
+
+    /** The partitions the container was asked to pause. */
+    PartitionPauses partitionPauses() {
+        return parent.partitionPauses();
+    }
+
+    /** Makes the member's poll return now, so that it looks at what changed. */
+    void wakeup() {
+        ListenerConsumer c = consumer;
+        if (c != null) {
+            c.wakeup();
+        }
+    }
+
     @Override
     public boolean isAutoStartup() {
         return true;

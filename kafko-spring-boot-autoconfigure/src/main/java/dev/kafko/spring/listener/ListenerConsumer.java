@@ -63,6 +63,8 @@ final class ListenerConsumer implements Runnable {
     private volatile @Nullable Thread owner;
     /** The partitions the member reads, and what it does as they are assigned and revoked. */
     private final MemberAssignment assignment;
+    /** The partitions the member pauses because its container was asked to; polling thread, but for its snapshot. */
+    private final MemberPauses pauses;
     /** How the member delivers its records, with their retries and recovery; polling thread only. */
     private final MemberDelivery delivery;
     private final CountDownLatch firstPoll;
@@ -90,7 +92,8 @@ final class ListenerConsumer implements Runnable {
         ConsumerSeekAware aware = listener.seekAware();
         this.seeks = aware == null ? null : new MemberSeeks(container, aware, this::wakeup);
         this.events = new MemberEvents(container, this);
-        this.assignment = new MemberAssignment(this, container, listener, commits, positions, seeks, events);
+        this.pauses = new MemberPauses(container.partitionPauses(), container.topic(), events);
+        this.assignment = new MemberAssignment(this, container, listener, commits, positions, seeks, events, pauses);
         this.delivery = new MemberDelivery(this, container, listener, commits, log, seeks);
         this.consumer = openConsumer();
         this.topicId = backend.topicId(container.topic());
@@ -145,6 +148,11 @@ final class ListenerConsumer implements Runnable {
     /** The partitions this member reads now. Any thread. */
     Set<Integer> assignedPartitions() {
         return assignment.partitions();
+    }
+
+    /** The partitions this member has paused now, as its container was asked to. Any thread. */
+    Set<Integer> pausedPartitions() {
+        return pauses.paused();
     }
 
     void wakeup() {
@@ -211,6 +219,9 @@ final class ListenerConsumer implements Runnable {
                 }
                 container.markPaused(false);
                 events.paused(false);
+                if (!detached) {
+                    pauses.apply(consumer, assignment.partitions());
+                }
                 List<KafkoRecord> records = poll();
                 if (!polledOnce) {
                     polledOnce = true;

@@ -23,6 +23,7 @@ final class MemberAssignment implements ConsumerRebalanceListener {
     private final MemberPositions positions;
     private final @Nullable MemberSeeks seeks;
     private final MemberEvents events;
+    private final MemberPauses pauses;
     /** The partitions this member reads now (any thread may read it; the polling thread replaces it). */
     private volatile Set<Integer> assigned = Set.of();
     /** False until a member with partitions assigned by hand has sought their initial offsets (or stopped). */
@@ -32,7 +33,7 @@ final class MemberAssignment implements ConsumerRebalanceListener {
 
     MemberAssignment(ListenerConsumer member, KafkoMessageListenerContainer container, KafkoMessageListener listener,
                      MemberCommits commits, MemberPositions positions, @Nullable MemberSeeks seeks,
-                     MemberEvents events) {
+                     MemberEvents events, MemberPauses pauses) {
         this.member = member;
         this.container = container;
         this.listener = listener;
@@ -41,6 +42,7 @@ final class MemberAssignment implements ConsumerRebalanceListener {
         this.positions = positions;
         this.seeks = seeks;
         this.events = events;
+        this.pauses = pauses;
         this.startedByHand = container.assignment() == null;
     }
 
@@ -52,6 +54,7 @@ final class MemberAssignment implements ConsumerRebalanceListener {
     /** The member reads nothing any more (its topic was deleted, or it stops). */
     void clear() {
         assigned = Set.of();
+        pauses.clear();
     }
 
     /**
@@ -108,6 +111,7 @@ final class MemberAssignment implements ConsumerRebalanceListener {
             seeks.revoked(partitions);
         }
         events.revoked(partitions);
+        pauses.revoked(partitions);
         Set<Integer> left = new HashSet<>(assigned);
         left.removeAll(partitions);
         assigned = Set.copyOf(left);
@@ -120,6 +124,8 @@ final class MemberAssignment implements ConsumerRebalanceListener {
         now.addAll(partitions);
         assigned = Set.copyOf(now);
         events.assigned(partitions);
+        // before the poll that assigned them reads them
+        pauses.assigned(member.consumer(), partitions);
         positions.assigned(member.consumer(), partitions, soughtByHand);
         ConsumerSeekAware aware = listener.seekAware();
         if (aware != null && !partitions.isEmpty()) {

@@ -1,5 +1,7 @@
 package dev.kafko.spring.listener;
 
+import dev.kafko.spring.event.ConsumerPartitionPausedEvent;
+import dev.kafko.spring.event.ConsumerPartitionResumedEvent;
 import dev.kafko.spring.event.ConsumerPausedEvent;
 import dev.kafko.spring.event.ConsumerResumedEvent;
 import dev.kafko.spring.event.ConsumerStartedEvent;
@@ -123,6 +125,16 @@ final class MemberEvents {
         container.publish((member, parent) -> now
                 ? new ConsumerPausedEvent(member, parent, member.getListenerId(), container.topic(), partitions)
                 : new ConsumerResumedEvent(member, parent, member.getListenerId(), container.topic(), partitions));
+    }
+
+    /** The member paused ({@code paused}) or resumed these partitions of its topic: an event for each. */
+    void partitionsPaused(Collection<Integer> partitions, boolean paused) {
+        for (int partition : partitions) {
+            container.publish((member, parent) -> paused
+                    ? new ConsumerPartitionPausedEvent(member, parent, member.getListenerId(), container.topic(), partition)
+                    : new ConsumerPartitionResumedEvent(member, parent, member.getListenerId(), container.topic(),
+                            partition));
+        }
     }
 
     /**

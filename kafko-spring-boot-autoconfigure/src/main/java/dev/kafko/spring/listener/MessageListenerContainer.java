@@ -71,6 +71,32 @@ public interface MessageListenerContainer {
         return isPaused();
     }
 
+    /**
+     * Pauses one partition, as spring-kafka's {@code pausePartition} and Kafka's consumer {@code pause}: the member
+     * that reads it finishes what it has in hand, then its polls skip the partition (its other partitions go on)
+     * until {@link #resumePartition}; any thread may ask, and the request holds while the partition moves between
+     * the container's members and across a stop and start. A partition of a topic the container does not read, or
+     * that the topic does not have, is never paused.
+     */
+    default void pausePartition(String topic, int partition) {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot pause partitions");
+    }
+
+    /** Undoes {@link #pausePartition}: the member that reads the partition polls it again. */
+    default void resumePartition(String topic, int partition) {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot resume partitions");
+    }
+
+    /** Whether a pause of the partition was asked for ({@link #pausePartition}) and not undone. */
+    default boolean isPartitionPauseRequested(String topic, int partition) {
+        return false;
+    }
+
+    /** Whether the member that reads the partition has paused it: its polls skip it now. */
+    default boolean isPartitionPaused(String topic, int partition) {
+        return false;
+    }
+
     /** Whether the container should start with the application context. */
     boolean isAutoStartup();
 

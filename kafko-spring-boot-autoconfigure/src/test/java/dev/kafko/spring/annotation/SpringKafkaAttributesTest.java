@@ -242,8 +242,13 @@ class SpringKafkaAttributesTest {
             ContainerGroup group = context.getBean("tenant.group", ContainerGroup.class);
             KafkoListenerEndpointRegistry registry = context.getBean(KafkoListenerEndpointRegistry.class);
             assertThat(group.getName()).isEqualTo("tenant");
-            assertThat(group.getListenerIds()).containsExactly("first", "second");
+            assertThat(group.getListenerIds()).containsExactlyInAnyOrder("first", "second");
             assertThat(registry.getContainerGroup("tenant")).isSameAs(group);
+            assertThat(registry.getContainerGroup("nobody")).isNull();
+            assertThat(registry.getListenerContainersMatching(id -> !id.equals("first")))
+                    .extracting(MessageListenerContainer::getListenerId).containsExactlyInAnyOrder("second", "outside");
+            assertThat(registry.getListenerContainersMatching((id, c) -> group.contains(c)))
+                    .extracting(MessageListenerContainer::getListenerId).containsExactlyInAnyOrder("first", "second");
             assertThat(group.isRunning()).isTrue();
 
             group.stop();
