@@ -29,6 +29,7 @@ import org.springframework.beans.factory.config.BeanExpressionContext;
 import org.springframework.beans.factory.config.BeanExpressionResolver;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.config.Scope;
+import org.springframework.core.KotlinDetector;
 import org.springframework.core.MethodParameter;
 import org.springframework.core.ReactiveAdapter;
 import org.springframework.core.ReactiveAdapterRegistry;
@@ -37,6 +38,7 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.messaging.handler.annotation.Header;
 import org.springframework.messaging.handler.annotation.Payload;
 import org.springframework.messaging.handler.annotation.SendTo;
+import org.springframework.util.ClassUtils;
 import org.springframework.util.StringUtils;
 
 /**
@@ -287,17 +289,48 @@ final class ListenerEndpointReader {
     }
 
     /**
-     * A Kotlin {@code suspend fun} compiles to a method whose last parameter is a {@code Continuation}:
-     * the container would take that for the payload, fail every record as a conversion error and commit
-     * past it without the function ever running. It is refused before anything starts instead.
+     * A Kotlin {@code suspend fun} compiles to a method whose last parameter is a {@code Continuation}. kafko runs
+     * one as a coroutine through Spring's {@code CoroutinesUtils} and awaits it as it awaits a {@code Mono}, which
+     * needs kotlinx-coroutines-reactor and kotlin-reflect: without either, the method is refused before anything
+     * starts, naming what to add (invoked as a plain method, the container took the {@code Continuation} for the
+     * payload and failed every record unrun, then committed it). So is a method that takes a {@code Continuation}
+     * but is no Kotlin function, and a suspend function whose result may hold many values (a {@code Flow}, a
+     * {@code Flux}), which would fail every record. Only the class names are looked up: the starter does not need
+     * Kotlin on its class path.
      */
     private static void refuseSuspendFunction(Method method, String where) {
         Class<?>[] types = method.getParameterTypes();
-        if (types.length > 0 && types[types.length - 1].getName().equals("kotlin.coroutines.Continuation")) {
-            throw new InvalidKafkoListenerException("@KafkoListener " + where + " is a Kotlin suspend"
-                    + " function, which kafko cannot invoke: make it a plain function, or return the work as a"
-                    + " Mono (kotlinx-coroutines-reactor's mono { ... }) or a CompletableFuture, which are awaited"
-                    + " before the record is committed");
+        if (types.length == 0 || !types[types.length - 1].getName().equals("kotlin.coroutines.Continuation")) {
+            return;
+        }
+        // CoroutinesUtils, in spring-core, links against both from its own class loader
+        ClassLoader loader = KotlinDetector.class.getClassLoader();
+        List<String> missing = new ArrayList<>();
+        if (!ClassUtils.isPresent("kotlinx.coroutines.reactor.MonoKt", loader)) {
+            missing.add("org.jetbrains.kotlinx:kotlinx-coroutines-reactor");
+        }
+        if (!KotlinDetector.isKotlinReflectPresent()) {
+            missing.add("org.jetbrains.kotlin:kotlin-reflect");
+        }
+        if (!missing.isEmpty()) {
+            throw new InvalidKafkoListenerException("@KafkoListener " + where + " is a Kotlin suspend function,"
+                    + " which kafko runs as a coroutine through kotlinx-coroutines-reactor and kotlin-reflect: add "
+                    + String.join(" and ", missing) + " to the application's dependencies, or make it a plain"
+                    + " function");
+        }
+        if (!KotlinDetector.isKotlinType(method.getDeclaringClass())) {
+            throw new InvalidKafkoListenerException("@KafkoListener " + where + " takes a"
+                    + " kotlin.coroutines.Continuation as its last parameter but is no Kotlin suspend function (its"
+                    + " class has no Kotlin metadata): kafko cannot invoke it");
+        }
+        // the function's declared result is the continuation's type argument (Continuation<? super Flow<T>>)
+        Class<?> result = ResolvableType.forMethodParameter(new MethodParameter(method, types.length - 1))
+                .getGeneric(0).resolve();
+        ReactiveAdapter adapter = result == null ? null : ReactiveAdapterRegistry.getSharedInstance().getAdapter(result);
+        if (adapter != null && adapter.isMultiValue()) {
+            throw new InvalidKafkoListenerException("@KafkoListener " + where + " is a suspend function returning a "
+                    + result.getName() + ", which may hold many values, where a record has one result: return the"
+                    + " value itself");
         }
     }
 

@@ -281,10 +281,17 @@ class KafkoAutoConfigurationTest {
                 .hasStackTraceContaining("@KafkoListener 'bad-reply' on BadReply.on: topic name 'no/slash' is invalid"));
     }
 
+    /**
+     * A suspend function is run as a coroutine through kotlinx-coroutines-reactor (kafko-kotlin-tests proves that with
+     * real Kotlin); this module's tests have neither it nor kotlin-reflect, as an application that forgot them: the
+     * listener fails start-up naming both, instead of having its records fail unrun and be committed.
+     */
     @Test
     void aKotlinSuspendFunctionListenerFailsStartUpInsteadOfHavingItsRecordsCommittedUnrun() {
         runner.withBean(SuspendListener.class).run(context -> assertThat(context).getFailure()
-                .hasStackTraceContaining("@KafkoListener 'suspended' on SuspendListener.on is a Kotlin suspend function"));
+                .hasStackTraceContaining("@KafkoListener 'suspended' on SuspendListener.on is a Kotlin suspend function")
+                .hasStackTraceContaining("add org.jetbrains.kotlinx:kotlinx-coroutines-reactor and"
+                        + " org.jetbrains.kotlin:kotlin-reflect to the application's dependencies"));
     }
 
     @Test

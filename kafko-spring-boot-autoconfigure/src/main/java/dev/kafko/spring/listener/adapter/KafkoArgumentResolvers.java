@@ -5,6 +5,7 @@ import dev.kafko.spring.support.Acknowledgment;
 import dev.kafko.spring.support.KafkoHeaders;
 import dev.kafko.spring.support.KafkoNull;
 import dev.kafko.spring.support.RecordMessageConverter;
+import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -37,6 +38,7 @@ import org.springframework.messaging.converter.MessageConversionException;
 import org.springframework.messaging.converter.SmartMessageConverter;
 import org.springframework.messaging.support.GenericMessage;
 import org.springframework.messaging.handler.invocation.HandlerMethodArgumentResolver;
+import org.springframework.messaging.handler.invocation.InvocableHandlerMethod;
 import org.springframework.messaging.handler.invocation.MethodArgumentResolutionException;
 import org.springframework.validation.Validator;
 
@@ -49,6 +51,9 @@ import org.springframework.validation.Validator;
  * conversion service.
  */
 public final class KafkoArgumentResolvers {
+
+    /** The type of the parameter the Kotlin compiler adds to a suspend function, last. */
+    private static final String CONTINUATION = "kotlin.coroutines.Continuation";
 
     private KafkoArgumentResolvers() {
     }
@@ -68,6 +73,17 @@ public final class KafkoArgumentResolvers {
                 new HeaderValueResolver(Acknowledgment.class, KafkoHeaders.ACKNOWLEDGMENT)));
         factory.afterPropertiesSet();
         return factory;
+    }
+
+    /** Whether the method's last parameter is the compiler's {@code Continuation}: a Kotlin suspend function. */
+    static boolean isSuspendFunction(Method method) {
+        Class<?>[] types = method.getParameterTypes();
+        return types.length > 0 && types[types.length - 1].getName().equals(CONTINUATION);
+    }
+
+    /** Whether this is the {@code Continuation} parameter of a suspend function, which carries no part of a record. */
+    static boolean isContinuation(MethodParameter parameter) {
+        return parameter.getParameterType().getName().equals(CONTINUATION);
     }
 
     /**
@@ -95,6 +111,8 @@ public final class KafkoArgumentResolvers {
 
         private final MessageConverter converter;
         private final @Nullable Validator validator;
+        /** The resolvers {@link #initArgumentResolvers} made, for the handlers of suspend functions. */
+        private List<HandlerMethodArgumentResolver> resolvers = List.of();
 
         FailureMarkingFactory(MessageConverter converter, @Nullable Validator validator) {
             this.converter = converter;
@@ -107,7 +125,21 @@ public final class KafkoArgumentResolvers {
             for (HandlerMethodArgumentResolver resolver : super.initArgumentResolvers()) {
                 resolvers.add(new FailureMarkingResolver(tombstoneAware(resolver)));
             }
+            this.resolvers = List.copyOf(resolvers);
             return resolvers;
+        }
+
+        /**
+         * Spring's handler, or, for a Kotlin suspend function, one that runs it as a coroutine and returns its
+         * {@code Mono} ({@link SuspendFunctionHandler}): invoked as a plain method, the compiler's
+         * {@code Continuation} parameter was taken for the payload and every record failed unrun.
+         */
+        @Override
+        public InvocableHandlerMethod createInvocableHandlerMethod(Object bean, Method method) {
+            if (isSuspendFunction(method)) {
+                return SuspendFunctionHandler.of(bean, method, resolvers);
+            }
+            return super.createInvocableHandlerMethod(bean, method);
         }
 
         private HandlerMethodArgumentResolver tombstoneAware(HandlerMethodArgumentResolver resolver) {

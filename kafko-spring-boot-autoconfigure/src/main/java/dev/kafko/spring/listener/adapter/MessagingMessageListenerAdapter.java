@@ -50,7 +50,8 @@ import org.springframework.util.ClassUtils;
  * none, to the request's {@link KafkoHeaders#REPLY_TOPIC}; see {@link ReplySender}); an {@link Optional} is
  * sent as its value (an empty one sends nothing), and a {@link CompletionStage} (or a single-value reactive
  * type, a {@code Mono}: see {@link ReactiveReturns}) is awaited (see
- * {@link #completed}) and its result sent. Called only on a
+ * {@link #completed}) and its result sent. A Kotlin {@code suspend fun} is invoked as a coroutine whose
+ * {@code Mono} is awaited the same way ({@link SuspendFunctionHandler}). Called only on a
  * container member's polling thread; several members may share one adapter (it keeps no per-call state).
  * What the method throws goes to its {@link KafkoListenerErrorHandler}, when it has one, whose result
  * stands for the method's.
@@ -172,6 +173,14 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
                     + " auto-configured factory takes the only KafkoTemplate bean, else the @Primary one, else the one"
                     + " named 'kafkoTemplate', and there was none of these; a factory of your own (one replacing"
                     + " 'kafkoListenerContainerFactory' included) has one only once given it with setReplyTemplate");
+        }
+        if (KafkoArgumentResolvers.isSuspendFunction(handler.getMethod())
+                && !(handler instanceof SuspendFunctionHandler)) {
+            // a plain handler passes the Continuation the payload: every record would fail unrun, then be committed
+            throw new IllegalStateException("Listener '" + listenerId + "' (" + handler.getMethod() + ") is a Kotlin"
+                    + " suspend function, which the handler its MessageHandlerMethodFactory made (a "
+                    + handler.getClass().getName() + ") cannot run as a coroutine: drop the factory bean, or make it"
+                    + " with KafkoArgumentResolvers.handlerMethodFactory");
         }
         this.replies = replyTemplate == null || (replyTopic == null && !replyToHeader) ? null
                 : new ReplySender(listenerId, replyTopic, replyTemplate, batch, existingTopic, splitIterables);
