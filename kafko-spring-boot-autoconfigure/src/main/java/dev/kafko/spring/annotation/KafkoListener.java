@@ -114,6 +114,15 @@ public @interface KafkoListener {
     boolean splitIterables() default true;
 
     /**
+     * Static information about the listener, as spring-kafka's {@code info}: each message the method is given carries
+     * it as the {@link dev.kafko.spring.support.KafkoHeaders#LISTENER_INFO} header ({@code String}; SpEL may give text
+     * or bytes, read as UTF-8), for the listener, its {@code errorHandler} and its retries' listeners to read. It is
+     * never sent on: a reply built from the received message does not carry it. A {@code RecordFilterStrategy}, which
+     * sees the stored record, does not see it. Default: none.
+     */
+    String info() default "";
+
+    /**
      * How many members (threads) of the group share each topic's partitions. Default:
      * {@code kafko.listener.concurrency}. More than the partition count leaves members idle (logged).
      */

@@ -229,6 +229,7 @@ final class ListenerEndpointReader {
                 new AttributeResolver(where, ctx));
         String clientIdPrefix = resolveString(listener.clientIdPrefix(), "clientIdPrefix", where, ctx);
         String containerGroup = resolveString(listener.containerGroup(), "containerGroup", where, ctx);
+        String info = resolveInfo(listener.info(), where, ctx);
         return new KafkoListenerEndpoint(id, topics, group == null ? id : group,
                 concurrency == null ? null : parseInt(concurrency, where),
                 autoStartup == null ? null : parseBoolean(autoStartup, "autoStartup", where),
@@ -237,7 +238,23 @@ final class ListenerEndpointReader {
                 resolveBean(listener.filter(), RecordFilterStrategy.class, "filter", where, ctx),
                 resolveBean(listener.errorHandler(), KafkoListenerErrorHandler.class, "errorHandler", where, ctx),
                 classLevel ? resolved : List.of(), topicPattern, assigned, consumer.maxPollRecords(),
-                consumer.offsetReset(), clientIdPrefix, containerGroup, listener.splitIterables());
+                consumer.offsetReset(), clientIdPrefix, containerGroup, listener.splitIterables(), info);
+    }
+
+    /** The listener's info: text, or bytes read as UTF-8, as spring-kafka allows; {@code null} for none. */
+    private @Nullable String resolveInfo(String raw, String where, BeanExpressionContext ctx) {
+        if (!StringUtils.hasText(raw)) {
+            return null;
+        }
+        Object resolved = resolve(raw, "info", where, ctx);
+        if (resolved instanceof byte[] bytes) {
+            return bytes.length == 0 ? null : new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
+        }
+        if (resolved != null && !(resolved instanceof String)) {
+            throw new InvalidKafkoListenerException("@KafkoListener " + where + ": info '" + raw + "' resolved to a "
+                    + resolved.getClass().getName() + ", neither text nor bytes");
+        }
+        return StringUtils.hasText((String) resolved) ? (String) resolved : null;
     }
 
     /** The topic pattern, compiled; {@code null} when none is given (or it resolves to nothing). */
@@ -403,7 +420,7 @@ final class ListenerEndpointReader {
     /** spring-kafka's headers that name no counterpart in {@link dev.kafko.spring.support.KafkoHeaders}. */
     private static final List<String> SPRING_KAFKA_ONLY_HEADERS = List.of("kafka_timestampType", "kafka_consumer",
             "kafka_recordMetadata", "kafka_nativeHeaders", "kafka_batchConvertedHeaders", "kafka_conversionFailures",
-            "kafka_listenerInfo", "kafka_dlt-original-timestamp-type");
+            "kafka_dlt-original-timestamp-type");
 
     /**
      * For one of spring-kafka's header names ({@code kafka_receivedMessageKey}): kafko's header of the same meaning,

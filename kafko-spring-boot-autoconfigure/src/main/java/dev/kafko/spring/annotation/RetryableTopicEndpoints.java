@@ -261,7 +261,7 @@ final class RetryableTopicEndpoints {
                 // named as the main one's members, with the part's suffix (spring-kafka suffixes its client ids)
                 main.clientIdPrefix() != null && id.startsWith(main.id())
                         ? main.clientIdPrefix() + id.substring(main.id().length()) : null,
-                main.containerGroup(), main.splitIterables());
+                main.containerGroup(), main.splitIterables(), main.info());
     }
 
     /** The bean's one {@link DltHandler} method, or null. */

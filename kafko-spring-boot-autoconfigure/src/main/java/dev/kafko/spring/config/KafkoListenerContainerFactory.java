@@ -273,7 +273,7 @@ public class KafkoListenerContainerFactory implements ApplicationEventPublisherA
         InvocableHandlerMethod handler = methods.createInvocableHandlerMethod(endpoint.bean(), method);
         return new MessagingMessageListenerAdapter(handler, converter, endpoint.batch(), endpoint.id(),
                 endpoint.groupId(), replyTopic, replyToHeader, replyTemplate, endpoint.errorHandler(),
-                new ExistingTopic(backend), endpoint.splitIterables());
+                new ExistingTopic(backend), endpoint.splitIterables(), endpoint.info());
     }
 
     /** Whether the backend has a topic of that name. */

@@ -50,6 +50,8 @@ import org.jspecify.annotations.Nullable;
  *     {@code null} for none ({@link dev.kafko.spring.annotation.KafkoListener#containerGroup()})
  * @param splitIterables whether an {@code Iterable} result is sent a record per element, or as one record
  *     ({@link dev.kafko.spring.annotation.KafkoListener#splitIterables()})
+ * @param info the {@link dev.kafko.spring.support.KafkoHeaders#LISTENER_INFO} of the listener's messages, or
+ *     {@code null} for none ({@link dev.kafko.spring.annotation.KafkoListener#info()})
  */
 public record KafkoListenerEndpoint(String id, List<String> topics, String groupId, @Nullable Integer concurrency,
                                     @Nullable Boolean autoStartup, boolean batch, @Nullable AckMode ackMode,
@@ -60,7 +62,23 @@ public record KafkoListenerEndpoint(String id, List<String> topics, String group
                                     @Nullable Pattern topicPattern, List<TopicPartitionOffset> topicPartitions,
                                     @Nullable Integer maxPollRecords, @Nullable OffsetResetPolicy offsetReset,
                                     @Nullable String clientIdPrefix, @Nullable String containerGroup,
-                                    boolean splitIterables) {
+                                    boolean splitIterables, @Nullable String info) {
+
+    /** An endpoint without a listener info. */
+    public KafkoListenerEndpoint(String id, List<String> topics, String groupId, @Nullable Integer concurrency,
+                                 @Nullable Boolean autoStartup, boolean batch, @Nullable AckMode ackMode,
+                                 Object bean, Method method, @Nullable String replyTopic,
+                                 @Nullable String containerFactory, boolean replyToHeader,
+                                 @Nullable RecordFilterStrategy recordFilterStrategy,
+                                 @Nullable KafkoListenerErrorHandler errorHandler, List<Handler> handlers,
+                                 @Nullable Pattern topicPattern, List<TopicPartitionOffset> topicPartitions,
+                                 @Nullable Integer maxPollRecords, @Nullable OffsetResetPolicy offsetReset,
+                                 @Nullable String clientIdPrefix, @Nullable String containerGroup,
+                                 boolean splitIterables) {
+        this(id, topics, groupId, concurrency, autoStartup, batch, ackMode, bean, method, replyTopic, containerFactory,
+                replyToHeader, recordFilterStrategy, errorHandler, handlers, topicPattern, topicPartitions,
+                maxPollRecords, offsetReset, clientIdPrefix, containerGroup, splitIterables, null);
+    }
 
     /** An endpoint whose members are named after its id, in no container group, that splits iterable results. */
     public KafkoListenerEndpoint(String id, List<String> topics, String groupId, @Nullable Integer concurrency,
@@ -73,7 +91,7 @@ public record KafkoListenerEndpoint(String id, List<String> topics, String group
                                  @Nullable Integer maxPollRecords, @Nullable OffsetResetPolicy offsetReset) {
         this(id, topics, groupId, concurrency, autoStartup, batch, ackMode, bean, method, replyTopic, containerFactory,
                 replyToHeader, recordFilterStrategy, errorHandler, handlers, topicPattern, topicPartitions,
-                maxPollRecords, offsetReset, null, null, true);
+                maxPollRecords, offsetReset, null, null, true, null);
     }
 
     /** An endpoint with the container factory's poll size and the instance's offset reset. */

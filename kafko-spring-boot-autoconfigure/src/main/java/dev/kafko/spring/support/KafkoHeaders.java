@@ -52,6 +52,12 @@ public final class KafkoHeaders {
     public static final String GROUP_ID = PREFIX + "groupId";
     /** The id of the listener that received the record. */
     public static final String LISTENER_ID = PREFIX + "listenerId";
+    /**
+     * The {@code info} of the listener that received the record ({@link dev.kafko.spring.annotation.KafkoListener#info()}),
+     * a {@code String}, on the messages of a listener that gives one; never sent on (a message built from a received one
+     * does not carry it into a new record). As spring-kafka's {@code kafka_listenerInfo}.
+     */
+    public static final String LISTENER_INFO = PREFIX + "listenerInfo";
     /** The {@link Acknowledgment} of the delivery. */
     public static final String ACKNOWLEDGMENT = PREFIX + "acknowledgment";
     /**

@@ -42,7 +42,7 @@ public final class RecordMessageConverter {
             KafkoHeaders.TIMESTAMP, KafkoHeaders.RECEIVED_KEY, KafkoHeaders.RECEIVED_TOPIC,
             KafkoHeaders.RECEIVED_PARTITION, KafkoHeaders.OFFSET, KafkoHeaders.RECEIVED_TIMESTAMP,
             KafkoHeaders.GROUP_ID, KafkoHeaders.LISTENER_ID, KafkoHeaders.ACKNOWLEDGMENT, KafkoHeaders.RAW_DATA,
-            KafkoHeaders.DELIVERY_ATTEMPT);
+            KafkoHeaders.DELIVERY_ATTEMPT, KafkoHeaders.LISTENER_INFO);
 
     private final SmartMessageConverter converter;
 
@@ -194,6 +194,15 @@ public final class RecordMessageConverter {
     /** {@link #toMessage(KafkoRecord, Acknowledgment, String, String)} with {@link KafkoHeaders#DELIVERY_ATTEMPT}. */
     public Message<Object> toMessage(KafkoRecord record, Acknowledgment acknowledgment, String groupId,
                                      String listenerId, int deliveryAttempt) {
+        return toMessage(record, acknowledgment, groupId, listenerId, deliveryAttempt, null);
+    }
+
+    /**
+     * {@link #toMessage(KafkoRecord, Acknowledgment, String, String, int)} with the listener's
+     * {@link KafkoHeaders#LISTENER_INFO}, when it gives one ({@code listenerInfo} not null).
+     */
+    public Message<Object> toMessage(KafkoRecord record, Acknowledgment acknowledgment, String groupId,
+                                     String listenerId, int deliveryAttempt, @Nullable String listenerInfo) {
         RecordMessageHeaders headers = new RecordMessageHeaders();
         Map<String, Object> raw = headers.raw();
         copyRecordHeaders(record.headers(), raw);
@@ -202,6 +211,9 @@ public final class RecordMessageConverter {
         raw.put(KafkoHeaders.GROUP_ID, groupId);
         raw.put(KafkoHeaders.LISTENER_ID, listenerId);
         raw.put(KafkoHeaders.DELIVERY_ATTEMPT, deliveryAttempt);
+        if (listenerInfo != null) {
+            raw.put(KafkoHeaders.LISTENER_INFO, listenerInfo);
+        }
         return new GenericMessage<>(payload(record), headers);
     }
 

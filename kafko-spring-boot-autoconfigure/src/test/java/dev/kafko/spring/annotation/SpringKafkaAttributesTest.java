@@ -329,6 +329,42 @@ class SpringKafkaAttributesTest {
         });
     }
 
+    // info
+
+    static class Informed {
+        @KafkoListener(id = "informed", topics = "info-in", info = "${app.info}")
+        @SendTo("info-out")
+        Message<?> on(Message<String> in, @org.springframework.messaging.handler.annotation.Header(
+                KafkoHeaders.LISTENER_INFO) String info) {
+            SEEN.add("informed:" + in.getPayload() + "/" + info);
+            return MessageBuilder.fromMessage(in).build(); // the received headers, the info among them
+        }
+
+        @KafkoListener(id = "informedBatch", topics = "info-in", batch = "true", info = "#{'in bytes'.getBytes()}")
+        void batch(List<String> values, @org.springframework.messaging.handler.annotation.Header(
+                KafkoHeaders.LISTENER_INFO) String info) {
+            SEEN.add("informedBatch:" + values + "/" + info);
+        }
+
+        @KafkoListener(id = "uninformed", topics = "info-out")
+        void out(dev.kafko.KafkoRecord record, @org.springframework.messaging.handler.annotation.Header(
+                name = KafkoHeaders.LISTENER_INFO, required = false) String info) {
+            SEEN.add("uninformed:" + new String(record.value()) + "/" + info + "/"
+                    + (record.headers().lastValue(KafkoHeaders.LISTENER_INFO) != null));
+        }
+    }
+
+    @Test
+    void theInfoIsAHeaderOfTheListenersMessagesAndIsNeverSentOn() {
+        runner.withBean(Informed.class).withPropertyValues("app.info=billing v2").run(context -> {
+            template(context).send("info-in", "x").join();
+            await().atMost(WAIT).until(() -> SEEN.size() >= 3);
+            KafkoTestUtils.waitForListeners(context, WAIT);
+            assertThat(SEEN).containsExactlyInAnyOrder("informed:x/billing v2", "informedBatch:[x]/in bytes",
+                    "uninformed:x/null/false");
+        });
+    }
+
     @SuppressWarnings("unchecked")
     private static KafkoTemplate<Object, Object> template(ApplicationContext context) {
         return context.getBean(KafkoTemplate.class);

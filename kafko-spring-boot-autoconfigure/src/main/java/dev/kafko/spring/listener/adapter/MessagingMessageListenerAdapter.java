@@ -107,6 +107,8 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
     /** Sends the method's results; {@code null} when it has no {@code @SendTo}. */
     private final @Nullable ReplySender replies;
     private final @Nullable KafkoListenerErrorHandler errorHandler;
+    /** The listener's {@link KafkoHeaders#LISTENER_INFO}, or {@code null} for none. */
+    private final @Nullable String listenerInfo;
 
     /**
      * An adapter whose method has no {@code @SendTo} ({@code replyTopic} null) or one that names a topic,
@@ -166,6 +168,21 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
                                            @Nullable KafkoOperations<Object, Object> replyTemplate,
                                            @Nullable KafkoListenerErrorHandler errorHandler,
                                            Predicate<String> existingTopic, boolean splitIterables) {
+        this(handler, converter, batch, listenerId, groupId, replyTopic, replyToHeader, replyTemplate, errorHandler,
+                existingTopic, splitIterables, null);
+    }
+
+    /**
+     * As the constructor above, with the listener's {@code info}: the {@link KafkoHeaders#LISTENER_INFO} header of
+     * every message it is given ({@code null}: none).
+     */
+    public MessagingMessageListenerAdapter(InvocableHandlerMethod handler, RecordMessageConverter converter,
+                                           boolean batch, String listenerId, String groupId,
+                                           @Nullable String replyTopic, boolean replyToHeader,
+                                           @Nullable KafkoOperations<Object, Object> replyTemplate,
+                                           @Nullable KafkoListenerErrorHandler errorHandler,
+                                           Predicate<String> existingTopic, boolean splitIterables,
+                                           @Nullable String listenerInfo) {
         if ((replyTopic != null || replyToHeader) && replyTemplate == null) {
             throw new IllegalStateException("Listener '" + listenerId + "' has @SendTo("
                     + (replyTopic == null ? "" : "\"" + replyTopic + "\"")
@@ -194,13 +211,14 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
         this.batchKeyConversion = batchKeyType == null || batchKeyType.getType() == String.class ? null
                 : KafkoArgumentResolvers.headerConversion(converter);
         if (batch) {
-            requireListHeaders(handler.getMethod(), listenerId);
+            requireListHeaders(handler.getMethod(), listenerId, listenerInfo != null);
         }
         this.payloadOnly = !batch && readsOnlyPayload(handler.getMethod());
         this.plainPayloadType = payloadOnly ? plainPayloadType(handler.getMethod()) : null;
         this.listenerId = listenerId;
         this.groupId = groupId;
         this.errorHandler = errorHandler;
+        this.listenerInfo = listenerInfo;
     }
 
     @Override
@@ -224,14 +242,18 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
         Message<?> message;
         Object plain = null;
         if (batch) {
-            message = batchMessage(records, Map.of(KafkoHeaders.ACKNOWLEDGMENT, acknowledgment,
-                    KafkoHeaders.GROUP_ID, groupId, KafkoHeaders.LISTENER_ID, listenerId));
+            message = batchMessage(records, listenerInfo == null
+                    ? Map.of(KafkoHeaders.ACKNOWLEDGMENT, acknowledgment, KafkoHeaders.GROUP_ID, groupId,
+                            KafkoHeaders.LISTENER_ID, listenerId)
+                    : Map.of(KafkoHeaders.ACKNOWLEDGMENT, acknowledgment, KafkoHeaders.GROUP_ID, groupId,
+                            KafkoHeaders.LISTENER_ID, listenerId, KafkoHeaders.LISTENER_INFO, listenerInfo));
         } else if (payloadOnly) {
             Message<Object> single = converter.toPayloadMessage(records.get(0));
             message = single;
             plain = plainPayloadType == null ? null : converter.plainPayload(single, plainPayloadType);
         } else {
-            message = converter.toMessage(records.get(0), acknowledgment, groupId, listenerId, deliveryAttempt);
+            message = converter.toMessage(records.get(0), acknowledgment, groupId, listenerId, deliveryAttempt,
+                    listenerInfo);
         }
         Object result;
         try {
@@ -244,7 +266,8 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
             }
             // a payload-only message lacks the received headers, which the handler may want
             Message<?> delivery = payloadOnly
-                    ? converter.toMessage(records.get(0), acknowledgment, groupId, listenerId, deliveryAttempt)
+                    ? converter.toMessage(records.get(0), acknowledgment, groupId, listenerId, deliveryAttempt,
+                            listenerInfo)
                     : message;
             Method method = handler.getMethod();
             result = handleError(delivery, "Listener '" + listenerId + "' (" + method.getDeclaringClass().getSimpleName()
@@ -273,7 +296,8 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
         if (errorHandler == null || batch) {
             throw failure;
         }
-        reply(handleError(converter.toMessage(records.get(0), acknowledgment, groupId, listenerId, deliveryAttempt),
+        reply(handleError(converter.toMessage(records.get(0), acknowledgment, groupId, listenerId, deliveryAttempt,
+                listenerInfo),
                 "Listener '" + listenerId + "' could not deliver the record: " + failure.getMessage(), failure), records);
     }
 
@@ -502,7 +526,7 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
      * silently get the first record's, or fail on every batch; and one that requires a header a batch does
      * not carry, which would fail every batch (each record then dead-lettered or logged, unprocessed).
      */
-    private static void requireListHeaders(Method method, String listenerId) {
+    private static void requireListHeaders(Method method, String listenerId, boolean hasInfo) {
         for (int i = 0; i < method.getParameterCount(); i++) {
             MethodParameter parameter = new MethodParameter(method, i);
             Header header = parameter.getParameterAnnotation(Header.class);
@@ -530,7 +554,8 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
                     && !parameter.isOptional();
             // a name left to a placeholder or an expression is resolved at each call: not judged here
             boolean resolvedLater = name.contains("${") || name.contains("#{");
-            if (required && !name.isEmpty() && !resolvedLater && !BATCH_HEADERS.contains(name)) {
+            if (required && !name.isEmpty() && !resolvedLater && !BATCH_HEADERS.contains(name)
+                    && !(hasInfo && name.equals(KafkoHeaders.LISTENER_INFO))) {
                 throw new IllegalStateException("Batch listener '" + listenerId + "' (" + method + ") requires @Header(\""
                         + name + "\"), which a batch does not carry (a record's own headers and its delivery attempt"
                         + " are per record): take a List<Message<?>> or List<KafkoRecord> payload to read them, or"
