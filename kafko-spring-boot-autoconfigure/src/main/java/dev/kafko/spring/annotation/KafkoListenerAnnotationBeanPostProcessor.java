@@ -324,6 +324,8 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         refuseTakenId(endpoint);
         declaredAt.put(endpoint.id(), declaration(endpoint));
         if (singletonsReady) {
+            // before the container starts, which it does as it is registered: it would read, then be stopped again
+            refuseTakenGroupBean(endpoint);
             MessageListenerContainer container = createContainer(endpoint, retry);
             registry().registerListenerContainer(container, true);
             joinGroup(endpoint, container);
@@ -412,15 +414,34 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         ConfigurableListableBeanFactory factory = requireBeanFactory();
         String beanName = group + ContainerGroup.BEAN_NAME_SUFFIX;
         Object existing = factory.containsSingleton(beanName) ? factory.getSingleton(beanName) : null;
-        if (existing == null && factory.containsBean(beanName) || existing != null && !(existing instanceof ContainerGroup)) {
+        try {
+            refuseTakenGroupBean(endpoint);
+        } catch (InvalidKafkoListenerException e) {
             registry().unregisterListenerContainer(endpoint.id());
-            throw new InvalidKafkoListenerException("@KafkoListener '" + endpoint.id() + "' " + declaration(endpoint)
-                    + ": its containerGroup '" + group + "' is kept as the bean '" + beanName + "', but the context"
-                    + " has a bean of that name already that is no ContainerGroup: name another group");
+            throw e;
         }
         ContainerGroup joined = registry().addToGroup(group, container);
         if (existing == null) {
             factory.registerSingleton(beanName, joined);
+        }
+    }
+
+    /**
+     * Fails naming the listener when the bean its {@code containerGroup} is kept as ({@code <group>.group}) is one of
+     * the context's that is no {@link ContainerGroup}.
+     */
+    private void refuseTakenGroupBean(KafkoListenerEndpoint endpoint) {
+        String group = endpoint.containerGroup();
+        if (group == null) {
+            return;
+        }
+        ConfigurableListableBeanFactory factory = requireBeanFactory();
+        String beanName = group + ContainerGroup.BEAN_NAME_SUFFIX;
+        Object existing = factory.containsSingleton(beanName) ? factory.getSingleton(beanName) : null;
+        if (existing == null && factory.containsBean(beanName) || existing != null && !(existing instanceof ContainerGroup)) {
+            throw new InvalidKafkoListenerException("@KafkoListener '" + endpoint.id() + "' " + declaration(endpoint)
+                    + ": its containerGroup '" + group + "' is kept as the bean '" + beanName + "', but the context"
+                    + " has a bean of that name already that is no ContainerGroup: name another group");
         }
     }
 

@@ -36,7 +36,10 @@ public class ListenerContainerPartitionIdleEvent extends PartitionsEvent {
         return idleTime;
     }
 
-    /** Whether the member is paused. */
+    /**
+     * Whether the member is paused, or the partition's pause was asked for ({@code pausePartition}), as
+     * spring-kafka's event tells.
+     */
     public boolean isPaused() {
         return paused;
     }

@@ -21,8 +21,9 @@ public interface FailedInvocation {
     /**
      * Waits {@code millis} before the next attempt.
      *
-     * @return false when the container is stopping or pausing (the wait then ends early): give up at once
-     *     and let the records be delivered again, after the restart or the resume
+     * @return false when the container is stopping or pausing, or a pause of one of the records' partitions was
+     *     asked for ({@code pausePartition}) (the wait then ends early): give up at once and let the records be
+     *     delivered again, after the restart or the resume
      */
     boolean backOff(long millis);
 }

@@ -1,5 +1,6 @@
 package dev.kafko.spring.listener;
 
+import dev.kafko.KafkoRecord;
 import dev.kafko.spring.core.LogBackend;
 import dev.kafko.spring.event.ConcurrentContainerStoppedEvent;
 import dev.kafko.spring.event.ConsumerStoppedEvent;
@@ -449,11 +450,15 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
         return parent.isPartitionPauseRequested(topic, partition);
     }
 
-    /** Whether this member reads the partition and has paused it. */
+    /**
+     * Whether this member reads the partition and has paused it, alone or with the whole member (a container's
+     * {@code pause()}), as spring-kafka's answer from its consumer's paused partitions.
+     */
     @Override
     public boolean isPartitionPaused(String topic, int partition) {
         ListenerConsumer c = consumer;
-        return c != null && this.topic.equals(topic) && c.pausedPartitions().contains(partition);
+        return c != null && this.topic.equals(topic) && (c.pausedPartitions().contains(partition)
+                || paused && c.assignedPartitions().contains(partition));
     }
 
     /** The partitions the container was asked to pause. */
@@ -461,12 +466,26 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
         return parent.partitionPauses();
     }
 
-    /** Makes the member's poll return now, so that it looks at what changed. */
+    /**
+     * Makes the member's poll return now, so that it looks at what changed, and ends a retry's back-off of a record
+     * whose partition is now to be paused ({@link #awaitStopOrPause(long, List)}).
+     */
     void wakeup() {
         ListenerConsumer c = consumer;
         if (c != null) {
             c.wakeup();
         }
+        signalAll();
+    }
+
+    /** Whether a pause of the partition of one of {@code records} was asked for ({@link #pausePartition}). */
+    boolean partitionPauseRequested(List<KafkoRecord> records) {
+        for (KafkoRecord record : records) {
+            if (parent.isPartitionPauseRequested(topic, record.partition())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Override
@@ -608,11 +627,20 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
 
     /** Waits {@code millis} unless a stop or a pause is requested first (a resume does not cut it short). */
     void awaitStopOrPause(long millis) throws InterruptedException {
+        awaitStopOrPause(millis, List.of());
+    }
+
+    /**
+     * As {@link #awaitStopOrPause(long)}, and ended too by a request to pause the partition of one of
+     * {@code records} (a retry's back-off of them: the partition's pause holds them, as it holds its other records).
+     */
+    void awaitStopOrPause(long millis, List<KafkoRecord> records) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
         lock.lock();
         try {
             long left;
-            while (!stopRequested && !pauseRequested && (left = deadline - System.nanoTime()) > 0) {
+            while (!stopRequested && !pauseRequested && !partitionPauseRequested(records)
+                    && (left = deadline - System.nanoTime()) > 0) {
                 signal.awaitNanos(left);
             }
         } finally {

@@ -219,9 +219,7 @@ final class ListenerConsumer implements Runnable {
                 }
                 container.markPaused(false);
                 events.paused(false);
-                if (!detached) {
-                    pauses.apply(consumer, assignment.partitions());
-                }
+                applyPartitionPauses();
                 List<KafkoRecord> records = poll();
                 if (!polledOnce) {
                     polledOnce = true;
@@ -307,6 +305,22 @@ final class ListenerConsumer implements Runnable {
                     + "' was deleted while " + container.memberName() + " was paused"));
         }
         return detached && container.retireIfTopicGone();
+    }
+
+    /**
+     * Takes the partition pauses asked of the container into effect before a poll. A topic deleted under the member
+     * (found by a commit, or by this call) is left by the poll that follows, as any other finding of it, not a death
+     * of the member: its next consumer pauses what it is assigned anew.
+     */
+    private void applyPartitionPauses() {
+        if (detached || lost != null) {
+            return;
+        }
+        try {
+            pauses.apply(consumer, assignment.partitions());
+        } catch (UnknownTopicException e) {
+            forgetDeletedTopic(e);
+        }
     }
 
     private List<KafkoRecord> poll() throws InterruptedException {

@@ -75,12 +75,13 @@ final class ListenerInvocation implements FailedInvocation {
     public boolean backOff(long millis) {
         if (millis > 0) {
             try {
-                container.awaitStopOrPause(millis);
+                container.awaitStopOrPause(millis, records);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return false;
             }
         }
-        return !container.stopRequested() && !container.pauseRequested();
+        // a pause of the records' partition holds them too: their retries go on after its resume
+        return !container.stopRequested() && !container.pauseRequested() && !container.partitionPauseRequested(records);
     }
 }

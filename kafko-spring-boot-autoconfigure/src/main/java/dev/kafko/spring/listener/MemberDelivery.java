@@ -288,6 +288,12 @@ final class MemberDelivery {
                         container.topic(), unhandled.getMessage());
                 return false;
             }
+            if (container.partitionPauseRequested(records)) {
+                LOG.info("Listener '{}' was asked to pause the partition of {} record(s) from {} while retrying them;"
+                        + " they are not committed and will be delivered again after its resume ({})",
+                        container.getListenerId(), records.size(), container.topic(), unhandled.getMessage());
+                return false;
+            }
             log.notFinished(records, unhandled, REDELIVERY_PAUSE_MILLIS); // again each second while it lasts
             // whatever failed (a dead-letter topic that refuses writes, say) needs time: no hot loop
             pauseBeforeRedelivery();

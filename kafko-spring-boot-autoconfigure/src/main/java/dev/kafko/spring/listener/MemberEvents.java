@@ -216,8 +216,10 @@ final class MemberEvents {
             state.idle = true;
             int p = e.getKey();
             long idleMillis = TimeUnit.NANOSECONDS.toMillis(now - state.lastReceived);
+            // paused: the member, or the partition alone (its pause asked for), as spring-kafka tells it
+            boolean partitionPaused = pausedNow || container.isPartitionPauseRequested(container.topic(), p);
             container.publish((member, parent) -> new ListenerContainerPartitionIdleEvent(member, parent,
-                    member.getListenerId(), container.topic(), p, idleMillis, pausedNow));
+                    member.getListenerId(), container.topic(), p, idleMillis, partitionPaused));
             if (idleNow == null) {
                 idleNow = new ArrayList<>();
             }

@@ -39,7 +39,6 @@ final class MemberPauses {
         if (version == applied) {
             return;
         }
-        applied = version;
         Set<Integer> wanted = new TreeSet<>(requests.requested(topic));
         wanted.retainAll(assigned);
         Set<Integer> now = paused;
@@ -53,6 +52,8 @@ final class MemberPauses {
         if (!pause.isEmpty()) {
             consumer.pause(pause);
         }
+        // only once the consumer took them: a call that failed (its topic deleted) is not counted as done
+        applied = version;
         paused = Set.copyOf(wanted);
         events.partitionsPaused(pause, true);
         events.partitionsPaused(resume, false);

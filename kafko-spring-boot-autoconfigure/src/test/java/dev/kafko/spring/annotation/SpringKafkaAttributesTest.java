@@ -1,12 +1,14 @@
 package dev.kafko.spring.annotation;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.kafko.Kafko;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
 import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
 import dev.kafko.spring.core.KafkoTemplate;
+import dev.kafko.spring.event.ConsumerStartingEvent;
 import dev.kafko.spring.listener.ContainerGroup;
 import dev.kafko.spring.listener.MessageListenerContainer;
 import dev.kafko.spring.support.KafkoHeaders;
@@ -23,6 +25,8 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
+import org.springframework.context.event.EventListener;
+import org.springframework.context.support.GenericApplicationContext;
 import org.springframework.messaging.Message;
 import org.springframework.messaging.handler.annotation.SendTo;
 import org.springframework.messaging.support.MessageBuilder;
@@ -286,6 +290,30 @@ class SpringKafkaAttributesTest {
                 .run(context -> assertThat(context).getFailure()
                         .hasStackTraceContaining("@KafkoListener 'clashing'")
                         .hasStackTraceContaining("containerGroup 'taken' is kept as the bean 'taken.group'"));
+    }
+
+    static final List<String> STARTING = new CopyOnWriteArrayList<>();
+
+    static class Starting {
+        @EventListener
+        void on(ConsumerStartingEvent e) {
+            STARTING.add(e.getListenerId());
+        }
+    }
+
+    @Test
+    void aListenerAddedAtRunTimeWhoseContainerGroupBeanNameIsTakenFailsWithoutEverStarting() {
+        STARTING.clear();
+        runner.withBean(Starting.class).withBean("taken.group", String.class, () -> "something else").run(context -> {
+            GenericApplicationContext live = (GenericApplicationContext) context.getSourceApplicationContext();
+            live.registerBean("lateClashing", Clashing.class);
+            assertThatThrownBy(() -> live.getBean("lateClashing")).rootCause()
+                    .hasMessageContaining("@KafkoListener 'clashing'")
+                    .hasMessageContaining("containerGroup 'taken' is kept as the bean 'taken.group'");
+            assertThat(context.getBean(KafkoListenerEndpointRegistry.class).getListenerContainer("clashing")).isNull();
+            // its container was refused before it was registered: no member of it ever started to read
+            assertThat(STARTING).doesNotContain("clashing");
+        });
     }
 
     // splitIterables
