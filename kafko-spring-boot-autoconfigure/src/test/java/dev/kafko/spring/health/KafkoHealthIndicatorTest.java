@@ -43,6 +43,8 @@ class KafkoHealthIndicatorTest {
             assertThat(health.getStatus()).isEqualTo(Status.UP);
             assertThat(health.getDetails()).containsEntry("dataDir", dir.toString()).containsEntry("topics", 2)
                     .containsKey("freeDiskBytes");
+            // no empty list of failed partitions, and no error, on a healthy instance
+            assertThat(health.getDetails()).doesNotContainKeys("failedPartitions", "failedListeners", "error");
         }
     }
 
@@ -54,6 +56,16 @@ class KafkoHealthIndicatorTest {
         assertThat(KafkoHealthIndicator.readable(1536L << 20)).isEqualTo("1.5GB");
         assertThat(KafkoHealthIndicator.readable(512)).isEqualTo("512B");
         assertThat(KafkoHealthIndicator.readable(0)).isEqualTo("0B");
+    }
+
+    @Test
+    void theUnitChangesAtExactly1024AndTheDecimalGoesAtExactly10AndTheLargestSizeStaysInPetabytes() {
+        assertThat(KafkoHealthIndicator.readable(1023)).isEqualTo("1023B");
+        assertThat(KafkoHealthIndicator.readable(1024)).isEqualTo("1.0KB");
+        assertThat(KafkoHealthIndicator.readable(10L << 10)).isEqualTo("10KB");
+        assertThat(KafkoHealthIndicator.readable(1L << 50)).isEqualTo("1.0PB");
+        // no unit after PB: a long's largest value (8 EiB) is said in petabytes
+        assertThat(KafkoHealthIndicator.readable(Long.MAX_VALUE)).isEqualTo("8192PB");
     }
 
     @Test

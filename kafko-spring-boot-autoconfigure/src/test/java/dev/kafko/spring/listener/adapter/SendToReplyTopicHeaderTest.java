@@ -172,6 +172,36 @@ class SendToReplyTopicHeaderTest {
                                 + " kafko_replyTopic header to reply to: name the topic"));
     }
 
+    @Test
+    void aReturnedMessageGoesToThePartitionItsRequestNamesUnlessItNamesItsOwnAndPartitionZeroIsAPartition() {
+        runner.run(context -> {
+            // keyless replies: without the request's partition they would go round-robin from partition 0
+            send(context, "framed-requests", null, "to-2", "partitioned-replies", "c-6", "2");
+            send(context, "framed-requests", null, "to-1", "partitioned-replies", "c-7", "1");
+            send(context, "pinned-requests", null, "pinned", "partitioned-replies", "c-8", "2");
+            send(context, "requests", null, "zero", "partitioned-replies", "c-10", "0");
+            KafkoTestUtils.waitForListeners(context, WAIT);
+
+            assertThat(KafkoTestUtils.records(context, "partitioned-replies")).extracting(r -> text(r.value()) + "@"
+                    + r.partition() + " " + text(r.headers().lastValue(KafkoHeaders.CORRELATION_ID)))
+                    .containsExactlyInAnyOrder("to-2@2 c-6", "to-1@1 c-7", "pinned@0 c-8", "ZERO@0 c-10");
+        });
+    }
+
+    @Test
+    void aReturnedMessageNamingItsTopicGoesToThePartitionARequestWithoutCorrelationIdNames() {
+        runner.run(context -> {
+            send(context, "self-routed-requests", null, "alone", null, null, "1");
+            KafkoTestUtils.waitForListeners(context, WAIT);
+
+            assertThat(KafkoTestUtils.records(context, "partitioned-replies")).singleElement().satisfies(r -> {
+                assertThat(text(r.value())).isEqualTo("alone");
+                assertThat(r.partition()).isEqualTo(1);
+                assertThat(r.headers().lastValue(KafkoHeaders.CORRELATION_ID)).isNull();
+            });
+        });
+    }
+
     private static void send(ApplicationContext context, String topic, @Nullable String key, String value,
                              @Nullable String replyTopic, @Nullable String correlationId,
                              @Nullable String replyPartition) {
@@ -212,6 +242,24 @@ class SendToReplyTopicHeaderTest {
         @SendTo
         Message<String> routed(String text) {
             return MessageBuilder.withPayload(text).setHeader(KafkoHeaders.TOPIC, "routed-replies").build();
+        }
+
+        @KafkoListener(id = "framed", topics = "framed-requests")
+        @SendTo
+        Message<String> framed(String text) {
+            return MessageBuilder.withPayload(text).build();
+        }
+
+        @KafkoListener(id = "pinned", topics = "pinned-requests")
+        @SendTo
+        Message<String> pinned(String text) {
+            return MessageBuilder.withPayload(text).setHeader(KafkoHeaders.PARTITION, 0).build();
+        }
+
+        @KafkoListener(id = "self-routed", topics = "self-routed-requests")
+        @SendTo
+        Message<String> selfRouted(String text) {
+            return MessageBuilder.withPayload(text).setHeader(KafkoHeaders.TOPIC, "partitioned-replies").build();
         }
     }
 

@@ -1,0 +1,161 @@
+package dev.kafko.spring.support;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.kafko.Header;
+import dev.kafko.Headers;
+import dev.kafko.KafkoRecord;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+import org.springframework.messaging.Message;
+import org.springframework.messaging.MessageHeaders;
+import org.springframework.messaging.converter.AbstractMessageConverter;
+import org.springframework.messaging.converter.CompositeMessageConverter;
+import org.springframework.messaging.converter.MessageConversionException;
+import org.springframework.messaging.converter.StringMessageConverter;
+import org.springframework.util.MimeTypeUtils;
+
+/**
+ * {@link RecordMessageConverter}'s public methods that the integration tests reach only in part: the value bytes
+ * with their type header, a Spring converter that writes text, the plain payload of a {@code byte[]} parameter and a
+ * payload that already is of the type asked for. (Found by mutation testing: each test fails with the change it names.)
+ */
+class RecordMessageConverterTest {
+
+    private final RecordMessageConverter converter = new RecordMessageConverter(
+            new CompositeMessageConverter(List.of(new StringMessageConverter(), new TextConverter())));
+
+    @Test
+    void theValueBytesOfAnObjectAddItsTypeHeaderAndThoseOfTextOrBytesAddNone() {
+        List<Header> headers = new ArrayList<>();
+
+        assertThat(converter.valueBytes("text", headers)).isEqualTo("text".getBytes(StandardCharsets.UTF_8));
+        assertThat(converter.valueBytes(new byte[] {1, 2}, headers)).containsExactly(1, 2);
+        assertThat(converter.valueBytes(null, headers)).isNull();
+        assertThat(headers).isEmpty();
+        assertThat(converter.valueBytes(new Price(12), headers))
+                .isEqualTo("Price 12".getBytes(StandardCharsets.UTF_8));
+        assertThat(headers).singleElement().satisfies(h -> {
+            assertThat(h.key()).isEqualTo(KafkoHeaders.TYPE);
+            assertThat(h.valueAsString()).isEqualTo(Price.class.getName());
+        });
+    }
+
+    @Test
+    void aSpringConverterThatWritesTextGivesItsUtf8AndOneThatWritesAnythingElseFailsNamingBothTypes() {
+        assertThat(converter.valueBytes(new Price(3))).isEqualTo("Price 3".getBytes(StandardCharsets.UTF_8));
+        assertThat(converter.keyBytes(new Price(4))).isEqualTo("Price 4".getBytes(StandardCharsets.UTF_8));
+
+        RecordMessageConverter numbers = new RecordMessageConverter(
+                new CompositeMessageConverter(List.of(new NumberConverter())));
+        assertThatThrownBy(() -> numbers.valueBytes(new Price(5))).isInstanceOf(MessageConversionException.class)
+                .hasMessageContaining(Price.class.getName()).hasMessageContaining(Integer.class.getName());
+    }
+
+    @Test
+    void thePlainPayloadOfARecordWithoutHeadersIsItsTextOrItsBytesAndNothingForAnyOtherType() {
+        byte[] value = "v".getBytes(StandardCharsets.UTF_8);
+        Message<Object> plain = converter.toPayloadMessage(record(value, Headers.of(List.of())));
+
+        assertThat(converter.plainPayload(plain, String.class)).isEqualTo("v");
+        assertThat(converter.plainPayload(plain, byte[].class)).isSameAs(value);
+        assertThat(converter.plainPayload(plain, Object.class)).isNull();
+        assertThat(converter.plainPayload(plain, Integer.class)).isNull();
+        assertThat(converter.plainPayload(converter.toPayloadMessage(record(value, Headers.of("h", value))),
+                byte[].class)).isNull();
+    }
+
+    @Test
+    void aPayloadThatAlreadyIsOfTheTypeAskedForIsReturnedAsItIsAndATombstoneIsNull() {
+        byte[] value = {9};
+        Message<Object> message = converter.toMessage(record(value, Headers.of(List.of())), Map.of());
+
+        assertThat(converter.fromMessage(message, byte[].class, null)).isSameAs(value);
+        assertThat(converter.fromMessage(message, Object.class, null)).isSameAs(value);
+        assertThat(converter.fromMessage(converter.toMessage(record(null, Headers.of(List.of())), Map.of()),
+                byte[].class, null)).isNull();
+    }
+
+    record Price(int amount) {
+    }
+
+    /** Writes a {@link Price} as the text "Price n" (a String payload, not bytes). */
+    private static final class TextConverter extends AbstractMessageConverter {
+        TextConverter() {
+            super(MimeTypeUtils.TEXT_PLAIN);
+        }
+
+        @Override
+        protected boolean supports(Class<?> clazz) {
+            return clazz == Price.class;
+        }
+
+        @Override
+        protected Object convertToInternal(Object payload, @Nullable MessageHeaders headers,
+                                           @Nullable Object conversionHint) {
+            return "Price " + ((Price) payload).amount();
+        }
+    }
+
+    /** Writes a {@link Price} as its amount, an {@code Integer}: neither text nor bytes. */
+    private static final class NumberConverter extends AbstractMessageConverter {
+        NumberConverter() {
+            super(MimeTypeUtils.APPLICATION_JSON);
+        }
+
+        @Override
+        protected boolean supports(Class<?> clazz) {
+            return clazz == Price.class;
+        }
+
+        @Override
+        protected Object convertToInternal(Object payload, @Nullable MessageHeaders headers,
+                                           @Nullable Object conversionHint) {
+            return ((Price) payload).amount();
+        }
+    }
+
+    private static KafkoRecord record(byte @Nullable [] value, Headers headers) {
+        return new KafkoRecord() {
+            @Override
+            public String topic() {
+                return "t";
+            }
+
+            @Override
+            public int partition() {
+                return 0;
+            }
+
+            @Override
+            public long offset() {
+                return 7;
+            }
+
+            @Override
+            public long timestamp() {
+                return 1L;
+            }
+
+            @Override
+            public byte @Nullable [] key() {
+                return null;
+            }
+
+            @Override
+            public byte @Nullable [] value() {
+                return value;
+            }
+
+            @Override
+            public Headers headers() {
+                return headers;
+            }
+        };
+    }
+}
