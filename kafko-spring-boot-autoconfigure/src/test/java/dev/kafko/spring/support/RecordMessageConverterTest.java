@@ -1,11 +1,11 @@
 package dev.kafko.spring.support;
 
+import static dev.kafko.spring.support.TestRecords.record;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kafko.Header;
 import dev.kafko.Headers;
-import dev.kafko.KafkoRecord;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -118,44 +118,5 @@ class RecordMessageConverterTest {
                                            @Nullable Object conversionHint) {
             return ((Price) payload).amount();
         }
-    }
-
-    private static KafkoRecord record(byte @Nullable [] value, Headers headers) {
-        return new KafkoRecord() {
-            @Override
-            public String topic() {
-                return "t";
-            }
-
-            @Override
-            public int partition() {
-                return 0;
-            }
-
-            @Override
-            public long offset() {
-                return 7;
-            }
-
-            @Override
-            public long timestamp() {
-                return 1L;
-            }
-
-            @Override
-            public byte @Nullable [] key() {
-                return null;
-            }
-
-            @Override
-            public byte @Nullable [] value() {
-                return value;
-            }
-
-            @Override
-            public Headers headers() {
-                return headers;
-            }
-        };
     }
 }

@@ -1,10 +1,10 @@
 package dev.kafko.spring.listener.adapter;
 
+import static dev.kafko.spring.support.TestRecords.record;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kafko.Headers;
-import dev.kafko.KafkoRecord;
 import dev.kafko.spring.support.RecordMessageConverter;
 import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
@@ -113,45 +113,6 @@ class PlainPayloadTest {
     private static Method method(String name) {
         return Arrays.stream(Listener.class.getDeclaredMethods()).filter(m -> m.getName().equals(name))
                 .findFirst().orElseThrow();
-    }
-
-    private static KafkoRecord record(byte @Nullable [] value, Headers headers) {
-        return new KafkoRecord() {
-            @Override
-            public String topic() {
-                return "t";
-            }
-
-            @Override
-            public int partition() {
-                return 0;
-            }
-
-            @Override
-            public long offset() {
-                return 7;
-            }
-
-            @Override
-            public long timestamp() {
-                return 1L;
-            }
-
-            @Override
-            public byte @Nullable [] key() {
-                return null;
-            }
-
-            @Override
-            public byte @Nullable [] value() {
-                return value;
-            }
-
-            @Override
-            public Headers headers() {
-                return headers;
-            }
-        };
     }
 
     static final class Listener {
