@@ -1,5 +1,7 @@
 package dev.kafko.kotlin
 
+import dev.kafko.KafkoRecord
+import dev.kafko.spring.annotation.KafkoHandler
 import dev.kafko.spring.annotation.KafkoListener
 import dev.kafko.spring.annotation.KafkoListenerAnnotationBeanPostProcessor
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration
@@ -58,6 +60,27 @@ class SuspendListenerStartUpTest {
     @Test
     fun aSuspendFunctionReturningOneValueStarts() {
         runner.withBean(Plain::class.java).run { context -> assertThat(context).hasNotFailed() }
+    }
+
+    @Test
+    fun aSuspendHandlerThatTakesOnlyTheRecordHasNoPayloadAsAPlainOneHasNone() {
+        // taken for their payload, the continuations of two such handlers made them a tie: start-up refused them
+        runner.withBean(RecordHandlers::class.java).run { context -> assertThat(context).hasNotFailed() }
+    }
+
+    @KafkoListener(id = "record-handlers", topics = ["record-handlers"])
+    class RecordHandlers {
+        @KafkoHandler
+        suspend fun text(value: String) {
+        }
+
+        @KafkoHandler
+        suspend fun first(record: KafkoRecord) {
+        }
+
+        @KafkoHandler
+        suspend fun second(record: KafkoRecord) {
+        }
     }
 
     class Flowing {

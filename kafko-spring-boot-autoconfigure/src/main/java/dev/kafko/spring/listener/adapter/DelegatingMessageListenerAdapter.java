@@ -234,7 +234,8 @@ public final class DelegatingMessageListenerAdapter implements KafkoMessageListe
 
     /**
      * The method's payload parameter: the one annotated {@code @Payload}, else the first that is no header,
-     * acknowledgment, record or message metadata; a {@code Message<T>} parameter stands for its {@code T}.
+     * acknowledgment, record, message metadata or a suspend function's {@code Continuation}; a {@code Message<T>}
+     * parameter stands for its {@code T}.
      */
     static @Nullable MethodParameter payloadParameter(Method method) {
         MethodParameter first = null;
@@ -247,7 +248,8 @@ public final class DelegatingMessageListenerAdapter implements KafkoMessageListe
             if (first == null && !parameter.hasParameterAnnotation(Header.class)
                     && !parameter.hasParameterAnnotation(Headers.class) && type != Acknowledgment.class
                     && type != KafkoRecord.class && !MessageHeaders.class.isAssignableFrom(type)
-                    && !MessageHeaderAccessor.class.isAssignableFrom(type)) {
+                    && !MessageHeaderAccessor.class.isAssignableFrom(type)
+                    && !KafkoArgumentResolvers.isContinuation(parameter)) {
                 first = parameter;
             }
         }
