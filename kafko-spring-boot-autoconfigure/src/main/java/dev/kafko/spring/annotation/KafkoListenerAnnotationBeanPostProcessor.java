@@ -4,7 +4,6 @@ import dev.kafko.spring.config.KafkoListenerContainerFactory;
 import dev.kafko.spring.config.KafkoListenerEndpoint;
 import dev.kafko.spring.retrytopic.RetryTopicConfiguration;
 import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
-import dev.kafko.spring.listener.ContainerGroup;
 import dev.kafko.spring.listener.MessageListenerContainer;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -402,46 +401,16 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         pending.clear();
     }
 
-    /**
-     * Adds the endpoint's container to its {@code containerGroup}, if it names one, and makes the group a bean named
-     * {@code <group>.group} with the first container that joins it, as spring-kafka does.
-     */
+    /** Adds the endpoint's container to its {@code containerGroup}, if it names one ({@link ContainerGroupBeans}). */
     private void joinGroup(KafkoListenerEndpoint endpoint, MessageListenerContainer container) {
-        String group = endpoint.containerGroup();
-        if (group == null) {
-            return;
-        }
-        ConfigurableListableBeanFactory factory = requireBeanFactory();
-        String beanName = group + ContainerGroup.BEAN_NAME_SUFFIX;
-        Object existing = factory.containsSingleton(beanName) ? factory.getSingleton(beanName) : null;
-        try {
-            refuseTakenGroupBean(endpoint);
-        } catch (InvalidKafkoListenerException e) {
-            registry().unregisterListenerContainer(endpoint.id());
-            throw e;
-        }
-        ContainerGroup joined = registry().addToGroup(group, container);
-        if (existing == null) {
-            factory.registerSingleton(beanName, joined);
+        if (endpoint.containerGroup() != null) { // else its class stays unloaded at start-up
+            ContainerGroupBeans.join(requireBeanFactory(), registry(), endpoint, container, declaration(endpoint));
         }
     }
 
-    /**
-     * Fails naming the listener when the bean its {@code containerGroup} is kept as ({@code <group>.group}) is one of
-     * the context's that is no {@link ContainerGroup}.
-     */
     private void refuseTakenGroupBean(KafkoListenerEndpoint endpoint) {
-        String group = endpoint.containerGroup();
-        if (group == null) {
-            return;
-        }
-        ConfigurableListableBeanFactory factory = requireBeanFactory();
-        String beanName = group + ContainerGroup.BEAN_NAME_SUFFIX;
-        Object existing = factory.containsSingleton(beanName) ? factory.getSingleton(beanName) : null;
-        if (existing == null && factory.containsBean(beanName) || existing != null && !(existing instanceof ContainerGroup)) {
-            throw new InvalidKafkoListenerException("@KafkoListener '" + endpoint.id() + "' " + declaration(endpoint)
-                    + ": its containerGroup '" + group + "' is kept as the bean '" + beanName + "', but the context"
-                    + " has a bean of that name already that is no ContainerGroup: name another group");
+        if (endpoint.containerGroup() != null) {
+            ContainerGroupBeans.refuseTakenName(requireBeanFactory(), endpoint, declaration(endpoint));
         }
     }
 
