@@ -58,7 +58,8 @@ import org.springframework.context.ConfigurableApplicationContext;
  * such a partition counts by what the members finished since the seek). A topic deleted and created again under its
  * name is waited for
  * from its start: what the listeners finished of the deleted one does not count, also while a member
- * still finishes records of it. Paused and stopped containers are not waited for, also one paused or stopped
+ * still finishes records of it. Paused and stopped containers are not waited for, nor a partition whose pause was
+ * asked for ({@code pausePartition}), also one paused or stopped
  * while the call waits (by another thread, or by its own listener), or closed with its context meanwhile. A
  * listener that finished a partition without processing what it holds (it started at the end under
  * {@code kafko.offset-reset=latest}, sought past it, or retention removed it) has caught up once a poll found
@@ -242,7 +243,7 @@ public final class KafkoTestUtils {
     private static @Nullable Map<String, Map<Integer, Long>> endOffsets(KafkoListenerEndpointRegistry registry,
                                                                         ConcurrentMessageListenerContainer container) {
         try {
-            return container.endOffsets();
+            return unpaused(container, container.endOffsets());
         } catch (UnknownTopicException e) {
             throw noTopic(container, e);
         } catch (KafkoClosedException e) {
@@ -279,6 +280,26 @@ public final class KafkoTestUtils {
         }
     }
 
+    /**
+     * The target without the partitions whose pause is asked for ({@code pausePartition}), which are not waited for
+     * as a paused container is not: their records wait for the {@code resumePartition}, so a wait for them could only
+     * time out. Asked again at each slice, so a partition paused while the call waits is no longer waited for.
+     */
+    private static Map<String, Map<Integer, Long>> unpaused(ConcurrentMessageListenerContainer container,
+                                                            Map<String, Map<Integer, Long>> target) {
+        Map<String, Map<Integer, Long>> kept = new LinkedHashMap<>();
+        for (Map.Entry<String, Map<Integer, Long>> topic : target.entrySet()) {
+            Map<Integer, Long> partitions = new LinkedHashMap<>();
+            for (Map.Entry<Integer, Long> partition : topic.getValue().entrySet()) {
+                if (!container.isPartitionPauseRequested(topic.getKey(), partition.getKey())) {
+                    partitions.put(partition.getKey(), partition.getValue());
+                }
+            }
+            kept.put(topic.getKey(), partitions);
+        }
+        return kept;
+    }
+
     private static boolean waitedFor(ConcurrentMessageListenerContainer container) {
         return container.isRunning() && !container.isPauseRequested();
     }
@@ -295,7 +316,8 @@ public final class KafkoTestUtils {
             long left = Math.max(0, deadline - System.nanoTime());
             List<String> lagging;
             try {
-                lagging = container.awaitCaughtUp(target, Duration.ofNanos(Math.min(left, SLICE.toNanos())));
+                lagging = container.awaitCaughtUp(unpaused(container, target),
+                        Duration.ofNanos(Math.min(left, SLICE.toNanos())));
             } catch (UnknownTopicException gone) {
                 throw noTopic(container, gone); // deleted while the call waited
             } catch (KafkoClosedException closed) {

@@ -520,6 +520,37 @@ class KafkoTestUtilsTest {
         }
     }
 
+    @Test
+    void aPartitionWhosePauseIsAskedForIsNotWaitedFor() {
+        SEEN.clear();
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+                .withBean(Warehouses.class)
+                .withPropertyValues("kafko.ephemeral=true", "kafko.topics.wards.partitions=2").run(context -> {
+                    MessageListenerContainer container = context.getBean(KafkoListenerEndpointRegistry.class)
+                            .getListenerContainer("wards");
+                    KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+                    container.pausePartition("wards", 1); // its warehouse's downstream is down
+                    KafkoTemplate<Object, Object> template = template(context);
+                    template.send("wards", 1, "k", "held").join();
+                    template.send("wards", 0, "k", "shipped").join();
+
+                    // as for a paused container: the paused partition's record waits for the resume, not the call
+                    KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+                    assertThat(SEEN).containsExactly("shipped");
+
+                    container.resumePartition("wards", 1);
+                    KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+                    assertThat(SEEN).containsExactly("shipped", "held");
+                });
+    }
+
+    static class Warehouses {
+        @KafkoListener(id = "wards", topics = "wards")
+        void on(String value) {
+            SEEN.add(value);
+        }
+    }
+
     static class Gated {
         @KafkoListener(id = "gated", topics = "gated", concurrency = "2")
         void on(String value) throws InterruptedException {
