@@ -64,22 +64,6 @@ public record KafkoListenerEndpoint(String id, List<String> topics, String group
                                     @Nullable String clientIdPrefix, @Nullable String containerGroup,
                                     boolean splitIterables, @Nullable String info) {
 
-    /** An endpoint without a listener info. */
-    public KafkoListenerEndpoint(String id, List<String> topics, String groupId, @Nullable Integer concurrency,
-                                 @Nullable Boolean autoStartup, boolean batch, @Nullable AckMode ackMode,
-                                 Object bean, Method method, @Nullable String replyTopic,
-                                 @Nullable String containerFactory, boolean replyToHeader,
-                                 @Nullable RecordFilterStrategy recordFilterStrategy,
-                                 @Nullable KafkoListenerErrorHandler errorHandler, List<Handler> handlers,
-                                 @Nullable Pattern topicPattern, List<TopicPartitionOffset> topicPartitions,
-                                 @Nullable Integer maxPollRecords, @Nullable OffsetResetPolicy offsetReset,
-                                 @Nullable String clientIdPrefix, @Nullable String containerGroup,
-                                 boolean splitIterables) {
-        this(id, topics, groupId, concurrency, autoStartup, batch, ackMode, bean, method, replyTopic, containerFactory,
-                replyToHeader, recordFilterStrategy, errorHandler, handlers, topicPattern, topicPartitions,
-                maxPollRecords, offsetReset, clientIdPrefix, containerGroup, splitIterables, null);
-    }
-
     /** An endpoint whose members are named after its id, in no container group, that splits iterable results. */
     public KafkoListenerEndpoint(String id, List<String> topics, String groupId, @Nullable Integer concurrency,
                                  @Nullable Boolean autoStartup, boolean batch, @Nullable AckMode ackMode,

@@ -478,7 +478,6 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
 
     @Override
     public void pausePartition(String topic, int partition) {
-        Objects.requireNonNull(topic, "topic");
         if (partitionPauses.request(topic, partition)) {
             wakeMembersOf(topic);
         }
@@ -486,7 +485,6 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
 
     @Override
     public void resumePartition(String topic, int partition) {
-        Objects.requireNonNull(topic, "topic");
         if (partitionPauses.release(topic, partition)) {
             wakeMembersOf(topic);
         }

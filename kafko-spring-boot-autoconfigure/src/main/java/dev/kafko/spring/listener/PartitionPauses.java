@@ -1,6 +1,7 @@
 package dev.kafko.spring.listener;
 
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -18,6 +19,7 @@ final class PartitionPauses {
 
     /** Asks for the partition to be paused; {@code false} when it was already. */
     boolean request(String topic, int partition) {
+        Objects.requireNonNull(topic, "topic");
         boolean added = requested.computeIfAbsent(topic, t -> ConcurrentHashMap.newKeySet()).add(partition);
         if (added) {
             version.incrementAndGet();
@@ -27,6 +29,7 @@ final class PartitionPauses {
 
     /** Withdraws the request; {@code false} when there was none. */
     boolean release(String topic, int partition) {
+        Objects.requireNonNull(topic, "topic");
         Set<Integer> partitions = requested.get(topic);
         boolean removed = partitions != null && partitions.remove(partition);
         if (removed) {
