@@ -160,10 +160,11 @@ public final class KafkoAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    KafkoTopicProvisioner kafkoTopicProvisioner(Kafko kafko, KafkoProperties properties) {
+    KafkoTopicProvisioner kafkoTopicProvisioner(Kafko kafko, KafkoProperties properties, ListableBeanFactory beans) {
         requireOpened(kafko);
-        KafkoTopicProvisioner provisioner = new KafkoTopicProvisioner(kafko, properties.declaredTopics(),
-                properties.topicsWithDefaultPartitions(), properties.isAutoCreateTopics());
+        TopicDeclarations declared = TopicDeclarations.of(properties, beans);
+        KafkoTopicProvisioner provisioner = new KafkoTopicProvisioner(kafko, declared.configs,
+                declared.defaultPartitions, properties.isAutoCreateTopics(), declared.declaredBy);
         // every topic of an ephemeral log is new: a line per topic at each context start says nothing
         provisioner.setLogCreations(!properties.isEphemeral());
         return provisioner;

@@ -34,6 +34,7 @@ public final class KafkoTopicProvisioner implements InitializingBean {
     /** The declared topics whose partition count is kafko.defaults', not their own. */
     private final Set<String> defaultPartitions;
     private final boolean autoCreate;
+    private final Map<String, String> declaredBy;
     private volatile boolean logCreations = true;
 
     /**
@@ -52,10 +53,20 @@ public final class KafkoTopicProvisioner implements InitializingBean {
      */
     public KafkoTopicProvisioner(Kafko kafko, Map<String, TopicConfig> declared, Set<String> defaultPartitions,
                                  boolean autoCreate) {
+        this(kafko, declared, defaultPartitions, autoCreate, Map.of());
+    }
+
+    /**
+     * @param declaredBy for a declared topic that is not declared by properties, what declared it, for messages
+     *     ({@code NewTopic bean 'orders'}); the others are named by their {@code kafko.topics.<name>} prefix
+     */
+    public KafkoTopicProvisioner(Kafko kafko, Map<String, TopicConfig> declared, Set<String> defaultPartitions,
+                                 boolean autoCreate, Map<String, String> declaredBy) {
         this.kafko = kafko;
         this.declared = Map.copyOf(declared);
         this.defaultPartitions = Set.copyOf(defaultPartitions);
         this.autoCreate = autoCreate;
+        this.declaredBy = Map.copyOf(declaredBy);
     }
 
     /**
@@ -107,9 +118,11 @@ public final class KafkoTopicProvisioner implements InitializingBean {
         }
         int current = existing.get().partitionCount();
         if (config.partitions() < current && !grownAsDeadLetterTopic(name, current)) {
-            throw new KafkoException(propertyPrefix(name) + ".partitions=" + config.partitions()
-                    + " would shrink topic '" + name + "', which has " + current
-                    + " partitions; partitions can only grow: set it to " + current + " or more");
+            String by = declaredBy.get(name);
+            throw new KafkoException((by == null ? propertyPrefix(name) + ".partitions=" + config.partitions()
+                    : by + " with " + config.partitions() + " partitions") + " would shrink topic '" + name
+                    + "', which has " + current + " partitions; partitions can only grow: "
+                    + (by == null ? "set it to " : "ask for ") + current + " or more");
         }
     }
 
@@ -122,7 +135,7 @@ public final class KafkoTopicProvisioner implements InitializingBean {
         Topic topic = existing.get();
         int current = topic.partitionCount();
         if (config.partitions() < current) {
-            LOG.debug("Topic '{}' keeps its {} partitions ({}.partitions={}{})", name, current, propertyPrefix(name),
+            LOG.debug("Topic '{}' keeps its {} partitions ({} asks for {}{})", name, current, declarer(name),
                     config.partitions(), defaultPartitions.contains(name) ? ", from kafko.defaults" : ", a dead-letter topic");
             config = config.toBuilder().partitions(current).build();
         }
@@ -133,7 +146,7 @@ public final class KafkoTopicProvisioner implements InitializingBean {
         TopicConfig stored = topic.config().toBuilder().partitions(config.partitions()).build();
         if (!stored.equals(config)) {
             LOG.warn("Topic '{}' exists with {}; {} asks for {}. Only the partition count of an existing topic"
-                    + " can change, the stored config stays", name, topic.config(), propertyPrefix(name), config);
+                    + " can change, the stored config stays", name, topic.config(), declarer(name), config);
         }
     }
 
@@ -151,6 +164,12 @@ public final class KafkoTopicProvisioner implements InitializingBean {
         int originalPartitions = Math.max(kafko.topic(original).map(Topic::partitionCount).orElse(0),
                 declaredOriginal == null ? 0 : declaredOriginal.partitions());
         return current <= originalPartitions;
+    }
+
+    /** What declared {@code name}: a bean, or the properties under its prefix. */
+    private String declarer(String name) {
+        String by = declaredBy.get(name);
+        return by != null ? by : propertyPrefix(name);
     }
 
     /** The properties that declare topic {@code name}: a name with other than lower-case letters, digits and dashes in brackets. */
@@ -177,7 +196,7 @@ public final class KafkoTopicProvisioner implements InitializingBean {
             TopicConfig config = declared.get(name);
             if (config == null && !autoCreate) {
                 throw new UnknownTopicException("topic '" + name + "' does not exist and kafko.auto-create-topics"
-                        + " is false: declare it under " + propertyPrefix(name) + " or create it first");
+                        + " is false: declare it under " + propertyPrefix(name) + " or as a NewTopic bean, or create it first");
             }
             if (config == null) {
                 config = kafko.options().topicDefaults();

@@ -1,0 +1,214 @@
+package dev.kafko.spring.config;
+
+import dev.kafko.Compression;
+import dev.kafko.FsyncPolicy;
+import dev.kafko.InvalidConfigException;
+import dev.kafko.InvalidNameException;
+import dev.kafko.Kafko;
+import dev.kafko.TopicConfig;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Builds a {@link NewTopic} to declare as a bean, in the shape of spring-kafka's {@code TopicBuilder}:
+ *
+ * <pre>{@code
+ * @Bean
+ * NewTopic orders() {
+ *     return TopicBuilder.name("orders").partitions(6).config("retention.ms", "604800000").build();
+ * }
+ * }</pre>
+ *
+ * Each key is set either with kafko's own setter (as {@link TopicConfig.Builder} names it) or, for code ported from
+ * spring-kafka, with {@link #config(String, String)} and the Kafka topic config it corresponds to:
+ * {@code retention.ms} and {@code retention.bytes} ({@code -1}: no limit), {@code segment.bytes}, {@code segment.ms},
+ * {@code compression.type} ({@code uncompressed} or {@code none}, {@code lz4}, {@code zstd}),
+ * {@code max.message.bytes} (kafko's per-record limit) and {@code cleanup.policy=delete} (the only policy kafko has).
+ * A Kafka key kafko has no counterpart for (replication, compaction, flushing by message count) is refused rather than
+ * ignored, as is a value out of the engine's range: each with an {@link InvalidConfigException} naming the topic and
+ * the key, at {@link #build()} or before. The last setting of a key wins.
+ */
+public final class TopicBuilder {
+
+    private final String name;
+    private final EnumMap<NewTopic.Key, NewTopic.Setting> settings = new EnumMap<>(NewTopic.Key.class);
+
+    private TopicBuilder(String name) {
+        this.name = name;
+    }
+
+    /**
+     * A builder of the topic {@code name}.
+     *
+     * @throws InvalidNameException when the name breaks the topic name rule
+     */
+    public static TopicBuilder name(String name) {
+        Kafko.checkName("topic", Objects.requireNonNull(name, "name"));
+        return new TopicBuilder(name);
+    }
+
+    /** The partition count (1 to {@link TopicConfig#MAX_PARTITIONS}); unset, {@code kafko.defaults.partitions}. */
+    public TopicBuilder partitions(int partitions) {
+        return set(NewTopic.Key.PARTITIONS, "partitions(" + partitions + ")", partitions);
+    }
+
+    /** The codec of the topic's frames. */
+    public TopicBuilder compression(Compression compression) {
+        Objects.requireNonNull(compression, "compression");
+        return set(NewTopic.Key.COMPRESSION, "compression(" + compression + ")", compression);
+    }
+
+    /** The most bytes a segment file holds. */
+    public TopicBuilder segmentBytes(long segmentBytes) {
+        return set(NewTopic.Key.SEGMENT_BYTES, "segmentBytes(" + segmentBytes + ")", segmentBytes);
+    }
+
+    /** How old a segment's first record gets before the segment rolls. */
+    public TopicBuilder segmentAge(Duration segmentAge) {
+        Objects.requireNonNull(segmentAge, "segmentAge");
+        return set(NewTopic.Key.SEGMENT_AGE, "segmentAge(" + segmentAge + ")", segmentAge);
+    }
+
+    /**
+     * Segments whose newest record is older than this are deleted; {@code null} keeps records for ever (also over a
+     * retention in {@code kafko.defaults}).
+     */
+    public TopicBuilder retention(@Nullable Duration retention) {
+        return set(NewTopic.Key.RETENTION, "retention(" + retention + ")", retention);
+    }
+
+    /** The size a partition is cut back to by deleting its oldest segments; {@code -1}, no limit. */
+    public TopicBuilder retentionBytes(long retentionBytes) {
+        return set(NewTopic.Key.RETENTION_BYTES, "retentionBytes(" + retentionBytes + ")", retentionBytes);
+    }
+
+    /** When the topic's appends are forced to disk. */
+    public TopicBuilder fsync(FsyncPolicy fsync) {
+        Objects.requireNonNull(fsync, "fsync");
+        return set(NewTopic.Key.FSYNC, "fsync(" + fsync + ")", fsync);
+    }
+
+    /** The largest record a producer may send, counted as the log stores it. */
+    public TopicBuilder maxRecordBytes(int maxRecordBytes) {
+        return set(NewTopic.Key.MAX_RECORD_BYTES, "maxRecordBytes(" + maxRecordBytes + ")", maxRecordBytes);
+    }
+
+    /**
+     * Sets each Kafka topic config of {@code configs}, as {@link #config(String, String)} does.
+     *
+     * @throws InvalidConfigException naming the first key kafko has no counterpart for or whose value it refuses
+     */
+    public TopicBuilder configs(Map<String, String> configs) {
+        for (Map.Entry<String, String> config : configs.entrySet()) {
+            config(config.getKey(), config.getValue());
+        }
+        return this;
+    }
+
+    /**
+     * Sets a key by its Kafka topic config name ({@code retention.ms}, {@code retention.bytes},
+     * {@code segment.bytes}, {@code segment.ms}, {@code compression.type}, {@code max.message.bytes},
+     * {@code cleanup.policy}).
+     *
+     * @throws InvalidConfigException naming the key when kafko has no counterpart for it, or when the value is not
+     *     one it takes
+     */
+    public TopicBuilder config(String key, String value) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(value, "value");
+        String label = key + "=" + value;
+        String v = value.trim();
+        switch (key) {
+            case "retention.ms" -> {
+                long ms = number(label, v, -1);
+                return set(NewTopic.Key.RETENTION, label, ms == -1 ? null : Duration.ofMillis(ms));
+            }
+            case "retention.bytes" -> {
+                return set(NewTopic.Key.RETENTION_BYTES, label, number(label, v, -1));
+            }
+            case "segment.bytes" -> {
+                return set(NewTopic.Key.SEGMENT_BYTES, label, number(label, v, 0));
+            }
+            case "segment.ms" -> {
+                return set(NewTopic.Key.SEGMENT_AGE, label, Duration.ofMillis(number(label, v, 0)));
+            }
+            case "max.message.bytes" -> {
+                long bytes = number(label, v, 0);
+                if (bytes > Integer.MAX_VALUE) {
+                    throw refused(label, "is larger than " + Integer.MAX_VALUE);
+                }
+                return set(NewTopic.Key.MAX_RECORD_BYTES, label, (int) bytes);
+            }
+            case "compression.type" -> {
+                return set(NewTopic.Key.COMPRESSION, label, compression(label, v));
+            }
+            case "cleanup.policy" -> {
+                if (!v.equalsIgnoreCase("delete")) {
+                    throw refused(label, "is not one kafko has: records leave a kafko topic by retention only"
+                            + " (cleanup.policy=delete); there is no log compaction");
+                }
+                return this;
+            }
+            default -> throw new InvalidConfigException("topic '" + name + "': Kafka topic config '" + key
+                    + "' has no counterpart in kafko, which takes retention.ms, retention.bytes, segment.bytes,"
+                    + " segment.ms, compression.type, max.message.bytes and cleanup.policy=delete (a kafko topic is"
+                    + " one copy on one disk: there are no replication settings; fsync(...) sets when appends are"
+                    + " forced to disk)");
+        }
+    }
+
+    /**
+     * The declaration, each key checked against the engine's limits.
+     *
+     * @throws InvalidConfigException naming the topic and the key of a value the engine refuses
+     */
+    public NewTopic build() {
+        for (Map.Entry<NewTopic.Key, NewTopic.Setting> setting : settings.entrySet()) {
+            TopicConfig.Builder b = TopicConfig.DEFAULTS.toBuilder();
+            try {
+                NewTopic.apply(b, setting.getKey(), setting.getValue().value());
+                b.build();
+            } catch (InvalidConfigException e) {
+                throw new InvalidConfigException("topic '" + name + "': " + setting.getValue().label()
+                        + " is refused: " + e.getMessage(), e);
+            }
+        }
+        return new NewTopic(name, settings);
+    }
+
+    private TopicBuilder set(NewTopic.Key key, String label, @Nullable Object value) {
+        settings.put(key, new NewTopic.Setting(label, value));
+        return this;
+    }
+
+    /** {@code v} as a whole number of at least {@code min}. */
+    private long number(String label, String v, long min) {
+        long n;
+        try {
+            n = Long.parseLong(v);
+        } catch (NumberFormatException e) {
+            throw refused(label, "is not a whole number");
+        }
+        if (n < min) {
+            throw refused(label, min == -1 ? "must be -1 (no limit) or at least 0" : "must be at least " + min);
+        }
+        return n;
+    }
+
+    private Compression compression(String label, String v) {
+        return switch (v.toLowerCase(Locale.ROOT)) {
+            case "uncompressed", "none" -> Compression.NONE;
+            case "lz4" -> Compression.LZ4;
+            case "zstd" -> Compression.ZSTD;
+            default -> throw refused(label, "is not a codec kafko has: uncompressed (or none), lz4 or zstd");
+        };
+    }
+
+    private InvalidConfigException refused(String label, String why) {
+        return new InvalidConfigException("topic '" + name + "': " + label + " " + why);
+    }
+}

@@ -1,0 +1,225 @@
+package dev.kafko.spring.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.kafko.Compression;
+import dev.kafko.FsyncPolicy;
+import dev.kafko.InvalidConfigException;
+import dev.kafko.InvalidNameException;
+import dev.kafko.Kafko;
+import dev.kafko.Topic;
+import dev.kafko.TopicConfig;
+import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
+import dev.kafko.spring.core.KafkoTemplate;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/** Topics declared as {@link NewTopic} and {@link NewTopics} beans, spring-kafka's way, and {@link TopicBuilder}. */
+@ExtendWith(OutputCaptureExtension.class)
+class NewTopicBeansTest {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+            .withPropertyValues("kafko.ephemeral=true");
+
+    @Configuration(proxyBeanMethods = false)
+    static class Orders {
+        @Bean
+        NewTopic ordersTopic() {
+            return TopicBuilder.name("orders").partitions(6).config("retention.ms", "86400000")
+                    .config("compression.type", "lz4").build();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Several {
+        @Bean
+        NewTopics audit() {
+            return new NewTopics(TopicBuilder.name("audit").retention(null).build(),
+                    TopicBuilder.name("audit.DLT").partitions(2).fsync(FsyncPolicy.EVERY_BATCH).build());
+        }
+    }
+
+    @Test
+    void aNewTopicBeanIsCreatedAtStartUpWithItsKeysOverKafkosDefaults() {
+        runner.withUserConfiguration(Orders.class, Several.class)
+                .withPropertyValues("kafko.defaults.retention=7d", "kafko.defaults.partitions=3",
+                        "kafko.defaults.segment-size=64MB")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    Kafko kafko = context.getBean(Kafko.class);
+                    TopicConfig orders = kafko.topic("orders").orElseThrow().config();
+                    assertThat(orders.partitions()).isEqualTo(6);
+                    assertThat(orders.retention()).isEqualTo(Duration.ofDays(1));
+                    assertThat(orders.compression()).isEqualTo(Compression.LZ4);
+                    assertThat(orders.segmentBytes()).isEqualTo(64L << 20);
+                    TopicConfig audit = kafko.topic("audit").orElseThrow().config();
+                    assertThat(audit.partitions()).as("left to kafko.defaults").isEqualTo(3);
+                    assertThat(audit.retention()).as("retention(null) keeps records for ever over the defaults'")
+                            .isNull();
+                    TopicConfig dlt = kafko.topic("audit.DLT").orElseThrow().config();
+                    assertThat(dlt.partitions()).isEqualTo(2);
+                    assertThat(dlt.fsync()).isEqualTo(FsyncPolicy.EVERY_BATCH);
+                });
+    }
+
+    @Test
+    void aTopicDeclaredByABeanCountsAsDeclaredWhenAutoCreationIsOff() {
+        runner.withUserConfiguration(Orders.class).withPropertyValues("kafko.auto-create-topics=false")
+                .run(context -> {
+                    KafkoTemplate<Object, Object> template = context.getBean(KafkoTemplate.class);
+                    assertThat(template.send("orders", "o-1").join().topic()).isEqualTo("orders");
+                });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OrdersWithTwo {
+        @Bean
+        NewTopic ordersTopic() {
+            return TopicBuilder.name("orders").partitions(2).build();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OrdersWithoutCount {
+        @Bean
+        NewTopic ordersTopic() {
+            return TopicBuilder.name("orders").config("retention.ms", "1000").build();
+        }
+    }
+
+    @Test
+    void anExistingTopicGrowsToABeansCountAndAShrinkFailsStartUpNamingTheBean(@TempDir Path dir, CapturedOutput out) {
+        ApplicationContextRunner onDir = new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+                .withPropertyValues("kafko.data-dir=" + dir);
+        onDir.withUserConfiguration(OrdersWithTwo.class).run(context -> assertThat(context).hasNotFailed());
+        onDir.withUserConfiguration(Orders.class).run(context ->
+                assertThat(context.getBean(Kafko.class).topic("orders").orElseThrow().partitionCount()).isEqualTo(6));
+        assertThat(out).contains("Topic 'orders' exists with").contains("NewTopic bean 'ordersTopic' asks for");
+        onDir.withUserConfiguration(OrdersWithTwo.class).run(context -> assertThat(context).getFailure()
+                .hasStackTraceContaining("NewTopic bean 'ordersTopic' with 2 partitions would shrink topic 'orders',"
+                        + " which has 6 partitions; partitions can only grow: ask for 6 or more"));
+        onDir.withUserConfiguration(OrdersWithoutCount.class).run(context -> {
+            assertThat(context).as("no count of its own: the topic keeps its 6").hasNotFailed();
+            assertThat(context.getBean(Kafko.class).topic("orders").orElseThrow().partitionCount()).isEqualTo(6);
+        });
+    }
+
+    @Test
+    void aTopicDeclaredByABeanAndByPropertiesFailsStartUpNamingBoth() {
+        runner.withUserConfiguration(Orders.class).withPropertyValues("kafko.topics.orders.partitions=6")
+                .run(context -> assertThat(context).getFailure().hasStackTraceContaining(
+                        "topic 'orders' is declared twice, by kafko.topics.orders and by NewTopic bean 'ordersTopic':"
+                                + " declare it in one place"));
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OrdersTwice {
+        @Bean
+        NewTopics moreTopics() {
+            return new NewTopics(TopicBuilder.name("orders").build());
+        }
+    }
+
+    @Test
+    void aTopicDeclaredByTwoBeansFailsStartUpNamingBoth() {
+        runner.withUserConfiguration(Orders.class, OrdersTwice.class).run(context -> assertThat(context).getFailure()
+                .hasStackTraceContaining("topic 'orders' is declared twice, by NewTopic bean 'ordersTopic' and by"
+                        + " NewTopics bean 'moreTopics'"));
+    }
+
+    @Test
+    void withKafkoSwitchedOffANewTopicBeanCreatesNothing() {
+        runner.withUserConfiguration(Orders.class).withPropertyValues("kafko.enabled=false")
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(Kafko.class));
+    }
+
+    @Test
+    void kafkaTopicConfigsMapOntoKafkosKeys() {
+        Map<String, String> configs = new LinkedHashMap<>();
+        configs.put("retention.ms", "-1");
+        configs.put("retention.bytes", "1048576");
+        configs.put("segment.bytes", "2097152");
+        configs.put("segment.ms", "3600000");
+        configs.put("compression.type", "ZSTD");
+        configs.put("max.message.bytes", "4096");
+        configs.put("cleanup.policy", "delete");
+        TopicConfig base = TopicConfig.builder().retention(Duration.ofDays(3)).compression(Compression.LZ4)
+                .partitions(4).build();
+        NewTopic topic = TopicBuilder.name("t").configs(configs).build();
+        TopicConfig c = topic.applyTo(base);
+        assertThat(c.retention()).isNull();
+        assertThat(c.retentionBytes()).isEqualTo(1 << 20);
+        assertThat(c.segmentBytes()).isEqualTo(2 << 20);
+        assertThat(c.segmentAge()).isEqualTo(Duration.ofHours(1));
+        assertThat(c.compression()).isEqualTo(Compression.ZSTD);
+        assertThat(c.maxRecordBytes()).isEqualTo(4096);
+        assertThat(c.partitions()).isEqualTo(4);
+        assertThat(topic.numPartitions()).isEqualTo(-1);
+        assertThat(TopicBuilder.name("t").config("compression.type", "uncompressed").build().applyTo(base).compression())
+                .isEqualTo(Compression.NONE);
+        assertThat(TopicBuilder.name("t").partitions(3).partitions(5).build().numPartitions()).as("last one wins")
+                .isEqualTo(5);
+        assertThat(topic.toString()).startsWith("NewTopic[t: compression.type=ZSTD, segment.bytes=2097152,");
+        assertThat(topic).isEqualTo(TopicBuilder.name("t").configs(configs).build())
+                .isNotEqualTo(TopicBuilder.name("u").configs(configs).build());
+    }
+
+    @Test
+    void keysKafkoHasNoCounterpartForAndValuesOutOfRangeAreRefusedNamingTopicAndKey() {
+        assertThatThrownBy(() -> TopicBuilder.name("t").config("min.insync.replicas", "2"))
+                .isInstanceOf(InvalidConfigException.class)
+                .hasMessageStartingWith("topic 't': Kafka topic config 'min.insync.replicas' has no counterpart in kafko");
+        assertThatThrownBy(() -> TopicBuilder.name("t").config("cleanup.policy", "compact"))
+                .isInstanceOf(InvalidConfigException.class)
+                .hasMessageContaining("cleanup.policy=compact is not one kafko has").hasMessageContaining("no log compaction");
+        assertThatThrownBy(() -> TopicBuilder.name("t").config("compression.type", "gzip"))
+                .isInstanceOf(InvalidConfigException.class)
+                .hasMessage("topic 't': compression.type=gzip is not a codec kafko has: uncompressed (or none), lz4 or zstd");
+        assertThatThrownBy(() -> TopicBuilder.name("t").config("retention.ms", "a week"))
+                .isInstanceOf(InvalidConfigException.class)
+                .hasMessage("topic 't': retention.ms=a week is not a whole number");
+        assertThatThrownBy(() -> TopicBuilder.name("t").config("retention.bytes", "-2"))
+                .isInstanceOf(InvalidConfigException.class)
+                .hasMessage("topic 't': retention.bytes=-2 must be -1 (no limit) or at least 0");
+        assertThatThrownBy(() -> TopicBuilder.name("t").config("max.message.bytes", "4294967296"))
+                .isInstanceOf(InvalidConfigException.class).hasMessageContaining("is larger than");
+        assertThatThrownBy(() -> TopicBuilder.name("t").partitions(0).build())
+                .isInstanceOf(InvalidConfigException.class)
+                .hasMessageStartingWith("topic 't': partitions(0) is refused: partitions must be between 1 and");
+        assertThatThrownBy(() -> TopicBuilder.name("t").config("segment.bytes", "10").build())
+                .isInstanceOf(InvalidConfigException.class)
+                .hasMessageStartingWith("topic 't': segment.bytes=10 is refused: segmentBytes must be between 1024");
+        assertThatThrownBy(() -> TopicBuilder.name("t").config("segment.ms", "0").build())
+                .isInstanceOf(InvalidConfigException.class)
+                .hasMessageStartingWith("topic 't': segment.ms=0 is refused: segmentAge must be positive");
+        assertThatThrownBy(() -> TopicBuilder.name("no/slash")).isInstanceOf(InvalidNameException.class);
+    }
+
+    @Test
+    void aTopicOfAnExistingLogKeepsItsStoredConfigAndTheWarningNamesTheBean(@TempDir Path dir, CapturedOutput out) {
+        ApplicationContextRunner onDir = new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+                .withPropertyValues("kafko.data-dir=" + dir);
+        onDir.withUserConfiguration(OrdersWithoutCount.class).run(context -> assertThat(context).hasNotFailed());
+        onDir.withUserConfiguration(Orders.class).run(context -> {
+            Topic orders = context.getBean(Kafko.class).topic("orders").orElseThrow();
+            assertThat(orders.partitionCount()).isEqualTo(6);
+            assertThat(orders.config().retention()).as("stored config stays").isEqualTo(Duration.ofSeconds(1));
+        });
+        assertThat(out).contains("NewTopic bean 'ordersTopic' asks for");
+    }
+}
