@@ -170,6 +170,14 @@ public final class KafkoAutoConfiguration {
         return provisioner;
     }
 
+    /** The {@code NewTopic} beans the provisioner could not be given when it was made: given once every singleton exists. */
+    @Bean
+    @ConditionalOnMissingBean
+    LateTopicDeclarations kafkoLateTopicDeclarations(KafkoTopicProvisioner provisioner, KafkoProperties properties,
+                                                     ListableBeanFactory beans) {
+        return new LateTopicDeclarations(provisioner, properties, beans);
+    }
+
     /** Part of the {@link Kafko} bean's observer, as every {@link KafkoObserver} bean: tells the topics it creates. */
     @Bean
     @ConditionalOnMissingBean
@@ -457,7 +465,7 @@ public final class KafkoAutoConfiguration {
     @Bean
     static LazyInitializationExcludeFilter kafkoLazyInitializationExcludeFilter() {
         return LazyInitializationExcludeFilter.forBeanTypes(KafkoDataDirectory.class, Kafko.class,
-                KafkoTopicProvisioner.class);
+                KafkoTopicProvisioner.class, LateTopicDeclarations.class);
     }
 
     /**

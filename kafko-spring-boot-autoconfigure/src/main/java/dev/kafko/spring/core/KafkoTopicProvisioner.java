@@ -8,9 +8,11 @@ import dev.kafko.Topic;
 import dev.kafko.TopicConfig;
 import dev.kafko.TopicExistsException;
 import dev.kafko.UnknownTopicException;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.InitializingBean;
@@ -30,11 +32,12 @@ public final class KafkoTopicProvisioner implements InitializingBean {
     public static final String DEAD_LETTER_SUFFIX = ".DLT";
 
     private final Kafko kafko;
-    private final Map<String, TopicConfig> declared;
+    /** The declared topics: given at construction, and by {@link #declare} later (read by any thread). */
+    private final Map<String, TopicConfig> declared = new ConcurrentHashMap<>();
     /** The declared topics whose partition count is kafko.defaults', not their own. */
-    private final Set<String> defaultPartitions;
+    private final Set<String> defaultPartitions = ConcurrentHashMap.newKeySet();
     private final boolean autoCreate;
-    private final Map<String, String> declaredBy;
+    private final Map<String, String> declaredBy = new ConcurrentHashMap<>();
     private volatile boolean logCreations = true;
 
     /**
@@ -63,10 +66,10 @@ public final class KafkoTopicProvisioner implements InitializingBean {
     public KafkoTopicProvisioner(Kafko kafko, Map<String, TopicConfig> declared, Set<String> defaultPartitions,
                                  boolean autoCreate, Map<String, String> declaredBy) {
         this.kafko = kafko;
-        this.declared = Map.copyOf(declared);
-        this.defaultPartitions = Set.copyOf(defaultPartitions);
+        this.declared.putAll(declared);
+        this.defaultPartitions.addAll(defaultPartitions);
         this.autoCreate = autoCreate;
-        this.declaredBy = Map.copyOf(declaredBy);
+        this.declaredBy.putAll(declaredBy);
     }
 
     /**
@@ -83,13 +86,53 @@ public final class KafkoTopicProvisioner implements InitializingBean {
      */
     @Override
     public void afterPropertiesSet() {
-        for (Map.Entry<String, TopicConfig> topic : declared.entrySet()) {
+        provisionAll(declared);
+    }
+
+    /** Whether {@code name} is a declared topic. */
+    public boolean declares(String name) {
+        return declared.containsKey(name);
+    }
+
+    /**
+     * Declares more topics, and creates or checks them as {@link #afterPropertiesSet()} does those given at
+     * construction (all checked before any is created or grown); a topic already declared is left as it is. For
+     * declarations that could not be read before this provisioner was needed: the auto-configuration's
+     * {@code NewTopic} beans whose own making needed it.
+     *
+     * @param defaultPartitions those of {@code topics} whose partition count is {@code kafko.defaults}'
+     * @param declaredBy what declared each of {@code topics}, for messages
+     */
+    public synchronized void declare(Map<String, TopicConfig> topics, Set<String> defaultPartitions,
+                                     Map<String, String> declaredBy) {
+        Map<String, TopicConfig> added = new LinkedHashMap<>();
+        for (Map.Entry<String, TopicConfig> topic : topics.entrySet()) {
+            if (!declared.containsKey(topic.getKey())) {
+                added.put(topic.getKey(), topic.getValue());
+            }
+        }
+        for (String name : added.keySet()) {
+            if (defaultPartitions.contains(name)) {
+                this.defaultPartitions.add(name);
+            }
+            String by = declaredBy.get(name);
+            if (by != null) {
+                this.declaredBy.put(name, by);
+            }
+        }
+        // declared before the checks: a dead-letter topic's check looks at its original topic's declaration
+        declared.putAll(added);
+        provisionAll(added);
+    }
+
+    private void provisionAll(Map<String, TopicConfig> topics) {
+        for (Map.Entry<String, TopicConfig> topic : topics.entrySet()) {
             checkNoShrink(topic.getKey(), topic.getValue());
         }
-        for (Map.Entry<String, TopicConfig> topic : declared.entrySet()) {
+        for (Map.Entry<String, TopicConfig> topic : topics.entrySet()) {
             checkCodec(topic.getKey(), topic.getValue());
         }
-        for (Map.Entry<String, TopicConfig> topic : declared.entrySet()) {
+        for (Map.Entry<String, TopicConfig> topic : topics.entrySet()) {
             provision(topic.getKey(), topic.getValue());
         }
     }
@@ -105,7 +148,7 @@ public final class KafkoTopicProvisioner implements InitializingBean {
         try {
             compression.requireAvailable();
         } catch (CompressionUnavailableException e) {
-            throw new CompressionUnavailableException(propertyPrefix(name) + ": topic '" + name + "' "
+            throw new CompressionUnavailableException(declarer(name) + ": topic '" + name + "' "
                     + (existing.isPresent() ? "exists with" : "asks for") + " compression " + compression
                     + ", which cannot be used in this JVM: " + e.getMessage(), e);
         }

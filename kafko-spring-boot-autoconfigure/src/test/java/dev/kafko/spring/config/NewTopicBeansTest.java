@@ -222,4 +222,31 @@ class NewTopicBeansTest {
         });
         assertThat(out).contains("NewTopic bean 'ordersTopic' asks for");
     }
+
+    /** A configuration that takes the template: its NewTopic bean cannot be made while the provisioner is. */
+    @Configuration(proxyBeanMethods = false)
+    static class SendsAndDeclares {
+        SendsAndDeclares(KafkoTemplate<Object, Object> template) {
+        }
+
+        @Bean
+        NewTopic ordersTopic() {
+            return TopicBuilder.name("orders").partitions(6).build();
+        }
+    }
+
+    @Test
+    void aNewTopicBeanWhoseMakingNeedsTheTemplateIsDeclaredOnceEverySingletonExists() {
+        // the bean factory leaves it out of the look-up made while the provisioner is made (it is being made then)
+        runner.withUserConfiguration(SendsAndDeclares.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            Topic orders = context.getBean(Kafko.class).topic("orders").orElseThrow();
+            assertThat(orders.partitionCount()).isEqualTo(6);
+        });
+        runner.withUserConfiguration(SendsAndDeclares.class).withPropertyValues("kafko.topics.orders.partitions=2")
+                .run(context -> assertThat(context).getFailure().hasStackTraceContaining(
+                        "topic 'orders' is declared twice, by kafko.topics.orders and by NewTopic bean 'ordersTopic'"));
+        runner.withUserConfiguration(SendsAndDeclares.class, OrdersTwice.class).run(context -> assertThat(context)
+                .getFailure().hasStackTraceContaining("topic 'orders' is declared twice"));
+    }
 }

@@ -1,0 +1,55 @@
+package dev.kafko.spring.autoconfigure;
+
+import dev.kafko.TopicConfig;
+import dev.kafko.spring.config.NewTopic;
+import dev.kafko.spring.config.NewTopics;
+import dev.kafko.spring.core.KafkoTopicProvisioner;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Set;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+
+/**
+ * Hands the {@link KafkoTopicProvisioner} the {@link NewTopic} and {@link NewTopics} beans it has not declared once
+ * every singleton exists: those whose making needed the provisioner itself (a configuration class that takes the
+ * template and declares a topic), which the bean factory leaves out of the look-up made while the provisioner is
+ * made, and all of them for an application's own provisioner. spring-kafka's {@code KafkaAdmin} creates its topics
+ * at this point; kafko creates the others earlier, before anything can send to them.
+ */
+final class LateTopicDeclarations implements SmartInitializingSingleton {
+
+    private final KafkoTopicProvisioner provisioner;
+    private final KafkoProperties properties;
+    private final ListableBeanFactory beans;
+
+    LateTopicDeclarations(KafkoTopicProvisioner provisioner, KafkoProperties properties, ListableBeanFactory beans) {
+        this.provisioner = provisioner;
+        this.properties = properties;
+        this.beans = beans;
+    }
+
+    @Override
+    public void afterSingletonsInstantiated() {
+        if (beans.getBeanNamesForType(NewTopic.class, false, false).length == 0
+                && beans.getBeanNamesForType(NewTopics.class, false, false).length == 0) {
+            return;
+        }
+        // all of them again: a topic declared twice is refused whichever of the two came late
+        TopicDeclarations all = TopicDeclarations.of(properties, beans);
+        Map<String, TopicConfig> late = new LinkedHashMap<>();
+        Set<String> defaultPartitions = new LinkedHashSet<>();
+        for (String name : all.declaredBy.keySet()) {
+            if (!provisioner.declares(name)) {
+                late.put(name, all.configs.get(name));
+                if (all.defaultPartitions.contains(name)) {
+                    defaultPartitions.add(name);
+                }
+            }
+        }
+        if (!late.isEmpty()) {
+            provisioner.declare(late, defaultPartitions, all.declaredBy);
+        }
+    }
+}
