@@ -6,6 +6,7 @@ import dev.kafko.KafkoOptions;
 import dev.kafko.spring.annotation.EnableKafko;
 import dev.kafko.spring.annotation.KafkoListenerAnnotationBeanPostProcessor;
 import dev.kafko.spring.config.KafkoListenerContainerFactory;
+import dev.kafko.spring.core.KafkoAdmin;
 import dev.kafko.spring.core.KafkoBackend;
 import dev.kafko.spring.core.KafkoTemplate;
 import dev.kafko.spring.core.KafkoTopicCreations;
@@ -168,6 +169,12 @@ public final class KafkoAutoConfiguration {
         // every topic of an ephemeral log is new: a line per topic at each context start says nothing
         provisioner.setLogCreations(!properties.isEphemeral());
         return provisioner;
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    KafkoAdmin kafkoAdmin(Kafko kafko, KafkoTopicProvisioner topics) {
+        return new KafkoAdmin(kafko, topics);
     }
 
     /** The {@code NewTopic} beans the provisioner could not be given when it was made: given once every singleton exists. */

@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.InitializingBean;
@@ -125,15 +126,34 @@ public final class KafkoTopicProvisioner implements InitializingBean {
         provisionAll(added);
     }
 
+    /**
+     * Creates the topics that do not exist and grows those with fewer partitions, without declaring them: all are
+     * checked first (none would shrink, each codec is available), so that a call that fails has created or grown
+     * nothing. An existing topic's other keys stay as stored, each difference logged as a warning.
+     *
+     * @param countless those of {@code topics} that ask for no partition count of their own: an existing one keeps
+     *     its count, a new one gets its config's
+     * @param by what asked for each of {@code topics}, for messages ({@code NewTopic 'orders'})
+     * @throws KafkoException naming the topic and who asked, when one would shrink
+     * @throws CompressionUnavailableException when one's codec (stored, or asked for) cannot be used in this JVM
+     */
+    public void createOrGrow(Map<String, TopicConfig> topics, Set<String> countless, Map<String, String> by) {
+        provisionAll(topics, countless, by);
+    }
+
     private void provisionAll(Map<String, TopicConfig> topics) {
+        provisionAll(topics, defaultPartitions, declaredBy);
+    }
+
+    private void provisionAll(Map<String, TopicConfig> topics, Set<String> countless, Map<String, String> by) {
         for (Map.Entry<String, TopicConfig> topic : topics.entrySet()) {
-            checkNoShrink(topic.getKey(), topic.getValue());
+            checkNoShrink(topic.getKey(), topic.getValue(), countless, by.get(topic.getKey()));
         }
         for (Map.Entry<String, TopicConfig> topic : topics.entrySet()) {
-            checkCodec(topic.getKey(), topic.getValue());
+            checkCodec(topic.getKey(), topic.getValue(), by.get(topic.getKey()));
         }
         for (Map.Entry<String, TopicConfig> topic : topics.entrySet()) {
-            provision(topic.getKey(), topic.getValue());
+            provision(topic.getKey(), topic.getValue(), countless, by.get(topic.getKey()));
         }
     }
 
@@ -142,26 +162,25 @@ public final class KafkoTopicProvisioner implements InitializingBean {
      * neither written nor read: the start-up fails, as the creation of a new one does, rather than every send and
      * every poll of it failing for the life of the process.
      */
-    private void checkCodec(String name, TopicConfig config) {
+    private void checkCodec(String name, TopicConfig config, @Nullable String by) {
         Optional<Topic> existing = kafko.topic(name);
         Compression compression = existing.map(t -> t.config().compression()).orElse(config.compression());
         try {
             compression.requireAvailable();
         } catch (CompressionUnavailableException e) {
-            throw new CompressionUnavailableException(declarer(name) + ": topic '" + name + "' "
+            throw new CompressionUnavailableException(declarer(name, by) + ": topic '" + name + "' "
                     + (existing.isPresent() ? "exists with" : "asks for") + " compression " + compression
                     + ", which cannot be used in this JVM: " + e.getMessage(), e);
         }
     }
 
-    private void checkNoShrink(String name, TopicConfig config) {
+    private void checkNoShrink(String name, TopicConfig config, Set<String> countless, @Nullable String by) {
         Optional<Topic> existing = kafko.topic(name);
-        if (existing.isEmpty() || defaultPartitions.contains(name)) {
+        if (existing.isEmpty() || countless.contains(name)) {
             return;
         }
         int current = existing.get().partitionCount();
         if (config.partitions() < current && !grownAsDeadLetterTopic(name, current)) {
-            String by = declaredBy.get(name);
             throw new KafkoException((by == null ? propertyPrefix(name) + ".partitions=" + config.partitions()
                     : by + " with " + config.partitions() + " partitions") + " would shrink topic '" + name
                     + "', which has " + current + " partitions; partitions can only grow: "
@@ -169,7 +188,7 @@ public final class KafkoTopicProvisioner implements InitializingBean {
         }
     }
 
-    private void provision(String name, TopicConfig config) {
+    private void provision(String name, TopicConfig config, Set<String> countless, @Nullable String by) {
         Optional<Topic> existing = kafko.topic(name);
         if (existing.isEmpty()) {
             create(name, config);
@@ -178,8 +197,8 @@ public final class KafkoTopicProvisioner implements InitializingBean {
         Topic topic = existing.get();
         int current = topic.partitionCount();
         if (config.partitions() < current) {
-            LOG.debug("Topic '{}' keeps its {} partitions ({} asks for {}{})", name, current, declarer(name),
-                    config.partitions(), defaultPartitions.contains(name) ? ", from kafko.defaults" : ", a dead-letter topic");
+            LOG.debug("Topic '{}' keeps its {} partitions ({} asks for {}{})", name, current, declarer(name, by),
+                    config.partitions(), countless.contains(name) ? ", from kafko.defaults" : ", a dead-letter topic");
             config = config.toBuilder().partitions(current).build();
         }
         if (config.partitions() > current) {
@@ -189,7 +208,7 @@ public final class KafkoTopicProvisioner implements InitializingBean {
         TopicConfig stored = topic.config().toBuilder().partitions(config.partitions()).build();
         if (!stored.equals(config)) {
             LOG.warn("Topic '{}' exists with {}; {} asks for {}. Only the partition count of an existing topic"
-                    + " can change, the stored config stays", name, topic.config(), declarer(name), config);
+                    + " can change, the stored config stays", name, topic.config(), declarer(name, by), config);
         }
     }
 
@@ -209,9 +228,8 @@ public final class KafkoTopicProvisioner implements InitializingBean {
         return current <= originalPartitions;
     }
 
-    /** What declared {@code name}: a bean, or the properties under its prefix. */
-    private String declarer(String name) {
-        String by = declaredBy.get(name);
+    /** What declared {@code name}: {@code by} (a bean), else the properties under its prefix. */
+    private static String declarer(String name, @Nullable String by) {
         return by != null ? by : propertyPrefix(name);
     }
 
