@@ -129,7 +129,9 @@ public final class KafkoTopicProvisioner implements InitializingBean {
     /**
      * Creates the topics that do not exist and grows those with fewer partitions, without declaring them: all are
      * checked first (none would shrink, each codec is available), so that a call that fails has created or grown
-     * nothing. An existing topic's other keys stay as stored, each difference logged as a warning.
+     * nothing. An existing topic's other keys stay as stored, each difference logged as a warning. Calls run one at a
+     * time (with {@link #declare}), so that two growing one topic at once do not find it grown between check and
+     * growth.
      *
      * @param countless those of {@code topics} that ask for no partition count of their own: an existing one keeps
      *     its count, a new one gets its config's
@@ -137,7 +139,8 @@ public final class KafkoTopicProvisioner implements InitializingBean {
      * @throws KafkoException naming the topic and who asked, when one would shrink
      * @throws CompressionUnavailableException when one's codec (stored, or asked for) cannot be used in this JVM
      */
-    public void createOrGrow(Map<String, TopicConfig> topics, Set<String> countless, Map<String, String> by) {
+    public synchronized void createOrGrow(Map<String, TopicConfig> topics, Set<String> countless,
+                                          Map<String, String> by) {
         provisionAll(topics, countless, by);
     }
 
