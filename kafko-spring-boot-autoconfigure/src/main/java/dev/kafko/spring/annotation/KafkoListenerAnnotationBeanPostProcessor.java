@@ -323,13 +323,39 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         refuseTakenId(endpoint);
         declaredAt.put(endpoint.id(), declaration(endpoint));
         if (singletonsReady) {
-            // before the container starts, which it does as it is registered: it would read, then be stopped again
+            // before the container is made: a refused one would have been registered for nothing
             refuseTakenGroupBean(endpoint);
             MessageListenerContainer container = createContainer(endpoint, retry);
-            registry().registerListenerContainer(container, true);
+            KafkoListenerEndpointRegistry registry = registry();
+            registry.registerListenerContainer(container, false);
+            // in its group before it starts, so that a group.stop() from then on stops it too
             joinGroup(endpoint, container);
+            startIfRunning(registry, container);
         } else {
             pending.add(new Pending(endpoint, beanName, retry, configurable));
+        }
+    }
+
+    /**
+     * Starts a container added while the application runs, once it joined its group, as the registry's
+     * {@code registerListenerContainer(container, true)} would have started it as it was registered: when the
+     * registry runs (or is starting) and the container is auto-startup. When that start fails, the container is
+     * removed from the registry (and its group) and the failure thrown.
+     */
+    private static void startIfRunning(KafkoListenerEndpointRegistry registry, MessageListenerContainer container) {
+        if (!registry.isRunning() || !container.isAutoStartup()) {
+            return;
+        }
+        try {
+            container.start();
+        } catch (RuntimeException | Error e) {
+            // not registered after all: the id is free for a corrected listener
+            try {
+                registry.unregisterListenerContainer(container.getListenerId());
+            } catch (RuntimeException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
         }
     }
 
@@ -410,7 +436,7 @@ public final class KafkoListenerAnnotationBeanPostProcessor
 
     private void refuseTakenGroupBean(KafkoListenerEndpoint endpoint) {
         if (endpoint.containerGroup() != null) {
-            ContainerGroupBeans.refuseTakenName(requireBeanFactory(), endpoint, declaration(endpoint));
+            ContainerGroupBeans.refuseTakenName(requireBeanFactory(), registry(), endpoint, declaration(endpoint));
         }
     }
 

@@ -1,11 +1,14 @@
 package dev.kafko.spring.annotation;
 
+import static org.assertj.core.api.Assertions.as;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.InstanceOfAssertFactories.STRING;
 import static org.awaitility.Awaitility.await;
 
 import dev.kafko.Kafko;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
+import dev.kafko.spring.config.KafkoListenerContainerFactory;
 import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
 import dev.kafko.spring.core.KafkoTemplate;
 import dev.kafko.spring.event.ConsumerStartingEvent;
@@ -18,8 +21,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -27,6 +33,8 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.event.EventListener;
 import org.springframework.context.support.GenericApplicationContext;
+import org.springframework.core.task.SimpleAsyncTaskExecutor;
+import org.springframework.core.task.TaskExecutor;
 import org.springframework.messaging.Message;
 import org.springframework.messaging.handler.annotation.SendTo;
 import org.springframework.messaging.support.MessageBuilder;
@@ -316,6 +324,137 @@ class SpringKafkaAttributesTest {
         });
     }
 
+    @Test
+    void anApplicationsOwnContainerGroupUnderTheGroupsBeanNameFailsTheStartDeclaredBeforeOrAfterTheListener() {
+        // spring-kafka registers a group of its own under the name and uses none of the application's: kept as the
+        // bean while the listeners joined kafko's group, the application's group stopped none of them
+        ContainerGroup own = new ContainerGroup("taken");
+        List<ApplicationContextRunner> runners = List.of(
+                runner.withBean("taken.group", ContainerGroup.class, () -> own).withBean(Clashing.class),
+                runner.withBean(Clashing.class).withBean("taken.group", ContainerGroup.class, () -> own),
+                runner.withBean(Clashing.class).withBean("taken.group", ContainerGroup.class, () -> own,
+                        definition -> definition.setLazyInit(true)));
+        for (ApplicationContextRunner r : runners) {
+            r.run(context -> assertThat(context).getFailure()
+                    .hasStackTraceContaining("@KafkoListener 'clashing'")
+                    .hasStackTraceContaining("containerGroup 'taken' is kept as the bean 'taken.group', which kafko"
+                            + " makes itself (as spring-kafka does), but the context already has a ContainerGroup of"
+                            + " the application's (dev.kafko.spring.listener.ContainerGroup), which kafko would not"
+                            + " use under that name: rename that bean or name another containerGroup"));
+        }
+        // a bean of another type not yet made (a lazy one) is named by its type, as one made is
+        runner.withBean(Clashing.class).withBean("taken.group", String.class, () -> "something else",
+                        definition -> definition.setLazyInit(true))
+                .run(context -> assertThat(context).getFailure()
+                        .hasStackTraceContaining("but the context already has a bean of type java.lang.String under"
+                                + " that name"));
+    }
+
+    @Test
+    void aListenerAddedAtRunTimeWhoseContainerGroupBeanIsTheApplicationsFailsWithoutEverStarting() {
+        STARTING.clear();
+        runner.withBean(Starting.class).withBean("taken.group", ContainerGroup.class, () -> new ContainerGroup("taken"))
+                .run(context -> {
+                    GenericApplicationContext live = (GenericApplicationContext) context.getSourceApplicationContext();
+                    live.registerBean("lateClashing", Clashing.class);
+                    assertThatThrownBy(() -> live.getBean("lateClashing")).rootCause()
+                            .hasMessageContaining("@KafkoListener 'clashing'")
+                            .hasMessageContaining("a ContainerGroup of the application's");
+                    assertThat(context.getBean(KafkoListenerEndpointRegistry.class).getListenerContainer("clashing"))
+                            .isNull();
+                    assertThat(STARTING).doesNotContain("clashing");
+                });
+    }
+
+    static class LateGrouped {
+        @KafkoListener(id = "lateGrouped", topics = "grouped-late", containerGroup = "tenant",
+                containerFactory = "holdingFactory")
+        void on(String value) {
+            SEEN.add("lateGrouped:" + value);
+        }
+    }
+
+    /**
+     * Launches member threads as the auto-configured factory does, but holds the first launch's caller, the thread
+     * starting the container, until released: the container's start has begun (its member runs) and not returned.
+     */
+    static final class HoldingExecutor implements TaskExecutor {
+
+        private final SimpleAsyncTaskExecutor threads = new SimpleAsyncTaskExecutor("held-");
+        final CountDownLatch held = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+
+        HoldingExecutor() {
+            threads.setDaemon(true);
+        }
+
+        @Override
+        public void execute(Runnable task) {
+            threads.execute(task);
+            if (held.getCount() > 0) {
+                held.countDown();
+                try {
+                    assertThat(release.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+    }
+
+    @Test
+    void aListenerAddedAtRunTimeIsInItsContainerGroupBeforeItStartsSoAGroupStopThenStopsIt() throws Exception {
+        runner.withBean(Grouped.class).withPropertyValues("group.name=tenant").run(context -> {
+            GenericApplicationContext live = (GenericApplicationContext) context.getSourceApplicationContext();
+            KafkoListenerEndpointRegistry registry = context.getBean(KafkoListenerEndpointRegistry.class);
+            ContainerGroup group = context.getBean("tenant.group", ContainerGroup.class);
+            HoldingExecutor executor = new HoldingExecutor();
+            KafkoListenerContainerFactory holding = context.getBean(KafkoListenerContainerFactory.class).copy();
+            holding.setTaskExecutor(executor);
+            live.registerBean("holdingFactory", KafkoListenerContainerFactory.class, () -> holding);
+            live.registerBean("lateGrouped", LateGrouped.class);
+            CompletableFuture<Object> adding = CompletableFuture.supplyAsync(() -> live.getBean("lateGrouped"));
+            assertThat(executor.held.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+
+            // its start is under way: the container is in its group already (it joined only after its start)
+            MessageListenerContainer late = registry.getListenerContainer("lateGrouped");
+            assertThat(late).isNotNull();
+            assertThat(group.getListenerIds()).containsExactlyInAnyOrder("first", "second", "lateGrouped");
+            CompletableFuture<Void> stopping = CompletableFuture.runAsync(group::stop);
+            executor.release.countDown();
+            adding.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            stopping.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            assertThat(group.allStopped()).isTrue();
+            assertThat(late.isRunning()).isFalse();
+            assertThat(registry.getListenerContainer("outside").isRunning()).isTrue();
+
+            // and a group.start() starts it with the others
+            template(context).send("grouped-late", "after").join();
+            group.start();
+            await().atMost(WAIT).until(() -> SEEN.contains("lateGrouped:after"));
+        });
+    }
+
+    @Test
+    void aContainerMadeInCodeJoinsAGroupOnceRegisteredAndBeforeItsStartAsTheReadmeSays() {
+        runner.withBean(Grouped.class).withPropertyValues("group.name=tenant").run(context -> {
+            KafkoListenerEndpointRegistry registry = context.getBean(KafkoListenerEndpointRegistry.class);
+            KafkoListenerContainerFactory factory = context.getBean(KafkoListenerContainerFactory.class);
+            MessageListenerContainer coded = factory.createListenerContainer("coded", "coded", List.of("grouped-coded"),
+                    (records, ack) -> records.forEach(r -> SEEN.add("coded:" + new String(r.value()))));
+            registry.registerListenerContainer(coded, false);
+            ContainerGroup group = registry.addToGroup("tenant", coded);
+            coded.start();
+            assertThat(group).isSameAs(context.getBean("tenant.group", ContainerGroup.class));
+            assertThat(group.getListenerIds()).containsExactlyInAnyOrder("first", "second", "coded");
+            group.stop();
+            assertThat(coded.isRunning()).isFalse();
+            template(context).send("grouped-coded", "after").join();
+            group.start();
+            await().atMost(WAIT).until(() -> SEEN.contains("coded:after"));
+        });
+    }
+
     // splitIterables
 
     static class Replying {
@@ -354,6 +493,42 @@ class SpringKafkaAttributesTest {
             List<String> seen = new ArrayList<>(SEEN);
             assertThat(seen).containsExactlyInAnyOrder("whole-out:[\"v-1\",\"v-2\"]", "split-out:v-1", "split-out:v-2",
                     "messages-out:v-m1", "messages-out:v-m2");
+        });
+    }
+
+    static class MixedReplying {
+        @KafkoListener(id = "messageFirst", topics = "mixed-in", splitIterables = false)
+        @SendTo("message-first-out")
+        List<Object> messageFirst(String value) {
+            return List.of(MessageBuilder.withPayload(value + "-m").build(), value + "-plain");
+        }
+
+        @KafkoListener(id = "plainFirst", topics = "mixed-in", splitIterables = false)
+        @SendTo("plain-first-out")
+        List<Object> plainFirst(String value) {
+            return List.of(value + "-plain", MessageBuilder.withPayload(value + "-m").build());
+        }
+
+        @KafkoListener(id = "mixedOut", topics = {"message-first-out", "plain-first-out"})
+        void out(String value, @org.springframework.messaging.handler.annotation.Header(KafkoHeaders.RECEIVED_TOPIC)
+                String topic) {
+            SEEN.add(topic + ":" + value);
+        }
+    }
+
+    @Test
+    void withoutSplittingAMixedResultIsSplitWhenItsFirstElementIsAMessageAsSpringKafkaDecides() {
+        // spring-kafka's sendResponse looks at the first element only: a Message first splits the whole result, its
+        // plain values too; a plain value first sends it whole (kafko split only results of Messages alone)
+        runner.withBean(MixedReplying.class).run(context -> {
+            template(context).send("mixed-in", "v").join();
+            await().atMost(WAIT).until(() -> SEEN.size() >= 3);
+            KafkoTestUtils.waitForListeners(context, WAIT);
+            List<String> seen = new ArrayList<>(SEEN);
+            assertThat(seen).filteredOn(e -> e.startsWith("message-first-out:"))
+                    .containsExactlyInAnyOrder("message-first-out:v-m", "message-first-out:v-plain");
+            assertThat(seen).filteredOn(e -> e.startsWith("plain-first-out:")).singleElement(as(STRING))
+                    .startsWith("plain-first-out:[\"v-plain\",{");
         });
     }
 

@@ -17,6 +17,7 @@ import java.util.Date;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
@@ -63,14 +64,39 @@ public final class KafkoArgumentResolvers {
      */
     public static MessageHandlerMethodFactory handlerMethodFactory(RecordMessageConverter converter,
                                                                    @Nullable Validator validator) {
-        DefaultMessageHandlerMethodFactory factory = new FailureMarkingFactory(converter.messageConverter(), validator);
+        return handlerMethodFactory(converter, validator, List.of());
+    }
+
+    /**
+     * The factory with the application's own argument resolvers too, as spring-kafka's
+     * {@code KafkaMessageHandlerMethodFactory.setCustomArgumentResolvers}: for the {@code kafkoHandlerMethodFactory}
+     * bean of an application whose listeners take parameters of its own kinds. They are asked after kafko's own
+     * ({@link KafkoRecord}, {@link Acknowledgment}) and Spring's annotated ones ({@code @Header}, {@code @Headers},
+     * {@code Message}), before the payload's, which takes any parameter left; what one of them throws fails the
+     * record as an argument that cannot be built, as a failure of kafko's own resolvers does. Kotlin suspend
+     * functions run with them: a factory of the application's own making (a {@link DefaultMessageHandlerMethodFactory})
+     * cannot run those, and their listeners fail start-up. The resolvers are fixed once the factory is made: a later
+     * {@code setCustomArgumentResolvers} or {@code setArgumentResolvers} on it throws.
+     *
+     * @param validator validates {@code @Valid}/{@code @Validated} payloads, when given
+     * @param customResolvers the application's resolvers, in the order they are asked
+     */
+    public static MessageHandlerMethodFactory handlerMethodFactory(
+            RecordMessageConverter converter, @Nullable Validator validator,
+            List<? extends HandlerMethodArgumentResolver> customResolvers) {
+        FailureMarkingFactory factory = new FailureMarkingFactory(converter.messageConverter(), validator);
         factory.setConversionService(headerConversion(converter));
         factory.setMessageConverter(converter.messageConverter());
         if (validator != null) {
             factory.setValidator(validator);
         }
-        factory.setCustomArgumentResolvers(List.of(new HeaderValueResolver(KafkoRecord.class, KafkoHeaders.RAW_DATA),
-                new HeaderValueResolver(Acknowledgment.class, KafkoHeaders.ACKNOWLEDGMENT)));
+        List<HandlerMethodArgumentResolver> custom = new ArrayList<>();
+        custom.add(new HeaderValueResolver(KafkoRecord.class, KafkoHeaders.RAW_DATA));
+        custom.add(new HeaderValueResolver(Acknowledgment.class, KafkoHeaders.ACKNOWLEDGMENT));
+        for (HandlerMethodArgumentResolver resolver : customResolvers) {
+            custom.add(Objects.requireNonNull(resolver, "a custom argument resolver is null"));
+        }
+        factory.setCustomArgumentResolvers(custom);
         factory.afterPropertiesSet();
         return factory;
     }
@@ -113,6 +139,8 @@ public final class KafkoArgumentResolvers {
         private final @Nullable Validator validator;
         /** The resolvers {@link #initArgumentResolvers} made, for the handlers of suspend functions. */
         private List<HandlerMethodArgumentResolver> resolvers = List.of();
+        /** Whether {@link #initArgumentResolvers} ran: the resolvers are fixed from then on. */
+        private boolean initialised;
 
         FailureMarkingFactory(MessageConverter converter, @Nullable Validator validator) {
             this.converter = converter;
@@ -126,7 +154,33 @@ public final class KafkoArgumentResolvers {
                 resolvers.add(new FailureMarkingResolver(tombstoneAware(resolver)));
             }
             this.resolvers = List.copyOf(resolvers);
+            initialised = true;
             return resolvers;
+        }
+
+        /**
+         * Refused once the resolvers are made, which Spring's factory would ignore without a word (the handlers of
+         * suspend functions among those that would never see them).
+         */
+        @Override
+        public void setCustomArgumentResolvers(List<HandlerMethodArgumentResolver> customArgumentResolvers) {
+            if (initialised) {
+                throw new IllegalStateException("kafko's MessageHandlerMethodFactory has its argument resolvers"
+                        + " already, and takes no custom ones now: pass them to"
+                        + " KafkoArgumentResolvers.handlerMethodFactory(converter, validator, customResolvers)");
+            }
+            super.setCustomArgumentResolvers(customArgumentResolvers);
+        }
+
+        /**
+         * Refused: it would come after kafko's resolvers, the payload's among them, which takes any parameter (or,
+         * before, in place of them all).
+         */
+        @Override
+        public void setArgumentResolvers(@Nullable List<HandlerMethodArgumentResolver> argumentResolvers) {
+            throw new IllegalStateException("kafko's MessageHandlerMethodFactory keeps its own argument resolvers: pass"
+                    + " yours to KafkoArgumentResolvers.handlerMethodFactory(converter, validator, customResolvers),"
+                    + " which asks them before the payload's");
         }
 
         /**

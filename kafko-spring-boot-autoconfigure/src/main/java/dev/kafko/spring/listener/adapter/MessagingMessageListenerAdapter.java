@@ -197,7 +197,8 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
             throw new IllegalStateException("Listener '" + listenerId + "' (" + handler.getMethod() + ") is a Kotlin"
                     + " suspend function, which the handler its MessageHandlerMethodFactory made (a "
                     + handler.getClass().getName() + ") cannot run as a coroutine: drop the factory bean, or make it"
-                    + " with KafkoArgumentResolvers.handlerMethodFactory");
+                    + " with KafkoArgumentResolvers.handlerMethodFactory (which takes your own argument resolvers too:"
+                    + " handlerMethodFactory(converter, validator, customResolvers))");
         }
         this.replies = replyTemplate == null || (replyTopic == null && !replyToHeader) ? null
                 : new ReplySender(listenerId, replyTopic, replyTemplate, batch, existingTopic, splitIterables);

@@ -11,6 +11,7 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
@@ -32,7 +33,7 @@ import org.springframework.messaging.support.MessageBuilder;
  * partition of its own), and keeps the request's key (a returned {@code Message} sets its own); a batch
  * listener's replies carry none of these. A returned {@code Iterable} is sent as a record per non-null
  * element, each with the same headers (unless iterables are not split: then one record holds it all, but for
- * an {@code Iterable} of {@code Message}s, as in spring-kafka).
+ * an {@code Iterable} whose first element is a {@code Message}, split all the same, as in spring-kafka).
  */
 final class ReplySender {
 
@@ -68,7 +69,7 @@ final class ReplySender {
      */
     void send(Object result, List<KafkoRecord> records) {
         Request request = batch ? Request.NONE : request(records.get(0));
-        if (result instanceof Iterable<?> elements && (splitIterables || allMessages(elements))) {
+        if (result instanceof Iterable<?> elements && (splitIterables || firstIsMessage(elements))) {
             // as spring-kafka does by default: a record per element (a Message keeps a collection whole)
             List<Object> values = new ArrayList<>();
             elements.forEach(e -> {
@@ -87,16 +88,14 @@ final class ReplySender {
         send(result, routed(result) ? null : topic(records.get(0)), request).join();
     }
 
-    /** Whether every element is a {@code Message} (an empty iterable is none: sent whole, as an empty array). */
-    private static boolean allMessages(Iterable<?> elements) {
-        boolean any = false;
-        for (Object e : elements) {
-            if (!(e instanceof Message<?>)) {
-                return false;
-            }
-            any = true;
-        }
-        return any;
+    /**
+     * Whether the first element is a {@code Message}: then the iterable is sent a record per element even when
+     * iterables are not split, the others too, plain values or not, as spring-kafka decides by the first element
+     * alone. An empty iterable, or one whose first element is {@code null}, is sent whole.
+     */
+    private static boolean firstIsMessage(Iterable<?> elements) {
+        Iterator<?> iterator = elements.iterator();
+        return iterator.hasNext() && iterator.next() instanceof Message<?>;
     }
 
     /** Whether a reply names its own topic: a {@code Message} with a {@link KafkoHeaders#TOPIC}. */
