@@ -168,6 +168,28 @@ public interface Kafko extends AutoCloseable {
     GroupInfo groupInfo(String topic, String group);
 
     /**
+     * Deletes a group's committed offsets of the topic, as Kafka's {@code Admin.deleteConsumerGroups} does for one
+     * topic: {@link #groups} no longer lists it, and a consumer of its name made later starts as the reset policy says,
+     * as a group never used does. The offsets file is gone when this returns, durably so under
+     * {@link KafkoOptions#fsyncMetadata()}; a crash at any point leaves the group with its last commits or without
+     * any. {@link KafkoObserver#onGroupDeleted} is told once. A consumer with fixed partitions
+     * ({@link ConsumerOptions#partitions()}) is no member and does not stop the deletion: its next commit makes the
+     * group anew, as Kafka's standalone consumers do.
+     *
+     * @return true when the group was deleted; false when the topic knows no such group (no member made it and it has
+     *     no commits on disk), in which case nothing was made or changed
+     * @throws GroupNotEmptyException when the group has live members in this instance (nothing changes): close them
+     *     first
+     * @throws UnknownTopicException when the topic does not exist
+     * @throws InvalidNameException when {@code group} breaks the naming rule (checked before any file-system call), or
+     *     differs from a known group of the topic only by case where the file system does not tell names apart by case
+     *     (as {@link #groupInfo})
+     * @throws KafkoStorageException when the offsets could not be deleted (nothing changes), or were deleted but the
+     *     deletion could not be made durable (the group is gone in this instance; a crash may bring it back)
+     */
+    boolean deleteGroup(String topic, String group);
+
+    /**
      * The lag of one partition for a group: what {@code groupInfo(topic, group).lag().get(partition)} says, without
      * the work over every partition of the topic that {@link #groupInfo} does (a metrics scrape reads each
      * partition's lag on its own).

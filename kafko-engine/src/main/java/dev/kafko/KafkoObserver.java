@@ -33,6 +33,14 @@ public interface KafkoObserver {
     /** A group committed offsets for some of the topic's partitions. */
     default void onCommit(String topic, String group) { }
 
+    /**
+     * A group's committed offsets of the topic were deleted ({@link Kafko#deleteGroup}): {@link Kafko#groups} no
+     * longer lists it, and a consumer of its name made later starts by its offset reset policy. Called once per
+     * deletion, on the deleting thread, after every {@link #onCommit} of the group before the deletion and before
+     * any of a group of its name used again.
+     */
+    default void onGroupDeleted(String topic, String group) { }
+
     /** Retention deleted {@code segments} segments of a partition. */
     default void onRetention(String topic, int partition, int segments, long bytes) { }
 

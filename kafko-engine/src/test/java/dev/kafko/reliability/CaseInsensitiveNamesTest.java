@@ -101,6 +101,39 @@ class CaseInsensitiveNamesTest {
     }
 
     /**
+     * {@code deleteGroup} of a name differing only by case from a known group never deletes that group in its place
+     * (here, where the lookups fold case but the files do not, it finds no such group; on a real case-folding file
+     * system it is refused as {@code groupInfo} is), and once the known group is deleted its name is free: its case
+     * twin is no longer refused (the twin's directory and its folded name went with it).
+     */
+    @Test
+    void aGroupsCaseTwinIsNotDeletedInItsPlaceAndTheNameIsFreeOnceTheGroupIsDeleted() {
+        Path dir = tmp.resolve("data");
+        try (Kafko k = openFolding(dir)) {
+            k.createTopic("t");
+            for (int i = 0; i < 4; i++) {
+                k.producer("t").send(null, bytes("r" + i)).join();
+            }
+            try (Consumer g = k.groupConsumer("t", "G")) {
+                assertThat(g.poll(POLL)).hasSize(4);
+                g.commit();
+            }
+            assertThat(k.deleteGroup("t", "g")).isFalse();
+            assertThat(k.groupInfo("t", "G").committed()).containsEntry(0, 4L);
+            assertThatThrownBy(() -> k.groupConsumer("t", "g")).isInstanceOf(InvalidNameException.class);
+
+            assertThat(k.deleteGroup("t", "G")).isTrue();
+
+            try (Consumer g = k.groupConsumer("t", "g")) {
+                assertThat(g.position(0)).as("the twin's name, free now, starts by the reset policy").isZero();
+                g.commit();
+            }
+            assertThatThrownBy(() -> k.groupConsumer("t", "G")).as("and is the known group now")
+                    .isInstanceOf(InvalidNameException.class).hasMessageContaining("'g'");
+        }
+    }
+
+    /**
      * Commits kept in the older layout, {@code groups/<group>.offsets}: the open moves each to
      * {@code groups/<group>/offsets} before any group can be used (and leaves the old file only beside that
      * directory), so a group differing from such a one only by case meets its directory and is refused as a twin

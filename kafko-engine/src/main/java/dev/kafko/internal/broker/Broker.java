@@ -379,7 +379,15 @@ public final class Broker implements Kafko {
         Names.check("group", group);
         Objects.requireNonNull(consumerOptions, "consumerOptions");
         TopicImpl t = require(topic);
-        return new ConsumerImpl(t, t.group(group), consumerOptions, options.maxPollRecords(), options.offsetReset());
+        for (;;) {
+            try {
+                return new ConsumerImpl(t, t.group(group), consumerOptions, options.maxPollRecords(),
+                        options.offsetReset());
+            } catch (GroupCoordinator.Deleted e) {
+                // the group was deleted between the look-up and the join (or the first read of its offsets): the
+                // consumer left it, and joins the group's next coordinator, starting by its reset policy
+            }
+        }
     }
 
     @Override
@@ -406,16 +414,37 @@ public final class Broker implements Kafko {
     public GroupInfo groupInfo(String topic, String group) {
         Names.check("group", group);
         TopicImpl t = require(topic);
+        for (;;) {
+            GroupCoordinator g = t.knownGroup(group);
+            try {
+                return g != null ? g.info() : GroupCoordinator.infoWithoutCommits(t, group);
+            } catch (GroupCoordinator.Deleted e) {
+                // deleted while read: asked again of what the topic knows now
+            }
+        }
+    }
+
+    @Override
+    public boolean deleteGroup(String topic, String group) {
+        Names.check("group", group);
+        TopicImpl t = require(topic);
         GroupCoordinator g = t.knownGroup(group);
-        return g != null ? g.info() : GroupCoordinator.infoWithoutCommits(t, group);
+        // unknown (no member made it, no commits on disk): nothing to delete, and nothing made to find that out
+        return g != null && g.delete();
     }
 
     @Override
     public long groupLag(String topic, String group, int partition) {
         Names.check("group", group);
         TopicImpl t = require(topic);
-        GroupCoordinator g = t.knownGroup(group);
-        return g != null ? g.lag(partition) : GroupCoordinator.lagWithoutCommit(t, partition);
+        for (;;) {
+            GroupCoordinator g = t.knownGroup(group);
+            try {
+                return g != null ? g.lag(partition) : GroupCoordinator.lagWithoutCommit(t, partition);
+            } catch (GroupCoordinator.Deleted e) {
+                // deleted while read: asked again of what the topic knows now
+            }
+        }
     }
 
     private TopicImpl require(String name) {

@@ -17,7 +17,12 @@ final class ConsumerCommits {
 
     private final ConsumerImpl consumer;
     private final TopicImpl topic;
-    private final @Nullable GroupCoordinator group;
+    /**
+     * The group's coordinator; a fixed-assignment consumer's moves to the group's next one once its own was deleted
+     * ({@code Kafko.deleteGroup}, which a member's membership refuses): its next commit makes the group anew, as a
+     * standalone consumer's commit does in Kafka. Its thread only.
+     */
+    private @Nullable GroupCoordinator group;
     private final PartitionPositions positions;
     /** Whether the consumer's partitions were given: it is no member of its group. */
     private final boolean fixed;
@@ -84,14 +89,22 @@ final class ConsumerCommits {
      * group counts them under the lock of the write, so that a member joining meanwhile is not overwritten.
      */
     private void commitToGroup(Map<Integer, Long> offsets) {
-        GroupCoordinator g = group;
         if (!fixed) {
-            g.commit(offsets);
+            group.commit(offsets); // a live member: its group cannot be deleted
             return;
         }
-        g.commit(offsets, members -> new CommitFailedException("cannot commit for group '" + g.group + "' of topic '"
-                + topic.name + "' from a consumer with fixed partitions " + consumer.ownedSet() + ": the group has "
-                + members + " live member(s), and only its members commit while it has any (nothing was committed)"));
+        for (;;) {
+            GroupCoordinator g = group;
+            try {
+                g.commit(offsets, members -> new CommitFailedException("cannot commit for group '" + g.group
+                        + "' of topic '" + topic.name + "' from a consumer with fixed partitions " + consumer.ownedSet()
+                        + ": the group has " + members + " live member(s), and only its members commit while it has"
+                        + " any (nothing was committed)"));
+                return;
+            } catch (GroupCoordinator.Deleted e) {
+                group = topic.group(g.group); // waits for the deletion to end; a fresh coordinator
+            }
+        }
     }
 
     /** {@link ConsumerImpl#committed}: the group's committed offset of {@code partition}, if any. */
@@ -101,7 +114,21 @@ final class ConsumerCommits {
         if (group == null) {
             return OptionalLong.empty();
         }
-        long c = group.committed(partition);
+        long c;
+        for (;;) {
+            GroupCoordinator g = group;
+            try {
+                c = g.committed(partition);
+                break;
+            } catch (GroupCoordinator.Deleted e) {
+                // a fixed-assignment consumer's group deleted: what the group of its name has now, making none
+                GroupCoordinator next = topic.knownGroup(g.group);
+                if (next == null) {
+                    return OptionalLong.empty();
+                }
+                group = next;
+            }
+        }
         return c < 0 ? OptionalLong.empty() : OptionalLong.of(c);
     }
 }

@@ -2,6 +2,8 @@ package dev.kafko.internal.broker;
 
 import dev.kafko.FsyncPolicy;
 import dev.kafko.GroupInfo;
+import dev.kafko.GroupNotEmptyException;
+import dev.kafko.KafkoStorageException;
 import dev.kafko.OffsetResetPolicy;
 import dev.kafko.internal.io.FileIo;
 import dev.kafko.internal.io.FileNames;
@@ -35,6 +37,21 @@ import org.jspecify.annotations.Nullable;
  * where the old one committed. A member that stops polling keeps what it owns until it polls or
  * closes; the partitions it should give up stay unread meanwhile, and the others keep reading
  * theirs.
+ *
+ * <p><b>Deletion.</b> {@link #delete()} (Kafka's {@code deleteConsumerGroups}) takes {@code commits}, then
+ * {@code membership} (the order a commit with a refusal takes them), refuses a group with live members, and marks
+ * the coordinator deleted under both; it then lets the offsets file go and unlinks it (and one of the older layout)
+ * still under {@code commits}, tells the observer, and only then takes the coordinator out of its topic's map. The
+ * mark is read under {@code membership} where a member joins ({@link #join}) and under {@code commits} where an
+ * offset is read or written ({@link #offsetsFile}): a member that joined before the mark is counted, and the
+ * deletion refused; one that comes after it, and every read or commit, is refused with {@link Deleted}, which
+ * never leaves the engine: the caller waits for the deletion to end ({@link #awaitDeletion}, the {@code commits}
+ * lock) and asks its topic for the group's coordinator again, a fresh one (a new member then starts by its reset
+ * policy, a commit writes a new file). So no member, commit or read is ever bound to a coordinator whose file is
+ * gone or going, nor opens that file again; and a topic's map never holds a deleted coordinator once its deletion
+ * released {@code commits}. A deletion that fails before its file is unlinked clears the mark again and changes
+ * nothing. A delete or close of the topic marks the topic first; {@link #delete()} checks that under
+ * {@code commits}, the lock their {@link #close} takes, so the two never overlap.
  */
 final class GroupCoordinator {
 
@@ -55,6 +72,11 @@ final class GroupCoordinator {
      * before any: the instance's.
      */
     private volatile @Nullable OffsetResetPolicy consumersReset;
+    /**
+     * Set by {@link #delete()} under both locks (see the class comment); cleared only by a deletion that failed before
+     * its commit point, under {@code commits}.
+     */
+    private volatile boolean deleted;
     /** {@link #forceNow}, as the scheduler's task. */
     private final Runnable forceLater = new Runnable() {
         @Override
@@ -108,14 +130,51 @@ final class GroupCoordinator {
         consumersReset = reset;
     }
 
+    /**
+     * Thrown, never outside the engine, by a join, read or commit that met a deleted coordinator: the caller waits for
+     * the deletion ({@link #awaitDeletion}) and asks its topic for the group's coordinator again. Shared and without
+     * a stack trace: it carries nothing but the fact.
+     */
+    static final class Deleted extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        static final Deleted INSTANCE = new Deleted();
+
+        private Deleted() {
+            super("the group's coordinator was deleted; its topic makes a new one", null, false, false);
+        }
+    }
+
+    /** Whether {@link #delete()} marked this coordinator (a volatile read). */
+    boolean isDeleted() {
+        return deleted;
+    }
+
+    /**
+     * Whether this thread is deleting this coordinator: an observer told of the deletion ({@code onGroupDeleted}) that
+     * calls back into kafko must not wait for its own deletion; to it the group is gone already.
+     */
+    boolean deletedByThisThread() {
+        return deleted && commits.isHeldByCurrentThread();
+    }
+
+    /** Waits until a deletion of this coordinator in flight ended (it holds {@code commits} until then). */
+    void awaitDeletion() {
+        commits.lock();
+        commits.unlock();
+    }
+
     /** Bumped on every change a member must react to. */
     int version() {
         return version;
     }
 
+    /** @throws Deleted when the group was deleted before the member joined (it then joins none) */
     void join(Object member) {
         membership.lock();
         try {
+            if (deleted) {
+                throw Deleted.INSTANCE;
+            }
             members.add(member);
             changed();
         } finally {
@@ -308,6 +367,10 @@ final class GroupCoordinator {
      */
     private GroupOffsetsFile offsetsFile() {
         topic.ensureOpen();
+        if (deleted) {
+            // its file is gone, or going: opened again it would bring the group back with whatever was written
+            throw Deleted.INSTANCE;
+        }
         GroupOffsetsFile f = offsets;
         if (f == null) {
             FileIo io = topic.broker.context().io();
@@ -380,6 +443,68 @@ final class GroupCoordinator {
         long end = actor.isOpen() ? actor.readableEnd() : actor.info().endOffset();
         long start = actor.isOpen() ? log.logStartOffset() : actor.info().logStartOffset();
         return Math.max(0, end - (c >= 0 ? Math.max(c, start) : latest ? end : start));
+    }
+
+    /**
+     * Deletes the group's committed offsets, durably when {@code KafkoOptions.fsyncMetadata}, tells the observer
+     * ({@code onGroupDeleted}) and takes the coordinator out of its topic (see the class comment for the locking).
+     *
+     * @return false when another deletion of this coordinator came first (nothing done)
+     * @throws GroupNotEmptyException when the group has live members (nothing changes)
+     * @throws dev.kafko.UnknownTopicException when the topic's delete began
+     * @throws dev.kafko.KafkoClosedException when the instance's close began
+     * @throws KafkoStorageException when a file could not be deleted (nothing changes), or, the offsets deleted, the
+     *     deletion could not be made durable (the group is deleted in this instance; a crash may bring it back)
+     */
+    boolean delete() {
+        BrokerContext ctx = topic.broker.context();
+        commits.lock();
+        try {
+            topic.ensureOpen();
+            if (deleted) {
+                return false;
+            }
+            membership.lock();
+            try {
+                if (!members.isEmpty()) {
+                    throw new GroupNotEmptyException(topic.name, group, members.size());
+                }
+                deleted = true; // from here no member joins and no offset is read or written
+            } finally {
+                membership.unlock();
+            }
+            KafkoStorageException late;
+            boolean done = false;
+            try {
+                GroupOffsetsFile f = offsets;
+                offsets = null;
+                if (f != null) {
+                    f.discard(); // its commits are all written: what the deletion removes needs no fsync
+                }
+                late = GroupOffsetsFile.delete(ctx.io(), FileNames.groupOffsetsFile(topic.dir, group),
+                        FileNames.legacyGroupOffsetsFile(topic.dir, group), "group '" + group + "' of topic '"
+                        + topic.name + "'", ctx.options().fsyncMetadata());
+                done = true;
+            } finally {
+                if (!done) {
+                    deleted = false; // the files are as they were: the group goes on (its file is opened again)
+                }
+            }
+            try {
+                if (ctx.observing()) {
+                    // under the lock: after every onCommit of this coordinator, before any of the group's next one
+                    ctx.observer().onGroupDeleted(topic.name, group);
+                }
+            } finally {
+                topic.forget(this);
+            }
+            if (late != null) {
+                throw late;
+            }
+            return true;
+        } finally {
+            commits.unlock();
+        }
     }
 
     /**

@@ -4,11 +4,15 @@ import dev.kafko.KafkoStorageException;
 import dev.kafko.TopicConfig;
 import dev.kafko.internal.io.AtomicFiles;
 import dev.kafko.internal.io.FileIo;
+import dev.kafko.internal.io.FileNames;
+import dev.kafko.internal.io.StorageErrors;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -135,6 +139,72 @@ final class GroupOffsetsFile implements AutoCloseable {
         } catch (IOException e) {
             throw new KafkoStorageException("cannot move group offsets " + legacy + " to " + file + ": " + e, e);
         }
+    }
+
+    /**
+     * Deletes a group's offsets ({@code Kafko.deleteGroup}; the caller let its open instance go): {@code legacy} (the
+     * layout before each group had a directory, read only where {@code file} is missing) first, then {@code file},
+     * the commit point: an unlink is atomic, so a crash leaves the group with its last offsets or with none, never
+     * with the older ones of {@code legacy}. When {@code sync}, each directory is fsynced after its entry went, the
+     * groups directory before {@code file} goes. Then the group's directory goes, with the temp file of a compaction
+     * that a crash cut; what fails there is only logged (an empty directory is no group: {@code Kafko.groups} lists
+     * a group by its offsets file, and a new member of the name uses the directory).
+     *
+     * @return the failure of the fsync that makes the deletion durable (the offsets are gone in this process; a crash
+     *     may bring them back), else null
+     * @throws KafkoStorageException when a file could not be deleted: the group's offsets are as they were (a
+     *     {@code legacy} file gone beside {@code file} was not read)
+     */
+    static @Nullable KafkoStorageException delete(FileIo io, Path file, Path legacy, String what, boolean sync) {
+        Path dir = file.getParent();
+        Path groups = dir.getParent();
+        boolean legacyThere = Files.isRegularFile(legacy, LinkOption.NOFOLLOW_LINKS);
+        boolean fileThere = Files.exists(file, LinkOption.NOFOLLOW_LINKS);
+        Path at = legacy;
+        try {
+            if (legacyThere) {
+                io.deleteIfExists(legacy);
+                if (fileThere && sync) {
+                    at = groups; // durably gone before the file that was read in its place is
+                    io.fsyncDirectory(groups);
+                }
+            }
+            if (fileThere) {
+                at = file;
+                io.deleteIfExists(file);
+            }
+        } catch (IOException e) {
+            throw StorageErrors.wrap("delete the offsets of " + what, at, e);
+        } catch (RuntimeException e) {
+            throw StorageErrors.typed("delete the offsets of " + what, at, e);
+        }
+        KafkoStorageException late = null;
+        if (sync && (legacyThere || fileThere)) {
+            Path parent = fileThere ? dir : groups;
+            try {
+                io.fsyncDirectory(parent);
+            } catch (IOException | RuntimeException e) {
+                late = new KafkoStorageException("the offsets of " + what + " were deleted, but the deletion could not"
+                        + " be made durable (a crash may bring them back): fsync of " + parent + " failed: " + e, e);
+            }
+        }
+        Path tmp = file.resolveSibling(file.getFileName() + FileNames.TMP_SUFFIX);
+        try {
+            io.deleteIfExists(tmp);
+            if (Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+                io.deleteIfExists(dir);
+                if (sync) {
+                    io.fsyncDirectory(groups);
+                }
+            }
+        } catch (DirectoryNotEmptyException e) {
+            LOG.log(Level.WARNING, what + " was deleted; its directory " + dir + " is left, as it holds files kafko"
+                    + " never writes there");
+        } catch (IOException | RuntimeException e) {
+            LOG.log(Level.WARNING, what + " was deleted; its directory " + dir + " could not be removed (an empty"
+                    + " directory is no group): " + e, e);
+        }
+        return late;
     }
 
     private FileChannel channel() throws IOException {

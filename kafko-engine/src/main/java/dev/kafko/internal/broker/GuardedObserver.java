@@ -72,6 +72,19 @@ final class GuardedObserver implements KafkoObserver {
     }
 
     @Override
+    public void onGroupDeleted(String topic, String group) {
+        int[] marks = ThreadMarks.get();
+        marks[ThreadMarks.OBSERVING]++;
+        try {
+            delegate.onGroupDeleted(topic, group);
+        } catch (RuntimeException | LinkageError | AssertionError e) {
+            complain("onGroupDeleted", e);
+        } finally {
+            marks[ThreadMarks.OBSERVING]--;
+        }
+    }
+
+    @Override
     public void onRetention(String topic, int partition, int segments, long bytes) {
         int[] marks = ThreadMarks.get();
         marks[ThreadMarks.OBSERVING]++;

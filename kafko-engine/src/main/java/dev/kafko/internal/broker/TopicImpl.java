@@ -168,7 +168,7 @@ final class TopicImpl implements Topic {
      * {@code null}, making none: {@code groupInfo} and {@code groupLag} of any name must not keep one for each.
      */
     @Nullable GroupCoordinator knownGroup(String group) {
-        GroupCoordinator known = groups.get(group);
+        GroupCoordinator known = live(group);
         if (known != null) {
             return known;
         }
@@ -177,21 +177,74 @@ final class TopicImpl implements Topic {
         return onDisk ? group(group) : null;
     }
 
-    /** The group coordinator of {@code group}, created on first use. */
+    /**
+     * The group coordinator of {@code group}, created on first use, and again after a deletion of the group (one in
+     * flight is waited for: a coordinator marked deleted is never returned).
+     */
     GroupCoordinator group(String group) {
-        GroupCoordinator known = groups.get(group);
-        if (known != null) {
-            return known;
-        }
-        synchronized (groups) {
-            refuseCaseTwin(group);
-            GroupCoordinator g = groups.get(group);
-            if (g == null) {
+        for (;;) {
+            GroupCoordinator known = live(group);
+            if (known != null) {
+                return known;
+            }
+            synchronized (groups) {
+                GroupCoordinator g = groups.get(group);
+                if (g != null && !g.deletedByThisThread()) {
+                    if (!g.isDeleted()) {
+                        return g;
+                    }
+                    continue; // a deletion began since live(): waited for outside this lock
+                }
+                refuseCaseTwin(group);
+                // none, or the one this thread is deleting (an observer told of it makes the group anew)
                 g = new GroupCoordinator(this, group);
                 groups.put(group, g);
+                foldedGroups.putIfAbsent(group.toLowerCase(Locale.ROOT), group);
+                return g;
             }
-            foldedGroups.putIfAbsent(group.toLowerCase(Locale.ROOT), group);
-            return g;
+        }
+    }
+
+    /**
+     * The coordinator {@link #groups} holds for {@code group}, or null; never one marked deleted: a deletion in
+     * flight on another thread is waited for (it takes the coordinator out of the map before it ends), and one on
+     * this thread (an observer told of it) counts as done.
+     */
+    private @Nullable GroupCoordinator live(String group) {
+        for (;;) {
+            GroupCoordinator g = groups.get(group);
+            if (g == null || !g.isDeleted()) {
+                return g;
+            }
+            if (g.deletedByThisThread()) {
+                return null;
+            }
+            g.awaitDeletion();
+            if (groups.get(group) == g && g.isDeleted()) {
+                forget(g); // its deletion ended without taking it out (an Error on the way): it is deleted all the same
+            }
+        }
+    }
+
+    /**
+     * Takes a deleted coordinator out of {@link #groups} (unless an observer of its deletion made the group anew), and
+     * its name out of {@link #foldedGroups} unless another known group folds to the same name.
+     */
+    void forget(GroupCoordinator g) {
+        synchronized (groups) {
+            if (!groups.remove(g.group, g)) {
+                return;
+            }
+            String folded = g.group.toLowerCase(Locale.ROOT);
+            if (g.group.equals(foldedGroups.get(folded))) {
+                foldedGroups.remove(folded);
+                for (String other : groups.keySet()) {
+                    if (other.toLowerCase(Locale.ROOT).equals(folded)) {
+                        foldedGroups.put(folded, other);
+                        break;
+                    }
+                }
+            }
         }
     }
 

@@ -87,6 +87,17 @@ public final class CompositeKafkoObserver implements KafkoObserver {
     }
 
     @Override
+    public void onGroupDeleted(String topic, String group) {
+        for (KafkoObserver o : observers) {
+            try {
+                o.onGroupDeleted(topic, group);
+            } catch (RuntimeException | LinkageError | AssertionError e) {
+                complain(o, "onGroupDeleted", e);
+            }
+        }
+    }
+
+    @Override
     public void onRetention(String topic, int partition, int segments, long bytes) {
         for (KafkoObserver o : observers) {
             try {

@@ -62,7 +62,8 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
  * are removed (a topic created again under its name gets new ones, its listeners' groups their lag on
  * every partition with its first append, also while the listener is paused), and so are the listeners'
  * timers and dead-letter counters of it, so that an application that creates and deletes topics (a topic
- * pattern's listener among them) keeps a bounded set of meters. When the
+ * pattern's listener among them) keeps a bounded set of meters. When a group is deleted ({@code Kafko.deleteGroup}),
+ * its lag gauges are removed (a group used again gets them anew). When the
  * context closes, every meter registered here is removed from the registry, which may outlive it.
  */
 public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, SmartInitializingSingleton,
@@ -152,6 +153,28 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
             return;
         }
         groupSeen(topic, group);
+    }
+
+    /**
+     * Removes the lag gauges of a deleted group ({@code Kafko.deleteGroup}): a projection rebuilt under a new group id
+     * would otherwise leave the old group's lag growing for ever. They are registered anew if the group is used again
+     * (a commit, a listener's start).
+     */
+    @Override
+    public synchronized void onGroupDeleted(String topic, String group) {
+        Set<String> seen = groups.get(topic);
+        if (seen != null) {
+            seen.remove(group);
+        }
+        registered.entrySet().removeIf(e -> {
+            Owned owned = e.getValue();
+            boolean lag = "kafko.consumer.lag".equals(owned.name()) && group.equals(owned.group())
+                    && owned.topics().contains(topic);
+            if (lag) {
+                registry.remove(e.getKey());
+            }
+            return lag;
+        });
     }
 
     @Override

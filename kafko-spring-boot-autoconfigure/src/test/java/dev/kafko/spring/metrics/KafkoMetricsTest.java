@@ -157,6 +157,37 @@ class KafkoMetricsTest {
         });
     }
 
+    /** A deleted group's lag gauges go (an old projection's group would otherwise alert for ever), and come back. */
+    @Test
+    void aDeletedGroupLeavesNoLagGaugesAndOneUsedAgainGetsThemAnew() {
+        runner.run(context -> {
+            Kafko kafko = context.getBean(Kafko.class);
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            kafko.createTopic("events", dev.kafko.TopicConfig.builder().partitions(2).build());
+            kafko.producer("events").sendTo(0, null, "x".getBytes()).join();
+            kafko.producer("events").sendTo(1, null, "y".getBytes()).join();
+            for (String group : new String[] {"projection-v1", "projection-v2"}) {
+                try (var consumer = kafko.groupConsumer("events", group)) {
+                    consumer.poll(Duration.ofMillis(100));
+                    consumer.commit(java.util.Map.of(0, 0L));
+                }
+            }
+            assertThat(registry.find("kafko.consumer.lag").tag("group", "projection-v1").gauges()).hasSize(2);
+
+            assertThat(kafko.deleteGroup("events", "projection-v1")).isTrue();
+
+            assertThat(registry.find("kafko.consumer.lag").tag("group", "projection-v1").meters()).isEmpty();
+            assertThat(registry.find("kafko.consumer.lag").tag("group", "projection-v2").gauges()).hasSize(2);
+            assertThat(registry.find("kafko.log.end.offset").tag("topic", "events").gauges()).hasSize(2);
+            try (var consumer = kafko.groupConsumer("events", "projection-v1")) {
+                consumer.poll(Duration.ofMillis(100));
+                consumer.commit(java.util.Map.of(1, 1L));
+            }
+            assertThat(registry.find("kafko.consumer.lag").tag("group", "projection-v1").gauges()).hasSize(2)
+                    .allSatisfy(g -> assertThat(g.value()).isNotNaN());
+        });
+    }
+
     @Test
     void aDeletedTopicLeavesNoMetersAlsoWhenAFilterRenamedThem() {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();

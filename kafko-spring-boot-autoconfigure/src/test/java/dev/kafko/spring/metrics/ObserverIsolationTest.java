@@ -48,6 +48,11 @@ class ObserverIsolationTest {
         }
 
         @Override
+        public void onGroupDeleted(String topic, String group) {
+            throw new IllegalStateException("audit store unavailable");
+        }
+
+        @Override
         public void onTopicDeleted(String topic) {
             throw new IllegalStateException("audit store unavailable");
         }
@@ -83,6 +88,24 @@ class ObserverIsolationTest {
             assertThat(context.getBean(MeterRegistry.class).find("kafko.consumer.lag").tag("topic", "orders")
                     .tag("group", "billing").gauges()).singleElement()
                     .satisfies(g -> assertThat(g.value()).isEqualTo(2));
+        });
+    }
+
+    /** The composite observer tells the metrics of a group's deletion too, whatever the observer before them does. */
+    @Test
+    void aThrowingApplicationObserverDoesNotKeepADeletedGroupsLagGauge() {
+        runner.withBean("auditObserver", KafkoObserver.class, Throwing::new).run(context -> {
+            Kafko kafko = context.getBean(Kafko.class);
+            kafko.createTopic("orders");
+            kafko.producer("orders").send(null, "x".getBytes()).join();
+            try (var consumer = kafko.groupConsumer("orders", "billing")) {
+                consumer.poll(Duration.ofSeconds(1));
+                consumer.commit(java.util.Map.of(0, 1L));
+            }
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            assertThat(registry.find("kafko.consumer.lag").tag("group", "billing").gauges()).hasSize(1);
+            assertThat(kafko.deleteGroup("orders", "billing")).isTrue();
+            assertThat(registry.find("kafko.consumer.lag").tag("group", "billing").meters()).isEmpty();
         });
     }
 
