@@ -177,12 +177,28 @@ public final class KafkoAutoConfiguration {
         return new KafkoAdmin(kafko, topics);
     }
 
-    /** The {@code NewTopic} beans the provisioner could not be given when it was made: given once every singleton exists. */
+    /**
+     * In a child context of one with kafko (a context hierarchy), whose template and listeners use the parent's
+     * {@link Kafko} and provisioner: the topics the child declares ({@code NewTopic} beans, {@code kafko.topics} of
+     * its environment), created or checked on that {@code Kafko} as the child starts. The parent's provisioner reads
+     * only its own context's beans: a topic declared in the child was otherwise never created. (The one above is made
+     * when no context of the hierarchy has a provisioner.)
+     */
     @Bean
-    @ConditionalOnMissingBean
-    LateTopicDeclarations kafkoLateTopicDeclarations(KafkoTopicProvisioner provisioner, KafkoProperties properties,
+    @ConditionalOnMissingBean(value = KafkoTopicProvisioner.class, search = SearchStrategy.CURRENT)
+    KafkoTopicProvisioner kafkoChildTopicProvisioner(Kafko kafko, KafkoProperties properties,
                                                      ListableBeanFactory beans) {
-        return new LateTopicDeclarations(provisioner, properties, beans);
+        return kafkoTopicProvisioner(kafko, properties, beans);
+    }
+
+    /**
+     * The {@code NewTopic} beans the provisioner could not be given when it was made: given once every singleton
+     * exists. One per context: a child context's hands its own beans to its own provisioner.
+     */
+    @Bean
+    @ConditionalOnMissingBean(search = SearchStrategy.CURRENT)
+    LateTopicDeclarations kafkoLateTopicDeclarations(KafkoProperties properties, ListableBeanFactory beans) {
+        return new LateTopicDeclarations(properties, beans);
     }
 
     /** Part of the {@link Kafko} bean's observer, as every {@link KafkoObserver} bean: tells the topics it creates. */

@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 
@@ -20,12 +21,11 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
  */
 final class LateTopicDeclarations implements SmartInitializingSingleton {
 
-    private final KafkoTopicProvisioner provisioner;
     private final KafkoProperties properties;
+    /** This context's beans only (a parent's {@code NewTopic} beans are its own provisioner's). */
     private final ListableBeanFactory beans;
 
-    LateTopicDeclarations(KafkoTopicProvisioner provisioner, KafkoProperties properties, ListableBeanFactory beans) {
-        this.provisioner = provisioner;
+    LateTopicDeclarations(KafkoProperties properties, ListableBeanFactory beans) {
         this.properties = properties;
         this.beans = beans;
     }
@@ -34,6 +34,10 @@ final class LateTopicDeclarations implements SmartInitializingSingleton {
     public void afterSingletonsInstantiated() {
         if (beans.getBeanNamesForType(NewTopic.class, false, false).length == 0
                 && beans.getBeanNamesForType(NewTopics.class, false, false).length == 0) {
+            return;
+        }
+        KafkoTopicProvisioner provisioner = provisioner();
+        if (provisioner == null) {
             return;
         }
         // all of them again: a topic declared twice is refused whichever of the two came late
@@ -51,5 +55,17 @@ final class LateTopicDeclarations implements SmartInitializingSingleton {
         if (!late.isEmpty()) {
             provisioner.declare(late, defaultPartitions, all.declaredBy);
         }
+    }
+
+    /**
+     * This context's provisioner (a child context of one with kafko has its own, beside its parent's, which
+     * injection by type would also see), or null when it has none.
+     */
+    private @Nullable KafkoTopicProvisioner provisioner() {
+        Map<String, KafkoTopicProvisioner> local = beans.getBeansOfType(KafkoTopicProvisioner.class, false, false);
+        if (local.size() == 1) {
+            return local.values().iterator().next();
+        }
+        return local.isEmpty() ? null : beans.getBean(KafkoTopicProvisioner.class);
     }
 }

@@ -26,7 +26,8 @@ import org.jspecify.annotations.Nullable;
  * Each key is set either with kafko's own setter (as {@link TopicConfig.Builder} names it) or, for code ported from
  * spring-kafka, with {@link #config(String, String)} and the Kafka topic config it corresponds to:
  * {@code retention.ms} and {@code retention.bytes} ({@code -1}: no limit), {@code segment.bytes}, {@code segment.ms},
- * {@code compression.type} ({@code uncompressed} or {@code none}, {@code lz4}, {@code zstd}),
+ * {@code compression.type} ({@code uncompressed} or {@code none}, {@code lz4}, {@code zstd}; Kafka's default
+ * {@code producer} leaves the key unset: kafko compresses per topic, not per producer),
  * {@code max.message.bytes} (kafko's per-record limit) and {@code cleanup.policy=delete} (the only policy kafko has).
  * A Kafka key kafko has no counterpart for (replication, compaction, flushing by message count) is refused rather than
  * ignored, as is a value out of the engine's range: each with an {@link InvalidConfigException} naming the topic and
@@ -144,6 +145,11 @@ public final class TopicBuilder {
                 return set(NewTopic.Key.MAX_RECORD_BYTES, label, (int) bytes);
             }
             case "compression.type" -> {
+                if (v.equalsIgnoreCase("producer")) {
+                    // Kafka's default: the producer's codec; kafko compresses per topic, so kafko.defaults' applies
+                    settings.remove(NewTopic.Key.COMPRESSION);
+                    return this;
+                }
                 return set(NewTopic.Key.COMPRESSION, label, compression(label, v));
             }
             case "cleanup.policy" -> {
@@ -204,7 +210,8 @@ public final class TopicBuilder {
             case "uncompressed", "none" -> Compression.NONE;
             case "lz4" -> Compression.LZ4;
             case "zstd" -> Compression.ZSTD;
-            default -> throw refused(label, "is not a codec kafko has: uncompressed (or none), lz4 or zstd");
+            default -> throw refused(label, "is not a codec kafko has: uncompressed (or none), lz4 or zstd"
+                    + " (producer leaves it to kafko.defaults)");
         };
     }
 

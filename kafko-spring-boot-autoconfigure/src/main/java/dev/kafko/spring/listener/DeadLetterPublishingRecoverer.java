@@ -246,7 +246,7 @@ public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
             // chain, shows this message and not only the cause's
             throw new UnknownTopicException("Dead letters of topic '" + topic + "' go to '" + dlt + "', which does not"
                     + " exist and is not created on first use: declare it (" + KafkoTopicProvisioner.propertyPrefix(dlt)
-                    + ".partitions) or set kafko.auto-create-topics=true", e);
+                    + ".partitions) or set kafko.auto-create-topics=true; a NewTopic bean declares a topic too", e);
         }
     }
 
@@ -328,7 +328,7 @@ public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
                 throw new IllegalStateException("Dead letters of topic '" + record.topic() + "' go to '"
                         + destination.topic() + "', which does not exist and is not created on first use: declare it ("
                         + KafkoTopicProvisioner.propertyPrefix(destination.topic()) + ".partitions) or set"
-                        + " kafko.auto-create-topics=true", e);
+                        + " kafko.auto-create-topics=true; a NewTopic bean declares a topic too", e);
             }
             partitions = Math.max(destination.partition() + 1, backend.partitionCount(record.topic()));
             backend.ensureTopic(destination.topic(), partitions);

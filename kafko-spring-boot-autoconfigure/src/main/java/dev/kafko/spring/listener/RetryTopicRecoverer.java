@@ -168,7 +168,7 @@ public final class RetryTopicRecoverer implements RecordRecoverer {
             throw new UnknownTopicException("The @RetryableTopic listener of topic '" + topics.topic() + "' reads"
                     + " and writes " + what + " (" + String.join(", ", declarations) + ") or set"
                     + (topics.autoCreateTopics() ? " kafko.auto-create-topics=true"
-                            : " its autoCreateTopics to true (it is false)"), first);
+                            : " its autoCreateTopics to true (it is false)") + "; a NewTopic bean declares a topic too", first);
         }
     }
 

@@ -141,6 +141,68 @@ class NewTopicBeansTest {
                         + " NewTopics bean 'moreTopics'"));
     }
 
+    /** spring-kafka's usual shape: the configuration class that declares the topics also takes the template. */
+    @Configuration(proxyBeanMethods = false)
+    static class StockPublisher {
+        final KafkoTemplate<String, String> template;
+
+        StockPublisher(KafkoTemplate<String, String> template) {
+            this.template = template;
+        }
+
+        @Bean
+        NewTopic stockLevels() {
+            return TopicBuilder.name("stock-levels").partitions(5).build();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class TopicsOverTheTemplate {
+        @Bean
+        NewTopics restockTopics(KafkoTemplate<String, String> template) {
+            return new NewTopics(TopicBuilder.name("restock").partitions(3).build());
+        }
+    }
+
+    @Test
+    void topicBeansWhoseMakingNeedsTheTemplateAreCreatedWithAutoCreationOff() {
+        runner.withUserConfiguration(StockPublisher.class, TopicsOverTheTemplate.class)
+                .withPropertyValues("kafko.auto-create-topics=false").run(context -> {
+                    assertThat(context).hasNotFailed();
+                    Kafko kafko = context.getBean(Kafko.class);
+                    assertThat(kafko.topic("stock-levels").orElseThrow().partitionCount()).isEqualTo(5);
+                    assertThat(kafko.topic("restock").orElseThrow().partitionCount()).isEqualTo(3);
+                });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class ChildTopics {
+        @Bean
+        NewTopic childTopic() {
+            return TopicBuilder.name("child-topic").partitions(4).build();
+        }
+    }
+
+    @Test
+    void aNewTopicBeanOfAChildContextIsCreatedOnTheParentsKafko() {
+        runner.withPropertyValues("kafko.auto-create-topics=false").run(parent -> new ApplicationContextRunner()
+                .withParent(parent)
+                .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+                .withPropertyValues("kafko.ephemeral=true", "kafko.auto-create-topics=false")
+                .withUserConfiguration(ChildTopics.class, StockPublisher.class)
+                .run(child -> {
+                    assertThat(child).hasNotFailed();
+                    assertThat(child.getBean(Kafko.class)).isSameAs(parent.getBean(Kafko.class));
+                    Kafko kafko = parent.getBean(Kafko.class);
+                    assertThat(kafko.topic("child-topic")).as("created at the child's start-up")
+                            .hasValueSatisfying(topic -> assertThat(topic.partitionCount()).isEqualTo(4));
+                    assertThat(kafko.topic("stock-levels")).as("a child's bean that needs the template, late")
+                            .hasValueSatisfying(topic -> assertThat(topic.partitionCount()).isEqualTo(5));
+                    KafkoTemplate<Object, Object> template = child.getBean(KafkoTemplate.class);
+                    assertThat(template.send("child-topic", "c-1").join().topic()).isEqualTo("child-topic");
+                }));
+    }
+
     @Test
     void withKafkoSwitchedOffANewTopicBeanCreatesNothing() {
         runner.withUserConfiguration(Orders.class).withPropertyValues("kafko.enabled=false")
@@ -171,6 +233,9 @@ class NewTopicBeansTest {
         assertThat(topic.numPartitions()).isEqualTo(-1);
         assertThat(TopicBuilder.name("t").config("compression.type", "uncompressed").build().applyTo(base).compression())
                 .isEqualTo(Compression.NONE);
+        assertThat(TopicBuilder.name("t").compression(Compression.ZSTD).config("compression.type", "producer").build()
+                .applyTo(base).compression()).as("Kafka's default, the producer's codec: kafko.defaults'")
+                .isEqualTo(Compression.LZ4);
         assertThat(TopicBuilder.name("t").partitions(3).partitions(5).build().numPartitions()).as("last one wins")
                 .isEqualTo(5);
         assertThat(topic.toString()).startsWith("NewTopic[t: compression.type=ZSTD, segment.bytes=2097152,");
@@ -188,7 +253,8 @@ class NewTopicBeansTest {
                 .hasMessageContaining("cleanup.policy=compact is not one kafko has").hasMessageContaining("no log compaction");
         assertThatThrownBy(() -> TopicBuilder.name("t").config("compression.type", "gzip"))
                 .isInstanceOf(InvalidConfigException.class)
-                .hasMessage("topic 't': compression.type=gzip is not a codec kafko has: uncompressed (or none), lz4 or zstd");
+                .hasMessage("topic 't': compression.type=gzip is not a codec kafko has: uncompressed (or none), lz4 or"
+                        + " zstd (producer leaves it to kafko.defaults)");
         assertThatThrownBy(() -> TopicBuilder.name("t").config("retention.ms", "a week"))
                 .isInstanceOf(InvalidConfigException.class)
                 .hasMessage("topic 't': retention.ms=a week is not a whole number");

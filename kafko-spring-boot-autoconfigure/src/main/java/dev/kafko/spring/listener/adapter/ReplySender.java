@@ -167,7 +167,8 @@ final class ReplySender {
             // records must not be able to make the application create topics (and their files) at will
             throw invalid(request, KafkoHeaders.REPLY_TOPIC, "its " + KafkoHeaders.REPLY_TOPIC + " header names topic '"
                     + header + "', which does not exist; a reply topic that a request names is never created on"
-                    + " first use: declare it (kafko.topics), or let the requester's listener on it create it");
+                    + " first use: declare it (kafko.topics), or let the requester's listener on it create it; a"
+                    + " NewTopic bean declares a topic too");
         }
         return header;
     }

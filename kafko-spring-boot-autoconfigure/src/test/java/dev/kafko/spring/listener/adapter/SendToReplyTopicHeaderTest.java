@@ -155,7 +155,7 @@ class SendToReplyTopicHeaderTest {
                     "Listener 'echo' cannot send its reply to the record at requests-0@4: its kafko_replyTopic header"
                             + " names topic 'nowhere', which does not exist; a reply topic that a request names is"
                             + " never created on first use: declare it (kafko.topics), or let the requester's"
-                            + " listener on it create it");
+                            + " listener on it create it; a NewTopic bean declares a topic too");
             assertThat(context.getBean(Kafko.class).topic("nowhere")).isEmpty();
             assertThat(context.getBean(KafkoListenerEndpointRegistry.class).getListenerContainer("echo").isRunning())
                     .isTrue();
