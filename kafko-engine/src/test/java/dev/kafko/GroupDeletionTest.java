@@ -179,6 +179,26 @@ class GroupDeletionTest {
     }
 
     @Test
+    void aGroupAFixedAssignmentConsumerMakesAnewReportsItsLagByThatConsumersResetPolicy() {
+        // the instance starts groups at the log start; the consumer at the end: a partition it has not committed is
+        // no lag of its group, before the deletion and after its next commit made the group anew
+        try (Kafko k = Kafko.open(dir)) {
+            k.createTopic("t", TopicConfig.builder().partitions(2).build());
+            fill(k, "t", 5);
+            try (Consumer fixed = k.groupConsumer("t", "g", ConsumerOptions.DEFAULTS.withPartitions(Set.of(0, 1))
+                    .withOffsetReset(OffsetResetPolicy.LATEST))) {
+                fixed.commit(Map.of(0, 4L));
+                assertThat(k.groupInfo("t", "g").lag()).isEqualTo(Map.of(0, 1L, 1, 0L));
+                assertThat(k.deleteGroup("t", "g")).isTrue();
+                fixed.commit(Map.of(0, 4L));
+                assertThat(k.groupInfo("t", "g").lag()).as("partition 1 starts at its end for this group's consumer")
+                        .isEqualTo(Map.of(0, 1L, 1, 0L));
+                assertThat(k.groupLag("t", "g", 1)).isZero();
+            }
+        }
+    }
+
+    @Test
     void aDeletedGroupUsedAgainKeepsItsNewCommitsAcrossAReopen() {
         try (Kafko k = Kafko.open(dir, KafkoOptions.builder().offsetReset(OffsetResetPolicy.LATEST).build())) {
             k.createTopic("t");

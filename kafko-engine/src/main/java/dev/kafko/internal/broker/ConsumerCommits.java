@@ -102,7 +102,9 @@ final class ConsumerCommits {
                         + " any (nothing was committed)"));
                 return;
             } catch (GroupCoordinator.Deleted e) {
-                group = topic.group(g.group); // waits for the deletion to end; a fresh coordinator
+                GroupCoordinator next = topic.group(g.group); // waits for the deletion to end; a fresh coordinator
+                next.consumerResetUnlessSet(positions.reset());
+                group = next;
             }
         }
     }
@@ -126,6 +128,7 @@ final class ConsumerCommits {
                 if (next == null) {
                     return OptionalLong.empty();
                 }
+                next.consumerResetUnlessSet(positions.reset());
                 group = next;
             }
         }

@@ -131,6 +131,17 @@ final class GroupCoordinator {
     }
 
     /**
+     * {@link #consumerReset}, unless a consumer made for this coordinator set one: a fixed-assignment consumer made
+     * before a deletion of the group moves to the group's next coordinator, whose lag without a commit then follows
+     * its policy, as the deleted one's did, not the instance's.
+     */
+    void consumerResetUnlessSet(OffsetResetPolicy reset) {
+        if (consumersReset == null) {
+            consumersReset = reset;
+        }
+    }
+
+    /**
      * Thrown, never outside the engine, by a join, read or commit that met a deleted coordinator: the caller waits for
      * the deletion ({@link #awaitDeletion}) and asks its topic for the group's coordinator again. Shared and without
      * a stack trace: it carries nothing but the fact.

@@ -37,6 +37,11 @@ final class PartitionPositions {
         this.reset = reset;
     }
 
+    /** The policy this consumer starts a partition by where it has no position of its own. */
+    OffsetResetPolicy reset() {
+        return reset;
+    }
+
     /** Makes room for {@code partitions} partitions; a new one stands at offset 0. */
     void grow(int partitions) {
         if (positions.length < partitions) {

@@ -1,5 +1,6 @@
 package dev.kafko.spring.autoconfigure;
 
+import dev.kafko.InvalidConfigException;
 import dev.kafko.TopicConfig;
 import dev.kafko.spring.config.NewTopic;
 import dev.kafko.spring.config.NewTopics;
@@ -36,7 +37,8 @@ final class LateTopicDeclarations implements SmartInitializingSingleton {
                 && beans.getBeanNamesForType(NewTopics.class, false, false).length == 0) {
             return;
         }
-        KafkoTopicProvisioner provisioner = provisioner();
+        Map<String, KafkoTopicProvisioner> local = beans.getBeansOfType(KafkoTopicProvisioner.class, false, false);
+        KafkoTopicProvisioner provisioner = provisioner(local);
         if (provisioner == null) {
             return;
         }
@@ -44,12 +46,19 @@ final class LateTopicDeclarations implements SmartInitializingSingleton {
         TopicDeclarations all = TopicDeclarations.of(properties, beans);
         Map<String, TopicConfig> late = new LinkedHashMap<>();
         Set<String> defaultPartitions = new LinkedHashSet<>();
-        for (String name : all.declaredBy.keySet()) {
+        for (Map.Entry<String, String> declaration : all.declaredBy.entrySet()) {
+            String name = declaration.getKey();
             if (!provisioner.declares(name)) {
                 late.put(name, all.configs.get(name));
                 if (all.defaultPartitions.contains(name)) {
                     defaultPartitions.add(name);
                 }
+            } else if (!declaration.getValue().equals(provisioner.declaredBy(name))) {
+                // declared by the provisioner itself (an application's own, from its code): the bean would be
+                // ignored without a word, its partitions and keys with it; properties and a bean were refused above
+                throw new InvalidConfigException("topic '" + name + "' is declared twice, by the KafkoTopicProvisioner"
+                        + " bean '" + nameOf(provisioner, local) + "' and by " + declaration.getValue()
+                        + ": declare it in one place");
             }
         }
         if (!late.isEmpty()) {
@@ -61,11 +70,20 @@ final class LateTopicDeclarations implements SmartInitializingSingleton {
      * This context's provisioner (a child context of one with kafko has its own, beside its parent's, which
      * injection by type would also see), or null when it has none.
      */
-    private @Nullable KafkoTopicProvisioner provisioner() {
-        Map<String, KafkoTopicProvisioner> local = beans.getBeansOfType(KafkoTopicProvisioner.class, false, false);
+    private @Nullable KafkoTopicProvisioner provisioner(Map<String, KafkoTopicProvisioner> local) {
         if (local.size() == 1) {
             return local.values().iterator().next();
         }
         return local.isEmpty() ? null : beans.getBean(KafkoTopicProvisioner.class);
+    }
+
+    /** The name of {@code provisioner} among this context's provisioners. */
+    private static String nameOf(KafkoTopicProvisioner provisioner, Map<String, KafkoTopicProvisioner> local) {
+        for (Map.Entry<String, KafkoTopicProvisioner> bean : local.entrySet()) {
+            if (bean.getValue() == provisioner) {
+                return bean.getKey();
+            }
+        }
+        return KafkoTopicProvisioner.class.getSimpleName();
     }
 }

@@ -2,6 +2,7 @@ package dev.kafko.spring.core;
 
 import dev.kafko.Compression;
 import dev.kafko.CompressionUnavailableException;
+import dev.kafko.InvalidPartitionException;
 import dev.kafko.Kafko;
 import dev.kafko.KafkoException;
 import dev.kafko.Topic;
@@ -93,6 +94,15 @@ public final class KafkoTopicProvisioner implements InitializingBean {
     /** Whether {@code name} is a declared topic. */
     public boolean declares(String name) {
         return declared.containsKey(name);
+    }
+
+    /**
+     * What declared {@code name}, when it was given with its declarer ({@code NewTopic bean 'orders'}, at construction
+     * or to {@link #declare}); null for a topic declared otherwise (by properties, or in the map of a constructor
+     * without declarers) or not declared.
+     */
+    public @Nullable String declaredBy(String name) {
+        return declaredBy.get(name);
     }
 
     /**
@@ -193,11 +203,18 @@ public final class KafkoTopicProvisioner implements InitializingBean {
 
     private void provision(String name, TopicConfig config, Set<String> countless, @Nullable String by) {
         Optional<Topic> existing = kafko.topic(name);
+        Topic topic;
         if (existing.isEmpty()) {
-            create(name, config);
-            return;
+            Made made = create(name, config);
+            if (made.here()) {
+                return;
+            }
+            // another caller (a send or a listener's start, with kafko.defaults) created it since the look-up: it gets
+            // what an existing topic gets, grown to the count asked for, instead of being taken as it is
+            topic = made.topic();
+        } else {
+            topic = existing.get();
         }
-        Topic topic = existing.get();
         int current = topic.partitionCount();
         if (config.partitions() < current) {
             LOG.debug("Topic '{}' keeps its {} partitions ({} asks for {}{})", name, current, declarer(name, by),
@@ -206,7 +223,7 @@ public final class KafkoTopicProvisioner implements InitializingBean {
         }
         if (config.partitions() > current) {
             LOG.info("Growing topic '{}' from {} to {} partitions", name, current, config.partitions());
-            topic.increasePartitions(config.partitions());
+            growTo(topic, config.partitions());
         }
         TopicConfig stored = topic.config().toBuilder().partitions(config.partitions()).build();
         if (!stored.equals(config)) {
@@ -268,14 +285,34 @@ public final class KafkoTopicProvisioner implements InitializingBean {
             if (config.partitions() < minPartitions) {
                 config = config.toBuilder().partitions(minPartitions).build();
             }
-            topic = create(name, config);
+            topic = create(name, config).topic();
         }
         if (topic.partitionCount() < minPartitions) {
             LOG.info("Growing topic '{}' from {} to {} partitions (a dead-letter topic has as many as the topic it serves)",
                     name, topic.partitionCount(), minPartitions);
-            topic.increasePartitions(minPartitions);
+            growTo(topic, minPartitions);
         }
         return topic;
+    }
+
+    /**
+     * Grows {@code topic} to {@code partitions}, or takes it as it is when another caller grew it to as many or more
+     * since its count was read: {@link #ensure} (a dead-letter topic grown to its topic's count, from a listener's
+     * thread) does not take this object's lock, and neither does an application's own {@code increasePartitions}, so
+     * the engine's refusal of a smaller count than the topic's ("never removed") means only that the topic is larger.
+     */
+    private static void growTo(Topic topic, int partitions) {
+        try {
+            topic.increasePartitions(partitions);
+        } catch (InvalidPartitionException e) {
+            if (topic.partitionCount() < partitions) {
+                throw e;
+            }
+        }
+    }
+
+    /** What {@link #create} gave: the topic, and whether this call created it ({@code here}) or took another's. */
+    private record Made(Topic topic, boolean here) {
     }
 
     /**
@@ -283,7 +320,7 @@ public final class KafkoTopicProvisioner implements InitializingBean {
      * topic created by another caller and deleted again before it could be taken is created anew (a few times:
      * tests that delete and create topics while listeners rejoin them do this).
      */
-    private Topic create(String name, TopicConfig config) {
+    private Made create(String name, TopicConfig config) {
         for (int attempt = 1; ; attempt++) {
             Topic created;
             try {
@@ -291,7 +328,7 @@ public final class KafkoTopicProvisioner implements InitializingBean {
             } catch (TopicExistsException raced) {
                 Topic other = kafko.topic(name).orElse(null);
                 if (other != null) {
-                    return other;
+                    return new Made(other, false);
                 }
                 if (attempt == CREATE_ATTEMPTS) {
                     throw raced; // refused while a deletion of it runs, from a thread that deletion waits for
@@ -303,7 +340,7 @@ public final class KafkoTopicProvisioner implements InitializingBean {
             } else {
                 LOG.debug("Created topic '{}' with {}", name, config);
             }
-            return created;
+            return new Made(created, true);
         }
     }
 }

@@ -12,6 +12,7 @@ import dev.kafko.Topic;
 import dev.kafko.TopicConfig;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
 import dev.kafko.spring.core.KafkoTemplate;
+import dev.kafko.spring.core.KafkoTopicProvisioner;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -314,5 +315,36 @@ class NewTopicBeansTest {
                         "topic 'orders' is declared twice, by kafko.topics.orders and by NewTopic bean 'ordersTopic'"));
         runner.withUserConfiguration(SendsAndDeclares.class, OrdersTwice.class).run(context -> assertThat(context)
                 .getFailure().hasStackTraceContaining("topic 'orders' is declared twice"));
+    }
+    /** An application's own provisioner, which declares {@code orders} itself (from its own code). */
+    @Configuration(proxyBeanMethods = false)
+    static class OwnProvisioner {
+        @Bean
+        KafkoTopicProvisioner myTopics(Kafko kafko) {
+            return new KafkoTopicProvisioner(kafko, Map.of("orders", TopicConfig.builder().partitions(2).build()),
+                    false);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Audit {
+        @Bean
+        NewTopic auditTopic() {
+            return TopicBuilder.name("audit").partitions(3).build();
+        }
+    }
+
+    @Test
+    void anApplicationsOwnProvisionerCreatesTheBeansTopicsAndATopicItDeclaresTooFailsStartUpNamingBoth() {
+        runner.withUserConfiguration(OwnProvisioner.class, Audit.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            Kafko kafko = context.getBean(Kafko.class);
+            assertThat(kafko.topic("orders").orElseThrow().partitionCount()).isEqualTo(2);
+            assertThat(kafko.topic("audit").orElseThrow().partitionCount()).isEqualTo(3);
+        });
+        // the bean asks for 6 partitions of a topic the provisioner declares with 2: neither wins without a word
+        runner.withUserConfiguration(OwnProvisioner.class, Orders.class).run(context -> assertThat(context)
+                .getFailure().hasStackTraceContaining("topic 'orders' is declared twice, by the KafkoTopicProvisioner"
+                        + " bean 'myTopics' and by NewTopic bean 'ordersTopic': declare it in one place"));
     }
 }

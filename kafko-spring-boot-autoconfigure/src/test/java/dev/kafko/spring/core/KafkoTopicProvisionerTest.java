@@ -2,14 +2,17 @@ package dev.kafko.spring.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kafko.Compression;
 import dev.kafko.Kafko;
 import dev.kafko.Topic;
+import dev.kafko.TopicConfig;
 import dev.kafko.TopicExistsException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -74,6 +77,73 @@ class KafkoTopicProvisionerTest {
             assertThat(kafko.topic("q")).isPresent();
             assertThat(output.getOut()).doesNotContain("Created topic 'q'");
         }
+    }
+
+    @Test
+    void aDeclaredTopicThatAnotherCallerCreatedWithTheDefaultsMeanwhileIsGrownToTheCountAskedFor(CapturedOutput output) {
+        try (Kafko kafko = Kafko.open(dir)) {
+            AtomicBoolean raced = new AtomicBoolean();
+            // a send (or a listener's start) creates the topic with kafko.defaults right after this call found it
+            // missing: the create here finds it existing
+            Kafko racing = intercepted(kafko, (method, args) -> {
+                if (method.getName().equals("createTopic") && args[0].equals("tenants")
+                        && raced.compareAndSet(false, true)) {
+                    kafko.createTopic("tenants", TopicConfig.builder().partitions(1).build());
+                }
+                return null;
+            });
+            KafkoTopicProvisioner provisioner = new KafkoTopicProvisioner(racing, Map.of(), true);
+            provisioner.createOrGrow(Map.of("tenants", TopicConfig.builder().partitions(6)
+                    .compression(Compression.LZ4).build()), Set.of(), Map.of("tenants", "NewTopic 'tenants'"));
+            assertThat(raced).isTrue();
+            assertThat(kafko.topic("tenants").orElseThrow().partitionCount()).as("the count asked for").isEqualTo(6);
+            assertThat(output.getOut()).contains("Growing topic 'tenants' from 1 to 6 partitions")
+                    .contains("Topic 'tenants' exists with").contains("NewTopic 'tenants' asks for");
+        }
+    }
+
+    @Test
+    void aTopicGrownFurtherByAnotherCallerBetweenTheCountAndTheGrowthIsTakenAsItIs() {
+        try (Kafko kafko = Kafko.open(dir)) {
+            kafko.createTopic("orders.DLT", TopicConfig.builder().partitions(1).build());
+            AtomicInteger grown = new AtomicInteger();
+            // each growth here finds the topic grown past its count by another caller first (a dead-letter topic
+            // grown to its topic's count on a listener's thread, an administrator's call)
+            Kafko racing = intercepted(kafko, (method, args) -> {
+                if (method.getName().equals("topic") && args[0].equals("orders.DLT")) {
+                    Topic real = kafko.topic("orders.DLT").orElseThrow();
+                    return Optional.of(growingFirst(real, kafko, grown));
+                }
+                return null;
+            });
+            KafkoTopicProvisioner provisioner = new KafkoTopicProvisioner(racing, Map.of(), true);
+            provisioner.createOrGrow(Map.of("orders.DLT", TopicConfig.builder().partitions(3).build()), Set.of(),
+                    Map.of("orders.DLT", "NewTopic 'orders.DLT'"));
+            assertThat(kafko.topic("orders.DLT").orElseThrow().partitionCount()).isEqualTo(5);
+
+            Topic ensured = provisioner.ensure("orders.DLT", 7);
+            assertThat(ensured.partitionCount()).isEqualTo(9);
+            assertThat(grown).hasValue(2);
+        }
+    }
+
+    /**
+     * {@code real}, whose {@link Topic#increasePartitions} grows the topic by two past the count asked for first, as
+     * another caller would between this caller's look at its count and its growth.
+     */
+    private static Topic growingFirst(Topic real, Kafko kafko, AtomicInteger grown) {
+        return (Topic) Proxy.newProxyInstance(Topic.class.getClassLoader(), new Class<?>[] {Topic.class},
+                (proxy, method, args) -> {
+                    if (method.getName().equals("increasePartitions")) {
+                        grown.incrementAndGet();
+                        kafko.topic(real.name()).orElseThrow().increasePartitions((Integer) args[0] + 2);
+                    }
+                    try {
+                        return method.invoke(real, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
     }
 
     /** {@code kafko}, where {@code interceptor} answers a call first: a null answer passes the call on. */
