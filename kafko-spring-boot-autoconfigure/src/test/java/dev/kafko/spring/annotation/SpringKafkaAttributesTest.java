@@ -532,6 +532,39 @@ class SpringKafkaAttributesTest {
         });
     }
 
+    static class OneShotReplying {
+        @KafkoListener(id = "oneShotMessageFirst", topics = "one-shot-in", splitIterables = false)
+        @SendTo("one-shot-split-out")
+        Iterable<Object> messageFirst(String value) {
+            return java.util.stream.Stream.<Object>of(MessageBuilder.withPayload(value + "-m").build(), value + "-plain")
+                    ::iterator;
+        }
+
+        @KafkoListener(id = "oneShotPlainFirst", topics = "one-shot-in", splitIterables = false)
+        @SendTo("one-shot-whole-out")
+        Iterable<Object> plainFirst(String value) {
+            return java.util.stream.Stream.<Object>of(value + "-1", value + "-2")::iterator;
+        }
+
+        @KafkoListener(id = "oneShotOut", topics = {"one-shot-split-out", "one-shot-whole-out"})
+        void out(String value, @org.springframework.messaging.handler.annotation.Header(KafkoHeaders.RECEIVED_TOPIC)
+                String topic) {
+            SEEN.add(topic + ":" + value);
+        }
+    }
+
+    @Test
+    void withoutSplittingAnIterableThatGivesOneIteratorIsReadOnceAndSentWhole() {
+        // a stream's iterator can be asked for once: the look at its first element must not use it up
+        runner.withBean(OneShotReplying.class).run(context -> {
+            template(context).send("one-shot-in", "v").join();
+            await().atMost(WAIT).until(() -> SEEN.size() >= 3);
+            KafkoTestUtils.waitForListeners(context, WAIT);
+            assertThat(new ArrayList<>(SEEN)).containsExactlyInAnyOrder("one-shot-split-out:v-m",
+                    "one-shot-split-out:v-plain", "one-shot-whole-out:[\"v-1\",\"v-2\"]");
+        });
+    }
+
     // info
 
     static class Informed {

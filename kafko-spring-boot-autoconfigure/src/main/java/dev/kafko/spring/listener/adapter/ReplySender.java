@@ -11,6 +11,7 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -69,6 +70,12 @@ final class ReplySender {
      */
     void send(Object result, List<KafkoRecord> records) {
         Request request = batch ? Request.NONE : request(records.get(0));
+        if (result instanceof Iterable<?> iterable && !splitIterables && !(iterable instanceof Collection<?>)) {
+            // read once: an Iterable that gives one iterator (a stream's) is looked at here and then sent
+            List<Object> copy = new ArrayList<>();
+            iterable.forEach(copy::add);
+            result = copy;
+        }
         if (result instanceof Iterable<?> elements && (splitIterables || firstIsMessage(elements))) {
             // as spring-kafka does by default: a record per element (a Message keeps a collection whole)
             List<Object> values = new ArrayList<>();
