@@ -41,7 +41,7 @@ class OwnBeanClassesTest {
                         Class<?> type = AopUtils.getTargetClass(context.getBean(name));
                         if (type.getName().startsWith("dev.kafko.") && !isTestClass(type)) {
                             kafkos.add(type.getName());
-                            if (KafkoListenerAnnotationBeanPostProcessor.mayHaveListeners(type)) {
+                            if (ListenerSearch.mayHaveListeners(type)) {
                                 searched.add(name + " (" + type.getName() + ")");
                             }
                         }
@@ -53,21 +53,21 @@ class OwnBeanClassesTest {
                                     "dev.kafko.spring.metrics.KafkoMetrics",
                                     "dev.kafko.spring.health.KafkoHealthIndicator");
                     // the application's listener is found all the same
-                    assertThat(KafkoListenerAnnotationBeanPostProcessor.mayHaveListeners(App.class)).isTrue();
+                    assertThat(ListenerSearch.mayHaveListeners(App.class)).isTrue();
                 });
     }
 
     @Test
     void everyListedClassExists() throws Exception {
-        for (String name : KafkoListenerAnnotationBeanPostProcessor.OWN_BEAN_CLASSES) {
+        for (String name : ListenerSearch.OWN_BEAN_CLASSES) {
             assertThat(Class.forName(name, false, getClass().getClassLoader())).as(name).isNotNull();
         }
     }
 
     @Test
     void anApplicationSubclassOfAKafkoBeanClassIsStillSearched() {
-        assertThat(KafkoListenerAnnotationBeanPostProcessor.mayHaveListeners(KafkoTemplate.class)).isFalse();
-        assertThat(KafkoListenerAnnotationBeanPostProcessor.mayHaveListeners(ListeningTemplate.class)).isTrue();
+        assertThat(ListenerSearch.mayHaveListeners(KafkoTemplate.class)).isFalse();
+        assertThat(ListenerSearch.mayHaveListeners(ListeningTemplate.class)).isTrue();
         assertThat(KafkoListenerAnnotationBeanPostProcessor.hasListenerMethods(ListeningTemplate.class)).isTrue();
     }
 
