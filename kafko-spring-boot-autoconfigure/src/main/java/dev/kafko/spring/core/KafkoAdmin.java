@@ -71,13 +71,19 @@ public class KafkoAdmin {
     /**
      * Deletes the topics of these names, each as {@link Kafko#deleteTopic} does (its records and its groups'
      * offsets go; a running listener of a topic it may create creates it again: unregister its container first). All
-     * must exist when the call begins: none is deleted otherwise.
+     * must exist when the call begins, and each be given once: none is deleted otherwise (a name given twice would
+     * otherwise find its topic gone after the others before it were deleted).
      *
      * @throws UnknownTopicException naming the first that does not exist
+     * @throws KafkoException naming a topic given twice
      */
     public void deleteTopics(String... topicNames) {
+        Set<String> names = new LinkedHashSet<>();
         for (String name : topicNames) {
             existing(name);
+            if (!names.add(name)) {
+                throw new KafkoException("topic '" + name + "' is given twice to deleteTopics (nothing was deleted)");
+            }
         }
         for (String name : topicNames) {
             kafko.deleteTopic(name);

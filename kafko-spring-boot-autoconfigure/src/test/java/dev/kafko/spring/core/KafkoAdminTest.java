@@ -92,6 +92,19 @@ class KafkoAdminTest {
         });
     }
 
+    @Test
+    void aNameGivenTwiceToDeleteTopicsIsRefusedBeforeAnyTopicIsDeleted() {
+        runner.run(context -> {
+            KafkoAdmin admin = context.getBean(KafkoAdmin.class);
+            Kafko kafko = context.getBean(Kafko.class);
+            admin.createOrModifyTopics(TopicBuilder.name("a").build(), TopicBuilder.name("b").build());
+            assertThatThrownBy(() -> admin.deleteTopics("a", "b", "a")).isInstanceOf(KafkoException.class)
+                    .isNotInstanceOf(UnknownTopicException.class)
+                    .hasMessage("topic 'a' is given twice to deleteTopics (nothing was deleted)");
+            assertThat(kafko.topics()).contains("a", "b");
+        });
+    }
+
     @Configuration(proxyBeanMethods = false)
     static class OwnAdmin {
         @Bean
