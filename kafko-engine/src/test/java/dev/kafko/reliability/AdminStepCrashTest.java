@@ -25,7 +25,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,55 +43,6 @@ class AdminStepCrashTest {
 
     private int images;
 
-    /** The disk model, and a trigger at each step while armed. */
-    private static final class Stepper implements HookedFileIo.Hooks {
-        final PowerLossDisk disk;
-        volatile @Nullable Runnable armed;
-
-        Stepper(PowerLossDisk disk) {
-            this.disk = disk;
-        }
-
-        private void step() {
-            Runnable r = armed;
-            if (r != null) {
-                r.run();
-            }
-        }
-
-        @Override
-        public void afterOpen(Path path, boolean existed) throws IOException {
-            disk.afterOpen(path, existed);
-        }
-
-        @Override
-        public void beforeForce(Path path) {
-            step();
-        }
-
-        @Override
-        public void afterForce(Path path) throws IOException {
-            disk.afterForce(path);
-            step();
-        }
-
-        @Override
-        public void beforeMove(Path source, Path target) {
-            step();
-        }
-
-        @Override
-        public void beforeDelete(Path path) {
-            step();
-        }
-
-        @Override
-        public void afterFsyncDirectory(Path dir) throws IOException {
-            disk.afterFsyncDirectory(dir);
-            step();
-        }
-    }
-
     private record Image(Path dir, boolean powerLoss) {
     }
 
@@ -101,7 +51,7 @@ class AdminStepCrashTest {
     @Tag("stress")
     void aCrashAtAnyStepOfAnAdminCallLeavesTheStateBeforeOrAfterIt() throws Exception {
         Path live = tmp.resolve("live");
-        Stepper stepper = new Stepper(new PowerLossDisk(live));
+        SteppingDisk stepper = new SteppingDisk(new PowerLossDisk(live));
         TopicConfig a = TopicConfig.builder().partitions(3).segmentBytes(1024).fsync(FsyncPolicy.EVERY_BATCH).build();
         List<Ack> acked = new ArrayList<>();
         Map<Integer, Long> commits = new HashMap<>();
@@ -128,7 +78,7 @@ class AdminStepCrashTest {
         assertThat(images).isGreaterThan(50);
     }
 
-    private void crashAtEachStep(Stepper stepper, Kafko kafko, String what, Runnable call, List<Ack> acked,
+    private void crashAtEachStep(SteppingDisk stepper, Kafko kafko, String what, Runnable call, List<Ack> acked,
             Map<Integer, Long> commits) throws Exception {
         Map<String, String> before = state(kafko);
         // a commit in flight may be in an image or not: the image must hold at least what was committed before
@@ -138,7 +88,7 @@ class AdminStepCrashTest {
         stepper.armed = () -> {
             try {
                 Path kill = tmp.resolve("img-" + images + "-" + taken.size() + "-kill");
-                copy(live, kill);
+                SteppingDisk.copyLive(live, kill);
                 taken.add(new Image(kill, false));
                 Path power = tmp.resolve("img-" + images + "-" + taken.size() + "-power");
                 stepper.disk.crashInto(power);
@@ -238,23 +188,6 @@ class AdminStepCrashTest {
             c.commit(offsets);
         }
         commits.putAll(offsets);
-    }
-
-    private static void copy(Path from, Path to) throws IOException {
-        try (Stream<Path> s = Files.walk(from)) {
-            for (Path p : (Iterable<Path>) s::iterator) {
-                Path t = to.resolve(from.relativize(p).toString());
-                if (Files.isDirectory(p)) {
-                    Files.createDirectories(t);
-                } else if (!p.getFileName().toString().equals(".lock")) {
-                    try {
-                        Files.copy(p, t);
-                    } catch (java.nio.file.NoSuchFileException e) {
-                        // deleted while listed
-                    }
-                }
-            }
-        }
     }
 
     private static void deleteTree(Path dir) throws IOException {

@@ -13,14 +13,11 @@ import dev.kafko.internal.broker.BrokerBridge;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.stream.Stream;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -42,59 +39,10 @@ class GroupDeletionCrashTest {
     private record Image(Path dir, String what, boolean afterTheCall) {
     }
 
-    /** A trigger at each step of the file system while armed, beside the power-loss model. */
-    private static final class Stepper implements HookedFileIo.Hooks {
-        final PowerLossDisk disk;
-        volatile @Nullable Runnable armed;
-
-        Stepper(PowerLossDisk disk) {
-            this.disk = disk;
-        }
-
-        private void step() {
-            Runnable r = armed;
-            if (r != null) {
-                r.run();
-            }
-        }
-
-        @Override
-        public void afterOpen(Path path, boolean existed) throws IOException {
-            disk.afterOpen(path, existed);
-        }
-
-        @Override
-        public void beforeForce(Path path) {
-            step();
-        }
-
-        @Override
-        public void afterForce(Path path) throws IOException {
-            disk.afterForce(path);
-            step();
-        }
-
-        @Override
-        public void beforeMove(Path source, Path target) {
-            step();
-        }
-
-        @Override
-        public void beforeDelete(Path path) {
-            step();
-        }
-
-        @Override
-        public void afterFsyncDirectory(Path dir) throws IOException {
-            disk.afterFsyncDirectory(dir);
-            step();
-        }
-    }
-
     @Test
     void aCrashAtAnyStepOfAGroupDeletionLeavesTheWholeGroupOrNone() throws Exception {
         Path live = tmp.resolve("live");
-        Stepper stepper = new Stepper(new PowerLossDisk(live));
+        SteppingDisk stepper = new SteppingDisk(new PowerLossDisk(live));
         List<Image> images = new ArrayList<>();
         try (Kafko kafko = BrokerBridge.open(live, KafkoOptions.DEFAULTS, new HookedFileIo(stepper))) {
             kafko.createTopic("t", TopicConfig.builder().partitions(2).fsync(FsyncPolicy.EVERY_BATCH).build());
@@ -159,33 +107,16 @@ class GroupDeletionCrashTest {
         }
     }
 
-    private List<Image> image(Stepper stepper, Path live, String what, boolean afterTheCall) {
+    private List<Image> image(SteppingDisk stepper, Path live, String what, boolean afterTheCall) {
         try {
             Path kill = Files.createTempDirectory(tmp, "kill-");
-            copy(live, kill);
+            SteppingDisk.copyLive(live, kill);
             Path power = tmp.resolve(kill.getFileName().toString().replace("kill-", "power-"));
             stepper.disk.crashInto(power);
             return List.of(new Image(kill, "kill -9 at " + what, afterTheCall),
                     new Image(power, "power loss at " + what, afterTheCall));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        }
-    }
-
-    private static void copy(Path from, Path to) throws IOException {
-        try (Stream<Path> s = Files.walk(from)) {
-            for (Path p : (Iterable<Path>) s::iterator) {
-                Path t = to.resolve(from.relativize(p).toString());
-                if (Files.isDirectory(p)) {
-                    Files.createDirectories(t);
-                } else if (!p.getFileName().toString().equals(".lock")) {
-                    try {
-                        Files.copy(p, t);
-                    } catch (NoSuchFileException e) {
-                        // deleted while listed
-                    }
-                }
-            }
         }
     }
 }
