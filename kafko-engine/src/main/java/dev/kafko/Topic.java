@@ -7,7 +7,7 @@ public interface Topic {
 
     String name();
 
-    /** The config the topic was created with (partitions reflects the current count). */
+    /** The topic's config: as created, or as last changed by {@link #alterConfig} or {@link #increasePartitions}. */
     TopicConfig config();
 
     int partitionCount();
@@ -31,6 +31,35 @@ public interface Topic {
      * @throws KafkoClosedException when the instance is closed
      */
     void increasePartitions(int newCount);
+
+    /**
+     * Changes the topic's config, Kafka's {@code alterConfigs} for a topic: every setting but the partition count
+     * (which {@link #increasePartitions} grows) may change. Nothing stored is rewritten; the new config applies
+     * to what comes next:
+     * <ul>
+     *   <li>retention ({@code retention}, {@code retentionBytes}): from the next retention run, which deletes what
+     *       a shorter limit no longer keeps; a longer one keeps what is still there;</li>
+     *   <li>{@code maxRecordBytes}: to sends made after the call returns (records stored before stay readable);</li>
+     *   <li>{@code compression}: to frames written after the call returns; consumers read frames of both codecs
+     *       (the codec of each frame is stored with it);</li>
+     *   <li>{@code segmentBytes}, {@code segmentAge}: at each partition's next append, which rolls its active
+     *       segment when that is already beyond the new limits; {@code indexIntervalBytes} from the next segment;</li>
+     *   <li>{@code fsync}: from the next append; a policy other than {@link FsyncPolicy#NEVER} also forces to
+     *       disk, before the call returns, what each partition holds.</li>
+     * </ul>
+     * The config is stored with the topic before any partition changes (written to a new file, then renamed:
+     * a crash leaves the old config or the new one, and a reopen writes by the stored one). The call returns once
+     * every partition writes by it. A config equal to the current one changes nothing.
+     *
+     * @throws InvalidPartitionException when {@code config.partitions()} is not the current count
+     * @throws CompressionUnavailableException when the new codec's library is not on the class path; nothing
+     *         changed
+     * @throws KafkoStorageException when the config could not be stored (nothing changed), or when a partition
+     *         failed forcing what it holds under the new policy (the config is stored; that partition is failed)
+     * @throws UnknownTopicException when the topic was deleted
+     * @throws KafkoClosedException when the instance is closed
+     */
+    void alterConfig(TopicConfig config);
 
     /** A snapshot of every partition, an unmodifiable list. */
     List<PartitionInfo> partitions();

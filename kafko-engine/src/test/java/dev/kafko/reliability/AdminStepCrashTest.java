@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A crash at every step of each admin call, in order: before and after each file force, directory fsync, rename
+ * A crash at every step of each admin call (create, commit, grow, config change, delete), in order: before and after each file force, directory fsync, rename
  * and delete the call makes, the directory is imaged twice, as a kill -9 leaves it (a copy of the files as they
  * are) and as a power loss does ({@link PowerLossDisk}: what was fsynced). Each image must open, and hold each
  * topic as it was before the call or as it is after it (config and partition count whole), with every record and
@@ -66,6 +66,11 @@ class AdminStepCrashTest {
                     commits);
             send(kafko, "a", 60, acked);
             crashAtEachStep(stepper, kafko, "commit grown", () -> commit(kafko, commits), acked, commits);
+            // a changed config: stored whole or not at all; the records after it are written by it (lz4, small segments)
+            crashAtEachStep(stepper, kafko, "alter a", () -> kafko.topic("a").orElseThrow().alterConfig(a.toBuilder()
+                    .partitions(6).compression(Compression.LZ4).segmentBytes(2048).retention(Duration.ofDays(30))
+                    .maxRecordBytes(4096).build()), acked, commits);
+            send(kafko, "a", 60, acked);
             crashAtEachStep(stepper, kafko, "delete b", () -> kafko.deleteTopic("b"), acked, commits);
             crashAtEachStep(stepper, kafko, "create b again", () -> kafko.createTopic("b", TopicConfig.builder()
                     .partitions(2).compression(Compression.LZ4).fsync(FsyncPolicy.EVERY_BATCH).build()), acked, commits);

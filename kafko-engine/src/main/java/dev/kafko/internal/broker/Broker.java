@@ -16,6 +16,7 @@ import dev.kafko.Topic;
 import dev.kafko.TopicConfig;
 import dev.kafko.TopicExistsException;
 import dev.kafko.UnknownTopicException;
+import dev.kafko.internal.io.Failures;
 import dev.kafko.internal.io.FileIo;
 import dev.kafko.internal.io.FileNames;
 import dev.kafko.internal.io.StorageErrors;
@@ -336,9 +337,53 @@ public final class Broker implements Kafko {
         }
     }
 
+    /**
+     * Changes a topic's config: checked, then stored (the commit point: a reopen writes by it), then published
+     * for callers, then each partition's owner writes by it. Every partition is told even when one fails (its
+     * flush under the new policy); the first failure is thrown with the others suppressed.
+     */
+    void alterConfig(TopicImpl t, TopicConfig config) {
+        Objects.requireNonNull(config, "config");
+        config.compression().requireAvailable();
+        admin.lock();
+        try {
+            t.ensureOpen();
+            int count = t.actors().length;
+            if (config.partitions() != count) {
+                throw new InvalidPartitionException("topic '" + t.name + "' has " + count + " partitions; a config"
+                        + " change keeps the count (the config asks for " + config.partitions() + "): add partitions"
+                        + " with increasePartitions, which never removes any");
+            }
+            if (config.equals(t.config())) {
+                return;
+            }
+            try {
+                TopicConfigFile.write(ctx.io(), t.dir, config, options.fsyncMetadata());
+            } catch (RuntimeException e) {
+                throw StorageErrors.typed("change the config of topic '" + t.name + "'", t.dir, e);
+            }
+            t.reconfigured(config);
+            @Nullable Throwable first = null;
+            for (PartitionActor a : t.actors()) {
+                try {
+                    a.commands.reconfigure(config, forcesSeals(config));
+                } catch (RuntimeException | Error e) {
+                    first = Failures.suppress(first, e);
+                }
+            }
+            Failures.rethrow(first);
+        } finally {
+            admin.unlock();
+        }
+    }
+
+    /** A directory that does not outlive its use need not wait at a roll for what nothing forces anyway. */
+    private boolean forcesSeals(TopicConfig config) {
+        return options.fsyncMetadata() || config.fsync() != FsyncPolicy.NEVER;
+    }
+
     PartitionActor openPartition(String topic, Path topicDir, int partition, TopicConfig config) {
-        // a directory that does not outlive its use need not wait at a roll for what nothing forces anyway
-        boolean forceSeals = options.fsyncMetadata() || config.fsync() != FsyncPolicy.NEVER;
+        boolean forceSeals = forcesSeals(config);
         PartitionLog log = PartitionLog.open(topic, partition, FileNames.partitionDir(topicDir, partition), config,
                 options.clock(), ctx.io(), ctx.preparer(), forceSeals);
         try {

@@ -1,6 +1,7 @@
 package dev.kafko.internal.broker;
 
 import dev.kafko.OutgoingRecord;
+import dev.kafko.TopicConfig;
 import java.util.List;
 import java.util.concurrent.CompletionException;
 import org.jspecify.annotations.Nullable;
@@ -28,7 +29,9 @@ final class CommandRequest extends Request<Void> {
         /** Write the sends that linger now: a consumer is about to park. */
         WRITE_LINGERING,
         /** A producer flushes: write the sends that linger, and mark which rounds it waits for. */
-        WRITE_SUBMITTED
+        WRITE_SUBMITTED,
+        /** The topic's config changed: write by {@link CommandRequest#config} from now on. */
+        RECONFIGURE
     }
 
     final Kind kind;
@@ -38,8 +41,19 @@ final class CommandRequest extends Request<Void> {
      */
     CompletionBarrier.@Nullable Epoch epoch;
 
+    /** {@link Kind#RECONFIGURE}: the topic's new config; null for every other kind. */
+    final @Nullable TopicConfig config;
+    /** {@link Kind#RECONFIGURE}: whether the seals of later rolls are forced. */
+    final boolean forceSeals;
+
     CommandRequest(Kind kind) {
+        this(kind, null, false);
+    }
+
+    CommandRequest(Kind kind, @Nullable TopicConfig config, boolean forceSeals) {
         this.kind = kind;
+        this.config = config;
+        this.forceSeals = forceSeals;
     }
 
     /** Waits for the command; its failure is thrown as it is (typed), not wrapped. Returns this command. */

@@ -12,6 +12,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -63,9 +64,13 @@ final class PartitionActor implements Mailbox.Owner {
     final String topic;
     final int partition;
     private final PartitionLog log;
-    private final FsyncPolicy fsync;
-    /** A coalesced frame stops growing at this many record bytes: {@link #MAX_FRAME_BYTES} or what a segment holds. */
-    private final long frameBytes;
+    /** The topic's fsync policy; changed by a {@link CommandRequest.Kind#RECONFIGURE} command. Owner only. */
+    private FsyncPolicy fsync;
+    /**
+     * A coalesced frame stops growing at this many record bytes: {@link #MAX_FRAME_BYTES} or what a segment holds;
+     * changed with {@link #fsync}. Owner only.
+     */
+    private long frameBytes;
     private final BrokerContext ctx;
     private final CompletionBarrier completions;
 
@@ -108,7 +113,7 @@ final class PartitionActor implements Mailbox.Owner {
         this.partition = partition;
         this.log = log;
         this.fsync = config.fsync();
-        this.frameBytes = Math.min(MAX_FRAME_BYTES, AppendSizes.recordBytesPerSegment(config.segmentBytes()));
+        this.frameBytes = frameBytesOf(config);
         this.mailbox = new Mailbox(topic + "-" + partition, ctx.options().maxQueuedBytes(), ctx.options().maxBlock());
         this.deferredSends = new DeferredSends(this, mailbox, ctx.scheduler());
         this.ctx = ctx;
@@ -583,10 +588,31 @@ final class PartitionActor implements Mailbox.Owner {
                 }
             }
             case RETENTION -> commands.retention();
+            case RECONFIGURE -> reconfigure(c);
             case CLOSE, DELETE -> {
                 c.epoch = completions.flip(); // closeLog waits for the rounds before it to complete
                 lifecycle.close(c);
             }
+        }
+    }
+
+    private static long frameBytesOf(TopicConfig config) {
+        return Math.min(MAX_FRAME_BYTES, AppendSizes.recordBytesPerSegment(config.segmentBytes()));
+    }
+
+    /**
+     * The topic's config changed: its rounds and log write by the new one from now on (every append of the round
+     * before this command was flushed already when the old policy said so). A policy that fsyncs forces what the
+     * partition holds now, so that nothing written under the old one waits for a later append: a failure there
+     * fails the partition and the command. A failed or closed partition only takes note.
+     */
+    private void reconfigure(CommandRequest c) {
+        TopicConfig next = Objects.requireNonNull(c.config, "config");
+        fsync = next.fsync();
+        frameBytes = frameBytesOf(next);
+        log.reconfigure(next, c.forceSeals);
+        if (fsync != FsyncPolicy.NEVER && state == PartitionState.RUNNING) {
+            c.error = flush();
         }
     }
 

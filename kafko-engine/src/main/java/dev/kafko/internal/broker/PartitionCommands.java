@@ -2,6 +2,7 @@ package dev.kafko.internal.broker;
 
 import dev.kafko.InterruptException;
 import dev.kafko.PartitionState;
+import dev.kafko.TopicConfig;
 import dev.kafko.internal.log.PartitionLog;
 import java.time.Duration;
 import java.util.Locale;
@@ -71,9 +72,12 @@ final class PartitionCommands {
      * (an observer's callback that called {@code System.exit} waits for the shutdown hook this close may run in).
      */
     private @Nullable CommandRequest runCommand(CommandRequest.Kind kind, boolean boundedAtShutdown) {
-        String what = nameOf(kind);
+        return runCommand(new CommandRequest(kind), boundedAtShutdown);
+    }
+
+    private @Nullable CommandRequest runCommand(CommandRequest c, boolean boundedAtShutdown) {
+        String what = nameOf(c.kind);
         requireNotOwnedByCaller(what);
-        CommandRequest c = new CommandRequest(kind);
         actor.submit(c);
         boolean interrupted = false;
         long deadline = System.nanoTime() + CLOSE_COMPLETION_WAIT.toNanos();
@@ -191,6 +195,14 @@ final class PartitionCommands {
             throw new InterruptException("interrupted while waiting for the sends before a flush of " + actor.topic
                     + "-" + actor.partition + " to complete");
         }
+    }
+
+    /**
+     * Has the owner write by {@code config} from now on ({@link PartitionActor}'s reconfigure), and waits for it;
+     * its failure (a flush the new policy asked for) is thrown typed. Any thread but the owner.
+     */
+    void reconfigure(TopicConfig config, boolean forceSeals) {
+        Objects.requireNonNull(runCommand(new CommandRequest(CommandRequest.Kind.RECONFIGURE, config, forceSeals), false));
     }
 
     /** {@link RetentionPace#unfinished}: the scheduler runs retention here again. Any thread. */

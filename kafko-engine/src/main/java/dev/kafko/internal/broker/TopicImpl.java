@@ -83,6 +83,11 @@ final class TopicImpl implements Topic {
     }
 
     @Override
+    public void alterConfig(TopicConfig config) {
+        broker.alterConfig(this, config);
+    }
+
+    @Override
     public List<PartitionInfo> partitions() {
         PartitionActor[] as = actors;
         List<PartitionInfo> out = new ArrayList<>(as.length);
@@ -120,6 +125,11 @@ final class TopicImpl implements Topic {
             g.partitionsChanged();
         }
         wakeConsumers();
+    }
+
+    /** Publishes a changed config (the partition count unchanged). Admin lock held. */
+    void reconfigured(TopicConfig newConfig) {
+        config = newConfig;
     }
 
     Life life() {

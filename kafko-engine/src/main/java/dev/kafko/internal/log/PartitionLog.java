@@ -74,10 +74,13 @@ public final class PartitionLog implements Closeable {
     private final int partition;
     private final String name;
     private final Path dir;
-    private final TopicConfig config;
+    /** Replaced by {@link #reconfigure}. Writer only (outside readers ask the topic). */
+    private TopicConfig config;
     private final Clock clock;
-    private final FrameEncoder encoder;
-    private final long segmentAgeMillis;
+    /** Replaced by {@link #reconfigure} when the codec or the largest record changes. Writer only. */
+    private FrameEncoder encoder;
+    /** Writer only. */
+    private long segmentAgeMillis;
     /** The seals of rolled segments, pending or unforced. Writer only. */
     private final Seals seals;
     /** The rolls of the active segment. Writer only. */
@@ -120,8 +123,8 @@ public final class PartitionLog implements Closeable {
         Segment last = segments[segments.length - 1];
         this.directory = new PartitionDirectory(io, dir, loaded.markerKept(), loaded.directorySyncPending(),
                 last.baseOffset());
-        this.rolls = new Rolls(this, io, dir, config, preparer, seals, directory);
-        this.retention = new Retention(this, io, dir, config, clock, seals, directory, rolls);
+        this.rolls = new Rolls(this, io, dir, preparer, seals, directory);
+        this.retention = new Retention(this, io, dir, clock, seals, directory, rolls);
         this.endOffset = last.nextOffset();
         long bytes = 0;
         for (Segment s : segments) {
@@ -300,6 +303,34 @@ public final class PartitionLog implements Closeable {
     void replaceSegments(Segment[] replacement, long sizeChange) {
         segments = replacement;
         sizeBytes += sizeChange;
+    }
+
+    /** The topic config this log writes by. Writer only ({@link Rolls} and {@link Retention} inside its calls). */
+    TopicConfig config() {
+        return config;
+    }
+
+    /**
+     * Writes by {@code next} from now on (the topic's config was changed): the codec and the largest record from
+     * the next append, the segment size and age from the next roll's check, the index interval and how zeros are
+     * written ahead from the next segment, the retention limits from the next retention run, and with
+     * {@code forceSeals} whether later seals are forced. The partition count is not the log's business. A closed
+     * log only takes note. Owner thread only.
+     */
+    public void reconfigure(TopicConfig next, boolean forceSeals) {
+        enterWriter();
+        try {
+            if (!closed && (next.compression() != config.compression() || next.maxRecordBytes() != config.maxRecordBytes())) {
+                FrameEncoder previous = encoder;
+                encoder = new FrameEncoder(name, next.compression(), next.maxRecordBytes());
+                previous.close();
+            }
+            config = next;
+            segmentAgeMillis = next.segmentAge().toMillis();
+            seals.forceFromNow(forceSeals);
+        } finally {
+            writer = null;
+        }
     }
 
     /** Forces every appended byte to disk (fdatasync). Owner thread only. */

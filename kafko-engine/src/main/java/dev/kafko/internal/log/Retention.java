@@ -1,6 +1,5 @@
 package dev.kafko.internal.log;
 
-import dev.kafko.TopicConfig;
 import dev.kafko.internal.io.FileIo;
 import dev.kafko.internal.io.FileNames;
 import dev.kafko.internal.io.StorageErrors;
@@ -21,18 +20,16 @@ final class Retention {
     private final PartitionLog log;
     private final FileIo io;
     private final Path dir;
-    private final TopicConfig config;
     private final Clock clock;
     private final Seals seals;
     private final PartitionDirectory directory;
     private final Rolls rolls;
 
-    Retention(PartitionLog log, FileIo io, Path dir, TopicConfig config, Clock clock, Seals seals,
+    Retention(PartitionLog log, FileIo io, Path dir, Clock clock, Seals seals,
             PartitionDirectory directory, Rolls rolls) {
         this.log = log;
         this.io = io;
         this.dir = dir;
-        this.config = config;
         this.clock = clock;
         this.seals = seals;
         this.directory = directory;
@@ -43,7 +40,7 @@ final class Retention {
     int apply(int maxSegments) {
         Segment[] segs = log.segments();
         long now = clock.millis();
-        int n = Math.min(maxSegments, RetentionRule.deletable(segs, log.sizeBytes(), config, now));
+        int n = Math.min(maxSegments, RetentionRule.deletable(segs, log.sizeBytes(), log.config(), now));
         if (n <= 0) {
             return 0;
         }

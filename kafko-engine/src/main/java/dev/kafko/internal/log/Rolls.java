@@ -1,7 +1,6 @@
 package dev.kafko.internal.log;
 
 import dev.kafko.FsyncPolicy;
-import dev.kafko.TopicConfig;
 import dev.kafko.internal.io.FileIo;
 import java.nio.file.Path;
 import java.util.concurrent.Executor;
@@ -17,17 +16,14 @@ final class Rolls {
     private final PartitionLog log;
     private final FileIo io;
     private final Path dir;
-    private final TopicConfig config;
     private final @Nullable Executor preparer;
     private final Seals seals;
     private final PartitionDirectory directory;
 
-    Rolls(PartitionLog log, FileIo io, Path dir, TopicConfig config, @Nullable Executor preparer, Seals seals,
-            PartitionDirectory directory) {
+    Rolls(PartitionLog log, FileIo io, Path dir, @Nullable Executor preparer, Seals seals, PartitionDirectory directory) {
         this.log = log;
         this.io = io;
         this.dir = dir;
-        this.config = config;
         this.preparer = preparer;
         this.seals = seals;
         this.directory = directory;
@@ -49,7 +45,7 @@ final class Rolls {
         active.file().endAppends();
         active.file().truncate(active.size());
         directory.dropActiveIndexFiles(active.baseOffset());
-        Segment next = LogLoader.create(dir, active.nextOffset(), config, now, io);
+        Segment next = LogLoader.create(dir, active.nextOffset(), log.config(), now, io);
         log.addSegment(next);
         prepare(next.file());
         seals.seal(active);
@@ -64,7 +60,7 @@ final class Rolls {
      */
     void prepare(SegmentFile file) {
         file.prepareWith(preparer);
-        if (config.fsync() != FsyncPolicy.NEVER) {
+        if (log.config().fsync() != FsyncPolicy.NEVER) {
             file.steps().fsyncedAsAppended();
         }
     }

@@ -28,7 +28,8 @@ final class Seals {
     private final FileIo io;
     private final Path dir;
     private final @Nullable Executor background;
-    private final boolean force;
+    /** Changed by {@link #forceFromNow}. Writer only. */
+    private boolean force;
     /** Records a failure as the log's, and returns what to throw. */
     private final Function<Throwable, RuntimeException> fail;
     /** Seals the writer has not yet seen end, oldest first; at most {@link #MAX_PENDING}. */
@@ -43,6 +44,14 @@ final class Seals {
         this.background = background;
         this.force = force;
         this.fail = fail;
+    }
+
+    /**
+     * Whether the seals of later rolls are forced (the topic's fsync policy changed): those sealed unforced
+     * before are forced at the next {@link #makeDurable}, as before. Writer only.
+     */
+    void forceFromNow(boolean force) {
+        this.force = force;
     }
 
     /** Before a roll: a writer that outruns the disk waits here for the oldest seal. */
