@@ -168,6 +168,7 @@ public final class KafkoAutoConfiguration {
                 declared.defaultPartitions, properties.isAutoCreateTopics(), declared.declaredBy);
         // every topic of an ephemeral log is new: a line per topic at each context start says nothing
         provisioner.setLogCreations(!properties.isEphemeral());
+        provisioner.setModifyTopicConfigs(properties.isModifyTopicConfigs());
         return provisioner;
     }
 

@@ -45,6 +45,13 @@ public class KafkoProperties {
     private boolean autoCreateTopics = true;
 
     /**
+     * Change the stored config of a declared topic (kafko.topics, NewTopic beans) that exists with another one to
+     * what its declaration says (its keys over kafko.defaults), as spring-kafka's modifyTopicConfigs does; when
+     * false, each difference is logged as a warning and the stored config stays.
+     */
+    private boolean modifyTopicConfigs;
+
+    /**
      * Longest a send that streams in with others may wait to be written in one frame with the sends
      * after it; 0 writes every send at once. A send never waits while a listener of its partition is
      * idle, nor when a thread blocks on its future; only sends observed through callbacks alone may
@@ -146,6 +153,14 @@ public class KafkoProperties {
 
     public void setAutoCreateTopics(boolean autoCreateTopics) {
         this.autoCreateTopics = autoCreateTopics;
+    }
+
+    public boolean isModifyTopicConfigs() {
+        return modifyTopicConfigs;
+    }
+
+    public void setModifyTopicConfigs(boolean modifyTopicConfigs) {
+        this.modifyTopicConfigs = modifyTopicConfigs;
     }
 
     public TopicDefaults getDefaults() {

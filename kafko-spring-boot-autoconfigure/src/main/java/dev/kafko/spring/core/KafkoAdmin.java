@@ -22,16 +22,30 @@ public class KafkoAdmin {
     private final Kafko kafko;
     private final KafkoTopicProvisioner topics;
 
+    private volatile boolean modifyTopicConfigs;
+
+    /** Takes {@link KafkoTopicProvisioner#isModifyTopicConfigs()} as its {@link #setModifyTopicConfigs}. */
     public KafkoAdmin(Kafko kafko, KafkoTopicProvisioner topics) {
         this.kafko = kafko;
         this.topics = topics;
+        this.modifyTopicConfigs = topics.isModifyTopicConfigs();
+    }
+
+    /**
+     * Whether {@link #createOrModifyTopics} changes an existing topic's other keys to those of its {@code NewTopic}
+     * ({@link Topic#alterConfig}), as spring-kafka's {@code KafkaAdmin.setModifyTopicConfigs}; by default
+     * {@code kafko.modify-topic-configs}.
+     */
+    public void setModifyTopicConfigs(boolean modifyTopicConfigs) {
+        this.modifyTopicConfigs = modifyTopicConfigs;
     }
 
     /**
      * Creates each topic that does not exist, with its keys over the instance's defaults for new topics
      * ({@code kafko.defaults.*}), and grows each existing one that has fewer partitions than it asks for; an existing
-     * topic's other keys stay as stored (each difference is logged as a warning). All are checked before any is
-     * created or grown.
+     * topic's other keys stay as stored (each difference is logged as a warning), or, with
+     * {@link #setModifyTopicConfigs}, are changed to the {@code NewTopic}'s over those defaults. All are checked before
+     * any is created, grown or changed.
      *
      * @throws KafkoException naming the topic when one would shrink (partitions only grow), or when a name is given
      *     twice
@@ -52,7 +66,7 @@ public class KafkoAdmin {
             }
             by.put(name, "NewTopic '" + name + "'");
         }
-        topics.createOrGrow(configs, countless, by);
+        topics.createOrGrow(configs, countless, by, modifyTopicConfigs);
     }
 
     /**

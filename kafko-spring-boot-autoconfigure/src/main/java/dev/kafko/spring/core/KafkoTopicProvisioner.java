@@ -41,6 +41,7 @@ public final class KafkoTopicProvisioner implements InitializingBean {
     private final boolean autoCreate;
     private final Map<String, String> declaredBy = new ConcurrentHashMap<>();
     private volatile boolean logCreations = true;
+    private volatile boolean modifyTopicConfigs;
 
     /**
      * @param declared the topics to create or check at start-up, with their configs
@@ -80,6 +81,21 @@ public final class KafkoTopicProvisioner implements InitializingBean {
      */
     public void setLogCreations(boolean logCreations) {
         this.logCreations = logCreations;
+    }
+
+    /**
+     * Whether a declared topic that exists with another config than its declaration's is changed to it
+     * ({@link Topic#alterConfig}, logged at INFO), as spring-kafka's {@code modifyTopicConfigs}; by default the
+     * stored config stays and each difference is logged as a warning. Read at each start-up check and
+     * {@link #declare}; {@link #createOrGrow} is told by its caller.
+     */
+    public void setModifyTopicConfigs(boolean modifyTopicConfigs) {
+        this.modifyTopicConfigs = modifyTopicConfigs;
+    }
+
+    /** See {@link #setModifyTopicConfigs}. */
+    public boolean isModifyTopicConfigs() {
+        return modifyTopicConfigs;
     }
 
     /**
@@ -151,22 +167,32 @@ public final class KafkoTopicProvisioner implements InitializingBean {
      */
     public synchronized void createOrGrow(Map<String, TopicConfig> topics, Set<String> countless,
                                           Map<String, String> by) {
-        provisionAll(topics, countless, by);
+        createOrGrow(topics, countless, by, false);
+    }
+
+    /**
+     * {@link #createOrGrow(Map, Set, Map)}; with {@code modify}, an existing topic's other keys are changed to those
+     * asked for ({@link Topic#alterConfig}) instead of staying as stored, the codec asked for checked too.
+     */
+    public synchronized void createOrGrow(Map<String, TopicConfig> topics, Set<String> countless,
+                                          Map<String, String> by, boolean modify) {
+        provisionAll(topics, countless, by, modify);
     }
 
     private void provisionAll(Map<String, TopicConfig> topics) {
-        provisionAll(topics, defaultPartitions, declaredBy);
+        provisionAll(topics, defaultPartitions, declaredBy, modifyTopicConfigs);
     }
 
-    private void provisionAll(Map<String, TopicConfig> topics, Set<String> countless, Map<String, String> by) {
+    private void provisionAll(Map<String, TopicConfig> topics, Set<String> countless, Map<String, String> by,
+            boolean modify) {
         for (Map.Entry<String, TopicConfig> topic : topics.entrySet()) {
             checkNoShrink(topic.getKey(), topic.getValue(), countless, by.get(topic.getKey()));
         }
         for (Map.Entry<String, TopicConfig> topic : topics.entrySet()) {
-            checkCodec(topic.getKey(), topic.getValue(), by.get(topic.getKey()));
+            checkCodec(topic.getKey(), topic.getValue(), by.get(topic.getKey()), modify);
         }
         for (Map.Entry<String, TopicConfig> topic : topics.entrySet()) {
-            provision(topic.getKey(), topic.getValue(), countless, by.get(topic.getKey()));
+            provision(topic.getKey(), topic.getValue(), countless, by.get(topic.getKey()), modify);
         }
     }
 
@@ -175,15 +201,21 @@ public final class KafkoTopicProvisioner implements InitializingBean {
      * neither written nor read: the start-up fails, as the creation of a new one does, rather than every send and
      * every poll of it failing for the life of the process.
      */
-    private void checkCodec(String name, TopicConfig config, @Nullable String by) {
+    private void checkCodec(String name, TopicConfig config, @Nullable String by, boolean modify) {
         Optional<Topic> existing = kafko.topic(name);
         Compression compression = existing.map(t -> t.config().compression()).orElse(config.compression());
+        requireCodec(name, compression, by, existing.isPresent() ? "exists with" : "asks for");
+        if (modify && compression != config.compression()) {
+            requireCodec(name, config.compression(), by, "asks for");
+        }
+    }
+
+    private static void requireCodec(String name, Compression compression, @Nullable String by, String how) {
         try {
             compression.requireAvailable();
         } catch (CompressionUnavailableException e) {
-            throw new CompressionUnavailableException(declarer(name, by) + ": topic '" + name + "' "
-                    + (existing.isPresent() ? "exists with" : "asks for") + " compression " + compression
-                    + ", which cannot be used in this JVM: " + e.getMessage(), e);
+            throw new CompressionUnavailableException(declarer(name, by) + ": topic '" + name + "' " + how
+                    + " compression " + compression + ", which cannot be used in this JVM: " + e.getMessage(), e);
         }
     }
 
@@ -201,7 +233,8 @@ public final class KafkoTopicProvisioner implements InitializingBean {
         }
     }
 
-    private void provision(String name, TopicConfig config, Set<String> countless, @Nullable String by) {
+    private void provision(String name, TopicConfig config, Set<String> countless, @Nullable String by,
+            boolean modify) {
         Optional<Topic> existing = kafko.topic(name);
         Topic topic;
         if (existing.isEmpty()) {
@@ -226,9 +259,17 @@ public final class KafkoTopicProvisioner implements InitializingBean {
             growTo(topic, config.partitions());
         }
         TopicConfig stored = topic.config().toBuilder().partitions(config.partitions()).build();
-        if (!stored.equals(config)) {
-            LOG.warn("Topic '{}' exists with {}; {} asks for {}. Only the partition count of an existing topic"
-                    + " can change, the stored config stays", name, topic.config(), declarer(name, by), config);
+        if (stored.equals(config)) {
+            return;
+        }
+        if (modify) {
+            LOG.info("Changing the config of topic '{}' from {} to {}, as {} asks", name, topic.config(), config,
+                    declarer(name, by));
+            topic.alterConfig(config.toBuilder().partitions(topic.partitionCount()).build());
+        } else {
+            LOG.warn("Topic '{}' exists with {}; {} asks for {}. The stored config stays (only the partition count"
+                    + " grows): set kafko.modify-topic-configs=true to change it", name, topic.config(),
+                    declarer(name, by), config);
         }
     }
 

@@ -290,6 +290,36 @@ class NewTopicBeansTest {
         assertThat(out).contains("NewTopic bean 'ordersTopic' asks for");
     }
 
+    @Test
+    void withModifyTopicConfigsAnExistingTopicTakesTheBeansAndThePropertiesConfig(@TempDir Path dir, CapturedOutput out) {
+        ApplicationContextRunner onDir = new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+                .withPropertyValues("kafko.data-dir=" + dir);
+        onDir.withUserConfiguration(OrdersWithoutCount.class)
+                .withPropertyValues("kafko.topics.payments.retention=1h")
+                .run(context -> assertThat(context).hasNotFailed());
+        onDir.withUserConfiguration(Orders.class)
+                .withPropertyValues("kafko.modify-topic-configs=true", "kafko.topics.payments.retention=30d",
+                        "kafko.topics.payments.compression=zstd")
+                .run(context -> {
+                    Kafko kafko = context.getBean(Kafko.class);
+                    TopicConfig orders = kafko.topic("orders").orElseThrow().config();
+                    assertThat(orders.partitions()).isEqualTo(6);
+                    assertThat(orders.retention()).isEqualTo(Duration.ofDays(1));
+                    assertThat(orders.compression()).isEqualTo(Compression.LZ4);
+                    TopicConfig payments = kafko.topic("payments").orElseThrow().config();
+                    assertThat(payments.retention()).isEqualTo(Duration.ofDays(30));
+                    assertThat(payments.compression()).isEqualTo(Compression.ZSTD);
+                });
+        assertThat(out).contains("Changing the config of topic 'orders'").contains("as NewTopic bean 'ordersTopic' asks")
+                .contains("Changing the config of topic 'payments'").contains("as kafko.topics.payments asks")
+                .doesNotContain("set kafko.modify-topic-configs=true");
+        // stored: a start without the property keeps it, and says how to change it
+        onDir.withPropertyValues("kafko.topics.payments.retention=2d").run(context -> assertThat(context.getBean(Kafko.class)
+                .topic("payments").orElseThrow().config().retention()).isEqualTo(Duration.ofDays(30)));
+        assertThat(out).contains("set kafko.modify-topic-configs=true to change it");
+    }
+
     /** A configuration that takes the template: its NewTopic bean cannot be made while the provisioner is. */
     @Configuration(proxyBeanMethods = false)
     static class SendsAndDeclares {

@@ -53,6 +53,34 @@ class KafkoAdminTest {
     }
 
     @Test
+    void withModifyTopicConfigsCreateOrModifyChangesAnExistingTopicsOtherKeys(CapturedOutput out) {
+        runner.run(context -> {
+            KafkoAdmin admin = context.getBean(KafkoAdmin.class);
+            Kafko kafko = context.getBean(Kafko.class);
+            admin.createOrModifyTopics(TopicBuilder.name("tenant-a").partitions(3).build());
+            admin.setModifyTopicConfigs(true);
+            admin.createOrModifyTopics(TopicBuilder.name("tenant-a").partitions(4).compression(Compression.ZSTD)
+                    .config("retention.ms", "3600000").build());
+            Topic a = kafko.topic("tenant-a").orElseThrow();
+            assertThat(a.partitionCount()).isEqualTo(4);
+            assertThat(a.config().compression()).isEqualTo(Compression.ZSTD);
+            assertThat(a.config().retention()).isEqualTo(Duration.ofHours(1));
+            assertThat(out).contains("Changing the config of topic 'tenant-a'");
+
+            admin.setModifyTopicConfigs(false);
+            admin.createOrModifyTopics(TopicBuilder.name("tenant-a").partitions(4).build());
+            assertThat(kafko.topic("tenant-a").orElseThrow().config().compression()).as("stored config stays")
+                    .isEqualTo(Compression.ZSTD);
+        });
+        runner.withPropertyValues("kafko.modify-topic-configs=true").run(context -> {
+            KafkoAdmin admin = context.getBean(KafkoAdmin.class);
+            admin.createOrModifyTopics(TopicBuilder.name("t").build());
+            admin.createOrModifyTopics(TopicBuilder.name("t").config("max.message.bytes", "4096").build());
+            assertThat(context.getBean(Kafko.class).topic("t").orElseThrow().config().maxRecordBytes()).isEqualTo(4096);
+        });
+    }
+
+    @Test
     void aShrinkIsRefusedNamingTheTopicBeforeAnyTopicIsCreatedOrGrown() {
         runner.run(context -> {
             KafkoAdmin admin = context.getBean(KafkoAdmin.class);
