@@ -12,11 +12,13 @@ import dev.kafko.spring.core.KafkoTemplate;
 import dev.kafko.spring.core.KafkoTopicCreations;
 import dev.kafko.spring.core.KafkoTopicProvisioner;
 import dev.kafko.spring.core.LogBackend;
+import dev.kafko.spring.listener.BatchInterceptor;
 import dev.kafko.spring.listener.ContainerProperties;
 import dev.kafko.spring.listener.DeadLetterPublishingRecoverer;
 import dev.kafko.spring.listener.DefaultErrorHandler;
 import dev.kafko.spring.listener.KafkoErrorHandler;
 import dev.kafko.spring.listener.LoggingRecordRecoverer;
+import dev.kafko.spring.listener.RecordInterceptor;
 import dev.kafko.spring.listener.RetryListener;
 import dev.kafko.spring.listener.adapter.KafkoArgumentResolvers;
 import dev.kafko.spring.support.KafkoInstrumentation;
@@ -417,6 +419,8 @@ public final class KafkoAutoConfiguration {
                                                                 ObjectProvider<ObservationRegistry> observationRegistry,
                                                                 ObjectProvider<KafkoListenerObservationConvention>
                                                                         observationConvention,
+                                                                ObjectProvider<RecordInterceptor> recordInterceptor,
+                                                                ObjectProvider<BatchInterceptor> batchInterceptor,
                                                                 Environment environment,
                                                                 ListableBeanFactory beanFactory) {
         KafkoProperties.Listener listener = properties.getListener();
@@ -441,6 +445,9 @@ public final class KafkoAutoConfiguration {
                     observationRegistry));
             factory.setObservationConvention(observationConvention.getIfUnique());
         }
+        // as Boot's spring-kafka auto-configuration: the single interceptor bean of each kind, none when several
+        factory.setRecordInterceptor(recordInterceptor.getIfUnique());
+        factory.setBatchInterceptor(batchInterceptor.getIfUnique());
         SimpleAsyncTaskExecutor executor = new SimpleAsyncTaskExecutor("kafko-listener-");
         executor.setVirtualThreads(Threading.VIRTUAL.isActive(environment));
         // as virtual threads are: a member stuck in its listener past the shutdown timeout (a method that

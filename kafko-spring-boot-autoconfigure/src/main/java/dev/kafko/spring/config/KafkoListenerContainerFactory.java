@@ -3,12 +3,14 @@ package dev.kafko.spring.config;
 import dev.kafko.Kafko;
 import dev.kafko.spring.core.KafkoOperations;
 import dev.kafko.spring.core.LogBackend;
+import dev.kafko.spring.listener.BatchInterceptor;
 import dev.kafko.spring.listener.ConcurrentMessageListenerContainer;
 import dev.kafko.spring.listener.ContainerProperties;
 import dev.kafko.spring.listener.DefaultErrorHandler;
 import dev.kafko.spring.listener.RetryBackOffListener;
 import dev.kafko.spring.listener.KafkoErrorHandler;
 import dev.kafko.spring.listener.KafkoMessageListener;
+import dev.kafko.spring.listener.RecordInterceptor;
 import dev.kafko.spring.listener.adapter.DelegatingMessageListenerAdapter;
 import dev.kafko.spring.listener.adapter.FilteringMessageListenerAdapter;
 import dev.kafko.spring.listener.adapter.KafkoArgumentResolvers;
@@ -46,8 +48,8 @@ import org.springframework.messaging.handler.invocation.InvocableHandlerMethod;
 /**
  * Builds listener containers from endpoints (annotated methods) or from plain
  * {@link KafkoMessageListener}s, with shared defaults: backend, container properties, error
- * handler, converter, thread executor, instrumentation, record filter and the template used by
- * {@code @SendTo}.
+ * handler, converter, thread executor, instrumentation, record filter, record and batch interceptors and the
+ * template used by {@code @SendTo}.
  * Configure it before the context starts; afterwards it is only read (any thread).
  */
 public class KafkoListenerContainerFactory implements ApplicationEventPublisherAware {
@@ -64,6 +66,8 @@ public class KafkoListenerContainerFactory implements ApplicationEventPublisherA
     private @Nullable KafkoOperations<Object, Object> replyTemplate;
     private @Nullable MessageHandlerMethodFactory defaultHandlerMethodFactory;
     private @Nullable RecordFilterStrategy recordFilterStrategy;
+    private @Nullable RecordInterceptor recordInterceptor;
+    private @Nullable BatchInterceptor batchInterceptor;
     private boolean autoStartup = true;
     /** Null until one is set: none, as {@link ObservationRegistry#NOOP}, which need not be initialized then. */
     private @Nullable ObservationRegistry observationRegistry;
@@ -95,6 +99,8 @@ public class KafkoListenerContainerFactory implements ApplicationEventPublisherA
         copy.executor = executor;
         copy.replyTemplate = replyTemplate;
         copy.recordFilterStrategy = recordFilterStrategy;
+        copy.recordInterceptor = recordInterceptor;
+        copy.batchInterceptor = batchInterceptor;
         copy.autoStartup = autoStartup;
         copy.observationRegistry = observationRegistry;
         copy.observationConvention = observationConvention;
@@ -188,6 +194,33 @@ public class KafkoListenerContainerFactory implements ApplicationEventPublisherA
 
     public @Nullable RecordFilterStrategy getRecordFilterStrategy() {
         return recordFilterStrategy;
+    }
+
+    /**
+     * Sees each record before the record listeners of the containers this factory makes afterwards do (see
+     * {@link RecordInterceptor}), as spring-kafka's factory method of the same name: every container, those of a
+     * {@code @RetryableTopic}'s retry and dead-letter topics included, and those of its {@link #copy()}s.
+     * {@code null} (the default) for none; batch listeners' containers ignore it.
+     */
+    public void setRecordInterceptor(@Nullable RecordInterceptor recordInterceptor) {
+        this.recordInterceptor = recordInterceptor;
+    }
+
+    public @Nullable RecordInterceptor getRecordInterceptor() {
+        return recordInterceptor;
+    }
+
+    /**
+     * Sees each batch before the batch listeners of the containers this factory makes afterwards do (see
+     * {@link BatchInterceptor}), as {@link #setRecordInterceptor} does for record listeners. {@code null} (the
+     * default) for none; record listeners' containers ignore it.
+     */
+    public void setBatchInterceptor(@Nullable BatchInterceptor batchInterceptor) {
+        this.batchInterceptor = batchInterceptor;
+    }
+
+    public @Nullable BatchInterceptor getBatchInterceptor() {
+        return batchInterceptor;
     }
 
     /** Whether containers start with the context unless their endpoint says otherwise. */
@@ -314,6 +347,8 @@ public class KafkoListenerContainerFactory implements ApplicationEventPublisherA
             container.setObservationRegistry(registry, observationConvention);
         }
         container.setApplicationEventPublisher(eventPublisher);
+        container.setRecordInterceptor(recordInterceptor);
+        container.setBatchInterceptor(batchInterceptor);
         return container;
     }
 

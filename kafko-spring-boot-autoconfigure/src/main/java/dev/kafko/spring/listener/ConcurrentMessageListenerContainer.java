@@ -75,6 +75,8 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     /** Whether a pause was asked for and no resume since: members made meanwhile start paused. */
     private volatile boolean pauseRequested;
     private volatile @Nullable ApplicationEventPublisher eventPublisher;
+    private volatile @Nullable RecordInterceptor recordInterceptor;
+    private volatile @Nullable BatchInterceptor batchInterceptor;
 
     public ConcurrentMessageListenerContainer(String listenerId, List<String> topics, String groupId, LogBackend backend,
                                               ContainerProperties properties, boolean autoStartup,
@@ -144,6 +146,30 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     public void setObservationRegistry(ObservationRegistry registry,
                                        @Nullable KafkoListenerObservationConvention convention) {
         members.setObservations(new RecordObservations(registry, convention));
+    }
+
+    /**
+     * What sees each record before a record listener does ({@link RecordInterceptor}); {@code null} (the default):
+     * nothing. A batch listener's container does not use it. Takes effect at the next start.
+     */
+    public void setRecordInterceptor(@Nullable RecordInterceptor recordInterceptor) {
+        this.recordInterceptor = recordInterceptor;
+    }
+
+    public @Nullable RecordInterceptor getRecordInterceptor() {
+        return recordInterceptor;
+    }
+
+    /**
+     * What sees each batch before a batch listener does ({@link BatchInterceptor}); {@code null} (the default):
+     * nothing. A record listener's container does not use it. Takes effect at the next start.
+     */
+    public void setBatchInterceptor(@Nullable BatchInterceptor batchInterceptor) {
+        this.batchInterceptor = batchInterceptor;
+    }
+
+    public @Nullable BatchInterceptor getBatchInterceptor() {
+        return batchInterceptor;
     }
 
     /**

@@ -187,6 +187,14 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
         return observations;
     }
 
+    @Nullable RecordInterceptor recordInterceptor() {
+        return parent.getRecordInterceptor();
+    }
+
+    @Nullable BatchInterceptor batchInterceptor() {
+        return parent.getBatchInterceptor();
+    }
+
     /** The partitions of this member's topic now (a seek of one past them is refused when asked for). */
     int partitionCount() {
         return backend.partitionCount(topic);

@@ -220,24 +220,16 @@ final class ListenerConsumer implements Runnable {
                 container.markPaused(false);
                 events.paused(false);
                 applyPartitionPauses();
-                List<KafkoRecord> records = poll();
-                if (!polledOnce) {
-                    polledOnce = true;
-                    if (seeks != null) {
-                        seeks.firstPollDone();
-                    }
+                if (!delivery.intercepted()) {
+                    pollAndDeliver();
+                    continue;
                 }
-                if (records.isEmpty()) {
-                    events.nothingReceived();
-                } else {
-                    events.received();
+                delivery.setupThreadState(); // the interceptor's, around each poll as spring-kafka's
+                try {
+                    pollAndDeliver();
+                } finally {
+                    delivery.clearThreadState();
                 }
-                events.partitionsPolled(records);
-                if (!records.isEmpty()) {
-                    delivery.deliver(records);
-                }
-                commits.drainForeign();
-                commits.commitIfDue();
             }
         } catch (KafkoClosedException e) {
             if (container.stopRequested() && container.closedByOwnListener()) {
@@ -284,6 +276,28 @@ final class ListenerConsumer implements Runnable {
             Throwable cause = died;
             container.exited(died, () -> events.stopped(cause));
         }
+    }
+
+    /** Polls, delivers what the poll returned, and commits what is due. */
+    private void pollAndDeliver() throws InterruptedException {
+        List<KafkoRecord> records = poll();
+        if (!polledOnce) {
+            polledOnce = true;
+            if (seeks != null) {
+                seeks.firstPollDone();
+            }
+        }
+        if (records.isEmpty()) {
+            events.nothingReceived();
+        } else {
+            events.received();
+        }
+        events.partitionsPolled(records);
+        if (!records.isEmpty()) {
+            delivery.deliver(records);
+        }
+        commits.drainForeign();
+        commits.commitIfDue();
     }
 
     /**

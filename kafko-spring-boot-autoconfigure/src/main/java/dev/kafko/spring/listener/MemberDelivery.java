@@ -32,6 +32,8 @@ final class MemberDelivery {
     private final KafkoMessageListenerContainer container;
     private final ContainerProperties properties;
     private final KafkoMessageListener listener;
+    /** The listener behind the container's interceptor of its kind, which {@link #listener} then is; else null. */
+    private final @Nullable InterceptingListener intercepting;
     /** Whether each record waits for the end of its retry back-off ({@link RetryBackOffListener}). */
     private final boolean awaitsBackOff;
     private final MemberCommits commits;
@@ -53,8 +55,12 @@ final class MemberDelivery {
         this.member = member;
         this.container = container;
         this.properties = container.properties();
-        this.listener = listener;
         this.awaitsBackOff = listener instanceof RetryBackOffListener;
+        RecordInterceptor recordInterceptor = container.recordInterceptor();
+        BatchInterceptor batchInterceptor = container.batchInterceptor();
+        this.intercepting = recordInterceptor == null && batchInterceptor == null ? null // its class not even loaded
+                : InterceptingListener.of(listener, recordInterceptor, batchInterceptor, container.getListenerId());
+        this.listener = intercepting != null ? intercepting : listener;
         this.commits = commits;
         this.offsets = commits.offsets();
         this.log = log;
@@ -227,6 +233,17 @@ final class MemberDelivery {
      * (processed or recovered), false to deliver it again.
      */
     private boolean handle(KafkoRecord record) {
+        if (intercepting == null) {
+            return handleObserved(record);
+        }
+        try {
+            return handleObserved(record);
+        } finally {
+            intercepting.afterRecord(); // after the error handler, as spring-kafka's afterRecord
+        }
+    }
+
+    private boolean handleObserved(KafkoRecord record) {
         List<KafkoRecord> records = List.of(record);
         Acknowledgment ack = ack(records);
         Observation observation = observations.start(container.getListenerId(), container.getGroupId(), record);
@@ -386,6 +403,25 @@ final class MemberDelivery {
             return;
         }
         commits.processed(records);
+    }
+
+    /** Before a poll: the interceptor's {@link ThreadStateProcessor#setupThreadState}, if there is one. */
+    void setupThreadState() {
+        if (intercepting != null) {
+            intercepting.setupThreadState();
+        }
+    }
+
+    /** After a poll's records were dealt with: {@link ThreadStateProcessor#clearThreadState}, if there is one. */
+    void clearThreadState() {
+        if (intercepting != null) {
+            intercepting.clearThreadState();
+        }
+    }
+
+    /** Whether the listener is behind an interceptor, whose thread-state hooks are called around each poll. */
+    boolean intercepted() {
+        return intercepting != null;
     }
 
     /** The listener nacked its delivery from {@code index} on, to come again after {@code sleep}. Polling thread. */

@@ -1,11 +1,10 @@
 package dev.kafko.spring.listener.adapter;
 
 import dev.kafko.KafkoRecord;
-import dev.kafko.spring.listener.BatchListenerFailedException;
 import dev.kafko.spring.listener.ConsumerSeekAware;
 import dev.kafko.spring.listener.KafkoMessageListener;
+import dev.kafko.spring.listener.KeptRecords;
 import dev.kafko.spring.support.Acknowledgment;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -53,64 +52,7 @@ public final class FilteringMessageListenerAdapter implements KafkoMessageListen
         if (kept.isEmpty()) {
             return;
         }
-        try {
-            delegate.onMessage(List.copyOf(kept), new KeptAcknowledgment(acknowledgment, records, kept),
-                    deliveryAttempt);
-        } catch (Exception e) {
-            BatchListenerFailedException named = BatchListenerFailedException.findIn(e);
-            if (named == null) {
-                throw e;
-            }
-            throw new BatchListenerFailedException(String.valueOf(named.getMessage()), named.getCause(),
-                    indexIn(records, kept, named.getIndex()));
-        }
-    }
-
-    /**
-     * The index in the polled batch of the record the listener named by its index in the filtered one.
-     * A record that is not there (an index out of range, or a {@code filterBatch} that returned records
-     * of its own) gets an index past the batch, which makes the container fail the whole batch.
-     */
-    private static int indexIn(List<KafkoRecord> polled, List<KafkoRecord> kept, int index) {
-        if (index < kept.size()) {
-            KafkoRecord named = kept.get(index);
-            for (int i = 0; i < polled.size(); i++) {
-                if (polled.get(i) == named) {
-                    return i;
-                }
-            }
-        }
-        return polled.size() + index;
-    }
-
-    /**
-     * The acknowledgment of a filtered batch: a {@code nack(index, sleep)} counts {@code index} in the list the
-     * listener got, so it is moved to that record's place in the polled batch, where the container counts.
-     */
-    private record KeptAcknowledgment(Acknowledgment polled, List<KafkoRecord> records, List<KafkoRecord> kept)
-            implements Acknowledgment {
-
-        @Override
-        public void acknowledge() {
-            polled.acknowledge();
-        }
-
-        @Override
-        public void nack(Duration sleep) {
-            polled.nack(sleep);
-        }
-
-        @Override
-        public void acknowledge(int index) {
-            Objects.checkIndex(index, kept.size());
-            polled.acknowledge(indexIn(records, kept, index));
-        }
-
-        @Override
-        public void nack(int index, Duration sleep) {
-            Objects.checkIndex(index, kept.size());
-            polled.nack(indexIn(records, kept, index), sleep);
-        }
+        KeptRecords.deliver(delegate, records, List.copyOf(kept), acknowledgment, deliveryAttempt);
     }
 
     @Override
