@@ -8,6 +8,7 @@ import dev.kafko.Kafko;
 import dev.kafko.KafkoOptions;
 import dev.kafko.KafkoRecord;
 import dev.kafko.Producer;
+import dev.kafko.Topic;
 import dev.kafko.TopicConfig;
 import dev.kafko.internal.broker.BrokerBridge;
 import java.nio.charset.StandardCharsets;
@@ -66,6 +67,36 @@ class PowerLossTest {
             LogVerifier.Figures f = LogVerifier.verify(tmp.resolve("never-crashed"), List.of(), Map.of(), null);
             assertThat(f.records()).as("records on the disk after the power loss").isZero();
             assertThat(kafko.topic(Workload.TOPIC).orElseThrow().partition(0).endOffset()).isEqualTo(100);
+        }
+    }
+
+    /**
+     * {@code Topic.alterConfig} to a policy that fsyncs forces what the partition holds before it returns: the records
+     * sent under {@code NEVER} survive a power loss right after the call, and so does each send acknowledged after it.
+     */
+    @Test
+    void aSwitchToEveryBatchMakesWhatWasWrittenBeforeItSurvivePowerLoss() throws Exception {
+        Path live = tmp.resolve("switched");
+        PowerLossDisk disk = new PowerLossDisk(live);
+        try (Kafko kafko = BrokerBridge.open(live, KafkoOptions.DEFAULTS, new HookedFileIo(disk))) {
+            TopicConfig never = TopicConfig.builder().partitions(1).fsync(FsyncPolicy.NEVER).build();
+            Topic topic = kafko.createTopic(Workload.TOPIC, never);
+            Producer p = kafko.producer(Workload.TOPIC);
+            for (int i = 0; i < 100; i++) {
+                byte[] key = Workload.key("n", i);
+                p.send(key, Workload.value(key)).join();
+            }
+            topic.alterConfig(never.toBuilder().fsync(FsyncPolicy.EVERY_BATCH).build());
+            disk.crashInto(tmp.resolve("switched-crashed"));
+            assertThat(LogVerifier.verify(tmp.resolve("switched-crashed"), List.of(), Map.of(), null).records())
+                    .as("records written under NEVER, on the disk after the switch and a power loss").isEqualTo(100);
+            for (int i = 0; i < 10; i++) {
+                byte[] key = Workload.key("e", i);
+                p.send(key, Workload.value(key)).join();
+            }
+            disk.crashInto(tmp.resolve("switched-crashed-again"));
+            assertThat(LogVerifier.verify(tmp.resolve("switched-crashed-again"), List.of(), Map.of(), null).records())
+                    .isEqualTo(110);
         }
     }
 
