@@ -20,6 +20,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
@@ -241,7 +242,9 @@ class NewTopicBeansTest {
                 .isEqualTo(5);
         assertThat(topic.toString()).startsWith("NewTopic[t: compression.type=ZSTD, segment.bytes=2097152,");
         assertThat(topic).isEqualTo(TopicBuilder.name("t").configs(configs).build())
-                .isNotEqualTo(TopicBuilder.name("u").configs(configs).build());
+                .isNotEqualTo(TopicBuilder.name("u").configs(configs).build())
+                .hasSameHashCodeAs(TopicBuilder.name("t").configs(configs).build())
+                .doesNotHaveSameHashCodeAs(TopicBuilder.name("u").configs(configs).build());
     }
 
     @Test
@@ -264,6 +267,11 @@ class NewTopicBeansTest {
                 .hasMessage("topic 't': retention.bytes=-2 must be -1 (no limit) or at least 0");
         assertThatThrownBy(() -> TopicBuilder.name("t").config("max.message.bytes", "4294967296"))
                 .isInstanceOf(InvalidConfigException.class).hasMessageContaining("is larger than");
+        TopicBuilder largest = TopicBuilder.name("t").config("max.message.bytes", String.valueOf(Integer.MAX_VALUE));
+        assertThatThrownBy(largest::build).as("an int, so the engine's limit names it")
+                .isInstanceOf(InvalidConfigException.class)
+                .hasMessageStartingWith("topic 't': max.message.bytes=2147483647 is refused: maxRecordBytes must be"
+                        + " between");
         assertThatThrownBy(() -> TopicBuilder.name("t").partitions(0).build())
                 .isInstanceOf(InvalidConfigException.class)
                 .hasMessageStartingWith("topic 't': partitions(0) is refused: partitions must be between 1 and");
@@ -346,6 +354,100 @@ class NewTopicBeansTest {
         runner.withUserConfiguration(SendsAndDeclares.class, OrdersTwice.class).run(context -> assertThat(context)
                 .getFailure().hasStackTraceContaining("topic 'orders' is declared twice"));
     }
+
+    /** Sends one record to {@code test.send-to} while it is made: before any listener or runner, with its topic. */
+    @Configuration(proxyBeanMethods = false)
+    static class SendsWhileMade {
+        SendsWhileMade(KafkoTemplate<Object, Object> template,
+                       @Value("${test.send-to}") String topic) {
+            template.send(topic, "made").join();
+        }
+    }
+
+    @Test
+    void topicsOfNewTopicAndOfNewTopicsBeansExistBeforeABeanThatSendsWhileItIsMade() {
+        // each kind on its own: the look-up made with the provisioner must not skip either when the other is absent
+        runner.withUserConfiguration(Orders.class, SendsWhileMade.class)
+                .withPropertyValues("kafko.auto-create-topics=false", "test.send-to=orders").run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(Kafko.class).topic("orders").orElseThrow().partitionCount())
+                            .isEqualTo(6);
+                });
+        runner.withUserConfiguration(Several.class, SendsWhileMade.class)
+                .withPropertyValues("kafko.auto-create-topics=false", "test.send-to=audit.DLT").run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(Kafko.class).topic("audit.DLT").orElseThrow().partitionCount())
+                            .isEqualTo(2);
+                });
+    }
+
+    @Test
+    void aNewTopicsBeanWhoseMakingNeedsTheTemplateIsCreatedOnItsOwn() {
+        // no NewTopic bean at all: the late look-up must still find the NewTopics one
+        runner.withUserConfiguration(TopicsOverTheTemplate.class).withPropertyValues("kafko.auto-create-topics=false")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(Kafko.class).topic("restock").orElseThrow().partitionCount())
+                            .isEqualTo(3);
+                });
+    }
+
+    @Test
+    void aLateNewTopicBeanIsDeclaredAndItsTopicIsMadeAgainAfterADeleteWithAutoCreationOff() {
+        runner.withUserConfiguration(SendsAndDeclares.class).withPropertyValues("kafko.auto-create-topics=false")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    KafkoTopicProvisioner provisioner = context.getBean(KafkoTopicProvisioner.class);
+                    assertThat(provisioner.declares("orders")).isTrue();
+                    assertThat(provisioner.mayCreate("orders")).isTrue();
+                    assertThat(provisioner.declaredBy("orders")).isEqualTo("NewTopic bean 'ordersTopic'");
+                    Kafko kafko = context.getBean(Kafko.class);
+                    kafko.deleteTopic("orders");
+                    assertThat(provisioner.ensure("orders", 1).partitionCount()).as("made again as declared")
+                            .isEqualTo(6);
+                });
+    }
+
+    /** As {@link SendsAndDeclares}, its topic leaving the partition count to kafko.defaults. */
+    @Configuration(proxyBeanMethods = false)
+    static class SendsAndDeclaresWithoutCount {
+        SendsAndDeclaresWithoutCount(KafkoTemplate<Object, Object> template) {
+        }
+
+        @Bean
+        NewTopic ordersTopic() {
+            return TopicBuilder.name("orders").config("retention.ms", "1000").build();
+        }
+    }
+
+    /** As {@link SendsAndDeclares}, asking for 2 partitions. */
+    @Configuration(proxyBeanMethods = false)
+    static class SendsAndDeclaresTwo {
+        SendsAndDeclaresTwo(KafkoTemplate<Object, Object> template) {
+        }
+
+        @Bean
+        NewTopic ordersTopic() {
+            return TopicBuilder.name("orders").partitions(2).build();
+        }
+    }
+
+    @Test
+    void aLateNewTopicBeanWithoutACountKeepsAnExistingTopicsPartitionsAndOneWithFewerFailsStartUpNamingIt(
+            @TempDir Path dir) {
+        ApplicationContextRunner onDir = new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+                .withPropertyValues("kafko.data-dir=" + dir, "kafko.defaults.partitions=1");
+        onDir.withUserConfiguration(SendsAndDeclares.class).run(context -> assertThat(context).hasNotFailed());
+        onDir.withUserConfiguration(SendsAndDeclaresWithoutCount.class).run(context -> {
+            assertThat(context).as("no count of its own: the topic keeps its 6").hasNotFailed();
+            assertThat(context.getBean(Kafko.class).topic("orders").orElseThrow().partitionCount()).isEqualTo(6);
+        });
+        onDir.withUserConfiguration(SendsAndDeclaresTwo.class).run(context -> assertThat(context).getFailure()
+                .hasStackTraceContaining("NewTopic bean 'ordersTopic' with 2 partitions would shrink topic 'orders',"
+                        + " which has 6 partitions; partitions can only grow: ask for 6 or more"));
+    }
+
     /** An application's own provisioner, which declares {@code orders} itself (from its own code). */
     @Configuration(proxyBeanMethods = false)
     static class OwnProvisioner {

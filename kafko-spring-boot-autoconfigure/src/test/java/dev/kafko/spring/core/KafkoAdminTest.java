@@ -81,12 +81,16 @@ class KafkoAdminTest {
     }
 
     @Test
-    void aShrinkIsRefusedNamingTheTopicBeforeAnyTopicIsCreatedOrGrown() {
+    void aShrinkIsRefusedNamingTheTopicBeforeAnyTopicIsCreatedOrGrown(CapturedOutput out) {
         runner.run(context -> {
             KafkoAdmin admin = context.getBean(KafkoAdmin.class);
             Kafko kafko = context.getBean(Kafko.class);
             admin.createOrModifyTopics(TopicBuilder.name("big").partitions(4).build(),
                     TopicBuilder.name("small").partitions(1).build());
+            admin.createOrModifyTopics(TopicBuilder.name("big").partitions(4).build());
+            assertThat(kafko.topic("big").orElseThrow().partitionCount()).as("as many as it has: no change")
+                    .isEqualTo(4);
+            assertThat(out).doesNotContain("Growing topic 'big'").doesNotContain("Topic 'big' exists with");
             assertThatThrownBy(() -> admin.createOrModifyTopics(TopicBuilder.name("small").partitions(3).build(),
                     TopicBuilder.name("big").partitions(2).build(), TopicBuilder.name("fresh").build()))
                     .isInstanceOf(KafkoException.class)

@@ -1,6 +1,7 @@
 package dev.kafko.spring.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kafko.Compression;
 import dev.kafko.Kafko;
@@ -124,6 +125,43 @@ class KafkoTopicProvisionerTest {
             Topic ensured = provisioner.ensure("orders.DLT", 7);
             assertThat(ensured.partitionCount()).isEqualTo(9);
             assertThat(grown).hasValue(2);
+        }
+    }
+
+    @Test
+    void aTopicCreatedAndDeletedAgainByOthersAtEveryTryIsGivenUpAfterTenTries() {
+        try (Kafko kafko = Kafko.open(dir)) {
+            AtomicInteger creates = new AtomicInteger();
+            // each create finds the topic existing, and each look-up finds it gone again (a deletion in flight)
+            Kafko racing = intercepted(kafko, (method, args) -> {
+                if (method.getName().equals("createTopic")) {
+                    if (creates.incrementAndGet() > 100) {
+                        throw new IllegalStateException("never gave up");
+                    }
+                    throw new TopicExistsException("topic 't' already exists");
+                }
+                if (method.getName().equals("topic")) {
+                    return Optional.empty();
+                }
+                return null;
+            });
+            KafkoTopicProvisioner provisioner = new KafkoTopicProvisioner(racing, Map.of(), true);
+            assertThatThrownBy(() -> provisioner.ensure("t", 1)).isInstanceOf(TopicExistsException.class)
+                    .hasMessage("topic 't' already exists");
+            assertThat(creates).hasValue(10);
+            assertThat(kafko.topic("t")).isEmpty();
+        }
+    }
+
+    @Test
+    void thePropertiesOfATopicAreNamedByItsCanonicalKey() {
+        assertThat(KafkoTopicProvisioner.propertyPrefix("az-09")).isEqualTo("kafko.topics.az-09");
+        assertThat(KafkoTopicProvisioner.propertyPrefix("orders.DLT")).isEqualTo("kafko.topics[orders.DLT]");
+        assertThat(KafkoTopicProvisioner.propertyPrefix("Orders")).isEqualTo("kafko.topics[Orders]");
+        assertThat(KafkoTopicProvisioner.propertyPrefix("a_b")).isEqualTo("kafko.topics[a_b]");
+        // the characters just outside each range: '`' and '{' around the letters, '/' and ':' around the digits
+        for (String outside : new String[] {"a`", "a{", "a/", "a:"}) {
+            assertThat(KafkoTopicProvisioner.propertyPrefix(outside)).isEqualTo("kafko.topics[" + outside + "]");
         }
     }
 
