@@ -58,6 +58,8 @@ public interface Topic {
      *         failed forcing what it holds under the new policy (the config is stored; that partition is failed)
      * @throws UnknownTopicException when the topic was deleted
      * @throws KafkoClosedException when the instance is closed
+     * @throws IllegalStateException when called from a {@link KafkoObserver} on the thread that appends to one of
+     *     the topic's partitions, which would wait for itself (nothing changes)
      */
     void alterConfig(TopicConfig config);
 

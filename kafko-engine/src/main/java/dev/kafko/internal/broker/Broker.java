@@ -340,11 +340,36 @@ public final class Broker implements Kafko {
     /**
      * Changes a topic's config: checked, then stored (the commit point: a reopen writes by it), then published
      * for callers, then each partition's owner writes by it. Every partition is told even when one fails (its
-     * flush under the new policy); the first failure is thrown with the others suppressed.
+     * flush under the new policy); the first failure is thrown with the others suppressed. The admin lock is held
+     * to store and publish, not while the partitions are told: their owners run observers, which may make admin
+     * calls; the topic's own lock keeps two changes of it from reaching its partitions out of order.
      */
     void alterConfig(TopicImpl t, TopicConfig config) {
         Objects.requireNonNull(config, "config");
         config.compression().requireAvailable();
+        for (PartitionActor a : t.actors()) {
+            // before anything changes: from a partition's own observer, the change would wait for itself
+            a.commands.requireNotOwnedByCaller("config change");
+        }
+        t.reconfiguring.lock();
+        try {
+            PartitionActor[] actors = storeConfig(t, config);
+            @Nullable Throwable first = null;
+            for (PartitionActor a : actors) {
+                try {
+                    a.commands.reconfigure(config, forcesSeals(config));
+                } catch (RuntimeException | Error e) {
+                    first = Failures.suppress(first, e);
+                }
+            }
+            Failures.rethrow(first);
+        } finally {
+            t.reconfiguring.unlock();
+        }
+    }
+
+    /** {@link #alterConfig}'s store and publish, under the admin lock; returns the partitions to tell (none: equal). */
+    private PartitionActor[] storeConfig(TopicImpl t, TopicConfig config) {
         admin.lock();
         try {
             t.ensureOpen();
@@ -355,7 +380,7 @@ public final class Broker implements Kafko {
                         + " with increasePartitions, which never removes any");
             }
             if (config.equals(t.config())) {
-                return;
+                return new PartitionActor[0];
             }
             try {
                 TopicConfigFile.write(ctx.io(), t.dir, config, options.fsyncMetadata());
@@ -363,15 +388,7 @@ public final class Broker implements Kafko {
                 throw StorageErrors.typed("change the config of topic '" + t.name + "'", t.dir, e);
             }
             t.reconfigured(config);
-            @Nullable Throwable first = null;
-            for (PartitionActor a : t.actors()) {
-                try {
-                    a.commands.reconfigure(config, forcesSeals(config));
-                } catch (RuntimeException | Error e) {
-                    first = Failures.suppress(first, e);
-                }
-            }
-            Failures.rethrow(first);
+            return t.actors();
         } finally {
             admin.unlock();
         }

@@ -9,6 +9,7 @@ import dev.kafko.internal.io.FileIo;
 import dev.kafko.internal.io.FileNames;
 import dev.kafko.internal.log.PartitionLog;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -66,6 +67,11 @@ final class GroupCoordinator {
     private volatile int version;
     private @Nullable GroupOffsetsFile offsets;
     private boolean forceScheduled;
+    /**
+     * The period of the force scheduled last, under {@link #commits}: a shorter one (the topic's config changed)
+     * schedules its own.
+     */
+    private @Nullable Duration forcePeriod;
     /**
      * The offset reset policy the group's consumer made last starts by (its own {@code ConsumerOptions.offsetReset},
      * else the instance's), which says where a member without a commit starts, and so the lag without a commit; null
@@ -335,10 +341,12 @@ final class GroupCoordinator {
                 }
             }
             offsetsFile().commit(toCommit, fsync == FsyncPolicy.EVERY_BATCH);
-            if (fsync instanceof FsyncPolicy.Interval interval && !forceScheduled) {
+            if (fsync instanceof FsyncPolicy.Interval interval
+                    && (!forceScheduled || forcePeriod == null || interval.period().compareTo(forcePeriod) < 0)) {
                 // marked once scheduled: a schedule that fails (out of heap) leaves it to the next commit
                 topic.broker.context().scheduler().schedule(forceLater, interval.period());
                 forceScheduled = true;
+                forcePeriod = interval.period();
             }
             if (topic.broker.context().observing()) {
                 topic.broker.context().observer().onCommit(topic.name, group);

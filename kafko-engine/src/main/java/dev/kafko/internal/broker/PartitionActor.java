@@ -608,6 +608,11 @@ final class PartitionActor implements Mailbox.Owner {
      */
     private void reconfigure(CommandRequest c) {
         TopicConfig next = Objects.requireNonNull(c.config, "config");
+        if (!next.fsync().equals(fsync)) {
+            // a flush scheduled by the old interval may come long after the new one: the next append schedules its
+            // own (the old one still runs, a flush of nothing or of a little early)
+            flushScheduled = false;
+        }
         fsync = next.fsync();
         frameBytes = frameBytesOf(next);
         log.reconfigure(next, c.forceSeals);

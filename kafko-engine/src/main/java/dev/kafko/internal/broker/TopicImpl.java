@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -53,6 +54,11 @@ final class TopicImpl implements Topic {
      * send (they hold nothing) still spreads them. Starts at 0, so runs are deterministic.
      */
     final AtomicInteger keyless = new AtomicInteger();
+    /**
+     * Held by a config change from its store until its last partition writes by it ({@link Broker#alterConfig}), so
+     * that two changes reach the partitions in the order they were stored.
+     */
+    final ReentrantLock reconfiguring = new ReentrantLock();
 
     TopicImpl(String name, Path dir, Broker broker, TopicConfig config, PartitionActor[] actors) {
         this.name = name;

@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.StringJoiner;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -263,13 +264,57 @@ public final class KafkoTopicProvisioner implements InitializingBean {
             return;
         }
         if (modify) {
-            LOG.info("Changing the config of topic '{}' from {} to {}, as {} asks", name, topic.config(), config,
-                    declarer(name, by));
-            topic.alterConfig(config.toBuilder().partitions(topic.partitionCount()).build());
+            LOG.info("Changing the config of topic '{}' as {} asks: {}", name, declarer(name, by),
+                    differences(stored, config));
+            alterKeepingCount(topic, config);
         } else {
-            LOG.warn("Topic '{}' exists with {}; {} asks for {}. The stored config stays (only the partition count"
-                    + " grows): set kafko.modify-topic-configs=true to change it", name, topic.config(),
-                    declarer(name, by), config);
+            LOG.warn("Topic '{}' exists with another config than {} asks for: {}. The stored config stays (only the"
+                    + " partition count grows): set kafko.modify-topic-configs=true to change it", name,
+                    declarer(name, by), differences(stored, config));
+        }
+    }
+
+    /**
+     * The keys of {@code asked} that differ from {@code stored}, by their {@code kafko.topics} property names:
+     * {@code retention PT1H (asked PT720H), compression LZ4 (asked ZSTD)}.
+     */
+    static String differences(TopicConfig stored, TopicConfig asked) {
+        StringJoiner out = new StringJoiner(", ");
+        difference(out, "compression", stored.compression(), asked.compression());
+        difference(out, "segment-size", stored.segmentBytes(), asked.segmentBytes());
+        difference(out, "segment-age", stored.segmentAge(), asked.segmentAge());
+        difference(out, "retention", stored.retention() == null ? "none" : stored.retention(),
+                asked.retention() == null ? "none" : asked.retention());
+        difference(out, "retention-bytes", stored.retentionBytes(), asked.retentionBytes());
+        difference(out, "fsync", stored.fsync(), asked.fsync());
+        difference(out, "max-record-size", stored.maxRecordBytes(), asked.maxRecordBytes());
+        difference(out, "index-interval-bytes", stored.indexIntervalBytes(), asked.indexIntervalBytes());
+        return out.toString();
+    }
+
+    private static void difference(StringJoiner out, String key, Object stored, Object asked) {
+        if (!stored.equals(asked)) {
+            out.add(key + " " + stored + " (asked " + asked + ")");
+        }
+    }
+
+    /**
+     * Changes {@code topic}'s config to {@code config}'s other keys at the count the topic has when the change is
+     * made: {@link #ensure} and an application's own {@code increasePartitions} do not take this object's lock, and
+     * the engine refuses a change that names another count, so a topic grown meanwhile is asked again at its count.
+     */
+    private static void alterKeepingCount(Topic topic, TopicConfig config) {
+        while (true) {
+            int count = topic.partitionCount();
+            try {
+                topic.alterConfig(config.toBuilder().partitions(count).build());
+                return;
+            } catch (InvalidPartitionException e) {
+                if (topic.partitionCount() == count) {
+                    throw e;
+                }
+                // grown meanwhile (partitions only grow, so this ends): asked again at the new count
+            }
         }
     }
 

@@ -319,13 +319,17 @@ class NewTopicBeansTest {
                     assertThat(payments.retention()).isEqualTo(Duration.ofDays(30));
                     assertThat(payments.compression()).isEqualTo(Compression.ZSTD);
                 });
-        assertThat(out).contains("Changing the config of topic 'orders'").contains("as NewTopic bean 'ordersTopic' asks")
-                .contains("Changing the config of topic 'payments'").contains("as kafko.topics.payments asks")
+        assertThat(out).contains("Changing the config of topic 'orders' as NewTopic bean 'ordersTopic' asks:"
+                        + " compression NONE (asked LZ4), retention PT1S (asked PT24H)")
+                .contains("Changing the config of topic 'payments' as kafko.topics.payments asks: compression NONE"
+                        + " (asked ZSTD), retention PT1H (asked PT720H)")
                 .doesNotContain("set kafko.modify-topic-configs=true");
         // stored: a start without the property keeps it, and says how to change it
         onDir.withPropertyValues("kafko.topics.payments.retention=2d").run(context -> assertThat(context.getBean(Kafko.class)
                 .topic("payments").orElseThrow().config().retention()).isEqualTo(Duration.ofDays(30)));
-        assertThat(out).contains("set kafko.modify-topic-configs=true to change it");
+        assertThat(out).contains("Topic 'payments' exists with another config than kafko.topics.payments asks for:"
+                + " compression ZSTD (asked NONE), retention PT720H (asked PT48H)")
+                .contains("set kafko.modify-topic-configs=true to change it");
     }
 
     /** A configuration that takes the template: its NewTopic bean cannot be made while the provisioner is. */
