@@ -12,7 +12,7 @@ import java.util.concurrent.CopyOnWriteArrayList
 
 /**
  * A [RecordInterceptor] around a `suspend fun` listener hears of its outcome once the coroutine finished, after it
- * resumed on another thread: `success` or `failure` (with what it threw) per attempt, then `afterRecord`.
+ * resumed on another thread: `success` or `failure` (with what it threw) per attempt, each followed by `afterRecord`.
  */
 class SuspendInterceptorTest {
 
@@ -28,7 +28,7 @@ class SuspendInterceptorTest {
 
                 assertThat(EVENTS).containsExactly(
                     "intercept a", "start a", "end a", "success a", "after a",
-                    "intercept bad", "start bad", "end bad", "failure bad: cannot handle bad",
+                    "intercept bad", "start bad", "end bad", "failure bad: cannot handle bad", "after bad",
                     "intercept bad", "start bad", "end bad", "failure bad: cannot handle bad", "after bad",
                 )
                 assertThat(committed(context, "suspending-in", "suspending")).isEqualTo(2)

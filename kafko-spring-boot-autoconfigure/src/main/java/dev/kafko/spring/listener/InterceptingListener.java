@@ -25,7 +25,10 @@ final class InterceptingListener implements KafkoMessageListener {
     private final @Nullable BatchInterceptor batchInterceptor;
     private final ThreadStateProcessor threadState;
     private final String listenerId;
-    /** The record the last attempt gave the listener, for {@link RecordInterceptor#afterRecord}; null: skipped. */
+    /**
+     * The record the last attempt gave the listener, for {@link RecordInterceptor#afterRecord}: called before the next
+     * attempt of a retry, or once the record is done with; null when skipped or told already.
+     */
     private @Nullable KafkoRecord last;
 
     private InterceptingListener(KafkoMessageListener delegate, @Nullable RecordInterceptor recordInterceptor,
@@ -64,6 +67,9 @@ final class InterceptingListener implements KafkoMessageListener {
             return;
         }
         RecordInterceptor interceptor = recordInterceptor;
+        if (last != null) {
+            afterRecord(); // the attempt before, which the error handler dealt with (its back-off) and now retries
+        }
         KafkoRecord polled = records.get(0);
         last = polled;
         KafkoRecord record;
@@ -131,7 +137,10 @@ final class InterceptingListener implements KafkoMessageListener {
         called("failure", () -> failureCallback.accept(exception));
     }
 
-    /** The record of the last delivery attempt is done with: {@link RecordInterceptor#afterRecord}, unless skipped. */
+    /**
+     * The last delivery attempt, and the error handler's dealing with it, are over: {@link RecordInterceptor#afterRecord}
+     * of its record, unless skipped or told already (spring-kafka calls it after each attempt and its error handling).
+     */
     void afterRecord() {
         RecordInterceptor interceptor = recordInterceptor;
         KafkoRecord record = last;

@@ -5,6 +5,7 @@ import dev.kafko.KafkoException;
 import dev.kafko.KafkoRecord;
 import dev.kafko.UnknownTopicException;
 import dev.kafko.spring.core.BackendConsumer;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -33,6 +34,11 @@ final class MemberCommits {
     /** Records processed since the last commit, and when that was: the count and time ack modes. */
     private int uncommittedRecords;
     private long lastCommitNanos = System.nanoTime();
+    /**
+     * Under {@code MANUAL}, how far records the listener left unacknowledged (or that were skipped) finished: told to
+     * the test helper with the poll's commit, so that it never counts past an acknowledgment not yet committed.
+     */
+    private final Map<Integer, Long> finishedUnacknowledged = new HashMap<>();
 
     MemberCommits(KafkoMessageListenerContainer container, ListenerConsumer member, MemberLog log) {
         this.log = log;
@@ -112,9 +118,29 @@ final class MemberCommits {
 
     void commitPending() {
         Map<Integer, Long> next = offsets.take();
-        if (next.isEmpty()) {
-            return;
+        if (!next.isEmpty()) {
+            commit(next);
         }
+        if (!finishedUnacknowledged.isEmpty()) {
+            advance(finishedUnacknowledged);
+            finishedUnacknowledged.clear();
+        }
+    }
+
+    /**
+     * {@code records} were finished under a manual ack mode without an acknowledgment: under {@code MANUAL} they
+     * count as finished once the poll's acknowledgments before them are committed, at once under the other modes.
+     */
+    void finishedUnacknowledged(List<KafkoRecord> records) {
+        Map<Integer, Long> next = CommitOffsets.nextOffsets(records);
+        if (properties.ackMode() == AckMode.MANUAL) {
+            next.forEach((partition, offset) -> finishedUnacknowledged.merge(partition, offset, Math::max));
+        } else {
+            advance(next);
+        }
+    }
+
+    private void commit(Map<Integer, Long> next) {
         uncommittedRecords = 0;
         lastCommitNanos = System.nanoTime();
         try {

@@ -239,7 +239,7 @@ final class MemberDelivery {
         try {
             return handleObserved(record);
         } finally {
-            intercepting.afterRecord(); // after the error handler, as spring-kafka's afterRecord
+            intercepting.afterRecord(); // the last attempt's, after the error handler (its recovery), as spring-kafka's
         }
     }
 
@@ -398,7 +398,7 @@ final class MemberDelivery {
         AckMode mode = properties.ackMode();
         if (mode.isManual() && !recovered) {
             if (!(ack instanceof DeliveryAcknowledgment a && a.acknowledgedByOwner())) {
-                commits.advance(CommitOffsets.nextOffsets(records)); // processed; committed once the listener acknowledges
+                commits.finishedUnacknowledged(records); // committed once the listener acknowledges
             } // acknowledged: finished once its commit (at the end of the poll under MANUAL) advances it
             return;
         }

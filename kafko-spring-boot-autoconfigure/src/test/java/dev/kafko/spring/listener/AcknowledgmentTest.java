@@ -290,6 +290,50 @@ class AcknowledgmentTest {
         }
     }
 
+    static final java.util.List<java.util.List<String>> BEHIND_AT_LAST = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    /**
+     * Under MANUAL a record left unacknowledged after one acknowledged in the same poll counts as finished only with
+     * the poll's commit, so that a wait for the listeners covers the commit of that acknowledgment (looked at here
+     * from the listener's thread, at the poll's next record, before the commit).
+     */
+    @Test
+    void underManualARecordLeftUnacknowledgedCountsAsFinishedOnlyWithTheCommitOfTheAcknowledgmentBeforeIt() {
+        BEHIND_AT_LAST.clear();
+        runner(CheckingBeforeTheCommit.class, AckMode.MANUAL).withPropertyValues("kafko.topics.between.partitions=1")
+                .run(context -> {
+                    Kafko kafko = context.getBean(Kafko.class);
+                    java.util.List<dev.kafko.OutgoingRecord> batch = new java.util.ArrayList<>();
+                    for (String value : java.util.List.of("ok", "unacknowledged", "last")) {
+                        batch.add(dev.kafko.OutgoingRecord.of(null,
+                                value.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+                    }
+                    kafko.producer("between").sendBatch(batch).join(); // one poll delivers all three
+                    context.getBean(KafkoListenerEndpointRegistry.class).getListenerContainer("between").start();
+                    KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+                    assertThat(kafko.groupInfo("between", "between").committed()).containsEntry(0, 1L);
+                    assertThat(BEHIND_AT_LAST).as("nothing committed yet when the last record came")
+                            .containsExactly(java.util.List.of("between-0 at 0 of 2"));
+                });
+    }
+
+    static class CheckingBeforeTheCommit {
+        @org.springframework.beans.factory.annotation.Autowired
+        KafkoListenerEndpointRegistry registry;
+
+        @KafkoListener(id = "between", topics = "between", autoStartup = "false")
+        void on(String value, Acknowledgment ack) throws InterruptedException {
+            if (value.equals("ok")) {
+                ack.acknowledge();
+            } else if (value.equals("last")) {
+                ConcurrentMessageListenerContainer container =
+                        (ConcurrentMessageListenerContainer) registry.getListenerContainer("between");
+                BEHIND_AT_LAST.add(container.awaitCaughtUp(java.util.Map.of("between", java.util.Map.of(0, 2L)),
+                        Duration.ZERO));
+            }
+        }
+    }
+
     static class Holder {
         @KafkoListener(id = "holder", topics = "acks")
         void on(String value, Acknowledgment ack) {

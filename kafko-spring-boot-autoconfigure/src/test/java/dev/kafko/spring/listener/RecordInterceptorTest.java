@@ -117,13 +117,13 @@ class RecordInterceptorTest {
     }
 
     @Test
-    void failureIsCalledForEachFailedAttemptBeforeTheErrorHandlerAndAfterRecordOnceAfterTheRecovery() {
+    void failureIsCalledForEachFailedAttemptBeforeTheErrorHandlerAndAfterRecordAfterItsHandling() {
         runner.withBean(Failing.class).run(context -> {
             send(context, "failing", "bad", "ok");
             run(context, "failing");
 
             assertThat(EVENTS).containsExactly(
-                    "intercept:bad", "listener:bad", "failure:bad:boom",
+                    "intercept:bad", "listener:bad", "failure:bad:boom", "after:bad", // each intercept has its after
                     "intercept:bad", "listener:bad", "failure:bad:boom", // the retry (2 attempts in all)
                     "after:bad", // once the error handler logged and skipped it
                     "intercept:ok", "listener:ok", "success:ok", "after:ok");
@@ -141,7 +141,7 @@ class RecordInterceptorTest {
             run(context, "plain");
 
             assertThat(EVENTS).containsExactly(
-                    "intercept:throw", "failure:throw:intercept failed", // the polled record
+                    "intercept:throw", "failure:throw:intercept failed", "after:throw", // the polled record
                     "intercept:throw", "filter:throw", "listener:throw", "success:throw", "after:throw",
                     "intercept:b", "filter:b", "listener:b", "success:b", "after:b");
             assertThat(container(context, "plain").isRunning()).isTrue();
@@ -157,7 +157,7 @@ class RecordInterceptorTest {
 
             assertThat(EVENTS).containsExactly(
                     "intercept:a", "listener:a", "completed:a", "success:a", "after:a",
-                    "intercept:bad", "listener:bad", "completed:bad", "failure:bad:async boom",
+                    "intercept:bad", "listener:bad", "completed:bad", "failure:bad:async boom", "after:bad",
                     "intercept:bad", "listener:bad", "completed:bad", "failure:bad:async boom", "after:bad");
             assertThat(committed(context, "async")).isEqualTo(2L);
         });
