@@ -55,7 +55,7 @@ final class TopicImpl implements Topic {
      */
     final AtomicInteger keyless = new AtomicInteger();
     /**
-     * Held by a config change from its store until its last partition writes by it ({@link Broker#alterConfig}), so
+     * Held by a config change from its store until its last partition writes by it ({@link TopicChanges#alterConfig}), so
      * that two changes reach the partitions in the order they were stored.
      */
     final ReentrantLock reconfiguring = new ReentrantLock();

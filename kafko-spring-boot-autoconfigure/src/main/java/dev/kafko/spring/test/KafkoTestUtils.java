@@ -216,6 +216,11 @@ public final class KafkoTestUtils {
                 }
             }
             if (targets.equals(previous) || pass > passes(containers)) {
+                for (ConcurrentMessageListenerContainer container : containers) {
+                    // one whose member died between a slice's look for the dead and its look at the running left
+                    // the targets as stopped: it did not catch up
+                    requireAlive(container);
+                }
                 return; // settled: nothing moved while the listeners caught up; or it cannot settle
             }
             awaitCaughtUp(registry, targets, deadline, timeout);
