@@ -171,6 +171,7 @@ public final class KafkoAutoConfiguration {
         // every topic of an ephemeral log is new: a line per topic at each context start says nothing
         provisioner.setLogCreations(!properties.isEphemeral());
         provisioner.setModifyTopicConfigs(properties.isModifyTopicConfigs());
+        provisioner.setDeclaredKeys(declared.keys);
         return provisioner;
     }
 

@@ -62,7 +62,7 @@ final class LateTopicDeclarations implements SmartInitializingSingleton {
             }
         }
         if (!late.isEmpty()) {
-            provisioner.declare(late, defaultPartitions, all.declaredBy);
+            provisioner.declare(late, defaultPartitions, all.declaredBy, all.keys);
         }
     }
 

@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 import org.springframework.beans.factory.ListableBeanFactory;
 
 /**
@@ -24,6 +25,8 @@ final class TopicDeclarations {
     final Set<String> defaultPartitions = new LinkedHashSet<>();
     /** For a topic a bean declared, which one. */
     final Map<String, String> declaredBy = new LinkedHashMap<>();
+    /** Each topic's own keys, set on a config (the others left as they are). */
+    final Map<String, UnaryOperator<TopicConfig>> keys = new LinkedHashMap<>();
 
     private TopicDeclarations() {
     }
@@ -36,6 +39,7 @@ final class TopicDeclarations {
         TopicDeclarations d = new TopicDeclarations();
         d.configs.putAll(properties.declaredTopics());
         d.defaultPartitions.addAll(properties.topicsWithDefaultPartitions());
+        d.keys.putAll(properties.declaredTopicKeys());
         // as spring-kafka's KafkaAdmin looks them up: singletons, no factory initialised only to learn its type
         Map<String, NewTopic> single = beans.getBeansOfType(NewTopic.class, false, false);
         Map<String, NewTopics> several = beans.getBeansOfType(NewTopics.class, false, false);
@@ -62,6 +66,7 @@ final class TopicDeclarations {
                     + ": declare it in one place");
         }
         configs.put(name, topic.applyTo(base));
+        keys.put(name, topic::applyTo);
         declaredBy.put(name, by);
         if (topic.numPartitions() < 0) {
             defaultPartitions.add(name);

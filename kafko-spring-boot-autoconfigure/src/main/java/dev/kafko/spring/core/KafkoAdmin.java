@@ -11,6 +11,7 @@ import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 
 /**
  * Creates, grows, describes and deletes topics at run time, in the shape of spring-kafka's {@code KafkaAdmin}
@@ -43,8 +44,8 @@ public class KafkoAdmin {
     /**
      * Creates each topic that does not exist, with its keys over the instance's defaults for new topics
      * ({@code kafko.defaults.*}), and grows each existing one that has fewer partitions than it asks for; an existing
-     * topic's other keys stay as stored (each difference is logged as a warning), or, with
-     * {@link #setModifyTopicConfigs}, are changed to the {@code NewTopic}'s over those defaults. All are checked before
+     * topic's other keys stay as stored (each key the {@code NewTopic} names with another value is logged as a
+     * warning), or, with {@link #setModifyTopicConfigs}, those keys are changed to the {@code NewTopic}'s. All are checked before
      * any is created, grown or changed.
      *
      * @throws KafkoException naming the topic when one would shrink (partitions only grow), or when a name is given
@@ -56,6 +57,7 @@ public class KafkoAdmin {
         Map<String, TopicConfig> configs = new LinkedHashMap<>();
         Set<String> countless = new LinkedHashSet<>();
         Map<String, String> by = new LinkedHashMap<>();
+        Map<String, UnaryOperator<TopicConfig>> keys = new LinkedHashMap<>();
         for (NewTopic topic : newTopics) {
             String name = topic.name();
             if (configs.put(name, topic.applyTo(base)) != null) {
@@ -65,8 +67,9 @@ public class KafkoAdmin {
                 countless.add(name);
             }
             by.put(name, "NewTopic '" + name + "'");
+            keys.put(name, topic::applyTo);
         }
-        topics.createOrGrow(configs, countless, by, modifyTopicConfigs);
+        topics.createOrGrow(configs, countless, by, modifyTopicConfigs, keys);
     }
 
     /**

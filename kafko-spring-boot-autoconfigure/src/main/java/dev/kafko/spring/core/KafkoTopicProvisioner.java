@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.StringJoiner;
+import java.util.function.UnaryOperator;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -43,6 +44,11 @@ public final class KafkoTopicProvisioner implements InitializingBean {
     private final Map<String, String> declaredBy = new ConcurrentHashMap<>();
     private volatile boolean logCreations = true;
     private volatile boolean modifyTopicConfigs;
+    /**
+     * For a declared topic, its declaration's own keys set on a config (the others left as they are): what an
+     * existing topic is compared with and changed to; a topic without is compared with its whole declared config.
+     */
+    private final Map<String, UnaryOperator<TopicConfig>> declaredKeys = new ConcurrentHashMap<>();
 
     /**
      * @param declared the topics to create or check at start-up, with their configs
@@ -94,6 +100,16 @@ public final class KafkoTopicProvisioner implements InitializingBean {
         this.modifyTopicConfigs = modifyTopicConfigs;
     }
 
+    /**
+     * The declared topics' own keys, each as a function that sets them on a config and leaves the others: an existing
+     * topic then differs from its declaration only in the keys the declaration names (a key changed at run time by
+     * {@link Topic#alterConfig}, or a changed {@code kafko.defaults}, is left alone), as spring-kafka's
+     * {@code KafkaAdmin} compares only the configs a {@code NewTopic} names. Without, the whole declared config counts.
+     */
+    public void setDeclaredKeys(Map<String, UnaryOperator<TopicConfig>> keys) {
+        declaredKeys.putAll(keys);
+    }
+
     /** See {@link #setModifyTopicConfigs}. */
     public boolean isModifyTopicConfigs() {
         return modifyTopicConfigs;
@@ -133,6 +149,14 @@ public final class KafkoTopicProvisioner implements InitializingBean {
      */
     public synchronized void declare(Map<String, TopicConfig> topics, Set<String> defaultPartitions,
                                      Map<String, String> declaredBy) {
+        declare(topics, defaultPartitions, declaredBy, Map.of());
+    }
+
+    /**
+     * {@link #declare(Map, Set, Map)}, with each topic's own keys (see {@link #setDeclaredKeys}).
+     */
+    public synchronized void declare(Map<String, TopicConfig> topics, Set<String> defaultPartitions,
+                                     Map<String, String> declaredBy, Map<String, UnaryOperator<TopicConfig>> keys) {
         Map<String, TopicConfig> added = new LinkedHashMap<>();
         for (Map.Entry<String, TopicConfig> topic : topics.entrySet()) {
             if (!declared.containsKey(topic.getKey())) {
@@ -146,6 +170,10 @@ public final class KafkoTopicProvisioner implements InitializingBean {
             String by = declaredBy.get(name);
             if (by != null) {
                 this.declaredBy.put(name, by);
+            }
+            UnaryOperator<TopicConfig> own = keys.get(name);
+            if (own != null) {
+                declaredKeys.put(name, own);
             }
         }
         // declared before the checks: a dead-letter topic's check looks at its original topic's declaration
@@ -168,24 +196,27 @@ public final class KafkoTopicProvisioner implements InitializingBean {
      */
     public synchronized void createOrGrow(Map<String, TopicConfig> topics, Set<String> countless,
                                           Map<String, String> by) {
-        createOrGrow(topics, countless, by, false);
+        createOrGrow(topics, countless, by, false, Map.of());
     }
 
     /**
-     * {@link #createOrGrow(Map, Set, Map)}; with {@code modify}, an existing topic's other keys are changed to those
-     * asked for ({@link Topic#alterConfig}) instead of staying as stored, the codec asked for checked too.
+     * {@link #createOrGrow(Map, Set, Map)}; with {@code modify}, an existing topic's keys that differ from those asked
+     * for are changed ({@link Topic#alterConfig}) instead of staying as stored, the codec asked for checked too.
+     *
+     * @param keys each topic's own keys (see {@link #setDeclaredKeys}); a topic without is compared whole
      */
     public synchronized void createOrGrow(Map<String, TopicConfig> topics, Set<String> countless,
-                                          Map<String, String> by, boolean modify) {
-        provisionAll(topics, countless, by, modify);
+                                          Map<String, String> by, boolean modify,
+                                          Map<String, UnaryOperator<TopicConfig>> keys) {
+        provisionAll(topics, countless, by, modify, keys);
     }
 
     private void provisionAll(Map<String, TopicConfig> topics) {
-        provisionAll(topics, defaultPartitions, declaredBy, modifyTopicConfigs);
+        provisionAll(topics, defaultPartitions, declaredBy, modifyTopicConfigs, declaredKeys);
     }
 
     private void provisionAll(Map<String, TopicConfig> topics, Set<String> countless, Map<String, String> by,
-            boolean modify) {
+            boolean modify, Map<String, UnaryOperator<TopicConfig>> keys) {
         for (Map.Entry<String, TopicConfig> topic : topics.entrySet()) {
             checkNoShrink(topic.getKey(), topic.getValue(), countless, by.get(topic.getKey()));
         }
@@ -193,7 +224,8 @@ public final class KafkoTopicProvisioner implements InitializingBean {
             checkCodec(topic.getKey(), topic.getValue(), by.get(topic.getKey()), modify);
         }
         for (Map.Entry<String, TopicConfig> topic : topics.entrySet()) {
-            provision(topic.getKey(), topic.getValue(), countless, by.get(topic.getKey()), modify);
+            provision(topic.getKey(), topic.getValue(), countless, by.get(topic.getKey()), modify,
+                    keys.get(topic.getKey()));
         }
     }
 
@@ -235,7 +267,7 @@ public final class KafkoTopicProvisioner implements InitializingBean {
     }
 
     private void provision(String name, TopicConfig config, Set<String> countless, @Nullable String by,
-            boolean modify) {
+            boolean modify, @Nullable UnaryOperator<TopicConfig> own) {
         Optional<Topic> existing = kafko.topic(name);
         Topic topic;
         if (existing.isEmpty()) {
@@ -260,17 +292,19 @@ public final class KafkoTopicProvisioner implements InitializingBean {
             growTo(topic, config.partitions());
         }
         TopicConfig stored = topic.config().toBuilder().partitions(config.partitions()).build();
-        if (stored.equals(config)) {
+        // the keys the declaration names over the stored ones; its whole config when its own keys are not known
+        TopicConfig asked = own == null ? config : own.apply(stored).toBuilder().partitions(config.partitions()).build();
+        if (stored.equals(asked)) {
             return;
         }
         if (modify) {
             LOG.info("Changing the config of topic '{}' as {} asks: {}", name, declarer(name, by),
-                    differences(stored, config));
-            alterKeepingCount(topic, config);
+                    differences(stored, asked));
+            alterKeepingCount(topic, asked);
         } else {
             LOG.warn("Topic '{}' exists with another config than {} asks for: {}. The stored config stays (only the"
                     + " partition count grows): set kafko.modify-topic-configs=true to change it", name,
-                    declarer(name, by), differences(stored, config));
+                    declarer(name, by), differences(stored, asked));
         }
     }
 

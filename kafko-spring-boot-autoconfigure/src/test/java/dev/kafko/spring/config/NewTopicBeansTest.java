@@ -324,12 +324,23 @@ class NewTopicBeansTest {
                 .contains("Changing the config of topic 'payments' as kafko.topics.payments asks: compression NONE"
                         + " (asked ZSTD), retention PT1H (asked PT720H)")
                 .doesNotContain("set kafko.modify-topic-configs=true");
-        // stored: a start without the property keeps it, and says how to change it
-        onDir.withPropertyValues("kafko.topics.payments.retention=2d").run(context -> assertThat(context.getBean(Kafko.class)
-                .topic("payments").orElseThrow().config().retention()).isEqualTo(Duration.ofDays(30)));
+        // stored: a start without the property keeps it, and says how to change it (a key not declared, the codec
+        // here, is no difference); a key changed at run time stays
+        onDir.withPropertyValues("kafko.topics.payments.retention=2d").run(context -> {
+            Topic payments = context.getBean(Kafko.class).topic("payments").orElseThrow();
+            assertThat(payments.config().retention()).isEqualTo(Duration.ofDays(30));
+            payments.alterConfig(payments.config().toBuilder().fsync(FsyncPolicy.EVERY_BATCH).build());
+        });
         assertThat(out).contains("Topic 'payments' exists with another config than kafko.topics.payments asks for:"
-                + " compression ZSTD (asked NONE), retention PT720H (asked PT48H)")
+                + " retention PT720H (asked PT48H). The stored config stays")
                 .contains("set kafko.modify-topic-configs=true to change it");
+        // with the property, only the keys a declaration names change: the codec and the run-time fsync stay
+        onDir.withPropertyValues("kafko.modify-topic-configs=true", "kafko.topics.payments.retention=2d").run(context -> {
+            TopicConfig payments = context.getBean(Kafko.class).topic("payments").orElseThrow().config();
+            assertThat(payments.retention()).isEqualTo(Duration.ofDays(2));
+            assertThat(payments.compression()).isEqualTo(Compression.ZSTD);
+            assertThat(payments.fsync()).isEqualTo(FsyncPolicy.EVERY_BATCH);
+        });
     }
 
     /** A configuration that takes the template: its NewTopic bean cannot be made while the provisioner is. */

@@ -40,7 +40,7 @@ class KafkoTopicProvisionerModifyTest {
 
             provisioner.createOrGrow(Map.of("orders.DLT", TopicConfig.builder().partitions(1)
                     .retention(Duration.ofHours(1)).build()), Set.of(), Map.of("orders.DLT", "NewTopic 'orders.DLT'"),
-                    true);
+                    true, Map.of());
 
             assertThat(grown).isTrue();
             Topic topic = kafko.topic("orders.DLT").orElseThrow();
