@@ -15,7 +15,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
@@ -208,20 +207,6 @@ public class KafkoProperties {
             declared.put(name, topic.getValue().applyTo(KafkoTopicProvisioner.propertyPrefix(name), base));
         }
         return declared;
-    }
-
-    /**
-     * Each declared topic's own keys, as a function that sets them on a config and leaves the others as they are:
-     * what {@code kafko.modify-topic-configs} changes on an existing topic.
-     */
-    public Map<String, UnaryOperator<TopicConfig>> declaredTopicKeys() {
-        Map<String, UnaryOperator<TopicConfig>> keys = new LinkedHashMap<>();
-        for (Map.Entry<String, TopicProperties> topic : topics.entrySet()) {
-            String prefix = KafkoTopicProvisioner.propertyPrefix(topic.getKey());
-            TopicProperties own = topic.getValue();
-            keys.put(topic.getKey(), config -> own.applyTo(prefix, config));
-        }
-        return keys;
     }
 
     /** The declared topics that set no {@code partitions} of their own (they take kafko.defaults'). */

@@ -39,7 +39,11 @@ final class TopicDeclarations {
         TopicDeclarations d = new TopicDeclarations();
         d.configs.putAll(properties.declaredTopics());
         d.defaultPartitions.addAll(properties.topicsWithDefaultPartitions());
-        d.keys.putAll(properties.declaredTopicKeys());
+        for (Map.Entry<String, KafkoProperties.TopicProperties> topic : properties.getTopics().entrySet()) {
+            String prefix = KafkoTopicProvisioner.propertyPrefix(topic.getKey());
+            KafkoProperties.TopicProperties own = topic.getValue();
+            d.keys.put(topic.getKey(), config -> own.applyTo(prefix, config)); // its own keys, the others left
+        }
         // as spring-kafka's KafkaAdmin looks them up: singletons, no factory initialised only to learn its type
         Map<String, NewTopic> single = beans.getBeansOfType(NewTopic.class, false, false);
         Map<String, NewTopics> several = beans.getBeansOfType(NewTopics.class, false, false);
