@@ -65,6 +65,27 @@ public interface Producer {
      */
     CompletableFuture<List<RecordPosition>> sendBatch(List<OutgoingRecord> records);
 
+    /**
+     * As {@link #sendBatch(List)}, with record {@code i} sent to partition {@code partitions[i]}, or routed as
+     * {@link #send(OutgoingRecord)} would route it where that is {@link #ROUTED}. Every argument is checked
+     * before anything of the batch is written to any partition: a partition out of range
+     * ({@link InvalidPartitionException}), a record or a partition's records too large
+     * ({@link RecordTooLargeException}), {@code partitions} of another length than {@code records}
+     * ({@link IllegalArgumentException}).
+     */
+    CompletableFuture<List<RecordPosition>> sendBatch(List<OutgoingRecord> records, int[] partitions);
+
+    /** A partition of {@link #sendBatch(List, int[])} that routes its record by key, or round-robin without one. */
+    int ROUTED = -1;
+
+    /**
+     * Checks {@code record} as a send does at the call, without writing it.
+     *
+     * @throws RecordTooLargeException when it is larger than the topic's {@code maxRecordBytes} now
+     * @throws UnknownTopicException when the topic was deleted, {@link KafkoClosedException} after close
+     */
+    void checkRecord(OutgoingRecord record);
+
     /** Sends every record to one partition, atomically, in list order; at most 256 MiB, as {@link #sendBatch}. */
     CompletableFuture<List<RecordPosition>> sendBatchTo(int partition, List<OutgoingRecord> records);
 

@@ -27,6 +27,9 @@ import org.jspecify.annotations.Nullable;
  */
 final class ProducerImpl implements Producer {
 
+    /** A {@link #sendBatch(List, int[])} entry that leaves the record to be routed as {@link #send} routes it. */
+    private static final int ROUTED = Producer.ROUTED;
+
     /** The widest varint of an int. */
     private static final int VARINT_MAX = 5;
 
@@ -100,10 +103,24 @@ final class ProducerImpl implements Producer {
 
     @Override
     public CompletableFuture<List<RecordPosition>> sendBatch(List<OutgoingRecord> given) {
+        return sendRouted(given, null);
+    }
+
+    @Override
+    public CompletableFuture<List<RecordPosition>> sendBatch(List<OutgoingRecord> given, int[] partitions) {
+        return sendRouted(given, Objects.requireNonNull(partitions, "partitions"));
+    }
+
+    /** Routes record {@code i} to {@code partitions[i]} when given and not {@link #ROUTED}, else as {@link #send}. */
+    private CompletableFuture<List<RecordPosition>> sendRouted(List<OutgoingRecord> given, int @Nullable [] partitions) {
         List<OutgoingRecord> records = requireRecords(given);
+        int n = records.size();
+        if (partitions != null && partitions.length != n) {
+            throw new IllegalArgumentException("partitions has " + partitions.length + " entries for " + n
+                    + " records");
+        }
         topic.ensureOpen();
         PartitionActor[] actors = topic.actors();
-        int n = records.size();
         if (n == 0) {
             return CompletableFuture.completedFuture(List.of());
         }
@@ -113,7 +130,8 @@ final class ProducerImpl implements Producer {
         boolean single = true;
         for (int i = 0; i < n; i++) {
             OutgoingRecord r = records.get(i);
-            int p = route(r, actors.length);
+            int p = partitions == null || partitions[i] == ROUTED ? route(r, actors.length)
+                    : topic.checkPartition(partitions[i], actors.length);
             partitionOf[i] = p;
             bytes[p] += checkSize(r, i);
             counts[p]++;
@@ -221,6 +239,13 @@ final class ProducerImpl implements Producer {
             }
             return List.of(out);
         });
+    }
+
+    @Override
+    public void checkRecord(OutgoingRecord record) {
+        Objects.requireNonNull(record, "record");
+        topic.ensureOpen();
+        checkSize(record, -1);
     }
 
     @Override

@@ -116,11 +116,20 @@ final class TopicImpl implements Topic {
     /** @throws InvalidPartitionException when {@code partition} is out of range */
     PartitionActor actor(int partition) {
         PartitionActor[] as = actors;
-        if (partition < 0 || partition >= as.length) {
-            throw new InvalidPartitionException("topic '" + name + "' has partitions 0.." + (as.length - 1)
+        return as[checkPartition(partition, as.length)];
+    }
+
+    /**
+     * Returns {@code partition} when it is one of {@code count} partitions.
+     *
+     * @throws InvalidPartitionException when it is out of range
+     */
+    int checkPartition(int partition, int count) {
+        if (partition < 0 || partition >= count) {
+            throw new InvalidPartitionException("topic '" + name + "' has partitions 0.." + (count - 1)
                     + "; partition " + partition + " does not exist");
         }
-        return as[partition];
+        return partition;
     }
 
     /** Publishes a grown partition array and config. Admin lock held. */
