@@ -298,6 +298,10 @@ public final class KafkoAutoConfiguration {
                     observationRegistry));
             template.setObservationConvention(observationConvention.getIfUnique());
         }
+        if (properties.getTemplate().isTransactional()) {
+            template.setTransactional(true);
+        }
+        template.setAllowNonTransactional(properties.getTemplate().isAllowNonTransactional());
         return template;
     }
 

@@ -463,6 +463,31 @@ public class KafkoProperties {
         public void setObservationEnabled(boolean observationEnabled) {
             this.observationEnabled = observationEnabled;
         }
+
+        /**
+         * Whether sends join the transaction of the sending thread (executeInTransaction, a @Transactional method),
+         * written when it commits and dropped when it rolls back. Needs spring-tx.
+         */
+        private boolean transactional;
+
+        public boolean isTransactional() {
+            return transactional;
+        }
+
+        public void setTransactional(boolean transactional) {
+            this.transactional = transactional;
+        }
+
+        /** Whether a transactional template may also send outside a transaction, writing at once. */
+        private boolean allowNonTransactional;
+
+        public boolean isAllowNonTransactional() {
+            return allowNonTransactional;
+        }
+
+        public void setAllowNonTransactional(boolean allowNonTransactional) {
+            this.allowNonTransactional = allowNonTransactional;
+        }
     }
 
     /** kafko.listener.*: defaults of every listener container. */

@@ -231,6 +231,16 @@ public final class KafkoBackend implements LogBackend {
         }
 
         @Override
+        public CompletableFuture<List<RecordPosition>> sendBatch(List<OutgoingRecord> records, int[] partitions) {
+            return producer.sendBatch(records, partitions);
+        }
+
+        @Override
+        public void checkRecord(OutgoingRecord record) {
+            producer.checkRecord(record);
+        }
+
+        @Override
         public void flush() {
             producer.flush();
         }

@@ -94,4 +94,36 @@ public interface KafkoOperations<K, V> {
      * @throws dev.kafko.KafkoClosedException once the log closed (when the template sent to a topic before)
      */
     void flush();
+
+    /**
+     * Runs {@code callback} in a transaction of the template's own: the records it sends are written when it returns
+     * and dropped when it throws (spring-kafka's {@code executeInTransaction}). The default cannot.
+     *
+     * @return what the callback returned
+     * @throws UnsupportedOperationException when these operations have no transactions
+     */
+    default <T> @Nullable T executeInTransaction(OperationsCallback<K, V, T> callback) {
+        throw new UnsupportedOperationException(getClass().getName() + " has no transactions");
+    }
+
+    /** Whether a send on this thread now would join a transaction. The default: no. */
+    default boolean inTransaction() {
+        return false;
+    }
+
+    /** Whether sends join transactions. The default: no. */
+    default boolean isTransactional() {
+        return false;
+    }
+
+    /**
+     * What {@link #executeInTransaction} runs.
+     *
+     * @param <T> what it returns
+     */
+    @FunctionalInterface
+    interface OperationsCallback<K, V, T> {
+
+        @Nullable T doInOperations(KafkoOperations<K, V> operations);
+    }
 }

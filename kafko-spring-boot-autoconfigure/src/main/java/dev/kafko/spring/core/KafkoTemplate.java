@@ -18,6 +18,8 @@ import dev.kafko.spring.support.SendResult;
 import dev.kafko.spring.support.micrometer.KafkoRecordSenderContext;
 import dev.kafko.spring.support.micrometer.KafkoTemplateObservation;
 import dev.kafko.spring.support.micrometer.KafkoTemplateObservationConvention;
+import dev.kafko.spring.transaction.KafkoTransaction;
+import dev.kafko.spring.transaction.Transactions;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
@@ -69,6 +71,10 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
     private volatile @Nullable ObservationRegistry observationRegistry;
     private volatile @Nullable KafkoTemplateObservationConvention observationConvention;
     private String beanName = "kafkoTemplate";
+    private volatile boolean transactional;
+    private volatile boolean allowNonTransactional;
+    /** The transaction of {@link #executeInTransaction} running on this thread. */
+    private final ThreadLocal<KafkoTransaction> localTransaction = new ThreadLocal<>();
 
     public KafkoTemplate(LogBackend backend, RecordMessageConverter converter) {
         this.backend = backend;
@@ -123,6 +129,99 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
     @Override
     public void setBeanName(String name) {
         this.beanName = name;
+    }
+
+    /**
+     * Makes every send join the transaction running on the sending thread (spring-kafka's template with a
+     * transaction id prefix): that of {@link #executeInTransaction}, of a {@code KafkoTransactionManager}, or of any
+     * other Spring transaction manager (a JDBC or JPA one), after whose commit the records are written. Its records
+     * are written when the transaction commits, each partition's all or none, and dropped when it rolls back. A send
+     * outside any transaction is refused unless {@link #setAllowNonTransactional}. Needs spring-tx.
+     *
+     * @throws IllegalStateException when spring-tx is not on the class path
+     */
+    public void setTransactional(boolean transactional) {
+        if (transactional && !transactionSupport()) {
+            throw new IllegalStateException("A transactional KafkoTemplate needs spring-tx on the class path"
+                    + " (org.springframework:spring-tx)");
+        }
+        this.transactional = transactional;
+    }
+
+    private static boolean transactionSupport() {
+        try {
+            return Transactions.available();
+        } catch (NoClassDefFoundError e) {
+            return false;
+        }
+    }
+
+    @Override
+    public boolean isTransactional() {
+        return transactional;
+    }
+
+    /**
+     * Lets a transactional template send outside a transaction too, each record written at once as by a template
+     * that is not transactional (spring-kafka's {@code allowNonTransactional}). Off by default.
+     */
+    public void setAllowNonTransactional(boolean allowNonTransactional) {
+        this.allowNonTransactional = allowNonTransactional;
+    }
+
+    public boolean isAllowNonTransactional() {
+        return allowNonTransactional;
+    }
+
+    @Override
+    public boolean inTransaction() {
+        return transactional && (localTransaction.get() != null || Transactions.active(backend));
+    }
+
+    /**
+     * {@inheritDoc} The records the callback sends are written when it returns, each partition's all or none, and
+     * dropped when it throws. A transaction of a transaction manager running on the thread is not joined: the
+     * callback's sends are a transaction of their own, as in spring-kafka.
+     *
+     * @throws IllegalStateException when the template is not transactional, or inside another
+     *     {@code executeInTransaction} of this template
+     * @throws dev.kafko.spring.transaction.KafkoTransactionException when the commit fails
+     */
+    @Override
+    public <T> @Nullable T executeInTransaction(OperationsCallback<K, V, T> callback) {
+        Objects.requireNonNull(callback, "callback");
+        if (!transactional) {
+            throw new IllegalStateException("executeInTransaction needs a transactional template"
+                    + " (kafko.template.transactional=true, or KafkoTemplate.setTransactional(true))");
+        }
+        if (localTransaction.get() != null) {
+            throw new IllegalStateException("Nested calls to executeInTransaction are not allowed");
+        }
+        KafkoTransaction transaction = Transactions.local();
+        localTransaction.set(transaction);
+        T result;
+        try {
+            result = callback.doInOperations(this);
+        } catch (RuntimeException | Error e) {
+            transaction.rollback();
+            throw e;
+        } finally {
+            localTransaction.remove();
+        }
+        transaction.commit();
+        return result;
+    }
+
+    /** The transaction a send on this thread joins, or null; refuses a send outside one unless allowed. */
+    private @Nullable KafkoTransaction transaction() {
+        KafkoTransaction local = localTransaction.get();
+        KafkoTransaction joined = local != null ? local : Transactions.current(backend);
+        if (joined == null && !allowNonTransactional) {
+            throw new IllegalStateException("No transaction is in process for transactional template '" + beanName
+                    + "': send from executeInTransaction, from a @Transactional method, or from a listener whose"
+                    + " method is one; or let it send outside one (setAllowNonTransactional)");
+        }
+        return joined;
     }
 
     @Override
@@ -207,6 +306,7 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
                                                        @Nullable V value, @Nullable Long timestamp,
                                                        List<Header> extraHeaders) {
         Objects.requireNonNull(topic, "topic");
+        KafkoTransaction transaction = transactional ? transaction() : null;
         KafkoInstrumentation timing = instrumentation;
         long start = timing == KafkoInstrumentation.NOOP ? 0L : System.nanoTime();
         ObservationRegistry registry = observationRegistry;
@@ -227,16 +327,55 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
             headers = recordHeaders(extraHeaders, converter.typeHeader(value), propagated);
             ts = timestamp != null && timestamp != OutgoingRecord.NO_TIMESTAMP ? timestamp
                     : backend.currentTimeMillis();
-            appended = append(topic, partition, keyBytes, valueBytes, headers, ts);
+            appended = transaction == null ? append(topic, partition, keyBytes, valueBytes, headers, ts)
+                    : hold(transaction, topic, partition, OutgoingRecord.of(keyBytes, valueBytes, headers, ts));
         } catch (RecordTooLargeException e) {
             // as Kafka's producer reports it: through the future (and the producer listener)
+            if (transaction != null) {
+                transaction.refuse(e);
+            }
             appended = CompletableFuture.failedFuture(e);
             ts = timestamp != null ? timestamp : OutgoingRecord.NO_TIMESTAMP;
         } catch (RuntimeException e) {
+            if (transaction != null) {
+                transaction.refuse(e);
+            }
             complete(topic, partition, key, value, start, e, observation);
             throw e;
         }
-        return appended.handle(new Completion(topic, partition, key, value, ts, start, observation));
+        CompletableFuture<SendResult<K, V>> result =
+                appended.handle(new Completion(topic, partition, key, value, ts, start, observation));
+        return transaction == null ? result : transaction.guard(result);
+    }
+
+    /**
+     * Holds a record in {@code transaction} after the checks a send makes at the call: the topic exists (or is
+     * created), the partition is one of it, the record fits.
+     */
+    private CompletableFuture<RecordPosition> hold(KafkoTransaction transaction, String topic,
+                                                   @Nullable Integer partition, OutgoingRecord record) {
+        BackendProducer producer = producer(topic);
+        if (partition != null) {
+            int count = backend.partitionCount(topic);
+            if (partition < 0 || partition >= count) {
+                throw new dev.kafko.InvalidPartitionException("topic '" + topic + "' has partitions 0.." + (count - 1)
+                        + "; partition " + partition + " does not exist");
+            }
+        }
+        producer.checkRecord(record);
+        return transaction.add(this::writeBatch, topic, partition, record);
+    }
+
+    /** Writes a committing transaction's records of one topic, as {@link #append} writes one record. */
+    private CompletableFuture<List<RecordPosition>> writeBatch(String topic, List<OutgoingRecord> records,
+                                                               int[] partitions) {
+        BackendProducer producer = producer(topic);
+        try {
+            return producer.sendBatch(records, partitions);
+        } catch (UnknownTopicException e) {
+            forget(topic, producer);
+            return producer(topic).sendBatch(records, partitions);
+        }
     }
 
     private Observation startObservation(ObservationRegistry registry, String topic, @Nullable Integer partition,

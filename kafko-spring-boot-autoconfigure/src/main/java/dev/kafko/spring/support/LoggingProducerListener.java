@@ -24,11 +24,20 @@ public final class LoggingProducerListener<K, V> implements ProducerListener<K, 
     public void onError(String topic, @Nullable Integer partition, @Nullable K key, @Nullable V value,
                         Throwable exception) {
         String where = partition == null ? "" : " partition " + partition;
+        if (rolledBack(exception)) {
+            LOG.debug("Sending to topic '{}'{} with key '{}' was rolled back with its transaction", topic, where, key);
+            return;
+        }
         if (traces.traceDue(topic + '\0' + exception.getClass().getName())) {
             LOG.error("Sending to topic '{}'{} with key '{}' failed", topic, where, key, exception);
         } else {
             LOG.error("Sending to topic '{}'{} with key '{}' failed: {} (stack trace logged with an earlier one)",
                     topic, where, key, StackTraceLimiter.oneLine(exception));
         }
+    }
+
+    /** A rollback the application chose, told by name so that spring-tx need not be on the class path. */
+    private static boolean rolledBack(Throwable exception) {
+        return exception.getClass().getName().equals("dev.kafko.spring.transaction.TransactionRolledBackException");
     }
 }

@@ -1,0 +1,316 @@
+package dev.kafko.spring.transaction;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.kafko.Kafko;
+import dev.kafko.KafkoRecord;
+import dev.kafko.RecordTooLargeException;
+import dev.kafko.TopicConfig;
+import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
+import dev.kafko.spring.core.KafkoTemplate;
+import dev.kafko.spring.core.LogBackend;
+import dev.kafko.spring.support.SendResult;
+import dev.kafko.spring.test.KafkoTestUtils;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.AbstractPlatformTransactionManager;
+import org.springframework.transaction.support.DefaultTransactionStatus;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * A transactional {@link KafkoTemplate}: its records are written when the transaction commits (of
+ * {@code executeInTransaction}, of {@link KafkoTransactionManager}, or of another manager), never before, and dropped
+ * when it rolls back.
+ */
+class KafkoTransactionsTest {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+            .withPropertyValues("kafko.ephemeral=true", "kafko.template.transactional=true", "kafko.topics.t.partitions=3",
+                    "kafko.topics.u.partitions=2");
+
+    @Test
+    void executeInTransactionWritesEverySendWhenTheCallbackReturnsAndNothingBefore() {
+        runner.run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            List<CompletableFuture<SendResult<Object, Object>>> sent = new ArrayList<>();
+            String result = template.executeInTransaction(ops -> {
+                assertThat(ops.inTransaction()).isTrue();
+                for (int i = 0; i < 12; i++) {
+                    sent.add(ops.send("t", "k" + (i % 4), "v" + i));
+                }
+                sent.add(ops.send("u", 1, null, "explicit"));
+                sent.add(ops.send("u", "keyless"));
+                assertThat(endOffsets(context, "t") + endOffsets(context, "u")).isZero();
+                assertThat(sent).noneMatch(CompletableFuture::isDone);
+                return "done";
+            });
+            assertThat(result).isEqualTo("done");
+            assertThat(template.inTransaction()).isFalse();
+            assertThat(sent).allMatch(f -> f.isDone() && !f.isCompletedExceptionally());
+            assertThat(endOffsets(context, "t")).isEqualTo(12);
+            assertThat(endOffsets(context, "u")).isEqualTo(2);
+            assertThat(sent.get(12).join().partition()).isOne();
+            // each key's records in their partition, in the order they were sent
+            List<KafkoRecord> records = KafkoTestUtils.records(context, "t");
+            for (int key = 0; key < 4; key++) {
+                String k = "k" + key;
+                List<String> values = records.stream().filter(r -> text(r.key()).equals(k)).map(r -> text(r.value()))
+                        .toList();
+                assertThat(values).containsExactly("v" + key, "v" + (key + 4), "v" + (key + 8));
+            }
+            for (int i = 0; i < 12; i++) {
+                SendResult<Object, Object> r = sent.get(i).join();
+                assertThat(text(records.stream().filter(x -> x.partition() == r.partition() && x.offset() == r.offset())
+                        .findFirst().orElseThrow().value())).isEqualTo("v" + i);
+            }
+        });
+    }
+
+    @Test
+    void aCallbackThatThrowsWritesNothingAndItsSendsFailAsRolledBack() {
+        runner.run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            List<CompletableFuture<SendResult<Object, Object>>> sent = new ArrayList<>();
+            assertThatThrownBy(() -> template.executeInTransaction(ops -> {
+                sent.add(ops.send("t", "a"));
+                sent.add(ops.send("u", "b"));
+                throw new IllegalArgumentException("changed my mind");
+            })).isInstanceOf(IllegalArgumentException.class).hasMessage("changed my mind");
+            assertThat(sent).allMatch(CompletableFuture::isCompletedExceptionally);
+            assertThatThrownBy(() -> sent.get(0).join()).isInstanceOf(CompletionException.class)
+                    .hasCauseInstanceOf(TransactionRolledBackException.class);
+            assertThat(endOffsets(context, "t") + endOffsets(context, "u")).isZero();
+            // the template goes on: the next transaction writes
+            template.executeInTransaction(ops -> ops.send("t", "c"));
+            assertThat(endOffsets(context, "t")).isOne();
+        });
+    }
+
+    @Test
+    void waitingForASendInsideItsOwnTransactionIsRefusedInsteadOfWaitingForEver() {
+        runner.run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            assertThatThrownBy(() -> template.executeInTransaction(ops -> ops.send("t", "a").join()))
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("has not committed");
+            assertThatThrownBy(() -> template.executeInTransaction(ops -> {
+                try {
+                    return ops.send("t", "a").get(1, java.util.concurrent.TimeUnit.MINUTES);
+                } catch (InterruptedException | java.util.concurrent.ExecutionException
+                         | java.util.concurrent.TimeoutException e) {
+                    throw new AssertionError(e);
+                }
+            })).isInstanceOf(IllegalStateException.class);
+            assertThat(endOffsets(context, "t")).isZero();
+            CompletableFuture<SendResult<Object, Object>> later = template.executeInTransaction(ops -> ops.send("t", "b"));
+            assertThat(later.join().offset()).isZero();
+        });
+    }
+
+    @Test
+    void aTransactionalTemplateRefusesASendOutsideATransactionUnlessAllowedAndNestingIsRefused() {
+        runner.run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            assertThat(template.isTransactional()).isTrue();
+            assertThatThrownBy(() -> template.send("t", "x")).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("No transaction is in process").hasMessageContaining("kafkoTemplate");
+            assertThatThrownBy(() -> template.executeInTransaction(ops -> template.executeInTransaction(o -> "inner")))
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("Nested");
+            assertThat(endOffsets(context, "t")).isZero();
+        });
+        runner.withPropertyValues("kafko.template.allow-non-transactional=true").run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            assertThat(template.send("t", "x").join().offset()).isZero();
+        });
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+                .withPropertyValues("kafko.ephemeral=true").run(context -> {
+                    KafkoTemplate<Object, Object> template = template(context);
+                    assertThat(template.isTransactional()).isFalse();
+                    assertThatThrownBy(() -> template.executeInTransaction(ops -> "x"))
+                            .isInstanceOf(IllegalStateException.class).hasMessageContaining("kafko.template.transactional");
+                });
+    }
+
+    @Test
+    void insideAnotherManagersTransactionTheRecordsAreWrittenAfterItCommitsAndDroppedWhenItRollsBack() {
+        runner.run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            TransactionTemplate other = new TransactionTemplate(new OtherManager());
+            CompletableFuture<SendResult<Object, Object>> sent = other.execute(status -> {
+                assertThat(template.inTransaction()).isTrue();
+                CompletableFuture<SendResult<Object, Object>> f = template.send("t", "k", "committed");
+                template.send("u", "too");
+                assertThat(endOffsets(context, "t")).isZero();
+                return f;
+            });
+            assertThat(sent.join().offset()).isZero();
+            assertThat(endOffsets(context, "t")).isOne();
+            assertThat(endOffsets(context, "u")).isOne();
+
+            CompletableFuture<SendResult<Object, Object>> dropped = other.execute(status -> {
+                CompletableFuture<SendResult<Object, Object>> f = template.send("t", "k", "rolled back");
+                status.setRollbackOnly();
+                return f;
+            });
+            assertThatThrownBy(dropped::join).hasCauseInstanceOf(TransactionRolledBackException.class);
+            assertThatThrownBy(() -> other.executeWithoutResult(status -> {
+                template.send("t", "k", "thrown");
+                throw new IllegalStateException("boom");
+            })).hasMessage("boom");
+            assertThat(endOffsets(context, "t")).isOne();
+            assertThat(template.inTransaction()).isFalse();
+        });
+    }
+
+    @Test
+    void aTemplateThatIsNotTransactionalWritesAtOnceInsideAnotherManagersTransaction() {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+                .withPropertyValues("kafko.ephemeral=true").run(context -> {
+                    KafkoTemplate<Object, Object> template = template(context);
+                    new TransactionTemplate(new OtherManager()).executeWithoutResult(status -> {
+                        template.send("t", "now").join();
+                        assertThat(endOffsets(context, "t")).isOne();
+                        status.setRollbackOnly();
+                    });
+                    assertThat(endOffsets(context, "t")).isOne();
+                });
+    }
+
+    @Test
+    void theTransactionManagerCommitsWhatItsTransactionSentAndANewTransactionInsideIsItsOwn() {
+        runner.run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            KafkoTransactionManager manager = new KafkoTransactionManager(context.getBean(LogBackend.class));
+            TransactionTemplate outer = new TransactionTemplate(manager);
+            TransactionTemplate inner = new TransactionTemplate(manager);
+            inner.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+            TransactionTemplate joined = new TransactionTemplate(manager);
+
+            outer.executeWithoutResult(status -> {
+                template.send("t", "outer");
+                joined.executeWithoutResult(s -> template.send("t", "joined"));
+                inner.executeWithoutResult(s -> template.send("u", "inner"));
+                // the inner, new transaction committed; the outer one's records are still held
+                assertThat(endOffsets(context, "u")).isOne();
+                assertThat(endOffsets(context, "t")).isZero();
+                status.setRollbackOnly();
+            });
+            assertThat(endOffsets(context, "t")).isZero();
+
+            outer.executeWithoutResult(status -> {
+                template.send("t", "outer");
+                joined.executeWithoutResult(s -> template.send("t", "joined"));
+            });
+            assertThat(endOffsets(context, "t")).isEqualTo(2);
+            assertThatThrownBy(() -> new TransactionTemplate(manager, isolation()).executeWithoutResult(s -> { }))
+                    .hasMessageContaining("isolation");
+            assertThat(manager.getResourceFactory()).isSameAs(context.getBean(LogBackend.class));
+        });
+    }
+
+    @Test
+    void aSendRefusedInsideTheTransactionFailsItsCommitAndNothingIsWritten() {
+        runner.withPropertyValues("kafko.topics.small.max-record-size=100").run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            List<CompletableFuture<SendResult<Object, Object>>> sent = new ArrayList<>();
+            assertThatThrownBy(() -> template.executeInTransaction(ops -> {
+                sent.add(ops.send("t", "fine"));
+                sent.add(ops.send("small", "x".repeat(200)));
+                sent.add(ops.send("t", "fine too"));
+                return null;
+            })).isInstanceOf(KafkoTransactionException.class).hasMessageContaining("was refused")
+                    .hasCauseInstanceOf(RecordTooLargeException.class);
+            assertThatThrownBy(() -> sent.get(1).join()).hasCauseInstanceOf(RecordTooLargeException.class);
+            assertThatThrownBy(() -> sent.get(0).join()).hasCauseInstanceOf(TransactionRolledBackException.class);
+            assertThat(endOffsets(context, "t") + endOffsets(context, "small")).isZero();
+            // a partition out of range is thrown at the send, and fails the commit as well
+            assertThatThrownBy(() -> template.executeInTransaction(ops -> {
+                ops.send("t", "fine");
+                try {
+                    ops.send("t", 7, null, "nowhere");
+                } catch (dev.kafko.InvalidPartitionException e) {
+                    // caught, and the transaction goes on to its commit
+                }
+                return null;
+            })).isInstanceOf(KafkoTransactionException.class).hasMessageContaining("partition 7");
+            assertThat(endOffsets(context, "t")).isZero();
+        });
+    }
+
+    @Test
+    void aWriteThatFailsAtTheCommitNamesWhatWasWrittenAndWhatWasNot() {
+        runner.withPropertyValues("kafko.auto-create-topics=false", "kafko.topics.w.partitions=1").run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            Kafko kafko = context.getBean(Kafko.class);
+            List<CompletableFuture<SendResult<Object, Object>>> sent = new ArrayList<>();
+            assertThatThrownBy(() -> template.executeInTransaction(ops -> {
+                sent.add(ops.send("t", "written"));
+                sent.add(ops.send("u", 1, null, "lost partition"));
+                sent.add(ops.send("w", "never tried"));
+                // u loses its partition 1 before the commit
+                kafko.deleteTopic("u");
+                kafko.createTopic("u", TopicConfig.builder().partitions(1).build());
+                return null;
+            })).isInstanceOf(KafkoTransactionException.class)
+                    .hasMessageContaining("[u, w] were not all written").hasMessageContaining("[t] were");
+            assertThat(sent.get(0).join().offset()).isZero();
+            assertThatThrownBy(() -> sent.get(1).join()).hasCauseInstanceOf(dev.kafko.InvalidPartitionException.class);
+            assertThatThrownBy(() -> sent.get(2).join()).hasCauseInstanceOf(KafkoTransactionException.class);
+            assertThat(endOffsets(context, "t")).isOne();
+            assertThat(endOffsets(context, "u") + endOffsets(context, "w")).isZero();
+        });
+    }
+
+    private static TransactionDefinition isolation() {
+        org.springframework.transaction.support.DefaultTransactionDefinition d =
+                new org.springframework.transaction.support.DefaultTransactionDefinition();
+        d.setIsolationLevel(TransactionDefinition.ISOLATION_SERIALIZABLE);
+        return d;
+    }
+
+    @SuppressWarnings("unchecked")
+    static KafkoTemplate<Object, Object> template(ApplicationContext context) {
+        return context.getBean(KafkoTemplate.class);
+    }
+
+    static long endOffsets(ApplicationContext context, String topic) {
+        return context.getBean(Kafko.class).topic(topic).map(t -> t.partitions().stream()
+                .mapToLong(dev.kafko.PartitionInfo::endOffset).sum()).orElse(0L);
+    }
+
+    static String text(byte[] bytes) {
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    /** A manager of some other resource (a database's, say), whose transactions synchronize. */
+    static final class OtherManager extends AbstractPlatformTransactionManager {
+
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected Object doGetTransaction() {
+            return new Object();
+        }
+
+        @Override
+        protected void doBegin(Object transaction, TransactionDefinition definition) {
+        }
+
+        @Override
+        protected void doCommit(DefaultTransactionStatus status) {
+        }
+
+        @Override
+        protected void doRollback(DefaultTransactionStatus status) {
+        }
+    }
+}
