@@ -19,6 +19,7 @@ import dev.kafko.spring.listener.DefaultErrorHandler;
 import dev.kafko.spring.listener.KafkoErrorHandler;
 import dev.kafko.spring.listener.LoggingRecordRecoverer;
 import dev.kafko.spring.listener.RecordInterceptor;
+import dev.kafko.spring.transaction.KafkoTransactionManager;
 import dev.kafko.spring.listener.RetryListener;
 import dev.kafko.spring.listener.adapter.KafkoArgumentResolvers;
 import dev.kafko.spring.support.KafkoInstrumentation;
@@ -453,6 +454,10 @@ public final class KafkoAutoConfiguration {
         // as Boot's spring-kafka auto-configuration: the single interceptor bean of each kind, none when several
         factory.setRecordInterceptor(recordInterceptor.getIfUnique());
         factory.setBatchInterceptor(batchInterceptor.getIfUnique());
+        if (properties.getTemplate().isTransactional()) {
+            // as Boot's spring-kafka auto-configuration: the single KafkoTransactionManager bean, none when several
+            factory.setTransactionManager(beanFactory.getBeanProvider(KafkoTransactionManager.class).getIfUnique());
+        }
         SimpleAsyncTaskExecutor executor = new SimpleAsyncTaskExecutor("kafko-listener-");
         executor.setVirtualThreads(Threading.VIRTUAL.isActive(environment));
         // as virtual threads are: a member stuck in its listener past the shutdown timeout (a method that

@@ -466,7 +466,7 @@ public class KafkoProperties {
 
         /**
          * Whether sends join the transaction of the sending thread (executeInTransaction, a @Transactional method),
-         * written when it commits and dropped when it rolls back. Needs spring-tx.
+         * written when it commits and dropped when it rolls back.
          */
         private boolean transactional;
 

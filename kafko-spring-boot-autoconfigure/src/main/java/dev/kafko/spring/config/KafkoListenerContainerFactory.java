@@ -31,6 +31,7 @@ import java.util.regex.Pattern;
 import java.util.Objects;
 import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
+import org.springframework.transaction.PlatformTransactionManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.ApplicationEventPublisher;
@@ -67,6 +68,7 @@ public class KafkoListenerContainerFactory implements ApplicationEventPublisherA
     private @Nullable MessageHandlerMethodFactory defaultHandlerMethodFactory;
     private @Nullable RecordFilterStrategy recordFilterStrategy;
     private @Nullable RecordInterceptor recordInterceptor;
+    private @Nullable PlatformTransactionManager transactionManager;
     private @Nullable BatchInterceptor batchInterceptor;
     private boolean autoStartup = true;
     /** Null until one is set: none, as {@link ObservationRegistry#NOOP}, which need not be initialized then. */
@@ -100,6 +102,7 @@ public class KafkoListenerContainerFactory implements ApplicationEventPublisherA
         copy.replyTemplate = replyTemplate;
         copy.recordFilterStrategy = recordFilterStrategy;
         copy.recordInterceptor = recordInterceptor;
+        copy.transactionManager = transactionManager;
         copy.batchInterceptor = batchInterceptor;
         copy.autoStartup = autoStartup;
         copy.observationRegistry = observationRegistry;
@@ -221,6 +224,19 @@ public class KafkoListenerContainerFactory implements ApplicationEventPublisherA
 
     public @Nullable BatchInterceptor getBatchInterceptor() {
         return batchInterceptor;
+    }
+
+    /**
+     * Runs each delivery attempt of the containers this factory makes afterwards in a transaction of this manager
+     * (see {@link ConcurrentMessageListenerContainer#setTransactionManager}), those of its {@link #copy()}s and of a
+     * {@code @RetryableTopic}'s retry and dead-letter topics included. {@code null} (the default) for none.
+     */
+    public void setTransactionManager(@Nullable PlatformTransactionManager transactionManager) {
+        this.transactionManager = transactionManager;
+    }
+
+    public @Nullable PlatformTransactionManager getTransactionManager() {
+        return transactionManager;
     }
 
     /** Whether containers start with the context unless their endpoint says otherwise. */
@@ -349,6 +365,7 @@ public class KafkoListenerContainerFactory implements ApplicationEventPublisherA
         container.setApplicationEventPublisher(eventPublisher);
         container.setRecordInterceptor(recordInterceptor);
         container.setBatchInterceptor(batchInterceptor);
+        container.setTransactionManager(transactionManager);
         return container;
     }
 

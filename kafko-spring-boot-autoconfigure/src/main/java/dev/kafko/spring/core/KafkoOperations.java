@@ -14,7 +14,8 @@ import org.springframework.messaging.Message;
  * conversion and argument errors (a value the converter cannot write, a topic name outside the
  * naming rule, a partition out of range, a missing topic when topics are not created on first use,
  * no default topic) are thrown at once, and so is {@code KafkoClosedException} once the log closed.
- * Nothing is written in any of these cases.
+ * Nothing is written in any of these cases. A send that joins a transaction ({@link #isTransactional()}) is written,
+ * and its future completed, when the transaction commits.
  *
  * @param <K> the key type
  * @param <V> the value type

@@ -136,24 +136,10 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
      * transaction id prefix): that of {@link #executeInTransaction}, of a {@code KafkoTransactionManager}, or of any
      * other Spring transaction manager (a JDBC or JPA one), after whose commit the records are written. Its records
      * are written when the transaction commits, each partition's all or none, and dropped when it rolls back. A send
-     * outside any transaction is refused unless {@link #setAllowNonTransactional}. Needs spring-tx.
-     *
-     * @throws IllegalStateException when spring-tx is not on the class path
+     * outside any transaction is refused unless {@link #setAllowNonTransactional}.
      */
     public void setTransactional(boolean transactional) {
-        if (transactional && !transactionSupport()) {
-            throw new IllegalStateException("A transactional KafkoTemplate needs spring-tx on the class path"
-                    + " (org.springframework:spring-tx)");
-        }
         this.transactional = transactional;
-    }
-
-    private static boolean transactionSupport() {
-        try {
-            return Transactions.available();
-        } catch (NoClassDefFoundError e) {
-            return false;
-        }
     }
 
     @Override

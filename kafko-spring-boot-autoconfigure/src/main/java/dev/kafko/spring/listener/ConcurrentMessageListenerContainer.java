@@ -19,6 +19,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.BooleanSupplier;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
+import org.springframework.transaction.PlatformTransactionManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.ApplicationEventPublisher;
@@ -76,6 +77,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     private volatile boolean pauseRequested;
     private volatile @Nullable ApplicationEventPublisher eventPublisher;
     private volatile @Nullable RecordInterceptor recordInterceptor;
+    private volatile @Nullable PlatformTransactionManager transactionManager;
     private volatile @Nullable BatchInterceptor batchInterceptor;
 
     public ConcurrentMessageListenerContainer(String listenerId, List<String> topics, String groupId, LogBackend backend,
@@ -170,6 +172,21 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
 
     public @Nullable BatchInterceptor getBatchInterceptor() {
         return batchInterceptor;
+    }
+
+    /**
+     * Runs each delivery attempt (of a record, or of a batch) in a transaction of this manager, as spring-kafka's
+     * {@code ContainerProperties.setTransactionManager}: with a {@code KafkoTransactionManager}, or any other, the
+     * records a transactional template sends from the listener are written when the attempt returns and dropped when
+     * it throws; the offsets are committed after the transaction. {@code null} (the default): none. Takes effect at
+     * the next start.
+     */
+    public void setTransactionManager(@Nullable PlatformTransactionManager transactionManager) {
+        this.transactionManager = transactionManager;
+    }
+
+    public @Nullable PlatformTransactionManager getTransactionManager() {
+        return transactionManager;
     }
 
     /**

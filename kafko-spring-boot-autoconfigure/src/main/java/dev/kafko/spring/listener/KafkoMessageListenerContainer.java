@@ -16,6 +16,7 @@ import java.util.function.BiFunction;
 import java.util.Map;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
+import org.springframework.transaction.PlatformTransactionManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.ApplicationEventPublisher;
@@ -193,6 +194,10 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
 
     @Nullable BatchInterceptor batchInterceptor() {
         return parent.getBatchInterceptor();
+    }
+
+    @Nullable PlatformTransactionManager transactionManager() {
+        return parent.getTransactionManager();
     }
 
     /** The partitions of this member's topic now (a seek of one past them is refused when asked for). */

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
+import org.springframework.transaction.PlatformTransactionManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,7 +61,10 @@ final class MemberDelivery {
         BatchInterceptor batchInterceptor = container.batchInterceptor();
         this.intercepting = recordInterceptor == null && batchInterceptor == null ? null // its class not even loaded
                 : InterceptingListener.of(listener, recordInterceptor, batchInterceptor, container.getListenerId());
-        this.listener = intercepting != null ? intercepting : listener;
+        KafkoMessageListener inner = intercepting != null ? intercepting : listener;
+        PlatformTransactionManager transactions = container.transactionManager();
+        this.listener = transactions == null ? inner
+                : new TransactionalListener(inner, transactions, container.getListenerId());
         this.commits = commits;
         this.offsets = commits.offsets();
         this.log = log;

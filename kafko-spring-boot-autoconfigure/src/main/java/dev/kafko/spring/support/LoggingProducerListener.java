@@ -1,5 +1,6 @@
 package dev.kafko.spring.support;
 
+import dev.kafko.spring.transaction.TransactionRolledBackException;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,8 +37,8 @@ public final class LoggingProducerListener<K, V> implements ProducerListener<K, 
         }
     }
 
-    /** A rollback the application chose, told by name so that spring-tx need not be on the class path. */
+    /** A rollback the application chose. */
     private static boolean rolledBack(Throwable exception) {
-        return exception.getClass().getName().equals("dev.kafko.spring.transaction.TransactionRolledBackException");
+        return exception instanceof TransactionRolledBackException;
     }
 }

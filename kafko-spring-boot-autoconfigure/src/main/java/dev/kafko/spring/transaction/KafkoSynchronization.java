@@ -24,7 +24,9 @@ final class KafkoSynchronization implements TransactionSynchronization {
 
     @Override
     public void resume() {
-        TransactionSynchronizationManager.bindResource(key, holder);
+        if (!TransactionSynchronizationManager.hasResource(key)) {
+            TransactionSynchronizationManager.bindResource(key, holder);
+        }
     }
 
     @Override

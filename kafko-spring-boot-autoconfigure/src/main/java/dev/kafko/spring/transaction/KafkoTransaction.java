@@ -8,9 +8,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The records one transaction holds until it commits, as the template sees them. Internal: used by
- * {@link dev.kafko.spring.core.KafkoTemplate}; its only implementation is {@link KafkoResourceHolder}. A type without
- * spring-tx in its signature, so that a template that is not transactional loads no spring-tx class.
- * Used by the thread that runs the transaction.
+ * {@link dev.kafko.spring.core.KafkoTemplate}; its only implementation is {@link KafkoResourceHolder}. Used by the
+ * thread that runs the transaction.
  */
 public interface KafkoTransaction {
 

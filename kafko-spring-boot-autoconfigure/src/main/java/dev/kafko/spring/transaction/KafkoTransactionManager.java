@@ -63,10 +63,15 @@ public class KafkoTransactionManager extends AbstractPlatformTransactionManager 
         ((TransactionObject) transaction).holder = holder;
     }
 
+    /**
+     * Unbinds the transaction's records, unless a {@link KafkoSynchronization} did already (the records joined
+     * another manager's transaction, whose synchronizations are suspended first); null then, and that synchronization
+     * binds them again.
+     */
     @Override
-    protected Object doSuspend(Object transaction) {
+    protected @Nullable Object doSuspend(Object transaction) {
         ((TransactionObject) transaction).holder = null;
-        return TransactionSynchronizationManager.unbindResource(backend);
+        return TransactionSynchronizationManager.unbindResourceIfPossible(backend);
     }
 
     @Override

@@ -8,8 +8,8 @@ import java.util.function.BiConsumer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The future a send inside a transaction returns: completed as the template's own is, but refusing to block the
- * transaction's thread before the commit, which alone writes the record.
+ * The future a send inside a transaction returns, and every stage made from it: completed as the template's own is,
+ * but refusing to block the transaction's thread before the commit, which alone writes the record.
  */
 final class TransactionalFuture<T> extends CompletableFuture<T> implements BiConsumer<T, Throwable> {
 
@@ -54,8 +54,9 @@ final class TransactionalFuture<T> extends CompletableFuture<T> implements BiCon
         }
     }
 
+    /** The stages made from this one ({@code thenApply}, ...) refuse the same wait. */
     @Override
     public <U> CompletableFuture<U> newIncompleteFuture() {
-        return new CompletableFuture<>();
+        return new TransactionalFuture<>(transaction);
     }
 }

@@ -2,23 +2,14 @@ package dev.kafko.spring.transaction;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
-import org.springframework.util.ClassUtils;
 
 /**
  * Finds the transaction a transactional template's send joins. Internal: used by
- * {@link dev.kafko.spring.core.KafkoTemplate}, only once it is transactional (this class needs spring-tx).
+ * {@link dev.kafko.spring.core.KafkoTemplate}.
  */
 public final class Transactions {
 
-    private static final boolean SPRING_TX = ClassUtils.isPresent(
-            "org.springframework.transaction.support.TransactionSynchronizationManager", Transactions.class.getClassLoader());
-
     private Transactions() {
-    }
-
-    /** Whether spring-tx, which the template's transactions need, is on the class path. */
-    public static boolean available() {
-        return SPRING_TX;
     }
 
     /**

@@ -110,6 +110,8 @@ class KafkoTransactionsTest {
                     throw new AssertionError(e);
                 }
             })).isInstanceOf(IllegalStateException.class);
+            assertThatThrownBy(() -> template.executeInTransaction(ops -> ops.send("t", "a")
+                    .thenApply(SendResult::offset).join())).isInstanceOf(IllegalStateException.class);
             assertThat(endOffsets(context, "t")).isZero();
             CompletableFuture<SendResult<Object, Object>> later = template.executeInTransaction(ops -> ops.send("t", "b"));
             assertThat(later.join().offset()).isZero();
@@ -214,6 +216,32 @@ class KafkoTransactionsTest {
             assertThatThrownBy(() -> new TransactionTemplate(manager, isolation()).executeWithoutResult(s -> { }))
                     .hasMessageContaining("isolation");
             assertThat(manager.getResourceFactory()).isSameAs(context.getBean(LogBackend.class));
+        });
+    }
+
+    @Test
+    void aNewKafkoTransactionInsideAnotherManagersTransactionIsItsOwnAndTheOuterRecordsStayHeld() {
+        runner.run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            TransactionTemplate inner = new TransactionTemplate(
+                    new KafkoTransactionManager(context.getBean(LogBackend.class)));
+            inner.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+            TransactionTemplate other = new TransactionTemplate(new OtherManager());
+            other.executeWithoutResult(status -> {
+                template.send("t", "outer");
+                inner.executeWithoutResult(s -> template.send("u", "inner"));
+                assertThat(endOffsets(context, "u")).isOne();
+                assertThat(endOffsets(context, "t")).isZero();
+                template.send("t", "outer again");
+            });
+            assertThat(endOffsets(context, "t")).isEqualTo(2);
+            other.executeWithoutResult(status -> {
+                template.send("t", "dropped");
+                inner.executeWithoutResult(s -> template.send("u", "kept"));
+                status.setRollbackOnly();
+            });
+            assertThat(endOffsets(context, "t")).isEqualTo(2);
+            assertThat(endOffsets(context, "u")).isEqualTo(2);
         });
     }
 
