@@ -167,6 +167,15 @@ public @interface KafkoListener {
     String errorHandler() default "";
 
     /**
+     * The bean name of the {@link dev.kafko.spring.listener.ContainerPostProcessor} that configures this listener's
+     * container further once its factory made it (SpEL may also resolve to the post-processor itself), as in
+     * spring-kafka: after the factory's {@link dev.kafko.spring.listener.ContainerCustomizer}, before the container
+     * starts; a {@code @RetryableTopic} listener's retry and dead-letter containers get it too. A name that is no
+     * such bean fails the start naming the listener and the name. Default: none.
+     */
+    String containerPostProcessor() default "";
+
+    /**
      * Kafka consumer properties for this listener alone, as in spring-kafka: {@code "key=value"} (or {@code key:value},
      * {@code key value}; placeholders and SpEL in each, each entry read as a {@code .properties} file, so one may hold
      * several lines; one that resolves to a {@code String[]} or a {@code Collection} of such texts gives each element;

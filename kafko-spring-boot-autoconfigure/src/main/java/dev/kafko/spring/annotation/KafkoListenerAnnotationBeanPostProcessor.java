@@ -421,7 +421,7 @@ public final class KafkoListenerAnnotationBeanPostProcessor
                 endpoint.containerFactory(), endpoint.replyToHeader(), endpoint.recordFilterStrategy(),
                 endpoint.errorHandler(), handlers, endpoint.topicPattern(), endpoint.topicPartitions(),
                 endpoint.maxPollRecords(), endpoint.offsetReset(), endpoint.clientIdPrefix(), endpoint.containerGroup(),
-                endpoint.splitIterables(), endpoint.info());
+                endpoint.splitIterables(), endpoint.info(), endpoint.containerPostProcessor());
     }
 
     /** The endpoint's first method a class proxy cannot pass on to its bean (final or private), or null. */

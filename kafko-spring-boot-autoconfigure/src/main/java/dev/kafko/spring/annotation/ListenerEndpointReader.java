@@ -4,6 +4,7 @@ import dev.kafko.InvalidNameException;
 import dev.kafko.Kafko;
 import dev.kafko.spring.config.KafkoListenerEndpoint;
 import dev.kafko.spring.listener.AckMode;
+import dev.kafko.spring.listener.ContainerPostProcessor;
 import dev.kafko.spring.listener.KafkoListenerErrorHandler;
 import dev.kafko.spring.listener.adapter.RecordFilterStrategy;
 import dev.kafko.spring.support.KafkoHeaders;
@@ -236,7 +237,9 @@ final class ListenerEndpointReader {
                 resolveBean(listener.filter(), RecordFilterStrategy.class, "filter", where, ctx),
                 resolveBean(listener.errorHandler(), KafkoListenerErrorHandler.class, "errorHandler", where, ctx),
                 classLevel ? resolved : List.of(), topicPattern, assigned, consumer.maxPollRecords(),
-                consumer.offsetReset(), clientIdPrefix, containerGroup, listener.splitIterables(), info);
+                consumer.offsetReset(), clientIdPrefix, containerGroup, listener.splitIterables(), info,
+                resolveBean(listener.containerPostProcessor(), ContainerPostProcessor.class, "containerPostProcessor",
+                        where, ctx));
     }
 
     /** The listener's info: text, or bytes read as UTF-8, as spring-kafka allows; {@code null} for none. */

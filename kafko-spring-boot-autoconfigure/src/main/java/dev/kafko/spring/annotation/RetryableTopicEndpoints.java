@@ -261,7 +261,8 @@ final class RetryableTopicEndpoints {
                 // named as the main one's members, with the part's suffix (spring-kafka suffixes its client ids)
                 main.clientIdPrefix() != null && id.startsWith(main.id())
                         ? main.clientIdPrefix() + id.substring(main.id().length()) : null,
-                main.containerGroup(), main.splitIterables(), main.info());
+                // as spring-kafka, which reads the listener's annotation again for each retry and dead-letter endpoint
+                main.containerGroup(), main.splitIterables(), main.info(), main.containerPostProcessor());
     }
 
     /** The bean's one {@link DltHandler} method, or null. */

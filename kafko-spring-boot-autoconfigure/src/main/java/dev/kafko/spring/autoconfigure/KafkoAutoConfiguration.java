@@ -13,6 +13,7 @@ import dev.kafko.spring.core.KafkoTopicCreations;
 import dev.kafko.spring.core.KafkoTopicProvisioner;
 import dev.kafko.spring.core.LogBackend;
 import dev.kafko.spring.listener.BatchInterceptor;
+import dev.kafko.spring.listener.ContainerCustomizer;
 import dev.kafko.spring.listener.ContainerProperties;
 import dev.kafko.spring.listener.DeadLetterPublishingRecoverer;
 import dev.kafko.spring.listener.DefaultErrorHandler;
@@ -427,6 +428,7 @@ public final class KafkoAutoConfiguration {
                                                                         observationConvention,
                                                                 ObjectProvider<RecordInterceptor> recordInterceptor,
                                                                 ObjectProvider<BatchInterceptor> batchInterceptor,
+                                                                ObjectProvider<ContainerCustomizer> containerCustomizer,
                                                                 Environment environment,
                                                                 ListableBeanFactory beanFactory) {
         KafkoProperties.Listener listener = properties.getListener();
@@ -458,6 +460,9 @@ public final class KafkoAutoConfiguration {
             // as Boot's spring-kafka auto-configuration: the single KafkoTransactionManager bean, none when several
             factory.setTransactionManager(beanFactory.getBeanProvider(KafkoTransactionManager.class).getIfUnique());
         }
+        // as Boot's spring-kafka auto-configuration (ifAvailable): the single customizer bean, or the primary one;
+        // several without a primary fail the start with a NoUniqueBeanDefinitionException
+        factory.setContainerCustomizer(containerCustomizer.getIfAvailable());
         SimpleAsyncTaskExecutor executor = new SimpleAsyncTaskExecutor("kafko-listener-");
         executor.setVirtualThreads(Threading.VIRTUAL.isActive(environment));
         // as virtual threads are: a member stuck in its listener past the shutdown timeout (a method that

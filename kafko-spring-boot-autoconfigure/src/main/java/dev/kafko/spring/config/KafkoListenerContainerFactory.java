@@ -5,6 +5,9 @@ import dev.kafko.spring.core.KafkoOperations;
 import dev.kafko.spring.core.LogBackend;
 import dev.kafko.spring.listener.BatchInterceptor;
 import dev.kafko.spring.listener.ConcurrentMessageListenerContainer;
+import dev.kafko.spring.listener.ContainerCustomizationException;
+import dev.kafko.spring.listener.ContainerCustomizer;
+import dev.kafko.spring.listener.ContainerPostProcessor;
 import dev.kafko.spring.listener.ContainerProperties;
 import dev.kafko.spring.listener.DefaultErrorHandler;
 import dev.kafko.spring.listener.RetryBackOffListener;
@@ -49,8 +52,8 @@ import org.springframework.messaging.handler.invocation.InvocableHandlerMethod;
 /**
  * Builds listener containers from endpoints (annotated methods) or from plain
  * {@link KafkoMessageListener}s, with shared defaults: backend, container properties, error
- * handler, converter, thread executor, instrumentation, record filter, record and batch interceptors and the
- * template used by {@code @SendTo}.
+ * handler, converter, thread executor, instrumentation, record filter, record and batch interceptors, the
+ * template used by {@code @SendTo}, and a {@link ContainerCustomizer} that sees every container it makes.
  * Configure it before the context starts; afterwards it is only read (any thread).
  */
 public class KafkoListenerContainerFactory implements ApplicationEventPublisherAware {
@@ -70,6 +73,7 @@ public class KafkoListenerContainerFactory implements ApplicationEventPublisherA
     private @Nullable RecordInterceptor recordInterceptor;
     private @Nullable PlatformTransactionManager transactionManager;
     private @Nullable BatchInterceptor batchInterceptor;
+    private @Nullable ContainerCustomizer containerCustomizer;
     private boolean autoStartup = true;
     /** Null until one is set: none, as {@link ObservationRegistry#NOOP}, which need not be initialized then. */
     private @Nullable ObservationRegistry observationRegistry;
@@ -104,6 +108,7 @@ public class KafkoListenerContainerFactory implements ApplicationEventPublisherA
         copy.recordInterceptor = recordInterceptor;
         copy.transactionManager = transactionManager;
         copy.batchInterceptor = batchInterceptor;
+        copy.containerCustomizer = containerCustomizer;
         copy.autoStartup = autoStartup;
         copy.observationRegistry = observationRegistry;
         copy.observationConvention = observationConvention;
@@ -239,6 +244,22 @@ public class KafkoListenerContainerFactory implements ApplicationEventPublisherA
         return transactionManager;
     }
 
+    /**
+     * Configures further each container this factory makes afterwards, once made and configured and before anything
+     * starts it (see {@link ContainerCustomizer}), as spring-kafka's factory method of the same name: every container,
+     * those of {@code @KafkoListener} methods (a {@code @RetryableTopic}'s retry and dead-letter containers included,
+     * and before a listener's own {@code containerPostProcessor}), those made with
+     * {@link #createListenerContainer(String, String, List, KafkoMessageListener)}, and those of its {@link #copy()}s.
+     * {@code null} (the default) for none.
+     */
+    public void setContainerCustomizer(@Nullable ContainerCustomizer containerCustomizer) {
+        this.containerCustomizer = containerCustomizer;
+    }
+
+    public @Nullable ContainerCustomizer getContainerCustomizer() {
+        return containerCustomizer;
+    }
+
     /** Whether containers start with the context unless their endpoint says otherwise. */
     public void setAutoStartup(boolean autoStartup) {
         this.autoStartup = autoStartup;
@@ -257,7 +278,10 @@ public class KafkoListenerContainerFactory implements ApplicationEventPublisherA
      *
      * @throws IllegalArgumentException naming the listener when its concurrency is below 1
      * @throws IllegalStateException naming the listener when the method takes an {@link Acknowledgment}
-     *     but its ack mode is not a manual one: acknowledging would do nothing
+     *     but its ack mode (once the {@link ContainerCustomizer} and the endpoint's {@link ContainerPostProcessor}
+     *     ran) is not a manual one: acknowledging would do nothing
+     * @throws ContainerCustomizationException naming the listener when this factory's {@link ContainerCustomizer}
+     *     or the endpoint's {@link ContainerPostProcessor} (which runs after it) throws
      */
     public ConcurrentMessageListenerContainer createListenerContainer(KafkoListenerEndpoint endpoint,
                                                                       MessageHandlerMethodFactory methods) {
@@ -283,7 +307,6 @@ public class KafkoListenerContainerFactory implements ApplicationEventPublisherA
         }
         KafkoMessageListener adapter;
         if (endpoint.handlers().isEmpty()) {
-            checkAcknowledgment(endpoint, endpoint.method(), properties);
             adapter = adapter(endpoint, methods, endpoint.method(), endpoint.replyTopic(), endpoint.replyToHeader());
         } else {
             if (endpoint.batch()) {
@@ -292,7 +315,6 @@ public class KafkoListenerContainerFactory implements ApplicationEventPublisherA
             }
             List<DelegatingMessageListenerAdapter.Delegate> delegates = new ArrayList<>();
             for (KafkoListenerEndpoint.Handler h : endpoint.handlers()) {
-                checkAcknowledgment(endpoint, h.method(), properties);
                 delegates.add(new DelegatingMessageListenerAdapter.Delegate(h.method(), h.isDefault(),
                         adapter(endpoint, methods, h.method(), h.replyTopic(), h.replyToHeader())));
             }
@@ -305,16 +327,25 @@ public class KafkoListenerContainerFactory implements ApplicationEventPublisherA
             filtered = new RetryBackOffListener(filtered);
         }
         Pattern pattern = endpoint.topicPattern();
+        ConcurrentMessageListenerContainer container;
         if (!endpoint.topicPartitions().isEmpty()) {
-            return observed(new ConcurrentMessageListenerContainer(endpoint.id(),
+            container = new ConcurrentMessageListenerContainer(endpoint.id(),
                     endpoint.topicPartitions().toArray(TopicPartitionOffset[]::new), endpoint.groupId(), backend,
-                    properties, start, filtered, errorHandler, instrumentation, executor));
+                    properties, start, filtered, errorHandler, instrumentation, executor);
+        } else {
+            container = pattern == null
+                    ? new ConcurrentMessageListenerContainer(endpoint.id(), endpoint.topics(), endpoint.groupId(),
+                            backend, properties, start, filtered, errorHandler, instrumentation, executor)
+                    : new ConcurrentMessageListenerContainer(endpoint.id(), pattern, endpoint.groupId(),
+                            backend, properties, start, filtered, errorHandler, instrumentation, executor);
         }
-        return observed(pattern == null
-                ? new ConcurrentMessageListenerContainer(endpoint.id(), endpoint.topics(), endpoint.groupId(),
-                        backend, properties, start, filtered, errorHandler, instrumentation, executor)
-                : new ConcurrentMessageListenerContainer(endpoint.id(), pattern, endpoint.groupId(),
-                        backend, properties, start, filtered, errorHandler, instrumentation, executor));
+        configured(container, endpoint.containerPostProcessor());
+        // against the ack mode the container runs with, which its customizer or post-processor may have set
+        for (Method method : endpoint.handlers().isEmpty() ? List.of(endpoint.method())
+                : endpoint.handlers().stream().map(KafkoListenerEndpoint.Handler::method).toList()) {
+            checkAcknowledgment(endpoint, method, container.getContainerProperties());
+        }
+        return container;
     }
 
     private MessagingMessageListenerAdapter adapter(KafkoListenerEndpoint endpoint, MessageHandlerMethodFactory methods,
@@ -357,7 +388,12 @@ public class KafkoListenerContainerFactory implements ApplicationEventPublisherA
         }
     }
 
-    private ConcurrentMessageListenerContainer observed(ConcurrentMessageListenerContainer container) {
+    /**
+     * The new container with this factory's settings, then its customizer's, then the listener's post-processor's
+     * ({@code postProcessor}, or null), as spring-kafka orders them; what either of the last two throws fails it.
+     */
+    private ConcurrentMessageListenerContainer configured(ConcurrentMessageListenerContainer container,
+                                                          @Nullable ContainerPostProcessor postProcessor) {
         ObservationRegistry registry = observationRegistry;
         if (registry != null) { // else nothing is observed: a new container's default
             container.setObservationRegistry(registry, observationConvention);
@@ -366,6 +402,24 @@ public class KafkoListenerContainerFactory implements ApplicationEventPublisherA
         container.setRecordInterceptor(recordInterceptor);
         container.setBatchInterceptor(batchInterceptor);
         container.setTransactionManager(transactionManager);
+        ContainerCustomizer customizer = containerCustomizer;
+        if (customizer != null) {
+            try {
+                customizer.configure(container);
+            } catch (RuntimeException e) {
+                throw new ContainerCustomizationException("Listener '" + container.getListenerId() + "': the"
+                        + " ContainerCustomizer of its container factory (" + customizer.getClass().getName()
+                        + ") failed: " + e, e);
+            }
+        }
+        if (postProcessor != null) {
+            try {
+                postProcessor.postProcess(container);
+            } catch (RuntimeException e) {
+                throw new ContainerCustomizationException("Listener '" + container.getListenerId() + "': its"
+                        + " containerPostProcessor (" + postProcessor.getClass().getName() + ") failed: " + e, e);
+            }
+        }
         return container;
     }
 
@@ -417,7 +471,8 @@ public class KafkoListenerContainerFactory implements ApplicationEventPublisherA
     }
 
     /**
-     * A container for a plain listener, with this factory's defaults (its record filter included), for
+     * A container for a plain listener, with this factory's defaults (its record filter included) and its
+     * {@link ContainerCustomizer}'s settings, for
      * {@link KafkoListenerEndpointRegistry#registerListenerContainer} (and, when it should go,
      * {@link KafkoListenerEndpointRegistry#unregisterListenerContainer}).
      *
@@ -429,8 +484,8 @@ public class KafkoListenerContainerFactory implements ApplicationEventPublisherA
             Kafko.checkName("topic", topic);
         }
         Kafko.checkName("group", groupId);
-        return observed(new ConcurrentMessageListenerContainer(id, topics, groupId, backend, containerProperties,
-                autoStartup, filtered(listener, null), errorHandler, instrumentation, executor));
+        return configured(new ConcurrentMessageListenerContainer(id, topics, groupId, backend, containerProperties,
+                autoStartup, filtered(listener, null), errorHandler, instrumentation, executor), null);
     }
 
     /**
@@ -442,8 +497,9 @@ public class KafkoListenerContainerFactory implements ApplicationEventPublisherA
     public ConcurrentMessageListenerContainer createListenerContainer(String id, String groupId, Pattern topicPattern,
                                                                       KafkoMessageListener listener) {
         Kafko.checkName("group", groupId);
-        return observed(new ConcurrentMessageListenerContainer(id, topicPattern, groupId, backend, containerProperties,
-                autoStartup, filtered(listener, null), errorHandler, instrumentation, executor));
+        return configured(new ConcurrentMessageListenerContainer(id, topicPattern, groupId, backend,
+                containerProperties, autoStartup, filtered(listener, null), errorHandler, instrumentation, executor),
+                null);
     }
 
     /** Daemon threads: a member stuck in its listener must not keep the JVM alive once the context closed. */

@@ -2,6 +2,7 @@ package dev.kafko.spring.config;
 
 import dev.kafko.OffsetResetPolicy;
 import dev.kafko.spring.listener.AckMode;
+import dev.kafko.spring.listener.ContainerPostProcessor;
 import dev.kafko.spring.listener.KafkoListenerErrorHandler;
 import dev.kafko.spring.listener.adapter.RecordFilterStrategy;
 import dev.kafko.spring.support.TopicPartitionOffset;
@@ -52,6 +53,9 @@ import org.jspecify.annotations.Nullable;
  *     ({@link dev.kafko.spring.annotation.KafkoListener#splitIterables()})
  * @param info the {@link dev.kafko.spring.support.KafkoHeaders#LISTENER_INFO} of the listener's messages, or
  *     {@code null} for none ({@link dev.kafko.spring.annotation.KafkoListener#info()})
+ * @param containerPostProcessor what configures the container further once the factory made it (after the factory's
+ *     {@link dev.kafko.spring.listener.ContainerCustomizer}), or {@code null} for nothing
+ *     ({@link dev.kafko.spring.annotation.KafkoListener#containerPostProcessor()})
  */
 public record KafkoListenerEndpoint(String id, List<String> topics, String groupId, @Nullable Integer concurrency,
                                     @Nullable Boolean autoStartup, boolean batch, @Nullable AckMode ackMode,
@@ -62,7 +66,24 @@ public record KafkoListenerEndpoint(String id, List<String> topics, String group
                                     @Nullable Pattern topicPattern, List<TopicPartitionOffset> topicPartitions,
                                     @Nullable Integer maxPollRecords, @Nullable OffsetResetPolicy offsetReset,
                                     @Nullable String clientIdPrefix, @Nullable String containerGroup,
-                                    boolean splitIterables, @Nullable String info) {
+                                    boolean splitIterables, @Nullable String info,
+                                    @Nullable ContainerPostProcessor containerPostProcessor) {
+
+    /** An endpoint whose container no post-processor configures further. */
+    public KafkoListenerEndpoint(String id, List<String> topics, String groupId, @Nullable Integer concurrency,
+                                 @Nullable Boolean autoStartup, boolean batch, @Nullable AckMode ackMode,
+                                 Object bean, Method method, @Nullable String replyTopic,
+                                 @Nullable String containerFactory, boolean replyToHeader,
+                                 @Nullable RecordFilterStrategy recordFilterStrategy,
+                                 @Nullable KafkoListenerErrorHandler errorHandler, List<Handler> handlers,
+                                 @Nullable Pattern topicPattern, List<TopicPartitionOffset> topicPartitions,
+                                 @Nullable Integer maxPollRecords, @Nullable OffsetResetPolicy offsetReset,
+                                 @Nullable String clientIdPrefix, @Nullable String containerGroup,
+                                 boolean splitIterables, @Nullable String info) {
+        this(id, topics, groupId, concurrency, autoStartup, batch, ackMode, bean, method, replyTopic, containerFactory,
+                replyToHeader, recordFilterStrategy, errorHandler, handlers, topicPattern, topicPartitions,
+                maxPollRecords, offsetReset, clientIdPrefix, containerGroup, splitIterables, info, null);
+    }
 
     /** An endpoint whose members are named after its id, in no container group, that splits iterable results. */
     public KafkoListenerEndpoint(String id, List<String> topics, String groupId, @Nullable Integer concurrency,
@@ -75,7 +96,7 @@ public record KafkoListenerEndpoint(String id, List<String> topics, String group
                                  @Nullable Integer maxPollRecords, @Nullable OffsetResetPolicy offsetReset) {
         this(id, topics, groupId, concurrency, autoStartup, batch, ackMode, bean, method, replyTopic, containerFactory,
                 replyToHeader, recordFilterStrategy, errorHandler, handlers, topicPattern, topicPartitions,
-                maxPollRecords, offsetReset, null, null, true, null);
+                maxPollRecords, offsetReset, null, null, true, null, null);
     }
 
     /** An endpoint with the container factory's poll size and the instance's offset reset. */

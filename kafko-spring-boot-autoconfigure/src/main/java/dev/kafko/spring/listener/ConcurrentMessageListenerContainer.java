@@ -57,9 +57,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     /** The partitions read by hand per topic, in the order given; null for a container of its group. */
     private final @Nullable Map<String, List<TopicPartitionOffset>> assigned;
     private final String groupId;
-    private final ContainerProperties properties;
-    private final KafkoErrorHandler errorHandler;
-    private final boolean autoStartup;
+    private volatile boolean autoStartup;
     private final KafkoInstrumentation instrumentation;
     /** The members and the topics they read: made, started and stopped, and counted as their threads run. */
     private final ContainerMembers members;
@@ -124,14 +122,12 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
         this.listenerId = listenerId;
         this.assigned = assigned;
         this.groupId = groupId;
-        this.properties = properties;
-        this.errorHandler = errorHandler;
         this.autoStartup = autoStartup;
         this.instrumentation = GuardedInstrumentation.of(instrumentation); // its failure fails no record
         this.processed = new ProcessedOffsets(backend);
-        this.members = new ContainerMembers(new MemberFactory(backend, listener, errorHandler, executor), listenerId,
-                groupId, backend, properties, errorHandler, this.instrumentation, processed, assigned,
-                topicPattern != null);
+        this.members = new ContainerMembers(new ContainerMemberFactory(this, backend, listener, this.instrumentation,
+                executor, processed), listenerId, groupId, backend, properties, errorHandler, this.instrumentation,
+                processed, assigned, topicPattern != null);
         this.topicPattern = topicPattern == null ? null
                 : new TopicPatternWatch(listenerId, topicPattern, backend, members);
         this.catchUp = new CatchUp(this, backend, processed, assigned);
@@ -236,12 +232,32 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     }
 
     public ContainerProperties getContainerProperties() {
-        return properties;
+        return members.properties();
+    }
+
+    /**
+     * Replaces the settings the container was made with (ack mode, concurrency, polls, ...; a customizer's
+     * {@code c.setContainerProperties(c.getContainerProperties().withAckMode(AckMode.RECORD))}) before its first start.
+     *
+     * @throws IllegalStateException once the container was started: its members run with the settings they had
+     */
+    public synchronized void setContainerProperties(ContainerProperties properties) {
+        members.remake(Objects.requireNonNull(properties, "properties"), members.errorHandler());
     }
 
     /** The error handler of its members' failed deliveries (spring-kafka's {@code getCommonErrorHandler}). */
     public KafkoErrorHandler getErrorHandler() {
-        return errorHandler;
+        return members.errorHandler();
+    }
+
+    /** As {@link #setContainerProperties}, the error handler (spring-kafka's {@code setCommonErrorHandler}). */
+    public synchronized void setErrorHandler(KafkoErrorHandler errorHandler) {
+        members.remake(members.properties(), Objects.requireNonNull(errorHandler, "errorHandler"));
+    }
+
+    /** Whether the registry starts it with the context (or when registered while it runs); any time. */
+    public void setAutoStartup(boolean autoStartup) {
+        this.autoStartup = autoStartup;
     }
 
     /** The members, in thread-name order. */
@@ -294,30 +310,6 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
             }
         }
         return true;
-    }
-
-    /** Makes this container's members. */
-    private final class MemberFactory implements ContainerMembers.Factory {
-
-        private final LogBackend backend;
-        private final KafkoMessageListener listener;
-        private final KafkoErrorHandler errorHandler;
-        private final TaskExecutor executor;
-
-        MemberFactory(LogBackend backend, KafkoMessageListener listener, KafkoErrorHandler errorHandler,
-                      TaskExecutor executor) {
-            this.backend = backend;
-            this.listener = listener;
-            this.errorHandler = errorHandler;
-            this.executor = executor;
-        }
-
-        @Override
-        public KafkoMessageListenerContainer make(String memberName, String topic,
-                                                  @Nullable AssignedPartitions byHand) {
-            return new KafkoMessageListenerContainer(ConcurrentMessageListenerContainer.this, memberName, topic,
-                    groupId, backend, properties, listener, errorHandler, instrumentation, executor, processed, byHand);
-        }
     }
 
     /** Whether a pause of the container was asked for (and no resume since). */

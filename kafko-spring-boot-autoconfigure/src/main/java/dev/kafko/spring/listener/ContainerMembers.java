@@ -34,18 +34,25 @@ final class ContainerMembers {
     /** The container's: what it logs of its members stays under the logger an application configures for it. */
     private static final Logger LOG = LoggerFactory.getLogger(ConcurrentMessageListenerContainer.class);
 
-    /** Makes one member: its thread's name, its topic, and the partitions it reads by hand (null: its group's). */
+    /**
+     * Makes one member: its thread's name, its topic, the partitions it reads by hand (null: its group's), and the
+     * container's settings and error handler.
+     */
     @FunctionalInterface
     interface Factory {
-        KafkoMessageListenerContainer make(String memberName, String topic, @Nullable AssignedPartitions byHand);
+        KafkoMessageListenerContainer make(String memberName, String topic, @Nullable AssignedPartitions byHand,
+                                           ContainerProperties properties, KafkoErrorHandler errorHandler);
     }
 
     private final Factory factory;
     private final String listenerId;
     private final String groupId;
     private final LogBackend backend;
-    private final ContainerProperties properties;
-    private final KafkoErrorHandler errorHandler;
+    /** The container's settings and error handler: replaced before its first start only ({@link #remake}). */
+    private volatile ContainerProperties properties;
+    private volatile KafkoErrorHandler errorHandler;
+    /** Whether the container was ever asked to start: its settings are fixed from then on. Under its lock. */
+    private boolean startAsked;
     private final KafkoInstrumentation instrumentation;
     private final ProcessedOffsets processed;
     /** The partitions read by hand per topic, in the order given; null for a container of its group. */
@@ -131,13 +138,47 @@ final class ContainerMembers {
         for (int i = 0; i < (byHand == null ? properties.concurrency() : byHand.size()); i++) {
             String prefix = properties.clientId() != null ? properties.clientId() : listenerId;
             KafkoMessageListenerContainer member = factory.make(prefix + "-" + nextMember++, topic,
-                    byHand == null ? null : byHand.get(i));
+                    byHand == null ? null : byHand.get(i), properties, errorHandler);
             member.setObservations(observations);
             added.add(member);
         }
         topics.add(topic); // before its members, as drop removes it after them: no member without its topic
         members.addAll(added);
         return added;
+    }
+
+    /** The container's settings, which its members run with. */
+    ContainerProperties properties() {
+        return properties;
+    }
+
+    /** The error handler of the members' failed deliveries. */
+    KafkoErrorHandler errorHandler() {
+        return errorHandler;
+    }
+
+    /**
+     * Replaces the container's settings and error handler before it was ever asked to start: the members made so far
+     * (of its named topics or partitions; a pattern's come at the start) are made again, under the same names, with
+     * them. Under the container's lock.
+     *
+     * @throws IllegalStateException once the container was asked to start: its members took the settings they had
+     */
+    void remake(ContainerProperties properties, KafkoErrorHandler errorHandler) {
+        if (startAsked) {
+            throw new IllegalStateException("Listener '" + listenerId + "' was started: its container's settings and"
+                    + " error handler are fixed from its first start (set them before, from a ContainerCustomizer or"
+                    + " on its container factory)");
+        }
+        this.properties = properties;
+        this.errorHandler = errorHandler;
+        List<String> made = List.copyOf(topics);
+        members.clear();
+        topics.clear();
+        nextMember = 0;
+        for (String topic : made) {
+            add(topic);
+        }
     }
 
     /** The observations of the members' deliveries: those made from now on, and those made already. */
@@ -153,6 +194,7 @@ final class ContainerMembers {
      * was stopped is dropped. Under the container's lock.
      */
     void prepareAll() {
+        startAsked = true;
         for (String topic : topics) {
             if (!prepare(topic)) {
                 drop(topic);
