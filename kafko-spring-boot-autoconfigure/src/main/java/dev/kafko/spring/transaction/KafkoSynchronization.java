@@ -34,9 +34,21 @@ final class KafkoSynchronization implements TransactionSynchronization {
         holder.commit();
     }
 
+    /**
+     * Unbinds the records (unless others were bound since) and, should they still be held, writes them when the
+     * transaction committed, or drops them: the records sent from the transaction's own completion (an
+     * {@code AFTER_COMMIT} event listener, another synchronization's {@code afterCommit}), which joined it after its
+     * {@code afterCommit} calls were made.
+     */
     @Override
     public void afterCompletion(int status) {
-        TransactionSynchronizationManager.unbindResourceIfPossible(key);
-        holder.rollback();
+        if (TransactionSynchronizationManager.getResource(key) == holder) {
+            TransactionSynchronizationManager.unbindResource(key);
+        }
+        if (status == STATUS_COMMITTED && holder.isOpen()) {
+            holder.commit();
+        } else {
+            holder.rollback();
+        }
     }
 }

@@ -19,11 +19,16 @@ public final class Transactions {
      */
     public static @Nullable KafkoTransaction current(Object key) {
         Object bound = TransactionSynchronizationManager.getResource(key);
-        if (bound instanceof KafkoResourceHolder holder) {
+        if (bound instanceof KafkoResourceHolder holder && holder.isOpen()) {
             return holder;
         }
         if (!TransactionSynchronizationManager.isSynchronizationActive()) {
             return null;
+        }
+        // inside another manager's transaction; when its records were written already, this is a send from its
+        // completion (an AFTER_COMMIT event listener): held anew, and written once the transaction completed
+        if (bound != null) {
+            TransactionSynchronizationManager.unbindResource(key);
         }
         KafkoResourceHolder holder = new KafkoResourceHolder();
         holder.setSynchronizedWithTransaction(true);

@@ -174,6 +174,34 @@ class KafkoTransactionsTest {
     }
 
     @Test
+    void aSendFromTheCompletionOfAnotherManagersTransactionIsWrittenOnceItCompleted() {
+        runner.run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            TransactionTemplate other = new TransactionTemplate(new OtherManager());
+            List<CompletableFuture<SendResult<Object, Object>>> afterCommit = new ArrayList<>();
+            // as an AFTER_COMMIT event listener does: once without a send of the transaction before it, once with one
+            for (boolean sentBefore : new boolean[] {false, true}) {
+                other.executeWithoutResult(status -> {
+                    if (sentBefore) {
+                        template.send("u", "in the transaction");
+                    }
+                    org.springframework.transaction.support.TransactionSynchronizationManager.registerSynchronization(
+                            new org.springframework.transaction.support.TransactionSynchronization() {
+                                @Override
+                                public void afterCommit() {
+                                    afterCommit.add(template.send("t", "after the commit"));
+                                }
+                            });
+                });
+            }
+            assertThat(afterCommit).hasSize(2).allMatch(f -> f.isDone() && !f.isCompletedExceptionally());
+            assertThat(endOffsets(context, "t")).isEqualTo(2);
+            assertThat(endOffsets(context, "u")).isOne();
+            assertThat(template.inTransaction()).isFalse();
+        });
+    }
+
+    @Test
     void aTemplateThatIsNotTransactionalWritesAtOnceInsideAnotherManagersTransaction() {
         new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
                 .withPropertyValues("kafko.ephemeral=true").run(context -> {
