@@ -35,6 +35,8 @@ final class MemberDelivery {
     private final KafkoMessageListener listener;
     /** The listener behind the container's interceptor of its kind, which {@link #listener} then is; else null. */
     private final @Nullable InterceptingListener intercepting;
+    /** Whether each delivery attempt runs in a transaction ({@link TransactionalListener}). */
+    private final boolean transactional;
     /** Whether each record waits for the end of its retry back-off ({@link RetryBackOffListener}). */
     private final boolean awaitsBackOff;
     private final MemberCommits commits;
@@ -63,6 +65,7 @@ final class MemberDelivery {
                 : InterceptingListener.of(listener, recordInterceptor, batchInterceptor, container.getListenerId());
         KafkoMessageListener inner = intercepting != null ? intercepting : listener;
         PlatformTransactionManager transactions = container.transactionManager();
+        this.transactional = transactions != null;
         this.listener = transactions == null ? inner
                 : new TransactionalListener(inner, transactions, container.getListenerId());
         this.commits = commits;
@@ -154,8 +157,9 @@ final class MemberDelivery {
 
     /**
      * Delivers a batch. When the listener names the record that failed ({@link BatchListenerFailedException}),
-     * the records before it are finished, the failed one goes to the error handler alone, and the records
-     * after it are delivered again by the next poll; any other failure is the whole batch's.
+     * the records before it are finished (in a transaction, after running again: {@link #runAgain}), the failed one
+     * goes to the error handler alone, and the records after it are delivered again by the next poll; any other
+     * failure is the whole batch's.
      */
     private void deliverBatch(List<KafkoRecord> records) {
         Acknowledgment ack = ack(records);
@@ -177,7 +181,12 @@ final class MemberDelivery {
             }
             int i = named.getIndex();
             if (i > 0) {
-                done(records.subList(0, i), true, ack);
+                List<KafkoRecord> before = records.subList(0, i);
+                if (transactional && !runAgain(before)) {
+                    seekBack(records); // the records before the failed one failed again: the batch comes again
+                    return;
+                }
+                done(before, true, ack);
             }
             List<KafkoRecord> failed = List.of(records.get(i));
             Exception cause = named.getCause() instanceof Exception e ? e : named;
@@ -197,6 +206,27 @@ final class MemberDelivery {
             return;
         }
         done(records, false, ack);
+    }
+
+    /**
+     * In a transaction the failed attempt rolled back what the records before the one it named as failed had sent: they
+     * run again, as a batch of their own in a transaction of its own, before the failed record goes to the error
+     * handler; false when that fails too (or nacks), and the whole batch is delivered again.
+     */
+    private boolean runAgain(List<KafkoRecord> before) {
+        try {
+            invoke(before, ack(before), 1);
+        } catch (Exception again) {
+            LOG.warn("Listener '{}': the {} record(s) before the one a failed batch named failed again, in a"
+                    + " transaction of their own; the batch is delivered again", container.getListenerId(),
+                    before.size(), again);
+            return false;
+        }
+        if (nackSleep != null) {
+            nackSleep = null;
+            return false;
+        }
+        return true;
     }
 
     /**

@@ -83,6 +83,24 @@ class TransactionalListenerTest {
                 });
     }
 
+    @Test
+    void aBatchThatNamesItsFailedRecordWritesWhatTheRecordsBeforeItSentOnce() {
+        runner.withUserConfiguration(WithManager.class).withBean(BatchFails.class).run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            template.executeInTransaction(ops -> {
+                for (String v : List.of("a", "b", "poison", "c", "d")) {
+                    ops.send("batch-in", v);
+                }
+                return null;
+            });
+            context.getBean(dev.kafko.spring.config.KafkoListenerEndpointRegistry.class).getListenerContainer("batch")
+                    .start();
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+            // a and b ran again in a transaction of their own; the poison record was retried alone, then recovered
+            assertThat(values(context, "batch-out")).containsExactly("a", "b", "c", "d");
+        });
+    }
+
     static List<String> values(ApplicationContext context, String topic) {
         return KafkoTestUtils.records(context, topic).stream().map(KafkoRecord::value)
                 .map(v -> new String(v, StandardCharsets.UTF_8)).toList();
@@ -131,6 +149,25 @@ class TransactionalListenerTest {
             template.send("out", "shipped " + order + " (attempt " + attempt + ")");
             if (attempt < 3) {
                 throw new IllegalStateException("attempt " + attempt + " fails");
+            }
+        }
+    }
+
+    static class BatchFails {
+
+        private final KafkoTemplate<Object, Object> template;
+
+        BatchFails(KafkoTemplate<Object, Object> template) {
+            this.template = template;
+        }
+
+        @KafkoListener(id = "batch", topics = "batch-in", batch = "true", autoStartup = "false")
+        void ship(List<String> values) {
+            for (int i = 0; i < values.size(); i++) {
+                template.send("batch-out", values.get(i));
+                if (values.get(i).equals("poison")) {
+                    throw new dev.kafko.spring.listener.BatchListenerFailedException("poison", i);
+                }
             }
         }
     }
