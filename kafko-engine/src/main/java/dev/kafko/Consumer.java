@@ -163,14 +163,19 @@ public interface Consumer extends AutoCloseable {
      * longer paused here (nor there); one this member keeps stays paused, as in Kafka.
      *
      * @throws InvalidPartitionException when one of them is not assigned to this consumer (none is paused then)
+     * @throws NullPointerException naming {@code partitions} when it, or one of its elements, is null (none is
+     *     paused then)
      * @throws KafkoClosedException after close
      */
     void pause(Collection<Integer> partitions);
 
     /**
      * Undoes {@link #pause} for these partitions: the next poll returns their records again, from their positions.
-     * Resuming a partition that is not paused does nothing.
+     * Resuming a partition that is not paused does nothing, one not assigned to this consumer too (where Kafka's
+     * consumer throws {@code IllegalStateException}): a partition a rebalance moved away while paused may be resumed.
      *
+     * @throws NullPointerException naming {@code partitions} when it, or one of its elements, is null (none is
+     *     resumed then)
      * @throws KafkoClosedException after close
      */
     void resume(Collection<Integer> partitions);

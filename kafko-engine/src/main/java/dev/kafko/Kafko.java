@@ -58,7 +58,8 @@ public interface Kafko extends AutoCloseable {
      * (configuration, annotations).
      *
      * @param kind {@code "topic"} or {@code "group"}, for the message
-     * @throws NullPointerException naming {@code kind} when {@code name} is null
+     * @throws NullPointerException when {@code name} is null (its message is {@code kind}: the name missing), or
+     *     when {@code kind} is (its message is "kind")
      * @throws InvalidNameException naming the rule and the name
      */
     static void checkName(String kind, String name) {

@@ -97,6 +97,7 @@ public final class Broker implements Kafko {
 
     /** {@link Names#check}, for {@link Kafko#checkName}: {@code kind} is "topic" or "group". */
     public static void checkName(String kind, String name) {
+        Objects.requireNonNull(kind, "kind");
         Objects.requireNonNull(name, kind);
         Names.check(kind, name);
     }

@@ -411,9 +411,10 @@ final class ConsumerImpl implements Consumer {
     @Override
     public void pause(Collection<Integer> partitions) {
         try (ConsumerThreadGuard.Held held = guard.enter()) {
+            requireNoNull(partitions);
             ensureOpen();
-            for (Integer p : partitions) {
-                requireOwned(Objects.requireNonNull(p, "partition"));
+            for (int p : partitions) {
+                requireOwned(p);
             }
             if (paused.addAll(partitions)) {
                 setPolled(owned);
@@ -424,10 +425,19 @@ final class ConsumerImpl implements Consumer {
     @Override
     public void resume(Collection<Integer> partitions) {
         try (ConsumerThreadGuard.Held held = guard.enter()) {
+            requireNoNull(partitions);
             ensureOpen();
             if (paused.removeAll(partitions)) {
                 setPolled(owned);
             }
+        }
+    }
+
+    /** The argument of {@link #pause} or {@link #resume}, checked before anything changes. */
+    private static void requireNoNull(Collection<Integer> partitions) {
+        Objects.requireNonNull(partitions, "partitions");
+        for (Integer p : partitions) {
+            Objects.requireNonNull(p, "partitions: a null partition");
         }
     }
 
