@@ -188,7 +188,8 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
         T result;
         try {
             result = callback.doInOperations(this);
-        } catch (RuntimeException | Error e) {
+        } catch (Throwable e) {
+            // a checked exception too (thrown through the callback by Kotlin, or sneakily): nothing stays held
             transaction.rollback();
             throw e;
         } finally {

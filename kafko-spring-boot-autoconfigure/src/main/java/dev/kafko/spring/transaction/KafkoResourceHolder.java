@@ -17,9 +17,10 @@ import org.springframework.transaction.support.ResourceHolderSupport;
  * The records of one transaction, bound to the transaction's thread under the template's {@code LogBackend} (by
  * {@link KafkoTransactionManager}, or when a transactional template first sends inside another manager's
  * transaction), or held by the template for {@code executeInTransaction}. The commit writes each topic's records
- * with one call, in the order the topics were first sent to: the records of one partition all or none, in the
- * order they were sent. Used by the transaction's thread only; the futures it hands out are completed by whichever
- * thread writes their records.
+ * with one call (those of every template on the backend together), in the order the topics were first sent to: the
+ * records of one partition all or none, in the order they were sent, and returns once their futures completed; it
+ * keeps no record once the transaction completed. Used by the transaction's thread only; the futures it hands out are
+ * completed by whichever thread writes their records.
  */
 public final class KafkoResourceHolder extends ResourceHolderSupport implements KafkoTransaction {
 
@@ -31,10 +32,6 @@ public final class KafkoResourceHolder extends ResourceHolderSupport implements 
     /** One record held, and the future its send returned. */
     private record Held(TopicWriter writer, String topic, int partition, OutgoingRecord record,
                         CompletableFuture<RecordPosition> written) {
-    }
-
-    /** The records of one topic and writer, in the order they were sent. */
-    private record Group(TopicWriter writer, String topic) {
     }
 
     @Override
@@ -76,21 +73,26 @@ public final class KafkoResourceHolder extends ResourceHolderSupport implements 
         requireOpen("commit");
         RuntimeException refused = refusal;
         if (refused != null) {
+            int count = held.size();
             rollback();
             throw new KafkoTransactionException("The transaction did not commit: one of its sends was refused ("
-                    + refused.getMessage() + "); none of its " + held.size() + " records was written", refused);
+                    + refused.getMessage() + "); none of its " + count + " records was written", refused);
         }
-        Map<Group, List<Held>> groups = new LinkedHashMap<>();
+        // one write per topic, whichever template (of this backend) sent its records: each partition's all or none,
+        // in the order they were sent
+        Map<String, List<Held>> groups = new LinkedHashMap<>();
         for (Held h : held) {
-            groups.computeIfAbsent(new Group(h.writer(), h.topic()), g -> new ArrayList<>()).add(h);
+            groups.computeIfAbsent(h.topic(), t -> new ArrayList<>()).add(h);
         }
+        // the futures handed out refer to this holder: they must not keep its records once they are written
+        held.clear();
         List<CompletableFuture<List<RecordPosition>>> writes = new ArrayList<>(groups.size());
         List<String> submitted = new ArrayList<>();
         RuntimeException refusedAtCommit = null;
         String refusedTopic = null;
         List<String> notWritten = new ArrayList<>();
-        for (Map.Entry<Group, List<Held>> e : groups.entrySet()) {
-            String topic = e.getKey().topic();
+        for (Map.Entry<String, List<Held>> e : groups.entrySet()) {
+            String topic = e.getKey();
             List<Held> records = e.getValue();
             if (refusedAtCommit != null) {
                 notWritten.add(topic);
@@ -99,10 +101,10 @@ public final class KafkoResourceHolder extends ResourceHolderSupport implements 
                 continue;
             }
             try {
-                CompletableFuture<List<RecordPosition>> write = e.getKey().writer().write(topic, records(records),
+                CompletableFuture<List<RecordPosition>> write = records.get(0).writer().write(topic, records(records),
                         partitions(records));
-                write.whenComplete((positions, failure) -> complete(records, positions, failure));
-                writes.add(write);
+                // joined below once the records' futures are completed, not merely once the write is
+                writes.add(write.whenComplete((positions, failure) -> complete(records, positions, failure)));
                 submitted.add(topic);
             } catch (RuntimeException refused2) {
                 refusedAtCommit = refused2;
@@ -141,6 +143,7 @@ public final class KafkoResourceHolder extends ResourceHolderSupport implements 
         }
         completed = true;
         fail(held, new TransactionRolledBackException("The transaction rolled back: the record was not written"));
+        held.clear();
     }
 
     @Override

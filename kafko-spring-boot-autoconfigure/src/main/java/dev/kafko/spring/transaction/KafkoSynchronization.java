@@ -5,7 +5,8 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 
 /**
  * Joins a transaction's records to another manager's transaction (a JDBC or JPA one): they are written after it
- * committed, and dropped when it rolled back, as spring-kafka does with a transactional template there.
+ * committed, and dropped when it rolled back, as spring-kafka does with a transactional template there. Records
+ * sent from a later after-commit callback are written when it completes.
  */
 final class KafkoSynchronization implements TransactionSynchronization {
 

@@ -13,21 +13,22 @@ public final class Transactions {
     }
 
     /**
-     * The transaction bound to this thread under {@code key} (by {@link KafkoTransactionManager}, or by an earlier
-     * send in the same transaction of another manager); else, inside another manager's transaction, a new one that
-     * is written after that commits; else {@code null}.
+     * The open transaction bound to this thread under {@code key} (by {@link KafkoTransactionManager}, or by an
+     * earlier send in the same transaction of another manager); else, inside another manager's actual transaction, a
+     * new one that is written after that commits (a send from its after-commit callbacks: when it completes); else
+     * {@code null}.
      */
     public static @Nullable KafkoTransaction current(Object key) {
         Object bound = TransactionSynchronizationManager.getResource(key);
         if (bound instanceof KafkoResourceHolder holder && holder.isOpen()) {
             return holder;
         }
-        if (!TransactionSynchronizationManager.isSynchronizationActive()) {
+        if (!inOtherTransaction()) {
             return null;
         }
-        // inside another manager's transaction; when its records were written already, this is a send from its
-        // completion (an AFTER_COMMIT event listener): held anew, and written once the transaction completed
-        if (bound != null) {
+        if (bound instanceof KafkoResourceHolder) {
+            // written already by the transaction's commit; a send from a later after-commit callback (a
+            // @TransactionalEventListener's) gets records of its own, written when the transaction completes
             TransactionSynchronizationManager.unbindResource(key);
         }
         KafkoResourceHolder holder = new KafkoResourceHolder();
@@ -39,8 +40,18 @@ public final class Transactions {
 
     /** Whether this thread runs a transaction a send under {@code key} would join. */
     public static boolean active(Object key) {
-        return TransactionSynchronizationManager.getResource(key) instanceof KafkoResourceHolder
-                || TransactionSynchronizationManager.isSynchronizationActive();
+        return TransactionSynchronizationManager.getResource(key) instanceof KafkoResourceHolder holder
+                && holder.isOpen() || inOtherTransaction();
+    }
+
+    /**
+     * Whether another manager's transaction runs on this thread and takes synchronizations: not a scope without a
+     * transaction ({@code SUPPORTS}, {@code NOT_SUPPORTED}, {@code NEVER}), which a manager synchronizing always
+     * synchronizes too.
+     */
+    private static boolean inOtherTransaction() {
+        return TransactionSynchronizationManager.isSynchronizationActive()
+                && TransactionSynchronizationManager.isActualTransactionActive();
     }
 
     /** A transaction of its own, for {@code executeInTransaction}, bound to nothing. */

@@ -101,6 +101,35 @@ class TransactionalListenerTest {
         });
     }
 
+    @Test
+    void aSendToReplyIsWrittenWithTheAttemptsTransaction() {
+        // no allow-non-transactional: the replies can only be sent inside the attempt's transaction
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+                .withPropertyValues("kafko.ephemeral=true", "kafko.template.transactional=true",
+                        "kafko.listener.retry.max-attempts=2")
+                .withUserConfiguration(WithManager.class).withBean(Replier.class).run(context -> {
+                    new org.springframework.transaction.support.TransactionTemplate(
+                            context.getBean(KafkoTransactionManager.class)).executeWithoutResult(status -> {
+                                template(context).send("ask", "one");
+                                template(context).send("ask-many", "two");
+                            });
+                    KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+                    assertThat(values(context, "answers")).containsExactly("answer to one");
+                    assertThat(values(context, "answers")).hasSize(1);
+                    assertThat(values(context, "many-answers")).containsExactly("two: a", "two: b");
+                    // an asynchronous listener is waited for inside the attempt's transaction: its reply is in it
+                    template(context).executeInTransaction(ops -> ops.send("ask-later", "three"));
+                    KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+                    assertThat(values(context, "later-answers")).containsExactly("later: three");
+                    // one that returns its own send's future cannot be waited for before the commit: each attempt
+                    // fails, and the record goes to the recoverer (the log) without any of its sends
+                    template(context).executeInTransaction(ops -> ops.send("echo", "four"));
+                    KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+                    assertThat(ATTEMPTS.get()).isEqualTo(2);
+                    assertThat(endOffsets(context, "echoes")).isZero();
+                });
+    }
+
     static List<String> values(ApplicationContext context, String topic) {
         return KafkoTestUtils.records(context, topic).stream().map(KafkoRecord::value)
                 .map(v -> new String(v, StandardCharsets.UTF_8)).toList();
@@ -169,6 +198,39 @@ class TransactionalListenerTest {
                     throw new dev.kafko.spring.listener.BatchListenerFailedException("poison", i);
                 }
             }
+        }
+    }
+
+    static class Replier {
+
+        private final KafkoTemplate<Object, Object> template;
+
+        Replier(KafkoTemplate<Object, Object> template) {
+            this.template = template;
+        }
+
+        @KafkoListener(id = "replier", topics = "ask")
+        @org.springframework.messaging.handler.annotation.SendTo("answers")
+        String answer(String question) {
+            return "answer to " + question;
+        }
+
+        @KafkoListener(id = "later", topics = "ask-later")
+        @org.springframework.messaging.handler.annotation.SendTo("later-answers")
+        java.util.concurrent.CompletableFuture<String> later(String question) {
+            return java.util.concurrent.CompletableFuture.supplyAsync(() -> "later: " + question);
+        }
+
+        @KafkoListener(id = "echo", topics = "echo")
+        java.util.concurrent.CompletableFuture<?> echo(String value) {
+            ATTEMPTS.incrementAndGet();
+            return template.send("echoes", value);
+        }
+
+        @KafkoListener(id = "many", topics = "ask-many")
+        @org.springframework.messaging.handler.annotation.SendTo("many-answers")
+        List<String> answers(String question) {
+            return List.of(question + ": a", question + ": b");
         }
     }
 

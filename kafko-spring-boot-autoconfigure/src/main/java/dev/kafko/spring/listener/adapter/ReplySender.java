@@ -89,10 +89,21 @@ final class ReplySender {
             for (Object value : values) {
                 sent.add(send(value, to, request));
             }
-            CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).join();
+            awaitWritten(CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)));
             return;
         }
-        send(result, routed(result) ? null : topic(records.get(0)), request).join();
+        awaitWritten(send(result, routed(result) ? null : topic(records.get(0)), request));
+    }
+
+    /**
+     * Waits until the reply is written, failing the delivery when it was not; but not for a reply that joined a
+     * transaction (the attempt's): that one is written at the commit, after the listener returns, and a reply
+     * refused at the send fails the commit instead.
+     */
+    private void awaitWritten(CompletableFuture<?> sent) {
+        if (!template.inTransaction()) {
+            sent.join();
+        }
     }
 
     /**
