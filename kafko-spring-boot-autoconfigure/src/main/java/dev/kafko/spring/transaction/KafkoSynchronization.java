@@ -1,5 +1,6 @@
 package dev.kafko.spring.transaction;
 
+import org.springframework.transaction.UnexpectedRollbackException;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
@@ -30,8 +31,19 @@ final class KafkoSynchronization implements TransactionSynchronization {
         }
     }
 
+    /**
+     * Writes the records, unless a {@link KafkoTransactionManager} scope that joined them was marked rollback-only: they
+     * are dropped then, and the caller told, as Spring tells of a transaction marked so.
+     *
+     * @throws UnexpectedRollbackException when the records were dropped so
+     */
     @Override
     public void afterCommit() {
+        if (holder.isRollbackOnly()) {
+            holder.rollback();
+            throw new UnexpectedRollbackException("A KafkoTransactionManager scope that joined the records of this"
+                    + " transaction was marked rollback-only: they were dropped, though the transaction committed");
+        }
         holder.commit();
     }
 
@@ -46,7 +58,7 @@ final class KafkoSynchronization implements TransactionSynchronization {
         if (TransactionSynchronizationManager.getResource(key) == holder) {
             TransactionSynchronizationManager.unbindResource(key);
         }
-        if (status == STATUS_COMMITTED && holder.isOpen()) {
+        if (status == STATUS_COMMITTED && holder.isOpen() && !holder.isRollbackOnly()) {
             holder.commit();
         } else {
             holder.rollback();

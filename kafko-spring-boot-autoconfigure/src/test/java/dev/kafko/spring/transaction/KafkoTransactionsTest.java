@@ -202,6 +202,27 @@ class KafkoTransactionsTest {
     }
 
     @Test
+    void aKafkoScopeMarkedRollbackOnlyDropsTheRecordsItJoinedInAnotherManagersTransaction() {
+        runner.run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            TransactionTemplate kafkoScope = new TransactionTemplate(
+                    new KafkoTransactionManager(context.getBean(LogBackend.class)));
+            TransactionTemplate other = new TransactionTemplate(new OtherManager());
+            List<CompletableFuture<SendResult<Object, Object>>> sent = new ArrayList<>();
+            assertThatThrownBy(() -> other.executeWithoutResult(status -> {
+                sent.add(template.send("t", "joined"));
+                kafkoScope.executeWithoutResult(org.springframework.transaction.TransactionStatus::setRollbackOnly);
+            })).isInstanceOf(org.springframework.transaction.UnexpectedRollbackException.class)
+                    .hasMessageContaining("marked rollback-only");
+            assertThat(endOffsets(context, "t")).isZero();
+            assertThatThrownBy(() -> sent.get(0).join()).hasCauseInstanceOf(TransactionRolledBackException.class);
+            // the thread's next transaction starts afresh
+            other.executeWithoutResult(status -> template.send("t", "next"));
+            assertThat(endOffsets(context, "t")).isOne();
+        });
+    }
+
+    @Test
     void aTemplateThatIsNotTransactionalWritesAtOnceInsideAnotherManagersTransaction() {
         new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
                 .withPropertyValues("kafko.ephemeral=true").run(context -> {
