@@ -203,7 +203,8 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
     private @Nullable KafkoTransaction transaction() {
         KafkoTransaction local = localTransaction.get();
         KafkoTransaction joined = local != null ? local : Transactions.current(backend);
-        if (joined == null && !allowNonTransactional) {
+        // a send from a transaction's completion (an AFTER_COMMIT event listener) can join nothing: written at once
+        if (joined == null && !allowNonTransactional && !Transactions.completing()) {
             throw new IllegalStateException("No transaction is in process for transactional template '" + beanName
                     + "': send from executeInTransaction, from a @Transactional method, or from a listener whose"
                     + " method is one; or let it send outside one (setAllowNonTransactional)");

@@ -49,9 +49,9 @@ final class KafkoSynchronization implements TransactionSynchronization {
 
     /**
      * Unbinds the records (unless others were bound since) and, should they still be held, writes them when the
-     * transaction committed, or drops them: the records sent from the transaction's own completion (an
-     * {@code AFTER_COMMIT} event listener, another synchronization's {@code afterCommit}), which joined it after its
-     * {@code afterCommit} calls were made.
+     * transaction committed, or drops them: the records sent from another synchronization's {@code afterCommit},
+     * which joined it after its {@code afterCommit} calls were made. (A send from an {@code afterCompletion}, an
+     * {@code AFTER_COMMIT} event listener's, joins nothing: see {@link Transactions#completing()}.)
      */
     @Override
     public void afterCompletion(int status) {

@@ -16,9 +16,12 @@ public final class Transactions {
      * The open transaction bound to this thread under {@code key} (by {@link KafkoTransactionManager}, or by an
      * earlier send in the same transaction of another manager); else, inside another manager's actual transaction, a
      * new one that is written after that commits (a send from its after-commit callbacks: when it completes); else
-     * {@code null}.
+     * {@code null}, as while a transaction {@linkplain #completing() completes}.
      */
     public static @Nullable KafkoTransaction current(Object key) {
+        if (completing()) {
+            return null;
+        }
         Object bound = TransactionSynchronizationManager.getResource(key);
         if (bound instanceof KafkoResourceHolder holder && holder.isOpen()) {
             return holder;
@@ -27,8 +30,8 @@ public final class Transactions {
             return null;
         }
         if (bound instanceof KafkoResourceHolder) {
-            // written already by the transaction's commit; a send from a later after-commit callback (a
-            // @TransactionalEventListener's) gets records of its own, written when the transaction completes
+            // written already by the transaction's commit; a send from a later afterCommit callback of another
+            // synchronization gets records of its own, written when the transaction completes
             TransactionSynchronizationManager.unbindResource(key);
         }
         KafkoResourceHolder holder = new KafkoResourceHolder();
@@ -40,7 +43,7 @@ public final class Transactions {
 
     /** Whether this thread runs a transaction a send under {@code key} would join. */
     public static boolean active(Object key) {
-        return TransactionSynchronizationManager.getResource(key) instanceof KafkoResourceHolder holder
+        return !completing() && TransactionSynchronizationManager.getResource(key) instanceof KafkoResourceHolder holder
                 && holder.isOpen() || inOtherTransaction();
     }
 
@@ -51,6 +54,17 @@ public final class Transactions {
      */
     private static boolean inOtherTransaction() {
         return TransactionSynchronizationManager.isSynchronizationActive()
+                && TransactionSynchronizationManager.isActualTransactionActive();
+    }
+
+    /**
+     * Whether a transaction on this thread is completing: its {@code afterCompletion} callbacks run, its
+     * synchronizations already cleared, so nothing can join it any more. Spring calls a
+     * {@code @TransactionalEventListener} of phase {@code AFTER_COMMIT}, {@code AFTER_ROLLBACK} or
+     * {@code AFTER_COMPLETION} there; a send from it is written at once.
+     */
+    public static boolean completing() {
+        return !TransactionSynchronizationManager.isSynchronizationActive()
                 && TransactionSynchronizationManager.isActualTransactionActive();
     }
 

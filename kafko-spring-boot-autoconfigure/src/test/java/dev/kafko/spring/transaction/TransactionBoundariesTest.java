@@ -29,7 +29,12 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.transaction.annotation.EnableTransactionManagement;
+import org.springframework.transaction.event.TransactionPhase;
+import org.springframework.transaction.event.TransactionalEventListener;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import dev.kafko.InvalidPartitionException;
@@ -116,6 +121,67 @@ class TransactionBoundariesTest {
             assertThat(endOffsets(context, "t")).isEqualTo(3);
             assertThat(TransactionSynchronizationManager.getResourceMap()).isEmpty();
         });
+    }
+
+    @Test
+    void aSendFromATransactionalEventListenerIsWrittenAtOnce() {
+        runner.withUserConfiguration(EventListeners.class, AuditListener.class).run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            AuditListener audit = context.getBean(AuditListener.class);
+            TransactionTemplate other = new TransactionTemplate(new OtherManager());
+            // Spring runs an AFTER_COMMIT listener in the transaction's afterCompletion, its synchronizations cleared
+            other.executeWithoutResult(status -> {
+                template.send("t", "order");
+                context.publishEvent(new Placed("committed"));
+            });
+            // the listener's synchronization before the records' one: the held records are still open at its call
+            other.executeWithoutResult(status -> {
+                context.publishEvent(new Placed("refused"));
+                template.send("t", "dropped");
+                status.setRollbackOnly();
+            });
+            assertThat(audit.failures).isEmpty();
+            assertThat(KafkoTestUtils.records(context, "audit")).map(KafkoRecord::value)
+                    .map(KafkoTransactionsTest::text).containsExactly("committed", "rolled back: refused");
+            assertThat(KafkoTestUtils.records(context, "t")).map(KafkoRecord::value)
+                    .map(KafkoTransactionsTest::text).containsExactly("order");
+            assertThat(TransactionSynchronizationManager.getResourceMap()).isEmpty();
+        });
+    }
+
+    record Placed(String id) {
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableTransactionManagement
+    static class EventListeners {
+    }
+
+    static class AuditListener {
+        final List<Throwable> failures = new CopyOnWriteArrayList<>();
+        private final KafkoTemplate<Object, Object> template;
+
+        AuditListener(KafkoTemplate<Object, Object> template) {
+            this.template = template;
+        }
+
+        @TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT)
+        void committed(Placed placed) {
+            send(placed.id());
+        }
+
+        @TransactionalEventListener(phase = TransactionPhase.AFTER_ROLLBACK)
+        void rolledBack(Placed placed) {
+            send("rolled back: " + placed.id());
+        }
+
+        private void send(String text) {
+            try {
+                template.send("audit", text).join();
+            } catch (Throwable e) {
+                failures.add(e);   // Spring logs and swallows what an afterCompletion callback throws
+            }
+        }
     }
 
     @Test
