@@ -79,12 +79,21 @@ public interface Producer {
     int ROUTED = -1;
 
     /**
-     * Checks {@code record} as a send does at the call, without writing it.
+     * Checks {@code record} as {@link #send(OutgoingRecord)} does at the call, without writing it.
      *
      * @throws RecordTooLargeException when it is larger than the topic's {@code maxRecordBytes} now
      * @throws UnknownTopicException when the topic was deleted, {@link KafkoClosedException} after close
      */
     void checkRecord(OutgoingRecord record);
+
+    /**
+     * Checks {@code record} as {@link #sendTo(int, OutgoingRecord)} does at the call, without writing it.
+     *
+     * @throws InvalidPartitionException when the topic has no such partition now
+     * @throws RecordTooLargeException when it is larger than the topic's {@code maxRecordBytes} now
+     * @throws UnknownTopicException when the topic was deleted, {@link KafkoClosedException} after close
+     */
+    void checkRecord(int partition, OutgoingRecord record);
 
     /** Sends every record to one partition, atomically, in list order; at most 256 MiB, as {@link #sendBatch}. */
     CompletableFuture<List<RecordPosition>> sendBatchTo(int partition, List<OutgoingRecord> records);

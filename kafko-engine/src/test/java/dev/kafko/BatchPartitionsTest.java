@@ -80,6 +80,13 @@ class BatchPartitionsTest {
             Topic t = k.createTopic("t", TopicConfig.builder().maxRecordBytes(100).build());
             Producer p = k.producer("t");
             p.checkRecord(OutgoingRecord.of(null, new byte[92]));
+            p.checkRecord(0, OutgoingRecord.of(null, new byte[92]));
+            assertThatThrownBy(() -> p.checkRecord(1, OutgoingRecord.of(null, null)))
+                    .isInstanceOf(InvalidPartitionException.class).hasMessageContaining("partition 1 does not exist");
+            assertThatThrownBy(() -> p.checkRecord(-1, OutgoingRecord.of(null, null)))
+                    .isInstanceOf(InvalidPartitionException.class).hasMessageContaining("partition -1 does not exist");
+            assertThatThrownBy(() -> p.checkRecord(0, OutgoingRecord.of(null, new byte[93])))
+                    .isInstanceOf(RecordTooLargeException.class);
             assertThatThrownBy(() -> p.checkRecord(OutgoingRecord.of(null, new byte[93])))
                     .isInstanceOf(RecordTooLargeException.class).hasMessageContaining("101 bytes");
             assertThat(t.partition(0).endOffset()).isZero();

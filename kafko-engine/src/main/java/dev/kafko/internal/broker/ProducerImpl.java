@@ -249,6 +249,14 @@ final class ProducerImpl implements Producer {
     }
 
     @Override
+    public void checkRecord(int partition, OutgoingRecord record) {
+        Objects.requireNonNull(record, "record");
+        topic.ensureOpen();
+        topic.actor(partition);
+        checkSize(record, -1);
+    }
+
+    @Override
     public void flush() {
         topic.ensureOpen();
         for (PartitionActor actor : topic.actors()) {

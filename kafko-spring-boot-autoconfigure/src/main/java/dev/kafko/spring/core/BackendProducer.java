@@ -34,12 +34,13 @@ public interface BackendProducer {
     }
 
     /**
-     * Checks {@code record} as {@link #send} does at the call, without writing it. The default checks nothing (the
-     * write checks it).
+     * Checks {@code record}, bound for {@code partition} (null: routed), as {@link #send} does at the call, without
+     * writing it. The default checks nothing (the write checks it).
      *
+     * @throws dev.kafko.InvalidPartitionException when the topic has no such partition
      * @throws dev.kafko.RecordTooLargeException when it is larger than the topic's record limit
      */
-    default void checkRecord(OutgoingRecord record) {
+    default void checkRecord(@Nullable Integer partition, OutgoingRecord record) {
     }
 
     /** Returns once every send made before the call is written and its future completed. */

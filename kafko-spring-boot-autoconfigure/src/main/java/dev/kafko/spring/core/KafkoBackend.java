@@ -236,8 +236,12 @@ public final class KafkoBackend implements LogBackend {
         }
 
         @Override
-        public void checkRecord(OutgoingRecord record) {
-            producer.checkRecord(record);
+        public void checkRecord(@Nullable Integer partition, OutgoingRecord record) {
+            if (partition == null) {
+                producer.checkRecord(record);
+            } else {
+                producer.checkRecord(partition, record);
+            }
         }
 
         @Override

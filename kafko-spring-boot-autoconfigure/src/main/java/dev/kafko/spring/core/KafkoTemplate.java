@@ -342,15 +342,7 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
      */
     private CompletableFuture<RecordPosition> hold(KafkoTransaction transaction, String topic,
                                                    @Nullable Integer partition, OutgoingRecord record) {
-        BackendProducer producer = producer(topic);
-        if (partition != null) {
-            int count = backend.partitionCount(topic);
-            if (partition < 0 || partition >= count) {
-                throw new dev.kafko.InvalidPartitionException("topic '" + topic + "' has partitions 0.." + (count - 1)
-                        + "; partition " + partition + " does not exist");
-            }
-        }
-        producer.checkRecord(record);
+        producer(topic).checkRecord(partition, record);
         return transaction.add(this::writeBatch, topic, partition, record);
     }
 

@@ -319,6 +319,9 @@ class KafkoTransactionsTest {
                 }
                 return null;
             })).isInstanceOf(KafkoTransactionException.class).hasMessageContaining("partition 7");
+            // a negative partition is one out of range too, never a record left to be routed
+            assertThatThrownBy(() -> template.executeInTransaction(ops -> ops.send("t", -1, null, "nowhere")))
+                    .isInstanceOf(dev.kafko.InvalidPartitionException.class).hasMessageContaining("partition -1");
             assertThat(endOffsets(context, "t")).isZero();
         });
     }

@@ -352,7 +352,7 @@ class TransactionBoundariesTest {
             }
 
             @Override
-            public void checkRecord(OutgoingRecord record) {
+            public void checkRecord(@Nullable Integer partition, OutgoingRecord record) {
                 records.add(new java.lang.ref.WeakReference<>(record));
             }
 
