@@ -63,6 +63,27 @@ public interface Topic {
      */
     void alterConfig(TopicConfig config);
 
+    /**
+     * Compacts every partition of a topic whose {@link TopicConfig#cleanupPolicy()} compacts, now, whatever their
+     * share of records not yet compacted, and returns once it is done: the records of a key older than the latest
+     * in the segments before the active one are removed, and tombstones older than
+     * {@link TopicConfig#deleteRetention()} (see {@link CleanupPolicy}). The active segment of each partition is not
+     * compacted: records that should go soon can be made to by a short {@link TopicConfig#segmentAge()} or
+     * {@link TopicConfig#segmentBytes()}. A compaction of a partition already running in the background is waited
+     * for, then this one runs. Sends and polls go on meanwhile: each partition's new segment files are written
+     * beside the old ones, and put in their place between two of its appends.
+     *
+     * @return the number of records removed
+     * @throws IllegalStateException when the topic's cleanup policy is {@link CleanupPolicy#DELETE}, or when called
+     *     from a {@link KafkoObserver} on the thread that appends to one of its partitions
+     * @throws CorruptLogException when a segment fails its checks (that partition is left as it was)
+     * @throws KafkoStorageException when the new files could not be written (that partition is left as it was) or
+     *     put in place (that partition failed)
+     * @throws UnknownTopicException when the topic was deleted
+     * @throws KafkoClosedException when the instance is closed
+     */
+    long compact();
+
     /** A snapshot of every partition, an unmodifiable list. */
     List<PartitionInfo> partitions();
 

@@ -21,14 +21,26 @@ import org.jspecify.annotations.Nullable;
  *     {@link #MAX_DURATION} are kept as {@link #MAX_DURATION} (never)
  * @param retention segments whose newest record is older than this are deleted, oldest first (when
  *     every record has, the active segment rolls and is deleted too, as in Kafka); {@code null} (the
- *     default) keeps records forever; durations beyond {@link #MAX_DURATION} are kept as it
+ *     default) keeps records forever; durations beyond {@link #MAX_DURATION} are kept as it; not applied under
+ *     {@link CleanupPolicy#COMPACT}
  * @param retentionBytes the oldest segments are deleted while the partition holds at least this many
- *     bytes without them (Kafka's rule); {@code -1} (the default) sets no limit
+ *     bytes without them (Kafka's rule); {@code -1} (the default) sets no limit; not applied under
+ *     {@link CleanupPolicy#COMPACT}
  * @param fsync when appends are forced to disk (default {@link FsyncPolicy#NEVER})
  * @param maxRecordBytes the largest record a producer may send (default 1 MiB), counted as the log
  *     stores it: key, value and headers with their length fields, plus 5 bytes of record length and
  *     timestamp (a 1,000-byte value with no key and no headers counts 1,009 bytes)
  * @param indexIntervalBytes bytes of log between two entries of the sparse offset index (default 4 KiB)
+ * @param cleanupPolicy what happens to old records (default {@link CleanupPolicy#DELETE}): deleted by segment under
+ *     the retention limits, or compacted to the latest record of each key, or both (see {@link CleanupPolicy})
+ * @param minCompactionLag a record is not removed by compaction before it is this old (default 0): compaction
+ *     stops at the first segment holding a newer record (Kafka's {@code min.compaction.lag.ms})
+ * @param deleteRetention a tombstone (a record whose value is null) that is the latest of its key is removed by
+ *     compaction once it is older than this (default 1 day: Kafka's {@code delete.retention.ms}), so that a
+ *     consumer that reads the partition within that time sees the deletion
+ * @param minCleanableDirtyRatio the background compaction of a partition starts once the segments not compacted
+ *     since the partition was opened hold at least this share of the bytes of its segments before the active one
+ *     (default 0.5; from 0 to 1: Kafka's {@code min.cleanable.dirty.ratio})
  */
 public record TopicConfig(
         int partitions,
@@ -39,7 +51,11 @@ public record TopicConfig(
         long retentionBytes,
         FsyncPolicy fsync,
         int maxRecordBytes,
-        int indexIntervalBytes) {
+        int indexIntervalBytes,
+        CleanupPolicy cleanupPolicy,
+        Duration minCompactionLag,
+        Duration deleteRetention,
+        double minCleanableDirtyRatio) {
 
     /** The smallest allowed segment size. */
     public static final long MIN_SEGMENT_BYTES = 1024;
@@ -58,12 +74,16 @@ public record TopicConfig(
 
     /** The defaults used for a topic created without a config. */
     public static final TopicConfig DEFAULTS = new TopicConfig(1, Compression.NONE, 1L << 30, Duration.ofDays(7),
-            null, -1, FsyncPolicy.NEVER, 1024 * 1024, 4096);
+            null, -1, FsyncPolicy.NEVER, 1024 * 1024, 4096, CleanupPolicy.DELETE, Duration.ZERO, Duration.ofDays(1),
+            0.5);
 
     public TopicConfig {
         Objects.requireNonNull(compression, "compression");
         Objects.requireNonNull(segmentAge, "segmentAge");
         Objects.requireNonNull(fsync, "fsync");
+        Objects.requireNonNull(cleanupPolicy, "cleanupPolicy");
+        Objects.requireNonNull(minCompactionLag, "minCompactionLag");
+        Objects.requireNonNull(deleteRetention, "deleteRetention");
         if (partitions < 1 || partitions > MAX_PARTITIONS) {
             throw new InvalidConfigException("partitions must be between 1 and " + MAX_PARTITIONS + ", was " + partitions);
         }
@@ -92,6 +112,18 @@ public record TopicConfig(
             throw new InvalidConfigException("indexIntervalBytes must be between 64 and " + (1 << 24)
                     + ", was " + indexIntervalBytes);
         }
+        if (minCompactionLag.isNegative()) {
+            throw new InvalidConfigException("minCompactionLag must not be negative, was " + minCompactionLag);
+        }
+        if (deleteRetention.isNegative()) {
+            throw new InvalidConfigException("deleteRetention must not be negative, was " + deleteRetention);
+        }
+        minCompactionLag = saturated(minCompactionLag);
+        deleteRetention = saturated(deleteRetention);
+        if (!(minCleanableDirtyRatio >= 0 && minCleanableDirtyRatio <= 1)) {
+            throw new InvalidConfigException("minCleanableDirtyRatio must be between 0 and 1, was "
+                    + minCleanableDirtyRatio);
+        }
     }
 
     private static Duration saturated(Duration d) {
@@ -119,6 +151,10 @@ public record TopicConfig(
         private FsyncPolicy fsync;
         private int maxRecordBytes;
         private int indexIntervalBytes;
+        private CleanupPolicy cleanupPolicy;
+        private Duration minCompactionLag;
+        private Duration deleteRetention;
+        private double minCleanableDirtyRatio;
 
         private Builder(TopicConfig from) {
             partitions = from.partitions;
@@ -130,6 +166,10 @@ public record TopicConfig(
             fsync = from.fsync;
             maxRecordBytes = from.maxRecordBytes;
             indexIntervalBytes = from.indexIntervalBytes;
+            cleanupPolicy = from.cleanupPolicy;
+            minCompactionLag = from.minCompactionLag;
+            deleteRetention = from.deleteRetention;
+            minCleanableDirtyRatio = from.minCleanableDirtyRatio;
         }
 
         public Builder partitions(int partitions) {
@@ -179,10 +219,40 @@ public record TopicConfig(
             return this;
         }
 
+        /** Deleted by the retention limits, compacted, or both (see {@link CleanupPolicy}). */
+        public Builder cleanupPolicy(CleanupPolicy cleanupPolicy) {
+            this.cleanupPolicy = cleanupPolicy;
+            return this;
+        }
+
+        /** {@link #cleanupPolicy cleanupPolicy(CleanupPolicy.COMPACT)}: Kafka's {@code TopicBuilder.compact()}. */
+        public Builder compact() {
+            return cleanupPolicy(CleanupPolicy.COMPACT);
+        }
+
+        /** A record is not removed by compaction before it is this old. */
+        public Builder minCompactionLag(Duration minCompactionLag) {
+            this.minCompactionLag = minCompactionLag;
+            return this;
+        }
+
+        /** A tombstone that is the latest of its key is removed by compaction once it is older than this. */
+        public Builder deleteRetention(Duration deleteRetention) {
+            this.deleteRetention = deleteRetention;
+            return this;
+        }
+
+        /** The share of uncompacted bytes at which the background compaction of a partition starts (0 to 1). */
+        public Builder minCleanableDirtyRatio(double minCleanableDirtyRatio) {
+            this.minCleanableDirtyRatio = minCleanableDirtyRatio;
+            return this;
+        }
+
         /** @throws InvalidConfigException naming the first value out of range */
         public TopicConfig build() {
             return new TopicConfig(partitions, compression, segmentBytes, segmentAge, retention, retentionBytes,
-                    fsync, maxRecordBytes, indexIntervalBytes);
+                    fsync, maxRecordBytes, indexIntervalBytes, cleanupPolicy, minCompactionLag, deleteRetention,
+                    minCleanableDirtyRatio);
         }
     }
 }

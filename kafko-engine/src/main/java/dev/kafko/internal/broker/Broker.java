@@ -56,12 +56,24 @@ public final class Broker implements Kafko {
     private final BrokerClose closing;
     private final Map<String, TopicImpl> topics = new ConcurrentHashMap<>();
     private final ScheduledFuture<?> retentionTask;
+    /** The compactions of compacted topics, in the background and by {@link dev.kafko.Topic#compact()}. */
+    final Compactions compactions;
     private volatile boolean closed;
     /** {@link #applyRetention}, as the scheduler's task (a named class: see the package javadoc on lambdas). */
     private final Runnable retention = new Runnable() {
         @Override
         public void run() {
-            applyRetention();
+            applyRetention(true);
+        }
+    };
+    /**
+     * {@link #applyRetention} at open, without the compactions: those start at the first periodic check, one
+     * {@code retentionCheckInterval} later, not beside the work of an application that starts.
+     */
+    private final Runnable retentionAtOpen = new Runnable() {
+        @Override
+        public void run() {
+            applyRetention(false);
         }
     };
     /** {@link #rescueStranded}, as the scheduler's task. */
@@ -85,7 +97,8 @@ public final class Broker implements Kafko {
         this.deletions = new TopicDeletions(admin, dataDir);
         this.ctx = new BrokerContext(options, io, new Scheduler(), new Preparer());
         this.changes = new TopicChanges(this, admin, ctx, options);
-        this.closing = new BrokerClose(dataDir, ctx, lock, deletions, topics);
+        this.compactions = new Compactions(ctx, this);
+        this.closing = new BrokerClose(dataDir, ctx, lock, deletions, topics, compactions);
         this.retentionTask = ctx.scheduler().every(retention, options.retentionCheckInterval());
         ctx.scheduler().every(strandedRescue, CompletionBarrier.Strandings.RESCUE_PERIOD);
     }
@@ -151,7 +164,7 @@ public final class Broker implements Kafko {
         }
         // once at open, in the background, then every interval: a process that lives shorter than the
         // interval (a command-line tool, a job, a service that restarts often) still applies retention
-        b.ctx.scheduler().schedule(b.retention, Duration.ZERO);
+        b.ctx.scheduler().schedule(b.retentionAtOpen, Duration.ZERO);
         return b;
     }
 
@@ -452,10 +465,13 @@ public final class Broker implements Kafko {
         }
     }
 
-    private void applyRetention() {
+    private void applyRetention(boolean compactions) {
         for (TopicImpl t : topics.values()) {
             TopicConfig c = t.config();
-            if (c.retention() == null && c.retentionBytes() < 0) {
+            if (compactions) {
+                this.compactions.scheduleDue(t);
+            }
+            if (!c.cleanupPolicy().deletes() || (c.retention() == null && c.retentionBytes() < 0)) {
                 continue;
             }
             for (PartitionActor a : t.actors()) {
@@ -503,6 +519,10 @@ public final class Broker implements Kafko {
             } catch (RuntimeException e) {
                 first = first == null ? e : first;
             }
+            // a compaction in hand stops at its next frame (the partition is closed), deleting its files, before the
+            // directory is deleted: no file of it appears in a directory being deleted
+            a.compactionLock.lock();
+            a.compactionLock.unlock();
         }
         try {
             t.closeGroups(true);

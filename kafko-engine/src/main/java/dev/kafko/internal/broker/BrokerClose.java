@@ -64,6 +64,7 @@ final class BrokerClose {
     private final BrokerContext ctx;
     private final DirectoryLock lock;
     private final TopicDeletions deletions;
+    private final Compactions compactions;
     /** The broker's topics; no longer changes once the broker is marked closed. */
     private final Map<String, TopicImpl> topics;
     /** Opened when the first {@link Broker#close()} has finished. */
@@ -79,12 +80,13 @@ final class BrokerClose {
     private volatile boolean completed;
 
     BrokerClose(Path dataDir, BrokerContext ctx, DirectoryLock lock, TopicDeletions deletions,
-                Map<String, TopicImpl> topics) {
+                Map<String, TopicImpl> topics, Compactions compactions) {
         this.dataDir = dataDir;
         this.ctx = ctx;
         this.lock = lock;
         this.deletions = deletions;
         this.topics = topics;
+        this.compactions = compactions;
     }
 
     /** Marks the broker closed: no admin call starts any more and every handle refuses new work. */
@@ -313,6 +315,8 @@ final class BrokerClose {
     private void closeAfterMarked(List<PartitionActor> partitions) {
         // then the scheduler: nothing may post flushes or retention into a closing partition
         Throwable first = step(null, () -> ctx.scheduler().close());
+        // then the compactions: the one in hand is cancelled (its files deleted) before any partition closes
+        first = step(first, compactions::close);
         Runnable hook = afterScheduler;
         if (hook != null) {
             hook.run();

@@ -2,6 +2,7 @@ package dev.kafko.internal.broker;
 
 import dev.kafko.OutgoingRecord;
 import dev.kafko.TopicConfig;
+import dev.kafko.internal.log.CompactionPlan;
 import java.util.List;
 import java.util.concurrent.CompletionException;
 import org.jspecify.annotations.Nullable;
@@ -31,7 +32,9 @@ final class CommandRequest extends Request<Void> {
         /** A producer flushes: write the sends that linger, and mark which rounds it waits for. */
         WRITE_SUBMITTED,
         /** The topic's config changed: write by {@link CommandRequest#config} from now on. */
-        RECONFIGURE
+        RECONFIGURE,
+        /** Put the segments of {@link CommandRequest#plan}, a compaction prepared off the owner, in place. */
+        COMPACT
     }
 
     final Kind kind;
@@ -43,17 +46,26 @@ final class CommandRequest extends Request<Void> {
 
     /** {@link Kind#RECONFIGURE}: the topic's new config; null for every other kind. */
     final @Nullable TopicConfig config;
-    /** {@link Kind#RECONFIGURE}: whether the seals of later rolls are forced. */
+    /** {@link Kind#RECONFIGURE}: whether the seals of later rolls are forced; {@link Kind#COMPACT}: whether the files are. */
     final boolean forceSeals;
+    /** {@link Kind#COMPACT}: the compaction to apply; null for every other kind. */
+    final @Nullable CompactionPlan plan;
+    /** {@link Kind#COMPACT}: how many segments it put in place, once it ran. */
+    int compactedSegments;
 
     CommandRequest(Kind kind) {
         this(kind, null, false);
     }
 
     CommandRequest(Kind kind, @Nullable TopicConfig config, boolean forceSeals) {
+        this(kind, config, forceSeals, null);
+    }
+
+    CommandRequest(Kind kind, @Nullable TopicConfig config, boolean forceSeals, @Nullable CompactionPlan plan) {
         this.kind = kind;
         this.config = config;
         this.forceSeals = forceSeals;
+        this.plan = plan;
     }
 
     /** Waits for the command; its failure is thrown as it is (typed), not wrapped. Returns this command. */

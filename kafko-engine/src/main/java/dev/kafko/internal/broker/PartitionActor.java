@@ -13,6 +13,7 @@ import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Objects;
+import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -101,6 +102,8 @@ final class PartitionActor implements Mailbox.Owner {
     private final PartitionLifecycle lifecycle;
     /** The close, delete, flush and retention commands that their callers wait for. */
     final PartitionCommands commands;
+    /** Held by a compaction of this partition from its preparation to its application ({@link Compactions}). */
+    final ReentrantLock compactionLock = new ReentrantLock();
     /**
      * The end offset consumers may read up to. Under {@link FsyncPolicy#EVERY_BATCH} it moves only
      * after the flush that covers the records, so a consumer never sees (and a group never commits
@@ -589,6 +592,7 @@ final class PartitionActor implements Mailbox.Owner {
             }
             case RETENTION -> commands.retention();
             case RECONFIGURE -> reconfigure(c);
+            case COMPACT -> commands.applyCompaction(c);
             case CLOSE, DELETE -> {
                 c.epoch = completions.flip(); // closeLog waits for the rounds before it to complete
                 lifecycle.close(c);

@@ -3,6 +3,7 @@ package dev.kafko.internal.broker;
 import dev.kafko.InterruptException;
 import dev.kafko.PartitionState;
 import dev.kafko.TopicConfig;
+import dev.kafko.internal.log.CompactionPlan;
 import dev.kafko.internal.log.PartitionLog;
 import java.time.Duration;
 import java.util.Locale;
@@ -203,6 +204,40 @@ final class PartitionCommands {
      */
     void reconfigure(TopicConfig config, boolean forceSeals) {
         Objects.requireNonNull(runCommand(new CommandRequest(CommandRequest.Kind.RECONFIGURE, config, forceSeals), false));
+    }
+
+    /**
+     * Has the owner put the segments of {@code plan} in place ({@link PartitionLog#applyCompaction}) and waits for
+     * it; returns how many it put there. The plan's files are deleted when it is not applied. Any thread but the owner.
+     */
+    int compact(CompactionPlan plan, boolean force) {
+        CommandRequest c = new CommandRequest(CommandRequest.Kind.COMPACT, null, force, plan);
+        try {
+            return Objects.requireNonNull(runCommand(c, false)).compactedSegments;
+        } catch (RuntimeException | Error e) {
+            if (!c.isDone()) {
+                plan.discard(ctx.io()); // never reached the owner: a closed or deleted partition
+            }
+            throw e;
+        }
+    }
+
+    /** The owner's run of a {@link CommandRequest.Kind#COMPACT} command. */
+    void applyCompaction(CommandRequest c) {
+        CompactionPlan plan = Objects.requireNonNull(c.plan, "plan");
+        if (actor.state != PartitionState.RUNNING) {
+            plan.discard(ctx.io());
+            c.error = lifecycle.rejection();
+            return;
+        }
+        try {
+            c.compactedSegments = log.applyCompaction(plan, c.forceSeals);
+        } catch (RuntimeException | Error e) {
+            c.error = e;
+            if (log.isFailed()) {
+                lifecycle.failure(e, "compaction");
+            }
+        }
     }
 
     /** {@link RetentionPace#unfinished}: the scheduler runs retention here again. Any thread. */

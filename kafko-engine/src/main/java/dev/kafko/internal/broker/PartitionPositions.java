@@ -115,6 +115,12 @@ final class PartitionPositions {
                 ReadResult r = log.read(pos, max, MAX_READ_BYTES, verifiedFrame(p));
                 List<KafkoRecord> records = r.records();
                 int n = records.size();
+                if (n == 0 && max > 0 && r.nextOffset() > pos) {
+                    // only offsets whose records compaction removed: on past them, and read again
+                    pos = Math.min(r.nextOffset(), readable);
+                    positions[p] = pos;
+                    continue;
+                }
                 if (n == 0 && max > 0) {
                     // a read below the readable end always returns a record; none means data the log
                     // cannot find, and a poll would otherwise read nothing again until its timeout

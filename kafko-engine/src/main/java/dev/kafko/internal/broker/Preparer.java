@@ -1,11 +1,7 @@
 package dev.kafko.internal.broker;
 
-import dev.kafko.internal.io.Uninterruptibly;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
@@ -23,27 +19,12 @@ public final class Preparer implements Executor, AutoCloseable {
     public static final String THREAD_NAME = "kafko-preparer";
 
     private final ThreadPoolExecutor executor;
-    /** The threads started so far that may still be alive; pruned whenever one more starts. */
-    private final List<Thread> threads = new ArrayList<>();
+    private final DaemonThreads threads = new DaemonThreads(THREAD_NAME);
 
     public Preparer() {
         // no thread until there is work, and none when idle
-        executor = new ThreadPoolExecutor(2, 2, 5, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), new Threads());
+        executor = new ThreadPoolExecutor(2, 2, 5, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), threads);
         executor.allowCoreThreadTimeOut(true);
-    }
-
-    /** Makes the executor's threads, and keeps them in {@link #threads}. */
-    private final class Threads implements ThreadFactory {
-        @Override
-        public Thread newThread(Runnable r) {
-            Thread t = new Thread(r, THREAD_NAME);
-            t.setDaemon(true);
-            synchronized (threads) {
-                threads.removeIf(x -> !x.isAlive());
-                threads.add(t);
-            }
-            return t;
-        }
     }
 
     @Override
@@ -58,11 +39,6 @@ public final class Preparer implements Executor, AutoCloseable {
     @Override
     public void close() {
         Scheduler.shutdownAndWait(executor, THREAD_NAME, false); // kafko's own file work: a close waits for it
-        List<Thread> started;
-        synchronized (threads) {
-            started = List.copyOf(threads);
-        }
-        // terminated means the last task ended; the thread itself may still be on its way out
-        Uninterruptibly.join(started);
+        threads.joinAll();
     }
 }

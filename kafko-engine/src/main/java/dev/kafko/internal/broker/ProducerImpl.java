@@ -1,11 +1,14 @@
 package dev.kafko.internal.broker;
 
+import dev.kafko.CleanupPolicy;
 import dev.kafko.Header;
 import dev.kafko.Headers;
+import dev.kafko.InvalidRecordException;
 import dev.kafko.OutgoingRecord;
 import dev.kafko.Producer;
 import dev.kafko.RecordPosition;
 import dev.kafko.RecordTooLargeException;
+import dev.kafko.TopicConfig;
 import dev.kafko.internal.log.AppendSizes;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -291,7 +294,8 @@ final class ProducerImpl implements Producer {
     }
 
     /**
-     * The record's size as checked against maxRecordBytes; throws before anything is written, naming the
+     * The record's size as checked against maxRecordBytes, after the check that a record sent to a compacted topic has
+     * a key; throws before anything is written, naming the
      * record's index when it is one of a batch ({@code indexInBatch}, else -1). A cheap
      * upper bound settles the check for every record well under the limit; the exact size (the log's
      * own measure) is computed only for records near the limit, or when an observer is told the bytes
@@ -299,7 +303,13 @@ final class ProducerImpl implements Producer {
      * the exact size for a record without headers, so frames only ever come out a little smaller.
      */
     private int checkSize(OutgoingRecord r, int indexInBatch) {
-        int max = topic.config().maxRecordBytes();
+        TopicConfig config = topic.config();
+        if (r.key() == null && config.cleanupPolicy() != CleanupPolicy.DELETE) {
+            throw new InvalidRecordException((indexInBatch < 0 ? "a record" : "record " + indexInBatch + " of the batch")
+                    + " without a key was sent to topic '" + topic.name + "', which is compacted (cleanup policy "
+                    + config.cleanupPolicy() + ") and keeps records by key; nothing was written");
+        }
+        int max = config.maxRecordBytes();
         long bound = sizeBound(r);
         if (bound <= max && !topic.broker.context().observing()) {
             return (int) bound;

@@ -1,5 +1,6 @@
 package dev.kafko.internal.broker;
 
+import dev.kafko.CleanupPolicy;
 import dev.kafko.Compression;
 import dev.kafko.FsyncPolicy;
 import dev.kafko.InvalidTopicLayoutException;
@@ -32,7 +33,9 @@ import java.util.zip.CRC32C;
  *      4     2  version (1)
  *      6     4  payload length n
  *     10     n  payload: UTF-8 lines "key=value\n" (partitions, compression, segmentBytes,
- *               segmentAge, retention, retentionBytes, fsync, maxRecordBytes, indexIntervalBytes);
+ *               segmentAge, retention, retentionBytes, fsync, maxRecordBytes, indexIntervalBytes,
+ *               cleanupPolicy, minCompactionLag, deleteRetention, minCleanableDirtyRatio; the last four
+ *               may be absent, from files written before compaction, and then take their defaults);
  *               durations are ISO-8601, "none" marks no retention, fsync as {@link FsyncPolicy#parse}
  *  10 + n     4  CRC32C of bytes [0, 10 + n)
  * </pre>
@@ -130,6 +133,10 @@ final class TopicConfigFile {
         sb.append("fsync=").append(c.fsync()).append('\n');
         sb.append("maxRecordBytes=").append(c.maxRecordBytes()).append('\n');
         sb.append("indexIntervalBytes=").append(c.indexIntervalBytes()).append('\n');
+        sb.append("cleanupPolicy=").append(c.cleanupPolicy().name()).append('\n');
+        sb.append("minCompactionLag=").append(c.minCompactionLag()).append('\n');
+        sb.append("deleteRetention=").append(c.deleteRetention()).append('\n');
+        sb.append("minCleanableDirtyRatio=").append(c.minCleanableDirtyRatio()).append('\n');
         return sb.toString();
     }
 
@@ -147,6 +154,11 @@ final class TopicConfigFile {
         }
         try {
             String retention = get(topic, file, values, "retention");
+            TopicConfig d = TopicConfig.DEFAULTS;
+            String policy = values.get("cleanupPolicy");
+            String lag = values.get("minCompactionLag");
+            String deleteRetention = values.get("deleteRetention");
+            String ratio = values.get("minCleanableDirtyRatio");
             return TopicConfig.builder()
                     .partitions(Integer.parseInt(get(topic, file, values, "partitions")))
                     .compression(Compression.valueOf(get(topic, file, values, "compression")))
@@ -157,6 +169,10 @@ final class TopicConfigFile {
                     .fsync(fsync(topic, file, get(topic, file, values, "fsync")))
                     .maxRecordBytes(maxRecordBytes(topic, file, get(topic, file, values, "maxRecordBytes")))
                     .indexIntervalBytes(Integer.parseInt(get(topic, file, values, "indexIntervalBytes")))
+                    .cleanupPolicy(policy == null ? d.cleanupPolicy() : CleanupPolicy.valueOf(policy))
+                    .minCompactionLag(lag == null ? d.minCompactionLag() : Duration.parse(lag))
+                    .deleteRetention(deleteRetention == null ? d.deleteRetention() : Duration.parse(deleteRetention))
+                    .minCleanableDirtyRatio(ratio == null ? d.minCleanableDirtyRatio() : Double.parseDouble(ratio))
                     .build();
         } catch (InvalidTopicLayoutException e) {
             throw e;

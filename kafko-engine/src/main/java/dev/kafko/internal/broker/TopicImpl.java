@@ -94,6 +94,22 @@ final class TopicImpl implements Topic {
     }
 
     @Override
+    public long compact() {
+        ensureOpen();
+        TopicConfig c = config;
+        if (!c.cleanupPolicy().compacts()) {
+            throw new IllegalStateException("topic '" + name + "' is not compacted (its cleanup policy is "
+                    + c.cleanupPolicy() + "): create or alter it with cleanupPolicy COMPACT or COMPACT_DELETE");
+        }
+        long removed = 0;
+        for (PartitionActor a : actors) {
+            a.commands.requireNotOwnedByCaller("compaction");
+            removed += broker.compactions.compact(c, a, true);
+        }
+        return removed;
+    }
+
+    @Override
     public List<PartitionInfo> partitions() {
         PartitionActor[] as = actors;
         List<PartitionInfo> out = new ArrayList<>(as.length);

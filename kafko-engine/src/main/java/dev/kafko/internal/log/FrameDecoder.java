@@ -103,6 +103,12 @@ final class FrameDecoder {
      */
     static int decodeSection(byte[] header, ByteBuffer section, int start, long from, int max, String topic,
             int partition, List<KafkoRecord> out, int[] cursor) {
+        if (FrameFormat.isGap(header)) {
+            // offsets whose records compaction removed: none to add, and the frame is read to its end
+            cursor[0] = FrameFormat.getInt(header, RECORD_COUNT_OFFSET);
+            cursor[1] = 0;
+            return 0;
+        }
         return decodeRecords(section, start, start + FrameFormat.getInt(header, RECORDS_LENGTH_OFFSET),
                 FrameFormat.getLong(header, BASE_OFFSET_OFFSET), FrameFormat.getInt(header, RECORD_COUNT_OFFSET),
                 FrameFormat.getLong(header, FIRST_TIMESTAMP_OFFSET), from, max, topic, partition, out, cursor);

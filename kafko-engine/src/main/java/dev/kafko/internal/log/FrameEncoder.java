@@ -132,6 +132,31 @@ final class FrameEncoder implements AutoCloseable {
         return finish(baseOffset, 1, ts, ts, end - start);
     }
 
+    /**
+     * Encodes a gap frame ({@link FrameFormat}): {@code count} offsets from {@code baseOffset} whose records
+     * compaction removed, the newest of them written at {@code maxTimestamp}; returns its length.
+     */
+    int encodeGap(long baseOffset, int count, long firstTimestamp, long maxTimestamp) {
+        if (count < 1) {
+            throw new IllegalArgumentException("a gap covers at least one offset, was " + count);
+        }
+        ensureFrame(HEADER_SIZE);
+        byte[] f = frame;
+        FrameFormat.putInt(f, LENGTH_OFFSET, HEADER_SIZE);
+        FrameFormat.putShort(f, MAGIC_OFFSET, FRAME_MAGIC);
+        f[VERSION_OFFSET] = FRAME_VERSION;
+        f[ATTRIBUTES_OFFSET] = (byte) FrameFormat.GAP_FLAG;
+        FrameFormat.putLong(f, BASE_OFFSET_OFFSET, baseOffset);
+        FrameFormat.putInt(f, RECORD_COUNT_OFFSET, count);
+        FrameFormat.putLong(f, FIRST_TIMESTAMP_OFFSET, firstTimestamp);
+        FrameFormat.putLong(f, MAX_TIMESTAMP_OFFSET, maxTimestamp);
+        FrameFormat.putInt(f, RECORDS_LENGTH_OFFSET, 0);
+        FrameFormat.putInt(f, CRC_OFFSET, FrameFormat.frameCrc(crc, f, 0, HEADER_SIZE));
+        length = HEADER_SIZE;
+        this.maxTimestamp = maxTimestamp;
+        return HEADER_SIZE;
+    }
+
     /** Loads the codec on first use; throws {@link dev.kafko.CompressionUnavailableException} when it is missing. */
     private void prepareCodec() {
         if (compressor == null && compression != Compression.NONE) {

@@ -28,9 +28,9 @@ import java.util.zip.CRC32C;
  *   4      4   crc             CRC32C over bytes [0, 4) and [8, length)
  *   8      2   magic           0x4B46
  *  10      1   version         1
- *  11      1   attributes      bits 0-2: codec id (0 none, 1 lz4, 2 zstd); bits 3-7: 0
+ *  11      1   attributes      bits 0-2: codec id (0 none, 1 lz4, 2 zstd); bit 3: gap; bits 4-7: 0
  *  12      8   baseOffset      offset of the first record
- *  20      4   recordCount     at least 1
+ *  20      4   recordCount     at least 1 (a gap: the offsets it covers)
  *  24      8   firstTimestamp  timestamp of the first record (epoch ms)
  *  32      8   maxTimestamp    largest timestamp in the frame
  *  40      4   recordsLength   length of the records section before compression
@@ -46,6 +46,12 @@ import java.util.zip.CRC32C;
  *   varint     headerCount
  *   per header: varint keyLength, UTF-8 key, varint valueLength + 1 (0 = null), value
  * </pre>
+ *
+ * <p>A gap frame (attribute bit 3) holds no records: it stands for {@code recordCount} offsets from
+ * {@code baseOffset} whose records compaction removed, so that the frames of a segment still cover every
+ * offset from its base to the next segment's, and a missing frame is still damage. Its codec is 0, its
+ * {@code recordsLength} 0 and its length {@link #HEADER_SIZE}; its timestamps are those of the records it
+ * replaced (the segment's newest timestamp, which retention goes by, does not change).
  *
  * <p>Varints are unsigned LEB128 (7 bits per byte, low groups first); zigzag maps signed to unsigned.
  */
@@ -73,6 +79,8 @@ final class FrameFormat {
     static final short FRAME_MAGIC = 0x4B46;
     static final byte FRAME_VERSION = 1;
     static final int CODEC_MASK = 0x07;
+    /** The attribute bit of a gap frame (see the class comment). */
+    static final int GAP_FLAG = 0x08;
 
     /** The largest records section (before compression) a frame may hold; larger batches are refused. */
     static final int MAX_RECORDS_LENGTH = 256 * 1024 * 1024;
@@ -84,6 +92,11 @@ final class FrameFormat {
     private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     private FrameFormat() {
+    }
+
+    /** Whether the frame header in {@code h} is a gap frame's (see the class comment). */
+    static boolean isGap(byte[] h) {
+        return h[ATTRIBUTES_OFFSET] == GAP_FLAG;
     }
 
     static short getShort(byte[] b, int pos) {
@@ -134,13 +147,16 @@ final class FrameFormat {
 
     /**
      * Whether the fixed fields of a frame header at {@code pos} are plausible: magic, version, a
-     * known codec, a length within bounds and a positive record count. The CRC is checked separately.
+     * known codec (or a gap frame's attributes, length and records length), a length within bounds and a positive
+     * record count. The CRC is checked separately.
      */
     static boolean plausibleHeader(byte[] b, int pos, int length) {
         return length >= HEADER_SIZE && length <= MAX_FRAME_LENGTH
                 && getShort(b, pos + MAGIC_OFFSET) == FRAME_MAGIC
                 && b[pos + VERSION_OFFSET] == FRAME_VERSION
-                && (b[pos + ATTRIBUTES_OFFSET] & ~CODEC_MASK) == 0
+                && ((b[pos + ATTRIBUTES_OFFSET] & ~CODEC_MASK) == 0
+                        || b[pos + ATTRIBUTES_OFFSET] == GAP_FLAG && length == HEADER_SIZE
+                        && getInt(b, pos + RECORDS_LENGTH_OFFSET) == 0)
                 && getInt(b, pos + RECORD_COUNT_OFFSET) > 0
                 && getInt(b, pos + RECORDS_LENGTH_OFFSET) >= 0
                 && getInt(b, pos + RECORDS_LENGTH_OFFSET) <= MAX_RECORDS_LENGTH;

@@ -74,6 +74,7 @@ public final class PartitionLog implements Closeable {
     private final int partition;
     private final String name;
     private final Path dir;
+    private final FileIo io;
     /** Replaced by {@link #reconfigure}. Writer only (outside readers ask the topic). */
     private TopicConfig config;
     private final Clock clock;
@@ -104,6 +105,10 @@ public final class PartitionLog implements Closeable {
     private volatile boolean closed;
     /** The clean-shutdown marker, the clean close and the directory fsyncs. Writer only. */
     private final PartitionDirectory directory;
+    /** The compactions of this log: prepared on any thread, applied by the writer. */
+    private final Compaction compaction;
+    /** The offset up to which the segments were compacted since the log opened (the log start before any). */
+    private volatile long compactedTo;
 
     private PartitionLog(String topic, int partition, Path dir, TopicConfig config, Clock clock, FileIo io,
             @Nullable Executor preparer, boolean forceSeals, LogLoader.Loaded loaded) {
@@ -111,6 +116,7 @@ public final class PartitionLog implements Closeable {
         this.partition = partition;
         this.name = topic + "-" + partition;
         this.dir = dir;
+        this.io = io;
         this.config = config;
         this.clock = clock;
         this.seals = new Seals(io, dir, preparer, forceSeals, new Function<>() {
@@ -125,6 +131,8 @@ public final class PartitionLog implements Closeable {
                 last.baseOffset());
         this.rolls = new Rolls(this, io, dir, preparer, seals, directory);
         this.retention = new Retention(this, io, dir, clock, seals, directory, rolls);
+        this.compaction = new Compaction(this, io, dir, name);
+        this.compactedTo = segments[0].baseOffset();
         this.endOffset = last.nextOffset();
         long bytes = 0;
         for (Segment s : segments) {
@@ -362,9 +370,11 @@ public final class PartitionLog implements Closeable {
      * @throws dev.kafko.CorruptLogException when a frame fails its checks (names the file and
      *     position), when {@code offset} belongs to a segment whose header is damaged, or when it
      *     belongs to a segment but no frame holds it (a damaged sealed segment lost it; names the file
-     *     and the missing offsets). The records returned always start exactly at {@code offset}: lost
-     *     offsets are never skipped silently. A consumer gets this exception from {@code poll}; it may
-     *     seek past the missing offsets.
+     *     and the missing offsets). The records returned start exactly at {@code offset}, or, in a
+     *     compacted segment, at the first record kept after it (its gap frames stand for the offsets whose
+     *     records were removed): lost offsets are never skipped silently. A consumer gets this exception from
+     *     {@code poll}; it may seek past the missing offsets. The result's next offset is past the gap frames read,
+     *     so a read that passed only those returns no record and a next offset above {@code offset}.
      */
     public ReadResult read(long offset, int maxRecords, int maxBytes) {
         return read(offset, maxRecords, maxBytes, null);
@@ -388,15 +398,33 @@ public final class PartitionLog implements Closeable {
             return new ReadResult(List.of(), offset);
         }
         ArrayList<KafkoRecord> out = new ArrayList<>(0);
-        int i = segmentIndex(segs, offset);
-        int added;
-        try {
-            // never on to a later segment: an offset a damaged segment lost fails there, it is not skipped
-            added = segs[i].read(offset, maxRecords, maxBytes, topic, partition, out, verified);
-        } catch (InternalError e) {
-            throw segs[i].cutUnder(offset, e);
+        while (true) {
+            int i = segmentIndex(segs, offset);
+            long next;
+            try {
+                // never on to a later segment: an offset a damaged segment lost fails there, it is not skipped
+                next = segs[i].read(offset, maxRecords, maxBytes, topic, partition, out, verified);
+            } catch (InternalError e) {
+                throw segs[i].cutUnder(offset, e);
+            } catch (OffsetOutOfRangeException | CorruptLogException e) {
+                // compaction replaced the segment (and released the old file, or renamed the new one over it) while
+                // it was read: the same offsets are in the new one
+                Segment[] now = segments;
+                if (now == segs || !replacedUnder(now, segs[i]) || offset < now[0].baseOffset()) {
+                    throw e;
+                }
+                segs = now;
+                out.clear();
+                continue;
+            }
+            return new ReadResult(out, next);
         }
-        return new ReadResult(out, added == 0 ? offset : out.get(out.size() - 1).offset() + 1);
+    }
+
+    /** Whether {@code read} is no longer in {@code now}, but a segment of its base offset is. */
+    private static boolean replacedUnder(Segment[] now, Segment read) {
+        Segment there = now[segmentIndex(now, read.baseOffset())];
+        return there != read && there.baseOffset() == read.baseOffset();
     }
 
     private static int segmentIndex(Segment[] segs, long offset) {
@@ -437,6 +465,72 @@ public final class PartitionLog implements Closeable {
             return retention.apply(maxSegments);
         } finally {
             writer = null;
+        }
+    }
+
+    /**
+     * Whether a compaction under {@code config} is due at {@code now}: the sealed segments it may look at hold a
+     * segment not compacted since the log opened, and those hold at least {@code minCleanableDirtyRatio} of the
+     * bytes of the sealed ones it may look at. Any thread.
+     */
+    public boolean compactionDue(TopicConfig config, long now) {
+        Segment[] segs = segments;
+        int n = Compaction.cleanableCount(segs, config, now);
+        long dirty = 0;
+        long total = 0;
+        long from = compactedTo;
+        for (int i = 0; i < n; i++) {
+            total += segs[i].size();
+            if (segs[i].baseOffset() >= from) {
+                dirty += segs[i].size();
+            }
+        }
+        return dirty > 0 && dirty >= config.minCleanableDirtyRatio() * total;
+    }
+
+    /**
+     * Prepares a compaction of the sealed segments by {@code config} at {@code now} ({@link Compaction}): new files
+     * for the segments that lose records, written beside them ({@code force}: fsynced) and checked; nothing in the
+     * log changes until {@link #applyCompaction}. Any thread but the writer's, one at a time.
+     *
+     * @throws java.util.concurrent.CancellationException when {@code cancelled} turned true (nothing is left on disk)
+     * @throws CorruptLogException when a segment it would read fails its checks (nothing is rewritten)
+     * @throws KafkoStorageException when a new file cannot be written (nothing is rewritten)
+     */
+    public CompactionPlan prepareCompaction(TopicConfig config, long now, boolean force,
+            java.util.function.BooleanSupplier cancelled) {
+        checkUsable();
+        return compaction.prepare(config, now, force, cancelled);
+    }
+
+    /**
+     * Puts the segments of {@code plan} in place (see {@link Compaction#apply}); returns how many. Owner thread only.
+     * A plan made before the log failed or closed is discarded.
+     */
+    public int applyCompaction(CompactionPlan plan, boolean force) {
+        enterWriter();
+        try {
+            if (failure != null || closed) {
+                plan.discard(io);
+                checkUsable();
+            }
+            int n = compaction.apply(plan, config, seals, directory, force);
+            if (plan.cleanableEnd() > compactedTo) {
+                compactedTo = plan.cleanableEnd();
+            }
+            return n;
+        } finally {
+            writer = null;
+        }
+    }
+
+    /**
+     * Notes that the segments below {@code end} were looked at by a compaction that rewrote none (its plan was
+     * empty): they are not dirty again until a later record is. Any thread.
+     */
+    public void noteCompacted(long end) {
+        if (end > compactedTo) {
+            compactedTo = end;
         }
     }
 

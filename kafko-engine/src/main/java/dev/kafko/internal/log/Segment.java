@@ -166,8 +166,10 @@ final class Segment {
 
     /**
      * Reads records from {@code offset} on into {@code out}: at most {@code maxRecords}, and frames
-     * of at most about {@code maxBytes} (always at least one frame). Returns the number added; 0
-     * when {@code offset} is at or past this segment's published frames. Any thread.
+     * of at most about {@code maxBytes} (always at least one frame). Returns the offset after what was read:
+     * after the last record added, or after the last gap frame passed when that came later (a compacted
+     * segment's offsets without records); {@code offset} when nothing was read ({@code offset} at or past
+     * this segment's published frames). Any thread.
      *
      * <p>A reader that keeps {@code verified} starts where its previous read ended without looking
      * the offset up, and checks no frame's CRC twice. A reader following the writer of this segment
@@ -180,7 +182,7 @@ final class Segment {
      *     {@code offset} is below {@link #nextOffset()} but no frame holds it (a damaged sealed
      *     segment lost it): never 0 records, so that the caller does not move on to a later offset
      */
-    int read(long offset, int maxRecords, int maxBytes, String topic, int partition, ArrayList<KafkoRecord> out,
+    long read(long offset, int maxRecords, int maxBytes, String topic, int partition, ArrayList<KafkoRecord> out,
             @Nullable VerifiedFrame verified) {
         checkHeader();
         // the next offset before the size: the writer publishes them in the other order, so every
@@ -201,7 +203,7 @@ final class Segment {
         if (pos < 0 || pos >= end) {
             // a frame remembered to end where the segment's data ends, though offsets up to next belong
             // here: a damaged segment lost them, which the lookup reports (else every poll read nothing)
-            return remembered ? read(offset, maxRecords, maxBytes, topic, partition, out, null) : 0;
+            return remembered ? read(offset, maxRecords, maxBytes, topic, partition, out, null) : offset;
         }
         ByteBuffer copy;
         int copyStart;
@@ -243,7 +245,9 @@ final class Segment {
                 break;
             }
             expected = frameEnd;
-            records += frameEnd - Math.max(base, offset);
+            if (!FrameFormat.isGap(h)) {
+                records += frameEnd - Math.max(base, offset);
+            }
             total += len;
             pos += len;
         }
@@ -255,6 +259,7 @@ final class Segment {
         ByteBuffer scratch = view.duplicate();
         CRC32C crc = new CRC32C();
         int added = 0;
+        long readTo = offset;
         for (int p = start; p < limit && added < maxRecords; ) {
             header(p, h, copy, copyStart);
             int len = FrameFormat.getInt(h, LENGTH_OFFSET);
@@ -287,7 +292,10 @@ final class Segment {
                         verified.keepSection(this, p, section, sectionStart);
                     }
                 }
-                if (verified == null) {
+                if (FrameFormat.isGap(h)) {
+                    // offsets whose records compaction removed: passed over, none added
+                    readTo = FrameFormat.getLong(h, BASE_OFFSET_OFFSET) + FrameFormat.getInt(h, RECORD_COUNT_OFFSET);
+                } else if (verified == null) {
                     added += FrameDecoder.decodeSection(h, section, sectionStart, offset, maxRecords - added, topic,
                             partition, out);
                 } else {
@@ -305,13 +313,16 @@ final class Segment {
                 out.subList(before, out.size()).clear();
                 break;
             }
+            if (out.size() > before) {
+                readTo = out.get(out.size() - 1).offset() + 1;
+            }
             if (verified != null) {
                 long base = FrameFormat.getLong(h, BASE_OFFSET_OFFSET);
                 verified.set(this, p, len, base, base + FrameFormat.getInt(h, RECORD_COUNT_OFFSET));
             }
             p += len;
         }
-        boolean lastFrameRead = added == 0 || verified != null && out.get(out.size() - 1).offset() + 1 >= verified.endOffset;
+        boolean lastFrameRead = added == 0 || verified != null && readTo >= verified.endOffset;
         if (verified != null && copy != null && verified.copy == copy
                 && verified.position + verified.length >= copyStart + copy.capacity() && lastFrameRead) {
             // read to its end: the next read starts past it, so the reader does not keep it alive
@@ -322,7 +333,7 @@ final class Segment {
             // the kept section is of a frame read to its end: the next read starts past it
             verified.keepSection(null, 0, null, 0);
         }
-        return added;
+        return readTo;
     }
 
     /**

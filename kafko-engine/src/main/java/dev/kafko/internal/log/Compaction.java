@@ -1,0 +1,418 @@
+package dev.kafko.internal.log;
+
+import static dev.kafko.internal.log.FrameFormat.BASE_OFFSET_OFFSET;
+import static dev.kafko.internal.log.FrameFormat.FIRST_TIMESTAMP_OFFSET;
+import static dev.kafko.internal.log.FrameFormat.HEADER_SIZE;
+import static dev.kafko.internal.log.FrameFormat.MAX_TIMESTAMP_OFFSET;
+import static dev.kafko.internal.log.FrameFormat.RECORD_COUNT_OFFSET;
+import static dev.kafko.internal.log.FrameFormat.SEGMENT_HEADER_SIZE;
+
+import dev.kafko.CorruptLogException;
+import dev.kafko.KafkoRecord;
+import dev.kafko.OutgoingRecord;
+import dev.kafko.TopicConfig;
+import dev.kafko.internal.io.FileIo;
+import dev.kafko.internal.io.FileNames;
+import dev.kafko.internal.io.StorageErrors;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.function.BooleanSupplier;
+import java.util.zip.CRC32C;
+
+/**
+ * Internal: the compaction of one log (Kafka's log cleaner, for one partition): the records of a key older than
+ * its latest are removed from the segments before the active one, and a latest record that is a tombstone once it
+ * is older than the topic's {@code deleteRetention}. Records without a key are kept.
+ *
+ * <p>Two halves. {@link #prepare} runs on any thread but the writer's (it reads only sealed segments, which never
+ * change): it finds the latest offset of every key in the cleanable segments (those before the active one, up to the
+ * first holding a record younger than {@code minCompactionLag}), then writes each segment that loses records anew,
+ * beside the old one ({@code <base>.log.tmp}): the kept records in frames of the topic's codec, each run of removed
+ * offsets as one gap frame ({@link FrameFormat}), so that the new file covers exactly the offsets of the old one. The
+ * new file is fsynced (unless the log does not force its seals) and CRC-scanned from disk before it is offered.
+ * {@link #apply}, on the writer, puts each new file in place of its old one: the old index files deleted, the new
+ * file renamed over the old one (atomic: a crash leaves one or the other, and an open rebuilds the missing index),
+ * the new segment in the log, then a directory fsync. Readers that hold the old segment keep reading its mapping, or
+ * read again from the new one ({@link PartitionLog#read}).
+ */
+final class Compaction {
+
+    /** The most bytes of records (before compression) a frame of a rewritten segment holds. */
+    static final int FRAME_BYTES = 1 << 20;
+    /** The most records a frame of a rewritten segment holds. */
+    static final int FRAME_RECORDS = 1 << 16;
+
+    private final PartitionLog log;
+    private final FileIo io;
+    private final Path dir;
+    private final String name;
+
+    Compaction(PartitionLog log, FileIo io, Path dir, String name) {
+        this.log = log;
+        this.io = io;
+        this.dir = dir;
+        this.name = name;
+    }
+
+    /** The sealed segments compaction may look at now: from the first, up to the first younger than the lag. */
+    static int cleanableCount(Segment[] segs, TopicConfig config, long now) {
+        long lag = config.minCompactionLag().toMillis();
+        long limit = lag >= now ? Long.MIN_VALUE : now - lag;
+        int n = 0;
+        while (n < segs.length - 1 && segs[n].maxTimestamp() <= limit) {
+            n++;
+        }
+        return n;
+    }
+
+    /**
+     * Prepares a compaction of the cleanable segments by {@code config} at {@code now}; {@code force} fsyncs the new
+     * files. Returns an empty plan when no segment loses a record. A plan cancelled half way deletes its files and
+     * throws {@link CancellationException}. Any thread but the writer's; one at a time per log (the caller's rule).
+     *
+     * @throws CorruptLogException when a cleanable segment fails its checks (nothing is rewritten)
+     */
+    CompactionPlan prepare(TopicConfig config, long now, boolean force, BooleanSupplier cancelled) {
+        Segment[] segs = log.segments();
+        int n = cleanableCount(segs, config, now);
+        if (n == 0) {
+            return new CompactionPlan(List.of(), -1);
+        }
+        HashMap<ByteBuffer, Long> latest = new HashMap<>();
+        for (int i = 0; i < n; i++) {
+            frames(segs[i], cancelled, (h, records) -> {
+                for (KafkoRecord r : records) {
+                    byte[] key = r.key();
+                    if (key != null) {
+                        latest.put(ByteBuffer.wrap(key), r.offset());
+                    }
+                }
+            });
+        }
+        long retention = config.deleteRetention().toMillis();
+        long tombstoneLimit = retention >= now ? Long.MIN_VALUE : now - retention;
+        List<CompactionPlan.Rewrite> rewrites = new ArrayList<>();
+        try {
+            for (int i = 0; i < n; i++) {
+                long[] removed = {0};
+                frames(segs[i], cancelled, (h, records) -> {
+                    for (KafkoRecord r : records) {
+                        if (!kept(r, latest, tombstoneLimit)) {
+                            removed[0]++;
+                        }
+                    }
+                });
+                if (removed[0] > 0) {
+                    rewrites.add(rewrite(segs[i], config, latest, tombstoneLimit, force, cancelled, removed[0]));
+                }
+            }
+        } catch (RuntimeException | Error e) {
+            new CompactionPlan(rewrites, -1).discard(io);
+            throw e;
+        }
+        return new CompactionPlan(rewrites, segs[n].baseOffset());
+    }
+
+    private static boolean kept(KafkoRecord r, HashMap<ByteBuffer, Long> latest, long tombstoneLimit) {
+        byte[] key = r.key();
+        if (key == null) {
+            return true; // no later record can replace it
+        }
+        Long last = latest.get(ByteBuffer.wrap(key));
+        if (last != null && last.longValue() != r.offset()) {
+            return false; // a later record of its key is kept
+        }
+        return r.value() != null || r.timestamp() >= tombstoneLimit;
+    }
+
+    /** What {@link #frames} hands on: the header of each frame, and its records (none for a gap frame). */
+    private interface FrameSink {
+        void frame(byte[] header, List<KafkoRecord> records);
+    }
+
+    /**
+     * Reads every frame of the sealed segment {@code seg} in order, each one CRC-checked, and checks that they cover
+     * its offsets without a hole. Throws {@link CancellationException} once {@code cancelled}.
+     */
+    private void frames(Segment seg, BooleanSupplier cancelled, FrameSink sink) {
+        seg.checkHeader();
+        int end = seg.size();
+        byte[] h = new byte[HEADER_SIZE];
+        CRC32C crc = new CRC32C();
+        ArrayList<KafkoRecord> records = new ArrayList<>();
+        long expected = seg.baseOffset();
+        try {
+            for (int pos = SEGMENT_HEADER_SIZE; pos < end; ) {
+                if (cancelled.getAsBoolean()) {
+                    throw new CancellationException(name + ": compaction cancelled");
+                }
+                int len = seg.readHeader(pos, end, h);
+                long base = FrameFormat.getLong(h, BASE_OFFSET_OFFSET);
+                if (base != expected) {
+                    throw seg.corrupt(pos, "a frame of offset " + base + " where offset " + expected
+                            + " was expected; the segment is not compacted", null);
+                }
+                ByteBuffer frame = seg.bytes(pos, len, len);
+                seg.verifyCrc(crc, frame.duplicate(), frame.getInt(FrameFormat.CRC_OFFSET), 0, len, pos);
+                records.clear();
+                if (!FrameFormat.isGap(h)) {
+                    try {
+                        FrameDecoder.decode(frame, 0, len, Long.MIN_VALUE, Integer.MAX_VALUE, log.topic(),
+                                log.partition(), records);
+                    } catch (IllegalArgumentException e) {
+                        throw seg.corrupt(pos, e.getMessage(), e);
+                    }
+                }
+                sink.frame(h, records);
+                expected = base + FrameFormat.getInt(h, RECORD_COUNT_OFFSET);
+                pos += len;
+            }
+        } catch (InternalError e) {
+            throw seg.cutUnder(expected, e);
+        }
+        if (expected != seg.nextOffset()) {
+            throw new CorruptLogException(seg.path() + ": its frames end at offset " + expected + ", but the next"
+                    + " segment begins at offset " + seg.nextOffset() + "; the partition is not compacted");
+        }
+    }
+
+    /** Writes the kept records of {@code seg} to a new file beside it, and checks it. */
+    private CompactionPlan.Rewrite rewrite(Segment seg, TopicConfig config, HashMap<ByteBuffer, Long> latest,
+            long tombstoneLimit, boolean force, BooleanSupplier cancelled, long removed) {
+        long base = seg.baseOffset();
+        Path tmp = FileNames.segmentFile(dir, base).resolveSibling(
+                FileNames.segmentFile(dir, base).getFileName() + FileNames.TMP_SUFFIX);
+        int size;
+        try (FileChannel ch = io.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+                StandardOpenOption.WRITE);
+                FrameEncoder encoder = new FrameEncoder(name, config.compression(), TopicConfig.MAX_RECORD_BYTES_LIMIT)) {
+            FrameWriter out = new FrameWriter(ch, encoder, base);
+            frames(seg, cancelled, (h, records) -> {
+                if (FrameFormat.isGap(h)) {
+                    out.gap(FrameFormat.getLong(h, BASE_OFFSET_OFFSET), FrameFormat.getInt(h, RECORD_COUNT_OFFSET),
+                            FrameFormat.getLong(h, FIRST_TIMESTAMP_OFFSET), FrameFormat.getLong(h, MAX_TIMESTAMP_OFFSET));
+                    return;
+                }
+                for (KafkoRecord r : records) {
+                    if (kept(r, latest, tombstoneLimit)) {
+                        out.keep(r);
+                    } else {
+                        out.gap(r.offset(), 1, r.timestamp(), r.timestamp());
+                    }
+                }
+            });
+            // written even when it is not smaller (a gap frame per run of small records removed one by one): a
+            // removed tombstone must go, and the next compaction merges neighbouring gaps
+            size = out.finish();
+            if (force) {
+                ch.force(true);
+            }
+        } catch (IOException e) {
+            deleteQuietly(tmp);
+            throw StorageErrors.wrap("write compacted segment", tmp, e);
+        } catch (UncheckedIOException e) {
+            deleteQuietly(tmp);
+            throw StorageErrors.wrap("write compacted segment", tmp, e.getCause());
+        } catch (RuntimeException | Error e) {
+            deleteQuietly(tmp);
+            throw e;
+        }
+        // the file as the disk holds it, checked as an open checks a segment: every frame intact, every offset covered
+        SegmentFile file = SegmentFiles.open(io, tmp, false, config.segmentBytes());
+        try {
+            LogLoader.Scan scan = LogLoader.scan(file, base, size, config.indexIntervalBytes());
+            if (scan.stopReason() != null || scan.validEnd() != size || scan.nextOffset() != seg.nextOffset()) {
+                throw new CorruptLogException(tmp + ": the compacted segment written does not read back whole ("
+                        + (scan.stopReason() == null ? "it ends at offset " + scan.nextOffset() + ", position "
+                        + scan.validEnd() : scan.stopReason()) + "); nothing was replaced");
+            }
+            return new CompactionPlan.Rewrite(seg, tmp, scan.index(), size, scan.maxTimestamp(), removed);
+        } catch (RuntimeException | Error e) {
+            deleteQuietly(tmp);
+            throw e;
+        } finally {
+            file.closeChannel();
+        }
+    }
+
+    /**
+     * Puts the new files of {@code plan} in place of the segments they rewrite, each that is still in the log (a
+     * retention may have deleted some meanwhile; their files are deleted). Returns how many were put in place. Writer
+     * only, inside {@link PartitionLog#applyCompaction}; a failure is recorded as the log's and thrown.
+     */
+    int apply(CompactionPlan plan, TopicConfig config, Seals seals, PartitionDirectory directory, boolean force) {
+        Segment[] segs = log.segments();
+        int last = -1;
+        for (CompactionPlan.Rewrite r : plan.rewrites()) {
+            last = Math.max(last, indexOf(segs, r.old()));
+        }
+        if (last < 0) {
+            plan.discard(io);
+            return 0;
+        }
+        try {
+            // a seal still writing the index files of a segment replaced here would write them for the old file:
+            // the pending seals are those of the last rolled segments
+            seals.awaitUntil(segs.length - 2 - last);
+        } catch (RuntimeException e) {
+            plan.discard(io);
+            throw log.fail(e);
+        }
+        int done = 0;
+        List<CompactionPlan.Rewrite> rewrites = plan.rewrites();
+        for (int k = 0; k < rewrites.size(); k++) {
+            CompactionPlan.Rewrite r = rewrites.get(k);
+            Segment[] now = log.segments();
+            int i = indexOf(now, r.old());
+            if (i < 0) {
+                new CompactionPlan(List.of(r), -1).discard(io);
+                continue;
+            }
+            long base = r.old().baseOffset();
+            Path path = FileNames.segmentFile(dir, base);
+            Segment next;
+            try {
+                // no index file that describes the old file may be left beside the new one
+                IndexFiles.delete(io, dir, base);
+                io.atomicMove(r.tmp(), path);
+            } catch (IOException | RuntimeException e) {
+                // nothing was replaced (a rename is all or nothing): the log goes on with the old file, and an open
+                // rebuilds the index files deleted above
+                new CompactionPlan(rewrites.subList(k, rewrites.size()), -1).discard(io);
+                throw e instanceof IOException x ? StorageErrors.wrap("replace compacted segment", path, x)
+                        : (RuntimeException) e;
+            }
+            try {
+                SegmentFile file = SegmentFiles.open(io, path, false, config.segmentBytes());
+                next = new Segment(base, file, r.index(), config.indexIntervalBytes(), r.size(), r.old().nextOffset(),
+                        r.maxTimestamp(), Long.MIN_VALUE, 0);
+                Segment[] replaced = now.clone();
+                replaced[i] = next;
+                log.replaceSegments(replaced, r.size() - (long) r.old().size());
+                r.old().file().closeChannel();
+                done++;
+                next.writeIndexFiles(io, dir, force);
+            } catch (RuntimeException | Error e) {
+                new CompactionPlan(rewrites.subList(k + 1, rewrites.size()), -1).discard(io);
+                throw log.fail(e);
+            }
+        }
+        try {
+            // the renames durable: a power loss does not bring the old files back beside index files of the new
+            directory.fsync("fsync directory after compacting segments");
+        } catch (RuntimeException e) {
+            throw log.fail(e);
+        }
+        return done;
+    }
+
+    private static int indexOf(Segment[] segs, Segment s) {
+        for (int i = 0; i < segs.length; i++) {
+            if (segs[i] == s) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private void deleteQuietly(Path tmp) {
+        try {
+            io.deleteIfExists(tmp);
+        } catch (IOException | RuntimeException e) {
+            // the failure reported is the caller's; the next open deletes the file
+        }
+    }
+
+    /** Writes the frames of a rewritten segment: runs of kept records, and one gap frame per run of removed offsets. */
+    private static final class FrameWriter {
+        private final FileChannel ch;
+        private final FrameEncoder encoder;
+        private long position;
+        private final ArrayList<OutgoingRecord> run = new ArrayList<>();
+        private long runBase;
+        private long runBytes;
+        private long gapBase = -1;
+        private int gapCount;
+        private long gapFirstTimestamp;
+        private long gapMaxTimestamp;
+
+        FrameWriter(FileChannel ch, FrameEncoder encoder, long base) {
+            this.ch = ch;
+            this.encoder = encoder;
+            write(SegmentFiles.header(base), SEGMENT_HEADER_SIZE);
+        }
+
+        void keep(KafkoRecord r) {
+            endGap();
+            if (run.isEmpty()) {
+                runBase = r.offset();
+            }
+            byte[] key = r.key();
+            byte[] value = r.value();
+            run.add(new OutgoingRecord(key, value, r.headers(), r.timestamp()));
+            runBytes += 16L + (key == null ? 0 : key.length) + (value == null ? 0 : value.length);
+            if (runBytes >= FRAME_BYTES || run.size() >= FRAME_RECORDS) {
+                endRun();
+            }
+        }
+
+        void gap(long base, int count, long firstTimestamp, long maxTimestamp) {
+            endRun();
+            if (gapBase >= 0 && (long) gapCount + count > Integer.MAX_VALUE) {
+                endGap();
+            }
+            if (gapBase < 0) {
+                gapBase = base;
+                gapCount = count;
+                gapFirstTimestamp = firstTimestamp;
+                gapMaxTimestamp = maxTimestamp;
+            } else {
+                gapCount += count;
+                gapMaxTimestamp = Math.max(gapMaxTimestamp, maxTimestamp);
+            }
+        }
+
+        /** Writes what is pending; returns the file's size. */
+        int finish() {
+            endRun();
+            endGap();
+            return Math.toIntExact(position);
+        }
+
+        private void endRun() {
+            if (run.isEmpty()) {
+                return;
+            }
+            write(encoder.buffer(), encoder.encode(run, runBase, 0));
+            run.clear();
+            runBytes = 0;
+        }
+
+        private void endGap() {
+            if (gapBase < 0) {
+                return;
+            }
+            write(encoder.buffer(), encoder.encodeGap(gapBase, gapCount, gapFirstTimestamp, gapMaxTimestamp));
+            gapBase = -1;
+        }
+
+        private void write(byte[] bytes, int length) {
+            ByteBuffer b = ByteBuffer.wrap(bytes, 0, length);
+            try {
+                while (b.hasRemaining()) {
+                    position += ch.write(b, position);
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+}

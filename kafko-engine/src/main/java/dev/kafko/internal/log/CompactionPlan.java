@@ -1,0 +1,73 @@
+package dev.kafko.internal.log;
+
+import dev.kafko.internal.io.FileIo;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Internal: what one compaction of a log prepared ({@link PartitionLog#prepareCompaction}): the new files of the
+ * segments it rewrites, written and checked beside the old ones, which {@link PartitionLog#applyCompaction} puts in
+ * their place, or {@link #discard} deletes. Immutable; handed from the thread that prepared it to the log's writer.
+ */
+public final class CompactionPlan {
+
+    /** The new file of one segment: {@code tmp}, whose scan found {@code index}, {@code size} and {@code maxTimestamp}. */
+    record Rewrite(Segment old, Path tmp, OffsetIndex index, int size, long maxTimestamp, long removedRecords) {
+    }
+
+    private final List<Rewrite> rewrites;
+    private final long cleanableEnd;
+
+    CompactionPlan(List<Rewrite> rewrites, long cleanableEnd) {
+        this.rewrites = List.copyOf(rewrites);
+        this.cleanableEnd = cleanableEnd;
+    }
+
+    List<Rewrite> rewrites() {
+        return rewrites;
+    }
+
+    /** The offset compaction looked up to (the first record it did not consider); -1 when it considered none. */
+    public long cleanableEnd() {
+        return cleanableEnd;
+    }
+
+    /** Whether the plan rewrites no segment. */
+    public boolean isEmpty() {
+        return rewrites.isEmpty();
+    }
+
+    /** The records the plan removes. */
+    public long removedRecords() {
+        long n = 0;
+        for (Rewrite r : rewrites) {
+            n += r.removedRecords();
+        }
+        return n;
+    }
+
+    /** The bytes the plan frees. */
+    public long freedBytes() {
+        long n = 0;
+        for (Rewrite r : rewrites) {
+            n += r.old().size() - r.size();
+        }
+        return n;
+    }
+
+    /**
+     * Deletes the new files of the plan that were not put in place: a plan not applied (the partition closed, the
+     * segments deleted meanwhile); any thread. What cannot be deleted now, the next open deletes.
+     */
+    public void discard(FileIo io) {
+        for (Rewrite r : rewrites) {
+            try {
+                io.deleteIfExists(r.tmp());
+            } catch (IOException e) {
+                System.getLogger(CompactionPlan.class.getName()).log(System.Logger.Level.WARNING, "cannot delete "
+                        + r.tmp() + ", a compacted segment not put in place (the next open deletes it): " + e);
+            }
+        }
+    }
+}
