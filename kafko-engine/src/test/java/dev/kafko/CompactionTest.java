@@ -103,6 +103,29 @@ class CompactionTest {
         }
     }
 
+    @ParameterizedTest
+    @EnumSource(value = Compression.class, names = {"NONE", "LZ4"})
+    void aLongRunOfKeptRecordsIsRewrittenWhole(Compression compression) {
+        try (Kafko k = open()) {
+            k.createTopic("state", compacted(compression).toBuilder().segmentBytes(1 << 20).build());
+            Producer p = k.producer("state");
+            p.sendTo(0, bytes("again"), bytes("first")).join();
+            for (int i = 0; i < 3_000; i++) {
+                p.sendTo(0, bytes("key-" + i), bytes("value-" + i + "-".repeat(i % 50))).join();
+            }
+            p.sendTo(0, bytes("again"), bytes("second")).join();
+            seal(p);
+            assertThat(k.topic("state").orElseThrow().compact()).isOne();
+            List<KafkoRecord> read = readAll(k, "state", 500);
+            assertThat(read).hasSize(3_002);
+            for (int i = 0; i < 3_000; i++) {
+                assertThat(read.get(i).offset()).isEqualTo(i + 1);
+                assertThat(text(read.get(i).value())).isEqualTo("value-" + i + "-".repeat(i % 50));
+            }
+            assertThat(text(read.get(3_000).value())).isEqualTo("second");
+        }
+    }
+
     @Test
     void aReopenReadsTheCompactedSegmentsAndLeavesNoFileBehind() throws IOException {
         Map<String, Long> latest;

@@ -391,7 +391,9 @@ final class Compaction {
             if (run.isEmpty()) {
                 return;
             }
-            write(encoder.buffer(), encoder.encode(run, runBase, 0));
+            // the length first: the encode may grow the buffer, and buffer() is the new one only after it
+            int length = encoder.encode(run, runBase, 0);
+            write(encoder.buffer(), length);
             run.clear();
             runBytes = 0;
         }
@@ -400,7 +402,8 @@ final class Compaction {
             if (gapBase < 0) {
                 return;
             }
-            write(encoder.buffer(), encoder.encodeGap(gapBase, gapCount, gapFirstTimestamp, gapMaxTimestamp));
+            int length = encoder.encodeGap(gapBase, gapCount, gapFirstTimestamp, gapMaxTimestamp);
+            write(encoder.buffer(), length);
             gapBase = -1;
         }
 
