@@ -230,6 +230,32 @@ class CompactionTest {
     }
 
     @Test
+    void anObserverIsToldWhatEachCompactionRemoved() {
+        List<String> told = new java.util.concurrent.CopyOnWriteArrayList<>();
+        KafkoObserver observer = new KafkoObserver() {
+            @Override
+            public void onCompaction(String topic, int partition, int segments, long records, long bytes) {
+                told.add(topic + "-" + partition + ": " + segments + " segments, " + records + " records, "
+                        + (bytes > 0 ? "bytes freed" : "no bytes freed") + " on " + Thread.currentThread().getName());
+            }
+        };
+        try (Kafko k = Kafko.open(dir, KafkoOptions.builder().clock(clock).observer(observer).build())) {
+            k.createTopic("state", compacted(Compression.NONE));
+            Producer p = k.producer("state");
+            send(p, 0, 300, 10);
+            seal(p);
+            long size = k.topic("state").orElseThrow().partition(0).sizeBytes();
+            int segments = k.topic("state").orElseThrow().partition(0).segmentCount() - 1;
+            k.topic("state").orElseThrow().compact();
+            assertThat(told).containsExactly("state-0: " + segments + " segments, 290 records, bytes freed on "
+                    + Thread.currentThread().getName());
+            assertThat(k.topic("state").orElseThrow().partition(0).sizeBytes()).isLessThan(size);
+            k.topic("state").orElseThrow().compact();
+            assertThat(told).hasSize(1); // nothing removed, nothing told
+        }
+    }
+
+    @Test
     void compactIsRefusedForATopicThatIsNotCompacted() {
         try (Kafko k = open()) {
             Topic t = k.createTopic("plain");

@@ -85,6 +85,19 @@ final class GuardedObserver implements KafkoObserver {
     }
 
     @Override
+    public void onCompaction(String topic, int partition, int segments, long records, long bytes) {
+        int[] marks = ThreadMarks.get();
+        marks[ThreadMarks.OBSERVING]++;
+        try {
+            delegate.onCompaction(topic, partition, segments, records, bytes);
+        } catch (RuntimeException | LinkageError | AssertionError e) {
+            complain("onCompaction", e);
+        } finally {
+            marks[ThreadMarks.OBSERVING]--;
+        }
+    }
+
+    @Override
     public void onRetention(String topic, int partition, int segments, long bytes) {
         int[] marks = ThreadMarks.get();
         marks[ThreadMarks.OBSERVING]++;

@@ -231,7 +231,14 @@ final class PartitionCommands {
             return;
         }
         try {
+            long before = log.sizeBytes();
             c.compactedSegments = log.applyCompaction(plan, c.forceSeals);
+            if (c.compactedSegments > 0) {
+                if (ctx.observing()) {
+                    ctx.observer().onCompaction(actor.topic, actor.partition, c.compactedSegments,
+                            plan.removedRecords(), before - log.sizeBytes());
+                }
+            }
         } catch (RuntimeException | Error e) {
             c.error = e;
             if (log.isFailed()) {

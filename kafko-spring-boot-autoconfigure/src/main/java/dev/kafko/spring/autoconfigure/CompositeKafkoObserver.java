@@ -98,6 +98,17 @@ public final class CompositeKafkoObserver implements KafkoObserver {
     }
 
     @Override
+    public void onCompaction(String topic, int partition, int segments, long records, long bytes) {
+        for (KafkoObserver o : observers) {
+            try {
+                o.onCompaction(topic, partition, segments, records, bytes);
+            } catch (RuntimeException | LinkageError | AssertionError e) {
+                complain(o, "onCompaction", e);
+            }
+        }
+    }
+
+    @Override
     public void onRetention(String topic, int partition, int segments, long bytes) {
         for (KafkoObserver o : observers) {
             try {
