@@ -86,32 +86,43 @@ final class Compaction {
         if (n == 0) {
             return new CompactionPlan(List.of(), -1);
         }
-        HashMap<ByteBuffer, Long> latest = new HashMap<>();
+        long retention = config.deleteRetention().toMillis();
+        long tombstoneLimit = retention >= now ? Long.MIN_VALUE : now - retention;
+        // one pass finds the latest record of every key, and which segments lose a record: a key's record that a later
+        // one replaces, a latest one that is a tombstone past its retention
+        HashMap<ByteBuffer, Latest> latest = new HashMap<>();
+        boolean[] losing = new boolean[n];
         for (int i = 0; i < n; i++) {
+            int segment = i;
             frames(segs[i], cancelled, (h, records) -> {
                 for (KafkoRecord r : records) {
                     byte[] key = r.key();
-                    if (key != null) {
-                        latest.put(ByteBuffer.wrap(key), r.offset());
+                    if (key == null) {
+                        continue;
                     }
+                    Latest l = latest.get(ByteBuffer.wrap(key));
+                    if (l == null) {
+                        l = new Latest();
+                        latest.put(ByteBuffer.wrap(key), l);
+                    } else {
+                        losing[l.segment] = true;
+                    }
+                    l.offset = r.offset();
+                    l.segment = segment;
+                    l.expiredTombstone = r.value() == null && r.timestamp() < tombstoneLimit;
                 }
             });
         }
-        long retention = config.deleteRetention().toMillis();
-        long tombstoneLimit = retention >= now ? Long.MIN_VALUE : now - retention;
+        for (Latest l : latest.values()) {
+            if (l.expiredTombstone) {
+                losing[l.segment] = true;
+            }
+        }
         List<CompactionPlan.Rewrite> rewrites = new ArrayList<>();
         try {
             for (int i = 0; i < n; i++) {
-                long[] removed = {0};
-                frames(segs[i], cancelled, (h, records) -> {
-                    for (KafkoRecord r : records) {
-                        if (!kept(r, latest, tombstoneLimit)) {
-                            removed[0]++;
-                        }
-                    }
-                });
-                if (removed[0] > 0) {
-                    rewrites.add(rewrite(segs[i], config, latest, tombstoneLimit, force, cancelled, removed[0]));
+                if (losing[i]) {
+                    rewrites.add(rewrite(segs[i], config, latest, force, cancelled));
                 }
             }
         } catch (RuntimeException | Error e) {
@@ -121,16 +132,25 @@ final class Compaction {
         return new CompactionPlan(rewrites, segs[n].baseOffset());
     }
 
-    private static boolean kept(KafkoRecord r, HashMap<ByteBuffer, Long> latest, long tombstoneLimit) {
+    /** The latest record of a key in the segments a compaction looks at. */
+    private static final class Latest {
+        long offset;
+        /** The index of its segment among those looked at. */
+        int segment;
+        /** Whether it is a tombstone older than the topic's {@code deleteRetention}, which goes too. */
+        boolean expiredTombstone;
+    }
+
+    private static boolean kept(KafkoRecord r, HashMap<ByteBuffer, Latest> latest) {
         byte[] key = r.key();
         if (key == null) {
             return true; // no later record can replace it
         }
-        Long last = latest.get(ByteBuffer.wrap(key));
-        if (last != null && last.longValue() != r.offset()) {
-            return false; // a later record of its key is kept
+        Latest l = latest.get(ByteBuffer.wrap(key));
+        if (l == null) {
+            return true; // not looked at (never so: every key of the segments rewritten is in the map)
         }
-        return r.value() != null || r.timestamp() >= tombstoneLimit;
+        return l.offset == r.offset() && !l.expiredTombstone;
     }
 
     /** What {@link #frames} hands on: the header of each frame, and its records (none for a gap frame). */
@@ -185,12 +205,13 @@ final class Compaction {
     }
 
     /** Writes the kept records of {@code seg} to a new file beside it, and checks it. */
-    private CompactionPlan.Rewrite rewrite(Segment seg, TopicConfig config, HashMap<ByteBuffer, Long> latest,
-            long tombstoneLimit, boolean force, BooleanSupplier cancelled, long removed) {
+    private CompactionPlan.Rewrite rewrite(Segment seg, TopicConfig config, HashMap<ByteBuffer, Latest> latest,
+            boolean force, BooleanSupplier cancelled) {
         long base = seg.baseOffset();
         Path tmp = FileNames.segmentFile(dir, base).resolveSibling(
                 FileNames.segmentFile(dir, base).getFileName() + FileNames.TMP_SUFFIX);
         int size;
+        long[] removed = {0};
         try (FileChannel ch = io.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
                 StandardOpenOption.WRITE);
                 FrameEncoder encoder = new FrameEncoder(name, config.compression(), TopicConfig.MAX_RECORD_BYTES_LIMIT)) {
@@ -202,10 +223,11 @@ final class Compaction {
                     return;
                 }
                 for (KafkoRecord r : records) {
-                    if (kept(r, latest, tombstoneLimit)) {
+                    if (kept(r, latest)) {
                         out.keep(r);
                     } else {
                         out.gap(r.offset(), 1, r.timestamp(), r.timestamp());
+                        removed[0]++;
                     }
                 }
             });
@@ -234,7 +256,7 @@ final class Compaction {
                         + (scan.stopReason() == null ? "it ends at offset " + scan.nextOffset() + ", position "
                         + scan.validEnd() : scan.stopReason()) + "); nothing was replaced");
             }
-            return new CompactionPlan.Rewrite(seg, tmp, scan.index(), size, scan.maxTimestamp(), removed);
+            return new CompactionPlan.Rewrite(seg, tmp, scan.index(), size, scan.maxTimestamp(), removed[0]);
         } catch (RuntimeException | Error e) {
             deleteQuietly(tmp);
             throw e;
