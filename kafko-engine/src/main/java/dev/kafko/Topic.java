@@ -45,7 +45,11 @@ public interface Topic {
      *   <li>{@code segmentBytes}, {@code segmentAge}: at each partition's next append, which rolls its active
      *       segment when that is already beyond the new limits; {@code indexIntervalBytes} from the next segment;</li>
      *   <li>{@code fsync}: from the next append; a policy other than {@link FsyncPolicy#NEVER} also forces to
-     *       disk, before the call returns, what each partition holds.</li>
+     *       disk, before the call returns, what each partition holds;</li>
+     *   <li>{@code cleanupPolicy}: a policy that compacts refuses records without a key from sends made after the call
+     *       returns (those stored before are kept by compaction), and the retention limits apply from the next
+     *       retention run as the new policy says; {@code minCompactionLag}, {@code deleteRetention} and
+     *       {@code minCleanableDirtyRatio} from the next compaction.</li>
      * </ul>
      * The config is stored with the topic before any partition changes (written to a new file, then renamed:
      * a crash leaves the old config or the new one, and a reopen writes by the stored one). The call returns once
