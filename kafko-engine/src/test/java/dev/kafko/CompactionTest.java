@@ -256,6 +256,26 @@ class CompactionTest {
     }
 
     @Test
+    void aTopicAlteredToCompactKeepsItsKeylessRecordsAndRefusesNewOnes() {
+        try (Kafko k = open()) {
+            Topic t = k.createTopic("events", TopicConfig.builder().segmentBytes(TopicConfig.MIN_SEGMENT_BYTES)
+                    .segmentAge(AGE).build());
+            Producer p = k.producer("events");
+            p.sendTo(0, null, bytes("keyless")).join();
+            p.sendTo(0, bytes("a"), bytes("1")).join();
+            p.sendTo(0, bytes("a"), bytes("2")).join();
+            t.alterConfig(t.config().toBuilder().compact().build());
+            assertThatThrownBy(() -> p.sendTo(0, null, bytes("x"))).isInstanceOf(InvalidRecordException.class);
+            seal(p);
+            assertThat(t.compact()).isOne();
+            assertThat(readAll(k, "events", 500)).extracting(r -> text(r.value()))
+                    .containsExactly("keyless", "2", "t");
+            t.alterConfig(t.config().toBuilder().cleanupPolicy(CleanupPolicy.DELETE).build());
+            assertThat(p.sendTo(0, null, bytes("keyless again")).join().offset()).isEqualTo(4);
+        }
+    }
+
+    @Test
     void compactIsRefusedForATopicThatIsNotCompacted() {
         try (Kafko k = open()) {
             Topic t = k.createTopic("plain");
