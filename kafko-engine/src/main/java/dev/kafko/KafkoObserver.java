@@ -45,11 +45,11 @@ public interface KafkoObserver {
     default void onRetention(String topic, int partition, int segments, long bytes) { }
 
     /**
-     * A compaction of a partition of a compacted topic removed {@code records} records from {@code segments} segments,
-     * which then hold {@code bytes} fewer bytes (negative when the gap frames standing for the removed offsets took
-     * more than small records did); called on the partition's owner thread once the new segments are in place.
+     * A compaction of a partition of a compacted topic removed {@code records} records, and the partition then holds
+     * {@code bytes} fewer bytes (negative when the gap frames standing for the removed offsets took more than small
+     * records did); called on the partition's owner thread once the new segments are in place.
      */
-    default void onCompaction(String topic, int partition, int segments, long records, long bytes) { }
+    default void onCompaction(String topic, int partition, long records, long bytes) { }
 
     /**
      * A topic was created ({@link Kafko#createTopic}): {@link Kafko#topic} and {@link Kafko#topics()} already

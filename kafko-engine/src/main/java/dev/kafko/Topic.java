@@ -82,7 +82,9 @@ public interface Topic {
      *     from a {@link KafkoObserver} on the thread that appends to one of its partitions
      * @throws CorruptLogException when a segment fails its checks (that partition is left as it was)
      * @throws KafkoStorageException when the new files could not be written (that partition is left as it was) or
-     *     put in place (that partition failed)
+     *     put in place (that partition failed); the partitions after it are not compacted by this call
+     * @throws PartitionFailedException when a partition failed earlier (the partitions after it are not compacted by
+     *     this call)
      * @throws UnknownTopicException when the topic was deleted
      * @throws KafkoClosedException when the instance is closed
      */

@@ -50,8 +50,8 @@ final class CommandRequest extends Request<Void> {
     final boolean forceSeals;
     /** {@link Kind#COMPACT}: the compaction to apply; null for every other kind. */
     final @Nullable CompactionPlan plan;
-    /** {@link Kind#COMPACT}: how many segments it put in place, once it ran. */
-    int compactedSegments;
+    /** {@link Kind#COMPACT}: the records removed by the segments it put in place, once it ran. */
+    long compactedRecords;
 
     CommandRequest(Kind kind) {
         this(kind, null, false);

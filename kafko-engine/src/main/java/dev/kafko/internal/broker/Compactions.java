@@ -96,17 +96,26 @@ final class Compactions implements AutoCloseable {
             if (closed) {
                 throw new KafkoClosedException("the instance is closed");
             }
+            if (!config.cleanupPolicy().compacts()) {
+                return 0; // a background compaction queued before the topic was altered to DELETE
+            }
             boolean force = broker.forcesSeals(config);
-            CompactionPlan plan = actor.log().prepareCompaction(config, ctx.clock().millis(), force,
-                    () -> closed || !actor.isOpen());
+            CompactionPlan plan;
+            try {
+                plan = actor.log().prepareCompaction(config, ctx.clock().millis(), force,
+                        () -> closed || !actor.isOpen());
+            } catch (CancellationException e) {
+                // the instance closed, or the partition with its topic, under the preparation (its files are
+                // deleted): the caller learns which, typed, as from any other call
+                throw actor.isOpen() ? new KafkoClosedException("the instance is closed") : actor.commands.rejection();
+            }
             if (plan.isEmpty()) {
                 if (plan.cleanableEnd() >= 0) {
                     actor.log().noteCompacted(plan.cleanableEnd());
                 }
                 return 0;
             }
-            actor.commands.compact(plan, force);
-            return plan.removedRecords();
+            return actor.commands.compact(plan, force);
         } finally {
             lock.unlock();
         }

@@ -85,11 +85,11 @@ final class GuardedObserver implements KafkoObserver {
     }
 
     @Override
-    public void onCompaction(String topic, int partition, int segments, long records, long bytes) {
+    public void onCompaction(String topic, int partition, long records, long bytes) {
         int[] marks = ThreadMarks.get();
         marks[ThreadMarks.OBSERVING]++;
         try {
-            delegate.onCompaction(topic, partition, segments, records, bytes);
+            delegate.onCompaction(topic, partition, records, bytes);
         } catch (RuntimeException | LinkageError | AssertionError e) {
             complain("onCompaction", e);
         } finally {

@@ -1,6 +1,7 @@
 package dev.kafko.internal.broker;
 
 import dev.kafko.InterruptException;
+import dev.kafko.KafkoException;
 import dev.kafko.PartitionState;
 import dev.kafko.TopicConfig;
 import dev.kafko.internal.log.CompactionPlan;
@@ -208,18 +209,24 @@ final class PartitionCommands {
 
     /**
      * Has the owner put the segments of {@code plan} in place ({@link PartitionLog#applyCompaction}) and waits for
-     * it; returns how many it put there. The plan's files are deleted when it is not applied. Any thread but the owner.
+     * it; returns the records those it put there removed. The plan's files are deleted when it is not applied. Any
+     * thread but the owner.
      */
-    int compact(CompactionPlan plan, boolean force) {
+    long compact(CompactionPlan plan, boolean force) {
         CommandRequest c = new CommandRequest(CommandRequest.Kind.COMPACT, null, force, plan);
         try {
-            return Objects.requireNonNull(runCommand(c, false)).compactedSegments;
+            return Objects.requireNonNull(runCommand(c, false)).compactedRecords;
         } catch (RuntimeException | Error e) {
             if (!c.isDone()) {
                 plan.discard(ctx.io()); // never reached the owner: a closed or deleted partition
             }
             throw e;
         }
+    }
+
+    /** Why the partition refuses work now that it is not running: failed, its topic deleted, or closed. Any thread. */
+    KafkoException rejection() {
+        return lifecycle.rejection();
     }
 
     /** The owner's run of a {@link CommandRequest.Kind#COMPACT} command. */
@@ -232,12 +239,9 @@ final class PartitionCommands {
         }
         try {
             long before = log.sizeBytes();
-            c.compactedSegments = log.applyCompaction(plan, c.forceSeals);
-            if (c.compactedSegments > 0) {
-                if (ctx.observing()) {
-                    ctx.observer().onCompaction(actor.topic, actor.partition, c.compactedSegments,
-                            plan.removedRecords(), before - log.sizeBytes());
-                }
+            c.compactedRecords = log.applyCompaction(plan, c.forceSeals);
+            if (c.compactedRecords > 0 && ctx.observing()) {
+                ctx.observer().onCompaction(actor.topic, actor.partition, c.compactedRecords, before - log.sizeBytes());
             }
         } catch (RuntimeException | Error e) {
             c.error = e;

@@ -101,9 +101,12 @@ final class TopicImpl implements Topic {
             throw new IllegalStateException("topic '" + name + "' is not compacted (its cleanup policy is "
                     + c.cleanupPolicy() + "): create or alter it with cleanupPolicy COMPACT or COMPACT_DELETE");
         }
+        PartitionActor[] as = actors;
+        for (PartitionActor a : as) {
+            a.commands.requireNotOwnedByCaller("compaction"); // before any partition is compacted
+        }
         long removed = 0;
-        for (PartitionActor a : actors) {
-            a.commands.requireNotOwnedByCaller("compaction");
+        for (PartitionActor a : as) {
             removed += broker.compactions.compact(c, a, true);
         }
         return removed;

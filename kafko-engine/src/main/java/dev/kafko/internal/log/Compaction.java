@@ -38,10 +38,12 @@ import java.util.zip.CRC32C;
  * beside the old one ({@code <base>.log.tmp}): the kept records in frames of the topic's codec, each run of removed
  * offsets as one gap frame ({@link FrameFormat}), so that the new file covers exactly the offsets of the old one. The
  * new file is fsynced (unless the log does not force its seals) and CRC-scanned from disk before it is offered.
- * {@link #apply}, on the writer, puts each new file in place of its old one: the old index files deleted, the new
- * file renamed over the old one (atomic: a crash leaves one or the other, and an open rebuilds the missing index),
- * the new segment in the log, then a directory fsync. Readers that hold the old segment keep reading its mapping, or
- * read again from the new one ({@link PartitionLog#read}).
+ * {@link #apply}, on the writer, puts each new file in place of its old one: the old file released (so that no read
+ * of the old segment opens the path the new file is renamed to), the old index files deleted, the new file renamed
+ * over the old one (atomic: a crash leaves one or the other, and an open rebuilds the missing index), the new segment
+ * in the log, then a directory fsync. Readers that hold the old segment keep reading its mapping, or, not mapped,
+ * wait for the new one and read again from it ({@link PartitionLog#read}). A plan is not applied once the topic's
+ * cleanup policy stopped compacting.
  */
 final class Compaction {
 
@@ -267,10 +269,11 @@ final class Compaction {
 
     /**
      * Puts the new files of {@code plan} in place of the segments they rewrite, each that is still in the log (a
-     * retention may have deleted some meanwhile; their files are deleted). Returns how many were put in place. Writer
-     * only, inside {@link PartitionLog#applyCompaction}; a failure is recorded as the log's and thrown.
+     * retention may have deleted some meanwhile; their files are deleted). Returns the records removed by those put in
+     * place. Writer only, inside {@link PartitionLog#applyCompaction}; a failure is recorded as the log's and thrown,
+     * except a failed rename, after which the old file is in the log again.
      */
-    int apply(CompactionPlan plan, TopicConfig config, Seals seals, PartitionDirectory directory, boolean force) {
+    long apply(CompactionPlan plan, TopicConfig config, Seals seals, PartitionDirectory directory, boolean force) {
         Segment[] segs = log.segments();
         int last = -1;
         for (CompactionPlan.Rewrite r : plan.rewrites()) {
@@ -288,7 +291,7 @@ final class Compaction {
             plan.discard(io);
             throw log.fail(e);
         }
-        int done = 0;
+        long removed = 0;
         List<CompactionPlan.Rewrite> rewrites = plan.rewrites();
         for (int k = 0; k < rewrites.size(); k++) {
             CompactionPlan.Rewrite r = rewrites.get(k);
@@ -301,39 +304,62 @@ final class Compaction {
             long base = r.old().baseOffset();
             Path path = FileNames.segmentFile(dir, base);
             Segment next;
-            try {
-                // no index file that describes the old file may be left beside the new one
-                IndexFiles.delete(io, dir, base);
-                io.atomicMove(r.tmp(), path);
-            } catch (IOException | RuntimeException e) {
-                // nothing was replaced (a rename is all or nothing): the log goes on with the old file, and an open
-                // rebuilds the index files deleted above
-                new CompactionPlan(rewrites.subList(k, rewrites.size()), -1).discard(io);
-                throw e instanceof IOException x ? StorageErrors.wrap("replace compacted segment", path, x)
-                        : (RuntimeException) e;
+            synchronized (log.swapLock) {
+                try {
+                    // the old file released first: a read of it now fails, and waits for this swap to end
+                    // (PartitionLog#read), instead of opening its path, which the rename gives to the new file (a
+                    // reader that mapped the old one reads on there)
+                    r.old().file().closeChannel();
+                    // no index file that describes the old file may be left beside the new one
+                    IndexFiles.delete(io, dir, base);
+                    io.atomicMove(r.tmp(), path);
+                } catch (IOException | RuntimeException e) {
+                    // nothing was replaced (a rename is all or nothing): the old file goes back in the log, opened
+                    // again, and an open rebuilds the index files deleted above
+                    new CompactionPlan(rewrites.subList(k, rewrites.size()), -1).discard(io);
+                    RuntimeException thrown = e instanceof IOException x
+                            ? StorageErrors.wrap("replace compacted segment", path, x) : (RuntimeException) e;
+                    try {
+                        Segment old = r.old();
+                        log.replaceSegments(with(now, i, new Segment(base, SegmentFiles.open(io, path, false,
+                                config.segmentBytes()), old.index(), config.indexIntervalBytes(), old.size(),
+                                old.nextOffset(), old.maxTimestamp(), Long.MIN_VALUE, 0)), 0);
+                    } catch (RuntimeException | Error again) {
+                        thrown.addSuppressed(again);
+                        throw log.fail(thrown);
+                    }
+                    throw thrown;
+                }
+                try {
+                    SegmentFile file = SegmentFiles.open(io, path, false, config.segmentBytes());
+                    next = new Segment(base, file, r.index(), config.indexIntervalBytes(), r.size(),
+                            r.old().nextOffset(), r.maxTimestamp(), Long.MIN_VALUE, 0);
+                    log.replaceSegments(with(now, i, next), r.size() - (long) r.old().size());
+                } catch (RuntimeException | Error e) {
+                    new CompactionPlan(rewrites.subList(k + 1, rewrites.size()), -1).discard(io);
+                    throw log.fail(e);
+                }
             }
+            removed += r.removedRecords();
             try {
-                SegmentFile file = SegmentFiles.open(io, path, false, config.segmentBytes());
-                next = new Segment(base, file, r.index(), config.indexIntervalBytes(), r.size(), r.old().nextOffset(),
-                        r.maxTimestamp(), Long.MIN_VALUE, 0);
-                Segment[] replaced = now.clone();
-                replaced[i] = next;
-                log.replaceSegments(replaced, r.size() - (long) r.old().size());
-                r.old().file().closeChannel();
-                done++;
                 next.writeIndexFiles(io, dir, force);
+                // this rename durable before the next one is made: a power loss never keeps a later segment's
+                // removals (a tombstone gone) without an earlier one's (the value it deleted gone too), whatever
+                // order the file system would persist two renames in
+                directory.fsync("fsync directory after compacting a segment");
             } catch (RuntimeException | Error e) {
                 new CompactionPlan(rewrites.subList(k + 1, rewrites.size()), -1).discard(io);
                 throw log.fail(e);
             }
         }
-        try {
-            // the renames durable: a power loss does not bring the old files back beside index files of the new
-            directory.fsync("fsync directory after compacting segments");
-        } catch (RuntimeException e) {
-            throw log.fail(e);
-        }
-        return done;
+        return removed;
+    }
+
+    /** {@code segs} with {@code s} at {@code i}. */
+    private static Segment[] with(Segment[] segs, int i, Segment s) {
+        Segment[] out = segs.clone();
+        out[i] = s;
+        return out;
     }
 
     private static int indexOf(Segment[] segs, Segment s) {
@@ -377,10 +403,10 @@ final class Compaction {
             if (run.isEmpty()) {
                 runBase = r.offset();
             }
-            byte[] key = r.key();
-            byte[] value = r.value();
-            run.add(new OutgoingRecord(key, value, r.headers(), r.timestamp()));
-            runBytes += 16L + (key == null ? 0 : key.length) + (value == null ? 0 : value.length);
+            OutgoingRecord record = new OutgoingRecord(r.key(), r.value(), r.headers(), r.timestamp());
+            run.add(record);
+            // as the frame holds it: key, value and headers (a record of large headers and a small value too)
+            runBytes += FrameEncoder.encodedSize(record);
             if (runBytes >= FRAME_BYTES || run.size() >= FRAME_RECORDS) {
                 endRun();
             }

@@ -107,6 +107,11 @@ public final class PartitionLog implements Closeable {
     private final PartitionDirectory directory;
     /** The compactions of this log: prepared on any thread, applied by the writer. */
     private final Compaction compaction;
+    /**
+     * Held by a compaction from the release of a segment's old file to the publication of the segment that replaces
+     * it ({@link Compaction#apply}); a reader that found its segment released takes it to see that one.
+     */
+    final Object swapLock = new Object();
     /** The offset up to which the segments were compacted since the log opened (the log start before any). */
     private volatile long compactedTo;
 
@@ -306,7 +311,7 @@ public final class PartitionLog implements Closeable {
 
     /**
      * Replaces the segments with {@code replacement} and changes the size by {@code sizeChange}: the
-     * segments first. Owner thread only, in a retention ({@link Retention}).
+     * segments first. Owner thread only, in a retention ({@link Retention}) or a compaction ({@link Compaction}).
      */
     void replaceSegments(Segment[] replacement, long sizeChange) {
         segments = replacement;
@@ -407,9 +412,9 @@ public final class PartitionLog implements Closeable {
             } catch (InternalError e) {
                 throw segs[i].cutUnder(offset, e);
             } catch (OffsetOutOfRangeException | CorruptLogException e) {
-                // compaction replaced the segment (and released the old file, or renamed the new one over it) while
-                // it was read: the same offsets are in the new one
-                Segment[] now = segments;
+                // compaction replaced the segment (and released the old file) while it was read: the same offsets
+                // are in the new one
+                Segment[] now = swappedSegments();
                 if (now == segs || !replacedUnder(now, segs[i]) || offset < now[0].baseOffset()) {
                     throw e;
                 }
@@ -418,6 +423,16 @@ public final class PartitionLog implements Closeable {
                 continue;
             }
             return new ReadResult(out, next);
+        }
+    }
+
+    /**
+     * The segments once a compaction's swap in progress has ended ({@link Compaction#apply}, under {@link #swapLock}):
+     * for a reader that found its segment released, which waits for the segment put in its place. Any thread.
+     */
+    Segment[] swappedSegments() {
+        synchronized (swapLock) {
+            return segments;
         }
     }
 
@@ -504,17 +519,24 @@ public final class PartitionLog implements Closeable {
     }
 
     /**
-     * Puts the segments of {@code plan} in place (see {@link Compaction#apply}); returns how many. Owner thread only.
-     * A plan made before the log failed or closed is discarded.
+     * Puts the segments of {@code plan} in place (see {@link Compaction#apply}); returns the records removed by those
+     * it put in place (fewer than the plan's when retention deleted some of its segments meanwhile). Owner thread only.
+     * A plan made before the log failed or closed is discarded; so is one made before the topic's cleanup policy
+     * stopped compacting ({@link #reconfigure}), which puts none in place.
      */
-    public int applyCompaction(CompactionPlan plan, boolean force) {
+    public long applyCompaction(CompactionPlan plan, boolean force) {
         enterWriter();
         try {
             if (failure != null || closed) {
                 plan.discard(io);
                 checkUsable();
             }
-            int n = compaction.apply(plan, config, seals, directory, force);
+            if (!config.cleanupPolicy().compacts()) {
+                // altered to DELETE while the plan was prepared: the records it would remove are kept
+                plan.discard(io);
+                return 0;
+            }
+            long n = compaction.apply(plan, config, seals, directory, force);
             if (plan.cleanableEnd() > compactedTo) {
                 compactedTo = plan.cleanableEnd();
             }

@@ -37,9 +37,9 @@ final class TimestampLookup {
                 }
                 return end;
             } catch (OffsetOutOfRangeException e) {
-                // retention deleted a segment under the search: search the segments left (each retry
-                // follows a deletion, so there are at most as many as segments)
-                if (log.segments() == searched) {
+                // retention deleted a segment under the search, or compaction replaced one: search the segments
+                // there are now (each retry follows a deletion or a replacement)
+                if (log.swappedSegments() == searched) {
                     throw e;
                 }
             }

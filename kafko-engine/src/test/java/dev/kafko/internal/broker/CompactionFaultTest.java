@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kafko.Consumer;
+import dev.kafko.CorruptLogException;
 import dev.kafko.Kafko;
 import dev.kafko.KafkoOptions;
 import dev.kafko.KafkoRecord;
@@ -93,6 +94,14 @@ class CompactionFaultTest {
         }
     }
 
+    /** No {@code <base>.log.tmp}: a new file of a compacted segment (a failed index write may leave its own). */
+    private void assertNoNewSegmentFile() throws IOException {
+        try (Stream<Path> files = Files.walk(dir)) {
+            assertThat(files.map(f -> f.getFileName().toString()))
+                    .noneMatch(n -> n.endsWith(".log" + FileNames.TMP_SUFFIX));
+        }
+    }
+
     @Test
     void aFailedWriteOfTheNewFileLeavesThePartitionAsItWasAndWorking() throws IOException {
         fill();
@@ -134,6 +143,7 @@ class CompactionFaultTest {
             io.failNthMove(2); // the segment's rename, then its new .index file's
             assertThatThrownBy(() -> k.topic("state").orElseThrow().compact()).isInstanceOf(KafkoStorageException.class);
             assertThat(k.topic("state").orElseThrow().partition(0).state()).isEqualTo(PartitionState.FAILED);
+            assertNoNewSegmentFile(); // those of the segments after it are deleted at once, not left to the open
         }
         try (Kafko k = open(FileIo.SYSTEM)) {
             assertThat(k.topic("state").orElseThrow().partition(0).state()).isEqualTo(PartitionState.RUNNING);
@@ -174,6 +184,76 @@ class CompactionFaultTest {
             assertNoTmpFile();
             assertThat(offsets(k)).isEqualTo(range(0, 101));
         }
+    }
+
+    @Test
+    void aRecordDamagedOnDiskFailsTheCompactionAndIsNotRewrittenWithAFreshChecksum() throws IOException {
+        fill();
+        Path partition = FileNames.partitionDir(dir.resolve("state"), 0);
+        Path damaged = null;
+        try (Stream<Path> files = Files.list(partition)) {
+            for (Path f : files.filter(f -> f.toString().endsWith(".log")).sorted().toList()) {
+                byte[] b = Files.readAllBytes(f);
+                int at = indexOf(b, bytes("v97"));
+                if (at >= 0) {
+                    b[at + 2] = '8'; // v97 reads v98: only the frame's CRC tells
+                    Files.write(f, b);
+                    damaged = f;
+                }
+            }
+        }
+        assertThat(damaged).isNotNull();
+        try (Kafko k = open(FileIo.SYSTEM)) {
+            clock.advance(LAG.plusMinutes(1));
+            assertThatThrownBy(() -> k.topic("state").orElseThrow().compact()).isInstanceOf(CorruptLogException.class)
+                    .hasMessageContaining(damaged.getFileName().toString());
+            assertNoTmpFile();
+            assertThat(k.topic("state").orElseThrow().partition(0).state()).isEqualTo(PartitionState.RUNNING);
+            try (Consumer c = k.consumer("state")) {
+                c.seek(0, 97);
+                assertThatThrownBy(() -> c.poll(Duration.ofMillis(100))).isInstanceOf(CorruptLogException.class);
+            }
+        }
+    }
+
+    @Test
+    void aSegmentWhoseHeaderIsDamagedFailsTheCompaction() throws IOException {
+        fill();
+        Path first = FileNames.segmentFile(FileNames.partitionDir(dir.resolve("state"), 0), 0);
+        byte[] b = Files.readAllBytes(first);
+        b[0] ^= 0x01; // the segment magic
+        Files.write(first, b);
+        try (Kafko k = open(FileIo.SYSTEM)) {
+            clock.advance(LAG.plusMinutes(1));
+            assertThatThrownBy(() -> k.topic("state").orElseThrow().compact()).isInstanceOf(CorruptLogException.class)
+                    .hasMessageContaining(first.getFileName().toString());
+            assertNoTmpFile();
+            assertThat(Files.readAllBytes(first)).isEqualTo(b);
+        }
+    }
+
+    @Test
+    void theRenamesAreMadeDurableByADirectoryFsync() {
+        fill();
+        try (Kafko k = open(io)) {
+            clock.advance(LAG.plusMinutes(1));
+            long syncs = io.directorySyncs();
+            assertThat(k.topic("state").orElseThrow().compact()).isEqualTo(95);
+            assertThat(io.directorySyncs()).isGreaterThan(syncs);
+        }
+    }
+
+    private static int indexOf(byte[] in, byte[] what) {
+        outer:
+        for (int i = 0; i + what.length <= in.length; i++) {
+            for (int j = 0; j < what.length; j++) {
+                if (in[i + j] != what[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        return -1;
     }
 
     private static byte[] bytes(String s) {

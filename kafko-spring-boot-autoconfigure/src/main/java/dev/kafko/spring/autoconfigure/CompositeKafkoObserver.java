@@ -98,10 +98,10 @@ public final class CompositeKafkoObserver implements KafkoObserver {
     }
 
     @Override
-    public void onCompaction(String topic, int partition, int segments, long records, long bytes) {
+    public void onCompaction(String topic, int partition, long records, long bytes) {
         for (KafkoObserver o : observers) {
             try {
-                o.onCompaction(topic, partition, segments, records, bytes);
+                o.onCompaction(topic, partition, records, bytes);
             } catch (RuntimeException | LinkageError | AssertionError e) {
                 complain(o, "onCompaction", e);
             }

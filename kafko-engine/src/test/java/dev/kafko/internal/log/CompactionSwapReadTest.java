@@ -1,0 +1,131 @@
+package dev.kafko.internal.log;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kafko.KafkoRecord;
+import dev.kafko.OutgoingRecord;
+import dev.kafko.TopicConfig;
+import dev.kafko.internal.io.FileIo;
+import dev.kafko.internal.io.FileNames;
+import java.io.IOException;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.OpenOption;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A read of a segment that is not mapped, made between the rename of its compacted file over it and the swap of the
+ * segments: it never opens the path (which names the new file by then) for the old segment's positions, but waits
+ * for the swap and reads the new segment.
+ */
+class CompactionSwapReadTest {
+
+    private static final Duration AGE = Duration.ofMinutes(1);
+
+    @TempDir
+    Path dir;
+
+    private final MutableClock clock = new MutableClock(1_700_000_000_000L);
+
+    @AfterEach
+    void restoreBudget() {
+        MappingBudget.setLimit(-1);
+    }
+
+    /** The real file system; after the rename of a compacted segment's new file, {@code afterRename} runs. */
+    private static final class HookedIo implements FileIo {
+        volatile Runnable afterRename = () -> { };
+
+        @Override
+        public FileChannel open(Path path, OpenOption... options) throws IOException {
+            return FileIo.SYSTEM.open(path, options);
+        }
+
+        @Override
+        public void atomicMove(Path source, Path target) throws IOException {
+            FileIo.SYSTEM.atomicMove(source, target);
+            if (source.getFileName().toString().endsWith(".log" + FileNames.TMP_SUFFIX)) {
+                afterRename.run();
+            }
+        }
+
+        @Override
+        public void deleteIfExists(Path path) throws IOException {
+            FileIo.SYSTEM.deleteIfExists(path);
+        }
+
+        @Override
+        public void fsyncDirectory(Path d) throws IOException {
+            FileIo.SYSTEM.fsyncDirectory(d);
+        }
+    }
+
+    /** Closes the channel the unmapped file keeps for its reads, as the process-wide cache's eviction does. */
+    private static void evictCachedChannel(SegmentFile file) throws ReflectiveOperationException {
+        Field f = SegmentFile.class.getDeclaredField("unmapped");
+        f.setAccessible(true);
+        Object reads = f.get(file);
+        Method drop = reads.getClass().getDeclaredMethod("dropCached");
+        drop.setAccessible(true);
+        drop.invoke(reads);
+    }
+
+    @Test
+    void aReadOfTheOldUnmappedSegmentDuringTheSwapReadsTheNewOne() throws Exception {
+        MappingBudget.setLimit(0); // nothing mapped: every read of a sealed segment is a positional read
+        TopicConfig config = TopicConfig.builder().compact().segmentBytes(1L << 20).segmentAge(AGE).build();
+        HookedIo io = new HookedIo();
+        try (PartitionLog log = PartitionLog.open("t", 0, dir, config, clock, io)) {
+            for (int i = 0; i < 40; i++) {
+                log.append(OutgoingRecord.of(bytes("k" + (i % 10)), bytes("v" + i))); // latest of each: 30..39
+            }
+            clock.advance(AGE.plusSeconds(1));
+            log.append(OutgoingRecord.of(bytes("tail"), bytes("t")));
+            Segment old = log.segments()[0];
+            assertThat(old.file().isMapped()).isFalse();
+
+            AtomicReference<CompletableFuture<List<KafkoRecord>>> read = new AtomicReference<>();
+            io.afterRename = () -> {
+                try {
+                    evictCachedChannel(old.file());
+                } catch (ReflectiveOperationException e) {
+                    throw new AssertionError(e);
+                }
+                CompletableFuture<List<KafkoRecord>> r = new CompletableFuture<>();
+                Thread reader = new Thread(() -> {
+                    try {
+                        r.complete(log.read(0, 100, 1 << 20).records());
+                    } catch (Throwable t) {
+                        r.completeExceptionally(t);
+                    }
+                });
+                reader.start();
+                read.set(r);
+                // the reader ends (a read of the renamed file), or waits for this swap to end
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (!r.isDone() && reader.getState() != Thread.State.BLOCKED && System.nanoTime() < deadline) {
+                    Thread.onSpinWait();
+                }
+            };
+            CompactionPlan plan = log.prepareCompaction(config, clock.millis(), true, () -> false);
+            assertThat(log.applyCompaction(plan, true)).isEqualTo(30);
+
+            assertThat(read.get().get(30, TimeUnit.SECONDS)).extracting(KafkoRecord::offset)
+                    .containsExactly(30L, 31L, 32L, 33L, 34L, 35L, 36L, 37L, 38L, 39L);
+        }
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}
