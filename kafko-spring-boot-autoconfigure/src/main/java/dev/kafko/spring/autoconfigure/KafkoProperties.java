@@ -260,6 +260,24 @@ public class KafkoProperties {
          */
         private DataSize maxRecordSize = DataSize.ofMegabytes(1);
 
+        /**
+         * What happens to old records, in Kafka's spelling: delete (segments deleted by the retention limits),
+         * compact (the latest record of each key kept; every record sent needs a key) or compact,delete (both).
+         */
+        private String cleanupPolicy = "delete";
+
+        /** A record of a compacted topic is not removed by compaction before it is this old. */
+        private Duration minCompactionLag = Duration.ZERO;
+
+        /** A tombstone (null value) that is the latest of its key is removed by compaction once older than this. */
+        private Duration deleteRetention = Duration.ofDays(1);
+
+        /**
+         * Share (0 to 1) of a compacted partition's sealed bytes not yet compacted at which its background
+         * compaction starts.
+         */
+        private double minCleanableDirtyRatio = 0.5;
+
         public int getPartitions() {
             return partitions;
         }
@@ -324,9 +342,42 @@ public class KafkoProperties {
             this.maxRecordSize = maxRecordSize;
         }
 
+        public String getCleanupPolicy() {
+            return cleanupPolicy;
+        }
+
+        public void setCleanupPolicy(String cleanupPolicy) {
+            this.cleanupPolicy = cleanupPolicy;
+        }
+
+        public Duration getMinCompactionLag() {
+            return minCompactionLag;
+        }
+
+        public void setMinCompactionLag(Duration minCompactionLag) {
+            this.minCompactionLag = minCompactionLag;
+        }
+
+        public Duration getDeleteRetention() {
+            return deleteRetention;
+        }
+
+        public void setDeleteRetention(Duration deleteRetention) {
+            this.deleteRetention = deleteRetention;
+        }
+
+        public double getMinCleanableDirtyRatio() {
+            return minCleanableDirtyRatio;
+        }
+
+        public void setMinCleanableDirtyRatio(double minCleanableDirtyRatio) {
+            this.minCleanableDirtyRatio = minCleanableDirtyRatio;
+        }
+
         TopicConfig applyTo(String prefix, TopicConfig base) {
             return TopicKeys.apply(prefix, base, partitions, compression, segmentSize, segmentAge, retention,
-                    retentionBytes, fsync, maxRecordSize);
+                    retentionBytes, fsync, maxRecordSize, new TopicKeys.Compaction(cleanupPolicy, minCompactionLag,
+                            deleteRetention, minCleanableDirtyRatio));
         }
     }
 
@@ -365,6 +416,18 @@ public class KafkoProperties {
          * their length fields and a few bytes of framing (a 1,000-byte value alone counts 1,009 bytes).
          */
         private @Nullable DataSize maxRecordSize;
+
+        /** delete, compact or compact,delete (see kafko.defaults.cleanup-policy). */
+        private @Nullable String cleanupPolicy;
+
+        /** A record is not removed by compaction before it is this old. */
+        private @Nullable Duration minCompactionLag;
+
+        /** A tombstone that is the latest of its key is removed by compaction once older than this. */
+        private @Nullable Duration deleteRetention;
+
+        /** Share (0 to 1) of sealed bytes not yet compacted at which a partition's background compaction starts. */
+        private @Nullable Double minCleanableDirtyRatio;
 
         public @Nullable Integer getPartitions() {
             return partitions;
@@ -430,9 +493,42 @@ public class KafkoProperties {
             this.maxRecordSize = maxRecordSize;
         }
 
+        public @Nullable String getCleanupPolicy() {
+            return cleanupPolicy;
+        }
+
+        public void setCleanupPolicy(@Nullable String cleanupPolicy) {
+            this.cleanupPolicy = cleanupPolicy;
+        }
+
+        public @Nullable Duration getMinCompactionLag() {
+            return minCompactionLag;
+        }
+
+        public void setMinCompactionLag(@Nullable Duration minCompactionLag) {
+            this.minCompactionLag = minCompactionLag;
+        }
+
+        public @Nullable Duration getDeleteRetention() {
+            return deleteRetention;
+        }
+
+        public void setDeleteRetention(@Nullable Duration deleteRetention) {
+            this.deleteRetention = deleteRetention;
+        }
+
+        public @Nullable Double getMinCleanableDirtyRatio() {
+            return minCleanableDirtyRatio;
+        }
+
+        public void setMinCleanableDirtyRatio(@Nullable Double minCleanableDirtyRatio) {
+            this.minCleanableDirtyRatio = minCleanableDirtyRatio;
+        }
+
         TopicConfig applyTo(String prefix, TopicConfig base) {
             return TopicKeys.apply(prefix, base, partitions, compression, segmentSize, segmentAge, retention,
-                    retentionBytes, fsync, maxRecordSize);
+                    retentionBytes, fsync, maxRecordSize, new TopicKeys.Compaction(cleanupPolicy, minCompactionLag,
+                            deleteRetention, minCleanableDirtyRatio));
         }
     }
 

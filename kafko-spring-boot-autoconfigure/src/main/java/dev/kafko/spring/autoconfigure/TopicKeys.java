@@ -1,5 +1,6 @@
 package dev.kafko.spring.autoconfigure;
 
+import dev.kafko.CleanupPolicy;
 import dev.kafko.Compression;
 import dev.kafko.FsyncPolicy;
 import dev.kafko.InvalidConfigException;
@@ -25,7 +26,7 @@ final class TopicKeys {
                              @Nullable Compression compression, @Nullable DataSize segmentSize,
                              @Nullable Duration segmentAge, @Nullable Duration retention,
                              @Nullable DataSize retentionBytes, @Nullable String fsync,
-                             @Nullable DataSize maxRecordSize) {
+                             @Nullable DataSize maxRecordSize, Compaction compaction) {
         TopicConfig c = base;
         if (partitions != null && partitions != c.partitions()) {
             c = with(c, prefix + ".partitions", b -> b.partitions(partitions));
@@ -51,7 +52,45 @@ final class TopicKeys {
         if (maxRecordSize != null && maxRecordSize.toBytes() != c.maxRecordBytes()) {
             c = with(c, prefix + ".max-record-size", b -> b.maxRecordBytes(Math.toIntExact(maxRecordSize.toBytes())));
         }
-        return c;
+        return compaction.applyTo(prefix, c);
+    }
+
+    /**
+     * The compaction keys of {@code kafko.defaults.*} and {@code kafko.topics.<name>.*}: {@code cleanup-policy}
+     * (Kafka's spellings, {@link CleanupPolicy#parse}), {@code min-compaction-lag}, {@code delete-retention},
+     * {@code min-cleanable-dirty-ratio}; a {@code null} leaves the base's.
+     */
+    record Compaction(@Nullable String cleanupPolicy, @Nullable Duration minCompactionLag,
+                      @Nullable Duration deleteRetention, @Nullable Double minCleanableDirtyRatio) {
+
+        TopicConfig applyTo(String prefix, TopicConfig base) {
+            TopicConfig c = base;
+            if (cleanupPolicy != null) {
+                CleanupPolicy policy = parse(prefix + ".cleanup-policy", cleanupPolicy);
+                if (policy != c.cleanupPolicy()) {
+                    c = with(c, prefix + ".cleanup-policy", b -> b.cleanupPolicy(policy));
+                }
+            }
+            if (minCompactionLag != null && !minCompactionLag.equals(c.minCompactionLag())) {
+                c = with(c, prefix + ".min-compaction-lag", b -> b.minCompactionLag(minCompactionLag));
+            }
+            if (deleteRetention != null && !deleteRetention.equals(c.deleteRetention())) {
+                c = with(c, prefix + ".delete-retention", b -> b.deleteRetention(deleteRetention));
+            }
+            if (minCleanableDirtyRatio != null && minCleanableDirtyRatio != c.minCleanableDirtyRatio()) {
+                c = with(c, prefix + ".min-cleanable-dirty-ratio",
+                        b -> b.minCleanableDirtyRatio(minCleanableDirtyRatio));
+            }
+            return c;
+        }
+
+        private static CleanupPolicy parse(String property, String text) {
+            try {
+                return CleanupPolicy.parse(text);
+            } catch (InvalidConfigException e) {
+                throw new InvalidKafkoPropertyException(property, "is refused: " + e.getMessage(), e);
+            }
+        }
     }
 
     /** Sets the fsync policy its text names. */

@@ -1,5 +1,6 @@
 package dev.kafko.spring.config;
 
+import dev.kafko.CleanupPolicy;
 import dev.kafko.Compression;
 import dev.kafko.FsyncPolicy;
 import dev.kafko.TopicConfig;
@@ -23,7 +24,8 @@ public final class NewTopic {
 
     /** The keys a {@code NewTopic} can set, in the order they are applied. */
     enum Key {
-        PARTITIONS, COMPRESSION, SEGMENT_BYTES, SEGMENT_AGE, RETENTION, RETENTION_BYTES, FSYNC, MAX_RECORD_BYTES
+        PARTITIONS, COMPRESSION, SEGMENT_BYTES, SEGMENT_AGE, RETENTION, RETENTION_BYTES, FSYNC, MAX_RECORD_BYTES,
+        CLEANUP_POLICY, MIN_COMPACTION_LAG, DELETE_RETENTION, MIN_CLEANABLE_DIRTY_RATIO
     }
 
     /**
@@ -82,6 +84,10 @@ public final class NewTopic {
             case RETENTION_BYTES -> b.retentionBytes((Long) Objects.requireNonNull(value));
             case FSYNC -> b.fsync((FsyncPolicy) Objects.requireNonNull(value));
             case MAX_RECORD_BYTES -> b.maxRecordBytes((Integer) Objects.requireNonNull(value));
+            case CLEANUP_POLICY -> b.cleanupPolicy((CleanupPolicy) Objects.requireNonNull(value));
+            case MIN_COMPACTION_LAG -> b.minCompactionLag((Duration) Objects.requireNonNull(value));
+            case DELETE_RETENTION -> b.deleteRetention((Duration) Objects.requireNonNull(value));
+            case MIN_CLEANABLE_DIRTY_RATIO -> b.minCleanableDirtyRatio((Double) Objects.requireNonNull(value));
             default -> throw new IllegalStateException("unknown key " + key);
         }
     }

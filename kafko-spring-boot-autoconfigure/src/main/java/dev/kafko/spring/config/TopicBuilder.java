@@ -1,5 +1,6 @@
 package dev.kafko.spring.config;
 
+import dev.kafko.CleanupPolicy;
 import dev.kafko.Compression;
 import dev.kafko.FsyncPolicy;
 import dev.kafko.InvalidConfigException;
@@ -28,8 +29,10 @@ import org.jspecify.annotations.Nullable;
  * {@code retention.ms} and {@code retention.bytes} ({@code -1}: no limit), {@code segment.bytes}, {@code segment.ms},
  * {@code compression.type} ({@code uncompressed} or {@code none}, {@code lz4}, {@code zstd}; Kafka's default
  * {@code producer} leaves the key unset: kafko compresses per topic, not per producer),
- * {@code max.message.bytes} (kafko's per-record limit) and {@code cleanup.policy=delete} (the only policy kafko has).
- * A Kafka key kafko has no counterpart for (replication, compaction, flushing by message count) is refused rather than
+ * {@code max.message.bytes} (kafko's per-record limit), {@code cleanup.policy} ({@code delete}, {@code compact},
+ * {@code compact,delete}; {@link #compact()} as spring-kafka's), {@code min.compaction.lag.ms},
+ * {@code delete.retention.ms} and {@code min.cleanable.dirty.ratio} (see {@link CleanupPolicy}).
+ * A Kafka key kafko has no counterpart for (replication, flushing by message count) is refused rather than
  * ignored, as is a value out of the engine's range: each with an {@link InvalidConfigException} naming the topic and
  * the key, at {@link #build()} or before. The last setting of a key wins.
  */
@@ -99,6 +102,47 @@ public final class TopicBuilder {
     }
 
     /**
+     * What happens to old records: deleted by the retention limits ({@link CleanupPolicy#DELETE}), compacted to the
+     * latest record of each key, or both (see {@link CleanupPolicy}); unset, {@code kafko.defaults.cleanup-policy}.
+     */
+    public TopicBuilder cleanupPolicy(CleanupPolicy cleanupPolicy) {
+        Objects.requireNonNull(cleanupPolicy, "cleanupPolicy");
+        return set(NewTopic.Key.CLEANUP_POLICY, "cleanupPolicy(" + cleanupPolicy + ")", cleanupPolicy);
+    }
+
+    /**
+     * A compacted topic ({@link CleanupPolicy#COMPACT}: the latest record of each key kept, every record sent needs a
+     * key), as spring-kafka's {@code TopicBuilder.compact()} sets {@code cleanup.policy=compact}.
+     */
+    public TopicBuilder compact() {
+        return set(NewTopic.Key.CLEANUP_POLICY, "compact()", CleanupPolicy.COMPACT);
+    }
+
+    /** A record is not removed by compaction before it is this old (Kafka's {@code min.compaction.lag.ms}). */
+    public TopicBuilder minCompactionLag(Duration minCompactionLag) {
+        Objects.requireNonNull(minCompactionLag, "minCompactionLag");
+        return set(NewTopic.Key.MIN_COMPACTION_LAG, "minCompactionLag(" + minCompactionLag + ")", minCompactionLag);
+    }
+
+    /**
+     * A tombstone that is the latest record of its key is removed by compaction once it is older than this (Kafka's
+     * {@code delete.retention.ms}).
+     */
+    public TopicBuilder deleteRetention(Duration deleteRetention) {
+        Objects.requireNonNull(deleteRetention, "deleteRetention");
+        return set(NewTopic.Key.DELETE_RETENTION, "deleteRetention(" + deleteRetention + ")", deleteRetention);
+    }
+
+    /**
+     * The share (0 to 1) of a partition's sealed bytes not yet compacted at which its background compaction starts
+     * (Kafka's {@code min.cleanable.dirty.ratio}).
+     */
+    public TopicBuilder minCleanableDirtyRatio(double minCleanableDirtyRatio) {
+        return set(NewTopic.Key.MIN_CLEANABLE_DIRTY_RATIO, "minCleanableDirtyRatio(" + minCleanableDirtyRatio + ")",
+                minCleanableDirtyRatio);
+    }
+
+    /**
      * Sets each Kafka topic config of {@code configs}, as {@link #config(String, String)} does.
      *
      * @throws InvalidConfigException naming the first key kafko has no counterpart for or whose value it refuses
@@ -113,7 +157,8 @@ public final class TopicBuilder {
     /**
      * Sets a key by its Kafka topic config name ({@code retention.ms}, {@code retention.bytes},
      * {@code segment.bytes}, {@code segment.ms}, {@code compression.type}, {@code max.message.bytes},
-     * {@code cleanup.policy}).
+     * {@code cleanup.policy}, {@code min.compaction.lag.ms}, {@code delete.retention.ms},
+     * {@code min.cleanable.dirty.ratio}).
      *
      * @throws InvalidConfigException naming the key when kafko has no counterpart for it, or when the value is not
      *     one it takes
@@ -153,17 +198,37 @@ public final class TopicBuilder {
                 return set(NewTopic.Key.COMPRESSION, label, compression(label, v));
             }
             case "cleanup.policy" -> {
-                if (!v.equalsIgnoreCase("delete")) {
-                    throw refused(label, "is not one kafko has: records leave a kafko topic by retention only"
-                            + " (cleanup.policy=delete); there is no log compaction");
+                CleanupPolicy policy;
+                try {
+                    policy = CleanupPolicy.parse(v);
+                } catch (InvalidConfigException e) {
+                    throw refused(label, "is not a policy kafko has: delete, compact or compact,delete");
                 }
-                return this;
+                return set(NewTopic.Key.CLEANUP_POLICY, label, policy);
+            }
+            case "min.compaction.lag.ms" -> {
+                return set(NewTopic.Key.MIN_COMPACTION_LAG, label, Duration.ofMillis(number(label, v, 0)));
+            }
+            case "delete.retention.ms" -> {
+                return set(NewTopic.Key.DELETE_RETENTION, label, Duration.ofMillis(number(label, v, 0)));
+            }
+            case "min.cleanable.dirty.ratio" -> {
+                double ratio;
+                try {
+                    ratio = Double.parseDouble(v);
+                } catch (NumberFormatException e) {
+                    throw refused(label, "is not a number");
+                }
+                if (!(ratio >= 0 && ratio <= 1)) {
+                    throw refused(label, "must be between 0 and 1");
+                }
+                return set(NewTopic.Key.MIN_CLEANABLE_DIRTY_RATIO, label, ratio);
             }
             default -> throw new InvalidConfigException("topic '" + name + "': Kafka topic config '" + key
                     + "' has no counterpart in kafko, which takes retention.ms, retention.bytes, segment.bytes,"
-                    + " segment.ms, compression.type, max.message.bytes and cleanup.policy=delete (a kafko topic is"
-                    + " one copy on one disk: there are no replication settings; fsync(...) sets when appends are"
-                    + " forced to disk)");
+                    + " segment.ms, compression.type, max.message.bytes, cleanup.policy, min.compaction.lag.ms,"
+                    + " delete.retention.ms and min.cleanable.dirty.ratio (a kafko topic is one copy on one disk:"
+                    + " there are no replication settings; fsync(...) sets when appends are forced to disk)");
         }
     }
 

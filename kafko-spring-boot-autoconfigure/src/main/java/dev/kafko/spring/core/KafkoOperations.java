@@ -10,7 +10,8 @@ import org.springframework.messaging.Message;
 /**
  * Sending records, the kafko way of spring-kafka's {@code KafkaOperations}, and reading one back by its offset
  * ({@link #receive}). Every send method returns a future that completes once the record is appended. A record larger than the topic's max record
- * size completes it exceptionally with {@code RecordTooLargeException}, as Kafka's producer does;
+ * size completes it exceptionally with {@code RecordTooLargeException}, and a record without a key sent to a compacted
+ * topic with {@code InvalidRecordException} (nothing written), as Kafka's producer does;
  * conversion and argument errors (a value the converter cannot write, a topic name outside the
  * naming rule, a partition out of range, a missing topic when topics are not created on first use,
  * no default topic) are thrown at once, and so is {@code KafkoClosedException} once the log closed.

@@ -2,6 +2,7 @@ package dev.kafko.spring.core;
 
 import dev.kafko.Header;
 import dev.kafko.Headers;
+import dev.kafko.InvalidRecordException;
 import dev.kafko.KafkoRecord;
 import dev.kafko.OutgoingRecord;
 import dev.kafko.RecordPosition;
@@ -317,8 +318,9 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
                     : backend.currentTimeMillis();
             appended = transaction == null ? append(topic, partition, keyBytes, valueBytes, headers, ts)
                     : hold(transaction, topic, partition, OutgoingRecord.of(keyBytes, valueBytes, headers, ts));
-        } catch (RecordTooLargeException e) {
-            // as Kafka's producer reports it: through the future (and the producer listener)
+        } catch (RecordTooLargeException | InvalidRecordException e) {
+            // as Kafka's producer reports them (the second a broker's refusal of a keyless record to a compacted
+            // topic): through the future (and the producer listener)
             if (transaction != null) {
                 transaction.refuse(e);
             }

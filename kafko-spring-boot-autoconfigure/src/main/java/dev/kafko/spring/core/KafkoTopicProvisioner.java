@@ -323,6 +323,10 @@ public final class KafkoTopicProvisioner implements InitializingBean {
         difference(out, "fsync", stored.fsync(), asked.fsync());
         difference(out, "max-record-size", stored.maxRecordBytes(), asked.maxRecordBytes());
         difference(out, "index-interval-bytes", stored.indexIntervalBytes(), asked.indexIntervalBytes());
+        difference(out, "cleanup-policy", stored.cleanupPolicy().kafkaName(), asked.cleanupPolicy().kafkaName());
+        difference(out, "min-compaction-lag", stored.minCompactionLag(), asked.minCompactionLag());
+        difference(out, "delete-retention", stored.deleteRetention(), asked.deleteRetention());
+        difference(out, "min-cleanable-dirty-ratio", stored.minCleanableDirtyRatio(), asked.minCleanableDirtyRatio());
         return out.toString();
     }
 

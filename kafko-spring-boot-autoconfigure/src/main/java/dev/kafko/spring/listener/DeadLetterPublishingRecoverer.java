@@ -3,6 +3,7 @@ package dev.kafko.spring.listener;
 import dev.kafko.Header;
 import dev.kafko.Headers;
 import dev.kafko.InvalidPartitionException;
+import dev.kafko.InvalidRecordException;
 import dev.kafko.KafkoRecord;
 import dev.kafko.RecordPosition;
 import dev.kafko.RecordTooLargeException;
@@ -44,8 +45,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>When the dead letter is larger than the dead-letter topic's max record size, it is published
  * again without the stack trace; when even that does not fit, the record is skipped with an error
- * log naming its offset (it stays in its own topic), since delivering it again could never succeed.
- * Any other failure to publish is thrown, and the container delivers the record again later.
+ * log naming its offset (it stays in its own topic), since delivering it again could never succeed; so is a record
+ * without a key whose dead-letter topic is compacted ({@link InvalidRecordException}). Any other failure to publish
+ * is thrown, and the container delivers the record again later.
  *
  * <p>Built with a destination resolver, it publishes where the resolver says instead: a function of the record and
  * the failure (as the error handler gives it: the listener's exception, an {@link Error} wrapped in a
@@ -205,8 +207,9 @@ public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
         }
         if (partition == null) {
             // delivering it again would fail the same way for ever: skip it; the log still holds it
-            LOG.error("Listener '{}' gave up on {}-{}@{} ({}) and cannot publish it to {}: it is larger than that"
-                    + " topic's max record size; skipped it, the record stays in {} at offset {}",
+            LOG.error("Listener '{}' gave up on {}-{}@{} ({}) and cannot publish it to {}: that topic refuses it for"
+                    + " good (larger than its max record size, or without a key for a compacted topic); skipped it, the"
+                    + " record stays in {} at offset {}",
                     invocation.listenerId(), record.topic(), record.partition(), record.offset(), cause.toString(),
                     destination.topic(), record.topic(), record.offset());
             return;
@@ -277,9 +280,9 @@ public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
 
     /**
      * Publishes the dead letter and returns the partition it went to; {@code null} when it is too large for its
-     * topic, any other failure thrown. A dead-letter topic deleted and made again since it was ensured here (by the
-     * producer, with one partition: a pattern's topic and its dead-letter topic deleted and created again) is
-     * ensured anew, and the dead letter sent again.
+     * topic, or has no key and the topic is compacted; any other failure thrown. A dead-letter topic deleted and made
+     * again since it was ensured here (by the producer, with one partition: a pattern's topic and its dead-letter topic
+     * deleted and created again) is ensured anew, and the dead letter sent again.
      */
     private @Nullable Integer published(KafkoRecord record, DeadLetterDestination destination, Headers headers) {
         try {
@@ -303,7 +306,7 @@ public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
                     record.value(), headers, backend.currentTimeMillis()).join();
             return position.partition();
         } catch (RuntimeException e) {
-            if (tooLarge(e)) {
+            if (refusedForGood(e)) {
                 return null;
             }
             throw e;
@@ -385,9 +388,13 @@ public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
         return kept.size() == headers.size() ? headers : Headers.of(kept);
     }
 
-    private static boolean tooLarge(Throwable e) {
-        return e instanceof RecordTooLargeException
-                || (e instanceof CompletionException && e.getCause() instanceof RecordTooLargeException);
+    /**
+     * Whether the destination refuses the record whatever the attempt: too large for it, or without a key for a
+     * compacted topic.
+     */
+    private static boolean refusedForGood(Throwable e) {
+        Throwable refusal = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+        return refusal instanceof RecordTooLargeException || refusal instanceof InvalidRecordException;
     }
 
     private void ensureDeadLetterTopic(String topic, String dlt, int atLeast) {

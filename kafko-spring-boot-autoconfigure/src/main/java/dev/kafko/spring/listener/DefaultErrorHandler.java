@@ -2,6 +2,7 @@ package dev.kafko.spring.listener;
 
 import dev.kafko.InvalidNameException;
 import dev.kafko.InvalidPartitionException;
+import dev.kafko.InvalidRecordException;
 import dev.kafko.KafkoRecord;
 import dev.kafko.RecordTooLargeException;
 import java.util.Collections;
@@ -23,7 +24,8 @@ import org.springframework.util.backoff.FixedBackOff;
  * {@link RecordRecoverer} (by default: log and skip). Conversion and argument-resolution failures,
  * {@link ClassCastException}s and {@link NoSuchMethodException}s (as spring-kafka's defaults),
  * {@link InvalidReplyHeaderException}s and sends the log refuses for good
- * ({@link RecordTooLargeException}, {@link InvalidNameException}, {@link InvalidPartitionException}) are
+ * ({@link RecordTooLargeException}, {@link InvalidRecordException}, {@link InvalidNameException},
+ * {@link InvalidPartitionException}) are
  * not retried: they would fail the same way (see {@link #isRetryable}); nor are the exceptions named with
  * {@link #addNotRetryableExceptions}, while those named with {@link #addRetryableExceptions} are, whatever the
  * defaults say (the first classified exception of a failure's cause chain decides). {@link RetryListener}s are told of each failed
@@ -271,7 +273,8 @@ public final class DefaultErrorHandler implements KafkoErrorHandler {
         Map<Class<? extends Throwable>, Boolean> defaults = new LinkedHashMap<>();
         for (Class<? extends Throwable> type : List.of(MessageConversionException.class,
                 MethodArgumentResolutionException.class, ClassCastException.class, NoSuchMethodException.class,
-                InvalidReplyHeaderException.class, RecordTooLargeException.class, InvalidNameException.class,
+                InvalidReplyHeaderException.class, RecordTooLargeException.class, InvalidRecordException.class,
+                InvalidNameException.class,
                 InvalidPartitionException.class)) {
             defaults.put(type, Boolean.FALSE);
         }
@@ -283,7 +286,8 @@ public final class DefaultErrorHandler implements KafkoErrorHandler {
      * {@link ClassCastException} or a {@link NoSuchMethodException} (spring-kafka's defaults: a generic payload whose
      * elements are not the declared type fails the same way each time), for
      * a reply that the record's headers cannot route, and for a send the log refuses whatever the attempt
-     * (a {@link RecordTooLargeException}, an {@link InvalidNameException}, an {@link InvalidPartitionException}:
+     * (a {@link RecordTooLargeException}, an {@link InvalidRecordException} (a record without a key to a compacted
+     * topic), an {@link InvalidNameException}, an {@link InvalidPartitionException}:
      * partitions are added by hand, not while a record is retried): a {@code @SendTo} reply too
      * large for its topic would otherwise run the method again, and repeat what it did, at every attempt.
      */

@@ -47,6 +47,18 @@ class KafkoPropertiesCheckTest {
                 p -> p.getListener().getRetry().setNotRetryable(List.of(" com.nope.Missing ")));
         bad.put("kafko.template.default-topic", p -> p.getTemplate().setDefaultTopic("bad topic!"));
         bad.put("kafko.listener.group-id", p -> p.getListener().setGroupId("bad group!"));
+        bad.put("kafko.defaults.cleanup-policy", p -> p.getDefaults().setCleanupPolicy("compacted"));
+        bad.put("kafko.defaults.min-compaction-lag", p -> p.getDefaults().setMinCompactionLag(Duration.ofMillis(-1)));
+        bad.put("kafko.defaults.delete-retention", p -> p.getDefaults().setDeleteRetention(Duration.ofMillis(-1)));
+        bad.put("kafko.defaults.min-cleanable-dirty-ratio", p -> p.getDefaults().setMinCleanableDirtyRatio(1.01));
+        bad.put("kafko.topics.orders.cleanup-policy", p -> p.getTopics().computeIfAbsent("orders",
+                name -> new KafkoProperties.TopicProperties()).setCleanupPolicy("delete;compact"));
+        bad.put("kafko.topics.orders.min-cleanable-dirty-ratio", p -> p.getTopics().computeIfAbsent("orders",
+                name -> new KafkoProperties.TopicProperties()).setMinCleanableDirtyRatio(Double.NaN));
+        bad.put("kafko.topics.orders.min-compaction-lag", p -> p.getTopics().computeIfAbsent("orders",
+                name -> new KafkoProperties.TopicProperties()).setMinCompactionLag(Duration.ofSeconds(-1)));
+        bad.put("kafko.topics.orders.delete-retention", p -> p.getTopics().computeIfAbsent("orders",
+                name -> new KafkoProperties.TopicProperties()).setDeleteRetention(Duration.ofSeconds(-1)));
         bad.put("kafko.topics[bad!name]", p -> p.getTopics().put("bad!name", new KafkoProperties.TopicProperties()));
         bad.forEach((property, setting) -> {
             KafkoProperties properties = new KafkoProperties();
@@ -77,6 +89,11 @@ class KafkoPropertiesCheckTest {
         p.getListener().getRetry().setNotRetryable(List.of(" java.lang.IllegalStateException "));
         p.getTemplate().setDefaultTopic(" "); // blank: no default topic
         p.getTopics().put("orders.v1", new KafkoProperties.TopicProperties());
+        p.getDefaults().setCleanupPolicy("Delete, Compact");
+        p.getDefaults().setMinCompactionLag(Duration.ZERO);
+        p.getDefaults().setDeleteRetention(Duration.ZERO);
+        p.getDefaults().setMinCleanableDirtyRatio(0);
+        p.getTopics().get("orders.v1").setMinCleanableDirtyRatio(1.0);
         assertThatCode(() -> KafkoPropertiesCheck.check(p, getClass().getClassLoader())).doesNotThrowAnyException();
     }
 }
