@@ -46,6 +46,9 @@ final class FrameDecoder {
             List<KafkoRecord> out) {
         byte[] header = new byte[HEADER_SIZE];
         buf.get(pos, header);
+        if (FrameFormat.isGap(header)) {
+            return 0; // offsets whose records compaction removed
+        }
         ByteBuffer section = section(buf, pos, length);
         return decodeSection(header, section, section == buf ? pos + HEADER_SIZE : 0, from, max, topic, partition,
                 out);
@@ -87,7 +90,8 @@ final class FrameDecoder {
 
     /**
      * Appends the records of a frame whose header is {@code header[0, HEADER_SIZE)} and whose records
-     * section ({@link #section}) starts at {@code section[start]}, as {@link #decode} does.
+     * section ({@link #section}) starts at {@code section[start]}, as {@link #decode} does; not for a gap frame,
+     * which the caller passes over (it has no records section).
      */
     static int decodeSection(byte[] header, ByteBuffer section, int start, long from, int max, String topic,
             int partition, List<KafkoRecord> out) {
@@ -103,12 +107,6 @@ final class FrameDecoder {
      */
     static int decodeSection(byte[] header, ByteBuffer section, int start, long from, int max, String topic,
             int partition, List<KafkoRecord> out, int[] cursor) {
-        if (FrameFormat.isGap(header)) {
-            // offsets whose records compaction removed: none to add, and the frame is read to its end
-            cursor[0] = FrameFormat.getInt(header, RECORD_COUNT_OFFSET);
-            cursor[1] = 0;
-            return 0;
-        }
         return decodeRecords(section, start, start + FrameFormat.getInt(header, RECORDS_LENGTH_OFFSET),
                 FrameFormat.getLong(header, BASE_OFFSET_OFFSET), FrameFormat.getInt(header, RECORD_COUNT_OFFSET),
                 FrameFormat.getLong(header, FIRST_TIMESTAMP_OFFSET), from, max, topic, partition, out, cursor);
