@@ -36,8 +36,8 @@ import org.jspecify.annotations.Nullable;
  * @param minCompactionLag a record is not removed by compaction before it is this old (default 0): compaction
  *     stops at the first segment holding a newer record (Kafka's {@code min.compaction.lag.ms})
  * @param deleteRetention a tombstone (a record whose value is null) that is the latest of its key is removed by
- *     compaction once it is older than this (default 1 day: Kafka's {@code delete.retention.ms}), so that a
- *     consumer that reads the partition within that time sees the deletion
+ *     the first compaction once it is older than this (default 1 day: Kafka's {@code delete.retention.ms}), so that a
+ *     consumer that reads the partition within that time sees the deletion; counted from the tombstone's timestamp
  * @param minCleanableDirtyRatio the background compaction of a partition starts once the segments not compacted
  *     since the partition was opened hold at least this share of the bytes of its segments before the active one
  *     (default 0.5; from 0 to 1: Kafka's {@code min.cleanable.dirty.ratio})

@@ -107,7 +107,15 @@ final class TopicImpl implements Topic {
         }
         long removed = 0;
         for (PartitionActor a : as) {
-            removed += broker.compactions.compact(c, a, true);
+            try {
+                removed += broker.compactions.compact(c, a, true);
+            } catch (KafkoClosedException e) {
+                // a deletion or a close shut the partition's segments while the compaction read them (before the
+                // partition was CLOSED, which the compaction's cancellation looks at): the topic's own state says
+                // which, as for any other call (both end it before they close a partition)
+                ensureOpen();
+                throw e;
+            }
         }
         return removed;
     }
