@@ -51,7 +51,7 @@ final class Compactions implements AutoCloseable {
         }
         long now = ctx.clock().millis();
         for (PartitionActor a : topic.actors()) {
-            if (a.isOpen() && a.log().compactionDue(config, now) && queued.add(a)) {
+            if (a.isOpen() && a.log().compaction().due(config, now) && queued.add(a)) {
                 executor.execute(new Background(topic, a));
             }
         }
@@ -102,7 +102,7 @@ final class Compactions implements AutoCloseable {
             boolean force = broker.forcesSeals(config);
             CompactionPlan plan;
             try {
-                plan = actor.log().prepareCompaction(config, ctx.clock().millis(), force,
+                plan = actor.log().compaction().prepare(config, ctx.clock().millis(), force,
                         () -> closed || !actor.isOpen());
             } catch (CancellationException e) {
                 // the instance closed, or the partition with its topic, under the preparation (its files are
@@ -111,7 +111,7 @@ final class Compactions implements AutoCloseable {
             }
             if (plan.isEmpty()) {
                 if (plan.cleanableEnd() >= 0) {
-                    actor.log().noteCompacted(plan.cleanableEnd());
+                    actor.log().compaction().noteCompacted(plan.cleanableEnd());
                 }
                 return 0;
             }

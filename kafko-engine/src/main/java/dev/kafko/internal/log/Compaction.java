@@ -45,7 +45,7 @@ import java.util.zip.CRC32C;
  * wait for the new one and read again from it ({@link PartitionLog#read}). A plan is not applied once the topic's
  * cleanup policy stopped compacting.
  */
-final class Compaction {
+public final class Compaction {
 
     /** The most bytes of records (before compression) a frame of a rewritten segment holds. */
     static final int FRAME_BYTES = 1 << 20;
@@ -56,12 +56,45 @@ final class Compaction {
     private final FileIo io;
     private final Path dir;
     private final String name;
+    /** The offset up to which the segments were compacted since the log opened (the log start before any). */
+    private volatile long compactedTo;
 
     Compaction(PartitionLog log, FileIo io, Path dir, String name) {
         this.log = log;
         this.io = io;
         this.dir = dir;
         this.name = name;
+        this.compactedTo = log.logStartOffset();
+    }
+
+    /**
+     * Whether a compaction under {@code config} is due at {@code now}: the sealed segments it may look at hold a
+     * segment not compacted since the log opened, and those hold at least {@code minCleanableDirtyRatio} of the
+     * bytes of the sealed ones it may look at. Any thread.
+     */
+    public boolean due(TopicConfig config, long now) {
+        Segment[] segs = log.segments();
+        int n = cleanableCount(segs, config, now);
+        long dirty = 0;
+        long total = 0;
+        long from = compactedTo;
+        for (int i = 0; i < n; i++) {
+            total += segs[i].size();
+            if (segs[i].baseOffset() >= from) {
+                dirty += segs[i].size();
+            }
+        }
+        return dirty > 0 && dirty >= config.minCleanableDirtyRatio() * total;
+    }
+
+    /**
+     * Notes that the segments below {@code end} were looked at by a compaction (its plan applied, or empty): they are
+     * not dirty again until a later record is. Any thread; compactions of one log run one at a time.
+     */
+    public void noteCompacted(long end) {
+        if (end > compactedTo) {
+            compactedTo = end;
+        }
     }
 
     /** The sealed segments compaction may look at now: from the first, up to the first younger than the lag. */
@@ -81,8 +114,11 @@ final class Compaction {
      * throws {@link CancellationException}. Any thread but the writer's; one at a time per log (the caller's rule).
      *
      * @throws CorruptLogException when a cleanable segment fails its checks (nothing is rewritten)
+     * @throws dev.kafko.KafkoStorageException when a new file cannot be written (nothing is rewritten)
+     * @throws dev.kafko.PartitionFailedException when the log failed ({@link dev.kafko.KafkoClosedException}: closed)
      */
-    CompactionPlan prepare(TopicConfig config, long now, boolean force, BooleanSupplier cancelled) {
+    public CompactionPlan prepare(TopicConfig config, long now, boolean force, BooleanSupplier cancelled) {
+        log.checkUsable();
         Segment[] segs = log.segments();
         int n = cleanableCount(segs, config, now);
         if (n == 0) {

@@ -6,7 +6,7 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * Internal: what one compaction of a log prepared ({@link PartitionLog#prepareCompaction}): the new files of the
+ * Internal: what one compaction of a log prepared ({@link Compaction#prepare}): the new files of the
  * segments it rewrites, written and checked beside the old ones, which {@link PartitionLog#applyCompaction} puts in
  * their place, or {@link #discard} deletes. Immutable; handed from the thread that prepared it to the log's writer.
  */

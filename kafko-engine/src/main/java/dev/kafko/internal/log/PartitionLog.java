@@ -112,8 +112,6 @@ public final class PartitionLog implements Closeable {
      * it ({@link Compaction#apply}); a reader that found its segment released takes it to see that one.
      */
     final Object swapLock = new Object();
-    /** The offset up to which the segments were compacted since the log opened (the log start before any). */
-    private volatile long compactedTo;
 
     private PartitionLog(String topic, int partition, Path dir, TopicConfig config, Clock clock, FileIo io,
             @Nullable Executor preparer, boolean forceSeals, LogLoader.Loaded loaded) {
@@ -137,7 +135,6 @@ public final class PartitionLog implements Closeable {
         this.rolls = new Rolls(this, io, dir, preparer, seals, directory);
         this.retention = new Retention(this, io, dir, clock, seals, directory, rolls);
         this.compaction = new Compaction(this, io, dir, name);
-        this.compactedTo = segments[0].baseOffset();
         this.endOffset = last.nextOffset();
         long bytes = 0;
         for (Segment s : segments) {
@@ -483,39 +480,9 @@ public final class PartitionLog implements Closeable {
         }
     }
 
-    /**
-     * Whether a compaction under {@code config} is due at {@code now}: the sealed segments it may look at hold a
-     * segment not compacted since the log opened, and those hold at least {@code minCleanableDirtyRatio} of the
-     * bytes of the sealed ones it may look at. Any thread.
-     */
-    public boolean compactionDue(TopicConfig config, long now) {
-        Segment[] segs = segments;
-        int n = Compaction.cleanableCount(segs, config, now);
-        long dirty = 0;
-        long total = 0;
-        long from = compactedTo;
-        for (int i = 0; i < n; i++) {
-            total += segs[i].size();
-            if (segs[i].baseOffset() >= from) {
-                dirty += segs[i].size();
-            }
-        }
-        return dirty > 0 && dirty >= config.minCleanableDirtyRatio() * total;
-    }
-
-    /**
-     * Prepares a compaction of the sealed segments by {@code config} at {@code now} ({@link Compaction}): new files
-     * for the segments that lose records, written beside them ({@code force}: fsynced) and checked; nothing in the
-     * log changes until {@link #applyCompaction}. Any thread but the writer's, one at a time.
-     *
-     * @throws java.util.concurrent.CancellationException when {@code cancelled} turned true (nothing is left on disk)
-     * @throws CorruptLogException when a segment it would read fails its checks (nothing is rewritten)
-     * @throws KafkoStorageException when a new file cannot be written (nothing is rewritten)
-     */
-    public CompactionPlan prepareCompaction(TopicConfig config, long now, boolean force,
-            java.util.function.BooleanSupplier cancelled) {
-        checkUsable();
-        return compaction.prepare(config, now, force, cancelled);
+    /** The compactions of this log: whether one is due, and its preparation off the writer ({@link Compaction}). */
+    public Compaction compaction() {
+        return compaction;
     }
 
     /**
@@ -537,22 +504,10 @@ public final class PartitionLog implements Closeable {
                 return 0;
             }
             long n = compaction.apply(plan, config, seals, directory, force);
-            if (plan.cleanableEnd() > compactedTo) {
-                compactedTo = plan.cleanableEnd();
-            }
+            compaction.noteCompacted(plan.cleanableEnd());
             return n;
         } finally {
             writer = null;
-        }
-    }
-
-    /**
-     * Notes that the segments below {@code end} were looked at by a compaction that rewrote none (its plan was
-     * empty): they are not dirty again until a later record is. Any thread.
-     */
-    public void noteCompacted(long end) {
-        if (end > compactedTo) {
-            compactedTo = end;
         }
     }
 
@@ -696,7 +651,8 @@ public final class PartitionLog implements Closeable {
         return new PartitionFailedException(name + " failed: " + e, e);
     }
 
-    private void checkUsable() {
+    /** Throws when the log failed or closed. Any thread. */
+    void checkUsable() {
         Throwable f = failure;
         if (f != null) {
             throw new PartitionFailedException(name + " failed earlier and refuses further work: " + f.getMessage(), f);

@@ -65,7 +65,8 @@ class CompactionFaultTest {
         }
     }
 
-    private static List<Long> offsets(Kafko k) {
+    /** The offsets of partition 0 of {@code state} read to offset 101 (or for 10 s); shared with CompactionRaceTest. */
+    static List<Long> offsets(Kafko k) {
         List<Long> out = new ArrayList<>();
         try (Consumer c = k.consumer("state")) {
             long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();

@@ -4,11 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kafko.CleanupPolicy;
-import dev.kafko.Consumer;
 import dev.kafko.Kafko;
 import dev.kafko.KafkoClosedException;
 import dev.kafko.KafkoOptions;
-import dev.kafko.KafkoRecord;
 import dev.kafko.PartitionState;
 import dev.kafko.Producer;
 import dev.kafko.Topic;
@@ -200,22 +198,9 @@ class CompactionRaceTest {
             altered.countDown();
 
             assertThat(compaction.get(30, TimeUnit.SECONDS)).as("records removed").isZero();
-            assertThat(offsets(k)).hasSize(101);
+            assertThat(CompactionFaultTest.offsets(k)).hasSize(101);
             assertNoTmpFile();
         }
-    }
-
-    private static List<Long> offsets(Kafko k) {
-        List<Long> out = new ArrayList<>();
-        try (Consumer c = k.consumer("state")) {
-            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-            while (c.position(0) < 101 && System.nanoTime() < deadline) {
-                for (KafkoRecord r : c.poll(Duration.ofMillis(50))) {
-                    out.add(r.offset());
-                }
-            }
-        }
-        return out;
     }
 
     private static byte[] bytes(String s) {

@@ -56,7 +56,7 @@ class CompactionLogTest {
             clock.advance(AGE.plusSeconds(1));
             log.append(OutgoingRecord.of(bytes("tail"), bytes("t"))); // rolls: the records above are sealed
 
-            CompactionPlan plan = log.prepareCompaction(config, clock.millis(), true, () -> false);
+            CompactionPlan plan = log.compaction().prepare(config, clock.millis(), true, () -> false);
             assertThat(plan.removedRecords()).isEqualTo(1);
             assertThat(log.applyCompaction(plan, true)).isEqualTo(plan.removedRecords());
 
@@ -99,7 +99,7 @@ class CompactionLogTest {
             log.append(OutgoingRecord.of(bytes("tail"), bytes("t")));
 
             // the kept records, 6 KB, go in one frame: larger than the 1 KiB an encoder starts with
-            CompactionPlan plan = log.prepareCompaction(config, clock.millis(), true, () -> false);
+            CompactionPlan plan = log.compaction().prepare(config, clock.millis(), true, () -> false);
             assertThat(plan.removedRecords()).isEqualTo(30);
             assertThat(log.applyCompaction(plan, true)).isEqualTo(plan.removedRecords());
 
@@ -124,15 +124,15 @@ class CompactionLogTest {
         TopicConfig config = TopicConfig.builder().compact().segmentBytes(1L << 20).segmentAge(AGE).build();
         try (PartitionLog log = PartitionLog.open("t", 0, dir, config, clock, FileIo.SYSTEM)) {
             fill(log);
-            assertThat(log.compactionDue(config, clock.millis())).isTrue();
+            assertThat(log.compaction().due(config, clock.millis())).isTrue();
             Segment old = log.segments()[0];
-            CompactionPlan plan = log.prepareCompaction(config, clock.millis(), true, () -> false);
+            CompactionPlan plan = log.compaction().prepare(config, clock.millis(), true, () -> false);
             assertThat(old.file().budgetWindows()).as("mapped by the compaction's reads").isPositive();
 
             assertThat(log.applyCompaction(plan, true)).isEqualTo(30);
             assertThat(log.segments()[0]).isNotSameAs(old);
             assertThat(old.file().budgetWindows()).as("the old file released").isZero();
-            assertThat(log.compactionDue(config, clock.millis())).as("nothing dirty left").isFalse();
+            assertThat(log.compaction().due(config, clock.millis())).as("nothing dirty left").isFalse();
         }
     }
 
@@ -145,8 +145,8 @@ class CompactionLogTest {
             long newest = clock.millis(); // every record of the first segment is written at this time
             fill(log);
             long due = newest + lag.toMillis();
-            assertThat(log.prepareCompaction(config, due - 1, true, () -> false).isEmpty()).isTrue();
-            CompactionPlan plan = log.prepareCompaction(config, due, true, () -> false);
+            assertThat(log.compaction().prepare(config, due - 1, true, () -> false).isEmpty()).isTrue();
+            CompactionPlan plan = log.compaction().prepare(config, due, true, () -> false);
             assertThat(plan.removedRecords()).isEqualTo(30);
             plan.discard(FileIo.SYSTEM);
         }
@@ -163,8 +163,8 @@ class CompactionLogTest {
             clock.advance(AGE.plusSeconds(1));
             log.append(OutgoingRecord.of(bytes("tail"), bytes("t")));
             long limit = written + retention.toMillis();
-            assertThat(log.prepareCompaction(config, limit, true, () -> false).isEmpty()).isTrue();
-            CompactionPlan plan = log.prepareCompaction(config, limit + 1, true, () -> false);
+            assertThat(log.compaction().prepare(config, limit, true, () -> false).isEmpty()).isTrue();
+            CompactionPlan plan = log.compaction().prepare(config, limit + 1, true, () -> false);
             assertThat(plan.removedRecords()).isEqualTo(1);
             plan.discard(FileIo.SYSTEM);
         }
@@ -177,7 +177,7 @@ class CompactionLogTest {
                 .segmentBytes(1L << 20).segmentAge(AGE).retention(retention).build();
         try (PartitionLog log = PartitionLog.open("t", 0, dir, config, clock, FileIo.SYSTEM)) {
             fill(log);
-            CompactionPlan plan = log.prepareCompaction(config, clock.millis(), true, () -> false);
+            CompactionPlan plan = log.compaction().prepare(config, clock.millis(), true, () -> false);
             assertThat(plan.removedRecords()).isEqualTo(30);
             clock.advance(retention.plusMinutes(1));
             assertThat(log.applyRetention()).isPositive();
@@ -199,7 +199,7 @@ class CompactionLogTest {
             }
             clock.advance(AGE.plusSeconds(1));
             log.append(OutgoingRecord.of(bytes("tail"), bytes("t")));
-            assertThat(log.applyCompaction(log.prepareCompaction(config, clock.millis(), true, () -> false), true))
+            assertThat(log.applyCompaction(log.compaction().prepare(config, clock.millis(), true, () -> false), true))
                     .isEqualTo(1);
             assertThat(log.read(0, 100, 1 << 20).records()).extracting(KafkoRecord::offset).containsExactly(0L, 2L, 3L);
         }
@@ -211,7 +211,7 @@ class CompactionLogTest {
         try (PartitionLog log = PartitionLog.open("t", 0, dir, config, clock, FileIo.SYSTEM)) {
             fill(log);
             log.append(OutgoingRecord.of(bytes("tail"), bytes("again"))); // the active segment's older "tail" goes
-            CompactionPlan plan = log.prepareCompaction(config, clock.millis() + Duration.ofDays(1).toMillis(), true,
+            CompactionPlan plan = log.compaction().prepare(config, clock.millis() + Duration.ofDays(1).toMillis(), true,
                     () -> false);
             Segment[] segs = log.segments();
             assertThat(plan.cleanableEnd()).isEqualTo(segs[segs.length - 1].baseOffset());
@@ -229,7 +229,7 @@ class CompactionLogTest {
             try (PartitionLog log = PartitionLog.open("t", 0, dir, config, clock, io)) {
                 fill(log);
                 log.flush(); // the rolled segment's seal (index files written by a rename) done
-                CompactionPlan plan = log.prepareCompaction(config, clock.millis(), true, () -> false);
+                CompactionPlan plan = log.compaction().prepare(config, clock.millis(), true, () -> false);
                 io.failNthMove(1); // the next: the new file's rename over the old one
                 org.assertj.core.api.Assertions.assertThatThrownBy(() -> log.applyCompaction(plan, true))
                         .isInstanceOf(dev.kafko.KafkoStorageException.class);
@@ -266,7 +266,7 @@ class CompactionLogTest {
         TopicConfig config = TopicConfig.builder().compact().segmentBytes(1L << 20).segmentAge(AGE).build();
         try (PartitionLog log = PartitionLog.open("t", 0, dir, config, clock, FileIo.SYSTEM)) {
             fill(log);
-            CompactionPlan plan = log.prepareCompaction(config, clock.millis(), true, () -> false);
+            CompactionPlan plan = log.compaction().prepare(config, clock.millis(), true, () -> false);
             assertThat(openFiles()).as("the new file checked and closed").noneMatch(n -> n.endsWith(".tmp"));
             assertThat(log.applyCompaction(plan, true)).isEqualTo(30);
             String first = FileNames.segmentFile(dir, 0).getFileName().toString();

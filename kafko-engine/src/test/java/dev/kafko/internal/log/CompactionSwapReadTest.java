@@ -117,7 +117,7 @@ class CompactionSwapReadTest {
                     Thread.onSpinWait();
                 }
             };
-            CompactionPlan plan = log.prepareCompaction(config, clock.millis(), true, () -> false);
+            CompactionPlan plan = log.compaction().prepare(config, clock.millis(), true, () -> false);
             assertThat(log.applyCompaction(plan, true)).isEqualTo(30);
 
             assertThat(read.get().get(30, TimeUnit.SECONDS)).extracting(KafkoRecord::offset)
