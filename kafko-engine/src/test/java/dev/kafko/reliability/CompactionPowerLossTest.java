@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A power loss at every step of a compaction (each write, fsync, rename, deletion and directory fsync it makes) leaves
+ * A power loss at every step of a compaction, or of a merge of compacted segments (each write, fsync, rename, deletion
+ * and directory fsync it makes), leaves
  * a directory that opens and holds every record that is the latest of its key, at its offset, and no record that was
  * never sent: the disk of each moment is the one {@link PowerLossDisk} models (only what was fsynced).
  */
@@ -91,6 +92,16 @@ class CompactionPowerLossTest {
 
     @Test
     void aPowerLossAtAnyStepOfACompactionKeepsTheLatestRecordOfEveryKey() throws Exception {
+        powerLossAtEveryStep(false);
+    }
+
+    /** The second compaction removes nothing: it merges the segments the first one shrank. */
+    @Test
+    void aPowerLossAtAnyStepOfAMergeOfCompactedSegmentsKeepsTheLatestRecordOfEveryKey() throws Exception {
+        powerLossAtEveryStep(true);
+    }
+
+    private void powerLossAtEveryStep(boolean merge) throws Exception {
         Path live = tmp.resolve("live");
         PowerLossDisk disk = new PowerLossDisk(live);
         CrashAtEveryStep hooks = new CrashAtEveryStep(disk, tmp.resolve("crashes"));
@@ -106,10 +117,20 @@ class CompactionPowerLossTest {
                 sent.put(offset, key + "=" + i);
                 latest.put(key, offset);
             }
+            int segments = topic.partition(0).segmentCount();
+            if (merge) {
+                assertThat(topic.compact()).isPositive();
+                assertThat(topic.partition(0).segmentCount()).isEqualTo(segments);
+            }
             hooks.armed = true;
             long removed = topic.compact();
             hooks.armed = false;
-            assertThat(removed).isPositive();
+            if (merge) {
+                assertThat(removed).isZero();
+                assertThat(topic.partition(0).segmentCount()).isLessThan(segments / 3);
+            } else {
+                assertThat(removed).isPositive();
+            }
             assertThat(topic.partition(0).state()).isEqualTo(PartitionState.RUNNING);
         }
         assertThat(hooks.taken).as("moments a power loss was taken at").hasSizeGreaterThan(20);

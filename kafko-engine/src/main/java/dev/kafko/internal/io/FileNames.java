@@ -42,6 +42,11 @@ public final class FileNames {
     public static final String OFFSETS_SUFFIX = ".offsets";
     public static final String TMP_SUFFIX = ".tmp";
     public static final String DELETED_SUFFIX = ".deleted";
+    /**
+     * The new file of compacted segments merged into one, once it is complete and durable: the segments whose offsets
+     * it covers are deleted, then it is renamed to the first one's name; an open finishes what a crash cut short.
+     */
+    public static final String SWAP_SUFFIX = ".swap";
 
     private FileNames() {
     }
@@ -61,6 +66,17 @@ public final class FileNames {
 
     public static Path segmentFile(Path partitionDir, long baseOffset) {
         return partitionDir.resolve(offsetName(baseOffset) + LOG_SUFFIX);
+    }
+
+    /** The {@link #SWAP_SUFFIX} file of the merged segment at {@code baseOffset}. */
+    public static Path swapFile(Path partitionDir, long baseOffset) {
+        return partitionDir.resolve(offsetName(baseOffset) + LOG_SUFFIX + SWAP_SUFFIX);
+    }
+
+    /** Whether a file name is a {@linkplain #swapFile swap file}. */
+    public static boolean isSwapFile(String fileName) {
+        return fileName.length() == 20 + LOG_SUFFIX.length() + SWAP_SUFFIX.length()
+                && fileName.endsWith(LOG_SUFFIX + SWAP_SUFFIX) && startsWithOffset(fileName);
     }
 
     public static Path indexFile(Path partitionDir, long baseOffset) {

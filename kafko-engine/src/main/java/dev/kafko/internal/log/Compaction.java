@@ -44,6 +44,11 @@ import java.util.zip.CRC32C;
  * in the log, then a directory fsync. Readers that hold the old segment keep reading its mapping, or, not mapped,
  * wait for the new one and read again from it ({@link PartitionLog#read}). A plan is not applied once the topic's
  * cleanup policy stopped compacting.
+ *
+ * <p>Neighbouring cleanable segments whose sizes add up to at most the topic's {@code segmentBytes} are merged into
+ * one new file at the first one's base offset (Kafka's cleaner groups them so), whether or not they lose a record:
+ * what one compaction shrank, the next merges. A merged file goes in place through its swap name (see
+ * {@link #apply}), and an open finishes a merge a crash cut short ({@link SegmentLayoutRepairs#finishMerges}).
  */
 public final class Compaction {
 
@@ -158,13 +163,22 @@ public final class Compaction {
         }
         List<CompactionPlan.Rewrite> rewrites = new ArrayList<>();
         try {
-            for (int i = 0; i < n; i++) {
-                if (losing[i]) {
-                    rewrites.add(rewrite(segs[i], config, latest, force, cancelled));
+            // neighbours merged while their bytes add up to a segment's at most and their offsets fit an index entry's
+            // relative offset (Kafka's cleaner groups them so): what a compaction shrank, the next one merges
+            for (int from = 0, to; from < n; from = to) {
+                long bytes = segs[from].size();
+                boolean loses = losing[from];
+                for (to = from + 1; to < n && bytes + segs[to].size() <= config.segmentBytes()
+                        && segs[to].nextOffset() - segs[from].baseOffset() <= Integer.MAX_VALUE; to++) {
+                    bytes += segs[to].size();
+                    loses |= losing[to];
+                }
+                if (loses || to - from > 1) {
+                    rewrites.add(rewrite(List.of(segs).subList(from, to), config, latest, force, cancelled));
                 }
             }
         } catch (RuntimeException | Error e) {
-            new CompactionPlan(rewrites, -1).discard(io);
+            discard(rewrites);
             throw e;
         }
         return new CompactionPlan(rewrites, segs[n].baseOffset());
@@ -242,10 +256,11 @@ public final class Compaction {
         }
     }
 
-    /** Writes the kept records of {@code seg} to a new file beside it, and checks it. */
-    private CompactionPlan.Rewrite rewrite(Segment seg, TopicConfig config, HashMap<ByteBuffer, Latest> latest,
+    /** Writes the kept records of {@code olds}, neighbours, to one new file beside the first, and checks it. */
+    private CompactionPlan.Rewrite rewrite(List<Segment> olds, TopicConfig config, HashMap<ByteBuffer, Latest> latest,
             boolean force, BooleanSupplier cancelled) {
-        long base = seg.baseOffset();
+        long base = olds.get(0).baseOffset();
+        long next = olds.get(olds.size() - 1).nextOffset();
         Path tmp = FileNames.segmentFile(dir, base).resolveSibling(
                 FileNames.segmentFile(dir, base).getFileName() + FileNames.TMP_SUFFIX);
         int size;
@@ -254,21 +269,24 @@ public final class Compaction {
                 StandardOpenOption.WRITE);
                 FrameEncoder encoder = new FrameEncoder(name, config.compression(), TopicConfig.MAX_RECORD_BYTES_LIMIT)) {
             FrameWriter out = new FrameWriter(ch, encoder, base);
-            frames(seg, cancelled, (h, records) -> {
-                if (FrameFormat.isGap(h)) {
-                    out.gap(FrameFormat.getLong(h, BASE_OFFSET_OFFSET), FrameFormat.getInt(h, RECORD_COUNT_OFFSET),
-                            FrameFormat.getLong(h, FIRST_TIMESTAMP_OFFSET), FrameFormat.getLong(h, MAX_TIMESTAMP_OFFSET));
-                    return;
-                }
-                for (KafkoRecord r : records) {
-                    if (kept(r, latest)) {
-                        out.keep(r);
-                    } else {
-                        out.gap(r.offset(), 1, r.timestamp(), r.timestamp());
-                        removed[0]++;
+            for (Segment seg : olds) {
+                frames(seg, cancelled, (h, records) -> {
+                    if (FrameFormat.isGap(h)) {
+                        out.gap(FrameFormat.getLong(h, BASE_OFFSET_OFFSET), FrameFormat.getInt(h, RECORD_COUNT_OFFSET),
+                                FrameFormat.getLong(h, FIRST_TIMESTAMP_OFFSET),
+                                FrameFormat.getLong(h, MAX_TIMESTAMP_OFFSET));
+                        return;
                     }
-                }
-            });
+                    for (KafkoRecord r : records) {
+                        if (kept(r, latest)) {
+                            out.keep(r);
+                        } else {
+                            out.gap(r.offset(), 1, r.timestamp(), r.timestamp());
+                            removed[0]++;
+                        }
+                    }
+                });
+            }
             // written even when it is not smaller (a gap frame per run of small records removed one by one): a
             // removed tombstone must go, and the next compaction merges neighbouring gaps
             size = out.finish();
@@ -289,12 +307,12 @@ public final class Compaction {
         SegmentFile file = SegmentFiles.open(io, tmp, false, config.segmentBytes());
         try {
             LogLoader.Scan scan = LogLoader.scan(file, base, size, config.indexIntervalBytes());
-            if (scan.stopReason() != null || scan.validEnd() != size || scan.nextOffset() != seg.nextOffset()) {
+            if (scan.stopReason() != null || scan.validEnd() != size || scan.nextOffset() != next) {
                 throw new CorruptLogException(tmp + ": the compacted segment written does not read back whole ("
                         + (scan.stopReason() == null ? "it ends at offset " + scan.nextOffset() + ", position "
                         + scan.validEnd() : scan.stopReason()) + "); nothing was replaced");
             }
-            return new CompactionPlan.Rewrite(seg, tmp, scan.index(), size, scan.maxTimestamp(), removed[0]);
+            return new CompactionPlan.Rewrite(olds, tmp, scan.index(), size, scan.maxTimestamp(), removed[0]);
         } catch (RuntimeException | Error e) {
             deleteQuietly(tmp);
             throw e;
@@ -304,16 +322,16 @@ public final class Compaction {
     }
 
     /**
-     * Puts the new files of {@code plan} in place of the segments they rewrite, each that is still in the log (a
-     * retention may have deleted some meanwhile; their files are deleted). Returns the records removed by those put in
-     * place. Writer only, inside {@link PartitionLog#applyCompaction}; a failure is recorded as the log's and thrown,
-     * except a failed rename, after which the old file is in the log again.
+     * Puts the new files of {@code plan} in place of the segments they rewrite, each whose segments are all still in
+     * the log (a retention may have deleted some meanwhile; their files are deleted). Returns the records removed by
+     * those put in place. Writer only, inside {@link PartitionLog#applyCompaction}; a failure is recorded as the log's
+     * and thrown, except a failed rename before any old file was touched, after which the log holds its old files.
      */
     long apply(CompactionPlan plan, TopicConfig config, Seals seals, PartitionDirectory directory, boolean force) {
         Segment[] segs = log.segments();
         int last = -1;
         for (CompactionPlan.Rewrite r : plan.rewrites()) {
-            last = Math.max(last, indexOf(segs, r.old()));
+            last = Math.max(last, indexOf(segs, r.last()));
         }
         if (last < 0) {
             plan.discard(io);
@@ -332,50 +350,14 @@ public final class Compaction {
         for (int k = 0; k < rewrites.size(); k++) {
             CompactionPlan.Rewrite r = rewrites.get(k);
             Segment[] now = log.segments();
-            int i = indexOf(now, r.old());
-            if (i < 0) {
-                new CompactionPlan(List.of(r), -1).discard(io);
+            int i = indexOf(now, r.first());
+            if (i < 0 || i + r.olds().size() > now.length || now[i + r.olds().size() - 1] != r.last()) {
+                discard(rewrites.subList(k, k + 1));
                 continue;
             }
-            long base = r.old().baseOffset();
-            Path path = FileNames.segmentFile(dir, base);
-            Segment next;
-            synchronized (log.swapLock) {
-                try {
-                    // the old file released first: a read of it now fails, and waits for this swap to end
-                    // (PartitionLog#read), instead of opening its path, which the rename gives to the new file (a
-                    // reader that mapped the old one reads on there)
-                    r.old().file().closeChannel();
-                    // no index file that describes the old file may be left beside the new one
-                    IndexFiles.delete(io, dir, base);
-                    io.atomicMove(r.tmp(), path);
-                } catch (IOException | RuntimeException e) {
-                    // nothing was replaced (a rename is all or nothing): the old file goes back in the log, opened
-                    // again, and an open rebuilds the index files deleted above
-                    new CompactionPlan(rewrites.subList(k, rewrites.size()), -1).discard(io);
-                    RuntimeException thrown = e instanceof IOException x
-                            ? StorageErrors.wrap("replace compacted segment", path, x) : (RuntimeException) e;
-                    try {
-                        Segment old = r.old();
-                        log.replaceSegments(with(now, i, new Segment(base, SegmentFiles.open(io, path, false,
-                                config.segmentBytes()), old.index(), config.indexIntervalBytes(), old.size(),
-                                old.nextOffset(), old.maxTimestamp(), Long.MIN_VALUE, 0)), 0);
-                    } catch (RuntimeException | Error again) {
-                        thrown.addSuppressed(again);
-                        throw log.fail(thrown);
-                    }
-                    throw thrown;
-                }
-                try {
-                    SegmentFile file = SegmentFiles.open(io, path, false, config.segmentBytes());
-                    next = new Segment(base, file, r.index(), config.indexIntervalBytes(), r.size(),
-                            r.old().nextOffset(), r.maxTimestamp(), Long.MIN_VALUE, 0);
-                    log.replaceSegments(with(now, i, next), r.size() - (long) r.old().size());
-                } catch (RuntimeException | Error e) {
-                    new CompactionPlan(rewrites.subList(k + 1, rewrites.size()), -1).discard(io);
-                    throw log.fail(e);
-                }
-            }
+            List<CompactionPlan.Rewrite> after = rewrites.subList(k + 1, rewrites.size());
+            Segment next = r.olds().size() == 1 ? replace(r, now, i, config, after) : merge(r, now, i, config,
+                    directory, after);
             removed += r.removedRecords();
             try {
                 next.writeIndexFiles(io, dir, force);
@@ -384,17 +366,118 @@ public final class Compaction {
                 // order the file system would persist two renames in
                 directory.fsync("fsync directory after compacting a segment");
             } catch (RuntimeException | Error e) {
-                new CompactionPlan(rewrites.subList(k + 1, rewrites.size()), -1).discard(io);
+                discard(after);
                 throw log.fail(e);
             }
         }
         return removed;
     }
 
-    /** {@code segs} with {@code s} at {@code i}. */
-    private static Segment[] with(Segment[] segs, int i, Segment s) {
-        Segment[] out = segs.clone();
+    /**
+     * Renames the new file of {@code r}, one segment's, over its old file ({@code now[i]}) and puts its segment in the
+     * log. A rename that fails leaves the old file, which goes back in the log, opened again.
+     */
+    private Segment replace(CompactionPlan.Rewrite r, Segment[] now, int i, TopicConfig config,
+            List<CompactionPlan.Rewrite> after) {
+        Segment old = r.first();
+        long base = old.baseOffset();
+        Path path = FileNames.segmentFile(dir, base);
+        synchronized (log.swapLock) {
+            try {
+                // the old file released first: a read of it now fails, and waits for this swap to end
+                // (PartitionLog#read), instead of opening its path, which the rename gives to the new file (a
+                // reader that mapped the old one reads on there)
+                old.file().closeChannel();
+                // no index file that describes the old file may be left beside the new one
+                IndexFiles.delete(io, dir, base);
+                io.atomicMove(r.tmp(), path);
+            } catch (IOException | RuntimeException e) {
+                // nothing was replaced (a rename is all or nothing): the old file goes back in the log, opened
+                // again, and an open rebuilds the index files deleted above
+                discard(List.of(r));
+                discard(after);
+                RuntimeException thrown = e instanceof IOException x
+                        ? StorageErrors.wrap("replace compacted segment", path, x) : (RuntimeException) e;
+                try {
+                    log.replaceSegments(with(now, i, 1, new Segment(base, SegmentFiles.open(io, path, false,
+                            config.segmentBytes()), old.index(), config.indexIntervalBytes(), old.size(),
+                            old.nextOffset(), old.maxTimestamp(), Long.MIN_VALUE, 0)), 0);
+                } catch (RuntimeException | Error again) {
+                    thrown.addSuppressed(again);
+                    throw log.fail(thrown);
+                }
+                throw thrown;
+            }
+            try {
+                return publish(r, now, i, config);
+            } catch (RuntimeException | Error e) {
+                discard(after);
+                throw log.fail(e);
+            }
+        }
+    }
+
+    /**
+     * Puts the new file of {@code r}, neighbouring segments merged, in place of their files ({@code now[i]} on): first
+     * renamed to its {@linkplain FileNames#swapFile swap name} and that made durable, so that once any old file is
+     * gone an open finishes the merge ({@link SegmentLayoutRepairs#finishMerges}); then the old files released, the
+     * later ones deleted, and the swap file renamed over the first. Past the swap file, a failure fails the log.
+     */
+    private Segment merge(CompactionPlan.Rewrite r, Segment[] now, int i, TopicConfig config,
+            PartitionDirectory directory, List<CompactionPlan.Rewrite> after) {
+        long base = r.first().baseOffset();
+        Path swap = FileNames.swapFile(dir, base);
+        try {
+            io.atomicMove(r.tmp(), swap);
+        } catch (IOException | RuntimeException e) {
+            // nothing was replaced: the old segments stay as they are
+            discard(List.of(r));
+            discard(after);
+            throw e instanceof IOException x ? StorageErrors.wrap("merge compacted segments", swap, x)
+                    : (RuntimeException) e;
+        }
+        try {
+            directory.fsync("fsync directory before merging compacted segments");
+            synchronized (log.swapLock) {
+                for (Segment old : r.olds()) {
+                    old.file().closeChannel(); // as in replace: a read of it waits for the merged segment
+                    IndexFiles.delete(io, dir, old.baseOffset());
+                }
+                for (int m = r.olds().size() - 1; m > 0; m--) {
+                    io.deleteIfExists(FileNames.segmentFile(dir, r.olds().get(m).baseOffset()));
+                }
+                io.atomicMove(swap, FileNames.segmentFile(dir, base));
+                return publish(r, now, i, config);
+            }
+        } catch (IOException e) {
+            discard(after);
+            throw log.fail(StorageErrors.wrap("merge compacted segments", swap, e));
+        } catch (RuntimeException | Error e) {
+            discard(after);
+            throw log.fail(e);
+        }
+    }
+
+    /** Opens the file of {@code r}, renamed into place, and puts its segment in the log for its old ones. */
+    private Segment publish(CompactionPlan.Rewrite r, Segment[] now, int i, TopicConfig config) {
+        long base = r.first().baseOffset();
+        SegmentFile file = SegmentFiles.open(io, FileNames.segmentFile(dir, base), false, config.segmentBytes());
+        Segment next = new Segment(base, file, r.index(), config.indexIntervalBytes(), r.size(), r.last().nextOffset(),
+                r.maxTimestamp(), Long.MIN_VALUE, 0);
+        log.replaceSegments(with(now, i, r.olds().size(), next), r.size() - r.oldSize());
+        return next;
+    }
+
+    private void discard(List<CompactionPlan.Rewrite> rewrites) {
+        new CompactionPlan(rewrites, -1).discard(io);
+    }
+
+    /** {@code segs} with {@code s} in place of the {@code count} at {@code i}. */
+    private static Segment[] with(Segment[] segs, int i, int count, Segment s) {
+        Segment[] out = new Segment[segs.length - count + 1];
+        System.arraycopy(segs, 0, out, 0, i);
         out[i] = s;
+        System.arraycopy(segs, i + count, out, i + 1, segs.length - i - count);
         return out;
     }
 

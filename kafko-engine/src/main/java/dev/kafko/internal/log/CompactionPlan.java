@@ -12,8 +12,33 @@ import java.util.List;
  */
 public final class CompactionPlan {
 
-    /** The new file of one segment: {@code tmp}, whose scan found {@code index}, {@code size} and {@code maxTimestamp}. */
-    record Rewrite(Segment old, Path tmp, OffsetIndex index, int size, long maxTimestamp, long removedRecords) {
+    /**
+     * The new file of one or more neighbouring segments ({@code olds}, oldest first; more than one are merged into one
+     * at the first one's base offset): {@code tmp}, whose scan found {@code index}, {@code size} and
+     * {@code maxTimestamp}.
+     */
+    record Rewrite(List<Segment> olds, Path tmp, OffsetIndex index, int size, long maxTimestamp, long removedRecords) {
+
+        Rewrite {
+            olds = List.copyOf(olds);
+        }
+
+        Segment first() {
+            return olds.get(0);
+        }
+
+        Segment last() {
+            return olds.get(olds.size() - 1);
+        }
+
+        /** The bytes of the segments it replaces. */
+        long oldSize() {
+            long n = 0;
+            for (Segment s : olds) {
+                n += s.size();
+            }
+            return n;
+        }
     }
 
     private final List<Rewrite> rewrites;
@@ -51,7 +76,7 @@ public final class CompactionPlan {
     public long freedBytes() {
         long n = 0;
         for (Rewrite r : rewrites) {
-            n += r.old().size() - r.size();
+            n += r.oldSize() - r.size();
         }
         return n;
     }

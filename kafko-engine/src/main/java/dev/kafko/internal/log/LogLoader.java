@@ -75,7 +75,7 @@ final class LogLoader {
         }
         Path marker = dir.resolve(FileNames.CLEAN_SHUTDOWN_FILE);
         boolean clean = Files.exists(marker);
-        long[] bases = segmentBases(name, dir, io);
+        long[] bases = segmentBases(name, dir, config, io);
         int kept = bases.length >= 2 ? SegmentLayoutRepairs.afterCutShortRoll(name, dir, bases, config, io)
                 : bases.length;
         if (kept < bases.length) {
@@ -505,9 +505,10 @@ final class LogLoader {
      * segment is evidence of a segment lost from the end (no step of kafko removes the newest
      * segment and leaves its index): that loss is warned about before the files go.
      */
-    private static long[] segmentBases(String name, Path dir, FileIo io) {
+    private static long[] segmentBases(String name, Path dir, TopicConfig config, FileIo io) {
         TreeSet<Long> bases = new TreeSet<>();
         List<Path> leftovers = new ArrayList<>();
+        List<Path> swaps = new ArrayList<>(0);
         try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
             for (Path p : files) {
                 String n = p.getFileName().toString();
@@ -515,12 +516,18 @@ final class LogLoader {
                     bases.add(FileNames.baseOffsetOf(n));
                 } else if (n.endsWith(FileNames.TMP_SUFFIX) || n.endsWith(FileNames.DELETED_SUFFIX)) {
                     leftovers.add(p);
+                } else if (FileNames.isSwapFile(n)) {
+                    swaps.add(p);
                 }
             }
         } catch (IOException e) {
             throw StorageErrors.wrap("list partition directory", dir, e);
         } catch (DirectoryIteratorException e) {
             throw StorageErrors.wrap("list partition directory", dir, e.getCause());
+        }
+        if (!swaps.isEmpty()) {
+            swaps.sort(null);
+            SegmentLayoutRepairs.finishMerges(name, dir, swaps, bases, config, io);
         }
         try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
             for (Path p : files) {

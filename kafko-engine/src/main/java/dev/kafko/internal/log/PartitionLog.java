@@ -433,10 +433,13 @@ public final class PartitionLog implements Closeable {
         }
     }
 
-    /** Whether {@code read} is no longer in {@code now}, but a segment of its base offset is. */
+    /**
+     * Whether {@code read} is no longer in {@code now}, but a segment that holds its base offset is (it replaced it, or
+     * merged it with its neighbours).
+     */
     private static boolean replacedUnder(Segment[] now, Segment read) {
         Segment there = now[segmentIndex(now, read.baseOffset())];
-        return there != read && there.baseOffset() == read.baseOffset();
+        return there != read && there.baseOffset() <= read.baseOffset() && read.baseOffset() < there.nextOffset();
     }
 
     private static int segmentIndex(Segment[] segs, long offset) {

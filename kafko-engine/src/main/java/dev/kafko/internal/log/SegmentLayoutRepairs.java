@@ -2,6 +2,7 @@ package dev.kafko.internal.log;
 
 import static dev.kafko.internal.log.FrameFormat.SEGMENT_HEADER_SIZE;
 
+import dev.kafko.CorruptLogException;
 import dev.kafko.TopicConfig;
 import dev.kafko.internal.io.FileIo;
 import dev.kafko.internal.io.FileNames;
@@ -9,11 +10,14 @@ import dev.kafko.internal.io.StorageErrors;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.NavigableSet;
 
 /**
  * Internal: the segment files an open deletes, for {@link LogLoader} on the thread opening the log: the segments
- * after a roll a crash cut short, and empty stray files named inside another segment's offsets. Each deletion is
- * warned about and made durable with a directory fsync before the open goes on.
+ * after a roll a crash cut short, empty stray files named inside another segment's offsets, and the segments a merge
+ * of compacted segments that a crash cut short replaced. Each deletion is warned about and made durable with a
+ * directory fsync before the open goes on.
  */
 final class SegmentLayoutRepairs {
 
@@ -68,6 +72,54 @@ final class SegmentLayoutRepairs {
             return i + 1;
         }
         return bases.length;
+    }
+
+    /**
+     * Finishes the merges of compacted segments that a crash cut short ({@link Compaction}): a
+     * {@linkplain FileNames#swapFile swap file} is the whole new file of neighbouring segments, which got that name
+     * only once it was written, fsynced and checked, and some of whose old files may be deleted already. The segment
+     * files inside its offsets after its first are deleted (and taken out of {@code bases}), then the first one's
+     * index files, then it is renamed to the first one's name. A swap file that does not read back whole fails the
+     * open with {@link CorruptLogException}: its old files may be gone, and nothing else holds their records.
+     */
+    static void finishMerges(String name, Path dir, List<Path> swaps, NavigableSet<Long> bases, TopicConfig config,
+            FileIo io) {
+        for (Path swap : swaps) {
+            long base = FileNames.baseOffsetOf(swap.getFileName().toString());
+            SegmentFile file = SegmentFiles.open(io, swap, false, config.segmentBytes());
+            long end;
+            try {
+                String damage = LogLoader.headerDamage(file, base);
+                LogLoader.Scan scan = damage != null ? null
+                        : LogLoader.scan(file, base, (int) file.fileSize(), config.indexIntervalBytes());
+                if (scan == null || scan.stopReason() != null || scan.validEnd() != file.fileSize()) {
+                    throw new CorruptLogException(swap + ": the merged file of compacted segments that a crash left"
+                            + " unfinished does not read back whole (" + (scan == null ? damage : scan.stopReason() == null
+                            ? "its frames end at position " + scan.validEnd() : scan.stopReason()) + "); the segments it"
+                            + " replaces may be deleted already, so " + name + " is not opened");
+                }
+                end = scan.nextOffset();
+            } finally {
+                file.closeChannel();
+            }
+            NavigableSet<Long> merged = bases.subSet(base, false, end, false);
+            LOG.log(System.Logger.Level.WARNING, "{0}: finishing a merge of compacted segments that a crash cut short:"
+                    + " {1} holds offsets {2} to {3}; deleting the {4} segment files after the first that it replaces",
+                    name, swap, base, end - 1, merged.size());
+            try {
+                for (long b : merged) {
+                    io.deleteIfExists(FileNames.segmentFile(dir, b));
+                    IndexFiles.delete(io, dir, b);
+                }
+                merged.clear();
+                IndexFiles.delete(io, dir, base);
+                io.atomicMove(swap, FileNames.segmentFile(dir, base));
+                bases.add(base);
+                io.fsyncDirectory(dir);
+            } catch (IOException e) {
+                throw StorageErrors.wrap("finish a merge of compacted segments", swap, e);
+            }
+        }
     }
 
     /**
