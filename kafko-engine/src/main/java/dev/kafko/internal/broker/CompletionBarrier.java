@@ -311,6 +311,20 @@ final class CompletionBarrier {
     }
 
     /**
+     * {@link #completeStranded}, by a partition's drainer or a thread about to block on one of its futures, if this
+     * thread has the stack for it (otherwise they stay for the next drainer, a thread that blocks on one of them, or a
+     * close). Not on a thread owning a partition: it would run this one's callbacks, which may wait for the one it
+     * holds. Nor does this hand them to the scheduler: a thread that may be this short of stack must not call into
+     * the scheduler's queue, which a {@code StackOverflowError} half-way through an insertion corrupts for good
+     * (seen: its thread never ended, and every later schedule threw a {@code NullPointerException}).
+     */
+    void completeStrandedUnlessOwning(int[] marks) {
+        if (marks[ThreadMarks.OWNING] == 0) {
+            completeStranded(marks, false);
+        }
+    }
+
+    /**
      * The owner: rounds released from now on count in a new epoch; returns the one to wait for (with those
      * before it).
      */

@@ -138,7 +138,7 @@ final class ConsumerImpl implements Consumer {
             if (group != null) {
                 positions.set(p, positions.start(group.committed(p), actors[p]));
             } // anonymous: offset 0, as documented (below a log start retention moved, the reset policy decides)
-            actors[p].addWaiter(waiter);
+            actors[p].waiters.add(waiter);
         }
     }
 
@@ -257,7 +257,7 @@ final class ConsumerImpl implements Consumer {
             all[p] = p;
             if (p >= old) {
                 // offset 0, as documented (grow): below a log start that retention moved, the reset policy decides
-                actors[p].addWaiter(waiter);
+                actors[p].waiters.add(waiter);
             }
         }
         setPolled(all);
@@ -486,7 +486,7 @@ final class ConsumerImpl implements Consumer {
         PartitionActor[] actors = topic.actors();
         for (int p : owned) {
             if (p < actors.length) {
-                actors[p].removeWaiter(waiter);
+                actors[p].waiters.remove(waiter);
             }
         }
         owned = new int[0];

@@ -65,7 +65,7 @@ final class ConsumerRebalance {
                 if (!consumer.isClosed()) { // a close from the callback gave up every partition and left the group already
                     PartitionActor[] actors = topic.actors();
                     for (int p : revoked) {
-                        actors[p].removeWaiter(consumer.waiter);
+                        actors[p].waiters.remove(consumer.waiter);
                         mine.remove(p);
                     }
                     consumer.setOwned(mine);
@@ -93,7 +93,7 @@ final class ConsumerRebalance {
             for (int i = 0; i < starts.length; i++) {
                 int p = gained.get(i);
                 positions.set(p, starts[i]);
-                actors[p].addWaiter(consumer.waiter);
+                actors[p].waiters.add(consumer.waiter);
                 mine.add(p);
             }
             consumer.setOwned(mine);

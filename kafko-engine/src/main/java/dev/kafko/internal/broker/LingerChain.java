@@ -44,8 +44,9 @@ final class LingerChain {
 
     private final Duration linger;
     private final Waiters waiters;
-    /** Schedules the command that ends a linger once {@link #linger} has passed. */
-    private final Runnable scheduleEnd;
+    private final Scheduler scheduler;
+    /** The scheduler's task that submits the command ending a linger, once {@link #linger} has passed. */
+    private final Runnable end;
 
     /** Sends accepted but not yet written, in arrival order, chained through {@link Request#next}. */
     private @Nullable Request<?> head;
@@ -62,10 +63,11 @@ final class LingerChain {
     /** True while sends linger (and briefly, harmlessly, around it); written by the owner, read by anyone. */
     private volatile boolean lingering;
 
-    LingerChain(Duration linger, Waiters waiters, Runnable scheduleEnd) {
+    LingerChain(Duration linger, Waiters waiters, Scheduler scheduler, Runnable end) {
         this.linger = linger;
         this.waiters = waiters;
-        this.scheduleEnd = scheduleEnd;
+        this.scheduler = scheduler;
+        this.end = end;
     }
 
     /**
@@ -126,7 +128,7 @@ final class LingerChain {
             q.detach();
         }
         if (!endScheduled) {
-            scheduleEnd.run();
+            scheduler.schedule(end, linger);
             endScheduled = true;
         }
         // linked last, with no call after: a thread out of stack before this point has linked nothing,

@@ -1,18 +1,15 @@
 package dev.kafko.internal.broker;
 
 import dev.kafko.FsyncPolicy;
-import dev.kafko.KafkoException;
 import dev.kafko.OutgoingRecord;
 import dev.kafko.PartitionInfo;
 import dev.kafko.PartitionState;
 import dev.kafko.TopicConfig;
-import dev.kafko.internal.log.AppendSizes;
 import dev.kafko.internal.log.PartitionLog;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Objects;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
@@ -40,7 +37,9 @@ import org.jspecify.annotations.Nullable;
  * <p><b>Lingering sends.</b> Single-record sends that stream in may linger, to be written as one frame
  * with the sends that follow; {@link LingerChain} holds them and the rule for when they may (never
  * under {@link FsyncPolicy#EVERY_BATCH}). Off the send path: {@link PartitionCommands} (the commands callers
- * wait for: close, delete, flush, retention) and {@link PartitionLifecycle} (failing and closing).
+ * wait for: close, delete, flush, retention, a changed config; and the owner's run of every command),
+ * {@link PartitionLifecycle} (failing and closing, and what a round that failed half-way tells its requests) and
+ * {@link Waiters} (the consumers an append wakes).
  */
 final class PartitionActor implements Mailbox.Owner {
 
@@ -65,13 +64,16 @@ final class PartitionActor implements Mailbox.Owner {
     final String topic;
     final int partition;
     private final PartitionLog log;
-    /** The topic's fsync policy; changed by a {@link CommandRequest.Kind#RECONFIGURE} command. Owner only. */
-    private FsyncPolicy fsync;
     /**
-     * A coalesced frame stops growing at this many record bytes: {@link #MAX_FRAME_BYTES} or what a segment holds;
-     * changed with {@link #fsync}. Owner only.
+     * The topic's fsync policy; changed by a {@link CommandRequest.Kind#RECONFIGURE} command
+     * ({@link PartitionCommands#execute}). Owner only.
      */
-    private long frameBytes;
+    FsyncPolicy fsync;
+    /**
+     * A coalesced frame stops growing at this many record bytes: {@link #MAX_FRAME_BYTES} or what a segment holds
+     * ({@link PartitionCommands#frameBytesOf}); changed with {@link #fsync}. Owner only.
+     */
+    long frameBytes;
     private final BrokerContext ctx;
     private final CompletionBarrier completions;
 
@@ -84,7 +86,10 @@ final class PartitionActor implements Mailbox.Owner {
     @Nullable Thread ownerThread;
     private final ArrayList<OutgoingRecord> frame = new ArrayList<>(256);
     private boolean dirty;
-    private boolean flushScheduled;
+    /** An {@link CommandRequest.Kind#INTERVAL_FLUSH} is scheduled; lowered by its run ({@link PartitionCommands}). */
+    boolean flushScheduled;
+    /** Submits an {@link CommandRequest.Kind#INTERVAL_FLUSH}: the scheduler's task once {@link #flushScheduled}. */
+    private final Runnable intervalFlush = new PartitionCommands.Submit(this, CommandRequest.Kind.INTERVAL_FLUSH);
     /** {@link #drainIfIdle()}, as the scheduler's task. */
     private final Runnable drainLater = new Runnable() {
         @Override
@@ -97,10 +102,11 @@ final class PartitionActor implements Mailbox.Owner {
 
     /** Read by the owner on every round and by any thread; written by the owner through {@link PartitionLifecycle}. */
     volatile PartitionState state = PartitionState.RUNNING;
-    private final Waiters waiters;
+    /** The consumers to wake after appends; they register and leave from any thread. */
+    final Waiters waiters;
     /** Failing and closing: cold, off the send path. */
     private final PartitionLifecycle lifecycle;
-    /** The close, delete, flush and retention commands that their callers wait for. */
+    /** The close, delete, flush, retention and config commands that their callers wait for, and every command's run. */
     final PartitionCommands commands;
     /** Held by a compaction of this partition from its preparation to its application ({@link Compactions}). */
     final ReentrantLock compactionLock = new ReentrantLock();
@@ -116,16 +122,16 @@ final class PartitionActor implements Mailbox.Owner {
         this.partition = partition;
         this.log = log;
         this.fsync = config.fsync();
-        this.frameBytes = frameBytesOf(config);
+        this.frameBytes = PartitionCommands.frameBytesOf(config);
         this.mailbox = new Mailbox(topic + "-" + partition, ctx.options().maxQueuedBytes(), ctx.options().maxBlock());
         this.deferredSends = new DeferredSends(this, mailbox, ctx.scheduler());
         this.ctx = ctx;
         this.completions = new CompletionBarrier(partition, ctx.stranded());
         this.waiters = new Waiters();
         this.lifecycle = new PartitionLifecycle(this, log, waiters, ctx);
-        this.commands = new PartitionCommands(this, log, completions, lifecycle, waiters, ctx);
-        Duration linger = ctx.options().linger();
-        this.chain = new LingerChain(linger, waiters, new LingerTimer(linger));
+        this.chain = new LingerChain(ctx.options().linger(), waiters, ctx.scheduler(),
+                new PartitionCommands.Submit(this, CommandRequest.Kind.LINGER_ENDED));
+        this.commands = new PartitionCommands(this, log, completions, lifecycle, waiters, chain, ctx);
         this.readableEnd = log.endOffset();
     }
 
@@ -329,24 +335,10 @@ final class PartitionActor implements Mailbox.Owner {
             own = null;
             if (mailbox.isEmpty() || !OWNER.compareAndSet(this, 0, 1)) {
                 if (completions.anyStranded) {
-                    completeStranded(marks);
+                    completions.completeStrandedUnlessOwning(marks);
                 }
                 return true;
             }
-        }
-    }
-
-    /**
-     * Completes the futures of rounds stranded by a thread out of stack ({@link CompletionBarrier}), if this thread
-     * has the stack for it (otherwise they stay for the next drainer, a thread that blocks on one of them, or a
-     * close). Not on a thread owning another partition: it would run this one's callbacks, which may wait for the
-     * one it holds. Nor does this hand them to the scheduler: a thread that may be this short of stack must not
-     * call into the scheduler's queue, which a {@code StackOverflowError} half-way through an insertion corrupts
-     * for good (seen: its thread never ended, and every later schedule threw a {@code NullPointerException}).
-     */
-    private void completeStranded(int[] marks) {
-        if (marks[ThreadMarks.OWNING] == 0) {
-            completions.completeStranded(marks, false);
         }
     }
 
@@ -370,7 +362,7 @@ final class PartitionActor implements Mailbox.Owner {
                         groupCommit(unflushed, r);
                         unflushed = null;
                     }
-                    execute((CommandRequest) r);
+                    commands.execute((CommandRequest) r);
                     r = r.next;
                     open = r;
                     continue;
@@ -404,20 +396,7 @@ final class PartitionActor implements Mailbox.Owner {
             // and so, under EVERY_BATCH, do the appends no flush covered yet (no reader saw them)
             Throwable cause = e;
             try {
-                if (e instanceof InternalError late && isMemoryFault(late)) {
-                    // a store into a mapped page faulted and the JVM reports it here: a frame this round wrote may
-                    // be torn. The partition fails, and so does every append of the round, also those before the
-                    // error (a failed send may have been stored, as after any I/O error)
-                    cause = lifecycle.lateFault(late);
-                    for (Request<?> q = first; q != open && q != null; q = q.next) {
-                        if (q.error == null && q.recordCount() > 0) {
-                            q.error = cause;
-                        }
-                    }
-                } else {
-                    cause = e instanceof KafkoException ? e : new KafkoException("partition " + topic + "-"
-                            + partition + " could not finish a round of requests: " + e, e);
-                }
+                cause = lifecycle.roundFailure(e, first, open);
             } catch (StackOverflowError ignored) {
                 // out of stack here too: the requests fail with the error itself
             }
@@ -433,23 +412,13 @@ final class PartitionActor implements Mailbox.Owner {
     }
 
     /**
-     * Whether {@code e} is the JVM's report of a faulted access to mapped memory (HotSpot: "a fault occurred in an
-     * [recent] unsafe memory access operation"), rather than an {@link InternalError} of other code in the round (an
-     * observer's, a method handle's), which leaves the log intact and must not fail the partition.
-     */
-    static boolean isMemoryFault(InternalError e) {
-        String m = e.getMessage();
-        return m != null && m.contains("unsafe memory access");
-    }
-
-    /**
      * A thread is about to block on {@code r}, or on a future derived from it: if sends linger, they
      * are written now, and sends stop lingering for a while. Any thread.
      */
     void awaited(Request<?> r) {
         r.awaited = true; // before reading lingering: see LingerChain
         if (completions.anyStranded) {
-            completeStranded(ThreadMarks.get()); // r may be one of them
+            completions.completeStrandedUnlessOwning(ThreadMarks.get()); // r may be one of them
         }
         if (chain.isLingering()) {
             submit(new CommandRequest(CommandRequest.Kind.AWAITED));
@@ -465,7 +434,7 @@ final class PartitionActor implements Mailbox.Owner {
      */
     void lookForStranded() {
         if (completions.anyStranded) {
-            completeStranded(ThreadMarks.get());
+            completions.completeStrandedUnlessOwning(ThreadMarks.get());
         }
     }
 
@@ -513,7 +482,7 @@ final class PartitionActor implements Mailbox.Owner {
         }
         if (fsync instanceof FsyncPolicy.Interval interval && !flushScheduled) {
             // marked once scheduled: a schedule that fails (out of heap) leaves it to the next append
-            ctx.scheduler().schedule(new Submit(CommandRequest.Kind.INTERVAL_FLUSH), interval.period());
+            ctx.scheduler().schedule(intervalFlush, interval.period());
             flushScheduled = true;
         }
         return true;
@@ -556,8 +525,8 @@ final class PartitionActor implements Mailbox.Owner {
         }
     }
 
-    /** Flushes if anything was appended since the last flush; returns the failure, if any. */
-    private @Nullable Throwable flush() {
+    /** Flushes if anything was appended since the last flush; returns the failure, if any. Owner only. */
+    @Nullable Throwable flush() {
         if (!dirty) {
             return null;
         }
@@ -575,96 +544,8 @@ final class PartitionActor implements Mailbox.Owner {
         return null;
     }
 
-    private void execute(CommandRequest c) {
-        // every send that lingered came before this command in the round, and is written already
-        switch (c.kind) {
-            case LINGER_ENDED -> chain.ended();
-            case AWAITED -> chain.awaitedBlocked();
-            case WRITE_LINGERING -> {
-                // nothing more to do
-            }
-            case WRITE_SUBMITTED -> c.epoch = completions.flip();
-            case INTERVAL_FLUSH -> {
-                flushScheduled = false;
-                if (state == PartitionState.RUNNING) {
-                    flush();
-                }
-            }
-            case RETENTION -> commands.retention();
-            case RECONFIGURE -> reconfigure(c);
-            case COMPACT -> commands.applyCompaction(c);
-            case CLOSE, DELETE -> {
-                c.epoch = completions.flip(); // closeLog waits for the rounds before it to complete
-                lifecycle.close(c);
-            }
-        }
-    }
-
-    private static long frameBytesOf(TopicConfig config) {
-        return Math.min(MAX_FRAME_BYTES, AppendSizes.recordBytesPerSegment(config.segmentBytes()));
-    }
-
-    /**
-     * The topic's config changed: its rounds and log write by the new one from now on (every append of the round
-     * before this command was flushed already when the old policy said so). A policy that fsyncs forces what the
-     * partition holds now, so that nothing written under the old one waits for a later append: a failure there
-     * fails the partition and the command. A failed or closed partition only takes note.
-     */
-    private void reconfigure(CommandRequest c) {
-        TopicConfig next = Objects.requireNonNull(c.config, "config");
-        if (!next.fsync().equals(fsync)) {
-            // a flush scheduled by the old interval may come long after the new one: the next append schedules its
-            // own (the old one still runs, a flush of nothing or of a little early)
-            flushScheduled = false;
-        }
-        fsync = next.fsync();
-        frameBytes = frameBytesOf(next);
-        log.reconfigure(next, c.forceSeals);
-        if (fsync != FsyncPolicy.NEVER && state == PartitionState.RUNNING) {
-            c.error = flush();
-        }
-    }
-
     /** {@link PartitionLifecycle#info}: a snapshot for {@link dev.kafko.Topic#partitions()}. Any thread. */
     PartitionInfo info() {
         return lifecycle.info();
-    }
-
-    /** Registers a consumer to be woken after appends. Any thread. */
-    void addWaiter(Waiter w) {
-        waiters.add(w);
-    }
-
-    void removeWaiter(Waiter w) {
-        waiters.remove(w);
-    }
-
-    /** Submits a new command of one kind: a task of the scheduler's. */
-    private final class Submit implements Runnable {
-        private final CommandRequest.Kind kind;
-
-        Submit(CommandRequest.Kind kind) {
-            this.kind = kind;
-        }
-
-        @Override
-        public void run() {
-            submit(new CommandRequest(kind));
-        }
-    }
-
-    /** Schedules the end of a linger: the linger chain's timer. */
-    private final class LingerTimer implements Runnable {
-        private final Duration linger;
-        private final Runnable ended = new Submit(CommandRequest.Kind.LINGER_ENDED);
-
-        LingerTimer(Duration linger) {
-            this.linger = linger;
-        }
-
-        @Override
-        public void run() {
-            ctx.scheduler().schedule(ended, linger);
-        }
     }
 }

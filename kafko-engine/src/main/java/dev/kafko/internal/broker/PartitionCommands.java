@@ -1,9 +1,11 @@
 package dev.kafko.internal.broker;
 
+import dev.kafko.FsyncPolicy;
 import dev.kafko.InterruptException;
 import dev.kafko.KafkoException;
 import dev.kafko.PartitionState;
 import dev.kafko.TopicConfig;
+import dev.kafko.internal.log.AppendSizes;
 import dev.kafko.internal.log.CompactionPlan;
 import dev.kafko.internal.log.PartitionLog;
 import java.time.Duration;
@@ -15,11 +17,13 @@ import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Internal: the commands of one partition that somebody waits for: close, delete, a producer's flush and
- * retention. Their caller's side runs on any thread but the partition's owner: it submits the command and waits
- * for it, taking the partition itself while the owner that found the command completes its round, and a close
- * then waits for the rounds before it. The retention run ({@link #retention}) is the owner's. One per
- * {@link PartitionActor}.
+ * Internal: the commands of one partition: those somebody waits for (close, delete, a producer's flush, retention,
+ * a changed config, a compaction) and those that only tell the owner something (a linger ended, a thread blocks on
+ * a lingering send, a consumer is about to park, an interval fsync came due). The caller's side of a command that
+ * is waited for runs on any thread but the partition's owner: it submits the command and waits for it, taking the
+ * partition itself while the owner that found the command completes its round, and a close then waits for the
+ * rounds before it. The run of every command ({@link #execute}, from {@link PartitionActor}'s round, in arrival
+ * order among the sends) is the owner's. One per {@link PartitionActor}.
  */
 final class PartitionCommands {
 
@@ -33,16 +37,18 @@ final class PartitionCommands {
     private final CompletionBarrier completions;
     private final PartitionLifecycle lifecycle;
     private final Waiters waiters;
+    private final LingerChain chain;
     private final BrokerContext ctx;
     private final RetentionPace retentionPace = new RetentionPace();
 
     PartitionCommands(PartitionActor actor, PartitionLog log, CompletionBarrier completions,
-                      PartitionLifecycle lifecycle, Waiters waiters, BrokerContext ctx) {
+                      PartitionLifecycle lifecycle, Waiters waiters, LingerChain chain, BrokerContext ctx) {
         this.actor = actor;
         this.log = log;
         this.completions = completions;
         this.lifecycle = lifecycle;
         this.waiters = waiters;
+        this.chain = chain;
         this.ctx = ctx;
     }
 
@@ -200,7 +206,7 @@ final class PartitionCommands {
     }
 
     /**
-     * Has the owner write by {@code config} from now on ({@link PartitionActor}'s reconfigure), and waits for it;
+     * Has the owner write by {@code config} from now on ({@link #applyConfig}), and waits for it;
      * its failure (a flush the new policy asked for) is thrown typed. Any thread but the owner.
      */
     void reconfigure(TopicConfig config, boolean forceSeals) {
@@ -224,13 +230,70 @@ final class PartitionCommands {
         }
     }
 
+    /**
+     * The owner's run of {@code c}, in its place in the round: every send before it in the round, those that lingered
+     * included, is written already (and flushed, under {@link FsyncPolicy#EVERY_BATCH}).
+     */
+    void execute(CommandRequest c) {
+        assert actor.ownerThread == Thread.currentThread()
+                : "partition " + actor.topic + "-" + actor.partition + " has two writers";
+        switch (c.kind) {
+            case LINGER_ENDED -> chain.ended();
+            case AWAITED -> chain.awaitedBlocked();
+            case WRITE_LINGERING -> {
+                // nothing more to do
+            }
+            case WRITE_SUBMITTED -> c.epoch = completions.flip();
+            case INTERVAL_FLUSH -> {
+                actor.flushScheduled = false;
+                if (actor.state == PartitionState.RUNNING) {
+                    actor.flush();
+                }
+            }
+            case RETENTION -> retention();
+            case RECONFIGURE -> applyConfig(c);
+            case COMPACT -> applyCompaction(c);
+            case CLOSE, DELETE -> {
+                c.epoch = completions.flip(); // closeLog waits for the rounds before it to complete
+                lifecycle.close(c);
+            }
+        }
+    }
+
+    /** Where a coalesced frame of a topic with {@code config} stops growing ({@link PartitionActor#frameBytes}). */
+    static long frameBytesOf(TopicConfig config) {
+        return Math.min(PartitionActor.MAX_FRAME_BYTES, AppendSizes.recordBytesPerSegment(config.segmentBytes()));
+    }
+
+    /**
+     * The owner's run of a {@link CommandRequest.Kind#RECONFIGURE} command: the topic's config changed, and its rounds
+     * and log write by the new one from now on (every append of the round before this command was flushed already
+     * when the old policy said so). A policy that fsyncs forces what the partition holds now, so that nothing written
+     * under the old one waits for a later append: a failure there fails the partition and the command. A failed or
+     * closed partition only takes note.
+     */
+    private void applyConfig(CommandRequest c) {
+        TopicConfig next = Objects.requireNonNull(c.config, "config");
+        if (!next.fsync().equals(actor.fsync)) {
+            // a flush scheduled by the old interval may come long after the new one: the next append schedules its
+            // own (the old one still runs, a flush of nothing or of a little early)
+            actor.flushScheduled = false;
+        }
+        actor.fsync = next.fsync();
+        actor.frameBytes = frameBytesOf(next);
+        log.reconfigure(next, c.forceSeals);
+        if (actor.fsync != FsyncPolicy.NEVER && actor.state == PartitionState.RUNNING) {
+            c.error = actor.flush();
+        }
+    }
+
     /** Why the partition refuses work now that it is not running: failed, its topic deleted, or closed. Any thread. */
     KafkoException rejection() {
         return lifecycle.rejection();
     }
 
     /** The owner's run of a {@link CommandRequest.Kind#COMPACT} command. */
-    void applyCompaction(CommandRequest c) {
+    private void applyCompaction(CommandRequest c) {
         CompactionPlan plan = Objects.requireNonNull(c.plan, "plan");
         if (actor.state != PartitionState.RUNNING) {
             plan.discard(ctx.io());
@@ -257,7 +320,7 @@ final class PartitionCommands {
     }
 
     /** The owner's run of a {@link CommandRequest.Kind#RETENTION} command, paced by {@link RetentionPace}. */
-    void retention() {
+    private void retention() {
         int maxSegments = retentionPace.begin(); // a closed, failed or deleted partition has nothing more due
         if (actor.state != PartitionState.RUNNING) {
             return;
@@ -275,6 +338,25 @@ final class PartitionCommands {
             }
         } catch (RuntimeException | Error e) {
             lifecycle.failure(e, "retention");
+        }
+    }
+
+    /**
+     * Submits a new command of one kind to a partition: a task of the scheduler's (the end of a linger, an interval
+     * fsync). Each run submits a command of its own, so one task may be scheduled again and again.
+     */
+    static final class Submit implements Runnable {
+        private final PartitionActor actor;
+        private final CommandRequest.Kind kind;
+
+        Submit(PartitionActor actor, CommandRequest.Kind kind) {
+            this.actor = actor;
+            this.kind = kind;
+        }
+
+        @Override
+        public void run() {
+            actor.submit(new CommandRequest(kind));
         }
     }
 }

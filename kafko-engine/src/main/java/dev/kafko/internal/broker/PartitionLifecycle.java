@@ -14,8 +14,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * Internal: how one partition stops running: it fails (its log failed: {@link PartitionState#FAILED}, with the
  * cause) or it closes (a close or a topic's deletion: {@link PartitionState#CLOSED}); what a request it can no
- * longer take is told; and the snapshot {@link dev.kafko.Topic#partitions()} shows. The transitions and
- * {@link #rejection} run on the partition's owner, {@link #info} on any thread. The state itself stays
+ * longer take is told, and what the requests of a round that failed half-way are ({@link #roundFailure}); and the
+ * snapshot {@link dev.kafko.Topic#partitions()} shows. The transitions, {@link #rejection} and
+ * {@link #roundFailure} run on the partition's owner, {@link #info} on any thread. The state itself stays
  * {@link PartitionActor}'s field, which its owner reads on every round. One per {@link PartitionActor}.
  */
 final class PartitionLifecycle {
@@ -98,6 +99,38 @@ final class PartitionLifecycle {
     Throwable lateFault(InternalError e) {
         log.failLate(e);
         return failure(e, "append");
+    }
+
+    /**
+     * Something besides the log failed half-way through a round (an observer or a log handler threw, the heap ran
+     * out, a store into a mapped page faulted): returns the exception for the requests of the round not yet settled.
+     * A fault of a mapped store ({@link #isMemoryFault}) fails the partition ({@link #lateFault}) and every append
+     * of the round, from {@code first}, also those settled before {@code open} (a failed send may have been stored,
+     * as after any I/O error); any other failure leaves the log intact. Owner only.
+     */
+    Throwable roundFailure(Throwable e, Request<?> first, @Nullable Request<?> open) {
+        if (e instanceof InternalError late && isMemoryFault(late)) {
+            // the JVM reports the fault here, wherever the thread then is: a frame this round wrote may be torn
+            Throwable cause = lateFault(late);
+            for (Request<?> q = first; q != open && q != null; q = q.next) {
+                if (q.error == null && q.recordCount() > 0) {
+                    q.error = cause;
+                }
+            }
+            return cause;
+        }
+        return e instanceof KafkoException ? e : new KafkoException("partition " + actor.topic + "-"
+                + actor.partition + " could not finish a round of requests: " + e, e);
+    }
+
+    /**
+     * Whether {@code e} is the JVM's report of a faulted access to mapped memory (HotSpot: "a fault occurred in an
+     * [recent] unsafe memory access operation"), rather than an {@link InternalError} of other code in the round (an
+     * observer's, a method handle's), which leaves the log intact and must not fail the partition.
+     */
+    static boolean isMemoryFault(InternalError e) {
+        String m = e.getMessage();
+        return m != null && m.contains("unsafe memory access");
     }
 
     /**

@@ -37,7 +37,7 @@ class WokenConsumerLingerTest {
             Producer p = k.producer("t");
             PartitionActor actor = ((TopicImpl) k.topic("t").orElseThrow()).actors()[0];
             Waiter consumer = new Waiter();
-            actor.addWaiter(consumer);
+            actor.waiters.add(consumer);
             consumer.parking();
 
             assertThat(p.send(null, VALUE)).isCompletedWithValue(new RecordPosition(0, 0));
