@@ -109,6 +109,28 @@ final class PartitionDirectory {
         syncPending = false;
     }
 
+    /**
+     * Closes the files of the log ({@code segs}, oldest first): with {@code clean}, unless the marker on disk still
+     * describes them (nothing was appended since a clean open), the rolled segments' data made durable first
+     * ({@code seals}), then the active one's, its index and the marker ({@link #closeClean}); otherwise they are only
+     * released. Every file is closed whatever fails (the sealed segments' windows go back to the
+     * {@link MappingBudget} now, not when collected); the failure is thrown.
+     */
+    void close(Segment[] segs, Seals seals, boolean clean) {
+        if (!clean || markerOnDisk()) {
+            SegmentFiles.closeAll(segs);
+            return;
+        }
+        try {
+            seals.forceUnforced();
+            closeClean(segs[segs.length - 1]);
+            SegmentFiles.closeAll(segs);
+        } catch (RuntimeException | Error e) {
+            SegmentFiles.closeAllAfter(segs, e);
+            throw e;
+        }
+    }
+
     /** A segment file was created: its name becomes durable with the next flush or close. */
     void segmentCreated() {
         syncPending = true;

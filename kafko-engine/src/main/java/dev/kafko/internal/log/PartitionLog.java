@@ -1,9 +1,7 @@
 package dev.kafko.internal.log;
 
-import dev.kafko.CorruptLogException;
 import dev.kafko.KafkoClosedException;
 import dev.kafko.KafkoException;
-import dev.kafko.KafkoRecord;
 import dev.kafko.KafkoStorageException;
 import dev.kafko.OffsetOutOfRangeException;
 import dev.kafko.OutgoingRecord;
@@ -15,7 +13,6 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Executor;
@@ -388,39 +385,7 @@ public final class PartitionLog implements Closeable {
      */
     public ReadResult read(long offset, int maxRecords, int maxBytes, @Nullable VerifiedFrame verified) {
         checkUsable();
-        // the end first: every segment holding an offset below it is in the array read after it
-        long end = endOffset;
-        Segment[] segs = segments;
-        long start = segs[0].baseOffset();
-        if (offset < start || offset > end) {
-            throw new OffsetOutOfRangeException("offset " + offset + " is out of range for " + name + ": log start "
-                    + start + ", log end " + end);
-        }
-        if (offset == end || maxRecords <= 0) {
-            return new ReadResult(List.of(), offset);
-        }
-        ArrayList<KafkoRecord> out = new ArrayList<>(0);
-        while (true) {
-            int i = segmentIndex(segs, offset);
-            long next;
-            try {
-                // never on to a later segment: an offset a damaged segment lost fails there, it is not skipped
-                next = segs[i].read(offset, maxRecords, maxBytes, topic, partition, out, verified);
-            } catch (InternalError e) {
-                throw segs[i].cutUnder(offset, e);
-            } catch (OffsetOutOfRangeException | CorruptLogException e) {
-                // compaction replaced the segment (and released the old file) while it was read: the same offsets
-                // are in the new one
-                Segment[] now = swappedSegments();
-                if (now == segs || !replacedUnder(now, segs[i]) || offset < now[0].baseOffset()) {
-                    throw e;
-                }
-                segs = now;
-                out.clear();
-                continue;
-            }
-            return new ReadResult(out, next);
-        }
+        return LogReads.read(this, offset, maxRecords, maxBytes, verified);
     }
 
     /**
@@ -431,29 +396,6 @@ public final class PartitionLog implements Closeable {
         synchronized (swapLock) {
             return segments;
         }
-    }
-
-    /**
-     * Whether {@code read} is no longer in {@code now}, but a segment that holds its base offset is (it replaced it, or
-     * merged it with its neighbours).
-     */
-    private static boolean replacedUnder(Segment[] now, Segment read) {
-        Segment there = now[segmentIndex(now, read.baseOffset())];
-        return there != read && there.baseOffset() <= read.baseOffset() && read.baseOffset() < there.nextOffset();
-    }
-
-    private static int segmentIndex(Segment[] segs, long offset) {
-        int lo = 0;
-        int hi = segs.length - 1;
-        while (lo < hi) {
-            int mid = (lo + hi + 1) >>> 1;
-            if (segs[mid].baseOffset() <= offset) {
-                lo = mid;
-            } else {
-                hi = mid - 1;
-            }
-        }
-        return lo;
     }
 
     /** The first offset whose record has a timestamp at or after {@code epochMillis}, or {@link #endOffset()}. */
@@ -580,27 +522,14 @@ public final class PartitionLog implements Closeable {
             }
             closed = true;
             encoder.close();
-            Segment[] segs = segments;
-            Segment active = segs[segs.length - 1];
             // before any channel closes. A failed seal failed the log when it failed (fail(), as
             // any I/O error of the writer would): the close below then leaves it unclean
             seals.awaitAllQuietly();
-            if (failure != null || directory.markerOnDisk() || !durable) {
-                SegmentFiles.closeAll(segs);
-                return;
-            }
             try {
-                // order: the rolled segments' data durable, then the active one's, its index and the
-                // marker that vouches for both (see PartitionDirectory)
-                seals.forceUnforced();
-                directory.closeClean(active);
-                // the sealed segments' windows go back to the MappingBudget now, not when collected
-                SegmentFiles.closeAll(segs);
+                directory.close(segments, seals, durable && failure == null);
             } catch (RuntimeException e) {
-                SegmentFiles.closeAllAfter(segs, e);
                 throw fail(e);
             } catch (Error e) {
-                SegmentFiles.closeAllAfter(segs, e);
                 if (failure == null) {
                     failure = e;
                 }
