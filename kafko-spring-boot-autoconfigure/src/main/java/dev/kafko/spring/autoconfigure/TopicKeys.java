@@ -6,6 +6,7 @@ import dev.kafko.FsyncPolicy;
 import dev.kafko.InvalidConfigException;
 import dev.kafko.TopicConfig;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
 import org.springframework.util.unit.DataSize;
@@ -18,6 +19,12 @@ import org.springframework.util.unit.DataSize;
  * valid config could not fail nor change it, and skipping it spares a start-up its lambda.
  */
 final class TopicKeys {
+
+    /**
+     * A {@code retention} that sets no time limit: {@code -1}, which binds as -1 ms (Kafka's {@code retention.ms=-1};
+     * {@code -1ms} and {@code PT-0.001S} are the same value), as {@code retention-bytes} spells no limit {@code -1}.
+     */
+    static final Duration NO_RETENTION = Duration.ofMillis(-1);
 
     private TopicKeys() {
     }
@@ -40,8 +47,11 @@ final class TopicKeys {
         if (segmentAge != null && !segmentAge.equals(c.segmentAge())) {
             c = with(c, prefix + ".segment-age", b -> b.segmentAge(segmentAge));
         }
-        if (retention != null && !retention.equals(c.retention())) {
-            c = with(c, prefix + ".retention", b -> b.retention(retention));
+        if (retention != null) {
+            Duration kept = retention(prefix + ".retention", retention);
+            if (!Objects.equals(kept, c.retention())) {
+                c = with(c, prefix + ".retention", b -> b.retention(kept));
+            }
         }
         if (retentionBytes != null && retentionBytes.toBytes() != c.retentionBytes()) {
             c = with(c, prefix + ".retention-bytes", b -> b.retentionBytes(retentionBytes.toBytes()));
@@ -53,6 +63,24 @@ final class TopicKeys {
             c = with(c, prefix + ".max-record-size", b -> b.maxRecordBytes(Math.toIntExact(maxRecordSize.toBytes())));
         }
         return compaction.applyTo(prefix, c);
+    }
+
+    /**
+     * The engine's retention for a {@code retention} property: {@code null} (no time limit) for {@link #NO_RETENTION},
+     * as Kafka's {@code retention.ms=-1} and {@code TopicBuilder.config("retention.ms", "-1")}; the value itself
+     * otherwise.
+     *
+     * @throws InvalidKafkoPropertyException naming {@code property} for any other negative value
+     */
+    static @Nullable Duration retention(String property, Duration retention) {
+        if (retention.equals(NO_RETENTION)) {
+            return null;
+        }
+        if (retention.isNegative()) {
+            throw new InvalidKafkoPropertyException(property, "must be -1 (no time limit) or at least 0, was "
+                    + retention);
+        }
+        return retention;
     }
 
     /**

@@ -38,7 +38,10 @@ final class TopicSettings {
          */
         private Duration segmentAge = Duration.ofDays(7);
 
-        /** Delete segments whose newest record is older than this; unset keeps records forever. */
+        /**
+         * Delete segments whose newest record is older than this; unset, or -1 (read as -1 ms: Kafka's
+         * retention.ms=-1), keeps records forever. Any other negative value fails start-up.
+         */
         private @Nullable Duration retention;
 
         /**
@@ -198,7 +201,11 @@ final class TopicSettings {
         /** A segment also rolls once its first record is this old (see kafko.defaults.segment-age). */
         private @Nullable Duration segmentAge;
 
-        /** Delete segments whose newest record is older than this. */
+        /**
+         * Delete segments whose newest record is older than this; -1 (read as -1 ms: Kafka's retention.ms=-1)
+         * keeps this topic's records forever, over a kafko.defaults.retention. Any other negative value fails
+         * start-up.
+         */
         private @Nullable Duration retention;
 
         /**

@@ -310,15 +310,16 @@ public final class KafkoTopicProvisioner implements InitializingBean {
 
     /**
      * The keys of {@code asked} that differ from {@code stored}, by their {@code kafko.topics} property names:
-     * {@code retention PT1H (asked PT720H), compression LZ4 (asked ZSTD)}.
+     * {@code retention PT1H (asked PT720H), compression LZ4 (asked ZSTD)}; no time retention reads {@code forever}
+     * ({@code retention PT168H (asked forever)}).
      */
     static String differences(TopicConfig stored, TopicConfig asked) {
         StringJoiner out = new StringJoiner(", ");
         difference(out, "compression", stored.compression(), asked.compression());
         difference(out, "segment-size", stored.segmentBytes(), asked.segmentBytes());
         difference(out, "segment-age", stored.segmentAge(), asked.segmentAge());
-        difference(out, "retention", stored.retention() == null ? "none" : stored.retention(),
-                asked.retention() == null ? "none" : asked.retention());
+        difference(out, "retention", stored.retention() == null ? "forever" : stored.retention(),
+                asked.retention() == null ? "forever" : asked.retention());
         difference(out, "retention-bytes", stored.retentionBytes(), asked.retentionBytes());
         difference(out, "fsync", stored.fsync(), asked.fsync());
         difference(out, "max-record-size", stored.maxRecordBytes(), asked.maxRecordBytes());

@@ -50,6 +50,9 @@ class KafkoPropertiesCheckTest {
         bad.put("kafko.defaults.cleanup-policy", p -> p.getDefaults().setCleanupPolicy("compacted"));
         bad.put("kafko.defaults.min-compaction-lag", p -> p.getDefaults().setMinCompactionLag(Duration.ofMillis(-1)));
         bad.put("kafko.defaults.delete-retention", p -> p.getDefaults().setDeleteRetention(Duration.ofMillis(-1)));
+        bad.put("kafko.defaults.retention", p -> p.getDefaults().setRetention(Duration.ofMillis(-2)));
+        bad.put("kafko.topics.orders.retention", p -> p.getTopics().computeIfAbsent("orders",
+                name -> new KafkoProperties.TopicProperties()).setRetention(Duration.ofSeconds(-1)));
         bad.put("kafko.defaults.min-cleanable-dirty-ratio", p -> p.getDefaults().setMinCleanableDirtyRatio(1.01));
         bad.put("kafko.topics.orders.cleanup-policy", p -> p.getTopics().computeIfAbsent("orders",
                 name -> new KafkoProperties.TopicProperties()).setCleanupPolicy("delete;compact"));
@@ -94,6 +97,8 @@ class KafkoPropertiesCheckTest {
         p.getDefaults().setDeleteRetention(Duration.ZERO);
         p.getDefaults().setMinCleanableDirtyRatio(0);
         p.getTopics().get("orders.v1").setMinCleanableDirtyRatio(1.0);
+        p.getDefaults().setRetention(Duration.ofMillis(-1)); // -1: no time limit
+        p.getTopics().get("orders.v1").setRetention(Duration.ofMillis(-1));
         assertThatCode(() -> KafkoPropertiesCheck.check(p, getClass().getClassLoader())).doesNotThrowAnyException();
     }
 }
