@@ -2,7 +2,6 @@ package dev.kafko.spring.listener;
 
 import dev.kafko.spring.core.LogBackend;
 import dev.kafko.spring.event.ConcurrentContainerStoppedEvent;
-import dev.kafko.spring.event.ConsumerStoppedEvent;
 import dev.kafko.spring.support.GuardedInstrumentation;
 import dev.kafko.spring.support.KafkoInstrumentation;
 import dev.kafko.spring.support.TopicPartitionOffset;
@@ -15,13 +14,9 @@ import java.util.Map;
 import java.util.LinkedHashSet;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.function.BooleanSupplier;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import org.springframework.transaction.PlatformTransactionManager;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.core.task.TaskExecutor;
 
@@ -49,8 +44,6 @@ import org.springframework.core.task.TaskExecutor;
  */
 public final class ConcurrentMessageListenerContainer implements MessageListenerContainer {
 
-    private static final Logger LOG = LoggerFactory.getLogger(ConcurrentMessageListenerContainer.class);
-
     private final String listenerId;
     /** The topic pattern, its watch of topic creations and its topics' members; null for named topics. */
     private final @Nullable TopicPatternWatch topicPattern;
@@ -61,18 +54,11 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     private final KafkoInstrumentation instrumentation;
     /** The members and the topics they read: made, started and stopped, and counted as their threads run. */
     private final ContainerMembers members;
-    /** The callbacks of {@link #stop(Runnable)} called by this container's own listeners, run once every member stopped. */
-    private final ConcurrentLinkedQueue<Runnable> afterStop = new ConcurrentLinkedQueue<>();
-    private final ProcessedOffsets processed;
+    /** The pauses asked of it, of the whole container or of single partitions, which its members take into effect. */
+    private final ContainerPauses pauses;
+    /** Its starts and stops, and the telling of its stops. */
+    private final ContainerLifecycle lifecycle;
     private final CatchUp catchUp;
-    /** The partitions {@link #pausePartition} asked to pause, which the members take into effect. */
-    private final PartitionPauses partitionPauses = new PartitionPauses();
-    /** Whether this container holds the {@link KeepAlive}: from its start until it is asked to stop. */
-    private boolean keepingAlive;
-    /** From {@link #start()} until a stop is asked for: members made for newly matched topics start. */
-    private volatile boolean started;
-    /** Whether a pause was asked for and no resume since: members made meanwhile start paused. */
-    private volatile boolean pauseRequested;
     private volatile @Nullable ApplicationEventPublisher eventPublisher;
     private volatile @Nullable RecordInterceptor recordInterceptor;
     private volatile @Nullable PlatformTransactionManager transactionManager;
@@ -124,12 +110,14 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
         this.groupId = groupId;
         this.autoStartup = autoStartup;
         this.instrumentation = GuardedInstrumentation.of(instrumentation); // its failure fails no record
-        this.processed = new ProcessedOffsets(backend);
+        ProcessedOffsets processed = new ProcessedOffsets(backend);
         this.members = new ContainerMembers(new ContainerMemberFactory(this, backend, listener, this.instrumentation,
                 executor, processed), listenerId, groupId, backend, properties, errorHandler, this.instrumentation,
                 processed, assigned, topicPattern != null);
         this.topicPattern = topicPattern == null ? null
                 : new TopicPatternWatch(listenerId, topicPattern, backend, members);
+        this.pauses = new ContainerPauses(members);
+        this.lifecycle = new ContainerLifecycle(this, members, this.topicPattern, pauses, processed);
         this.catchUp = new CatchUp(this, backend, processed, assigned);
         for (String topic : assigned != null ? assigned.keySet() : new LinkedHashSet<>(topics)) {
             members.add(topic);
@@ -267,91 +255,12 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
 
     @Override
     public synchronized void start() {
-        if (topicPattern != null) {
-            topicPattern.start(this::followedTopicCreated);
-        }
-        try {
-            if (topicPattern != null) {
-                topicPattern.addExisting();
-            }
-            members.prepareAll(); // which drops a pattern's topic deleted while the container was stopped
-        } catch (RuntimeException | Error e) {
-            if (!started && topicPattern != null) {
-                topicPattern.stop(); // a container that does not run is told nothing, nor kept by the watch
-            }
-            throw e;
-        }
-        if (noMemberRuns()) {
-            // a new run starts from the group's commits: what the last run processed but never
-            // committed is delivered again, and the test helper must wait for that
-            processed.clear();
-        }
-        if (!keepingAlive) {
-            KeepAlive.acquire();
-            keepingAlive = true;
-        }
-        if (!started) {
-            members.newRun();
-        }
-        started = true;
-        try {
-            members.start(members.all(), new PauseRequested());
-        } catch (RuntimeException e) {
-            stop();
-            throw e;
-        }
+        lifecycle.start();
     }
 
-    /** Whether every member is stopped or stopping. */
-    private boolean noMemberRuns() {
-        for (KafkoMessageListenerContainer m : members.all()) {
-            if (m.isRunning() && !m.isStopping()) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** Whether a pause of the container was asked for (and no resume since). */
-    private final class PauseRequested implements BooleanSupplier {
-
-        @Override
-        public boolean getAsBoolean() {
-            return pauseRequested;
-        }
-    }
-
-    /**
-     * A topic this container's pattern matches was created, on the creating thread: its members start, those made
-     * for it now or left waiting for it ({@link TopicPatternWatch#created}). The pattern was matched before this lock
-     * is taken: another container prepares a topic under its own lock, which creates that topic's dead-letter topic;
-     * were that creation to wait for this lock while this container, on another thread, created a dead-letter topic
-     * under it, each would wait for the other for good.
-     */
-    private synchronized void followedTopicCreated(String topic) {
-        if (started && topicPattern != null) {
-            topicPattern.created(topic, new PauseRequested());
-        }
-    }
-
-    /**
-     * A member of a pattern's topic found the topic deleted, and could not read it again: when it still does not
-     * exist, every member of it ends (a stop of theirs, with nothing to commit) and the topic is no longer read, until
-     * its pattern matches it again at a creation. Called on the member's polling thread, which ends when this returns
-     * true. Under this container's lock, which a creation of the topic takes too: a creation comes either before
-     * (the topic exists: the member reads it again) or after (the topic is matched anew).
-     */
-    synchronized boolean retireDeletedTopic(KafkoMessageListenerContainer member) {
-        return topicPattern != null && topicPattern.retire(member, started);
-    }
-
-    /**
-     * The polling thread of a member retired by {@link #retireDeletedTopic} ends: as {@link #memberExited}, but
-     * while the container runs it publishes nothing, and a stop with no member left tells that it stopped.
-     */
-    synchronized ConsumerStoppedEvent.@Nullable Reason retiredMemberExited(KafkoMessageListenerContainer member,
-                                                                          @Nullable Throwable died) {
-        return members.retiredExited(member, died, started);
+    /** Its starts and stops: the hooks of its members' threads, and of its pattern's deleted topics. */
+    ContainerLifecycle lifecycle() {
+        return lifecycle;
     }
 
     /**
@@ -360,21 +269,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
      */
     @Override
     public void stop() {
-        boolean noMemberRan = requestStop();
-        boolean polling = isPollingThread(Thread.currentThread());
-        if (!polling) {
-            members.awaitStopped();
-        }
-        if (noMemberRan) {
-            publishStopped();
-            if (!polling && members.noneLive()) {
-                // no member is left to run the callbacks a start kept for this stop (their member was retired with
-                // its deleted topic, its exit ending nothing while the container ran): the stop runs them itself;
-                // a member still running (its own, on a polling thread; one that overran the timeout) runs them
-                // as it exits last
-                runAfterStop();
-            }
-        }
+        lifecycle.stop();
     }
 
     /**
@@ -386,66 +281,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
      */
     @Override
     public void stop(Runnable callback) {
-        Objects.requireNonNull(callback, "callback");
-        if (!isPollingThread(Thread.currentThread())) {
-            stop();
-            callback.run();
-            return;
-        }
-        // queued before the stop is asked for: the caller's own member, still running, is the last to exit at the latest
-        afterStop.add(callback);
-        stop();
-    }
-
-    /** Every member has stopped: runs the callbacks of the stops this container's own listeners asked for. */
-    void runAfterStop() {
-        for (Runnable callback = afterStop.poll(); callback != null; callback = afterStop.poll()) {
-            try {
-                callback.run();
-            } catch (RuntimeException | Error e) {
-                LOG.error("A callback of the stop of listener '{}' failed", listenerId, e);
-            }
-        }
-    }
-
-    /** The {@link ConcurrentContainerStoppedEvent} of a stop of a container in which no member ran. */
-    private void publishStopped() {
-        ApplicationEventPublisher publisher = eventPublisher;
-        if (publisher == null) {
-            return;
-        }
-        try {
-            publisher.publishEvent(new ConcurrentContainerStoppedEvent(this, listenerId,
-                    ConsumerStoppedEvent.Reason.NORMAL));
-        } catch (RuntimeException | Error e) {
-            // as a member's events: an Error of the application's (an assertion) is logged too, not thrown out of the
-            // stop, which would skip what follows it (the callbacks of stop(callback), the registry's other stops)
-            if (e instanceof VirtualMachineError fatal) {
-                throw fatal;
-            }
-            LOG.error("An application listener of the stop of listener '{}' failed", listenerId, e);
-        }
-    }
-
-    /**
-     * Asks every member to stop; the waits happen outside the lock, which a member's own stop() needs. A
-     * member leaves its group only once all were asked: a sibling not yet asked would take its partitions
-     * and deliver again what it had not committed.
-     *
-     * @return whether the container ran with no member launched since its start and none left running (its stop is
-     *     told by the caller)
-     */
-    private synchronized boolean requestStop() {
-        // a member of the stop before a start that came while it finished (restarting, not launched yet) is still
-        // running: it is the last one out, which tells this stop
-        boolean noMemberRan = started && !members.launchedSinceStart() && members.noneLive();
-        started = false;
-        if (topicPattern != null) {
-            topicPattern.stop();
-        }
-        releaseKeepAlive();
-        members.requestStop();
-        return noMemberRan;
+        lifecycle.stop(callback);
     }
 
     /**
@@ -455,17 +291,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
      * member commits what it processed before its record in hand at once, and stops once its listener returns.
      */
     public void stopForShutdown() {
-        KafkoMessageListenerContainer own = members.polledBy(Thread.currentThread());
-        if (own != null) {
-            // before the other members leave and kafko closes: what the caller's member processed before its record
-            // in hand is committed now, and the JVM stays alive until its listener returns (see shutdownFromListener)
-            own.shutdownFromListener();
-        }
-        boolean noMemberRan = requestStop();
-        members.awaitStopped(); // which skips the caller's own member
-        if (noMemberRan) {
-            publishStopped();
-        }
+        lifecycle.stopForShutdown();
     }
 
     /** The container was removed from its registry (and stopped): its meters go. */
@@ -473,104 +299,61 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
         instrumentation.listenerRemoved(listenerId, groupId, getTopics());
     }
 
-    /** A member's polling thread was started. */
-    void memberLaunched() {
-        members.launched();
-    }
-
-    /**
-     * A member's polling thread ends ({@code died}: what ended it, or null); returns, to the last running member
-     * only, the reason of the {@link ConcurrentContainerStoppedEvent} it publishes, else null.
-     */
-    ConsumerStoppedEvent.@Nullable Reason memberExited(@Nullable Throwable died) {
-        return members.exited(died);
-    }
-
     /** Whether {@code thread} is the polling thread of one of this container's members. */
     public boolean isPollingThread(Thread thread) {
         return members.isPollingThread(thread);
     }
 
-    /** Under this container's lock. */
-    private void releaseKeepAlive() {
-        if (keepingAlive) {
-            keepingAlive = false;
-            KeepAlive.release();
-        }
-    }
-
     @Override
     public synchronized void pause() {
-        pauseRequested = true;
-        members.all().forEach(KafkoMessageListenerContainer::pause);
+        pauses.pause();
     }
 
     @Override
     public synchronized void resume() {
-        pauseRequested = false;
-        members.all().forEach(KafkoMessageListenerContainer::resume);
+        pauses.resume();
     }
 
     @Override
     public void pausePartition(String topic, int partition) {
-        if (partitionPauses.request(topic, partition)) {
-            wakeMembersOf(topic);
-        }
+        pauses.pausePartition(topic, partition);
     }
 
     @Override
     public void resumePartition(String topic, int partition) {
-        if (partitionPauses.release(topic, partition)) {
-            wakeMembersOf(topic);
-        }
-    }
-
-    /** The members of the topic look at the partitions to pause now, not after their poll timeout. */
-    private void wakeMembersOf(String topic) {
-        for (KafkoMessageListenerContainer member : members.all()) {
-            if (member.topic().equals(topic)) {
-                member.wakeup();
-            }
-        }
+        pauses.resumePartition(topic, partition);
     }
 
     @Override
     public boolean isPartitionPauseRequested(String topic, int partition) {
-        return partitionPauses.isRequested(topic, partition);
+        return pauses.partitions().isRequested(topic, partition);
     }
 
     @Override
     public boolean isPartitionPaused(String topic, int partition) {
-        for (KafkoMessageListenerContainer member : members.all()) {
-            if (member.isPartitionPaused(topic, partition)) {
-                return true;
-            }
-        }
-        return false;
+        return pauses.isPartitionPaused(topic, partition);
     }
 
     /** The partitions this container was asked to pause, for its members. */
     PartitionPauses partitionPauses() {
-        return partitionPauses;
+        return pauses.partitions();
     }
 
     /** {@inheritDoc} A container with a pattern that matched no topic yet runs from its start until its stop. */
     @Override
     public boolean isRunning() {
         List<KafkoMessageListenerContainer> all = members.all();
-        return all.isEmpty() ? started : all.stream().anyMatch(KafkoMessageListenerContainer::isRunning);
+        return all.isEmpty() ? lifecycle.started() : all.stream().anyMatch(KafkoMessageListenerContainer::isRunning);
     }
 
     @Override
     public boolean isPauseRequested() {
-        return members.all().isEmpty() ? pauseRequested
-                : members.all().stream().allMatch(KafkoMessageListenerContainer::isPauseRequested);
+        return pauses.isPauseRequested();
     }
 
     @Override
     public boolean isPaused() {
-        return isPauseRequested() && members.all().stream().filter(KafkoMessageListenerContainer::isRunning)
-                .allMatch(KafkoMessageListenerContainer::isPaused);
+        return pauses.isPaused();
     }
 
     @Override

@@ -23,11 +23,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The members of one listener's container and the topics they read: changed under the container's lock (in its
- * {@code synchronized} methods, or its constructor), read from any thread without a lock. It makes a topic's
- * members, gets the topic ready before they start, starts them behind one gate, asks them to stop together, drops a
- * pattern's deleted topic with its members, and counts the members' polling threads as they launch and exit
- * (atomically; a member counts under its own lock), so that the last one out tells that the container stopped.
+ * The members of one listener's container and the topics they read: changed under the container's lock (its monitor,
+ * which its {@code synchronized} methods and its {@link ContainerLifecycle} hold; or in its constructor), read from
+ * any thread without a lock. It makes a topic's members, gets the topic ready before they start, starts them behind
+ * one gate, asks them to stop together, drops a pattern's deleted topic with its members, and counts the members'
+ * polling threads as they launch and exit (atomically; a member counts under its own lock), so that the last one out
+ * tells that the container stopped.
  */
 final class ContainerMembers {
 

@@ -212,7 +212,7 @@ final class ListenerConsumer implements Runnable {
                     }
                     container.markPaused(true);
                     events.paused(true);
-                    container.awaitSignal(events.waitMillis(properties.pollTimeout().toMillis()));
+                    container.awaitResume(events.waitMillis(properties.pollTimeout().toMillis()));
                     events.nothingReceived();
                     events.partitionsPolled(List.of());
                     continue;

@@ -1,5 +1,7 @@
 package dev.kafko.spring.listener;
 
+import dev.kafko.KafkoRecord;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -41,6 +43,19 @@ final class PartitionPauses {
     boolean isRequested(String topic, int partition) {
         Set<Integer> partitions = requested.get(topic);
         return partitions != null && partitions.contains(partition);
+    }
+
+    /** Whether a pause of the partition of one of {@code records}, all of {@code topic}, was asked for. */
+    boolean anyRequested(String topic, List<KafkoRecord> records) {
+        Set<Integer> partitions = requested.get(topic);
+        if (partitions != null) {
+            for (KafkoRecord record : records) {
+                if (partitions.contains(record.partition())) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** The partitions of the topic asked to be paused now (a copy). */

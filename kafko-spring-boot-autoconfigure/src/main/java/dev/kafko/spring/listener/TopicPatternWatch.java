@@ -120,7 +120,7 @@ final class TopicPatternWatch {
 
     /**
      * A member found its topic deleted, and could not read it again: when it still does not exist, every member of
-     * it ends and the topic is no longer read ({@link ConcurrentMessageListenerContainer#retireDeletedTopic}).
+     * it ends and the topic is no longer read ({@link ContainerLifecycle#retireDeletedTopic}).
      *
      * @param started whether the container runs
      * @return whether the member ends

@@ -23,7 +23,7 @@ import org.springframework.context.ApplicationListener;
  * returns while the new run is still going: the registry then closes kafko under it.
  *
  * The window is a few instructions wide; the test widens it (simulating the stopping thread being preempted right
- * after the unlock) by swapping the member's lock for one whose unlock, once, runs the racing start().
+ * after the unlock) by swapping the lock of the member's lifecycle for one whose unlock, once, runs the racing start().
  */
 class StopRaceTest {
 
@@ -47,27 +47,28 @@ class StopRaceTest {
             // the stopping thread is preempted right after requestStop's locked block: a start lands there
             HookLock hook = new HookLock();
             hook.onUnlock = () -> member.start();
-            set(member, "lock", hook);
-            set(member, "signal", hook.newCondition());
+            Object lifecycle = get(member, "lifecycle");
+            set(lifecycle, "lock", hook);
+            set(lifecycle, "signal", hook.newCondition());
             slowStart = true; // the new run spends 2 s in its ConsumerStartedEvent before it looks at stopRequested
             hook.armedFor = Thread.currentThread();
 
             container.stop();
             boolean runningWhenStopReturned = member.isRunning();
-            boolean stopRequestedOfThatRun = (boolean) get(member, "stopRequested");
+            boolean stopRequestedOfThatRun = (boolean) get(lifecycle, "stopRequested");
             assertThat(runningWhenStopReturned && stopRequestedOfThatRun)
                     .as("stop() returned while a run it had asked to stop was still running").isFalse();
         });
     }
 
     private static void set(Object target, String name, Object value) throws Exception {
-        Field f = KafkoMessageListenerContainer.class.getDeclaredField(name);
+        Field f = target.getClass().getDeclaredField(name);
         f.setAccessible(true);
         f.set(target, value);
     }
 
     private static Object get(Object target, String name) throws Exception {
-        Field f = KafkoMessageListenerContainer.class.getDeclaredField(name);
+        Field f = target.getClass().getDeclaredField(name);
         f.setAccessible(true);
         return f.get(target);
     }
