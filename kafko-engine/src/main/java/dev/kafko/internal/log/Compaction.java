@@ -359,6 +359,7 @@ public final class Compaction {
             Segment next = r.olds().size() == 1 ? replace(r, now, i, config, after) : merge(r, now, i, config,
                     directory, after);
             removed += r.removedRecords();
+            seals.replaced(r.olds(), next);
             try {
                 next.writeIndexFiles(io, dir, force);
                 // this rename durable before the next one is made: a power loss never keeps a later segment's

@@ -4,6 +4,7 @@ import dev.kafko.internal.io.FileIo;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Function;
@@ -95,6 +96,25 @@ final class Seals {
     void awaitUntil(int keep) {
         while (pending.size() > keep) {
             await(pending.pollFirst());
+        }
+    }
+
+    /**
+     * Notes that a compaction put {@code next} in place of {@code olds} (one segment rewritten, or neighbours merged):
+     * the old ones sealed without an fsync are forced no more (a merge deleted the files of all but the first), and
+     * {@code next}, at the first one's path, is forced in their place when any of them was to be.
+     */
+    void replaced(List<Segment> olds, Segment next) {
+        int at = -1;
+        for (Segment old : olds) {
+            int i = unforced.indexOf(old);
+            if (i >= 0) {
+                unforced.remove(i);
+                at = at < 0 ? i : Math.min(at, i);
+            }
+        }
+        if (at >= 0) {
+            unforced.add(at, next);
         }
     }
 
