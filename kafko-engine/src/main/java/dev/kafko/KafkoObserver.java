@@ -45,9 +45,10 @@ public interface KafkoObserver {
     default void onRetention(String topic, int partition, int segments, long bytes) { }
 
     /**
-     * A compaction of a partition of a compacted topic removed {@code records} records, and the partition then holds
-     * {@code bytes} fewer bytes (negative when the gap frames standing for the removed offsets took more than small
-     * records did); called on the partition's owner thread once the new segments are in place.
+     * A compaction of a partition of a compacted topic removed {@code records} records, or merged segments (then
+     * {@code records} may be 0), and the partition then holds {@code bytes} fewer bytes (negative when the gap frames
+     * standing for the removed offsets took more than small records did); called on the partition's owner thread once
+     * the new segments are in place. A compaction that changed nothing is not reported.
      */
     default void onCompaction(String topic, int partition, long records, long bytes) { }
 

@@ -303,8 +303,9 @@ final class PartitionCommands {
         try {
             long before = log.sizeBytes();
             c.compactedRecords = log.applyCompaction(plan, c.forceSeals);
-            if (c.compactedRecords > 0 && ctx.observing()) {
-                ctx.observer().onCompaction(actor.topic, actor.partition, c.compactedRecords, before - log.sizeBytes());
+            long freed = before - log.sizeBytes();
+            if ((c.compactedRecords > 0 || freed != 0) && ctx.observing()) {
+                ctx.observer().onCompaction(actor.topic, actor.partition, c.compactedRecords, freed);
             }
         } catch (RuntimeException | Error e) {
             c.error = e;

@@ -8,6 +8,7 @@ import dev.kafko.Consumer;
 import dev.kafko.CorruptLogException;
 import dev.kafko.Kafko;
 import dev.kafko.KafkoException;
+import dev.kafko.KafkoObserver;
 import dev.kafko.KafkoOptions;
 import dev.kafko.KafkoRecord;
 import dev.kafko.PartitionInfo;
@@ -109,6 +110,29 @@ class CompactionMergeTest {
         try (Kafko k = open(FileIo.SYSTEM)) {
             assertThat(k.topic("state").orElseThrow().partition(0).segmentCount()).isEqualTo(2);
             assertThat(offsets(k)).isEqualTo(COMPACTED);
+        }
+    }
+
+    @Test
+    void anObserverHearsOfAMergeThatRemovedNoRecord() {
+        fillAndCompact();
+        List<long[]> heard = new ArrayList<>();
+        KafkoObserver observer = new KafkoObserver() {
+            @Override
+            public void onCompaction(String topic, int partition, long records, long bytes) {
+                heard.add(new long[] {records, bytes});
+            }
+        };
+        try (Kafko k = BrokerBridge.open(dir, KafkoOptions.builder().clock(clock).observer(observer).build(),
+                FileIo.SYSTEM)) {
+            Topic topic = k.topic("state").orElseThrow();
+            long size = topic.partition(0).sizeBytes();
+            assertThat(topic.compact()).isZero();
+            assertThat(heard).hasSize(1);
+            assertThat(heard.get(0)[0]).as("records removed").isZero();
+            assertThat(heard.get(0)[1]).as("bytes freed").isEqualTo(size - topic.partition(0).sizeBytes()).isPositive();
+            assertThat(topic.compact()).isZero();
+            assertThat(heard).as("a compaction that changed nothing is not reported").hasSize(1);
         }
     }
 
