@@ -275,17 +275,7 @@ class TransactionBoundariesTest {
         CountDownLatch completing = new CountDownLatch(1);
         CountDownLatch returned = new CountDownLatch(1);
         Thread[] writer = new Thread[1];
-        BackendProducer producer = new BackendProducer() {
-            @Override
-            public String topic() {
-                return "one";
-            }
-
-            @Override
-            public CompletableFuture<RecordPosition> send(@Nullable Integer partition, byte @Nullable [] key,
-                                                          byte @Nullable [] value, Headers headers, long timestamp) {
-                throw new UnsupportedOperationException();
-            }
+        BackendProducer producer = new BatchOnlyProducer() {
 
             @Override
             public CompletableFuture<List<RecordPosition>> sendBatch(List<OutgoingRecord> records, int[] partitions) {
@@ -306,14 +296,8 @@ class TransactionBoundariesTest {
                 writer[0].start();
                 return write;
             }
-
-            @Override
-            public void flush() {
-            }
         };
-        KafkoTemplate<Object, Object> template = new KafkoTemplate<>(new OneTopicBackend(producer),
-                new RecordMessageConverter(new org.springframework.messaging.converter.StringMessageConverter()));
-        template.setTransactional(true);
+        KafkoTemplate<Object, Object> template = transactionalTemplate(producer);
         template.setProducerListener(new ProducerListener<>() {
             @Override
             public void onSuccess(SendResult<Object, Object> result) {
@@ -339,17 +323,7 @@ class TransactionBoundariesTest {
     @Test
     void aSendsFutureDoesNotKeepTheTransactionsRecordsOnceItCompleted() {
         List<java.lang.ref.WeakReference<OutgoingRecord>> records = new ArrayList<>();
-        BackendProducer producer = new BackendProducer() {
-            @Override
-            public String topic() {
-                return "one";
-            }
-
-            @Override
-            public CompletableFuture<RecordPosition> send(@Nullable Integer partition, byte @Nullable [] key,
-                                                          byte @Nullable [] value, Headers headers, long timestamp) {
-                throw new UnsupportedOperationException();
-            }
+        BackendProducer producer = new BatchOnlyProducer() {
 
             @Override
             public void checkRecord(@Nullable Integer partition, OutgoingRecord record) {
@@ -364,14 +338,8 @@ class TransactionBoundariesTest {
                 }
                 return CompletableFuture.completedFuture(positions);
             }
-
-            @Override
-            public void flush() {
-            }
         };
-        KafkoTemplate<Object, Object> template = new KafkoTemplate<>(new OneTopicBackend(producer),
-                new RecordMessageConverter(new org.springframework.messaging.converter.StringMessageConverter()));
-        template.setTransactional(true);
+        KafkoTemplate<Object, Object> template = transactionalTemplate(producer);
         List<CompletableFuture<SendResult<Object, Object>>> kept = new ArrayList<>();
         template.executeInTransaction(ops -> kept.add(ops.send("one", "x".repeat(1000))));
         assertThatThrownBy(() -> template.executeInTransaction(ops -> {
@@ -460,5 +428,31 @@ class TransactionBoundariesTest {
     @SuppressWarnings("unchecked")
     private static <T, E extends Throwable> T sneakyThrow(Throwable t) throws E {
         throw (E) t;
+    }
+
+    /** The producer of topic {@code one} that writes transactions' batches only (a single send is not expected). */
+    private abstract static class BatchOnlyProducer implements BackendProducer {
+
+        @Override
+        public String topic() {
+            return "one";
+        }
+
+        @Override
+        public CompletableFuture<RecordPosition> send(@Nullable Integer partition, byte @Nullable [] key,
+                                                      byte @Nullable [] value, Headers headers, long timestamp) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void flush() {
+        }
+    }
+
+    private static KafkoTemplate<Object, Object> transactionalTemplate(BackendProducer producer) {
+        KafkoTemplate<Object, Object> template = new KafkoTemplate<>(new OneTopicBackend(producer),
+                new RecordMessageConverter(new org.springframework.messaging.converter.StringMessageConverter()));
+        template.setTransactional(true);
+        return template;
     }
 }
