@@ -323,11 +323,17 @@ public final class Compaction {
 
     /**
      * Puts the new files of {@code plan} in place of the segments they rewrite, each whose segments are all still in
-     * the log (a retention may have deleted some meanwhile; their files are deleted). Returns the records removed by
-     * those put in place. Writer only, inside {@link PartitionLog#applyCompaction}; a failure is recorded as the log's
-     * and thrown, except a failed rename before any old file was touched, after which the log holds its old files.
+     * the log (a retention may have deleted some meanwhile; their files are deleted), unless {@code config} (the
+     * log's now) no longer compacts; notes the segments looked at as compacted. Returns the records removed by those
+     * put in place. Writer only, inside {@link PartitionLog#applyCompaction}; a failure is recorded as the log's and
+     * thrown, except a failed rename before any old file was touched, after which the log holds its old files.
      */
     long apply(CompactionPlan plan, TopicConfig config, Seals seals, PartitionDirectory directory, boolean force) {
+        if (!config.cleanupPolicy().compacts()) {
+            // altered to DELETE while the plan was prepared: the records it would remove are kept
+            plan.discard(io);
+            return 0;
+        }
         Segment[] segs = log.segments();
         int last = -1;
         for (CompactionPlan.Rewrite r : plan.rewrites()) {
@@ -335,6 +341,7 @@ public final class Compaction {
         }
         if (last < 0) {
             plan.discard(io);
+            noteCompacted(plan.cleanableEnd());
             return 0;
         }
         try {
@@ -371,6 +378,7 @@ public final class Compaction {
                 throw log.fail(e);
             }
         }
+        noteCompacted(plan.cleanableEnd());
         return removed;
     }
 

@@ -443,14 +443,7 @@ public final class PartitionLog implements Closeable {
                 plan.discard(io);
                 checkUsable();
             }
-            if (!config.cleanupPolicy().compacts()) {
-                // altered to DELETE while the plan was prepared: the records it would remove are kept
-                plan.discard(io);
-                return 0;
-            }
-            long n = compaction.apply(plan, config, seals, directory, force);
-            compaction.noteCompacted(plan.cleanableEnd());
-            return n;
+            return compaction.apply(plan, config, seals, directory, force);
         } finally {
             writer = null;
         }
