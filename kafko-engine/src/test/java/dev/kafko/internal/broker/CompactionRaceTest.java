@@ -12,8 +12,8 @@ import dev.kafko.Producer;
 import dev.kafko.Topic;
 import dev.kafko.TopicConfig;
 import dev.kafko.UnknownTopicException;
-import dev.kafko.internal.io.FileIo;
 import dev.kafko.internal.io.FileNames;
+import dev.kafko.internal.io.WrappingFileIo;
 import dev.kafko.internal.log.MutableClock;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -49,9 +49,13 @@ class CompactionRaceTest {
     private final MutableClock clock = new MutableClock(1_700_000_000_000L);
 
     /** The real file system, with a hook run before the {@code skip + 1}th open of a compacted segment's new file. */
-    private static final class HookedIo implements FileIo {
+    private static final class HookedIo extends WrappingFileIo {
         volatile Runnable beforeTmpOpen = () -> { };
         volatile int skip;
+
+        HookedIo() {
+            super((path, options, real) -> real);
+        }
 
         @Override
         public FileChannel open(Path path, OpenOption... options) throws IOException {
@@ -60,22 +64,7 @@ class CompactionRaceTest {
                 beforeTmpOpen = () -> { };
                 hook.run();
             }
-            return FileIo.SYSTEM.open(path, options);
-        }
-
-        @Override
-        public void atomicMove(Path source, Path target) throws IOException {
-            FileIo.SYSTEM.atomicMove(source, target);
-        }
-
-        @Override
-        public void deleteIfExists(Path path) throws IOException {
-            FileIo.SYSTEM.deleteIfExists(path);
-        }
-
-        @Override
-        public void fsyncDirectory(Path d) throws IOException {
-            FileIo.SYSTEM.fsyncDirectory(d);
+            return super.open(path, options);
         }
     }
 

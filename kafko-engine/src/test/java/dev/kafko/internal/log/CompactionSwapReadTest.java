@@ -5,14 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.kafko.KafkoRecord;
 import dev.kafko.OutgoingRecord;
 import dev.kafko.TopicConfig;
-import dev.kafko.internal.io.FileIo;
 import dev.kafko.internal.io.FileNames;
+import dev.kafko.internal.io.WrappingFileIo;
 import java.io.IOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -43,31 +41,20 @@ class CompactionSwapReadTest {
     }
 
     /** The real file system; after the rename of a compacted segment's new file, {@code afterRename} runs. */
-    private static final class HookedIo implements FileIo {
+    private static final class HookedIo extends WrappingFileIo {
         volatile Runnable afterRename = () -> { };
 
-        @Override
-        public FileChannel open(Path path, OpenOption... options) throws IOException {
-            return FileIo.SYSTEM.open(path, options);
+        HookedIo() {
+            super((path, options, real) -> real);
         }
 
         @Override
         public void atomicMove(Path source, Path target) throws IOException {
-            FileIo.SYSTEM.atomicMove(source, target);
+            super.atomicMove(source, target);
             String name = source.getFileName().toString();
             if (name.endsWith(".log" + FileNames.TMP_SUFFIX) || name.endsWith(".log" + FileNames.SWAP_SUFFIX)) {
                 afterRename.run();
             }
-        }
-
-        @Override
-        public void deleteIfExists(Path path) throws IOException {
-            FileIo.SYSTEM.deleteIfExists(path);
-        }
-
-        @Override
-        public void fsyncDirectory(Path d) throws IOException {
-            FileIo.SYSTEM.fsyncDirectory(d);
         }
     }
 
