@@ -49,6 +49,12 @@ import java.util.Objects;
  *        thread and releases the lock, but forces nothing and writes nothing for a later open. Should the
  *        directory be opened again anyway, it is recovered as after a crash of the process: nothing written is
  *        lost unless the machine lost power.
+ * @param compactionBufferBytes the most bytes (about) a compaction of a compacted topic's partition keeps its keys in
+ *        (default 32 MiB, at least 64 KiB, at most 1 GiB; Kafka's {@code log.cleaner.dedupe.buffer.size}): each key
+ *        takes its own length plus about 28 bytes (up to twice that while the table grows), the key kept whole, so
+ *        that two keys never count as one. When a partition's keys do not fit, a compaction runs in passes, each as
+ *        far as its keys fit, every pass reading the sealed segments before its end again (the background ones run
+ *        them one after the other; {@link Topic#compact()} returns after the last)
  */
 public record KafkoOptions(
         TopicConfig topicDefaults,
@@ -61,16 +67,22 @@ public record KafkoOptions(
         Duration linger,
         long maxQueuedBytes,
         Duration maxBlock,
-        boolean durableClose) {
+        boolean durableClose,
+        long compactionBufferBytes) {
 
     private static final Duration DEFAULTS_LINGER = Duration.ofMillis(1);
     private static final long DEFAULTS_MAX_QUEUED_BYTES = 8L << 20;
     private static final Duration DEFAULTS_MAX_BLOCK = Duration.ofSeconds(60);
+    private static final long DEFAULTS_COMPACTION_BUFFER_BYTES = 32L << 20;
+    /** The smallest {@link #compactionBufferBytes()}. */
+    public static final long MIN_COMPACTION_BUFFER_BYTES = 64L << 10;
+    /** The largest {@link #compactionBufferBytes()}. */
+    public static final long MAX_COMPACTION_BUFFER_BYTES = 1L << 30;
 
     /** The options {@link Kafko#open(java.nio.file.Path)} uses. */
     public static final KafkoOptions DEFAULTS = new KafkoOptions(TopicConfig.DEFAULTS, Clock.systemUTC(), 500,
             OffsetResetPolicy.EARLIEST, Duration.ofMinutes(1), KafkoObserver.NOOP, true, DEFAULTS_LINGER,
-            DEFAULTS_MAX_QUEUED_BYTES, DEFAULTS_MAX_BLOCK, true);
+            DEFAULTS_MAX_QUEUED_BYTES, DEFAULTS_MAX_BLOCK, true, DEFAULTS_COMPACTION_BUFFER_BYTES);
 
     public KafkoOptions {
         Objects.requireNonNull(topicDefaults, "topicDefaults");
@@ -95,6 +107,18 @@ public record KafkoOptions(
         if (maxBlock.isNegative()) {
             throw new InvalidConfigException("maxBlock must not be negative, was " + maxBlock);
         }
+        if (compactionBufferBytes < MIN_COMPACTION_BUFFER_BYTES || compactionBufferBytes > MAX_COMPACTION_BUFFER_BYTES) {
+            throw new InvalidConfigException("compactionBufferBytes must be between " + MIN_COMPACTION_BUFFER_BYTES
+                    + " and " + MAX_COMPACTION_BUFFER_BYTES + ", was " + compactionBufferBytes);
+        }
+    }
+
+    /** Options with the default {@code compactionBufferBytes}. */
+    public KafkoOptions(TopicConfig topicDefaults, Clock clock, int maxPollRecords, OffsetResetPolicy offsetReset,
+                        Duration retentionCheckInterval, KafkoObserver observer, boolean fsyncMetadata,
+                        Duration linger, long maxQueuedBytes, Duration maxBlock, boolean durableClose) {
+        this(topicDefaults, clock, maxPollRecords, offsetReset, retentionCheckInterval, observer, fsyncMetadata,
+                linger, maxQueuedBytes, maxBlock, durableClose, DEFAULTS_COMPACTION_BUFFER_BYTES);
     }
 
     /** Options whose {@code close()} is durable ({@code durableClose} true). */
@@ -139,6 +163,7 @@ public record KafkoOptions(
         private long maxQueuedBytes;
         private Duration maxBlock;
         private boolean durableClose;
+        private long compactionBufferBytes;
 
         private Builder(KafkoOptions from) {
             topicDefaults = from.topicDefaults;
@@ -152,6 +177,7 @@ public record KafkoOptions(
             maxQueuedBytes = from.maxQueuedBytes;
             maxBlock = from.maxBlock;
             durableClose = from.durableClose;
+            compactionBufferBytes = from.compactionBufferBytes;
         }
 
         public Builder topicDefaults(TopicConfig topicDefaults) {
@@ -217,9 +243,15 @@ public record KafkoOptions(
             return this;
         }
 
+        /** The most bytes a compaction keeps a partition's keys in before it goes on in another pass. */
+        public Builder compactionBufferBytes(long compactionBufferBytes) {
+            this.compactionBufferBytes = compactionBufferBytes;
+            return this;
+        }
+
         public KafkoOptions build() {
             return new KafkoOptions(topicDefaults, clock, maxPollRecords, offsetReset, retentionCheckInterval, observer,
-                    fsyncMetadata, linger, maxQueuedBytes, maxBlock, durableClose);
+                    fsyncMetadata, linger, maxQueuedBytes, maxBlock, durableClose, compactionBufferBytes);
         }
     }
 }

@@ -83,7 +83,7 @@ final class Compactions implements AutoCloseable {
 
     /**
      * Compacts {@code actor}'s partition by {@code config} now; with {@code wait}, after the compaction in hand,
-     * else not at all while one is. Returns the records removed.
+     * else not at all while one is; in as many passes as its keys need. Returns the records removed.
      */
     long compact(TopicConfig config, PartitionActor actor, boolean wait) {
         ReentrantLock lock = actor.compactionLock;
@@ -100,22 +100,28 @@ final class Compactions implements AutoCloseable {
                 return 0; // a background compaction queued before the topic was altered to DELETE
             }
             boolean force = broker.forcesSeals(config);
+            long removed = 0;
             CompactionPlan plan;
-            try {
-                plan = actor.log().compaction().prepare(config, ctx.clock().millis(), force,
-                        () -> closed || !actor.isOpen());
-            } catch (CancellationException e) {
-                // the instance closed, or the partition with its topic, under the preparation (its files are
-                // deleted): the caller learns which, typed, as from any other call
-                throw actor.isOpen() ? new KafkoClosedException("the instance is closed") : actor.commands.rejection();
-            }
-            if (plan.isEmpty()) {
-                if (plan.cleanableEnd() >= 0) {
-                    actor.log().compaction().noteCompacted(plan.cleanableEnd());
+            do {
+                // a pass as far as the partition's keys fit in the buffer; the next goes on from its end
+                try {
+                    plan = actor.log().compaction().prepare(config, ctx.clock().millis(), force,
+                            ctx.options().compactionBufferBytes(), () -> closed || !actor.isOpen());
+                } catch (CancellationException e) {
+                    // the instance closed, or the partition with its topic, under the preparation (its files are
+                    // deleted): the caller learns which, typed, as from any other call
+                    throw actor.isOpen() ? new KafkoClosedException("the instance is closed")
+                            : actor.commands.rejection();
                 }
-                return 0;
-            }
-            return actor.commands.compact(plan, force);
+                if (plan.isEmpty()) {
+                    if (plan.cleanableEnd() >= 0) {
+                        actor.log().compaction().noteCompacted(plan, true);
+                    }
+                } else {
+                    removed += actor.commands.compact(plan, force);
+                }
+            } while (actor.log().compaction().passesLeft() && !closed);
+            return removed;
         } finally {
             lock.unlock();
         }

@@ -8,8 +8,9 @@ import static dev.kafko.internal.log.FrameFormat.RECORD_COUNT_OFFSET;
 import static dev.kafko.internal.log.FrameFormat.SEGMENT_HEADER_SIZE;
 
 import dev.kafko.CorruptLogException;
+import dev.kafko.KafkoOptions;
 import dev.kafko.KafkoRecord;
-import dev.kafko.OutgoingRecord;
+import dev.kafko.KafkoStorageException;
 import dev.kafko.TopicConfig;
 import dev.kafko.internal.io.FileIo;
 import dev.kafko.internal.io.FileNames;
@@ -21,7 +22,6 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.function.BooleanSupplier;
@@ -63,6 +63,13 @@ public final class Compaction {
     private final String name;
     /** The offset up to which the segments were compacted since the log opened (the log start before any). */
     private volatile long compactedTo;
+    /**
+     * Where the next pass begins to look at keys: the end of the last pass, applied whole, whose keys did not all fit;
+     * -1: at the log's start. The records before it are one per key (the passes before removed the others).
+     */
+    private volatile long passFrom = -1;
+    /** The longest a segment's rewrite may be (a segment file's largest size; tests set less). */
+    private long rewriteLimit = TopicConfig.MAX_SEGMENT_BYTES;
 
     Compaction(PartitionLog log, FileIo io, Path dir, String name) {
         this.log = log;
@@ -85,7 +92,7 @@ public final class Compaction {
         long from = compactedTo;
         for (int i = 0; i < n; i++) {
             total += segs[i].size();
-            if (segs[i].baseOffset() >= from) {
+            if (segs[i].nextOffset() > from) {
                 dirty += segs[i].size();
             }
         }
@@ -93,13 +100,30 @@ public final class Compaction {
     }
 
     /**
-     * Notes that the segments below {@code end} were looked at by a compaction (its plan applied, or empty): they are
-     * not dirty again until a later record is. Any thread; compactions of one log run one at a time.
+     * Notes that the records before {@code plan}'s end were looked at by a compaction pass (its plan applied, or
+     * empty): they are not dirty again until a later record is; if the pass was {@linkplain CompactionPlan#partial()
+     * partial} and {@code whole} (none of its rewrites was dropped), the next pass goes on from its end, else from the
+     * log's start. Any thread; compactions of one log run one at a time.
      */
-    public void noteCompacted(long end) {
+    public void noteCompacted(CompactionPlan plan, boolean whole) {
+        long end = plan.cleanableEnd();
+        passFrom = plan.partial() && whole ? end : -1;
         if (end > compactedTo) {
             compactedTo = end;
         }
+    }
+
+    /** Sets the longest a segment's rewrite may be (tests: a rewrite too long without writing 2 GiB). */
+    void limitRewrites(long bytes) {
+        rewriteLimit = bytes;
+    }
+
+    /**
+     * Whether the last pass stopped where its keys filled its buffer and was applied whole, so that a next pass goes
+     * on from there. Any thread.
+     */
+    public boolean passesLeft() {
+        return passFrom >= 0;
     }
 
     /** The sealed segments compaction may look at now: from the first, up to the first younger than the lag. */
@@ -113,96 +137,157 @@ public final class Compaction {
         return n;
     }
 
+    /** {@link #prepare(TopicConfig, long, boolean, long, BooleanSupplier)} with the default key budget. */
+    public CompactionPlan prepare(TopicConfig config, long now, boolean force, BooleanSupplier cancelled) {
+        return prepare(config, now, force, KafkoOptions.DEFAULTS.compactionBufferBytes(), cancelled);
+    }
+
     /**
-     * Prepares a compaction of the cleanable segments by {@code config} at {@code now}; {@code force} fsyncs the new
-     * files. Returns an empty plan when no segment loses a record. A plan cancelled half way deletes its files and
-     * throws {@link CancellationException}. Any thread but the writer's; one at a time per log (the caller's rule).
+     * Prepares a compaction pass of the cleanable segments by {@code config} at {@code now}, remembering the keys it
+     * looks at in at most about {@code bufferBytes} ({@link KeyOffsetMap}); {@code force} fsyncs the new files.
+     * Returns an empty plan when no segment loses a record. A plan cancelled half way deletes its files and throws
+     * {@link CancellationException}. Any thread but the writer's; one at a time per log (the caller's rule).
+     *
+     * <p>A pass looks at the keys from the offset where the last pass whose keys did not all fit stopped (once that
+     * pass was applied whole), else from the log's start, up to the end of the cleanable segments or the first key
+     * that does not fit ({@link CompactionPlan#partial()}: a next pass goes on from there). It rewrites the segments
+     * before that end: the records before its first offset, which the passes before left one per key, lose those
+     * whose key it saw later, and a tombstone it did not see goes once past its retention.
      *
      * @throws CorruptLogException when a cleanable segment fails its checks (nothing is rewritten)
-     * @throws dev.kafko.KafkoStorageException when a new file cannot be written (nothing is rewritten)
+     * @throws dev.kafko.KafkoStorageException when a new file cannot be written, or a segment's rewrite would be
+     *     longer than a segment file can be (nothing is rewritten)
      * @throws dev.kafko.PartitionFailedException when the log failed ({@link dev.kafko.KafkoClosedException}: closed)
      */
-    public CompactionPlan prepare(TopicConfig config, long now, boolean force, BooleanSupplier cancelled) {
+    public CompactionPlan prepare(TopicConfig config, long now, boolean force, long bufferBytes,
+            BooleanSupplier cancelled) {
         log.checkUsable();
         Segment[] segs = log.segments();
         int n = cleanableCount(segs, config, now);
         if (n == 0) {
-            return new CompactionPlan(List.of(), -1);
+            return new CompactionPlan(List.of(), -1, false);
         }
         long retention = config.deleteRetention().toMillis();
-        long tombstoneLimit = retention >= now ? Long.MIN_VALUE : now - retention;
-        // one pass finds the latest record of every key, and which segments lose a record: a key's record that a later
-        // one replaces, a latest one that is a tombstone past its retention
-        HashMap<ByteBuffer, Latest> latest = new HashMap<>();
+        Keys keys = new Keys(new KeyOffsetMap(bufferBytes), retention >= now ? Long.MIN_VALUE : now - retention,
+                passFrom > segs[0].baseOffset() && passFrom < segs[n].baseOffset() ? passFrom : segs[0].baseOffset(),
+                segs[n].baseOffset());
         boolean[] losing = new boolean[n];
-        for (int i = 0; i < n; i++) {
+        // one pass finds the latest record of every key from keys.from on, and which segments lose a record: a key's
+        // record that a later one replaces, a latest one that is a tombstone past its retention
+        for (int i = 0; i < n && segs[i].baseOffset() < keys.end; i++) {
+            if (segs[i].nextOffset() <= keys.from) {
+                continue;
+            }
             int segment = i;
             frames(segs[i], cancelled, (h, records) -> {
                 for (KafkoRecord r : records) {
                     byte[] key = r.key();
-                    if (key == null) {
+                    if (key == null || r.offset() < keys.from || r.offset() >= keys.end) {
                         continue;
                     }
-                    Latest l = latest.get(ByteBuffer.wrap(key));
-                    if (l == null) {
-                        l = new Latest();
-                        latest.put(ByteBuffer.wrap(key), l);
-                    } else {
-                        losing[l.segment] = true;
+                    int previous = keys.map.put(key, r.offset(), segment, keys.expired(r));
+                    if (previous == KeyOffsetMap.FULL) {
+                        keys.end = r.offset(); // the next pass goes on from here
+                    } else if (previous >= 0) {
+                        losing[previous] = true;
                     }
-                    l.offset = r.offset();
-                    l.segment = segment;
-                    l.expiredTombstone = r.value() == null && r.timestamp() < tombstoneLimit;
                 }
             });
         }
-        for (Latest l : latest.values()) {
-            if (l.expiredTombstone) {
-                losing[l.segment] = true;
-            }
+        keys.map.markExpired(losing);
+        // the records before keys.from, one per key: those whose key the pass saw later, and expired tombstones, go
+        for (int i = 0; i < n && segs[i].baseOffset() < keys.from; i++) {
+            int segment = i;
+            frames(segs[i], cancelled, (h, records) -> {
+                for (KafkoRecord r : records) {
+                    if (r.offset() < keys.from && !keys.kept(r)) {
+                        losing[segment] = true;
+                    }
+                }
+            });
+        }
+        int m = 0; // the segments the pass rewrites: those before its end
+        while (m < n && segs[m].baseOffset() < keys.end) {
+            m++;
         }
         List<CompactionPlan.Rewrite> rewrites = new ArrayList<>();
         try {
             // neighbours merged while their bytes add up to a segment's at most and their offsets fit an index entry's
             // relative offset (Kafka's cleaner groups them so): what a compaction shrank, the next one merges
-            for (int from = 0, to; from < n; from = to) {
+            for (int from = 0, to; from < m; from = to) {
                 long bytes = segs[from].size();
-                boolean loses = losing[from];
-                for (to = from + 1; to < n && bytes + segs[to].size() <= config.segmentBytes()
+                for (to = from + 1; to < m && bytes + segs[to].size() <= config.segmentBytes()
                         && segs[to].nextOffset() - segs[from].baseOffset() <= Integer.MAX_VALUE; to++) {
                     bytes += segs[to].size();
-                    loses |= losing[to];
                 }
-                if (loses || to - from > 1) {
-                    rewrites.add(rewrite(List.of(segs).subList(from, to), config, latest, force, cancelled));
+                while (true) {
+                    boolean loses = false;
+                    for (int k = from; k < to; k++) {
+                        loses |= losing[k];
+                    }
+                    if (to - from == 1 && !loses) {
+                        break;
+                    }
+                    try {
+                        rewrites.add(rewrite(List.of(segs).subList(from, to), config, keys, force, cancelled,
+                                to - from > 1 ? config.segmentBytes() : rewriteLimit));
+                        break;
+                    } catch (CompactionWriter.TooLarge e) {
+                        if (to - from == 1) {
+                            throw e;
+                        }
+                        // merged, they would be longer than a segment (wider timestamp deltas, a weaker codec, small
+                        // records between gaps): fewer are merged, those that the writer had taken before it overflowed
+                        to = from + Math.max(1, Math.min(e.fitting, to - from - 1));
+                    }
                 }
             }
+        } catch (CompactionWriter.TooLarge e) {
+            discard(rewrites);
+            throw new KafkoStorageException(name + ": cannot compact: " + e.getMessage() + " (its kept records are"
+                    + " smaller than the frames that would hold them, or the topic's codec compresses less than the"
+                    + " one they were written with); nothing was rewritten");
         } catch (RuntimeException | Error e) {
             discard(rewrites);
             throw e;
         }
-        return new CompactionPlan(rewrites, segs[n].baseOffset());
+        return new CompactionPlan(rewrites, keys.end, keys.end < segs[n].baseOffset());
     }
 
-    /** The latest record of a key in the segments a compaction looks at. */
-    private static final class Latest {
-        long offset;
-        /** The index of its segment among those looked at. */
-        int segment;
-        /** Whether it is a tombstone older than the topic's {@code deleteRetention}, which goes too. */
-        boolean expiredTombstone;
-    }
+    /**
+     * The keys one pass looked at, from offset {@code from} (included) to {@code end} (excluded), and what it keeps
+     * by them.
+     */
+    private static final class Keys {
+        final KeyOffsetMap map;
+        final long tombstoneLimit;
+        final long from;
+        long end;
 
-    private static boolean kept(KafkoRecord r, HashMap<ByteBuffer, Latest> latest) {
-        byte[] key = r.key();
-        if (key == null) {
-            return true; // no later record can replace it
+        Keys(KeyOffsetMap map, long tombstoneLimit, long from, long end) {
+            this.map = map;
+            this.tombstoneLimit = tombstoneLimit;
+            this.from = from;
+            this.end = end;
         }
-        Latest l = latest.get(ByteBuffer.wrap(key));
-        if (l == null) {
-            return true; // not looked at (never so: every key of the segments rewritten is in the map)
+
+        boolean expired(KafkoRecord r) {
+            return r.value() == null && r.timestamp() < tombstoneLimit;
         }
-        return l.offset == r.offset() && !l.expiredTombstone;
+
+        /** Whether the rewrite of a segment before {@link #end} keeps {@code r}. */
+        boolean kept(KafkoRecord r) {
+            byte[] key = r.key();
+            if (key == null || r.offset() >= end) {
+                return true; // no later record can replace it; not looked at by this pass
+            }
+            int slot = map.find(key);
+            if (slot < 0) {
+                // before the pass's keys (from on, every key is in the map): the only record of its key up to end
+                return !expired(r);
+            }
+            return map.offset(slot) == r.offset() && !map.expired(slot);
+        }
     }
 
     /** What {@link #frames} hands on: the header of each frame, and its records (none for a gap frame). */
@@ -257,8 +342,8 @@ public final class Compaction {
     }
 
     /** Writes the kept records of {@code olds}, neighbours, to one new file beside the first, and checks it. */
-    private CompactionPlan.Rewrite rewrite(List<Segment> olds, TopicConfig config, HashMap<ByteBuffer, Latest> latest,
-            boolean force, BooleanSupplier cancelled) {
+    private CompactionPlan.Rewrite rewrite(List<Segment> olds, TopicConfig config, Keys keys, boolean force,
+            BooleanSupplier cancelled, long limit) {
         long base = olds.get(0).baseOffset();
         long next = olds.get(olds.size() - 1).nextOffset();
         Path tmp = FileNames.segmentFile(dir, base).resolveSibling(
@@ -268,9 +353,10 @@ public final class Compaction {
         try (FileChannel ch = io.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
                 StandardOpenOption.WRITE);
                 FrameEncoder encoder = new FrameEncoder(name, config.compression(), TopicConfig.MAX_RECORD_BYTES_LIMIT)) {
-            FrameWriter out = new FrameWriter(ch, encoder, base);
-            for (Segment seg : olds) {
-                frames(seg, cancelled, (h, records) -> {
+            CompactionWriter out = new CompactionWriter(ch, encoder, base, limit);
+            for (int j = 0; j < olds.size(); j++) {
+                out.fitting = j;
+                frames(olds.get(j), cancelled, (h, records) -> {
                     if (FrameFormat.isGap(h)) {
                         out.gap(FrameFormat.getLong(h, BASE_OFFSET_OFFSET), FrameFormat.getInt(h, RECORD_COUNT_OFFSET),
                                 FrameFormat.getLong(h, FIRST_TIMESTAMP_OFFSET),
@@ -278,7 +364,7 @@ public final class Compaction {
                         return;
                     }
                     for (KafkoRecord r : records) {
-                        if (kept(r, latest)) {
+                        if (keys.kept(r)) {
                             out.keep(r);
                         } else {
                             out.gap(r.offset(), 1, r.timestamp(), r.timestamp());
@@ -329,6 +415,7 @@ public final class Compaction {
      * thrown, except a failed rename before any old file was touched, after which the log holds its old files.
      */
     long apply(CompactionPlan plan, TopicConfig config, Seals seals, PartitionDirectory directory, boolean force) {
+        passFrom = -1; // until the plan is applied whole
         if (!config.cleanupPolicy().compacts()) {
             // altered to DELETE while the plan was prepared: the records it would remove are kept
             plan.discard(io);
@@ -340,8 +427,9 @@ public final class Compaction {
             last = Math.max(last, indexOf(segs, r.last()));
         }
         if (last < 0) {
+            // every segment it rewrites deleted: those left before its end lost nothing to it
             plan.discard(io);
-            noteCompacted(plan.cleanableEnd());
+            noteCompacted(plan, true);
             return 0;
         }
         try {
@@ -353,6 +441,7 @@ public final class Compaction {
             throw log.fail(e);
         }
         long removed = 0;
+        boolean whole = true;
         List<CompactionPlan.Rewrite> rewrites = plan.rewrites();
         for (int k = 0; k < rewrites.size(); k++) {
             CompactionPlan.Rewrite r = rewrites.get(k);
@@ -360,6 +449,8 @@ public final class Compaction {
             int i = indexOf(now, r.first());
             if (i < 0 || i + r.olds().size() > now.length || now[i + r.olds().size() - 1] != r.last()) {
                 discard(rewrites.subList(k, k + 1));
+                // a retention deleted some of its segments: those left keep records a next pass must look at again
+                whole &= indexOf(now, r.last()) < 0;
                 continue;
             }
             List<CompactionPlan.Rewrite> after = rewrites.subList(k + 1, rewrites.size());
@@ -378,7 +469,7 @@ public final class Compaction {
                 throw log.fail(e);
             }
         }
-        noteCompacted(plan.cleanableEnd());
+        noteCompacted(plan, whole);
         return removed;
     }
 
@@ -478,7 +569,7 @@ public final class Compaction {
     }
 
     private void discard(List<CompactionPlan.Rewrite> rewrites) {
-        new CompactionPlan(rewrites, -1).discard(io);
+        new CompactionPlan(rewrites, -1, false).discard(io);
     }
 
     /** {@code segs} with {@code s} in place of the {@code count} at {@code i}. */
@@ -504,94 +595,6 @@ public final class Compaction {
             io.deleteIfExists(tmp);
         } catch (IOException | RuntimeException e) {
             // the failure reported is the caller's; the next open deletes the file
-        }
-    }
-
-    /** Writes the frames of a rewritten segment: runs of kept records, and one gap frame per run of removed offsets. */
-    private static final class FrameWriter {
-        private final FileChannel ch;
-        private final FrameEncoder encoder;
-        private long position;
-        private final ArrayList<OutgoingRecord> run = new ArrayList<>();
-        private long runBase;
-        private long runBytes;
-        private long gapBase = -1;
-        private int gapCount;
-        private long gapFirstTimestamp;
-        private long gapMaxTimestamp;
-
-        FrameWriter(FileChannel ch, FrameEncoder encoder, long base) {
-            this.ch = ch;
-            this.encoder = encoder;
-            write(SegmentFiles.header(base), SEGMENT_HEADER_SIZE);
-        }
-
-        void keep(KafkoRecord r) {
-            endGap();
-            if (run.isEmpty()) {
-                runBase = r.offset();
-            }
-            OutgoingRecord record = new OutgoingRecord(r.key(), r.value(), r.headers(), r.timestamp());
-            run.add(record);
-            // as the frame holds it: key, value and headers (a record of large headers and a small value too)
-            runBytes += FrameEncoder.encodedSize(record);
-            if (runBytes >= FRAME_BYTES || run.size() >= FRAME_RECORDS) {
-                endRun();
-            }
-        }
-
-        void gap(long base, int count, long firstTimestamp, long maxTimestamp) {
-            endRun();
-            if (gapBase >= 0 && (long) gapCount + count > Integer.MAX_VALUE) {
-                endGap();
-            }
-            if (gapBase < 0) {
-                gapBase = base;
-                gapCount = count;
-                gapFirstTimestamp = firstTimestamp;
-                gapMaxTimestamp = maxTimestamp;
-            } else {
-                gapCount += count;
-                gapMaxTimestamp = Math.max(gapMaxTimestamp, maxTimestamp);
-            }
-        }
-
-        /** Writes what is pending; returns the file's size. */
-        int finish() {
-            endRun();
-            endGap();
-            return Math.toIntExact(position);
-        }
-
-        private void endRun() {
-            if (run.isEmpty()) {
-                return;
-            }
-            // the length first: the encode may grow the buffer, and buffer() is the new one only after it
-            int length = encoder.encode(run, runBase, 0);
-            write(encoder.buffer(), length);
-            run.clear();
-            runBytes = 0;
-        }
-
-        private void endGap() {
-            if (gapBase < 0) {
-                return;
-            }
-            int length = encoder.encodeGap(gapBase, gapCount, gapFirstTimestamp, gapMaxTimestamp);
-            write(encoder.buffer(), length);
-            gapBase = -1;
-        }
-
-        private void write(byte[] bytes, int length) {
-            ByteBuffer b = ByteBuffer.wrap(bytes, 0, length);
-            try {
-                while (b.hasRemaining()) {
-                    position += ch.write(b, position);
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
         }
     }
 }

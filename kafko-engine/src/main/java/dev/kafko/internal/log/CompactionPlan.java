@@ -43,10 +43,12 @@ public final class CompactionPlan {
 
     private final List<Rewrite> rewrites;
     private final long cleanableEnd;
+    private final boolean partial;
 
-    CompactionPlan(List<Rewrite> rewrites, long cleanableEnd) {
+    CompactionPlan(List<Rewrite> rewrites, long cleanableEnd, boolean partial) {
         this.rewrites = List.copyOf(rewrites);
         this.cleanableEnd = cleanableEnd;
+        this.partial = partial;
     }
 
     List<Rewrite> rewrites() {
@@ -56,6 +58,14 @@ public final class CompactionPlan {
     /** The offset compaction looked up to (the first record it did not consider); -1 when it considered none. */
     public long cleanableEnd() {
         return cleanableEnd;
+    }
+
+    /**
+     * Whether the pass stopped before the end of the cleanable segments because their keys did not all fit in its
+     * budget: a next pass goes on from {@link #cleanableEnd()}.
+     */
+    public boolean partial() {
+        return partial;
     }
 
     /** Whether the plan rewrites no segment. */

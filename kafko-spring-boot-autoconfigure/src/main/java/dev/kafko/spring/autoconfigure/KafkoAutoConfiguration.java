@@ -142,6 +142,8 @@ public final class KafkoAutoConfiguration {
                 .linger(notNegative("kafko.linger", properties.getLinger()))
                 .maxQueuedBytes(notNegative("kafko.max-queued-bytes", properties.getMaxQueuedBytes()).toBytes())
                 .maxBlock(notNegative("kafko.max-block", properties.getMaxBlock()))
+                .compactionBufferBytes(between("kafko.compaction-buffer-size", properties.getCompactionBufferSize(),
+                        KafkoOptions.MIN_COMPACTION_BUFFER_BYTES, KafkoOptions.MAX_COMPACTION_BUFFER_BYTES))
                 .offsetReset(properties.getOffsetReset())
                 // an ephemeral directory is deleted on close: forcing its topic metadata to disk buys nothing, and
                 // neither does a durable close (its fsyncs, index files and markers were half a context's close)
@@ -576,6 +578,26 @@ public final class KafkoAutoConfiguration {
             throw new InvalidKafkoPropertyException(property, "must not be negative, was " + value);
         }
         return value;
+    }
+
+    /** {@code value}'s bytes, or an error naming {@code property} when they are not in {@code [min, max]}. */
+    static long between(String property, DataSize value, long min, long max) {
+        if (value.toBytes() < min || value.toBytes() > max) {
+            throw new InvalidKafkoPropertyException(property, "must be between " + size(min) + " and " + size(max)
+                    + ", was " + size(value.toBytes()));
+        }
+        return value.toBytes();
+    }
+
+    /** {@code bytes} as the largest whole unit of a {@link DataSize} property ({@code 64KB}, {@code 1GB}). */
+    private static String size(long bytes) {
+        String[] units = {"B", "KB", "MB", "GB"};
+        int u = 0;
+        while (u < units.length - 1 && bytes != 0 && bytes % 1024 == 0) {
+            bytes /= 1024;
+            u++;
+        }
+        return bytes + units[u];
     }
 
     /** {@code value}, or an error naming {@code property} when it is negative. */

@@ -72,6 +72,12 @@ public class KafkoProperties {
     private Duration maxBlock = Duration.ofSeconds(60);
 
     /**
+     * Most bytes (about) a compaction of a compacted topic's partition keeps its keys in, 64KB to 1GB: each key takes
+     * its length plus about 28 bytes; a partition whose keys do not fit is compacted in passes.
+     */
+    private DataSize compactionBufferSize = DataSize.ofMegabytes(32);
+
+    /**
      * Where a listener's group starts on a partition it has no commit for (earliest: the log start,
      * replaying what is kept; latest: the end, only what comes next), and what a consumer does with a
      * position outside the log (fail: throw OffsetOutOfRangeException).
@@ -128,6 +134,14 @@ public class KafkoProperties {
 
     public void setMaxQueuedBytes(DataSize maxQueuedBytes) {
         this.maxQueuedBytes = maxQueuedBytes;
+    }
+
+    public DataSize getCompactionBufferSize() {
+        return compactionBufferSize;
+    }
+
+    public void setCompactionBufferSize(DataSize compactionBufferSize) {
+        this.compactionBufferSize = compactionBufferSize;
     }
 
     public Duration getMaxBlock() {

@@ -2,6 +2,7 @@ package dev.kafko.spring.autoconfigure;
 
 import dev.kafko.InvalidNameException;
 import dev.kafko.Kafko;
+import dev.kafko.KafkoOptions;
 import dev.kafko.spring.core.KafkoTopicProvisioner;
 import org.jspecify.annotations.Nullable;
 import org.springframework.util.unit.DataSize;
@@ -37,6 +38,8 @@ final class KafkoPropertiesCheck {
             throw new InvalidKafkoPropertyException("kafko.max-queued-bytes", "must be at least 1 byte, was "
                     + queued.toBytes() + " bytes");
         }
+        KafkoAutoConfiguration.between("kafko.compaction-buffer-size", properties.getCompactionBufferSize(),
+                KafkoOptions.MIN_COMPACTION_BUFFER_BYTES, KafkoOptions.MAX_COMPACTION_BUFFER_BYTES);
         KafkoAutoConfiguration.notNegative("kafko.health.min-free-disk", properties.getHealth().getMinFreeDisk());
         KafkoProperties.Listener listener = properties.getListener();
         KafkoAutoConfiguration.atLeastOne("kafko.listener.concurrency", listener.getConcurrency());

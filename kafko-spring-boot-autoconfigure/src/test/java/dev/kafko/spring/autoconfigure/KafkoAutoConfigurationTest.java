@@ -79,7 +79,7 @@ class KafkoAutoConfigurationTest {
         Path dir = tmp.resolve("log");
         new ApplicationContextRunner().withConfiguration(ALL)
                 .withPropertyValues("kafko.data-dir=" + dir, "kafko.linger=250us",
-                        "kafko.max-queued-bytes=2MB", "kafko.max-block=5s")
+                        "kafko.max-queued-bytes=2MB", "kafko.max-block=5s", "kafko.compaction-buffer-size=4MB")
                 .run(context -> {
                     assertThat(context.getBean(Kafko.class).dataDir()).isEqualTo(dir);
                     assertThat(context.getBean(Kafko.class).options().fsyncMetadata()).isTrue();
@@ -87,6 +87,7 @@ class KafkoAutoConfigurationTest {
                     assertThat(context.getBean(Kafko.class).options().linger()).isEqualTo(Duration.ofNanos(250_000));
                     assertThat(context.getBean(Kafko.class).options().maxQueuedBytes()).isEqualTo(2L << 20);
                     assertThat(context.getBean(Kafko.class).options().maxBlock()).isEqualTo(Duration.ofSeconds(5));
+                    assertThat(context.getBean(Kafko.class).options().compactionBufferBytes()).isEqualTo(4L << 20);
                     context.getBean(Kafko.class).createTopic("kept");
                 });
         assertThat(dir).isDirectory();
@@ -497,6 +498,8 @@ class KafkoAutoConfigurationTest {
         cases.put("kafko.template.default-topic=bad topic!", "kafko.template.default-topic ");
         cases.put("kafko.topics[bad!name].partitions=1", "kafko.topics[bad!name] ");
         cases.put("kafko.max-queued-bytes=0", "kafko.max-queued-bytes must be at least 1 byte, was 0 bytes");
+        cases.put("kafko.compaction-buffer-size=2GB",
+                "kafko.compaction-buffer-size must be between 64KB and 1GB, was 2GB");
         cases.put("kafko.topics.t.partitions=0", "kafko.topics.t.partitions is refused: partitions must be between 1 and 10000");
         cases.forEach((property, message) -> onDir.withPropertyValues(property).run(context -> {
             assertThat(context).as(property).getFailure().hasStackTraceContaining(message);

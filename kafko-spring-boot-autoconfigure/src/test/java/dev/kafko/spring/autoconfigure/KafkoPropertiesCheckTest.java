@@ -31,6 +31,7 @@ class KafkoPropertiesCheckTest {
         bad.put("kafko.linger", p -> p.setLinger(Duration.ofMillis(-1)));
         bad.put("kafko.max-block", p -> p.setMaxBlock(Duration.ofMillis(-1)));
         bad.put("kafko.max-queued-bytes", p -> p.setMaxQueuedBytes(DataSize.ofBytes(0)));
+        bad.put("kafko.compaction-buffer-size", p -> p.setCompactionBufferSize(DataSize.ofBytes((64 << 10) - 1)));
         bad.put("kafko.health.min-free-disk", p -> p.getHealth().setMinFreeDisk(DataSize.ofBytes(-1)));
         bad.put("kafko.listener.concurrency", p -> p.getListener().setConcurrency(0));
         bad.put("kafko.listener.max-poll-records", p -> p.getListener().setMaxPollRecords(0));
@@ -78,6 +79,7 @@ class KafkoPropertiesCheckTest {
         p.setLinger(Duration.ZERO);
         p.setMaxBlock(Duration.ZERO);
         p.setMaxQueuedBytes(DataSize.ofBytes(1));
+        p.setCompactionBufferSize(DataSize.ofGigabytes(1));
         p.getHealth().setMinFreeDisk(DataSize.ofBytes(0));
         p.getListener().setConcurrency(1);
         p.getListener().setMaxPollRecords(1);
