@@ -168,7 +168,7 @@ public final class Compaction {
             return new CompactionPlan(List.of(), -1, false);
         }
         long retention = config.deleteRetention().toMillis();
-        Keys keys = new Keys(new KeyOffsetMap(bufferBytes), retention >= now ? Long.MIN_VALUE : now - retention,
+        PassKeys keys = new PassKeys(new KeyOffsetMap(bufferBytes), retention >= now ? Long.MIN_VALUE : now - retention,
                 passFrom > segs[0].baseOffset() && passFrom < segs[n].baseOffset() ? passFrom : segs[0].baseOffset(),
                 segs[n].baseOffset());
         boolean[] losing = new boolean[n];
@@ -230,7 +230,7 @@ public final class Compaction {
                     }
                     try {
                         rewrites.add(rewrite(List.of(segs).subList(from, to), config, keys, force, cancelled,
-                                to - from > 1 ? config.segmentBytes() : rewriteLimit));
+                                to - from > 1 ? Math.min(config.segmentBytes(), rewriteLimit) : rewriteLimit));
                         break;
                     } catch (CompactionWriter.TooLarge e) {
                         if (to - from == 1) {
@@ -252,42 +252,6 @@ public final class Compaction {
             throw e;
         }
         return new CompactionPlan(rewrites, keys.end, keys.end < segs[n].baseOffset());
-    }
-
-    /**
-     * The keys one pass looked at, from offset {@code from} (included) to {@code end} (excluded), and what it keeps
-     * by them.
-     */
-    private static final class Keys {
-        final KeyOffsetMap map;
-        final long tombstoneLimit;
-        final long from;
-        long end;
-
-        Keys(KeyOffsetMap map, long tombstoneLimit, long from, long end) {
-            this.map = map;
-            this.tombstoneLimit = tombstoneLimit;
-            this.from = from;
-            this.end = end;
-        }
-
-        boolean expired(KafkoRecord r) {
-            return r.value() == null && r.timestamp() < tombstoneLimit;
-        }
-
-        /** Whether the rewrite of a segment before {@link #end} keeps {@code r}. */
-        boolean kept(KafkoRecord r) {
-            byte[] key = r.key();
-            if (key == null || r.offset() >= end) {
-                return true; // no later record can replace it; not looked at by this pass
-            }
-            int slot = map.find(key);
-            if (slot < 0) {
-                // before the pass's keys (from on, every key is in the map): the only record of its key up to end
-                return !expired(r);
-            }
-            return map.offset(slot) == r.offset() && !map.expired(slot);
-        }
     }
 
     /** What {@link #frames} hands on: the header of each frame, and its records (none for a gap frame). */
@@ -342,7 +306,7 @@ public final class Compaction {
     }
 
     /** Writes the kept records of {@code olds}, neighbours, to one new file beside the first, and checks it. */
-    private CompactionPlan.Rewrite rewrite(List<Segment> olds, TopicConfig config, Keys keys, boolean force,
+    private CompactionPlan.Rewrite rewrite(List<Segment> olds, TopicConfig config, PassKeys keys, boolean force,
             BooleanSupplier cancelled, long limit) {
         long base = olds.get(0).baseOffset();
         long next = olds.get(olds.size() - 1).nextOffset();
@@ -362,6 +326,9 @@ public final class Compaction {
                                 FrameFormat.getLong(h, FIRST_TIMESTAMP_OFFSET),
                                 FrameFormat.getLong(h, MAX_TIMESTAMP_OFFSET));
                         return;
+                    }
+                    if (FrameFormat.hasHoles(h)) {
+                        out.frameRead(FrameFormat.getLong(h, MAX_TIMESTAMP_OFFSET));
                     }
                     for (KafkoRecord r : records) {
                         if (keys.kept(r)) {

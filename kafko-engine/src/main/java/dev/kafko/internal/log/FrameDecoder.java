@@ -109,11 +109,12 @@ final class FrameDecoder {
             int partition, List<KafkoRecord> out, int[] cursor) {
         return decodeRecords(section, start, start + FrameFormat.getInt(header, RECORDS_LENGTH_OFFSET),
                 FrameFormat.getLong(header, BASE_OFFSET_OFFSET), FrameFormat.getInt(header, RECORD_COUNT_OFFSET),
-                FrameFormat.getLong(header, FIRST_TIMESTAMP_OFFSET), from, max, topic, partition, out, cursor);
+                FrameFormat.getLong(header, FIRST_TIMESTAMP_OFFSET), FrameFormat.hasHoles(header), from, max, topic,
+                partition, out, cursor);
     }
 
-    private static int decodeRecords(ByteBuffer b, int start, int end, long base, int count, long firstTs, long from,
-            int max, String topic, int partition, List<KafkoRecord> out, int[] cursor) {
+    private static int decodeRecords(ByteBuffer b, int start, int end, long base, int count, long firstTs,
+            boolean holes, long from, int max, String topic, int partition, List<KafkoRecord> out, int[] cursor) {
         int added = 0;
         int i = cursor[0];
         int p = start + cursor[1];
@@ -125,6 +126,12 @@ final class FrameDecoder {
             long w = end - p >= 8 ? b.getLong(p) : -1L;
             int body = end - p >= 8 ? (int) w : end - p >= 4 ? b.getInt(p) : -1;
             if (body < 0 || body > end - p - 4) {
+                if (holes && body < 0 && end - p >= 4 && body != Integer.MIN_VALUE && i > 0 && -body < count - i) {
+                    // a hole: the offsets of removed records, between two records
+                    i += -body - 1;
+                    p += 4;
+                    continue;
+                }
                 throw malformed(end - p < 4 ? "record " + i + " of " + count + " runs past the records section"
                         : "record " + i + " has a body length " + body + " out of bounds");
             }
@@ -136,6 +143,10 @@ final class FrameDecoder {
                 added++;
             }
             p = bodyEnd;
+        }
+        if (holes && i == count && p != end) {
+            // holes that claim more offsets than they leave records for
+            throw malformed((end - p) + " bytes of the records section are left after its last offset");
         }
         cursor[0] = i;
         cursor[1] = p - start;

@@ -120,7 +120,48 @@ final class FrameEncoder implements AutoCloseable {
             batchRest = -1;
             this.batch = null;
         }
-        return finish(baseOffset, n, first, max, pos - start);
+        return finish(baseOffset, n, first, max, pos - start, compression.id());
+    }
+
+    /**
+     * Encodes the kept records {@code batch} of a compacted segment as one frame with holes ({@link FrameFormat}):
+     * {@code holesBefore[i]} offsets of removed records before record {@code i} (0 for the first, which gets
+     * {@code baseOffset}); the frame's newest timestamp is at least {@code maxTimestamp}, the removed records'.
+     * Returns its length.
+     */
+    int encodeWithHoles(List<OutgoingRecord> batch, int[] holesBefore, long baseOffset, long maxTimestamp) {
+        prepareCodec();
+        int n = batch.size();
+        if (n == 0 || holesBefore[0] != 0) {
+            throw new IllegalArgumentException("a frame with holes begins with a record");
+        }
+        long first = batch.get(0).timestamp();
+        int start = compressor == null ? HEADER_SIZE : 0;
+        int pos = start;
+        long max = maxTimestamp;
+        long count = n;
+        this.batch = batch;
+        try {
+            for (int i = 0; i < n; i++) {
+                if (holesBefore[i] > 0) {
+                    FrameFormat.putInt(ensureRecords(pos + 4L), pos, -holesBefore[i]);
+                    pos += 4;
+                    count += holesBefore[i];
+                }
+                OutgoingRecord r = batch.get(i);
+                max = Math.max(max, r.timestamp());
+                batchRest = i + 1;
+                pos = encodeRecord(r, r.timestamp() - first, pos, start);
+            }
+        } finally {
+            batchRest = -1;
+            this.batch = null;
+        }
+        if (count > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("a frame covers at most " + Integer.MAX_VALUE + " offsets, was " + count);
+        }
+        return finish(baseOffset, (int) count, first, max, pos - start,
+                count > n ? compression.id() | FrameFormat.HOLES_FLAG : compression.id());
     }
 
     /** Encodes a single record as one frame; avoids the list for the one-record path. */
@@ -129,7 +170,7 @@ final class FrameEncoder implements AutoCloseable {
         long ts = timestampOf(record, now);
         int start = compressor == null ? HEADER_SIZE : 0;
         int end = encodeRecord(record, 0, start, start);
-        return finish(baseOffset, 1, ts, ts, end - start);
+        return finish(baseOffset, 1, ts, ts, end - start, compression.id());
     }
 
     /**
@@ -169,7 +210,7 @@ final class FrameEncoder implements AutoCloseable {
         return r.timestamp() == OutgoingRecord.NO_TIMESTAMP ? now : r.timestamp();
     }
 
-    private int finish(long baseOffset, int count, long firstTimestamp, long maxTs, int recordsLength) {
+    private int finish(long baseOffset, int count, long firstTimestamp, long maxTs, int recordsLength, int attributes) {
         int total;
         if (compressor == null) {
             total = HEADER_SIZE + recordsLength;
@@ -183,7 +224,7 @@ final class FrameEncoder implements AutoCloseable {
         FrameFormat.putInt(f, LENGTH_OFFSET, total);
         FrameFormat.putShort(f, MAGIC_OFFSET, FRAME_MAGIC);
         f[VERSION_OFFSET] = FRAME_VERSION;
-        f[ATTRIBUTES_OFFSET] = (byte) compression.id();
+        f[ATTRIBUTES_OFFSET] = (byte) attributes;
         FrameFormat.putLong(f, BASE_OFFSET_OFFSET, baseOffset);
         FrameFormat.putInt(f, RECORD_COUNT_OFFSET, count);
         FrameFormat.putLong(f, FIRST_TIMESTAMP_OFFSET, firstTimestamp);

@@ -28,9 +28,9 @@ import java.util.zip.CRC32C;
  *   4      4   crc             CRC32C over bytes [0, 4) and [8, length)
  *   8      2   magic           0x4B46
  *  10      1   version         1
- *  11      1   attributes      bits 0-2: codec id (0 none, 1 lz4, 2 zstd); bit 3: gap; bits 4-7: 0
+ *  11      1   attributes      bits 0-2: codec id (0 none, 1 lz4, 2 zstd); bit 3: gap; bit 4: holes; bits 5-7: 0
  *  12      8   baseOffset      offset of the first record
- *  20      4   recordCount     at least 1 (a gap: the offsets it covers)
+ *  20      4   recordCount     at least 1: the offsets it covers (with holes or a gap, more than its records)
  *  24      8   firstTimestamp  timestamp of the first record (epoch ms)
  *  32      8   maxTimestamp    largest timestamp in the frame
  *  40      4   recordsLength   length of the records section before compression
@@ -45,6 +45,9 @@ import java.util.zip.CRC32C;
  *   bytes      value
  *   varint     headerCount
  *   per header: varint keyLength, UTF-8 key, varint valueLength + 1 (0 = null), value
+ *
+ * hole (inside the records section of a frame with attribute bit 4, between two records)
+ *   int32      -count          the offsets after the record before it whose records compaction removed
  * </pre>
  *
  * <p>A gap frame (attribute bit 3) holds no records: it stands for {@code recordCount} offsets from
@@ -52,6 +55,12 @@ import java.util.zip.CRC32C;
  * offset from its base to the next segment's, and a missing frame is still damage. Its codec is 0, its
  * {@code recordsLength} 0 and its length {@link #HEADER_SIZE}; its timestamps are those of the records it
  * replaced (the segment's newest timestamp, which retention goes by, does not change).
+ *
+ * <p>A frame with holes (attribute bit 4, written only by compaction) holds, between two of its records, the
+ * offsets of removed records as a hole: four bytes for any number of offsets, where a gap frame would end the frame
+ * and take a header of its own, and a third frame the records after it. Its {@code recordCount} counts every offset
+ * from its base to the end of its last record, holes included; its {@code maxTimestamp} also counts the timestamps
+ * of the records its holes replaced.
  *
  * <p>Varints are unsigned LEB128 (7 bits per byte, low groups first); zigzag maps signed to unsigned.
  */
@@ -81,6 +90,8 @@ final class FrameFormat {
     static final int CODEC_MASK = 0x07;
     /** The attribute bit of a gap frame (see the class comment). */
     static final int GAP_FLAG = 0x08;
+    /** The attribute bit of a frame whose records section may hold holes (see the class comment). */
+    static final int HOLES_FLAG = 0x10;
 
     /** The largest records section (before compression) a frame may hold; larger batches are refused. */
     static final int MAX_RECORDS_LENGTH = 256 * 1024 * 1024;
@@ -97,6 +108,11 @@ final class FrameFormat {
     /** Whether the frame header in {@code h} is a gap frame's (see the class comment). */
     static boolean isGap(byte[] h) {
         return h[ATTRIBUTES_OFFSET] == GAP_FLAG;
+    }
+
+    /** Whether the frame header in {@code h} is of a frame whose records section may hold holes. */
+    static boolean hasHoles(byte[] h) {
+        return (h[ATTRIBUTES_OFFSET] & HOLES_FLAG) != 0;
     }
 
     static short getShort(byte[] b, int pos) {
@@ -147,14 +163,14 @@ final class FrameFormat {
 
     /**
      * Whether the fixed fields of a frame header at {@code pos} are plausible: magic, version, a
-     * known codec (or a gap frame's attributes, length and records length), a length within bounds and a positive
+     * known codec (with or without holes; or a gap frame's attributes, length and records length), a length within bounds and a positive
      * record count. The CRC is checked separately.
      */
     static boolean plausibleHeader(byte[] b, int pos, int length) {
         return length >= HEADER_SIZE && length <= MAX_FRAME_LENGTH
                 && getShort(b, pos + MAGIC_OFFSET) == FRAME_MAGIC
                 && b[pos + VERSION_OFFSET] == FRAME_VERSION
-                && ((b[pos + ATTRIBUTES_OFFSET] & ~CODEC_MASK) == 0
+                && ((b[pos + ATTRIBUTES_OFFSET] & ~(CODEC_MASK | HOLES_FLAG)) == 0
                         || b[pos + ATTRIBUTES_OFFSET] == GAP_FLAG && length == HEADER_SIZE
                         && getInt(b, pos + RECORDS_LENGTH_OFFSET) == 0)
                 && getInt(b, pos + RECORD_COUNT_OFFSET) > 0

@@ -295,14 +295,15 @@ final class Segment {
                 if (FrameFormat.isGap(h)) {
                     // offsets whose records compaction removed: passed over, none added
                     readTo = FrameFormat.getLong(h, BASE_OFFSET_OFFSET) + FrameFormat.getInt(h, RECORD_COUNT_OFFSET);
-                } else if (verified == null) {
-                    added += FrameDecoder.decodeSection(h, section, sectionStart, offset, maxRecords - added, topic,
-                            partition, out);
                 } else {
-                    int[] cursor = verified.cursorFor(this, p, offset);
+                    int[] cursor = verified == null ? new int[] {0, 0} : verified.cursorFor(this, p, offset);
                     added += FrameDecoder.decodeSection(h, section, sectionStart, offset, maxRecords - added, topic,
                             partition, out, cursor);
-                    verified.cursorAt(FrameFormat.getLong(h, BASE_OFFSET_OFFSET) + cursor[0]);
+                    // where the decode stopped: after its last record, or the frame's end (past a trailing hole)
+                    readTo = Math.max(readTo, FrameFormat.getLong(h, BASE_OFFSET_OFFSET) + cursor[0]);
+                    if (verified != null) {
+                        verified.cursorAt(readTo);
+                    }
                 }
             } catch (CorruptLogException | IllegalArgumentException e) {
                 if (added == 0) {
@@ -312,9 +313,6 @@ final class Segment {
                 // frame, reports it
                 out.subList(before, out.size()).clear();
                 break;
-            }
-            if (out.size() > before) {
-                readTo = out.get(out.size() - 1).offset() + 1;
             }
             if (verified != null) {
                 long base = FrameFormat.getLong(h, BASE_OFFSET_OFFSET);

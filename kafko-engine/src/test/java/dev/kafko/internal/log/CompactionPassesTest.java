@@ -193,30 +193,38 @@ class CompactionPassesTest {
         }
     }
 
-    @Test
-    void neighboursWhoseMergeWouldOutgrowASegmentAreRewrittenEachOnItsOwn() throws IOException {
-        // keys of 1 byte and values of 1 byte: a kept record alone in a frame, between gaps, takes 4 times its bytes
-        TopicConfig config = TopicConfig.builder().compact().segmentBytes(4096).segmentAge(Duration.ofMinutes(1))
-                .build();
-        try (PartitionLog log = PartitionLog.open("t", 0, dir, config, clock, FileIo.SYSTEM)) {
+    /**
+     * Two segments of 40 records of 200 zero bytes each, written with LZ4 (a few hundred bytes each) and one key of
+     * each updated, sealed; returns the config that compacts them with no codec, which writes them at their size.
+     */
+    private TopicConfig compressedNeighbours(PartitionLog log, TopicConfig config) {
+        for (int segment = 0; segment < 2; segment++) {
             List<OutgoingRecord> batch = new ArrayList<>();
-            for (int i = 0; i < 60; i++) {
-                batch.add(OutgoingRecord.of(new byte[] {(byte) i}, new byte[] {1}));
-                batch.add(OutgoingRecord.of(new byte[] {(byte) 100}, new byte[] {(byte) i})); // key 100: the last kept
+            for (int i = 0; i < 40; i++) {
+                batch.add(OutgoingRecord.of(bytes("k" + segment + "-" + (i % 39)), new byte[200]));
             }
             log.append(batch);
             clock.advance(Duration.ofMinutes(2)); // the next append rolls
-            log.append(batch);
-            clock.advance(Duration.ofMinutes(2)); // the next append rolls
-            log.append(OutgoingRecord.of(bytes("tail"), bytes("t")));
+        }
+        log.append(OutgoingRecord.of(bytes("tail"), bytes("t")));
+        return config.toBuilder().compression(dev.kafko.Compression.NONE).build();
+    }
+
+    @Test
+    void neighboursWhoseMergeWouldOutgrowASegmentAreNotMerged() throws IOException {
+        TopicConfig config = TopicConfig.builder().compact().compression(dev.kafko.Compression.LZ4).segmentBytes(4096)
+                .segmentAge(Duration.ofMinutes(1)).build();
+        try (PartitionLog log = PartitionLog.open("t", 0, dir, config, clock, FileIo.SYSTEM)) {
+            TopicConfig uncompressed = compressedNeighbours(log, config);
             int segments = log.segments().length;
             assertThat(log.segments()[0].size() + log.segments()[1].size()).isLessThanOrEqualTo(4096);
 
-            CompactionPlan plan = log.compaction().prepare(config, clock.millis(), true, SMALL, () -> false);
-            assertThat(plan.rewrites()).allSatisfy(r -> assertThat(r.olds()).hasSize(1));
+            CompactionPlan plan = log.compaction().prepare(uncompressed, clock.millis(), true, SMALL, () -> false);
+            assertThat(plan.rewrites()).hasSize(2).allSatisfy(r -> assertThat(r.olds()).hasSize(1));
+            assertThat(plan.rewrites()).allSatisfy(r -> assertThat(r.size()).isGreaterThan(4096));
             log.applyCompaction(plan, true);
             assertThat(log.segments()).hasSize(segments);
-            assertThat(readAll(log)).extracting(KafkoRecord::offset).hasSize(62);
+            assertThat(readAll(log)).hasSize(2 * 39 + 1);
             try (Stream<Path> files = Files.list(dir)) {
                 assertThat(files.map(p -> p.getFileName().toString())).noneMatch(f -> f.endsWith(".tmp"));
             }
@@ -225,30 +233,23 @@ class CompactionPassesTest {
 
     @Test
     void aSegmentWhoseRewriteWouldBeLongerThanASegmentFileCanBeFailsTypedAndRewritesNothing() throws IOException {
-        TopicConfig config = TopicConfig.builder().compact().segmentBytes(1 << 20).segmentAge(Duration.ofMinutes(1))
-                .build();
+        TopicConfig config = TopicConfig.builder().compact().compression(dev.kafko.Compression.LZ4)
+                .segmentBytes(1 << 20).segmentAge(Duration.ofMinutes(1)).build();
         try (PartitionLog log = PartitionLog.open("t", 0, dir, config, clock, FileIo.SYSTEM)) {
-            List<OutgoingRecord> batch = new ArrayList<>();
-            for (int i = 0; i < 60; i++) {
-                batch.add(OutgoingRecord.of(new byte[] {(byte) i}, new byte[] {1}));
-                batch.add(OutgoingRecord.of(new byte[] {(byte) 100}, new byte[] {(byte) i}));
-            }
-            log.append(batch);
-            clock.advance(Duration.ofMinutes(2)); // the next append rolls
-            log.append(OutgoingRecord.of(bytes("tail"), bytes("t")));
+            TopicConfig uncompressed = compressedNeighbours(log, config);
             Segment old = log.segments()[0];
-            log.compaction().limitRewrites(old.size() + 100L);
+            log.compaction().limitRewrites(4096);
 
-            assertThatThrownBy(() -> log.compaction().prepare(config, clock.millis(), true, SMALL, () -> false))
+            assertThatThrownBy(() -> log.compaction().prepare(uncompressed, clock.millis(), true, SMALL, () -> false))
                     .isInstanceOf(KafkoStorageException.class)
                     .hasMessageContaining("t-0")
-                    .hasMessageContaining("would be longer than " + (old.size() + 100L) + " bytes")
+                    .hasMessageContaining("would be longer than 4096 bytes")
                     .hasMessageContaining("nothing was rewritten");
             assertThat(log.segments()[0]).isSameAs(old);
             try (Stream<Path> files = Files.list(dir)) {
                 assertThat(files.map(p -> p.getFileName().toString())).noneMatch(f -> f.endsWith(".tmp"));
             }
-            assertThat(readAll(log)).hasSize(121);
+            assertThat(readAll(log)).hasSize(81);
         }
     }
 }
