@@ -174,6 +174,19 @@ final class ListenerConsumer implements Runnable {
     }
 
     /**
+     * The executor refused the thread that was to run this member ({@link MemberLifecycle}): the consumer it opened,
+     * a member of its group already, leaves the group, which would otherwise keep the partitions it was given.
+     * On the thread that made it.
+     */
+    void closeUnrun() {
+        try {
+            consumer.close();
+        } catch (RuntimeException e) {
+            LOG.warn("Closing the consumer of {}, whose thread was refused, failed", container.memberName(), e);
+        }
+    }
+
+    /**
      * A stop overran its shutdown timeout: cancels the {@code CompletionStage} or {@code Mono} the listener returned
      * and the polling thread waits for (and any it waits for later). Any thread.
      *

@@ -129,19 +129,34 @@ final class MemberLifecycle {
         }
     }
 
-    /** Starts a member thread. Under {@link #lock}, with no member thread running. */
+    /**
+     * Starts a member thread. Under {@link #lock}, with no member thread running. A consumer that cannot be opened, or
+     * an executor that refuses the thread (a bounded pool that is full), leaves the member stopped, not running with no
+     * thread to end it, the consumer it opened gone from its group, and the failure goes to the caller.
+     */
     private void launch(CountDownLatch firstPoll) {
         stopRequested = false;
         paused = false;
         failure = null;
         overran = false;
         closedByOwnListener = false;
-        ListenerConsumer c = new ListenerConsumer(member, backend, listener, firstPoll);
-        consumer = c;
-        exited = new CountDownLatch(1);
-        running = true;
-        expectedRunning = true;
-        executor.execute(c);
+        ListenerConsumer c = null;
+        try {
+            c = new ListenerConsumer(member, backend, listener, firstPoll);
+            consumer = c;
+            exited = new CountDownLatch(1);
+            running = true;
+            expectedRunning = true;
+            executor.execute(c);
+        } catch (RuntimeException | Error e) {
+            running = false;
+            consumer = null;
+            exited = new CountDownLatch(0); // no thread will open it: a stop does not wait for this run
+            if (c != null) {
+                c.closeUnrun();
+            }
+            throw e;
+        }
         parent.lifecycle().memberLaunched(); // the thread's exited() waits for this lock: it cannot count down first
     }
 
@@ -358,10 +373,7 @@ final class MemberLifecycle {
                     launch(OPEN);
                 }
             } catch (RuntimeException e) {
-                running = false;
-                consumer = null;
-                exited = new CountDownLatch(0);
-                failure = e;
+                failure = e; // launch left the member stopped
                 LOG.error("{} could not start again after its stop", memberName, e);
             } finally {
                 restartPending = false; // after the launch, whatever it did: until then, restarting, not dead
