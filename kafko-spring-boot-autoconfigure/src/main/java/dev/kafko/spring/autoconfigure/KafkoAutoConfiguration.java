@@ -1,5 +1,10 @@
 package dev.kafko.spring.autoconfigure;
 
+import static dev.kafko.spring.autoconfigure.KafkoPropertiesCheck.atLeastOne;
+import static dev.kafko.spring.autoconfigure.KafkoPropertiesCheck.between;
+import static dev.kafko.spring.autoconfigure.KafkoPropertiesCheck.notNegative;
+import static dev.kafko.spring.autoconfigure.KafkoPropertiesCheck.positive;
+
 import dev.kafko.Kafko;
 import dev.kafko.KafkoObserver;
 import dev.kafko.KafkoOptions;
@@ -32,7 +37,6 @@ import dev.kafko.spring.support.micrometer.KafkoTemplateObservationConvention;
 import io.micrometer.observation.ObservationRegistry;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -67,7 +71,6 @@ import org.springframework.messaging.converter.MessageConverter;
 import org.springframework.messaging.converter.StringMessageConverter;
 import org.springframework.messaging.handler.annotation.support.MessageHandlerMethodFactory;
 import org.springframework.util.ClassUtils;
-import org.springframework.util.unit.DataSize;
 import org.springframework.util.backoff.FixedBackOff;
 import org.springframework.validation.Validator;
 
@@ -554,57 +557,5 @@ public final class KafkoAutoConfiguration {
                     + " with kafko.ephemeral=true a test gets a fresh log of its own: mock the KafkoTemplate, or the"
                     + " beans the listeners call, instead");
         }
-    }
-
-    /** {@code value}, or an error naming {@code property} when it is below 1. */
-    static int atLeastOne(String property, int value) {
-        if (value < 1) {
-            throw new InvalidKafkoPropertyException(property, "must be at least 1, was " + value);
-        }
-        return value;
-    }
-
-    /** {@code value}, or an error naming {@code property} when it is zero or negative. */
-    static Duration positive(String property, Duration value) {
-        if (value.isNegative() || value.isZero()) {
-            throw new InvalidKafkoPropertyException(property, "must be positive, was " + value);
-        }
-        return value;
-    }
-
-    /** {@code value}, or an error naming {@code property} when it is negative. */
-    static Duration notNegative(String property, Duration value) {
-        if (value.isNegative()) {
-            throw new InvalidKafkoPropertyException(property, "must not be negative, was " + value);
-        }
-        return value;
-    }
-
-    /** {@code value}'s bytes, or an error naming {@code property} when they are not in {@code [min, max]}. */
-    static long between(String property, DataSize value, long min, long max) {
-        if (value.toBytes() < min || value.toBytes() > max) {
-            throw new InvalidKafkoPropertyException(property, "must be between " + size(min) + " and " + size(max)
-                    + ", was " + size(value.toBytes()));
-        }
-        return value.toBytes();
-    }
-
-    /** {@code bytes} as the largest whole unit of a {@link DataSize} property ({@code 64KB}, {@code 1GB}). */
-    private static String size(long bytes) {
-        String[] units = {"B", "KB", "MB", "GB"};
-        int u = 0;
-        while (u < units.length - 1 && bytes != 0 && bytes % 1024 == 0) {
-            bytes /= 1024;
-            u++;
-        }
-        return bytes + units[u];
-    }
-
-    /** {@code value}, or an error naming {@code property} when it is negative. */
-    static DataSize notNegative(String property, DataSize value) {
-        if (value.isNegative()) {
-            throw new InvalidKafkoPropertyException(property, "must not be negative, was " + value);
-        }
-        return value;
     }
 }

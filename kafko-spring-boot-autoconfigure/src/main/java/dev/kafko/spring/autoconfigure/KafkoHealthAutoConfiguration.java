@@ -31,7 +31,7 @@ public final class KafkoHealthAutoConfiguration {
     KafkoHealthIndicator kafkoHealthIndicator(Kafko kafko, KafkoProperties properties,
                                               ObjectProvider<KafkoListenerEndpointRegistry> registry) {
         return new KafkoHealthIndicator(kafko,
-                KafkoAutoConfiguration.notNegative("kafko.health.min-free-disk", properties.getHealth().getMinFreeDisk()),
+                KafkoPropertiesCheck.notNegative("kafko.health.min-free-disk", properties.getHealth().getMinFreeDisk()),
                 registry);
     }
 }

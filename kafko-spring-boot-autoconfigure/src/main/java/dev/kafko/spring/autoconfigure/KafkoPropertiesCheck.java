@@ -4,6 +4,7 @@ import dev.kafko.InvalidNameException;
 import dev.kafko.Kafko;
 import dev.kafko.KafkoOptions;
 import dev.kafko.spring.core.KafkoTopicProvisioner;
+import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 import org.springframework.util.unit.DataSize;
 
@@ -31,35 +32,35 @@ final class KafkoPropertiesCheck {
         if (defaultTopic != null && !defaultTopic.isBlank()) {
             checkName("kafko.template.default-topic", "topic", defaultTopic);
         }
-        KafkoAutoConfiguration.notNegative("kafko.linger", properties.getLinger());
-        KafkoAutoConfiguration.notNegative("kafko.max-block", properties.getMaxBlock());
+        notNegative("kafko.linger", properties.getLinger());
+        notNegative("kafko.max-block", properties.getMaxBlock());
         DataSize queued = properties.getMaxQueuedBytes();
         if (queued.toBytes() < 1) {
             throw new InvalidKafkoPropertyException("kafko.max-queued-bytes", "must be at least 1 byte, was "
                     + queued.toBytes() + " bytes");
         }
-        KafkoAutoConfiguration.between("kafko.compaction-buffer-size", properties.getCompactionBufferSize(),
+        between("kafko.compaction-buffer-size", properties.getCompactionBufferSize(),
                 KafkoOptions.MIN_COMPACTION_BUFFER_BYTES, KafkoOptions.MAX_COMPACTION_BUFFER_BYTES);
-        KafkoAutoConfiguration.notNegative("kafko.health.min-free-disk", properties.getHealth().getMinFreeDisk());
+        notNegative("kafko.health.min-free-disk", properties.getHealth().getMinFreeDisk());
         KafkoProperties.Listener listener = properties.getListener();
-        KafkoAutoConfiguration.atLeastOne("kafko.listener.concurrency", listener.getConcurrency());
-        KafkoAutoConfiguration.atLeastOne("kafko.listener.max-poll-records", listener.getMaxPollRecords());
-        KafkoAutoConfiguration.positive("kafko.listener.poll-timeout", listener.getPollTimeout());
-        KafkoAutoConfiguration.notNegative("kafko.listener.shutdown-timeout", listener.getShutdownTimeout());
+        atLeastOne("kafko.listener.concurrency", listener.getConcurrency());
+        atLeastOne("kafko.listener.max-poll-records", listener.getMaxPollRecords());
+        positive("kafko.listener.poll-timeout", listener.getPollTimeout());
+        notNegative("kafko.listener.shutdown-timeout", listener.getShutdownTimeout());
         if (listener.getGroupId() != null && !listener.getGroupId().isBlank()) {
             checkName("kafko.listener.group-id", "group", listener.getGroupId());
         }
-        KafkoAutoConfiguration.atLeastOne("kafko.listener.ack-count", listener.getAckCount());
-        KafkoAutoConfiguration.positive("kafko.listener.ack-time", listener.getAckTime());
+        atLeastOne("kafko.listener.ack-count", listener.getAckCount());
+        positive("kafko.listener.ack-time", listener.getAckTime());
         if (listener.getIdleEventInterval() != null) {
-            KafkoAutoConfiguration.positive("kafko.listener.idle-event-interval", listener.getIdleEventInterval());
+            positive("kafko.listener.idle-event-interval", listener.getIdleEventInterval());
         }
         if (listener.getIdlePartitionEventInterval() != null) {
-            KafkoAutoConfiguration.positive("kafko.listener.idle-partition-event-interval",
+            positive("kafko.listener.idle-partition-event-interval",
                     listener.getIdlePartitionEventInterval());
         }
-        KafkoAutoConfiguration.atLeastOne("kafko.listener.retry.max-attempts", listener.getRetry().getMaxAttempts());
-        KafkoAutoConfiguration.notNegative("kafko.listener.retry.backoff", listener.getRetry().getBackoff());
+        atLeastOne("kafko.listener.retry.max-attempts", listener.getRetry().getMaxAttempts());
+        notNegative("kafko.listener.retry.backoff", listener.getRetry().getBackoff());
         for (String name : listener.getRetry().getNotRetryable()) {
             KafkoAutoConfiguration.throwableClass(name.strip(), classLoader);
         }
@@ -71,5 +72,57 @@ final class KafkoPropertiesCheck {
         } catch (InvalidNameException e) {
             throw new InvalidKafkoPropertyException(property, e.getMessage(), e);
         }
+    }
+
+    /** {@code value}, or an error naming {@code property} when it is below 1. */
+    static int atLeastOne(String property, int value) {
+        if (value < 1) {
+            throw new InvalidKafkoPropertyException(property, "must be at least 1, was " + value);
+        }
+        return value;
+    }
+
+    /** {@code value}, or an error naming {@code property} when it is zero or negative. */
+    static Duration positive(String property, Duration value) {
+        if (value.isNegative() || value.isZero()) {
+            throw new InvalidKafkoPropertyException(property, "must be positive, was " + value);
+        }
+        return value;
+    }
+
+    /** {@code value}, or an error naming {@code property} when it is negative. */
+    static Duration notNegative(String property, Duration value) {
+        if (value.isNegative()) {
+            throw new InvalidKafkoPropertyException(property, "must not be negative, was " + value);
+        }
+        return value;
+    }
+
+    /** {@code value}'s bytes, or an error naming {@code property} when they are not in {@code [min, max]}. */
+    static long between(String property, DataSize value, long min, long max) {
+        if (value.toBytes() < min || value.toBytes() > max) {
+            throw new InvalidKafkoPropertyException(property, "must be between " + size(min) + " and " + size(max)
+                    + ", was " + size(value.toBytes()));
+        }
+        return value.toBytes();
+    }
+
+    /** {@code bytes} as the largest whole unit of a {@link DataSize} property ({@code 64KB}, {@code 1GB}). */
+    private static String size(long bytes) {
+        String[] units = {"B", "KB", "MB", "GB"};
+        int u = 0;
+        while (u < units.length - 1 && bytes != 0 && bytes % 1024 == 0) {
+            bytes /= 1024;
+            u++;
+        }
+        return bytes + units[u];
+    }
+
+    /** {@code value}, or an error naming {@code property} when it is negative. */
+    static DataSize notNegative(String property, DataSize value) {
+        if (value.isNegative()) {
+            throw new InvalidKafkoPropertyException(property, "must not be negative, was " + value);
+        }
+        return value;
     }
 }
