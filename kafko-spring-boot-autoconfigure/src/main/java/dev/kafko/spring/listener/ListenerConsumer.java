@@ -96,7 +96,13 @@ final class ListenerConsumer implements Runnable {
         this.assignment = new MemberAssignment(this, container, listener, commits, positions, seeks, events, pauses);
         this.delivery = new MemberDelivery(this, container, listener, commits, log, seeks);
         this.consumer = openConsumer();
-        this.topicId = backend.topicId(container.topic());
+        try {
+            this.topicId = backend.topicId(container.topic());
+        } catch (RuntimeException | Error e) {
+            // the topic deleted since the consumer opened: no thread will run it, so it leaves its group here
+            closeUnrun();
+            throw e;
+        }
     }
 
     /** A member of the group, or a consumer of the partitions assigned by hand ({@link AssignedPartitions}). */
@@ -174,9 +180,9 @@ final class ListenerConsumer implements Runnable {
     }
 
     /**
-     * The executor refused the thread that was to run this member ({@link MemberLifecycle}): the consumer it opened,
-     * a member of its group already, leaves the group, which would otherwise keep the partitions it was given.
-     * On the thread that made it.
+     * No thread will run this member (the executor refused it, {@link MemberLifecycle}, or its topic's id could not be
+     * read once the consumer opened): the consumer it opened, a member of its group already, leaves the group, which
+     * would otherwise keep the partitions it was given. On the thread that made it.
      */
     void closeUnrun() {
         try {
