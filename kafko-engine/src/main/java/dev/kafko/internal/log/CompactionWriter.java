@@ -90,6 +90,7 @@ final class CompactionWriter {
             holes = pending;
             runMaxTimestamp = Math.max(runMaxTimestamp, pendingMaxTimestamp);
             pending = 0;
+            pendingMaxTimestamp = Long.MIN_VALUE;
         }
         OutgoingRecord record = new OutgoingRecord(r.key(), r.value(), r.headers(), r.timestamp());
         if (run.size() == holesBefore.length) {
