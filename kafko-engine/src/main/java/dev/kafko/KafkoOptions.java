@@ -51,7 +51,7 @@ import java.util.Objects;
  *        lost unless the machine lost power.
  * @param compactionBufferBytes the most bytes (about) a compaction of a compacted topic's partition keeps its keys in
  *        (default 32 MiB, at least 64 KiB, at most 1 GiB; Kafka's {@code log.cleaner.dedupe.buffer.size}): each key
- *        takes its own length plus about 28 bytes (up to twice that while the table grows), the key kept whole, so
+ *        takes its own length plus 31 to 57 bytes (the table doubles as it grows), the key kept whole, so
  *        that two keys never count as one. When a partition's keys do not fit, a compaction runs in passes, each as
  *        far as its keys fit, every pass reading the sealed segments before its end again (the background ones run
  *        them one after the other; {@link Topic#compact()} returns after the last)

@@ -9,9 +9,9 @@ import java.util.Arrays;
  * Internal: the latest offset of each key one compaction pass looked at, in at most a given number of bytes (Kafka's
  * cleaner has its dedupe buffer for this). Unlike Kafka's, which keeps a digest of each key, the keys are kept whole
  * and compared byte by byte, so two keys never share an entry (a shared entry would remove the records of one for the
- * other's). The table is open-addressed over parallel arrays and the keys are stored back to back in one array, about
- * 28 bytes per key besides the key's own; both grow by doubling while they fit the budget. Not thread-safe: one
- * compaction's thread.
+ * other's). The table is open-addressed over parallel arrays and the keys are stored back to back in one array: 31
+ * to 57 bytes per key besides the key's own (27 to 53 of the table, which doubles at three quarters full, and 4 of
+ * its length); both grow by doubling while they fit the budget. Not thread-safe: one compaction's thread.
  */
 final class KeyOffsetMap {
 

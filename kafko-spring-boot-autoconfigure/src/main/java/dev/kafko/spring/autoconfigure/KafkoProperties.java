@@ -73,7 +73,7 @@ public class KafkoProperties {
 
     /**
      * Most bytes (about) a compaction of a compacted topic's partition keeps its keys in, 64KB to 1GB: each key takes
-     * its length plus about 28 bytes; a partition whose keys do not fit is compacted in passes.
+     * its length plus 31 to 57 bytes; a partition whose keys do not fit is compacted in passes.
      */
     private DataSize compactionBufferSize = DataSize.ofMegabytes(32);
 
