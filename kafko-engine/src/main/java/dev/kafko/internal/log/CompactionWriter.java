@@ -114,19 +114,21 @@ final class CompactionWriter {
         if (base > next) {
             gap(next, Math.toIntExact(base - next), holeTimestamp, holeTimestamp);
         }
-        next = base + count;
         if (!run.isEmpty()) {
-            if (next - runBase <= Integer.MAX_VALUE) {
+            if (base + count - runBase <= Integer.MAX_VALUE) {
                 if (pending == 0) {
                     pendingFirstTimestamp = firstTimestamp;
                 }
                 pending += count;
                 pendingMaxTimestamp = Math.max(pendingMaxTimestamp, maxTimestamp);
+                next = base + count;
                 return;
             }
-            // the frame's offsets would not fit its count: the run ends here, the offsets go in a gap frame
+            // the frame's offsets would not fit its count: the run ends here (its pending holes begin a gap frame,
+            // which these offsets join)
             endRun();
         }
+        next = base + count;
         if (gapBase >= 0 && (long) gapCount + count > Integer.MAX_VALUE) {
             endGap();
         }
