@@ -192,11 +192,7 @@ public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
                  Headers extra, boolean retry) {
         // the wrapper of an Error thrown by the listener says nothing the Error does not, nor does the
         // CompletionException of a future it joined (a @SendTo reply that could not be written)
-        Throwable cause = failure;
-        while ((cause instanceof ListenerExecutionFailedException || cause instanceof CompletionException
-                || cause instanceof BatchListenerFailedException) && cause.getCause() != null) {
-            cause = cause.getCause();
-        }
+        Throwable cause = ListenerExecutionFailedException.thrown(failure);
         boolean firstOriginal = !extra.isEmpty();
         // the stack trace is what a dead letter adds most; without it the record may still fit
         Integer partition = published(record, destination,

@@ -6,10 +6,13 @@ import dev.kafko.InvalidRecordException;
 import dev.kafko.KafkoRecord;
 import dev.kafko.RecordTooLargeException;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.function.BiFunction;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,7 +31,10 @@ import org.springframework.util.backoff.FixedBackOff;
  * {@link InvalidPartitionException}) are
  * not retried: they would fail the same way (see {@link #isRetryable}); nor are the exceptions named with
  * {@link #addNotRetryableExceptions}, while those named with {@link #addRetryableExceptions} are, whatever the
- * defaults say (the first classified exception of a failure's cause chain decides). {@link RetryListener}s are told of each failed
+ * defaults say (the first classified exception of a failure's cause chain decides). A retry that fails with an
+ * exception of another type starts the back-off again, as spring-kafka's does by default
+ * ({@link #setResetStateOnExceptionChange}), and a {@link #setBackOffFunction back-off function} can choose the back-off
+ * by record and exception. {@link RetryListener}s are told of each failed
  * delivery and recovery ({@link #setRetryListeners}). Configure it before the containers start; the container member
  * threads then call it.
  */
@@ -47,6 +53,8 @@ public final class DefaultErrorHandler implements KafkoErrorHandler {
     private volatile Map<Class<? extends Throwable>, Boolean> classifications = DEFAULT_CLASSIFICATIONS;
     private volatile boolean retryUnclassified = true;
     private volatile RetryListener[] retryListeners = {};
+    private volatile boolean resetStateOnExceptionChange = true;
+    private volatile @Nullable BiFunction<KafkoRecord, Exception, @Nullable BackOff> backOffFunction;
 
     /** 10 attempts in all, no delay, then log and skip. */
     public DefaultErrorHandler() {
@@ -135,6 +143,30 @@ public final class DefaultErrorHandler implements KafkoErrorHandler {
     }
 
     /**
+     * Whether a retry that fails with an exception of another type than the failure before it starts the back-off
+     * again, its attempts counted from 1 (true by default, as in spring-kafka since 2.9): a record that failed nine
+     * times on a database timeout and then fails on a constraint violation gets the constraint's own retries. "Another
+     * type" is spring-kafka's rule: an exception that is not an instance of the last one's class, read through kafko's
+     * wrappers ({@link ListenerExecutionFailedException}, a {@code CompletionException},
+     * {@link BatchListenerFailedException}). Where spring-kafka starts again at every change, here each type starts the
+     * back-off once per delivery, so that a record whose retries fail by turns with two exceptions cannot be retried for
+     * ever. With false, the attempts of one back-off count every failure, whatever it threw.
+     */
+    public void setResetStateOnExceptionChange(boolean resetStateOnExceptionChange) {
+        this.resetStateOnExceptionChange = resetStateOnExceptionChange;
+    }
+
+    /**
+     * Chooses the back-off of a failed delivery, and of a back-off started again by an exception of another type
+     * ({@link #setResetStateOnExceptionChange}), from the record (a batch's first) and the failure as the handler got
+     * it; where the function returns {@code null} or throws (a warning logged), the back-off given at construction is
+     * used. {@code null} removes the function.
+     */
+    public void setBackOffFunction(@Nullable BiFunction<KafkoRecord, Exception, @Nullable BackOff> backOffFunction) {
+        this.backOffFunction = backOffFunction;
+    }
+
+    /**
      * Replaces the listeners told of each failed delivery and of each recovery ({@link RetryListener}).
      *
      * @throws NullPointerException when {@code listeners} or one of them is {@code null}
@@ -172,7 +204,13 @@ public final class DefaultErrorHandler implements KafkoErrorHandler {
         failedDelivery(listeners, records, failure, 1);
         Exception last = failure;
         if (retryable(failure)) {
-            BackOffExecution execution = backOff.start();
+            BackOffExecution execution = backOff(records, failure).start();
+            boolean resetting = resetStateOnExceptionChange;
+            Throwable lastThrown = ListenerExecutionFailedException.thrown(failure);
+            Set<Class<?>> backedOff = resetting ? new HashSet<>() : Set.of();
+            if (resetting) {
+                backedOff.add(lastThrown.getClass());
+            }
             int attempt = 1;
             for (long wait = execution.nextBackOff(); wait != BackOffExecution.STOP; wait = execution.nextBackOff()) {
                 if (!invocation.backOff(wait)) {
@@ -189,6 +227,12 @@ public final class DefaultErrorHandler implements KafkoErrorHandler {
                         throw e; // the stop cancelled the retry's stage: the records are delivered again, not recovered
                     }
                     last = e;
+                    Throwable thrown = ListenerExecutionFailedException.thrown(e);
+                    if (resetting && !thrown.getClass().isInstance(lastThrown) && backedOff.add(thrown.getClass())) {
+                        execution = backOff(records, e).start(); // another type: its own back-off, once
+                        attempt = 1;
+                    }
+                    lastThrown = thrown;
                     failedDelivery(listeners, records, e, attempt);
                     if (!retryable(e)) {
                         break;
@@ -216,6 +260,20 @@ public final class DefaultErrorHandler implements KafkoErrorHandler {
                     logListenerFailure(listener, thrown);
                 }
             }
+        }
+    }
+
+    private BackOff backOff(List<KafkoRecord> records, Exception failure) {
+        BiFunction<KafkoRecord, Exception, @Nullable BackOff> function = backOffFunction;
+        if (function == null || records.isEmpty()) {
+            return backOff;
+        }
+        try {
+            BackOff chosen = function.apply(records.get(0), failure);
+            return chosen != null ? chosen : backOff;
+        } catch (RuntimeException e) {
+            LOG.warn("The back-off function of an error handler threw; the failed delivery uses the handler's back-off", e);
+            return backOff;
         }
     }
 

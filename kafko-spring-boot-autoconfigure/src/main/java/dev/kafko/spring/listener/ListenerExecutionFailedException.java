@@ -1,5 +1,7 @@
 package dev.kafko.spring.listener;
 
+import java.util.concurrent.CompletionException;
+
 /**
  * What a listener method threw, wrapped: an {@link Error} (other than a {@link VirtualMachineError}),
  * so that it goes through retries and recovery like any exception instead of ending the polling
@@ -12,5 +14,21 @@ public class ListenerExecutionFailedException extends RuntimeException {
 
     public ListenerExecutionFailedException(String message, Throwable cause) {
         super(message, cause);
+    }
+
+    /**
+     * What the listener threw: {@code failure} without the wrappers that say nothing their cause does not (this
+     * exception, the {@link CompletionException} of a future joined, a
+     * {@link BatchListenerFailedException} with a cause).
+     */
+    static Throwable thrown(Throwable failure) {
+        Throwable cause = failure;
+        while ((cause instanceof ListenerExecutionFailedException
+                || cause instanceof CompletionException
+                || cause instanceof BatchListenerFailedException)
+                && cause.getCause() != null && cause.getCause() != cause) {
+            cause = cause.getCause();
+        }
+        return cause;
     }
 }

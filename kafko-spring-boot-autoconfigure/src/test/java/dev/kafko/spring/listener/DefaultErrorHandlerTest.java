@@ -132,7 +132,7 @@ class DefaultErrorHandlerTest {
     void theFirstClassifiedExceptionOfTheCauseChainDecides() throws Exception {
         handler.addNotRetryableExceptions(IOException.class);
         handler.addRetryableExceptions(TransientWrapper.class);
-        Attempts wrapped = new Attempts(new IllegalStateException("again"));
+        Attempts wrapped = new Attempts(new TransientWrapper(new IOException("again")));
         handler.handle(List.of(), new TransientWrapper(new IOException("disk")), wrapped);
         assertThat(wrapped.retries).isEqualTo(4);
 

@@ -65,6 +65,16 @@ class ErrorHandlingTest {
         });
     }
 
+    /** Three attempts each: the first failure's, then the other exception's own back-off (counted from its failure). */
+    @Test
+    void aRetryFailingWithAnotherExceptionStartsTheConfiguredBackOffAgain() {
+        runner.withBean(Changing.class).run(context -> {
+            template(context).send("changing", "c").join();
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+            assertThat(DONE).containsExactly("c@1", "c@2", "c@3", "c@4");
+        });
+    }
+
     @Test
     void aPoisonRecordIsRetriedThenPublishedToTheDeadLetterTopicWithItsHistory() {
         runner.withPropertyValues("kafko.listener.dead-letter.enabled=true").run(context -> {
@@ -462,6 +472,17 @@ class ErrorHandlingTest {
             if (attempt < 3) {
                 throw new IllegalStateException("not yet");
             }
+        }
+    }
+
+    static class Changing {
+        @KafkoListener(id = "changing", topics = "changing")
+        void changing(String value, @Header(KafkoHeaders.DELIVERY_ATTEMPT) int attempt) {
+            DONE.add(value + "@" + attempt);
+            if (attempt == 1) {
+                throw new IllegalStateException("a timeout, say");
+            }
+            throw new IllegalArgumentException("then a constraint violation");
         }
     }
 }
