@@ -32,9 +32,9 @@ import org.jspecify.annotations.Nullable;
  * {@code max.message.bytes} (kafko's per-record limit), {@code cleanup.policy} ({@code delete}, {@code compact},
  * {@code compact,delete}; {@link #compact()} as spring-kafka's), {@code min.compaction.lag.ms},
  * {@code delete.retention.ms} and {@code min.cleanable.dirty.ratio} (see {@link CleanupPolicy}).
- * A Kafka key kafko has no counterpart for (replication, flushing by message count) is refused rather than
- * ignored, as is a value out of the engine's range: each with an {@link InvalidConfigException} naming the topic and
- * the key, at {@link #build()} or before. The last setting of a key wins.
+ * A Kafka key kafko has no counterpart for (replication beyond {@link #replicas replicas(1)}, flushing by message
+ * count) is refused rather than ignored, as is a value out of the engine's range: each with an
+ * {@link InvalidConfigException} naming the topic and the key, at {@link #build()} or before. The last setting of a key wins.
  */
 public final class TopicBuilder {
 
@@ -58,6 +58,20 @@ public final class TopicBuilder {
     /** The partition count (1 to {@link TopicConfig#MAX_PARTITIONS}); unset, {@code kafko.defaults.partitions}. */
     public TopicBuilder partitions(int partitions) {
         return set(NewTopic.Key.PARTITIONS, "partitions(" + partitions + ")", partitions);
+    }
+
+    /**
+     * spring-kafka's replication factor, taken only as 1: a kafko topic is one copy on one disk, so that code ported
+     * with {@code replicas(1)} reads as it did, and any other count, which kafko cannot keep, is refused.
+     *
+     * @throws InvalidConfigException naming the topic when {@code replicas} is not 1
+     */
+    public TopicBuilder replicas(int replicas) {
+        if (replicas != 1) {
+            throw refused("replicas(" + replicas + ")", "cannot be kept: a kafko topic is one copy on one disk"
+                    + " (replicas(1), or leave it out; fsync(...) sets when appends are forced to disk)");
+        }
+        return this;
     }
 
     /** The codec of the topic's frames. */

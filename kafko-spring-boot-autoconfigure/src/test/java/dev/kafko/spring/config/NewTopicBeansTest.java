@@ -247,6 +247,19 @@ class NewTopicBeansTest {
                 .doesNotHaveSameHashCodeAs(TopicBuilder.name("u").configs(configs).build());
     }
 
+    /** spring-kafka code declares one copy with replicas(1): it reads as it did; more copies kafko cannot keep. */
+    @Test
+    void oneReplicaIsWhatAKafkoTopicIsAndMoreAreRefusedNamingTheTopic() {
+        assertThat(TopicBuilder.name("t").partitions(3).replicas(1).build())
+                .isEqualTo(TopicBuilder.name("t").partitions(3).build());
+        for (int replicas : new int[] {3, 0, -1}) {
+            assertThatThrownBy(() -> TopicBuilder.name("t").replicas(replicas))
+                    .isInstanceOf(InvalidConfigException.class)
+                    .hasMessage("topic 't': replicas(" + replicas + ") cannot be kept: a kafko topic is one copy on one"
+                            + " disk (replicas(1), or leave it out; fsync(...) sets when appends are forced to disk)");
+        }
+    }
+
     @Test
     void keysKafkoHasNoCounterpartForAndValuesOutOfRangeAreRefusedNamingTopicAndKey() {
         assertThatThrownBy(() -> TopicBuilder.name("t").config("min.insync.replicas", "2"))
