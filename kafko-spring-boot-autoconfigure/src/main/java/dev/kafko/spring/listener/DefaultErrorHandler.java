@@ -61,6 +61,15 @@ public final class DefaultErrorHandler implements KafkoErrorHandler {
         this(new FixedBackOff(0, 9), new LoggingRecordRecoverer());
     }
 
+    /**
+     * Retries with {@code backOff}, then logs and skips, as spring-kafka's {@code new DefaultErrorHandler(backOff)}.
+     *
+     * @throws NullPointerException when {@code backOff} is {@code null}
+     */
+    public DefaultErrorHandler(BackOff backOff) {
+        this(backOff, new LoggingRecordRecoverer());
+    }
+
     /** @throws NullPointerException naming the parameter that is {@code null} */
     public DefaultErrorHandler(BackOff backOff, RecordRecoverer recoverer) {
         this.backOff = Objects.requireNonNull(backOff, "backOff");

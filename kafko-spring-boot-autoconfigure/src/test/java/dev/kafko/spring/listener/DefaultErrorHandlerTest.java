@@ -66,6 +66,17 @@ class DefaultErrorHandlerTest {
     }
 
     @Test
+    void springKafkasBackOffOnlyConstructorRetriesThenLogsAndSkips() throws Exception {
+        DefaultErrorHandler backOffOnly = new DefaultErrorHandler(new FixedBackOff(0, 2));
+        Attempts three = new Attempts(new IllegalStateException("again"));
+        backOffOnly.handle(List.of(mock(KafkoRecord.class)), new IllegalStateException("first"), three);
+        assertThat(three.retries).isEqualTo(2);
+        assertThat(backOffOnly.getRecoverer()).isInstanceOf(LoggingRecordRecoverer.class);
+        assertThatThrownBy(() -> new DefaultErrorHandler((org.springframework.util.backoff.BackOff) null))
+                .isInstanceOf(NullPointerException.class).hasMessage("backOff");
+    }
+
+    @Test
     void anExponentialBackOffRetriesUntilItsElapsedTimeRunsOutThenRecovers() throws Exception {
         ExponentialBackOff backOff = new ExponentialBackOff(1, 2.0);
         backOff.setMaxElapsedTime(20); // waits of 1, 2, 4, 8 ms, then 16 would pass 20 in all
