@@ -18,7 +18,9 @@ public interface RetryListener {
 
     /**
      * A delivery of {@code record} failed with {@code failure}: the first ({@code deliveryAttempt} 1) or a retry.
-     * For a batch listener each record of the failed delivery is named, with the same attempt.
+     * For a batch listener each record of the failed delivery is named, with the same attempt. A retry whose
+     * exception starts the back-off again ({@link DefaultErrorHandler#setResetStateOnExceptionChange}) is attempt 1
+     * again, as in spring-kafka.
      */
     void failedDelivery(KafkoRecord record, Exception failure, int deliveryAttempt);
 
