@@ -128,10 +128,16 @@ public @interface KafkoListener {
      */
     String concurrency() default "";
 
-    /** Whether the container starts with the context ({@code "true"}/{@code "false"}). Default true. */
+    /**
+     * Whether the container starts with the context ({@code "true"}/{@code "false"}). Default: its factory's
+     * (for the auto-configured one {@code kafko.listener.auto-startup}, true).
+     */
     String autoStartup() default "";
 
-    /** {@code "true"} to receive every record of a poll at once as a {@code List}. Default false. */
+    /**
+     * {@code "true"} to receive every record of a poll at once as a {@code List}. Default: {@code kafko.listener.type}
+     * ({@code single}: false).
+     */
     String batch() default "";
 
     /**

@@ -51,6 +51,9 @@ final class ListenerEndpointReader {
     /** The group of the listeners with {@code idIsGroup = false} and no {@code groupId}. */
     static final String GROUP_ID_PROPERTY = "kafko.listener.group-id";
 
+    /** The kind of the listeners without a {@code batch} attribute: {@code single} or {@code batch}. */
+    static final String TYPE_PROPERTY = "kafko.listener.type";
+
     private final ConfigurableListableBeanFactory beanFactory;
 
     ListenerEndpointReader(ConfigurableListableBeanFactory beanFactory) {
@@ -232,7 +235,8 @@ final class ListenerEndpointReader {
         return new KafkoListenerEndpoint(id, topics, group == null ? id : group,
                 concurrency == null ? null : parseInt(concurrency, where),
                 autoStartup == null ? null : parseBoolean(autoStartup, "autoStartup", where),
-                batch != null && parseBoolean(batch, "batch", where), ackMode == null ? null : parseAckMode(ackMode, where),
+                batch != null ? parseBoolean(batch, "batch", where) : batchByDefault(where, ctx),
+                ackMode == null ? null : parseAckMode(ackMode, where),
                 bean, first.method(), first.replyTopic(), containerFactory, first.replyToHeader(),
                 resolveBean(listener.filter(), RecordFilterStrategy.class, "filter", where, ctx),
                 resolveBean(listener.errorHandler(), KafkoListenerErrorHandler.class, "errorHandler", where, ctx),
@@ -521,6 +525,17 @@ final class ListenerEndpointReader {
         public @Nullable String getConversationId() {
             return null;
         }
+    }
+
+    /** Whether {@value #TYPE_PROPERTY} makes a listener without a {@code batch} attribute a batch listener. */
+    private boolean batchByDefault(String where, BeanExpressionContext ctx) {
+        String type = resolveString("${" + TYPE_PROPERTY + ":single}", "batch", where, ctx);
+        String v = type == null ? "single" : type.trim();
+        if (v.equalsIgnoreCase("single") || v.equalsIgnoreCase("batch")) {
+            return v.equalsIgnoreCase("batch");
+        }
+        throw new InvalidKafkoListenerException("@KafkoListener " + where + " has no batch attribute, and "
+                + TYPE_PROPERTY + " '" + type + "' is neither single nor batch");
     }
 
     private static boolean parseBoolean(String value, String attribute, String where) {

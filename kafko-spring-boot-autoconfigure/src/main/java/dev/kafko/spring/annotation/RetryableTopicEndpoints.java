@@ -155,7 +155,7 @@ final class RetryableTopicEndpoints {
     private static void refuseShape(KafkoListenerEndpoint main, String where) {
         if (main.batch()) {
             throw new InvalidKafkoListenerException(where + " is a batch listener: retry topics take one record at a"
-                    + " time (spring-kafka's do too)");
+                    + " time (spring-kafka's do too); under kafko.listener.type=batch, give it batch = \"false\"");
         }
         if (main.topicPattern() != null || !main.topicPartitions().isEmpty() || main.topics().size() != 1) {
             throw new InvalidKafkoListenerException(where + " must read exactly one topic by name (no topicPattern,"

@@ -447,6 +447,7 @@ public final class KafkoAutoConfiguration {
                 positive("kafko.listener.ack-time", listener.getAckTime()), listener.getIdleEventInterval(),
                 listener.getIdlePartitionEventInterval()));
         factory.setErrorHandler(errorHandler);
+        factory.setAutoStartup(listener.isAutoStartup());
         if (errorHandler != ownErrorHandler) {
             warnOfUnreadErrorHandlerProperties(environment);
             warnOfRetryListenersNotGiven(errorHandler, beanFactory);

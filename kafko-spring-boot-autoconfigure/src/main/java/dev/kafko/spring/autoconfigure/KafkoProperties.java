@@ -320,6 +320,19 @@ public class KafkoProperties {
         private Duration shutdownTimeout = Duration.ofSeconds(10);
 
         /**
+         * Whether the containers of the auto-configured factory start with the context; a listener's autoStartup
+         * attribute decides for its own. False: none reads until started through the registry (a test that checks
+         * only what is sent, say).
+         */
+        private boolean autoStartup = true;
+
+        /**
+         * The kind of a @KafkoListener method without a batch attribute: single (one record per call) or batch (every
+         * record of a poll as a List).
+         */
+        private Type type = Type.SINGLE;
+
+        /**
          * The consumer group of the listeners whose @KafkoListener sets idIsGroup = false and no groupId (the others
          * take their groupId, else their id). Unset: such a listener fails the start.
          */
@@ -348,6 +361,30 @@ public class KafkoProperties {
         private final Retry retry = new Retry();
 
         private final DeadLetter deadLetter = new DeadLetter();
+
+        /** The kind of a listener method, as Spring Boot's {@code spring.kafka.listener.type}. */
+        public enum Type {
+            /** One record per call. */
+            SINGLE,
+            /** Every record of a poll at once, as a {@code List}. */
+            BATCH
+        }
+
+        public boolean isAutoStartup() {
+            return autoStartup;
+        }
+
+        public void setAutoStartup(boolean autoStartup) {
+            this.autoStartup = autoStartup;
+        }
+
+        public Type getType() {
+            return type;
+        }
+
+        public void setType(Type type) {
+            this.type = type;
+        }
 
         public boolean isObservationEnabled() {
             return observationEnabled;
