@@ -169,7 +169,8 @@ final class Segment {
      * of at most about {@code maxBytes} (always at least one frame). Returns the offset after what was read:
      * after the last record added, or after the last gap frame passed when that came later (a compacted
      * segment's offsets without records); {@code offset} when nothing was read ({@code offset} at or past
-     * this segment's published frames). Any thread.
+     * this segment's published frames). A read from below {@link #nextOffset()} returns no record at or past it,
+     * and no offset past it. Any thread.
      *
      * <p>A reader that keeps {@code verified} starts where its previous read ended without looking
      * the offset up, and checks no frame's CRC twice. A reader following the writer of this segment
@@ -189,9 +190,11 @@ final class Segment {
         // offset below next is in a frame below end
         long next = nextOffset;
         int end = size;
+        // a sealed segment whose frames run past the next segment's base (a stray file named inside its offsets)
+        // returns none of those offsets: they are read from the next segment. Neither records nor offsets past it,
+        // however few records the offsets before it hold (a compacted frame's holes and gap frames hold none)
+        long stop = offset < next ? next : Long.MAX_VALUE;
         if (offset < next && next - offset < maxRecords) {
-            // a sealed segment whose frames run past the next segment's base (a stray file named inside its
-            // offsets) returns none of those offsets: they are read from the next segment
             maxRecords = (int) (next - offset);
         }
         byte[] h = new byte[HEADER_SIZE];
@@ -239,9 +242,10 @@ final class Segment {
                 throw corrupt(pos, "the frame found for offset " + offset + " holds offsets " + base + " to "
                         + (frameEnd - 1), null);
             }
-            if (total > 0 && base != expected) {
+            if (total > 0 && (base != expected || base >= stop)) {
                 // a frame that does not go on where the one before it ended (damage the CRC cannot see, such
-                // as a frame renumbered and its CRC recomputed) ends this read; the next one, there, reports it
+                // as a frame renumbered and its CRC recomputed) ends this read; the next one, there, reports it.
+                // So does one of the next segment's offsets
                 break;
             }
             expected = frameEnd;
@@ -294,7 +298,8 @@ final class Segment {
                 }
                 if (FrameFormat.isGap(h)) {
                     // offsets whose records compaction removed: passed over, none added
-                    readTo = FrameFormat.getLong(h, BASE_OFFSET_OFFSET) + FrameFormat.getInt(h, RECORD_COUNT_OFFSET);
+                    readTo = Math.min(stop, FrameFormat.getLong(h, BASE_OFFSET_OFFSET)
+                            + FrameFormat.getInt(h, RECORD_COUNT_OFFSET));
                 } else {
                     int[] cursor = verified == null ? new int[] {0, 0} : verified.cursorFor(this, p, offset);
                     added += FrameDecoder.decodeSection(h, section, sectionStart, offset, maxRecords - added, topic,
@@ -303,6 +308,19 @@ final class Segment {
                     readTo = Math.max(readTo, FrameFormat.getLong(h, BASE_OFFSET_OFFSET) + cursor[0]);
                     if (verified != null) {
                         verified.cursorAt(readTo);
+                    }
+                    if (readTo > stop) {
+                        // a frame across the next segment's base: its records from there on are that segment's
+                        int keep = out.size();
+                        while (keep > before && out.get(keep - 1).offset() >= stop) {
+                            keep--;
+                        }
+                        added -= out.size() - keep;
+                        out.subList(keep, out.size()).clear();
+                        readTo = stop;
+                        if (verified != null) {
+                            verified.cursorAt(Long.MAX_VALUE); // past the records dropped: no read starts there
+                        }
                     }
                 }
             } catch (CorruptLogException | IllegalArgumentException e) {

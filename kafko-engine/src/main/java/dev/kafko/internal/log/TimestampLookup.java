@@ -1,5 +1,6 @@
 package dev.kafko.internal.log;
 
+import static dev.kafko.internal.log.FrameFormat.BASE_OFFSET_OFFSET;
 import static dev.kafko.internal.log.FrameFormat.HEADER_SIZE;
 import static dev.kafko.internal.log.FrameFormat.MAX_TIMESTAMP_OFFSET;
 import static dev.kafko.internal.log.FrameFormat.SEGMENT_HEADER_SIZE;
@@ -47,10 +48,13 @@ final class TimestampLookup {
     }
 
     /**
-     * The first offset in {@code segment} whose record has a timestamp at or after {@code timestamp},
-     * or -1 when there is none.
+     * The first offset in {@code segment}, below its {@linkplain Segment#nextOffset() next offset}, whose record has
+     * a timestamp at or after {@code timestamp}, or -1 when there is none.
      */
     static long offsetFor(Segment segment, long timestamp, String topic, int partition) {
+        // the next offset before the size, as a read takes them: the offsets from it on are the next segment's (a
+        // sealed segment's frames may run past its base: a stray file named inside its offsets)
+        long next = segment.nextOffset();
         int end = segment.size();
         if (segment.maxTimestamp() < timestamp || end <= SEGMENT_HEADER_SIZE) {
             return -1;
@@ -73,6 +77,9 @@ final class TimestampLookup {
         while (pos < end) {
             int len = read >= 0 ? read : segment.readHeader(pos, end, h);
             read = -1;
+            if (FrameFormat.getLong(h, BASE_OFFSET_OFFSET) >= next) {
+                return -1;
+            }
             if (FrameFormat.getLong(h, MAX_TIMESTAMP_OFFSET) >= timestamp) {
                 ByteBuffer frame = segment.bytes(pos, len, len);
                 segment.verifyCrc(crc, frame.duplicate(), frame.getInt(FrameFormat.CRC_OFFSET), 0, len, pos);
@@ -83,6 +90,9 @@ final class TimestampLookup {
                     throw segment.corrupt(pos, e.getMessage(), e);
                 }
                 for (KafkoRecord r : records) {
+                    if (r.offset() >= next) {
+                        return -1;
+                    }
                     if (r.timestamp() >= timestamp) {
                         return r.offset();
                     }

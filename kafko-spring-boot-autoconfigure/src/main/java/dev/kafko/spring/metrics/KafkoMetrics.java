@@ -40,8 +40,8 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
  *   <li>{@code kafko.log.end.offset}, {@code kafko.log.size} (gauges, bytes for size; topic, partition)</li>
  *   <li>{@code kafko.log.failed} (gauge; topic, partition): 1 while the partition is failed, else 0; the
  *       failure counter counts the failures themselves, not the appends refused after one</li>
- *   <li>{@code kafko.consumer.lag} (gauge; topic, group, partition): the records of the partition after the
- *       group's committed offset. For a partition the group has not committed on yet, it counts from
+ *   <li>{@code kafko.consumer.lag} (gauge; topic, group, partition): the offsets of the partition after the
+ *       group's committed offset (as Kafka's lag; on a compacted topic more than the records left to read). For a partition the group has not committed on yet, it counts from
  *       where such a group starts reading: the log start offset under the offset reset policy
  *       {@code EARLIEST} (the default) or {@code FAIL}; under {@code LATEST} (the instance's, or the
  *       listener's own {@code auto.offset.reset=latest}) such a group starts at the end, wherever that is
