@@ -150,7 +150,8 @@ public final class Compaction {
      *
      * <p>A pass looks at the keys from the offset where the last pass whose keys did not all fit stopped (once that
      * pass was applied whole), else from the log's start, up to the end of the cleanable segments or the first key
-     * that does not fit ({@link CompactionPlan#partial()}: a next pass goes on from there). It rewrites the segments
+     * that does not fit ({@link CompactionPlan#partial()}: a next pass goes on from there; with no cleanable segment,
+     * no pass is left). It rewrites the segments
      * before that end: the records before its first offset, which the passes before left one per key, lose those
      * whose key it saw later, and a tombstone it did not see goes once past its retention.
      *
@@ -165,6 +166,8 @@ public final class Compaction {
         Segment[] segs = log.segments();
         int n = cleanableCount(segs, config, now);
         if (n == 0) {
+            // nothing to look at (a retention deleted the segments a last pass stopped in): the passes end here
+            passFrom = -1;
             return new CompactionPlan(List.of(), -1, false);
         }
         long retention = config.deleteRetention().toMillis();

@@ -115,7 +115,8 @@ final class CompactionWriter {
             gap(next, Math.toIntExact(base - next), holeTimestamp, holeTimestamp);
         }
         if (!run.isEmpty()) {
-            if (base + count - runBase <= Integer.MAX_VALUE) {
+            // the frame covers the offsets from its base to a kept record after these: at most Integer.MAX_VALUE
+            if (base + count - runBase < Integer.MAX_VALUE) {
                 if (pending == 0) {
                     pendingFirstTimestamp = firstTimestamp;
                 }
