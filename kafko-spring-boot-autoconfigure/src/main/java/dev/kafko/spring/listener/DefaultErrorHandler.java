@@ -216,10 +216,7 @@ public final class DefaultErrorHandler implements KafkoErrorHandler {
             BackOffExecution execution = backOff(records, failure).start();
             boolean resetting = resetStateOnExceptionChange;
             Throwable lastThrown = ListenerExecutionFailedException.thrown(failure);
-            Set<Class<?>> backedOff = resetting ? new HashSet<>() : Set.of();
-            if (resetting) {
-                backedOff.add(lastThrown.getClass());
-            }
+            Set<Class<?>> backedOff = new HashSet<>(Set.of(lastThrown.getClass())); // the types given a back-off
             int attempt = 1;
             for (long wait = execution.nextBackOff(); wait != BackOffExecution.STOP; wait = execution.nextBackOff()) {
                 if (!invocation.backOff(wait)) {
