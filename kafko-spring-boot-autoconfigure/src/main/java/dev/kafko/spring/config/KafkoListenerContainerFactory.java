@@ -134,12 +134,34 @@ public class KafkoListenerContainerFactory implements ApplicationEventPublisherA
         this.awaitRetryBackOff = awaitRetryBackOff;
     }
 
+    /**
+     * The members per topic of the containers it makes from now on, where an endpoint sets none (spring-kafka's
+     * {@code ConcurrentKafkaListenerContainerFactory.setConcurrency}): {@code withConcurrency} of its
+     * {@link #getContainerProperties() container properties}.
+     *
+     * @throws IllegalArgumentException when {@code concurrency} is below 1
+     */
+    public synchronized void setConcurrency(int concurrency) {
+        this.containerProperties = containerProperties.withConcurrency(concurrency);
+    }
+
+    /** The error handler of the containers it makes from now on (spring-kafka's {@code setCommonErrorHandler}). */
     public void setErrorHandler(KafkoErrorHandler errorHandler) {
-        this.errorHandler = errorHandler;
+        this.errorHandler = Objects.requireNonNull(errorHandler, "errorHandler");
+    }
+
+    /** spring-kafka's name of {@link #setErrorHandler}, so that a ported configuration reads as it did. */
+    public void setCommonErrorHandler(KafkoErrorHandler errorHandler) {
+        setErrorHandler(errorHandler);
     }
 
     public KafkoErrorHandler getErrorHandler() {
         return errorHandler;
+    }
+
+    /** spring-kafka's name of {@link #getErrorHandler}. */
+    public KafkoErrorHandler getCommonErrorHandler() {
+        return getErrorHandler();
     }
 
     /** What the containers it makes report their timings to. */

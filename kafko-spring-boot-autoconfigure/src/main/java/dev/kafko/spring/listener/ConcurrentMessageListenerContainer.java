@@ -243,6 +243,26 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
         members.remake(members.properties(), Objects.requireNonNull(errorHandler, "errorHandler"));
     }
 
+    /** spring-kafka's name of {@link #getErrorHandler}. */
+    public KafkoErrorHandler getCommonErrorHandler() {
+        return getErrorHandler();
+    }
+
+    /** spring-kafka's name of {@link #setErrorHandler}, so that a ported customizer reads as it did. */
+    public void setCommonErrorHandler(KafkoErrorHandler errorHandler) {
+        setErrorHandler(errorHandler);
+    }
+
+    /**
+     * As {@link #setContainerProperties}, the members per topic (spring-kafka's {@code setConcurrency}).
+     *
+     * @throws IllegalArgumentException when {@code concurrency} is below 1
+     * @throws IllegalStateException once the container was started
+     */
+    public synchronized void setConcurrency(int concurrency) {
+        setContainerProperties(getContainerProperties().withConcurrency(concurrency));
+    }
+
     /** Whether the registry starts it with the context (or when registered while it runs); any time. */
     public void setAutoStartup(boolean autoStartup) {
         this.autoStartup = autoStartup;

@@ -109,7 +109,8 @@ public record ContainerProperties(AckMode ackMode, int concurrency, Duration pol
                 && (idlePartitionEventInterval.isNegative() || idlePartitionEventInterval.isZero())) {
             throw new IllegalArgumentException("idlePartitionEventInterval must be positive (or null: no partition"
                     + " idle events), was " + idlePartitionEventInterval);
-        }        if (clientId != null && clientId.isBlank()) {
+        }
+        if (clientId != null && clientId.isBlank()) {
             throw new IllegalArgumentException("clientId must not be blank (or null: the listener id)");
         }
     }
