@@ -158,9 +158,10 @@ public final class KafkoListenerAnnotationBeanPostProcessor
             register(endpoint, beanName, null, targetClass);
             return;
         }
-        List<RetryableTopicEndpoints.Planned> parts = retryConfigurations().partsFor(endpoint, beanName, targetClass);
+        KafkoListenerEndpoint kind = withFactoryBatch(endpoint);
+        List<RetryableTopicEndpoints.Planned> parts = retryConfigurations().partsFor(kind, beanName, targetClass);
         if (parts == null) {
-            register(endpoint, beanName, null);
+            register(kind, beanName, null);
         } else {
             registerAll(parts, beanName);
         }
@@ -335,10 +336,15 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         // checked as it is planned, the parts in the place of their listener's endpoint
         List<Pending> ordered = new ArrayList<>();
         for (Pending p : List.copyOf(pending)) {
-            List<RetryableTopicEndpoints.Planned> parts = p.configurable() == null ? null
-                    : retryConfigurations().partsFor(p.endpoint(), p.beanName(), p.configurable());
-            if (parts == null) {
+            if (p.configurable() == null) {
                 ordered.add(p);
+                continue;
+            }
+            KafkoListenerEndpoint kind = withFactoryBatch(p.endpoint());
+            List<RetryableTopicEndpoints.Planned> parts = retryConfigurations().partsFor(kind, p.beanName(),
+                    p.configurable());
+            if (parts == null) {
+                ordered.add(new Pending(kind, p.beanName(), null, null));
                 continue;
             }
             for (RetryableTopicEndpoints.Planned planned : parts) {
@@ -365,6 +371,12 @@ public final class KafkoListenerAnnotationBeanPostProcessor
             joinGroup(p.endpoint(), container);
         }
         pending.clear();
+    }
+
+    /** The endpoint as its container factory's {@code setBatchListener} makes it ({@link BatchByFactory}). */
+    private KafkoListenerEndpoint withFactoryBatch(KafkoListenerEndpoint endpoint) {
+        return BatchByFactory.apply(endpoint, endpoints().batchUnset(endpoint.id()),
+                containerFactory(requireBeanFactory(), endpoint));
     }
 
     /** Adds the endpoint's container to its {@code containerGroup}, if it names one ({@link ContainerGroupBeans}). */
@@ -461,6 +473,12 @@ public final class KafkoListenerAnnotationBeanPostProcessor
                                                      RetryableTopicEndpoints.@Nullable Planned retry) {
         ConfigurableListableBeanFactory factory = requireBeanFactory();
         KafkoListenerContainerFactory containers = containerFactory(factory, endpoint);
+        endpoint = BatchByFactory.apply(endpoint, endpoints().batchUnset(endpoint.id()), containers);
+        if (retry != null && retry.part() == RetryableTopicEndpoints.Part.MAIN && endpoint.batch()) {
+            throw new InvalidKafkoListenerException("@KafkoListener '" + endpoint.id() + "' "
+                    + declaration(endpoint) + " is made a batch listener by its container factory's"
+                    + " setBatchListener(true): retry topics take one record at a time; give it batch = \"false\"");
+        }
         if (retry != null) {
             if (retry.part() == RetryableTopicEndpoints.Part.MAIN) {
                 retryConfigurations().warnIfSharedWithAnotherGroup(endpoint, retry.topics());

@@ -17,6 +17,8 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiFunction;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
@@ -55,6 +57,8 @@ final class ListenerEndpointReader {
     static final String TYPE_PROPERTY = "kafko.listener.type";
 
     private final ConfigurableListableBeanFactory beanFactory;
+    /** The ids of the listeners read without a {@code batch} attribute: their container factory's default applies. */
+    private final Set<String> batchUnset = ConcurrentHashMap.newKeySet();
 
     ListenerEndpointReader(ConfigurableListableBeanFactory beanFactory) {
         this.beanFactory = beanFactory;
@@ -232,6 +236,9 @@ final class ListenerEndpointReader {
         String clientIdPrefix = resolveString(listener.clientIdPrefix(), "clientIdPrefix", where, ctx);
         String containerGroup = resolveString(listener.containerGroup(), "containerGroup", where, ctx);
         String info = resolveInfo(listener.info(), where, ctx);
+        if (batch == null) {
+            batchUnset.add(id);
+        }
         return new KafkoListenerEndpoint(id, topics, group == null ? id : group,
                 concurrency == null ? null : parseInt(concurrency, where),
                 autoStartup == null ? null : parseBoolean(autoStartup, "autoStartup", where),
@@ -525,6 +532,11 @@ final class ListenerEndpointReader {
         public @Nullable String getConversationId() {
             return null;
         }
+    }
+
+    /** Whether the listener of that id was read without a {@code batch} attribute. Any thread. */
+    boolean batchUnset(String id) {
+        return batchUnset.contains(id);
     }
 
     /** Whether {@value #TYPE_PROPERTY} makes a listener without a {@code batch} attribute a batch listener. */

@@ -75,6 +75,7 @@ public class KafkoListenerContainerFactory implements ApplicationEventPublisherA
     private @Nullable BatchInterceptor batchInterceptor;
     private @Nullable ContainerCustomizer containerCustomizer;
     private boolean autoStartup = true;
+    private @Nullable Boolean batchListener;
     /** Null until one is set: none, as {@link ObservationRegistry#NOOP}, which need not be initialized then. */
     private @Nullable ObservationRegistry observationRegistry;
     private @Nullable KafkoListenerObservationConvention observationConvention;
@@ -110,6 +111,7 @@ public class KafkoListenerContainerFactory implements ApplicationEventPublisherA
         copy.batchInterceptor = batchInterceptor;
         copy.containerCustomizer = containerCustomizer;
         copy.autoStartup = autoStartup;
+        copy.batchListener = batchListener;
         copy.observationRegistry = observationRegistry;
         copy.observationConvention = observationConvention;
         copy.eventPublisher = eventPublisher;
@@ -287,6 +289,21 @@ public class KafkoListenerContainerFactory implements ApplicationEventPublisherA
         this.autoStartup = autoStartup;
     }
 
+    /**
+     * Whether the {@code @KafkoListener}s whose containers it makes take a whole poll ({@code true}) or one record
+     * ({@code false}) where their annotation has no {@code batch} attribute: spring-kafka's {@code setBatchListener}.
+     * Null (the default): as {@code kafko.listener.type} says. An annotation's {@code batch} attribute wins; endpoints
+     * given in code keep their own. Set before the context starts.
+     */
+    public void setBatchListener(@Nullable Boolean batchListener) {
+        this.batchListener = batchListener;
+    }
+
+    /** What {@link #setBatchListener} set, or null. */
+    public @Nullable Boolean isBatchListener() {
+        return batchListener;
+    }
+
     /** The argument resolution used when the context defines no {@code kafkoHandlerMethodFactory} bean. */
     public synchronized MessageHandlerMethodFactory defaultHandlerMethodFactory() {
         if (defaultHandlerMethodFactory == null) {
@@ -332,8 +349,10 @@ public class KafkoListenerContainerFactory implements ApplicationEventPublisherA
             adapter = adapter(endpoint, methods, endpoint.method(), endpoint.replyTopic(), endpoint.replyToHeader());
         } else {
             if (endpoint.batch()) {
-                throw new IllegalStateException(describe(endpoint) + " is a class-level @KafkoListener with batch ="
-                        + " \"true\": its @KafkoHandler methods take one record at a time");
+                throw new IllegalStateException(describe(endpoint) + " is a class-level @KafkoListener made a batch"
+                        + " listener (by its batch attribute, kafko.listener.type=batch or its container factory's"
+                        + " setBatchListener(true)): its @KafkoHandler methods take one record at a time; give it"
+                        + " batch = \"false\"");
             }
             List<DelegatingMessageListenerAdapter.Delegate> delegates = new ArrayList<>();
             for (KafkoListenerEndpoint.Handler h : endpoint.handlers()) {

@@ -344,7 +344,7 @@ class ClassLevelListenerTest {
                 .hasStackTraceContaining("HandlersWithoutListener")
                 .hasStackTraceContaining("no @KafkoListener on the class"));
         runner.withBean(Batch.class).run(context -> assertThat(context).getFailure()
-                .hasStackTraceContaining("class-level @KafkoListener with batch"));
+                .hasStackTraceContaining("class-level @KafkoListener made a batch listener"));
     }
 
     @SuppressWarnings("unchecked")
