@@ -1,20 +1,17 @@
 package dev.kafko.spring.test;
 
-import dev.kafko.Consumer;
 import dev.kafko.Kafko;
 import dev.kafko.KafkoClosedException;
 import dev.kafko.KafkoRecord;
-import dev.kafko.PartitionInfo;
-import dev.kafko.Topic;
 import dev.kafko.UnknownTopicException;
 import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
+import dev.kafko.spring.core.LogBackend;
 import dev.kafko.spring.listener.ConcurrentMessageListenerContainer;
 import dev.kafko.spring.listener.DefaultErrorHandler;
 import dev.kafko.spring.listener.MessageListenerContainer;
 import dev.kafko.spring.listener.RetryTopicRecoverer;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -76,8 +73,6 @@ import org.springframework.context.ConfigurableApplicationContext;
  */
 public final class KafkoTestUtils {
 
-    /** How long {@link #records} may take. */
-    private static final Duration READ_ALL_LIMIT = Duration.ofSeconds(60);
     /** How often a wait looks again whether its container still runs unpaused. */
     private static final Duration SLICE = Duration.ofMillis(100);
 
@@ -98,31 +93,50 @@ public final class KafkoTestUtils {
      * @throws dev.kafko.InvalidNameException when {@code topic} breaks the naming rule
      */
     public static List<KafkoRecord> records(Kafko kafko, String topic) {
-        Topic t = kafko.topic(topic).orElseThrow(() -> new UnknownTopicException("topic '" + topic
-                + "' does not exist in " + kafko.dataDir()));
-        kafko.producer(topic).flush();
-        List<KafkoRecord> all = new ArrayList<>();
-        try (Consumer consumer = kafko.consumer(topic)) {
-            Map<Integer, Long> ends = new LinkedHashMap<>();
-            for (PartitionInfo p : t.partitions()) {
-                ends.put(p.partition(), p.endOffset());
-                consumer.seek(p.partition(), p.logStartOffset());
-            }
-            long deadline = System.nanoTime() + READ_ALL_LIMIT.toNanos();
-            while (ends.entrySet().stream().anyMatch(e -> consumer.position(e.getKey()) < e.getValue())) {
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("reading " + topic + " up to " + ends + " took more than "
-                            + READ_ALL_LIMIT + "; read " + all.size() + " records");
-                }
-                for (KafkoRecord r : consumer.poll(Duration.ofMillis(100))) {
-                    if (r.offset() < ends.getOrDefault(r.partition(), 0L)) {
-                        all.add(r);
-                    }
-                }
-            }
+        return TopicRecords.now(kafko, topic);
+    }
+
+    /**
+     * Waits until {@code topic} holds at least {@code minRecords} records, then returns every record it holds, as
+     * {@link #records(Kafko, String)} does: for a topic that application code fills from another thread (an
+     * {@code @Async} method, a scheduled task, a web request), as spring-kafka-test's
+     * {@code KafkaTestUtils.getRecords(consumer, timeout, minRecords)}. A topic not created yet (one the first send
+     * creates under {@code kafko.auto-create-topics}) is waited for too. The wait parks until a record is appended
+     * or the topic created; records are counted, not offsets (a compacted topic holds fewer than its offsets).
+     *
+     * @throws AssertionError naming the topic and the records it held when {@code timeout} passes first
+     * @throws IllegalArgumentException when {@code minRecords} is below 1 or {@code timeout} is negative
+     * @throws dev.kafko.InvalidNameException when {@code topic} breaks the naming rule
+     */
+    public static List<KafkoRecord> records(ApplicationContext context, String topic, int minRecords,
+                                            Duration timeout) {
+        return TopicRecords.atLeast(context.getBean(Kafko.class),
+                context.getBeanProvider(LogBackend.class).getIfAvailable(), topic, minRecords, timeout);
+    }
+
+    /**
+     * As {@link #records(ApplicationContext, String, int, Duration)}, of an instance outside a Spring context,
+     * which cannot tell a topic's creation: the topic must exist.
+     *
+     * @throws UnknownTopicException when the topic does not exist
+     */
+    public static List<KafkoRecord> records(Kafko kafko, String topic, int minRecords, Duration timeout) {
+        return TopicRecords.atLeast(kafko, null, topic, minRecords, timeout);
+    }
+
+    /**
+     * The one record {@code topic} holds, waited for as {@link #records(ApplicationContext, String, int, Duration)}
+     * waits for one (spring-kafka-test's {@code KafkaTestUtils.getSingleRecord}).
+     *
+     * @throws AssertionError when no record comes within {@code timeout}, or the topic holds more than one once one
+     *     came, naming how many
+     */
+    public static KafkoRecord singleRecord(ApplicationContext context, String topic, Duration timeout) {
+        List<KafkoRecord> records = records(context, topic, 1, timeout);
+        if (records.size() != 1) {
+            throw new AssertionError("topic '" + topic + "' holds " + records.size() + " records; expected one");
         }
-        all.sort(Comparator.comparingInt(KafkoRecord::partition).thenComparingLong(KafkoRecord::offset));
-        return all;
+        return records.get(0);
     }
 
     /**
