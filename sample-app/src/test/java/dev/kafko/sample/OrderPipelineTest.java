@@ -3,8 +3,6 @@ package dev.kafko.sample;
 import static dev.kafko.sample.SampleClient.item;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.kafko.Consumer;
-import dev.kafko.Kafko;
 import dev.kafko.KafkoRecord;
 import dev.kafko.sample.SampleClient.Accepted;
 import dev.kafko.sample.model.OrderStatus;
@@ -12,13 +10,11 @@ import dev.kafko.sample.model.OrderView;
 import dev.kafko.sample.model.PipelineStats.Stats;
 import dev.kafko.sample.order.Item;
 import dev.kafko.sample.order.Topics;
-import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
 import dev.kafko.spring.support.KafkoHeaders;
 import dev.kafko.spring.test.KafkoTestUtils;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -28,6 +24,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.ApplicationContext;
 import org.springframework.http.MediaType;
 
 /** The whole pipeline over HTTP, on an ephemeral log: REST → orders → payments / orders.DLT → read model. */
@@ -39,9 +36,7 @@ class OrderPipelineTest {
     @LocalServerPort
     int port;
     @Autowired
-    KafkoListenerEndpointRegistry registry;
-    @Autowired
-    Kafko kafko;
+    ApplicationContext context;
 
     SampleClient client;
 
@@ -52,7 +47,7 @@ class OrderPipelineTest {
 
     /** The processor catches up with orders, then the model with what the processor wrote: one call settles both hops. */
     private void awaitPipeline() {
-        KafkoTestUtils.waitForListeners(registry, WAIT);
+        KafkoTestUtils.waitForListeners(context, WAIT);
     }
 
     @Test
@@ -168,15 +163,9 @@ class OrderPipelineTest {
         return records(Topics.ORDERS_DLT);
     }
 
+    /** Every record the topic holds, read without a group. */
     private List<KafkoRecord> records(String topic) {
-        List<KafkoRecord> all = new ArrayList<>();
-        try (Consumer consumer = kafko.consumer(topic)) {
-            for (List<KafkoRecord> batch = consumer.poll(Duration.ofMillis(100)); !batch.isEmpty();
-                 batch = consumer.poll(Duration.ofMillis(100))) {
-                all.addAll(batch);
-            }
-        }
-        return all;
+        return KafkoTestUtils.records(context, topic);
     }
 
     private static String header(KafkoRecord record, String key) {
