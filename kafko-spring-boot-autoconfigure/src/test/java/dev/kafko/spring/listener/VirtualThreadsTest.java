@@ -43,7 +43,7 @@ class VirtualThreadsTest {
     }
 
     @SuppressWarnings("unchecked")
-    private static void send(org.springframework.context.ApplicationContext context) {
+    static void send(org.springframework.context.ApplicationContext context) {
         context.getBean(KafkoTemplate.class).send("vt", "x").join();
         KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
     }
