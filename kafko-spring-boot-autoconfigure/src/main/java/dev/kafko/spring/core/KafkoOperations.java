@@ -2,7 +2,12 @@ package dev.kafko.spring.core;
 
 import dev.kafko.KafkoRecord;
 import dev.kafko.spring.support.SendResult;
+import dev.kafko.spring.support.TopicPartitionOffset;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 import org.springframework.messaging.Message;
@@ -87,6 +92,44 @@ public interface KafkoOperations<K, V> {
      * @throws IllegalArgumentException when {@code offset} or {@code pollTimeout} is negative
      */
     @Nullable KafkoRecord receive(String topic, int partition, long offset, Duration pollTimeout);
+
+    /**
+     * {@link #receive(Collection, Duration)} waiting up to {@link KafkoTemplate#DEFAULT_POLL_TIMEOUT} for each, as
+     * spring-kafka's {@code receive(Collection<TopicPartitionOffset>)}.
+     */
+    default List<KafkoRecord> receive(Collection<TopicPartitionOffset> requested) {
+        return receive(requested, KafkoTemplate.DEFAULT_POLL_TIMEOUT);
+    }
+
+    /**
+     * The records at the offsets {@code requested}, in that order, each read as
+     * {@link #receive(String, int, long, Duration)} reads one (as stored, without a group); one not written within
+     * {@code pollTimeout} (each request waits its own) or deleted by retention is left out, as spring-kafka's
+     * {@code receive(Collection<TopicPartitionOffset>, Duration)} leaves out what its polls did not return.
+     *
+     * @throws IllegalArgumentException naming the request when one has no offset or one relative to a current
+     *     position (such a read has no position), or a negative one; before anything is read
+     * @throws dev.kafko.UnknownTopicException when a topic does not exist
+     * @throws dev.kafko.InvalidPartitionException when a topic has no such partition
+     */
+    default List<KafkoRecord> receive(Collection<TopicPartitionOffset> requested, Duration pollTimeout) {
+        Objects.requireNonNull(requested, "requested");
+        Objects.requireNonNull(pollTimeout, "pollTimeout");
+        for (TopicPartitionOffset r : requested) {
+            Objects.requireNonNull(r, "a requested TopicPartitionOffset is null");
+            if (r.offset() == null || r.relativeToCurrent() || r.offset() < 0) {
+                throw new IllegalArgumentException("receive reads records at absolute offsets, not " + r);
+            }
+        }
+        List<KafkoRecord> found = new ArrayList<>(requested.size());
+        for (TopicPartitionOffset r : requested) {
+            KafkoRecord record = receive(r.topic(), r.partition(), r.offset(), pollTimeout);
+            if (record != null) {
+                found.add(record);
+            }
+        }
+        return found;
+    }
 
     /**
      * Returns once every send made through this template before the call is written and its future completed, as

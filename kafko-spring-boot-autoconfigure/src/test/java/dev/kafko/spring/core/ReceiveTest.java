@@ -10,8 +10,10 @@ import dev.kafko.TopicConfig;
 import dev.kafko.UnknownTopicException;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
 import dev.kafko.spring.autoconfigure.KafkoOptionsCustomizer;
+import dev.kafko.spring.support.TopicPartitionOffset;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -46,6 +48,45 @@ class ReceiveTest {
             assertThat(text(other.value())).isEqualTo("one-0");
             assertThat(other.key()).isNull();
             assertThat(context.getBean(Kafko.class).groups("t")).isEmpty();
+        });
+    }
+
+    @Test
+    void readsSeveralOffsetsInTheOrderAskedLeavingOutWhatWasNotWritten() {
+        runner.run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            for (int i = 0; i < 3; i++) {
+                template.send("t", 0, null, "zero-" + i).join();
+                template.send("t", 1, null, "one-" + i).join();
+            }
+            List<KafkoRecord> records = template.receive(List.of(new TopicPartitionOffset("t", 1, 2),
+                    new TopicPartitionOffset("t", 0, 9), new TopicPartitionOffset("t", 0, 0),
+                    new TopicPartitionOffset("t", 1, 0)), Duration.ofMillis(50));
+            assertThat(records).extracting(r -> text(r.value())).containsExactly("one-2", "zero-0", "one-0");
+            assertThat(records).extracting(KafkoRecord::offset).containsExactly(2L, 0L, 0L);
+            assertThat(template.receive(List.of(new TopicPartitionOffset("t", 0, 1)))).singleElement()
+                    .extracting(r -> text(r.value())).isEqualTo("zero-1");
+            assertThat(template.receive(List.of(), Duration.ZERO)).isEmpty();
+            assertThat(context.getBean(Kafko.class).groups("t")).isEmpty();
+        });
+    }
+
+    @Test
+    void requestsWithoutAnAbsoluteOffsetAreRefusedBeforeAnythingIsRead() {
+        runner.run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            assertThatThrownBy(() -> template.receive(List.of(new TopicPartitionOffset("t", 0, 0),
+                    new TopicPartitionOffset("t", 1)), Duration.ofSeconds(5)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("receive reads records at absolute offsets, not t-1");
+            assertThatThrownBy(() -> template.receive(List.of(new TopicPartitionOffset("t", 2, 3L, true))))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("receive reads records at absolute offsets, not t-2@current+3");
+            assertThatThrownBy(() -> template.receive(List.of(new TopicPartitionOffset("t", 0, -1))))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("receive reads records at absolute offsets, not t-0@-1");
+            assertThatThrownBy(() -> template.receive(List.of(new TopicPartitionOffset("nope", 0, 0))))
+                    .isInstanceOf(UnknownTopicException.class);
         });
     }
 
