@@ -284,7 +284,8 @@ class DefaultErrorHandlerTest {
         }
     }
 
-    private static final class Attempts implements FailedInvocation {
+    /** Every retry fails again with the one failure; counts them. */
+    static final class Attempts implements FailedInvocation {
         private final RuntimeException failure;
         int retries;
 
