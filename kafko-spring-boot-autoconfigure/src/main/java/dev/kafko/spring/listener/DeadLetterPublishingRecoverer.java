@@ -239,7 +239,8 @@ public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
         }
         String dlt = topic + SUFFIX;
         try {
-            ensureDeadLetterTopic(topic, dlt, 1);
+            // as many partitions as the topic has now: a container started again after its topic grew grows it too
+            ensureDeadLetterTopic(topic, dlt, partitionsOrOne(topic));
         } catch (UnknownTopicException e) {
             // the same type, so that the start-up failure analysis, which shows the first kafko exception of the
             // chain, shows this message and not only the cause's
@@ -391,6 +392,15 @@ public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
     private static boolean refusedForGood(Throwable e) {
         Throwable refusal = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
         return refusal instanceof RecordTooLargeException || refusal instanceof InvalidRecordException;
+    }
+
+    /** The topic's partition count, or 1 when it does not exist (then only a dead-letter topic not yet made is). */
+    private int partitionsOrOne(String topic) {
+        try {
+            return backend.partitionCount(topic);
+        } catch (UnknownTopicException e) {
+            return 1;
+        }
     }
 
     private void ensureDeadLetterTopic(String topic, String dlt, int atLeast) {

@@ -87,6 +87,30 @@ class DeadLetterRecovererEdgesTest {
     }
 
     @Test
+    void aContainerStartedAgainGrowsTheDeadLetterTopicToThePartitionsItsTopicGainedMeanwhile() {
+        recoverer.prepare("t");
+        recoverer.prepare("t");
+        verify(backend, times(1)).ensureTopic(DLT, 2);
+        when(backend.partitionCount("t")).thenReturn(4);
+
+        recoverer.prepare("t");
+
+        verify(backend).ensureTopic(DLT, 4);
+        recoverer.prepare("t");
+        verify(backend, times(1)).ensureTopic(DLT, 4);
+    }
+
+    @Test
+    void aContainerStartedAgainAfterItsTopicWasDeletedLeavesTheDeadLetterTopicAsItIs() {
+        recoverer.prepare("t");
+        when(backend.partitionCount("t")).thenThrow(new UnknownTopicException("topic 't' does not exist"));
+
+        recoverer.prepare("t");
+
+        verify(backend, times(1)).ensureTopic(anyString(), anyInt());
+    }
+
+    @Test
     void aDeadLetterTopicDeletedAndMadeAgainWithFewerPartitionsIsEnsuredAgainAndTheDeadLetterSentAgain() {
         recoverer.prepare("t");
         verify(backend).ensureTopic(DLT, 2);
