@@ -26,4 +26,16 @@ public interface FailedInvocation {
      *     delivered again, after the restart or the resume
      */
     boolean backOff(long millis);
+
+    /**
+     * Stops the listener's container as one of its listeners stopping it would: every member stops after its records
+     * in hand, this one once the handler is done. A handler that then throws leaves the records uncommitted, to be
+     * delivered again when the container starts again ({@link ContainerStoppingErrorHandler}).
+     *
+     * @throws UnsupportedOperationException when this invocation has no container to stop (one a test made)
+     */
+    default void stopContainer() {
+        throw new UnsupportedOperationException("listener '" + listenerId() + "': this invocation has no container"
+                + " to stop");
+    }
 }

@@ -156,6 +156,11 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
      * Publishes the event {@code event} makes of this member and its container, when the container has a
      * publisher; an application listener that throws is logged ({@link ContainerEvents}). Polling thread.
      */
+    /** The listener's container, of which this is a member. */
+    ConcurrentMessageListenerContainer parent() {
+        return parent;
+    }
+
     void publish(BiFunction<KafkoMessageListenerContainer, ConcurrentMessageListenerContainer, ?> event) {
         ApplicationEventPublisher publisher = parent.eventPublisher();
         if (publisher == null) {

@@ -60,6 +60,11 @@ final class ListenerInvocation implements FailedInvocation {
         }
     }
 
+    @Override
+    public void stopContainer() {
+        container.parent().stop(); // from its own polling thread: returns at once
+    }
+
     /** Whether the member's stop cancelled the stage a retry's listener returned: not a failure to recover. */
     boolean cancelledByStop() {
         AwaitedStage awaited = AwaitedStage.current(); // the polling thread's, which runs the error handler

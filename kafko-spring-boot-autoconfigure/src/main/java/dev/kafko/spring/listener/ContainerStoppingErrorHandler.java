@@ -1,0 +1,31 @@
+package dev.kafko.spring.listener;
+
+import dev.kafko.KafkoRecord;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Stops a listener's container at its first failure, as spring-kafka's {@code CommonContainerStoppingErrorHandler}:
+ * no retry, no recovery, nothing committed past the failed records. Every member of the container stops after its
+ * records in hand, and the failed records are delivered again when the container starts again
+ * ({@code registry.getListenerContainer(id).start()}, or the application's next start). For records that must never
+ * be skipped and that a person should look at first; the failure is logged at ERROR naming the listener and the
+ * records, and the container publishes its {@link dev.kafko.spring.event.ConcurrentContainerStoppedEvent}. Define it as
+ * the {@link KafkoErrorHandler} bean, or give it to one factory with {@code setCommonErrorHandler}. Stateless: one
+ * instance serves every container.
+ */
+public final class ContainerStoppingErrorHandler implements KafkoErrorHandler {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ContainerStoppingErrorHandler.class);
+
+    @Override
+    public void handle(List<KafkoRecord> records, Exception failure, FailedInvocation invocation) throws Exception {
+        KafkoRecord first = records.get(0);
+        LOG.error("Listener '{}' failed on {} record(s) from {}-{} at offset {}; stopping its container: they are not"
+                + " committed and will be delivered again when it starts", invocation.listenerId(), records.size(),
+                first.topic(), first.partition(), first.offset(), failure);
+        invocation.stopContainer();
+        throw failure;
+    }
+}
