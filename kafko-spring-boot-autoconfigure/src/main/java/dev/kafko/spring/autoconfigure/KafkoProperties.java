@@ -327,8 +327,8 @@ public class KafkoProperties {
         private boolean autoStartup = true;
 
         /**
-         * The kind of a @KafkoListener method without a batch attribute: single (one record per call) or batch (every
-         * record of a poll as a List).
+         * The kind of a @KafkoListener method without a batch attribute whose container factory has no
+         * setBatchListener: single (one record per call) or batch (every record of a poll as a List).
          */
         private Type type = Type.SINGLE;
 
