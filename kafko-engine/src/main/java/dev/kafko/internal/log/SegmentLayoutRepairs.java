@@ -37,11 +37,17 @@ final class SegmentLayoutRepairs {
      * unsynced tail. No later segment can hold a record that was flushed (a flush waits for every
      * pending seal), so every later segment is deleted, and this one becomes the active segment, cut
      * at its last complete frame like any torn tail. A segment followed by one with an
-     * {@code .index} file is never treated so, nor is one whose own index files were written and
+     * {@code .index} file (the active segment included: its index files are a clean close's, and a roll deletes
+     * them before the next segment exists) is never treated so, nor is one whose own index files were written and
      * are lost or damaged: its data was durable before they existed.
      */
     static int afterCutShortRoll(String name, Path dir, long[] bases, TopicConfig config, FileIo io) {
         int last = bases.length - 1;
+        if (Files.exists(FileNames.indexFile(dir, bases[last]))) {
+            // the active segment's index files are a clean close's, deleted durably at any roll after it (see
+            // PartitionDirectory#dropActiveIndexFiles): no roll since, so no seal was cut short
+            return bases.length;
+        }
         int from = last;
         while (from > 0 && last - from < Seals.MAX_PENDING
                 && !Files.exists(FileNames.indexFile(dir, bases[from - 1]))) {
