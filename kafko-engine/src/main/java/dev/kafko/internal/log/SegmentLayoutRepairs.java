@@ -39,7 +39,10 @@ final class SegmentLayoutRepairs {
      * at its last complete frame like any torn tail. A segment followed by one with an
      * {@code .index} file (the active segment included: its index files are a clean close's, and a roll deletes
      * them before the next segment exists) is never treated so, nor is one whose own index files were written and
-     * are lost or damaged: its data was durable before they existed.
+     * are lost or damaged: its data was durable before they existed. A segment file named inside the offsets of the
+     * segment before it (whose frames run past its base) is no rolled segment but a stray file: it is passed over,
+     * and the segment before it is compared with the one after it. A stray file in front of every other segment
+     * cannot be told from a rolled segment this way.
      */
     static int afterCutShortRoll(String name, Path dir, long[] bases, TopicConfig config, FileIo io) {
         int last = bases.length - 1;
@@ -53,12 +56,24 @@ final class SegmentLayoutRepairs {
                 && !Files.exists(FileNames.indexFile(dir, bases[from - 1]))) {
             from--;
         }
-        for (int i = from; i < last; i++) {
-            long base = bases[i];
-            if (!endsShort(dir, base, bases[i + 1], config, io)) {
+        // a segment file named inside the offsets of the segment before it is no rolled segment (a roll names the
+        // next segment at the offset after the last frame) but a stray file, which LogLoader's stray check deals
+        // with: it is skipped, and the segment before it is compared with the one after it
+        int previous = from - 1;
+        long previousEnd = from > 0 && from < last ? framesEnd(dir, bases[previous], config, io) : -1;
+        for (int i = from; i <= last; i++) {
+            if (i < last && previousEnd > bases[i]) {
                 continue;
             }
-            for (int j = last; j > i; j--) {
+            if (previous < from || previousEnd < 0 || previousEnd >= bases[i]) {
+                if (i < last) {
+                    previous = i;
+                    previousEnd = framesEnd(dir, bases[i], config, io);
+                }
+                continue;
+            }
+            long base = bases[previous];
+            for (int j = last; j > previous; j--) {
                 Path later = FileNames.segmentFile(dir, bases[j]);
                 LOG.log(System.Logger.Level.WARNING, "{0}: a roll was cut short by a crash: {1} was never sealed and"
                         + " lost its tail; deleting {2}, which held nothing flushed", name,
@@ -75,7 +90,7 @@ final class SegmentLayoutRepairs {
             } catch (IOException e) {
                 throw StorageErrors.wrap("delete the segments after a roll cut short", dir, e);
             }
-            return i + 1;
+            return previous + 1;
         }
         return bases.length;
     }
@@ -129,15 +144,21 @@ final class SegmentLayoutRepairs {
     }
 
     /**
-     * Whether the frames of the segment at {@code base} end before {@code nextBase} (a readable header only).
-     * Frames that run past it are no cut roll (a roll ends a segment exactly at the next one's base) but a
-     * segment file named inside this one's offsets, which {@code LogLoader.openSealed} reports as an overlap.
+     * The offset after the last frame of the segment at {@code base}, or -1 when its header is unreadable: from its
+     * index files when they agree with the file (a sealed segment's), else from a scan of its frames.
      */
-    private static boolean endsShort(Path dir, long base, long nextBase, TopicConfig config, FileIo io) {
+    private static long framesEnd(Path dir, long base, TopicConfig config, FileIo io) {
         SegmentFile file = SegmentFiles.open(io, FileNames.segmentFile(dir, base), false, config.segmentBytes());
         try {
-            return LogLoader.headerDamage(file, base) == null
-                    && LogLoader.scan(file, base, (int) file.fileSize(), config.indexIntervalBytes()).nextOffset() < nextBase;
+            if (LogLoader.headerDamage(file, base) != null) {
+                return -1;
+            }
+            int size = (int) file.fileSize();
+            IndexFiles.Snapshot snap = IndexFiles.load(io, dir, base, size);
+            if (snap != null && snap.segmentSize() == size && IndexChecks.endsAgree(file, base, snap)) {
+                return snap.nextOffset();
+            }
+            return LogLoader.scan(file, base, size, config.indexIntervalBytes()).nextOffset();
         } finally {
             file.closeChannel();
         }

@@ -76,9 +76,12 @@ public final class ProcMaps {
         return MappingBudget.used();
     }
 
-    /** Collects garbage until {@code done} holds, for at most 10 s; returns whether it did. */
+    /**
+     * Collects garbage until {@code done} holds, for at most 30 s (a loaded machine runs the cleaner late); returns
+     * whether it did.
+     */
     public static boolean collectUntil(BooleanSupplier done) {
-        long deadline = System.nanoTime() + 10_000_000_000L;
+        long deadline = System.nanoTime() + 30_000_000_000L;
         while (!done.getAsBoolean()) {
             if (System.nanoTime() > deadline) {
                 return false;

@@ -141,10 +141,54 @@ class SegmentLayoutRepairsEdgesTest {
             end = log.endOffset();
         }
         assertThat(Files.exists(FileNames.indexFile(dir, second))).as("written at the clean close").isTrue();
-        byte[] stray = new byte[FrameFormat.SEGMENT_HEADER_SIZE + 100];
-        System.arraycopy(SegmentFiles.header(1), 0, stray, 0, FrameFormat.SEGMENT_HEADER_SIZE);
-        Arrays.fill(stray, FrameFormat.SEGMENT_HEADER_SIZE, stray.length, (byte) 0x55);
-        Files.write(FileNames.segmentFile(dir, 1), stray);
+        writeShortStray(1);
+        assertOpensWithTheActiveSegmentKept(second, end);
+    }
+
+    /**
+     * After a crash the active segment has no index files, so the layout alone does not tell a stray file from a
+     * segment whose seal was cut short: one named inside the offsets of the sealed segment before it is a stray, and
+     * the active segment, which holds flushed records, stays.
+     */
+    @Test
+    void aShortStrayFileNamedInsideASealedSegmentAfterACrashDeletesNoSegment() throws IOException {
+        long second = fillTwoSegments();
+        long end;
+        try (PartitionLog log = Logs.open(dir, CONFIG)) {
+            end = log.endOffset();
+        }
+        IndexFiles.delete(FileIo.SYSTEM, dir, second);
+        Files.delete(dir.resolve(FileNames.CLEAN_SHUTDOWN_FILE));
+        writeShortStray(1);
+        assertOpensWithTheActiveSegmentKept(second, end);
+    }
+
+    /** A stray file named inside a segment whose seal a crash cut short hides no part of that roll. */
+    @Test
+    void aRollCutShortIsFoundPastAStrayFileNamedInsideTheCutSegment() throws IOException {
+        long second = fillTwoSegments();
+        IndexFiles.delete(FileIo.SYSTEM, dir, 0);
+        IndexFiles.delete(FileIo.SYSTEM, dir, second);
+        Files.delete(dir.resolve(FileNames.CLEAN_SHUTDOWN_FILE));
+        try (FileChannel ch = FileChannel.open(FileNames.segmentFile(dir, 0), StandardOpenOption.WRITE)) {
+            ch.truncate(ch.size() - 1);
+        }
+        writeShortStray(1);
+        try (CapturedWarnings warnings = CapturedWarnings.ofLogLoader();
+                PartitionLog log = Logs.open(dir, CONFIG)) {
+            assertThat(warnings.lines()).anySatisfy(w -> assertThat(w).contains("a roll was cut short")
+                    .contains(FileNames.segmentFile(dir, 0).getFileName().toString()));
+            assertThat(log.segmentCount()).isEqualTo(1);
+            assertThat(log.endOffset()).isEqualTo(second - 1);
+            assertThat(Files.exists(FileNames.segmentFile(dir, second))).isFalse();
+            assertThat(Files.exists(FileNames.segmentFile(dir, 1))).isFalse();
+            assertThat(Logs.readAll(log)).hasSize((int) second - 1);
+            assertThat(log.append(Logs.batch(second - 1, 1, VALUE))).isEqualTo(second - 1);
+        }
+    }
+
+    /** Opens the log: the stray at offset 1 kept, no roll found cut short, every record of the active segment read. */
+    private void assertOpensWithTheActiveSegmentKept(long second, long end) throws IOException {
         try (CapturedWarnings warnings = CapturedWarnings.ofLogLoader();
                 PartitionLog log = Logs.open(dir, CONFIG)) {
             assertThat(warnings.lines()).noneSatisfy(w -> assertThat(w).contains("cut short"));
@@ -157,6 +201,14 @@ class SegmentLayoutRepairsEdgesTest {
                 assertRecord(r, r.offset(), VALUE);
             }
         }
+    }
+
+    /** A segment file at {@code base} with a valid header and a few bytes that are no frame: a torn copy. */
+    private void writeShortStray(long base) throws IOException {
+        byte[] stray = new byte[FrameFormat.SEGMENT_HEADER_SIZE + 100];
+        System.arraycopy(SegmentFiles.header(base), 0, stray, 0, FrameFormat.SEGMENT_HEADER_SIZE);
+        Arrays.fill(stray, FrameFormat.SEGMENT_HEADER_SIZE, stray.length, (byte) 0x55);
+        Files.write(FileNames.segmentFile(dir, base), stray);
     }
 
     /** One-record frames until the log holds exactly two segments, closed cleanly; the second one's base. */
