@@ -10,7 +10,7 @@ import java.util.logging.Logger;
 
 /**
  * The WARNING lines an engine class logs (through {@code System.Logger}, backed by JUL) while open,
- * formatted. Other suites quiet the engine's loggers for the whole JVM, so the level is raised while
+ * formatted (or, {@link #everyLevelOf}, every line with its level). Other suites quiet the engine's loggers for the whole JVM, so the level is raised while
  * capturing and restored on close. Thread-safe.
  */
 public final class CapturedWarnings implements AutoCloseable {
@@ -18,12 +18,17 @@ public final class CapturedWarnings implements AutoCloseable {
     private final Logger jul;
     private final Level level;
     private final List<String> lines = new CopyOnWriteArrayList<>();
+    /** Whether lines of every level are kept, each as "LEVEL message"; else WARNING and above, as the message. */
+    private final boolean everyLevel;
     private final Handler handler = new Handler() {
         @Override
         public void publish(LogRecord r) {
-            if (r.getLevel().intValue() >= Level.WARNING.intValue()) {
-                lines.add(r.getParameters() == null ? r.getMessage()
-                        : MessageFormat.format(r.getMessage(), r.getParameters()));
+            String message = r.getParameters() == null ? r.getMessage()
+                    : MessageFormat.format(r.getMessage(), r.getParameters());
+            if (everyLevel) {
+                lines.add(r.getLevel() + " " + message);
+            } else if (r.getLevel().intValue() >= Level.WARNING.intValue()) {
+                lines.add(message);
             }
         }
 
@@ -36,7 +41,8 @@ public final class CapturedWarnings implements AutoCloseable {
         }
     };
 
-    private CapturedWarnings(String loggerName) {
+    private CapturedWarnings(String loggerName, boolean everyLevel) {
+        this.everyLevel = everyLevel;
         jul = Logger.getLogger(loggerName);
         level = jul.getLevel();
         jul.setLevel(Level.ALL);
@@ -45,12 +51,17 @@ public final class CapturedWarnings implements AutoCloseable {
 
     /** Starts capturing the warnings of {@code source}. */
     public static CapturedWarnings of(Class<?> source) {
-        return new CapturedWarnings(source.getName());
+        return new CapturedWarnings(source.getName(), false);
+    }
+
+    /** Starts capturing every line {@code source} logs, whatever its level, each as "LEVEL message". */
+    public static CapturedWarnings everyLevelOf(Class<?> source) {
+        return new CapturedWarnings(source.getName(), true);
     }
 
     /** Starts capturing the warnings of the class named {@code className} (one the test cannot see). */
     public static CapturedWarnings of(String className) {
-        return new CapturedWarnings(className);
+        return new CapturedWarnings(className, false);
     }
 
     /** Starts capturing the warnings of {@link LogLoader}, which is package-private. */
