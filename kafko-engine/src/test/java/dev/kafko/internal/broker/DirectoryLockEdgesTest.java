@@ -8,6 +8,7 @@ import dev.kafko.KafkoStorageException;
 import dev.kafko.internal.io.DelegatingFileChannel;
 import dev.kafko.internal.io.FileIo;
 import dev.kafko.internal.io.FileNames;
+import dev.kafko.internal.io.OpensOnlyFileIo;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -105,7 +106,7 @@ class DirectoryLockEdgesTest {
         AtomicInteger calls = new AtomicInteger();
         Throwable[] toThrow = {new IOException("injected: no descriptors"), new IllegalStateException("injected"),
                 new OutOfMemoryError("injected")};
-        FileIo failing = new OpensOnly() {
+        FileIo failing = new OpensOnlyFileIo() {
             @Override
             public FileChannel open(Path path, OpenOption... options) throws IOException {
                 Throwable t = toThrow[calls.getAndIncrement()];
@@ -137,7 +138,7 @@ class DirectoryLockEdgesTest {
         Path d = tmp.toRealPath();
         AtomicBoolean failTruncate = new AtomicBoolean();
         AtomicBoolean closed = new AtomicBoolean();
-        FileIo io = new OpensOnly() {
+        FileIo io = new OpensOnlyFileIo() {
             @Override
             public FileChannel open(Path path, OpenOption... options) throws IOException {
                 return new DelegatingFileChannel(FileIo.SYSTEM.open(path, options)) {
@@ -173,7 +174,7 @@ class DirectoryLockEdgesTest {
         Path d = tmp.toRealPath();
         AtomicInteger open = new AtomicInteger();
         Throwable[] readFails = {null};
-        FileIo counting = new OpensOnly() {
+        FileIo counting = new OpensOnlyFileIo() {
             @Override
             public FileChannel open(Path path, OpenOption... options) throws IOException {
                 return new DelegatingFileChannel(DelegatingFileChannel.countedOpen(FileIo.SYSTEM.open(path, options),
@@ -213,23 +214,5 @@ class DirectoryLockEdgesTest {
         assertThat(open).hasValue(1);
         lock.close();
         assertThat(open).hasValue(0);
-    }
-
-    /** A {@link FileIo} that only opens files: a lock does nothing else. */
-    private abstract static class OpensOnly implements FileIo {
-        @Override
-        public void atomicMove(Path source, Path target) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public void deleteIfExists(Path path) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public void fsyncDirectory(Path dir) {
-            throw new UnsupportedOperationException();
-        }
     }
 }
