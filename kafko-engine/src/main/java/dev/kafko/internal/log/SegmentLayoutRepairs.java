@@ -41,8 +41,10 @@ final class SegmentLayoutRepairs {
      * them before the next segment exists) is never treated so, nor is one whose own index files were written and
      * are lost or damaged: its data was durable before they existed. A segment file named inside the offsets of the
      * segment before it (whose frames run past its base) is no rolled segment but a stray file: it is passed over,
-     * and the segment before it is compared with the one after it. A stray file in front of every other segment
-     * cannot be told from a rolled segment this way.
+     * and the segment before it is compared with the one after it. The segment before the first looked at (the last
+     * with index files, or the one before the last {@link Seals#MAX_PENDING}) is read for this past a damaged header
+     * too: its frames, from the offset its name gives, still tell where its offsets run.
+     * A stray file in front of every other segment cannot be told from a rolled segment this way.
      */
     static int afterCutShortRoll(String name, Path dir, long[] bases, TopicConfig config, FileIo io) {
         int last = bases.length - 1;
@@ -60,7 +62,7 @@ final class SegmentLayoutRepairs {
         // next segment at the offset after the last frame) but a stray file, which LogLoader's stray check deals
         // with: it is skipped, and the segment before it is compared with the one after it
         int previous = from - 1;
-        long previousEnd = from > 0 && from < last ? framesEnd(dir, bases[previous], config, io) : -1;
+        long previousEnd = from > 0 && from < last ? framesEnd(dir, bases[previous], true, config, io) : -1;
         for (int i = from; i <= last; i++) {
             if (i < last && previousEnd > bases[i]) {
                 continue;
@@ -68,7 +70,7 @@ final class SegmentLayoutRepairs {
             if (previous < from || previousEnd < 0 || previousEnd >= bases[i]) {
                 if (i < last) {
                     previous = i;
-                    previousEnd = framesEnd(dir, bases[i], config, io);
+                    previousEnd = framesEnd(dir, bases[i], false, config, io);
                 }
                 continue;
             }
@@ -144,14 +146,18 @@ final class SegmentLayoutRepairs {
     }
 
     /**
-     * The offset after the last frame of the segment at {@code base}, or -1 when its header is unreadable: from its
-     * index files when they agree with the file (a sealed segment's), else from a scan of its frames.
+     * The offset after the last frame of the segment at {@code base}: from its index files when they agree with the
+     * file (a sealed segment's), else from a scan of its frames. A segment whose header is unreadable gives -1 (never
+     * a roll cut short), unless {@code pastDamagedHeader}: then its frames are scanned all the same, from the offset
+     * its name gives, as {@code LogLoader} scans a sealed one's for its timestamps.
      */
-    private static long framesEnd(Path dir, long base, TopicConfig config, FileIo io) {
+    private static long framesEnd(Path dir, long base, boolean pastDamagedHeader, TopicConfig config, FileIo io) {
         SegmentFile file = SegmentFiles.open(io, FileNames.segmentFile(dir, base), false, config.segmentBytes());
         try {
             if (LogLoader.headerDamage(file, base) != null) {
-                return -1;
+                long size = Math.min(file.fileSize(), Integer.MAX_VALUE);
+                return pastDamagedHeader && size > SEGMENT_HEADER_SIZE
+                        ? LogLoader.scan(file, base, (int) size, config.indexIntervalBytes()).nextOffset() : -1;
             }
             int size = (int) file.fileSize();
             IndexFiles.Snapshot snap = IndexFiles.load(io, dir, base, size);

@@ -205,6 +205,11 @@ class SegmentLayoutRepairsEdgesTest {
 
     /** A segment file at {@code base} with a valid header and a few bytes that are no frame: a torn copy. */
     private void writeShortStray(long base) throws IOException {
+        writeShortStray(dir, base);
+    }
+
+    /** {@link #writeShortStray(long)} in {@code dir}. */
+    static void writeShortStray(Path dir, long base) throws IOException {
         byte[] stray = new byte[FrameFormat.SEGMENT_HEADER_SIZE + 100];
         System.arraycopy(SegmentFiles.header(base), 0, stray, 0, FrameFormat.SEGMENT_HEADER_SIZE);
         Arrays.fill(stray, FrameFormat.SEGMENT_HEADER_SIZE, stray.length, (byte) 0x55);
@@ -213,6 +218,11 @@ class SegmentLayoutRepairsEdgesTest {
 
     /** One-record frames until the log holds exactly two segments, closed cleanly; the second one's base. */
     private long fillTwoSegments() {
+        return fillTwoSegments(dir);
+    }
+
+    /** {@link #fillTwoSegments()} in {@code dir}. */
+    static long fillTwoSegments(Path dir) {
         try (PartitionLog log = Logs.open(dir, CONFIG)) {
             while (log.segmentCount() < 2) {
                 Logs.appendFrames(log, 1, 1, VALUE);
