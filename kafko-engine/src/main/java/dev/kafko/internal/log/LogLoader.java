@@ -89,6 +89,7 @@ final class LogLoader {
                 segments.add(create(dir, 0, config, now, io));
             }
             boolean scanActive = false;
+            long framesEnd = -1; // the furthest any sealed segment's frames run
             for (int i = 0; i < bases.length - 1; i++) {
                 Sealed sealed = openSealed(name, dir, bases[i], bases[i + 1], config, io);
                 if (sealed.framesEnd() > bases[i + 1]
@@ -107,6 +108,17 @@ final class LogLoader {
                     scanActive |= i == bases.length - 1;
                     i--;
                     continue;
+                }
+                framesEnd = Math.max(framesEnd, sealed.framesEnd());
+                if (i + 1 == bases.length - 1 && framesEnd > bases[i + 1]) {
+                    // a stray named inside a sealed segment's frames that holds bytes, last: as the active segment
+                    // it would move the end back below records a sealed segment holds intact, and new appends would
+                    // take their offsets again. Nothing tells what it holds, so the open refuses
+                    sealed.segment().file().closeChannel();
+                    throw new CorruptLogException(FileNames.segmentFile(dir, bases[i + 1]) + " is named inside the"
+                            + " offsets of the segments before it, whose frames run to offset " + framesEnd
+                            + " (a stray file?): opened as the active segment it would hide the records from offset "
+                            + bases[i + 1] + " on; move it away and open " + name + " again");
                 }
                 segments.add(sealed.segment());
             }

@@ -2,7 +2,9 @@ package dev.kafko.internal.log;
 
 import static dev.kafko.internal.log.Logs.assertRecord;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.kafko.CorruptLogException;
 import dev.kafko.KafkoRecord;
 import dev.kafko.TopicConfig;
 import dev.kafko.internal.io.FileIo;
@@ -15,6 +17,8 @@ import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -184,6 +188,44 @@ class SegmentLayoutRepairsEdgesTest {
             assertThat(Files.exists(FileNames.segmentFile(dir, 1))).isFalse();
             assertThat(Logs.readAll(log)).hasSize((int) second - 1);
             assertThat(log.append(Logs.batch(second - 1, 1, VALUE))).isEqualTo(second - 1);
+        }
+    }
+
+    /**
+     * A stray file that holds bytes, named inside the frames of the segment written last: opened as the active
+     * segment, it would move the end back below acknowledged records, and new appends would take their offsets again.
+     * The open refuses, naming it, after a clean close and after a crash alike; once it is removed, every record
+     * is there.
+     */
+    @ParameterizedTest(name = "after a crash: {0}")
+    @ValueSource(booleans = {false, true})
+    void aStrayFileThatHoldsBytesNamedInsideTheLastSegmentFailsTheOpen(boolean crash) throws IOException {
+        long second = fillTwoSegments();
+        long end;
+        try (PartitionLog log = Logs.open(dir, CONFIG)) {
+            end = log.endOffset();
+        }
+        assertThat(end - second).as("records in the segment written last").isGreaterThan(1);
+        if (crash) {
+            IndexFiles.delete(FileIo.SYSTEM, dir, second);
+            Files.delete(dir.resolve(FileNames.CLEAN_SHUTDOWN_FILE));
+        }
+        writeShortStray(end - 1);
+        Path stray = FileNames.segmentFile(dir, end - 1);
+        assertThatThrownBy(() -> Logs.open(dir, CONFIG).close())
+                .isInstanceOf(CorruptLogException.class)
+                .hasMessageContaining(stray.toString())
+                .hasMessageContaining("frames run to offset " + end);
+        assertThat(stray).exists();
+        assertThat(FileNames.segmentFile(dir, second)).exists();
+        Files.delete(stray);
+        try (PartitionLog log = Logs.open(dir, CONFIG)) {
+            assertThat(log.endOffset()).isEqualTo(end);
+            List<KafkoRecord> all = Logs.readAll(log);
+            assertThat(all).hasSize((int) end);
+            for (KafkoRecord r : all) {
+                assertRecord(r, r.offset(), VALUE);
+            }
         }
     }
 
