@@ -65,6 +65,7 @@ import org.springframework.util.StringUtils;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
+import org.springframework.messaging.converter.AbstractMessageConverter;
 import org.springframework.messaging.converter.ByteArrayMessageConverter;
 import org.springframework.messaging.converter.CompositeMessageConverter;
 import org.springframework.messaging.converter.MessageConverter;
@@ -240,7 +241,12 @@ public final class KafkoAutoConfiguration {
         return new RecordMessageConverter(new LazyMessageConverter(new RecordConverters(beanFactory)));
     }
 
-    /** The converters of record payloads: bytes, Strings and, when Jackson is there, JSON (built on first use). */
+    /**
+     * The converters of record payloads: bytes, Strings and, when Jackson is there, JSON (built on first use). Each
+     * reads a value by the type it is read into, whatever a record's {@code contentType} header says (a record that
+     * names {@code application/json} still reaches a {@code String} listener as its text), as the template writes
+     * values by their type.
+     */
     private static final class RecordConverters implements Supplier<MessageConverter> {
 
         private final ConfigurableListableBeanFactory beanFactory;
@@ -251,15 +257,26 @@ public final class KafkoAutoConfiguration {
 
         @Override
         public MessageConverter get() {
-            List<MessageConverter> converters = new ArrayList<>(List.of(new ByteArrayMessageConverter(),
-                    new StringMessageConverter()));
+            List<MessageConverter> converters = new ArrayList<>(List.of(byTargetType(new ByteArrayMessageConverter()),
+                    byTargetType(new StringMessageConverter())));
             ClassLoader classLoader = beanFactory.getBeanClassLoader();
             if (ClassUtils.isPresent(JSON_MAPPER, classLoader)) {
-                converters.add(new LazyMessageConverter(() -> JacksonConverters.json(beanFactory, classLoader)));
+                converters.add(new LazyMessageConverter(() -> byTargetType(JacksonConverters.json(beanFactory,
+                        classLoader))));
             } else {
                 converters.add(new WithoutJsonConverter());
             }
             return new CompositeMessageConverter(converters);
+        }
+
+        /**
+         * The converter (a Spring {@link AbstractMessageConverter}) without a content type resolver: it then takes
+         * any content type for one it reads. Typed as the interface so that the class verifier loads none of the
+         * converters before the first record needs them.
+         */
+        private static MessageConverter byTargetType(MessageConverter converter) {
+            ((AbstractMessageConverter) converter).setContentTypeResolver(null);
+            return converter;
         }
     }
 

@@ -15,6 +15,7 @@ import org.springframework.messaging.MessageHeaders;
 import org.springframework.messaging.converter.MessageConversionException;
 import org.springframework.messaging.converter.SmartMessageConverter;
 import org.springframework.messaging.support.GenericMessage;
+import org.springframework.util.MimeType;
 
 /**
  * Converts between kafko's bytes and Spring {@link Message}s, in both directions, through a
@@ -24,8 +25,8 @@ import org.springframework.messaging.support.GenericMessage;
  * <p>Outgoing: a value that is neither {@code String} nor {@code byte[]} gets a
  * {@link KafkoHeaders#TYPE} header with its class name. Incoming: a record becomes a
  * {@code Message} whose payload is the value's bytes (empty ones included) or, for a tombstone,
- * {@link KafkoNull#INSTANCE}, and whose headers are the record's own headers (byte[] values) plus the
- * {@code kafko_received*} headers. Like outgoing String and
+ * {@link KafkoNull#INSTANCE}, and whose headers are the record's own headers (byte[] values; a
+ * {@code contentType} one as its text) plus the {@code kafko_received*} headers. Like outgoing String and
  * byte[] values, the payload of a record without headers skips the Spring converter when the
  * listener parameter is a plain {@code String} or {@code byte[]} ({@link #plainPayload}).
  */
@@ -38,7 +39,8 @@ public final class RecordMessageConverter {
      * does not carry its old key, offset or acknowledgment into the new record).
      */
     private static final Set<String> NOT_COPIED = Set.of(MessageHeaders.ID, MessageHeaders.TIMESTAMP,
-            MessageHeaders.CONTENT_TYPE, MessageHeaders.REPLY_CHANNEL, MessageHeaders.ERROR_CHANNEL, KafkoHeaders.TOPIC, KafkoHeaders.KEY, KafkoHeaders.PARTITION,
+            MessageHeaders.REPLY_CHANNEL, MessageHeaders.ERROR_CHANNEL, KafkoHeaders.TOPIC, KafkoHeaders.KEY,
+            KafkoHeaders.PARTITION,
             KafkoHeaders.TIMESTAMP, KafkoHeaders.RECEIVED_KEY, KafkoHeaders.RECEIVED_TOPIC,
             KafkoHeaders.RECEIVED_PARTITION, KafkoHeaders.OFFSET, KafkoHeaders.RECEIVED_TIMESTAMP,
             KafkoHeaders.GROUP_ID, KafkoHeaders.LISTENER_ID, KafkoHeaders.ACKNOWLEDGMENT, KafkoHeaders.RAW_DATA,
@@ -142,8 +144,9 @@ public final class RecordMessageConverter {
      * The headers of an outgoing Spring message as record headers: byte[] values as they are, a
      * {@code String} or a {@link #simpleText simple value} as the UTF-8 of its text, any other object as
      * JSON (so that {@code @Header("name") MyType} reads it back), or, when no converter writes it (no
-     * Jackson, or an object Jackson cannot write), as the UTF-8 of its {@code toString()}. The id,
-     * timestamp, content type, the kafko routing headers and those of a received record are left out.
+     * Jackson, or an object Jackson cannot write), as the UTF-8 of its {@code toString()}; the content type (a
+     * {@link MimeType} or its text) as its text, as spring-kafka writes it. The id, timestamp, reply and error
+     * channels, the kafko routing headers and those of a received record are left out.
      */
     public List<Header> recordHeaders(MessageHeaders headers) {
         List<Header> out = new ArrayList<>();
@@ -160,7 +163,8 @@ public final class RecordMessageConverter {
         if (value instanceof byte[] bytes) {
             return bytes;
         }
-        String text = value instanceof String s ? s : simpleText(value);
+        String text = value instanceof String s ? s
+                : value instanceof MimeType type ? type.toString() : simpleText(value);
         if (text != null) {
             return text.getBytes(StandardCharsets.UTF_8);
         }
@@ -268,10 +272,23 @@ public final class RecordMessageConverter {
 
     private static void copyRecordHeaders(Headers recordHeaders, Map<String, Object> into) {
         for (Header h : recordHeaders) {
-            if (h.value() != null) {
-                into.put(h.key(), h.value());
+            byte[] value = h.value();
+            if (value != null) {
+                into.put(h.key(), h.key().equals(MessageHeaders.CONTENT_TYPE) ? contentType(value) : value);
             }
         }
+    }
+
+    /**
+     * A record's {@code contentType} header as the text Spring reads a content type from (its byte[] failed every
+     * conversion of the record): UTF-8, without the quotes of a JSON string, which spring-kafka's JSON header
+     * mapper writes a {@code MimeType} as. kafko's own converters read a value by the type it is read into and
+     * pass over the content type; a converter of the application's own may read it.
+     */
+    static String contentType(byte[] value) {
+        String text = new String(value, StandardCharsets.UTF_8);
+        return text.length() >= 2 && text.startsWith("\"") && text.endsWith("\"")
+                ? text.substring(1, text.length() - 1) : text;
     }
 
     /**

@@ -119,4 +119,18 @@ class RecordMessageConverterTest {
             return ((Price) payload).amount();
         }
     }
+
+    @Test
+    void aContentTypeHeaderLosesOnlyTheQuotesOfAJsonString() {
+        assertThat(RecordMessageConverter.contentType(utf8("\"text/plain\""))).isEqualTo("text/plain");
+        assertThat(RecordMessageConverter.contentType(utf8("text/plain"))).isEqualTo("text/plain");
+        assertThat(RecordMessageConverter.contentType(utf8("\""))).isEqualTo("\"");
+        assertThat(RecordMessageConverter.contentType(utf8("\"text/plain"))).isEqualTo("\"text/plain");
+        assertThat(RecordMessageConverter.contentType(utf8(""))).isEmpty();
+        assertThat(RecordMessageConverter.contentType(utf8("\"\""))).isEmpty();
+    }
+
+    private static byte[] utf8(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
 }
