@@ -30,6 +30,6 @@ final class BatchByFactory {
                 endpoint.recordFilterStrategy(), endpoint.errorHandler(), endpoint.handlers(), endpoint.topicPattern(),
                 endpoint.topicPartitions(), endpoint.maxPollRecords(), endpoint.offsetReset(),
                 endpoint.clientIdPrefix(), endpoint.containerGroup(), endpoint.splitIterables(), endpoint.info(),
-                endpoint.containerPostProcessor());
+                endpoint.containerPostProcessor(), endpoint.contentTypeConverter());
     }
 }

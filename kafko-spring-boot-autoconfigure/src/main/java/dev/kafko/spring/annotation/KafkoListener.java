@@ -182,6 +182,16 @@ public @interface KafkoListener {
     String containerPostProcessor() default "";
 
     /**
+     * The bean name of a Spring {@link org.springframework.messaging.converter.SmartMessageConverter} that converts
+     * this listener's payloads before kafko's own converters (SpEL may also resolve to the converter itself), as in
+     * spring-kafka: it is asked first for each payload (and each element of a batch), with the record's headers,
+     * among them its {@code contentType} as text; what it does not convert (it returns {@code null}) kafko's
+     * converters convert by the parameter's type. Records without headers go through it too. A name that is no such
+     * bean fails the start naming the listener and the name. Default: kafko's converters alone.
+     */
+    String contentTypeConverter() default "";
+
+    /**
      * Kafka consumer properties for this listener alone, as in spring-kafka: {@code "key=value"} (or {@code key:value},
      * {@code key value}; placeholders and SpEL in each, each entry read as a {@code .properties} file, so one may hold
      * several lines; one that resolves to a {@code String[]} or a {@code Collection} of such texts gives each element;

@@ -433,7 +433,8 @@ public final class KafkoListenerAnnotationBeanPostProcessor
                 endpoint.containerFactory(), endpoint.replyToHeader(), endpoint.recordFilterStrategy(),
                 endpoint.errorHandler(), handlers, endpoint.topicPattern(), endpoint.topicPartitions(),
                 endpoint.maxPollRecords(), endpoint.offsetReset(), endpoint.clientIdPrefix(), endpoint.containerGroup(),
-                endpoint.splitIterables(), endpoint.info(), endpoint.containerPostProcessor());
+                endpoint.splitIterables(), endpoint.info(), endpoint.containerPostProcessor(),
+                endpoint.contentTypeConverter());
     }
 
     /** The endpoint's first method a class proxy cannot pass on to its bean (final or private), or null. */

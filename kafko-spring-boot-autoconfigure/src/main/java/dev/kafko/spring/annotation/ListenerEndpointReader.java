@@ -36,6 +36,7 @@ import org.springframework.core.ReactiveAdapter;
 import org.springframework.core.ReactiveAdapterRegistry;
 import org.springframework.core.ResolvableType;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.messaging.converter.SmartMessageConverter;
 import org.springframework.messaging.handler.annotation.Header;
 import org.springframework.messaging.handler.annotation.Payload;
 import org.springframework.messaging.handler.annotation.SendTo;
@@ -250,6 +251,8 @@ final class ListenerEndpointReader {
                 classLevel ? resolved : List.of(), topicPattern, assigned, consumer.maxPollRecords(),
                 consumer.offsetReset(), clientIdPrefix, containerGroup, listener.splitIterables(), info,
                 resolveBean(listener.containerPostProcessor(), ContainerPostProcessor.class, "containerPostProcessor",
+                        where, ctx),
+                resolveBean(listener.contentTypeConverter(), SmartMessageConverter.class, "contentTypeConverter",
                         where, ctx));
     }
 

@@ -262,7 +262,8 @@ final class RetryableTopicEndpoints {
                 main.clientIdPrefix() != null && id.startsWith(main.id())
                         ? main.clientIdPrefix() + id.substring(main.id().length()) : null,
                 // as spring-kafka, which reads the listener's annotation again for each retry and dead-letter endpoint
-                main.containerGroup(), main.splitIterables(), main.info(), main.containerPostProcessor());
+                main.containerGroup(), main.splitIterables(), main.info(), main.containerPostProcessor(),
+                main.contentTypeConverter());
     }
 
     /** The bean's one {@link DltHandler} method, or null. */

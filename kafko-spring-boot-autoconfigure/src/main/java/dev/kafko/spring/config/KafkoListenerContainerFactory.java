@@ -344,9 +344,16 @@ public class KafkoListenerContainerFactory implements ApplicationEventPublisherA
         if (endpoint.clientIdPrefix() != null) {
             properties = properties.withClientId(endpoint.clientIdPrefix());
         }
+        RecordMessageConverter payloads = converter;
+        MessageHandlerMethodFactory listenerMethods = methods;
+        if (endpoint.contentTypeConverter() != null) {
+            payloads = converter.tryingFirst(endpoint.contentTypeConverter());
+            listenerMethods = KafkoArgumentResolvers.withPayloads(methods, payloads, describe(endpoint));
+        }
         KafkoMessageListener adapter;
         if (endpoint.handlers().isEmpty()) {
-            adapter = adapter(endpoint, methods, endpoint.method(), endpoint.replyTopic(), endpoint.replyToHeader());
+            adapter = adapter(endpoint, listenerMethods, payloads, endpoint.method(), endpoint.replyTopic(),
+                    endpoint.replyToHeader());
         } else {
             if (endpoint.batch()) {
                 throw new IllegalStateException(describe(endpoint) + " is a class-level @KafkoListener made a batch"
@@ -357,7 +364,7 @@ public class KafkoListenerContainerFactory implements ApplicationEventPublisherA
             List<DelegatingMessageListenerAdapter.Delegate> delegates = new ArrayList<>();
             for (KafkoListenerEndpoint.Handler h : endpoint.handlers()) {
                 delegates.add(new DelegatingMessageListenerAdapter.Delegate(h.method(), h.isDefault(),
-                        adapter(endpoint, methods, h.method(), h.replyTopic(), h.replyToHeader())));
+                        adapter(endpoint, listenerMethods, payloads, h.method(), h.replyTopic(), h.replyToHeader())));
             }
             adapter = new DelegatingMessageListenerAdapter(endpoint.id(), endpoint.bean(), delegates,
                     endpoint.bean().getClass().getClassLoader());
@@ -390,9 +397,10 @@ public class KafkoListenerContainerFactory implements ApplicationEventPublisherA
     }
 
     private MessagingMessageListenerAdapter adapter(KafkoListenerEndpoint endpoint, MessageHandlerMethodFactory methods,
-                                                    Method method, @Nullable String replyTopic, boolean replyToHeader) {
+                                                    RecordMessageConverter payloads, Method method,
+                                                    @Nullable String replyTopic, boolean replyToHeader) {
         InvocableHandlerMethod handler = methods.createInvocableHandlerMethod(endpoint.bean(), method);
-        return new MessagingMessageListenerAdapter(handler, converter, endpoint.batch(), endpoint.id(),
+        return new MessagingMessageListenerAdapter(handler, payloads, endpoint.batch(), endpoint.id(),
                 endpoint.groupId(), replyTopic, replyToHeader, replyTemplate, endpoint.errorHandler(),
                 new ExistingTopic(backend), endpoint.splitIterables(), endpoint.info());
     }

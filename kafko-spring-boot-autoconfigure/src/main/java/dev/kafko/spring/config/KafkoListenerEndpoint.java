@@ -10,6 +10,7 @@ import java.lang.reflect.Method;
 import java.util.List;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
+import org.springframework.messaging.converter.SmartMessageConverter;
 
 /**
  * A resolved {@code @KafkoListener}: every placeholder and expression already evaluated. Unset
@@ -56,6 +57,9 @@ import org.jspecify.annotations.Nullable;
  * @param containerPostProcessor what configures the container further once the factory made it (after the factory's
  *     {@link dev.kafko.spring.listener.ContainerCustomizer}), or {@code null} for nothing
  *     ({@link dev.kafko.spring.annotation.KafkoListener#containerPostProcessor()})
+ * @param contentTypeConverter what converts this listener's payloads before kafko's own converters do (they convert
+ *     what it leaves, returning {@code null}), or {@code null} for kafko's alone
+ *     ({@link dev.kafko.spring.annotation.KafkoListener#contentTypeConverter()})
  */
 public record KafkoListenerEndpoint(String id, List<String> topics, String groupId, @Nullable Integer concurrency,
                                     @Nullable Boolean autoStartup, boolean batch, @Nullable AckMode ackMode,
@@ -67,7 +71,26 @@ public record KafkoListenerEndpoint(String id, List<String> topics, String group
                                     @Nullable Integer maxPollRecords, @Nullable OffsetResetPolicy offsetReset,
                                     @Nullable String clientIdPrefix, @Nullable String containerGroup,
                                     boolean splitIterables, @Nullable String info,
-                                    @Nullable ContainerPostProcessor containerPostProcessor) {
+                                    @Nullable ContainerPostProcessor containerPostProcessor,
+                                    @Nullable SmartMessageConverter contentTypeConverter) {
+
+    /** An endpoint whose payloads kafko's own converters convert. */
+    public KafkoListenerEndpoint(String id, List<String> topics, String groupId, @Nullable Integer concurrency,
+                                 @Nullable Boolean autoStartup, boolean batch, @Nullable AckMode ackMode,
+                                 Object bean, Method method, @Nullable String replyTopic,
+                                 @Nullable String containerFactory, boolean replyToHeader,
+                                 @Nullable RecordFilterStrategy recordFilterStrategy,
+                                 @Nullable KafkoListenerErrorHandler errorHandler, List<Handler> handlers,
+                                 @Nullable Pattern topicPattern, List<TopicPartitionOffset> topicPartitions,
+                                 @Nullable Integer maxPollRecords, @Nullable OffsetResetPolicy offsetReset,
+                                 @Nullable String clientIdPrefix, @Nullable String containerGroup,
+                                 boolean splitIterables, @Nullable String info,
+                                 @Nullable ContainerPostProcessor containerPostProcessor) {
+        this(id, topics, groupId, concurrency, autoStartup, batch, ackMode, bean, method, replyTopic, containerFactory,
+                replyToHeader, recordFilterStrategy, errorHandler, handlers, topicPattern, topicPartitions,
+                maxPollRecords, offsetReset, clientIdPrefix, containerGroup, splitIterables, info,
+                containerPostProcessor, null);
+    }
 
     /** An endpoint whose container no post-processor configures further. */
     public KafkoListenerEndpoint(String id, List<String> topics, String groupId, @Nullable Integer concurrency,

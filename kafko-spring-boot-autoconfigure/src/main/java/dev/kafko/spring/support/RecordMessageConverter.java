@@ -12,6 +12,7 @@ import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 import org.springframework.messaging.Message;
 import org.springframework.messaging.MessageHeaders;
+import org.springframework.messaging.converter.CompositeMessageConverter;
 import org.springframework.messaging.converter.MessageConversionException;
 import org.springframework.messaging.converter.SmartMessageConverter;
 import org.springframework.messaging.support.GenericMessage;
@@ -47,9 +48,25 @@ public final class RecordMessageConverter {
             KafkoHeaders.DELIVERY_ATTEMPT, KafkoHeaders.LISTENER_INFO);
 
     private final SmartMessageConverter converter;
+    /** Whether every payload goes through {@link #converter}: {@link #plainPayload} then gives none. */
+    private final boolean convertsEveryPayload;
 
     public RecordMessageConverter(SmartMessageConverter converter) {
+        this(converter, false);
+    }
+
+    private RecordMessageConverter(SmartMessageConverter converter, boolean convertsEveryPayload) {
         this.converter = converter;
+        this.convertsEveryPayload = convertsEveryPayload;
+    }
+
+    /**
+     * This converter with {@code first} asked before its own converter for every payload it reads, that of a
+     * record without headers included (a listener's {@code contentTypeConverter}); what {@code first} does not
+     * convert (it returns {@code null}) this one's converter converts.
+     */
+    public RecordMessageConverter tryingFirst(SmartMessageConverter first) {
+        return new RecordMessageConverter(new CompositeMessageConverter(List.of(first, converter)), true);
     }
 
     /** The Spring converter used for payloads; listener adapters resolve arguments with it. */
@@ -241,10 +258,12 @@ public final class RecordMessageConverter {
      * {@code byte[]} listener parameter, without going through the Spring converter: UTF-8 text or the
      * bytes as they are, the same conversions the outgoing side applies (an empty value is {@code ""} or an
      * empty array). {@code null} when the message needs the argument resolvers: its record had headers
-     * (one may name a content type) or it is a tombstone (which a required payload refuses).
+     * (one may name a content type), it is a tombstone (which a required payload refuses), or this converter
+     * {@link #tryingFirst tries another first}.
      */
     public @Nullable Object plainPayload(Message<?> message, Class<?> type) {
-        if (!(message instanceof PayloadOnlyMessage) || !(message.getPayload() instanceof byte[] value)) {
+        if (convertsEveryPayload || !(message instanceof PayloadOnlyMessage)
+                || !(message.getPayload() instanceof byte[] value)) {
             return null;
         }
         if (type == String.class) {

@@ -84,18 +84,47 @@ public final class KafkoArgumentResolvers {
     public static MessageHandlerMethodFactory handlerMethodFactory(
             RecordMessageConverter converter, @Nullable Validator validator,
             List<? extends HandlerMethodArgumentResolver> customResolvers) {
-        FailureMarkingFactory factory = new FailureMarkingFactory(converter.messageConverter(), validator);
-        factory.setConversionService(headerConversion(converter));
-        factory.setMessageConverter(converter.messageConverter());
+        List<HandlerMethodArgumentResolver> own = new ArrayList<>();
+        for (HandlerMethodArgumentResolver resolver : customResolvers) {
+            own.add(Objects.requireNonNull(resolver, "a custom argument resolver is null"));
+        }
+        return factory(converter.messageConverter(), headerConversion(converter), validator, List.copyOf(own));
+    }
+
+    /**
+     * The factory {@code methods} is, with payloads converted by {@code payloads} (a listener's
+     * {@code contentTypeConverter} before the converter it had) and everything else as it was: its validator, its
+     * custom resolvers and its header conversion.
+     *
+     * @param listener names the listener in the error
+     * @throws IllegalStateException when {@code methods} is not one {@link #handlerMethodFactory} made: a factory of
+     *     the application's own making converts payloads its own way
+     */
+    public static MessageHandlerMethodFactory withPayloads(MessageHandlerMethodFactory methods,
+                                                           RecordMessageConverter payloads, String listener) {
+        if (!(methods instanceof FailureMarkingFactory made)) {
+            throw new IllegalStateException(listener + " has a contentTypeConverter, but the context's"
+                    + " MessageHandlerMethodFactory is a " + methods.getClass().getName() + ", which converts"
+                    + " payloads its own way: make it with KafkoArgumentResolvers.handlerMethodFactory (which takes"
+                    + " your own argument resolvers too), or drop the contentTypeConverter");
+        }
+        return factory(payloads.messageConverter(), made.headerConversion, made.validator, made.customResolvers);
+    }
+
+    private static FailureMarkingFactory factory(SmartMessageConverter payloads, ConversionService headerConversion,
+                                                 @Nullable Validator validator,
+                                                 List<HandlerMethodArgumentResolver> customResolvers) {
+        FailureMarkingFactory factory = new FailureMarkingFactory(payloads, headerConversion, validator,
+                customResolvers);
+        factory.setConversionService(headerConversion);
+        factory.setMessageConverter(payloads);
         if (validator != null) {
             factory.setValidator(validator);
         }
         List<HandlerMethodArgumentResolver> custom = new ArrayList<>();
         custom.add(new HeaderValueResolver(KafkoRecord.class, KafkoHeaders.RAW_DATA));
         custom.add(new HeaderValueResolver(Acknowledgment.class, KafkoHeaders.ACKNOWLEDGMENT));
-        for (HandlerMethodArgumentResolver resolver : customResolvers) {
-            custom.add(Objects.requireNonNull(resolver, "a custom argument resolver is null"));
-        }
+        custom.addAll(customResolvers);
         factory.setCustomArgumentResolvers(custom);
         factory.afterPropertiesSet();
         return factory;
@@ -136,15 +165,21 @@ public final class KafkoArgumentResolvers {
     private static final class FailureMarkingFactory extends DefaultMessageHandlerMethodFactory {
 
         private final MessageConverter converter;
+        private final ConversionService headerConversion;
         private final @Nullable Validator validator;
+        /** The application's own resolvers, asked before the payload's. */
+        private final List<HandlerMethodArgumentResolver> customResolvers;
         /** The resolvers {@link #initArgumentResolvers} made, for the handlers of suspend functions. */
         private List<HandlerMethodArgumentResolver> resolvers = List.of();
         /** Whether {@link #initArgumentResolvers} ran: the resolvers are fixed from then on. */
         private boolean initialised;
 
-        FailureMarkingFactory(MessageConverter converter, @Nullable Validator validator) {
+        FailureMarkingFactory(MessageConverter converter, ConversionService headerConversion,
+                              @Nullable Validator validator, List<HandlerMethodArgumentResolver> customResolvers) {
             this.converter = converter;
+            this.headerConversion = headerConversion;
             this.validator = validator;
+            this.customResolvers = customResolvers;
         }
 
         @Override

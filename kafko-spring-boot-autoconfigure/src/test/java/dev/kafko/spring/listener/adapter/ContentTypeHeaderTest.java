@@ -153,11 +153,12 @@ class ContentTypeHeaderTest {
                 .map(headers -> text(headers.lastValue(MessageHeaders.CONTENT_TYPE))).toList();
     }
 
-    private static dev.kafko.Headers headers(String contentType) {
+    /** Record headers holding only that content type. */
+    static dev.kafko.Headers headers(String contentType) {
         return dev.kafko.Headers.of(MessageHeaders.CONTENT_TYPE, bytes(contentType));
     }
 
-    private static byte[] bytes(String text) {
+    static byte[] bytes(String text) {
         return text.getBytes(StandardCharsets.UTF_8);
     }
 
