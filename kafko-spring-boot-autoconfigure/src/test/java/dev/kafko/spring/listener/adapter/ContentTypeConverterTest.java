@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.kafko.Kafko;
 import dev.kafko.OutgoingRecord;
 import dev.kafko.spring.annotation.InvalidKafkoListenerException;
+import dev.kafko.spring.annotation.KafkoHandler;
 import dev.kafko.spring.annotation.KafkoListener;
 import dev.kafko.spring.annotation.KafkoListenerAnnotationBeanPostProcessor;
 import dev.kafko.spring.listener.adapter.ContentTypeHeaderTest.UpperCaseConverter;
@@ -81,6 +82,19 @@ class ContentTypeConverterTest {
     }
 
     @Test
+    void aClassLevelListenersHandlersGoThroughItToo() {
+        runner.withBean(ClassLevel.class).run(context -> {
+            Kafko kafko = context.getBean(Kafko.class);
+            kafko.producer("ctc-class").send(OutgoingRecord.of(null, bytes("loud"), headers("application/x-upper")))
+                    .join();
+            kafko.producer("ctc-class").send(OutgoingRecord.of(null, bytes("plain"), headers("text/plain"))).join();
+            KafkoTestUtils.waitForListeners(context, WAIT);
+
+            assertThat(SEEN).containsExactly("class LOUD", "class plain");
+        });
+    }
+
+    @Test
     void aNameThatIsNoConverterBeanFailsTheStartNamingTheListener() {
         runner.withBean(Misnamed.class).run(context -> {
             assertThat(context).hasFailed();
@@ -148,6 +162,14 @@ class ContentTypeConverterTest {
         @KafkoListener(id = "ctc-all", topics = "ctc-all", contentTypeConverter = "#{@tagging}")
         void all(String value) {
             SEEN.add("all " + value);
+        }
+    }
+
+    @KafkoListener(id = "ctc-class", topics = "ctc-class", contentTypeConverter = "upper")
+    static class ClassLevel {
+        @KafkoHandler(isDefault = true)
+        void on(String value) {
+            SEEN.add("class " + value);
         }
     }
 
