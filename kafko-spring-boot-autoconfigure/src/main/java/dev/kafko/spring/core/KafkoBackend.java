@@ -132,15 +132,19 @@ public final class KafkoBackend implements LogBackend {
 
     @Override
     public Map<Integer, Long> endOffsets(String topic) {
-        Topic t = kafko.topic(topic).orElseThrow(() -> new UnknownTopicException("topic '" + topic + "' does not exist"));
-        // sends made before this call that linger count: write them first
-        kafko.producer(topic).flush();
-        List<PartitionInfo> partitions = t.partitions();
         Map<Integer, Long> ends = new HashMap<>();
-        for (PartitionInfo p : partitions) {
+        for (PartitionInfo p : partitions(topic)) {
             ends.put(p.partition(), p.endOffset());
         }
         return ends;
+    }
+
+    @Override
+    public List<PartitionInfo> partitions(String topic) {
+        Topic t = kafko.topic(topic).orElseThrow(() -> new UnknownTopicException("topic '" + topic + "' does not exist"));
+        // sends made before this call that linger count: write them first
+        kafko.producer(topic).flush();
+        return t.partitions();
     }
 
     /** The topic's handle: the engine keeps one per topic for as long as it exists ({@link Kafko#topic}). */

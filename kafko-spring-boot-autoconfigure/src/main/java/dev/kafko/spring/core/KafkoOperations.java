@@ -1,6 +1,7 @@
 package dev.kafko.spring.core;
 
 import dev.kafko.KafkoRecord;
+import dev.kafko.PartitionInfo;
 import dev.kafko.spring.support.SendResult;
 import dev.kafko.spring.support.TopicPartitionOffset;
 import java.time.Duration;
@@ -139,6 +140,17 @@ public interface KafkoOperations<K, V> {
      * @throws dev.kafko.KafkoClosedException once the log closed (when the template sent to a topic before)
      */
     void flush();
+
+    /**
+     * The partitions of {@code topic} as they are now, in partition order, as spring-kafka's {@code partitionsFor}:
+     * kafko's {@link PartitionInfo}, whose {@code topic()} and {@code partition()} are those of Kafka's, with the
+     * log's start and end offsets (the end counting every send made through this template before the call), its size
+     * and its state where Kafka's has leaders and replicas. A read: it creates no topic.
+     *
+     * @throws dev.kafko.UnknownTopicException when the topic does not exist
+     * @throws dev.kafko.InvalidNameException when the name breaks the naming rule
+     */
+    List<PartitionInfo> partitionsFor(String topic);
 
     /**
      * Runs {@code callback} in a transaction of the template's own: the records it sends are written when it returns

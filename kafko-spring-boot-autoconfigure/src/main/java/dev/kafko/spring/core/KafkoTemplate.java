@@ -4,6 +4,7 @@ import dev.kafko.Header;
 import dev.kafko.Headers;
 import dev.kafko.InvalidRecordException;
 import dev.kafko.KafkoRecord;
+import dev.kafko.PartitionInfo;
 import dev.kafko.OutgoingRecord;
 import dev.kafko.RecordPosition;
 import dev.kafko.RecordTooLargeException;
@@ -500,6 +501,11 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
         Objects.requireNonNull(topic, "topic");
         Objects.requireNonNull(pollTimeout, "pollTimeout");
         return backend.read(topic, partition, offset, pollTimeout);
+    }
+
+    @Override
+    public List<PartitionInfo> partitionsFor(String topic) {
+        return backend.partitions(Objects.requireNonNull(topic, "topic"));
     }
 
     /** {@inheritDoc} The template's handle on a deleted topic is dropped. */

@@ -2,7 +2,9 @@ package dev.kafko.spring.core;
 
 import dev.kafko.ConsumerRebalanceListener;
 import dev.kafko.KafkoRecord;
+import dev.kafko.PartitionInfo;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
@@ -123,6 +125,16 @@ public interface LogBackend {
      * every send made to it before the call is written (a send may linger in the log before it is).
      */
     Map<Integer, Long> endOffsets(String topic);
+
+    /**
+     * The partitions of an existing topic as they are now, in partition order, once every send made to it before the
+     * call is written (as {@link #endOffsets}). The default cannot describe them.
+     *
+     * @throws UnsupportedOperationException when this backend cannot
+     */
+    default List<PartitionInfo> partitions(String topic) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not describe the partitions of a topic");
+    }
 
     /**
      * Identifies the topic named so as it exists now, as Kafka's topic id does: equal ids for as long as
