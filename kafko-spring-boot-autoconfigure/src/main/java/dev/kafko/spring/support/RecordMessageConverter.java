@@ -5,6 +5,7 @@ import dev.kafko.Headers;
 import dev.kafko.KafkoRecord;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -27,25 +28,32 @@ import org.springframework.util.MimeType;
  * {@link KafkoHeaders#TYPE} header with its class name. Incoming: a record becomes a
  * {@code Message} whose payload is the value's bytes (empty ones included) or, for a tombstone,
  * {@link KafkoNull#INSTANCE}, and whose headers are the record's own headers (byte[] values; a
- * {@code contentType} one as its text) plus the {@code kafko_received*} headers. Like outgoing String and
+ * {@code contentType} one as its text; none named as one of kafko's own message headers, which only another
+ * producer writes) plus the {@code kafko_received*} headers. Like outgoing String and
  * byte[] values, the payload of a record without headers skips the Spring converter when the
  * listener parameter is a plain {@code String} or {@code byte[]} ({@link #plainPayload}).
  */
 public final class RecordMessageConverter {
 
     /**
-     * Message headers never written to a record: Spring's own (its reply and error channels are objects of
-     * this process), the routing headers (read by the
-     * template) and the headers of a received record (so a received message forwarded as it is
-     * does not carry its old key, offset or acknowledgment into the new record).
+     * kafko's own message headers: the routing headers (read by the template) and those it sets on a received
+     * message. A record never carries them from kafko (see {@link #NOT_COPIED}); one of another producer that names
+     * them is not read into a received message, where its bytes would stand in for kafko's values (a delivery
+     * attempt where a batch has none, a listener's info) or route a received message forwarded as it is.
      */
-    private static final Set<String> NOT_COPIED = Set.of(MessageHeaders.ID, MessageHeaders.TIMESTAMP,
-            MessageHeaders.REPLY_CHANNEL, MessageHeaders.ERROR_CHANNEL, KafkoHeaders.TOPIC, KafkoHeaders.KEY,
-            KafkoHeaders.PARTITION,
+    private static final Set<String> KAFKO_OWN = Set.of(KafkoHeaders.TOPIC, KafkoHeaders.KEY, KafkoHeaders.PARTITION,
             KafkoHeaders.TIMESTAMP, KafkoHeaders.RECEIVED_KEY, KafkoHeaders.RECEIVED_TOPIC,
             KafkoHeaders.RECEIVED_PARTITION, KafkoHeaders.OFFSET, KafkoHeaders.RECEIVED_TIMESTAMP,
             KafkoHeaders.GROUP_ID, KafkoHeaders.LISTENER_ID, KafkoHeaders.ACKNOWLEDGMENT, KafkoHeaders.RAW_DATA,
             KafkoHeaders.DELIVERY_ATTEMPT, KafkoHeaders.LISTENER_INFO);
+
+    /**
+     * Message headers never written to a record: Spring's own (its reply and error channels are objects of
+     * this process) and {@link #KAFKO_OWN kafko's} (so a received message forwarded as it is does not carry its
+     * old key, offset or acknowledgment into the new record).
+     */
+    private static final Set<String> NOT_COPIED = union(Set.of(MessageHeaders.ID, MessageHeaders.TIMESTAMP,
+            MessageHeaders.REPLY_CHANNEL, MessageHeaders.ERROR_CHANNEL), KAFKO_OWN);
 
     private final SmartMessageConverter converter;
     /** Whether every payload goes through {@link #converter}: {@link #plainPayload} then gives none. */
@@ -289,11 +297,19 @@ public final class RecordMessageConverter {
         into.put(KafkoHeaders.RAW_DATA, record);
     }
 
+    private static Set<String> union(Set<String> a, Set<String> b) {
+        Set<String> all = new HashSet<>(a);
+        all.addAll(b);
+        return Set.copyOf(all);
+    }
+
     private static void copyRecordHeaders(Headers recordHeaders, Map<String, Object> into) {
         for (Header h : recordHeaders) {
             byte[] value = h.value();
-            if (value != null) {
-                into.put(h.key(), h.key().equals(MessageHeaders.CONTENT_TYPE) ? contentType(value) : value);
+            String key = h.key();
+            // every name of KAFKO_OWN has the prefix: the test of most keys ends at their first characters
+            if (value != null && !(key.startsWith(KafkoHeaders.PREFIX) && KAFKO_OWN.contains(key))) {
+                into.put(key, key.equals(MessageHeaders.CONTENT_TYPE) ? contentType(value) : value);
             }
         }
     }

@@ -8,10 +8,12 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.core.ResolvableType;
 import org.springframework.messaging.Message;
 import org.springframework.messaging.converter.JacksonJsonMessageConverter;
 import org.springframework.messaging.converter.MessageConversionException;
 import org.springframework.util.ClassUtils;
+import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -52,6 +54,10 @@ public final class TypeAwareJsonMessageConverter extends JacksonJsonMessageConve
     protected @Nullable Object convertFromInternal(Message<?> message, Class<?> targetClass,
                                                    @Nullable Object conversionHint) {
         String name = typeName(message);
+        if (name == null && conversionHint instanceof ResolvableType declared
+                && message.getPayload() instanceof byte[] json) {
+            return readAs(message, json, declared);
+        }
         if (name == null || name.equals(targetClass.getName())) {
             return super.convertFromInternal(message, targetClass, conversionHint);
         }
@@ -80,6 +86,19 @@ public final class TypeAwareJsonMessageConverter extends JacksonJsonMessageConve
                         + " path (renamed or moved since the record was written?): " + e.getMessage(), e);
             }
             throw e;
+        }
+    }
+
+    /**
+     * The JSON read as the generic type a hint gives where no {@code MethodParameter} describes it (Spring's own
+     * hint): the {@code List<Order>} of an {@code Optional<List<Order>>} header parameter, say.
+     */
+    private Object readAs(Message<?> message, byte[] json, ResolvableType declared) {
+        try {
+            return getJsonMapper().readValue(json, getJsonMapper().constructType(declared.getType()));
+        } catch (JacksonException e) {
+            throw new MessageConversionException(message, "Could not read JSON as " + declared + ": "
+                    + e.getOriginalMessage(), e);
         }
     }
 

@@ -18,11 +18,13 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.BeanUtils;
 import org.springframework.core.MethodParameter;
+import org.springframework.core.ResolvableType;
 import org.springframework.core.convert.ConversionException;
 import org.springframework.core.convert.ConversionService;
 import org.springframework.core.convert.TypeDescriptor;
@@ -144,7 +146,8 @@ public final class KafkoArgumentResolvers {
     /**
      * Converts header bytes to what a parameter declares: a {@code String} (UTF-8), a simple value type parsed
      * from that text ({@code int}, {@code UUID}, an enum...), or anything else (an object key, an
-     * {@code Instant}) read as JSON by {@code converter}, as the template wrote it.
+     * {@code Instant}, a {@code List<String>} with its element type) read as JSON by {@code converter}, as the
+     * template wrote it.
      */
     public static ConversionService headerConversion(RecordMessageConverter converter) {
         DefaultConversionService conversion = new DefaultConversionService();
@@ -152,6 +155,7 @@ public final class KafkoArgumentResolvers {
         conversion.addConverter(new EpochMillisToTime(converter.messageConverter(), conversion));
         conversion.addConverter(new BytesToSimpleValue(conversion));
         conversion.addConverter(new BytesToObject(converter.messageConverter(), conversion));
+        conversion.addConverter(new BytesToJsonContainer(converter.messageConverter()));
         return conversion;
     }
 
@@ -372,7 +376,7 @@ public final class KafkoArgumentResolvers {
     /**
      * Header bytes to a simple value type other than text (numbers, booleans, enums, UUIDs...): the
      * bytes are read as UTF-8 and the text converted by {@code conversion}. Collections, arrays and
-     * {@code Object} are left to the service's own converters.
+     * {@code Object} are left to the other converters ({@link BytesToJsonContainer}, Spring's own).
      */
     private record BytesToSimpleValue(ConversionService conversion) implements FromHeaderBytes {
 
@@ -404,15 +408,18 @@ public final class KafkoArgumentResolvers {
      * Header bytes to an object of the application's (an object key above all, which the template
      * wrote as JSON), or to a value type no text converter parses ({@code Instant}, {@code LocalDate},
      * {@code Duration}: the template wrote those as JSON too): read as a payload would be, by the record
-     * converter. Text, the simple values {@link BytesToSimpleValue} parses, arrays, collections, maps and
-     * {@code Object} are left to the other converters.
+     * converter. Text, the simple values {@link BytesToSimpleValue} parses, arrays, collections, maps,
+     * {@code Optional} and {@code Object} are left to the other converters.
      */
     private record BytesToObject(SmartMessageConverter json, ConversionService conversion) implements FromHeaderBytes {
 
         @Override
         public boolean matches(TypeDescriptor sourceType, TypeDescriptor targetType) {
             Class<?> target = targetType.getObjectType();
-            return target != Object.class && !target.isArray() && !CharSequence.class.isAssignableFrom(target)
+            // an Optional is Spring's ObjectToOptionalConverter's, which converts to the type within: read here
+            // as JSON of a raw Optional, an Optional<Order> held a LinkedHashMap
+            return target != Object.class && target != Optional.class && !target.isArray()
+                    && !CharSequence.class.isAssignableFrom(target)
                     && !BytesToSimpleValue.parsesFromText(targetType, conversion)
                     && !Collection.class.isAssignableFrom(target) && !Map.class.isAssignableFrom(target);
         }
@@ -426,13 +433,52 @@ public final class KafkoArgumentResolvers {
         }
 
         static Object read(SmartMessageConverter json, byte[] source, Class<?> target) {
-            Object value = json.fromMessage(new GenericMessage<>(source), target);
+            return read(json, source, target, null);
+        }
+
+        /** {@link #read(SmartMessageConverter, byte[], Class)} with the converter's hint at the generic type. */
+        static Object read(SmartMessageConverter json, byte[] source, Class<?> target, @Nullable Object hint) {
+            Object value = json.fromMessage(new GenericMessage<>(source), target, hint);
             if (value == null) {
                 throw new IllegalArgumentException("no converter reads the header's " + source.length
                         + " bytes as a " + target.getName()
                         + " (objects are read as JSON, with Jackson on the classpath)");
             }
             return value;
+        }
+    }
+
+    /**
+     * Header bytes to a collection, a map or an array (but {@code byte[]} and {@code Byte[]}), read as the JSON
+     * the template writes for one, with the element types the parameter declares ({@code List<String>},
+     * {@code Map<String, OrderId>}). Spring's own converters took the bytes themselves for the elements: a
+     * {@code List<String>} header sent as {@code List.of("a", "b")} arrived as the numbers of its JSON's bytes.
+     */
+    private record BytesToJsonContainer(SmartMessageConverter json) implements FromHeaderBytes {
+
+        @Override
+        public boolean matches(TypeDescriptor sourceType, TypeDescriptor targetType) {
+            Class<?> target = targetType.getObjectType();
+            return Collection.class.isAssignableFrom(target) || Map.class.isAssignableFrom(target)
+                    || target.isArray() && target != byte[].class && target != Byte[].class;
+        }
+
+        @Override
+        public @Nullable Object convert(@Nullable Object source, TypeDescriptor sourceType, TypeDescriptor targetType) {
+            if (source == null) {
+                return null;
+            }
+            return BytesToObject.read(json, (byte[]) source, targetType.getObjectType(), hint(targetType));
+        }
+
+        /**
+         * What tells the JSON converter the element types: the parameter declared, from which any Jackson converter
+         * of Spring's reads them; else (the {@code List<T>} within an {@code Optional<List<T>>}, which Spring's
+         * Optional converter describes by its type, no parameter) that type, which kafko's converter reads.
+         */
+        private static Object hint(TypeDescriptor targetType) {
+            ResolvableType declared = targetType.getResolvableType();
+            return declared.getSource() instanceof MethodParameter parameter ? parameter : declared;
         }
     }
 
