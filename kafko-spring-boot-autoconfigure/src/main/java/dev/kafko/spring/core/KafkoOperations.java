@@ -144,8 +144,9 @@ public interface KafkoOperations<K, V> {
     /**
      * The partitions of {@code topic} as they are now, in partition order, as spring-kafka's {@code partitionsFor}:
      * kafko's {@link PartitionInfo}, whose {@code topic()} and {@code partition()} are those of Kafka's, with the
-     * log's start and end offsets (the end counting every send made through this template before the call), its size
-     * and its state where Kafka's has leaders and replicas. A read: it creates no topic.
+     * log's start and end offsets (the end counting every send made through this template before the call, but those
+     * a transaction holds until it commits), its size and its state where Kafka's has leaders and replicas. A read: it
+     * creates no topic.
      *
      * @throws dev.kafko.UnknownTopicException when the topic does not exist
      * @throws dev.kafko.InvalidNameException when the name breaks the naming rule

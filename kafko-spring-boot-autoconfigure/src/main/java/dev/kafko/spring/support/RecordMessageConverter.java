@@ -332,7 +332,9 @@ public final class RecordMessageConverter {
      *
      * @param hint the declared type with its generics, for a converter that reads them (Spring's
      *     {@code MethodParameter} at the element's nesting level), or {@code null}
-     * @throws MessageConversionException when no converter can
+     * @throws MessageConversionException when no converter can, or one fails otherwise (a converter of the
+     *     application's that throws, or a content type that is no MIME type to one that reads it): a failure that
+     *     another attempt repeats, as the argument resolvers report a record listener's
      */
     public @Nullable Object fromMessage(Message<?> message, Class<?> type, @Nullable Object hint) {
         Object payload = message.getPayload();
@@ -342,13 +344,25 @@ public final class RecordMessageConverter {
         if (type.isInstance(payload)) {
             return payload;
         }
-        Object converted = converter.fromMessage(message, type, hint);
+        Object converted;
+        try {
+            converted = converter.fromMessage(message, type, hint);
+        } catch (MessageConversionException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new MessageConversionException(message, "Cannot convert the record at " + position(message)
+                    + " into a " + type.getName() + ": " + e, e);
+        }
         if (converted == null) {
-            throw new MessageConversionException(message, "No converter turns the record at "
-                    + message.getHeaders().get(KafkoHeaders.RECEIVED_TOPIC) + "-"
-                    + message.getHeaders().get(KafkoHeaders.RECEIVED_PARTITION) + "@"
-                    + message.getHeaders().get(KafkoHeaders.OFFSET) + " into a " + type.getName());
+            throw new MessageConversionException(message, "No converter turns the record at " + position(message)
+                    + " into a " + type.getName());
         }
         return converted;
+    }
+
+    private static String position(Message<?> message) {
+        MessageHeaders headers = message.getHeaders();
+        return headers.get(KafkoHeaders.RECEIVED_TOPIC) + "-" + headers.get(KafkoHeaders.RECEIVED_PARTITION) + "@"
+                + headers.get(KafkoHeaders.OFFSET);
     }
 }

@@ -1,6 +1,6 @@
 package dev.kafko.spring.listener.adapter;
 
-import static dev.kafko.spring.listener.adapter.ContentTypeHeaderTest.bytes;
+import static dev.kafko.spring.listener.adapter.ListenerTestSupport.bytes;
 import static dev.kafko.spring.listener.adapter.ContentTypeHeaderTest.headers;
 import static org.assertj.core.api.Assertions.assertThat;
 

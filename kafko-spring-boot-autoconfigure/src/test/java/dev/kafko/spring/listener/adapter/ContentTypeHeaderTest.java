@@ -1,5 +1,6 @@
 package dev.kafko.spring.listener.adapter;
 
+import static dev.kafko.spring.listener.adapter.ListenerTestSupport.bytes;
 import static dev.kafko.spring.listener.adapter.ListenerTestSupport.template;
 import static dev.kafko.spring.listener.adapter.ListenerTestSupport.text;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -158,9 +159,6 @@ class ContentTypeHeaderTest {
         return dev.kafko.Headers.of(MessageHeaders.CONTENT_TYPE, bytes(contentType));
     }
 
-    static byte[] bytes(String text) {
-        return text.getBytes(StandardCharsets.UTF_8);
-    }
 
     static class Listeners {
         @KafkoListener(id = "ct-object", topics = "ct-object")

@@ -1,5 +1,6 @@
 package dev.kafko.spring.listener.adapter;
 
+import static dev.kafko.spring.listener.adapter.ListenerTestSupport.bytes;
 import static dev.kafko.spring.listener.adapter.ListenerTestSupport.text;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -7,7 +8,6 @@ import dev.kafko.Kafko;
 import dev.kafko.spring.annotation.KafkoListener;
 import dev.kafko.spring.support.KafkoHeaders;
 import dev.kafko.spring.test.KafkoTestUtils;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -43,9 +43,6 @@ class ForeignHeadersTest {
         SEEN.clear();
     }
 
-    static byte[] bytes(String text) {
-        return text.getBytes(StandardCharsets.UTF_8);
-    }
 
     static void sendForeign(ApplicationContext context, String topic, dev.kafko.Header... headers) {
         context.getBean(Kafko.class).producer(topic).send(bytes("k"), bytes("v"), dev.kafko.Headers.of(headers)).join();

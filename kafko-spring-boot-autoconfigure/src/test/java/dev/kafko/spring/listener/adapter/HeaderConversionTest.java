@@ -1,10 +1,10 @@
 package dev.kafko.spring.listener.adapter;
 
+import static dev.kafko.spring.listener.adapter.ListenerTestSupport.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kafko.spring.support.RecordMessageConverter;
-import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -69,9 +69,6 @@ class HeaderConversionTest {
         handler.invoke(message);
     }
 
-    private static byte[] bytes(String text) {
-        return text.getBytes(StandardCharsets.UTF_8);
-    }
 
     static final class Typed {
         final List<Object> seen = new java.util.ArrayList<>();

@@ -35,6 +35,11 @@ final class ListenerTestSupport {
         return context.getBean(Kafko.class).groupInfo(topic, group).committed().getOrDefault(0, 0L);
     }
 
+    /** Text as the UTF-8 bytes of a record's value, key or header. */
+    static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
     /** Record bytes (a value, a key, a header) as UTF-8 text; {@code null} for none. */
     static @Nullable String text(byte @Nullable [] bytes) {
         return bytes == null ? null : new String(bytes, StandardCharsets.UTF_8);

@@ -1,5 +1,6 @@
 package dev.kafko.spring.listener.adapter;
 
+import static dev.kafko.spring.listener.adapter.ListenerTestSupport.bytes;
 import static dev.kafko.spring.support.TestRecords.record;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -7,7 +8,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.kafko.Headers;
 import dev.kafko.spring.support.RecordMessageConverter;
 import java.lang.reflect.Method;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -106,9 +106,6 @@ class PlainPayloadTest {
                 converter, false, "plain", "plain-group", null, null);
     }
 
-    private static byte[] bytes(String text) {
-        return text.getBytes(StandardCharsets.UTF_8);
-    }
 
     private static Method method(String name) {
         return Arrays.stream(Listener.class.getDeclaredMethods()).filter(m -> m.getName().equals(name))
