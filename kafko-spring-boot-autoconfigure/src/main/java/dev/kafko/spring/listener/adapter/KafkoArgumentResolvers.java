@@ -33,6 +33,7 @@ import org.springframework.core.convert.converter.Converter;
 import org.springframework.core.convert.support.DefaultConversionService;
 import org.springframework.messaging.Message;
 import org.springframework.messaging.converter.MessageConverter;
+import org.springframework.messaging.handler.annotation.Header;
 import org.springframework.messaging.handler.annotation.support.DefaultMessageHandlerMethodFactory;
 import org.springframework.messaging.handler.annotation.support.MessageMethodArgumentResolver;
 import org.springframework.messaging.handler.annotation.support.PayloadMethodArgumentResolver;
@@ -276,8 +277,20 @@ public final class KafkoArgumentResolvers {
             } catch (MethodArgumentResolutionException | MessageConversionException e) {
                 throw e;
             } catch (Exception e) {
-                throw new MethodArgumentResolutionException(message, parameter, String.valueOf(e.getMessage()), e);
+                throw new MethodArgumentResolutionException(message, parameter,
+                        headerName(parameter) + String.valueOf(e.getMessage()), e);
             }
+        }
+
+        /** "header 'name': " for a {@code @Header} parameter, so that the failure names what Spring's names by index. */
+        private static String headerName(MethodParameter parameter) {
+            Header header = parameter.getParameterAnnotation(Header.class);
+            if (header == null) {
+                return "";
+            }
+            String name = !header.name().isEmpty() ? header.name()
+                    : !header.value().isEmpty() ? header.value() : parameter.getParameterName();
+            return "header '" + name + "': ";
         }
     }
 
