@@ -56,10 +56,17 @@ final class HookedFileIo implements FileIo {
     }
 
     private final Hooks hooks;
+    private final FileIo base;
     private final List<String> calls = new CopyOnWriteArrayList<>();
 
     HookedFileIo(Hooks hooks) {
+        this(hooks, FileIo.SYSTEM);
+    }
+
+    /** Over {@code base} instead of the file system itself (one that skips fsyncs, for tests that make thousands). */
+    HookedFileIo(Hooks hooks, FileIo base) {
         this.hooks = hooks;
+        this.base = base;
     }
 
     HookedFileIo() {
@@ -77,7 +84,7 @@ final class HookedFileIo implements FileIo {
         calls.add("open " + path);
         boolean existed = Files.exists(path);
         hooks.beforeOpen(path, existed);
-        FileChannel ch = FileIo.SYSTEM.open(path, options);
+        FileChannel ch = base.open(path, options);
         try {
             hooks.afterOpen(path, existed);
         } catch (IOException | RuntimeException e) {
@@ -91,20 +98,20 @@ final class HookedFileIo implements FileIo {
     public void atomicMove(Path source, Path target) throws IOException {
         calls.add("move " + source + " " + target);
         hooks.beforeMove(source, target);
-        FileIo.SYSTEM.atomicMove(source, target);
+        base.atomicMove(source, target);
     }
 
     @Override
     public void deleteIfExists(Path path) throws IOException {
         calls.add("delete " + path);
         hooks.beforeDelete(path);
-        FileIo.SYSTEM.deleteIfExists(path);
+        base.deleteIfExists(path);
     }
 
     @Override
     public void fsyncDirectory(Path dir) throws IOException {
         calls.add("fsyncDirectory " + dir);
-        FileIo.SYSTEM.fsyncDirectory(dir);
+        base.fsyncDirectory(dir);
         hooks.afterFsyncDirectory(dir);
     }
 

@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a disk would hold after a power loss: only what was fsynced. Thread-safe (every method
@@ -86,6 +87,11 @@ final class PowerLossDisk implements HookedFileIo.Hooks {
                 Files.write(to, contentByInode.getOrDefault(e.getValue().id(), new byte[0]));
             }
         }
+    }
+
+    /** What was fsynced of the file at {@code path} now (its last force), or {@code null} when it never was. */
+    synchronized byte @Nullable [] forced(Path path) throws IOException {
+        return contentByInode.get(inode(path));
     }
 
     synchronized String figures() {

@@ -43,7 +43,11 @@ final class SegmentLayoutRepairs {
      * segment before it (whose frames run past its base) is no rolled segment but a stray file: it is passed over,
      * and the segment before it is compared with the one after it. The segment before the first looked at (the last
      * with index files, or the one before the last {@link Seals#MAX_PENDING}) is read for this past a damaged header
-     * too: its frames, from the offset its name gives, still tell where its offsets run.
+     * too: its frames, from the offset its name gives, still tell where its offsets run. A segment looked at whose
+     * header was never written (an empty file, or zeros in its place: a power loss kept its name, made durable by
+     * the directory fsync of a retention or a compaction while its seal was pending, but not its bytes, never
+     * fsynced) ends where its frames from its name's offset end, at its base when it has none: a roll cut short,
+     * not a damaged segment whose offsets every read would fail at.
      * A stray file in front of every other segment cannot be told from a rolled segment this way.
      */
     static int afterCutShortRoll(String name, Path dir, long[] bases, TopicConfig config, FileIo io) {
@@ -147,17 +151,25 @@ final class SegmentLayoutRepairs {
 
     /**
      * The offset after the last frame of the segment at {@code base}: from its index files when they agree with the
-     * file (a sealed segment's), else from a scan of its frames. A segment whose header is unreadable gives -1 (never
+     * file (a sealed segment's), else from a scan of its frames. A segment whose header is damaged gives -1 (never
      * a roll cut short), unless {@code pastDamagedHeader}: then its frames are scanned all the same, from the offset
-     * its name gives, as {@code LogLoader} scans a sealed one's for its timestamps.
+     * its name gives, as {@code LogLoader} scans a sealed one's for its timestamps. A header never written (a file
+     * shorter than a header, or zeros in its place: a power loss kept the name of a segment never fsynced, and none or
+     * not all of its bytes) is no damage: its frames are scanned so too, and a file without any gives {@code base}.
      */
     private static long framesEnd(Path dir, long base, boolean pastDamagedHeader, TopicConfig config, FileIo io) {
         SegmentFile file = SegmentFiles.open(io, FileNames.segmentFile(dir, base), false, config.segmentBytes());
         try {
             if (LogLoader.headerDamage(file, base) != null) {
                 long size = Math.min(file.fileSize(), Integer.MAX_VALUE);
-                return pastDamagedHeader && size > SEGMENT_HEADER_SIZE
-                        ? LogLoader.scan(file, base, (int) size, config.indexIntervalBytes()).nextOffset() : -1;
+                // a header never written (an empty file, or zeros where it goes) is what a power loss leaves of a
+                // rolled segment that was never fsynced: no damage, but a segment that kept none of its frames
+                boolean neverWritten = size < SEGMENT_HEADER_SIZE || LogLoader.isZero(file, 0, SEGMENT_HEADER_SIZE);
+                if (!pastDamagedHeader && !neverWritten) {
+                    return -1;
+                }
+                return size > SEGMENT_HEADER_SIZE
+                        ? LogLoader.scan(file, base, (int) size, config.indexIntervalBytes()).nextOffset() : base;
             }
             int size = (int) file.fileSize();
             IndexFiles.Snapshot snap = IndexFiles.load(io, dir, base, size);

@@ -16,6 +16,8 @@ import java.nio.file.StandardOpenOption;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Stray segment files named inside the offsets of the segment before them, after a crash: none is taken for a roll
@@ -82,6 +84,50 @@ class SegmentLayoutRepairsReviewTest {
             assertThat(warnings.lines()).noneSatisfy(w -> assertThat(w).contains("cut short"));
             assertThat(log.segmentCount()).isEqualTo(3);
             assertActiveSegmentKept(log, second, end);
+        }
+    }
+
+    /**
+     * A power loss after a directory fsync (a retention's, a compaction's) that found a rolled segment whose seal had
+     * not run and which was never fsynced: the disk kept its name but none of its bytes (an empty file), or, on a file
+     * system that allocates late, its size but zeros. Its header was never written, so it is no damaged segment but a
+     * roll the crash cut short, the whole of its tail lost: every later segment goes (none held anything flushed: a
+     * flush waits for its seal), and it is the active segment again, started afresh at its base, every offset of the
+     * log readable.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {0, FrameFormat.SEGMENT_HEADER_SIZE, 4096})
+    void aRolledSegmentAPowerLossLeftWithoutItsHeaderIsARollCutShortNotADamagedSegment(int zeros) throws IOException {
+        long second = SegmentLayoutRepairsEdgesTest.fillTwoSegments(dir);
+        long third;
+        try (PartitionLog log = Logs.open(dir, CONFIG)) {
+            while (log.segmentCount() < 3) {
+                Logs.appendFrames(log, 1, 1, VALUE);
+            }
+            Logs.appendFrames(log, 1, 1, VALUE);
+            third = log.segments()[2].baseOffset();
+        }
+        // the crash: the second segment's seal never ran (no index files) and the disk holds nothing of it; the
+        // active segment's records, never flushed, reached the disk
+        IndexFiles.delete(FileIo.SYSTEM, dir, second);
+        IndexFiles.delete(FileIo.SYSTEM, dir, third);
+        Files.delete(dir.resolve(FileNames.CLEAN_SHUTDOWN_FILE));
+        Files.write(FileNames.segmentFile(dir, second), new byte[zeros]);
+        try (CapturedWarnings warnings = CapturedWarnings.ofLogLoader();
+                PartitionLog log = Logs.open(dir, CONFIG)) {
+            assertThat(warnings.lines()).anySatisfy(w -> assertThat(w).contains("a roll was cut short"));
+            assertThat(log.segmentCount()).isEqualTo(2);
+            assertThat(Files.exists(FileNames.segmentFile(dir, third))).isFalse();
+            assertThat(log.endOffset()).isEqualTo(second);
+            List<KafkoRecord> all = Logs.readAll(log);
+            assertThat(all).hasSize((int) second);
+            assertThat(log.append(Logs.batch(second, 1, VALUE))).isEqualTo(second);
+        }
+        try (PartitionLog log = Logs.open(dir, CONFIG)) {
+            assertThat(log.endOffset()).isEqualTo(second + 1);
+            for (KafkoRecord r : Logs.readAll(log)) {
+                assertRecord(r, r.offset(), VALUE);
+            }
         }
     }
 
