@@ -402,10 +402,16 @@ public final class Compaction {
             noteCompacted(plan, true);
             return 0;
         }
+        // a record removed here is removed for a later one of its key, which may be in a segment after the last one
+        // rewritten: that segment is made durable (sealed) first, or a power loss could keep the removal and lose both
+        int read = last;
+        while (read + 1 < segs.length - 1 && segs[read + 1].baseOffset() < plan.cleanableEnd()) {
+            read++;
+        }
         try {
             // a seal still writing the index files of a segment replaced here would write them for the old file:
             // the pending seals are those of the last rolled segments
-            seals.awaitUntil(segs.length - 2 - last);
+            seals.awaitUntil(segs.length - 2 - read);
         } catch (RuntimeException e) {
             plan.discard(io);
             throw log.fail(e);
