@@ -214,7 +214,7 @@ public class ReplyingKafkoTemplate<K, V, R> implements SmartLifecycle, Disposabl
             if (timedOut && pending.remove(correlationId, future)) {
                 // on the common pool, not on the JDK's one timer thread: the caller's stages run where the future
                 // completes, and one that blocked there would hold back every timeout of the JVM
-                CompletableFuture.runAsync(() -> future.completeExceptionally(new KafkoReplyTimeoutException(
+                CompletableFuture.runAsync(() -> timedOut(future, new KafkoReplyTimeoutException(
                         "no reply on '" + replyTopic + "' within " + replyTimeout + " to the request " + correlationId
                         + " sent to '" + requestTopic + "'")));
             }
@@ -365,27 +365,64 @@ public class ReplyingKafkoTemplate<K, V, R> implements SmartLifecycle, Disposabl
 
     private void deliver(KafkoRecord record) {
         byte[] id = record.headers().lastValue(KafkoHeaders.CORRELATION_ID);
-        RequestReplyFuture<K, V, R> future = id == null ? null
-                : pending.remove(new String(id, StandardCharsets.UTF_8));
+        String correlationId = id == null ? null : new String(id, StandardCharsets.UTF_8);
+        RequestReplyFuture<K, V, R> future = correlationId == null ? null : pending.get(correlationId);
         if (future == null) {
             LOG.debug("A reply on {}-{}@{} answers no request of this template (another requester's, or one that"
                     + " timed out)", record.topic(), record.partition(), record.offset());
             return;
         }
+        reply(correlationId, future, record);
+    }
+
+    /**
+     * Takes {@code record}, a reply to the request {@code correlationId} waiting on {@code future}, on the reply
+     * thread: here the first reply answers the request, with its value converted to the reply type.
+     */
+    void reply(String correlationId, RequestReplyFuture<K, V, R> future, KafkoRecord record) {
+        if (!release(correlationId, future)) {
+            return; // timed out, or its caller ended it, since it was looked up
+        }
         R reply;
         try {
-            reply = record.value() == null ? null
-                    : replyType.cast(converter.fromMessage(converter.toMessage(record, Map.of()), replyType, null));
+            reply = convert(record, replyType);
         } catch (RuntimeException | Error e) {
             // this request's failure only (an Error too: a reply type's constructor may assert): the future, already
             // taken from the pending map, completes here or never, and the next replies are read as before
-            future.completeExceptionally(e);
-            if (e instanceof VirtualMachineError fatal) {
-                throw fatal;
-            }
+            failReply(future, e);
             return;
         }
         future.complete(reply);
+    }
+
+    /**
+     * Takes the request {@code correlationId} out of those waiting, so that neither a later reply nor its timeout
+     * finds it; false when something else took it first (a reply, its timeout, a stop, its caller).
+     */
+    final boolean release(String correlationId, RequestReplyFuture<K, V, R> future) {
+        return pending.remove(correlationId, future);
+    }
+
+    /** The value of a reply, converted to {@code type} ({@code null} for a reply without a value). */
+    final <T> @Nullable T convert(KafkoRecord record, Class<T> type) {
+        return record.value() == null ? null
+                : type.cast(converter.fromMessage(converter.toMessage(record, Map.of()), type, null));
+    }
+
+    /** Fails a request taken out of those waiting with its reply's failure; rethrows one the JVM cannot go on after. */
+    static void failReply(CompletableFuture<?> future, Throwable failure) {
+        future.completeExceptionally(failure);
+        if (failure instanceof VirtualMachineError fatal) {
+            throw fatal;
+        }
+    }
+
+    /**
+     * Ends a request whose timeout came before its reply (already taken out of those waiting), off the timer
+     * thread: here it fails with {@code timeout}.
+     */
+    void timedOut(RequestReplyFuture<K, V, R> future, KafkoReplyTimeoutException timeout) {
+        future.completeExceptionally(timeout);
     }
 
     /** Stops reading replies; the requests still waiting fail. */
