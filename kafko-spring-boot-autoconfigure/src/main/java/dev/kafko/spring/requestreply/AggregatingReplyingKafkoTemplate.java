@@ -18,20 +18,24 @@ import java.util.function.BiPredicate;
  * @Bean
  * AggregatingReplyingKafkoTemplate<String, Quote, Price> bids(KafkoTemplate<String, Quote> kafkoTemplate,
  *         LogBackend backend, RecordMessageConverter converter) {
- *     return new AggregatingReplyingKafkoTemplate<>(kafkoTemplate, backend, converter, "bids", Price.class,
- *             (replies, timedOut) -> replies.size() == 3 || timedOut && !replies.isEmpty());
+ *     AggregatingReplyingKafkoTemplate<String, Quote, Price> bids = new AggregatingReplyingKafkoTemplate<>(
+ *             kafkoTemplate, backend, converter, "bids", Price.class, (replies, timedOut) -> replies.size() == 3 || timedOut);
+ *     bids.setReturnPartialOnTimeout(true);
+ *     return bids;
  * }
  *
  * Collection<ReceivedReply<Price>> prices = bids.sendAndReceive("quotes", quote).get(5, TimeUnit.SECONDS);
  * }</pre>
  *
- * The release strategy is called on the reply thread with the replies collected so far, oldest first, each time one
- * comes ({@code timedOut} false), and once more when the request's timeout comes first ({@code timedOut} true, off
- * the reply thread). When it returns true the future completes with the replies it was given; at the timeout, false
- * fails the future with {@link KafkoReplyTimeoutException}. A strategy that throws, or a reply that cannot be
- * converted to the reply type, fails the request with that exception. Replies that come after a request completed
- * are passed over. Everything else (correlation, timeouts, start, stop, a deleted reply topic) is as in
- * {@link ReplyingKafkoTemplate}.
+ * The release strategy is called on the reply thread with the replies collected so far, in the order they came, each
+ * time one comes ({@code timedOut} false). When the request's timeout comes first, it fails with
+ * {@link KafkoReplyTimeoutException}; with {@link #setReturnPartialOnTimeout(boolean) returnPartialOnTimeout} and at
+ * least one reply collected, the strategy is asked once more ({@code timedOut} true, off the reply thread) and true
+ * completes the future with the replies so far instead: as spring-kafka's. It is called one call at a time, with a
+ * new list each call that it may change: when it returns true the future completes with that list as it left it. A
+ * strategy that throws, or a reply that cannot be converted to the reply type, fails the request with that exception.
+ * Replies that come after a request completed are passed over. Everything else (correlation, timeouts, start, stop, a
+ * deleted reply topic) is as in {@link ReplyingKafkoTemplate}.
  *
  * @param <K> the request's key type
  * @param <V> the request's value type
@@ -41,6 +45,9 @@ public class AggregatingReplyingKafkoTemplate<K, V, R> extends ReplyingKafkoTemp
 
     private final Class<R> replyType;
     private final BiPredicate<List<ReceivedReply<R>>, Boolean> releaseStrategy;
+    /** Held while the release strategy is asked: one call at a time, on the reply thread or at a timeout. */
+    private final Object strategyLock = new Object();
+    private volatile boolean returnPartialOnTimeout;
 
     /**
      * @param template sends the requests
@@ -49,8 +56,8 @@ public class AggregatingReplyingKafkoTemplate<K, V, R> extends ReplyingKafkoTemp
      * @param replyTopic the topic the replies come to, created at {@link #start()} when it does not exist and
      *     {@code kafko.auto-create-topics} allows
      * @param replyType what each reply's value is converted to ({@code String}, {@code byte[]} or a JSON type)
-     * @param releaseStrategy given the replies collected so far and whether the request's timeout came, whether
-     *     the request is complete with them
+     * @param releaseStrategy given the replies collected so far (a new list each call, which it may change) and
+     *     whether the request's timeout came, whether the request is complete with them
      * @throws dev.kafko.InvalidNameException when {@code replyTopic} breaks the naming rule
      */
     @SuppressWarnings({"unchecked", "rawtypes"})
@@ -62,17 +69,39 @@ public class AggregatingReplyingKafkoTemplate<K, V, R> extends ReplyingKafkoTemp
         this.releaseStrategy = Objects.requireNonNull(releaseStrategy, "releaseStrategy");
     }
 
+    /**
+     * Whether a request whose timeout comes before the strategy took its replies may complete with those collected
+     * so far: when true and at least one reply came, the strategy is asked with them and {@code timedOut} true, and
+     * true completes the future with them. False unless set, as in spring-kafka: the request fails with
+     * {@link KafkoReplyTimeoutException} without asking.
+     */
+    public void setReturnPartialOnTimeout(boolean returnPartialOnTimeout) {
+        this.returnPartialOnTimeout = returnPartialOnTimeout;
+    }
+
+    public boolean isReturnPartialOnTimeout() {
+        return returnPartialOnTimeout;
+    }
+
     @Override
     void reply(String correlationId, RequestReplyFuture<K, V, Collection<ReceivedReply<R>>> future,
                KafkoRecord record) {
         List<ReceivedReply<R>> replies;
         boolean complete;
         try {
-            replies = collect(future, new ReceivedReply<>(record, convert(record, replyType)));
-            complete = releaseStrategy.test(replies, false);
+            ReceivedReply<R> reply = new ReceivedReply<>(record, convert(record, replyType));
+            synchronized (strategyLock) {
+                if (!waiting(correlationId, future)) {
+                    return; // its timeout, a stop or its caller took it since it was looked up
+                }
+                replies = collect(future, reply);
+                complete = releaseStrategy.test(replies, false);
+            }
         } catch (RuntimeException | Error e) {
             if (release(correlationId, future)) {
                 failReply(future, e);
+            } else if (e instanceof VirtualMachineError fatal) {
+                throw fatal; // its request was taken meanwhile; the reader still ends, as with any fatal error
             }
             return;
         }
@@ -83,10 +112,13 @@ public class AggregatingReplyingKafkoTemplate<K, V, R> extends ReplyingKafkoTemp
 
     @Override
     void timedOut(RequestReplyFuture<K, V, Collection<ReceivedReply<R>>> future, KafkoReplyTimeoutException timeout) {
-        List<ReceivedReply<R>> replies = collected(future);
+        List<ReceivedReply<R>> replies;
         boolean complete;
         try {
-            complete = releaseStrategy.test(replies, true);
+            synchronized (strategyLock) {
+                replies = collected(future);
+                complete = returnPartialOnTimeout && !replies.isEmpty() && releaseStrategy.test(replies, true);
+            }
         } catch (RuntimeException | Error e) {
             failReply(future, e);
             return;

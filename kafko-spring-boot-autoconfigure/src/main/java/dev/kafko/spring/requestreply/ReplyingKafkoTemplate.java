@@ -403,6 +403,11 @@ public class ReplyingKafkoTemplate<K, V, R> implements SmartLifecycle, Disposabl
         return pending.remove(correlationId, future);
     }
 
+    /** Whether the request {@code correlationId} still waits on {@code future}. */
+    final boolean waiting(String correlationId, RequestReplyFuture<K, V, R> future) {
+        return pending.get(correlationId) == future;
+    }
+
     /** The value of a reply, converted to {@code type} ({@code null} for a reply without a value). */
     final <T> @Nullable T convert(KafkoRecord record, Class<T> type) {
         return record.value() == null ? null

@@ -35,7 +35,10 @@ public final class RequestReplyFuture<K, V, R> extends CompletableFuture<R> {
         return sendFuture;
     }
 
-    /** Adds a reply collected for this request; returns every one collected so far, oldest first. */
+    /**
+     * Adds a reply collected for this request; returns every one collected so far, in the order they came, in a new
+     * list its caller may change.
+     */
     synchronized List<Object> collect(Object reply) {
         List<Object> replies = collected;
         if (replies == null) {
@@ -43,12 +46,12 @@ public final class RequestReplyFuture<K, V, R> extends CompletableFuture<R> {
             collected = replies;
         }
         replies.add(reply);
-        return List.copyOf(replies);
+        return new ArrayList<>(replies);
     }
 
-    /** The replies collected for this request so far, oldest first. */
+    /** The replies collected for this request so far, in the order they came, in a new list its caller may change. */
     synchronized List<Object> collected() {
         List<Object> replies = collected;
-        return replies == null ? List.of() : List.copyOf(replies);
+        return replies == null ? new ArrayList<>() : new ArrayList<>(replies);
     }
 }

@@ -83,8 +83,10 @@ class AggregatingReplyingKafkoTemplateTest {
                         && r.value().sku().startsWith("partial"));
                 return replies.size() == 3 || timedOut && partial;
             };
-            return new AggregatingReplyingKafkoTemplate<>(kafkoTemplate, backend, converter, "bids", Price.class,
-                    strategy);
+            AggregatingReplyingKafkoTemplate<String, Quote, Price> bids = new AggregatingReplyingKafkoTemplate<>(
+                    kafkoTemplate, backend, converter, "bids", Price.class, strategy);
+            bids.setReturnPartialOnTimeout(true);
+            return bids;
         }
     }
 
@@ -148,13 +150,23 @@ class AggregatingReplyingKafkoTemplateTest {
                     .hasMessageContaining("PT3S");
             assertThat(calls).containsExactly("1", "2", "2 timed out");
 
-            // nobody answers: the strategy is asked once, with no reply
+            // nobody answers: the strategy is not asked with no reply, as in spring-kafka
             calls.clear();
             RequestReplyFuture<String, Quote, Collection<ReceivedReply<Price>>> unanswered = bids.sendAndReceive(
                     "nobody-bids", null, null, new Quote("partial-2", 1), Duration.ofMillis(200));
             assertThatThrownBy(() -> unanswered.get(10, TimeUnit.SECONDS)).cause()
                     .isInstanceOf(KafkoReplyTimeoutException.class);
-            assertThat(calls).containsExactly("0 timed out");
+            assertThat(calls).isEmpty();
+
+            // without returnPartialOnTimeout (spring-kafka's default) the strategy is not asked at the timeout: the
+            // two replies it would take do not complete the request
+            bids.setReturnPartialOnTimeout(false);
+            calls.clear();
+            RequestReplyFuture<String, Quote, Collection<ReceivedReply<Price>>> notPartial = bids.sendAndReceive(
+                    "auction", null, "k", new Quote("partial-3", 5), Duration.ofSeconds(3));
+            assertThatThrownBy(() -> notPartial.get(10, TimeUnit.SECONDS)).cause()
+                    .isInstanceOf(KafkoReplyTimeoutException.class);
+            assertThat(calls).containsExactly("1", "2");
             assertThat(bids.pendingReplies()).isZero();
         });
     }
