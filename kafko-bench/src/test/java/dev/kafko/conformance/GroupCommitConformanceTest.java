@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.kafko.CommitFailedException;
 import dev.kafko.ConsumerOptions;
+import dev.kafko.InvalidPartitionException;
 import dev.kafko.KafkoRecord;
 import dev.kafko.OffsetOutOfRangeException;
 import dev.kafko.OffsetResetPolicy;
@@ -33,8 +34,9 @@ import org.junit.jupiter.api.Test;
 /**
  * Group commits: a member's commits against a Kafka group member's, and where the next member of the
  * group resumes (at the commits, past the end of the log, without a commit under each reset policy,
- * after the topic was deleted and created again), and a commit from a consumer with fixed partitions
- * while the group has a member.
+ * after the topic was deleted and created again), a commit from a consumer with fixed partitions
+ * while the group has a member, a member's commit of a partition another member holds, and a commit of
+ * offset 0 of an empty partition.
  */
 class GroupCommitConformanceTest extends AgainstKafka {
 
@@ -308,6 +310,56 @@ class GroupCommitConformanceTest extends AgainstKafka {
                 assertThat(catchThrowable(() -> kafkoFixed.commit(Map.of(0, 0L))))
                         .isInstanceOf(CommitFailedException.class).hasMessageContaining("'fixed'");
             }
+        }
+    }
+
+    @Test
+    void aCommitOfAnotherMembersPartitionKafkoRefusesWhereKafkaTakesIt() {
+        createBoth("others", 2);
+        fill("others", 4);
+        TopicPartition tp1 = new TopicPartition("others", 1);
+        try (KafkaConsumer<byte[], byte[]> a = kafkaConsumer("others", Map.of());
+                KafkaConsumer<byte[], byte[]> b = kafkaConsumer("others", Map.of());
+                dev.kafko.Consumer kafkoA = kafko.groupConsumer("others", "others");
+                dev.kafko.Consumer kafkoB = kafko.groupConsumer("others", "others")) {
+            a.subscribe(List.of("others"));
+            b.subscribe(List.of("others"));
+            long deadline = System.nanoTime() + PATIENCE.toNanos();
+            while (!(a.assignment().size() == 1 && b.assignment().size() == 1) && System.nanoTime() < deadline) {
+                a.poll(Duration.ofMillis(50));
+                b.poll(Duration.ofMillis(50));
+            }
+            kafkoA.poll(Duration.ofMillis(10));
+            kafkoB.poll(Duration.ofMillis(10));
+            KafkaConsumer<byte[], byte[]> notHolding = a.assignment().contains(tp1) ? b : a;
+            dev.kafko.Consumer kafkoNotHolding = kafkoA.assignment().contains(1) ? kafkoB : kafkoA;
+            assertThat(kafkoNotHolding.assignment()).containsExactly(0);
+            // Kafka's broker checks the member and the generation of a commit, not which partitions the member holds
+            notHolding.commitSync(Map.of(tp1, new OffsetAndMetadata(2)));
+            assertThat(notHolding.committed(Set.of(tp1)).get(tp1).offset()).isEqualTo(2);
+            // Consumer.commit(Map): "Partitions not assigned to this member are refused with InvalidPartitionException"
+            assertThat(catchThrowable(() -> kafkoNotHolding.commit(Map.of(1, 2L)))).isInstanceOf(InvalidPartitionException.class);
+            assertThat(kafkoNotHolding.committed(1)).isEmpty();
+        }
+    }
+
+    @Test
+    void aCommitOfOffsetZeroOfAnEmptyPartitionIsKeptAndUnderLatestTheNextMemberReadsWhatCameSince() {
+        createBoth("empty-commit", 1);
+        TopicPartition tp = new TopicPartition("empty-commit", 0);
+        try (KafkaConsumer<byte[], byte[]> kc = kafkaConsumer("empty-commit", Map.of());
+                dev.kafko.Consumer consumer = kafko.groupConsumer("empty-commit", "empty-commit")) {
+            kc.subscribe(List.of("empty-commit"));
+            awaitAssignment(kc, 1);
+            kc.commitSync(Map.of(tp, new OffsetAndMetadata(0)));
+            consumer.commit(Map.of(0, 0L));
+            assertThat(consumer.committed(0)).hasValue(kc.committed(Set.of(tp)).get(tp).offset()).hasValue(0);
+        }
+        fill("empty-commit", 3);
+        try (KafkaConsumer<byte[], byte[]> kc = kafkaConsumer("empty-commit", Map.of(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest"));
+                dev.kafko.Consumer consumer = kafko.groupConsumer("empty-commit", "empty-commit", options(OffsetResetPolicy.LATEST))) {
+            kc.subscribe(List.of("empty-commit"));
+            assertThat(drain(consumer, 3)).hasSize(3).isEqualTo(drain(kc, 3));
         }
     }
 }

@@ -30,7 +30,8 @@ import org.junit.jupiter.api.Test;
  * timestamp) and reads on one partition, with kafko's position and records compared with those of an
  * assigned Kafka consumer after every step, under {@code LATEST} ({@code auto.offset.reset=latest}) and
  * {@code FAIL} ({@code none}); and the seeks to the beginning, the end and past the end on several
- * partitions under {@code EARLIEST} and {@code LATEST}.
+ * partitions under {@code EARLIEST} and {@code LATEST}; and records sent between a seek to the end and the next
+ * poll, which kafko reads and Kafka skips (its seek waits for the poll).
  */
 class SeekConformanceTest extends AgainstKafka {
 
@@ -240,6 +241,47 @@ class SeekConformanceTest extends AgainstKafka {
                     assertThat(consumer.position(tp.partition())).as("position at the end, " + tp).isEqualTo(kc.position(tp));
                 }
             }
+        }
+    }
+
+    @Test
+    void recordsSentBetweenASeekToTheEndAndThePollKafkoReadsWhereKafkaSkipsThem() {
+        createBoth("seeks-lazy", 1);
+        Producer producer = kafko.producer("seeks-lazy");
+        TopicPartition tp = new TopicPartition("seeks-lazy", 0);
+        try (KafkaProducer<byte[], byte[]> kp = kafkaProducer(Map.of());
+                KafkaConsumer<byte[], byte[]> kc = kafkaConsumer(null, Map.of());
+                dev.kafko.Consumer consumer = kafko.consumer("seeks-lazy")) {
+            kc.assign(List.of(tp));
+            for (int i = 0; i < 5; i++) {
+                producer.sendTo(0, null, new byte[] {(byte) i}).join();
+                await(kp.send(new ProducerRecord<>("seeks-lazy", 0, null, new byte[] {(byte) i})));
+            }
+            kc.seekToEnd(List.of(tp));
+            consumer.seekToEnd();
+            for (int i = 5; i < 8; i++) {
+                producer.sendTo(0, null, new byte[] {(byte) i}).join();
+                await(kp.send(new ProducerRecord<>("seeks-lazy", 0, null, new byte[] {(byte) i})));
+            }
+            // README, "Consumers": "Every seek takes effect at the call (position tells the new offset at once), where
+            // Kafka's seekToBeginning, seekToEnd and timestamp seeks wait for the next poll or position"
+            List<Long> fromKafko = pollKafko(consumer, 3).stream().map(dev.kafko.KafkoRecord::offset).toList();
+            List<Long> fromKafka = new ArrayList<>();
+            kc.poll(Duration.ofMillis(500)).forEach(r -> fromKafka.add(r.offset()));
+            assertThat(fromKafko).containsExactly(5L, 6L, 7L);
+            assertThat(fromKafka).isEmpty();
+            assertThat(consumer.position(0)).isEqualTo(kc.position(tp)).isEqualTo(8);
+
+            // a position asked for between the seek and the sends fixes Kafka's end there, as kafko's call does
+            kc.seekToEnd(List.of(tp));
+            consumer.seekToEnd();
+            assertThat(kc.position(tp)).isEqualTo(consumer.position(0)).isEqualTo(8);
+            for (int i = 8; i < 10; i++) {
+                producer.sendTo(0, null, new byte[] {(byte) i}).join();
+                await(kp.send(new ProducerRecord<>("seeks-lazy", 0, null, new byte[] {(byte) i})));
+            }
+            assertThat(pollKafka(kc, 2)).extracting(ConsumerRecord::offset).containsExactly(8L, 9L);
+            assertThat(pollKafko(consumer, 2)).extracting(dev.kafko.KafkoRecord::offset).containsExactly(8L, 9L);
         }
     }
 }
