@@ -54,6 +54,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.SearchStrategy;
+import org.springframework.boot.context.properties.ConfigurationPropertiesBindHandlerAdvisor;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
@@ -524,6 +525,12 @@ public final class KafkoAutoConfiguration {
         public boolean isExcluded(String beanName, BeanDefinition beanDefinition, Class<?> beanType) {
             return KafkoListenerAnnotationBeanPostProcessor.hasListenerMethods(beanType);
         }
+    }
+
+    /** An empty value of a {@code kafko.} key leaves it unset, as Spring Boot's own prefixes do. */
+    @Bean
+    static ConfigurationPropertiesBindHandlerAdvisor kafkoEmptyValueBindHandlerAdvisor() {
+        return new EmptyValueBindHandlerAdvisor();
     }
 
     /**

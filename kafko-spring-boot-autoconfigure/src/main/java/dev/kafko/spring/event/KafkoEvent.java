@@ -44,7 +44,13 @@ public abstract class KafkoEvent extends ApplicationEvent {
         return as(type, getSource(), "source");
     }
 
-    /** The id of the listener whose container published the event. */
+    /**
+     * The id of the listener whose container published the event; for the idle events
+     * ({@link ListenerContainerIdleEvent}, {@link ListenerContainerNoLongerIdleEvent} and their partition
+     * counterparts) the id of the member that published it, {@code <id>-<n>}, as spring-kafka's are the id of the
+     * child container of a member, so that a condition written for them,
+     * {@code @EventListener(condition = "event.listenerId.startsWith('<id>-')")}, selects the same events.
+     */
     public String getListenerId() {
         return listenerId;
     }

@@ -87,6 +87,14 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
         return memberName;
     }
 
+    /**
+     * The listener's id with this member's number, {@code <id>-<n>} (whatever {@code clientIdPrefix} names the
+     * thread), as spring-kafka names the child container of a member and its idle events.
+     */
+    String childId() {
+        return listenerId + memberName.substring(memberName.lastIndexOf('-'));
+    }
+
     @Override
     public String getGroupId() {
         return groupId;

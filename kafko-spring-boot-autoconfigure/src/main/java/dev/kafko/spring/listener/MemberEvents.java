@@ -200,7 +200,7 @@ final class MemberEvents {
                 state.idle = false;
                 long idleMillis = TimeUnit.NANOSECONDS.toMillis(now - state.lastReceived);
                 container.publish((member, parent) -> new ListenerContainerPartitionNoLongerIdleEvent(member, parent,
-                        member.getListenerId(), container.topic(), p, idleMillis));
+                        member.childId(), container.topic(), p, idleMillis));
             }
             state.lastReceived = now;
             state.lastIdleEvent = now;
@@ -219,7 +219,7 @@ final class MemberEvents {
             // paused: the member, or the partition alone (its pause asked for), as spring-kafka tells it
             boolean partitionPaused = pausedNow || container.isPartitionPauseRequested(container.topic(), p);
             container.publish((member, parent) -> new ListenerContainerPartitionIdleEvent(member, parent,
-                    member.getListenerId(), container.topic(), p, idleMillis, partitionPaused));
+                    member.childId(), container.topic(), p, idleMillis, partitionPaused));
             if (idleNow == null) {
                 idleNow = new ArrayList<>();
             }
@@ -239,7 +239,7 @@ final class MemberEvents {
             long idleMillis = TimeUnit.NANOSECONDS.toMillis(now - lastReceived);
             Set<Integer> partitions = listenerConsumer.assignedPartitions();
             container.publish((member, parent) -> new ListenerContainerNoLongerIdleEvent(member, parent,
-                    member.getListenerId(), container.topic(), partitions, idleMillis));
+                    member.childId(), container.topic(), partitions, idleMillis));
             idle = false;
         }
         lastReceived = now;
@@ -260,7 +260,7 @@ final class MemberEvents {
         long idleMillis = TimeUnit.NANOSECONDS.toMillis(now - lastReceived);
         Set<Integer> partitions = listenerConsumer.assignedPartitions();
         boolean pausedNow = paused;
-        container.publish((member, parent) -> new ListenerContainerIdleEvent(member, parent, member.getListenerId(),
+        container.publish((member, parent) -> new ListenerContainerIdleEvent(member, parent, member.childId(),
                 container.topic(), partitions, idleMillis, pausedNow));
         listenerConsumer.idle();
     }

@@ -63,7 +63,7 @@ class ContainerEventsTest {
                     context.getBean(KafkoListenerEndpointRegistry.class).getListenerContainer("listening"));
             List<ListenerContainerIdleEvent> idle = events(ListenerContainerIdleEvent.class);
             ListenerContainerIdleEvent first = idle.get(0);
-            assertThat(first.getListenerId()).isEqualTo("listening");
+            assertThat(first.getListenerId()).isEqualTo("listening-0");
             assertThat(first.getTopic()).isEqualTo("watched");
             assertThat(first.getPartitions()).containsExactly(0, 1);
             assertThat(first.isPaused()).isFalse();
@@ -110,7 +110,7 @@ class ContainerEventsTest {
                     .hasSizeGreaterThanOrEqualTo(2)
                     .allSatisfy(e -> {
                         assertThat(e.getTopic()).isEqualTo("watched");
-                        assertThat(e.getListenerId()).isEqualTo("listening");
+                        assertThat(e.getListenerId()).isEqualTo("listening-0");
                         assertThat(e.isPaused()).isFalse();
                         assertThat(e.getPartitions()).containsExactly(0);
                     });

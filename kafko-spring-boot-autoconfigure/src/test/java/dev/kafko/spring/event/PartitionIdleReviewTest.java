@@ -7,6 +7,7 @@ import dev.kafko.spring.annotation.KafkoListener;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
 import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
 import dev.kafko.spring.core.KafkoTemplate;
+import dev.kafko.spring.listener.ConcurrentMessageListenerContainer;
 import dev.kafko.spring.listener.ConsumerSeekAware;
 import java.time.Duration;
 import java.util.List;
@@ -104,13 +105,15 @@ class PartitionIdleReviewTest {
 
     private static long idleEventsOf(String listenerId) {
         return SEEN.stream().map(e -> e[0]).filter(ListenerContainerPartitionIdleEvent.class::isInstance)
-                .map(ListenerContainerPartitionIdleEvent.class::cast).filter(e -> e.getListenerId().equals(listenerId))
+                .map(ListenerContainerPartitionIdleEvent.class::cast)
+                .filter(e -> e.getContainer(ConcurrentMessageListenerContainer.class).getListenerId().equals(listenerId))
                 .count();
     }
 
     private static List<Integer> partitionsIdleOf(String listenerId) {
         return SEEN.stream().map(e -> e[0]).filter(ListenerContainerPartitionIdleEvent.class::isInstance)
-                .map(ListenerContainerPartitionIdleEvent.class::cast).filter(e -> e.getListenerId().equals(listenerId))
+                .map(ListenerContainerPartitionIdleEvent.class::cast)
+                .filter(e -> e.getContainer(ConcurrentMessageListenerContainer.class).getListenerId().equals(listenerId))
                 .map(ListenerContainerPartitionIdleEvent::getPartition).distinct().toList();
     }
 
