@@ -25,6 +25,7 @@ final class ListenerSearch {
             "dev.kafko.spring.autoconfigure.KafkoAutoConfiguration",
             "dev.kafko.spring.autoconfigure.KafkoAutoConfiguration$EnableKafkoConfiguration",
             "dev.kafko.spring.autoconfigure.KafkoAutoConfiguration$ListenerBeansExcludeFilter",
+            "dev.kafko.spring.autoconfigure.EmptyValueBindHandlerAdvisor",
             "dev.kafko.spring.autoconfigure.KafkoMetricsAutoConfiguration",
             "dev.kafko.spring.autoconfigure.KafkoHealthAutoConfiguration",
             "dev.kafko.spring.autoconfigure.KafkoProperties",
