@@ -59,6 +59,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.SearchStrategy;
 import org.springframework.boot.context.properties.ConfigurationPropertiesBindHandlerAdvisor;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
@@ -105,10 +106,19 @@ public final class KafkoAutoConfiguration {
     /** Not needed (and not created) when the application opens its own {@link Kafko}. */
     @Bean
     @ConditionalOnMissingBean({KafkoDataDirectory.class, Kafko.class})
-    KafkoDataDirectory kafkoDataDirectory(KafkoProperties properties, ConfigurableListableBeanFactory beanFactory) {
+    KafkoDataDirectory kafkoDataDirectory(KafkoProperties properties, ConfigurableListableBeanFactory beanFactory,
+                                          Environment environment) {
         KafkoPropertiesCheck.check(properties, beanFactory.getBeanClassLoader());
         if (properties.isEphemeral()) {
             return KafkoDataDirectory.ephemeral();
+        }
+        // an empty value leaves the other keys at their defaults, but not this one: an unset ${DATA_DIR:} would
+        // open a new, empty log in the working directory, where no volume may be, and nothing would say so
+        String named = Binder.get(environment).bind("kafko.data-dir", String.class).orElse(null);
+        if (named != null && named.isBlank()) {
+            throw new InvalidKafkoPropertyException("kafko.data-dir", "is empty: name the log's directory (the default,"
+                    + " kafko-data in the working directory, is taken only when the key is not set at all), or set"
+                    + " kafko.ephemeral=true for a log of the application's own, deleted when it closes");
         }
         Path dir = properties.getDataDir();
         if (Files.exists(dir) && !Files.isDirectory(dir)) {
