@@ -7,6 +7,8 @@ import dev.kafko.spring.annotation.KafkoListener;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
 import dev.kafko.spring.core.KafkoTemplate;
 import dev.kafko.spring.core.LogBackend;
+import dev.kafko.spring.requestreply.Bids.Price;
+import dev.kafko.spring.requestreply.Bids.Quote;
 import dev.kafko.spring.support.KafkoNull;
 import dev.kafko.spring.support.RecordMessageConverter;
 import java.math.BigDecimal;
@@ -42,12 +44,6 @@ import org.springframework.messaging.support.MessageBuilder;
  * replies, a tombstone reply one without a value; a request its caller ends is no longer collected.
  */
 class AggregatingReplyReviewTest {
-
-    record Quote(String sku, int quantity) {
-    }
-
-    record Price(String bidder, String sku, BigDecimal total) {
-    }
 
     /** "scatter": one listener answers with two prices (a reply each), one with a tombstone; "one": a single reply. */
     static class Bidders {

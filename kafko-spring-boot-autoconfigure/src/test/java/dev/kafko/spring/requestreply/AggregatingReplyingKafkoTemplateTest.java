@@ -7,6 +7,8 @@ import dev.kafko.spring.annotation.KafkoListener;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
 import dev.kafko.spring.core.KafkoTemplate;
 import dev.kafko.spring.core.LogBackend;
+import dev.kafko.spring.requestreply.Bids.Price;
+import dev.kafko.spring.requestreply.Bids.Quote;
 import dev.kafko.spring.support.RecordMessageConverter;
 import java.math.BigDecimal;
 import java.time.Duration;
@@ -32,12 +34,6 @@ import org.springframework.messaging.handler.annotation.SendTo;
  * a strategy that throws and a reply that cannot be converted fail their request only.
  */
 class AggregatingReplyingKafkoTemplateTest {
-
-    record Quote(String sku, int quantity) {
-    }
-
-    record Price(String bidder, String sku, BigDecimal total) {
-    }
 
     /** Three bidders answer every tender; two answer "auction" and one of them answers it with text, not a price. */
     static class Bidders {
