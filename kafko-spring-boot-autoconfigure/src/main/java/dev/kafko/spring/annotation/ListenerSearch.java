@@ -24,7 +24,7 @@ final class ListenerSearch {
             "dev.kafko.spring.annotation.KafkoListenerAnnotationBeanPostProcessor",
             "dev.kafko.spring.autoconfigure.KafkoAutoConfiguration",
             "dev.kafko.spring.autoconfigure.KafkoAutoConfiguration$EnableKafkoConfiguration",
-            "dev.kafko.spring.autoconfigure.KafkoAutoConfiguration$ListenerBeansExcludeFilter",
+            "dev.kafko.spring.autoconfigure.ListenerBeansExcludeFilter",
             "dev.kafko.spring.autoconfigure.EmptyValueBindHandlerAdvisor",
             "dev.kafko.spring.autoconfigure.KafkoMetricsAutoConfiguration",
             "dev.kafko.spring.autoconfigure.KafkoHealthAutoConfiguration",

@@ -81,10 +81,8 @@ class AggregatingReplyReviewTest {
         AggregatingReplyingKafkoTemplate<String, Quote, Price> reviewBids(KafkoTemplate<String, Quote> kafkoTemplate,
                                                                           LogBackend backend,
                                                                           RecordMessageConverter converter) {
-            AggregatingReplyingKafkoTemplate<String, Quote, Price> t = new AggregatingReplyingKafkoTemplate<>(
-                    kafkoTemplate, backend, converter, "review-bids", Price.class,
-                    (replies, timedOut) -> strategy.test(replies, timedOut));
-            t.setReturnPartialOnTimeout(true);
+            AggregatingReplyingKafkoTemplate<String, Quote, Price> t = Bids.returningPartial(kafkoTemplate, backend,
+                    converter, "review-bids", (replies, timedOut) -> strategy.test(replies, timedOut));
             template = t;
             return t;
         }

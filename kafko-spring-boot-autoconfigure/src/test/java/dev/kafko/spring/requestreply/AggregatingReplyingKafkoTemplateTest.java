@@ -79,10 +79,7 @@ class AggregatingReplyingKafkoTemplateTest {
                         && r.value().sku().startsWith("partial"));
                 return replies.size() == 3 || timedOut && partial;
             };
-            AggregatingReplyingKafkoTemplate<String, Quote, Price> bids = new AggregatingReplyingKafkoTemplate<>(
-                    kafkoTemplate, backend, converter, "bids", Price.class, strategy);
-            bids.setReturnPartialOnTimeout(true);
-            return bids;
+            return Bids.returningPartial(kafkoTemplate, backend, converter, "bids", strategy);
         }
     }
 
