@@ -1,6 +1,8 @@
 package dev.kafko.spring.annotation;
 
 import dev.kafko.spring.listener.DltStrategy;
+import dev.kafko.spring.listener.SameIntervalTopicReuseStrategy;
+import dev.kafko.spring.listener.TopicSuffixingStrategy;
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
@@ -17,8 +19,9 @@ import java.lang.annotation.Target;
  * kept: the records of its key behind a failed one are processed before the failed one's retries.
  *
  * <p>Topics, for a listener of {@code orders} with the defaults: {@code orders-retry} (one topic when every back-off
- * is the same; otherwise {@code orders-retry-0}, {@code orders-retry-1}, ..., one per distinct back-off, the last
- * reused by the attempts its back-off repeats for) and {@code orders-dlt}; each made ready with the listener topic's
+ * is the same; otherwise one per distinct back-off, named by it, {@code orders-retry-1000}, {@code orders-retry-2000},
+ * ..., the last reused by the attempts its back-off repeats for; see {@link #topicSuffixingStrategy()} and
+ * {@link #sameIntervalTopicReuseStrategy()}) and {@code orders-dlt}; each made ready with the listener topic's
  * partition count when its container starts, as a dead-letter topic is (created where topics are created on first
  * use, or declared). A forwarded record keeps its key, value, headers and partition, and gains the headers
  * {@code kafko_retry-attempts} (the attempt its next delivery is: 2 for the first retry), {@code
@@ -29,7 +32,7 @@ import java.lang.annotation.Target;
  * warning naming them.
  *
  * <p>Each retry topic and the dead-letter topic is read by a container of its own, with the id of the listener
- * followed by {@code -retry}, {@code -retry-0}, ... or {@code -dlt}, in the listener's group, with its concurrency.
+ * followed by its topic's suffix ({@code -retry}, {@code -retry-1000}, ... or {@code -dlt}), in the listener's group, with its concurrency.
  * A retry container waits for each record's back-off before delivering it, holding back the records behind it in
  * that partition (whose back-offs end later). Every attempt is one delivery: the error handler's blocking retries are
  * not used for these listeners, and {@link dev.kafko.spring.listener.RetryListener} beans are not told of their
@@ -93,8 +96,25 @@ public @interface RetryableTopic {
      */
     ExceptionBasedDltDestination[] exceptionBasedDltRouting() default {};
 
-    /** The suffix of the retry topics (followed by {@code -0}, {@code -1}, ... when there are several). */
+    /**
+     * The suffix of the retry topics (followed by their back-off, {@code -1000}, {@code -2000}, ..., or their index,
+     * as {@link #topicSuffixingStrategy()} says, when there are several).
+     */
     String retryTopicSuffix() default "-retry";
+
+    /**
+     * What follows the retry suffix in the retry topics' names when there are several: their back-off in
+     * milliseconds ({@code orders-retry-1000}, the default, as in spring-kafka) or their index
+     * ({@code orders-retry-0}).
+     */
+    TopicSuffixingStrategy topicSuffixingStrategy() default TopicSuffixingStrategy.SUFFIX_WITH_DELAY_VALUE;
+
+    /**
+     * Whether the retries that wait the same back-off (every retry of a fixed back-off, the last ones of a multiplied
+     * back-off that reached its {@code maxDelay}) read one retry topic ({@code SINGLE_TOPIC}, the default, as in
+     * spring-kafka) or one each ({@code MULTIPLE_TOPICS}).
+     */
+    SameIntervalTopicReuseStrategy sameIntervalTopicReuseStrategy() default SameIntervalTopicReuseStrategy.SINGLE_TOPIC;
 
     /** The suffix of the dead-letter topic. */
     String dltTopicSuffix() default "-dlt";

@@ -57,10 +57,11 @@ final class RetryableTopicContainers {
 
     /**
      * Warns of the records waiting in retry topics of the listener's topic that its configuration no longer reads.
-     * The retry topics are named after the back-offs ({@code -retry} for a fixed one, {@code -retry-0}, {@code -1},
-     * ... for a multiplied one) and their count after the attempts: an application restarted on its data directory
-     * with another back-off or fewer attempts reads other topics, and what the earlier one had forwarded to the
-     * others would stay there unnoticed, neither retried nor dead-lettered. Counted from the listener group's commits
+     * The retry topics are named after the back-offs ({@code -retry} for a fixed one, {@code -retry-1000},
+     * {@code -retry-2000}, ... for a multiplied one, or as the listener's naming strategies say) and their count after
+     * the attempts: an application restarted on its data directory with another back-off, fewer attempts or other
+     * naming strategies reads other topics, and what the earlier one had forwarded to the others would stay there
+     * unnoticed, neither retried nor dead-lettered. Counted from the listener group's commits
      * (a partition without one from its start); nothing is said of a topic the group has consumed to its end.
      */
     static void warnOfAbandonedRetryTopics(LogBackend backend, RetryableTopicEndpoints.Planned planned) {
@@ -180,7 +181,10 @@ final class RetryableTopicContainers {
         return last == null ? null : last.valueAsString();
     }
 
-    /** {@code base} itself (a fixed back-off's) or {@code base-N} (a multiplied one's). */
+    /**
+     * {@code base} itself (a single retry topic's), {@code base-N} (a back-off's or an index's) or {@code base-N-M}
+     * (one of several topics of one back-off).
+     */
     private static boolean isRetryTopicName(String name, String base) {
         if (name.equals(base)) {
             return true;
@@ -188,12 +192,20 @@ final class RetryableTopicContainers {
         if (name.length() <= base.length() + 1 || !name.startsWith(base) || name.charAt(base.length()) != '-') {
             return false;
         }
+        int numbers = 0;
+        boolean digits = false;
         for (int i = base.length() + 1; i < name.length(); i++) {
-            if (!Character.isDigit(name.charAt(i))) {
+            char c = name.charAt(i);
+            if (Character.isDigit(c)) {
+                digits = true;
+            } else if (c == '-' && digits && numbers == 0) {
+                numbers = 1;
+                digits = false;
+            } else {
                 return false;
             }
         }
-        return true;
+        return digits;
     }
 
     /** The records of {@code topic} past {@code group}'s commits (from a partition's start where it has none). */

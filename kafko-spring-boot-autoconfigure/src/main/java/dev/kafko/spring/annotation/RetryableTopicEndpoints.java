@@ -70,6 +70,7 @@ final class RetryableTopicEndpoints {
                     multiplierOf(factory, backOff.multiplierString(), backOff.multiplier(), where),
                     millisOf(factory, backOff.maxDelayString(), backOff.maxDelay(), "backOff maxDelayString", where),
                     retrySuffix, dltSuffix, include, exclude, retryable.dltStrategy())
+                    .withTopicNaming(retryable.topicSuffixingStrategy(), retryable.sameIntervalTopicReuseStrategy())
                     .withTraversingCauses(traversingCauses)
                     .withDltRouting(dltSuffix, routes)
                     .withTimeout(millisOf(factory, retryable.timeout(), 0, "timeout", where))

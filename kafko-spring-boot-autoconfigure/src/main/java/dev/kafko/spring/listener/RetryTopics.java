@@ -18,6 +18,8 @@ public final class RetryTopics {
     private final long[] delays;
     private final int[] topicOfRetry;
     private final List<String> retryTopics;
+    /** What the retry topics' names start with: the listener's topic and the retry suffix. */
+    private final String retryBase;
     private final String dltTopic;
     private final List<Class<? extends Throwable>> include;
     private final List<Class<? extends Throwable>> exclude;
@@ -103,21 +105,15 @@ public final class RetryTopics {
             delays[i] = (long) Math.min(next, cap);
             next = multiplier > 1 ? next * multiplier : next;
         }
-        // one topic per distinct back-off, in order (a multiplied back-off only grows, up to its cap)
-        List<Long> distinct = new ArrayList<>();
+        retryBase = topic + retryTopicSuffix;
         topicOfRetry = new int[delays.length];
-        for (int i = 0; i < delays.length; i++) {
-            if (distinct.isEmpty() || distinct.get(distinct.size() - 1) != delays[i]) {
-                distinct.add(delays[i]);
-            }
-            topicOfRetry[i] = distinct.size() - 1;
-        }
-        List<String> names = new ArrayList<>();
-        for (int i = 0; i < distinct.size(); i++) {
-            names.add(distinct.size() == 1 ? topic + retryTopicSuffix : topic + retryTopicSuffix + "-" + i);
-        }
-        retryTopics = List.copyOf(names);
+        retryTopics = name(retryBase, delays, topicOfRetry, TopicSuffixingStrategy.SUFFIX_WITH_DELAY_VALUE,
+                SameIntervalTopicReuseStrategy.SINGLE_TOPIC);
         dltTopic = topic + dltTopicSuffix;
+        if (retryTopics.contains(dltTopic)) {
+            throw new IllegalArgumentException("the retry topic '" + dltTopic + "' would have the name of the"
+                    + " dead-letter topic");
+        }
         this.include = List.copyOf(include);
         this.exclude = List.copyOf(exclude);
         dltBackOff = delays.length == 0 ? delay : delays[delays.length - 1];
@@ -132,11 +128,19 @@ public final class RetryTopics {
     private RetryTopics(RetryTopics plan, long timeout, boolean autoCreateTopics, int numPartitions,
                         boolean traversingCauses, List<String> routedDltTopics,
                         List<List<Class<? extends Throwable>>> routes) {
+        this(plan, plan.topicOfRetry, plan.retryTopics, timeout, autoCreateTopics, numPartitions, traversingCauses,
+                routedDltTopics, routes);
+    }
+
+    private RetryTopics(RetryTopics plan, int[] topicOfRetry, List<String> retryTopics, long timeout,
+                        boolean autoCreateTopics, int numPartitions, boolean traversingCauses,
+                        List<String> routedDltTopics, List<List<Class<? extends Throwable>>> routes) {
         topic = plan.topic;
         attempts = plan.attempts;
         delays = plan.delays;
-        topicOfRetry = plan.topicOfRetry;
-        retryTopics = plan.retryTopics;
+        this.topicOfRetry = topicOfRetry;
+        this.retryTopics = retryTopics;
+        retryBase = plan.retryBase;
         dltTopic = plan.dltTopic;
         include = plan.include;
         exclude = plan.exclude;
@@ -148,6 +152,70 @@ public final class RetryTopics {
         this.traversingCauses = traversingCauses;
         this.routedDltTopics = routedDltTopics;
         this.routes = routes;
+    }
+
+    /**
+     * This plan, with its retry topics named and shared as spring-kafka's {@code topicSuffixingStrategy} and
+     * {@code sameIntervalTopicReuseStrategy} say; the constructors name them as spring-kafka's defaults do
+     * ({@link TopicSuffixingStrategy#SUFFIX_WITH_DELAY_VALUE}, {@link SameIntervalTopicReuseStrategy#SINGLE_TOPIC}).
+     *
+     * @throws IllegalArgumentException when a retry topic would have the name of a dead-letter topic of this plan
+     */
+    public RetryTopics withTopicNaming(TopicSuffixingStrategy suffixing, SameIntervalTopicReuseStrategy reuse) {
+        Objects.requireNonNull(suffixing, "topicSuffixingStrategy");
+        Objects.requireNonNull(reuse, "sameIntervalTopicReuseStrategy");
+        int[] topicOf = new int[delays.length];
+        List<String> names = name(retryBase, delays, topicOf, suffixing, reuse);
+        for (String name : names) {
+            if (name.equals(dltTopic) || routedDltTopics.contains(name)) {
+                throw new IllegalArgumentException("the retry topic '" + name + "' would have the name of a"
+                        + " dead-letter topic of the listener");
+            }
+        }
+        return new RetryTopics(this, topicOf, names, timeout, autoCreateTopics, numPartitions, traversingCauses,
+                routedDltTopics, routes);
+    }
+
+    /**
+     * The retry topics' names, in the order of the retries that first read them, with the index of each retry's
+     * topic put in {@code topicOfRetry}: spring-kafka's names. Under {@code SINGLE_TOPIC} one topic per distinct
+     * back-off (a multiplied back-off only grows, up to its cap, so equal back-offs follow each other), the suffix
+     * alone when there is one; under {@code MULTIPLE_TOPICS} one per retry. A topic is named by its back-off, or by
+     * its index where the suffixing asks for it or, under {@code MULTIPLE_TOPICS}, where every retry has the same
+     * back-off; several topics of one back-off get their index among those after it.
+     */
+    private static List<String> name(String base, long[] delays, int[] topicOfRetry, TopicSuffixingStrategy suffixing,
+                                     SameIntervalTopicReuseStrategy reuse) {
+        boolean byIndex = suffixing == TopicSuffixingStrategy.SUFFIX_WITH_INDEX_VALUE;
+        List<String> names = new ArrayList<>();
+        if (reuse == SameIntervalTopicReuseStrategy.SINGLE_TOPIC) {
+            List<Long> distinct = new ArrayList<>();
+            for (int i = 0; i < delays.length; i++) {
+                if (distinct.isEmpty() || distinct.get(distinct.size() - 1) != delays[i]) {
+                    distinct.add(delays[i]);
+                }
+                topicOfRetry[i] = distinct.size() - 1;
+            }
+            for (int i = 0; i < distinct.size(); i++) {
+                names.add(distinct.size() == 1 ? base : base + "-" + (byIndex ? i : distinct.get(i)));
+            }
+            return List.copyOf(names);
+        }
+        boolean fixed = delays.length > 1 && delays[0] == delays[delays.length - 1];
+        for (int i = 0; i < delays.length; i++) {
+            topicOfRetry[i] = i;
+            if (byIndex || fixed) {
+                names.add(base + "-" + i);
+                continue;
+            }
+            int first = i;
+            while (first > 0 && delays[first - 1] == delays[i]) {
+                first--;
+            }
+            boolean shared = first < i || i + 1 < delays.length && delays[i + 1] == delays[i];
+            names.add(base + "-" + delays[i] + (shared ? "-" + (i - first) : ""));
+        }
+        return List.copyOf(names);
     }
 
     /**

@@ -2,6 +2,8 @@ package dev.kafko.spring.retrytopic;
 
 import dev.kafko.spring.listener.DltStrategy;
 import dev.kafko.spring.listener.RetryTopics;
+import dev.kafko.spring.listener.SameIntervalTopicReuseStrategy;
+import dev.kafko.spring.listener.TopicSuffixingStrategy;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -32,6 +34,8 @@ public final class RetryTopicConfiguration {
     private final List<String> excludeTopics;
     private final String retryTopicSuffix;
     private final String dltSuffix;
+    private final TopicSuffixingStrategy topicSuffixingStrategy;
+    private final SameIntervalTopicReuseStrategy sameIntervalTopicReuseStrategy;
     private final DltStrategy dltStrategy;
     private final long timeout;
     private final boolean autoCreateTopics;
@@ -54,6 +58,8 @@ public final class RetryTopicConfiguration {
         excludeTopics = List.copyOf(b.excludeTopics);
         retryTopicSuffix = b.retryTopicSuffix;
         dltSuffix = b.dltSuffix;
+        topicSuffixingStrategy = b.topicSuffixingStrategy;
+        sameIntervalTopicReuseStrategy = b.sameIntervalTopicReuseStrategy;
         dltStrategy = b.dltStrategy;
         timeout = b.timeout;
         autoCreateTopics = b.autoCreateTopics;
@@ -93,6 +99,7 @@ public final class RetryTopicConfiguration {
     public RetryTopics plan(String topic) {
         return new RetryTopics(topic, attempts, delay, multiplier, maxDelay, retryTopicSuffix, dltSuffix, include,
                 exclude, dltStrategy)
+                .withTopicNaming(topicSuffixingStrategy, sameIntervalTopicReuseStrategy)
                 .withTraversingCauses(traversingCauses)
                 .withDltRouting(dltSuffix, dltRoutes)
                 .withTimeout(timeout)

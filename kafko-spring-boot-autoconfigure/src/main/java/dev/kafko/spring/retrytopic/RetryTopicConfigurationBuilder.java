@@ -1,6 +1,8 @@
 package dev.kafko.spring.retrytopic;
 
 import dev.kafko.spring.listener.DltStrategy;
+import dev.kafko.spring.listener.SameIntervalTopicReuseStrategy;
+import dev.kafko.spring.listener.TopicSuffixingStrategy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -13,7 +15,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * Builds a {@link RetryTopicConfiguration} (spring-kafka's builder of that name, with the same method names where
  * kafko has the setting). The defaults are {@code @RetryableTopic}'s: 3 attempts, a fixed back-off of 1 s, suffixes
- * {@code -retry} and {@code -dlt}, {@link DltStrategy#FAIL_ON_ERROR}, topics created when missing with the listener
+ * {@code -retry} and {@code -dlt}, retry topics named by their back-off and one per distinct back-off
+ * ({@link TopicSuffixingStrategy#SUFFIX_WITH_DELAY_VALUE}, {@link SameIntervalTopicReuseStrategy#SINGLE_TOPIC}, as
+ * spring-kafka's annotation and builder have them), {@link DltStrategy#FAIL_ON_ERROR}, topics created when missing with the listener
  * topic's partition count, every topic.
  *
  * <pre>{@code
@@ -45,6 +49,8 @@ public final class RetryTopicConfigurationBuilder {
     final List<String> excludeTopics = new ArrayList<>();
     String retryTopicSuffix = "-retry";
     String dltSuffix = "-dlt";
+    TopicSuffixingStrategy topicSuffixingStrategy = TopicSuffixingStrategy.SUFFIX_WITH_DELAY_VALUE;
+    SameIntervalTopicReuseStrategy sameIntervalTopicReuseStrategy = SameIntervalTopicReuseStrategy.SINGLE_TOPIC;
     DltStrategy dltStrategy = DltStrategy.FAIL_ON_ERROR;
     long timeout;
     boolean autoCreateTopics = true;
@@ -172,10 +178,38 @@ public final class RetryTopicConfigurationBuilder {
         return this;
     }
 
-    /** The suffix of the retry topics (followed by {@code -0}, {@code -1}, ... when there are several). */
+    /**
+     * The suffix of the retry topics (followed by their back-off, {@code -1000}, ..., or their index, as
+     * {@link #setTopicSuffixingStrategy} says, when there are several).
+     */
     public RetryTopicConfigurationBuilder retryTopicSuffix(String suffix) {
         this.retryTopicSuffix = Objects.requireNonNull(suffix, "suffix");
         return this;
+    }
+
+    /** What follows the retry suffix in the retry topics' names when there are several: their back-off or index. */
+    public RetryTopicConfigurationBuilder setTopicSuffixingStrategy(TopicSuffixingStrategy strategy) {
+        this.topicSuffixingStrategy = Objects.requireNonNull(strategy, "topicSuffixingStrategy");
+        return this;
+    }
+
+    /** Names the retry topics by their index ({@link TopicSuffixingStrategy#SUFFIX_WITH_INDEX_VALUE}). */
+    public RetryTopicConfigurationBuilder suffixTopicsWithIndexValues() {
+        return setTopicSuffixingStrategy(TopicSuffixingStrategy.SUFFIX_WITH_INDEX_VALUE);
+    }
+
+    /** Whether the retries that wait the same back-off read one retry topic or one each. */
+    public RetryTopicConfigurationBuilder sameIntervalTopicReuseStrategy(SameIntervalTopicReuseStrategy strategy) {
+        this.sameIntervalTopicReuseStrategy = Objects.requireNonNull(strategy, "sameIntervalTopicReuseStrategy");
+        return this;
+    }
+
+    /**
+     * The retries that wait the same back-off read one retry topic
+     * ({@link SameIntervalTopicReuseStrategy#SINGLE_TOPIC}, the default).
+     */
+    public RetryTopicConfigurationBuilder useSingleTopicForSameIntervals() {
+        return sameIntervalTopicReuseStrategy(SameIntervalTopicReuseStrategy.SINGLE_TOPIC);
     }
 
     /** The suffix of the dead-letter topic. */

@@ -102,8 +102,8 @@ class RetryableTopicTest {
             KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(30));
 
             // 10, 20, then 40 capped at 20 ms: the last back-off reuses the second topic
-            assertThat(CALLS).containsExactly("payments:never@1", "payments-retry-0:never@2",
-                    "payments-retry-1:never@3", "payments-retry-1:never@4");
+            assertThat(CALLS).containsExactly("payments:never@1", "payments-retry-10:never@2",
+                    "payments-retry-20:never@3", "payments-retry-20:never@4");
             assertThat(EARLY).isEmpty();
             List<KafkoRecord> dead = KafkoTestUtils.records(context, "payments-dlt");
             assertThat(dead).hasSize(1);
@@ -151,18 +151,18 @@ class RetryableTopicTest {
         });
         assertThat(containersLog.events()).noneMatch(e -> e.getLevel() == Level.WARN);
 
-        // restarted with a multiplied back-off: its retries read slow-retry-0 and slow-retry-1, never slow-retry
+        // restarted with a multiplied back-off: its retries read slow-retry-3600000 and slow-retry-7200000, never slow-retry
         onDisk.withBean(SlowMultiplied.class).run(context -> {
             assertThat(context).hasNotFailed();
             assertThat(context.getBean(KafkoListenerEndpointRegistry.class).getListenerContainerIds())
-                    .contains("slow", "slow-retry-0", "slow-retry-1", "slow-dlt").doesNotContain("slow-retry");
+                    .contains("slow", "slow-retry-3600000", "slow-retry-7200000", "slow-dlt").doesNotContain("slow-retry");
         });
         assertThat(containersLog.events()).filteredOn(e -> e.getLevel() == Level.WARN).singleElement()
                 .satisfies(e -> assertThat(e.getFormattedMessage()).contains("listener 'slow' of topic 'slow'",
-                        "[slow-retry-0, slow-retry-1]", "not 'slow-retry' (1), which hold 1 record(s)",
+                        "[slow-retry-3600000, slow-retry-7200000]", "not 'slow-retry' (1), which hold 1 record(s)",
                         "group 'slow'"));
 
-        // back to the fixed back-off: slow-retry-0 and -1 hold nothing, and the record is read again
+        // back to the fixed back-off: slow-retry-3600000 and -7200000 hold nothing, and the record is read again
         containersLog.events().clear();
         onDisk.withBean(Slow.class).run(context -> assertThat(context).hasNotFailed());
         assertThat(containersLog.events()).noneMatch(e -> e.getLevel() == Level.WARN);
@@ -288,8 +288,8 @@ class RetryableTopicTest {
                 "retry.max=30ms").withBean(BackOffStrings.class).run(context -> {
                     assertThat(context).hasNotFailed();
                     assertThat(context.getBean(KafkoListenerEndpointRegistry.class).getListenerContainerIds())
-                            .contains("strings-retry-0", "strings-retry-1", "strings-retry-2", "strings-dlt")
-                            .doesNotContain("strings-retry", "strings-retry-3");
+                            .contains("strings-retry-10", "strings-retry-20", "strings-retry-30", "strings-dlt")
+                            .doesNotContain("strings-retry", "strings-retry-40");
                 });
         runner.withPropertyValues("kafko.topics.strings.partitions=1", "retry.delay=10ms", "retry.multiplier=twice",
                 "retry.max=30ms").withBean(BackOffStrings.class).run(context -> assertThat(context).getFailure()

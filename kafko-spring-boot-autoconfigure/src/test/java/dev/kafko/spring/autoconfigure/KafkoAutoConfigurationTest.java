@@ -227,9 +227,9 @@ class KafkoAutoConfigurationTest {
                             new KafkoStartupFailureAnalyzer().analyze(context.getStartupFailure());
                     assertThat(analysis.getDescription())
                             .contains("@RetryableTopic listener of topic 'payments'")
-                            .contains("kafko.topics.payments-retry-0.partitions=6",
-                                    "kafko.topics.payments-retry-1.partitions=6",
-                                    "kafko.topics.payments-retry-2.partitions=6",
+                            .contains("kafko.topics.payments-retry-10.partitions=6",
+                                    "kafko.topics.payments-retry-20.partitions=6",
+                                    "kafko.topics.payments-retry-40.partitions=6",
                                     "kafko.topics.payments-dlt.partitions=6")
                             .contains("or set kafko.auto-create-topics=true");
                 });

@@ -36,10 +36,10 @@ class RetryTopicsTest {
     void aMultipliedBackOffHasATopicPerBackOffUpToItsCap() {
         RetryTopics topics = new RetryTopics("t", 6, 100, 3, 1000, "-r", "-d", List.of(), List.of());
         // 100, 300, 900, then 2700 and 8100 capped at 1000
-        assertThat(topics.retryTopics()).containsExactly("t-r-0", "t-r-1", "t-r-2", "t-r-3");
+        assertThat(topics.retryTopics()).containsExactly("t-r-100", "t-r-300", "t-r-900", "t-r-1000");
         assertThat(List.of(topics.backOffBefore(2), topics.backOffBefore(3), topics.backOffBefore(4),
                 topics.backOffBefore(5), topics.backOffBefore(6))).containsExactly(100L, 300L, 900L, 1000L, 1000L);
-        assertThat(topics.topicOfAttempt(6)).isEqualTo("t-r-3");
+        assertThat(topics.topicOfAttempt(6)).isEqualTo("t-r-1000");
         // without a cap of its own, spring-kafka's 30 s
         RetryTopics uncapped = new RetryTopics("t", 12, 1000, 2, 0, "-r", "-d", List.of(), List.of());
         assertThat(uncapped.backOffBefore(12)).isEqualTo(RetryTopics.DEFAULT_MAX_DELAY);

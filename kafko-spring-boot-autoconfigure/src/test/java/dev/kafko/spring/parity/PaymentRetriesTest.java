@@ -187,8 +187,8 @@ class PaymentRetriesTest {
                 .hasMessageContaining("must read exactly one topic by name (no topicPattern, no topicPartitions);"
                         + " it reads the pattern 'pay.*'"));
         runner.withBean(Payments.class).withPropertyValues("kafko.auto-create-topics=false").run(context ->
-                assertThat(context).getFailure().hasStackTraceContaining("kafko.topics.payments-retry-0.partitions=6,"
-                        + " kafko.topics.payments-retry-1.partitions=6, kafko.topics.payments-retry-2.partitions=6,"
+                assertThat(context).getFailure().hasStackTraceContaining("kafko.topics.payments-retry-20.partitions=6,"
+                        + " kafko.topics.payments-retry-40.partitions=6, kafko.topics.payments-retry-80.partitions=6,"
                         + " kafko.topics.payments-dlt.partitions=6"));
     }
 

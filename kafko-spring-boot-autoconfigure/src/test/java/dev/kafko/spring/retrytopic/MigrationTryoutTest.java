@@ -37,13 +37,13 @@ class MigrationTryoutTest {
                 .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
                 .withPropertyValues("kafko.data-dir=" + dir, "kafko.topics.orders.partitions=1",
                         "kafko.listener.retry.max-attempts=1");
-        // a minute's back-off: the two failed records wait in orders-retry-0 when the context closes
+        // a minute's back-off: the two failed records wait in orders-retry-60000 when the context closes
         onDisk.withUserConfiguration(EveryTopicSlowly.class).withBean(Failing.class).run(context -> {
             assertThat(context).hasNotFailed();
             template(context).send("orders", "k", "a").join();
             template(context).send("orders", "k", "b").join();
             await().atMost(Duration.ofSeconds(30))
-                    .until(() -> KafkoTestUtils.records(context, "orders-retry-0").size() == 2);
+                    .until(() -> KafkoTestUtils.records(context, "orders-retry-60000").size() == 2);
         });
         int before = output.getAll().length();
         // the port excludes the topic from the bean: the listener keeps blocking retries only; a listener of the
@@ -52,10 +52,10 @@ class MigrationTryoutTest {
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     assertThat(context.getBean(dev.kafko.spring.config.KafkoListenerEndpointRegistry.class)
-                            .getListenerContainerIds()).contains("orders", "audit").doesNotContain("orders-retry-0");
+                            .getListenerContainerIds()).contains("orders", "audit").doesNotContain("orders-retry-60000");
                 });
         String second = output.getAll().substring(before);
-        assertThat(second).contains("Listener 'orders' of topic 'orders' has no retry topics, but 'orders-retry-0' (2)"
+        assertThat(second).contains("Listener 'orders' of topic 'orders' has no retry topics, but 'orders-retry-60000' (2)"
                 + " hold 2 record(s) that its group 'orders' forwarded there");
         assertThat(second).doesNotContain("Listener 'audit'");
     }
@@ -67,7 +67,7 @@ class MigrationTryoutTest {
                 .withUserConfiguration(EveryTopicSlowly.class).withBean(Failing.class).withBean(Audit.class)
                 .run(context -> assertThat(context).hasNotFailed());
         assertThat(output).contains("Listeners 'orders' (group 'orders') and 'audit' (group 'audit') of topic 'orders'"
-                + " share the retry topic 'orders-retry-0'");
+                + " share the retry topic 'orders-retry-60000'");
     }
 
     @Test
@@ -79,7 +79,7 @@ class MigrationTryoutTest {
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     assertThat(context.getBean(dev.kafko.spring.config.KafkoListenerEndpointRegistry.class)
-                            .getListenerContainerIds()).contains("orders-retry-0", "again-retry-0");
+                            .getListenerContainerIds()).contains("orders-retry-60000", "again-retry-60000");
                 });
         assertThat(output).doesNotContain("share the retry topic");
     }

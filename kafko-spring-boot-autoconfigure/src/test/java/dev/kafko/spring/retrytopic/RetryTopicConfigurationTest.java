@@ -285,7 +285,7 @@ class RetryTopicConfigurationTest {
         assertThat(one.backOffBefore(3)).isEqualTo(10);
         RetryTopics grown = RetryTopicConfigurationBuilder.newInstance().exponentialBackoff(10, 2, 1_000).create()
                 .plan("t");
-        assertThat(grown.retryTopics()).containsExactly("t-retry-0", "t-retry-1");
+        assertThat(grown.retryTopics()).containsExactly("t-retry-10", "t-retry-20");
         assertThat(grown.dltBackOff()).isEqualTo(20);
         RetryTopics capped = RetryTopicConfigurationBuilder.newInstance().exponentialBackoff(20_000, 2, 0).create()
                 .plan("t");
@@ -354,7 +354,7 @@ class RetryTopicConfigurationTest {
                 .dltRoutingRules(Map.of("-v", Set.of(IllegalArgumentException.class)))
                 .includeTopics(List.of("a", "b")).excludeTopic("b").create();
         RetryTopics plan = config.plan("a");
-        assertThat(plan.retryTopics()).containsExactly("a-again-0", "a-again-1", "a-again-2");
+        assertThat(plan.retryTopics()).containsExactly("a-again-100", "a-again-200", "a-again-300");
         assertThat(plan.backOffBefore(2)).isEqualTo(100);
         assertThat(plan.backOffBefore(5)).isEqualTo(300);
         assertThat(plan.dltTopics()).containsExactly("a-gone", "a-v-gone");
