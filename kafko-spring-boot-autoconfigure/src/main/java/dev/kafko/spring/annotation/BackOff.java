@@ -4,17 +4,25 @@ import java.lang.annotation.Documented;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
+import org.springframework.core.annotation.AliasFor;
 
 /**
  * The back-off of a {@link RetryableTopic}: {@code delay} before the first retry, multiplied by {@code multiplier}
- * before each later one (when above 1), up to {@code maxDelay}.
+ * before each later one (when above 1, truncated to a millisecond at each step), none above {@code maxDelay}; as
+ * spring-kafka 4.0's {@code @BackOff}, but for the cap of a multiplied one without {@code maxDelay} (30 s here, none
+ * there) and without {@code jitter}.
  */
 @Target({})
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 public @interface BackOff {
 
+    /** Alias for {@link #delay()}: {@code @BackOff(2000)}, a fixed back-off of 2 s. */
+    @AliasFor("delay")
+    long value() default 1000;
+
     /** Milliseconds before the first retry; not negative. */
+    @AliasFor("value")
     long delay() default 1000;
 
     /**
@@ -30,7 +38,11 @@ public @interface BackOff {
     /** {@link #multiplier()} as text, which takes placeholders and SpEL; when set, it wins. */
     String multiplierString() default "";
 
-    /** The longest back-off in milliseconds, when multiplied; 0 for 30 seconds (spring-kafka's cap). */
+    /**
+     * The longest back-off in milliseconds, the first included (a longer {@link #delay()} waits this long, as in
+     * spring-kafka); 0 for 30 seconds when multiplied (spring-kafka 3's cap; spring-kafka 4.0 has none), or the
+     * delay when that is longer, and for no cap when fixed.
+     */
     long maxDelay() default 0;
 
     /** {@link #maxDelay()} as text, as {@link #delayString()}; when set, it wins. */

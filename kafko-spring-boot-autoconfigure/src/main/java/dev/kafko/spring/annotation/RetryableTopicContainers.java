@@ -62,7 +62,9 @@ final class RetryableTopicContainers {
      * the attempts: an application restarted on its data directory with another back-off, fewer attempts or other
      * naming strategies reads other topics, and what the earlier one had forwarded to the others would stay there
      * unnoticed, neither retried nor dead-lettered. Counted from the listener group's commits
-     * (a partition without one from its start); nothing is said of a topic the group has consumed to its end.
+     * (a partition without one from its start); nothing is said of a topic the group has consumed to its end, nor of
+     * a partition whose first such record another group forwarded (a retry topic of another listener of the topic,
+     * which that one reads).
      */
     static void warnOfAbandonedRetryTopics(LogBackend backend, RetryableTopicEndpoints.Planned planned) {
         RetryTopics topics = planned.topics();
@@ -83,7 +85,7 @@ final class RetryableTopicContainers {
             }
             long waiting;
             try {
-                waiting = unconsumed(backend, name, group);
+                waiting = unconsumed(backend, name, topics.topic(), group);
             } catch (UnknownTopicException e) {
                 continue; // deleted since it was listed
             }
@@ -209,13 +211,41 @@ final class RetryableTopicContainers {
     }
 
     /** The records of {@code topic} past {@code group}'s commits (from a partition's start where it has none). */
-    private static long unconsumed(LogBackend backend, String topic, String group) {
-        Map<Integer, Long> committed = backend.committedOffsets(topic, group);
+    private static long unconsumed(LogBackend backend, String retryTopic, String topic, String group) {
+        Map<Integer, Long> committed = backend.committedOffsets(retryTopic, group);
         long waiting = 0;
-        for (Map.Entry<Integer, Long> end : backend.endOffsets(topic).entrySet()) {
+        for (Map.Entry<Integer, Long> end : backend.endOffsets(retryTopic).entrySet()) {
             Long at = committed.get(end.getKey());
-            waiting += Math.max(0, end.getValue() - (at == null ? 0 : at));
+            long from = at == null ? 0 : at;
+            if (end.getValue() > from && !forwardedByAnother(backend, retryTopic, end.getKey(), from, topic, group)) {
+                waiting += end.getValue() - from;
+            }
         }
         return waiting;
+    }
+
+    /**
+     * Whether the first record of the partition past {@code from} was forwarded by another group or from another
+     * topic (its {@code kafko_dlt-original-*} headers): a retry topic of another listener of the topic, in another
+     * group, which that one reads and this group never consumes. A record without those headers, or one that cannot
+     * be read, is taken for this listener's.
+     */
+    private static boolean forwardedByAnother(LogBackend backend, String retryTopic, int partition, long from,
+                                              String topic, String group) {
+        KafkoRecord first;
+        try {
+            first = backend.read(retryTopic, partition, from, Duration.ZERO);
+        } catch (UnknownTopicException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            return false;
+        }
+        if (first == null) {
+            return false;
+        }
+        String forwardingGroup = text(first, KafkoHeaders.DLT_ORIGINAL_CONSUMER_GROUP);
+        String forwardedFrom = text(first, KafkoHeaders.DLT_ORIGINAL_TOPIC);
+        return forwardingGroup != null && !forwardingGroup.equals(group)
+                || forwardedFrom != null && !forwardedFrom.equals(topic);
     }
 }

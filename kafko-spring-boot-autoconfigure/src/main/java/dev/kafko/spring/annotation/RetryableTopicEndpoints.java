@@ -1,5 +1,7 @@
 package dev.kafko.spring.annotation;
 
+import dev.kafko.InvalidNameException;
+import dev.kafko.Kafko;
 import dev.kafko.spring.config.KafkoListenerContainerFactory;
 import dev.kafko.spring.config.KafkoListenerEndpoint;
 import dev.kafko.spring.listener.AckMode;
@@ -69,8 +71,8 @@ final class RetryableTopicEndpoints {
                     millisOf(factory, backOff.delayString(), backOff.delay(), "backOff delayString", where),
                     multiplierOf(factory, backOff.multiplierString(), backOff.multiplier(), where),
                     millisOf(factory, backOff.maxDelayString(), backOff.maxDelay(), "backOff maxDelayString", where),
-                    retrySuffix, dltSuffix, include, exclude, retryable.dltStrategy())
-                    .withTopicNaming(retryable.topicSuffixingStrategy(), retryable.sameIntervalTopicReuseStrategy())
+                    retrySuffix, dltSuffix, include, exclude, retryable.dltStrategy(),
+                    retryable.topicSuffixingStrategy(), retryable.sameIntervalTopicReuseStrategy())
                     .withTraversingCauses(traversingCauses)
                     .withDltRouting(dltSuffix, routes)
                     .withTimeout(millisOf(factory, retryable.timeout(), 0, "timeout", where))
@@ -80,6 +82,7 @@ final class RetryableTopicEndpoints {
         } catch (IllegalArgumentException e) {
             throw new InvalidKafkoListenerException(where + ": " + e.getMessage(), e);
         }
+        checkNames(topics, where);
         Integer concurrency = isUnset(factory, retryable.concurrency(), where) ? main.concurrency()
                 : Integer.valueOf(positiveOf(factory, retryable.concurrency(), "concurrency", where));
         if (!topics.hasDltTopic()) {
@@ -112,6 +115,7 @@ final class RetryableTopicEndpoints {
         } catch (IllegalArgumentException e) {
             throw new InvalidKafkoListenerException(where + ": " + e.getMessage(), e);
         }
+        checkNames(topics, where);
         Integer concurrency = config.concurrency() != null ? config.concurrency() : main.concurrency();
         Boolean autoStartDlt = config.autoStartDltHandler() != null ? config.autoStartDltHandler()
                 : main.autoStartup();
@@ -150,6 +154,26 @@ final class RetryableTopicEndpoints {
         ReflectionUtils.makeAccessible(handler);
         return plan(main, topics, config.retryTopicSuffix(), concurrency, autoStartDlt, bean, handler,
                 invocable(bean, handler, where, "dead-letter handler"));
+    }
+
+    /**
+     * Refuses retry and dead-letter topic names outside the naming rule, which the listener's topic keeps but its
+     * suffixes (and the back-off's digits) may not: at 249 characters at most, {@code orders-retry-1000} is longer
+     * than {@code orders}.
+     */
+    private static void checkNames(RetryTopics topics, String where) {
+        List<String> names = new ArrayList<>(topics.retryTopics());
+        names.addAll(topics.dltTopics());
+        for (String name : names) {
+            try {
+                Kafko.checkName("topic", name);
+            } catch (InvalidNameException e) {
+                throw new InvalidKafkoListenerException(where + ": its " + (topics.isDltTopic(name) ? "dead-letter"
+                        : "retry") + " topic '" + name + "' breaks the topic naming rule (" + e.getMessage()
+                        + "); shorten the topic or the suffixes, or name the retry topics by index"
+                        + " (topicSuffixingStrategy SUFFIX_WITH_INDEX_VALUE)", e);
+            }
+        }
     }
 
     /** Refuses a listener that cannot take retry topics: a batch, pattern, fixed-partition or class-level one. */

@@ -10,7 +10,10 @@ import java.util.Objects;
  */
 public final class RetryTopics {
 
-    /** The longest back-off of a multiplied one whose {@code maxDelay} is 0 (spring-kafka's cap). */
+    /**
+     * The longest back-off of a multiplied one whose {@code maxDelay} is 0, unless its {@code delay} is longer
+     * (spring-kafka 3's cap, spring-retry's; spring-kafka 4.0 has none).
+     */
     public static final long DEFAULT_MAX_DELAY = 30_000;
 
     private final String topic;
@@ -67,7 +70,9 @@ public final class RetryTopics {
      *     topic at once)
      * @param delay milliseconds before the first retry, not negative
      * @param multiplier 0 or 1 for the same back-off before each retry, else above 1
-     * @param maxDelay the longest back-off when multiplied, 0 for {@value #DEFAULT_MAX_DELAY}
+     * @param maxDelay the longest back-off, the first included (a {@code delay} above it waits {@code maxDelay}, as
+     *     in spring-kafka); 0 for {@value #DEFAULT_MAX_DELAY} when multiplied (or {@code delay}, when above it), and
+     *     for none when fixed
      * @param include only failures with one of these in their cause chain are retried (empty: every one); never
      *     those {@link DefaultErrorHandler#isRetryable} does not retry
      * @param exclude failures with one of these in their cause chain are not retried
@@ -77,10 +82,27 @@ public final class RetryTopics {
     public RetryTopics(String topic, int attempts, long delay, double multiplier, long maxDelay,
                        String retryTopicSuffix, String dltTopicSuffix, List<Class<? extends Throwable>> include,
                        List<Class<? extends Throwable>> exclude, DltStrategy dltStrategy) {
+        this(topic, attempts, delay, multiplier, maxDelay, retryTopicSuffix, dltTopicSuffix, include, exclude,
+                dltStrategy, TopicSuffixingStrategy.SUFFIX_WITH_DELAY_VALUE, SameIntervalTopicReuseStrategy.SINGLE_TOPIC);
+    }
+
+    /**
+     * As the constructor above, with the retry topics named and shared as spring-kafka's
+     * {@code topicSuffixingStrategy} and {@code sameIntervalTopicReuseStrategy} say (see {@link #withTopicNaming}).
+     *
+     * @throws IllegalArgumentException naming the setting that cannot work, or a retry topic that would have the
+     *     dead-letter topic's name
+     */
+    public RetryTopics(String topic, int attempts, long delay, double multiplier, long maxDelay,
+                       String retryTopicSuffix, String dltTopicSuffix, List<Class<? extends Throwable>> include,
+                       List<Class<? extends Throwable>> exclude, DltStrategy dltStrategy,
+                       TopicSuffixingStrategy suffixing, SameIntervalTopicReuseStrategy reuse) {
         this.topic = Objects.requireNonNull(topic, "topic");
         this.dltStrategy = Objects.requireNonNull(dltStrategy, "dltStrategy");
         Objects.requireNonNull(retryTopicSuffix, "retryTopicSuffix");
         Objects.requireNonNull(dltTopicSuffix, "dltTopicSuffix");
+        Objects.requireNonNull(suffixing, "topicSuffixingStrategy");
+        Objects.requireNonNull(reuse, "sameIntervalTopicReuseStrategy");
         if (attempts < 1) {
             throw new IllegalArgumentException("attempts must be at least 1, was " + attempts);
         }
@@ -98,25 +120,27 @@ public final class RetryTopics {
                     + " non-empty suffixes, were '" + retryTopicSuffix + "' and '" + dltTopicSuffix + "'");
         }
         this.attempts = attempts;
-        long cap = maxDelay == 0 ? Math.max(DEFAULT_MAX_DELAY, delay) : Math.max(maxDelay, delay);
+        // as spring-core's ExponentialBackOff, which spring-kafka takes its back-offs from: each the one before times
+        // the multiplier, truncated to a millisecond at each step (1 ms times 1.5 stays 1 ms), none above maxDelay,
+        // the first included
+        long cap = maxDelay == 0 ? Math.max(DEFAULT_MAX_DELAY, delay) : maxDelay;
         delays = new long[attempts - 1];
-        double next = delay;
+        long next = Math.min(delay, cap);
         for (int i = 0; i < delays.length; i++) {
-            delays[i] = (long) Math.min(next, cap);
-            next = multiplier > 1 ? next * multiplier : next;
+            delays[i] = next;
+            next = multiplier > 1 ? Math.min((long) (next * multiplier), cap) : next;
         }
         retryBase = topic + retryTopicSuffix;
         topicOfRetry = new int[delays.length];
-        retryTopics = name(retryBase, delays, topicOfRetry, TopicSuffixingStrategy.SUFFIX_WITH_DELAY_VALUE,
-                SameIntervalTopicReuseStrategy.SINGLE_TOPIC);
+        retryTopics = name(retryBase, delays, topicOfRetry, suffixing, reuse);
         dltTopic = topic + dltTopicSuffix;
-        if (retryTopics.contains(dltTopic)) {
+        if (dltStrategy != DltStrategy.NO_DLT && retryTopics.contains(dltTopic)) {
             throw new IllegalArgumentException("the retry topic '" + dltTopic + "' would have the name of the"
                     + " dead-letter topic");
         }
         this.include = List.copyOf(include);
         this.exclude = List.copyOf(exclude);
-        dltBackOff = delays.length == 0 ? delay : delays[delays.length - 1];
+        dltBackOff = delays.length == 0 ? Math.min(delay, cap) : delays[delays.length - 1];
         timeout = 0;
         autoCreateTopics = true;
         numPartitions = 0;
@@ -167,7 +191,7 @@ public final class RetryTopics {
         int[] topicOf = new int[delays.length];
         List<String> names = name(retryBase, delays, topicOf, suffixing, reuse);
         for (String name : names) {
-            if (name.equals(dltTopic) || routedDltTopics.contains(name)) {
+            if (isDltTopic(name)) {
                 throw new IllegalArgumentException("the retry topic '" + name + "' would have the name of a"
                         + " dead-letter topic of the listener");
             }

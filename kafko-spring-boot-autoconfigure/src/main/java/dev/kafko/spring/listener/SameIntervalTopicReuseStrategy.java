@@ -7,7 +7,10 @@ package dev.kafko.spring.listener;
  */
 public enum SameIntervalTopicReuseStrategy {
 
-    /** A retry topic of its own for each retry: {@code attempts - 1} retry topics. */
+    /**
+     * A retry topic of its own for each retry: {@code attempts - 1} retry topics. The default of
+     * {@code RetryTopicConfigurationBuilder}, as in spring-kafka's builder.
+     */
     MULTIPLE_TOPICS,
 
     /**

@@ -98,8 +98,7 @@ public final class RetryTopicConfiguration {
      */
     public RetryTopics plan(String topic) {
         return new RetryTopics(topic, attempts, delay, multiplier, maxDelay, retryTopicSuffix, dltSuffix, include,
-                exclude, dltStrategy)
-                .withTopicNaming(topicSuffixingStrategy, sameIntervalTopicReuseStrategy)
+                exclude, dltStrategy, topicSuffixingStrategy, sameIntervalTopicReuseStrategy)
                 .withTraversingCauses(traversingCauses)
                 .withDltRouting(dltSuffix, dltRoutes)
                 .withTimeout(timeout)

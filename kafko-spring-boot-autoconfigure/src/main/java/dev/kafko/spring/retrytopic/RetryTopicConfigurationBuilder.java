@@ -15,10 +15,12 @@ import org.jspecify.annotations.Nullable;
 /**
  * Builds a {@link RetryTopicConfiguration} (spring-kafka's builder of that name, with the same method names where
  * kafko has the setting). The defaults are {@code @RetryableTopic}'s: 3 attempts, a fixed back-off of 1 s, suffixes
- * {@code -retry} and {@code -dlt}, retry topics named by their back-off and one per distinct back-off
- * ({@link TopicSuffixingStrategy#SUFFIX_WITH_DELAY_VALUE}, {@link SameIntervalTopicReuseStrategy#SINGLE_TOPIC}, as
- * spring-kafka's annotation and builder have them), {@link DltStrategy#FAIL_ON_ERROR}, topics created when missing with the listener
- * topic's partition count, every topic.
+ * {@code -retry} and {@code -dlt}, retry topics named by their back-off
+ * ({@link TopicSuffixingStrategy#SUFFIX_WITH_DELAY_VALUE}) and one per retry
+ * ({@link SameIntervalTopicReuseStrategy#MULTIPLE_TOPICS}: those of a fixed back-off numbered {@code -retry-0},
+ * {@code -retry-1}, ...), as spring-kafka's builder has them (its {@code @RetryableTopic}, and kafko's, share the
+ * retries of one back-off: {@link #useSingleTopicForSameIntervals()}), {@link DltStrategy#FAIL_ON_ERROR}, topics
+ * created when missing with the listener topic's partition count, every topic.
  *
  * <pre>{@code
  * @Bean
@@ -50,7 +52,7 @@ public final class RetryTopicConfigurationBuilder {
     String retryTopicSuffix = "-retry";
     String dltSuffix = "-dlt";
     TopicSuffixingStrategy topicSuffixingStrategy = TopicSuffixingStrategy.SUFFIX_WITH_DELAY_VALUE;
-    SameIntervalTopicReuseStrategy sameIntervalTopicReuseStrategy = SameIntervalTopicReuseStrategy.SINGLE_TOPIC;
+    SameIntervalTopicReuseStrategy sameIntervalTopicReuseStrategy = SameIntervalTopicReuseStrategy.MULTIPLE_TOPICS;
     DltStrategy dltStrategy = DltStrategy.FAIL_ON_ERROR;
     long timeout;
     boolean autoCreateTopics = true;
@@ -75,7 +77,10 @@ public final class RetryTopicConfigurationBuilder {
         return this;
     }
 
-    /** The same back-off, in milliseconds, before each retry: one retry topic. */
+    /**
+     * The same back-off, in milliseconds, before each retry: a retry topic per retry, {@code -retry-0},
+     * {@code -retry-1}, ... (one, {@code -retry}, with {@link #useSingleTopicForSameIntervals()}).
+     */
     public RetryTopicConfigurationBuilder fixedBackOff(long interval) {
         this.delay = interval;
         this.multiplier = 0;
@@ -90,7 +95,9 @@ public final class RetryTopicConfigurationBuilder {
 
     /**
      * A back-off of {@code initialInterval} milliseconds multiplied by {@code multiplier} before each further retry,
-     * up to {@code maxInterval}: one retry topic per distinct back-off.
+     * up to {@code maxInterval} (truncated to a millisecond at each step): a retry topic per retry, named by its
+     * back-off ({@code -retry-1000}; those that reached {@code maxInterval} numbered after it, {@code -retry-5000-0},
+     * ...), or one per distinct back-off with {@link #useSingleTopicForSameIntervals()}.
      */
     public RetryTopicConfigurationBuilder exponentialBackoff(long initialInterval, double multiplier,
                                                              long maxInterval) {
@@ -198,7 +205,10 @@ public final class RetryTopicConfigurationBuilder {
         return setTopicSuffixingStrategy(TopicSuffixingStrategy.SUFFIX_WITH_INDEX_VALUE);
     }
 
-    /** Whether the retries that wait the same back-off read one retry topic or one each. */
+    /**
+     * Whether the retries that wait the same back-off read one retry topic or one each
+     * ({@link SameIntervalTopicReuseStrategy#MULTIPLE_TOPICS}, the default, as in spring-kafka's builder).
+     */
     public RetryTopicConfigurationBuilder sameIntervalTopicReuseStrategy(SameIntervalTopicReuseStrategy strategy) {
         this.sameIntervalTopicReuseStrategy = Objects.requireNonNull(strategy, "sameIntervalTopicReuseStrategy");
         return this;
@@ -206,7 +216,8 @@ public final class RetryTopicConfigurationBuilder {
 
     /**
      * The retries that wait the same back-off read one retry topic
-     * ({@link SameIntervalTopicReuseStrategy#SINGLE_TOPIC}, the default).
+     * ({@link SameIntervalTopicReuseStrategy#SINGLE_TOPIC}, {@code @RetryableTopic}'s default): a fixed back-off has
+     * one retry topic, {@code -retry}.
      */
     public RetryTopicConfigurationBuilder useSingleTopicForSameIntervals() {
         return sameIntervalTopicReuseStrategy(SameIntervalTopicReuseStrategy.SINGLE_TOPIC);

@@ -122,6 +122,21 @@ class RetryTopicNamingTest {
         assertThatThrownBy(() -> dltNamed.withTopicNaming(SUFFIX_WITH_INDEX_VALUE, SINGLE_TOPIC))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("the retry topic 'orders-x-1' would have the name of a dead-letter topic of the listener");
+        // judged under the naming asked for, not the default one: named by index, '-x-1000' is no retry topic
+        RetryTopics indexed = new RetryTopics("orders", 3, 1_000, 2, 0, "-x", "-x-1000", List.of(), List.of(),
+                DltStrategy.FAIL_ON_ERROR, SUFFIX_WITH_INDEX_VALUE, SINGLE_TOPIC);
+        assertThat(indexed.retryTopics()).containsExactly("orders-x-0", "orders-x-1");
+        assertThat(indexed.dltTopic()).isEqualTo("orders-x-1000");
+        assertThatThrownBy(() -> new RetryTopics("orders", 3, 1_000, 2, 0, "-x", "-x-1", List.of(), List.of(),
+                DltStrategy.FAIL_ON_ERROR, SUFFIX_WITH_INDEX_VALUE, SINGLE_TOPIC))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("the retry topic 'orders-x-1' would have the name of the dead-letter topic");
+        // without a dead-letter topic there is nothing to collide with
+        RetryTopics noDlt = new RetryTopics("orders", 3, 1_000, 2, 0, "-x", "-x-1000", List.of(), List.of(),
+                DltStrategy.NO_DLT);
+        assertThat(noDlt.retryTopics()).containsExactly("orders-x-1000", "orders-x-2000");
+        assertThat(noDlt.withTopicNaming(SUFFIX_WITH_INDEX_VALUE, MULTIPLE_TOPICS).retryTopics())
+                .containsExactly("orders-x-0", "orders-x-1");
         assertThatThrownBy(() -> capped().withTopicNaming(null, SINGLE_TOPIC))
                 .isInstanceOf(NullPointerException.class).hasMessage("topicSuffixingStrategy");
         assertThatThrownBy(() -> capped().withTopicNaming(SUFFIX_WITH_DELAY_VALUE, null))

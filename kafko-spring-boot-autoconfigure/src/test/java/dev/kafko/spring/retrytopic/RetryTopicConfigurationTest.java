@@ -48,6 +48,14 @@ class RetryTopicConfigurationTest {
             .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
             .withPropertyValues("kafko.ephemeral=true", "kafko.listener.retry.max-attempts=1");
 
+    /**
+     * A builder that shares one retry topic among the retries of one back-off, the names these tests read (the
+     * builder's default gives each retry its own, as spring-kafka's does: {@code RetryTopicNamingReviewTest}).
+     */
+    private static RetryTopicConfigurationBuilder builder() {
+        return RetryTopicConfigurationBuilder.newInstance().useSingleTopicForSameIntervals();
+    }
+
     @BeforeEach
     void reset() {
         CALLS.clear();
@@ -254,7 +262,7 @@ class RetryTopicConfigurationTest {
 
     @Test
     void theBuilderCarriesItsOtherSettingsIntoThePlan() {
-        RetryTopicConfiguration config = RetryTopicConfigurationBuilder.newInstance().fixedBackOff(Duration.ofMillis(40))
+        RetryTopicConfiguration config = builder().fixedBackOff(Duration.ofMillis(40))
                 .maxAttempts(3).retryOn(List.of(IllegalStateException.class)).retryTopicSuffix("-again")
                 .dltProcessingFailureStrategy(DltStrategy.ALWAYS_RETRY_ON_ERROR).autoCreateTopicsWith(4)
                 .concurrency(1).excludeTopics(List.of("x", "y")).create();
@@ -271,27 +279,27 @@ class RetryTopicConfigurationTest {
         assertThat(config.appliesTo("x")).isFalse();
         assertThat(config.appliesTo("y")).isFalse();
         assertThat(config).hasToString("RetryTopicConfiguration[attempts=3, topics=all except [x, y]]");
-        assertThat(RetryTopicConfigurationBuilder.newInstance().includeTopic("p").create())
+        assertThat(builder().includeTopic("p").create())
                 .hasToString("RetryTopicConfiguration[attempts=3, topics=[p]]");
-        RetryTopics none = RetryTopicConfigurationBuilder.newInstance().noBackoff().doNotConfigureDlt().create()
+        RetryTopics none = builder().noBackoff().doNotConfigureDlt().create()
                 .plan("n");
         assertThat(none.backOffBefore(2)).isZero();
         assertThat(none.dltTopics()).isEmpty();
         assertThat(none.isDltTopic("n-dlt")).isFalse();
         // the back-off's edges: a multiplier of 1 is a fixed back-off; an unbounded multiplied one stops at its last
         // retry; a maximum of 0 is spring-kafka's cap of 30 s
-        RetryTopics one = RetryTopicConfigurationBuilder.newInstance().exponentialBackoff(10, 1, 50).create().plan("t");
+        RetryTopics one = builder().exponentialBackoff(10, 1, 50).create().plan("t");
         assertThat(one.retryTopics()).containsExactly("t-retry");
         assertThat(one.backOffBefore(3)).isEqualTo(10);
-        RetryTopics grown = RetryTopicConfigurationBuilder.newInstance().exponentialBackoff(10, 2, 1_000).create()
+        RetryTopics grown = builder().exponentialBackoff(10, 2, 1_000).create()
                 .plan("t");
         assertThat(grown.retryTopics()).containsExactly("t-retry-10", "t-retry-20");
         assertThat(grown.dltBackOff()).isEqualTo(20);
-        RetryTopics capped = RetryTopicConfigurationBuilder.newInstance().exponentialBackoff(20_000, 2, 0).create()
+        RetryTopics capped = builder().exponentialBackoff(20_000, 2, 0).create()
                 .plan("t");
         assertThat(capped.backOffBefore(3)).isEqualTo(RetryTopics.DEFAULT_MAX_DELAY);
         // a builder goes on after create(): what it made does not change
-        RetryTopicConfigurationBuilder reused = RetryTopicConfigurationBuilder.newInstance().includeTopic("p");
+        RetryTopicConfigurationBuilder reused = builder().includeTopic("p");
         RetryTopicConfiguration first = reused.create();
         reused.includeTopic("q").dltRoutingRules(Map.of("-v", Set.of(IllegalArgumentException.class)));
         assertThat(first.appliesTo("q")).isFalse();
@@ -307,45 +315,45 @@ class RetryTopicConfigurationTest {
     @Test
     void aLaterBackOffOrTopicCreationSettingReplacesAnEarlierOne() {
         // a fixed back-off after a multiplied one is fixed: one retry topic, the same back-off before each retry
-        RetryTopics fixed = RetryTopicConfigurationBuilder.newInstance().exponentialBackoff(10, 2, 1_000)
+        RetryTopics fixed = builder().exponentialBackoff(10, 2, 1_000)
                 .fixedBackOff(40).maxAttempts(4).create().plan("t");
         assertThat(fixed.retryTopics()).containsExactly("t-retry");
         assertThat(fixed.backOffBefore(4)).isEqualTo(40);
-        RetryTopics none = RetryTopicConfigurationBuilder.newInstance().exponentialBackoff(10, 2, 1_000)
+        RetryTopics none = builder().exponentialBackoff(10, 2, 1_000)
                 .noBackoff().maxAttempts(3).create().plan("t");
         assertThat(none.retryTopics()).containsExactly("t-retry");
         assertThat(none.backOffBefore(3)).isZero();
         // autoCreateTopicsWith after doNotAutoCreateRetryTopics creates them again, as spring-kafka's does
-        RetryTopics created = RetryTopicConfigurationBuilder.newInstance().doNotAutoCreateRetryTopics()
+        RetryTopics created = builder().doNotAutoCreateRetryTopics()
                 .autoCreateTopicsWith(2).create().plan("t");
         assertThat(created.autoCreateTopics()).isTrue();
         assertThat(created.numPartitions()).isEqualTo(2);
         // doNotRetryOnDltFailure after another strategy is FAIL_ON_ERROR
-        assertThat(RetryTopicConfigurationBuilder.newInstance().dltProcessingFailureStrategy(
+        assertThat(builder().dltProcessingFailureStrategy(
                 DltStrategy.ALWAYS_RETRY_ON_ERROR).doNotRetryOnDltFailure().create().plan("t").dltStrategy())
                 .isEqualTo(DltStrategy.FAIL_ON_ERROR);
     }
 
     @Test
     void theBuilderRefusesSettingsThatCannotWorkWhenItCreates() {
-        assertThatIllegalArgumentException().isThrownBy(() -> RetryTopicConfigurationBuilder.newInstance()
+        assertThatIllegalArgumentException().isThrownBy(() -> builder()
                 .maxAttempts(0).create()).withMessage("attempts must be at least 1, was 0");
-        assertThatIllegalArgumentException().isThrownBy(() -> RetryTopicConfigurationBuilder.newInstance()
+        assertThatIllegalArgumentException().isThrownBy(() -> builder()
                 .concurrency(0).create()).withMessage("concurrency must be at least 1, was 0");
-        assertThatIllegalArgumentException().isThrownBy(() -> RetryTopicConfigurationBuilder.newInstance()
+        assertThatIllegalArgumentException().isThrownBy(() -> builder()
                 .retryTopicSuffix("-x").dltSuffix("-x").create()).withMessageContaining("two different");
-        assertThatIllegalArgumentException().isThrownBy(() -> RetryTopicConfigurationBuilder.newInstance()
+        assertThatIllegalArgumentException().isThrownBy(() -> builder()
                 .doNotConfigureDlt().dltRoutingRules(Map.of("-v", Set.of(IllegalStateException.class))).create())
                 .withMessageContaining("the dltStrategy is NO_DLT");
-        assertThatIllegalArgumentException().isThrownBy(() -> RetryTopicConfigurationBuilder.newInstance()
+        assertThatIllegalArgumentException().isThrownBy(() -> builder()
                 .timeoutAfter(-1).create()).withMessage("the timeout must not be negative, was -1");
-        assertThatIllegalArgumentException().isThrownBy(() -> RetryTopicConfigurationBuilder.newInstance()
+        assertThatIllegalArgumentException().isThrownBy(() -> builder()
                 .autoCreateTopicsWith(-2).create()).withMessage("numPartitions must not be negative, was -2");
     }
 
     @Test
     void theBuilderCarriesEverySettingIntoThePlan() {
-        RetryTopicConfiguration config = RetryTopicConfigurationBuilder.newInstance()
+        RetryTopicConfiguration config = builder()
                 .exponentialBackoff(100, 2, 300).maxAttempts(5).retryOn(IllegalStateException.class)
                 .notRetryOn(List.of(UnsupportedOperationException.class)).traversingCauses()
                 .retryTopicSuffix("-again").dltSuffix("-gone").dltProcessingFailureStrategy(
@@ -374,7 +382,8 @@ class RetryTopicConfigurationTest {
         RetryTopicConfiguration defaults = RetryTopicConfigurationBuilder.newInstance().create();
         assertThat(defaults.appliesTo("anything")).isTrue();
         assertThat(defaults.namesTopics()).isFalse();
-        assertThat(defaults.plan("t").retryTopics()).containsExactly("t-retry");
+        // spring-kafka's builder: a retry topic per retry
+        assertThat(defaults.plan("t").retryTopics()).containsExactly("t-retry-0", "t-retry-1");
         assertThat(defaults.plan("t").backOffBefore(3)).isEqualTo(1_000);
         assertThat(defaults.plan("t").traversingCauses()).isFalse();
         assertThat(defaults.plan("t").dltStrategy()).isEqualTo(DltStrategy.FAIL_ON_ERROR);
@@ -420,7 +429,7 @@ class RetryTopicConfigurationTest {
     static class PayRetries {
         @Bean
         RetryTopicConfiguration payRetries() {
-            return RetryTopicConfigurationBuilder.newInstance().fixedBackOff(10).maxAttempts(3)
+            return builder().fixedBackOff(10).maxAttempts(3)
                     .notRetryOn(IllegalArgumentException.class).includeTopic("pay")
                     .dltHandlerMethod("deadLetters", "handle").create();
         }
@@ -430,13 +439,13 @@ class RetryTopicConfigurationTest {
     static class TwoBeans {
         @Bean
         RetryTopicConfiguration first() {
-            return RetryTopicConfigurationBuilder.newInstance().noBackoff().maxAttempts(2).retryTopicSuffix("-again")
+            return builder().noBackoff().maxAttempts(2).retryTopicSuffix("-again")
                     .dltSuffix("-gone").create();
         }
 
         @Bean
         RetryTopicConfiguration second() {
-            return RetryTopicConfigurationBuilder.newInstance().includeTopic("pay").create();
+            return builder().includeTopic("pay").create();
         }
     }
 
@@ -445,7 +454,7 @@ class RetryTopicConfigurationTest {
         @Bean
         @Scope(ConfigurableBeanFactory.SCOPE_PROTOTYPE)
         RetryTopicConfiguration prototypeRetries() {
-            return RetryTopicConfigurationBuilder.newInstance().includeTopic("pay").create();
+            return builder().includeTopic("pay").create();
         }
     }
 
@@ -453,7 +462,7 @@ class RetryTopicConfigurationTest {
     static class AllButOther {
         @Bean
         RetryTopicConfiguration allButOther() {
-            return RetryTopicConfigurationBuilder.newInstance().excludeTopic("other").create();
+            return builder().excludeTopic("other").create();
         }
     }
 
@@ -461,7 +470,7 @@ class RetryTopicConfigurationTest {
     static class Everything {
         @Bean
         RetryTopicConfiguration everything() {
-            return RetryTopicConfigurationBuilder.newInstance().create();
+            return builder().create();
         }
     }
 
@@ -469,7 +478,7 @@ class RetryTopicConfigurationTest {
     static class NamesBatch {
         @Bean
         RetryTopicConfiguration namesBatch() {
-            return RetryTopicConfigurationBuilder.newInstance().includeTopic("batch").create();
+            return builder().includeTopic("batch").create();
         }
     }
 
@@ -477,7 +486,7 @@ class RetryTopicConfigurationTest {
     static class NamesBatchAndTwo {
         @Bean
         RetryTopicConfiguration namesBatchAndTwo() {
-            return RetryTopicConfigurationBuilder.newInstance().includeTopics(List.of("batch", "two")).create();
+            return builder().includeTopics(List.of("batch", "two")).create();
         }
     }
 
@@ -491,7 +500,7 @@ class RetryTopicConfigurationTest {
     static class MissingMethod {
         @Bean
         RetryTopicConfiguration missingMethod() {
-            return RetryTopicConfigurationBuilder.newInstance().dltHandlerMethod("deadLetters", "nothing").create();
+            return builder().dltHandlerMethod("deadLetters", "nothing").create();
         }
     }
 
@@ -499,7 +508,7 @@ class RetryTopicConfigurationTest {
     static class MissingBean {
         @Bean
         RetryTopicConfiguration missingBean() {
-            return RetryTopicConfigurationBuilder.newInstance().dltHandlerMethod("nobody", "handle").create();
+            return builder().dltHandlerMethod("nobody", "handle").create();
         }
     }
 
@@ -542,7 +551,7 @@ class RetryTopicConfigurationTest {
     static class SelfRetries {
         @Bean
         RetryTopicConfiguration selfRetries() {
-            return RetryTopicConfigurationBuilder.newInstance().maxAttempts(1).includeTopic("self")
+            return builder().maxAttempts(1).includeTopic("self")
                     .dltHandlerMethod("selfHandled", "dead").create();
         }
     }
@@ -569,7 +578,7 @@ class RetryTopicConfigurationTest {
     static class OverriddenHandler {
         @Bean
         RetryTopicConfiguration overriddenHandler() {
-            return RetryTopicConfigurationBuilder.newInstance().notRetryOn(IllegalArgumentException.class)
+            return builder().notRetryOn(IllegalArgumentException.class)
                     .includeTopic("pay").dltHandlerMethod("deadLetters", "handle").create();
         }
     }
@@ -586,7 +595,7 @@ class RetryTopicConfigurationTest {
     static class ListenerWithItsRetries {
         @Bean
         RetryTopicConfiguration inlineRetries() {
-            return RetryTopicConfigurationBuilder.newInstance().noBackoff().includeTopics(List.of("inline", "pay"))
+            return builder().noBackoff().includeTopics(List.of("inline", "pay"))
                     .create();
         }
 
@@ -599,7 +608,7 @@ class RetryTopicConfigurationTest {
     static class NamesCls {
         @Bean
         RetryTopicConfiguration namesCls() {
-            return RetryTopicConfigurationBuilder.newInstance().includeTopic("cls").create();
+            return builder().includeTopic("cls").create();
         }
     }
 
@@ -613,7 +622,7 @@ class RetryTopicConfigurationTest {
     static class PayAgain {
         @Bean
         RetryTopicConfiguration payAgain() {
-            return RetryTopicConfigurationBuilder.newInstance().fixedBackOff(10).retryTopicSuffix("-again")
+            return builder().fixedBackOff(10).retryTopicSuffix("-again")
                     .includeTopic("pay").create();
         }
     }
@@ -629,13 +638,13 @@ class RetryTopicConfigurationTest {
     static class TunedAndPlain {
         @Bean
         RetryTopicConfiguration tunedRetries() {
-            return RetryTopicConfigurationBuilder.newInstance().noBackoff().concurrency(3).autoStartDltHandler(false)
+            return builder().noBackoff().concurrency(3).autoStartDltHandler(false)
                     .includeTopic("tuned").create();
         }
 
         @Bean
         RetryTopicConfiguration plainRetries() {
-            return RetryTopicConfigurationBuilder.newInstance().noBackoff().includeTopic("plain").create();
+            return builder().noBackoff().includeTopic("plain").create();
         }
     }
 
