@@ -149,6 +149,13 @@ public @interface RetryableTopic {
      */
     String numPartitions() default "";
 
+    /**
+     * Kafka's replication factor of the retry and dead-letter topics, as ported code gives it: empty, {@code 1} or
+     * {@code -1} (the broker's default); any other count cannot be kept, a kafko topic being one copy on one disk,
+     * and fails the start naming the listener.
+     */
+    String replicationFactor() default "";
+
     /** Members of each retry topic's and the dead-letter topic's container; empty for the listener's concurrency. */
     String concurrency() default "";
 

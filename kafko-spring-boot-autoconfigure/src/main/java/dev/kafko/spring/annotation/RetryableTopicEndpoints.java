@@ -83,6 +83,13 @@ final class RetryableTopicEndpoints {
             throw new InvalidKafkoListenerException(where + ": " + e.getMessage(), e);
         }
         checkNames(topics, where);
+        if (!isUnset(factory, retryable.replicationFactor(), where)) {
+            int replicas = intOf(factory, retryable.replicationFactor(), "replicationFactor", where);
+            if (replicas != 1 && replicas != -1) {
+                throw new InvalidKafkoListenerException(where + ": replicationFactor '" + replicas + "' cannot be"
+                        + " kept: a kafko topic is one copy on one disk (1, -1 or leave it out)");
+            }
+        }
         Integer concurrency = isUnset(factory, retryable.concurrency(), where) ? main.concurrency()
                 : Integer.valueOf(positiveOf(factory, retryable.concurrency(), "concurrency", where));
         if (!topics.hasDltTopic()) {

@@ -57,6 +57,7 @@ public final class RetryTopicConfigurationBuilder {
     long timeout;
     boolean autoCreateTopics = true;
     int numPartitions;
+    @Nullable Short replicationFactor;
     @Nullable Integer concurrency;
     @Nullable Boolean autoStartDltHandler;
     @Nullable String dltHandlerBeanName;
@@ -273,6 +274,30 @@ public final class RetryTopicConfigurationBuilder {
         return this;
     }
 
+    /**
+     * As spring-kafka's: the retry and dead-letter topics are created (or grown) when missing, with
+     * {@code numPartitions} partitions ({@code null} or {@code -1}, the broker's default there, for the listener
+     * topic's count here). {@code replicationFactor} is taken as ported code gives it: {@code null}, {@code 1} or
+     * {@code -1}; {@link #create()} refuses any other count, which a kafko topic, one copy on one disk, cannot keep.
+     */
+    public RetryTopicConfigurationBuilder autoCreateTopicsWith(@Nullable Integer numPartitions,
+                                                               @Nullable Short replicationFactor) {
+        return autoCreateTopics(true, numPartitions, replicationFactor);
+    }
+
+    /**
+     * As {@link #autoCreateTopicsWith(Integer, Short)}, or with the topics required to exist when
+     * {@code shouldCreate} is false ({@code null}: created).
+     */
+    public RetryTopicConfigurationBuilder autoCreateTopics(@Nullable Boolean shouldCreate,
+                                                           @Nullable Integer numPartitions,
+                                                           @Nullable Short replicationFactor) {
+        this.autoCreateTopics = shouldCreate == null || shouldCreate;
+        this.numPartitions = numPartitions == null || numPartitions == -1 ? 0 : numPartitions;
+        this.replicationFactor = replicationFactor;
+        return this;
+    }
+
     /** The retry and dead-letter topics must be declared ({@code kafko.topics.*}); the start names missing ones. */
     public RetryTopicConfigurationBuilder doNotAutoCreateRetryTopics() {
         this.autoCreateTopics = false;
@@ -306,11 +331,16 @@ public final class RetryTopicConfigurationBuilder {
      * The configuration.
      *
      * @throws IllegalArgumentException naming a setting that cannot work (attempts below 1, a negative back-off or
-     *     timeout, equal suffixes, a concurrency below 1, a DLT routing rule without types ...)
+     *     timeout, equal suffixes, a concurrency below 1, a replication factor other than 1, a DLT routing rule
+     *     without types ...)
      */
     public RetryTopicConfiguration create() {
         if (concurrency != null && concurrency < 1) {
             throw new IllegalArgumentException("concurrency must be at least 1, was " + concurrency);
+        }
+        if (replicationFactor != null && replicationFactor != 1 && replicationFactor != -1) {
+            throw new IllegalArgumentException("a replication factor of " + replicationFactor + " cannot be kept: a"
+                    + " kafko topic is one copy on one disk (1, -1 or null)");
         }
         return new RetryTopicConfiguration(this);
     }
