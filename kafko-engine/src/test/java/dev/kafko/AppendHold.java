@@ -9,7 +9,7 @@ import java.util.concurrent.TimeUnit;
  * An observer that holds every appending thread (the partition's owner) inside {@code onAppend}
  * until {@link #release()}, so that a test can fill a partition's queue behind it.
  */
-final class AppendHold implements KafkoObserver {
+public final class AppendHold implements KafkoObserver {
 
     private final CountDownLatch held = new CountDownLatch(1);
     private final CountDownLatch released = new CountDownLatch(1);
@@ -25,12 +25,12 @@ final class AppendHold implements KafkoObserver {
     }
 
     /** Returns once a thread is held in an append; fails after 10 s. */
-    void awaitHeld() throws InterruptedException {
+    public void awaitHeld() throws InterruptedException {
         assertThat(held.await(10, TimeUnit.SECONDS)).as("an append is held").isTrue();
     }
 
     /** Lets every held and later append go on. */
-    void release() {
+    public void release() {
         released.countDown();
     }
 }

@@ -39,6 +39,11 @@ final class Waiters {
         }
     }
 
+    /** How many consumers are registered. */
+    int size() {
+        return all.length;
+    }
+
     /** Unparks the consumers that are parked (a volatile read each for those that are not); true when any was. */
     boolean wake() {
         boolean woke = false;

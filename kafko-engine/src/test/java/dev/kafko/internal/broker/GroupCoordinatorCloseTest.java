@@ -7,11 +7,8 @@ import dev.kafko.FsyncPolicy;
 import dev.kafko.Kafko;
 import dev.kafko.KafkoOptions;
 import dev.kafko.TopicConfig;
-import dev.kafko.internal.io.DelegatingFileChannel;
 import dev.kafko.internal.io.FileIo;
-import dev.kafko.internal.io.WrappingFileIo;
 import dev.kafko.internal.log.CapturedWarnings;
-import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -33,30 +30,12 @@ class GroupCoordinatorCloseTest {
     @TempDir
     Path dir;
 
-    private final AtomicInteger forces = new AtomicInteger();
-    private final Semaphore forced = new Semaphore(0);
+    private final OffsetsFileChannels offsets = new OffsetsFileChannels();
+    private final AtomicInteger forces = offsets.forces;
+    private final Semaphore forced = offsets.forced;
     /** Channels of offsets files open. */
-    private final AtomicInteger openChannels = new AtomicInteger();
-    private final FileIo io = new WrappingFileIo((path, options, real) -> {
-        if (!path.getFileName().toString().equals("offsets")) {
-            return real;
-        }
-        openChannels.incrementAndGet();
-        return new DelegatingFileChannel(real) {
-            @Override
-            protected void implCloseChannel() throws IOException {
-                openChannels.decrementAndGet();
-                super.implCloseChannel();
-            }
-
-            @Override
-            public void force(boolean metaData) throws IOException {
-                super.force(metaData);
-                forces.incrementAndGet();
-                forced.release();
-            }
-        };
-    });
+    private final AtomicInteger openChannels = offsets.openChannels;
+    private final FileIo io = offsets.io;
 
     private Kafko open(boolean durableClose) {
         KafkoOptions options = KafkoOptions.builder().durableClose(durableClose).fsyncMetadata(false).build();
