@@ -109,7 +109,7 @@ final class GroupCoordinator {
         PartitionActor[] actors = topic.actors();
         for (String group : TopicDirectory.groupsOnDisk(topic.dir)) {
             Path file = FileNames.groupOffsetsFile(topic.dir, group);
-            GroupOffsetsFile.adoptLegacy(io, FileNames.legacyGroupOffsetsFile(topic.dir, group), file, sync);
+            GroupOffsetsFile.adoptLegacy(io, FileNames.legacyGroupOffsetsFile(topic.dir, group), file, sync, true);
             String what = "group '" + group + "' of topic '" + topic.name + "'";
             try (GroupOffsetsFile offsets = GroupOffsetsFile.open(io, file, what, sync)) {
                 Map<Integer, Long> moved = new TreeMap<>();
@@ -395,7 +395,8 @@ final class GroupCoordinator {
             FileIo io = topic.broker.context().io();
             Path file = FileNames.groupOffsetsFile(topic.dir, group);
             boolean sync = topic.broker.context().options().fsyncMetadata();
-            GroupOffsetsFile.adoptLegacy(io, FileNames.legacyGroupOffsetsFile(topic.dir, group), file, sync);
+            // the open warned of a file in both layouts
+            GroupOffsetsFile.adoptLegacy(io, FileNames.legacyGroupOffsetsFile(topic.dir, group), file, sync, false);
             f = GroupOffsetsFile.open(io, file, "group '" + group + "' of topic '" + topic.name + "'", sync);
             offsets = f;
         }

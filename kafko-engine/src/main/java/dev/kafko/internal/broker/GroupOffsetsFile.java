@@ -114,14 +114,18 @@ final class GroupOffsetsFile implements AutoCloseable {
     /**
      * Moves a group's offsets file from where it was kept before each group had a directory to
      * {@code file}, when only the old one exists: one atomic rename, so a crash leaves it in one
-     * place or the other, and the next open looks again.
+     * place or the other, and the next open looks again. When both exist, {@code file} is kept and a
+     * warning names both when {@code warnOfBoth} (the open's look, not a group's first use after it).
      */
-    static void adoptLegacy(FileIo io, Path legacy, Path file, boolean sync) {
+    static void adoptLegacy(FileIo io, Path legacy, Path file, boolean sync, boolean warnOfBoth) {
         // a directory of that name is the group named "<group>.offsets", in the layout of today
         if (!Files.isRegularFile(legacy)) {
             return;
         }
         if (Files.exists(file)) {
+            if (!warnOfBoth) {
+                return;
+            }
             // a version before group directories opened the directory after this one moved the file: its commits
             // since are in the old file, which this version does not read
             LOG.log(Level.WARNING, "group offsets in both layouts: " + file + " is read, " + legacy + " (written by a"

@@ -559,7 +559,7 @@ class GroupOffsetsFileRepairTest {
     @Test
     void aLegacyFileAloneIsMovedAndItsDirectoriesSynced() {
         writeLegacy(12);
-        GroupOffsetsFile.adoptLegacy(faulty, legacy(), file(), true);
+        GroupOffsetsFile.adoptLegacy(faulty, legacy(), file(), true, true);
         assertThat(legacy()).doesNotExist();
         assertThat(faulty.moves()).isEqualTo(1);
         // groups/g made (synced in groups/), then the rename synced in both directories
@@ -570,7 +570,7 @@ class GroupOffsetsFileRepairTest {
     @Test
     void aLegacyFileIsMovedWithoutSyncsWhenNotAsked() {
         writeLegacy(12);
-        GroupOffsetsFile.adoptLegacy(faulty, legacy(), file(), false);
+        GroupOffsetsFile.adoptLegacy(faulty, legacy(), file(), false, true);
         assertThat(legacy()).doesNotExist();
         assertThat(faulty.directorySyncs()).isZero();
         assertThat(reopen(1)).containsExactly(12);
@@ -582,7 +582,7 @@ class GroupOffsetsFileRepairTest {
         try (GroupOffsetsFile f = GroupOffsetsFile.open(FileIo.SYSTEM, file(), "test", false)) {
             f.commit(0, 30, false);
         }
-        GroupOffsetsFile.adoptLegacy(faulty, legacy(), file(), true);
+        GroupOffsetsFile.adoptLegacy(faulty, legacy(), file(), true, true);
         assertThat(legacy()).exists();
         assertThat(faulty.moves()).isZero();
         assertThat(faulty.directorySyncs()).isZero();
@@ -591,7 +591,7 @@ class GroupOffsetsFileRepairTest {
 
     @Test
     void nothingHappensWithoutALegacyFile() {
-        GroupOffsetsFile.adoptLegacy(faulty, legacy(), file(), true);
+        GroupOffsetsFile.adoptLegacy(faulty, legacy(), file(), true, true);
         assertThat(file().getParent()).doesNotExist();
         assertThat(faulty.moves()).isZero();
         assertThat(faulty.directorySyncs()).isZero();
@@ -601,7 +601,7 @@ class GroupOffsetsFileRepairTest {
     @Test
     void aDirectoryOfTheLegacyNameIsNotMoved() throws Exception {
         Files.createDirectories(legacy().resolve("x"));
-        GroupOffsetsFile.adoptLegacy(faulty, legacy(), file(), true);
+        GroupOffsetsFile.adoptLegacy(faulty, legacy(), file(), true, true);
         assertThat(legacy().resolve("x")).exists();
         assertThat(file().getParent()).doesNotExist();
         assertThat(faulty.moves()).isZero();
@@ -611,11 +611,11 @@ class GroupOffsetsFileRepairTest {
     void aFailedMoveIsReportedAndTheLegacyFileStays() {
         writeLegacy(12);
         faulty.failNthMove(1);
-        assertThatThrownBy(() -> GroupOffsetsFile.adoptLegacy(faulty, legacy(), file(), false))
+        assertThatThrownBy(() -> GroupOffsetsFile.adoptLegacy(faulty, legacy(), file(), false, true))
                 .isInstanceOf(KafkoStorageException.class).hasMessageContaining("cannot move group offsets");
         assertThat(legacy()).exists();
         assertThat(file()).doesNotExist();
-        GroupOffsetsFile.adoptLegacy(faulty, legacy(), file(), false);
+        GroupOffsetsFile.adoptLegacy(faulty, legacy(), file(), false, true);
         assertThat(reopen(1)).containsExactly(12);
     }
 }

@@ -78,6 +78,7 @@ final class RetryableTopicContainers {
         String group = planned.endpoint().groupId();
         List<String> abandoned = new ArrayList<>();
         long records = 0;
+        boolean numbered = topics.retryTopics().size() > 1;
         for (String name : new TreeSet<>(names)) {
             if (!isRetryTopicName(name, base) || topics.retryTopics().contains(name)
                     || topics.isDltTopic(name) || name.equals(topics.topic())) {
@@ -92,15 +93,21 @@ final class RetryableTopicContainers {
             if (waiting > 0) {
                 abandoned.add("'" + name + "' (" + waiting + ")");
                 records += waiting;
+                numbered &= isNumberedRetryTopic(name, base, topics.retryTopics().size());
             }
         }
         if (!abandoned.isEmpty()) {
+            // an earlier kafko numbered a multiplied back-off's retry topics (base-0, base-1, ...) where this one
+            // names them by their delays: an upgrade with the same settings reads other topics
+            String numberedHint = numbered ? " (" + base + "-0, -1, ... are the names an earlier version gave these"
+                    + " retry topics: with topicSuffixingStrategy = SUFFIX_WITH_INDEX_VALUE this listener reads them)"
+                    : "";
             LOG.warn("Retryable listener '{}' of topic '{}' reads the retry topics {}, not {}, which hold {}"
                     + " record(s) that its group '{}' has not consumed: forwarded there under other attempts or"
                     + " another back-off, they will be neither retried nor dead-lettered. Consume them with a"
                     + " @KafkoListener of those topics in group '{}', or start once more with the earlier settings"
-                    + " until they are consumed", planned.endpoint().id(), topics.topic(), topics.retryTopics(),
-                    String.join(", ", abandoned), records, group, group);
+                    + " until they are consumed{}", planned.endpoint().id(), topics.topic(), topics.retryTopics(),
+                    String.join(", ", abandoned), records, group, group, numberedHint);
         }
     }
 
@@ -181,6 +188,20 @@ final class RetryableTopicContainers {
     private static @Nullable String text(KafkoRecord record, String header) {
         Header last = record.headers().lastHeader(header);
         return last == null ? null : last.valueAsString();
+    }
+
+    /** Whether {@code name} is {@code base-<i>} for an index below {@code count}, as earlier versions named them. */
+    private static boolean isNumberedRetryTopic(String name, String base, int count) {
+        if (name.length() <= base.length() + 1 || name.length() > base.length() + 5 || !name.startsWith(base + "-")) {
+            return false;
+        }
+        String index = name.substring(base.length() + 1);
+        for (int i = 0; i < index.length(); i++) {
+            if (!Character.isDigit(index.charAt(i))) {
+                return false;
+            }
+        }
+        return (index.length() == 1 || index.charAt(0) != '0') && Integer.parseInt(index) < count;
     }
 
     /**

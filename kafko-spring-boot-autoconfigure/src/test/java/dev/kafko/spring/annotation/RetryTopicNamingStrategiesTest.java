@@ -99,7 +99,30 @@ class RetryTopicNamingStrategiesTest {
         assertThat(containersLog.events()).filteredOn(e -> e.getLevel() == Level.WARN).singleElement()
                 .satisfies(e -> assertThat(e.getFormattedMessage()).contains(
                         "reads the retry topics [names-retry-10, names-retry-20], not 'names-retry-20-1' (1),"
-                                + " which hold 1 record(s)"));
+                                + " which hold 1 record(s)")
+                        .doesNotContain("SUFFIX_WITH_INDEX_VALUE"));
+    }
+
+    @Test
+    void recordsLeftInTheNumberedTopicsOfAnEarlierVersionAreNamedWithTheStrategyThatReadsThem(@TempDir Path dir) {
+        ApplicationContextRunner onDisk = new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+                .withPropertyValues("kafko.data-dir=" + dir, "kafko.topics.names.partitions=1");
+        // an earlier version numbered the two retry topics of this back-off: names-retry-0 and names-retry-1
+        onDisk.run(context -> template(context).send("names-retry-0", 0, "k", "left").join());
+
+        onDisk.withBean(Defaults.class).run(context -> assertThat(context).hasNotFailed());
+        assertThat(containersLog.events()).filteredOn(e -> e.getLevel() == Level.WARN).singleElement()
+                .satisfies(e -> assertThat(e.getFormattedMessage()).contains(
+                        "reads the retry topics [names-retry-10, names-retry-20], not 'names-retry-0' (1)",
+                        "with topicSuffixingStrategy = SUFFIX_WITH_INDEX_VALUE this listener reads them"));
+
+        // and so it does: the record left there is retried (sent without the attempts header, it counts from one)
+        onDisk.withBean(Indexed.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(30));
+            assertThat(CALLS).startsWith("names-retry-0").endsWith("names-dlt").doesNotContain("names");
+        });
     }
 
     /** Sends a record the listener always fails on, and waits until it went through every topic. */
@@ -138,6 +161,20 @@ class RetryTopicNamingStrategiesTest {
         @RetryableTopic(attempts = "4", backOff = @BackOff(delay = 10, multiplier = 2, maxDelay = 20),
                 topicSuffixingStrategy = TopicSuffixingStrategy.SUFFIX_WITH_DELAY_VALUE,
                 sameIntervalTopicReuseStrategy = SameIntervalTopicReuseStrategy.MULTIPLE_TOPICS)
+        @KafkoListener(id = "names", topics = "names")
+        void on(String value, @Header(KafkoHeaders.RECEIVED_TOPIC) String topic) {
+            call(topic);
+        }
+
+        @DltHandler
+        void dead(String value, @Header(KafkoHeaders.RECEIVED_TOPIC) String topic) {
+            call(topic);
+        }
+    }
+
+    static class Indexed {
+        @RetryableTopic(attempts = "4", backOff = @BackOff(delay = 10, multiplier = 2, maxDelay = 20),
+                topicSuffixingStrategy = TopicSuffixingStrategy.SUFFIX_WITH_INDEX_VALUE)
         @KafkoListener(id = "names", topics = "names")
         void on(String value, @Header(KafkoHeaders.RECEIVED_TOPIC) String topic) {
             call(topic);
