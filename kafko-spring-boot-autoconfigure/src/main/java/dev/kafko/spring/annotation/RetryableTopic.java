@@ -145,7 +145,8 @@ public @interface RetryableTopic {
 
     /**
      * The partitions the retry and dead-letter topics are made with (an existing one is grown to it, never shrunk);
-     * empty for the listener topic's count. A record of a partition they lack goes to the one its key chooses.
+     * empty, or {@code -1} (spring-kafka's broker default, as ported code gives it), for the listener topic's count.
+     * A record of a partition they lack goes to the one its key chooses.
      */
     String numPartitions() default "";
 

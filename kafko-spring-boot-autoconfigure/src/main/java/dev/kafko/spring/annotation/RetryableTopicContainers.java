@@ -99,8 +99,10 @@ final class RetryableTopicContainers {
         if (!abandoned.isEmpty()) {
             // an earlier kafko numbered a multiplied back-off's retry topics (base-0, base-1, ...) where this one
             // names them by their delays: an upgrade with the same settings reads other topics
-            String numberedHint = numbered ? " (" + base + "-0, -1, ... are the names an earlier version gave these"
-                    + " retry topics: with topicSuffixingStrategy = SUFFIX_WITH_INDEX_VALUE this listener reads them)"
+            String numberedHint = numbered ? " (" + base + "-0, -1, ... are numbered names, as an earlier version"
+                    + " gave a multiplied back-off's retry topics and this one a fixed back-off's under"
+                    + " MULTIPLE_TOPICS: with topicSuffixingStrategy = SUFFIX_WITH_INDEX_VALUE this listener reads"
+                    + " them)"
                     : "";
             LOG.warn("Retryable listener '{}' of topic '{}' reads the retry topics {}, not {}, which hold {}"
                     + " record(s) that its group '{}' has not consumed: forwarded there under other attempts or"

@@ -78,7 +78,7 @@ final class RetryableTopicEndpoints {
                     .withTimeout(millisOf(factory, retryable.timeout(), 0, "timeout", where))
                     .withTopicCreation(booleanOf(factory, retryable.autoCreateTopics(), "autoCreateTopics", where),
                             isUnset(factory, retryable.numPartitions(), where) ? 0
-                                    : positiveOf(factory, retryable.numPartitions(), "numPartitions", where));
+                                    : partitionsOf(factory, retryable.numPartitions(), where));
         } catch (IllegalArgumentException e) {
             throw new InvalidKafkoListenerException(where + ": " + e.getMessage(), e);
         }
@@ -332,6 +332,22 @@ final class RetryableTopicEndpoints {
         if (n < 1) {
             throw new InvalidKafkoListenerException(where + ": " + attribute + " '" + text(factory, value, where)
                     + "' must be at least 1");
+        }
+        return n;
+    }
+
+    /**
+     * {@code numPartitions}: at least 1, or -1 (spring-kafka's broker default, as ported code gives it, which the
+     * builder's {@code autoCreateTopicsWith} takes too) for the listener topic's count, 0.
+     */
+    private static int partitionsOf(ConfigurableListableBeanFactory factory, String value, String where) {
+        int n = intOf(factory, value, "numPartitions", where);
+        if (n == -1) {
+            return 0;
+        }
+        if (n < 1) {
+            throw new InvalidKafkoListenerException(where + ": numPartitions '" + text(factory, value, where)
+                    + "' must be at least 1 (or -1, or left out, for the listener topic's count)");
         }
         return n;
     }

@@ -331,7 +331,7 @@ public final class RetryTopicConfigurationBuilder {
      * The configuration.
      *
      * @throws IllegalArgumentException naming a setting that cannot work (attempts below 1, a negative back-off or
-     *     timeout, equal suffixes, a concurrency below 1, a replication factor other than 1, a DLT routing rule
+     *     timeout, equal suffixes, a concurrency below 1, a replication factor other than 1 or -1, a DLT routing rule
      *     without types ...)
      */
     public RetryTopicConfiguration create() {

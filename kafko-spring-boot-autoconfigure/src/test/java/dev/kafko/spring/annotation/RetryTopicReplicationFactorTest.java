@@ -3,6 +3,7 @@ package dev.kafko.spring.annotation;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.kafko.Kafko;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
 import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
 import dev.kafko.spring.listener.RetryTopics;
@@ -44,6 +45,22 @@ class RetryTopicReplicationFactorTest {
     }
 
     @Test
+    void aNumPartitionsOfMinusOneIsTheListenerTopicsCountAsInTheBuilder() {
+        // spring-kafka's broker default, -1, ported with the annotation as the builder's autoCreateTopicsWith takes it
+        runner.withBean(BrokerDefaultPartitions.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            Kafko kafko = context.getBean(Kafko.class);
+            assertThat(kafko.topic("copies-retry").orElseThrow().partitionCount()).isEqualTo(2);
+            assertThat(kafko.topic("copies-dlt").orElseThrow().partitionCount()).isEqualTo(2);
+        });
+        runner.withBean(NoPartitions.class).run(context -> assertThat(context).getFailure().rootCause()
+                .isInstanceOf(InvalidKafkoListenerException.class)
+                .hasMessageContaining("@RetryableTopic listener 'none'")
+                .hasMessageContaining("numPartitions '0' must be at least 1 (or -1, or left out, for the listener"
+                        + " topic's count)"));
+    }
+
+    @Test
     void theBuildersSpringKafkaOverloadsTakeTheirPartitionsAndOneCopy() {
         RetryTopics three = RetryTopicConfigurationBuilder.newInstance().autoCreateTopicsWith(3, (short) 1).create()
                 .plan("t");
@@ -80,6 +97,20 @@ class RetryTopicReplicationFactorTest {
     static class BrokerDefault {
         @RetryableTopic(replicationFactor = "${retry.replicas}")
         @KafkoListener(id = "default", topics = "copies")
+        void on(String value) {
+        }
+    }
+
+    static class BrokerDefaultPartitions {
+        @RetryableTopic(numPartitions = "-1", replicationFactor = "-1")
+        @KafkoListener(id = "partitions", topics = "copies")
+        void on(String value) {
+        }
+    }
+
+    static class NoPartitions {
+        @RetryableTopic(numPartitions = "0")
+        @KafkoListener(id = "none", topics = "copies")
         void on(String value) {
         }
     }
