@@ -16,7 +16,7 @@ import org.jspecify.annotations.Nullable;
  * A real backend whose group consumers a test wraps (to make their commits or polls fail, say); a subclass overrides
  * what else it changes.
  */
-class DelegatingBackend implements LogBackend {
+public class DelegatingBackend implements LogBackend {
 
     final LogBackend real;
     private final UnaryOperator<BackendConsumer> wrap;
@@ -27,7 +27,7 @@ class DelegatingBackend implements LogBackend {
     }
 
     /** A backend that changes nothing: a subclass overrides what it changes. */
-    DelegatingBackend(LogBackend real) {
+    public DelegatingBackend(LogBackend real) {
         this(real, UnaryOperator.identity());
     }
 
