@@ -10,7 +10,8 @@ import org.springframework.core.annotation.AliasFor;
  * The back-off of a {@link RetryableTopic}: {@code delay} before the first retry, multiplied by {@code multiplier}
  * before each later one (when above 1, truncated to a millisecond at each step), none above {@code maxDelay}; as
  * spring-kafka 4.0's {@code @BackOff}, but for the cap of a multiplied one without {@code maxDelay} (30 s here, none
- * there) and without {@code jitter}.
+ * there) and the names of the retry topics under a {@code jitter}: those of the back-offs without it here, those of
+ * the waits drawn once at start there (so that they change at each start).
  */
 @Target({})
 @Retention(RetentionPolicy.RUNTIME)
@@ -47,4 +48,16 @@ public @interface BackOff {
 
     /** {@link #maxDelay()} as text, as {@link #delayString()}; when set, it wins. */
     String maxDelayString() default "";
+
+    /**
+     * Milliseconds of jitter, 0 for none: each retry waits a time drawn anew for each record, as spring-core's
+     * {@code ExponentialBackOff} draws it, between its back-off and its back-off plus this jitter times the back-off's
+     * multiple of the {@link #delay()} (less that jitter, for a multiplied back-off past its first), never below the
+     * delay nor above the cap; the retry topics keep the names of the back-offs without jitter. Not negative, and only
+     * with a delay above 0.
+     */
+    long jitter() default 0;
+
+    /** {@link #jitter()} as text, as {@link #delayString()}; when set, it wins. */
+    String jitterString() default "";
 }

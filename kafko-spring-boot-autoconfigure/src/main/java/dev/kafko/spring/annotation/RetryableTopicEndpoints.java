@@ -73,6 +73,8 @@ final class RetryableTopicEndpoints {
                     millisOf(factory, backOff.maxDelayString(), backOff.maxDelay(), "backOff maxDelayString", where),
                     retrySuffix, dltSuffix, include, exclude, retryable.dltStrategy(),
                     retryable.topicSuffixingStrategy(), retryable.sameIntervalTopicReuseStrategy())
+                    .withJitter(millisOf(factory, backOff.jitterString(), backOff.jitter(), "backOff jitterString",
+                            where))
                     .withTraversingCauses(traversingCauses)
                     .withDltRouting(dltSuffix, routes)
                     .withTimeout(millisOf(factory, retryable.timeout(), 0, "timeout", where))

@@ -70,7 +70,7 @@ public final class RetryTopicRecoverer implements RecordRecoverer {
         if (attempt < topics.attempts() && topics.retryable(failure)
                 && !topics.pastTimeout(originalTimestamp(record), now)) {
             int next = attempt + 1;
-            long due = now + topics.backOffBefore(next);
+            long due = now + topics.waitBefore(next);
             Headers extra = Headers.empty()
                     .with(KafkoHeaders.RETRY_ATTEMPTS, utf8(Integer.toString(next)))
                     .with(KafkoHeaders.RETRY_BACKOFF_TIMESTAMP, utf8(Long.toString(due)));

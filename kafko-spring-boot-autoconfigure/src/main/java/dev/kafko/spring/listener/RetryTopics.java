@@ -1,8 +1,11 @@
 package dev.kafko.spring.listener;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The topics and back-offs of a {@code @RetryableTopic} listener of one topic: which retry topic each retry is read
@@ -40,6 +43,16 @@ public final class RetryTopics {
     private final List<String> routedDltTopics;
     /** The failures each of {@link #routedDltTopics} takes. */
     private final List<List<Class<? extends Throwable>>> routes;
+    /**
+     * The shortest and the longest wait of each retry, drawn anew for each record between the two; null where each
+     * waits its back-off ({@link #delays}), with no jitter.
+     */
+    private final long @Nullable [] shortestWait;
+    private final long @Nullable [] longestWait;
+    /** The back-off's delay, as given: what spring-core's jitter is scaled by. */
+    private final long initialDelay;
+    /** The longest wait a jitter may give: the back-off's cap; {@code Long.MAX_VALUE} for none. */
+    private final long longestDelay;
 
     /**
      * A dead-letter topic of its own, {@code <topic><suffix><dltTopicSuffix>}, for failures of the given types
@@ -147,18 +160,23 @@ public final class RetryTopics {
         traversingCauses = true;
         routedDltTopics = List.of();
         routes = List.of();
+        initialDelay = delay;
+        longestDelay = maxDelay == 0 ? (multiplier > 1 ? cap : Long.MAX_VALUE) : maxDelay;
+        shortestWait = null;
+        longestWait = null;
     }
 
     private RetryTopics(RetryTopics plan, long timeout, boolean autoCreateTopics, int numPartitions,
                         boolean traversingCauses, List<String> routedDltTopics,
                         List<List<Class<? extends Throwable>>> routes) {
         this(plan, plan.topicOfRetry, plan.retryTopics, timeout, autoCreateTopics, numPartitions, traversingCauses,
-                routedDltTopics, routes);
+                routedDltTopics, routes, plan.shortestWait, plan.longestWait);
     }
 
     private RetryTopics(RetryTopics plan, int[] topicOfRetry, List<String> retryTopics, long timeout,
                         boolean autoCreateTopics, int numPartitions, boolean traversingCauses,
-                        List<String> routedDltTopics, List<List<Class<? extends Throwable>>> routes) {
+                        List<String> routedDltTopics, List<List<Class<? extends Throwable>>> routes,
+                        long @Nullable [] shortestWait, long @Nullable [] longestWait) {
         topic = plan.topic;
         attempts = plan.attempts;
         delays = plan.delays;
@@ -176,6 +194,15 @@ public final class RetryTopics {
         this.traversingCauses = traversingCauses;
         this.routedDltTopics = routedDltTopics;
         this.routes = routes;
+        initialDelay = plan.initialDelay;
+        longestDelay = plan.longestDelay;
+        this.shortestWait = shortestWait;
+        this.longestWait = longestWait;
+    }
+
+    private RetryTopics(RetryTopics plan, long[] shortestWait, long[] longestWait) {
+        this(plan, plan.topicOfRetry, plan.retryTopics, plan.timeout, plan.autoCreateTopics, plan.numPartitions,
+                plan.traversingCauses, plan.routedDltTopics, plan.routes, shortestWait, longestWait);
     }
 
     /**
@@ -197,7 +224,7 @@ public final class RetryTopics {
             }
         }
         return new RetryTopics(this, topicOf, names, timeout, autoCreateTopics, numPartitions, traversingCauses,
-                routedDltTopics, routes);
+                routedDltTopics, routes, shortestWait, longestWait);
     }
 
     /**
@@ -438,6 +465,85 @@ public final class RetryTopics {
     /** Milliseconds the {@code attempt}-th delivery (2 for the first retry, ...) waits in its retry topic. */
     public long backOffBefore(int attempt) {
         return delays[retryIndex(attempt)];
+    }
+
+    /**
+     * Milliseconds the {@code attempt}-th delivery (2 for the first retry, ...) waits in its retry topic, drawn anew
+     * at each call where the back-off has a jitter ({@link #withJitter}) or is random ({@link #withRandomWaits}); else
+     * {@link #backOffBefore}.
+     */
+    public long waitBefore(int attempt) {
+        int retry = retryIndex(attempt);
+        if (shortestWait == null || longestWait == null || shortestWait[retry] >= longestWait[retry]) {
+            return shortestWait == null ? delays[retry] : shortestWait[retry];
+        }
+        return ThreadLocalRandom.current().nextLong(shortestWait[retry], longestWait[retry]);
+    }
+
+    /** The shortest wait of the {@code attempt}-th delivery: {@link #backOffBefore} without jitter. */
+    public long shortestWaitBefore(int attempt) {
+        return shortestWait == null ? backOffBefore(attempt) : shortestWait[retryIndex(attempt)];
+    }
+
+    /**
+     * What the {@code attempt}-th delivery waits less than, where its wait is drawn (as spring-core's); else its only
+     * wait, {@link #backOffBefore} without jitter.
+     */
+    public long longestWaitBefore(int attempt) {
+        return longestWait == null ? backOffBefore(attempt) : longestWait[retryIndex(attempt)];
+    }
+
+    /**
+     * This plan, with each retry waiting a time drawn anew for each record around its back-off, as spring-core's
+     * {@code ExponentialBackOff} with a {@code jitter} draws it: the jitter grows as the back-off does (it is
+     * {@code jitterMillis} times the back-off's multiple of the delay, in whole multiples), and no wait is below the
+     * delay nor above the back-off's cap ({@code maxDelay}, or its 30 s default when multiplied). The retry topics
+     * keep the names of the back-offs without jitter (spring-kafka names them after the waits it draws once at start,
+     * so that its names change at each start and a restart strands the records of the retry topics it left). 0 for
+     * no jitter.
+     *
+     * @throws IllegalArgumentException when {@code jitterMillis} is negative, or not 0 with a delay of 0 (there is
+     *     nothing to scale it by)
+     */
+    public RetryTopics withJitter(long jitterMillis) {
+        if (jitterMillis < 0) {
+            throw new IllegalArgumentException("the back-off's jitter must not be negative, was " + jitterMillis);
+        }
+        if (jitterMillis == 0) {
+            return new RetryTopics(this, null, null);
+        }
+        if (initialDelay == 0) {
+            throw new IllegalArgumentException("the back-off's jitter (" + jitterMillis + " ms) needs a delay above"
+                    + " 0 to be scaled by");
+        }
+        long[] shortest = new long[delays.length];
+        long[] longest = new long[delays.length];
+        for (int i = 0; i < delays.length; i++) {
+            long multiple = delays[i] / initialDelay;
+            long scaled = multiple > Long.MAX_VALUE / jitterMillis ? Long.MAX_VALUE : jitterMillis * multiple;
+            shortest[i] = Math.min(Math.max(delays[i] - scaled, initialDelay), longestDelay);
+            long upper = delays[i] > Long.MAX_VALUE - scaled ? Long.MAX_VALUE : delays[i] + scaled;
+            longest[i] = Math.max(Math.min(upper, longestDelay), shortest[i]);
+        }
+        return new RetryTopics(this, shortest, longest);
+    }
+
+    /**
+     * This plan, with each retry waiting a time drawn anew for each record, evenly from {@code shortestMillis} to
+     * below {@code longestMillis} (the builder's {@code uniformRandomBackoff}); the retry topics keep their names.
+     *
+     * @throws IllegalArgumentException when {@code shortestMillis} is negative or above {@code longestMillis}
+     */
+    public RetryTopics withRandomWaits(long shortestMillis, long longestMillis) {
+        if (shortestMillis < 0 || shortestMillis > longestMillis) {
+            throw new IllegalArgumentException("a random back-off needs 0 <= shortest <= longest, was "
+                    + shortestMillis + " and " + longestMillis);
+        }
+        long[] shortest = new long[delays.length];
+        long[] longest = new long[delays.length];
+        Arrays.fill(shortest, shortestMillis);
+        Arrays.fill(longest, longestMillis);
+        return new RetryTopics(this, shortest, longest);
     }
 
     private int retryIndex(int attempt) {

@@ -27,6 +27,10 @@ public final class RetryTopicConfiguration {
     private final long delay;
     private final double multiplier;
     private final long maxDelay;
+    private final long jitter;
+    /** The shortest and longest wait of a random back-off ({@code uniformRandomBackoff}); -1 for none. */
+    private final long randomMin;
+    private final long randomMax;
     private final List<Class<? extends Throwable>> include;
     private final List<Class<? extends Throwable>> exclude;
     private final boolean traversingCauses;
@@ -51,6 +55,9 @@ public final class RetryTopicConfiguration {
         delay = b.delay;
         multiplier = b.multiplier;
         maxDelay = b.maxDelay;
+        jitter = b.jitter;
+        randomMin = b.randomMin;
+        randomMax = b.randomMax;
         include = List.copyOf(b.include);
         exclude = List.copyOf(b.exclude);
         traversingCauses = b.traversingCauses;
@@ -97,8 +104,10 @@ public final class RetryTopicConfiguration {
      * @throws IllegalArgumentException naming the setting that cannot work
      */
     public RetryTopics plan(String topic) {
-        return new RetryTopics(topic, attempts, delay, multiplier, maxDelay, retryTopicSuffix, dltSuffix, include,
-                exclude, dltStrategy, topicSuffixingStrategy, sameIntervalTopicReuseStrategy)
+        RetryTopics plan = new RetryTopics(topic, attempts, delay, multiplier, maxDelay, retryTopicSuffix, dltSuffix,
+                include, exclude, dltStrategy, topicSuffixingStrategy, sameIntervalTopicReuseStrategy)
+                .withJitter(jitter);
+        return (randomMin < 0 ? plan : plan.withRandomWaits(randomMin, randomMax))
                 .withTraversingCauses(traversingCauses)
                 .withDltRouting(dltSuffix, dltRoutes)
                 .withTimeout(timeout)

@@ -44,6 +44,9 @@ public final class RetryTopicConfigurationBuilder {
     long delay = 1_000;
     double multiplier = 0;
     long maxDelay = 0;
+    long jitter;
+    long randomMin = -1;
+    long randomMax = -1;
     final List<Class<? extends Throwable>> include = new ArrayList<>();
     final List<Class<? extends Throwable>> exclude = new ArrayList<>();
     boolean traversingCauses;
@@ -83,9 +86,16 @@ public final class RetryTopicConfigurationBuilder {
      * {@code -retry-1}, ... (one, {@code -retry}, with {@link #useSingleTopicForSameIntervals()}).
      */
     public RetryTopicConfigurationBuilder fixedBackOff(long interval) {
-        this.delay = interval;
-        this.multiplier = 0;
-        this.maxDelay = 0;
+        return backOff(interval, 0, 0, 0);
+    }
+
+    private RetryTopicConfigurationBuilder backOff(long delay, double multiplier, long maxDelay, long jitter) {
+        this.delay = delay;
+        this.multiplier = multiplier;
+        this.maxDelay = maxDelay;
+        this.jitter = jitter;
+        this.randomMin = -1;
+        this.randomMax = -1;
         return this;
     }
 
@@ -102,9 +112,30 @@ public final class RetryTopicConfigurationBuilder {
      */
     public RetryTopicConfigurationBuilder exponentialBackoff(long initialInterval, double multiplier,
                                                              long maxInterval) {
-        this.delay = initialInterval;
-        this.multiplier = multiplier;
-        this.maxDelay = maxInterval;
+        return backOff(initialInterval, multiplier, maxInterval, 0);
+    }
+
+    /**
+     * As {@link #exponentialBackoff(long, double, long)}, each retry waiting a time drawn anew for each record around
+     * its back-off, as spring-core's {@code ExponentialBackOff} with this {@code jitter} draws it (the jitter grows
+     * with the back-off; no wait below {@code initialInterval} nor above {@code maxInterval}); the retry topics are
+     * named by the back-offs without jitter (see {@link dev.kafko.spring.listener.RetryTopics#withJitter}).
+     */
+    public RetryTopicConfigurationBuilder exponentialBackoff(long initialInterval, double multiplier,
+                                                             long maxInterval, long jitter) {
+        return backOff(initialInterval, multiplier, maxInterval, jitter);
+    }
+
+    /**
+     * Each retry waits a time drawn anew for each record, evenly between {@code minInterval} and
+     * {@code maxInterval} milliseconds; the retry topics are named as a fixed back-off's of the midpoint
+     * ({@code -retry-0}, {@code -retry-1}, ...; one, {@code -retry}, with {@link #useSingleTopicForSameIntervals()}),
+     * where spring-kafka names them after the waits it draws once at start.
+     */
+    public RetryTopicConfigurationBuilder uniformRandomBackoff(long minInterval, long maxInterval) {
+        backOff(minInterval + (maxInterval - minInterval) / 2, 0, 0, 0);
+        this.randomMin = minInterval;
+        this.randomMax = maxInterval;
         return this;
     }
 
