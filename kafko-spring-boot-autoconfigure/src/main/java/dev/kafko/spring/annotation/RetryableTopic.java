@@ -161,6 +161,13 @@ public @interface RetryableTopic {
     String concurrency() default "";
 
     /**
+     * The bean name of the {@code KafkoListenerContainerFactory} that makes the retry topics' and the dead-letter
+     * topics' containers (the listener's own container is made by its {@code containerFactory}, as in spring-kafka);
+     * empty for the listener's. A name that is no such bean fails the start naming the listener.
+     */
+    String listenerContainerFactory() default "";
+
+    /**
      * Whether the dead-letter topic's container starts with the context ({@code true} or {@code false}); empty for
      * the listener's {@code autoStartup}. One held back is started by its id ({@code <id>-dlt}) in the registry.
      */

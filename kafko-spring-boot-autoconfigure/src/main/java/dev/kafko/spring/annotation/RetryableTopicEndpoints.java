@@ -94,14 +94,16 @@ final class RetryableTopicEndpoints {
         }
         Integer concurrency = isUnset(factory, retryable.concurrency(), where) ? main.concurrency()
                 : Integer.valueOf(positiveOf(factory, retryable.concurrency(), "concurrency", where));
+        String containers = isUnset(factory, retryable.listenerContainerFactory(), where) ? main.containerFactory()
+                : containerFactory(factory, text(factory, retryable.listenerContainerFactory(), where).strip(), where);
         if (!topics.hasDltTopic()) {
             // a @DltHandler of the bean is for its other @RetryableTopic listeners, if any
-            return plan(main, topics, retrySuffix, concurrency, null, null, null, null);
+            return plan(main, topics, retrySuffix, concurrency, containers, null, null, null, null);
         }
         Boolean autoStartDlt = isUnset(factory, retryable.autoStartDltHandler(), where) ? main.autoStartup()
                 : Boolean.valueOf(booleanOf(factory, retryable.autoStartDltHandler(), "autoStartDltHandler", where));
         Method handler = dltHandler(targetClass, where);
-        return plan(main, topics, retrySuffix, concurrency, autoStartDlt, main.bean(), handler,
+        return plan(main, topics, retrySuffix, concurrency, containers, autoStartDlt, main.bean(), handler,
                 handler == null ? null : invocable(main.bean(), handler, where, "@DltHandler"));
     }
 
@@ -128,10 +130,15 @@ final class RetryableTopicEndpoints {
         Integer concurrency = config.concurrency() != null ? config.concurrency() : main.concurrency();
         Boolean autoStartDlt = config.autoStartDltHandler() != null ? config.autoStartDltHandler()
                 : main.autoStartup();
+        String containers = config.listenerFactoryBeanName() != null
+                ? containerFactory(factory, config.listenerFactoryBeanName(), where)
+                : config.listenerFactory() != null ? beanNameOf(factory, config.listenerFactory(), where)
+                : main.containerFactory();
         String beanName = config.dltHandlerBeanName();
         String methodName = config.dltHandlerMethodName();
         if (!topics.hasDltTopic() || beanName == null || methodName == null) {
-            return plan(main, topics, config.retryTopicSuffix(), concurrency, autoStartDlt, null, null, null);
+            return plan(main, topics, config.retryTopicSuffix(), concurrency, containers, autoStartDlt, null, null,
+                    null);
         }
         Object bean;
         try {
@@ -161,7 +168,7 @@ final class RetryableTopicEndpoints {
         }
         Method handler = found.get(0);
         ReflectionUtils.makeAccessible(handler);
-        return plan(main, topics, config.retryTopicSuffix(), concurrency, autoStartDlt, bean, handler,
+        return plan(main, topics, config.retryTopicSuffix(), concurrency, containers, autoStartDlt, bean, handler,
                 invocable(bean, handler, where, "dead-letter handler"));
     }
 
@@ -214,15 +221,16 @@ final class RetryableTopicEndpoints {
      * of {@code handlerBean} (called as {@code invocable}), or by the logger when {@code handler} is null.
      */
     private static List<Planned> plan(KafkoListenerEndpoint main, RetryTopics topics, String retrySuffix,
-                                      @Nullable Integer concurrency, @Nullable Boolean autoStartDlt,
+                                      @Nullable Integer concurrency, @Nullable String containers,
+                                      @Nullable Boolean autoStartDlt,
                                       @Nullable Object handlerBean, @Nullable Method handler,
                                       @Nullable Method invocable) {
         List<Planned> planned = new ArrayList<>();
         planned.add(new Planned(main, Part.MAIN, topics, retrySuffix));
         for (String retryTopic : topics.retryTopics()) {
             planned.add(new Planned(copy(main, main.id() + retryTopic.substring(topics.topic().length()), retryTopic,
-                    main.bean(), main.method(), main.ackMode(), true, concurrency, main.autoStartup()), Part.RETRY,
-                    topics, retrySuffix));
+                    main.bean(), main.method(), main.ackMode(), true, concurrency, main.autoStartup(), containers),
+                    Part.RETRY, topics, retrySuffix));
         }
         for (String dltTopic : topics.dltTopics()) {
             String dltId = main.id() + dltTopic.substring(topics.topic().length());
@@ -230,13 +238,35 @@ final class RetryableTopicEndpoints {
             // factory's) leave every dead letter uncommitted, to be handled again at each start: each is committed
             planned.add(new Planned(handler == null || handlerBean == null || invocable == null
                     ? copy(main, dltId, dltTopic, new DltLogger(main.id()), DltLogger.METHOD, AckMode.RECORD, false,
-                            concurrency, autoStartDlt)
+                            concurrency, autoStartDlt, containers)
                     : copy(main, dltId, dltTopic, handlerBean, invocable, KafkoListenerContainerFactory
                             .canAcknowledge(handler) || (main.ackMode() != null && !main.ackMode().isManual())
-                                    ? main.ackMode() : AckMode.RECORD, false, concurrency, autoStartDlt), Part.DLT,
-                    topics, retrySuffix));
+                                    ? main.ackMode() : AckMode.RECORD, false, concurrency, autoStartDlt, containers),
+                    Part.DLT, topics, retrySuffix));
         }
         return planned;
+    }
+
+    /**
+     * The factory bean {@code name} of the retry and dead-letter containers, once checked to be one: refused naming
+     * the listener, rather than at the first retry container's making, which names only that container.
+     */
+    private static String containerFactory(ConfigurableListableBeanFactory factory, String name, String where) {
+        ListenerEndpointReader.bean(factory, name, KafkoListenerContainerFactory.class, "listenerContainerFactory",
+                "the KafkoListenerContainerFactory beans are", where);
+        return name;
+    }
+
+    /** The name of the bean {@code containers} is: a factory that is no bean has no name to make containers by. */
+    private static String beanNameOf(ConfigurableListableBeanFactory factory, KafkoListenerContainerFactory containers,
+                                     String where) {
+        for (String name : factory.getBeanNamesForType(KafkoListenerContainerFactory.class)) {
+            if (factory.getBean(name) == containers) {
+                return name;
+            }
+        }
+        throw new InvalidKafkoListenerException(where + ": its listenerFactory is no bean of the context; declare"
+                + " it as a @Bean (or give its bean name)");
     }
 
     /** The {@code Throwable} types {@code names} name, loaded as the bean's class is. */
@@ -287,9 +317,10 @@ final class RetryableTopicEndpoints {
 
     private static KafkoListenerEndpoint copy(KafkoListenerEndpoint main, String id, String topic, Object bean,
                                               Method method, @Nullable AckMode ackMode, boolean sameReplies,
-                                              @Nullable Integer concurrency, @Nullable Boolean autoStartup) {
+                                              @Nullable Integer concurrency, @Nullable Boolean autoStartup,
+                                              @Nullable String containers) {
         return new KafkoListenerEndpoint(id, List.of(topic), main.groupId(), concurrency, autoStartup,
-                false, ackMode, bean, method, sameReplies ? main.replyTopic() : null, main.containerFactory(),
+                false, ackMode, bean, method, sameReplies ? main.replyTopic() : null, containers,
                 sameReplies && main.replyToHeader(), sameReplies ? main.recordFilterStrategy() : null,
                 sameReplies ? main.errorHandler() : null, List.of(), null, List.of(), null, null,
                 // named as the main one's members, with the part's suffix (spring-kafka suffixes its client ids)

@@ -1,5 +1,6 @@
 package dev.kafko.spring.retrytopic;
 
+import dev.kafko.spring.config.KafkoListenerContainerFactory;
 import dev.kafko.spring.listener.DltStrategy;
 import dev.kafko.spring.listener.RetryTopics;
 import dev.kafko.spring.listener.SameIntervalTopicReuseStrategy;
@@ -48,6 +49,8 @@ public final class RetryTopicConfiguration {
     private final @Nullable Boolean autoStartDltHandler;
     private final @Nullable String dltHandlerBeanName;
     private final @Nullable String dltHandlerMethodName;
+    private final @Nullable String listenerFactoryBeanName;
+    private final @Nullable KafkoListenerContainerFactory listenerFactory;
     private final List<RetryTopics.DltRoute> dltRoutes;
 
     RetryTopicConfiguration(RetryTopicConfigurationBuilder b) {
@@ -75,6 +78,8 @@ public final class RetryTopicConfiguration {
         autoStartDltHandler = b.autoStartDltHandler;
         dltHandlerBeanName = b.dltHandlerBeanName;
         dltHandlerMethodName = b.dltHandlerMethodName;
+        listenerFactoryBeanName = b.listenerFactoryBeanName;
+        listenerFactory = b.listenerFactory;
         List<RetryTopics.DltRoute> routes = new ArrayList<>();
         for (Map.Entry<String, List<Class<? extends Throwable>>> rule : b.dltRoutes.entrySet()) {
             routes.add(new RetryTopics.DltRoute(rule.getKey(), rule.getValue()));
@@ -137,6 +142,16 @@ public final class RetryTopicConfiguration {
     /** The method of {@link #dltHandlerBeanName()} that takes the dead letters; null for the logger. */
     public @Nullable String dltHandlerMethodName() {
         return dltHandlerMethodName;
+    }
+
+    /** The bean name of the factory of the retry and dead-letter containers; null for another way or the listener's. */
+    public @Nullable String listenerFactoryBeanName() {
+        return listenerFactoryBeanName;
+    }
+
+    /** The factory (a bean) of the retry and dead-letter containers; null for another way or the listener's. */
+    public @Nullable KafkoListenerContainerFactory listenerFactory() {
+        return listenerFactory;
     }
 
     @Override

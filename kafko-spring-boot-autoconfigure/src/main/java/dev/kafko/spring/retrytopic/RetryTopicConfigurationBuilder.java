@@ -1,5 +1,6 @@
 package dev.kafko.spring.retrytopic;
 
+import dev.kafko.spring.config.KafkoListenerContainerFactory;
 import dev.kafko.spring.listener.DltStrategy;
 import dev.kafko.spring.listener.SameIntervalTopicReuseStrategy;
 import dev.kafko.spring.listener.TopicSuffixingStrategy;
@@ -65,6 +66,8 @@ public final class RetryTopicConfigurationBuilder {
     @Nullable Boolean autoStartDltHandler;
     @Nullable String dltHandlerBeanName;
     @Nullable String dltHandlerMethodName;
+    @Nullable String listenerFactoryBeanName;
+    @Nullable KafkoListenerContainerFactory listenerFactory;
     final Map<String, List<Class<? extends Throwable>>> dltRoutes = new LinkedHashMap<>();
 
     private RetryTopicConfigurationBuilder() {
@@ -338,6 +341,27 @@ public final class RetryTopicConfigurationBuilder {
     /** Members of the retry and dead-letter containers (the listener's concurrency by default). */
     public RetryTopicConfigurationBuilder concurrency(int concurrency) {
         this.concurrency = concurrency;
+        return this;
+    }
+
+    /**
+     * The {@code KafkoListenerContainerFactory} bean that makes the retry and dead-letter containers (the listener's
+     * own factory by default; the listener's container is made by that one either way, as in spring-kafka). A name
+     * that is no such bean fails the start naming the listener.
+     */
+    public RetryTopicConfigurationBuilder listenerFactory(String beanName) {
+        this.listenerFactoryBeanName = Objects.requireNonNull(beanName, "beanName");
+        this.listenerFactory = null;
+        return this;
+    }
+
+    /**
+     * As {@link #listenerFactory(String)}, with the factory itself, which must be a bean of the context (as a
+     * {@code @Bean} method's parameter gives it); one that is not fails the start naming the listener.
+     */
+    public RetryTopicConfigurationBuilder listenerFactory(KafkoListenerContainerFactory factory) {
+        this.listenerFactory = Objects.requireNonNull(factory, "factory");
+        this.listenerFactoryBeanName = null;
         return this;
     }
 
