@@ -99,6 +99,16 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
         return defaultTopic;
     }
 
+    /** The log this template writes to. */
+    public LogBackend getBackend() {
+        return backend;
+    }
+
+    /** What receives the duration of every send ({@link #setInstrumentation}); {@code NOOP} by default. */
+    public KafkoInstrumentation getInstrumentation() {
+        return instrumentation;
+    }
+
     /** Told about every send's outcome; by default failures are logged. */
     public void setProducerListener(ProducerListener<K, V> producerListener) {
         this.producerListener = producerListener;

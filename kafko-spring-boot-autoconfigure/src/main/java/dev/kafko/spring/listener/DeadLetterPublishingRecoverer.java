@@ -8,6 +8,7 @@ import dev.kafko.KafkoRecord;
 import dev.kafko.RecordPosition;
 import dev.kafko.RecordTooLargeException;
 import dev.kafko.UnknownTopicException;
+import dev.kafko.spring.core.KafkoTemplate;
 import dev.kafko.spring.core.KafkoTopicProvisioner;
 import dev.kafko.spring.core.LogBackend;
 import dev.kafko.spring.support.KafkoHeaders;
@@ -101,6 +102,24 @@ public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
      */
     public DeadLetterPublishingRecoverer(LogBackend backend, KafkoInstrumentation instrumentation) {
         this(backend, instrumentation, null, "instrumentation");
+    }
+
+    /**
+     * A recoverer that publishes to the log {@code template} writes to and counts the dead letters with its
+     * instrumentation (Micrometer's, for the auto-configured template), as spring-kafka's
+     * {@code new DeadLetterPublishingRecoverer(template)} reads in ported code. A dead letter is the stored record
+     * (its key, value and headers as they are in the log, with the dead-letter headers), not a send of the template:
+     * its producer listener, observation and transaction see none.
+     */
+    public DeadLetterPublishingRecoverer(KafkoTemplate<?, ?> template) {
+        this(Objects.requireNonNull(template, "template").getBackend(), template.getInstrumentation());
+    }
+
+    /** As {@link #DeadLetterPublishingRecoverer(KafkoTemplate)}, publishing where {@code destinationResolver} says. */
+    public DeadLetterPublishingRecoverer(KafkoTemplate<?, ?> template, BiFunction<? super KafkoRecord,
+            ? super Exception, ? extends @Nullable DeadLetterDestination> destinationResolver) {
+        this(Objects.requireNonNull(template, "template").getBackend(), template.getInstrumentation(),
+                destinationResolver);
     }
 
     /**
