@@ -195,12 +195,14 @@ public @interface KafkoListener {
      * Kafka consumer properties for this listener alone, as in spring-kafka: {@code "key=value"} (or {@code key:value},
      * {@code key value}; placeholders and SpEL in each, each entry read as a {@code .properties} file, so one may hold
      * several lines; one that resolves to a {@code String[]} or a {@code Collection} of such texts gives each element;
-     * an entry that resolves to nothing ignored; a key given twice takes the last value). Two have a
-     * counterpart: {@code max.poll.records} (the most records one poll gives this listener, in place of the container
+     * an entry that resolves to nothing ignored; a key given twice takes the last value). Two change what the listener
+     * does: {@code max.poll.records} (the most records one poll gives this listener, in place of the container
      * factory's) and {@code auto.offset.reset} ({@code earliest} or {@code latest}: where this listener's group starts
      * on a partition it has no commit for, and what its consumers do with a position outside the log, in place of
-     * {@code kafko.offset-reset}). Any other key fails the start
-     * naming it: Kafka's timeouts, fetch sizes, client ids and deserializers have no counterpart in one process.
+     * {@code kafko.offset-reset}). {@code isolation.level} takes {@code read_committed} and {@code read_uncommitted},
+     * which read the same records: a transaction's records are written to the log at its commit. Any other key fails
+     * the start naming it: Kafka's timeouts, fetch sizes, client ids and deserializers have no counterpart in one
+     * process.
      */
     String[] properties() default {};
 }

@@ -12,7 +12,7 @@ import org.springframework.util.StringUtils;
 
 /**
  * A listener's {@link KafkoListener#properties()}, read as spring-kafka reads them (every entry into one
- * {@code Properties}, a later key over an earlier), with the two keys kafko has a counterpart of; any other key is
+ * {@code Properties}, a later key over an earlier), with the keys kafko has a counterpart of; any other key is
  * refused naming it.
  *
  * @param maxPollRecords the most records one poll gives the listener, or {@code null}
@@ -41,10 +41,11 @@ record ListenerConsumerProperties(@Nullable Integer maxPollRecords, @Nullable Of
                 case "max.poll.records" -> maxPollRecords = parsePositive(value, "properties max.poll.records",
                         where);
                 case "auto.offset.reset" -> offsetReset = parseOffsetReset(value, where);
+                case "isolation.level" -> checkIsolationLevel(value, where);
                 default -> throw new InvalidKafkoListenerException("@KafkoListener " + where + ": properties names '"
-                        + key + "', which kafko has no counterpart of; it takes max.poll.records and"
-                        + " auto.offset.reset (Kafka's timeouts, fetch sizes, client ids and deserializers have"
-                        + " nothing to set in one process: remove it)");
+                        + key + "', which kafko has no counterpart of; it takes max.poll.records,"
+                        + " auto.offset.reset and isolation.level (Kafka's timeouts, fetch sizes, client ids and"
+                        + " deserializers have nothing to set in one process: remove it)");
             }
         }
         return new ListenerConsumerProperties(maxPollRecords, offsetReset);
@@ -112,6 +113,18 @@ record ListenerConsumerProperties(@Nullable Integer maxPollRecords, @Nullable Of
                     + "' must be at least 1");
         }
         return n;
+    }
+
+    /**
+     * {@code read_committed} or {@code read_uncommitted}: both read the same records, a transaction's records being
+     * written to the log only at its commit (nothing uncommitted to skip or to see); any other value is refused.
+     */
+    private static void checkIsolationLevel(String value, String where) {
+        String level = value.toLowerCase(Locale.ROOT);
+        if (!level.equals("read_committed") && !level.equals("read_uncommitted")) {
+            throw new InvalidKafkoListenerException("@KafkoListener " + where + ": properties isolation.level '"
+                    + value + "' is neither read_committed nor read_uncommitted");
+        }
     }
 
     private static OffsetResetPolicy parseOffsetReset(String value, String where) {

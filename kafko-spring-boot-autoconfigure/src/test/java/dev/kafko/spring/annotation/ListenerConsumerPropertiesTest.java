@@ -68,6 +68,21 @@ class ListenerConsumerPropertiesTest {
     }
 
     @Test
+    void eitherIsolationLevelIsTakenAsTheSameReadAndAnotherWordIsRefused() {
+        // a transaction's records are written at its commit: there is nothing uncommitted to skip or to read
+        for (String level : new String[] {"read_committed", "READ_UNCOMMITTED"}) {
+            ListenerConsumerProperties read = ListenerConsumerProperties.read(new String[] {"isolation.level=" + level,
+                    "max.poll.records=7"}, WHERE, AS_IS);
+            assertThat(read.maxPollRecords()).isEqualTo(7);
+            assertThat(read.offsetReset()).isNull();
+        }
+        assertThatThrownBy(() -> ListenerConsumerProperties.read(new String[] {"isolation.level=serializable"}, WHERE,
+                AS_IS)).isInstanceOf(InvalidKafkoListenerException.class)
+                .hasMessage("@KafkoListener 'edges': properties isolation.level 'serializable' is neither"
+                        + " read_committed nor read_uncommitted");
+    }
+
+    @Test
     void aLaterEntryOverridesAnEarlierOneAndANumberOrABooleanIsReadAsText() {
         ListenerConsumerProperties read = ListenerConsumerProperties.read(
                 new String[] {"max.poll.records=5", "max.poll.records=9"}, WHERE, AS_IS);

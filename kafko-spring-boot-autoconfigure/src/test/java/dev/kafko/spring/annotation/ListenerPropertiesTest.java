@@ -96,7 +96,7 @@ class ListenerPropertiesTest {
                 .withBean(Bad.class).run(context -> assertThat(context).getFailure()
                         .hasStackTraceContaining("@KafkoListener 'bad'")
                         .hasStackTraceContaining("properties names 'max.poll.interval.ms', which kafko has no"
-                                + " counterpart of; it takes max.poll.records and auto.offset.reset"));
+                                + " counterpart of; it takes max.poll.records, auto.offset.reset and isolation.level"));
         runner.withPropertyValues("kafko.topics.bad.partitions=1", "bad.entry=auto.offset.reset=none")
                 .withBean(Bad.class).run(context -> assertThat(context).getFailure()
                         .hasStackTraceContaining("auto.offset.reset 'none' is neither earliest nor latest: a listener"
