@@ -9,7 +9,6 @@ import dev.kafko.spring.listener.DltLogger;
 import dev.kafko.spring.listener.RetryTopics;
 import dev.kafko.spring.retrytopic.RetryTopicConfiguration;
 import java.lang.reflect.Method;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -19,10 +18,11 @@ import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.config.BeanExpressionContext;
 import org.springframework.beans.factory.config.BeanExpressionResolver;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
-import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.BridgeMethodResolver;
 import org.springframework.core.NestedExceptionUtils;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.format.annotation.DurationFormat;
+import org.springframework.format.datetime.standard.DurationFormatterUtils;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
@@ -402,10 +402,11 @@ final class RetryableTopicEndpoints {
             return otherwise;
         }
         try {
-            return DurationStyle.detectAndParse(resolved, ChronoUnit.MILLIS).toMillis();
+            // as spring-kafka's BackOffFactory reads them: simple (500ms), ISO-8601 (PT1M) or composite (1s500ms)
+            return DurationFormatterUtils.detectAndParse(resolved, DurationFormat.Unit.MILLIS).toMillis();
         } catch (IllegalArgumentException | ArithmeticException e) {
             throw new InvalidKafkoListenerException(where + ": " + attribute + " '" + resolved + "' is not a"
-                    + " duration (500ms, 5s, PT1M, or milliseconds)");
+                    + " duration (500ms, 5s, 1s500ms, PT1M, or milliseconds)");
         }
     }
 

@@ -29,7 +29,8 @@ public final class RetryTopicConfiguration {
     private final double multiplier;
     private final long maxDelay;
     private final long jitter;
-    /** The shortest and longest wait of a random back-off ({@code uniformRandomBackoff}); -1 for none. */
+    /** Whether the back-off is random ({@code uniformRandomBackoff}), each wait drawn between the two below. */
+    private final boolean random;
     private final long randomMin;
     private final long randomMax;
     private final List<Class<? extends Throwable>> include;
@@ -59,6 +60,7 @@ public final class RetryTopicConfiguration {
         multiplier = b.multiplier;
         maxDelay = b.maxDelay;
         jitter = b.jitter;
+        random = b.random;
         randomMin = b.randomMin;
         randomMax = b.randomMax;
         include = List.copyOf(b.include);
@@ -109,10 +111,15 @@ public final class RetryTopicConfiguration {
      * @throws IllegalArgumentException naming the setting that cannot work
      */
     public RetryTopics plan(String topic) {
+        if (random && (randomMin < 0 || randomMin > randomMax)) {
+            // before the plan, whose delay (the midpoint) may be negative then, so that the message names the setting
+            throw new IllegalArgumentException("uniformRandomBackoff needs 0 <= minInterval <= maxInterval, was "
+                    + randomMin + " and " + randomMax);
+        }
         RetryTopics plan = new RetryTopics(topic, attempts, delay, multiplier, maxDelay, retryTopicSuffix, dltSuffix,
                 include, exclude, dltStrategy, topicSuffixingStrategy, sameIntervalTopicReuseStrategy)
                 .withJitter(jitter);
-        return (randomMin < 0 ? plan : plan.withRandomWaits(randomMin, randomMax))
+        return (random ? plan.withRandomWaits(randomMin, randomMax) : plan)
                 .withTraversingCauses(traversingCauses)
                 .withDltRouting(dltSuffix, dltRoutes)
                 .withTimeout(timeout)

@@ -46,8 +46,10 @@ public final class RetryTopicConfigurationBuilder {
     double multiplier = 0;
     long maxDelay = 0;
     long jitter;
-    long randomMin = -1;
-    long randomMax = -1;
+    /** Whether each wait is drawn from {@link #randomMin} to below {@link #randomMax} ({@code uniformRandomBackoff}). */
+    boolean random;
+    long randomMin;
+    long randomMax;
     final List<Class<? extends Throwable>> include = new ArrayList<>();
     final List<Class<? extends Throwable>> exclude = new ArrayList<>();
     boolean traversingCauses;
@@ -97,8 +99,7 @@ public final class RetryTopicConfigurationBuilder {
         this.multiplier = multiplier;
         this.maxDelay = maxDelay;
         this.jitter = jitter;
-        this.randomMin = -1;
-        this.randomMax = -1;
+        this.random = false;
         return this;
     }
 
@@ -133,10 +134,12 @@ public final class RetryTopicConfigurationBuilder {
      * Each retry waits a time drawn anew for each record, evenly between {@code minInterval} and
      * {@code maxInterval} milliseconds; the retry topics are named as a fixed back-off's of the midpoint
      * ({@code -retry-0}, {@code -retry-1}, ...; one, {@code -retry}, with {@link #useSingleTopicForSameIntervals()}),
-     * where spring-kafka names them after the waits it draws once at start.
+     * where spring-kafka names them after the waits it draws once at start. {@link #create()} refuses a negative
+     * {@code minInterval} or one above {@code maxInterval}.
      */
     public RetryTopicConfigurationBuilder uniformRandomBackoff(long minInterval, long maxInterval) {
         backOff(minInterval + (maxInterval - minInterval) / 2, 0, 0, 0);
+        this.random = true;
         this.randomMin = minInterval;
         this.randomMax = maxInterval;
         return this;
