@@ -5,6 +5,7 @@ import dev.kafko.spring.config.KafkoListenerEndpoint;
 import dev.kafko.spring.retrytopic.RetryTopicConfiguration;
 import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
 import dev.kafko.spring.listener.MessageListenerContainer;
+import dev.kafko.spring.listener.RetryTopics;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
@@ -482,7 +483,9 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         }
         if (retry != null) {
             if (retry.part() == RetryableTopicEndpoints.Part.MAIN) {
-                retryConfigurations().warnIfSharedWithAnotherGroup(endpoint, retry.topics());
+                for (RetryTopics topics : retry.plans()) {
+                    retryConfigurations().warnIfSharedWithAnotherGroup(endpoint, topics);
+                }
             }
             containers = RetryableTopicContainers.factoryFor(containers, retry);
         } else {

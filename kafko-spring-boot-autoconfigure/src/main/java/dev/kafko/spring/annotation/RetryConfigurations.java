@@ -56,8 +56,8 @@ final class RetryConfigurations {
         }
         if (!config.getValue().namesTopics() && !RetryableTopicEndpoints.canTakeRetryTopics(endpoint)) {
             LOG.warn("The RetryTopicConfiguration bean '{}' applies to every topic, but listener '{}' on"
-                    + " {}.{} cannot take retry topics (a batch, topicPattern, topicPartitions or"
-                    + " several topics' listener): it keeps its error handler's blocking retries",
+                    + " {}.{} cannot take retry topics (a batch, topicPattern or topicPartitions listener): it"
+                    + " keeps its error handler's blocking retries",
                     config.getKey(), endpoint.id(), targetClass.getName(), endpoint.method().getName());
             return null;
         }

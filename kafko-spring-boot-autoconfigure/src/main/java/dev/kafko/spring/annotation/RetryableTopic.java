@@ -37,7 +37,8 @@ import java.lang.annotation.Target;
  * that partition (whose back-offs end later). Every attempt is one delivery: the error handler's blocking retries are
  * not used for these listeners, and {@link dev.kafko.spring.listener.RetryListener} beans are not told of their
  * failures. A record listener only; the method and the listener take no {@code topicPattern} or
- * {@code topicPartitions}. Every attribute that is a string takes {@code ${...}} placeholders and {@code #{...}} SpEL
+ * {@code topicPartitions}. A listener of several topics gets retry and dead-letter topics for each, the i-th retry
+ * topic of every topic read by one container (ids as above), each record forwarded by its own topic's plan. Every attribute that is a string takes {@code ${...}} placeholders and {@code #{...}} SpEL
  * (evaluated against the bean factory, as spring-kafka does; an expression gives text, a number, a boolean or a
  * class); one that resolves to nothing ({@code "${retry.concurrency:}"}) is as if empty, as {@code @KafkoListener}'s
  * are.

@@ -47,9 +47,11 @@ final class RetryableTopicContainers {
             return copy;
         }
         if (planned.part() == RetryableTopicEndpoints.Part.MAIN) {
-            warnOfAbandonedRetryTopics(containers.getBackend(), planned);
+            for (RetryTopics topics : planned.plans()) {
+                warnOfAbandonedRetryTopics(containers.getBackend(), planned, topics);
+            }
         }
-        copy.setErrorHandler(new RetryTopicRecoverer(planned.topics(), containers.getBackend(),
+        copy.setErrorHandler(new RetryTopicRecoverer(planned.plans(), containers.getBackend(),
                 containers.getInstrumentation()).errorHandler());
         copy.setAwaitRetryBackOff(planned.part() != RetryableTopicEndpoints.Part.MAIN);
         return copy;
@@ -67,7 +69,12 @@ final class RetryableTopicContainers {
      * which that one reads).
      */
     static void warnOfAbandonedRetryTopics(LogBackend backend, RetryableTopicEndpoints.Planned planned) {
-        RetryTopics topics = planned.topics();
+        warnOfAbandonedRetryTopics(backend, planned, planned.topics());
+    }
+
+    /** As {@link #warnOfAbandonedRetryTopics(LogBackend, RetryableTopicEndpoints.Planned)}, for one topic's plan. */
+    static void warnOfAbandonedRetryTopics(LogBackend backend, RetryableTopicEndpoints.Planned planned,
+                                           RetryTopics topics) {
         String base = topics.topic() + planned.retryTopicSuffix();
         Set<String> names;
         try {

@@ -36,8 +36,20 @@ final class RetryableTopicEndpoints {
     /** The part an endpoint plays in a retryable listener. */
     enum Part { MAIN, RETRY, DLT }
 
-    /** An endpoint and its part; {@code retryTopicSuffix} as resolved, which the retry topics' names start with. */
-    record Planned(KafkoListenerEndpoint endpoint, Part part, RetryTopics topics, String retryTopicSuffix) {
+    /**
+     * An endpoint and its part, with the plans of the listener's topics (one per topic, in the listener's order);
+     * {@code retryTopicSuffix} as resolved, which the retry topics' names start with.
+     */
+    record Planned(KafkoListenerEndpoint endpoint, Part part, List<RetryTopics> plans, String retryTopicSuffix) {
+
+        Planned {
+            plans = List.copyOf(plans);
+        }
+
+        /** The plan of the listener's first topic, whose settings every plan shares. */
+        RetryTopics topics() {
+            return plans.get(0);
+        }
     }
 
     private RetryableTopicEndpoints() {
@@ -51,7 +63,7 @@ final class RetryableTopicEndpoints {
         String where = "@RetryableTopic listener '" + main.id() + "' on " + targetClass.getName() + "."
                 + main.method().getName();
         refuseShape(main, where);
-        RetryTopics topics;
+        List<RetryTopics> plans = new ArrayList<>();
         String retrySuffix = text(factory, retryable.retryTopicSuffix(), where);
         String dltSuffix = text(factory, retryable.dltTopicSuffix(), where);
         boolean traversingCauses = !isUnset(factory, retryable.traversingCauses(), where)
@@ -61,30 +73,34 @@ final class RetryableTopicEndpoints {
             routes.add(new RetryTopics.DltRoute(text(factory, destination.suffix(), where),
                     Arrays.asList(destination.exceptions())));
         }
-        try {
-            BackOff backOff = retryable.backOff();
-            List<Class<? extends Throwable>> include = new ArrayList<>(Arrays.asList(retryable.include()));
-            include.addAll(throwables(factory, retryable.includeNames(), "includeNames", targetClass, where));
-            List<Class<? extends Throwable>> exclude = new ArrayList<>(Arrays.asList(retryable.exclude()));
-            exclude.addAll(throwables(factory, retryable.excludeNames(), "excludeNames", targetClass, where));
-            topics = new RetryTopics(main.topics().get(0), intOf(factory, retryable.attempts(), "attempts", where),
-                    millisOf(factory, backOff.delayString(), backOff.delay(), "backOff delayString", where),
-                    multiplierOf(factory, backOff.multiplierString(), backOff.multiplier(), where),
-                    millisOf(factory, backOff.maxDelayString(), backOff.maxDelay(), "backOff maxDelayString", where),
-                    retrySuffix, dltSuffix, include, exclude, retryable.dltStrategy(),
-                    retryable.topicSuffixingStrategy(), retryable.sameIntervalTopicReuseStrategy())
-                    .withJitter(millisOf(factory, backOff.jitterString(), backOff.jitter(), "backOff jitterString",
-                            where))
-                    .withTraversingCauses(traversingCauses)
-                    .withDltRouting(dltSuffix, routes)
-                    .withTimeout(millisOf(factory, retryable.timeout(), 0, "timeout", where))
-                    .withTopicCreation(booleanOf(factory, retryable.autoCreateTopics(), "autoCreateTopics", where),
-                            isUnset(factory, retryable.numPartitions(), where) ? 0
-                                    : partitionsOf(factory, retryable.numPartitions(), where));
-        } catch (IllegalArgumentException e) {
-            throw new InvalidKafkoListenerException(where + ": " + e.getMessage(), e);
+        for (String topic : main.topics()) {
+            RetryTopics topics;
+            try {
+                BackOff backOff = retryable.backOff();
+                List<Class<? extends Throwable>> include = new ArrayList<>(Arrays.asList(retryable.include()));
+                include.addAll(throwables(factory, retryable.includeNames(), "includeNames", targetClass, where));
+                List<Class<? extends Throwable>> exclude = new ArrayList<>(Arrays.asList(retryable.exclude()));
+                exclude.addAll(throwables(factory, retryable.excludeNames(), "excludeNames", targetClass, where));
+                topics = new RetryTopics(topic, intOf(factory, retryable.attempts(), "attempts", where),
+                        millisOf(factory, backOff.delayString(), backOff.delay(), "backOff delayString", where),
+                        multiplierOf(factory, backOff.multiplierString(), backOff.multiplier(), where),
+                        millisOf(factory, backOff.maxDelayString(), backOff.maxDelay(), "backOff maxDelayString", where),
+                        retrySuffix, dltSuffix, include, exclude, retryable.dltStrategy(),
+                        retryable.topicSuffixingStrategy(), retryable.sameIntervalTopicReuseStrategy())
+                        .withJitter(millisOf(factory, backOff.jitterString(), backOff.jitter(), "backOff jitterString",
+                                where))
+                        .withTraversingCauses(traversingCauses)
+                        .withDltRouting(dltSuffix, routes)
+                        .withTimeout(millisOf(factory, retryable.timeout(), 0, "timeout", where))
+                        .withTopicCreation(booleanOf(factory, retryable.autoCreateTopics(), "autoCreateTopics", where),
+                                isUnset(factory, retryable.numPartitions(), where) ? 0
+                                        : partitionsOf(factory, retryable.numPartitions(), where));
+            } catch (IllegalArgumentException e) {
+                throw new InvalidKafkoListenerException(where + ": " + e.getMessage(), e);
+            }
+            plans.add(topics);
         }
-        checkNames(topics, where);
+        checkNames(plans, main, where);
         if (!isUnset(factory, retryable.replicationFactor(), where)) {
             int replicas = intOf(factory, retryable.replicationFactor(), "replicationFactor", where);
             if (replicas != 1 && replicas != -1) {
@@ -96,14 +112,14 @@ final class RetryableTopicEndpoints {
                 : Integer.valueOf(positiveOf(factory, retryable.concurrency(), "concurrency", where));
         String containers = isUnset(factory, retryable.listenerContainerFactory(), where) ? main.containerFactory()
                 : containerFactory(factory, text(factory, retryable.listenerContainerFactory(), where).strip(), where);
-        if (!topics.hasDltTopic()) {
+        if (!plans.get(0).hasDltTopic()) {
             // a @DltHandler of the bean is for its other @RetryableTopic listeners, if any
-            return plan(main, topics, retrySuffix, concurrency, containers, null, null, null, null);
+            return plan(main, plans, retrySuffix, concurrency, containers, null, null, null, null);
         }
         Boolean autoStartDlt = isUnset(factory, retryable.autoStartDltHandler(), where) ? main.autoStartup()
                 : Boolean.valueOf(booleanOf(factory, retryable.autoStartDltHandler(), "autoStartDltHandler", where));
         Method handler = dltHandler(targetClass, where);
-        return plan(main, topics, retrySuffix, concurrency, containers, autoStartDlt, main.bean(), handler,
+        return plan(main, plans, retrySuffix, concurrency, containers, autoStartDlt, main.bean(), handler,
                 handler == null ? null : invocable(main.bean(), handler, where, "@DltHandler"));
     }
 
@@ -120,13 +136,16 @@ final class RetryableTopicEndpoints {
         String where = "listener '" + main.id() + "' on " + targetClass.getName() + "." + main.method().getName()
                 + " (given retry topics by the RetryTopicConfiguration bean '" + configName + "')";
         refuseShape(main, where);
-        RetryTopics topics;
+        List<RetryTopics> plans = new ArrayList<>();
         try {
-            topics = config.plan(main.topics().get(0));
+            for (String topic : main.topics()) {
+                plans.add(config.plan(topic));
+            }
         } catch (IllegalArgumentException e) {
             throw new InvalidKafkoListenerException(where + ": " + e.getMessage(), e);
         }
-        checkNames(topics, where);
+        checkNames(plans, main, where);
+        RetryTopics topics = plans.get(0);
         Integer concurrency = config.concurrency() != null ? config.concurrency() : main.concurrency();
         Boolean autoStartDlt = config.autoStartDltHandler() != null ? config.autoStartDltHandler()
                 : main.autoStartup();
@@ -137,7 +156,7 @@ final class RetryableTopicEndpoints {
         String beanName = config.dltHandlerBeanName();
         String methodName = config.dltHandlerMethodName();
         if (!topics.hasDltTopic() || beanName == null || methodName == null) {
-            return plan(main, topics, config.retryTopicSuffix(), concurrency, containers, autoStartDlt, null, null,
+            return plan(main, plans, config.retryTopicSuffix(), concurrency, containers, autoStartDlt, null, null,
                     null);
         }
         Object bean;
@@ -168,26 +187,36 @@ final class RetryableTopicEndpoints {
         }
         Method handler = found.get(0);
         ReflectionUtils.makeAccessible(handler);
-        return plan(main, topics, config.retryTopicSuffix(), concurrency, containers, autoStartDlt, bean, handler,
+        return plan(main, plans, config.retryTopicSuffix(), concurrency, containers, autoStartDlt, bean, handler,
                 invocable(bean, handler, where, "dead-letter handler"));
     }
 
     /**
      * Refuses retry and dead-letter topic names outside the naming rule, which the listener's topic keeps but its
      * suffixes (and the back-off's digits) may not: at 249 characters at most, {@code orders-retry-1000} is longer
-     * than {@code orders}.
+     * than {@code orders}; and names that are one of the listener's own topics (a listener of {@code orders} and
+     * {@code orders-retry}).
      */
-    private static void checkNames(RetryTopics topics, String where) {
-        List<String> names = new ArrayList<>(topics.retryTopics());
-        names.addAll(topics.dltTopics());
-        for (String name : names) {
-            try {
-                Kafko.checkName("topic", name);
-            } catch (InvalidNameException e) {
-                throw new InvalidKafkoListenerException(where + ": its " + (topics.isDltTopic(name) ? "dead-letter"
-                        : "retry") + " topic '" + name + "' breaks the topic naming rule (" + e.getMessage()
-                        + "); shorten the topic or the suffixes, or name the retry topics by index"
-                        + " (topicSuffixingStrategy SUFFIX_WITH_INDEX_VALUE)", e);
+    private static void checkNames(List<RetryTopics> plans, KafkoListenerEndpoint main, String where) {
+        for (RetryTopics topics : plans) {
+            List<String> names = new ArrayList<>(topics.retryTopics());
+            names.addAll(topics.dltTopics());
+            for (String name : names) {
+                try {
+                    Kafko.checkName("topic", name);
+                } catch (InvalidNameException e) {
+                    throw new InvalidKafkoListenerException(where + ": its " + (topics.isDltTopic(name)
+                            ? "dead-letter" : "retry") + " topic '" + name + "' breaks the topic naming rule ("
+                            + e.getMessage() + "); shorten the topic or the suffixes, or name the retry topics by"
+                            + " index (topicSuffixingStrategy SUFFIX_WITH_INDEX_VALUE)", e);
+                }
+                if (main.topics().contains(name)) {
+                    // a listener of orders and orders-retry: its retry container would read its own topic
+                    throw new InvalidKafkoListenerException(where + ": its " + (topics.isDltTopic(name)
+                            ? "dead-letter" : "retry") + " topic '" + name + "' of topic '" + topics.topic()
+                            + "' is one of the topics it listens to; give it another retryTopicSuffix or"
+                            + " dltTopicSuffix");
+                }
             }
         }
     }
@@ -198,8 +227,8 @@ final class RetryableTopicEndpoints {
             throw new InvalidKafkoListenerException(where + " is a batch listener: retry topics take one record at a"
                     + " time (spring-kafka's do too); under kafko.listener.type=batch, give it batch = \"false\"");
         }
-        if (main.topicPattern() != null || !main.topicPartitions().isEmpty() || main.topics().size() != 1) {
-            throw new InvalidKafkoListenerException(where + " must read exactly one topic by name (no topicPattern,"
+        if (main.topicPattern() != null || !main.topicPartitions().isEmpty() || main.topics().isEmpty()) {
+            throw new InvalidKafkoListenerException(where + " must read its topics by name (no topicPattern,"
                     + " no topicPartitions); it reads " + (main.topicPattern() != null ? "the pattern '"
                     + main.topicPattern() + "'" : !main.topicPartitions().isEmpty() ? "partitions "
                     + main.topicPartitions() : main.topics()));
@@ -210,41 +239,58 @@ final class RetryableTopicEndpoints {
         }
     }
 
-    /** Whether retry topics can work with {@code main}: a record listener of one named topic. */
+    /** Whether retry topics can work with {@code main}: a record listener of named topics. */
     static boolean canTakeRetryTopics(KafkoListenerEndpoint main) {
         return !main.batch() && main.topicPattern() == null && main.topicPartitions().isEmpty()
-                && main.topics().size() == 1 && main.handlers().isEmpty();
+                && !main.topics().isEmpty() && main.handlers().isEmpty();
     }
 
     /**
      * The listener's endpoint, one per retry topic and one per dead-letter topic, the latter read by {@code handler}
      * of {@code handlerBean} (called as {@code invocable}), or by the logger when {@code handler} is null.
      */
-    private static List<Planned> plan(KafkoListenerEndpoint main, RetryTopics topics, String retrySuffix,
+    private static List<Planned> plan(KafkoListenerEndpoint main, List<RetryTopics> plans, String retrySuffix,
                                       @Nullable Integer concurrency, @Nullable String containers,
                                       @Nullable Boolean autoStartDlt,
                                       @Nullable Object handlerBean, @Nullable Method handler,
                                       @Nullable Method invocable) {
+        // every topic's plan has the same settings, so the same suffixes: the i-th retry topic of each topic is read
+        // by one container (as spring-kafka has one endpoint per retry topic suffix), and so is the j-th dead-letter
+        // topic, each named after the listener and that suffix
+        RetryTopics first = plans.get(0);
         List<Planned> planned = new ArrayList<>();
-        planned.add(new Planned(main, Part.MAIN, topics, retrySuffix));
-        for (String retryTopic : topics.retryTopics()) {
-            planned.add(new Planned(copy(main, main.id() + retryTopic.substring(topics.topic().length()), retryTopic,
+        planned.add(new Planned(main, Part.MAIN, plans, retrySuffix));
+        for (int i = 0; i < first.retryTopics().size(); i++) {
+            List<String> topics = new ArrayList<>();
+            for (RetryTopics plan : plans) {
+                topics.add(plan.retryTopics().get(i));
+            }
+            planned.add(new Planned(copy(main, main.id() + suffixOf(first, first.retryTopics().get(i)), topics,
                     main.bean(), main.method(), main.ackMode(), true, concurrency, main.autoStartup(), containers),
-                    Part.RETRY, topics, retrySuffix));
+                    Part.RETRY, plans, retrySuffix));
         }
-        for (String dltTopic : topics.dltTopics()) {
-            String dltId = main.id() + dltTopic.substring(topics.topic().length());
+        for (int j = 0; j < first.dltTopics().size(); j++) {
+            List<String> topics = new ArrayList<>();
+            for (RetryTopics plan : plans) {
+                topics.add(plan.dltTopics().get(j));
+            }
+            String dltId = main.id() + suffixOf(first, first.dltTopics().get(j));
             // the logger, and a handler that cannot acknowledge, would under a manual ack mode (the listener's, or the
             // factory's) leave every dead letter uncommitted, to be handled again at each start: each is committed
             planned.add(new Planned(handler == null || handlerBean == null || invocable == null
-                    ? copy(main, dltId, dltTopic, new DltLogger(main.id()), DltLogger.METHOD, AckMode.RECORD, false,
+                    ? copy(main, dltId, topics, new DltLogger(main.id()), DltLogger.METHOD, AckMode.RECORD, false,
                             concurrency, autoStartDlt, containers)
-                    : copy(main, dltId, dltTopic, handlerBean, invocable, KafkoListenerContainerFactory
+                    : copy(main, dltId, topics, handlerBean, invocable, KafkoListenerContainerFactory
                             .canAcknowledge(handler) || (main.ackMode() != null && !main.ackMode().isManual())
                                     ? main.ackMode() : AckMode.RECORD, false, concurrency, autoStartDlt, containers),
-                    Part.DLT, topics, retrySuffix));
+                    Part.DLT, plans, retrySuffix));
         }
         return planned;
+    }
+
+    /** What {@code name}, a retry or dead-letter topic of {@code plan}, adds to its listener topic's name. */
+    private static String suffixOf(RetryTopics plan, String name) {
+        return name.substring(plan.topic().length());
     }
 
     /**
@@ -315,11 +361,11 @@ final class RetryableTopicEndpoints {
         return invocable;
     }
 
-    private static KafkoListenerEndpoint copy(KafkoListenerEndpoint main, String id, String topic, Object bean,
+    private static KafkoListenerEndpoint copy(KafkoListenerEndpoint main, String id, List<String> topics, Object bean,
                                               Method method, @Nullable AckMode ackMode, boolean sameReplies,
                                               @Nullable Integer concurrency, @Nullable Boolean autoStartup,
                                               @Nullable String containers) {
-        return new KafkoListenerEndpoint(id, List.of(topic), main.groupId(), concurrency, autoStartup,
+        return new KafkoListenerEndpoint(id, topics, main.groupId(), concurrency, autoStartup,
                 false, ackMode, bean, method, sameReplies ? main.replyTopic() : null, containers,
                 sameReplies && main.replyToHeader(), sameReplies ? main.recordFilterStrategy() : null,
                 sameReplies ? main.errorHandler() : null, List.of(), null, List.of(), null, null,

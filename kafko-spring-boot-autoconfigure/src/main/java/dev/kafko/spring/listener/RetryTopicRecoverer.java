@@ -27,20 +27,49 @@ import org.springframework.util.backoff.FixedBackOff;
  */
 public final class RetryTopicRecoverer implements RecordRecoverer {
 
-    private final RetryTopics topics;
+    /** One plan per topic of the listener, in its order. */
+    private final List<RetryTopics> plans;
     private final LogBackend backend;
     private final DeadLetterPublishingRecoverer publisher;
     private final LoggingRecordRecoverer logger = new LoggingRecordRecoverer();
 
     public RetryTopicRecoverer(RetryTopics topics, LogBackend backend, KafkoInstrumentation instrumentation) {
-        this.topics = Objects.requireNonNull(topics, "topics");
+        this(List.of(Objects.requireNonNull(topics, "topics")), backend, instrumentation);
+    }
+
+    /**
+     * The recoverer of a listener of several topics: a record is forwarded by the plan of the topic it was read
+     * from (the listener's topic, or one of that topic's retry or dead-letter topics).
+     *
+     * @throws IllegalArgumentException when {@code plans} is empty
+     */
+    public RetryTopicRecoverer(List<RetryTopics> plans, LogBackend backend, KafkoInstrumentation instrumentation) {
+        this.plans = List.copyOf(plans);
+        if (this.plans.isEmpty()) {
+            throw new IllegalArgumentException("a retry topics' recoverer needs the plan of at least one topic");
+        }
         this.backend = Objects.requireNonNull(backend, "backend");
         this.publisher = DeadLetterPublishingRecoverer.forRetryTopics(backend, instrumentation);
     }
 
-    /** The topics and back-offs it forwards by. */
+    /** The topics and back-offs it forwards by: those of the listener's first topic, whose settings every plan shares. */
     public RetryTopics getTopics() {
-        return topics;
+        return plans.get(0);
+    }
+
+    /** The plans of the listener's topics, in its order. */
+    public List<RetryTopics> getPlans() {
+        return plans;
+    }
+
+    /** The plan of the listener topic {@code topic} is, or is a retry or dead-letter topic of; else the first. */
+    private RetryTopics planOf(String topic) {
+        for (RetryTopics plan : plans) {
+            if (plan.topic().equals(topic) || plan.retryTopics().contains(topic) || plan.isDltTopic(topic)) {
+                return plan;
+            }
+        }
+        return plans.get(0);
     }
 
     /** The error handler of such containers: no blocking retry, then this recoverer. */
@@ -51,6 +80,7 @@ public final class RetryTopicRecoverer implements RecordRecoverer {
     @Override
     public void recover(KafkoRecord record, Exception failure, FailedInvocation invocation) {
         DeadLetterPublishingRecoverer.refuseACancelledStage(record, invocation);
+        RetryTopics topics = planOf(record.topic());
         if (topics.isDltTopic(record.topic())) {
             if (!DefaultErrorHandler.isRetryable(failure)) {
                 // a failure that would come again at every delivery (the payload's conversion, say) ends the dead
@@ -140,6 +170,7 @@ public final class RetryTopicRecoverer implements RecordRecoverer {
      */
     @Override
     public void prepare(String topic) {
+        RetryTopics topics = planOf(topic);
         int partitions = topics.numPartitions() > 0 ? topics.numPartitions() : backend.partitionCount(topics.topic());
         List<String> all = new ArrayList<>(topics.retryTopics());
         all.addAll(topics.dltTopics());

@@ -12,12 +12,12 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Non-blocking retries for the {@code @KafkoListener} methods of some topics, declared as a bean (spring-kafka's
- * {@code RetryTopicConfiguration}): each listener method of one named topic that this configuration
+ * {@code RetryTopicConfiguration}): each listener method of named topics that this configuration all
  * {@linkplain #appliesTo applies to} and that has no {@code @RetryableTopic} of its own gets retry topics, a
  * dead-letter topic and their containers as if it had one with these settings. Where several beans apply to a topic,
  * the first the context declares is used. Made with {@link RetryTopicConfigurationBuilder}; immutable.
  *
- * <p>A listener it applies to must be a record listener of one named topic (not a batch, {@code topicPattern},
+ * <p>A listener it applies to must be a record listener of named topics (not a batch, {@code topicPattern},
  * {@code topicPartitions} or class-level listener): one that cannot take retry topics fails the start naming it when
  * the configuration names its topic, and is left with the blocking retries of its error handler, with a warning,
  * when the configuration applies to every topic.

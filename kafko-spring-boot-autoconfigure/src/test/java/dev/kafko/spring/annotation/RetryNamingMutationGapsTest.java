@@ -64,7 +64,8 @@ class RetryNamingMutationGapsTest {
 
     /** The main part of a fixed back-off's {@code @RetryableTopic} listener of {@code orders} in group {@code orders}. */
     private static RetryableTopicEndpoints.Planned planned(RetryTopics topics) throws Exception {
-        return new RetryableTopicEndpoints.Planned(endpoint(), RetryableTopicEndpoints.Part.MAIN, topics, "-retry");
+        return new RetryableTopicEndpoints.Planned(endpoint(), RetryableTopicEndpoints.Part.MAIN, List.of(topics),
+                "-retry");
     }
 
     private static KafkoListenerEndpoint endpoint() throws Exception {

@@ -272,11 +272,11 @@ class RetryableTopicTest {
     void aPatternOrAPartitionsListenerCannotTakeRetryTopicsAndTheStartSaysWhatItReads() {
         runner.withBean(PatternRetried.class).run(context -> assertThat(context).getFailure()
                 .hasStackTraceContaining("@RetryableTopic listener 'pattern' on " + PatternRetried.class.getName()
-                        + ".on must read exactly one topic by name (no topicPattern, no topicPartitions); it reads the"
+                        + ".on must read its topics by name (no topicPattern, no topicPartitions); it reads the"
                         + " pattern 'ord.*'"));
         runner.withBean(PartitionsRetried.class).run(context -> assertThat(context).getFailure()
                 .hasStackTraceContaining("@RetryableTopic listener 'partitions' on "
-                        + PartitionsRetried.class.getName() + ".on must read exactly one topic by name (no"
+                        + PartitionsRetried.class.getName() + ".on must read its topics by name (no"
                         + " topicPattern, no topicPartitions); it reads partitions"));
     }
 

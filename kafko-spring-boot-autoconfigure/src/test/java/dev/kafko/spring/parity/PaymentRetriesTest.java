@@ -184,7 +184,7 @@ class PaymentRetriesTest {
                 .hasMessageContaining("@RetryableTopic listener 'typo'")
                 .hasMessageContaining("backOff delayString '${payments.bakoff}' is not a duration"));
         runner.withBean(Pattern.class).run(context -> assertThat(context).getFailure().rootCause()
-                .hasMessageContaining("must read exactly one topic by name (no topicPattern, no topicPartitions);"
+                .hasMessageContaining("must read its topics by name (no topicPattern, no topicPartitions);"
                         + " it reads the pattern 'pay.*'"));
         runner.withBean(Payments.class).withPropertyValues("kafko.auto-create-topics=false").run(context ->
                 assertThat(context).getFailure().hasStackTraceContaining("kafko.topics.payments-retry-20.partitions=6,"

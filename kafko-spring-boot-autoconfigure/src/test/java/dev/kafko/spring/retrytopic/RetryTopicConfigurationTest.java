@@ -136,7 +136,7 @@ class RetryTopicConfigurationTest {
     }
 
     @Test
-    void aListenerOfTwoTopicsIsLeftAloneByABeanNamingOneOfThemAsInSpringKafkaAndFailsTheStartUnderOneNamingBoth() {
+    void aListenerOfTwoTopicsIsLeftAloneByABeanNamingOneOfThemAsInSpringKafkaAndGetsRetryTopicsUnderOneNamingBoth() {
         runner.withPropertyValues("kafko.topics.batch.partitions=1", "kafko.topics.two.partitions=1")
                 .withUserConfiguration(NamesBatch.class).withBean(TwoTopics.class).run(context -> {
                     assertThat(context).hasNotFailed();
@@ -144,10 +144,14 @@ class RetryTopicConfigurationTest {
                             .doesNotContain("batch-retry", "two-retry");
                 });
         runner.withPropertyValues("kafko.topics.batch.partitions=1", "kafko.topics.two.partitions=1")
-                .withUserConfiguration(NamesBatchAndTwo.class).withBean(TwoTopics.class)
-                .run(context -> assertThat(context).getFailure().hasStackTraceContaining(
-                        "listener 'two' on " + TwoTopics.class.getName() + ".on (given retry topics by the"
-                                + " RetryTopicConfiguration bean 'namesBatchAndTwo')"));
+                .withUserConfiguration(NamesBatchAndTwo.class).withBean(TwoTopics.class).run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(registry(context).getListenerContainerIds()).contains("two", "two-retry", "two-dlt");
+                    assertThat(registry(context).getListenerContainer("two-retry").getTopics())
+                            .containsExactly("batch-retry", "two-retry");
+                    assertThat(registry(context).getListenerContainer("two-dlt").getTopics())
+                            .containsExactly("batch-dlt", "two-dlt");
+                });
     }
 
     @Test
