@@ -34,7 +34,8 @@ import java.lang.annotation.Target;
  * <p>Each retry topic and the dead-letter topic is read by a container of its own, with the id of the listener
  * followed by its topic's suffix ({@code -retry}, {@code -retry-1000}, ... or {@code -dlt}), in the listener's group, with its concurrency.
  * A retry container waits for each record's back-off before delivering it, holding back the records behind it in
- * that partition (whose back-offs end later). Every attempt is one delivery: the error handler's blocking retries are
+ * that partition (whose back-offs end later, but under a {@link BackOff#jitter()} a record's can end before the one
+ * ahead of it: it is then delivered once that one is). Every attempt is one delivery: the error handler's blocking retries are
  * not used for these listeners, and {@link dev.kafko.spring.listener.RetryListener} beans are not told of their
  * failures. A record listener only; the method and the listener take no {@code topicPattern} or
  * {@code topicPartitions}. A listener of several topics gets retry and dead-letter topics for each, the i-th retry

@@ -393,6 +393,11 @@ public final class RetryTopicConfigurationBuilder {
      *     without types ...)
      */
     public RetryTopicConfiguration create() {
+        if (random && (randomMin < 0 || randomMin > randomMax)) {
+            // checked here, not as the midpoint's delay: a negative minInterval would read as no random back-off
+            throw new IllegalArgumentException("uniformRandomBackoff needs 0 <= minInterval <= maxInterval, was "
+                    + randomMin + " and " + randomMax);
+        }
         if (concurrency != null && concurrency < 1) {
             throw new IllegalArgumentException("concurrency must be at least 1, was " + concurrency);
         }

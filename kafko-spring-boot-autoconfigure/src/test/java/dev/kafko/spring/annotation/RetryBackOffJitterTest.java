@@ -204,7 +204,38 @@ class RetryBackOffJitterTest {
         assertThat(List.of(fixed.shortestWaitBefore(3), fixed.longestWaitBefore(3), fixed.waitBefore(3)))
                 .containsExactly(50L, 50L, 50L);
         assertThatThrownBy(() -> RetryTopicConfigurationBuilder.newInstance().uniformRandomBackoff(300, 100).create())
-                .isInstanceOf(IllegalArgumentException.class).hasMessage("uniformRandomBackoff needs 0 <= minInterval <= maxInterval, was 300 and 100");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("uniformRandomBackoff needs 0 <= minInterval <= maxInterval, was 300 and 100");
+    }
+
+    @Test
+    void theBuildersMaxIntervalOfZeroIsNoneNotEveryBackOff() {
+        // README: a maxInterval not above the initial one is every back-off, but 0 is none (the 30 s cap)
+        RetryTopics none = RetryTopicConfigurationBuilder.newInstance().exponentialBackoff(1_000, 2, 0, 500)
+                .maxAttempts(4).create().plan("orders");
+        assertThat(none.retryTopics()).containsExactly("orders-retry-1000", "orders-retry-2000", "orders-retry-4000");
+        assertThat(List.of(none.shortestWaitBefore(4), none.longestWaitBefore(4))).containsExactly(2_000L, 6_000L);
+        RetryTopics below = RetryTopicConfigurationBuilder.newInstance().exponentialBackoff(1_000, 2, 500)
+                .maxAttempts(3).useSingleTopicForSameIntervals().create().plan("orders");
+        assertThat(List.of(below.backOffBefore(2), below.backOffBefore(3))).containsExactly(500L, 500L);
+    }
+
+    @Test
+    void aUniformRandomBackOffWithANegativeMinimumIsRefusedNamingItNotTakenForNoBackOff() {
+        // (-100, 100) was taken as no random back-off, its midpoint 0 as the wait: every retry at once
+        assertThatThrownBy(() -> RetryTopicConfigurationBuilder.newInstance().uniformRandomBackoff(-100, 100).create())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("uniformRandomBackoff needs 0 <= minInterval <= maxInterval, was -100 and 100");
+        // (-300, -100) was refused as a negative delay, a setting the code never named
+        assertThatThrownBy(() -> RetryTopicConfigurationBuilder.newInstance().uniformRandomBackoff(-300, -100)
+                .create()).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("uniformRandomBackoff needs 0 <= minInterval <= maxInterval, was -300 and -100");
+        RetryTopics replaced = RetryTopicConfigurationBuilder.newInstance().uniformRandomBackoff(-100, 100)
+                .fixedBackOff(50).create().plan("orders");
+        assertThat(replaced.waitBefore(2)).isEqualTo(50);
+        RetryTopics zero = RetryTopicConfigurationBuilder.newInstance().uniformRandomBackoff(0, 0).create()
+                .plan("orders");
+        assertThat(zero.waitBefore(2)).isZero();
     }
 
     static class Jittered {
