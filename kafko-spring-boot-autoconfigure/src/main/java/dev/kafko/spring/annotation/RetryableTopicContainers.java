@@ -66,7 +66,7 @@ final class RetryableTopicContainers {
      * unnoticed, neither retried nor dead-lettered. Counted from the listener group's commits
      * (a partition without one from its start); nothing is said of a topic the group has consumed to its end, nor of
      * a partition whose first such record another group forwarded (a retry topic of another listener of the topic,
-     * which that one reads).
+     * which that one reads), nor of one of the listener's own topics.
      */
     static void warnOfAbandonedRetryTopics(LogBackend backend, RetryableTopicEndpoints.Planned planned) {
         warnOfAbandonedRetryTopics(backend, planned, planned.topics());
@@ -88,8 +88,8 @@ final class RetryableTopicContainers {
         boolean numbered = topics.retryTopics().size() > 1;
         for (String name : new TreeSet<>(names)) {
             if (!isRetryTopicName(name, base) || topics.retryTopics().contains(name)
-                    || topics.isDltTopic(name) || name.equals(topics.topic())) {
-                continue;
+                    || topics.isDltTopic(name) || planned.endpoint().topics().contains(name)) {
+                continue; // one the listener reads itself (orders-retry beside orders) is read, not abandoned
             }
             long waiting;
             try {

@@ -175,6 +175,7 @@ public final class RetryTopicRecoverer implements RecordRecoverer {
         List<String> all = new ArrayList<>(topics.retryTopics());
         all.addAll(topics.dltTopics());
         List<String> missing = new ArrayList<>();
+        List<String> declarations = new ArrayList<>();
         UnknownTopicException first = null;
         for (String name : all) {
             try {
@@ -185,22 +186,58 @@ public final class RetryTopicRecoverer implements RecordRecoverer {
                 }
             } catch (UnknownTopicException e) {
                 missing.add(name);
+                declarations.add(KafkoTopicProvisioner.propertyPrefix(name) + ".partitions=" + partitions);
                 first = first == null ? e : first;
             }
         }
         if (first != null) {
-            List<String> declarations = new ArrayList<>();
-            for (String name : missing) {
-                declarations.add(KafkoTopicProvisioner.propertyPrefix(name) + ".partitions=" + partitions);
+            // the listener's other topics lack theirs too, as a rule: named with these, not one start per topic
+            for (RetryTopics other : plans) {
+                if (other != topics) {
+                    addMissing(other, missing, declarations);
+                }
             }
             String what = missing.size() == 1 ? "'" + missing.get(0) + "', which does not exist and is not created on"
                     + " first use: declare it" : "topics that do not exist and are not created on first use: declare"
                     + " them";
-            throw new UnknownTopicException("The @RetryableTopic listener of topic '" + topics.topic() + "' reads"
+            String of = plans.size() == 1 ? "topic '" + topics.topic() + "'" : "topics " + listenerTopics();
+            throw new UnknownTopicException("The @RetryableTopic listener of " + of + " reads"
                     + " and writes " + what + " (" + String.join(", ", declarations) + ") or set"
                     + (topics.autoCreateTopics() ? " kafko.auto-create-topics=true"
                             : " its autoCreateTopics to true (it is false)") + "; a NewTopic bean declares a topic too", first);
         }
+    }
+
+    /**
+     * Adds the retry and dead-letter topics of {@code plan} that do not exist to {@code missing}, with their
+     * declarations; nothing is created. A plan whose listener topic does not exist either is left out: its
+     * container's start names that topic.
+     */
+    private void addMissing(RetryTopics plan, List<String> missing, List<String> declarations) {
+        int partitions;
+        try {
+            partitions = plan.numPartitions() > 0 ? plan.numPartitions() : backend.partitionCount(plan.topic());
+        } catch (UnknownTopicException e) {
+            return;
+        }
+        List<String> all = new ArrayList<>(plan.retryTopics());
+        all.addAll(plan.dltTopics());
+        for (String name : all) {
+            try {
+                backend.partitionCount(name);
+            } catch (UnknownTopicException e) {
+                missing.add(name);
+                declarations.add(KafkoTopicProvisioner.propertyPrefix(name) + ".partitions=" + partitions);
+            }
+        }
+    }
+
+    private String listenerTopics() {
+        List<String> names = new ArrayList<>();
+        for (RetryTopics plan : plans) {
+            names.add(plan.topic());
+        }
+        return names.toString();
     }
 
     private static byte[] utf8(String s) {

@@ -2,18 +2,23 @@ package dev.kafko.spring.annotation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Level;
 import dev.kafko.Kafko;
 import dev.kafko.KafkoRecord;
+import dev.kafko.spring.LogCapture;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
 import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
 import dev.kafko.spring.core.KafkoTemplate;
 import dev.kafko.spring.support.KafkoHeaders;
 import dev.kafko.spring.test.KafkoTestUtils;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
@@ -27,6 +32,9 @@ import org.springframework.messaging.handler.annotation.Header;
 class RetryableTopicSeveralTopicsTest {
 
     static final List<String> CALLS = new CopyOnWriteArrayList<>();
+
+    @RegisterExtension
+    final LogCapture containersLog = new LogCapture(RetryableTopicContainers.class);
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
@@ -71,6 +79,41 @@ class RetryableTopicSeveralTopicsTest {
                                 + " topics it listens to; give it another retryTopicSuffix or dltTopicSuffix"));
     }
 
+    @Test
+    void undeclaredRetryAndDeadLetterTopicsOfEveryTopicAreNamedInOneFailure() {
+        runner.withPropertyValues("kafko.auto-create-topics=false").withBean(TwoTopics.class)
+                .run(context -> assertThat(context).hasFailed().getFailure().hasStackTraceContaining(
+                        "The @RetryableTopic listener of topics [orders, refunds] reads and writes topics that do not"
+                                + " exist and are not created on first use: declare them"
+                                + " (kafko.topics.orders-retry-10.partitions=2, kafko.topics.orders-retry-20.partitions=2,"
+                                + " kafko.topics.orders-dlt.partitions=2, kafko.topics.refunds-retry-10.partitions=3,"
+                                + " kafko.topics.refunds-retry-20.partitions=3, kafko.topics.refunds-dlt.partitions=3)"));
+        // once all are declared, it starts
+        runner.withPropertyValues("kafko.auto-create-topics=false", "kafko.topics.orders-retry-10.partitions=2",
+                "kafko.topics.orders-retry-20.partitions=2", "kafko.topics.orders-dlt.partitions=2",
+                "kafko.topics.refunds-retry-10.partitions=3", "kafko.topics.refunds-retry-20.partitions=3",
+                "kafko.topics.refunds-dlt.partitions=3").withBean(TwoTopics.class)
+                .run(context -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
+    void aRetryTopicNamedTopicTheListenerReadsItselfIsNotNamedAsAbandoned(@TempDir Path dir) {
+        ApplicationContextRunner onDisk = new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+                .withPropertyValues("kafko.data-dir=" + dir, "kafko.topics.orders.partitions=1");
+        // orders-retry, a fixed back-off's retry topic once, is now one of the listener's topics, which it drains;
+        // orders-retry-5 was left by another back-off and is read by nothing
+        onDisk.run(context -> {
+            template(context).send("orders-retry", 0, "k", "left").join();
+            template(context).send("orders-retry-5", 0, "k", "left").join();
+        });
+        onDisk.withBean(DrainsAnEarlierRetryTopic.class).run(context -> assertThat(context).hasNotFailed());
+        assertThat(containersLog.events()).filteredOn(e -> e.getLevel() == Level.WARN).singleElement()
+                .satisfies(e -> assertThat(e.getFormattedMessage()).contains("Retryable listener 'drains' of topic"
+                        + " 'orders' reads the retry topics [orders-retry-10, orders-retry-20], not 'orders-retry-5'"
+                        + " (1), which hold 1 record(s)"));
+    }
+
     @SuppressWarnings("unchecked")
     private static KafkoTemplate<Object, Object> template(ApplicationContext context) {
         return context.getBean(KafkoTemplate.class);
@@ -87,6 +130,13 @@ class RetryableTopicSeveralTopicsTest {
         @DltHandler
         void dead(String value, @Header(KafkoHeaders.RECEIVED_TOPIC) String topic) {
             CALLS.add("dlt " + topic + ":" + value);
+        }
+    }
+
+    static class DrainsAnEarlierRetryTopic {
+        @RetryableTopic(attempts = "3", backOff = @BackOff(delay = 10, multiplier = 2))
+        @KafkoListener(id = "drains", topics = {"orders", "orders-retry"})
+        void on(String value) {
         }
     }
 
