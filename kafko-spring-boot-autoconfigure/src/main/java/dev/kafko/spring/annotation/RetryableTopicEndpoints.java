@@ -11,7 +11,9 @@ import dev.kafko.spring.retrytopic.RetryTopicConfiguration;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.BeansException;
@@ -198,6 +200,7 @@ final class RetryableTopicEndpoints {
      * {@code orders-retry}).
      */
     private static void checkNames(List<RetryTopics> plans, KafkoListenerEndpoint main, String where) {
+        Map<String, String> topicOfName = new HashMap<>();
         for (RetryTopics topics : plans) {
             List<String> names = new ArrayList<>(topics.retryTopics());
             names.addAll(topics.dltTopics());
@@ -216,6 +219,13 @@ final class RetryableTopicEndpoints {
                             ? "dead-letter" : "retry") + " topic '" + name + "' of topic '" + topics.topic()
                             + "' is one of the topics it listens to; give it another retryTopicSuffix or"
                             + " dltTopicSuffix");
+                }
+                String other = topicOfName.putIfAbsent(name, topics.topic());
+                if (other != null && !other.equals(topics.topic())) {
+                    // topics q and q-x under the suffixes -x-y and -y: q's retry topic would be q-x's dead letters
+                    throw new InvalidKafkoListenerException(where + ": the topic '" + name + "' would be a retry or"
+                            + " dead-letter topic of both its topics '" + other + "' and '" + topics.topic()
+                            + "'; give it other retryTopicSuffix and dltTopicSuffix");
                 }
             }
         }

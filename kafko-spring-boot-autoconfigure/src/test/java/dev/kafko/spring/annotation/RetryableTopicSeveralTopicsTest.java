@@ -114,6 +114,15 @@ class RetryableTopicSeveralTopicsTest {
                         + " (1), which hold 1 record(s)"));
     }
 
+    @Test
+    void aNameThatWouldBeARetryTopicOfOneTopicAndADeadLetterTopicOfAnotherFailsTheStartNamingIt() {
+        runner.withPropertyValues("kafko.topics.q.partitions=1", "kafko.topics.q-x.partitions=1")
+                .withBean(CrossedSuffixes.class).run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasStackTraceContaining("@RetryableTopic listener 'crossed'")
+                        .hasStackTraceContaining("the topic 'q-x-y' would be a retry or dead-letter topic of both its"
+                                + " topics 'q' and 'q-x'"));
+    }
+
     @SuppressWarnings("unchecked")
     private static KafkoTemplate<Object, Object> template(ApplicationContext context) {
         return context.getBean(KafkoTemplate.class);
@@ -136,6 +145,13 @@ class RetryableTopicSeveralTopicsTest {
     static class DrainsAnEarlierRetryTopic {
         @RetryableTopic(attempts = "3", backOff = @BackOff(delay = 10, multiplier = 2))
         @KafkoListener(id = "drains", topics = {"orders", "orders-retry"})
+        void on(String value) {
+        }
+    }
+
+    static class CrossedSuffixes {
+        @RetryableTopic(retryTopicSuffix = "-x-y", dltTopicSuffix = "-y")
+        @KafkoListener(id = "crossed", topics = {"q", "q-x"})
         void on(String value) {
         }
     }
