@@ -200,7 +200,7 @@ public final class RetryTopics {
         this.longestWait = longestWait;
     }
 
-    private RetryTopics(RetryTopics plan, long[] shortestWait, long[] longestWait) {
+    private RetryTopics(RetryTopics plan, long @Nullable [] shortestWait, long @Nullable [] longestWait) {
         this(plan, plan.topicOfRetry, plan.retryTopics, plan.timeout, plan.autoCreateTopics, plan.numPartitions,
                 plan.traversingCauses, plan.routedDltTopics, plan.routes, shortestWait, longestWait);
     }
