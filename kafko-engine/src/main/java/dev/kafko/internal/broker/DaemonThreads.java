@@ -13,7 +13,7 @@ import java.util.concurrent.ThreadFactory;
 final class DaemonThreads implements ThreadFactory {
 
     private final String name;
-    /** The threads started so far that may still be alive; pruned whenever one more starts. */
+    /** The threads made so far that may still be alive; pruned of the ended ones whenever one more is made. */
     private final List<Thread> threads = new ArrayList<>();
 
     DaemonThreads(String name) {
@@ -25,7 +25,9 @@ final class DaemonThreads implements ThreadFactory {
         Thread t = new Thread(r, name);
         t.setDaemon(true);
         synchronized (threads) {
-            threads.removeIf(x -> !x.isAlive());
+            // ended ones only: a thread made but not started yet is not alive either, and the executor starts it
+            // after this returns (two made at once, the first pruned by the second, was never joined by a close)
+            threads.removeIf(x -> x.getState() == Thread.State.TERMINATED);
             threads.add(t);
         }
         return t;
