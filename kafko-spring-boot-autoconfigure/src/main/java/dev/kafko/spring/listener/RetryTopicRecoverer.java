@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import org.springframework.util.backoff.FixedBackOff;
 
 /**
@@ -172,24 +173,9 @@ public final class RetryTopicRecoverer implements RecordRecoverer {
     public void prepare(String topic) {
         RetryTopics topics = planOf(topic);
         int partitions = topics.numPartitions() > 0 ? topics.numPartitions() : backend.partitionCount(topics.topic());
-        List<String> all = new ArrayList<>(topics.retryTopics());
-        all.addAll(topics.dltTopics());
         List<String> missing = new ArrayList<>();
         List<String> declarations = new ArrayList<>();
-        UnknownTopicException first = null;
-        for (String name : all) {
-            try {
-                if (topics.autoCreateTopics()) {
-                    backend.ensureTopic(name, partitions);
-                } else {
-                    backend.partitionCount(name); // declared, or made beforehand: used as it is
-                }
-            } catch (UnknownTopicException e) {
-                missing.add(name);
-                declarations.add(KafkoTopicProvisioner.propertyPrefix(name) + ".partitions=" + partitions);
-                first = first == null ? e : first;
-            }
-        }
+        UnknownTopicException first = ready(topics, partitions, topics.autoCreateTopics(), missing, declarations);
         if (first != null) {
             // the listener's other topics lack theirs too, as a rule: named with these, not one start per topic
             for (RetryTopics other : plans) {
@@ -220,16 +206,35 @@ public final class RetryTopicRecoverer implements RecordRecoverer {
         } catch (UnknownTopicException e) {
             return;
         }
+        ready(plan, partitions, false, missing, declarations);
+    }
+
+    /**
+     * Makes {@code plan}'s retry and dead-letter topics ready with {@code partitions} ({@code create}), or checks that
+     * they exist (declared, or made beforehand: used as they are); adds each missing one to {@code missing}, with its
+     * declaration.
+     *
+     * @return the first missing topic's failure; null when none is missing
+     */
+    private @Nullable UnknownTopicException ready(RetryTopics plan, int partitions, boolean create,
+                                                  List<String> missing, List<String> declarations) {
         List<String> all = new ArrayList<>(plan.retryTopics());
         all.addAll(plan.dltTopics());
+        UnknownTopicException first = null;
         for (String name : all) {
             try {
-                backend.partitionCount(name);
+                if (create) {
+                    backend.ensureTopic(name, partitions);
+                } else {
+                    backend.partitionCount(name);
+                }
             } catch (UnknownTopicException e) {
                 missing.add(name);
                 declarations.add(KafkoTopicProvisioner.propertyPrefix(name) + ".partitions=" + partitions);
+                first = first == null ? e : first;
             }
         }
+        return first;
     }
 
     private String listenerTopics() {
