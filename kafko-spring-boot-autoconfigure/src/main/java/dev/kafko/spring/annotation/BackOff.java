@@ -8,10 +8,10 @@ import org.springframework.core.annotation.AliasFor;
 
 /**
  * The back-off of a {@link RetryableTopic}: {@code delay} before the first retry, multiplied by {@code multiplier}
- * before each later one (when above 1, truncated to a millisecond at each step), none above {@code maxDelay}; as
- * spring-kafka 4.0's {@code @BackOff}, but for the cap of a multiplied one without {@code maxDelay} (30 s here, none
- * there) and the names of the retry topics under a {@code jitter}: those of the back-offs without it here, those of
- * the waits drawn once at start there (so that they change at each start).
+ * before each later one (when above 1, truncated to a millisecond at each step), none above {@code maxDelay} (without
+ * one, a multiplied back-off grows without bound); as spring-kafka 4.0's {@code @BackOff}, but for the names of the
+ * retry topics under a {@code jitter}: those of the back-offs without it here, those of the waits drawn once at start
+ * there (so that they change at each start).
  */
 @Target({})
 @Retention(RetentionPolicy.RUNTIME)
@@ -41,8 +41,7 @@ public @interface BackOff {
 
     /**
      * The longest back-off in milliseconds, the first included (a longer {@link #delay()} waits this long, as in
-     * spring-kafka); 0 for 30 seconds when multiplied (spring-kafka 3's cap; spring-kafka 4.0 has none), or the
-     * delay when that is longer, and for no cap when fixed.
+     * spring-kafka); 0 for none, as in spring-kafka 4.0 (spring-kafka 3 capped a multiplied one at 30 s).
      */
     long maxDelay() default 0;
 

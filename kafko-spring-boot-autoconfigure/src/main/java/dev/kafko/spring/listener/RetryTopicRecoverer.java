@@ -91,7 +91,7 @@ public final class RetryTopicRecoverer implements RecordRecoverer {
             }
             // the dead-letter handler failed (ALWAYS_RETRY_ON_ERROR): handled again once its back-off has passed, in
             // the dead-letter topic it was read from
-            long due = backend.currentTimeMillis() + topics.dltBackOff();
+            long due = dueAfter(backend.currentTimeMillis(), topics.dltBackOff());
             publisher.publish(record, failure, invocation, destination(record.topic(), record),
                     Headers.empty().with(KafkoHeaders.RETRY_BACKOFF_TIMESTAMP, utf8(Long.toString(due))), true);
             return;
@@ -101,7 +101,7 @@ public final class RetryTopicRecoverer implements RecordRecoverer {
         if (attempt < topics.attempts() && topics.retryable(failure)
                 && !topics.pastTimeout(originalTimestamp(record), now)) {
             int next = attempt + 1;
-            long due = now + topics.waitBefore(next);
+            long due = dueAfter(now, topics.waitBefore(next));
             Headers extra = Headers.empty()
                     .with(KafkoHeaders.RETRY_ATTEMPTS, utf8(Integer.toString(next)))
                     .with(KafkoHeaders.RETRY_BACKOFF_TIMESTAMP, utf8(Long.toString(due)));
@@ -131,6 +131,15 @@ public final class RetryTopicRecoverer implements RecordRecoverer {
             // deleted since the start: the publisher makes it ready again, as before
         }
         return DeadLetterDestination.of(topic, record.partition());
+    }
+
+    /**
+     * {@code wait} milliseconds after {@code now}; the last millisecond there is where the sum would overflow (a
+     * multiplied back-off without a {@code maxDelay} grows without bound), not one in the past.
+     */
+    static long dueAfter(long now, long wait) {
+        long due = now + wait;
+        return due < now ? Long.MAX_VALUE : due;
     }
 
     /**

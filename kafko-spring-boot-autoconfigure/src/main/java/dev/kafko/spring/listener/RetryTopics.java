@@ -13,12 +13,6 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RetryTopics {
 
-    /**
-     * The longest back-off of a multiplied one whose {@code maxDelay} is 0, unless its {@code delay} is longer
-     * (spring-kafka 3's cap, spring-retry's; spring-kafka 4.0 has none).
-     */
-    public static final long DEFAULT_MAX_DELAY = 30_000;
-
     private final String topic;
     private final int attempts;
     private final long[] delays;
@@ -84,8 +78,7 @@ public final class RetryTopics {
      * @param delay milliseconds before the first retry, not negative
      * @param multiplier 0 or 1 for the same back-off before each retry, else above 1
      * @param maxDelay the longest back-off, the first included (a {@code delay} above it waits {@code maxDelay}, as
-     *     in spring-kafka); 0 for {@value #DEFAULT_MAX_DELAY} when multiplied (or {@code delay}, when above it), and
-     *     for none when fixed
+     *     in spring-kafka); 0 for none (a multiplied back-off grows without bound, as spring-kafka 4.0's does)
      * @param include only failures with one of these in their cause chain are retried (empty: every one); never
      *     those {@link DefaultErrorHandler#isRetryable} does not retry
      * @param exclude failures with one of these in their cause chain are not retried
@@ -136,7 +129,7 @@ public final class RetryTopics {
         // as spring-core's ExponentialBackOff, which spring-kafka takes its back-offs from: each the one before times
         // the multiplier, truncated to a millisecond at each step (1 ms times 1.5 stays 1 ms), none above maxDelay,
         // the first included
-        long cap = maxDelay == 0 ? Math.max(DEFAULT_MAX_DELAY, delay) : maxDelay;
+        long cap = maxDelay == 0 ? Long.MAX_VALUE : maxDelay;
         delays = new long[attempts - 1];
         long next = Math.min(delay, cap);
         for (int i = 0; i < delays.length; i++) {
@@ -161,7 +154,7 @@ public final class RetryTopics {
         routedDltTopics = List.of();
         routes = List.of();
         initialDelay = delay;
-        longestDelay = maxDelay == 0 ? (multiplier > 1 ? cap : Long.MAX_VALUE) : maxDelay;
+        longestDelay = cap;
         shortestWait = null;
         longestWait = null;
     }
@@ -497,7 +490,7 @@ public final class RetryTopics {
      * This plan, with each retry waiting a time drawn anew for each record around its back-off, as spring-core's
      * {@code ExponentialBackOff} with a {@code jitter} draws it: the jitter grows as the back-off does (it is
      * {@code jitterMillis} times the back-off's multiple of the delay, in whole multiples), and no wait is below the
-     * delay nor above the back-off's cap ({@code maxDelay}, or its 30 s default when multiplied). The retry topics
+     * delay nor above the back-off's {@code maxDelay} (where it has one). The retry topics
      * keep the names of the back-offs without jitter (spring-kafka names them after the waits it draws once at start,
      * so that its names change at each start and a restart strands the records of the retry topics it left). 0 for
      * no jitter.

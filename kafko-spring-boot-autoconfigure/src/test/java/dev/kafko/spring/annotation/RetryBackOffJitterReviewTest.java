@@ -60,9 +60,8 @@ class RetryBackOffJitterReviewTest {
                     for (long jitter : new long[] {1, 100, 5_000}) {
                         RetryTopics kafko = new RetryTopics("t", 6, delay, multiplier, maxDelay, "-retry", "-dlt",
                                 List.of(), List.of()).withJitter(jitter);
-                        // as BackOffFactory.createFromAnnotation, with kafko's cap of a multiplied back-off without
-                        // maxDelay (30 s, or the delay above it) given to it, as the README says
-                        long springMax = maxDelay == 0 && multiplier > 1 ? Math.max(30_000, delay) : maxDelay;
+                        // as BackOffFactory.createFromAnnotation: a maxDelay of 0 is none
+                        long springMax = maxDelay;
                         RetryPolicy.Builder policy = RetryPolicy.builder().maxRetries(Long.MAX_VALUE)
                                 .delay(Duration.ofMillis(delay)).jitter(Duration.ofMillis(jitter));
                         if (springMax != 0) {

@@ -283,7 +283,7 @@ class RetryableTopicTest {
     @Test
     void theBackOffsStringAttributesTakePlaceholdersAndDurations() {
         // 10, 20, 30 (capped: 40 without maxDelayString), 30 ms: three retry topics; a fixed back-off without
-        // multiplierString would have one, and the default cap of 30 s four
+        // multiplierString would have one, and no maxDelayString four (40 ms the last)
         runner.withPropertyValues("kafko.topics.strings.partitions=1", "retry.delay=10ms", "retry.multiplier=2",
                 "retry.max=30ms").withBean(BackOffStrings.class).run(context -> {
                     assertThat(context).hasNotFailed();

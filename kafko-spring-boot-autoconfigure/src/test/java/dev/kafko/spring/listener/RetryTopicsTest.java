@@ -40,9 +40,15 @@ class RetryTopicsTest {
         assertThat(List.of(topics.backOffBefore(2), topics.backOffBefore(3), topics.backOffBefore(4),
                 topics.backOffBefore(5), topics.backOffBefore(6))).containsExactly(100L, 300L, 900L, 1000L, 1000L);
         assertThat(topics.topicOfAttempt(6)).isEqualTo("t-r-1000");
-        // without a cap of its own, spring-kafka's 30 s
+        // without a cap it grows without bound, as spring-kafka 4.0's does: 1 s doubled ten times, and a wait too long
+        // for a long is the longest there is, not a negative one
         RetryTopics uncapped = new RetryTopics("t", 12, 1000, 2, 0, "-r", "-d", List.of(), List.of());
-        assertThat(uncapped.backOffBefore(12)).isEqualTo(RetryTopics.DEFAULT_MAX_DELAY);
+        assertThat(uncapped.backOffBefore(12)).isEqualTo(1_024_000);
+        assertThat(uncapped.retryTopics()).hasSize(11).endsWith("t-r-1024000");
+        RetryTopics huge = new RetryTopics("t", 80, 1000, 2, 0, "-r", "-d", List.of(), List.of());
+        assertThat(huge.backOffBefore(80)).isEqualTo(Long.MAX_VALUE);
+        assertThat(huge.backOffBefore(79)).isEqualTo(Long.MAX_VALUE);
+        assertThat(huge.topicOfAttempt(80)).isEqualTo("t-r-" + Long.MAX_VALUE);
     }
 
     @Test

@@ -291,7 +291,7 @@ class RetryTopicConfigurationTest {
         assertThat(none.dltTopics()).isEmpty();
         assertThat(none.isDltTopic("n-dlt")).isFalse();
         // the back-off's edges: a multiplier of 1 is a fixed back-off; an unbounded multiplied one stops at its last
-        // retry; a maximum of 0 is spring-kafka's cap of 30 s
+        // retry; a maximum of 0 is none (spring-kafka refuses it)
         RetryTopics one = builder().exponentialBackoff(10, 1, 50).create().plan("t");
         assertThat(one.retryTopics()).containsExactly("t-retry");
         assertThat(one.backOffBefore(3)).isEqualTo(10);
@@ -299,9 +299,9 @@ class RetryTopicConfigurationTest {
                 .plan("t");
         assertThat(grown.retryTopics()).containsExactly("t-retry-10", "t-retry-20");
         assertThat(grown.dltBackOff()).isEqualTo(20);
-        RetryTopics capped = builder().exponentialBackoff(20_000, 2, 0).create()
+        RetryTopics uncapped = builder().exponentialBackoff(20_000, 2, 0).create()
                 .plan("t");
-        assertThat(capped.backOffBefore(3)).isEqualTo(RetryTopics.DEFAULT_MAX_DELAY);
+        assertThat(uncapped.backOffBefore(3)).isEqualTo(40_000);
         // a builder goes on after create(): what it made does not change
         RetryTopicConfigurationBuilder reused = builder().includeTopic("p");
         RetryTopicConfiguration first = reused.create();
