@@ -133,8 +133,10 @@ final class MemberDelivery {
             }
         }
         if (backOffWait > 0) {
-            // the held-back partitions come again once the first of their back-offs ended (a stop or a pause ends it)
-            redeliverAfter(List.of(), backOffWait);
+            // the held-back partitions come again once the first of their back-offs ended (a stop or a pause ends it),
+            // but the member polls again at least every poll timeout meanwhile, holding them back again: a member that
+            // does not poll hands no partition to a member joining its group, nor reads what its other partitions get
+            redeliverAfter(List.of(), Math.min(backOffWait, Math.max(1, properties.pollTimeout().toMillis())));
         }
     }
 

@@ -86,4 +86,14 @@ class RetryTopicRecovererPlansTest {
             AwaitedStage.unbind();
         }
     }
+
+    @Test
+    void aRetryIsDueItsWaitAfterNowAndAWaitTooLongForTheClockAtTheLastMillisecond() {
+        // a back-off of 0 (noBackoff, @BackOff(0)) is due now, not never
+        assertThat(RetryTopicRecoverer.dueAfter(1_000, 0)).isEqualTo(1_000);
+        assertThat(RetryTopicRecoverer.dueAfter(1_000, 500)).isEqualTo(1_500);
+        assertThat(RetryTopicRecoverer.dueAfter(1_000, Long.MAX_VALUE - 1_000)).isEqualTo(Long.MAX_VALUE);
+        assertThat(RetryTopicRecoverer.dueAfter(1_000, Long.MAX_VALUE - 999)).isEqualTo(Long.MAX_VALUE);
+        assertThat(RetryTopicRecoverer.dueAfter(1_000, Long.MAX_VALUE)).isEqualTo(Long.MAX_VALUE);
+    }
 }
