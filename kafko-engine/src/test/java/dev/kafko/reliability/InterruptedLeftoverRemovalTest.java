@@ -2,7 +2,7 @@ package dev.kafko.reliability;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assumptions.assumeThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.kafko.Kafko;
 import dev.kafko.KafkoException;
@@ -58,7 +58,7 @@ class InterruptedLeftoverRemovalTest {
                     Path sealed = FileNames.segmentFile(FileNames.partitionDir(dir.resolve(name), 0), 0);
                     assertThat(kafko.topic(name).orElseThrow().partition(0).segmentCount()).isGreaterThan(1);
                     boolean done = chattr("+i", sealed);
-                    assumeThat(done).as("chattr +i works here (root on ext4)").isTrue();
+                    assumeTrue(done, "chattr +i works here (root on ext4)");
                     pinned.add(sealed);
                 }
                 for (int n = 0; n < NAMES; n++) {

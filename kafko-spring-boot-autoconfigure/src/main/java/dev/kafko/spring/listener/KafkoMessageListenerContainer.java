@@ -175,7 +175,9 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
             return;
         }
         // a KafkoEvent: typed Object in the function so that verifying the lambdas that make the events (when
-        // their class is linked, at start-up) does not load every event class, only those published
+        // their class is linked, at start-up) does not load every event class, only those published. A lambda that
+        // makes one of two events returns each on its own: javac 25 (not 17) types a conditional between them as
+        // their common superclass where its branches meet, which the verifier checks by loading both
         ContainerEvents.publish(publisher, (KafkoEvent) event.apply(this, parent), LOG, memberName);
     }
 

@@ -122,18 +122,26 @@ final class MemberEvents {
         }
         paused = now;
         Set<Integer> partitions = listenerConsumer.assignedPartitions();
-        container.publish((member, parent) -> now
-                ? new ConsumerPausedEvent(member, parent, member.getListenerId(), container.topic(), partitions)
-                : new ConsumerResumedEvent(member, parent, member.getListenerId(), container.topic(), partitions));
+        // two returns, not a conditional: see KafkoMessageListenerContainer.publish
+        container.publish((member, parent) -> {
+            if (now) {
+                return new ConsumerPausedEvent(member, parent, member.getListenerId(), container.topic(), partitions);
+            }
+            return new ConsumerResumedEvent(member, parent, member.getListenerId(), container.topic(), partitions);
+        });
     }
 
     /** The member paused ({@code paused}) or resumed these partitions of its topic: an event for each. */
     void partitionsPaused(Collection<Integer> partitions, boolean paused) {
         for (int partition : partitions) {
-            container.publish((member, parent) -> paused
-                    ? new ConsumerPartitionPausedEvent(member, parent, member.getListenerId(), container.topic(), partition)
-                    : new ConsumerPartitionResumedEvent(member, parent, member.getListenerId(), container.topic(),
-                            partition));
+            container.publish((member, parent) -> {
+                if (paused) {
+                    return new ConsumerPartitionPausedEvent(member, parent, member.getListenerId(), container.topic(),
+                            partition);
+                }
+                return new ConsumerPartitionResumedEvent(member, parent, member.getListenerId(), container.topic(),
+                        partition);
+            });
         }
     }
 
