@@ -1,5 +1,6 @@
 package dev.kafko.spring.test;
 
+import dev.kafko.Consumer;
 import dev.kafko.Kafko;
 import dev.kafko.KafkoClosedException;
 import dev.kafko.KafkoRecord;
@@ -134,7 +135,42 @@ public final class KafkoTestUtils {
     public static KafkoRecord singleRecord(ApplicationContext context, String topic, Duration timeout) {
         List<KafkoRecord> records = records(context, topic, 1, timeout);
         if (records.size() != 1) {
-            throw new AssertionError("topic '" + topic + "' holds " + records.size() + " records; expected one");
+            throw new AssertionError("topic '" + topic + "' holds " + records.size() + " records; expected one (the"
+                    + " whole topic counts, with what earlier tests of a cached context sent: read what a test sent"
+                    + " with singleRecord(Consumer, Duration), a consumer moved to the end before it sent)");
+        }
+        return records.get(0);
+    }
+
+    /**
+     * Waits until {@code consumer} returned at least {@code minRecords} records from where it stands, then returns
+     * them with what it returns on without waiting, partition by partition, each in offset order (spring-kafka-test's
+     * {@code KafkaTestUtils.getRecords(consumer, timeout, minRecords)}). The consumer keeps its position, so that a
+     * consumer the test class makes and moves to the end before each test ({@code kafko.consumer(topic)}, then
+     * {@code seekToEnd()}: spring-kafka-test's {@code consumeFromAnEmbeddedTopic(consumer, true, topic)}) returns
+     * only what that test made the application send, also in a context that earlier tests used.
+     *
+     * @throws AssertionError naming the topic and how many records the consumer returned when {@code timeout} passes
+     *     first
+     * @throws IllegalArgumentException when {@code minRecords} is below 1 or {@code timeout} is negative
+     */
+    public static List<KafkoRecord> records(Consumer consumer, int minRecords, Duration timeout) {
+        return TopicRecords.polled(consumer, minRecords, timeout);
+    }
+
+    /**
+     * The one record {@code consumer} returns from where it stands, waited for as
+     * {@link #records(Consumer, int, Duration)} waits for one (spring-kafka-test's
+     * {@code KafkaTestUtils.getSingleRecord(consumer, topic, timeout)}).
+     *
+     * @throws AssertionError when no record comes within {@code timeout}, or the consumer returns more than one
+     *     once one came, naming how many
+     */
+    public static KafkoRecord singleRecord(Consumer consumer, Duration timeout) {
+        List<KafkoRecord> records = records(consumer, 1, timeout);
+        if (records.size() != 1) {
+            throw new AssertionError("consumer of topic '" + consumer.topic() + "' returned " + records.size()
+                    + " records; expected one");
         }
         return records.get(0);
     }

@@ -20,7 +20,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The records of a topic, read for {@link KafkoTestUtils} without a group (nothing is committed): those it holds now,
- * or those it holds once it holds enough. On the caller's thread; the waits park on the log (a poll wakes on an
+ * or those it holds once it holds enough; or what a test's own consumer reads on from its position. On the caller's thread; the waits park on the log (a poll wakes on an
  * append) and on the topic's creation, never in a sleep.
  */
 final class TopicRecords {
@@ -48,14 +48,7 @@ final class TopicRecords {
      */
     static List<KafkoRecord> atLeast(Kafko kafko, @Nullable LogBackend backend, String topic, int minRecords,
                                      Duration timeout) {
-        if (minRecords < 1) {
-            throw new IllegalArgumentException("minRecords must be at least 1, was " + minRecords);
-        }
-        Objects.requireNonNull(timeout, "timeout");
-        if (timeout.isNegative()) {
-            throw new IllegalArgumentException("timeout must not be negative, was " + timeout);
-        }
-        long deadline = System.nanoTime() + timeout.toNanos();
+        long deadline = deadline(minRecords, timeout);
         Topic t = kafko.topic(topic).orElse(null);
         if (t == null) {
             t = created(kafko, backend, topic, timeout, deadline);
@@ -74,6 +67,46 @@ final class TopicRecords {
             readToEnds(consumer, t, all);
         }
         return sorted(all);
+    }
+
+    /**
+     * What {@code consumer} returns from where it stands once it returned at least {@code minRecords}, with what it
+     * then returns without waiting, in offset order within each partition; the consumer keeps its position.
+     */
+    static List<KafkoRecord> polled(Consumer consumer, int minRecords, Duration timeout) {
+        Objects.requireNonNull(consumer, "consumer");
+        long deadline = deadline(minRecords, timeout);
+        List<KafkoRecord> all = new ArrayList<>();
+        while (all.size() < minRecords) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                throw new AssertionError("consumer of topic '" + consumer.topic() + "' returned " + all.size()
+                        + " record" + (all.size() == 1 ? "" : "s") + " after " + timeout + "; expected at least "
+                        + minRecords);
+            }
+            all.addAll(consumer.poll(Duration.ofNanos(left)));
+        }
+        long limit = System.nanoTime() + READ_ALL_LIMIT.toNanos();
+        for (List<KafkoRecord> more = consumer.poll(Duration.ZERO); !more.isEmpty();
+                more = consumer.poll(Duration.ZERO)) {
+            if (System.nanoTime() > limit) {
+                throw new IllegalStateException("reading " + consumer.topic() + " on took more than "
+                        + READ_ALL_LIMIT + "; read " + all.size() + " records");
+            }
+            all.addAll(more);
+        }
+        return sorted(all);
+    }
+
+    private static long deadline(int minRecords, Duration timeout) {
+        if (minRecords < 1) {
+            throw new IllegalArgumentException("minRecords must be at least 1, was " + minRecords);
+        }
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException("timeout must not be negative, was " + timeout);
+        }
+        return System.nanoTime() + timeout.toNanos();
     }
 
     private static Topic created(Kafko kafko, @Nullable LogBackend backend, String topic, Duration timeout,

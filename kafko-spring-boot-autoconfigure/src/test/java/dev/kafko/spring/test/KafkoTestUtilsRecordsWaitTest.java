@@ -3,6 +3,7 @@ package dev.kafko.spring.test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.kafko.Consumer;
 import dev.kafko.InvalidNameException;
 import dev.kafko.Kafko;
 import dev.kafko.KafkoRecord;
@@ -27,7 +28,8 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * {@link KafkoTestUtils#records(ApplicationContext, String, int, Duration)} and {@link KafkoTestUtils#singleRecord}:
- * a test waits for records another thread sends, and for the topic that send creates, without a sleep.
+ * a test waits for records another thread sends, and for the topic that send creates, without a sleep; the forms of a
+ * test's own consumer return what was sent after its position only.
  */
 class KafkoTestUtilsRecordsWaitTest {
 
@@ -114,7 +116,54 @@ class KafkoTestUtilsRecordsWaitTest {
             template(context).send("out", 0, null, "a").join();
             template(context).send("out", 0, null, "b").join();
             assertThatThrownBy(() -> KafkoTestUtils.singleRecord(context, "out", Duration.ofSeconds(5)))
-                    .isInstanceOf(AssertionError.class).hasMessage("topic 'out' holds 2 records; expected one");
+                    .isInstanceOf(AssertionError.class)
+                    .hasMessageStartingWith("topic 'out' holds 2 records; expected one (the whole topic counts")
+                    .hasMessageContaining("singleRecord(Consumer, Duration)");
+        });
+    }
+
+    @Test
+    void aConsumerMovedToTheEndReturnsOnlyWhatWasSentAfterAsEachTestOfASharedContextNeeds() {
+        runner.run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            template.send("out", 0, null, "earlier test").join();
+            template.send("out", 1, null, "earlier test").join();
+            try (Consumer consumer = context.getBean(Kafko.class).consumer("out")) {
+                consumer.seekToEnd();
+                CompletableFuture<Void> sender = CompletableFuture.runAsync(
+                        () -> template.send("out", 2, null, "this test").join());
+                KafkoRecord mine = KafkoTestUtils.singleRecord(consumer, Duration.ofSeconds(20));
+                sender.join();
+                assertThat(new String(mine.value())).isEqualTo("this test");
+                assertThat(mine.partition()).isEqualTo(2);
+
+                // the next test's records only: the consumer kept its position
+                for (int i = 0; i < 3; i++) {
+                    template.send("out", i, null, "next test " + i).join();
+                }
+                assertThat(KafkoTestUtils.records(consumer, 2, Duration.ofSeconds(20)))
+                        .extracting(r -> new String(r.value()))
+                        .containsExactly("next test 0", "next test 1", "next test 2");
+            }
+        });
+    }
+
+    @Test
+    void aConsumerThatReturnsTooFewOrTooManyFailsNamingItsTopic() {
+        runner.run(context -> {
+            try (Consumer consumer = context.getBean(Kafko.class).consumer("out")) {
+                assertThatThrownBy(() -> KafkoTestUtils.records(consumer, 1, Duration.ofMillis(200)))
+                        .isInstanceOf(AssertionError.class)
+                        .hasMessage("consumer of topic 'out' returned 0 records after PT0.2S; expected at least 1");
+                template(context).send("out", 0, null, "a").join();
+                template(context).send("out", 1, null, "b").join();
+                assertThatThrownBy(() -> KafkoTestUtils.singleRecord(consumer, Duration.ofSeconds(5)))
+                        .isInstanceOf(AssertionError.class)
+                        .hasMessage("consumer of topic 'out' returned 2 records; expected one");
+                assertThatThrownBy(() -> KafkoTestUtils.records(consumer, 0, Duration.ofSeconds(1)))
+                        .isInstanceOf(IllegalArgumentException.class)
+                        .hasMessage("minRecords must be at least 1, was 0");
+            }
         });
     }
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.kafko.FsyncPolicy;
 import dev.kafko.Kafko;
 import dev.kafko.KafkoRecord;
+import dev.kafko.PartitionInfo;
 import dev.kafko.UnknownTopicException;
 import dev.kafko.spring.annotation.KafkoListener;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
@@ -15,6 +16,7 @@ import dev.kafko.spring.support.Acknowledgment;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.BeforeEach;
@@ -136,6 +138,25 @@ class ReadmeClaimsTestSupportTest {
                     assertThat(kafko.options().durableClose()).isFalse();
                     assertThat(kafko.options().fsyncMetadata()).isFalse();
                 });
+    }
+
+    /**
+     * "{@code Kafko.groupInfo(topic, group).committed()} for {@code getCurrentOffset} (the next offset to read, as
+     * there), {@code KafkoTemplate.partitionsFor(topic)}'s {@code endOffset()}s for {@code getEndOffsets},
+     * {@code KafkoTemplate.receive(topic, partition, offset)} for {@code getOneRecord}": a listener's group is its id.
+     */
+    @Test
+    void theOffsetsOfSpringKafkaTestsPortedReadAsThere() {
+        runner.withBean(Heard.class).withPropertyValues("kafko.topics.heard.partitions=1").run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            template.send("heard", "a").join();
+            template.send("heard", "b").join();
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+
+            assertThat(context.getBean(Kafko.class).groupInfo("heard", "heard").committed()).isEqualTo(Map.of(0, 2L));
+            assertThat(template.partitionsFor("heard")).extracting(PartitionInfo::endOffset).containsExactly(2L);
+            assertThat(new String(template.receive("heard", 0, 1).value(), StandardCharsets.UTF_8)).isEqualTo("b");
+        });
     }
 
     @SuppressWarnings("unchecked")
