@@ -538,6 +538,14 @@ final class ListenerConsumer implements Runnable {
         seeks.idle(Map.of(partition, position));
     }
 
+    /**
+     * How long the member may go without polling, at most {@code millis}: no longer than until its next idle event
+     * is due ({@link MemberEvents#waitMillis}). Polling thread.
+     */
+    long waitMillis(long millis) {
+        return events.waitMillis(millis);
+    }
+
     /** The member's consumer now (replaced when its topic was deleted and exists again). */
     BackendConsumer consumer() {
         return consumer;

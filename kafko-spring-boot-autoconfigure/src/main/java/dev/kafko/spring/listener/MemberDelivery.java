@@ -135,8 +135,13 @@ final class MemberDelivery {
         if (backOffWait > 0) {
             // the held-back partitions come again once the first of their back-offs ended (a stop or a pause ends it),
             // but the member polls again at least every poll timeout meanwhile, holding them back again: a member that
-            // does not poll hands no partition to a member joining its group, nor reads what its other partitions get
-            redeliverAfter(List.of(), Math.min(backOffWait, Math.max(1, properties.pollTimeout().toMillis())));
+            // does not poll hands no partition to a member joining its group, nor reads what its other partitions get;
+            // and no later than its next idle event is due, as its polls are. What the poll finished is committed
+            // first, as at the end of any poll, not a wait later
+            commits.drainForeign();
+            commits.commitIfDue();
+            redeliverAfter(List.of(),
+                    Math.min(backOffWait, member.waitMillis(Math.max(1, properties.pollTimeout().toMillis()))));
         }
     }
 

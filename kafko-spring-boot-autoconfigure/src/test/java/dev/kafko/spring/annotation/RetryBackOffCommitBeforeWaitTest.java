@@ -1,0 +1,79 @@
+package dev.kafko.spring.annotation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
+import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
+import dev.kafko.spring.core.KafkoTemplate;
+import dev.kafko.spring.core.LogBackend;
+import dev.kafko.spring.listener.MessageListenerContainer;
+import dev.kafko.spring.support.KafkoHeaders;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.messaging.support.MessageBuilder;
+
+/**
+ * A retry container's member commits what it processed of a poll before it waits for the back-off of the records it
+ * holds back, not after: a long poll timeout does not leave the other partitions' records uncommitted meanwhile.
+ */
+class RetryBackOffCommitBeforeWaitTest {
+
+    static final List<String> SEEN = new CopyOnWriteArrayList<>();
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+            .withPropertyValues("kafko.ephemeral=true", "kafko.topics.held.partitions=2",
+                    "kafko.topics.held-retry.partitions=2", "kafko.listener.poll-timeout=60s")
+            .withBean(Held.class);
+
+    @BeforeEach
+    void reset() {
+        SEEN.clear();
+    }
+
+    static class Held {
+        @RetryableTopic(attempts = "2", backOff = @BackOff(delay = 600_000))
+        @KafkoListener(id = "held", topics = "held", autoStartup = "false")
+        void on(String value) {
+            SEEN.add(value);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"batch", "time", "count", "count-time"})
+    void theDueRecordOfAnotherPartitionIsCommittedWhileTheMemberWaits(String ackMode) {
+        runner.withPropertyValues("kafko.listener.ack-mode=" + ackMode, "kafko.listener.ack-time=1ms").run(context -> {
+            assertThat(context).hasNotFailed();
+            @SuppressWarnings("unchecked")
+            KafkoTemplate<Object, Object> template = context.getBean(KafkoTemplate.class);
+            long now = System.currentTimeMillis();
+            send(template, 0, "later", now + 600_000);
+            send(template, 1, "due", now - 1);
+            KafkoListenerEndpointRegistry registry = context.getBean(KafkoListenerEndpointRegistry.class);
+            MessageListenerContainer retry = registry.getListenerContainer("held-retry");
+            retry.start(); // one poll reads both: the due record is processed, the later one held back ten minutes
+
+            await().atMost(Duration.ofSeconds(30)).until(() -> SEEN.contains("due"));
+            LogBackend backend = context.getBean(LogBackend.class);
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> backend.committedOffsets("held-retry", retry.getGroupId()).getOrDefault(1, 0L) == 1L);
+            assertThat(backend.committedOffsets("held-retry", retry.getGroupId()).getOrDefault(0, 0L)).isZero();
+            assertThat(SEEN).containsExactly("due");
+        });
+    }
+
+    private static void send(KafkoTemplate<Object, Object> template, int partition, String value, long due) {
+        template.send(MessageBuilder.withPayload(value).setHeader(KafkoHeaders.TOPIC, "held-retry")
+                .setHeader(KafkoHeaders.PARTITION, partition)
+                .setHeader(KafkoHeaders.RETRY_BACKOFF_TIMESTAMP, Long.toString(due).getBytes(StandardCharsets.UTF_8))
+                .build()).join();
+    }
+}
