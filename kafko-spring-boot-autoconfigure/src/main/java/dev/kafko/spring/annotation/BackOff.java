@@ -52,8 +52,8 @@ public @interface BackOff {
      * Milliseconds of jitter, 0 for none: each retry waits a time drawn anew for each record, as spring-core's
      * {@code ExponentialBackOff} draws it, between its back-off and its back-off plus this jitter times the back-off's
      * multiple of the {@link #delay()} (less that jitter, for a multiplied back-off past its first), never below the
-     * delay nor above the cap; the retry topics keep the names of the back-offs without jitter. Not negative, and only
-     * with a delay above 0.
+     * delay nor above {@link #maxDelay()}, where there is one; the retry topics keep the names of the back-offs
+     * without jitter. Not negative, and only with a delay above 0.
      */
     long jitter() default 0;
 

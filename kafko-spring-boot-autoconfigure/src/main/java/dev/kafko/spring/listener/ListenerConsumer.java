@@ -56,6 +56,11 @@ final class ListenerConsumer implements Runnable {
     private final CommitOffsets offsets;
     /** Where the member starts and how far it got without records; polling thread only. */
     private final MemberPositions positions;
+    /**
+     * A wakeup came since the last poll began ({@link #wakeup}): a wait between two polls of a retry container's
+     * member ends at once, as the poll would have returned ({@link MemberDelivery}).
+     */
+    private volatile boolean woken;
     /** Whether this run's first poll completed ({@link ConsumerSeekAware#onFirstPoll} told). Polling thread. */
     private boolean polledOnce;
     /** The seeks a {@link ConsumerSeekAware} listener asks for while the member runs; null for other listeners. */
@@ -162,7 +167,14 @@ final class ListenerConsumer implements Runnable {
     }
 
     void wakeup() {
+        woken = true;
         consumer.wakeup();
+        container.signalWaits();
+    }
+
+    /** Whether {@link #wakeup} was called since the last poll began. Any thread. */
+    boolean woken() {
+        return woken;
     }
 
     /**
@@ -367,6 +379,7 @@ final class ListenerConsumer implements Runnable {
             }
             return List.of(); // a retired member's loop ends: it was asked to stop
         }
+        woken = false; // a wakeup from now on makes this poll return, or ends the wait after it
         try {
             List<KafkoRecord> records = consumer.poll(pollMillis == properties.pollTimeout().toMillis()
                     ? properties.pollTimeout() : Duration.ofMillis(pollMillis));

@@ -137,11 +137,17 @@ final class MemberDelivery {
             // but the member polls again at least every poll timeout meanwhile, holding them back again: a member that
             // does not poll hands no partition to a member joining its group, nor reads what its other partitions get;
             // and no later than its next idle event is due, as its polls are. What the poll finished is committed
-            // first, as at the end of any poll, not a wait later
+            // first, as at the end of any poll, not a wait later. What wakes a poll ends the wait too: an
+            // acknowledgment from another thread under MANUAL_IMMEDIATE, a seek, a partition pause (also one that came
+            // while the poll's records were delivered)
             commits.drainForeign();
             commits.commitIfDue();
-            redeliverAfter(List.of(),
-                    Math.min(backOffWait, member.waitMillis(Math.max(1, properties.pollTimeout().toMillis()))));
+            try {
+                container.awaitStopPauseOrWakeup(Math.min(backOffWait,
+                        member.waitMillis(Math.max(1, properties.pollTimeout().toMillis()))), member::woken);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 

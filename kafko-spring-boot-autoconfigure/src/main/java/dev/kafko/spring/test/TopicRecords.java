@@ -20,8 +20,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The records of a topic, read for {@link KafkoTestUtils} without a group (nothing is committed): those it holds now,
- * or those it holds once it holds enough; or what a test's own consumer reads on from its position. On the caller's thread; the waits park on the log (a poll wakes on an
- * append) and on the topic's creation, never in a sleep.
+ * or those it holds once it holds enough; or what a test's own consumer reads on from its position. On the caller's
+ * thread; the waits park on the log (a poll wakes on an append) and on the topic's creation, never in a sleep.
  */
 final class TopicRecords {
 
@@ -55,14 +55,14 @@ final class TopicRecords {
         }
         List<KafkoRecord> all = new ArrayList<>();
         try (Consumer consumer = fromStart(kafko, t)) {
-            while (all.size() < minRecords) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
+            // a poll writes sends that linger, and wakes on an append; one at least, so that a zero timeout reads what
+            // the topic holds, as spring-kafka-test's getRecords does
+            for (all.addAll(consumer.poll(left(deadline))); all.size() < minRecords;
+                    all.addAll(consumer.poll(left(deadline)))) {
+                if (deadline - System.nanoTime() <= 0) {
                     throw new AssertionError("topic '" + topic + "' held " + all.size() + " record"
                             + (all.size() == 1 ? "" : "s") + " after " + timeout + "; expected at least " + minRecords);
                 }
-                // a poll writes sends that linger, and wakes on an append
-                all.addAll(consumer.poll(Duration.ofNanos(left)));
             }
             readToEnds(consumer, t, all);
         }
@@ -77,14 +77,14 @@ final class TopicRecords {
         Objects.requireNonNull(consumer, "consumer");
         long deadline = deadline(minRecords, timeout);
         List<KafkoRecord> all = new ArrayList<>();
-        while (all.size() < minRecords) {
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
+        // one poll at least, so that a zero timeout returns what is there, as spring-kafka-test's getRecords does
+        for (all.addAll(consumer.poll(left(deadline))); all.size() < minRecords;
+                all.addAll(consumer.poll(left(deadline)))) {
+            if (deadline - System.nanoTime() <= 0) {
                 throw new AssertionError("consumer of topic '" + consumer.topic() + "' returned " + all.size()
                         + " record" + (all.size() == 1 ? "" : "s") + " after " + timeout + "; expected at least "
                         + minRecords);
             }
-            all.addAll(consumer.poll(Duration.ofNanos(left)));
         }
         long limit = System.nanoTime() + READ_ALL_LIMIT.toNanos();
         for (List<KafkoRecord> more = consumer.poll(Duration.ZERO); !more.isEmpty();
@@ -96,6 +96,11 @@ final class TopicRecords {
             all.addAll(more);
         }
         return sorted(all);
+    }
+
+    /** What is left of the wait until {@code deadline} ({@link System#nanoTime}), none once it passed. */
+    private static Duration left(long deadline) {
+        return Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
     }
 
     private static long deadline(int minRecords, Duration timeout) {

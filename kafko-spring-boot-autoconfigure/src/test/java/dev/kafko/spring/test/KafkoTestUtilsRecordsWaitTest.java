@@ -168,6 +168,23 @@ class KafkoTestUtilsRecordsWaitTest {
     }
 
     @Test
+    void aZeroTimeoutReturnsWhatIsThereAlready() {
+        runner.run(context -> {
+            try (Consumer consumer = context.getBean(Kafko.class).consumer("out")) {
+                template(context).send("out", 0, null, "a").join();
+                template(context).send("out", 1, null, "b").join();
+                assertThat(KafkoTestUtils.records(context, "out", 2, Duration.ZERO))
+                        .extracting(r -> new String(r.value())).containsExactly("a", "b");
+                assertThat(KafkoTestUtils.records(consumer, 2, Duration.ZERO))
+                        .extracting(r -> new String(r.value())).containsExactly("a", "b");
+                assertThatThrownBy(() -> KafkoTestUtils.singleRecord(consumer, Duration.ZERO))
+                        .isInstanceOf(AssertionError.class)
+                        .hasMessage("consumer of topic 'out' returned 0 records after PT0S; expected at least 1");
+            }
+        });
+    }
+
+    @Test
     void badArgumentsAreRefusedNamingThem() {
         runner.run(context -> {
             assertThatThrownBy(() -> KafkoTestUtils.records(context, "out", 0, Duration.ofSeconds(1)))
