@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.messaging.support.MessageBuilder;
 
@@ -52,17 +53,7 @@ class RetryBackOffWakeupTest {
     @Test
     void anAcknowledgmentFromAnotherThreadWhileTheMemberWaitsOutABackOffIsCommittedAtOnce() {
         runner.run(context -> {
-            assertThat(context).hasNotFailed();
-            @SuppressWarnings("unchecked")
-            KafkoTemplate<Object, Object> template = context.getBean(KafkoTemplate.class);
-            long now = System.currentTimeMillis();
-            send(template, 0, "later", now + 600_000);
-            send(template, 1, "due", now - 1);
-            MessageListenerContainer retry = context.getBean(KafkoListenerEndpointRegistry.class)
-                    .getListenerContainer("woken-retry");
-            retry.start(); // one poll: "due" is delivered, not acknowledged; "later" is held back ten minutes
-
-            await().atMost(Duration.ofSeconds(30)).until(() -> ACK.get() != null && waitingOutABackOff());
+            MessageListenerContainer retry = startWaiting(context);
             ACK.get().acknowledge(); // the member waits up to its 60 s poll timeout before it polls again
 
             LogBackend backend = context.getBean(LogBackend.class);
@@ -75,21 +66,30 @@ class RetryBackOffWakeupTest {
     @Test
     void aPartitionPauseAskedWhileTheMemberWaitsOutABackOffIsTakenAtOnce() {
         runner.run(context -> {
-            assertThat(context).hasNotFailed();
-            @SuppressWarnings("unchecked")
-            KafkoTemplate<Object, Object> template = context.getBean(KafkoTemplate.class);
-            long now = System.currentTimeMillis();
-            send(template, 0, "later", now + 600_000);
-            send(template, 1, "due", now - 1);
-            MessageListenerContainer retry = context.getBean(KafkoListenerEndpointRegistry.class)
-                    .getListenerContainer("woken-retry");
-            retry.start();
-
-            await().atMost(Duration.ofSeconds(30)).until(() -> ACK.get() != null && waitingOutABackOff());
+            MessageListenerContainer retry = startWaiting(context);
             retry.pausePartition("woken-retry", 1);
             await().atMost(Duration.ofSeconds(20)).until(() -> retry.isPartitionPaused("woken-retry", 1));
             assertThat(retry.isPartitionPaused("woken-retry", 0)).isFalse();
         });
+    }
+
+    /**
+     * Sends "later", due in ten minutes, to partition 0 of the retry topic and "due" to partition 1, starts the retry
+     * container and waits until its one poll delivered "due" (not acknowledged) and its member waits out the back-off
+     * of "later".
+     */
+    private static MessageListenerContainer startWaiting(AssertableApplicationContext context) {
+        assertThat(context).hasNotFailed();
+        @SuppressWarnings("unchecked")
+        KafkoTemplate<Object, Object> template = context.getBean(KafkoTemplate.class);
+        long now = System.currentTimeMillis();
+        send(template, 0, "later", now + 600_000);
+        send(template, 1, "due", now - 1);
+        MessageListenerContainer retry = context.getBean(KafkoListenerEndpointRegistry.class)
+                .getListenerContainer("woken-retry");
+        retry.start();
+        await().atMost(Duration.ofSeconds(30)).until(() -> ACK.get() != null && waitingOutABackOff());
+        return retry;
     }
 
     /** Whether a member's thread waits in its back-off wait between two polls. */
