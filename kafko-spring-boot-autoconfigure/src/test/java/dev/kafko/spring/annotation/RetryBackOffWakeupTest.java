@@ -92,8 +92,8 @@ class RetryBackOffWakeupTest {
         return retry;
     }
 
-    /** Whether a member's thread waits in its back-off wait between two polls. */
-    private static boolean waitingOutABackOff() {
+    /** Whether a member's thread waits in its back-off wait between two polls (also for {@link RetryBackOffWaitTest}). */
+    static boolean waitingOutABackOff() {
         return Thread.getAllStackTraces().entrySet().stream()
                 .anyMatch(e -> e.getKey().getState() == Thread.State.TIMED_WAITING
                         && calls(e.getValue(), ".MemberLifecycle", "awaitStopOrPause")
