@@ -4,12 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
-import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
-import dev.kafko.spring.core.KafkoTemplate;
 import dev.kafko.spring.core.LogBackend;
 import dev.kafko.spring.listener.MessageListenerContainer;
-import dev.kafko.spring.support.KafkoHeaders;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -18,7 +14,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.messaging.support.MessageBuilder;
 
 /**
  * A retry container's member commits what it processed of a poll before it waits for the back-off of the records it
@@ -51,15 +46,8 @@ class RetryBackOffCommitBeforeWaitTest {
     @ValueSource(strings = {"batch", "time", "count", "count-time"})
     void theDueRecordOfAnotherPartitionIsCommittedWhileTheMemberWaits(String ackMode) {
         runner.withPropertyValues("kafko.listener.ack-mode=" + ackMode, "kafko.listener.ack-time=1ms").run(context -> {
-            assertThat(context).hasNotFailed();
-            @SuppressWarnings("unchecked")
-            KafkoTemplate<Object, Object> template = context.getBean(KafkoTemplate.class);
-            long now = System.currentTimeMillis();
-            send(template, 0, "later", now + 600_000);
-            send(template, 1, "due", now - 1);
-            KafkoListenerEndpointRegistry registry = context.getBean(KafkoListenerEndpointRegistry.class);
-            MessageListenerContainer retry = registry.getListenerContainer("held-retry");
-            retry.start(); // one poll reads both: the due record is processed, the later one held back ten minutes
+            // one poll reads both: the due record is processed, the later one held back ten minutes
+            MessageListenerContainer retry = RetryBackOffWakeupTest.laterAndDue(context, "held-retry");
 
             await().atMost(Duration.ofSeconds(30)).until(() -> SEEN.contains("due"));
             LogBackend backend = context.getBean(LogBackend.class);
@@ -68,12 +56,5 @@ class RetryBackOffCommitBeforeWaitTest {
             assertThat(backend.committedOffsets("held-retry", retry.getGroupId()).getOrDefault(0, 0L)).isZero();
             assertThat(SEEN).containsExactly("due");
         });
-    }
-
-    private static void send(KafkoTemplate<Object, Object> template, int partition, String value, long due) {
-        template.send(MessageBuilder.withPayload(value).setHeader(KafkoHeaders.TOPIC, "held-retry")
-                .setHeader(KafkoHeaders.PARTITION, partition)
-                .setHeader(KafkoHeaders.RETRY_BACKOFF_TIMESTAMP, Long.toString(due).getBytes(StandardCharsets.UTF_8))
-                .build()).join();
     }
 }

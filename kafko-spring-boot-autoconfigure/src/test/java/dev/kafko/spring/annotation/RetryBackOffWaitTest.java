@@ -4,14 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
-import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
-import dev.kafko.spring.core.KafkoTemplate;
 import dev.kafko.spring.core.LogBackend;
 import dev.kafko.spring.listener.ConsumerSeekAware;
 import dev.kafko.spring.listener.MessageListenerContainer;
 import dev.kafko.spring.support.Acknowledgment;
-import dev.kafko.spring.support.KafkoHeaders;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -22,7 +18,6 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.messaging.support.MessageBuilder;
 
 /**
  * The wait of a retry container's member between two polls while it holds a record back for its back-off: it commits
@@ -136,28 +131,7 @@ class RetryBackOffWaitTest {
         });
     }
 
-    /**
-     * Sends "later", due in ten minutes, to partition 0 of the retry topic and "due" to partition 1, and starts the
-     * retry container: its first poll reads both.
-     */
     private static MessageListenerContainer start(AssertableApplicationContext context) {
-        assertThat(context).hasNotFailed();
-        @SuppressWarnings("unchecked")
-        KafkoTemplate<Object, Object> template = context.getBean(KafkoTemplate.class);
-        long now = System.currentTimeMillis();
-        send(template, 0, "later", now + 600_000);
-        send(template, 1, "due", now - 1);
-        MessageListenerContainer retry = context.getBean(KafkoListenerEndpointRegistry.class)
-                .getListenerContainer("waits-retry");
-        retry.start();
-        return retry;
-    }
-
-
-    private static void send(KafkoTemplate<Object, Object> template, int partition, String value, long due) {
-        template.send(MessageBuilder.withPayload(value).setHeader(KafkoHeaders.TOPIC, "waits-retry")
-                .setHeader(KafkoHeaders.PARTITION, partition)
-                .setHeader(KafkoHeaders.RETRY_BACKOFF_TIMESTAMP, Long.toString(due).getBytes(StandardCharsets.UTF_8))
-                .build()).join();
+        return RetryBackOffWakeupTest.laterAndDue(context, "waits-retry");
     }
 }

@@ -73,22 +73,27 @@ class RetryBackOffWakeupTest {
         });
     }
 
-    /**
-     * Sends "later", due in ten minutes, to partition 0 of the retry topic and "due" to partition 1, starts the retry
-     * container and waits until its one poll delivered "due" (not acknowledged) and its member waits out the back-off
-     * of "later".
-     */
+    /** {@link #laterAndDue} on this class's retry topic, then waits until its member waits out the back-off. */
     private static MessageListenerContainer startWaiting(AssertableApplicationContext context) {
+        MessageListenerContainer retry = laterAndDue(context, "woken-retry");
+        await().atMost(Duration.ofSeconds(30)).until(() -> ACK.get() != null && waitingOutABackOff());
+        return retry;
+    }
+
+    /**
+     * Sends "later", due in ten minutes, to partition 0 of {@code retryTopic} and "due" to partition 1, and starts
+     * the retry container of that name: its first poll reads both (also for the other {@code RetryBackOff*Test}s).
+     */
+    static MessageListenerContainer laterAndDue(AssertableApplicationContext context, String retryTopic) {
         assertThat(context).hasNotFailed();
         @SuppressWarnings("unchecked")
         KafkoTemplate<Object, Object> template = context.getBean(KafkoTemplate.class);
         long now = System.currentTimeMillis();
-        send(template, 0, "later", now + 600_000);
-        send(template, 1, "due", now - 1);
+        send(template, retryTopic, 0, "later", now + 600_000);
+        send(template, retryTopic, 1, "due", now - 1);
         MessageListenerContainer retry = context.getBean(KafkoListenerEndpointRegistry.class)
-                .getListenerContainer("woken-retry");
+                .getListenerContainer(retryTopic);
         retry.start();
-        await().atMost(Duration.ofSeconds(30)).until(() -> ACK.get() != null && waitingOutABackOff());
         return retry;
     }
 
@@ -105,8 +110,9 @@ class RetryBackOffWakeupTest {
                 && f.getMethodName().equals(method));
     }
 
-    private static void send(KafkoTemplate<Object, Object> template, int partition, String value, long due) {
-        template.send(MessageBuilder.withPayload(value).setHeader(KafkoHeaders.TOPIC, "woken-retry")
+    private static void send(KafkoTemplate<Object, Object> template, String topic, int partition, String value,
+                             long due) {
+        template.send(MessageBuilder.withPayload(value).setHeader(KafkoHeaders.TOPIC, topic)
                 .setHeader(KafkoHeaders.PARTITION, partition)
                 .setHeader(KafkoHeaders.RETRY_BACKOFF_TIMESTAMP, Long.toString(due).getBytes(StandardCharsets.UTF_8))
                 .build()).join();
