@@ -8,7 +8,6 @@ import dev.kafko.spring.support.KafkoInstrumentation;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.BiFunction;
-import java.util.function.BooleanSupplier;
 import java.util.Map;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
@@ -372,19 +371,6 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
     /** On the polling thread of a paused member: waits for a resume or a stop, at most {@code millis}. */
     void awaitResume(long millis) throws InterruptedException {
         lifecycle.awaitResume(millis);
-    }
-
-    /** Wakes the member's thread where it waits here, so that it looks again at what it waits for. */
-    void signalWaits() {
-        lifecycle.signalWaits();
-    }
-
-    /**
-     * As {@link #awaitStopOrPause(long)}, and ended too once {@code woken} holds, looked at again at each signal
-     * ({@link #signalWaits}).
-     */
-    void awaitStopPauseOrWakeup(long millis, BooleanSupplier woken) throws InterruptedException {
-        lifecycle.awaitStopOrPause(millis, List.of(), woken);
     }
 
     /** Waits {@code millis} unless a stop or a pause is requested first (a resume does not cut it short). */

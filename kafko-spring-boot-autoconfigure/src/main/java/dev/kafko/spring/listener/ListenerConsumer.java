@@ -56,11 +56,6 @@ final class ListenerConsumer implements Runnable {
     private final CommitOffsets offsets;
     /** Where the member starts and how far it got without records; polling thread only. */
     private final MemberPositions positions;
-    /**
-     * A wakeup came since the last poll began ({@link #wakeup}): a wait between two polls of a retry container's
-     * member ends at once, as the poll would have returned ({@link MemberDelivery}).
-     */
-    private volatile boolean woken;
     /** Whether this run's first poll completed ({@link ConsumerSeekAware#onFirstPoll} told). Polling thread. */
     private boolean polledOnce;
     /** The seeks a {@link ConsumerSeekAware} listener asks for while the member runs; null for other listeners. */
@@ -167,14 +162,7 @@ final class ListenerConsumer implements Runnable {
     }
 
     void wakeup() {
-        woken = true;
         consumer.wakeup();
-        container.signalWaits();
-    }
-
-    /** Whether {@link #wakeup} was called since the last poll began. Any thread. */
-    boolean woken() {
-        return woken;
     }
 
     /**
@@ -379,8 +367,14 @@ final class ListenerConsumer implements Runnable {
             }
             return List.of(); // a retired member's loop ends: it was asked to stop
         }
-        woken = false; // a wakeup from now on makes this poll return, or ends the wait after it
         try {
+            if (pauses.holding()) {
+                // a retry topic's partitions held back for a back-off: those whose back-off ended are read again,
+                // and the poll returns by the time the next one ends
+                long now = currentTimeMillis();
+                pauses.releaseDue(consumer, now);
+                pollMillis = pauses.pollMillis(pollMillis, now);
+            }
             List<KafkoRecord> records = consumer.poll(pollMillis == properties.pollTimeout().toMillis()
                     ? properties.pollTimeout() : Duration.ofMillis(pollMillis));
             if (records.isEmpty()) {
@@ -552,11 +546,11 @@ final class ListenerConsumer implements Runnable {
     }
 
     /**
-     * How long the member may go without polling, at most {@code millis}: no longer than until its next idle event
-     * is due ({@link MemberEvents#waitMillis}). Polling thread.
+     * Holds the partition back until {@code untilMillis} (the backend's clock): the record at its position waits for
+     * its retry back-off, while the member polls its other partitions ({@link MemberPauses#hold}). Polling thread.
      */
-    long waitMillis(long millis) {
-        return events.waitMillis(millis);
+    void holdUntil(int partition, long untilMillis) {
+        pauses.hold(consumer, partition, untilMillis);
     }
 
     /** The member's consumer now (replaced when its topic was deleted and exists again). */
@@ -564,12 +558,12 @@ final class ListenerConsumer implements Runnable {
         return consumer;
     }
 
-    /** The id of the topic the consumer reads. */
     /** The backend's clock, epoch milliseconds (what a retry topic's back-off ends by). */
     long currentTimeMillis() {
         return backend.currentTimeMillis();
     }
 
+    /** The id of the topic the consumer reads. */
     @Nullable Object topicId() {
         return topicId;
     }

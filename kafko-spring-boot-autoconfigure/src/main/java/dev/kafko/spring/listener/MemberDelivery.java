@@ -83,7 +83,6 @@ final class MemberDelivery {
             return;
         }
         Set<Integer> redeliver = null;
-        long backOffWait = 0; // the soonest end of the back-offs of the partitions held back for theirs
         for (int i = 0; i < records.size(); i++) {
             KafkoRecord record = records.get(i);
             if (container.stopRequested()) {
@@ -107,14 +106,14 @@ final class MemberDelivery {
                 long left = RetryBackOffListener.backOffLeft(record, member.currentTimeMillis());
                 if (left > 0) {
                     // a retry topic's record before its back-off ended: it and what follows it in its partition come
-                    // again after it; the other partitions' records go on (a poll's partitions are in no time order:
-                    // one of them may hold a record due long before this one)
+                    // again once it ended, its partition held back until then; the other partitions' records go on (a
+                    // poll's partitions are in no time order: one of them may hold a record due long before this one)
                     seek(record.partition(), record.offset());
+                    hold(record.partition(), left);
                     if (redeliver == null) {
                         redeliver = new HashSet<>();
                     }
                     redeliver.add(record.partition());
-                    backOffWait = backOffWait == 0 ? left : Math.min(backOffWait, left);
                     continue;
                 }
             }
@@ -130,23 +129,6 @@ final class MemberDelivery {
                 redeliverAfterNack(records.subList(i, records.size()).stream()
                         .filter(r -> skip == null || !skip.contains(r.partition())).toList());
                 return;
-            }
-        }
-        if (backOffWait > 0) {
-            // the held-back partitions come again once the first of their back-offs ended (a stop or a pause ends it),
-            // but the member polls again at least every poll timeout meanwhile, holding them back again: a member that
-            // does not poll hands no partition to a member joining its group, nor reads what its other partitions get;
-            // and no later than its next idle event is due, as its polls are. What the poll finished is committed
-            // first, as at the end of any poll, not a wait later. What wakes a poll ends the wait too: an
-            // acknowledgment from another thread under MANUAL_IMMEDIATE, a seek, a partition pause (also one that came
-            // while the poll's records were delivered)
-            commits.drainForeign();
-            commits.commitIfDue();
-            try {
-                container.awaitStopPauseOrWakeup(Math.min(backOffWait,
-                        member.waitMillis(Math.max(1, properties.pollTimeout().toMillis()))), member::woken);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
             }
         }
     }
@@ -263,6 +245,23 @@ final class MemberDelivery {
     }
 
     /** Seeks to deliver records again; on a deleted topic there is nothing to deliver again. */
+    /**
+     * Holds the partition back for {@code millis} (its record's back-off left), the member's polls reading its other
+     * partitions meanwhile: a member joining the group takes its partitions, a stop is not held up, and the records
+     * of its other partitions are delivered as they come.
+     */
+    private void hold(int partition, long millis) {
+        if (member.topicLost()) {
+            return;
+        }
+        long now = member.currentTimeMillis();
+        try {
+            member.holdUntil(partition, now + millis < now ? Long.MAX_VALUE : now + millis);
+        } catch (UnknownTopicException e) {
+            member.forgetDeletedTopic(e);
+        }
+    }
+
     private void seek(int partition, long offset) {
         if (member.topicLost()) {
             return;

@@ -9,7 +9,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -454,27 +453,17 @@ final class MemberLifecycle {
      * a resume does not cut it short.
      */
     void awaitStopOrPause(long millis, List<KafkoRecord> records) throws InterruptedException {
-        awaitStopOrPause(millis, records, () -> false);
-    }
-
-    /** As {@link #awaitStopOrPause(long, List)}, and ended too once {@code woken} holds, looked at at each signal. */
-    void awaitStopOrPause(long millis, List<KafkoRecord> records, BooleanSupplier woken) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
         lock.lock();
         try {
             long left;
             while (!stopRequested && !pauseRequested && !member.partitionPauseRequested(records)
-                    && !woken.getAsBoolean() && (left = deadline - System.nanoTime()) > 0) {
+                    && (left = deadline - System.nanoTime()) > 0) {
                 signal.awaitNanos(left);
             }
         } finally {
             lock.unlock();
         }
-    }
-
-    /** Wakes the member's thread where it waits on {@link #signal}, so that it looks again at what it waits for. */
-    void signalWaits() {
-        signalAll();
     }
 
     private void signalAll() {

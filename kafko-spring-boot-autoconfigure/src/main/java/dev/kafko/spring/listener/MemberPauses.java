@@ -2,14 +2,20 @@ package dev.kafko.spring.listener;
 
 import dev.kafko.spring.core.BackendConsumer;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
 /**
  * The partitions one member keeps paused because its container was asked to ({@link PartitionPauses}): taken into
  * effect on its consumer before each poll, and as partitions are assigned to it, before the poll that assigned
- * them reads them. Polling thread, but for {@link #paused()} (any thread).
+ * them reads them. And the partitions a retry topic's member holds back until the back-off of the record at their
+ * position ends ({@link #hold}): paused on the consumer too, so that its polls read its other partitions as usual,
+ * but not a pause of the container (no event, not in {@link #paused()}); a partition paused both ways is resumed
+ * once neither holds it. Polling thread, but for {@link #paused()} (any thread).
  */
 final class MemberPauses {
 
@@ -20,6 +26,8 @@ final class MemberPauses {
     private int applied;
     /** The partitions paused on the consumer now (any thread may read it; the polling thread replaces it). */
     private volatile Set<Integer> paused = Set.of();
+    /** The partitions held back for a back-off, each with the time it ends ({@link #hold}); polling thread. */
+    private final Map<Integer, Long> held = new HashMap<>();
 
     MemberPauses(PartitionPauses requests, String topic, MemberEvents events) {
         this.requests = requests;
@@ -46,8 +54,10 @@ final class MemberPauses {
         pause.removeAll(now);
         Set<Integer> resume = new TreeSet<>(now);
         resume.removeAll(wanted);
-        if (!resume.isEmpty()) {
-            consumer.resume(resume);
+        Set<Integer> unpause = new TreeSet<>(resume);
+        unpause.removeAll(held.keySet()); // still held back for a back-off
+        if (!unpause.isEmpty()) {
+            consumer.resume(unpause);
         }
         if (!pause.isEmpty()) {
             consumer.pause(pause);
@@ -77,8 +87,61 @@ final class MemberPauses {
         events.partitionsPaused(pause, true);
     }
 
+    /**
+     * Holds a partition back until {@code untilMillis} (the backend's clock): its record at its position waits for
+     * its back-off. Its next poll after that time reads it again ({@link #releaseDue}); a revocation or the loss of
+     * the consumer ends the hold (the partition's next reader finds the record waiting, as this member would).
+     */
+    void hold(BackendConsumer consumer, int partition, long untilMillis) {
+        held.put(partition, untilMillis);
+        if (!paused.contains(partition)) {
+            consumer.pause(Set.of(partition)); // nothing when it is paused already
+        }
+    }
+
+    /** Before a poll: resumes the partitions whose back-off ended by {@code nowMillis} (unless the container pauses them). */
+    void releaseDue(BackendConsumer consumer, long nowMillis) {
+        if (held.isEmpty()) {
+            return;
+        }
+        Set<Integer> due = null;
+        for (Iterator<Map.Entry<Integer, Long>> i = held.entrySet().iterator(); i.hasNext(); ) {
+            Map.Entry<Integer, Long> hold = i.next();
+            if (hold.getValue() <= nowMillis) {
+                i.remove();
+                if (!paused.contains(hold.getKey())) {
+                    if (due == null) {
+                        due = new TreeSet<>();
+                    }
+                    due.add(hold.getKey());
+                }
+            }
+        }
+        if (due != null) {
+            consumer.resume(due);
+        }
+    }
+
+    /**
+     * How long a poll may wait, at most {@code millis}: no longer than until the first back-off of the held
+     * partitions ends (at least 1 ms; {@link #releaseDue} first).
+     */
+    long pollMillis(long millis, long nowMillis) {
+        long wait = millis;
+        for (long until : held.values()) {
+            wait = Math.min(wait, Math.max(1, until - nowMillis));
+        }
+        return wait;
+    }
+
+    /** Whether a partition is held back for a back-off now. */
+    boolean holding() {
+        return !held.isEmpty();
+    }
+
     /** Partitions were revoked: the consumer no longer pauses them (another member may). */
     void revoked(Collection<Integer> partitions) {
+        held.keySet().removeAll(partitions);
         if (paused.isEmpty()) {
             return;
         }
@@ -90,5 +153,6 @@ final class MemberPauses {
     /** The member lost its consumer (its topic was deleted): its next one pauses what it is assigned anew. */
     void clear() {
         paused = Set.of();
+        held.clear();
     }
 }

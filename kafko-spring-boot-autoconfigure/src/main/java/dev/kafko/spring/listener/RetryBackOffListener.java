@@ -11,10 +11,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * A record listener whose container delivers no record before the epoch millisecond of its
  * {@link KafkoHeaders#RETRY_BACKOFF_TIMESTAMP} header: the listener of a {@code @RetryableTopic}'s retry topic. The
- * container's member delivers the due records of its poll's other partitions, commits what is due, then waits for the
- * soonest such end, but no longer than a poll timeout (a stop or a pause ends the wait), and polls again, holding the
- * record back again until it is due; it then delivers the record, and those behind it in its partition. A record
- * without the header, or with one it cannot read, is delivered at once.
+ * container's member seeks back to such a record and holds its partition back until then (paused on its consumer,
+ * not a pause of the container), delivering the due records of its poll's other partitions and polling them on as
+ * usual; its first poll after that time delivers the record, and those behind it in its partition. A record without
+ * the header, or with one it cannot read, is delivered at once.
  */
 public final class RetryBackOffListener implements KafkoMessageListener {
 

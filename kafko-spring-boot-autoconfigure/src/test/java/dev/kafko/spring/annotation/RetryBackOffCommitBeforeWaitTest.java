@@ -47,7 +47,7 @@ class RetryBackOffCommitBeforeWaitTest {
     void theDueRecordOfAnotherPartitionIsCommittedWhileTheMemberWaits(String ackMode) {
         runner.withPropertyValues("kafko.listener.ack-mode=" + ackMode, "kafko.listener.ack-time=1ms").run(context -> {
             // one poll reads both: the due record is processed, the later one held back ten minutes
-            MessageListenerContainer retry = RetryBackOffWakeupTest.laterAndDue(context, "held-retry");
+            MessageListenerContainer retry = RetryBackOffHoldTest.laterAndDue(context, "held-retry");
 
             await().atMost(Duration.ofSeconds(30)).until(() -> SEEN.contains("due"));
             LogBackend backend = context.getBean(LogBackend.class);
