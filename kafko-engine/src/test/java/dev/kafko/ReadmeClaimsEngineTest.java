@@ -9,8 +9,11 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -172,5 +175,35 @@ class ReadmeClaimsEngineTest {
                 "orders/0/.clean",
                 "orders/1/" + first + ".log", "orders/1/" + first + ".index", "orders/1/" + first + ".timeindex",
                 "orders/1/.clean");
+    }
+
+    /**
+     * "Plain Java: the engine": the dependencies it shows are the engine's and its codecs', in the versions the build
+     * uses (a user of the engine alone otherwise had to guess the codecs' coordinates: lz4-java's old {@code org.lz4}
+     * group is not the one the engine is built with).
+     */
+    @Test
+    void theDependenciesThePlainJavaSectionShows() throws IOException {
+        String readme = Files.readString(Path.of("..", "README.md"), UTF_8);
+        int start = readme.indexOf("\n## Plain Java: the engine\n");
+        assertThat(start).as("the README's plain Java section").isNotNegative();
+        String section = readme.substring(start, readme.indexOf("\n## ", start + 1));
+        Matcher m = Pattern.compile("<groupId>([^<]+)</groupId>\\s*<artifactId>([^<]+)</artifactId>\\s*"
+                + "<version>([^<]+)</version>").matcher(section);
+        List<String> shown = new ArrayList<>();
+        while (m.find()) {
+            shown.add(m.group(1) + ":" + m.group(2) + ":" + m.group(3));
+        }
+        String pom = Files.readString(Path.of("..", "pom.xml"), UTF_8);
+        String version = tag(pom, "<artifactId>kafko-parent</artifactId>\\s*<version>([^<]+)</version>");
+        assertThat(shown).containsExactly("dev.kafko:kafko-engine:" + version,
+                "at.yawk.lz4:lz4-java:" + tag(pom, "<lz4-java.version>([^<]+)</lz4-java.version>"),
+                "com.github.luben:zstd-jni:" + tag(pom, "<zstd-jni.version>([^<]+)</zstd-jni.version>"));
+    }
+
+    private static String tag(String pom, String regex) {
+        Matcher m = Pattern.compile(regex).matcher(pom);
+        assertThat(m.find()).as("%s in the root pom", regex).isTrue();
+        return m.group(1);
     }
 }
