@@ -199,7 +199,8 @@ public @interface KafkoListener {
      * does: {@code max.poll.records} (the most records one poll gives this listener, in place of the container
      * factory's) and {@code auto.offset.reset} ({@code earliest} or {@code latest}: where this listener's group starts
      * on a partition it has no commit for, and what its consumers do with a position outside the log, in place of
-     * {@code kafko.offset-reset}). {@code isolation.level} takes {@code read_committed} and {@code read_uncommitted},
+     * {@code kafko.offset-reset}); a {@code @RetryableTopic} listener's retry and dead-letter containers take its
+     * {@code max.poll.records}, not its {@code auto.offset.reset}. {@code isolation.level} takes {@code read_committed} and {@code read_uncommitted},
      * which read the same records: a transaction's records are written to the log at its commit. Any other key fails
      * the start naming it: Kafka's timeouts, fetch sizes, client ids and deserializers have no counterpart in one
      * process.

@@ -378,7 +378,11 @@ final class RetryableTopicEndpoints {
         return new KafkoListenerEndpoint(id, topics, main.groupId(), concurrency, autoStartup,
                 false, ackMode, bean, method, sameReplies ? main.replyTopic() : null, containers,
                 sameReplies && main.replyToHeader(), sameReplies ? main.recordFilterStrategy() : null,
-                sameReplies ? main.errorHandler() : null, List.of(), null, List.of(), null, null,
+                sameReplies ? main.errorHandler() : null, List.of(), null, List.of(),
+                // the listener's max.poll.records, as spring-kafka gives each retry and dead-letter endpoint the
+                // listener's properties; not its auto.offset.reset: a retry topic's group that started at the end
+                // would skip what was forwarded to it before its first poll
+                main.maxPollRecords(), null,
                 // named as the main one's members, with the part's suffix (spring-kafka suffixes its client ids)
                 main.clientIdPrefix() != null && id.startsWith(main.id())
                         ? main.clientIdPrefix() + id.substring(main.id().length()) : null,

@@ -89,6 +89,23 @@ class ListenerPropertiesReviewTest {
                 });
     }
 
+    /**
+     * Its retry and dead-letter containers take its {@code max.poll.records}, as spring-kafka's take its properties,
+     * but not an {@code auto.offset.reset}: a retry topic's group that started at the end would skip what was forwarded
+     * to it before its first poll.
+     */
+    @Test
+    void theRetryAndDeadLetterContainersTakeTheMaxPollRecordsButNotTheOffsetReset() {
+        runner.withPropertyValues("kafko.topics.kept.partitions=1").withBean(Retried.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            for (String id : List.of("retried-retry", "retried-dlt")) {
+                ContainerProperties properties = properties(context, id);
+                assertThat(properties.maxPollRecords()).as(id).isEqualTo(6);
+                assertThat(properties.offsetReset()).as(id).isNull();
+            }
+        });
+    }
+
     private static ContainerProperties properties(ApplicationContext context, String id) {
         return ((ConcurrentMessageListenerContainer) context.getBean(KafkoListenerEndpointRegistry.class)
                 .getListenerContainer(id)).getContainerProperties();
