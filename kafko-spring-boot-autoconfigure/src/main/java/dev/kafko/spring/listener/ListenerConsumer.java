@@ -495,6 +495,7 @@ final class ListenerConsumer implements Runnable {
             if (sought.isEmpty()) {
                 return;
             }
+            pauses.sought(consumer, sought); // a partition held back for a back-off is read from where it was sought
             offsets.assigned(sought);
             Map<Integer, Long> positions = new HashMap<>();
             for (int p : sought) {

@@ -244,7 +244,6 @@ final class MemberDelivery {
         first.forEach(this::seek);
     }
 
-    /** Seeks to deliver records again; on a deleted topic there is nothing to deliver again. */
     /**
      * Holds the partition back for {@code millis} (its record's back-off left), the member's polls reading its other
      * partitions meanwhile: a member joining the group takes its partitions, a stop is not held up, and the records
@@ -262,6 +261,7 @@ final class MemberDelivery {
         }
     }
 
+    /** Seeks to deliver records again; on a deleted topic there is nothing to deliver again. */
     private void seek(int partition, long offset) {
         if (member.topicLost()) {
             return;

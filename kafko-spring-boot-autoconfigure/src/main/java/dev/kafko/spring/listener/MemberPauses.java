@@ -15,7 +15,8 @@ import java.util.TreeSet;
  * them reads them. And the partitions a retry topic's member holds back until the back-off of the record at their
  * position ends ({@link #hold}): paused on the consumer too, so that its polls read its other partitions as usual,
  * but not a pause of the container (no event, not in {@link #paused()}); a partition paused both ways is resumed
- * once neither holds it. Polling thread, but for {@link #paused()} (any thread).
+ * once neither holds it, and a seek of a held partition ends its hold. Polling thread, but for {@link #paused()}
+ * (any thread).
  */
 final class MemberPauses {
 
@@ -132,6 +133,29 @@ final class MemberPauses {
             wait = Math.min(wait, Math.max(1, until - nowMillis));
         }
         return wait;
+    }
+
+    /**
+     * Partitions were sought ({@link ConsumerSeekAware}'s seeks): those held back for a back-off are read again from
+     * where they were sought (unless the container pauses them), whose record there is held back anew if it is not
+     * due; the record that was held is no longer at their position.
+     */
+    void sought(BackendConsumer consumer, Collection<Integer> partitions) {
+        if (held.isEmpty()) {
+            return;
+        }
+        Set<Integer> release = null;
+        for (int p : partitions) {
+            if (held.remove(p) != null && !paused.contains(p)) {
+                if (release == null) {
+                    release = new TreeSet<>();
+                }
+                release.add(p);
+            }
+        }
+        if (release != null) {
+            consumer.resume(release);
+        }
     }
 
     /** Whether a partition is held back for a back-off now. */

@@ -8,16 +8,22 @@ import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
 import dev.kafko.spring.core.KafkoTemplate;
 import dev.kafko.spring.core.LogBackend;
 import dev.kafko.spring.event.ConsumerPartitionPausedEvent;
+import dev.kafko.spring.listener.ConsumerSeekAware;
+import dev.kafko.spring.listener.DelegatingBackend;
 import dev.kafko.spring.listener.MessageListenerContainer;
 import dev.kafko.spring.support.Acknowledgment;
 import dev.kafko.spring.support.KafkoHeaders;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -28,13 +34,18 @@ import org.springframework.messaging.support.MessageBuilder;
  * A retry container's member holds a partition back until the back-off of the record at its position ends, and polls
  * its other partitions as usual meanwhile: what they get is delivered as it comes, not a poll timeout later; the held
  * record comes once its back-off ended, whatever the poll timeout; the hold is no pause of the container (none is
- * reported, and a pause of the partition asked meanwhile outlasts the back-off, and a resume of it keeps the hold).
+ * reported, and a pause of the partition asked meanwhile outlasts the back-off, and a resume of it keeps the hold);
+ * a seek of the held partition ends its hold; while a partition is held the member's poll waits its poll timeout.
  */
 class RetryBackOffHoldTest {
 
     static final List<String> SEEN = new CopyOnWriteArrayList<>();
     static final List<String> PAUSED = new CopyOnWriteArrayList<>();
     static final AtomicReference<Acknowledgment> ACK = new AtomicReference<>();
+    /** How often the backend's clock was read: a retry member reads it before each poll while it holds a partition. */
+    static final AtomicLong CLOCK_READS = new AtomicLong();
+    /** Each member thread's seek callback. */
+    static final Map<Thread, ConsumerSeekAware.ConsumerSeekCallback> CALLBACKS = new ConcurrentHashMap<>();
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
@@ -47,6 +58,8 @@ class RetryBackOffHoldTest {
         SEEN.clear();
         PAUSED.clear();
         ACK.set(null);
+        CALLBACKS.clear();
+        CLOCK_READS.set(0);
     }
 
     static class Holds {
@@ -63,6 +76,39 @@ class RetryBackOffHoldTest {
         void on(String value, Acknowledgment ack) {
             SEEN.add(value);
             ACK.set(ack); // acknowledged later, on the test's thread
+        }
+    }
+
+    static class SkipsTheHeldRecord implements ConsumerSeekAware {
+        @Override
+        public void registerSeekCallback(ConsumerSeekCallback callback) {
+            CALLBACKS.put(Thread.currentThread(), callback);
+        }
+
+        @RetryableTopic(attempts = "2", backOff = @BackOff(delay = 600_000))
+        @KafkoListener(id = "holds", topics = "holds", autoStartup = "false")
+        void on(String value) {
+            SEEN.add(value);
+            if (value.equals("skip")) {
+                CALLBACKS.get(Thread.currentThread()).seek("holds-retry", 0, 1); // past "later"
+            }
+        }
+    }
+
+    /** Counts the reads of the backend's clock. */
+    static class CountsClockReads implements BeanPostProcessor {
+        @Override
+        public Object postProcessAfterInitialization(Object bean, String name) {
+            if (!(bean instanceof LogBackend real)) {
+                return bean;
+            }
+            return new DelegatingBackend(real) {
+                @Override
+                public long currentTimeMillis() {
+                    CLOCK_READS.incrementAndGet();
+                    return super.currentTimeMillis();
+                }
+            };
         }
     }
 
@@ -155,6 +201,38 @@ class RetryBackOffHoldTest {
                     assertThat(backend.committedOffsets("holds-retry", retry.getGroupId()).getOrDefault(0, 0L))
                             .isZero();
                 });
+    }
+
+    @Test
+    void whileAPartitionIsHeldTheMemberPollsOncePerPollTimeoutAlsoAfterAnotherHoldEnded() {
+        runner.withBean(Holds.class).withBean(CountsClockReads.class).run(context -> {
+            send(template(context), "holds-retry", 0, "soon", System.currentTimeMillis() + 1_000);
+            send(template(context), "holds-retry", 1, "later", System.currentTimeMillis() + 600_000);
+            registry(context).getListenerContainer("holds-retry").start();
+            await().atMost(Duration.ofSeconds(20)).until(() -> SEEN.contains("soon"));
+
+            // "later" is held for ten minutes: the member's poll waits its 60 s poll timeout, a clock read before it;
+            // not a poll at once (a poll that may not wait), nor every millisecond (the hold of "soon" kept past its
+            // end)
+            long reads = CLOCK_READS.get();
+            await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(5))
+                    .until(() -> CLOCK_READS.get() - reads < 50);
+            assertThat(SEEN).containsExactly("soon");
+        });
+    }
+
+    @Test
+    void aSeekOfTheHeldPartitionEndsItsHold() {
+        runner.withBean(SkipsTheHeldRecord.class).run(context -> {
+            laterAndDue(context, "holds-retry");
+            await().atMost(Duration.ofSeconds(30)).until(() -> SEEN.contains("due"));
+            send(template(context), "holds-retry", 0, "after", System.currentTimeMillis() - 1); // behind "later"
+            send(template(context), "holds-retry", 1, "skip", System.currentTimeMillis() - 1);
+
+            // the partition is read from where it was sought at once, not once the ten minutes of "later" ended
+            await().atMost(Duration.ofSeconds(20)).until(() -> SEEN.contains("after"));
+            assertThat(SEEN).containsExactly("due", "skip", "after");
+        });
     }
 
     /**
