@@ -48,7 +48,11 @@ public interface BackendConsumer extends AutoCloseable {
     /** The partitions this member reads now. */
     Set<Integer> assignment();
 
-    /** Polls skip these assigned partitions until {@link #resume}d (Kafka's {@code pause}). */
+    /**
+     * Polls skip these assigned partitions until {@link #resume}d (Kafka's {@code pause}). A container's
+     * {@code pausePartition} needs it, and so does a {@code @RetryableTopic}'s retry container, which holds a
+     * partition back so for each record's back-off: a backend whose consumers cannot pause fails such a member.
+     */
     default void pause(Collection<Integer> partitions) {
         throw new UnsupportedOperationException(getClass().getName() + " cannot pause partitions");
     }
