@@ -301,6 +301,12 @@ final class MemberDelivery {
                     observation.error(failure);
                 }
                 return recover(records, failure, ack);
+            } catch (Error error) {
+                // it ends the member (its polling thread dies): the delivery's span and timer say why
+                if (observation != null) {
+                    observation.error(error);
+                }
+                throw error;
             }
             done(records, false, ack);
             return true;

@@ -17,6 +17,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.BaseUnits;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -98,10 +100,23 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
      * stay in a registry that outlives the context, and the next context's meter of that name would count on from it.
      */
     private volatile boolean destroyed;
+    /** The names and keys of kafko's observations seen, whatever convention gave them. */
+    private final ObservationMeters observationMeters;
 
     public KafkoMetrics(MeterRegistry registry, ObjectProvider<Kafko> kafko) {
         this.registry = registry;
         this.kafko = kafko;
+        this.observationMeters = new ObservationMeters(registry);
+    }
+
+    /**
+     * The handler that remembers the names and keys of kafko's observations, so that the timers a meter handler
+     * makes of them leave with their topic, their listener and the context also when a
+     * {@code KafkoTemplateObservationConvention} or {@code KafkoListenerObservationConvention} renamed them: add it to
+     * the {@code ObservationRegistry} the template and containers observe with (the auto-configuration does).
+     */
+    public ObservationHandler<Observation.Context> observationHandler() {
+        return observationMeters;
     }
 
     /** Registers gauges for the topics and groups that exist once the context is up. */
@@ -236,6 +251,11 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
      * kafko.listener, with their .active long task timers) for {@code topic}, or for every topic when null.
      */
     private void removeObservationMeters(@Nullable String topic) {
+        if (topic == null) {
+            observationMeters.removeAll();
+        } else {
+            observationMeters.topicDeleted(topic);
+        }
         String[][] names = {{"kafko.template", "messaging.destination.name"},
                 {"kafko.template.active", "messaging.destination.name"}, {"kafko.listener", "messaging.source.name"},
                 {"kafko.listener.active", "messaging.source.name"}};
@@ -387,6 +407,7 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
             }
         }
         // the meters Micrometer's observation handler made of the listener's deliveries
+        observationMeters.listenerRemoved(listenerId);
         for (String name : List.of("kafko.listener", "kafko.listener.active")) {
             registry.find(name).tag(KafkoListenerObservation.ListenerLowCardinalityTags.LISTENER_ID.asString(),
                     listenerId).meters().forEach(registry::remove);

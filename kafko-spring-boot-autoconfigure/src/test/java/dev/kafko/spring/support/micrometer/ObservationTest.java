@@ -2,6 +2,7 @@ package dev.kafko.spring.support.micrometer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.kafko.InvalidPartitionException;
 import dev.kafko.RecordTooLargeException;
@@ -144,6 +145,21 @@ class ObservationTest {
     }
 
     @Test
+    void anErrorThatEndsTheMemberIsTheDeliverysError() {
+        runner.withPropertyValues("kafko.listener.observation-enabled=true")
+                .withBean(FatalListener.class)
+                .run(context -> {
+                    template(context).send("t", 0, "k", "v").join();
+                    var container = context.getBean(dev.kafko.spring.config.KafkoListenerEndpointRegistry.class)
+                            .getListenerContainer("fatal");
+                    await().atMost(Duration.ofSeconds(20)).until(() -> !container.isInExpectedState());
+                    TestObservationRegistryAssert.assertThat(registry(context))
+                            .hasSingleObservationThat().hasNameEqualTo("kafko.listener").hasBeenStopped()
+                            .assertThatError().isInstanceOf(OutOfMemoryError.class).hasMessage("simulated");
+                });
+    }
+
+    @Test
     void anEnabledObservationWithoutARegistryObservesNothingAndSaysSo(CapturedOutput output) {
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
@@ -194,6 +210,57 @@ class ObservationTest {
                 });
     }
 
+    @Test
+    void theTimersOfObservationsAConventionRenamedLeaveWithTheirTopicListenerAndContext() {
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        meteredObservations(meters)
+                .withBean(FlakyListener.class)
+                .withBean(KafkoTemplateObservationConvention.class, () -> new KafkoTemplateObservationConvention() {
+                    @Override
+                    public String getName() {
+                        return "platform.publish";
+                    }
+
+                    @Override
+                    public KeyValues getLowCardinalityKeyValues(KafkoRecordSenderContext context) {
+                        return KeyValues.of("dest", context.getDestination());
+                    }
+                })
+                .withBean(KafkoListenerObservationConvention.class, () -> new KafkoListenerObservationConvention() {
+                    @Override
+                    public String getName() {
+                        return "platform.consume";
+                    }
+
+                    @Override
+                    public KeyValues getLowCardinalityKeyValues(KafkoRecordReceiverContext context) {
+                        return KeyValues.of("src", context.getSource(), "lid", context.getListenerId());
+                    }
+                })
+                .withPropertyValues("kafko.ephemeral=true", "kafko.template.observation-enabled=true",
+                        "kafko.listener.observation-enabled=true")
+                .run(context -> {
+                    template(context).send("short-lived", "v").join();
+                    template(context).send("kept", "v").join();
+                    template(context).send("t", "v").join();
+                    KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+                    assertThat(meters.find("platform.publish").tag("dest", "short-lived").timers()).isNotEmpty();
+                    assertThat(meters.find("platform.consume").tag("lid", "flaky").timers()).isNotEmpty();
+
+                    context.getBean(dev.kafko.Kafko.class).deleteTopic("short-lived");
+                    assertThat(meters.find("platform.publish").tag("dest", "short-lived").meters()).isEmpty();
+                    assertThat(meters.find("platform.publish.active").tag("dest", "short-lived").meters()).isEmpty();
+                    assertThat(meters.find("platform.publish").tag("dest", "kept").timers()).isNotEmpty();
+
+                    context.getBean(dev.kafko.spring.config.KafkoListenerEndpointRegistry.class)
+                            .unregisterListenerContainer("flaky");
+                    assertThat(meters.find("platform.consume").tag("lid", "flaky").meters()).isEmpty();
+                    assertThat(meters.find("platform.consume.active").tag("lid", "flaky").meters()).isEmpty();
+                });
+        assertThat(meters.find("platform.publish").meters()).as("closing the context removes them all").isEmpty();
+        assertThat(meters.find("platform.publish.active").meters()).isEmpty();
+    }
+
     /** A context whose observations are also timers in {@code meters}, as Actuator's meter handler makes them. */
     private static ApplicationContextRunner meteredObservations(SimpleMeterRegistry meters) {
         ObservationRegistry observations = ObservationRegistry.create();
@@ -211,6 +278,13 @@ class ObservationTest {
             if (ATTEMPTS.incrementAndGet() == 1) {
                 throw new IllegalStateException("first attempt fails");
             }
+        }
+    }
+
+    static class FatalListener {
+        @KafkoListener(id = "fatal", topics = "t")
+        void onRecord(String value) {
+            throw new OutOfMemoryError("simulated");
         }
     }
 
