@@ -20,7 +20,7 @@ import org.springframework.core.Ordered;
  * A declared topic whose name holds a dot, written without brackets ({@code kafko.topics.orders.DLT.partitions},
  * or {@code orders.DLT:} under {@code kafko.topics} in YAML), binds as a key {@code DLT.partitions} of topic
  * {@code orders}: Spring Boot's analysis said only that the key, lower-cased, was "left unbound". This one names the
- * topic and gives the bracket form. Other unbound keys are left to Spring Boot's analysis.
+ * topic and gives the bracket form. Other unbound keys are left to {@link UnknownKafkoKeyFailureAnalyzer}.
  */
 final class DottedTopicKeyFailureAnalyzer extends AbstractFailureAnalyzer<UnboundConfigurationPropertiesException>
         implements Ordered {

@@ -149,7 +149,7 @@ class KafkoAutoConfigurationTest {
             assertThat(analysis.getDescription()).contains("kafko.topics.orders.DLT.partitions", "'orders.DLT'");
             assertThat(analysis.getAction()).contains("kafko.topics[orders.DLT].partitions", "\"[orders.DLT]\":");
         });
-        // other unbound keys are left to Spring Boot's analysis
+        // other unbound keys are left to the analysis of unknown keys (UnknownKafkoKeyFailureAnalyzer)
         runner.withPropertyValues("kafko.topics.small.max-record-bytes=200").run(context ->
                 assertThat(new DottedTopicKeyFailureAnalyzer().analyze(context.getStartupFailure())).isNull());
         // declared topic names with dots go in brackets, and bind
