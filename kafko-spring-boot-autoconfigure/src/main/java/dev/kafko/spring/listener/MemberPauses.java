@@ -1,10 +1,11 @@
 package dev.kafko.spring.listener;
 
 import dev.kafko.spring.core.BackendConsumer;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -105,22 +106,13 @@ final class MemberPauses {
         if (held.isEmpty()) {
             return;
         }
-        Set<Integer> due = null;
-        for (Iterator<Map.Entry<Integer, Long>> i = held.entrySet().iterator(); i.hasNext(); ) {
-            Map.Entry<Integer, Long> hold = i.next();
-            if (hold.getValue() <= nowMillis) {
-                i.remove();
-                if (!paused.contains(hold.getKey())) {
-                    if (due == null) {
-                        due = new TreeSet<>();
-                    }
-                    due.add(hold.getKey());
-                }
+        List<Integer> due = new ArrayList<>();
+        held.forEach((partition, untilMillis) -> {
+            if (untilMillis <= nowMillis) {
+                due.add(partition);
             }
-        }
-        if (due != null) {
-            consumer.resume(due);
-        }
+        });
+        release(consumer, due);
     }
 
     /**
@@ -141,20 +133,24 @@ final class MemberPauses {
      * due; the record that was held is no longer at their position.
      */
     void sought(BackendConsumer consumer, Collection<Integer> partitions) {
-        if (held.isEmpty()) {
-            return;
+        if (!held.isEmpty()) {
+            release(consumer, partitions);
         }
-        Set<Integer> release = null;
+    }
+
+    /** Ends the holds of {@code partitions} (those held): resumed on the consumer unless the container pauses them. */
+    private void release(BackendConsumer consumer, Collection<Integer> partitions) {
+        Set<Integer> resume = null;
         for (int p : partitions) {
             if (held.remove(p) != null && !paused.contains(p)) {
-                if (release == null) {
-                    release = new TreeSet<>();
+                if (resume == null) {
+                    resume = new TreeSet<>();
                 }
-                release.add(p);
+                resume.add(p);
             }
         }
-        if (release != null) {
-            consumer.resume(release);
+        if (resume != null) {
+            consumer.resume(resume);
         }
     }
 

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 
 /**
  * Remembers the names and low-cardinality keys of kafko's observations as they start and stop, so that the timers
@@ -70,22 +71,20 @@ final class ObservationMeters implements ObservationHandler<Observation.Context>
     }
 
     /** Removes the timers of {@code topic}'s observations, but those that other topics' observations share. */
-    synchronized void topicDeleted(String topic) {
-        seen.entrySet().removeIf(e -> {
-            Set<String> topics = e.getValue().topics();
-            boolean gone = topics.remove(topic) && topics.isEmpty();
-            if (gone) {
-                remove(e.getKey());
-            }
-            return gone;
-        });
+    void topicDeleted(String topic) {
+        removeOwned(Owners::topics, topic);
     }
 
     /** Removes the timers of {@code listenerId}'s deliveries, but those that other listeners' deliveries share. */
-    synchronized void listenerRemoved(String listenerId) {
+    void listenerRemoved(String listenerId) {
+        removeOwned(Owners::listeners, listenerId);
+    }
+
+    /** Removes the timers whose only owner, of the kind {@code owners} picks, was {@code owner}. */
+    private synchronized void removeOwned(Function<Owners, Set<String>> owners, String owner) {
         seen.entrySet().removeIf(e -> {
-            Set<String> listeners = e.getValue().listeners();
-            boolean gone = listeners.remove(listenerId) && listeners.isEmpty();
+            Set<String> left = owners.apply(e.getValue());
+            boolean gone = left.remove(owner) && left.isEmpty();
             if (gone) {
                 remove(e.getKey());
             }
