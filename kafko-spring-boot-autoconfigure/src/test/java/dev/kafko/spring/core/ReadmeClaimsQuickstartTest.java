@@ -101,6 +101,29 @@ class ReadmeClaimsQuickstartTest {
                 });
     }
 
+    /**
+     * The quickstart's test, as written, on its {@code Orders} service with no topic declared: "Topics are created on
+     * first use with {@code kafko.defaults} (1 partition, no compression, kept for ever)", and once
+     * {@code waitForListeners} returns the listener has billed the order.
+     */
+    @Test
+    void theQuickstartsTestSeesTheOrderBilledOnATopicMadeOnFirstUse() {
+        BILLED.clear();
+        runner.withBean(Orders.class).run(context -> {
+            Kafko kafko = context.getBean(Kafko.class);
+            Orders orders = context.getBean(Orders.class);
+            orders.place(new Order("alice", 42)).join();
+            KafkoTestUtils.waitForListeners(context, WAIT);
+            assertThat(BILLED).containsExactly(Map.entry("0@0", new Order("alice", 42)));
+            assertThat(kafko.topic("orders")).hasValueSatisfying(topic -> {
+                assertThat(topic.partitionCount()).isEqualTo(1);
+                assertThat(topic.config().compression()).isEqualTo(Compression.NONE);
+                assertThat(topic.config().retention()).isNull();
+                assertThat(topic.config().retentionBytes()).isNegative();
+            });
+        });
+    }
+
     /** The quickstart's {@code NewTopic} bean, as written, gives the same topic as its YAML. */
     @Test
     void theQuickstartsNewTopicBeanMakesTheTopicItsYamlDeclares() {
