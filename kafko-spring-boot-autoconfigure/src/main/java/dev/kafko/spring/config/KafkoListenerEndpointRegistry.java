@@ -5,11 +5,13 @@ import dev.kafko.spring.listener.ContainerGroup;
 import dev.kafko.spring.listener.MessageListenerContainer;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.WeakHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiPredicate;
 import java.util.function.Predicate;
@@ -40,6 +42,13 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
     private final Map<String, MessageListenerContainer> containers = new LinkedHashMap<>();
     /** The container groups by name, under the lock of {@link #containers}. */
     private final Map<String, ContainerGroup> groups = new LinkedHashMap<>();
+    /**
+     * The containers {@link #unregisterListenerContainer} removed or is removing (weakly held, by identity; its own
+     * lock, under which nothing else is taken): the registry starts none of them, also from a {@link #start()} that
+     * listed them before.
+     */
+    private final Set<MessageListenerContainer> removed = Collections.synchronizedSet(
+            Collections.newSetFromMap(new WeakHashMap<>()));
     private volatile boolean running;
 
     /**
@@ -57,9 +66,10 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
             }
             containers.put(id, container);
         }
+        removed.remove(container); // registered again
         if (startIfRunning && running && container.isAutoStartup()) {
             try {
-                container.start();
+                startRegistered(container);
             } catch (RuntimeException | Error e) {
                 // not registered after all: the id is free for a corrected container
                 synchronized (containers) {
@@ -82,13 +92,21 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
         MessageListenerContainer container;
         synchronized (containers) {
             container = containers.get(id);
+            if (container == null) {
+                return null;
+            }
+            // before the stop: a start() of the registry that listed it already must not start it again after the
+            // stop, which would leave it running unregistered, stopped by nothing (and the JVM kept alive)
+            removed.add(container);
         }
-        if (container == null) {
-            return null;
-        }
-        container.stop();
-        if (container instanceof ConcurrentMessageListenerContainer c) {
-            c.removed();
+        try {
+            container.stop();
+            if (container instanceof ConcurrentMessageListenerContainer c) {
+                c.removed();
+            }
+        } catch (RuntimeException | Error e) {
+            removed.remove(container); // still registered
+            throw e;
         }
         synchronized (containers) {
             containers.remove(id, container);
@@ -97,6 +115,20 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
             }
         }
         return container;
+    }
+
+    /**
+     * Starts a container unless it was unregistered (or is being). The check and the start are made under the
+     * container's own lock, which its stop takes too ({@link ConcurrentMessageListenerContainer}'s lifecycle methods
+     * are serialized on it): an unregistration either marks it before the check (it does not start) or stops it after
+     * this start.
+     */
+    private void startRegistered(MessageListenerContainer container) {
+        synchronized (container) {
+            if (!removed.contains(container)) {
+                container.start();
+            }
+        }
     }
 
     /**
@@ -179,7 +211,7 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
         for (MessageListenerContainer container : getListenerContainers()) {
             if (container.isAutoStartup()) {
                 try {
-                    container.start();
+                    startRegistered(container); // not one unregistered since the list was taken
                 } catch (RuntimeException | Error e) {
                     try {
                         stop();

@@ -225,12 +225,15 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
 
     /**
      * Replaces the settings the container was made with (ack mode, concurrency, polls, ...; a customizer's
-     * {@code c.setContainerProperties(c.getContainerProperties().withAckMode(AckMode.RECORD))}) before its first start.
+     * {@code c.setContainerProperties(c.getContainerProperties().withAckMode(AckMode.RECORD))}) before its first
+     * start, or while it is stopped (a stop, then this, then a start, as spring-kafka's containers take a new
+     * concurrency): its members are made again with them, named from {@code <id>-0} on.
      *
-     * @throws IllegalStateException once the container was started: its members run with the settings they had
+     * @throws IllegalStateException while the container runs, or a member it stopped still finishes its record past
+     *         the shutdown timeout: its members run with the settings they had
      */
     public synchronized void setContainerProperties(ContainerProperties properties) {
-        members.remake(Objects.requireNonNull(properties, "properties"), members.errorHandler());
+        members.remake(Objects.requireNonNull(properties, "properties"), members.errorHandler(), lifecycle.started());
     }
 
     /** The error handler of its members' failed deliveries (spring-kafka's {@code getCommonErrorHandler}). */
@@ -240,7 +243,8 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
 
     /** As {@link #setContainerProperties}, the error handler (spring-kafka's {@code setCommonErrorHandler}). */
     public synchronized void setErrorHandler(KafkoErrorHandler errorHandler) {
-        members.remake(members.properties(), Objects.requireNonNull(errorHandler, "errorHandler"));
+        members.remake(members.properties(), Objects.requireNonNull(errorHandler, "errorHandler"),
+                lifecycle.started());
     }
 
     /** spring-kafka's name of {@link #getErrorHandler}. */
@@ -257,7 +261,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
      * As {@link #setContainerProperties}, the members per topic (spring-kafka's {@code setConcurrency}).
      *
      * @throws IllegalArgumentException when {@code concurrency} is below 1
-     * @throws IllegalStateException once the container was started
+     * @throws IllegalStateException while the container runs (see {@link #setContainerProperties})
      */
     public synchronized void setConcurrency(int concurrency) {
         setContainerProperties(getContainerProperties().withConcurrency(concurrency));

@@ -49,10 +49,10 @@ final class ContainerMembers {
     private final String listenerId;
     private final String groupId;
     private final LogBackend backend;
-    /** The container's settings and error handler: replaced before its first start only ({@link #remake}). */
+    /** The container's settings and error handler: replaced while no member runs ({@link #remake}). */
     private volatile ContainerProperties properties;
     private volatile KafkoErrorHandler errorHandler;
-    /** Whether the container was ever asked to start: its settings are fixed from then on. Under its lock. */
+    /** Whether the container was ever asked to start: a member may have run since. Under its lock. */
     private boolean startAsked;
     private final KafkoInstrumentation instrumentation;
     private final ProcessedOffsets processed;
@@ -159,23 +159,33 @@ final class ContainerMembers {
     }
 
     /**
-     * Replaces the container's settings and error handler before it was ever asked to start: the members made so far
-     * (of its named topics or partitions; a pattern's come at the start) are made again, under the same names, with
-     * them. Under the container's lock.
+     * Replaces the container's settings and error handler while no member runs: before it was ever asked to start, or
+     * once it stopped and every member's thread ended (spring-kafka's stop, {@code setConcurrency}, start). The
+     * members made so far (of its named topics or partitions, or the topics its pattern matched) are made again, named
+     * from {@code <id>-0} on, with them; a pause asked of the container or of its partitions holds for the new ones.
+     * Under the container's lock.
      *
-     * @throws IllegalStateException once the container was asked to start: its members took the settings they had
+     * @throws IllegalStateException while the container runs ({@code started}), or a member it stopped still finishes
+     *         its record past the shutdown timeout: the members take their settings as they are made
      */
-    void remake(ContainerProperties properties, KafkoErrorHandler errorHandler) {
-        if (startAsked) {
-            throw new IllegalStateException("Listener '" + listenerId + "' was started: its container's settings and"
-                    + " error handler are fixed from its first start (set them before, from a ContainerCustomizer or"
-                    + " on its container factory)");
+    void remake(ContainerProperties properties, KafkoErrorHandler errorHandler, boolean started) {
+        if (started) {
+            throw new IllegalStateException("Listener '" + listenerId + "' was started and not stopped since: its"
+                    + " container's settings and error handler change only while it is stopped (stop() it, set them,"
+                    + " then start() it; or set them before its first start, from a ContainerCustomizer or on its"
+                    + " container factory)");
+        }
+        if (startAsked && (!noneLive() || !retiring.isEmpty())) {
+            throw new IllegalStateException("Listener '" + listenerId + "' was stopped but a member of it still"
+                    + " finishes its record: its container's settings and error handler change once every member"
+                    + " ended (stop() returns once they did, unless one overran kafko.listener.shutdown-timeout)");
         }
         this.properties = properties;
         this.errorHandler = errorHandler;
         List<String> made = List.copyOf(topics);
         members.clear();
         topics.clear();
+        idleWarned.clear(); // the new concurrency may leave other members idle
         nextMember = 0;
         for (String topic : made) {
             add(topic);
