@@ -3,6 +3,7 @@ package dev.kafko.spring.metrics;
 import dev.kafko.spring.support.micrometer.KafkoRecordReceiverContext;
 import dev.kafko.spring.support.micrometer.KafkoRecordSenderContext;
 import io.micrometer.common.KeyValue;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
@@ -22,6 +23,9 @@ import java.util.function.Function;
  * {@code KafkoListenerObservationConvention} gave them.
  */
 final class ObservationMeters implements ObservationHandler<Observation.Context> {
+
+    /** The key of the tag Micrometer's meter handler adds to an observation's timer: its error, or "none". */
+    private static final String ERROR_KEY = "error";
 
     private final MeterRegistry registry;
     /** Each name and tags an observation had, with the topics and listeners whose observations had them. */
@@ -98,9 +102,36 @@ final class ObservationMeters implements ObservationHandler<Observation.Context>
         seen.clear();
     }
 
+    /**
+     * How many names with their keys it remembers now: none of a topic or a listener gone, none after
+     * {@link #removeAll}.
+     */
+    int remembered() {
+        return seen.size();
+    }
+
     private void remove(Key key) {
-        registry.find(key.name()).tags(key.tags()).meters().forEach(registry::remove);
-        registry.find(key.name() + ".active").tags(key.tags()).meters().forEach(registry::remove);
+        removeExactly(key.name(), key.tags());
+        removeExactly(key.name() + ".active", key.tags());
+    }
+
+    /**
+     * Removes the meters of that name whose tags are {@code tags}, and for a timer the {@code error} tag a meter
+     * handler adds: not those with more keys, another topic's (a search by tags finds every meter that has them).
+     */
+    private void removeExactly(String name, Tags tags) {
+        for (Meter meter : registry.find(name).tags(tags).meters()) {
+            boolean exact = true;
+            for (Tag tag : meter.getId().getTags()) {
+                if (!tag.getKey().equals(ERROR_KEY) && tags.stream().noneMatch(tag::equals)) {
+                    exact = false;
+                    break;
+                }
+            }
+            if (exact) {
+                registry.remove(meter);
+            }
+        }
     }
 
     private record Key(String name, Tags tags) {

@@ -4,6 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.kafko.Consumer;
 import dev.kafko.Kafko;
 import dev.kafko.spring.annotation.KafkoListener;
 import dev.kafko.spring.annotation.TopicPartition;
@@ -90,6 +91,37 @@ class PartitionPauseTest {
             await().atMost(WAIT).until(() -> SEEN.contains("0:held"));
             assertThat(SEEN).containsExactly("paused:pp-0", "1:passes", "resumed:pp-0", "0:held");
             assertThat(container.isPartitionPaused("pp", 0)).isFalse();
+        });
+    }
+
+    @Test
+    void aPausedPartitionHandedToAnotherMemberAndBackIsPausedAgain() {
+        runner.withBean(Listening.class).run(context -> {
+            MessageListenerContainer container = container(context, "pp");
+            await().atMost(WAIT)
+                    .until(() -> container.getAssignedPartitions().getOrDefault("pp", Set.of()).size() == 2);
+            container.pausePartition("pp", 1);
+            await().atMost(WAIT).until(() -> container.isPartitionPaused("pp", 1));
+
+            // a member joining the group takes partition 1 (range assignment in join order), and leaving gives it back
+            try (Consumer joiner = context.getBean(Kafko.class).groupConsumer("pp", container.getGroupId())) {
+                await().atMost(WAIT).until(() -> {
+                    joiner.poll(Duration.ofMillis(100));
+                    return joiner.assignment().contains(1);
+                });
+                await().atMost(WAIT).until(() -> !container.isPartitionPaused("pp", 1));
+            }
+            await().atMost(WAIT).until(() -> container.getAssignedPartitions().get("pp").size() == 2);
+            template(context).send("pp", 1, null, "held").join();
+            template(context).send("pp", 0, null, "passes").join();
+            await().atMost(WAIT).until(() -> SEEN.contains("0:passes"));
+            template(context).send("pp", 0, null, "passes again").join();
+            await().atMost(WAIT).until(() -> SEEN.contains("0:passes again"));
+            assertThat(SEEN).doesNotContain("1:held");
+            assertThat(container.isPartitionPaused("pp", 1)).isTrue();
+
+            container.resumePartition("pp", 1);
+            await().atMost(WAIT).until(() -> SEEN.contains("1:held"));
         });
     }
 
