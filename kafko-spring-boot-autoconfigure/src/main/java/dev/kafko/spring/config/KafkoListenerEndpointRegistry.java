@@ -6,12 +6,12 @@ import dev.kafko.spring.listener.MessageListenerContainer;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.WeakHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiPredicate;
 import java.util.function.Predicate;
@@ -43,12 +43,11 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
     /** The container groups by name, under the lock of {@link #containers}. */
     private final Map<String, ContainerGroup> groups = new LinkedHashMap<>();
     /**
-     * The containers {@link #unregisterListenerContainer} removed or is removing (weakly held, by identity; its own
-     * lock, under which nothing else is taken): the registry starts none of them, also from a {@link #start()} that
-     * listed them before.
+     * The containers {@link #unregisterListenerContainer} is removing, by identity, under the lock of
+     * {@link #containers}: the registry starts a container only while it is registered and not in here, also from a
+     * {@link #start()} that listed it before ({@link #startRegistered}).
      */
-    private final Set<MessageListenerContainer> removed = Collections.synchronizedSet(
-            Collections.newSetFromMap(new WeakHashMap<>()));
+    private final Set<MessageListenerContainer> unregistering = Collections.newSetFromMap(new IdentityHashMap<>());
     private volatile boolean running;
 
     /**
@@ -66,7 +65,6 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
             }
             containers.put(id, container);
         }
-        removed.remove(container); // registered again
         if (startIfRunning && running && container.isAutoStartup()) {
             try {
                 startRegistered(container);
@@ -90,14 +88,21 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
     public @Nullable MessageListenerContainer unregisterListenerContainer(String id) {
         Objects.requireNonNull(id, "id");
         MessageListenerContainer container;
+        List<ContainerGroup> left = new ArrayList<>();
         synchronized (containers) {
             container = containers.get(id);
             if (container == null) {
                 return null;
             }
-            // before the stop: a start() of the registry that listed it already must not start it again after the
-            // stop, which would leave it running unregistered, stopped by nothing (and the JVM kept alive)
-            removed.add(container);
+            // before the stop: a start() of the registry or of its group that listed it already must not start it
+            // again after the stop, which would leave it running unregistered, stopped by nothing (and the JVM kept
+            // alive)
+            unregistering.add(container);
+            for (ContainerGroup group : groups.values()) {
+                if (group.removeContainer(container)) {
+                    left.add(group);
+                }
+            }
         }
         try {
             container.stop();
@@ -105,29 +110,46 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
                 c.removed();
             }
         } catch (RuntimeException | Error e) {
-            removed.remove(container); // still registered
+            synchronized (containers) { // still registered, in its groups
+                unregistering.remove(container);
+                left.forEach(group -> group.addContainers(container));
+            }
             throw e;
         }
         synchronized (containers) {
             containers.remove(id, container);
-            for (ContainerGroup group : groups.values()) {
-                group.removeContainer(container);
-            }
+            unregistering.remove(container);
         }
         return container;
     }
 
     /**
-     * Starts a container unless it was unregistered (or is being). The check and the start are made under the
-     * container's own lock, which its stop takes too ({@link ConcurrentMessageListenerContainer}'s lifecycle methods
-     * are serialized on it): an unregistration either marks it before the check (it does not start) or stops it after
-     * this start.
+     * Starts a container unless it was unregistered (or is being). For kafko's container the check and the start are
+     * made under its own lock, on which its lifecycle methods are serialized: an unregistration either marks it before
+     * the check (it does not start) or stops it after this start. Another container's monitor guards nothing of its
+     * lifecycle (and its start may wait for a thread that takes it): its start is checked for before and after, and
+     * one unregistered meanwhile, whose stop may have come while it started, is stopped again.
      */
     private void startRegistered(MessageListenerContainer container) {
-        synchronized (container) {
-            if (!removed.contains(container)) {
-                container.start();
+        if (container instanceof ConcurrentMessageListenerContainer) {
+            synchronized (container) {
+                if (isRegistered(container)) {
+                    container.start();
+                }
             }
+        } else if (isRegistered(container)) {
+            container.start();
+            if (!isRegistered(container)) {
+                container.stop();
+            }
+        }
+    }
+
+    /** Whether this very container is registered, and not being unregistered. */
+    private boolean isRegistered(MessageListenerContainer container) {
+        String id = container.getListenerId();
+        synchronized (containers) {
+            return containers.get(id) == container && !unregistering.contains(container);
         }
     }
 

@@ -233,7 +233,8 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
      *         the shutdown timeout: its members run with the settings they had
      */
     public synchronized void setContainerProperties(ContainerProperties properties) {
-        members.remake(Objects.requireNonNull(properties, "properties"), members.errorHandler(), lifecycle.started());
+        members.remake(Objects.requireNonNull(properties, "properties"), members.errorHandler(), lifecycle.started(),
+                pauses);
     }
 
     /** The error handler of its members' failed deliveries (spring-kafka's {@code getCommonErrorHandler}). */
@@ -244,7 +245,7 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     /** As {@link #setContainerProperties}, the error handler (spring-kafka's {@code setCommonErrorHandler}). */
     public synchronized void setErrorHandler(KafkoErrorHandler errorHandler) {
         members.remake(members.properties(), Objects.requireNonNull(errorHandler, "errorHandler"),
-                lifecycle.started());
+                lifecycle.started(), pauses);
     }
 
     /** spring-kafka's name of {@link #getErrorHandler}. */

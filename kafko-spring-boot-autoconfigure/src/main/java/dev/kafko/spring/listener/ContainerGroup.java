@@ -71,12 +71,26 @@ public class ContainerGroup implements Lifecycle {
         return getContainers().stream().noneMatch(MessageListenerContainer::isRunning);
     }
 
-    /** Starts every container of the group that is not running, in the order they joined. */
+    /**
+     * Starts every container of the group that is not running, in the order they joined; not one that left the group
+     * meanwhile (removed from the registry, which takes it out of its group before it stops it): a kafko container is
+     * checked for under its own lock, on which its stop is serialized, another is stopped again when it left as it
+     * started.
+     */
     @Override
     public void start() {
         for (MessageListenerContainer container : getContainers()) {
-            if (!container.isRunning()) {
+            if (container instanceof ConcurrentMessageListenerContainer) {
+                synchronized (container) {
+                    if (contains(container) && !container.isRunning()) {
+                        container.start();
+                    }
+                }
+            } else if (contains(container) && !container.isRunning()) {
                 container.start();
+                if (!contains(container)) {
+                    container.stop();
+                }
             }
         }
     }

@@ -162,13 +162,15 @@ final class ContainerMembers {
      * Replaces the container's settings and error handler while no member runs: before it was ever asked to start, or
      * once it stopped and every member's thread ended (spring-kafka's stop, {@code setConcurrency}, start). The
      * members made so far (of its named topics or partitions, or the topics its pattern matched) are made again, named
-     * from {@code <id>-0} on, with them; a pause asked of the container or of its partitions holds for the new ones.
-     * Under the container's lock.
+     * from {@code <id>-0} on, with them; a pause asked of the container ({@code paused}) or of its partitions holds
+     * for the new ones, and the members replaced cannot be started again (by one who kept them), running unseen by
+     * the container's stop. Under the container's lock.
      *
      * @throws IllegalStateException while the container runs ({@code started}), or a member it stopped still finishes
      *         its record past the shutdown timeout: the members take their settings as they are made
      */
-    void remake(ContainerProperties properties, KafkoErrorHandler errorHandler, boolean started) {
+    void remake(ContainerProperties properties, KafkoErrorHandler errorHandler, boolean started,
+                BooleanSupplier paused) {
         if (started) {
             throw new IllegalStateException("Listener '" + listenerId + "' was started and not stopped since: its"
                     + " container's settings and error handler change only while it is stopped (stop() it, set them,"
@@ -183,12 +185,16 @@ final class ContainerMembers {
         this.properties = properties;
         this.errorHandler = errorHandler;
         List<String> made = List.copyOf(topics);
+        members.forEach(KafkoMessageListenerContainer::replaced);
         members.clear();
         topics.clear();
         idleWarned.clear(); // the new concurrency may leave other members idle
         nextMember = 0;
         for (String topic : made) {
             add(topic);
+        }
+        if (paused.getAsBoolean()) {
+            members.forEach(KafkoMessageListenerContainer::pause); // as they were: asked, taken into effect at start
         }
     }
 

@@ -250,6 +250,11 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
         return lifecycle.retire();
     }
 
+    /** No start launches the member again: its container made its members again ({@link ContainerMembers#remake}). */
+    void replaced() {
+        lifecycle.replaced();
+    }
+
     @Override
     public void pause() {
         lifecycle.pause();

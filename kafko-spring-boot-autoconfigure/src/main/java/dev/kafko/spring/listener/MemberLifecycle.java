@@ -59,6 +59,8 @@ final class MemberLifecycle {
     private volatile @Nullable Throwable failure;
     /** Its pattern's topic was deleted: the member's thread ends and no start launches it again. */
     private volatile boolean retired;
+    /** Its container's members were made again ({@link ContainerMembers#remake}): no start launches it again. */
+    private volatile boolean replaced;
     /**
      * Open once every member of the container was asked to stop with this one: a stopping member leaves its
      * group only then, or a sibling still polling would take its partitions and deliver again what it had
@@ -113,6 +115,11 @@ final class MemberLifecycle {
         try {
             if (retired) {
                 throw new IllegalStateException(memberName + " read a topic that was deleted; it cannot start again");
+            }
+            if (replaced) {
+                throw new IllegalStateException(memberName + " is no longer a member of listener '"
+                        + member.getListenerId() + "', whose members were made again with new settings; start the"
+                        + " listener's container");
             }
             if (running) {
                 if (stopRequested) {
@@ -271,6 +278,19 @@ final class MemberLifecycle {
         }
         requestStop(new CountDownLatch(0));
         return runs;
+    }
+
+    /**
+     * The member is no longer its container's: its container's members were made again, once every member's thread
+     * had ended. Under the container's lock.
+     */
+    void replaced() {
+        lock.lock();
+        try {
+            replaced = true; // under the lock, which a start takes
+        } finally {
+            lock.unlock();
+        }
     }
 
     void pause() {

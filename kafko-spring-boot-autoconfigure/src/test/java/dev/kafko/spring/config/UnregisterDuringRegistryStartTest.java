@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.kafko.Kafko;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
 import dev.kafko.spring.listener.ConcurrentMessageListenerContainer;
+import dev.kafko.spring.listener.ContainerGroup;
 import dev.kafko.spring.listener.MessageListenerContainer;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -126,6 +127,43 @@ class UnregisterDuringRegistryStartTest {
             try {
                 assertThat(registry.getListenerContainer("tenant")).isNull();
                 assertThat(tenant.isRunning()).as("started by the registry after it was unregistered").isFalse();
+                assertThat(kafko.topic("tenant-orders")).as("created again by the unregistered container").isEmpty();
+            } finally {
+                tenant.stop();
+            }
+        });
+    }
+
+    @Test
+    void aContainerUnregisteredWhileItsGroupStartsIsNotStartedByIt() {
+        runner.run(context -> {
+            KafkoListenerEndpointRegistry registry = context.getBean(KafkoListenerEndpointRegistry.class);
+            Kafko kafko = context.getBean(Kafko.class);
+            SlowStart slow = new SlowStart();
+            registry.registerListenerContainer(slow, false);
+            ConcurrentMessageListenerContainer tenant = context.getBean(KafkoListenerContainerFactory.class)
+                    .createListenerContainer("tenant", "tenant", List.of("tenant-orders"), (records, ack) -> { });
+            registry.registerListenerContainer(tenant, false);
+            ContainerGroup group = registry.addToGroup("tenants", slow);
+            registry.addToGroup("tenants", tenant);
+            tenant.start(); // ran before, and was stopped with its group
+            tenant.stop();
+
+            Thread starting = new Thread(group::start, "group-start");
+            starting.start();
+            try {
+                assertThat(slow.entered.await(30, TimeUnit.SECONDS)).isTrue();
+                // the group's start listed the tenant's container and waits in the one before it
+                assertThat(registry.unregisterListenerContainer("tenant")).isSameAs(tenant);
+                kafko.deleteTopic("tenant-orders");
+            } finally {
+                slow.release.countDown();
+                starting.join(30_000);
+            }
+            assertThat(starting.isAlive()).isFalse();
+            try {
+                assertThat(group.contains(tenant)).isFalse();
+                assertThat(tenant.isRunning()).as("started by its group after it was unregistered").isFalse();
                 assertThat(kafko.topic("tenant-orders")).as("created again by the unregistered container").isEmpty();
             } finally {
                 tenant.stop();

@@ -17,6 +17,7 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -164,6 +165,82 @@ class ConcurrencyChangeAfterStopTest {
             await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> container.setConcurrency(2));
             container.start();
             assertThat(container.getMembers()).hasSize(2).allSatisfy(m -> assertThat(m.isRunning()).isTrue());
+        });
+    }
+
+    @Test
+    void aPauseAskedBeforeTheChangeIsStillAskedForOnceTheMembersAreMadeAgain() {
+        runner.run(context -> {
+            ConcurrentMessageListenerContainer container = register(
+                    context.getBean(KafkoListenerEndpointRegistry.class),
+                    context.getBean(KafkoListenerContainerFactory.class));
+            container.pause();
+            container.stop();
+            assertThat(container.isPauseRequested()).isTrue();
+            container.setConcurrency(2);
+            assertThat(container.isPauseRequested()).as("the pause, asked and not resumed").isTrue();
+            assertThat(container.getMembers()).allSatisfy(m -> assertThat(m.isPauseRequested()).isTrue());
+        });
+    }
+
+    @Test
+    void aListenerChangesItsOwnContainersConcurrencyFromTheCallbackOfItsStop() {
+        AtomicReference<ConcurrentMessageListenerContainer> self = new AtomicReference<>();
+        AtomicReference<Throwable> failed = new AtomicReference<>();
+        CountDownLatch changed = new CountDownLatch(1);
+        runner.run(context -> {
+            @SuppressWarnings("unchecked")
+            KafkoTemplate<Object, Object> template = context.getBean(KafkoTemplate.class);
+            ConcurrentMessageListenerContainer container = context.getBean(KafkoListenerContainerFactory.class)
+                    .createListenerContainer("self", "self", List.of("wide"), (records, ack) -> {
+                        for (KafkoRecord r : records) {
+                            String value = new String(r.value(), UTF_8);
+                            SEEN.add(Thread.currentThread().getName() + ":" + value);
+                            if (value.equals("grow")) {
+                                self.get().stop(() -> {
+                                    try {
+                                        self.get().setConcurrency(3);
+                                        self.get().start();
+                                    } catch (RuntimeException | Error e) {
+                                        failed.set(e);
+                                    } finally {
+                                        changed.countDown();
+                                    }
+                                });
+                            }
+                        }
+                    });
+            self.set(container);
+            context.getBean(KafkoListenerEndpointRegistry.class).registerListenerContainer(container, true);
+            template.send("wide", 0, null, "grow").join();
+            assertThat(changed.await(20, TimeUnit.SECONDS)).isTrue();
+            assertThat(failed.get()).isNull();
+            assertThat(container.getMembers()).hasSize(3);
+            KafkoTestUtils.waitForAssignment(container, 3, WAIT);
+            sendToEachPartition(template, "after");
+            KafkoTestUtils.waitForListeners(context, WAIT);
+            assertThat(SEEN).filteredOn(s -> s.contains(":after")).hasSize(3);
+            assertThat(SEEN).filteredOn(s -> s.endsWith(":grow")).hasSize(1);
+            container.stop();
+            assertThat(container.isRunning()).isFalse();
+        });
+    }
+
+    @Test
+    void aMemberTheContainerNoLongerHasCannotRunAgain() {
+        runner.run(context -> {
+            ConcurrentMessageListenerContainer container = register(
+                    context.getBean(KafkoListenerEndpointRegistry.class),
+                    context.getBean(KafkoListenerContainerFactory.class));
+            List<MessageListenerContainer> before = container.getMembers();
+            container.stop();
+            container.setConcurrency(2);
+            container.start();
+            // it would run with the settings it had, unseen by the container's stop and by its isRunning()
+            assertThatThrownBy(() -> before.get(0).start()).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("grows-0 is no longer a member of listener 'grows'");
+            container.stop();
+            assertThat(before.get(0).isRunning()).as("a former member, not stopped by its container").isFalse();
         });
     }
 }
