@@ -29,6 +29,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -61,11 +62,16 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
 
     private static final Logger LOG = LoggerFactory.getLogger(KafkoTemplate.class);
 
+    /** The fewest cached producers at which those of deleted topics are looked for (see {@link #forgetDeleted}). */
+    private static final int FORGET_DELETED_FROM = 32;
+
     private final LogBackend backend;
     private final RecordMessageConverter converter;
     private final Map<String, BackendProducer> producers = new ConcurrentHashMap<>();
     /** The producer of the last send: most templates send to one topic, so this skips the map lookup. */
     private volatile @Nullable BackendProducer lastProducer;
+    /** How many cached producers make the next new one look for those of deleted topics first. */
+    private volatile int forgetDeletedAt = FORGET_DELETED_FROM;
     private volatile @Nullable String defaultTopic;
     private volatile ProducerListener<K, V> producerListener = new LoggingProducerListener<>();
     private volatile KafkoInstrumentation instrumentation = KafkoInstrumentation.NOOP;
@@ -567,6 +573,7 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
         }
         BackendProducer producer = producers.get(topic);
         if (producer == null) {
+            forgetDeleted();
             producer = producers.computeIfAbsent(topic, new NewProducer(backend));
             if (producer == null) {
                 throw new IllegalStateException("The LogBackend " + backend.getClass().getName() + " of template '"
@@ -576,6 +583,39 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
         }
         lastProducer = producer;
         return producer;
+    }
+
+    /**
+     * Drops the cached producers of the topics deleted since they were made, once the cache has doubled since it was
+     * last looked through (from {@value #FORGET_DELETED_FROM} on). A producer holds its topic, partitions included,
+     * and only a send to its topic or a {@link #flush()} finds it deleted otherwise: a template that sends to
+     * short-lived topics (a tenant's, deleted once the tenant is gone) would keep every one of them. The producers are
+     * taken before the names, so that a producer of a topic created meanwhile is not taken for a deleted one's; one of
+     * a topic deleted and created again under its name stays until its next send finds it deleted.
+     */
+    private void forgetDeleted() {
+        if (producers.size() < forgetDeletedAt) {
+            return;
+        }
+        List<BackendProducer> cached = List.copyOf(producers.values());
+        Set<String> names;
+        try {
+            names = backend.topicNames();
+        } catch (UnsupportedOperationException e) {
+            forgetDeletedAt = Integer.MAX_VALUE; // a backend that cannot list its topics: its send or flush tells
+            return;
+        }
+        for (BackendProducer producer : cached) {
+            if (!names.contains(producer.topic())) {
+                forget(producer.topic(), producer);
+            }
+        }
+        forgetDeletedAt = Math.max(FORGET_DELETED_FROM, 2 * producers.size());
+    }
+
+    /** How many topics the template holds a producer of (for tests). */
+    int cachedProducers() {
+        return producers.size();
     }
 
     /** The backend's producer of a topic. */

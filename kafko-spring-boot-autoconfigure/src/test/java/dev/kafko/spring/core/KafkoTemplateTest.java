@@ -93,6 +93,44 @@ class KafkoTemplateTest {
     }
 
     @Test
+    void aTemplateThatSendsToShortLivedTopicsKeepsNoHandleOnEachOneDeleted() {
+        runner.run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            Kafko kafko = context.getBean(Kafko.class);
+            template.send("t", 0, null, "kept").join();
+            // a tenant's topic each: created, sent to, deleted; the template never sends to one again, nor flushes
+            for (int tenant = 0; tenant < 200; tenant++) {
+                template.send("tenant-" + tenant, "record").join();
+                kafko.deleteTopic("tenant-" + tenant);
+            }
+            // each cached producer holds its topic's partitions: 200 deleted topics held for ever before
+            assertThat(template.cachedProducers()).isLessThanOrEqualTo(32);
+            assertThat(template.send("t", 0, null, "still").join().offset()).isEqualTo(1);
+            template.send("tenant-0", "again").join();
+            assertThat(kafko.topic("tenant-0")).as("created again on use").isPresent();
+            template.flush();
+            assertThat(poll(context, "t")).hasSize(2);
+        });
+    }
+
+    @Test
+    void aTopicCreatedAgainAfterTheTemplateSentToItIsWrittenWhenTheTemplateLooksForDeletedTopics() {
+        runner.run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            Kafko kafko = context.getBean(Kafko.class);
+            template.send("t", "first").join();
+            kafko.deleteTopic("t");
+            kafko.createTopic("t", dev.kafko.TopicConfig.builder().partitions(3).build());
+            // enough new topics for the template to look through its producers: t's is of the deleted topic
+            for (int i = 0; i < 100; i++) {
+                template.send("other-" + i, "record").join();
+            }
+            assertThat(template.send("t", 2, null, "second").join().offset()).isZero();
+            assertThat(poll(context, "t")).hasSize(1);
+        });
+    }
+
+    @Test
     void flushCompletesEverySendThatLingers() {
         runner.withPropertyValues("kafko.linger=1h").run(context -> {
             KafkoTemplate<Object, Object> template = template(context);
