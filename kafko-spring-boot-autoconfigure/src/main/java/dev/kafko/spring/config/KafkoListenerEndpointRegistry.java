@@ -69,9 +69,12 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
             try {
                 startRegistered(container);
             } catch (RuntimeException | Error e) {
-                // not registered after all: the id is free for a corrected container
+                // not registered after all: the id is free for a corrected container; by identity, as an equal one
+                // registered under the id once this one was unregistered during its start is another container
                 synchronized (containers) {
-                    containers.remove(id, container);
+                    if (containers.get(id) == container) {
+                        containers.remove(id);
+                    }
                 }
                 throw e;
             }

@@ -37,10 +37,10 @@ public class ContainerGroup implements Lifecycle {
         return name;
     }
 
-    /** Adds containers; one already in the group is not added twice. */
+    /** Adds containers; one already in the group (that very object, not an equal one) is not added twice. */
     public synchronized void addContainers(MessageListenerContainer... added) {
         for (MessageListenerContainer container : added) {
-            if (!containers.contains(container)) {
+            if (indexOf(container) < 0) {
                 containers.add(Objects.requireNonNull(container, "container"));
             }
         }
@@ -48,12 +48,30 @@ public class ContainerGroup implements Lifecycle {
 
     /** Removes a container; {@code false} when it was not in the group. */
     public synchronized boolean removeContainer(MessageListenerContainer container) {
-        return containers.remove(container);
+        int index = indexOf(container);
+        if (index < 0) {
+            return false;
+        }
+        containers.remove(index);
+        return true;
     }
 
     /** Whether the container is in the group. */
     public synchronized boolean contains(MessageListenerContainer container) {
-        return containers.contains(container);
+        return indexOf(container) >= 0;
+    }
+
+    /**
+     * The container's place in the group, or -1. By identity, as the registry holds containers: one equal to it (a
+     * record, a generated equals) is another container, which a start that listed this one must not take for it.
+     */
+    private int indexOf(MessageListenerContainer container) {
+        for (int i = 0; i < containers.size(); i++) {
+            if (containers.get(i) == container) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /** The ids of the group's listeners, in the order they joined. */

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -97,9 +98,13 @@ class UnregisterDuringStartOfOwnContainersTest {
     }
 
     /** Equal to any container of its id, as a value class (a record, a generated equals) is. */
-    static final class EqualById extends OwnContainer {
+    static class EqualById extends OwnContainer {
         EqualById(String id) {
-            super(id, false);
+            this(id, false);
+        }
+
+        EqualById(String id, boolean holdsItsStart) {
+            super(id, holdsItsStart);
         }
 
         @Override
@@ -110,6 +115,24 @@ class UnregisterDuringStartOfOwnContainersTest {
         @Override
         public int hashCode() {
             return Objects.hash(id);
+        }
+    }
+
+    /** Its start is held until released, then fails (its topic is missing, say). */
+    static final class FailsToStart extends EqualById {
+        FailsToStart(String id) {
+            super(id, true);
+        }
+
+        @Override
+        public void start() {
+            entered.countDown();
+            try {
+                release.await(WAIT_SECONDS, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            throw new IllegalStateException(id + " cannot start");
         }
     }
 
@@ -202,6 +225,105 @@ class UnregisterDuringStartOfOwnContainersTest {
         assertThat(starting.isAlive()).isFalse();
         assertThat(registry.getListenerContainer("tenant")).isSameAs(second);
         assertThat(first.isRunning()).as("the unregistered container, started by the registry's start").isFalse();
+    }
+
+    @Test
+    void aContainerWhoseStartWaitsForItsOwnMonitorStartsWithItsGroup() throws InterruptedException {
+        KafkoListenerEndpointRegistry registry = new KafkoListenerEndpointRegistry();
+        StartsOnItsOwnThread own = new StartsOnItsOwnThread("own");
+        registry.registerListenerContainer(own, false);
+        ContainerGroup group = registry.addToGroup("tenants", own);
+
+        Thread starting = startOn("group-start", group::start);
+        starting.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+
+        assertThat(starting.isAlive()).as("the group's start waits for good: it holds the container's monitor,"
+                + " which the container's own start waits for").isFalse();
+        assertThat(own.isRunning()).isTrue();
+        assertThat(group.isRunning()).isTrue();
+    }
+
+    @Test
+    void aContainerUnregisteredWhileItsGroupStartsItIsStoppedAfterThatStart() throws InterruptedException {
+        KafkoListenerEndpointRegistry registry = new KafkoListenerEndpointRegistry();
+        OwnContainer own = new OwnContainer("own", true);
+        registry.registerListenerContainer(own, false);
+        ContainerGroup group = registry.addToGroup("tenants", own);
+
+        Thread starting = startOn("group-start", group::start);
+        try {
+            assertThat(own.entered.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+            // its stop, not serialized with its start, comes while the group's start is in it
+            assertThat(registry.unregisterListenerContainer("own")).isSameAs(own);
+        } finally {
+            own.release.countDown();
+            starting.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+        }
+
+        assertThat(starting.isAlive()).isFalse();
+        assertThat(group.contains(own)).isFalse();
+        assertThat(own.isRunning()).as("left running by its group's start, registered nowhere").isFalse();
+    }
+
+    @Test
+    void anEqualContainerJoiningTheGroupLetsNoEarlierGroupStartRunTheOneUnregistered() throws InterruptedException {
+        KafkoListenerEndpointRegistry registry = new KafkoListenerEndpointRegistry();
+        OwnContainer slow = new OwnContainer("slow", true);
+        EqualById first = new EqualById("tenant");
+        registry.registerListenerContainer(slow, false);
+        registry.registerListenerContainer(first, false);
+        ContainerGroup group = registry.addToGroup("tenants", slow);
+        registry.addToGroup("tenants", first);
+
+        Thread starting = startOn("group-start", group::start);
+        EqualById second = new EqualById("tenant");
+        try {
+            assertThat(slow.entered.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+            // the group's start listed the first tenant container and waits in the one before it
+            assertThat(registry.unregisterListenerContainer("tenant")).isSameAs(first);
+            registry.registerListenerContainer(second, false); // equal to the first, not the same
+            registry.addToGroup("tenants", second);
+        } finally {
+            slow.release.countDown();
+            starting.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+        }
+
+        assertThat(starting.isAlive()).isFalse();
+        assertThat(first.isRunning()).as("the unregistered container, started by its group's start").isFalse();
+        assertThat(group.contains(first)).as("the group holds an equal container, not this one").isFalse();
+        assertThat(group.getContainers()).containsExactly(slow, second);
+        assertThat(second.isRunning()).as("joined after the group's start listed its containers").isFalse();
+    }
+
+    @Test
+    void anEqualContainerRegisteredWhileTheFirstFailsToStartStaysRegistered() throws InterruptedException {
+        KafkoListenerEndpointRegistry registry = new KafkoListenerEndpointRegistry();
+        registry.start(); // running: a registration starts the container
+        FailsToStart first = new FailsToStart("tenant");
+        EqualById second = new EqualById("tenant");
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread registering = startOn("register", () -> {
+            try {
+                registry.registerListenerContainer(first, true);
+            } catch (IllegalStateException e) {
+                failure.set(e);
+            }
+        });
+        try {
+            assertThat(first.entered.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+            // the first is registered while its start runs: it is unregistered, and an equal one takes its id
+            assertThat(registry.unregisterListenerContainer("tenant")).isSameAs(first);
+            registry.registerListenerContainer(second, false);
+        } finally {
+            first.release.countDown();
+            registering.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+        }
+
+        assertThat(registering.isAlive()).isFalse();
+        assertThat(failure.get()).hasMessage("tenant cannot start");
+        assertThat(registry.getListenerContainer("tenant")).as("removed by the first's failed registration")
+                .isSameAs(second);
+        registry.stop();
     }
 
     @Test

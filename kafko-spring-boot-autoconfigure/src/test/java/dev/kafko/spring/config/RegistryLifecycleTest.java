@@ -1,0 +1,185 @@
+package dev.kafko.spring.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.kafko.spring.annotation.KafkoListener;
+import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
+import dev.kafko.spring.config.UnregisterDuringStartOfOwnContainersTest.OwnContainer;
+import java.util.List;
+import java.util.concurrent.BrokenBarrierException;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.SmartLifecycle;
+
+/** The registry's own lifecycle: what its start, stop and destroy do to the containers it holds. */
+class RegistryLifecycleTest {
+
+    private static final long WAIT_SECONDS = 10;
+
+    /** Its start fails (its topic is missing, say). */
+    static final class CannotStart extends OwnContainer {
+        CannotStart(String id) {
+            super(id, false);
+        }
+
+        @Override
+        public void start() {
+            throw new IllegalStateException(id + " cannot start");
+        }
+    }
+
+    /** Its stop fails, leaving it running. */
+    static final class CannotStop extends OwnContainer {
+        CannotStop(String id) {
+            super(id, false);
+        }
+
+        @Override
+        public void stop() {
+            throw new IllegalStateException(id + " cannot stop");
+        }
+    }
+
+    @Test
+    void aStartThatFailsStopsTheContainersItStartedBeforeThrowing() {
+        KafkoListenerEndpointRegistry registry = new KafkoListenerEndpointRegistry();
+        OwnContainer first = new OwnContainer("first", false);
+        registry.registerListenerContainer(first, false);
+        registry.registerListenerContainer(new CannotStart("second"), false);
+
+        assertThatThrownBy(registry::start).hasMessage("second cannot start");
+
+        assertThat(first.isRunning()).as("started before the failure, left polling").isFalse();
+        assertThat(registry.isRunning()).isFalse();
+    }
+
+    @Test
+    void aStartThatFailsKeepsTheFailureOfTheStopsThatFollowAsSuppressed() {
+        KafkoListenerEndpointRegistry registry = new KafkoListenerEndpointRegistry();
+        registry.registerListenerContainer(new CannotStop("first"), false);
+        registry.registerListenerContainer(new CannotStart("second"), false);
+
+        assertThatThrownBy(registry::start).hasMessage("second cannot start")
+                .satisfies(e -> assertThat(e.getSuppressed()).singleElement()
+                        .satisfies(s -> assertThat(s).hasRootCauseMessage("first cannot stop")));
+    }
+
+    /** Its stop waits until every container of {@link #together} is stopping, as slow stops would overlap. */
+    static final class StopsTogether extends OwnContainer {
+        final CyclicBarrier together;
+        final List<Throwable> failures;
+
+        StopsTogether(String id, CyclicBarrier together, List<Throwable> failures) {
+            super(id, false);
+            this.together = together;
+            this.failures = failures;
+        }
+
+        @Override
+        public void stop() {
+            try {
+                together.await(WAIT_SECONDS, TimeUnit.SECONDS);
+            } catch (InterruptedException | BrokenBarrierException | TimeoutException e) {
+                failures.add(e);
+            }
+            super.stop();
+        }
+    }
+
+    @Test
+    void runningContainersAreStoppedAtOnceNotOneAfterTheOther() {
+        KafkoListenerEndpointRegistry registry = new KafkoListenerEndpointRegistry();
+        CyclicBarrier together = new CyclicBarrier(2);
+        List<Throwable> failures = new CopyOnWriteArrayList<>();
+        StopsTogether first = new StopsTogether("first", together, failures);
+        StopsTogether second = new StopsTogether("second", together, failures);
+        registry.registerListenerContainer(first, false);
+        registry.registerListenerContainer(second, false);
+        registry.start();
+
+        registry.stop();
+
+        assertThat(failures).as("a stop that waited for the other's to begin: their timeouts would add up").isEmpty();
+        assertThat(first.isRunning()).isFalse();
+        assertThat(second.isRunning()).isFalse();
+    }
+
+    @Test
+    void destroyStopsTheContainersThatStillRun() throws Exception {
+        KafkoListenerEndpointRegistry registry = new KafkoListenerEndpointRegistry();
+        OwnContainer own = new OwnContainer("own", false);
+        registry.registerListenerContainer(own, false);
+        registry.start();
+
+        registry.destroy(); // a context whose refresh failed after the registry started destroys it, never stops it
+
+        assertThat(own.isRunning()).isFalse();
+        assertThat(registry.isRunning()).isFalse();
+    }
+
+    /** "running" or "stopped": the listener's container as the lifecycle bean of phase 0 starts and stops. */
+    static final List<String> SEEN_FROM_PHASE_0 = new CopyOnWriteArrayList<>();
+
+    static class Listener {
+        @KafkoListener(id = "phased", topics = "phased")
+        void on(String value) {
+        }
+    }
+
+    /** A lifecycle bean of phase 0 (a connection pool, a scheduler): it starts before the listeners, stops after. */
+    static class PhaseZero implements SmartLifecycle {
+        private final ObjectProvider<KafkoListenerEndpointRegistry> registry;
+        private volatile boolean running;
+
+        PhaseZero(ObjectProvider<KafkoListenerEndpointRegistry> registry) {
+            this.registry = registry;
+        }
+
+        private void see(String when) {
+            boolean listening = registry.getObject().getListenerContainer("phased").isRunning();
+            SEEN_FROM_PHASE_0.add(when + ":" + (listening ? "running" : "stopped"));
+        }
+
+        @Override
+        public void start() {
+            see("start");
+            running = true;
+        }
+
+        @Override
+        public void stop() {
+            see("stop");
+            running = false;
+        }
+
+        @Override
+        public boolean isRunning() {
+            return running;
+        }
+
+        @Override
+        public int getPhase() {
+            return 0;
+        }
+    }
+
+    @Test
+    void listenersStartAfterAndStopBeforeTheLifecycleBeansOfEarlierPhases() {
+        SEEN_FROM_PHASE_0.clear();
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+                .withPropertyValues("kafko.ephemeral=true")
+                .withBean(Listener.class)
+                .withBean(PhaseZero.class)
+                .run(context -> assertThat(context).hasNotFailed());
+
+        assertThat(SEEN_FROM_PHASE_0).containsExactly("start:stopped", "stop:stopped");
+    }
+}
