@@ -18,6 +18,7 @@ import dev.kafko.internal.io.FileNames;
 import dev.kafko.internal.log.MutableClock;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -90,17 +91,30 @@ class CompactionFaultTest {
     private static final List<Long> COMPACTED = List.of(95L, 96L, 97L, 98L, 99L, 100L);
 
     private void assertNoTmpFile() throws IOException {
-        try (Stream<Path> files = Files.walk(dir)) {
-            assertThat(files.map(f -> f.getFileName().toString())).noneMatch(n -> n.endsWith(FileNames.TMP_SUFFIX));
+        assertThat(fileNames(dir)).noneMatch(n -> n.endsWith(FileNames.TMP_SUFFIX));
+    }
+
+    /**
+     * The names of the files under {@code directory}, read as those seals rename their index files: unlike
+     * {@code Files.walk}, which reads each entry's attributes and fails on one renamed since it was listed, this asks
+     * only whether an entry is a directory (false for one gone).
+     */
+    static List<String> fileNames(Path directory) throws IOException {
+        List<String> names = new ArrayList<>();
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(directory)) {
+            for (Path entry : entries) {
+                names.add(entry.getFileName().toString());
+                if (Files.isDirectory(entry)) {
+                    names.addAll(fileNames(entry));
+                }
+            }
         }
+        return names;
     }
 
     /** No {@code <base>.log.tmp}: a new file of a compacted segment (a failed index write may leave its own). */
     private void assertNoNewSegmentFile() throws IOException {
-        try (Stream<Path> files = Files.walk(dir)) {
-            assertThat(files.map(f -> f.getFileName().toString()))
-                    .noneMatch(n -> n.endsWith(".log" + FileNames.TMP_SUFFIX));
-        }
+        assertThat(fileNames(dir)).noneMatch(n -> n.endsWith(".log" + FileNames.TMP_SUFFIX));
     }
 
     @Test

@@ -27,7 +27,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -89,10 +88,8 @@ class CompactionRaceTest {
      * each) while the test looks.
      */
     private void assertNoTmpFile() throws IOException {
-        try (Stream<Path> files = Files.walk(dir)) {
-            assertThat(files.map(f -> f.getFileName().toString()))
-                    .noneMatch(n -> n.endsWith(".log" + FileNames.TMP_SUFFIX) || n.endsWith(".log" + FileNames.SWAP_SUFFIX));
-        }
+        assertThat(CompactionFaultTest.fileNames(dir))
+                .noneMatch(n -> n.endsWith(".log" + FileNames.TMP_SUFFIX) || n.endsWith(".log" + FileNames.SWAP_SUFFIX));
     }
 
     /**
