@@ -24,7 +24,10 @@ import org.junit.jupiter.api.io.TempDir;
 class ResourcesTryoutTest {
 
     private static final Path FDS = Path.of("/proc/self/fd");
-    /** Room for what the JVM itself may open meanwhile (a jar, a class file): far below any per-group leak here. */
+    /**
+     * Room for what the JVM itself or another test's instance may open or close meanwhile (a jar, a class file, a
+     * segment sealed in the background): far below any per-group leak here, so it is taken on both sides.
+     */
     private static final long SLACK = 4;
 
     @TempDir
@@ -51,14 +54,15 @@ class ResourcesTryoutTest {
             k.createTopic("inventory", TopicConfig.builder().partitions(4).build());
             k.producer("inventory").send(null, new byte[1]).join();
             long withTopic = openDescriptors();
-            assertThat(withTopic - open).as("two a partition").isBetween(8L, 8 + SLACK);
+            assertThat(withTopic - open).as("two a partition").isBetween(8 - SLACK, 8 + SLACK);
             for (int g = 0; g < 50; g++) {
                 try (Consumer c = k.groupConsumer("inventory", "projection-" + g)) {
                     c.poll(Duration.ZERO);
                     c.commit();
                 }
             }
-            assertThat(openDescriptors() - withTopic).as("two a group that committed").isBetween(100L, 100 + SLACK);
+            assertThat(openDescriptors() - withTopic).as("two a group that committed")
+                    .isBetween(100 - SLACK, 100 + SLACK);
             for (int g = 0; g < 50; g++) {
                 assertThat(k.deleteGroup("inventory", "projection-" + g)).isTrue();
                 k.groupLag("inventory", "never-used-" + g, 0); // a question leaves nothing open
