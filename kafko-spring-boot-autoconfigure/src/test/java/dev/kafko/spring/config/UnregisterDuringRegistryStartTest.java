@@ -4,11 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kafko.Kafko;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
+import dev.kafko.spring.config.UnregisterDuringStartOfOwnContainersTest.OwnContainer;
 import dev.kafko.spring.listener.ConcurrentMessageListenerContainer;
 import dev.kafko.spring.listener.ContainerGroup;
-import dev.kafko.spring.listener.MessageListenerContainer;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -26,83 +25,12 @@ class UnregisterDuringRegistryStartTest {
             .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
             .withPropertyValues("kafko.ephemeral=true", "kafko.listener.poll-timeout=100ms");
 
-    /** Registered first: its start holds the registry's start until released. */
-    static final class SlowStart implements MessageListenerContainer {
-        final CountDownLatch entered = new CountDownLatch(1);
-        final CountDownLatch release = new CountDownLatch(1);
-        volatile boolean running;
-
-        @Override
-        public String getListenerId() {
-            return "slow-start";
-        }
-
-        @Override
-        public String getGroupId() {
-            return "slow-start";
-        }
-
-        @Override
-        public List<String> getTopics() {
-            return List.of();
-        }
-
-        @Override
-        public void start() {
-            entered.countDown();
-            try {
-                release.await(30, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            running = true;
-        }
-
-        @Override
-        public void stop() {
-            running = false;
-        }
-
-        @Override
-        public void pause() {
-        }
-
-        @Override
-        public void resume() {
-        }
-
-        @Override
-        public boolean isRunning() {
-            return running;
-        }
-
-        @Override
-        public boolean isPauseRequested() {
-            return false;
-        }
-
-        @Override
-        public boolean isPaused() {
-            return false;
-        }
-
-        @Override
-        public boolean isAutoStartup() {
-            return true;
-        }
-
-        @Override
-        public boolean isInExpectedState() {
-            return true;
-        }
-    }
-
     @Test
     void aContainerUnregisteredWhileTheRegistryStartsIsNotStartedByIt() {
         runner.run(context -> {
             KafkoListenerEndpointRegistry registry = context.getBean(KafkoListenerEndpointRegistry.class);
             Kafko kafko = context.getBean(Kafko.class);
-            SlowStart slow = new SlowStart();
+            OwnContainer slow = new OwnContainer("slow-start", true); // registered first: holds the registry's start
             registry.registerListenerContainer(slow, false);
             ConcurrentMessageListenerContainer tenant = context.getBean(KafkoListenerContainerFactory.class)
                     .createListenerContainer("tenant", "tenant", List.of("tenant-orders"), (records, ack) -> { });
@@ -139,7 +67,7 @@ class UnregisterDuringRegistryStartTest {
         runner.run(context -> {
             KafkoListenerEndpointRegistry registry = context.getBean(KafkoListenerEndpointRegistry.class);
             Kafko kafko = context.getBean(Kafko.class);
-            SlowStart slow = new SlowStart();
+            OwnContainer slow = new OwnContainer("slow-start", true); // registered first: holds the registry's start
             registry.registerListenerContainer(slow, false);
             ConcurrentMessageListenerContainer tenant = context.getBean(KafkoListenerContainerFactory.class)
                     .createListenerContainer("tenant", "tenant", List.of("tenant-orders"), (records, ack) -> { });
