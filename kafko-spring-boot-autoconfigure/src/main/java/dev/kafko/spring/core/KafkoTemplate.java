@@ -27,14 +27,10 @@ import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiFunction;
-import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -62,16 +58,9 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
 
     private static final Logger LOG = LoggerFactory.getLogger(KafkoTemplate.class);
 
-    /** The fewest cached producers at which those of deleted topics are looked for (see {@link #forgetDeleted}). */
-    private static final int FORGET_DELETED_FROM = 32;
-
     private final LogBackend backend;
     private final RecordMessageConverter converter;
-    private final Map<String, BackendProducer> producers = new ConcurrentHashMap<>();
-    /** The producer of the last send: most templates send to one topic, so this skips the map lookup. */
-    private volatile @Nullable BackendProducer lastProducer;
-    /** How many cached producers make the next new one look for those of deleted topics first. */
-    private volatile int forgetDeletedAt = FORGET_DELETED_FROM;
+    private final TemplateProducers producers;
     private volatile @Nullable String defaultTopic;
     private volatile ProducerListener<K, V> producerListener = new LoggingProducerListener<>();
     private volatile KafkoInstrumentation instrumentation = KafkoInstrumentation.NOOP;
@@ -87,6 +76,7 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
     public KafkoTemplate(LogBackend backend, RecordMessageConverter converter) {
         this.backend = backend;
         this.converter = converter;
+        this.producers = new TemplateProducers(backend);
     }
 
     /**
@@ -147,6 +137,7 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
     @Override
     public void setBeanName(String name) {
         this.beanName = name;
+        producers.templateName(name);
     }
 
     /**
@@ -361,19 +352,19 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
      */
     private CompletableFuture<RecordPosition> hold(KafkoTransaction transaction, String topic,
                                                    @Nullable Integer partition, OutgoingRecord record) {
-        producer(topic).checkRecord(partition, record);
+        producers.get(topic).checkRecord(partition, record);
         return transaction.add(this::writeBatch, topic, partition, record);
     }
 
     /** Writes a committing transaction's records of one topic, as {@link #append} writes one record. */
     private CompletableFuture<List<RecordPosition>> writeBatch(String topic, List<OutgoingRecord> records,
                                                                int[] partitions) {
-        BackendProducer producer = producer(topic);
+        BackendProducer producer = producers.get(topic);
         try {
             return producer.sendBatch(records, partitions);
         } catch (UnknownTopicException e) {
-            forget(topic, producer);
-            return producer(topic).sendBatch(records, partitions);
+            producers.forget(topic, producer);
+            return producers.get(topic).sendBatch(records, partitions);
         }
     }
 
@@ -457,7 +448,7 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
                 Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                         ? failure.getCause() : failure;
                 if (cause instanceof UnknownTopicException) {
-                    forget(topic, null);
+                    producers.forget(topic, null);
                 }
                 complete(topic, partition, key, value, start, cause, observation);
                 throw failure instanceof CompletionException ce ? ce : new CompletionException(cause);
@@ -527,14 +518,7 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
     /** {@inheritDoc} The template's handle on a deleted topic is dropped. */
     @Override
     public void flush() {
-        for (BackendProducer producer : producers.values()) {
-            try {
-                producer.flush();
-            } catch (UnknownTopicException e) {
-                // its topic was deleted: what it sent went with it, and the next send finds the topic anew
-                forget(producer.topic(), producer);
-            }
-        }
+        producers.flush();
     }
 
     /**
@@ -544,92 +528,17 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
      */
     private CompletableFuture<RecordPosition> append(String topic, @Nullable Integer partition, byte @Nullable [] key,
                                                      byte @Nullable [] value, Headers headers, long ts) {
-        BackendProducer producer = producer(topic);
+        BackendProducer producer = producers.get(topic);
         try {
             return producer.send(partition, key, value, headers, ts);
         } catch (UnknownTopicException e) {
-            forget(topic, producer);
-            return producer(topic).send(partition, key, value, headers, ts);
+            producers.forget(topic, producer);
+            return producers.get(topic).send(partition, key, value, headers, ts);
         }
-    }
-
-    /** Drops the topic's cached producer ({@code producer}, or whichever is cached when null). */
-    private void forget(String topic, @Nullable BackendProducer producer) {
-        if (producer == null) {
-            producers.remove(topic);
-            lastProducer = null;
-            return;
-        }
-        producers.remove(topic, producer);
-        if (lastProducer == producer) {
-            lastProducer = null;
-        }
-    }
-
-    private BackendProducer producer(String topic) {
-        BackendProducer last = lastProducer;
-        if (last != null && last.topic().equals(topic)) {
-            return last;
-        }
-        BackendProducer producer = producers.get(topic);
-        if (producer == null) {
-            forgetDeleted();
-            producer = producers.computeIfAbsent(topic, new NewProducer(backend));
-            if (producer == null) {
-                throw new IllegalStateException("The LogBackend " + backend.getClass().getName() + " of template '"
-                        + beanName + "' returned no producer for '" + topic + "' (a mock of the LogBackend bean? the"
-                        + " template sends through it)");
-            }
-        }
-        lastProducer = producer;
-        return producer;
-    }
-
-    /**
-     * Drops the cached producers of the topics deleted since they were made, once the cache has doubled since it was
-     * last looked through (from {@value #FORGET_DELETED_FROM} on). A producer holds its topic, partitions included,
-     * and only a send to its topic or a {@link #flush()} finds it deleted otherwise: a template that sends to
-     * short-lived topics (a tenant's, deleted once the tenant is gone) would keep every one of them. The producers are
-     * taken before the names, so that a producer of a topic created meanwhile is not taken for a deleted one's; one of
-     * a topic deleted and created again under its name stays until its next send finds it deleted.
-     */
-    private void forgetDeleted() {
-        if (producers.size() < forgetDeletedAt) {
-            return;
-        }
-        List<BackendProducer> cached = List.copyOf(producers.values());
-        Set<String> names;
-        try {
-            names = backend.topicNames();
-        } catch (UnsupportedOperationException e) {
-            forgetDeletedAt = Integer.MAX_VALUE; // a backend that cannot list its topics: its send or flush tells
-            return;
-        }
-        for (BackendProducer producer : cached) {
-            if (!names.contains(producer.topic())) {
-                forget(producer.topic(), producer);
-            }
-        }
-        forgetDeletedAt = Math.max(FORGET_DELETED_FROM, 2 * producers.size());
     }
 
     /** How many topics the template holds a producer of (for tests). */
     int cachedProducers() {
         return producers.size();
-    }
-
-    /** The backend's producer of a topic. */
-    private static final class NewProducer implements Function<String, BackendProducer> {
-
-        private final LogBackend backend;
-
-        NewProducer(LogBackend backend) {
-            this.backend = Objects.requireNonNull(backend);
-        }
-
-        @Override
-        public BackendProducer apply(String topic) {
-            return backend.producer(topic);
-        }
     }
 }
