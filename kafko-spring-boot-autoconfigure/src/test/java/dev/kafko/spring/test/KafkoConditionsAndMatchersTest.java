@@ -1,0 +1,182 @@
+package dev.kafko.spring.test;
+
+import static dev.kafko.spring.test.KafkoConditions.header;
+import static dev.kafko.spring.test.KafkoConditions.key;
+import static dev.kafko.spring.test.KafkoConditions.keyValue;
+import static dev.kafko.spring.test.KafkoConditions.offset;
+import static dev.kafko.spring.test.KafkoConditions.partition;
+import static dev.kafko.spring.test.KafkoConditions.timestamp;
+import static dev.kafko.spring.test.KafkoConditions.value;
+import static dev.kafko.spring.test.KafkoMatchers.hasHeader;
+import static dev.kafko.spring.test.KafkoMatchers.hasKey;
+import static dev.kafko.spring.test.KafkoMatchers.hasOffset;
+import static dev.kafko.spring.test.KafkoMatchers.hasPartition;
+import static dev.kafko.spring.test.KafkoMatchers.hasTimestamp;
+import static dev.kafko.spring.test.KafkoMatchers.hasValue;
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.allOf;
+import static org.hamcrest.Matchers.not;
+
+import dev.kafko.Consumer;
+import dev.kafko.Header;
+import dev.kafko.Headers;
+import dev.kafko.Kafko;
+import dev.kafko.KafkoRecord;
+import dev.kafko.OutgoingRecord;
+import dev.kafko.TopicConfig;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.assertj.core.api.Condition;
+import org.hamcrest.Matcher;
+import org.hamcrest.StringDescription;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@link KafkoConditions} and {@link KafkoMatchers} over records read back from a log: each one matches the record that
+ * has what it names and no other, the string forms compare UTF-8 bytes, {@code null} stands for a missing key or
+ * value, and a failure says what was expected and what the record has.
+ */
+class KafkoConditionsAndMatchersTest {
+
+    private static final long TIME = 1_700_000_000_123L;
+    private static final byte[] BINARY = {0, (byte) 0xff, 7};
+
+    @TempDir
+    static Path dir;
+    private static Kafko kafko;
+    /** Partition 1: "o-1"/"paid" with headers, a tombstone of "o-1", a record of binary key and value; partition 0: one. */
+    private static final List<KafkoRecord> records = new ArrayList<>();
+
+    @BeforeAll
+    static void writeAndReadBack() {
+        kafko = Kafko.open(dir);
+        kafko.createTopic("orders", TopicConfig.builder().partitions(2).build());
+        var producer = kafko.producer("orders");
+        producer.sendBatch(List.of(
+                OutgoingRecord.of("o-1".getBytes(UTF_8), "paid".getBytes(UTF_8),
+                        Headers.of(new Header("source", "app".getBytes(UTF_8)), new Header("source", "web".getBytes(UTF_8)),
+                                new Header("trace", null)), TIME),
+                OutgoingRecord.of("o-1".getBytes(UTF_8), null, Headers.empty(), TIME + 1),
+                OutgoingRecord.of(BINARY, BINARY, Headers.empty(), TIME + 2)), new int[] {1, 1, 1}).join();
+        producer.sendTo(0, null, "x".repeat(100).getBytes(UTF_8)).join();
+        try (Consumer consumer = kafko.consumer("orders")) {
+            while (records.size() < 4) {
+                records.addAll(consumer.poll(Duration.ofSeconds(5)));
+            }
+        }
+        records.sort((a, b) -> a.partition() != b.partition() ? b.partition() - a.partition()
+                : Long.compare(a.offset(), b.offset()));
+    }
+
+    @AfterAll
+    static void close() {
+        kafko.close();
+    }
+
+    private static KafkoRecord paid() {
+        return records.get(0);
+    }
+
+    private static KafkoRecord tombstone() {
+        return records.get(1);
+    }
+
+    private static KafkoRecord binary() {
+        return records.get(2);
+    }
+
+    private static KafkoRecord keyless() {
+        return records.get(3);
+    }
+
+    @Test
+    void eachConditionMatchesTheRecordThatHasWhatItNamesOnly() {
+        assertThat(paid()).has(key("o-1")).has(value("paid")).has(keyValue("o-1", "paid")).has(partition(1))
+                .has(offset(0)).has(timestamp(TIME)).has(header("source", "web")).has(header("trace", null));
+        assertThat(paid()).doesNotHave(key("o-2")).doesNotHave(value("PAID")).doesNotHave(keyValue("o-1", "open"))
+                .doesNotHave(keyValue("o-2", "paid")).doesNotHave(partition(0)).doesNotHave(offset(1))
+                .doesNotHave(timestamp(TIME + 1)).doesNotHave(header("source", "app"))
+                .doesNotHave(header("trace", "")).doesNotHave(header("missing", null))
+                .doesNotHave(key((String) null)).doesNotHave(value((String) null));
+        assertThat(tombstone()).has(value((String) null)).has(value((byte[]) null)).has(key("o-1")).has(offset(1))
+                .doesNotHave(value("")).doesNotHave(header("source", "web"));
+        assertThat(binary()).has(key(BINARY.clone())).has(value(BINARY.clone()))
+                .doesNotHave(key(new byte[] {0, (byte) 0xff})).doesNotHave(value(new byte[0]));
+        assertThat(keyless()).has(key((String) null)).has(key((byte[]) null)).has(partition(0))
+                .doesNotHave(key(""));
+        assertThat(records).haveExactly(2, key("o-1")).haveExactly(1, value("paid"))
+                .haveExactly(3, partition(1));
+    }
+
+    @Test
+    void eachMatcherMatchesTheRecordThatHasWhatItNamesOnly() {
+        assertThat(paid(), allOf(hasKey("o-1"), hasValue("paid"), hasPartition(1), hasOffset(0), hasTimestamp(TIME),
+                hasHeader("source", "web"), hasHeader("trace", null)));
+        assertThat(paid(), allOf(not(hasKey("o-2")), not(hasValue("PAID")), not(hasPartition(0)), not(hasOffset(1)),
+                not(hasTimestamp(TIME + 1)), not(hasHeader("source", "app")), not(hasHeader("missing", null)),
+                not(hasKey((String) null))));
+        assertThat(tombstone(), allOf(hasValue((String) null), hasValue((byte[]) null), not(hasValue(""))));
+        assertThat(binary(), allOf(hasKey(BINARY.clone()), hasValue(BINARY.clone()), not(hasKey(new byte[0]))));
+        assertThat(keyless(), allOf(hasKey((String) null), not(hasKey(""))));
+        assertThat(null, not(hasKey((String) null)));
+    }
+
+    @Test
+    void aFailedConditionSaysWhatTheRecordShouldHave() {
+        assertThatThrownBy(() -> assertThat(paid()).has(key("o-2")))
+                .isInstanceOf(AssertionError.class).hasMessageContaining("a record with key \"o-2\"");
+        assertThatThrownBy(() -> assertThat(paid()).has(header("source", "app")))
+                .hasMessageContaining("a record with last header 'source' \"app\"");
+        Condition<KafkoRecord> binaryKey = key(BINARY);
+        assertThat(binaryKey.description().value()).isEqualTo("a record with key 0x00ff07");
+    }
+
+    @Test
+    void aMismatchShowsWhatTheRecordHasAndWhereItIs() {
+        assertThat(mismatch(hasKey("o-2"), paid())).isEqualTo("key \"o-1\" (orders-1@0)");
+        assertThat(mismatch(hasValue("paid"), tombstone())).isEqualTo("value null (orders-1@1)");
+        assertThat(mismatch(hasValue("x"), binary())).isEqualTo("value 0x00ff07 (orders-1@2)");
+        assertThat(mismatch(hasValue("x"), keyless()))
+                .isEqualTo("value \"" + "x".repeat(64) + "\"... (100 bytes) (orders-0@0)");
+        assertThat(mismatch(hasHeader("missing", "a"), paid())).isEqualTo("last header 'missing' none (orders-1@0)");
+        assertThat(mismatch(hasHeader("trace", "a"), paid())).isEqualTo("last header 'trace' null (orders-1@0)");
+        assertThat(mismatch(hasPartition(0), paid())).isEqualTo("partition 1 (orders-1@0)");
+        assertThat(mismatch(hasOffset(5), paid())).isEqualTo("offset 0 (orders-1@0)");
+        assertThat(mismatch(hasTimestamp(5), paid())).isEqualTo("timestamp " + TIME + " (orders-1@0)");
+        StringDescription expected = new StringDescription();
+        hasKey("o-2").describeTo(expected);
+        assertThat(expected.toString()).isEqualTo("a record with key \"o-2\"");
+    }
+
+    @Test
+    void bytesThatAreNotTextAreShownInHexadecimalAndLongOnesCut() {
+        assertThat(RecordCheck.show(null)).isEqualTo("null");
+        assertThat(RecordCheck.show(new byte[0])).isEqualTo("\"\"");
+        assertThat(RecordCheck.show("é\n".getBytes(UTF_8))).isEqualTo("\"é\n\"");
+        assertThat(RecordCheck.show(new byte[] {'a', 1})).isEqualTo("0x6101");
+        assertThat(RecordCheck.show(new byte[] {(byte) 0xc3})).isEqualTo("0xc3");
+        byte[] longBinary = new byte[70];
+        assertThat(RecordCheck.show(longBinary)).isEqualTo("0x" + "00".repeat(64) + "... (70 bytes)");
+    }
+
+    @Test
+    void aHeaderWithoutAName() {
+        assertThatThrownBy(() -> header(null, "v")).isInstanceOf(NullPointerException.class).hasMessage("name");
+        assertThatThrownBy(() -> hasHeader(null, "v")).isInstanceOf(NullPointerException.class).hasMessage("name");
+    }
+
+    private static String mismatch(Matcher<KafkoRecord> matcher, KafkoRecord record) {
+        assertThat(matcher.matches(record)).isFalse();
+        StringDescription description = new StringDescription();
+        matcher.describeMismatch(record, description);
+        return description.toString();
+    }
+}
