@@ -2,8 +2,12 @@ package dev.kafko.spring.test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static dev.kafko.spring.test.KafkoConditions.key;
+import static org.hamcrest.Matchers.hasItem;
+import static org.hamcrest.Matchers.not;
 
 import dev.kafko.FsyncPolicy;
+import dev.kafko.Headers;
 import dev.kafko.Kafko;
 import dev.kafko.KafkoRecord;
 import dev.kafko.PartitionInfo;
@@ -19,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.hamcrest.MatcherAssert;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -157,6 +162,37 @@ class ReadmeClaimsTestSupportTest {
             assertThat(template.partitionsFor("heard")).extracting(PartitionInfo::endOffset).containsExactly(2L);
             assertThat(new String(template.receive("heard", 0, 1).value(), StandardCharsets.UTF_8)).isEqualTo("b");
         });
+    }
+
+    /**
+     * "{@code KafkoConditions} (AssertJ) and {@code KafkoMatchers} (Hamcrest) ... Their {@code String} forms compare
+     * the string's UTF-8 bytes with the stored ones": the README's three lines, on records sent as it would.
+     */
+    @Test
+    void theConditionsAndMatchersOfTheReadmeMatchWhatWasSent() {
+        runner.withPropertyValues("kafko.topics[orders.DLT].partitions=2").run(context -> {
+            context.getBean(Kafko.class).createTopic("orders");
+            context.getBean(Kafko.class).producer("orders")
+                    .send(utf8("o-1"), utf8("{}"), Headers.of("source", utf8("web"))).join();
+            KafkoTemplate<Object, Object> template = template(context);
+            template.send("orders.DLT", 0, "o-2", "rejected").join();
+            template.send("orders.DLT", 1, "o-3", "rejected").join();
+            template.send("payments", "o-1", "{\"order\":\"o-1\",\"paid\":true}").join();
+            KafkoRecord record = KafkoTestUtils.singleRecord(context, "orders", Duration.ofSeconds(10));
+            List<KafkoRecord> payments = KafkoTestUtils.records(context, "payments");
+
+            assertThat(record).has(key("o-1")).has(KafkoConditions.header("source", "web"));
+            assertThat(KafkoTestUtils.records(context, "orders.DLT")).haveExactly(1, key("o-2"));
+            MatcherAssert.assertThat(payments, hasItem(KafkoMatchers.hasValue("{\"order\":\"o-1\",\"paid\":true}")));
+
+            assertThat(record).doesNotHave(KafkoConditions.header("source", "app"));
+            assertThat(KafkoTestUtils.records(context, "orders.DLT")).haveExactly(0, key("o-1"));
+            MatcherAssert.assertThat(payments, not(hasItem(KafkoMatchers.hasValue("{\"order\":\"o-1\"}"))));
+        });
+    }
+
+    private static byte[] utf8(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
     }
 
     @SuppressWarnings("unchecked")
