@@ -91,7 +91,7 @@ final class LogLoader {
             boolean scanActive = false;
             long framesEnd = -1; // the furthest any sealed segment's frames run
             for (int i = 0; i < bases.length - 1; i++) {
-                Sealed sealed = openSealed(name, dir, bases[i], bases[i + 1], config, io);
+                Sealed sealed = openSealed(name, dir, bases[i], bases[i + 1], clean, config, io);
                 if (sealed.framesEnd() > bases[i + 1]
                         && SegmentLayoutRepairs.holdsNothing(dir, bases[i + 1], config, io)) {
                     // a stray file named inside the offsets of the segment before it, holding nothing: taken for
@@ -177,7 +177,8 @@ final class LogLoader {
     private record Sealed(Segment segment, long framesEnd) {
     }
 
-    private static Sealed openSealed(String name, Path dir, long base, long nextBase, TopicConfig config, FileIo io) {
+    private static Sealed openSealed(String name, Path dir, long base, long nextBase, boolean clean, TopicConfig config,
+                                     FileIo io) {
         SegmentFile file = SegmentFiles.open(io, FileNames.segmentFile(dir, base), false, config.segmentBytes());
         String damage = headerDamage(file, base);
         if (damage != null) {
@@ -192,7 +193,15 @@ final class LogLoader {
         }
         Scan scan = scan(file, base, size, config.indexIntervalBytes());
         if (scan.stopReason() == null && scan.nextOffset() == nextBase) {
-            LOG.log(System.Logger.Level.WARNING, "{0}: rebuilt the index of {1}", name, file.path());
+            if (!clean && (Files.notExists(FileNames.indexFile(dir, base))
+                    || Files.notExists(FileNames.timeIndexFile(dir, base)))) {
+                // its seal, which writes them (each atomically) after the segment's fsync, was cut short by the
+                // crash: common after a kill under load, and nothing is lost
+                LOG.log(System.Logger.Level.INFO, "{0}: built the index of {1}, whose seal the last run did not"
+                        + " finish", name, file.path());
+            } else {
+                LOG.log(System.Logger.Level.WARNING, "{0}: rebuilt the index of {1}", name, file.path());
+            }
             // durable before an index file says it was sealed: a seal a crash cut short never fsynced
             // it, and no later flush would (a flush forces the active segment and the pending seals)
             SegmentFiles.force(io, file.path());
