@@ -17,8 +17,9 @@ final class ContainerGroupBeans {
     }
 
     /**
-     * Adds the endpoint's container to its group, if it names one, making the group's bean with its first container;
-     * when the bean's name is taken, the container is unregistered again and the listener refused.
+     * Adds the endpoint's registered container to its group, if it names one, making the group's bean with its first
+     * container; when the bean's name is taken, the listener is refused (and its registration undone by the
+     * registry, which takes that very container out again, not another one registered under its id meanwhile).
      *
      * @param declaration where the listener is declared, as failures name it
      */
@@ -29,12 +30,7 @@ final class ContainerGroupBeans {
             return;
         }
         String beanName = group + ContainerGroup.BEAN_NAME_SUFFIX;
-        try {
-            refuseTakenName(factory, registry, endpoint, declaration);
-        } catch (InvalidKafkoListenerException e) {
-            registry.unregisterListenerContainer(endpoint.id());
-            throw e;
-        }
+        refuseTakenName(factory, registry, endpoint, declaration);
         ContainerGroup joined = registry.addToGroup(group, container);
         if (!factory.containsSingleton(beanName)) {
             factory.registerSingleton(beanName, joined);

@@ -268,36 +268,12 @@ public final class KafkoListenerAnnotationBeanPostProcessor
             // before the container is made: a refused one would have been registered for nothing
             refuseTakenGroupBean(endpoint);
             MessageListenerContainer container = createContainer(endpoint, retry);
-            KafkoListenerEndpointRegistry registry = registry();
-            registry.registerListenerContainer(container, false);
-            // in its group before it starts, so that a group.stop() from then on stops it too
-            joinGroup(endpoint, container);
-            startIfRunning(registry, container);
+            // in its group before it starts, so that a group.stop() from then on stops it too; started by the
+            // registry, as its registration would be while it runs: not once unregistered meanwhile (by another
+            // thread), and when the join or the start fails, this very container is unregistered again
+            register(endpoint, container, true);
         } else {
             pending.add(new Pending(endpoint, beanName, retry, configurable));
-        }
-    }
-
-    /**
-     * Starts a container added while the application runs, once it joined its group, as the registry's
-     * {@code registerListenerContainer(container, true)} would have started it as it was registered: when the
-     * registry runs (or is starting) and the container is auto-startup. When that start fails, the container is
-     * removed from the registry (and its group) and the failure thrown.
-     */
-    private static void startIfRunning(KafkoListenerEndpointRegistry registry, MessageListenerContainer container) {
-        if (!registry.isRunning() || !container.isAutoStartup()) {
-            return;
-        }
-        try {
-            container.start();
-        } catch (RuntimeException | Error e) {
-            // not registered after all: the id is free for a corrected listener
-            try {
-                registry.unregisterListenerContainer(container.getListenerId());
-            } catch (RuntimeException suppressed) {
-                e.addSuppressed(suppressed);
-            }
-            throw e;
         }
     }
 
@@ -368,8 +344,7 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         KafkoListenerEndpointRegistry registry = registry();
         for (Pending p : pending) {
             MessageListenerContainer container = createContainer(exposed(p.endpoint(), p.beanName()), p.retry());
-            registry.registerListenerContainer(container, false);
-            joinGroup(p.endpoint(), container);
+            register(p.endpoint(), container, false);
         }
         pending.clear();
     }
@@ -380,10 +355,16 @@ public final class KafkoListenerAnnotationBeanPostProcessor
                 containerFactory(requireBeanFactory(), endpoint));
     }
 
-    /** Adds the endpoint's container to its {@code containerGroup}, if it names one ({@link ContainerGroupBeans}). */
-    private void joinGroup(KafkoListenerEndpoint endpoint, MessageListenerContainer container) {
-        if (endpoint.containerGroup() != null) { // else its class stays unloaded at start-up
-            ContainerGroupBeans.join(requireBeanFactory(), registry(), endpoint, container, declaration(endpoint));
+    /**
+     * Registers the endpoint's container, in its {@code containerGroup} if it names one ({@link ContainerGroupBeans},
+     * a class that stays unloaded at start-up otherwise) before the registry starts it.
+     */
+    private void register(KafkoListenerEndpoint endpoint, MessageListenerContainer container, boolean startIfRunning) {
+        if (endpoint.containerGroup() == null) {
+            registry().registerListenerContainer(container, startIfRunning);
+        } else {
+            registry().registerListenerContainer(container, startIfRunning, registered -> ContainerGroupBeans.join(
+                    requireBeanFactory(), registry(), endpoint, registered, declaration(endpoint)));
         }
     }
 

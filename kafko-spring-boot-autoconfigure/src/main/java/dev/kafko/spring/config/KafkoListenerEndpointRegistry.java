@@ -5,7 +5,6 @@ import dev.kafko.spring.listener.ContainerGroup;
 import dev.kafko.spring.listener.MessageListenerContainer;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,7 +12,9 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.function.BiPredicate;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.DisposableBean;
@@ -44,10 +45,11 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
     private final Map<String, ContainerGroup> groups = new LinkedHashMap<>();
     /**
      * The containers {@link #unregisterListenerContainer} is removing, by identity, under the lock of
-     * {@link #containers}: the registry starts a container only while it is registered and not in here, also from a
-     * {@link #start()} that listed it before ({@link #startRegistered}).
+     * {@link #containers}, each with its unregistration: the registry starts a container only while it is registered
+     * and not in here, also from a {@link #start()} that listed it before ({@link #startRegistered}), and another
+     * unregistration of it waits for that one ({@link #unregister}).
      */
-    private final Set<MessageListenerContainer> unregistering = Collections.newSetFromMap(new IdentityHashMap<>());
+    private final Map<MessageListenerContainer, Unregistration> unregistering = new IdentityHashMap<>();
     private volatile boolean running;
 
     /**
@@ -58,6 +60,27 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
      * @throws IllegalStateException when another container has the same id
      */
     public void registerListenerContainer(MessageListenerContainer container, boolean startIfRunning) {
+        register(container, startIfRunning, null);
+    }
+
+    /**
+     * Adds a container, lets {@code beforeStart} act on it registered (join its container group, so that a
+     * {@code stop()} of the group from then on stops it too), then starts it as
+     * {@link #registerListenerContainer(MessageListenerContainer, boolean)} does: as any start of the registry's, only
+     * while this very container is registered and not being unregistered, so that one unregistered meanwhile (by
+     * another thread) is not left running, registered nowhere. When {@code beforeStart} or the start fails, this very
+     * container is unregistered again (stopped, out of its groups, its meters gone; not another one registered under
+     * its id meanwhile) and the failure is thrown.
+     *
+     * @throws IllegalStateException when another container has the same id
+     */
+    public void registerListenerContainer(MessageListenerContainer container, boolean startIfRunning,
+                                          Consumer<? super MessageListenerContainer> beforeStart) {
+        register(container, startIfRunning, Objects.requireNonNull(beforeStart, "beforeStart"));
+    }
+
+    private void register(MessageListenerContainer container, boolean startIfRunning,
+                          @Nullable Consumer<? super MessageListenerContainer> beforeStart) {
         String id = container.getListenerId();
         synchronized (containers) {
             if (containers.containsKey(id)) {
@@ -65,46 +88,83 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
             }
             containers.put(id, container);
         }
-        if (startIfRunning && running && container.isAutoStartup()) {
-            try {
-                startRegistered(container);
-            } catch (RuntimeException | Error e) {
-                // not registered after all: the id is free for a corrected container; by identity, as an equal one
-                // registered under the id once this one was unregistered during its start is another container
-                synchronized (containers) {
-                    if (containers.get(id) == container) {
-                        containers.remove(id);
-                    }
-                }
-                throw e;
+        try {
+            if (beforeStart != null) {
+                beforeStart.accept(container);
             }
+            if (startIfRunning && running && container.isAutoStartup()) {
+                startRegistered(container);
+            }
+        } catch (RuntimeException | Error e) {
+            // not registered after all: the id is free for a corrected container; by identity, as an equal one
+            // registered under the id once this one was unregistered meanwhile is another container
+            try {
+                unregister(container, false);
+            } catch (RuntimeException | Error suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
         }
     }
 
     /**
      * Removes the container with this id, stopping it first (gracefully, as {@link MessageListenerContainer#stop()}),
      * so that a listener added at runtime (a tenant's) can go for good: its id is free again, and its meters
-     * (the listener's timers and dead-letter counter, its group's lag on its topics) leave the registry.
+     * (the listener's timers and dead-letter counter, its group's lag on its topics) leave the registry. As
+     * spring-kafka's, two calls for one id at once remove it once: one returns the container, the other
+     * {@code null}; here the other waits until the container stopped and its id is free (or, when that
+     * unregistration failed, unregisters it itself), but for a call from the container's own stop or its own
+     * listener, which returns {@code null} at once (the container stops once the listener returns), and one
+     * interrupted while it waits, which returns {@code null} then, its interrupt kept.
      *
-     * @return the removed container, or {@code null} when there is none with this id
+     * @return the removed container, or {@code null} when there is none with this id, or another call removed it
+     * @throws RuntimeException what the container's {@code stop()} threw: it stays registered, in its groups
      */
     public @Nullable MessageListenerContainer unregisterListenerContainer(String id) {
         Objects.requireNonNull(id, "id");
         MessageListenerContainer container;
-        List<ContainerGroup> left = new ArrayList<>();
         synchronized (containers) {
             container = containers.get(id);
-            if (container == null) {
-                return null;
-            }
-            // before the stop: a start() of the registry or of its group that listed it already must not start it
-            // again after the stop, which would leave it running unregistered, stopped by nothing (and the JVM kept
-            // alive)
-            unregistering.add(container);
-            for (ContainerGroup group : groups.values()) {
-                if (group.removeContainer(container)) {
-                    left.add(group);
+        }
+        return container != null && unregister(container, true) ? container : null;
+    }
+
+    /**
+     * Unregisters this very container, when it is registered: takes it out of its groups and marks it before its
+     * stop, then removes it; puts everything back in place when the stop fails. When another unregistration of it is
+     * under way, waits for that one ({@code await}; a failed one is taken over), unless it is this thread's or the
+     * container's own (its stop, its listener: that one waits for this thread), or until this thread is interrupted.
+     *
+     * @return whether this call removed it
+     */
+    private boolean unregister(MessageListenerContainer container, boolean await) {
+        String id = container.getListenerId();
+        Unregistration own = new Unregistration(Thread.currentThread());
+        Map<ContainerGroup, List<MessageListenerContainer>> left = new LinkedHashMap<>();
+        while (true) {
+            Unregistration other;
+            synchronized (containers) {
+                if (containers.get(id) != container) {
+                    return false; // removed by another call, or never registered
                 }
+                other = unregistering.get(container);
+                if (other == null) {
+                    // before the stop: a start() of the registry or of its group that listed it already must not
+                    // start it again after the stop, which would leave it running unregistered, stopped by nothing
+                    // (and the JVM kept alive)
+                    unregistering.put(container, own);
+                    for (ContainerGroup group : groups.values()) {
+                        List<MessageListenerContainer> before = group.getContainers().stream()
+                                .takeWhile(c -> c != container).toList();
+                        if (group.removeContainer(container)) {
+                            left.put(group, before);
+                        }
+                    }
+                    break;
+                }
+            }
+            if (!await || other.thread == Thread.currentThread() || isOwnThread(container) || !other.awaitDone()) {
+                return false; // that unregistration waits for this thread, or this one was interrupted
             }
         }
         try {
@@ -113,17 +173,49 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
                 c.removed();
             }
         } catch (RuntimeException | Error e) {
-            synchronized (containers) { // still registered, in its groups
+            synchronized (containers) { // still registered, in its groups, each in its place
                 unregistering.remove(container);
-                left.forEach(group -> group.addContainers(container));
+                left.forEach((group, before) -> group.restoreContainer(container, before));
             }
+            own.done.countDown();
             throw e;
         }
         synchronized (containers) {
             containers.remove(id, container);
             unregistering.remove(container);
         }
-        return container;
+        own.done.countDown();
+        return true;
+    }
+
+    /** Whether this thread is a polling thread of the container (its listener, or its listener's stop events). */
+    private static boolean isOwnThread(MessageListenerContainer container) {
+        return container instanceof ConcurrentMessageListenerContainer c && c.isPollingThread(Thread.currentThread());
+    }
+
+    /** An unregistration under way: its thread, and its end, which another unregistration of the container awaits. */
+    private static final class Unregistration {
+        final Thread thread;
+        final CountDownLatch done = new CountDownLatch(1);
+
+        Unregistration(Thread thread) {
+            this.thread = thread;
+        }
+
+        /**
+         * Waits for its end.
+         *
+         * @return false when the waiting thread was interrupted first (its interrupt kept)
+         */
+        boolean awaitDone() {
+            try {
+                done.await();
+                return true;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
     }
 
     /**
@@ -152,7 +244,7 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
     private boolean isRegistered(MessageListenerContainer container) {
         String id = container.getListenerId();
         synchronized (containers) {
-            return containers.get(id) == container && !unregistering.contains(container);
+            return containers.get(id) == container && !unregistering.containsKey(container);
         }
     }
 
@@ -160,12 +252,13 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
      * Adds a registered container to the {@link ContainerGroup} of that name, made now when there is none.
      *
      * @return the group
-     * @throws IllegalStateException when the container is not registered (it may have been removed meanwhile)
+     * @throws IllegalStateException when the container is not registered (it may have been removed meanwhile), or is
+     *     being unregistered: it would stay in the group once removed, for the group's {@code start()} to run it
      */
     public ContainerGroup addToGroup(String group, MessageListenerContainer container) {
         Objects.requireNonNull(group, "group");
         synchronized (containers) {
-            if (containers.get(container.getListenerId()) != container) {
+            if (!isRegistered(container)) {
                 throw new IllegalStateException("Listener '" + container.getListenerId() + "' is not registered: it"
                         + " cannot join container group '" + group + "'");
             }

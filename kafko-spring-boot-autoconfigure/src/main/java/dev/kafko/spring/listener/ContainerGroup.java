@@ -56,6 +56,24 @@ public class ContainerGroup implements Lifecycle {
         return true;
     }
 
+    /**
+     * Puts a container back in the place it had before {@link #removeContainer} took it out: right after the last of
+     * {@code before} (those that came before it then) still in the group, or first. A failed unregistration puts its
+     * container back so, as if it had never left; one in the group already stays where it is.
+     */
+    public synchronized void restoreContainer(MessageListenerContainer container,
+                                              List<MessageListenerContainer> before) {
+        Objects.requireNonNull(container, "container");
+        if (indexOf(container) >= 0) {
+            return;
+        }
+        int at = 0;
+        for (int i = before.size() - 1; i >= 0 && at == 0; i--) {
+            at = indexOf(before.get(i)) + 1;
+        }
+        containers.add(at, container);
+    }
+
     /** Whether the container is in the group. */
     public synchronized boolean contains(MessageListenerContainer container) {
         return indexOf(container) >= 0;
