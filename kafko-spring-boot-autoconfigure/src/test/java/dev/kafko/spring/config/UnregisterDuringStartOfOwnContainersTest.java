@@ -166,6 +166,23 @@ class UnregisterDuringStartOfOwnContainersTest {
         return thread;
     }
 
+    /**
+     * Runs {@code start} on a thread of its own and {@code meanwhile} once that start is held in {@code held}'s start;
+     * then lets {@code held}'s start go on and checks that the thread ended.
+     */
+    private static void whileHeldInItsStart(OwnContainer held, String name, Runnable start, Runnable meanwhile)
+            throws InterruptedException {
+        Thread starting = startOn(name, start);
+        try {
+            assertThat(held.entered.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+            meanwhile.run();
+        } finally {
+            held.release.countDown();
+            starting.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+        }
+        assertThat(starting.isAlive()).as(name + " ended").isFalse();
+    }
+
     @Test
     void aContainerWhoseStartWaitsForItsOwnMonitorStartsWithTheRegistry() throws InterruptedException {
         KafkoListenerEndpointRegistry registry = new KafkoListenerEndpointRegistry();
@@ -186,17 +203,11 @@ class UnregisterDuringStartOfOwnContainersTest {
         OwnContainer own = new OwnContainer("own", true);
         registry.registerListenerContainer(own, false);
 
-        Thread starting = startOn("registry-start", registry::start);
-        try {
-            assertThat(own.entered.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        whileHeldInItsStart(own, "registry-start", registry::start, () -> {
             // its stop, not serialized with its start, comes while the registry's start is in it
             assertThat(registry.unregisterListenerContainer("own")).isSameAs(own);
-        } finally {
-            own.release.countDown();
-            starting.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
-        }
+        });
 
-        assertThat(starting.isAlive()).isFalse();
         assertThat(registry.getListenerContainer("own")).isNull();
         assertThat(own.isRunning()).as("left running by the registry's start, registered nowhere").isFalse();
     }
@@ -210,19 +221,13 @@ class UnregisterDuringStartOfOwnContainersTest {
         registry.registerListenerContainer(slow, false);
         registry.registerListenerContainer(first, false);
 
-        Thread starting = startOn("registry-start", registry::start);
         EqualById second = new EqualById("tenant");
-        try {
-            assertThat(slow.entered.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        whileHeldInItsStart(slow, "registry-start", registry::start, () -> {
             // the registry's start listed the first tenant container and waits in the one before it
             assertThat(registry.unregisterListenerContainer("tenant")).isSameAs(first);
             registry.registerListenerContainer(second, false); // equal to the first, not the same
-        } finally {
-            slow.release.countDown();
-            starting.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
-        }
+        });
 
-        assertThat(starting.isAlive()).isFalse();
         assertThat(registry.getListenerContainer("tenant")).isSameAs(second);
         assertThat(first.isRunning()).as("the unregistered container, started by the registry's start").isFalse();
     }
@@ -250,17 +255,11 @@ class UnregisterDuringStartOfOwnContainersTest {
         registry.registerListenerContainer(own, false);
         ContainerGroup group = registry.addToGroup("tenants", own);
 
-        Thread starting = startOn("group-start", group::start);
-        try {
-            assertThat(own.entered.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        whileHeldInItsStart(own, "group-start", group::start, () -> {
             // its stop, not serialized with its start, comes while the group's start is in it
             assertThat(registry.unregisterListenerContainer("own")).isSameAs(own);
-        } finally {
-            own.release.countDown();
-            starting.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
-        }
+        });
 
-        assertThat(starting.isAlive()).isFalse();
         assertThat(group.contains(own)).isFalse();
         assertThat(own.isRunning()).as("left running by its group's start, registered nowhere").isFalse();
     }
@@ -275,20 +274,14 @@ class UnregisterDuringStartOfOwnContainersTest {
         ContainerGroup group = registry.addToGroup("tenants", slow);
         registry.addToGroup("tenants", first);
 
-        Thread starting = startOn("group-start", group::start);
         EqualById second = new EqualById("tenant");
-        try {
-            assertThat(slow.entered.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        whileHeldInItsStart(slow, "group-start", group::start, () -> {
             // the group's start listed the first tenant container and waits in the one before it
             assertThat(registry.unregisterListenerContainer("tenant")).isSameAs(first);
             registry.registerListenerContainer(second, false); // equal to the first, not the same
             registry.addToGroup("tenants", second);
-        } finally {
-            slow.release.countDown();
-            starting.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
-        }
+        });
 
-        assertThat(starting.isAlive()).isFalse();
         assertThat(first.isRunning()).as("the unregistered container, started by its group's start").isFalse();
         assertThat(group.contains(first)).as("the group holds an equal container, not this one").isFalse();
         assertThat(group.getContainers()).containsExactly(slow, second);
@@ -302,24 +295,18 @@ class UnregisterDuringStartOfOwnContainersTest {
         FailsToStart first = new FailsToStart("tenant");
         EqualById second = new EqualById("tenant");
         AtomicReference<Throwable> failure = new AtomicReference<>();
-        Thread registering = startOn("register", () -> {
+        whileHeldInItsStart(first, "register", () -> {
             try {
                 registry.registerListenerContainer(first, true);
             } catch (IllegalStateException e) {
                 failure.set(e);
             }
-        });
-        try {
-            assertThat(first.entered.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        }, () -> {
             // the first is registered while its start runs: it is unregistered, and an equal one takes its id
             assertThat(registry.unregisterListenerContainer("tenant")).isSameAs(first);
             registry.registerListenerContainer(second, false);
-        } finally {
-            first.release.countDown();
-            registering.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
-        }
+        });
 
-        assertThat(registering.isAlive()).isFalse();
         assertThat(failure.get()).hasMessage("tenant cannot start");
         assertThat(registry.getListenerContainer("tenant")).as("removed by the first's failed registration")
                 .isSameAs(second);
@@ -336,17 +323,11 @@ class UnregisterDuringStartOfOwnContainersTest {
         ContainerGroup group = registry.addToGroup("tenants", slow);
         registry.addToGroup("tenants", tenant);
 
-        Thread starting = startOn("group-start", group::start);
-        try {
-            assertThat(slow.entered.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        whileHeldInItsStart(slow, "group-start", group::start, () -> {
             // the group's start listed the tenant's container and waits in the one before it
             assertThat(registry.unregisterListenerContainer("tenant")).isSameAs(tenant);
-        } finally {
-            slow.release.countDown();
-            starting.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
-        }
+        });
 
-        assertThat(starting.isAlive()).isFalse();
         assertThat(group.contains(tenant)).isFalse();
         assertThat(slow.isRunning()).isTrue();
         assertThat(tenant.isRunning()).as("started by its group's start after it was unregistered").isFalse();
