@@ -56,6 +56,18 @@ class SealCutShortIndexTest {
     }
 
     @Test
+    void aMissingOffsetIndexAloneAfterACrashIsBuiltWithAnInfoLineToo() throws IOException {
+        writeThreeSegments();
+        Files.delete(FileNames.indexFile(dir, 0)); // its rename lost while the time index's was not
+        crash();
+
+        List<String> lines = reopen();
+
+        assertThat(lines).noneMatch(l -> l.startsWith("WARNING"));
+        assertThat(lines).anySatisfy(l -> assertThat(l).startsWith("INFO").contains("built the index of"));
+    }
+
+    @Test
     void missingIndexFilesAfterACleanCloseWarn() throws IOException {
         writeThreeSegments();
         Files.delete(FileNames.indexFile(dir, 0));

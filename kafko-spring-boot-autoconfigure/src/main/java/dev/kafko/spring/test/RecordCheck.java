@@ -3,7 +3,8 @@ package dev.kafko.spring.test;
 import dev.kafko.Header;
 import dev.kafko.KafkoRecord;
 import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
+import java.nio.CharBuffer;
+import java.nio.charset.CoderResult;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
@@ -63,34 +64,37 @@ record RecordCheck(String expected, String field, Function<KafkoRecord, @Nullabl
         return record != null && Objects.deepEquals(part.apply(record), wanted);
     }
 
-    /** What the record has instead, for a failure message: {@code key "o-2" (orders-1@7)}. */
-    String found(@Nullable KafkoRecord record) {
-        if (record == null) {
-            return "null";
-        }
+    /**
+     * What the record has instead, for a Hamcrest mismatch: {@code key "o-2" (orders-1@7)} (Hamcrest's own says "was
+     * null" of a null record).
+     */
+    String found(KafkoRecord record) {
         Object actual = part.apply(record);
         String shown = actual == ABSENT ? "none"
                 : actual == null || actual instanceof byte[] ? show((byte[]) actual) : String.valueOf(actual);
         return field + " " + shown + " (" + record.topic() + "-" + record.partition() + "@" + record.offset() + ")";
     }
 
-    /** Null, UTF-8 text in quotes, or hexadecimal bytes; the first {@value #SHOWN} of them, with the length after. */
+    /**
+     * Null, UTF-8 text in quotes, or hexadecimal bytes; the first {@value #SHOWN} of them (text: up to the character
+     * the cut falls in), with the length after.
+     */
     static String show(byte @Nullable [] bytes) {
         if (bytes == null) {
             return "null";
         }
         int length = Math.min(bytes.length, SHOWN);
         String more = bytes.length > SHOWN ? "... (" + bytes.length + " bytes)" : "";
-        try {
-            String text = StandardCharsets.UTF_8.newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(bytes, 0, length)).toString();
-            if (text.chars().noneMatch(c -> Character.isISOControl(c) && c != '\n' && c != '\t')) {
-                return '"' + text + '"' + more;
-            }
-        } catch (CharacterCodingException e) {
-            // not text (or cut inside a character): shown as bytes
+        // a cut inside a character leaves that character out (not the end of the input: no error), so that long
+        // text in any script is shown as text; bytes that are no UTF-8 are an error wherever they are
+        CharBuffer text = CharBuffer.allocate(length);
+        CoderResult decoded = StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT)
+                .decode(ByteBuffer.wrap(bytes, 0, length), text, length == bytes.length);
+        text.flip();
+        if (!decoded.isError() && text.chars().noneMatch(c -> Character.isISOControl(c) && c != '\n' && c != '\t')) {
+            return '"' + text.toString() + '"' + more;
         }
         StringBuilder hex = new StringBuilder("0x");
         for (int i = 0; i < length; i++) {

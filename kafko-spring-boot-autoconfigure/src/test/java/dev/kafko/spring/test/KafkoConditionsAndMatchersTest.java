@@ -30,10 +30,12 @@ import dev.kafko.TopicConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.assertj.core.api.Condition;
 import org.hamcrest.Matcher;
 import org.hamcrest.StringDescription;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -163,14 +165,79 @@ class KafkoConditionsAndMatchersTest {
         assertThat(RecordCheck.show("é\n".getBytes(UTF_8))).isEqualTo("\"é\n\"");
         assertThat(RecordCheck.show(new byte[] {'a', 1})).isEqualTo("0x6101");
         assertThat(RecordCheck.show(new byte[] {(byte) 0xc3})).isEqualTo("0xc3");
+        assertThat(RecordCheck.show("y".repeat(64).getBytes(UTF_8))).as("64 bytes: all of them")
+                .isEqualTo("\"" + "y".repeat(64) + "\"");
         byte[] longBinary = new byte[70];
         assertThat(RecordCheck.show(longBinary)).isEqualTo("0x" + "00".repeat(64) + "... (70 bytes)");
+    }
+
+    /** B256: a text whose 64th byte fell inside a character was shown in hexadecimal, as binary data is. */
+    @Test
+    void longTextIsShownAsTextWhereverItsCutFalls() {
+        String accented = "a" + "é".repeat(40); // 81 bytes: the 64th is the first of an é
+        assertThat(RecordCheck.show(accented.getBytes(UTF_8)))
+                .isEqualTo("\"a" + "é".repeat(31) + "\"... (81 bytes)");
+        String japanese = "注文".repeat(20); // 3 bytes a character: 64 bytes end one byte into the 22nd
+        assertThat(RecordCheck.show(japanese.getBytes(UTF_8)))
+                .isEqualTo("\"" + japanese.substring(0, 21) + "\"... (120 bytes)");
+        String emoji = "😀".repeat(20); // 4 bytes a character: 64 bytes end on one
+        assertThat(RecordCheck.show(("ab" + emoji).getBytes(UTF_8)))
+                .isEqualTo("\"ab" + "😀".repeat(15) + "\"... (82 bytes)");
+        byte[] notText = new byte[70]; // text, then bytes that begin no character, before and after the cut
+        Arrays.fill(notText, 0, 61, (byte) 'a');
+        Arrays.fill(notText, 61, 70, (byte) 0x80);
+        assertThat(RecordCheck.show(notText)).as("still bytes")
+                .isEqualTo("0x" + "61".repeat(61) + "80".repeat(3) + "... (70 bytes)");
+        assertThat(RecordCheck.show(Arrays.copyOf("注".getBytes(UTF_8), 2))).as("cut short at its end: no text")
+                .isEqualTo("0xe6b3");
+        assertThat(mismatch(hasValue("x"), valued(japanese)))
+                .isEqualTo("value \"" + japanese.substring(0, 21) + "\"... (120 bytes) (orders-1@0)");
     }
 
     @Test
     void aHeaderWithoutAName() {
         assertThatThrownBy(() -> header(null, "v")).isInstanceOf(NullPointerException.class).hasMessage("name");
         assertThatThrownBy(() -> hasHeader(null, "v")).isInstanceOf(NullPointerException.class).hasMessage("name");
+    }
+
+    /** A record of partition 1 at offset 0 of "orders" with this value and nothing else. */
+    private static KafkoRecord valued(String value) {
+        return new KafkoRecord() {
+            @Override
+            public String topic() {
+                return "orders";
+            }
+
+            @Override
+            public int partition() {
+                return 1;
+            }
+
+            @Override
+            public long offset() {
+                return 0;
+            }
+
+            @Override
+            public long timestamp() {
+                return TIME;
+            }
+
+            @Override
+            public byte @Nullable [] key() {
+                return null;
+            }
+
+            @Override
+            public byte[] value() {
+                return value.getBytes(UTF_8);
+            }
+
+            @Override
+            public Headers headers() {
+                return Headers.empty();
+            }
+        };
     }
 
     private static String mismatch(Matcher<KafkoRecord> matcher, KafkoRecord record) {

@@ -166,7 +166,8 @@ class ReadmeClaimsTestSupportTest {
 
     /**
      * "{@code KafkoConditions} (AssertJ) and {@code KafkoMatchers} (Hamcrest) ... Their {@code String} forms compare
-     * the string's UTF-8 bytes with the stored ones": the README's three lines, on records sent as it would.
+     * the string's UTF-8 bytes with the stored ones": the README's three lines, on records sent as it would, and what
+     * an AssertJ failure shows.
      */
     @Test
     void theConditionsAndMatchersOfTheReadmeMatchWhatWasSent() {
@@ -188,6 +189,9 @@ class ReadmeClaimsTestSupportTest {
             assertThat(record).doesNotHave(KafkoConditions.header("source", "app"));
             assertThat(KafkoTestUtils.records(context, "orders.DLT")).haveExactly(0, key("o-1"));
             MatcherAssert.assertThat(payments, not(hasItem(KafkoMatchers.hasValue("{\"order\":\"o-1\"}"))));
+            // "an AssertJ failure shows the record as its toString() does, with the sizes of its key and value"
+            assertThatThrownBy(() -> assertThat(record).has(key("o-2"))).hasMessageContaining(
+                    "LogRecord[orders-0@0, ts=" + record.timestamp() + ", key=3 bytes, value=2 bytes, headers=1]");
         });
     }
 
