@@ -3,7 +3,6 @@ package dev.kafko.spring.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.kafko.ConsumerRebalanceListener;
 import dev.kafko.Header;
 import dev.kafko.Headers;
 import dev.kafko.InvalidNameException;
@@ -23,7 +22,6 @@ import io.micrometer.observation.ObservationRegistry;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -181,7 +179,7 @@ class KafkoTemplateBackendDoubleTest {
     }
 
     /** A backend of one-partition topics that writes nothing: its producers fail a send or a flush when told to. */
-    private static final class DoubleBackend implements LogBackend {
+    private static final class DoubleBackend extends SendOnlyBackend {
         volatile @Nullable Throwable nextFailure;
         volatile @Nullable RuntimeException flushFailure;
         volatile int producersMade;
@@ -226,33 +224,8 @@ class KafkoTemplateBackendDoubleTest {
         }
 
         @Override
-        public BackendConsumer groupConsumer(String topic, String group, int maxPollRecords,
-                                             ConsumerRebalanceListener rebalanceListener) {
-            throw new UnsupportedOperationException("sends only");
-        }
-
-        @Override
-        public void ensureTopic(String topic, int minPartitions) {
-        }
-
-        @Override
         public void checkTopicName(String topic) {
             Kafko.checkName("topic", topic);
-        }
-
-        @Override
-        public int partitionCount(String topic) {
-            return 1;
-        }
-
-        @Override
-        public Map<Integer, Long> endOffsets(String topic) {
-            return Map.of();
-        }
-
-        @Override
-        public Map<Integer, Long> committedOffsets(String topic, String group) {
-            return Map.of();
         }
 
         @Override

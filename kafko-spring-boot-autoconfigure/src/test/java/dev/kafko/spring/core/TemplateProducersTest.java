@@ -2,10 +2,8 @@ package dev.kafko.spring.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.kafko.ConsumerRebalanceListener;
 import dev.kafko.Headers;
 import dev.kafko.RecordPosition;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -67,7 +65,7 @@ class TemplateProducersTest {
     }
 
     /** A backend whose topics a test adds and removes, counting the times it is asked for their names. */
-    private static final class ListingBackend implements LogBackend {
+    private static final class ListingBackend extends SendOnlyBackend {
         final Set<String> topics = ConcurrentHashMap.newKeySet();
         volatile int listings;
         volatile int producersMade;
@@ -98,40 +96,6 @@ class TemplateProducersTest {
                 public void flush() {
                 }
             };
-        }
-
-        @Override
-        public BackendConsumer groupConsumer(String topic, String group, int maxPollRecords,
-                                             ConsumerRebalanceListener rebalanceListener) {
-            throw new UnsupportedOperationException("producers only");
-        }
-
-        @Override
-        public void ensureTopic(String topic, int minPartitions) {
-        }
-
-        @Override
-        public void checkTopicName(String topic) {
-        }
-
-        @Override
-        public int partitionCount(String topic) {
-            return 1;
-        }
-
-        @Override
-        public Map<Integer, Long> endOffsets(String topic) {
-            return Map.of();
-        }
-
-        @Override
-        public Map<Integer, Long> committedOffsets(String topic, String group) {
-            return Map.of();
-        }
-
-        @Override
-        public long currentTimeMillis() {
-            return 0;
         }
     }
 }
