@@ -75,6 +75,14 @@ public final class KafkoConditions {
         return of(RecordCheck.header(name, utf8(value)));
     }
 
+    /**
+     * A record whose last header of this name has these bytes as its value ({@code null}: a header of that name with
+     * no value; a record without a header of that name never has it).
+     */
+    public static Condition<@Nullable KafkoRecord> header(String name, byte @Nullable [] value) {
+        return of(RecordCheck.header(name, value));
+    }
+
     private static Condition<@Nullable KafkoRecord> of(RecordCheck check) {
         return new Condition<>(check::test, "a record with " + check.expected());
     }

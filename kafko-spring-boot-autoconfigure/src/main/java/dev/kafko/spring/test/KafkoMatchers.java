@@ -65,6 +65,11 @@ public final class KafkoMatchers {
         return of(RecordCheck.header(name, utf8(value)));
     }
 
+    /** A record whose last header of this name has these bytes as its value (see {@link KafkoConditions#header}). */
+    public static Matcher<KafkoRecord> hasHeader(String name, byte @Nullable [] value) {
+        return of(RecordCheck.header(name, value));
+    }
+
     private static Matcher<KafkoRecord> of(RecordCheck check) {
         return new RecordMatcher(check);
     }

@@ -54,7 +54,7 @@ class KafkoConditionsAndMatchersTest {
     @TempDir
     static Path dir;
     private static Kafko kafko;
-    /** Partition 1: "o-1"/"paid" with headers, a tombstone of "o-1", a record of binary key and value; partition 0: one. */
+    /** Partition 1: "o-1"/"paid" with headers, a tombstone of "o-1", one of binary key, value and header; 0: one. */
     private static final List<KafkoRecord> records = new ArrayList<>();
 
     @BeforeAll
@@ -67,7 +67,7 @@ class KafkoConditionsAndMatchersTest {
                         Headers.of(new Header("source", "app".getBytes(UTF_8)), new Header("source", "web".getBytes(UTF_8)),
                                 new Header("trace", null)), TIME),
                 OutgoingRecord.of("o-1".getBytes(UTF_8), null, Headers.empty(), TIME + 1),
-                OutgoingRecord.of(BINARY, BINARY, Headers.empty(), TIME + 2)), new int[] {1, 1, 1}).join();
+                OutgoingRecord.of(BINARY, BINARY, Headers.of(new Header("sig", BINARY.clone())), TIME + 2)), new int[] {1, 1, 1}).join();
         producer.sendTo(0, null, "x".repeat(100).getBytes(UTF_8)).join();
         try (Consumer consumer = kafko.consumer("orders")) {
             while (records.size() < 4) {
@@ -102,11 +102,11 @@ class KafkoConditionsAndMatchersTest {
     @Test
     void eachConditionMatchesTheRecordThatHasWhatItNamesOnly() {
         assertThat(paid()).has(key("o-1")).has(value("paid")).has(keyValue("o-1", "paid")).has(partition(1))
-                .has(offset(0)).has(timestamp(TIME)).has(header("source", "web")).has(header("trace", null));
+                .has(offset(0)).has(timestamp(TIME)).has(header("source", "web")).has(header("trace", (String) null));
         assertThat(paid()).doesNotHave(key("o-2")).doesNotHave(value("PAID")).doesNotHave(keyValue("o-1", "open"))
                 .doesNotHave(keyValue("o-2", "paid")).doesNotHave(partition(0)).doesNotHave(offset(1))
                 .doesNotHave(timestamp(TIME + 1)).doesNotHave(header("source", "app"))
-                .doesNotHave(header("trace", "")).doesNotHave(header("missing", null))
+                .doesNotHave(header("trace", "")).doesNotHave(header("missing", (String) null))
                 .doesNotHave(key((String) null)).doesNotHave(value((String) null));
         assertThat(tombstone()).has(value((String) null)).has(value((byte[]) null)).has(key("o-1")).has(offset(1))
                 .doesNotHave(value("")).doesNotHave(header("source", "web"));
@@ -121,9 +121,9 @@ class KafkoConditionsAndMatchersTest {
     @Test
     void eachMatcherMatchesTheRecordThatHasWhatItNamesOnly() {
         assertThat(paid(), allOf(hasKey("o-1"), hasValue("paid"), hasPartition(1), hasOffset(0), hasTimestamp(TIME),
-                hasHeader("source", "web"), hasHeader("trace", null)));
+                hasHeader("source", "web"), hasHeader("trace", (String) null)));
         assertThat(paid(), allOf(not(hasKey("o-2")), not(hasValue("PAID")), not(hasPartition(0)), not(hasOffset(1)),
-                not(hasTimestamp(TIME + 1)), not(hasHeader("source", "app")), not(hasHeader("missing", null)),
+                not(hasTimestamp(TIME + 1)), not(hasHeader("source", "app")), not(hasHeader("missing", (String) null)),
                 not(hasKey((String) null))));
         assertThat(tombstone(), allOf(hasValue((String) null), hasValue((byte[]) null), not(hasValue(""))));
         assertThat(binary(), allOf(hasKey(BINARY.clone()), hasValue(BINARY.clone()), not(hasKey(new byte[0]))));
@@ -192,6 +192,20 @@ class KafkoConditionsAndMatchersTest {
                 .isEqualTo("0xe6b3");
         assertThat(mismatch(hasValue("x"), valued(japanese)))
                 .isEqualTo("value \"" + japanese.substring(0, 21) + "\"... (120 bytes) (orders-1@0)");
+    }
+
+    @Test
+    void aHeaderOfBytesComparesItsBytes() {
+        assertThat(binary()).has(header("sig", BINARY.clone())).doesNotHave(header("sig", new byte[] {0, (byte) 0xff}))
+                .doesNotHave(header("sig", (byte[]) null)).doesNotHave(header("other", BINARY.clone()));
+        assertThat(paid()).has(header("trace", (byte[]) null)).has(header("source", "web".getBytes(UTF_8)))
+                .doesNotHave(header("source", "app".getBytes(UTF_8))).doesNotHave(header("missing", (byte[]) null));
+        assertThat(binary(), allOf(hasHeader("sig", BINARY.clone()), not(hasHeader("sig", new byte[0]))));
+        assertThat(paid(), allOf(hasHeader("trace", (byte[]) null), not(hasHeader("missing", (byte[]) null))));
+        assertThat(mismatch(hasHeader("sig", new byte[0]), binary())).isEqualTo("last header 'sig' 0x00ff07 (orders-1@2)");
+        assertThat(header("sig", BINARY).description().value()).isEqualTo("a record with last header 'sig' 0x00ff07");
+        assertThatThrownBy(() -> header(null, BINARY)).isInstanceOf(NullPointerException.class).hasMessage("name");
+        assertThatThrownBy(() -> hasHeader(null, BINARY)).isInstanceOf(NullPointerException.class).hasMessage("name");
     }
 
     @Test
