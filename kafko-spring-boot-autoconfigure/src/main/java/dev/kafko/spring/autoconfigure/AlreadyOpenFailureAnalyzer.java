@@ -13,7 +13,7 @@ final class AlreadyOpenFailureAnalyzer extends AbstractFailureAnalyzer<AlreadyOp
 
     @Override
     protected FailureAnalysis analyze(Throwable rootFailure, AlreadyOpenException cause) {
-        return new FailureAnalysis(cause.getMessage(),
+        return new FailureAnalysis(KafkoStartupFailureAnalyzer.named(cause),
                 "A kafko data directory is opened by one application context at a time. In tests, set "
                         + "kafko.ephemeral=true, so that each context gets an empty log of its own (deleted when "
                         + "it closes); contexts that must share a log are one context: give the test classes the "

@@ -21,8 +21,17 @@ final class KafkoStartupFailureAnalyzer extends AbstractFailureAnalyzer<KafkoExc
                 || findCause(rootFailure, InvalidKafkoPropertyException.class) != null) {
             return null; // analysed by their own analyzers, which name the directory, the listener or the property
         }
-        return new FailureAnalysis("kafko could not start: " + cause.getMessage(),
+        return new FailureAnalysis("kafko could not start: " + named(cause),
                 "Check the kafko.* properties and the data directory the message names (kafko.data-dir, or"
                         + " java.io.tmpdir under kafko.ephemeral=true).", cause);
+    }
+
+    /**
+     * The failure's message after its type's simple name where that says more than {@code KafkoException}, as a stack
+     * trace begins: Boot prints an analysis in place of the trace, and the type is what a user looks up.
+     */
+    static String named(KafkoException cause) {
+        return cause.getClass() == KafkoException.class ? cause.getMessage()
+                : cause.getClass().getSimpleName() + ": " + cause.getMessage();
     }
 }

@@ -189,7 +189,7 @@ class KafkoAutoConfigurationTest {
     }
 
     @Test
-    void kafkosOwnStartUpFailuresGetAnAnalysisAtTheTopOfTheReport(@TempDir Path dir) {
+    void kafkosOwnStartUpFailuresGetAnAnalysisAtTheTopOfTheReport(@TempDir Path dir) throws Exception {
         ApplicationContextRunner onDir = new ApplicationContextRunner().withConfiguration(ALL)
                 .withPropertyValues("kafko.data-dir=" + dir);
         onDir.withPropertyValues("kafko.topics.t.partitions=2").run(context -> assertThat(context).hasNotFailed());
@@ -197,8 +197,18 @@ class KafkoAutoConfigurationTest {
             assertThat(context).hasFailed();
             org.springframework.boot.diagnostics.FailureAnalysis analysis =
                     new KafkoStartupFailureAnalyzer().analyze(context.getStartupFailure());
-            assertThat(analysis.getDescription()).startsWith("kafko could not start: ")
-                    .contains("kafko.topics.t.partitions=1 would shrink topic 't'");
+            assertThat(analysis.getDescription())
+                    .startsWith("kafko could not start: kafko.topics.t.partitions=1 would shrink topic 't'");
+        });
+        try (Kafko log = Kafko.open(dir)) {
+            log.producer("t").send(null, new byte[] {1}).join();
+        }
+        Files.delete(dir.resolve("t").resolve("topic.conf")); // records left without their topic's config
+        onDir.withPropertyValues("kafko.topics.t.partitions=2").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(new KafkoStartupFailureAnalyzer().analyze(context.getStartupFailure()).getDescription())
+                    .as("the type, as a stack trace would begin")
+                    .startsWith("kafko could not start: InvalidTopicLayoutException: ").contains("'t'", "holds data");
         });
         runner.withPropertyValues("kafko.defaults.segment-size=1B").run(context -> {
             assertThat(new KafkoStartupFailureAnalyzer().analyze(context.getStartupFailure()))
@@ -687,7 +697,8 @@ class KafkoAutoConfigurationTest {
                 assertThat(cause).isNotNull();
                 org.springframework.boot.diagnostics.FailureAnalysis analysis =
                         new AlreadyOpenFailureAnalyzer().analyze(failure);
-                assertThat(analysis.getDescription()).isEqualTo(cause.getMessage()).contains(dir.toString());
+                assertThat(analysis.getDescription()).isEqualTo("AlreadyOpenException: " + cause.getMessage())
+                        .contains(dir.toString());
                 assertThat(analysis.getAction()).contains("kafko.ephemeral=true", "kafko.data-dir");
             });
         }
