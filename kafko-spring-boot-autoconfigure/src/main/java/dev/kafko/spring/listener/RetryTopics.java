@@ -103,12 +103,77 @@ public final class RetryTopics {
                        String retryTopicSuffix, String dltTopicSuffix, List<Class<? extends Throwable>> include,
                        List<Class<? extends Throwable>> exclude, DltStrategy dltStrategy,
                        TopicSuffixingStrategy suffixing, SameIntervalTopicReuseStrategy reuse) {
+        this(topic, multiplied(attempts, delay, multiplier, maxDelay), Math.min(delay, cap(maxDelay)), delay,
+                cap(maxDelay), retryTopicSuffix, dltTopicSuffix, include, exclude, dltStrategy, suffixing, reuse);
+    }
+
+    /**
+     * As the constructor above, with each retry's back-off given, as a {@code BackOff} of the application's own yields
+     * them ({@code RetryTopicConfigurationBuilder.customBackoff}): {@code backOffs.length + 1} attempts. Back-offs that
+     * do not only grow are named as any others; a back-off of several retries has one topic under {@code SINGLE_TOPIC},
+     * and under {@code MULTIPLE_TOPICS} its topics are numbered after it in the order of their retries.
+     *
+     * @param backOffs milliseconds before each retry, none negative; empty: failures go to the dead-letter topic at
+     *     once (whose handler, failing under {@link DltStrategy#ALWAYS_RETRY_ON_ERROR}, is then called again at once)
+     * @throws IllegalArgumentException naming the back-off that cannot work, or a retry topic that would have the
+     *     dead-letter topic's name
+     */
+    public RetryTopics(String topic, long[] backOffs, String retryTopicSuffix, String dltTopicSuffix,
+                       List<Class<? extends Throwable>> include, List<Class<? extends Throwable>> exclude,
+                       DltStrategy dltStrategy, TopicSuffixingStrategy suffixing, SameIntervalTopicReuseStrategy reuse) {
+        this(topic, given(backOffs), 0, backOffs.length == 0 ? 0 : backOffs[0], Long.MAX_VALUE, retryTopicSuffix,
+                dltTopicSuffix, include, exclude, dltStrategy, suffixing, reuse);
+    }
+
+    private RetryTopics(String topic, long[] delays, long onlyBackOff, long initialDelay, long longestDelay,
+                        String retryTopicSuffix, String dltTopicSuffix, List<Class<? extends Throwable>> include,
+                        List<Class<? extends Throwable>> exclude, DltStrategy dltStrategy,
+                        TopicSuffixingStrategy suffixing, SameIntervalTopicReuseStrategy reuse) {
         this.topic = Objects.requireNonNull(topic, "topic");
         this.dltStrategy = Objects.requireNonNull(dltStrategy, "dltStrategy");
         Objects.requireNonNull(retryTopicSuffix, "retryTopicSuffix");
         Objects.requireNonNull(dltTopicSuffix, "dltTopicSuffix");
         Objects.requireNonNull(suffixing, "topicSuffixingStrategy");
         Objects.requireNonNull(reuse, "sameIntervalTopicReuseStrategy");
+        if (retryTopicSuffix.isEmpty() || dltTopicSuffix.isEmpty() || retryTopicSuffix.equals(dltTopicSuffix)) {
+            throw new IllegalArgumentException("the retry and dead-letter topic suffixes must be two different,"
+                    + " non-empty suffixes, were '" + retryTopicSuffix + "' and '" + dltTopicSuffix + "'");
+        }
+        this.attempts = delays.length + 1;
+        this.delays = delays;
+        retryBase = topic + retryTopicSuffix;
+        topicOfRetry = new int[delays.length];
+        retryTopics = name(retryBase, delays, topicOfRetry, suffixing, reuse);
+        dltTopic = topic + dltTopicSuffix;
+        if (dltStrategy != DltStrategy.NO_DLT && retryTopics.contains(dltTopic)) {
+            throw new IllegalArgumentException("the retry topic '" + dltTopic + "' would have the name of the"
+                    + " dead-letter topic");
+        }
+        this.include = List.copyOf(include);
+        this.exclude = List.copyOf(exclude);
+        dltBackOff = delays.length == 0 ? onlyBackOff : delays[delays.length - 1];
+        timeout = 0;
+        autoCreateTopics = true;
+        numPartitions = 0;
+        traversingCauses = true;
+        routedDltTopics = List.of();
+        routes = List.of();
+        this.initialDelay = initialDelay;
+        this.longestDelay = longestDelay;
+        shortestWait = null;
+        longestWait = null;
+    }
+
+    private static long cap(long maxDelay) {
+        return maxDelay == 0 ? Long.MAX_VALUE : maxDelay;
+    }
+
+    /**
+     * The back-off before each retry, as spring-core's ExponentialBackOff, which spring-kafka takes its back-offs
+     * from: each the one before times the multiplier, truncated to a millisecond at each step (1 ms times 1.5 stays
+     * 1 ms), none above maxDelay, the first included.
+     */
+    private static long[] multiplied(int attempts, long delay, double multiplier, long maxDelay) {
         if (attempts < 1) {
             throw new IllegalArgumentException("attempts must be at least 1, was " + attempts);
         }
@@ -121,42 +186,25 @@ public final class RetryTopics {
         if (maxDelay < 0) {
             throw new IllegalArgumentException("the back-off's maxDelay must not be negative, was " + maxDelay);
         }
-        if (retryTopicSuffix.isEmpty() || dltTopicSuffix.isEmpty() || retryTopicSuffix.equals(dltTopicSuffix)) {
-            throw new IllegalArgumentException("the retry and dead-letter topic suffixes must be two different,"
-                    + " non-empty suffixes, were '" + retryTopicSuffix + "' and '" + dltTopicSuffix + "'");
-        }
-        this.attempts = attempts;
-        // as spring-core's ExponentialBackOff, which spring-kafka takes its back-offs from: each the one before times
-        // the multiplier, truncated to a millisecond at each step (1 ms times 1.5 stays 1 ms), none above maxDelay,
-        // the first included
-        long cap = maxDelay == 0 ? Long.MAX_VALUE : maxDelay;
-        delays = new long[attempts - 1];
+        long cap = cap(maxDelay);
+        long[] delays = new long[attempts - 1];
         long next = Math.min(delay, cap);
         for (int i = 0; i < delays.length; i++) {
             delays[i] = next;
             next = multiplier > 1 ? Math.min((long) (next * multiplier), cap) : next;
         }
-        retryBase = topic + retryTopicSuffix;
-        topicOfRetry = new int[delays.length];
-        retryTopics = name(retryBase, delays, topicOfRetry, suffixing, reuse);
-        dltTopic = topic + dltTopicSuffix;
-        if (dltStrategy != DltStrategy.NO_DLT && retryTopics.contains(dltTopic)) {
-            throw new IllegalArgumentException("the retry topic '" + dltTopic + "' would have the name of the"
-                    + " dead-letter topic");
+        return delays;
+    }
+
+    private static long[] given(long[] backOffs) {
+        long[] delays = backOffs.clone();
+        for (int i = 0; i < delays.length; i++) {
+            if (delays[i] < 0) {
+                throw new IllegalArgumentException("the back-off before retry " + (i + 1) + " must not be negative,"
+                        + " was " + delays[i]);
+            }
         }
-        this.include = List.copyOf(include);
-        this.exclude = List.copyOf(exclude);
-        dltBackOff = delays.length == 0 ? Math.min(delay, cap) : delays[delays.length - 1];
-        timeout = 0;
-        autoCreateTopics = true;
-        numPartitions = 0;
-        traversingCauses = true;
-        routedDltTopics = List.of();
-        routes = List.of();
-        initialDelay = delay;
-        longestDelay = cap;
-        shortestWait = null;
-        longestWait = null;
+        return delays;
     }
 
     private RetryTopics(RetryTopics plan, long timeout, boolean autoCreateTopics, int numPartitions,
@@ -223,10 +271,10 @@ public final class RetryTopics {
     /**
      * The retry topics' names, in the order of the retries that first read them, with the index of each retry's
      * topic put in {@code topicOfRetry}: spring-kafka's names. Under {@code SINGLE_TOPIC} one topic per distinct
-     * back-off (a multiplied back-off only grows, up to its cap, so equal back-offs follow each other), the suffix
-     * alone when there is one; under {@code MULTIPLE_TOPICS} one per retry. A topic is named by its back-off, or by
-     * its index where the suffixing asks for it or, under {@code MULTIPLE_TOPICS}, where every retry has the same
-     * back-off; several topics of one back-off get their index among those after it.
+     * back-off, the suffix alone when there is one; under {@code MULTIPLE_TOPICS} one per retry. A topic is named by
+     * its back-off, or by its index where the suffixing asks for it or, under {@code MULTIPLE_TOPICS}, where every
+     * retry has the same back-off; several topics of one back-off get their index among those after it (a multiplied
+     * back-off only grows, up to its cap, so its equal back-offs follow each other; a custom one's need not).
      */
     private static List<String> name(String base, long[] delays, int[] topicOfRetry, TopicSuffixingStrategy suffixing,
                                      SameIntervalTopicReuseStrategy reuse) {
@@ -235,29 +283,37 @@ public final class RetryTopics {
         if (reuse == SameIntervalTopicReuseStrategy.SINGLE_TOPIC) {
             List<Long> distinct = new ArrayList<>();
             for (int i = 0; i < delays.length; i++) {
-                if (distinct.isEmpty() || distinct.get(distinct.size() - 1) != delays[i]) {
+                int topic = distinct.indexOf(delays[i]);
+                if (topic < 0) {
+                    topic = distinct.size();
                     distinct.add(delays[i]);
                 }
-                topicOfRetry[i] = distinct.size() - 1;
+                topicOfRetry[i] = topic;
             }
             for (int i = 0; i < distinct.size(); i++) {
                 names.add(distinct.size() == 1 ? base : base + "-" + (byIndex ? i : distinct.get(i)));
             }
             return List.copyOf(names);
         }
-        boolean fixed = delays.length > 1 && delays[0] == delays[delays.length - 1];
+        boolean fixed = delays.length > 1;
+        for (long delay : delays) {
+            fixed &= delay == delays[0];
+        }
         for (int i = 0; i < delays.length; i++) {
             topicOfRetry[i] = i;
             if (byIndex || fixed) {
                 names.add(base + "-" + i);
                 continue;
             }
-            int first = i;
-            while (first > 0 && delays[first - 1] == delays[i]) {
-                first--;
+            int before = 0; // retries of this back-off before this one, and in all
+            int all = 0;
+            for (int j = 0; j < delays.length; j++) {
+                if (delays[j] == delays[i]) {
+                    before += j < i ? 1 : 0;
+                    all++;
+                }
             }
-            boolean shared = first < i || i + 1 < delays.length && delays[i + 1] == delays[i];
-            names.add(base + "-" + delays[i] + (shared ? "-" + (i - first) : ""));
+            names.add(base + "-" + delays[i] + (all > 1 ? "-" + before : ""));
         }
         return List.copyOf(names);
     }

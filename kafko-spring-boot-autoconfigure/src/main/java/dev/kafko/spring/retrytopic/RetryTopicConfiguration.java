@@ -9,6 +9,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
+import org.springframework.util.backoff.BackOff;
+import org.springframework.util.backoff.BackOffExecution;
 
 /**
  * Non-blocking retries for the {@code @KafkoListener} methods of some topics, declared as a bean (spring-kafka's
@@ -33,6 +35,8 @@ public final class RetryTopicConfiguration {
     private final boolean random;
     private final long randomMin;
     private final long randomMax;
+    /** The back-off before each retry, drawn once from {@code customBackoff}'s {@code BackOff}; null without one. */
+    private final long @Nullable [] customBackOffs;
     private final List<Class<? extends Throwable>> include;
     private final List<Class<? extends Throwable>> exclude;
     private final boolean traversingCauses;
@@ -63,6 +67,7 @@ public final class RetryTopicConfiguration {
         random = b.random;
         randomMin = b.randomMin;
         randomMax = b.randomMax;
+        customBackOffs = b.customBackOff == null ? null : draw(b.customBackOff, attempts);
         include = List.copyOf(b.include);
         exclude = List.copyOf(b.exclude);
         traversingCauses = b.traversingCauses;
@@ -93,6 +98,32 @@ public final class RetryTopicConfiguration {
     }
 
     /**
+     * The back-off before each of {@code attempts - 1} retries, from one execution of {@code backOff}, as spring-kafka's
+     * builder draws them once, when it creates its configuration.
+     */
+    private static long[] draw(BackOff backOff, int attempts) {
+        if (attempts < 1) {
+            throw new IllegalArgumentException("attempts must be at least 1, was " + attempts);
+        }
+        BackOffExecution execution = backOff.start();
+        long[] backOffs = new long[attempts - 1];
+        for (int i = 0; i < backOffs.length; i++) {
+            long next = execution.nextBackOff();
+            if (next == BackOffExecution.STOP) {
+                throw new IllegalArgumentException("the customBackoff " + backOff + " stopped after " + i
+                        + " back-offs, where maxAttempts(" + attempts + ") needs " + backOffs.length + ": give it"
+                        + " more, or fewer attempts");
+            }
+            if (next < 0) {
+                throw new IllegalArgumentException("the customBackoff " + backOff + " gave a negative back-off, "
+                        + next + " ms, before retry " + (i + 1));
+            }
+            backOffs[i] = next;
+        }
+        return backOffs;
+    }
+
+    /**
      * Whether this configuration applies to {@code topic}: it is among the included topics (every topic when none
      * is included) and not among the excluded ones.
      */
@@ -116,9 +147,11 @@ public final class RetryTopicConfiguration {
             throw new IllegalArgumentException("uniformRandomBackoff needs 0 <= minInterval <= maxInterval, was "
                     + randomMin + " and " + randomMax);
         }
-        RetryTopics plan = new RetryTopics(topic, attempts, delay, multiplier, maxDelay, retryTopicSuffix, dltSuffix,
-                include, exclude, dltStrategy, topicSuffixingStrategy, sameIntervalTopicReuseStrategy)
-                .withJitter(jitter);
+        RetryTopics plan = customBackOffs != null
+                ? new RetryTopics(topic, customBackOffs, retryTopicSuffix, dltSuffix, include, exclude, dltStrategy,
+                        topicSuffixingStrategy, sameIntervalTopicReuseStrategy)
+                : new RetryTopics(topic, attempts, delay, multiplier, maxDelay, retryTopicSuffix, dltSuffix, include,
+                        exclude, dltStrategy, topicSuffixingStrategy, sameIntervalTopicReuseStrategy).withJitter(jitter);
         return (random ? plan.withRandomWaits(randomMin, randomMax) : plan)
                 .withTraversingCauses(traversingCauses)
                 .withDltRouting(dltSuffix, dltRoutes)

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
+import org.springframework.util.backoff.BackOff;
 
 /**
  * Builds a {@link RetryTopicConfiguration} (spring-kafka's builder of that name, with the same method names where
@@ -50,6 +51,8 @@ public final class RetryTopicConfigurationBuilder {
     boolean random;
     long randomMin;
     long randomMax;
+    /** A back-off of the application's own ({@code customBackoff}), in place of the settings above; null for none. */
+    @Nullable BackOff customBackOff;
     final List<Class<? extends Throwable>> include = new ArrayList<>();
     final List<Class<? extends Throwable>> exclude = new ArrayList<>();
     boolean traversingCauses;
@@ -100,6 +103,7 @@ public final class RetryTopicConfigurationBuilder {
         this.maxDelay = maxDelay;
         this.jitter = jitter;
         this.random = false;
+        this.customBackOff = null;
         return this;
     }
 
@@ -142,6 +146,21 @@ public final class RetryTopicConfigurationBuilder {
         this.random = true;
         this.randomMin = minInterval;
         this.randomMax = maxInterval;
+        return this;
+    }
+
+    /**
+     * The back-offs a {@code BackOff} of the application's own yields, one for each retry: {@link #create()} draws
+     * {@code maxAttempts - 1} of them from one {@code start()} of it, once, as spring-kafka's builder does, and names
+     * the retry topics after them as after any other back-offs (several retries of one back-off under
+     * {@code MULTIPLE_TOPICS} get a topic each, numbered after it: {@code -retry-500-0}, {@code -retry-500-1}).
+     * Where spring-kafka takes a {@code STOP} or a negative value for a back-off (a {@code STOP} for one of -1 ms),
+     * {@link #create()} refuses it, naming the retry. A later {@code fixedBackOff}, {@code exponentialBackoff}, {@code uniformRandomBackoff} or
+     * {@code noBackoff} replaces it.
+     */
+    public RetryTopicConfigurationBuilder customBackoff(BackOff backOff) {
+        backOff(0, 0, 0, 0);
+        this.customBackOff = Objects.requireNonNull(backOff, "backOff");
         return this;
     }
 
