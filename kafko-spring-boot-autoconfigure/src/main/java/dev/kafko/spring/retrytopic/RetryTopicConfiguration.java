@@ -6,6 +6,7 @@ import dev.kafko.spring.listener.RetryTopics;
 import dev.kafko.spring.listener.SameIntervalTopicReuseStrategy;
 import dev.kafko.spring.listener.TopicSuffixingStrategy;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -37,6 +38,12 @@ public final class RetryTopicConfiguration {
     private final long randomMax;
     /** The back-off before each retry, drawn once from {@code customBackoff}'s {@code BackOff}; null without one. */
     private final long @Nullable [] customBackOffs;
+    /**
+     * Whether a second draw from {@code customBackoff}'s {@code BackOff} gave other back-offs (a jitter, a random
+     * back-off): its retry topics are then named by their index, one per retry, so that the next start, drawing other
+     * back-offs, reads the same topics.
+     */
+    private final boolean customBackOffsVary;
     private final List<Class<? extends Throwable>> include;
     private final List<Class<? extends Throwable>> exclude;
     private final boolean traversingCauses;
@@ -68,6 +75,8 @@ public final class RetryTopicConfiguration {
         randomMin = b.randomMin;
         randomMax = b.randomMax;
         customBackOffs = b.customBackOff == null ? null : draw(b.customBackOff, attempts);
+        customBackOffsVary = b.customBackOff != null
+                && !Arrays.equals(customBackOffs, draw(b.customBackOff, attempts));
         include = List.copyOf(b.include);
         exclude = List.copyOf(b.exclude);
         traversingCauses = b.traversingCauses;
@@ -99,7 +108,7 @@ public final class RetryTopicConfiguration {
 
     /**
      * The back-off before each of {@code attempts - 1} retries, from one execution of {@code backOff}, as spring-kafka's
-     * builder draws them once, when it creates its configuration.
+     * builder draws them, when it creates its configuration.
      */
     private static long[] draw(BackOff backOff, int attempts) {
         if (attempts < 1) {
@@ -149,7 +158,9 @@ public final class RetryTopicConfiguration {
         }
         RetryTopics plan = customBackOffs != null
                 ? new RetryTopics(topic, customBackOffs, retryTopicSuffix, dltSuffix, include, exclude, dltStrategy,
-                        topicSuffixingStrategy, sameIntervalTopicReuseStrategy)
+                        customBackOffsVary ? TopicSuffixingStrategy.SUFFIX_WITH_INDEX_VALUE : topicSuffixingStrategy,
+                        customBackOffsVary ? SameIntervalTopicReuseStrategy.MULTIPLE_TOPICS
+                                : sameIntervalTopicReuseStrategy)
                 : new RetryTopics(topic, attempts, delay, multiplier, maxDelay, retryTopicSuffix, dltSuffix, include,
                         exclude, dltStrategy, topicSuffixingStrategy, sameIntervalTopicReuseStrategy).withJitter(jitter);
         return (random ? plan.withRandomWaits(randomMin, randomMax) : plan)

@@ -70,7 +70,33 @@ class CustomBackOffTest {
         assertThat(plan.dltBackOff()).as("the last retry's").isEqualTo(20);
         assertThat(config.plan("u").retryTopics()).as("the same draw for every topic")
                 .containsExactly("u-retry-30", "u-retry-10", "u-retry-20");
-        assertThat(given.starts).as("drawn once, when the builder creates").hasValue(1);
+        assertThat(given.starts).as("drawn when the builder creates, a second time to compare").hasValue(2);
+    }
+
+    @Test
+    void backOffsThatADrawAnewChangesNameTheRetryTopicsByIndexSoThatTheNextStartReadsThem() {
+        AtomicInteger starts = new AtomicInteger();
+        BackOff drifting = () -> { // each start's back-offs 1 ms longer than the last's
+            long shift = starts.incrementAndGet();
+            AtomicInteger next = new AtomicInteger();
+            return () -> 10 * next.incrementAndGet() + shift;
+        };
+        RetryTopics plan = RetryTopicConfigurationBuilder.newInstance().customBackoff(drifting)
+                .useSingleTopicForSameIntervals().maxAttempts(4).create().plan("t");
+        assertThat(plan.retryTopics()).as("one per retry, by index, whatever the strategies")
+                .containsExactly("t-retry-0", "t-retry-1", "t-retry-2");
+        assertThat(List.of(plan.backOffBefore(2), plan.backOffBefore(3), plan.backOffBefore(4)))
+                .as("the first draw's").containsExactly(11L, 21L, 31L);
+
+        ExponentialBackOff jittered = new ExponentialBackOff(1_000, 2);
+        jittered.setJitter(500);
+        List<List<String>> names = new java.util.ArrayList<>();
+        for (int start = 0; start < 3; start++) {
+            names.add(RetryTopicConfigurationBuilder.newInstance().customBackoff(jittered).maxAttempts(4).create()
+                    .plan("t").retryTopics());
+        }
+        assertThat(names).as("the same topics at every start").containsOnly(List.of("t-retry-0", "t-retry-1",
+                "t-retry-2"));
     }
 
     @Test
