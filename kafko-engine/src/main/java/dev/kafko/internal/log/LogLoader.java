@@ -44,7 +44,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class LogLoader {
 
-    private static final System.Logger LOG = System.getLogger(LogLoader.class.getName());
+    private static final System.Logger LOG = PlainNumbersLogger.of(LogLoader.class);
 
     /** What a CRC scan of a segment found. */
     record Scan(OffsetIndex index, int validEnd, long nextOffset, long maxTimestamp, int bytesSinceIndexEntry,

@@ -58,7 +58,7 @@ final class MappingBudget {
     /** Linux's default {@code vm.max_map_count}, assumed when {@code /proc/sys/vm/max_map_count} cannot be read. */
     static final int DEFAULT_MAX_MAP_COUNT = 65530;
     private static final Path MAX_MAP_COUNT = Path.of("/proc/sys/vm/max_map_count");
-    private static final System.Logger LOG = System.getLogger(MappingBudget.class.getName());
+    private static final System.Logger LOG = PlainNumbersLogger.of(MappingBudget.class);
 
     /** Half of the kernel's limit: the most the budget ever allows. */
     private static final int CEILING = readMaxMapCount() / 2;

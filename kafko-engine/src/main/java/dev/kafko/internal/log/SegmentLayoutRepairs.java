@@ -22,7 +22,7 @@ import java.util.NavigableSet;
 final class SegmentLayoutRepairs {
 
     /** The loader's logger: these warnings are part of what an open reports. */
-    private static final System.Logger LOG = System.getLogger(LogLoader.class.getName());
+    private static final System.Logger LOG = PlainNumbersLogger.of(LogLoader.class);
 
     private SegmentLayoutRepairs() {
     }

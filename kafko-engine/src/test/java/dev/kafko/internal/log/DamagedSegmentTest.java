@@ -299,6 +299,74 @@ class DamagedSegmentTest {
         return corrupt;
     }
 
+    /** A frame damaged inside a sealed segment: the warning names where its frames end and the offsets lost. */
+    @Test
+    void aDamagedFrameIsWarnedOfWithWhereTheFramesEndAndTheOffsetsLost() throws IOException {
+        Path d = copy("flipped");
+        Path first = FileNames.segmentFile(d, 0);
+        byte[] b = Files.readAllBytes(first);
+        int[] victim = frames(b).get(3); // {position, base offset}
+        b[victim[0] + FrameFormat.BASE_OFFSET_OFFSET + 20] ^= 0x55; // inside the frame, past its length
+        Files.write(first, b);
+        Files.delete(FileNames.indexFile(d, 0));
+        Files.delete(FileNames.timeIndexFile(d, 0));
+        List<String> warnings;
+        try (CapturedWarnings captured = CapturedWarnings.ofLogLoader(); PartitionLog log = Logs.open(d, CONFIG)) {
+            assertThat(readRange(log, 0, victim[1])).hasSize(victim[1]);
+            warnings = captured.lines();
+        }
+        assertThat(warnings).anySatisfy(m -> assertThat(m)
+                .contains(first + " is damaged: its frames end at position " + victim[0] + " and offset " + victim[1]
+                        + ", but the next segment begins at offset " + bases[1] + " (")
+                .contains("); offsets " + victim[1] + " to " + (bases[1] - 1) + " are lost (reads of them fail with"
+                        + " CorruptLogException)"));
+        assertThat(warnings).noneSatisfy(m -> assertThat(m).contains("after its last frame"));
+    }
+
+    /** Bytes after the last frame of a sealed segment that still ends where the next begins: ignored, nothing lost. */
+    @Test
+    void bytesAfterTheLastFrameAreWarnedOfWithTheirCountAndPositionAndLoseNoOffset() throws IOException {
+        Path d = copy("trailing");
+        Path first = FileNames.segmentFile(d, 0);
+        byte[] b = Files.readAllBytes(first);
+        byte[] longer = Arrays.copyOf(b, b.length + 11);
+        Arrays.fill(longer, b.length, longer.length, (byte) 0x7f);
+        Files.write(first, longer);
+        Files.delete(FileNames.indexFile(d, 0));
+        Files.delete(FileNames.timeIndexFile(d, 0));
+        List<String> warnings;
+        try (CapturedWarnings captured = CapturedWarnings.ofLogLoader(); PartitionLog log = Logs.open(d, CONFIG)) {
+            assertThat(readRange(log, 0, (int) bases[1])).hasSize((int) bases[1]);
+            assertRecord(log.read(bases[1] - 1, 1, 1 << 20).records().get(0), bases[1] - 1, VALUE);
+            warnings = captured.lines();
+        }
+        assertThat(warnings).anySatisfy(m -> assertThat(m)
+                .contains(first + " holds 11 bytes after its last frame at position " + b.length + " (")
+                .contains("; they are ignored, and no offset is lost"));
+        assertThat(warnings).noneSatisfy(m -> assertThat(m).containsAnyOf("is damaged", "overlaps", "are missing"));
+    }
+
+    /** A segment file named inside the one before it: the warning names the offsets read from it instead. */
+    @Test
+    void aSegmentNamedInsideTheOneBeforeItIsWarnedOfWithTheOffsetsItTakesOver() throws IOException {
+        Path d = copy("overlap");
+        byte[] b = Files.readAllBytes(FileNames.segmentFile(d, 0));
+        int[] from = frames(b).get(4); // {position, base offset}
+        byte[] stray = new byte[FrameFormat.SEGMENT_HEADER_SIZE + b.length - from[0]];
+        System.arraycopy(SegmentFiles.header(from[1]), 0, stray, 0, FrameFormat.SEGMENT_HEADER_SIZE);
+        System.arraycopy(b, from[0], stray, FrameFormat.SEGMENT_HEADER_SIZE, b.length - from[0]);
+        Files.write(FileNames.segmentFile(d, from[1]), stray); // the same frames: every offset still reads
+        List<String> warnings;
+        try (CapturedWarnings captured = CapturedWarnings.ofLogLoader(); PartitionLog log = Logs.open(d, CONFIG)) {
+            assertThat(readRange(log, 0, (int) bases[1])).hasSize((int) bases[1]);
+            warnings = captured.lines();
+        }
+        assertThat(warnings).anySatisfy(m -> assertThat(m)
+                .contains(FileNames.segmentFile(d, 0) + " overlaps the next segment: its frames run to offset "
+                        + bases[1] + ", past the next segment's base offset " + from[1] + "; its offsets " + from[1]
+                        + " to " + (bases[1] - 1) + " are not read from it but from the next segment"));
+    }
+
     private Path copy(String name) throws IOException {
         Path d = dir.resolve(name);
         Logs.copyDir(src, d);

@@ -141,7 +141,7 @@ class RecoveryTest {
         int zeros = bytes.length - last - 1;
         assertThat(zeros).as("zeros were allocated ahead").isPositive();
         assertThat(warnings).singleElement().satisfies(w -> assertThat(w).contains("holding a CRC32C mismatch")
-                .contains("the " + java.text.NumberFormat.getInstance().format(zeros)
+                .contains("the " + zeros
                         + " bytes after them were zeros allocated ahead"));
     }
 
