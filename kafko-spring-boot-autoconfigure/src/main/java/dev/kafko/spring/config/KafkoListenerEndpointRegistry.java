@@ -5,6 +5,7 @@ import dev.kafko.spring.listener.ContainerGroup;
 import dev.kafko.spring.listener.MessageListenerContainer;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -12,7 +13,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.function.BiPredicate;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
@@ -45,11 +45,12 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
     private final Map<String, ContainerGroup> groups = new LinkedHashMap<>();
     /**
      * The containers {@link #unregisterListenerContainer} is removing, by identity, under the lock of
-     * {@link #containers}, each with its unregistration: the registry starts a container only while it is registered
-     * and not in here, also from a {@link #start()} that listed it before ({@link #startRegistered}), and another
-     * unregistration of it waits for that one ({@link #unregister}).
+     * {@link #containers}, until their stop returned: the registry starts a container only while it is registered and
+     * not in here, also from a {@link #start()} that listed it before ({@link #startRegistered}); another
+     * unregistration of one frees its id and leaves it to the first ({@link #unregister}), and a {@link #stop()} of
+     * the registry stops those whose id was freed so too.
      */
-    private final Map<MessageListenerContainer, Unregistration> unregistering = new IdentityHashMap<>();
+    private final Set<MessageListenerContainer> unregistering = Collections.newSetFromMap(new IdentityHashMap<>());
     private volatile boolean running;
 
     /**
@@ -57,7 +58,7 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
      *
      * @param startIfRunning start it now when the registry runs (or is starting) and the container is
      *     auto-startup; when that start fails, the container is not registered and the failure is thrown
-     * @throws IllegalStateException when another container has the same id
+     * @throws IllegalStateException when another container has the same id, or this one is still being unregistered
      */
     public void registerListenerContainer(MessageListenerContainer container, boolean startIfRunning) {
         register(container, startIfRunning, null);
@@ -72,7 +73,7 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
      * container is unregistered again (stopped, out of its groups, its meters gone; not another one registered under
      * its id meanwhile) and the failure is thrown.
      *
-     * @throws IllegalStateException when another container has the same id
+     * @throws IllegalStateException when another container has the same id, or this one is still being unregistered
      */
     public void registerListenerContainer(MessageListenerContainer container, boolean startIfRunning,
                                           Consumer<? super MessageListenerContainer> beforeStart) {
@@ -85,6 +86,10 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
         synchronized (containers) {
             if (containers.containsKey(id)) {
                 throw new IllegalStateException("Two listeners have the id '" + id + "'; listener ids must be unique");
+            }
+            if (unregistering.contains(container)) {
+                throw new IllegalStateException("Listener '" + id + "' is still being unregistered: register it again"
+                        + " once its unregistration returned");
             }
             containers.put(id, container);
         }
@@ -99,7 +104,7 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
             // not registered after all: the id is free for a corrected container; by identity, as an equal one
             // registered under the id once this one was unregistered meanwhile is another container
             try {
-                unregister(container, false);
+                unregister(container);
             } catch (RuntimeException | Error suppressed) {
                 e.addSuppressed(suppressed);
             }
@@ -111,14 +116,15 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
      * Removes the container with this id, stopping it first (gracefully, as {@link MessageListenerContainer#stop()}),
      * so that a listener added at runtime (a tenant's) can go for good: its id is free again, and its meters
      * (the listener's timers and dead-letter counter, its group's lag on its topics) leave the registry. As
-     * spring-kafka's, two calls for one id at once remove it once: one returns the container, the other
-     * {@code null}; here the other waits until the container stopped and its id is free (or, when that
-     * unregistration failed, unregisters it itself), but for a call from the container's own stop or its own
-     * listener, which returns {@code null} at once (the container stops once the listener returns), and one
-     * interrupted while it waits, which returns {@code null} then, its interrupt kept.
+     * spring-kafka's, two calls for one id at once remove it once: one returns the container once it stopped, the
+     * other {@code null} at once, its id free then (the first call still stops the container; a {@code stop()} of
+     * the registry stops it too). That other call does not wait for the first, whose stop may wait for it: a call
+     * from the container's own stop or its own listener, or from a thread its stop waits for.
      *
-     * @return the removed container, or {@code null} when there is none with this id, or another call removed it
-     * @throws RuntimeException what the container's {@code stop()} threw: it stays registered, in its groups
+     * @return the removed container, or {@code null} when there is none with this id, or another call removes it
+     * @throws RuntimeException what the container's {@code stop()} threw: it stays registered, in its groups, in its
+     *     place; unless another container was registered under its id meanwhile (after a second call freed it),
+     *     which keeps it
      */
     public @Nullable MessageListenerContainer unregisterListenerContainer(String id) {
         Objects.requireNonNull(id, "id");
@@ -126,115 +132,102 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
         synchronized (containers) {
             container = containers.get(id);
         }
-        return container != null && unregister(container, true) ? container : null;
+        return container != null && unregister(container) ? container : null;
     }
 
     /**
      * Unregisters this very container, when it is registered: takes it out of its groups and marks it before its
      * stop, then removes it; puts everything back in place when the stop fails. When another unregistration of it is
-     * under way, waits for that one ({@code await}; a failed one is taken over), unless it is this thread's or the
-     * container's own (its stop, its listener: that one waits for this thread), or until this thread is interrupted.
+     * under way, frees its id at once and leaves the container to that one, without waiting for it (that one's stop
+     * may wait for this thread).
      *
      * @return whether this call removed it
      */
-    private boolean unregister(MessageListenerContainer container, boolean await) {
+    private boolean unregister(MessageListenerContainer container) {
         String id = container.getListenerId();
-        Unregistration own = new Unregistration(Thread.currentThread());
+        List<String> earlier;
         Map<ContainerGroup, List<MessageListenerContainer>> left = new LinkedHashMap<>();
-        while (true) {
-            Unregistration other;
-            synchronized (containers) {
-                if (containers.get(id) != container) {
-                    return false; // removed by another call, or never registered
-                }
-                other = unregistering.get(container);
-                if (other == null) {
-                    // before the stop: a start() of the registry or of its group that listed it already must not
-                    // start it again after the stop, which would leave it running unregistered, stopped by nothing
-                    // (and the JVM kept alive)
-                    unregistering.put(container, own);
-                    for (ContainerGroup group : groups.values()) {
-                        List<MessageListenerContainer> before = group.getContainers().stream()
-                                .takeWhile(c -> c != container).toList();
-                        if (group.removeContainer(container)) {
-                            left.put(group, before);
-                        }
-                    }
-                    break;
-                }
+        synchronized (containers) {
+            if (containers.get(id) != container) {
+                return false; // removed by another call, or never registered
             }
-            if (!await || other.thread == Thread.currentThread() || isOwnThread(container) || !other.awaitDone()) {
-                return false; // that unregistration waits for this thread, or this one was interrupted
+            if (unregistering.contains(container)) {
+                // as spring-kafka's one atomic remove: this call returns null, its id free, and the other one stops it
+                containers.remove(id);
+                return false;
+            }
+            // before the stop: a start() of the registry or of its group that listed it already must not start it
+            // again after the stop, which would leave it running unregistered, stopped by nothing (and the JVM kept
+            // alive)
+            unregistering.add(container);
+            earlier = containers.keySet().stream().takeWhile(k -> !k.equals(id)).toList();
+            for (ContainerGroup group : groups.values()) {
+                List<MessageListenerContainer> before = group.getContainers().stream()
+                        .takeWhile(c -> c != container).toList();
+                if (group.removeContainer(container)) {
+                    left.put(group, before);
+                }
             }
         }
         try {
             container.stop();
-            if (container instanceof ConcurrentMessageListenerContainer c) {
-                c.removed();
+            synchronized (containers) {
+                // not the meters of another container registered under its id once a second call freed it
+                if (!containers.containsKey(id) || containers.get(id) == container) {
+                    if (container instanceof ConcurrentMessageListenerContainer c) {
+                        c.removed();
+                    }
+                    containers.remove(id);
+                }
+                unregistering.remove(container);
             }
         } catch (RuntimeException | Error e) {
             synchronized (containers) { // still registered, in its groups, each in its place
                 unregistering.remove(container);
-                left.forEach((group, before) -> group.restoreContainer(container, before));
+                if (!containers.containsKey(id)) { // freed by a second call, and not taken since
+                    putBack(id, container, earlier);
+                }
+                if (containers.get(id) == container) {
+                    left.forEach((group, before) -> group.restoreContainer(container, before));
+                }
             }
-            own.done.countDown();
             throw e;
         }
-        synchronized (containers) {
-            containers.remove(id, container);
-            unregistering.remove(container);
-        }
-        own.done.countDown();
         return true;
     }
 
-    /** Whether this thread is a polling thread of the container (its listener, or its listener's stop events). */
-    private static boolean isOwnThread(MessageListenerContainer container) {
-        return container instanceof ConcurrentMessageListenerContainer c && c.isPollingThread(Thread.currentThread());
-    }
-
-    /** An unregistration under way: its thread, and its end, which another unregistration of the container awaits. */
-    private static final class Unregistration {
-        final Thread thread;
-        final CountDownLatch done = new CountDownLatch(1);
-
-        Unregistration(Thread thread) {
-            this.thread = thread;
-        }
-
-        /**
-         * Waits for its end.
-         *
-         * @return false when the waiting thread was interrupted first (its interrupt kept)
-         */
-        boolean awaitDone() {
-            try {
-                done.await();
-                return true;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return false;
+    /** Registers a container again under its id, right after the last of {@code earlier} still registered, or first. */
+    private void putBack(String id, MessageListenerContainer container, List<String> earlier) {
+        List<Map.Entry<String, MessageListenerContainer>> entries = new ArrayList<>(containers.entrySet());
+        int at = 0;
+        for (int i = 0; i < entries.size(); i++) {
+            if (earlier.contains(entries.get(i).getKey())) {
+                at = i + 1;
             }
         }
+        entries.add(at, Map.entry(id, container));
+        containers.clear();
+        entries.forEach(e -> containers.put(e.getKey(), e.getValue()));
     }
 
     /**
-     * Starts a container unless it was unregistered (or is being). For kafko's container the check and the start are
-     * made under its own lock, on which its lifecycle methods are serialized: an unregistration either marks it before
-     * the check (it does not start) or stops it after this start. Another container's monitor guards nothing of its
-     * lifecycle (and its start may wait for a thread that takes it): its start is checked for before and after, and
-     * one unregistered meanwhile, whose stop may have come while it started, is stopped again.
+     * Starts a container unless it was unregistered (or is being), or the registry stopped (the context closes). For
+     * kafko's container the check and the start are made under its own lock, on which its lifecycle methods are
+     * serialized: an unregistration or a stop of the registry either comes before the check (it does not start) or
+     * stops it after this start. Another container's monitor guards nothing of its lifecycle (and its start may wait
+     * for a thread that takes it): its start is checked for before and after, and one unregistered or whose registry
+     * stopped meanwhile, whose stop may have come while it started, is stopped again.
      */
     private void startRegistered(MessageListenerContainer container) {
         if (container instanceof ConcurrentMessageListenerContainer) {
             synchronized (container) {
-                if (isRegistered(container)) {
+                if (running && isRegistered(container)) {
                     container.start();
                 }
             }
-        } else if (isRegistered(container)) {
+        } else if (running && isRegistered(container)) {
             container.start();
-            if (!isRegistered(container)) {
+            if (!running || !isRegistered(container)) {
                 container.stop();
             }
         }
@@ -244,7 +237,7 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
     private boolean isRegistered(MessageListenerContainer container) {
         String id = container.getListenerId();
         synchronized (containers) {
-            return containers.get(id) == container && !unregistering.containsKey(container);
+            return containers.get(id) == container && !unregistering.contains(container);
         }
     }
 
@@ -353,7 +346,7 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
         Thread caller = Thread.currentThread();
         List<CompletableFuture<Void>> stopping = new ArrayList<>();
         List<MessageListenerContainer> here = new ArrayList<>();
-        for (MessageListenerContainer container : getListenerContainers()) {
+        for (MessageListenerContainer container : toStop()) {
             if (container.isRunning() && !(container instanceof ConcurrentMessageListenerContainer c
                     && c.isPollingThread(caller))) {
                 stopping.add(CompletableFuture.runAsync(container::stop, runnable -> {
@@ -373,6 +366,22 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
             }
         }
         CompletableFuture.allOf(stopping.toArray(CompletableFuture[]::new)).join();
+    }
+
+    /**
+     * The registered containers, and those still stopping whose id a second unregistration freed: the context closes
+     * kafko only once they stopped too.
+     */
+    private List<MessageListenerContainer> toStop() {
+        synchronized (containers) {
+            List<MessageListenerContainer> all = new ArrayList<>(containers.values());
+            for (MessageListenerContainer container : unregistering) {
+                if (containers.get(container.getListenerId()) != container) {
+                    all.add(container);
+                }
+            }
+            return all;
+        }
     }
 
     @Override

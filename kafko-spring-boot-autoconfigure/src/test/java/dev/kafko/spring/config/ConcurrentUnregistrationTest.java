@@ -19,9 +19,9 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
  * Two unregistrations of one container at once, and what a container's groups hold while it is unregistered: as
- * spring-kafka's, one call removes the container and the other returns {@code null}; the container is stopped once,
- * its id is free once either call returned, and a failed unregistration leaves the registry and the groups as they
- * were.
+ * spring-kafka's, one call removes the container and the other returns {@code null} at once, without waiting for the
+ * first (whose stop may wait for it); the container is stopped once, its id is free once either call returned, and a
+ * failed unregistration leaves the registry and the groups as they were, unless the id freed was taken meanwhile.
  */
 class ConcurrentUnregistrationTest {
 
@@ -53,7 +53,7 @@ class ConcurrentUnregistrationTest {
     }
 
     /** An unregistration made on a thread of its own, and what it returned ({@code "null"} for null) or threw. */
-    private static final class Call {
+    private static class Call {
         final AtomicReference<Object> outcome = new AtomicReference<>();
         final Thread thread;
 
@@ -65,8 +65,13 @@ class ConcurrentUnregistrationTest {
                 } catch (RuntimeException e) {
                     outcome.set(e);
                 }
+                afterCall();
             }, name);
             thread.setDaemon(true); // one that waits for good must not keep the test JVM
+        }
+
+        /** Runs on its thread once the call returned or threw. */
+        void afterCall() {
         }
 
         void start() {
@@ -109,15 +114,15 @@ class ConcurrentUnregistrationTest {
         Call second = new Call("second", registry, "tenant");
         first.start();
         assertThat(tenant.stopEntered.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        assertThat(registry.getListenerContainer("tenant")).as("registered while one call stops it").isSameAs(tenant);
         second.start();
-        second.awaitParkedOrDone(); // in the first's stop still: the second came while it ran
-        assertThat(second.thread.isAlive()).as("returned while the container still held its id").isTrue();
-        assertThat(registry.getListenerContainer("tenant")).isSameAs(tenant);
+        assertThat(second.finish()).as("spring-kafka's: the container removed once, the other call gets null at once")
+                .isEqualTo("null");
+        assertThat(registry.getListenerContainer("tenant")).as("its id free once the second returned").isNull();
+        assertThat(first.thread.isAlive()).as("the first still stops it").isTrue();
         tenant.releaseStop.countDown();
 
         assertThat(first.finish()).isSameAs(tenant);
-        assertThat(second.finish()).as("spring-kafka's: the container removed once, the other call gets null")
-                .isEqualTo("null");
         assertThat(tenant.stops).as("stopped by each call").hasValue(1);
         assertThat(tenant.isRunning()).isFalse();
         assertThat(registry.getListenerContainer("tenant")).isNull();
@@ -126,7 +131,39 @@ class ConcurrentUnregistrationTest {
     }
 
     @Test
-    void anUnregistrationThatMeetsAFailedOneAtOnceRemovesTheContainerAndLeavesNoGroupHoldingIt()
+    void aFailedUnregistrationWhoseIdAnotherCallFreedPutsItBackInItsPlaceInTheRegistryAndItsGroup()
+            throws InterruptedException {
+        KafkoListenerEndpointRegistry registry = new KafkoListenerEndpointRegistry();
+        OwnContainer before = new OwnContainer("before", false);
+        HeldStop tenant = new HeldStop("tenant", true);
+        OwnContainer after = new OwnContainer("after", false);
+        for (OwnContainer container : new OwnContainer[] {before, tenant, after}) {
+            registry.registerListenerContainer(container, false);
+            registry.addToGroup("tenants", container);
+        }
+        ContainerGroup group = registry.getContainerGroup("tenants");
+        tenant.start();
+
+        Call first = new Call("first", registry, "tenant");
+        Call second = new Call("second", registry, "tenant");
+        first.start();
+        assertThat(tenant.stopEntered.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        second.start();
+        assertThat(second.finish()).isEqualTo("null");
+        tenant.releaseStop.countDown();
+
+        assertThat(first.finish()).isInstanceOf(IllegalStateException.class)
+                .hasFieldOrPropertyWithValue("message", "tenant cannot stop");
+        assertThat(registry.getListenerContainer("tenant")).as("its stop failed: registered as before").isSameAs(tenant);
+        assertThat(registry.getListenerContainerIds()).containsExactlyInAnyOrder("before", "tenant", "after");
+        assertThat(registry.getListenerContainers()).as("in its place").containsExactly(before, tenant, after);
+        assertThat(group.getContainers()).containsExactly(before, tenant, after);
+        assertThat(registry.unregisterListenerContainer("tenant")).as("a later call removes it").isSameAs(tenant);
+        assertThat(group.contains(tenant)).isFalse();
+    }
+
+    @Test
+    void aFailedUnregistrationLeavesTheIdToTheContainerRegisteredUnderItOnceAnotherCallFreedIt()
             throws InterruptedException {
         KafkoListenerEndpointRegistry registry = new KafkoListenerEndpointRegistry();
         HeldStop tenant = new HeldStop("tenant", true);
@@ -135,21 +172,140 @@ class ConcurrentUnregistrationTest {
         tenant.start();
 
         Call first = new Call("first", registry, "tenant");
-        Call second = new Call("second", registry, "tenant");
         first.start();
         assertThat(tenant.stopEntered.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
-        second.start();
-        second.awaitParkedOrDone();
+        assertThat(registry.unregisterListenerContainer("tenant")).isNull();
+        OwnContainer replacement = new OwnContainer("tenant", false);
+        registry.registerListenerContainer(replacement, false); // as the free id allows
+        registry.addToGroup("tenants", replacement);
         tenant.releaseStop.countDown();
 
-        assertThat(first.finish()).isInstanceOf(IllegalStateException.class)
-                .hasFieldOrPropertyWithValue("message", "tenant cannot stop");
-        assertThat(second.finish()).as("the second unregisters it once the first failed").isSameAs(tenant);
-        assertThat(registry.getListenerContainer("tenant")).isNull();
-        assertThat(group.contains(tenant)).as("put back in its group by the failed first, unregistered by the second:"
-                + " its group's start would run it, registered nowhere").isFalse();
-        group.start();
+        assertThat(first.finish()).isInstanceOf(IllegalStateException.class);
+        assertThat(registry.getListenerContainer("tenant")).as("the id's new holder keeps it").isSameAs(replacement);
+        assertThat(group.getContainers()).as("not put back in its group, registered nowhere: the group's start would"
+                + " run it").containsExactly(replacement);
+    }
+
+    @Test
+    void anUnregistrationWhoseStopWaitsForAnotherUnregistrationOfTheSameIdDoesNotHang() throws InterruptedException {
+        KafkoListenerEndpointRegistry registry = new KafkoListenerEndpointRegistry();
+        AtomicReference<Call> inner = new AtomicReference<>();
+        AtomicReference<Object> registeredAgain = new AtomicReference<>();
+        OwnContainer replacement = new OwnContainer("tenant", false);
+        AtomicInteger stops = new AtomicInteger();
+        OwnContainer tenant = new OwnContainer("tenant", false) {
+            @Override
+            public void stop() {
+                stops.incrementAndGet();
+                // an application's container whose stop joins a thread of its own that unregisters it too, then
+                // registers another under its id
+                Call call = new Call("its-own", registry, "tenant") {
+                    @Override
+                    void afterCall() {
+                        try {
+                            registry.registerListenerContainer(replacement, false);
+                            registeredAgain.set(replacement);
+                        } catch (RuntimeException e) {
+                            registeredAgain.set(e);
+                        }
+                    }
+                };
+                inner.set(call);
+                call.start();
+                try {
+                    call.thread.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                super.stop();
+            }
+        };
+        registry.registerListenerContainer(tenant, false);
+        tenant.start();
+
+        Call first = new Call("first", registry, "tenant");
+        first.start();
+        assertThat(first.finish()).isSameAs(tenant);
+        assertThat(inner.get().thread.isAlive()).as("waits for the unregistration whose stop waits for it").isFalse();
+        assertThat(inner.get().outcome.get()).isEqualTo("null");
+        assertThat(registeredAgain.get()).as("its id free once that call returned").isSameAs(replacement);
+        assertThat(registry.getListenerContainer("tenant")).isSameAs(replacement);
+        assertThat(stops).hasValue(1);
         assertThat(tenant.isRunning()).isFalse();
+    }
+
+    @Test
+    void theContainerOfAnUnregistrationWhoseIdAnotherCallFreedCannotBeRegisteredAgainBeforeItsStopReturned()
+            throws InterruptedException {
+        KafkoListenerEndpointRegistry registry = new KafkoListenerEndpointRegistry();
+        HeldStop tenant = new HeldStop("tenant", false);
+        registry.registerListenerContainer(tenant, false);
+        tenant.start();
+
+        Call first = new Call("first", registry, "tenant");
+        first.start();
+        try {
+            assertThat(tenant.stopEntered.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+            assertThat(registry.unregisterListenerContainer("tenant")).isNull();
+            assertThatThrownBy(() -> registry.registerListenerContainer(tenant, true))
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("'tenant' is still being unregistered");
+        } finally {
+            tenant.releaseStop.countDown();
+        }
+        assertThat(first.finish()).isSameAs(tenant);
+        assertThat(registry.getListenerContainer("tenant")).isNull();
+        registry.registerListenerContainer(tenant, false); // once its unregistration returned
+        assertThat(registry.getListenerContainer("tenant")).isSameAs(tenant);
+    }
+
+    @Test
+    void aStopOfTheRegistryStopsAContainerWhoseIdASecondUnregistrationFreed() throws InterruptedException {
+        KafkoListenerEndpointRegistry registry = new KafkoListenerEndpointRegistry();
+        HeldStop tenant = new HeldStop("tenant", false);
+        registry.registerListenerContainer(tenant, false);
+        registry.start();
+        tenant.start();
+
+        Call first = new Call("first", registry, "tenant");
+        first.start();
+        try {
+            assertThat(tenant.stopEntered.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+            assertThat(registry.unregisterListenerContainer("tenant")).isNull();
+            registry.stop(); // the context closes
+            assertThat(tenant.stops).as("stopped by the registry's stop too, which the context closes kafko after")
+                    .hasValue(2);
+            assertThat(tenant.isRunning()).isFalse();
+        } finally {
+            tenant.releaseStop.countDown();
+        }
+        assertThat(first.finish()).isSameAs(tenant);
+    }
+
+    @Test
+    void aCallThatFoundTheContainerJustBeforeAnotherRemovedItReturnsNull() throws InterruptedException {
+        KafkoListenerEndpointRegistry registry = new KafkoListenerEndpointRegistry();
+        CountDownLatch looked = new CountDownLatch(1);
+        CountDownLatch goOn = new CountDownLatch(1);
+        OwnContainer tenant = new OwnContainer("tenant", false) {
+            @Override
+            public String getListenerId() {
+                if (Thread.currentThread().getName().equals("late")) {
+                    looked.countDown(); // found under the id: held between that look-up and its removal
+                    await(goOn);
+                }
+                return super.getListenerId();
+            }
+        };
+        registry.registerListenerContainer(tenant, false);
+        tenant.start();
+
+        Call late = new Call("late", registry, "tenant");
+        late.start();
+        assertThat(looked.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        assertThat(registry.unregisterListenerContainer("tenant")).isSameAs(tenant);
+        goOn.countDown();
+
+        assertThat(late.finish()).as("removed once: one call returns it").isEqualTo("null");
     }
 
     @Test

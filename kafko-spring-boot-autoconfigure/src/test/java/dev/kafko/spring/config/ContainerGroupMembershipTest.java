@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kafko.spring.config.UnregisterDuringStartOfOwnContainersTest.OwnContainer;
 import dev.kafko.spring.listener.ContainerGroup;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** What a {@link ContainerGroup} lists and reports as its containers come, go, start and stop. */
@@ -78,5 +79,18 @@ class ContainerGroupMembershipTest {
         assertThat(second.isRunning()).isTrue();
         group.stop();
         assertThat(group.isRunning()).isFalse();
+    }
+
+    @Test
+    void aContainerPutBackThatIsInTheGroupAlreadyStaysWhereItIsOnce() {
+        OwnContainer first = new OwnContainer("first", false);
+        OwnContainer second = new OwnContainer("second", false);
+        ContainerGroup group = new ContainerGroup("tenants");
+        group.addContainers(first, second);
+
+        group.restoreContainer(first, List.of());
+        group.restoreContainer(second, List.of());
+
+        assertThat(group.getContainers()).as("each once, in its place").containsExactly(first, second);
     }
 }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.kafko.spring.annotation.KafkoListener;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
 import dev.kafko.spring.config.UnregisterDuringStartOfOwnContainersTest.OwnContainer;
+import dev.kafko.spring.listener.ConcurrentMessageListenerContainer;
 import java.util.List;
 import java.util.concurrent.BrokenBarrierException;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -109,6 +110,54 @@ class RegistryLifecycleTest {
         assertThat(failures).as("a stop that waited for the other's to begin: their timeouts would add up").isEmpty();
         assertThat(first.isRunning()).isFalse();
         assertThat(second.isRunning()).isFalse();
+    }
+
+    @Test
+    void aContainerWhoseStartRunsAsTheRegistryStopsIsNotLeftRunning() throws InterruptedException {
+        KafkoListenerEndpointRegistry registry = new KafkoListenerEndpointRegistry();
+        registry.start();
+        OwnContainer tenant = new OwnContainer("tenant", true); // its start held
+        Thread registering = new Thread(() -> registry.registerListenerContainer(tenant, true), "register");
+        registering.setDaemon(true);
+        registering.start();
+        assertThat(tenant.entered.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+
+        registry.stop(); // the context closes while the registration starts it
+        tenant.release.countDown();
+        registering.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+
+        assertThat(registering.isAlive()).isFalse();
+        assertThat(tenant.isRunning()).as("started after the registry's stop stopped it: running once the context"
+                + " closed, stopped by nothing").isFalse();
+    }
+
+    @Test
+    void aKafkoContainerRegisteredAsTheRegistryStopsIsNotStartedAfterIt() {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+                .withPropertyValues("kafko.ephemeral=true", "kafko.listener.poll-timeout=100ms")
+                .run(context -> {
+                    KafkoListenerEndpointRegistry registry = context.getBean(KafkoListenerEndpointRegistry.class);
+                    ConcurrentMessageListenerContainer tenant = context.getBean(KafkoListenerContainerFactory.class)
+                            .createListenerContainer("tenant", "tenant", List.of("tenant-orders"), (records, ack) -> {
+                            });
+                    Thread registering = new Thread(() -> registry.registerListenerContainer(tenant, true),
+                            "register");
+                    registering.setDaemon(true);
+                    synchronized (tenant) { // the registration's start waits for it, the registry seen running
+                        registering.start();
+                        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+                        while (registering.getState() != Thread.State.BLOCKED) {
+                            assertThat(System.nanoTime()).as("the registration waits").isLessThan(deadline);
+                            Thread.onSpinWait();
+                        }
+                        registry.stop(); // the context closes meanwhile
+                    }
+                    registering.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+
+                    assertThat(registering.isAlive()).isFalse();
+                    assertThat(tenant.isRunning()).as("started after the registry stopped: polling while kafko"
+                            + " closes, keeping the JVM alive").isFalse();
+                });
     }
 
     @Test
