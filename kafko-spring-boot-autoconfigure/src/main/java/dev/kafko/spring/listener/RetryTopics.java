@@ -111,7 +111,8 @@ public final class RetryTopics {
      * As the constructor above, with each retry's back-off given, as a {@code BackOff} of the application's own yields
      * them ({@code RetryTopicConfigurationBuilder.customBackoff}): {@code backOffs.length + 1} attempts. Back-offs that
      * do not only grow are named as any others; a back-off of several retries has one topic under {@code SINGLE_TOPIC},
-     * and under {@code MULTIPLE_TOPICS} its topics are numbered after it in the order of their retries.
+     * and under {@code MULTIPLE_TOPICS} its topics are numbered after it, as spring-kafka numbers them, by their
+     * retry's distance from its first retry.
      *
      * @param backOffs milliseconds before each retry, none negative; empty: failures go to the dead-letter topic at
      *     once (whose handler, failing under {@link DltStrategy#ALWAYS_RETRY_ON_ERROR}, is then called again at once)
@@ -273,8 +274,10 @@ public final class RetryTopics {
      * topic put in {@code topicOfRetry}: spring-kafka's names. Under {@code SINGLE_TOPIC} one topic per distinct
      * back-off, the suffix alone when there is one; under {@code MULTIPLE_TOPICS} one per retry. A topic is named by
      * its back-off, or by its index where the suffixing asks for it or, under {@code MULTIPLE_TOPICS}, where every
-     * retry has the same back-off; several topics of one back-off get their index among those after it (a multiplied
-     * back-off only grows, up to its cap, so its equal back-offs follow each other; a custom one's need not).
+     * retry has the same back-off; several topics of one back-off are numbered after it by their retry's distance from
+     * its first retry, as spring-kafka numbers them (a multiplied back-off only grows, up to its cap, so its equal
+     * back-offs follow each other and are numbered 0, 1, ...; a custom one's need not: 10, 20, 10 gives
+     * {@code -10-0}, {@code -20}, {@code -10-2}).
      */
     private static List<String> name(String base, long[] delays, int[] topicOfRetry, TopicSuffixingStrategy suffixing,
                                      SameIntervalTopicReuseStrategy reuse) {
@@ -305,15 +308,17 @@ public final class RetryTopics {
                 names.add(base + "-" + i);
                 continue;
             }
-            int before = 0; // retries of this back-off before this one, and in all
-            int all = 0;
+            int first = -1; // the first retry of this back-off, and whether another has it
+            boolean shared = false;
             for (int j = 0; j < delays.length; j++) {
                 if (delays[j] == delays[i]) {
-                    before += j < i ? 1 : 0;
-                    all++;
+                    shared |= j != i;
+                    first = first < 0 ? j : first;
                 }
             }
-            names.add(base + "-" + delays[i] + (all > 1 ? "-" + before : ""));
+            // numbered by the distance from the first, as spring-kafka numbers them: the count of those before would
+            // be the same where they follow each other, but not for 10, 20, 10, whose last is spring-kafka's -10-2
+            names.add(base + "-" + delays[i] + (shared ? "-" + (i - first) : ""));
         }
         return List.copyOf(names);
     }

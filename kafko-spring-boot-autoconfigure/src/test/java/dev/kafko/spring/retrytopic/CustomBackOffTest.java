@@ -2,12 +2,16 @@ package dev.kafko.spring.retrytopic;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 
 import dev.kafko.spring.annotation.KafkoListener;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
 import dev.kafko.spring.core.KafkoTemplate;
+import dev.kafko.spring.listener.DltStrategy;
 import dev.kafko.spring.listener.RetryTopics;
+import dev.kafko.spring.listener.SameIntervalTopicReuseStrategy;
+import dev.kafko.spring.listener.TopicSuffixingStrategy;
 import dev.kafko.spring.support.KafkoHeaders;
 import dev.kafko.spring.test.KafkoTestUtils;
 import java.time.Duration;
@@ -100,12 +104,17 @@ class CustomBackOffTest {
     }
 
     @Test
-    void aBackOffOfSeveralRetriesApartHasATopicEachNumberedAfterItOrOneTopic() {
+    void aBackOffOfSeveralRetriesApartHasATopicEachNumberedAsSpringKafkaNumbersThemOrOneTopic() {
         RetryTopics multiple = RetryTopicConfigurationBuilder.newInstance().customBackoff(new Given(10, 20, 10))
                 .maxAttempts(4).create().plan("t");
-        assertThat(multiple.retryTopics()).as("no two retries share a topic's name")
-                .containsExactly("t-retry-10-0", "t-retry-20", "t-retry-10-1");
-        assertThat(multiple.topicOfAttempt(4)).isEqualTo("t-retry-10-1");
+        assertThat(multiple.retryTopics()).as("no two retries share a topic's name; spring-kafka's names, numbered by"
+                + " the distance from the back-off's first retry").containsExactly("t-retry-10-0", "t-retry-20",
+                "t-retry-10-2");
+        assertThat(multiple.topicOfAttempt(4)).isEqualTo("t-retry-10-2");
+        RetryTopics twice = RetryTopicConfigurationBuilder.newInstance().customBackoff(new Given(10, 20, 10, 10))
+                .maxAttempts(5).create().plan("t");
+        assertThat(twice.retryTopics())
+                .containsExactly("t-retry-10-0", "t-retry-20", "t-retry-10-2", "t-retry-10-3");
 
         RetryTopics single = RetryTopicConfigurationBuilder.newInstance().customBackoff(new Given(10, 20, 10))
                 .useSingleTopicForSameIntervals().maxAttempts(4).create().plan("t");
@@ -139,6 +148,90 @@ class CustomBackOffTest {
     }
 
     @Test
+    void springCoresBackOffsNameTheirTopicsAsTheBuildersOwnSettingsUnderEveryNamingStrategy() {
+        for (int attempts = 1; attempts <= 7; attempts++) {
+            for (boolean single : new boolean[] {false, true}) {
+                for (boolean byIndex : new boolean[] {false, true}) {
+                    ExponentialBackOff exponential = new ExponentialBackOff(100, 2);
+                    exponential.setMaxInterval(500);
+                    RetryTopicConfigurationBuilder[] pairs = {
+                        RetryTopicConfigurationBuilder.newInstance().customBackoff(new FixedBackOff(25)),
+                        RetryTopicConfigurationBuilder.newInstance().fixedBackOff(25),
+                        RetryTopicConfigurationBuilder.newInstance().customBackoff(exponential),
+                        RetryTopicConfigurationBuilder.newInstance().exponentialBackoff(100, 2, 500),
+                        RetryTopicConfigurationBuilder.newInstance().customBackoff(new FixedBackOff(0)),
+                        RetryTopicConfigurationBuilder.newInstance().noBackoff()};
+                    for (int i = 0; i < pairs.length; i += 2) {
+                        RetryTopics custom = withStrategies(pairs[i], single, byIndex).maxAttempts(attempts).create()
+                                .plan("t");
+                        RetryTopics own = withStrategies(pairs[i + 1], single, byIndex).maxAttempts(attempts)
+                                .create().plan("t");
+                        String what = "pair " + i / 2 + ", " + attempts + " attempts, single " + single
+                                + ", by index " + byIndex;
+                        assertThat(custom.retryTopics()).as(what).isEqualTo(own.retryTopics());
+                        for (int attempt = 2; attempt <= attempts; attempt++) {
+                            assertThat(custom.topicOfAttempt(attempt)).as(what).isEqualTo(own.topicOfAttempt(attempt));
+                            assertThat(custom.backOffBefore(attempt)).as(what).isEqualTo(own.backOffBefore(attempt));
+                        }
+                        assertThat(custom.dltTopic()).as(what).isEqualTo(own.dltTopic());
+                        if (attempts > 1) {
+                            assertThat(custom.dltBackOff()).as(what).isEqualTo(own.dltBackOff());
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    private static RetryTopicConfigurationBuilder withStrategies(RetryTopicConfigurationBuilder builder,
+                                                                 boolean single, boolean byIndex) {
+        if (single) {
+            builder.useSingleTopicForSameIntervals();
+        }
+        return byIndex ? builder.suffixTopicsWithIndexValues() : builder;
+    }
+
+    @Test
+    void maxAttemptsSetBeforeTheBackOffDrawsAsManyAsSetAfterIt() {
+        Given given = new Given(5, 6, 7);
+        RetryTopics before = RetryTopicConfigurationBuilder.newInstance().maxAttempts(3).customBackoff(given).create()
+                .plan("t");
+        assertThat(before.retryTopics()).containsExactly("t-retry-5", "t-retry-6");
+        RetryTopics after = RetryTopicConfigurationBuilder.newInstance().customBackoff(given).maxAttempts(3).create()
+                .plan("t");
+        assertThat(after.retryTopics()).isEqualTo(before.retryTopics());
+    }
+
+    @Test
+    void aBackOffThatThrowsFailsTheCreateWithItsOwnException() {
+        IllegalStateException broken = new IllegalStateException("no back-offs today");
+        assertThatIllegalStateException().isThrownBy(() -> RetryTopicConfigurationBuilder.newInstance()
+                .customBackoff(() -> {
+                    throw broken;
+                }).create()).isSameAs(broken);
+        AtomicInteger starts = new AtomicInteger();
+        BackOff secondStartThrows = () -> {
+            if (starts.incrementAndGet() > 1) {
+                throw broken;
+            }
+            return () -> 10;
+        };
+        assertThatIllegalStateException().as("the second draw, which compares, is a draw as the first")
+                .isThrownBy(() -> RetryTopicConfigurationBuilder.newInstance().customBackoff(secondStartThrows)
+                        .create()).isSameAs(broken);
+    }
+
+    @Test
+    void zeroAndTheLongestBackOffAreNamedAndWaitedAsGiven() {
+        RetryTopics plan = RetryTopicConfigurationBuilder.newInstance().customBackoff(new Given(0, Long.MAX_VALUE))
+                .create().plan("t");
+        assertThat(plan.retryTopics()).containsExactly("t-retry-0", "t-retry-" + Long.MAX_VALUE);
+        assertThat(plan.waitBefore(2)).isZero();
+        assertThat(plan.waitBefore(3)).isEqualTo(Long.MAX_VALUE);
+        assertThat(plan.dltBackOff()).isEqualTo(Long.MAX_VALUE);
+    }
+
+    @Test
     void oneAttemptDrawsNothingAndGoesToTheDeadLetterTopicAtOnce() {
         Given given = new Given();
         RetryTopics plan = RetryTopicConfigurationBuilder.newInstance().customBackoff(given).maxAttempts(1).create()
@@ -163,6 +256,22 @@ class CustomBackOffTest {
                 .withMessage("attempts must be at least 1, was 0");
         assertThatNullPointerException().isThrownBy(() -> RetryTopicConfigurationBuilder.newInstance()
                 .customBackoff(null)).withMessage("backOff");
+    }
+
+    @Test
+    void backOffsGivenToTheRetryTopicsThemselvesAreCheckedNamingTheRetry() {
+        assertThatIllegalArgumentException().isThrownBy(() -> new RetryTopics("t", new long[] {10, 20, -1}, "-retry",
+                        "-dlt", List.of(), List.of(), DltStrategy.FAIL_ON_ERROR,
+                        TopicSuffixingStrategy.SUFFIX_WITH_DELAY_VALUE, SameIntervalTopicReuseStrategy.MULTIPLE_TOPICS))
+                .withMessage("the back-off before retry 3 must not be negative, was -1");
+        long[] given = {10, 20, 10};
+        RetryTopics plan = new RetryTopics("t", given, "-retry", "-dlt", List.of(), List.of(),
+                DltStrategy.FAIL_ON_ERROR, TopicSuffixingStrategy.SUFFIX_WITH_DELAY_VALUE,
+                SameIntervalTopicReuseStrategy.MULTIPLE_TOPICS);
+        given[2] = 99;
+        assertThat(plan.retryTopics()).as("a copy of the array").containsExactly("t-retry-10-0", "t-retry-20",
+                "t-retry-10-2");
+        assertThat(plan.backOffBefore(4)).isEqualTo(10);
     }
 
     @Test
@@ -201,6 +310,33 @@ class CustomBackOffTest {
                     assertThat(CALLS).containsExactly("pay:never", "pay-retry-15:never", "pay-retry-5:never");
                     assertThat(DEAD).containsExactly("pay-dlt:never");
                 });
+    }
+
+    @Test
+    void aRecordRetriedAgainAfterAnotherBackOffGoesThroughTheTopicSpringKafkaNamesForThatRetry() {
+        CALLS.clear();
+        DEAD.clear();
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+                .withPropertyValues("kafko.ephemeral=true", "kafko.topics.pay.partitions=2")
+                .withUserConfiguration(BackOffsApart.class).withBean(Listener.class)
+                .withBean("deadLetters", DeadLetters.class).run(context -> {
+                    @SuppressWarnings("unchecked")
+                    KafkoTemplate<String, String> template = context.getBean(KafkoTemplate.class);
+                    template.send("pay", 1, "k", "never").join();
+                    KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(30));
+                    assertThat(CALLS).containsExactly("pay:never", "pay-retry-5-0:never", "pay-retry-15:never",
+                            "pay-retry-5-2:never");
+                    assertThat(DEAD).containsExactly("pay-dlt:never");
+                });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class BackOffsApart {
+        @Bean
+        RetryTopicConfiguration payRetries() {
+            return RetryTopicConfigurationBuilder.newInstance().customBackoff(new Given(5, 15, 5)).maxAttempts(4)
+                    .includeTopic("pay").dltHandlerMethod("deadLetters", "handle").create();
+        }
     }
 
     @Configuration(proxyBeanMethods = false)
