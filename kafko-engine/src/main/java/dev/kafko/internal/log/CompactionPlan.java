@@ -82,15 +82,6 @@ public final class CompactionPlan {
         return n;
     }
 
-    /** The bytes the plan frees. */
-    public long freedBytes() {
-        long n = 0;
-        for (Rewrite r : rewrites) {
-            n += r.oldSize() - r.size();
-        }
-        return n;
-    }
-
     /**
      * Deletes the new files of the plan that were not put in place: a plan not applied (the partition closed, the
      * segments deleted meanwhile); any thread. What cannot be deleted now, the next open deletes.

@@ -3,6 +3,8 @@ package dev.kafko.internal.log;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kafko.CleanupPolicy;
+import dev.kafko.Headers;
+import dev.kafko.KafkoRecord;
 import dev.kafko.OutgoingRecord;
 import dev.kafko.TopicConfig;
 import dev.kafko.internal.io.FileIo;
@@ -65,6 +67,83 @@ class CompactionPassesEdgesTest {
             assertThat(next.cleanableEnd()).isEqualTo(-1);
             // a caller that repeats passes while some are left (the broker's cleaner) stops here, not spinning on
             assertThat(log.compaction().passesLeft()).isFalse();
+        }
+    }
+    /** Compacts {@code log} pass after pass at {@code now}, as the broker does. */
+    private static void compact(PartitionLog log, TopicConfig config, long now, long buffer) {
+        do {
+            CompactionPlan plan = log.compaction().prepare(config, now, false, buffer, () -> false);
+            if (plan.isEmpty()) {
+                log.compaction().noteCompacted(plan, true);
+            } else {
+                log.applyCompaction(plan, false);
+            }
+        } while (log.compaction().passesLeft());
+    }
+
+    private static List<String> readAll(PartitionLog log) {
+        List<String> read = new ArrayList<>();
+        for (long o = log.logStartOffset(); o < log.endOffset(); ) {
+            ReadResult r = log.read(o, 500, 1 << 20);
+            for (KafkoRecord k : r.records()) {
+                read.add(k.offset() + ":" + new String(k.key(), StandardCharsets.UTF_8) + "="
+                        + (k.value() == null ? "null" : new String(k.value(), StandardCharsets.UTF_8)));
+            }
+            o = r.nextOffset();
+        }
+        return read;
+    }
+
+    private static OutgoingRecord at(String key, String value, long timestamp) {
+        return new OutgoingRecord(bytes(key), value == null ? null : bytes(value), Headers.empty(), timestamp);
+    }
+
+    @Test
+    void aTombstoneWhereAPassStopsIsKeptForTheNextPassAndItsKeyStaysDeleted() {
+        // a buffer of one key: each pass maps one key and stops at the first record of another
+        TopicConfig config = TopicConfig.builder().compact().segmentAge(AGE).deleteRetention(Duration.ZERO).build();
+        try (PartitionLog log = PartitionLog.open("t", 0, dir, config, clock, FileIo.SYSTEM)) {
+            long t = clock.millis() - 1000;
+            // pass 1 maps b and stops at a (1); pass 2 maps a, removes a@1 and stops at b's tombstone (3), which the
+            // rewrite must keep: pass 3 begins there, and only the tombstone tells it that b's value at 0 goes
+            log.append(List.of(at("b", "v", t), at("a", "1", t), at("a", "2", t), at("b", null, t)));
+            clock.advance(AGE.plusSeconds(1));
+            log.append(at("c", "1", t));
+            clock.advance(AGE.plusSeconds(1));
+            log.append(at("tail", "t", clock.millis()));
+
+            compact(log, config, clock.millis(), 1);
+            assertThat(readAll(log)).containsExactly("2:a=2", "4:c=1", "5:tail=t");
+        }
+        try (PartitionLog log = PartitionLog.open("t", 0, dir, config, clock, FileIo.SYSTEM)) {
+            assertThat(readAll(log)).containsExactly("2:a=2", "4:c=1", "5:tail=t");
+        }
+    }
+
+    @Test
+    void aTombstoneBeforeAPassThatExpiredSinceThePassBeforeGoes() {
+        // a buffer of one key; the tombstone of b, seen by the first pass before its retention ended, is past it at
+        // the second, which begins after it: that pass removes it though its key is not among those it maps
+        Duration retention = Duration.ofHours(1);
+        TopicConfig config = TopicConfig.builder().compact().segmentAge(AGE).deleteRetention(retention).build();
+        try (PartitionLog log = PartitionLog.open("t", 0, dir, config, clock, FileIo.SYSTEM)) {
+            long t = clock.millis() - 1000;
+            log.append(List.of(at("b", null, t), at("a", "1", t), at("a", "2", t)));
+            clock.advance(AGE.plusSeconds(1));
+            log.append(at("tail", "t", clock.millis()));
+
+            CompactionPlan first = log.compaction().prepare(config, t + retention.toMillis(), false, 1, () -> false);
+            assertThat(first.partial()).isTrue();
+            assertThat(first.isEmpty()).as("the tombstone within its retention").isTrue();
+            log.compaction().noteCompacted(first, true);
+            assertThat(log.compaction().passesLeft()).isTrue();
+
+            CompactionPlan second = log.compaction().prepare(config, t + retention.toMillis() + 1, false, 1,
+                    () -> false);
+            assertThat(second.partial()).isFalse();
+            assertThat(second.removedRecords()).as("a@1, and b's tombstone now past its retention").isEqualTo(2);
+            log.applyCompaction(second, false);
+            assertThat(readAll(log)).containsExactly("2:a=2", "3:tail=t");
         }
     }
 }

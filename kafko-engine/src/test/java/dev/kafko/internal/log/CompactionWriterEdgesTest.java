@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.kafko.Compression;
 import dev.kafko.Headers;
 import dev.kafko.KafkoRecord;
+import dev.kafko.OutgoingRecord;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -29,6 +30,10 @@ class CompactionWriterEdgesTest {
 
     /** A kept record of {@code offset}, written at {@code timestamp}. */
     private static KafkoRecord record(long offset, long timestamp) {
+        return record(offset, timestamp, new byte[] {2});
+    }
+
+    private static KafkoRecord record(long offset, long timestamp, byte[] value) {
         return new KafkoRecord() {
             public String topic() {
                 return "t";
@@ -51,13 +56,24 @@ class CompactionWriterEdgesTest {
             }
 
             public byte[] value() {
-                return new byte[] {2};
+                return value;
             }
 
             public Headers headers() {
                 return Headers.empty();
             }
         };
+    }
+
+    /** A kept record of {@code offset} that a run counts as {@code size} bytes (its encoded size). */
+    private static KafkoRecord sized(long offset, long size) {
+        for (int length = 0; length < size; length++) {
+            byte[] value = new byte[length];
+            if (FrameEncoder.encodedSize(new OutgoingRecord(new byte[] {1}, value, Headers.empty(), 7)) == size) {
+                return record(offset, 7, value);
+            }
+        }
+        throw new AssertionError("no record of " + size + " bytes");
     }
 
     /** Writes with {@code writes} into a new file of at most {@code limit} bytes; returns the file. */
@@ -158,5 +174,60 @@ class CompactionWriterEdgesTest {
         });
         assertThat(frames(file)).containsExactly("0+" + Compaction.FRAME_RECORDS + " 7..7",
                 Compaction.FRAME_RECORDS + "+1 7..7");
+    }
+    @Test
+    void aRunEndsOnceItsBytesReachAFramesExactlyCountingFourBytesForEachRecordWithHolesBeforeIt()
+            throws IOException {
+        int each = 1024;
+        int records = Compaction.FRAME_BYTES / each;
+        // records of 1 KiB back to back: the last one brings the run to exactly a frame's bytes and ends it
+        Path file = write("0.log.tmp", Integer.MAX_VALUE, out -> {
+            for (long o = 0; o <= records; o++) {
+                out.keep(sized(o, each));
+            }
+        });
+        assertThat(frames(file)).containsExactly("0+" + records + " 7..7", records + "+1 7..7");
+
+        // a hole before each but the first: those records count their hole's four bytes too
+        file = write("1.log.tmp", Integer.MAX_VALUE, out -> {
+            out.keep(sized(0, each));
+            for (long o = 2; o <= 2L * records; o += 2) {
+                out.gap(o - 1, 1, 7, 7);
+                out.keep(sized(o, each - 4));
+            }
+        });
+        int offsets = 2 * records - 1;
+        assertThat(frames(file)).containsExactly("holes 0+" + offsets + " 7..7", "gap " + offsets + "+1 7..7",
+                (offsets + 1) + "+1 7..7");
+    }
+
+    @Test
+    void holesFarFromTheFirstOffsetStayInTheirFrame() throws IOException {
+        long base = 1L << 30; // a run's count is measured from its own base, not from offset 0
+        Path file = write("0.log.tmp", Integer.MAX_VALUE, out -> {
+            out.gap(0, (int) base, 1, 1);
+            out.keep(record(base, 10));
+            out.gap(base + 1, 5, 20, 20);
+            out.keep(record(base + 6, 30));
+        });
+        assertThat(frames(file)).containsExactly("gap 0+" + base + " 1..1", "holes " + base + "+7 10..30");
+    }
+
+    @Test
+    void gapFramesTakeUpToTheLargestCountAndNoMore() throws IOException {
+        int max = Integer.MAX_VALUE;
+        // removed offsets that add up to exactly the largest count: one gap frame
+        Path file = write("0.log.tmp", Integer.MAX_VALUE, out -> {
+            out.gap(0, max - 5, 1, 2);
+            out.gap(max - 5L, 5, 3, 4);
+        });
+        assertThat(frames(file)).containsExactly("gap 0+" + max + " 1..4");
+
+        // one offset more, from offset 0: a second gap frame
+        file = write("1.log.tmp", Integer.MAX_VALUE, out -> {
+            out.gap(0, max - 5, 1, 2);
+            out.gap(max - 5L, 6, 3, 4);
+        });
+        assertThat(frames(file)).containsExactly("gap 0+" + (max - 5) + " 1..2", "gap " + (max - 5) + "+6 3..4");
     }
 }

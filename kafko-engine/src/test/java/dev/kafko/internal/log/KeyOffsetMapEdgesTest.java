@@ -2,6 +2,8 @@ package dev.kafko.internal.log;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.HashSet;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -78,5 +80,19 @@ class KeyOffsetMapEdgesTest {
         assertThat(losing).containsExactly(false, true, false);
         assertThat(map.expired(map.find(key(1)))).isFalse();
         assertThat(map.expired(map.find(key(2)))).isTrue();
+    }
+
+    @Test
+    void theKeysGrowByDoublingNotByEachKey() {
+        // a copy of every key held at each new key would make a pass over millions of keys quadratic
+        KeyOffsetMap map = new KeyOffsetMap(64 << 20);
+        Set<Long> sizes = new HashSet<>();
+        for (int n = 0; n < 10_000; n++) {
+            assertThat(map.put(key(n), n, 0, false)).isEqualTo(KeyOffsetMap.NEW);
+            sizes.add(map.bytes());
+        }
+        // 10,000 keys of 8 bytes with their lengths: the table doubles 10 times, the keys' array 14 times
+        assertThat(sizes).hasSizeLessThan(40);
+        assertThat(map.size()).isEqualTo(10_000);
     }
 }
