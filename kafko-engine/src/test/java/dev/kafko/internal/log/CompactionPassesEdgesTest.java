@@ -69,6 +69,38 @@ class CompactionPassesEdgesTest {
             assertThat(log.compaction().passesLeft()).isFalse();
         }
     }
+    @Test
+    void aPassWhoseMergeARetentionCutDownToItsLastSegmentIsNotGoneOnFrom() {
+        TopicConfig config = TopicConfig.builder().cleanupPolicy(CleanupPolicy.COMPACT_DELETE).segmentBytes(16 << 10)
+                .segmentAge(AGE).build();
+        try (PartitionLog log = PartitionLog.open("t", 0, dir, config, clock, FileIo.SYSTEM)) {
+            fill(log);
+            // a buffer of a few keys: the pass stops early, its one rewrite merging the first two segments
+            CompactionPlan plan = log.compaction().prepare(config, clock.millis(), false, 8 << 10, () -> false);
+            assertThat(plan.partial()).isTrue();
+            assertThat(plan.rewrites()).singleElement().satisfies(r -> {
+                assertThat(r.first().baseOffset()).isZero();
+                assertThat(r.olds()).hasSize(2);
+            });
+            Segment last = plan.rewrites().get(0).last();
+
+            // before it is applied, a retention deletes the first segment (the only one older than 30 s past the
+            // first append): the merge's last segment is first in the log now, its records never compacted
+            long sinceFirst = Duration.ofMillis(clock.millis() - 1_700_000_000_000L).toSeconds();
+            TopicConfig retained = config.toBuilder().retention(Duration.ofSeconds(sinceFirst - 30)).build();
+            log.reconfigure(retained, false);
+            assertThat(log.applyRetention()).isPositive();
+            assertThat(log.segments()[0]).isSameAs(last);
+            log.applyCompaction(plan, false);
+
+            assertThat(log.compaction().passesLeft()).as("the next pass starts from the log's start again, where the"
+                    + " records of the rewrite not made still wait, not from this pass's end").isFalse();
+            compact(log, retained, clock.millis(), 8 << 10);
+            List<String> read = readAll(log);
+            assertThat(read).hasSize(4001).allMatch(r -> r.endsWith("=v1") || r.endsWith("tail=t"));
+        }
+    }
+
     /** Compacts {@code log} pass after pass at {@code now}, as the broker does. */
     private static void compact(PartitionLog log, TopicConfig config, long now, long buffer) {
         do {
