@@ -12,6 +12,7 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.springframework.util.backoff.BackOff;
 import org.springframework.util.backoff.BackOffExecution;
+import org.springframework.util.backoff.ExponentialBackOff;
 
 /**
  * Non-blocking retries for the {@code @KafkoListener} methods of some topics, declared as a bean (spring-kafka's
@@ -39,8 +40,8 @@ public final class RetryTopicConfiguration {
     /** The back-off before each retry, drawn once from {@code customBackoff}'s {@code BackOff}; null without one. */
     private final long @Nullable [] customBackOffs;
     /**
-     * Whether a second draw from {@code customBackoff}'s {@code BackOff} gave other back-offs (a jitter, a random
-     * back-off): its retry topics are then named by their index, one per retry, so that the next start, drawing other
+     * Whether a second draw from {@code customBackoff}'s {@code BackOff} gave other back-offs (a random back-off), or
+     * it is an {@code ExponentialBackOff} with a jitter: its retry topics are then named by their index, one per retry, so that the next start, drawing other
      * back-offs, reads the same topics.
      */
     private final boolean customBackOffsVary;
@@ -75,8 +76,8 @@ public final class RetryTopicConfiguration {
         randomMin = b.randomMin;
         randomMax = b.randomMax;
         customBackOffs = b.customBackOff == null ? null : draw(b.customBackOff, attempts);
-        customBackOffsVary = b.customBackOff != null
-                && !Arrays.equals(customBackOffs, draw(b.customBackOff, attempts));
+        customBackOffsVary = b.customBackOff != null && (jittered(b.customBackOff)
+                || !Arrays.equals(customBackOffs, draw(b.customBackOff, attempts)));
         include = List.copyOf(b.include);
         exclude = List.copyOf(b.exclude);
         traversingCauses = b.traversingCauses;
@@ -130,6 +131,15 @@ public final class RetryTopicConfiguration {
             backOffs[i] = next;
         }
         return backOffs;
+    }
+
+    /**
+     * Whether {@code backOff} is spring-core's {@code ExponentialBackOff} with a jitter, whose draws vary though two of
+     * them can come out equal by chance (a jitter of a few milliseconds draws each back-off from a few values): its
+     * retry topics are named by their index whatever two draws gave, so that every start names them alike.
+     */
+    private static boolean jittered(BackOff backOff) {
+        return backOff instanceof ExponentialBackOff exponential && exponential.getJitter() > 0;
     }
 
     /**

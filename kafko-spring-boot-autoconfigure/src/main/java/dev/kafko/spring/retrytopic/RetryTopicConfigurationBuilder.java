@@ -154,9 +154,11 @@ public final class RetryTopicConfigurationBuilder {
      * {@code maxAttempts - 1} of them from one {@code start()} of it, once, as spring-kafka's builder does, and names
      * the retry topics after them as after any other back-offs (several retries of one back-off under
      * {@code MULTIPLE_TOPICS} get a topic each, numbered after it: {@code -retry-500-0}, {@code -retry-500-1}).
-     * {@link #create()} draws them a second time to compare: where the two draws differ (a jitter, a random
-     * back-off) the retry topics are named by their index, one per retry ({@code -retry-0}, {@code -retry-1}, ...),
-     * whatever the naming strategies say, so that the next start reads the topics this one wrote to, where
+     * {@link #create()} draws them a second time to compare: where the two draws differ (a random back-off), and for
+     * spring-core's {@code ExponentialBackOff} with a jitter whatever its draws, the retry topics are named by their
+     * index, one per retry ({@code -retry-0}, {@code -retry-1}, ...), whatever the naming strategies say (a random
+     * {@code BackOff} of the application's own whose draws can come out equal takes
+     * {@link #suffixTopicsWithIndexValues()}), so that the next start reads the topics this one wrote to, where
      * spring-kafka names them after each start's draw and leaves the records of the last start's topics unread.
      * Where spring-kafka takes a {@code STOP} or a negative value for a back-off (a {@code STOP} for one of -1 ms),
      * {@link #create()} refuses it, naming the retry. A later {@code fixedBackOff}, {@code exponentialBackoff}, {@code uniformRandomBackoff} or

@@ -104,6 +104,44 @@ class CustomBackOffTest {
     }
 
     @Test
+    void aJitteredExponentialBackOffWhoseTwoDrawsCameOutEqualIsStillNamedByIndex() {
+        // spring-core's jitter draws each back-off from a range that can be a few milliseconds wide (1000 ms, then
+        // 1998 to 2001 ms under a jitter of 1 ms): two draws are then equal by chance (here one start in four), and
+        // a start where they were named its topics after the back-offs, the next one by index, leaving the records
+        // of the last start's topics unread; this one's draws are equal at every start
+        ExponentialBackOff sameTwice = new ExponentialBackOff(1_000, 2) {
+            @Override
+            public BackOffExecution start() {
+                AtomicInteger next = new AtomicInteger();
+                return () -> next.incrementAndGet() == 1 ? 1_000 : 2_000;
+            }
+        };
+        sameTwice.setJitter(1);
+        assertThat(RetryTopicConfigurationBuilder.newInstance().customBackoff(sameTwice).maxAttempts(3).create()
+                .plan("t").retryTopics()).as("by index, as at a start whose draws differed")
+                .containsExactly("t-retry-0", "t-retry-1");
+
+        ExponentialBackOff narrow = new ExponentialBackOff(1_000, 2);
+        narrow.setJitter(1);
+        java.util.Set<List<String>> names = new java.util.HashSet<>();
+        for (int start = 0; start < 64; start++) {
+            names.add(RetryTopicConfigurationBuilder.newInstance().customBackoff(narrow).maxAttempts(3).create()
+                    .plan("t").retryTopics());
+        }
+        assertThat(names).as("the same topics at every start").containsExactly(List.of("t-retry-0", "t-retry-1"));
+
+        assertThat(RetryTopicConfigurationBuilder.newInstance().customBackoff(new Given(1_000, 2_000))
+                .suffixTopicsWithIndexValues().maxAttempts(3).create().plan("t").retryTopics())
+                .as("a random BackOff of the application's own whose draws can come out equal: by index when asked")
+                .containsExactly("t-retry-0", "t-retry-1");
+
+        ExponentialBackOff without = new ExponentialBackOff(1_000, 2);
+        assertThat(RetryTopicConfigurationBuilder.newInstance().customBackoff(without).maxAttempts(3).create()
+                .plan("t").retryTopics()).as("no jitter: named by its back-offs")
+                .containsExactly("t-retry-1000", "t-retry-2000");
+    }
+
+    @Test
     void aBackOffOfSeveralRetriesApartHasATopicEachNumberedAsSpringKafkaNumbersThemOrOneTopic() {
         RetryTopics multiple = RetryTopicConfigurationBuilder.newInstance().customBackoff(new Given(10, 20, 10))
                 .maxAttempts(4).create().plan("t");
