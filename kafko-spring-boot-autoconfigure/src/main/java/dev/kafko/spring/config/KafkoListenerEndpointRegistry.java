@@ -5,7 +5,6 @@ import dev.kafko.spring.listener.ContainerGroup;
 import dev.kafko.spring.listener.MessageListenerContainer;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,6 +12,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.function.BiPredicate;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
@@ -48,9 +48,10 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
      * {@link #containers}, until their stop returned: the registry starts a container only while it is registered and
      * not in here, also from a {@link #start()} that listed it before ({@link #startRegistered}); another
      * unregistration of one frees its id and leaves it to the first ({@link #unregister}), and a {@link #stop()} of
-     * the registry stops those whose id was freed so too.
+     * the registry stops those whose id was freed so too. Each with its id, taken before the lock: the registry calls
+     * no container while holding it (a container's monitor may be held by its own stop, which looks the registry up).
      */
-    private final Set<MessageListenerContainer> unregistering = Collections.newSetFromMap(new IdentityHashMap<>());
+    private final Map<MessageListenerContainer, String> unregistering = new IdentityHashMap<>();
     private volatile boolean running;
 
     /**
@@ -87,7 +88,7 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
             if (containers.containsKey(id)) {
                 throw new IllegalStateException("Two listeners have the id '" + id + "'; listener ids must be unique");
             }
-            if (unregistering.contains(container)) {
+            if (unregistering.containsKey(container)) {
                 throw new IllegalStateException("Listener '" + id + "' is still being unregistered: register it again"
                         + " once its unregistration returned");
             }
@@ -100,12 +101,12 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
             if (startIfRunning && running && container.isAutoStartup()) {
                 startRegistered(container);
             }
-        } catch (RuntimeException | Error e) {
+        } catch (Throwable e) { // also a checked exception a Kotlin container throws
             // not registered after all: the id is free for a corrected container; by identity, as an equal one
             // registered under the id once this one was unregistered meanwhile is another container
             try {
                 unregister(container);
-            } catch (RuntimeException | Error suppressed) {
+            } catch (Throwable suppressed) {
                 e.addSuppressed(suppressed);
             }
             throw e;
@@ -151,7 +152,7 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
             if (containers.get(id) != container) {
                 return false; // removed by another call, or never registered
             }
-            if (unregistering.contains(container)) {
+            if (unregistering.containsKey(container)) {
                 // as spring-kafka's one atomic remove: this call returns null, its id free, and the other one stops it
                 containers.remove(id);
                 return false;
@@ -159,7 +160,7 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
             // before the stop: a start() of the registry or of its group that listed it already must not start it
             // again after the stop, which would leave it running unregistered, stopped by nothing (and the JVM kept
             // alive)
-            unregistering.add(container);
+            unregistering.put(container, id);
             earlier = containers.keySet().stream().takeWhile(k -> !k.equals(id)).toList();
             for (ContainerGroup group : groups.values()) {
                 List<MessageListenerContainer> before = group.getContainers().stream()
@@ -181,7 +182,7 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
                 }
                 unregistering.remove(container);
             }
-        } catch (RuntimeException | Error e) {
+        } catch (Throwable e) { // also a checked exception a Kotlin container throws: not left being unregistered
             synchronized (containers) { // still registered, in its groups, each in its place
                 unregistering.remove(container);
                 if (!containers.containsKey(id)) { // freed by a second call, and not taken since
@@ -235,9 +236,13 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
 
     /** Whether this very container is registered, and not being unregistered. */
     private boolean isRegistered(MessageListenerContainer container) {
-        String id = container.getListenerId();
+        return isRegistered(container, container.getListenerId());
+    }
+
+    /** Whether this very container is registered under {@code id}, its id, and not being unregistered. */
+    private boolean isRegistered(MessageListenerContainer container, String id) {
         synchronized (containers) {
-            return containers.get(id) == container && !unregistering.contains(container);
+            return containers.get(id) == container && !unregistering.containsKey(container);
         }
     }
 
@@ -250,9 +255,10 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
      */
     public ContainerGroup addToGroup(String group, MessageListenerContainer container) {
         Objects.requireNonNull(group, "group");
+        String id = container.getListenerId();
         synchronized (containers) {
-            if (!isRegistered(container)) {
-                throw new IllegalStateException("Listener '" + container.getListenerId() + "' is not registered: it"
+            if (!isRegistered(container, id)) {
+                throw new IllegalStateException("Listener '" + id + "' is not registered: it"
                         + " cannot join container group '" + group + "'");
             }
             ContainerGroup joined = groups.computeIfAbsent(group, ContainerGroup::new);
@@ -323,10 +329,10 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
             if (container.isAutoStartup()) {
                 try {
                     startRegistered(container); // not one unregistered since the list was taken
-                } catch (RuntimeException | Error e) {
+                } catch (Throwable e) { // also a checked exception a Kotlin container throws
                     try {
                         stop();
-                    } catch (RuntimeException suppressed) {
+                    } catch (Throwable suppressed) {
                         e.addSuppressed(suppressed);
                     }
                     throw e;
@@ -338,7 +344,9 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
     /**
      * Stops every container at once and waits for all. A container whose members all died is stopped too,
      * which lets the JVM exit. Called on a listener's own polling thread (a listener that closes the
-     * application), that listener's container is stopped on it, so the member is not waited for.
+     * application), that listener's container is stopped on it, so the member is not waited for. One whose stop
+     * throws keeps neither the others from stopping nor this from waiting for them: the first failure is thrown once
+     * all stopped, the later ones suppressed in it.
      */
     @Override
     public void stop() {
@@ -357,15 +365,43 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
                 here.add(container);
             }
         }
-        // the others stop meanwhile: their shutdown timeouts run together, not one after the other
+        // the others stop meanwhile: their shutdown timeouts run together, not one after the other; one that cannot
+        // stop neither spares the others nor ends the wait for them, as the context closes kafko once this returns
+        Throwable failure = null;
         for (MessageListenerContainer container : here) {
-            if (container instanceof ConcurrentMessageListenerContainer c && c.isPollingThread(caller)) {
-                c.stopForShutdown();
-            } else {
-                container.stop();
+            try {
+                if (container instanceof ConcurrentMessageListenerContainer c && c.isPollingThread(caller)) {
+                    c.stopForShutdown();
+                } else {
+                    container.stop();
+                }
+            } catch (Throwable e) {
+                failure = keep(failure, e);
             }
         }
-        CompletableFuture.allOf(stopping.toArray(CompletableFuture[]::new)).join();
+        try {
+            CompletableFuture.allOf(stopping.toArray(CompletableFuture[]::new)).join();
+        } catch (CompletionException e) {
+            failure = keep(failure, e);
+        }
+        if (failure != null) {
+            throw KafkoListenerEndpointRegistry.<RuntimeException>rethrow(failure);
+        }
+    }
+
+    /** The first failure, with the later ones suppressed in it. */
+    private static Throwable keep(@Nullable Throwable first, Throwable next) {
+        if (first == null) {
+            return next;
+        }
+        first.addSuppressed(next);
+        return first;
+    }
+
+    /** Throws {@code failure} as it is, also a checked exception a Kotlin container threw. */
+    @SuppressWarnings("unchecked")
+    private static <E extends Throwable> E rethrow(Throwable failure) throws E {
+        throw (E) failure;
     }
 
     /**
@@ -375,11 +411,11 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
     private List<MessageListenerContainer> toStop() {
         synchronized (containers) {
             List<MessageListenerContainer> all = new ArrayList<>(containers.values());
-            for (MessageListenerContainer container : unregistering) {
-                if (containers.get(container.getListenerId()) != container) {
+            unregistering.forEach((container, id) -> {
+                if (containers.get(id) != container) {
                     all.add(container);
                 }
-            }
+            });
             return all;
         }
     }

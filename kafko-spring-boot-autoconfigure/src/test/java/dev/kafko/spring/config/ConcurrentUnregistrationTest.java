@@ -8,6 +8,7 @@ import dev.kafko.spring.config.UnregisterDuringStartOfOwnContainersTest.OwnConta
 import dev.kafko.spring.listener.ConcurrentMessageListenerContainer;
 import dev.kafko.spring.listener.ContainerGroup;
 import dev.kafko.spring.listener.MessageListenerContainer;
+import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -184,6 +185,31 @@ class ConcurrentUnregistrationTest {
         assertThat(registry.getListenerContainer("tenant")).as("the id's new holder keeps it").isSameAs(replacement);
         assertThat(group.getContainers()).as("not put back in its group, registered nowhere: the group's start would"
                 + " run it").containsExactly(replacement);
+    }
+
+    @Test
+    void aFailedUnregistrationWhoseIdAnotherContainerTookLeavesNothingOfItBeingUnregistered()
+            throws InterruptedException {
+        KafkoListenerEndpointRegistry registry = new KafkoListenerEndpointRegistry();
+        HeldStop tenant = new HeldStop("tenant", true);
+        registry.registerListenerContainer(tenant, false);
+        tenant.start();
+
+        Call first = new Call("first", registry, "tenant");
+        first.start();
+        assertThat(tenant.stopEntered.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        assertThat(registry.unregisterListenerContainer("tenant")).isNull();
+        OwnContainer replacement = new OwnContainer("tenant", false);
+        registry.registerListenerContainer(replacement, false);
+        tenant.releaseStop.countDown();
+        assertThat(first.finish()).isInstanceOf(IllegalStateException.class);
+
+        registry.stop(); // the context closes
+        assertThat(tenant.stops).as("still held as being unregistered, which the registry's stop stops too")
+                .hasValue(1);
+        assertThat(registry.unregisterListenerContainer("tenant")).isSameAs(replacement);
+        registry.registerListenerContainer(tenant, false); // not refused as still being unregistered
+        assertThat(registry.getListenerContainer("tenant")).isSameAs(tenant);
     }
 
     @Test
@@ -409,5 +435,73 @@ class ConcurrentUnregistrationTest {
         ContainerGroup group = registry.getContainerGroup("tenants");
         assertThat(group == null || !group.contains(tenant)).as("left in a group once unregistered, for the"
                 + " group's start to run it registered nowhere").isTrue();
+    }
+
+    /**
+     * An application's container written in Kotlin, say (no checked exceptions there), whose first stop throws an
+     * {@link IOException}, or, when {@code failStart}, whose start does instead.
+     */
+    static class ThrowsChecked extends OwnContainer {
+        final AtomicInteger stops = new AtomicInteger();
+        final boolean failStart;
+
+        ThrowsChecked(String id, boolean failStart) {
+            super(id, false);
+            this.failStart = failStart;
+        }
+
+        @Override
+        public void start() {
+            if (failStart) {
+                sneakyThrow(new IOException(id + " cannot start"));
+            }
+            super.start();
+        }
+
+        @Override
+        public void stop() {
+            if (stops.incrementAndGet() == 1 && !failStart) {
+                sneakyThrow(new IOException(id + " cannot stop"));
+            }
+            super.stop();
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    static <E extends Throwable> void sneakyThrow(Throwable t) throws E {
+        throw (E) t;
+    }
+
+    @Test
+    void anUnregistrationWhoseStopThrowsACheckedExceptionLeavesItRegisteredInItsGroupForALaterCall() {
+        KafkoListenerEndpointRegistry registry = new KafkoListenerEndpointRegistry();
+        ThrowsChecked tenant = new ThrowsChecked("tenant", false);
+        registry.registerListenerContainer(tenant, false);
+        ContainerGroup group = registry.addToGroup("tenants", tenant);
+        tenant.start();
+
+        assertThatThrownBy(() -> registry.unregisterListenerContainer("tenant")).isInstanceOf(IOException.class)
+                .hasMessage("tenant cannot stop");
+
+        assertThat(registry.getListenerContainer("tenant")).isSameAs(tenant);
+        assertThat(group.getContainers()).as("back in its group").containsExactly(tenant);
+        assertThat(registry.unregisterListenerContainer("tenant")).as("a later call removes it, not taken for a"
+                + " second call of an unregistration still under way (which frees the id and returns null)")
+                .isSameAs(tenant);
+        assertThat(tenant.isRunning()).isFalse();
+        registry.registerListenerContainer(tenant, false); // not refused as still being unregistered
+    }
+
+    @Test
+    void aRegistrationWhoseStartThrowsACheckedExceptionLeavesTheContainerUnregistered() {
+        KafkoListenerEndpointRegistry registry = new KafkoListenerEndpointRegistry();
+        registry.start();
+        ThrowsChecked tenant = new ThrowsChecked("tenant", true);
+
+        assertThatThrownBy(() -> registry.registerListenerContainer(tenant, true,
+                c -> registry.addToGroup("tenants", c))).isInstanceOf(IOException.class).hasMessage("tenant cannot start");
+
+        assertThat(registry.getListenerContainer("tenant")).as("registered, never started: the id taken").isNull();
+        assertThat(registry.getContainerGroup("tenants").getContainers()).isEmpty();
     }
 }

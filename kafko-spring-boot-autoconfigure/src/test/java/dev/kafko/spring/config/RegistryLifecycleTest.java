@@ -5,14 +5,20 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kafko.spring.annotation.KafkoListener;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
+import dev.kafko.spring.config.ConcurrentUnregistrationTest.HeldStop;
+import dev.kafko.spring.config.ConcurrentUnregistrationTest.ThrowsChecked;
 import dev.kafko.spring.config.UnregisterDuringStartOfOwnContainersTest.OwnContainer;
 import dev.kafko.spring.listener.ConcurrentMessageListenerContainer;
+import java.io.IOException;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.BrokenBarrierException;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -56,6 +62,19 @@ class RegistryLifecycleTest {
         registry.registerListenerContainer(new CannotStart("second"), false);
 
         assertThatThrownBy(registry::start).hasMessage("second cannot start");
+
+        assertThat(first.isRunning()).as("started before the failure, left polling").isFalse();
+        assertThat(registry.isRunning()).isFalse();
+    }
+
+    @Test
+    void aStartThatFailsWithACheckedExceptionStopsTheContainersItStartedBeforeThrowing() {
+        KafkoListenerEndpointRegistry registry = new KafkoListenerEndpointRegistry();
+        OwnContainer first = new OwnContainer("first", false);
+        registry.registerListenerContainer(first, false);
+        registry.registerListenerContainer(new ThrowsChecked("second", true), false);
+
+        assertThatThrownBy(registry::start).isInstanceOf(IOException.class).hasMessage("second cannot start");
 
         assertThat(first.isRunning()).as("started before the failure, left polling").isFalse();
         assertThat(registry.isRunning()).isFalse();
@@ -158,6 +177,97 @@ class RegistryLifecycleTest {
                     assertThat(tenant.isRunning()).as("started after the registry stopped: polling while kafko"
                             + " closes, keeping the JVM alive").isFalse();
                 });
+    }
+
+    @Test
+    void aStopThatOneContainerCannotMakeStillWaitsForTheOthersBeforeThrowing() throws InterruptedException {
+        KafkoListenerEndpointRegistry registry = new KafkoListenerEndpointRegistry();
+        HeldStop slow = new HeldStop("slow", false); // running: stopped on a thread of its own, its stop held
+        registry.registerListenerContainer(slow, false);
+        registry.registerListenerContainer(new CannotStop("broken"), false); // not running: stopped on the caller's
+        slow.start();
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        Thread stopping = new Thread(() -> {
+            try {
+                registry.stop();
+            } catch (RuntimeException e) {
+                thrown.set(e);
+            }
+        }, "stop");
+        stopping.setDaemon(true);
+        stopping.start();
+        assertThat(slow.stopEntered.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+        while (stopping.isAlive() && Arrays.stream(stopping.getStackTrace())
+                .noneMatch(f -> f.getClassName().equals("java.util.concurrent.CompletableFuture")
+                        && f.getMethodName().equals("join"))) {
+            assertThat(System.nanoTime()).as("neither waits for the others nor returns").isLessThan(deadline);
+            Thread.onSpinWait();
+        }
+
+        assertThat(stopping.isAlive()).as("returned while another container still stops: the context closes kafko"
+                + " under it").isTrue();
+        slow.releaseStop.countDown();
+        stopping.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+        assertThat(stopping.isAlive()).isFalse();
+        assertThat(slow.isRunning()).isFalse();
+        assertThat(thrown.get()).hasMessage("broken cannot stop");
+    }
+
+    @Test
+    void aStopOfTheRegistryCallsNoContainerWhileHoldingTheRegistry() throws InterruptedException {
+        KafkoListenerEndpointRegistry registry = new KafkoListenerEndpointRegistry();
+        AtomicReference<Thread> stopping = new AtomicReference<>();
+        CountDownLatch stopEntered = new CountDownLatch(1);
+        CountDownLatch registryStopping = new CountDownLatch(1);
+        // an application's container whose methods are all synchronized, and whose stop looks the registry up
+        OwnContainer tenant = new OwnContainer("tenant", false) {
+            boolean stoppedOnce;
+
+            @Override
+            public synchronized String getListenerId() {
+                return id;
+            }
+
+            @Override
+            public synchronized void stop() {
+                if (!stoppedOnce) {
+                    stoppedOnce = true;
+                    stopEntered.countDown();
+                    try {
+                        registryStopping.await(WAIT_SECONDS, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    // the registry's stop either waits for this monitor or for the containers it stops
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+                    while (stopping.get().getState() != Thread.State.BLOCKED
+                            && stopping.get().getState() != Thread.State.WAITING && System.nanoTime() < deadline) {
+                        Thread.onSpinWait();
+                    }
+                    registry.getListenerContainers();
+                }
+                super.stop();
+            }
+        };
+        registry.registerListenerContainer(tenant, false);
+        tenant.start();
+        Thread unregistering = new Thread(() -> registry.unregisterListenerContainer("tenant"), "unregister");
+        unregistering.setDaemon(true); // deadlocked for good without the fix
+        unregistering.start();
+        assertThat(stopEntered.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        Thread registryStop = new Thread(registry::stop, "stop");
+        registryStop.setDaemon(true);
+        stopping.set(registryStop);
+        registryStop.start();
+        registryStopping.countDown();
+
+        unregistering.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+        registryStop.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+        assertThat(unregistering.isAlive() || registryStop.isAlive()).as("deadlocked: the registry's stop holds the"
+                + " registry waiting for the container's monitor, whose stop waits for the registry").isFalse();
+        assertThat(registry.getListenerContainer("tenant")).isNull();
+        assertThat(tenant.isRunning()).isFalse();
     }
 
     @Test
