@@ -2,6 +2,7 @@ package dev.kafko.internal.broker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.Arrays;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -31,13 +32,15 @@ class DaemonThreadsTest {
 
         Thread joiner = new Thread(threads::joinAll, "joiner");
         joiner.start();
-        // the joiner either waits for the first thread (it must) or, were the first pruned, has ended already
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (joiner.getState() != Thread.State.WAITING && joiner.getState() != Thread.State.TERMINATED
+        // the joiner either waits in a join for the first thread (it must) or, were the first pruned, has ended
+        // already; its state alone is not enough (a thread can wait on other things on its way there)
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!joiner.getState().equals(Thread.State.TERMINATED) && !waitsInAJoin(joiner)
                 && System.nanoTime() < deadline) {
-            Thread.onSpinWait();
+            Thread.sleep(1);
         }
-        assertThat(joiner.getState()).as("joinAll waits for the first thread").isEqualTo(Thread.State.WAITING);
+        assertThat(waitsInAJoin(joiner)).as("joinAll waits for the first thread; the joiner is %s at %s",
+                joiner.getState(), Arrays.toString(joiner.getStackTrace())).isTrue();
         assertThat(first.isAlive()).isTrue();
         release.countDown();
         joiner.join();
@@ -62,5 +65,17 @@ class DaemonThreadsTest {
         release.countDown();
         threads.joinAll();
         assertThat(live.isAlive()).isFalse();
+    }
+
+    private static boolean waitsInAJoin(Thread t) {
+        if (t.getState() != Thread.State.WAITING) {
+            return false;
+        }
+        for (StackTraceElement e : t.getStackTrace()) {
+            if (e.getClassName().equals(Thread.class.getName()) && e.getMethodName().equals("join")) {
+                return t.getState() == Thread.State.WAITING;
+            }
+        }
+        return false;
     }
 }
