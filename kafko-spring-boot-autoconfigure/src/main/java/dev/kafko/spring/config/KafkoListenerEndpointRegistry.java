@@ -18,7 +18,11 @@ import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.DisposableBean;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.ApplicationContextAware;
+import org.springframework.context.ApplicationListener;
 import org.springframework.context.SmartLifecycle;
+import org.springframework.context.event.ContextRefreshedEvent;
 
 /**
  * Owns every listener container, for any thread to look up, start, stop, pause or resume: it
@@ -26,13 +30,18 @@ import org.springframework.context.SmartLifecycle;
  * gracefully) before the context closes, so that kafko itself closes only after every container
  * stopped. While any container of the JVM runs, a non-daemon thread named {@code kafko-keep-alive} keeps
  * the JVM alive (the members' threads are daemon threads), as spring-kafka's non-daemon consumer threads
- * do.
+ * do. As spring-kafka's, once its context has been refreshed it starts every container, whatever its
+ * {@code autoStartup}: a {@link #start()} after a {@link #stop()} (or the context's {@code start()}) and a container
+ * registered with {@code startIfRunning} while it runs, as {@code SmartLifecycle} weighs {@code autoStartup} only
+ * while the context starts; {@link #setAlwaysStartAfterRefresh(boolean) setAlwaysStartAfterRefresh(false)} keeps
+ * weighing it.
  *
  * <pre>{@code
  * registry.getListenerContainer("billing").pause();
  * }</pre>
  */
-public class KafkoListenerEndpointRegistry implements SmartLifecycle, DisposableBean {
+public class KafkoListenerEndpointRegistry implements SmartLifecycle, DisposableBean, ApplicationContextAware,
+        ApplicationListener<ContextRefreshedEvent> {
 
     /** The bean name of the registry. */
     public static final String BEAN_NAME = "kafkoListenerEndpointRegistry";
@@ -53,12 +62,44 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
      */
     private final Map<MessageListenerContainer, String> unregistering = new IdentityHashMap<>();
     private volatile boolean running;
+    private @Nullable ApplicationContext applicationContext;
+    /** Set by the refresh of the registry's own context, after its start at that refresh. */
+    private volatile boolean contextRefreshed;
+    private volatile boolean alwaysStartAfterRefresh = true;
+
+    @Override
+    public void setApplicationContext(ApplicationContext applicationContext) {
+        this.applicationContext = applicationContext;
+    }
+
+    /** Notes the refresh of the registry's own context (a child context's refresh reaches it too). */
+    @Override
+    public void onApplicationEvent(ContextRefreshedEvent event) {
+        if (event.getApplicationContext().equals(applicationContext)) {
+            contextRefreshed = true;
+        }
+    }
+
+    /**
+     * Whether, once the context has been refreshed, a start of the registry and a registration that starts a container
+     * start every container, also one whose {@code autoStartup} is false (spring-kafka's
+     * {@code alwaysStartAfterRefresh}, true by default); false weighs {@code autoStartup} at every start.
+     */
+    public void setAlwaysStartAfterRefresh(boolean alwaysStartAfterRefresh) {
+        this.alwaysStartAfterRefresh = alwaysStartAfterRefresh;
+    }
+
+    /** Whether a start of the registry, or a registration that starts, starts this container. */
+    private boolean startsAtStart(MessageListenerContainer container) {
+        return (contextRefreshed && alwaysStartAfterRefresh) || container.isAutoStartup();
+    }
 
     /**
      * Adds a container.
      *
      * @param startIfRunning start it now when the registry runs (or is starting) and the container is
-     *     auto-startup; when that start fails, the container is not registered and the failure is thrown
+     *     auto-startup, or the context has been refreshed (see {@link #setAlwaysStartAfterRefresh}); when that start
+     *     fails, the container is not registered and the failure is thrown
      * @throws IllegalStateException when another container has the same id, or this one is still being unregistered
      */
     public void registerListenerContainer(MessageListenerContainer container, boolean startIfRunning) {
@@ -98,7 +139,7 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
             if (beforeStart != null) {
                 beforeStart.accept(container);
             }
-            if (startIfRunning && running && container.isAutoStartup()) {
+            if (startIfRunning && running && startsAtStart(container)) {
                 startRegistered(container);
             }
         } catch (Throwable e) { // also a checked exception a Kotlin container throws
@@ -316,7 +357,8 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
     }
 
     /**
-     * Starts every auto-startup container. When one cannot start (its topic is missing, say), those
+     * Starts every auto-startup container, or every container once the context has been refreshed (a start after a
+     * stop; see {@link #setAlwaysStartAfterRefresh}). When one cannot start (its topic is missing, say), those
      * started before it are stopped again before the failure is thrown: the context is failing, and
      * they would otherwise still poll while kafko closes under them.
      */
@@ -326,7 +368,7 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
         // by its registration, which sees the registry running; one in the loop's copy too is started once
         running = true;
         for (MessageListenerContainer container : getListenerContainers()) {
-            if (container.isAutoStartup()) {
+            if (startsAtStart(container)) {
                 try {
                     startRegistered(container); // not one unregistered since the list was taken
                 } catch (Throwable e) { // also a checked exception a Kotlin container throws
