@@ -89,6 +89,11 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
         this.alwaysStartAfterRefresh = alwaysStartAfterRefresh;
     }
 
+    /** Whether, once the context has been refreshed, every container starts (see {@link #setAlwaysStartAfterRefresh}). */
+    public boolean isAlwaysStartAfterRefresh() {
+        return alwaysStartAfterRefresh;
+    }
+
     /** Whether a start of the registry, or a registration that starts, starts this container. */
     private boolean startsAtStart(MessageListenerContainer container) {
         return (contextRefreshed && alwaysStartAfterRefresh) || container.isAutoStartup();

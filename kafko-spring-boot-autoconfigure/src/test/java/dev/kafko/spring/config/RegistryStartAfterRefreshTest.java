@@ -67,6 +67,7 @@ class RegistryStartAfterRefreshTest {
     void aStartOfTheRegistryAfterTheRefreshStartsTheContainersThatAreNotAutoStartup() {
         runner.run(context -> {
             KafkoListenerEndpointRegistry registry = context.getBean(KafkoListenerEndpointRegistry.class);
+            assertThat(registry.isAlwaysStartAfterRefresh()).as("spring-kafka's default").isTrue();
             registry.stop();
 
             registry.start();
