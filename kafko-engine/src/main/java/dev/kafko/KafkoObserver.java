@@ -21,7 +21,11 @@ public interface KafkoObserver {
     /** An observer that ignores everything. */
     KafkoObserver NOOP = new KafkoObserver() { };
 
-    /** A frame of {@code records} records and {@code bytes} bytes was appended in {@code nanos}. */
+    /**
+     * A frame of {@code records} records was appended in {@code nanos}. {@code bytes} is the size of its records as
+     * each is checked against {@code maxRecordBytes} (key, value, headers and their lengths, before compression),
+     * not the frame's size on disk (which {@link PartitionInfo#sizeBytes()} sums up).
+     */
     default void onAppend(String topic, int partition, int records, long bytes, long nanos) { }
 
     /** A partition was fsynced in {@code nanos}. */

@@ -340,6 +340,30 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
     }
 
     /**
+     * Every container, as spring-kafka's {@code getAllListenerContainers()}: the registered ones in registration order,
+     * then the context's beans of type {@link MessageListenerContainer} that are not registered (a container an
+     * application declares as a bean; the registry neither starts nor stops such a one). Outside a context, the
+     * registered ones.
+     */
+    public Collection<MessageListenerContainer> getAllListenerContainers() {
+        List<MessageListenerContainer> all = new ArrayList<>(getListenerContainers());
+        ApplicationContext context = applicationContext;
+        if (context != null) {
+            Map<MessageListenerContainer, Boolean> registered = new IdentityHashMap<>();
+            for (MessageListenerContainer container : all) {
+                registered.put(container, Boolean.TRUE);
+            }
+            for (MessageListenerContainer bean
+                    : context.getBeansOfType(MessageListenerContainer.class, true, false).values()) {
+                if (registered.put(bean, Boolean.TRUE) == null) {
+                    all.add(bean);
+                }
+            }
+        }
+        return List.copyOf(all);
+    }
+
+    /**
      * The containers whose listener id {@code idMatcher} accepts, in registration order, as spring-kafka's
      * ({@code registry.getListenerContainersMatching(id -> id.startsWith("tenant-"))}).
      */
