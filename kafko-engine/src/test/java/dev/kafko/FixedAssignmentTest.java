@@ -122,7 +122,7 @@ class FixedAssignmentTest {
             assertThatThrownBy(() -> k.consumer("orders", partitions(1, 3)))
                     .isInstanceOf(InvalidPartitionException.class)
                     .hasMessageContaining("partition 3").hasMessageContaining("'orders'")
-                    .hasMessageContaining("3 partition(s)");
+                    .hasMessageContaining("3 partition(s), 0 to 2");
             assertThatThrownBy(() -> k.groupConsumer("orders", "g", partitions(7)))
                     .isInstanceOf(InvalidPartitionException.class)
                     .hasMessageContaining("partition 7").hasMessageContaining("'orders'")
