@@ -31,10 +31,11 @@ import org.springframework.context.event.ContextRefreshedEvent;
  * stopped. While any container of the JVM runs, a non-daemon thread named {@code kafko-keep-alive} keeps
  * the JVM alive (the members' threads are daemon threads), as spring-kafka's non-daemon consumer threads
  * do. As spring-kafka's, once its context has been refreshed it starts every container, whatever its
- * {@code autoStartup}: a {@link #start()} after a {@link #stop()} (or the context's {@code start()}) and a container
- * registered with {@code startIfRunning} while it runs, as {@code SmartLifecycle} weighs {@code autoStartup} only
- * while the context starts; {@link #setAlwaysStartAfterRefresh(boolean) setAlwaysStartAfterRefresh(false)} keeps
- * weighing it.
+ * {@code autoStartup}: a {@link #start()} while it runs and a container registered with {@code startIfRunning} while
+ * it runs, as {@code SmartLifecycle} weighs {@code autoStartup} only while the context starts; a {@link #stop()} (the
+ * context's {@code stop()} or {@code pause()}) ends that until the next refresh, so that the start after it (the
+ * context's {@code start()} or {@code restart()}) weighs {@code autoStartup} as the context's first start did.
+ * {@link #setAlwaysStartAfterRefresh(boolean) setAlwaysStartAfterRefresh(false)} keeps weighing it always.
  *
  * <pre>{@code
  * registry.getListenerContainer("billing").pause();
@@ -63,7 +64,10 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
     private final Map<MessageListenerContainer, String> unregistering = new IdentityHashMap<>();
     private volatile boolean running;
     private @Nullable ApplicationContext applicationContext;
-    /** Set by the refresh of the registry's own context, after its start at that refresh. */
+    /**
+     * Set by the refresh of the registry's own context, after its start at that refresh; cleared by a {@link #stop()}
+     * (spring-kafka's since 4.0.x's fix of its GH-4567).
+     */
     private volatile boolean contextRefreshed;
     private volatile boolean alwaysStartAfterRefresh = true;
 
@@ -81,9 +85,10 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
     }
 
     /**
-     * Whether, once the context has been refreshed, a start of the registry and a registration that starts a container
-     * start every container, also one whose {@code autoStartup} is false (spring-kafka's
-     * {@code alwaysStartAfterRefresh}, true by default); false weighs {@code autoStartup} at every start.
+     * Whether, once the context has been refreshed (and until the registry's next {@link #stop()}), a start of the
+     * registry and a registration that starts a container start every container, also one whose {@code autoStartup}
+     * is false (spring-kafka's {@code alwaysStartAfterRefresh}, true by default); false weighs {@code autoStartup} at
+     * every start.
      */
     public void setAlwaysStartAfterRefresh(boolean alwaysStartAfterRefresh) {
         this.alwaysStartAfterRefresh = alwaysStartAfterRefresh;
@@ -103,7 +108,8 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
      * Adds a container.
      *
      * @param startIfRunning start it now when the registry runs (or is starting) and the container is
-     *     auto-startup, or the context has been refreshed (see {@link #setAlwaysStartAfterRefresh}); when that start
+     *     auto-startup, or the context has been refreshed and the registry not stopped since (see
+     *     {@link #setAlwaysStartAfterRefresh}); when that start
      *     fails, the container is not registered and the failure is thrown
      * @throws IllegalStateException when another container has the same id, or this one is still being unregistered
      */
@@ -386,8 +392,8 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
     }
 
     /**
-     * Starts every auto-startup container, or every container once the context has been refreshed (a start after a
-     * stop; see {@link #setAlwaysStartAfterRefresh}). When one cannot start (its topic is missing, say), those
+     * Starts every auto-startup container, or every container once the context has been refreshed and the registry
+     * has not been stopped since (see {@link #setAlwaysStartAfterRefresh}). When one cannot start (its topic is missing, say), those
      * started before it are stopped again before the failure is thrown: the context is failing, and
      * they would otherwise still poll while kafko closes under them.
      */
@@ -422,6 +428,9 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
     @Override
     public void stop() {
         running = false;
+        // a start after this one (the context's start or restart after its stop or pause, as the test context cache
+        // makes) weighs autoStartup again, as the context's own start does: held-back containers stay held back
+        contextRefreshed = false;
         Thread caller = Thread.currentThread();
         List<CompletableFuture<Void>> stopping = new ArrayList<>();
         List<MessageListenerContainer> here = new ArrayList<>();

@@ -8,14 +8,17 @@ import dev.kafko.spring.config.UnregisterDuringStartOfOwnContainersTest.OwnConta
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
  * Once its context has been refreshed, the registry starts every container, whatever its {@code autoStartup}, as
  * spring-kafka's does ({@code alwaysStartAfterRefresh}): a ported application that holds its listeners back with
- * {@code autoStartup = "false"} and starts them with {@code registry.start()} (after a {@code stop()}, or by the
- * context's {@code start()}) had them stay stopped, reading nothing, without a word.
+ * {@code autoStartup = "false"} and starts them with {@code registry.start()} had them stay stopped, reading nothing,
+ * without a word. Until the registry's stop only: a start after it (the context's start after its stop, its restart
+ * after the pause Spring's test context cache makes) weighs {@code autoStartup} again, as spring-kafka's fixed 4.0.x
+ * does, instead of starting the listeners held back.
  */
 class RegistryStartAfterRefreshTest {
 
@@ -64,13 +67,12 @@ class RegistryStartAfterRefreshTest {
     }
 
     @Test
-    void aStartOfTheRegistryAfterTheRefreshStartsTheContainersThatAreNotAutoStartup() {
+    void aStartOfTheRunningRegistryAfterTheRefreshStartsTheContainersThatAreNotAutoStartup() {
         runner.run(context -> {
             KafkoListenerEndpointRegistry registry = context.getBean(KafkoListenerEndpointRegistry.class);
             assertThat(registry.isAlwaysStartAfterRefresh()).as("spring-kafka's default").isTrue();
-            registry.stop();
 
-            registry.start();
+            registry.start(); // an application that holds its listeners back until it is ready
 
             assertThat(registry.getListenerContainer("held").isRunning()).as("spring-kafka's start after a refresh")
                     .isTrue();
@@ -79,7 +81,21 @@ class RegistryStartAfterRefreshTest {
     }
 
     @Test
-    void theContextsStartAfterItsStopStartsThemToo() {
+    void aStartOfTheRegistryAfterItsStopWeighsAutoStartupAgain() {
+        runner.run(context -> {
+            KafkoListenerEndpointRegistry registry = context.getBean(KafkoListenerEndpointRegistry.class);
+            registry.stop();
+
+            registry.start();
+
+            assertThat(registry.getListenerContainer("held").isRunning()).as("held back, as at the context's start")
+                    .isFalse();
+            assertThat(registry.getListenerContainer("eager").isRunning()).isTrue();
+        });
+    }
+
+    @Test
+    void theContextsStartAfterItsStopStartsOnlyTheAutoStartupContainers() {
         runner.run(context -> {
             KafkoListenerEndpointRegistry registry = context.getBean(KafkoListenerEndpointRegistry.class);
             context.stop();
@@ -87,8 +103,37 @@ class RegistryStartAfterRefreshTest {
 
             context.start();
 
-            assertThat(registry.getListenerContainer("held").isRunning()).isTrue();
+            assertThat(registry.getListenerContainer("held").isRunning()).isFalse();
             assertThat(registry.getListenerContainer("eager").isRunning()).isTrue();
+        });
+    }
+
+    @Test
+    void aPausedContextRestartedAsTheTestContextCacheDoesKeepsTheHeldBackListenerStopped() {
+        runner.run(context -> {
+            KafkoListenerEndpointRegistry registry = context.getBean(KafkoListenerEndpointRegistry.class);
+            ConfigurableApplicationContext cached = context.getSourceApplicationContext();
+            cached.pause(); // Spring's test context cache, when a test class uses another context
+
+            cached.restart(); // and when a later test class uses this one again
+
+            assertThat(registry.getListenerContainer("held").isRunning()).as("held back, as at the context's start")
+                    .isFalse();
+            assertThat(registry.getListenerContainer("eager").isRunning()).isTrue();
+        });
+    }
+
+    @Test
+    void aContainerRegisteredToStartAfterARestartWeighsItsAutoStartup() {
+        runner.run(context -> {
+            KafkoListenerEndpointRegistry registry = context.getBean(KafkoListenerEndpointRegistry.class);
+            context.stop();
+            context.start();
+            HeldContainer late = new HeldContainer("late");
+
+            registry.registerListenerContainer(late, true);
+
+            assertThat(late.isRunning()).isFalse();
         });
     }
 
@@ -109,7 +154,6 @@ class RegistryStartAfterRefreshTest {
         runner.run(context -> {
             KafkoListenerEndpointRegistry registry = context.getBean(KafkoListenerEndpointRegistry.class);
             registry.setAlwaysStartAfterRefresh(false);
-            registry.stop();
             HeldContainer late = new HeldContainer("late");
 
             registry.start();
