@@ -66,7 +66,7 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
     private @Nullable ApplicationContext applicationContext;
     /**
      * Set by the refresh of the registry's own context, after its start at that refresh; cleared by a {@link #stop()}
-     * (spring-kafka's since 4.0.x's fix of its GH-4567).
+     * (as spring-kafka's is since 4.0.8).
      */
     private volatile boolean contextRefreshed;
     private volatile boolean alwaysStartAfterRefresh = true;

@@ -17,8 +17,8 @@ import org.springframework.context.annotation.Configuration;
  * spring-kafka's does ({@code alwaysStartAfterRefresh}): a ported application that holds its listeners back with
  * {@code autoStartup = "false"} and starts them with {@code registry.start()} had them stay stopped, reading nothing,
  * without a word. Until the registry's stop only: a start after it (the context's start after its stop, its restart
- * after the pause Spring's test context cache makes) weighs {@code autoStartup} again, as spring-kafka's fixed 4.0.x
- * does, instead of starting the listeners held back.
+ * after the pause Spring's test context cache makes) weighs {@code autoStartup} again, as spring-kafka's does since
+ * 4.0.8, instead of starting the listeners held back.
  */
 class RegistryStartAfterRefreshTest {
 
