@@ -349,7 +349,10 @@ public class KafkoListenerEndpointRegistry implements SmartLifecycle, Disposable
      * Every container, as spring-kafka's {@code getAllListenerContainers()}: the registered ones in registration order,
      * then the context's beans of type {@link MessageListenerContainer} that are not registered (a container an
      * application declares as a bean; the registry neither starts nor stops such a one). Outside a context, the
-     * registered ones.
+     * registered ones. The beans are asked for as spring-kafka's asks for them
+     * ({@code getBeansOfType(MessageListenerContainer.class, true, false)}): a prototype container bean is made anew
+     * at each call, a lazy one declared by a {@code @Bean} method is made by the first, one that cannot be made fails
+     * the call, and once the context is closed the call fails ({@link #getListenerContainers()} still answers).
      */
     public Collection<MessageListenerContainer> getAllListenerContainers() {
         List<MessageListenerContainer> all = new ArrayList<>(getListenerContainers());

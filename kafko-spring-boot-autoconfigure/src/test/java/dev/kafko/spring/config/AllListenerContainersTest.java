@@ -1,6 +1,7 @@
 package dev.kafko.spring.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 import dev.kafko.spring.annotation.KafkoListener;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
@@ -10,7 +11,10 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Lazy;
+import org.springframework.context.annotation.Scope;
 
 /**
  * {@code getAllListenerContainers()}, which a ported spring-kafka test calls to wait for every container: the
@@ -33,6 +37,21 @@ class AllListenerContainersTest {
         @Bean
         OwnContainer declaredContainer() {
             return new OwnContainer("declared", false);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class LazyAndPrototype {
+        @Bean
+        @Lazy
+        OwnContainer lazyContainer() {
+            return new OwnContainer("lazy", false);
+        }
+
+        @Bean
+        @Scope(ConfigurableBeanFactory.SCOPE_PROTOTYPE)
+        OwnContainer prototypeContainer() {
+            return new OwnContainer("prototype", false);
         }
     }
 
@@ -75,5 +94,43 @@ class AllListenerContainersTest {
         registry.registerListenerContainer(coded, false);
 
         assertThat(registry.getAllListenerContainers()).containsExactly(coded);
+    }
+
+    @Test
+    void asSpringKafkasAPrototypeContainerIsMadeAtEachCallAndALazyOneByTheFirst() {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+                .withPropertyValues("kafko.ephemeral=true").withUserConfiguration(LazyAndPrototype.class)
+                .run(context -> {
+                    KafkoListenerEndpointRegistry registry = context.getBean(KafkoListenerEndpointRegistry.class);
+                    assertThat(context.getBeanFactory().containsSingleton("lazyContainer")).isFalse();
+
+                    MessageListenerContainer first = byId(registry, "prototype");
+                    MessageListenerContainer second = byId(registry, "prototype");
+
+                    assertThat(first).isNotSameAs(second);
+                    assertThat(context.getBeanFactory().containsSingleton("lazyContainer")).isTrue();
+                    assertThat(byId(registry, "lazy")).isSameAs(context.getBean("lazyContainer"));
+                });
+    }
+
+    @Test
+    void onceTheContextIsClosedTheCallFailsAndTheRegisteredOnesAreStillListed() {
+        runner.run(context -> {
+            KafkoListenerEndpointRegistry registry = context.getBean(KafkoListenerEndpointRegistry.class);
+            context.close();
+
+            assertThatIllegalStateException().isThrownBy(registry::getAllListenerContainers);
+            assertThat(registry.getListenerContainers()).extracting(MessageListenerContainer::getListenerId)
+                    .containsExactly("annotated");
+        });
+    }
+
+    private static MessageListenerContainer byId(KafkoListenerEndpointRegistry registry, String id) {
+        for (MessageListenerContainer container : registry.getAllListenerContainers()) {
+            if (container.getListenerId().equals(id)) {
+                return container;
+            }
+        }
+        throw new AssertionError("no container " + id);
     }
 }
