@@ -9,8 +9,11 @@ import dev.kafko.spring.support.KafkoNull
 import dev.kafko.spring.test.KafkoTestUtils
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.TimeoutCancellationException
+import kotlinx.coroutines.awaitCancellation
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.withContext
+import kotlinx.coroutines.withTimeout
 import org.assertj.core.api.Assertions.assertThat
 import org.awaitility.Awaitility.await
 import org.junit.jupiter.api.BeforeEach
@@ -90,6 +93,24 @@ class SuspendListenerTest {
                     .contains("cannot handle bad after a suspension")
             })
             assertThat(committed(context, "failing-in", "failing")).isEqualTo(2)
+        }
+    }
+
+    @Test
+    fun aWithTimeoutThatExpiresIsTheFailureTheDeadLetterNames() {
+        runner.withBean(TimingOut::class.java).run { context ->
+            template(context).send("timeout-in", "slow").join()
+            template(context).send("timeout-in", "quick").join()
+            KafkoTestUtils.waitForListeners(context, WAIT)
+
+            assertThat(State.attempts("slow")).`as`("retried as any failure").isEqualTo(3)
+            assertThat(KafkoTestUtils.records(context, "timeout-in.DLT")).singleElement().satisfies({ r ->
+                assertThat(text(r.headers().lastValue(KafkoHeaders.DLT_EXCEPTION_FQCN)))
+                    .isEqualTo(TimeoutCancellationException::class.java.name)
+                assertThat(text(r.headers().lastValue(KafkoHeaders.DLT_EXCEPTION_MESSAGE)))
+                    .contains("Timed out waiting for 10 ms")
+            })
+            assertThat(committed(context, "timeout-in", "timing-out")).isEqualTo(2)
         }
     }
 
@@ -219,6 +240,16 @@ class SuspendListenerTest {
             State.attempt(value)
             delay(5)
             check(value != "bad") { "cannot handle $value after a suspension" }
+        }
+    }
+
+    class TimingOut {
+        @KafkoListener(id = "timing-out", topics = ["timeout-in"])
+        suspend fun on(value: String) {
+            State.attempt(value)
+            if (value == "slow") {
+                withTimeout(10) { awaitCancellation() }
+            }
         }
     }
 

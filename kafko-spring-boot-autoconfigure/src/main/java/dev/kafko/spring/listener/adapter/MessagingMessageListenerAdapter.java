@@ -322,7 +322,9 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
      * the method, thrown here with the stage's cause, so that it is retried and recovered as a throw is.
      * Waits on the polling thread; an interrupt while waiting fails the delivery (interrupt status kept). A stop that
      * overruns its shutdown timeout cancels the stage ({@link AwaitedStage}): a {@link CancellationException} then
-     * ends the delivery, the record not committed.
+     * ends the delivery, the record not committed. A stage that failed with a {@code CancellationException} of its own
+     * (a subclass, or one with a message: a coroutine's {@code withTimeout}) fails with it, as with any failure; a bare
+     * one, which {@code cancel} leaves, fails with an {@link IllegalStateException} that says the stage was cancelled.
      */
     static @Nullable Object completed(@Nullable Object result) throws Exception {
         if (result != null && !(result instanceof CompletionStage<?>) && REACTIVE_STREAMS) {
@@ -358,6 +360,11 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
         } catch (CancellationException e) {
             if (awaited != null && awaited.cancelledByStop()) {
                 throw new StopCancellation();
+            }
+            if (e.getClass() != CancellationException.class || e.getMessage() != null) {
+                // the stage failed with a cancellation of its own (a coroutine's withTimeout, a cancelled job): that
+                // is the listener's failure, named as such in the dead letter, as spring-kafka names it
+                throw e;
             }
             throw new IllegalStateException("the CompletionStage the listener returned was cancelled", e);
         } finally {
