@@ -3,7 +3,14 @@ package dev.kafko.kotlin
 import dev.kafko.spring.annotation.KafkoListener
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration
 import dev.kafko.spring.test.KafkoTestUtils
+import dev.kafko.spring.support.Acknowledgment
 import kotlinx.coroutines.CancellationException
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.delay
+import kotlinx.coroutines.withContext
+import org.junit.jupiter.api.extension.ExtendWith
+import org.springframework.boot.test.system.CapturedOutput
+import org.springframework.boot.test.system.OutputCaptureExtension
 import kotlinx.coroutines.awaitCancellation
 import org.assertj.core.api.Assertions.assertThat
 import org.junit.jupiter.api.Test
@@ -44,6 +51,48 @@ class SuspendListenerStopTest {
             KafkoTestUtils.waitForListeners(context, WAIT)
             assertThat(Hanging.received).`as`("r1 committed; r2 not: delivered again").containsExactly("r1", "r2", "r2")
             assertThat(KafkoTestUtils.records(context, "hanging.DLT")).`as`("not dead-lettered").isEmpty()
+        }
+    }
+
+    @Test
+    @ExtendWith(OutputCaptureExtension::class)
+    fun aCoroutineThatAcknowledgedBeforeItsCancellationIsCommittedAndTheLogSaysSo(@TempDir dir: Path,
+                                                                               output: CapturedOutput) {
+        val runner = ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration::class.java))
+            .withBean(Acknowledging::class.java)
+            .withPropertyValues("kafko.data-dir=$dir", "kafko.listener.shutdown-timeout=300ms")
+        runner.run { context ->
+            template(context).send("acknowledging", "a1").join()
+            assertThat(Acknowledging.acknowledged.await(20, TimeUnit.SECONDS)).isTrue()
+        } // closes while the coroutine, which acknowledged its record, is suspended: the stop overruns its 300 ms
+
+        runner.run { context ->
+            assertThat(committed(context, "acknowledging", "acknowledging")).`as`("its acknowledgment counts")
+                .isEqualTo(1)
+        }
+        assertThat(output.out).`as`("no claim that an acknowledged record comes again")
+            .doesNotContain("they are not committed and will be delivered again")
+            .doesNotContain("and its record will be delivered again")
+            .contains("not committed unless the listener acknowledged")
+    }
+
+    class Acknowledging {
+        @KafkoListener(id = "acknowledging", topics = ["acknowledging"], ackMode = "manual_immediate")
+        suspend fun on(value: String, ack: Acknowledgment) {
+            if (acknowledged.count == 0L) {
+                return // the record is not delivered again: the second start leaves it alone
+            }
+            withContext(Dispatchers.Default) {
+                delay(5)
+                ack.acknowledge()
+            }
+            acknowledged.countDown()
+            awaitCancellation()
+        }
+
+        companion object {
+            val acknowledged = CountDownLatch(1)
         }
     }
 

@@ -326,10 +326,13 @@ final class MemberDelivery {
         if (member.stageCancelledByStop()) {
             // the stop overran its shutdown timeout and cancelled the stage the listener returned: not a failure
             nackSleep = null;
+            // under a manual ack mode an acknowledgment the listener gave before the cancellation still counts
             LOG.info("Listener '{}' stopped past its shutdown timeout while waiting for the stage it returned for {}"
-                    + " record(s) from {}; the stage was cancelled, and they are not committed and will be delivered"
-                    + " again when the group next reads them", container.getListenerId(), records.size(),
-                    container.topic());
+                    + " record(s) from {}; the stage was cancelled, and they are {}", container.getListenerId(),
+                    records.size(), container.topic(), properties.ackMode().isManual()
+                            ? "not committed unless the listener acknowledged them before; those it did not are"
+                                    + " delivered again when the group next reads them"
+                            : "not committed and will be delivered again when the group next reads them");
             return false;
         }
         ListenerInvocation invocation = new ListenerInvocation(container, records, ack, this::invoke);

@@ -39,6 +39,8 @@ final class MemberLifecycle {
     private final TaskExecutor executor;
     private final String memberName;
     private final Duration shutdownTimeout;
+    /** Under a manual ack mode the record in hand at a cancelled stop may have been acknowledged already. */
+    private final boolean manualAcks;
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition signal = lock.newCondition();
@@ -97,6 +99,7 @@ final class MemberLifecycle {
         this.executor = executor;
         this.memberName = member.memberName();
         this.shutdownTimeout = member.properties().shutdownTimeout();
+        this.manualAcks = member.properties().ackMode().isManual();
     }
 
     /** The current run, or null when no member thread runs. */
@@ -248,7 +251,9 @@ final class MemberLifecycle {
             // once, committing what it processed before; the second more counts from the deadline, so that members
             // stopped together, waited for one after the other, share it as they share the timeout
             LOG.warn("{} did not stop within {}; the CompletionStage or Mono its listener returned is cancelled, and"
-                    + " its record will be delivered again", memberName, shutdownTimeout);
+                    + " its record {}", memberName, shutdownTimeout, manualAcks
+                            ? "is delivered again unless the listener acknowledged it before"
+                            : "will be delivered again");
             if (!awaitStopping(deadline + TimeUnit.MILLISECONDS.toNanos(CANCELLED_STOP_MILLIS))) {
                 LOG.warn("{} did not end within {} ms of its listener's cancellation", memberName,
                         CANCELLED_STOP_MILLIS);
