@@ -118,6 +118,30 @@ class KafkoTransactionsTest {
         });
     }
 
+    /** A guard against the hang this test finds: without the refusal, the wait never ends. */
+    @Test
+    @org.junit.jupiter.api.Timeout(value = 30, unit = java.util.concurrent.TimeUnit.SECONDS,
+            threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+    void aMinimalStageOfASendInsideItsOwnTransactionRefusesTheWaitToo() {
+        runner.run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            assertThatThrownBy(() -> template.executeInTransaction(ops -> ops.send("t", "a")
+                    .minimalCompletionStage().toCompletableFuture().join()))
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("has not committed");
+            assertThatThrownBy(() -> template.executeInTransaction(ops -> ops.send("t", "a")
+                    .minimalCompletionStage().thenApply(SendResult::offset).toCompletableFuture().join()))
+                    .isInstanceOf(IllegalStateException.class);
+            assertThat(endOffsets(context, "t")).isZero();
+            // a minimal stage stays one: it can be neither completed nor waited for itself
+            java.util.concurrent.CompletionStage<SendResult<Object, Object>> minimal =
+                    template.executeInTransaction(ops -> ops.send("t", "b").minimalCompletionStage());
+            assertThatThrownBy(() -> ((CompletableFuture<?>) minimal).complete(null))
+                    .isInstanceOf(UnsupportedOperationException.class);
+            assertThat(minimal.toCompletableFuture().join().offset()).isZero();
+            assertThat(endOffsets(context, "t")).isOne();
+        });
+    }
+
     @Test
     void aTransactionalTemplateRefusesASendOutsideATransactionUnlessAllowedAndNestingIsRefused() {
         runner.run(context -> {
