@@ -1,6 +1,7 @@
 package dev.kafko.spring.transaction;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
@@ -14,8 +15,8 @@ import org.jspecify.annotations.Nullable;
  * The future a send inside a transaction returns, and every stage made from it: completed as the template's own is,
  * but refusing to block the transaction's thread before the commit, which alone writes the record. Its
  * {@link #minimalCompletionStage()} is one of these too (JDK's minimal stage would hand out, from
- * {@code toCompletableFuture()}, a plain future whose wait never ends), refusing, as JDK's does, to be completed or
- * waited for itself.
+ * {@code toCompletableFuture()}, a plain future whose wait never ends), refusing, as JDK's does, to be completed,
+ * waited for or asked whether it is done itself, and failing, as JDK's does, with a {@code CompletionException}.
  */
 final class TransactionalFuture<T> extends CompletableFuture<T> implements BiConsumer<T, Throwable> {
 
@@ -34,7 +35,9 @@ final class TransactionalFuture<T> extends CompletableFuture<T> implements BiCon
     @Override
     public void accept(@Nullable T value, @Nullable Throwable failure) {
         if (failure != null) {
-            super.completeExceptionally(failure);
+            // a minimal stage fails, as the JDK's does, with a CompletionException whose cause is the failure
+            super.completeExceptionally(minimal && !(failure instanceof CompletionException)
+                    ? new CompletionException(failure) : failure);
         } else {
             super.complete(value);
         }
@@ -65,6 +68,30 @@ final class TransactionalFuture<T> extends CompletableFuture<T> implements BiCon
     public T getNow(T valueIfAbsent) {
         refuseIfMinimal();
         return super.getNow(valueIfAbsent);
+    }
+
+    @Override
+    public boolean isDone() {
+        refuseIfMinimal();
+        return super.isDone();
+    }
+
+    @Override
+    public boolean isCancelled() {
+        refuseIfMinimal();
+        return super.isCancelled();
+    }
+
+    @Override
+    public boolean isCompletedExceptionally() {
+        refuseIfMinimal();
+        return super.isCompletedExceptionally();
+    }
+
+    @Override
+    public int getNumberOfDependents() {
+        refuseIfMinimal();
+        return super.getNumberOfDependents();
     }
 
     @Override
@@ -141,7 +168,7 @@ final class TransactionalFuture<T> extends CompletableFuture<T> implements BiCon
     }
 
     private void refuseToWaitForItself() {
-        if (!isDone() && transaction.waitsForItself()) {
+        if (!super.isDone() && transaction.waitsForItself()) {
             throw new IllegalStateException("This send belongs to a transaction that has not committed: its record is"
                     + " written, and its future completed, when the transaction commits, so waiting for it here would"
                     + " never end. Wait for it after the commit, or act on it in a callback (whenComplete, thenAccept)");

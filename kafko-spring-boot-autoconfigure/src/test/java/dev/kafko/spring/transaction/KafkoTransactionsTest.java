@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -139,6 +140,39 @@ class KafkoTransactionsTest {
                     .isInstanceOf(UnsupportedOperationException.class);
             assertThat(minimal.toCompletableFuture().join().offset()).isZero();
             assertThat(endOffsets(context, "t")).isOne();
+        });
+    }
+
+    /**
+     * The minimal stage of a send keeps the JDK's contract: a failure reaches it as a {@code CompletionException}
+     * with the send's failure as cause, and whether it is done is not told but by its {@code toCompletableFuture()}.
+     */
+    @Test
+    void aMinimalStageOfASendKeepsTheJdkContractOfAMinimalStage() {
+        runner.run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            List<CompletionStage<SendResult<Object, Object>>> stages = new ArrayList<>();
+            assertThatThrownBy(() -> template.executeInTransaction(ops -> {
+                stages.add(ops.send("t", "a").minimalCompletionStage());
+                throw new IllegalArgumentException("changed my mind");
+            })).isInstanceOf(IllegalArgumentException.class);
+            CompletableFuture<SendResult<Object, Object>> jdk = new CompletableFuture<>();
+            stages.add(jdk.minimalCompletionStage());
+            jdk.completeExceptionally(new TransactionRolledBackException("as a reference"));
+            for (CompletionStage<SendResult<Object, Object>> stage : stages) {
+                Throwable seen = stage.handle((r, e) -> e).toCompletableFuture().join();
+                assertThat(seen).isInstanceOf(CompletionException.class)
+                        .hasCauseInstanceOf(TransactionRolledBackException.class);
+                assertThat(stage.toCompletableFuture().isCompletedExceptionally()).isTrue();
+                CompletableFuture<?> minimal = (CompletableFuture<?>) stage;
+                assertThatThrownBy(minimal::isDone).isInstanceOf(UnsupportedOperationException.class);
+                assertThatThrownBy(minimal::isCancelled).isInstanceOf(UnsupportedOperationException.class);
+                assertThatThrownBy(minimal::isCompletedExceptionally)
+                        .isInstanceOf(UnsupportedOperationException.class);
+                assertThatThrownBy(minimal::getNumberOfDependents).isInstanceOf(UnsupportedOperationException.class);
+                assertThatThrownBy(() -> minimal.thenApply(r -> r).isDone())
+                        .isInstanceOf(UnsupportedOperationException.class);
+            }
         });
     }
 
