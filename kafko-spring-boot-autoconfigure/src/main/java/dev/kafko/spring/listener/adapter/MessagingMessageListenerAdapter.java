@@ -323,8 +323,9 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
      * Waits on the polling thread; an interrupt while waiting fails the delivery (interrupt status kept). A stop that
      * overruns its shutdown timeout cancels the stage ({@link AwaitedStage}): a {@link CancellationException} then
      * ends the delivery, the record not committed. A stage that failed with a {@code CancellationException} of its own
-     * (a subclass, or one with a message: a coroutine's {@code withTimeout}) fails with it, as with any failure; a bare
-     * one, which {@code cancel} leaves, fails with an {@link IllegalStateException} that says the stage was cancelled.
+     * (a subclass, or one with a message: a coroutine's {@code withTimeout}) fails with that very exception, as with any
+     * failure, on every JDK (newer ones wrap it in {@code get()}); a bare one, which {@code cancel} leaves, fails with
+     * an {@link IllegalStateException} that says the stage was cancelled.
      */
     static @Nullable Object completed(@Nullable Object result) throws Exception {
         if (result != null && !(result instanceof CompletionStage<?>) && REACTIVE_STREAMS) {
@@ -361,12 +362,16 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
             if (awaited != null && awaited.cancelledByStop()) {
                 throw new StopCancellation();
             }
-            if (e.getClass() != CancellationException.class || e.getMessage() != null) {
+            // what the stage itself failed with: get() throws it on JDK 17, but newer JDKs throw a new
+            // CancellationException("get") whose cause it is, which would pass any cancellation for the listener's own
+            Throwable own = future.handle((value, failure) -> failure).getNow(null);
+            CancellationException stored = own instanceof CancellationException c ? c : e;
+            if (stored.getClass() != CancellationException.class || stored.getMessage() != null) {
                 // the stage failed with a cancellation of its own (a coroutine's withTimeout, a cancelled job): that
                 // is the listener's failure, named as such in the dead letter, as spring-kafka names it
-                throw e;
+                throw stored;
             }
-            throw new IllegalStateException("the CompletionStage the listener returned was cancelled", e);
+            throw new IllegalStateException("the CompletionStage the listener returned was cancelled", stored);
         } finally {
             if (awaited != null) {
                 awaited.awaited();
