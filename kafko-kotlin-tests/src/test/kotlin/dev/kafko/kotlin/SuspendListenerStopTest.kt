@@ -21,6 +21,7 @@ import java.nio.file.Path
 import java.util.concurrent.CopyOnWriteArrayList
 import java.util.concurrent.CountDownLatch
 import java.util.concurrent.TimeUnit
+import java.util.concurrent.atomic.AtomicInteger
 
 /**
  * A suspend function still suspended when a stop overruns its shutdown timeout is cancelled with the stop, as a
@@ -75,6 +76,52 @@ class SuspendListenerStopTest {
             .doesNotContain("they are not committed and will be delivered again")
             .doesNotContain("and its record will be delivered again")
             .contains("not committed unless the listener acknowledged")
+    }
+
+    @Test
+    @ExtendWith(OutputCaptureExtension::class)
+    fun aRetryThatAcknowledgedBeforeItsCancellationIsCommittedAndTheLogSaysSo(@TempDir dir: Path,
+                                                                          output: CapturedOutput) {
+        val runner = ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration::class.java))
+            .withBean(RetryAcknowledging::class.java)
+            .withPropertyValues("kafko.data-dir=$dir", "kafko.listener.shutdown-timeout=300ms",
+                "kafko.listener.retry.max-attempts=3")
+        runner.run { context ->
+            template(context).send("retry-acknowledging", "a1").join()
+            assertThat(RetryAcknowledging.acknowledged.await(20, TimeUnit.SECONDS)).isTrue()
+        } // closes while the retry, which acknowledged its record, is suspended: the stop overruns its 300 ms
+
+        runner.run { context ->
+            assertThat(committed(context, "retry-acknowledging", "retry-acknowledging"))
+                .`as`("the retry's acknowledgment counts").isEqualTo(1)
+        }
+        assertThat(output.out).`as`("no claim that an acknowledged record comes again")
+            .doesNotContain("they are not committed and will be delivered again")
+            .doesNotContain("and its record will be delivered again")
+    }
+
+    class RetryAcknowledging {
+        @KafkoListener(id = "retry-acknowledging", topics = ["retry-acknowledging"], ackMode = "manual_immediate")
+        suspend fun on(value: String, ack: Acknowledgment) {
+            if (acknowledged.count == 0L) {
+                return // the record is not delivered again: the second start leaves it alone
+            }
+            if (attempts.incrementAndGet() == 1) {
+                throw IllegalStateException("first attempt fails")
+            }
+            withContext(Dispatchers.Default) {
+                delay(5)
+                ack.acknowledge()
+            }
+            acknowledged.countDown()
+            awaitCancellation()
+        }
+
+        companion object {
+            val acknowledged = CountDownLatch(1)
+            val attempts = AtomicInteger()
+        }
     }
 
     class Acknowledging {

@@ -329,10 +329,7 @@ final class MemberDelivery {
             // under a manual ack mode an acknowledgment the listener gave before the cancellation still counts
             LOG.info("Listener '{}' stopped past its shutdown timeout while waiting for the stage it returned for {}"
                     + " record(s) from {}; the stage was cancelled, and they are {}", container.getListenerId(),
-                    records.size(), container.topic(), properties.ackMode().isManual()
-                            ? "not committed unless the listener acknowledged them before; those it did not are"
-                                    + " delivered again when the group next reads them"
-                            : "not committed and will be delivered again when the group next reads them");
+                    records.size(), container.topic(), notCommittedAtCancel());
             return false;
         }
         ListenerInvocation invocation = new ListenerInvocation(container, records, ack, this::invoke);
@@ -382,23 +379,34 @@ final class MemberDelivery {
 
     /**
      * The stop cancelled the stage a retry's listener returned while the error handler ran: the records are not
-     * committed (nor acknowledged by a recovery) and are delivered again when the group next reads them, whether the
+     * committed (nor acknowledged by a recovery; under a manual ack mode, unless the listener acknowledged them
+     * before) and are delivered again when the group next reads them, whether the
      * handler threw or returned ({@code returned}: it claimed to have dealt with them).
      */
     private boolean cancelledInHandler(List<KafkoRecord> records, boolean returned) {
         nackSleep = null;
         if (returned) {
             LOG.warn("Listener '{}' stopped past its shutdown timeout and cancelled the stage a retry returned for {}"
-                    + " record(s) from {}; its error handler returned as if it had dealt with them, but they are not"
-                    + " committed and will be delivered again when the group next reads them (anything the handler"
-                    + " sent for them itself stays sent)", container.getListenerId(), records.size(),
-                    container.topic());
+                    + " record(s) from {}; its error handler returned as if it had dealt with them, but they are {}"
+                    + " (anything the handler sent for them itself stays sent)", container.getListenerId(),
+                    records.size(), container.topic(), notCommittedAtCancel());
         } else {
             LOG.info("Listener '{}' stopped past its shutdown timeout and cancelled the stage a retry returned for {}"
-                    + " record(s) from {}; they are not committed and will be delivered again when the group next"
-                    + " reads them", container.getListenerId(), records.size(), container.topic());
+                    + " record(s) from {}; they are {}", container.getListenerId(), records.size(), container.topic(),
+                    notCommittedAtCancel());
         }
         return false;
+    }
+
+    /**
+     * What becomes of records whose stage the stop cancelled: under a manual ack mode an acknowledgment the listener
+     * (or a retry's) gave before the cancellation still counts.
+     */
+    private String notCommittedAtCancel() {
+        return properties.ackMode().isManual()
+                ? "not committed unless the listener acknowledged them before; those it did not are delivered again"
+                        + " when the group next reads them"
+                : "not committed and will be delivered again when the group next reads them";
     }
 
     private void pauseBeforeRedelivery() {
