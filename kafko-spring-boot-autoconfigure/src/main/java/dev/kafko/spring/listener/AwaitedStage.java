@@ -20,8 +20,34 @@ public final class AwaitedStage {
     private boolean stopOverran;
     /** The stop cancelled a stage the member waited for: its record is the stop's, not a failure. Polling thread. */
     private boolean cancelledByStop;
+    /** The member's listener acknowledges by hand: what it acknowledged before a cancellation is committed. */
+    private final boolean manualAck;
 
     AwaitedStage() {
+        this(false);
+    }
+
+    AwaitedStage(boolean manualAck) {
+        this.manualAck = manualAck;
+    }
+
+    /**
+     * What becomes of records whose stage the stop cancelled, for the messages that tell it: under a manual ack mode an
+     * acknowledgment the listener (or a retry's) gave before the cancellation still counts.
+     *
+     * @param one whether the message speaks of one record ("it") rather than of several ("them")
+     */
+    public String notCommittedAtCancel(boolean one) {
+        return notCommittedAtCancel(manualAck, one);
+    }
+
+    /** {@link #notCommittedAtCancel(boolean)} for a member that acknowledges by hand ({@code manualAck}) or not. */
+    static String notCommittedAtCancel(boolean manualAck, boolean one) {
+        String them = one ? "it" : "them";
+        return manualAck
+                ? "not committed unless the listener acknowledged " + them + " before; " + (one ? "if not, it is"
+                        : "those it did not are") + " delivered again when the group next reads " + them
+                : "not committed and will be delivered again when the group next reads " + them;
     }
 
     /** The stage slot of the member whose polling thread this is; null on any other thread. */

@@ -195,8 +195,8 @@ public final class DeadLetterPublishingRecoverer implements RecordRecoverer {
             // a custom error handler that caught a retry's CancellationException: the record is the stop's
             throw new CancellationException("Listener '" + invocation.listenerId() + "' stopped past its shutdown"
                     + " timeout and cancelled the stage its listener returned: " + record.topic() + "-"
-                    + record.partition() + "@" + record.offset() + " is not dead-lettered, and will be delivered"
-                    + " again when the group next reads it");
+                    + record.partition() + "@" + record.offset() + " is not dead-lettered, and is "
+                    + awaited.notCommittedAtCancel(true));
         }
     }
 

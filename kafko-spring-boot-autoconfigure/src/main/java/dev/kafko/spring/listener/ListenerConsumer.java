@@ -73,7 +73,7 @@ final class ListenerConsumer implements Runnable {
     /** The events this member publishes, and when it is idle; polling thread only. */
     private final MemberEvents events;
     /** What the polling thread waits for from the listener: cancelled when a stop overran its shutdown timeout. */
-    private final AwaitedStage awaited = new AwaitedStage();
+    private final AwaitedStage awaited;
 
     /**
      * @param firstPoll opened once the listener's other members have joined the group; this member's first
@@ -84,6 +84,7 @@ final class ListenerConsumer implements Runnable {
         this.firstPoll = firstPoll;
         this.container = container;
         this.properties = container.properties();
+        this.awaited = new AwaitedStage(properties.ackMode().isManual());
         this.backend = backend;
         this.log = new MemberLog(container);
         this.commits = new MemberCommits(container, this, log);

@@ -44,11 +44,12 @@ final class ListenerInvocation implements FailedInvocation {
     @Override
     public void retry() throws Exception {
         retried = false;
-        if (cancelledByStop()) {
+        AwaitedStage awaited = AwaitedStage.current(); // the polling thread's, which runs the error handler
+        if (awaited != null && awaited.stageCancelled()) {
             // the stop took the records when it cancelled a stage: no attempt after it, whatever the handler does
             throw new CancellationException("Listener '" + container.getListenerId() + "' stopped past its shutdown"
-                    + " timeout and cancelled the stage its listener returned; the records are not retried, not"
-                    + " committed, and will be delivered again when the group next reads them");
+                    + " timeout and cancelled the stage its listener returned; the records are not retried, and are "
+                    + awaited.notCommittedAtCancel(false));
         }
         try {
             invoker.invoke(records, ack, ++attempts);

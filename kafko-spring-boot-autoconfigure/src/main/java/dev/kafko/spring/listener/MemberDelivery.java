@@ -398,15 +398,9 @@ final class MemberDelivery {
         return false;
     }
 
-    /**
-     * What becomes of records whose stage the stop cancelled: under a manual ack mode an acknowledgment the listener
-     * (or a retry's) gave before the cancellation still counts.
-     */
+    /** What becomes of records whose stage the stop cancelled ({@link AwaitedStage#notCommittedAtCancel}). */
     private String notCommittedAtCancel() {
-        return properties.ackMode().isManual()
-                ? "not committed unless the listener acknowledged them before; those it did not are delivered again"
-                        + " when the group next reads them"
-                : "not committed and will be delivered again when the group next reads them";
+        return AwaitedStage.notCommittedAtCancel(properties.ackMode().isManual(), false);
     }
 
     private void pauseBeforeRedelivery() {

@@ -281,9 +281,9 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
     static final class StopCancellation extends CancellationException {
         private static final long serialVersionUID = 1L;
 
-        StopCancellation() {
+        StopCancellation(AwaitedStage awaited) {
             super("the container stopped past its shutdown timeout and cancelled the stage the listener returned;"
-                    + " the record is not committed");
+                    + " the records it was for are " + awaited.notCommittedAtCancel(false));
         }
     }
 
@@ -360,7 +360,7 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
             throw e;
         } catch (CancellationException e) {
             if (awaited != null && awaited.cancelledByStop()) {
-                throw new StopCancellation();
+                throw new StopCancellation(awaited);
             }
             // what the stage itself failed with: get() throws it on JDK 17, but newer JDKs throw a new
             // CancellationException("get") whose cause it is, which would pass any cancellation for the listener's own

@@ -14,6 +14,7 @@ import dev.kafko.spring.listener.DeadLetterPublishingRecoverer;
 import dev.kafko.spring.listener.FailedInvocation;
 import dev.kafko.spring.listener.KafkoErrorHandler;
 import dev.kafko.spring.listener.MessageListenerContainer;
+import dev.kafko.spring.support.Acknowledgment;
 import dev.kafko.spring.test.KafkoTestUtils;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -98,16 +99,21 @@ class CustomErrorHandlerAtStopTest {
         }
     }
 
+    /** r2's first attempt fails; its retry returns a stage that never completes. */
+    static Mono<Void> r2FailsThenHangs() {
+        MEMBER.set(Thread.currentThread());
+        if (RECEIVED.stream().filter("r2"::equals).count() == 1) {
+            return Mono.error(new IllegalStateException("first attempt fails"));
+        }
+        return Mono.<Void>never().doOnSubscribe(s -> waiting.countDown());
+    }
+
     static class RetryHangs {
         @KafkoListener(id = "custom-handler", topics = "custom-handler")
         Mono<Void> on(String value) {
             RECEIVED.add(value);
             if (value.equals("r2") && hang) {
-                MEMBER.set(Thread.currentThread());
-                if (RECEIVED.stream().filter("r2"::equals).count() == 1) {
-                    return Mono.error(new IllegalStateException("first attempt fails"));
-                }
-                return Mono.<Void>never().doOnSubscribe(s -> waiting.countDown());
+                return r2FailsThenHangs();
             }
             return Mono.empty();
         }
@@ -118,14 +124,57 @@ class CustomErrorHandlerAtStopTest {
         Mono<Void> on(List<String> values) {
             RECEIVED.addAll(values);
             if (values.contains("r2") && hang) {
-                MEMBER.set(Thread.currentThread());
-                if (RECEIVED.stream().filter("r2"::equals).count() == 1) {
-                    return Mono.error(new IllegalStateException("first attempt fails"));
-                }
-                return Mono.<Void>never().doOnSubscribe(s -> waiting.countDown());
+                return r2FailsThenHangs();
             }
             return Mono.empty();
         }
+    }
+
+    /** Acknowledges by hand: every record but r2, whose retry hangs. */
+    static class ManualRetryHangs {
+        @KafkoListener(id = "custom-handler-manual", topics = "custom-handler-manual", ackMode = "MANUAL")
+        Mono<Void> on(String value, Acknowledgment ack) {
+            RECEIVED.add(value);
+            if (value.equals("r2") && hang) {
+                return r2FailsThenHangs();
+            }
+            ack.acknowledge();
+            return Mono.empty();
+        }
+    }
+
+    /**
+     * Under a manual ack mode the exceptions a custom handler catches for a cancelled retry do not promise that the
+     * records come again: the listener may have acknowledged them before the cancellation, and then they are committed.
+     */
+    @Test
+    void theCancellationsOfAManualAckListenersRetryDoNotPromiseItsRecordsComeAgain(@TempDir Path dir) {
+        mode = "dead-letters";
+        ApplicationContextRunner runner = new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+                .withUserConfiguration(CatchAllHandler.class).withBean(ManualRetryHangs.class)
+                .withPropertyValues("kafko.data-dir=" + dir, "kafko.listener.shutdown-timeout=300ms");
+        runner.run(context -> {
+            template(context).send("custom-handler-manual", "r1").join();
+            template(context).send("custom-handler-manual", "r2").join();
+            assertThat(waiting.await(20, TimeUnit.SECONDS)).as("the retry waits on r2").isTrue();
+        });
+        await().atMost(Duration.ofSeconds(20)).until(() -> !MEMBER.get().isAlive());
+        assertThat(CAUGHT).extracting(Throwable::getMessage).as("the retry's, then the dead letter's").containsExactly(
+                "the container stopped past its shutdown timeout and cancelled the stage the listener returned; the"
+                        + " records it was for are not committed unless the listener acknowledged them before; those"
+                        + " it did not are delivered again when the group next reads them",
+                "Listener 'custom-handler-manual' stopped past its shutdown timeout and cancelled the stage its"
+                        + " listener returned: custom-handler-manual-0@1 is not dead-lettered, and is not committed"
+                        + " unless the listener acknowledged it before; if not, it is delivered again when the group"
+                        + " next reads it");
+        RECEIVED.clear();
+        hang = false;
+        runner.run(context -> {
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+            await().atMost(Duration.ofSeconds(10)).until(() -> RECEIVED.contains("r2"));
+            assertThat(RECEIVED).as("r1 acknowledged and committed; r2 not: delivered again").containsExactly("r2");
+        });
     }
 
     /** The same for a batch listener: the handler that catches everything and returns does not commit the batch. */
@@ -173,6 +222,15 @@ class CustomErrorHandlerAtStopTest {
         await().atMost(Duration.ofSeconds(20)).until(() -> !MEMBER.get().isAlive());
         assertThat(CAUGHT).as("what the handler's retries threw").isNotEmpty()
                 .allSatisfy(e -> assertThat(e).isInstanceOf(CancellationException.class));
+        assertThat(CAUGHT.get(0)).as("the retry the stop cancelled").hasMessageEndingWith("; the records it was for"
+                + " are not committed and will be delivered again when the group next reads them");
+        if (how.equals("dead-letters")) {
+            assertThat(CAUGHT.get(1)).hasMessageEndingWith(": custom-handler-0@1 is not dead-lettered, and is not"
+                    + " committed and will be delivered again when the group next reads it");
+        } else if (how.equals("retries-again")) {
+            assertThat(CAUGHT.get(1)).as("a retry after it").hasMessageEndingWith("; the records are not retried, and"
+                    + " are not committed and will be delivered again when the group next reads them");
+        }
         assertThat(RECEIVED).as("the delivery and the one retry the stop cancelled; no retry after it")
                 .containsExactly("r1", "r2", "r2");
         RECEIVED.clear();
