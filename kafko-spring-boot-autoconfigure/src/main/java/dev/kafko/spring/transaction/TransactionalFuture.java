@@ -178,6 +178,9 @@ final class TransactionalFuture<T> extends CompletableFuture<T> implements BiCon
     /** The stages made from this one ({@code thenApply}, ...) refuse the same wait. */
     @Override
     public <U> CompletableFuture<U> newIncompleteFuture() {
+        if (!super.isDone() && transaction.waitsForItself()) {
+            Transactions.stageOfHeldSendMade(); // a returned Mono subscribing to it would wait for its own commit
+        }
         return new TransactionalFuture<>(transaction, minimal);
     }
 }

@@ -9,7 +9,39 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  */
 public final class Transactions {
 
+    /** Counts, while {@link #stagesOfHeldSends} runs a subscription, the stages made of this thread's held sends. */
+    private static final ThreadLocal<int[]> WATCH = new ThreadLocal<>();
+
     private Transactions() {
+    }
+
+    /**
+     * Runs {@code subscribe} (the subscription of a reactive value a listener returned) and tells how many stages it
+     * made, on this thread, of sends its own open transaction holds: a {@code Mono.fromFuture(template.send(...))}
+     * makes one. Such a value completes only at the commit, which waits for it: the listener adapter refuses it.
+     */
+    public static int stagesOfHeldSends(Runnable subscribe) {
+        int[] outer = WATCH.get();
+        int[] made = new int[1];
+        WATCH.set(made);
+        try {
+            subscribe.run();
+        } finally {
+            if (outer == null) {
+                WATCH.remove();
+            } else {
+                WATCH.set(outer);
+            }
+        }
+        return made[0];
+    }
+
+    /** A stage was made of a send this thread's open transaction holds ({@link #stagesOfHeldSends}). */
+    static void stageOfHeldSendMade() {
+        int[] made = WATCH.get();
+        if (made != null) {
+            made[0]++;
+        }
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.kafko.spring.listener.adapter;
 
+import dev.kafko.spring.transaction.Transactions;
 import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Subscriber;
@@ -36,7 +37,15 @@ final class ReactiveReturns {
                     + ", which may hold many values: return a single-value type (a Mono) or a CompletableFuture");
         }
         Subscribed future = new Subscribed();
-        adapter.toPublisher(result).subscribe(future);
+        int held = Transactions.stagesOfHeldSends(() -> adapter.toPublisher(result).subscribe(future));
+        if (held > 0 && !future.isDone()) {
+            future.cancel(true);
+            throw new IllegalStateException("The listener returned a " + result.getClass().getSimpleName() + " that"
+                    + " waits for a send of the listener's own transaction (Mono.fromFuture(template.send(...)), say):"
+                    + " the send is written, and its future completed, when the transaction commits, after the"
+                    + " listener's result completes, so it would never complete. Return nothing (the commit writes the"
+                    + " send), or act on the send's result in a callback (whenComplete, thenAccept)");
+        }
         return future;
     }
 
