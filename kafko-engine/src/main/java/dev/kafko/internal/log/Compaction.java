@@ -126,9 +126,16 @@ public final class Compaction {
         return passFrom >= 0;
     }
 
-    /** The sealed segments compaction may look at now: from the first, up to the first younger than the lag. */
+    /**
+     * The sealed segments compaction may look at now: from the first, up to the first younger than the lag; without a
+     * lag every sealed one, as Kafka's cleaner looks at timestamps only for a {@code min.compaction.lag.ms} above 0 (a
+     * record stamped ahead of the clock would otherwise stop the compaction of the partition until that time).
+     */
     static int cleanableCount(Segment[] segs, TopicConfig config, long now) {
         long lag = config.minCompactionLag().toMillis();
+        if (lag == 0) {
+            return Math.max(segs.length - 1, 0);
+        }
         long limit = lag >= now ? Long.MIN_VALUE : now - lag;
         int n = 0;
         while (n < segs.length - 1 && segs[n].maxTimestamp() <= limit) {

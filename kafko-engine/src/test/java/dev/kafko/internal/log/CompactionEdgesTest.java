@@ -89,6 +89,22 @@ class CompactionEdgesTest {
     }
 
     @Test
+    void withoutALagARecordStampedAheadOfTheClockDoesNotStopTheCompactionOfItsSegmentOrTheLaterOnes() {
+        // Kafka's cleaner looks at timestamps only for a min.compaction.lag.ms above 0
+        TopicConfig config = TopicConfig.builder().compact().segmentAge(AGE).build();
+        try (PartitionLog log = PartitionLog.open("t", 0, dir, config, clock, FileIo.SYSTEM)) {
+            long ahead = clock.millis() + Duration.ofDays(365).toMillis();
+            log.append(List.of(at("a", "1", ahead), at("a", "2", clock.millis())));
+            roll(log, "b", clock.millis());
+            log.append(at("b", "2", clock.millis()));
+            roll(log, "tail", clock.millis());
+            assertThat(Compaction.cleanableCount(log.segments(), config, clock.millis())).isEqualTo(2);
+            log.applyCompaction(log.compaction().prepare(config, clock.millis(), false, () -> false), false);
+            assertThat(offsets(log)).containsExactly(1L, 3L, 4L);
+        }
+    }
+
+    @Test
     void aTombstoneExactlyAsOldAsItsRetentionIsKeptAndOneMillisecondOlderGoes() {
         Duration retention = Duration.ofHours(1);
         TopicConfig config = TopicConfig.builder().compact().segmentAge(AGE).deleteRetention(retention).build();
