@@ -34,7 +34,8 @@ import org.jspecify.annotations.Nullable;
  * @param cleanupPolicy what happens to old records (default {@link CleanupPolicy#DELETE}): deleted by segment under
  *     the retention limits, or compacted to the latest record of each key, or both (see {@link CleanupPolicy})
  * @param minCompactionLag a record is not removed by compaction before it is this old (default 0): compaction
- *     stops at the first segment holding a newer record (Kafka's {@code min.compaction.lag.ms})
+ *     stops at the first segment holding a newer record (Kafka's {@code min.compaction.lag.ms}); at 0, timestamps
+ *     do not count, and a record stamped ahead of the clock is compacted as any other, as in Kafka
  * @param deleteRetention a tombstone (a record whose value is null) that is the latest of its key is removed by
  *     the first compaction once it is older than this (default 1 day: Kafka's {@code delete.retention.ms}), so that a
  *     consumer that reads the partition within that time sees the deletion; counted from the tombstone's timestamp
