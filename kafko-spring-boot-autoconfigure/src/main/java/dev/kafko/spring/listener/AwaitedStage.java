@@ -1,5 +1,10 @@
 package dev.kafko.spring.listener;
 
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
 
@@ -22,13 +27,55 @@ public final class AwaitedStage {
     private boolean cancelledByStop;
     /** The member's listener acknowledges by hand: what it acknowledged before a cancellation is committed. */
     private final boolean manualAck;
+    /**
+     * Under {@code manual_immediate}: commits, on the polling thread, what was acknowledged on other threads, so that
+     * such an acknowledgment counts at once while the member waits for the stage; null under the other ack modes.
+     */
+    private final @Nullable Runnable commitForeignAcks;
+    /** Completed when an acknowledgment on another thread is queued: ends the current wait to commit it. */
+    private volatile CompletableFuture<Void> acknowledged = new CompletableFuture<>();
 
     AwaitedStage() {
-        this(false);
+        this(false, null);
     }
 
-    AwaitedStage(boolean manualAck) {
+    AwaitedStage(boolean manualAck, @Nullable Runnable commitForeignAcks) {
         this.manualAck = manualAck;
+        this.commitForeignAcks = commitForeignAcks;
+    }
+
+    /**
+     * On the polling thread: waits for {@code future} as {@link CompletableFuture#get()} does (what it throws
+     * included), and, under {@code manual_immediate}, commits each acknowledgment the listener gives on another thread
+     * meanwhile as it comes, rather than once the stage completed (a crash in between would deliver it again).
+     */
+    public Object await(CompletableFuture<?> future) throws InterruptedException, ExecutionException {
+        if (commitForeignAcks == null) {
+            return future.get();
+        }
+        try {
+            return future.get(0, TimeUnit.NANOSECONDS); // refuses as get() does (a send of its own transaction)
+        } catch (TimeoutException notYet) {
+            // wait below
+        }
+        while (!future.isDone()) {
+            CompletableFuture<Void> next = acknowledged;
+            try {
+                CompletableFuture.anyOf(future, next).get();
+            } catch (ExecutionException | CancellationException ended) {
+                // the stage failed or was cancelled: get() below throws what it would
+            }
+            if (next.isDone()) {
+                acknowledged = new CompletableFuture<>();
+                commitForeignAcks.run();
+            }
+        }
+        return future.get();
+    }
+
+    /** An acknowledgment was queued on another thread: a wait for the stage commits it ({@link #await}). Any thread. */
+    void acknowledgedElsewhere() {
+        acknowledged.complete(null);
     }
 
     /**

@@ -84,7 +84,8 @@ final class ListenerConsumer implements Runnable {
         this.firstPoll = firstPoll;
         this.container = container;
         this.properties = container.properties();
-        this.awaited = new AwaitedStage(properties.ackMode().isManual());
+        this.awaited = new AwaitedStage(properties.ackMode().isManual(),
+                properties.ackMode() == AckMode.MANUAL_IMMEDIATE ? () -> commitProcessed("as its listener runs") : null);
         this.backend = backend;
         this.log = new MemberLog(container);
         this.commits = new MemberCommits(container, this, log);
@@ -167,16 +168,25 @@ final class ListenerConsumer implements Runnable {
     }
 
     /**
-     * On the polling thread, inside a delivery whose listener closes the application: commits what this member
-     * processed (and was acknowledged on other threads) before the record in hand.
+     * Under {@code manual_immediate}, an acknowledgment on another thread was queued: the polling thread commits it,
+     * whether it polls or waits for the stage its listener returned. Any thread.
      */
-    void commitProcessed() {
+    void acknowledgedElsewhere() {
+        consumer.wakeup();
+        awaited.acknowledgedElsewhere();
+    }
+
+    /**
+     * On the polling thread, inside a delivery (whose listener closes the application, or waits for the stage its
+     * listener returned, {@code when}): commits what this member processed (and was acknowledged on other threads)
+     * before the record in hand. A failure is logged: what was not committed stays pending.
+     */
+    void commitProcessed(String when) {
         try {
             commits.drainForeign();
             commits.commitPending();
         } catch (RuntimeException e) {
-            LOG.warn("Commit of what {} processed, as its listener closes the application, failed",
-                    container.memberName(), e);
+            LOG.warn("Commit of what {} processed, {}, failed", container.memberName(), when, e);
         }
     }
 

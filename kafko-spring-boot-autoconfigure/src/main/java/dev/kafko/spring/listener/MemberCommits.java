@@ -193,7 +193,7 @@ final class MemberCommits {
     void acknowledgedElsewhere(Map<Integer, Long> next, long epoch) {
         offsets.queueForeign(next, epoch);
         if (properties.ackMode() == AckMode.MANUAL_IMMEDIATE) {
-            member.wakeup();
+            member.acknowledgedElsewhere();
         }
     }
 }

@@ -186,7 +186,7 @@ final class MemberLifecycle {
         Object hold; // this run's: the end of this run's thread releases it, not a later run's
         if (c != null && c.isPollingThread(Thread.currentThread())) {
             closedByOwnListener = true;
-            c.commitProcessed();
+            c.commitProcessed("as its listener closes the application");
             hold = c;
         } else if (Thread.currentThread() == exiting && exitingRun != null) {
             // an application listener of the member's stop (a ConsumerStoppedEvent: exit when a listener died) on its

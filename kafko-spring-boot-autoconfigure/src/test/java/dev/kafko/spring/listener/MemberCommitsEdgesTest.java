@@ -174,12 +174,12 @@ class MemberCommitsEdgesTest {
     void anAcknowledgmentOnAnotherThreadWakesTheMemberOnlyUnderManualImmediateAndCountsOnceDrained() {
         MemberCommits manual = commits(AckMode.MANUAL);
         manual.acknowledgedElsewhere(Map.of(0, 3L), 0);
-        verify(member, never()).wakeup();
+        verify(member, never()).acknowledgedElsewhere();
 
         MemberCommits immediate = commits(AckMode.MANUAL_IMMEDIATE);
         immediate.acknowledgedElsewhere(Map.of(1, 8L), 0);
         immediate.acknowledgedElsewhere(Map.of(2, 5L), 0); // partition 2 is not this member's
-        verify(member, times(2)).wakeup(); // each acknowledgment wakes the member; it sorts them out itself
+        verify(member, times(2)).acknowledgedElsewhere(); // each one wakes the member, which sorts them out
         immediate.commitPending();
         verify(consumer, never()).commit(anyMap());
 

@@ -344,7 +344,7 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
             awaited.awaiting(() -> future.cancel(true));
         }
         try {
-            return future.get();
+            return awaited == null ? future.get() : awaited.await(future);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause() instanceof CompletionException c && c.getCause() != null
                     ? c.getCause() : e.getCause();

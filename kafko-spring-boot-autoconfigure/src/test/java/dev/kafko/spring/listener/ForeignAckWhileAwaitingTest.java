@@ -1,0 +1,101 @@
+package dev.kafko.spring.listener;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.kafko.Kafko;
+import dev.kafko.spring.annotation.KafkoListener;
+import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
+import dev.kafko.spring.core.KafkoTemplate;
+import dev.kafko.spring.support.Acknowledgment;
+import dev.kafko.spring.test.KafkoTestUtils;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/**
+ * Under {@code manual_immediate} an acknowledgment is committed at once, whichever thread gives it: also while the
+ * polling thread waits for the stage the listener returned (a {@code CompletableFuture}, a {@code Mono}, a Kotlin
+ * {@code suspend} listener), whose work acknowledges on its own thread before it completes. Before, the acknowledgment
+ * waited for the stage, and a crash in between delivered an acknowledged record again.
+ */
+class ForeignAckWhileAwaitingTest {
+
+    static volatile CountDownLatch acknowledged;
+    static volatile CountDownLatch release;
+    static volatile boolean fail;
+
+    @BeforeEach
+    void reset() {
+        acknowledged = new CountDownLatch(2);
+        release = new CountDownLatch(1);
+        fail = false;
+    }
+
+    /** Acknowledges on a thread of its own, then finishes its work once the test releases it. */
+    static class AcknowledgesThenWorksOn {
+        @KafkoListener(id = "ack-early", topics = "ack-early", ackMode = "manual_immediate")
+        CompletableFuture<Void> on(String value, Acknowledgment ack) {
+            return CompletableFuture.runAsync(() -> {
+                ack.acknowledge();
+                acknowledged.countDown();
+                try {
+                    release.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                if (fail) {
+                    throw new IllegalStateException("work after the acknowledgment failed");
+                }
+            });
+        }
+    }
+
+    private static ApplicationContextRunner runner() {
+        return new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+                .withBean(AcknowledgesThenWorksOn.class)
+                .withPropertyValues("kafko.ephemeral=true", "kafko.listener.retry.max-attempts=1");
+    }
+
+    @Test
+    void anAcknowledgmentOnAnotherThreadIsCommittedBeforeTheStageCompletes() {
+        runner().run(context -> {
+            Kafko kafko = context.getBean(Kafko.class);
+            template(context).send("ack-early", "a").join();
+            template(context).send("ack-early", "b").join();
+            await().atMost(Duration.ofSeconds(20)).until(() -> acknowledged.getCount() == 1);
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(
+                    kafko.groupInfo("ack-early", "ack-early").committed()).as("committed while the stage runs")
+                    .containsEntry(0, 1L));
+            release.countDown();
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+            assertThat(kafko.groupInfo("ack-early", "ack-early").committed()).containsEntry(0, 2L);
+        });
+    }
+
+    @Test
+    void aStageThatFailsAfterItsAcknowledgmentLeavesTheRecordCommitted() {
+        fail = true;
+        runner().run(context -> {
+            Kafko kafko = context.getBean(Kafko.class);
+            template(context).send("ack-early", "a").join();
+            await().atMost(Duration.ofSeconds(20)).until(() -> acknowledged.getCount() == 1);
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(
+                    kafko.groupInfo("ack-early", "ack-early").committed()).containsEntry(0, 1L));
+            release.countDown();
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+            assertThat(kafko.groupInfo("ack-early", "ack-early").committed()).as("a commit never moves back")
+                    .containsEntry(0, 1L);
+        });
+    }
+
+    @SuppressWarnings("unchecked")
+    private static KafkoTemplate<Object, Object> template(org.springframework.context.ApplicationContext context) {
+        return context.getBean(KafkoTemplate.class);
+    }
+}
