@@ -29,6 +29,7 @@ import dev.kafko.spring.support.micrometer.KafkoListenerObservationConvention;
 import io.micrometer.observation.ObservationRegistry;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.regex.Pattern;
 import java.util.Objects;
@@ -40,6 +41,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.ApplicationEventPublisherAware;
 import org.springframework.core.MethodParameter;
+import org.springframework.core.ResolvableType;
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
 import org.springframework.core.task.TaskExecutor;
 import org.springframework.messaging.Message;
@@ -488,8 +490,9 @@ public class KafkoListenerContainerFactory implements ApplicationEventPublisherA
     }
 
     /**
-     * Whether a listener method can reach its {@link Acknowledgment}: as a parameter, in a {@code Message}, or in
-     * headers; one that cannot commits nothing under a manual ack mode.
+     * Whether a listener method can reach its {@link Acknowledgment}: as a parameter, in a {@code Message} (each
+     * of a batch's {@code List<Message<?>>} carries the batch's), or in headers; one that cannot commits nothing
+     * under a manual ack mode.
      */
     public static boolean canAcknowledge(Method method) {
         if (takesAcknowledgment(method)) {
@@ -500,6 +503,7 @@ public class KafkoListenerContainerFactory implements ApplicationEventPublisherA
             Class<?> type = parameter.getParameterType();
             Header header = parameter.getParameterAnnotation(Header.class);
             if (Message.class.isAssignableFrom(type) || MessageHeaders.class.isAssignableFrom(type)
+                    || isCollectionOfMessages(parameter)
                     || parameter.hasParameterAnnotation(Headers.class)
                     || header != null && (KafkoHeaders.ACKNOWLEDGMENT.equals(header.value())
                             || KafkoHeaders.ACKNOWLEDGMENT.equals(header.name()))) {
@@ -507,6 +511,14 @@ public class KafkoListenerContainerFactory implements ApplicationEventPublisherA
             }
         }
         return false;
+    }
+
+    private static boolean isCollectionOfMessages(MethodParameter parameter) {
+        if (!Collection.class.isAssignableFrom(parameter.getParameterType())) {
+            return false;
+        }
+        Class<?> element = ResolvableType.forMethodParameter(parameter).asCollection().resolveGeneric(0);
+        return element != null && Message.class.isAssignableFrom(element);
     }
 
     /** "Listener 'id' (Bean.method)", for errors about one endpoint. */

@@ -126,6 +126,19 @@ class DefaultIdTest {
     }
 
     /**
+     * Each message of a batch listener's {@code List<Message<?>>} carries the batch's acknowledgment in its
+     * headers, as in spring-kafka; the start warned all the same that such a listener could reach none.
+     */
+    @Test
+    void aManualBatchListenerOfMessagesReachesItsAcknowledgmentAndIsNotWarned() {
+        runner.withBean(ManualBatchOfMessages.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(log.events()).extracting(e -> e.getFormattedMessage())
+                    .noneSatisfy(m -> assertThat(m).contains("takes no Acknowledgment"));
+        });
+    }
+
+    /**
      * The warning of a manual listener that cannot acknowledge said that nothing it processes is ever committed and
      * that every record comes again after a restart; but a record its error handler recovers (dead letter or log) is
      * committed in every ack mode, and a commit is cumulative: the records before it in its partition are not
@@ -189,6 +202,12 @@ class DefaultIdTest {
         @KafkoListener(id = "unacked", topics = "t", ackMode = "manual")
         void on(String value, @org.springframework.messaging.handler.annotation.Header(
                 dev.kafko.spring.support.KafkoHeaders.OFFSET) long offset) {
+        }
+    }
+
+    static class ManualBatchOfMessages {
+        @KafkoListener(id = "acked-batch", topics = "t", ackMode = "manual", batch = "true")
+        void on(List<org.springframework.messaging.Message<String>> messages) {
         }
     }
 
