@@ -179,7 +179,7 @@ final class TransactionalFuture<T> extends CompletableFuture<T> implements BiCon
     @Override
     public <U> CompletableFuture<U> newIncompleteFuture() {
         if (!super.isDone() && transaction.waitsForItself()) {
-            Transactions.stageOfHeldSendMade(); // a returned Mono subscribing to it would wait for its own commit
+            Transactions.stageOfHeldSendMade(transaction); // a returned Mono subscribing to it would wait for its own commit
         }
         return new TransactionalFuture<>(transaction, minimal);
     }

@@ -1,5 +1,7 @@
 package dev.kafko.spring.transaction;
 
+import java.util.ArrayList;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
@@ -9,20 +11,25 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  */
 public final class Transactions {
 
-    /** Counts, while {@link #stagesOfHeldSends} runs a subscription, the stages made of this thread's held sends. */
-    private static final ThreadLocal<int[]> WATCH = new ThreadLocal<>();
+    /**
+     * While {@link #stagesOfHeldSends} runs a subscription, the transactions of the stages made on this thread of the
+     * sends they hold, one entry per stage.
+     */
+    private static final ThreadLocal<List<KafkoResourceHolder>> WATCH = new ThreadLocal<>();
 
     private Transactions() {
     }
 
     /**
      * Runs {@code subscribe} (the subscription of a reactive value a listener returned) and tells how many stages it
-     * made, on this thread, of sends its own open transaction holds: a {@code Mono.fromFuture(template.send(...))}
-     * makes one. Such a value completes only at the commit, which waits for it: the listener adapter refuses it.
+     * made, on this thread, of sends held by a transaction still open once it returned, the listener's own: a
+     * {@code Mono.fromFuture(template.send(...))} makes one. Such a value completes only at the commit, which waits for
+     * it: the listener adapter refuses it. A transaction the subscription ran and completed itself (an
+     * {@code executeInTransaction}, a nested one) wrote its sends already: its stages do not count.
      */
     public static int stagesOfHeldSends(Runnable subscribe) {
-        int[] outer = WATCH.get();
-        int[] made = new int[1];
+        List<KafkoResourceHolder> outer = WATCH.get();
+        List<KafkoResourceHolder> made = new ArrayList<>();
         WATCH.set(made);
         try {
             subscribe.run();
@@ -33,14 +40,20 @@ public final class Transactions {
                 WATCH.set(outer);
             }
         }
-        return made[0];
+        int open = 0;
+        for (KafkoResourceHolder transaction : made) {
+            if (transaction.isOpen()) {
+                open++;
+            }
+        }
+        return open;
     }
 
-    /** A stage was made of a send this thread's open transaction holds ({@link #stagesOfHeldSends}). */
-    static void stageOfHeldSendMade() {
-        int[] made = WATCH.get();
+    /** A stage was made of a send {@code transaction}, open on this thread, holds ({@link #stagesOfHeldSends}). */
+    static void stageOfHeldSendMade(KafkoResourceHolder transaction) {
+        List<KafkoResourceHolder> made = WATCH.get();
         if (made != null) {
-            made[0]++;
+            made.add(transaction);
         }
     }
 

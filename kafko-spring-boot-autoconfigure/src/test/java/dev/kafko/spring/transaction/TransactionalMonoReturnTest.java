@@ -39,7 +39,8 @@ class TransactionalMonoReturnTest {
             .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
             .withPropertyValues("kafko.ephemeral=true", "kafko.template.transactional=true",
                     "kafko.listener.retry.max-attempts=2")
-            .withUserConfiguration(WithManager.class).withBean(MonoListeners.class);
+            .withUserConfiguration(WithManager.class).withBean(MonoListeners.class)
+            .withBean(OwnTransactionListener.class);
 
     @BeforeEach
     void reset() {
@@ -72,6 +73,65 @@ class TransactionalMonoReturnTest {
             assertThat(endOffsets(context, "mono-sent")).isOne();
             assertThat(CALLBACKS.get()).as("the send's callback ran at the commit").isOne();
         });
+    }
+
+    @Test
+    void aMonoWhoseSubscriptionRunsATransactionOfItsOwnIsNotRefused() {
+        runner.run(context -> {
+            template(context).executeInTransaction(ops -> ops.send("mono-own-tx", "three"));
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+            assertThat(FAILURES).isEmpty();
+            assertThat(ATTEMPTS.get()).isOne();
+            assertThat(endOffsets(context, "mono-own-tx-sent")).isOne();
+            assertThat(CALLBACKS.get()).as("the inner transaction's send completed at its commit").isOne();
+        });
+    }
+
+    @Test
+    void aListenerWithoutAContainerTransactionIsNotTouched() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+                .withPropertyValues("kafko.ephemeral=true", "kafko.template.transactional=true",
+                        "kafko.listener.retry.max-attempts=2")
+                .withUserConfiguration(Recording.class).withBean(OwnTransactionListener.class)
+                .run(context -> {
+                    template(context).executeInTransaction(ops -> ops.send("mono-own-tx", "four"));
+                    KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+                    assertThat(FAILURES).isEmpty();
+                    assertThat(ATTEMPTS.get()).isOne();
+                    assertThat(endOffsets(context, "mono-own-tx-sent")).isOne();
+                    assertThat(CALLBACKS.get()).isOne();
+                });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Recording {
+
+        @Bean
+        KafkoListenerErrorHandler recording() {
+            return (message, exception) -> {
+                FAILURES.add(exception);
+                throw exception;
+            };
+        }
+    }
+
+    /** Sends in a transaction of its own as its Mono is subscribed, then completes later. */
+    static class OwnTransactionListener {
+
+        private final KafkoTemplate<Object, Object> template;
+
+        OwnTransactionListener(KafkoTemplate<Object, Object> template) {
+            this.template = template;
+        }
+
+        @KafkoListener(id = "mono-own-tx", topics = "mono-own-tx", errorHandler = "recording")
+        Mono<String> ownTransaction(String value) {
+            ATTEMPTS.incrementAndGet();
+            return Mono.fromRunnable(() -> template.executeInTransaction(ops -> ops.send("mono-own-tx-sent", value)
+                    .whenComplete((result, failure) -> CALLBACKS.incrementAndGet())))
+                    .then(Mono.just(value).delayElement(Duration.ofMillis(5)));
+        }
     }
 
     @Configuration(proxyBeanMethods = false)

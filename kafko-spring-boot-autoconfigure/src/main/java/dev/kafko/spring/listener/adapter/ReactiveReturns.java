@@ -44,7 +44,8 @@ final class ReactiveReturns {
                     + " waits for a send of the listener's own transaction (Mono.fromFuture(template.send(...)), say):"
                     + " the send is written, and its future completed, when the transaction commits, after the"
                     + " listener's result completes, so it would never complete. Return nothing (the commit writes the"
-                    + " send), or act on the send's result in a callback (whenComplete, thenAccept)");
+                    + " send), or act on the send's result in a callback (whenComplete, thenAccept) made in the method,"
+                    + " before returning");
         }
         return future;
     }
