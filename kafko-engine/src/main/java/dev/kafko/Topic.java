@@ -39,7 +39,9 @@ public interface Topic {
      * <ul>
      *   <li>retention ({@code retention}, {@code retentionBytes}): from the next retention run, which deletes what
      *       a shorter limit no longer keeps; a longer one keeps what is still there;</li>
-     *   <li>{@code maxRecordBytes}: to sends made after the call returns (records stored before stay readable);</li>
+     *   <li>{@code maxRecordBytes}: to sends made after the call returns (records stored before stay readable); a
+     *       send made while the call runs is checked against the old limit or the new one, and a record its call
+     *       took is written;</li>
      *   <li>{@code compression}: to frames written after the call returns; consumers read frames of both codecs
      *       (the codec of each frame is stored with it);</li>
      *   <li>{@code segmentBytes}, {@code segmentAge}: at each partition's next append, which rolls its active

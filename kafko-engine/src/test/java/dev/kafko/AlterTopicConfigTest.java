@@ -16,7 +16,9 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -108,6 +110,58 @@ class AlterTopicConfigTest {
             Consumer c = kafko.consumer("t");
             assertThat(pollUntil(c, 3)).extracting(r -> r.value().length).containsExactly(2000, 500, 100_000);
             c.close();
+        }
+    }
+
+    /**
+     * A raised limit is published to senders before every partition writes by it: the change waits for each
+     * partition's owner in turn. A record the call took under the new limit is written, not refused through its future
+     * by a partition the change has not reached yet (that refusal could also meet a send checked just before a lowered
+     * limit reached its partition).
+     */
+    @Test
+    void aRecordTheCallTookIsWrittenWhileTheLimitChangesPartitionByPartition() throws Exception {
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicBoolean armed = new AtomicBoolean();
+        KafkoObserver holdPartition0 = new KafkoObserver() {
+            @Override
+            public void onAppend(String topic, int partition, int records, long bytes, long nanos) {
+                if (partition == 0 && armed.compareAndSet(true, false)) {
+                    entered.countDown();
+                    try {
+                        release.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            }
+        };
+        TopicConfig config = TopicConfig.builder().partitions(2).maxRecordBytes(1024).build();
+        try (Kafko kafko = Kafko.open(dir, KafkoOptions.builder().observer(holdPartition0).build())) {
+            Topic topic = kafko.createTopic("t", config);
+            Producer producer = kafko.producer("t");
+            armed.set(true);
+            CompletableFuture<RecordPosition> held = Fixtures.onNewThread(() -> producer.sendTo(0, null, new byte[10]).join());
+            assertThat(entered.await(30, TimeUnit.SECONDS)).isTrue();
+            CompletableFuture<Void> raise = Fixtures.onNewThread(
+                    () -> topic.alterConfig(config.toBuilder().maxRecordBytes(4096).build()));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (topic.config().maxRecordBytes() != 4096) {
+                assertThat(System.nanoTime()).as("the new config is published").isLessThan(deadline);
+                Thread.onSpinWait();
+            }
+            try {
+                CompletableFuture<RecordPosition> big = producer.sendTo(1, null, new byte[2000]);
+                assertThat(big.get(30, TimeUnit.SECONDS)).isEqualTo(new RecordPosition(1, 0));
+            } finally {
+                release.countDown();
+            }
+            raise.get(30, TimeUnit.SECONDS);
+            assertThat(held.get(30, TimeUnit.SECONDS)).isEqualTo(new RecordPosition(0, 0));
+            assertThat(producer.sendTo(0, null, new byte[2000]).join()).isEqualTo(new RecordPosition(0, 1));
+            assertThatThrownBy(() -> producer.sendTo(1, null, new byte[5000])).isInstanceOf(RecordTooLargeException.class)
+                    .hasMessageContaining("maxRecordBytes 4096");
         }
     }
 

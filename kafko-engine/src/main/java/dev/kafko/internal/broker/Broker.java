@@ -321,8 +321,8 @@ public final class Broker implements Kafko {
 
     PartitionActor openPartition(String topic, Path topicDir, int partition, TopicConfig config) {
         boolean forceSeals = forcesSeals(config);
-        PartitionLog log = PartitionLog.open(topic, partition, FileNames.partitionDir(topicDir, partition), config,
-                options.clock(), ctx.io(), ctx.preparer(), forceSeals);
+        PartitionLog log = PartitionLog.open(topic, partition, FileNames.partitionDir(topicDir, partition),
+                PartitionCommands.logConfig(config), options.clock(), ctx.io(), ctx.preparer(), forceSeals);
         try {
             return new PartitionActor(topic, partition, log, config, ctx);
         } catch (RuntimeException | Error e) {

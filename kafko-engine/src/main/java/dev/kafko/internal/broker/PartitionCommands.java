@@ -281,10 +281,22 @@ final class PartitionCommands {
         }
         actor.fsync = next.fsync();
         actor.frameBytes = frameBytesOf(next);
-        log.reconfigure(next, c.forceSeals);
+        log.reconfigure(logConfig(next), c.forceSeals);
         if (actor.fsync != FsyncPolicy.NEVER && actor.state == PartitionState.RUNNING) {
             c.error = actor.flush();
         }
+    }
+
+    /**
+     * The config a partition's log writes by: the topic's, but with the largest record any config may allow. Each
+     * record is checked against the topic's {@code maxRecordBytes} by the producer's call, which refuses it there or
+     * takes it; a record taken is written whatever limit its partition has when its turn comes, which can be another
+     * one while a change is on its way to the partitions (published to callers first, then told to each partition in
+     * turn) or when the call read the config just before a lower limit was published.
+     */
+    static TopicConfig logConfig(TopicConfig config) {
+        return config.maxRecordBytes() == TopicConfig.MAX_RECORD_BYTES_LIMIT ? config
+                : config.toBuilder().maxRecordBytes(TopicConfig.MAX_RECORD_BYTES_LIMIT).build();
     }
 
     /** Why the partition refuses work now that it is not running: failed, its topic deleted, or closed. Any thread. */
