@@ -1,5 +1,7 @@
 package dev.kafko;
 
+import org.jspecify.annotations.Nullable;
+
 /** The data directory is already open, in this JVM or in another process. */
 public class AlreadyOpenException extends KafkoException {
 
@@ -9,7 +11,7 @@ public class AlreadyOpenException extends KafkoException {
         super(message);
     }
 
-    public AlreadyOpenException(String message, Throwable cause) {
+    public AlreadyOpenException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 }

@@ -1,5 +1,7 @@
 package dev.kafko;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A commit the group refuses: one from a consumer with a fixed assignment
  * ({@link ConsumerOptions#withPartitions}), which is not a member of the group, while the group has live
@@ -14,7 +16,7 @@ public class CommitFailedException extends KafkoException {
         super(message);
     }
 
-    public CommitFailedException(String message, Throwable cause) {
+    public CommitFailedException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 }

@@ -1,5 +1,7 @@
 package dev.kafko;
 
+import org.jspecify.annotations.Nullable;
+
 /** The codec a topic or a frame needs is not on the classpath (or its native library did not load). */
 public class CompressionUnavailableException extends KafkoException {
 
@@ -9,7 +11,7 @@ public class CompressionUnavailableException extends KafkoException {
         super(message);
     }
 
-    public CompressionUnavailableException(String message, Throwable cause) {
+    public CompressionUnavailableException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 }

@@ -64,7 +64,7 @@ public record ConsumerOptions(int maxPollRecords, @Nullable OffsetResetPolicy of
         return new ConsumerOptions(maxPollRecords, offsetReset, rebalanceListener, partitions);
     }
 
-    public ConsumerOptions withOffsetReset(OffsetResetPolicy offsetReset) {
+    public ConsumerOptions withOffsetReset(@Nullable OffsetResetPolicy offsetReset) {
         return new ConsumerOptions(maxPollRecords, offsetReset, rebalanceListener, partitions);
     }
 

@@ -1,5 +1,7 @@
 package dev.kafko;
 
+import org.jspecify.annotations.Nullable;
+
 /** Data on disk failed its checks (CRC, magic, bounds or decompression limits); the message names the file and position. */
 public class CorruptLogException extends KafkoException {
 
@@ -9,7 +11,7 @@ public class CorruptLogException extends KafkoException {
         super(message);
     }
 
-    public CorruptLogException(String message, Throwable cause) {
+    public CorruptLogException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 }

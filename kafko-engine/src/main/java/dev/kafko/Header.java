@@ -29,7 +29,7 @@ public record Header(String key, byte @Nullable [] value) {
     }
 
     @Override
-    public boolean equals(Object o) {
+    public boolean equals(@Nullable Object o) {
         return o instanceof Header h && key.equals(h.key) && Arrays.equals(value, h.value);
     }
 

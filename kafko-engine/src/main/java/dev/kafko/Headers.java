@@ -128,7 +128,7 @@ public final class Headers implements Iterable<Header> {
     }
 
     @Override
-    public boolean equals(Object o) {
+    public boolean equals(@Nullable Object o) {
         return o instanceof Headers h && Arrays.equals(headers, h.headers);
     }
 

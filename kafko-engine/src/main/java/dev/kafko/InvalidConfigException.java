@@ -1,5 +1,7 @@
 package dev.kafko;
 
+import org.jspecify.annotations.Nullable;
+
 /** A configuration value is out of its allowed range; the message names the setting and the value. */
 public class InvalidConfigException extends KafkoException {
 
@@ -9,7 +11,7 @@ public class InvalidConfigException extends KafkoException {
         super(message);
     }
 
-    public InvalidConfigException(String message, Throwable cause) {
+    public InvalidConfigException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 }

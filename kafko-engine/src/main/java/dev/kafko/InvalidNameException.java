@@ -1,5 +1,7 @@
 package dev.kafko;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A topic or group name breaks the naming rule: [A-Za-z0-9._-], 1 to 249 characters, not {@code .} or {@code ..};
  * a topic name not {@code .lock} (the lock file's), nor one equal to an existing topic's once {@code .} and
@@ -13,7 +15,7 @@ public class InvalidNameException extends KafkoException {
         super(message);
     }
 
-    public InvalidNameException(String message, Throwable cause) {
+    public InvalidNameException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 }

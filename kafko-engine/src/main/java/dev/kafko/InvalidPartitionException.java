@@ -1,5 +1,7 @@
 package dev.kafko;
 
+import org.jspecify.annotations.Nullable;
+
 /** A partition number is outside {@code [0, partitionCount)}, or a partition count is invalid. */
 public class InvalidPartitionException extends KafkoException {
 
@@ -9,7 +11,7 @@ public class InvalidPartitionException extends KafkoException {
         super(message);
     }
 
-    public InvalidPartitionException(String message, Throwable cause) {
+    public InvalidPartitionException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 }

@@ -1,5 +1,7 @@
 package dev.kafko;
 
+import org.jspecify.annotations.Nullable;
+
 /** The {@link Kafko} instance, producer or consumer was closed before or during the call. */
 public class KafkoClosedException extends KafkoException {
 
@@ -9,7 +11,7 @@ public class KafkoClosedException extends KafkoException {
         super(message);
     }
 
-    public KafkoClosedException(String message, Throwable cause) {
+    public KafkoClosedException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 }

@@ -1,5 +1,7 @@
 package dev.kafko;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The base of every error kafko reports. All kafko errors are unchecked; each subtype names one
  * kind of problem and its message names the topic, partition, file or value involved.
@@ -12,7 +14,7 @@ public class KafkoException extends RuntimeException {
         super(message);
     }
 
-    public KafkoException(String message, Throwable cause) {
+    public KafkoException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 }

@@ -1,5 +1,7 @@
 package dev.kafko;
 
+import org.jspecify.annotations.Nullable;
+
 /** An I/O operation on the data directory failed; the message names the operation and the file. */
 public class KafkoStorageException extends KafkoException {
 
@@ -9,7 +11,7 @@ public class KafkoStorageException extends KafkoException {
         super(message);
     }
 
-    public KafkoStorageException(String message, Throwable cause) {
+    public KafkoStorageException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 }

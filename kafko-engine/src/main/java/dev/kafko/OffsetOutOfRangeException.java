@@ -2,6 +2,7 @@ package dev.kafko;
 
 import java.util.OptionalInt;
 import java.util.OptionalLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A position or offset outside the log: a consumer's position below the log start (after retention) or
@@ -22,7 +23,7 @@ public class OffsetOutOfRangeException extends KafkoException {
         this(message, -1, -1);
     }
 
-    public OffsetOutOfRangeException(String message, Throwable cause) {
+    public OffsetOutOfRangeException(String message, @Nullable Throwable cause) {
         super(message, cause);
         this.partition = -1;
         this.offset = -1;

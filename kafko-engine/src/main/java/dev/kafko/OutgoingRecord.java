@@ -31,7 +31,7 @@ public record OutgoingRecord(byte @Nullable [] key, byte @Nullable [] value, Hea
 
     /** Equal when keys, values (by content), headers and timestamps are. */
     @Override
-    public boolean equals(Object o) {
+    public boolean equals(@Nullable Object o) {
         return o instanceof OutgoingRecord r && Arrays.equals(key, r.key) && Arrays.equals(value, r.value)
                 && headers.equals(r.headers) && timestamp == r.timestamp;
     }

@@ -1,5 +1,7 @@
 package dev.kafko;
 
+import org.jspecify.annotations.Nullable;
+
 /** The partition failed earlier (for example after an I/O error) and refuses further work; the cause is the original failure. */
 public class PartitionFailedException extends KafkoException {
 
@@ -9,7 +11,7 @@ public class PartitionFailedException extends KafkoException {
         super(message);
     }
 
-    public PartitionFailedException(String message, Throwable cause) {
+    public PartitionFailedException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 }

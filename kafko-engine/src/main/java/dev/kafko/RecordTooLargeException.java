@@ -1,5 +1,7 @@
 package dev.kafko;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A record is larger than the topic's {@code maxRecordBytes} (each record of a batch is checked on its
  * own), or a batch is larger than one frame holds (256 MiB of records); nothing was written.
@@ -12,7 +14,7 @@ public class RecordTooLargeException extends KafkoException {
         super(message);
     }
 
-    public RecordTooLargeException(String message, Throwable cause) {
+    public RecordTooLargeException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 }

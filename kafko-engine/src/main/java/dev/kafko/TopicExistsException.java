@@ -1,5 +1,7 @@
 package dev.kafko;
 
+import org.jspecify.annotations.Nullable;
+
 /** A topic with this name already exists. */
 public class TopicExistsException extends KafkoException {
 
@@ -9,7 +11,7 @@ public class TopicExistsException extends KafkoException {
         super(message);
     }
 
-    public TopicExistsException(String message, Throwable cause) {
+    public TopicExistsException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 }

@@ -1,5 +1,7 @@
 package dev.kafko;
 
+import org.jspecify.annotations.Nullable;
+
 /** No topic with this name exists. */
 public class UnknownTopicException extends KafkoException {
 
@@ -9,7 +11,7 @@ public class UnknownTopicException extends KafkoException {
         super(message);
     }
 
-    public UnknownTopicException(String message, Throwable cause) {
+    public UnknownTopicException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 }
