@@ -33,7 +33,8 @@ public interface KafkoListenerErrorHandler {
      *     a {@link VirtualMachineError}, or the failure to resolve one of its arguments (a record
      *     listener's payload conversion included; the records of a batch are converted before the method
      *     is invoked, and a batch that cannot be converted does not reach this handler)
-     * @return the method's result in its stead, or {@code null} for none
+     * @return the method's result in its stead, or {@code null} for none (Kotlin's {@code Unit} too, which a Kotlin
+     *     lambda whose last expression is a statement returns: nothing is sent to the {@code @SendTo} topic)
      * @throws Exception to hand the failure on to the container's error handler
      */
     @Nullable Object handleError(Message<?> message, ListenerExecutionFailedException exception) throws Exception;

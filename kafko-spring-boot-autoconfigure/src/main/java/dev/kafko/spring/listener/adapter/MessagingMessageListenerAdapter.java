@@ -48,7 +48,9 @@ import org.springframework.util.ClassUtils;
  * spring-messaging's {@link InvocableHandlerMethod} resolve the arguments and invoke the method,
  * and sends a non-null return value to the {@code @SendTo} topic (or, where {@code @SendTo} names
  * none, to the request's {@link KafkoHeaders#REPLY_TOPIC}; see {@link ReplySender}); an {@link Optional} is
- * sent as its value (an empty one sends nothing), and a {@link CompletionStage} (or a single-value reactive
+ * sent as its value (an empty one sends nothing), Kotlin's {@code Unit} is no value either (nothing is sent: a Kotlin
+ * lambda or {@code mono { }} block whose last expression is a statement returns it), and a {@link CompletionStage}
+ * (or a single-value reactive
  * type, a {@code Mono}: see {@link ReactiveReturns}) is awaited (see
  * {@link #completed}) and its result sent. A Kotlin {@code suspend fun} is invoked as a coroutine whose
  * {@code Mono} is awaited the same way ({@link SuspendFunctionHandler}). Called only on a
@@ -71,6 +73,8 @@ import org.springframework.util.ClassUtils;
 public final class MessagingMessageListenerAdapter implements KafkoMessageListener {
 
     private static final TypeDescriptor BYTES = TypeDescriptor.valueOf(byte[].class);
+    /** Kotlin's {@code Unit}, named so that the class needs no Kotlin on the class path. */
+    private static final String KOTLIN_UNIT = "kotlin.Unit";
 
     /** Whether Reactive Streams is on the classpath, so that a reactive return type may be awaited. */
     static final boolean REACTIVE_STREAMS = ClassUtils.isPresent("org.reactivestreams.Publisher",
@@ -310,6 +314,9 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
     private void reply(@Nullable Object result, List<KafkoRecord> records) {
         if (result instanceof Optional<?> optional) {
             result = optional.orElse(null);
+        }
+        if (result != null && result.getClass().getName().equals(KOTLIN_UNIT)) {
+            result = null; // Kotlin's "no value", as a suspend fun returning Unit sends nothing
         }
         if (result != null && replies != null) {
             replies.send(result, records);
