@@ -1,5 +1,6 @@
 package dev.kafko.spring.listener;
 
+import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -47,30 +48,44 @@ public final class AwaitedStage {
     /**
      * On the polling thread: waits for {@code future} as {@link CompletableFuture#get()} does (what it throws
      * included), and, under {@code manual_immediate}, commits each acknowledgment the listener gives on another thread
-     * meanwhile as it comes, rather than once the stage completed (a crash in between would deliver it again).
+     * meanwhile as it comes, rather than once the stage completed (a crash in between would deliver it again), and one
+     * given before the stage completed as the wait ends, also when the stage was over before the wait began, rather
+     * than once the poll's other records were delivered.
      */
     public Object await(CompletableFuture<?> future) throws InterruptedException, ExecutionException {
         if (commitForeignAcks == null) {
             return future.get();
         }
         try {
-            return future.get(0, TimeUnit.NANOSECONDS); // refuses as get() does (a send of its own transaction)
-        } catch (TimeoutException notYet) {
-            // wait below
-        }
-        while (!future.isDone()) {
-            CompletableFuture<Void> next = acknowledged;
             try {
-                CompletableFuture.anyOf(future, next).get();
-            } catch (ExecutionException | CancellationException ended) {
-                // the stage failed or was cancelled: get() below throws what it would
+                return future.get(0, TimeUnit.NANOSECONDS); // refuses as get() does (a send of its own transaction)
+            } catch (TimeoutException notYet) {
+                // wait below
             }
-            if (next.isDone()) {
-                acknowledged = new CompletableFuture<>();
-                commitForeignAcks.run();
+            while (!future.isDone()) {
+                CompletableFuture<Void> next = acknowledged;
+                try {
+                    CompletableFuture.anyOf(future, next).get();
+                } catch (ExecutionException | CancellationException ended) {
+                    // the stage failed or was cancelled: get() below throws what it would
+                }
+                commitAcknowledged();
+            }
+            return future.get();
+        } finally {
+            if (future.isDone()) {
+                // its work acknowledged, then completed, before the wait saw it (or before the wait began)
+                commitAcknowledged();
             }
         }
-        return future.get();
+    }
+
+    /** Commits what was acknowledged on other threads since the last commit here, if anything was. Polling thread. */
+    private void commitAcknowledged() {
+        if (acknowledged.isDone()) {
+            acknowledged = new CompletableFuture<>();
+            Objects.requireNonNull(commitForeignAcks).run();
+        }
     }
 
     /** An acknowledgment was queued on another thread: a wait for the stage commits it ({@link #await}). Any thread. */

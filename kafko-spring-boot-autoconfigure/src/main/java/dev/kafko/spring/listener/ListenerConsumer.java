@@ -179,7 +179,8 @@ final class ListenerConsumer implements Runnable {
     /**
      * On the polling thread, inside a delivery (whose listener closes the application, or waits for the stage its
      * listener returned, {@code when}): commits what this member processed (and was acknowledged on other threads)
-     * before the record in hand. A failure is logged: what was not committed stays pending.
+     * before the record in hand. A failure is logged, not thrown: a commit the log refused is dropped, as any failed
+     * commit of the member is (a later one, cumulative, covers it), and acknowledgments not yet taken stay queued.
      */
     void commitProcessed(String when) {
         try {

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.kafko.Kafko;
 import dev.kafko.spring.annotation.KafkoListener;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
+import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
 import dev.kafko.spring.core.KafkoTemplate;
 import dev.kafko.spring.support.Acknowledgment;
 import dev.kafko.spring.test.KafkoTestUtils;
@@ -29,12 +30,14 @@ class ForeignAckWhileAwaitingTest {
     static volatile CountDownLatch acknowledged;
     static volatile CountDownLatch release;
     static volatile boolean fail;
+    static volatile CountDownLatch blocking;
 
     @BeforeEach
     void reset() {
         acknowledged = new CountDownLatch(2);
         release = new CountDownLatch(1);
         fail = false;
+        blocking = new CountDownLatch(1);
     }
 
     /** Acknowledges on a thread of its own, then finishes its work once the test releases it. */
@@ -56,9 +59,28 @@ class ForeignAckWhileAwaitingTest {
         }
     }
 
+    /**
+     * "a": its work acknowledges on a thread of its own and is over by the time the polling thread waits for it. "b",
+     * read by the same poll: the polling thread works on it until the test releases it.
+     */
+    static class DoneBeforeTheWait {
+        @KafkoListener(id = "ack-done", topics = "ack-done", ackMode = "manual_immediate", autoStartup = "false")
+        CompletableFuture<Void> on(String value, Acknowledgment ack) throws InterruptedException {
+            if (value.equals("a")) {
+                CompletableFuture<Void> work = CompletableFuture.runAsync(ack::acknowledge);
+                work.join();
+                return work;
+            }
+            blocking.countDown();
+            release.await(30, TimeUnit.SECONDS);
+            ack.acknowledge();
+            return CompletableFuture.completedFuture(null);
+        }
+    }
+
     private static ApplicationContextRunner runner() {
         return new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
-                .withBean(AcknowledgesThenWorksOn.class)
+                .withBean(AcknowledgesThenWorksOn.class).withBean(DoneBeforeTheWait.class)
                 .withPropertyValues("kafko.ephemeral=true", "kafko.listener.retry.max-attempts=1");
     }
 
@@ -91,6 +113,25 @@ class ForeignAckWhileAwaitingTest {
             KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
             assertThat(kafko.groupInfo("ack-early", "ack-early").committed()).as("a commit never moves back")
                     .containsEntry(0, 1L);
+        });
+    }
+
+    @Test
+    void anAcknowledgmentOfAStageDoneBeforeTheWaitIsCommittedBeforeThePollsNextRecord() {
+        runner().run(context -> {
+            Kafko kafko = context.getBean(Kafko.class);
+            template(context).send("ack-done", "a").join();
+            template(context).send("ack-done", "b").join();
+            context.getBean(KafkoListenerEndpointRegistry.class).getListenerContainer("ack-done").start();
+            try {
+                assertThat(blocking.await(20, TimeUnit.SECONDS)).as("b delivered").isTrue();
+                assertThat(kafko.groupInfo("ack-done", "ack-done").committed())
+                        .as("a's acknowledgment committed before the member went on to b").containsEntry(0, 1L);
+            } finally {
+                release.countDown();
+            }
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+            assertThat(kafko.groupInfo("ack-done", "ack-done").committed()).containsEntry(0, 2L);
         });
     }
 
