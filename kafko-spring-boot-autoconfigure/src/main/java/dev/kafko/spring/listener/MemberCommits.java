@@ -70,10 +70,16 @@ final class MemberCommits {
 
     /**
      * Takes the acknowledgments made on other threads. One for a partition this member no longer owns is
-     * dropped: its new owner delivers the record again from the group's commit.
+     * dropped: its new owner delivers the record again from the group's commit. Those of a topic deleted under the
+     * member (its consumer cannot tell what it owns) go with the topic, as a commit that finds it deleted drops what is
+     * pending: the member leaves the topic at its next poll, rather than die of it here.
      */
     void drainForeign() {
-        offsets.drainForeign(new Assignment(member.consumer()), new DroppedAcknowledgment());
+        try {
+            offsets.drainForeign(new Assignment(member.consumer()), new DroppedAcknowledgment());
+        } catch (UnknownTopicException e) {
+            member.forgetDeletedTopic(e);
+        }
     }
 
     /** The partitions a consumer owns now. */

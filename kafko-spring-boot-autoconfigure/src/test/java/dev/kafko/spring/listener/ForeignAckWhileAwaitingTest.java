@@ -11,7 +11,9 @@ import dev.kafko.spring.core.KafkoTemplate;
 import dev.kafko.spring.support.Acknowledgment;
 import dev.kafko.spring.test.KafkoTestUtils;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
@@ -78,9 +80,23 @@ class ForeignAckWhileAwaitingTest {
         }
     }
 
+    /** Hands its acknowledgment and its stage to the test, which completes them. */
+    static class Handing {
+        static final Map<String, Acknowledgment> ACKS = new ConcurrentHashMap<>();
+        static final Map<String, CompletableFuture<Void>> STAGES = new ConcurrentHashMap<>();
+
+        @KafkoListener(id = "ack-deleted", topics = "ack-deleted", ackMode = "manual_immediate")
+        CompletableFuture<Void> on(String value, Acknowledgment ack) {
+            CompletableFuture<Void> stage = new CompletableFuture<>();
+            STAGES.put(value, stage);
+            ACKS.put(value, ack);
+            return stage;
+        }
+    }
+
     private static ApplicationContextRunner runner() {
         return new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
-                .withBean(AcknowledgesThenWorksOn.class).withBean(DoneBeforeTheWait.class)
+                .withBean(AcknowledgesThenWorksOn.class).withBean(DoneBeforeTheWait.class).withBean(Handing.class)
                 .withPropertyValues("kafko.ephemeral=true", "kafko.listener.retry.max-attempts=1");
     }
 
@@ -132,6 +148,28 @@ class ForeignAckWhileAwaitingTest {
             }
             KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
             assertThat(kafko.groupInfo("ack-done", "ack-done").committed()).containsEntry(0, 2L);
+        });
+    }
+
+    @Test
+    void anAcknowledgmentWhileTheStageRunsOnATopicDeletedMeanwhileLeavesTheMemberToReadTheTopicCreatedAgain() {
+        Handing.ACKS.clear();
+        Handing.STAGES.clear();
+        runner().run(context -> {
+            Kafko kafko = context.getBean(Kafko.class);
+            template(context).send("ack-deleted", "old").join();
+            await().atMost(Duration.ofSeconds(20)).until(() -> Handing.ACKS.containsKey("old"));
+            kafko.deleteTopic("ack-deleted");
+            template(context).send("ack-deleted", "new").join(); // created again on use
+            Handing.ACKS.get("old").acknowledge(); // the wait takes it: its topic is gone
+            Handing.STAGES.get("old").complete(null);
+            await().atMost(Duration.ofSeconds(20)).alias("the member reads the topic created again")
+                    .until(() -> Handing.ACKS.containsKey("new"));
+            Handing.ACKS.get("new").acknowledge();
+            Handing.STAGES.get("new").complete(null);
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20)); // fails naming a member that died
+            assertThat(kafko.groupInfo("ack-deleted", "ack-deleted").committed()).as("the old acknowledgment not on the"
+                    + " new topic").containsEntry(0, 1L);
         });
     }
 
