@@ -67,12 +67,8 @@ class SchedulerTaskErrorTest {
         Field marksField = Class.forName("dev.kafko.internal.broker.ThreadMarks").getDeclaredField("MARKS");
         marksField.setAccessible(true);
         ThreadLocal<?> marks = (ThreadLocal<?>) marksField.get(null);
-        CountDownLatch dropped = new CountDownLatch(1);
-        schedule.invoke(scheduler, (Runnable) () -> {
-            marks.remove();
-            dropped.countDown();
-        }, Duration.ZERO);
-        dropped.await();
+        // armed before the marks are dropped: a task the warm send scheduled (an interval fsync 20 ms on) that ran
+        // between the drop and the arming would make the marks again unarmed, and nothing would be injected
         Field supplierField = marks.getClass().getDeclaredField("supplier");
         supplierField.setAccessible(true);
         Supplier<int[]> initial = (Supplier<int[]>) supplierField.get(marks);
@@ -83,6 +79,12 @@ class SchedulerTaskErrorTest {
             }
             return initial.get();
         });
+        CountDownLatch dropped = new CountDownLatch(1);
+        schedule.invoke(scheduler, (Runnable) () -> {
+            marks.remove();
+            dropped.countDown();
+        }, Duration.ZERO);
+        dropped.await();
         int result;
         if (interval) {
             int before = fsyncs.get();
