@@ -1,6 +1,7 @@
 package dev.kafko;
 
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * A snapshot of one consumer group on one topic.
@@ -18,4 +19,11 @@ import java.util.Map;
  * @param members how many live members the group has in this instance
  */
 public record GroupInfo(String topic, String group, Map<Integer, Long> committed, Map<Integer, Long> lag, int members) {
+
+    public GroupInfo {
+        Objects.requireNonNull(topic, "topic");
+        Objects.requireNonNull(group, "group");
+        Objects.requireNonNull(committed, "committed");
+        Objects.requireNonNull(lag, "lag");
+    }
 }

@@ -1,5 +1,7 @@
 package dev.kafko;
 
+import java.util.Objects;
+
 /**
  * A group that cannot be deleted ({@link Kafko#deleteGroup}) because it has live members in this instance, as
  * Kafka's {@code deleteConsumerGroups} refuses a group that is not empty ({@code GROUP_NOT_EMPTY}). The message
@@ -20,7 +22,8 @@ public class GroupNotEmptyException extends KafkoException {
      * @param members how many live members it has
      */
     public GroupNotEmptyException(String topic, String group, int members) {
-        super("group '" + group + "' of topic '" + topic + "' cannot be deleted: it has " + members
+        super("group '" + Objects.requireNonNull(group, "group") + "' of topic '"
+                + Objects.requireNonNull(topic, "topic") + "' cannot be deleted: it has " + members
                 + " live member(s) in this instance; close them first (nothing was deleted)");
         this.topic = topic;
         this.group = group;

@@ -1,5 +1,6 @@
 package dev.kafko;
 
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -20,14 +21,15 @@ public class InvalidTopicLayoutException extends KafkoException {
 
     /** The layout of {@code topic}'s directory is wrong as {@code detail} says, found through {@code cause}. */
     public InvalidTopicLayoutException(String topic, String detail, @Nullable Throwable cause) {
-        super("topic '" + topic + "': " + detail, cause);
+        super("topic '" + Objects.requireNonNull(topic, "topic") + "': " + Objects.requireNonNull(detail, "detail"),
+                cause);
         this.topic = topic;
         this.detail = detail;
     }
 
     /** A layout error that names no topic; {@link #topic()} is {@code null} and {@link #detail()} the message. */
     public InvalidTopicLayoutException(String message) {
-        super(message);
+        super(Objects.requireNonNull(message, "message"));
         this.topic = null;
         this.detail = message;
     }

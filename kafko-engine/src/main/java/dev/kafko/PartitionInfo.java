@@ -1,5 +1,6 @@
 package dev.kafko;
 
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -18,4 +19,9 @@ import org.jspecify.annotations.Nullable;
  */
 public record PartitionInfo(String topic, int partition, long logStartOffset, long endOffset, long sizeBytes,
                             int segmentCount, PartitionState state, @Nullable Throwable failure) {
+
+    public PartitionInfo {
+        Objects.requireNonNull(topic, "topic");
+        Objects.requireNonNull(state, "state");
+    }
 }
