@@ -31,7 +31,10 @@ public interface KafkoObserver {
     /** A partition was fsynced in {@code nanos}. */
     default void onFsync(String topic, int partition, long nanos) { }
 
-    /** An append or fsync failed; the partition may now be failed. */
+    /**
+     * An append, an fsync, a retention run or a compaction of the partition failed (a compaction only when it left the
+     * log failed); the partition may now be failed.
+     */
     default void onFailure(String topic, int partition, Throwable cause) { }
 
     /** A group committed offsets for some of the topic's partitions. */

@@ -222,7 +222,8 @@ public final class KafkoMetrics implements KafkoObserver, KafkoInstrumentation, 
     }
 
     private Counter failures(String topic, int partition) {
-        return own("kafko.log.failures", topic, Counter.builder("kafko.log.failures").description("Appends or fsyncs that failed")
+        return own("kafko.log.failures", topic, Counter.builder("kafko.log.failures")
+                .description("Appends, fsyncs, retention runs or compactions that failed")
                 .tags("topic", topic, "partition", Integer.toString(partition)).register(registry));
     }
 
