@@ -89,7 +89,7 @@ final class SpringKafkaLeftovers {
 
     /** spring-kafka's headers that name no counterpart in {@link dev.kafko.spring.support.KafkoHeaders}. */
     private static final List<String> SPRING_KAFKA_ONLY_HEADERS = List.of("kafka_timestampType", "kafka_consumer",
-            "kafka_recordMetadata", "kafka_nativeHeaders", "kafka_batchConvertedHeaders", "kafka_conversionFailures",
+            "kafka_recordMetadata", "kafka_nativeHeaders", "kafka_batchConvertedHeaders",
             "kafka_dlt-original-timestamp-type");
 
     /**

@@ -68,6 +68,14 @@ public final class KafkoHeaders {
     public static final String DELIVERY_ATTEMPT = PREFIX + "deliveryAttempt";
     /** The {@link dev.kafko.KafkoRecord} itself (a {@code List} of them for a batch). */
     public static final String RAW_DATA = PREFIX + "data";
+    /**
+     * A batch listener's conversion failures, a {@code List<MessageConversionException>} in record order: the failure of
+     * each record whose payload could not be converted to the {@code T} of the listener's {@code List<T>} (its element
+     * is then {@code null}), {@code null} for each record that converted. On every batch of a {@code List<T>} payload,
+     * none of a {@code List<KafkoRecord>} or {@code List<Message<T>>} one. As spring-kafka's
+     * {@code kafka_conversionFailures}, whose elements are its {@code ConversionException}s.
+     */
+    public static final String CONVERSION_FAILURES = PREFIX + "conversionFailures";
 
     // --- written by the template, read by the listener side ------------------------------------
     /** The class name of a value the template converted to JSON; listeners use it to pick the type. */

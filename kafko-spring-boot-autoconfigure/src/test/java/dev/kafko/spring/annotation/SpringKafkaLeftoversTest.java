@@ -73,6 +73,13 @@ class SpringKafkaLeftoversTest {
         });
     }
 
+    /** spring-kafka's {@code KafkaHeaders.CONVERSION_FAILURES} has kafko's of the same meaning. */
+    @Test
+    void springKafkasConversionFailuresHeaderNamesKafkosCounterpart() {
+        assertThat(SpringKafkaLeftovers.kafkoHeaderFor("kafka_conversionFailures"))
+                .isEqualTo(KafkoHeaders.CONVERSION_FAILURES);
+    }
+
     @Test
     void aSendToWithSpringKafkasRuntimeExpressionFailsStartUpSayingWhatToDoInstead() {
         runner.withUserConfiguration(RuntimeSendTo.class).run(context -> {

@@ -11,9 +11,6 @@ import dev.kafko.spring.support.Acknowledgment;
 import dev.kafko.spring.support.KafkoHeaders;
 import dev.kafko.spring.support.RecordMessageConverter;
 import java.lang.reflect.Method;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -28,18 +25,12 @@ import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.MethodParameter;
 import org.springframework.core.ResolvableType;
-import org.springframework.messaging.converter.MessageConversionException;
-import org.springframework.core.convert.ConversionException;
-import org.springframework.core.convert.TypeDescriptor;
-import org.springframework.core.convert.ConversionService;
 import org.springframework.messaging.Message;
 import org.springframework.messaging.MessageHeaders;
 import org.springframework.messaging.handler.annotation.Header;
 import org.springframework.messaging.handler.annotation.Headers;
 import org.springframework.messaging.handler.annotation.ValueConstants;
 import org.springframework.messaging.handler.invocation.InvocableHandlerMethod;
-import org.springframework.messaging.support.GenericMessage;
-import org.springframework.messaging.support.MessageBuilder;
 import org.springframework.messaging.support.MessageHeaderAccessor;
 import org.springframework.util.ClassUtils;
 
@@ -68,11 +59,12 @@ import org.springframework.util.ClassUtils;
  * {@code null} element, or a message whose payload is {@link dev.kafko.spring.support.KafkoNull}), and the
  * {@code kafko_received*} headers hold lists in record order (keys as {@code byte[]}, or converted to
  * {@code T} when the method declares {@code @Header(RECEIVED_KEY) List<T>}: text, a number, an object
- * read as JSON, as a single {@code @Header} of that type would be).
+ * read as JSON, as a single {@code @Header} of that type would be). A record of a {@code List<T>} whose payload does
+ * not convert is a {@code null} element, its failure in {@link KafkoHeaders#CONVERSION_FAILURES} (see
+ * {@link BatchMessages}); one of a {@code List<Message<T>>} fails the batch, as in spring-kafka.
  */
 public final class MessagingMessageListenerAdapter implements KafkoMessageListener {
 
-    private static final TypeDescriptor BYTES = TypeDescriptor.valueOf(byte[].class);
     /** Kotlin's {@code Unit}, named so that the class needs no Kotlin on the class path. */
     private static final String KOTLIN_UNIT = "kotlin.Unit";
 
@@ -83,21 +75,8 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
     private final InvocableHandlerMethod handler;
     private final RecordMessageConverter converter;
     private final boolean batch;
-    private final Class<?> batchElementType;
-    /** The {@code T} of a batch method's {@code List<Message<T>>}, when the payloads must be converted to it; else null. */
-    private final @Nullable Class<?> batchMessagePayloadType;
-    /**
-     * The declared type of a batch element's payload with its generics ({@code Envelope<Order>} of a
-     * {@code List<Envelope<Order>>} or of a {@code List<Message<Envelope<Order>>>}), as the converter's hint.
-     */
-    private final @Nullable MethodParameter batchElementHint;
-    /**
-     * The {@code T} of a batch method's {@code @Header(RECEIVED_KEY) List<T>} when the keys are converted to it
-     * ({@code String}, a number, an object...); null when they are handed over as {@code byte[]}.
-     */
-    private final @Nullable TypeDescriptor batchKeyType;
-    /** Converts the keys to {@link #batchKeyType}; null when there is none. */
-    private final @Nullable ConversionService batchKeyConversion;
+    /** Builds a batch method's message; null for a record listener. */
+    private final @Nullable BatchMessages batchMessages;
     /** The method reads nothing but the payload, so the record's message needs no kafko headers. */
     private final boolean payloadOnly;
     /**
@@ -209,14 +188,10 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
         this.handler = handler;
         this.converter = converter;
         this.batch = batch;
-        this.batchElementType = batch ? batchElementType(handler.getMethod(), listenerId) : Object.class;
-        this.batchMessagePayloadType = batchElementType == Message.class ? batchMessagePayloadType(handler.getMethod()) : null;
-        this.batchElementHint = batch ? batchElementHint(handler.getMethod(), batchElementType == Message.class) : null;
-        this.batchKeyType = batch ? batchKeyType(handler.getMethod()) : null;
-        this.batchKeyConversion = batchKeyType == null || batchKeyType.getType() == String.class ? null
-                : KafkoArgumentResolvers.headerConversion(converter);
-        if (batch) {
-            requireListHeaders(handler.getMethod(), listenerId, listenerInfo != null);
+        this.batchMessages = batch ? new BatchMessages(handler.getMethod(), converter, listenerId) : null;
+        if (batchMessages != null) {
+            requireListHeaders(handler.getMethod(), listenerId, listenerInfo != null,
+                    batchMessages.reportsConversionFailures());
         }
         this.payloadOnly = !batch && readsOnlyPayload(handler.getMethod());
         this.plainPayloadType = payloadOnly ? plainPayloadType(handler.getMethod()) : null;
@@ -246,8 +221,8 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
             throws Exception {
         Message<?> message;
         Object plain = null;
-        if (batch) {
-            message = batchMessage(records, listenerInfo == null
+        if (batchMessages != null) {
+            message = batchMessages.build(records, listenerInfo == null
                     ? Map.of(KafkoHeaders.ACKNOWLEDGMENT, acknowledgment, KafkoHeaders.GROUP_ID, groupId,
                             KafkoHeaders.LISTENER_ID, listenerId)
                     : Map.of(KafkoHeaders.ACKNOWLEDGMENT, acknowledgment, KafkoHeaders.GROUP_ID, groupId,
@@ -410,119 +385,6 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
         return type == String.class || type == byte[].class ? type : null;
     }
 
-    private Message<List<Object>> batchMessage(List<KafkoRecord> records, Map<String, Object> extra) {
-        List<Object> payload = new ArrayList<>(records.size());
-        List<Object> keys = new ArrayList<>(records.size());
-        List<Object> topics = new ArrayList<>(records.size());
-        List<Object> partitions = new ArrayList<>(records.size());
-        List<Object> offsets = new ArrayList<>(records.size());
-        List<Object> timestamps = new ArrayList<>(records.size());
-        for (KafkoRecord r : records) {
-            payload.add(element(r, extra));
-            keys.add(batchKey(r));
-            topics.add(r.topic());
-            partitions.add(r.partition());
-            offsets.add(r.offset());
-            timestamps.add(r.timestamp());
-        }
-        Map<String, Object> headers = new HashMap<>(extra);
-        headers.put(KafkoHeaders.RECEIVED_KEY, keys);
-        headers.put(KafkoHeaders.RECEIVED_TOPIC, topics);
-        headers.put(KafkoHeaders.RECEIVED_PARTITION, partitions);
-        headers.put(KafkoHeaders.OFFSET, offsets);
-        headers.put(KafkoHeaders.RECEIVED_TIMESTAMP, timestamps);
-        headers.put(KafkoHeaders.RAW_DATA, List.copyOf(records));
-        return new GenericMessage<>(payload, headers);
-    }
-
-    private @Nullable Object batchKey(KafkoRecord record) {
-        byte[] key = record.key();
-        if (key == null || batchKeyType == null) {
-            return key;
-        }
-        if (batchKeyConversion == null) {
-            return new String(key, StandardCharsets.UTF_8);
-        }
-        try {
-            return batchKeyConversion.convert(key, BYTES, batchKeyType);
-        } catch (ConversionException e) {
-            throw new MessageConversionException("Listener '" + listenerId + "' cannot read the key of "
-                    + record.topic() + "-" + record.partition() + "@" + record.offset() + " as a "
-                    + batchKeyType.getType().getName() + ": " + e.getMessage(), e);
-        }
-    }
-
-    private @Nullable Object element(KafkoRecord record, Map<String, Object> extra) {
-        if (batchElementType == KafkoRecord.class) {
-            return record;
-        }
-        Message<Object> message = converter.toMessage(record, extra);
-        if (batchElementType == Message.class) {
-            Class<?> type = batchMessagePayloadType;
-            // a tombstone's message keeps its KafkoNull payload: a message cannot hold null
-            Object payload = type == null ? null : converter.fromMessage(message, type, batchElementHint);
-            return payload == null ? message : MessageBuilder.createMessage(payload, message.getHeaders());
-        }
-        return converter.fromMessage(message, batchElementType, batchElementHint);
-    }
-
-    /**
-     * The {@code T} of a batch method's {@code @Header(RECEIVED_KEY) List<T>}, or null for {@code byte[]},
-     * {@code Object} or none: the header resolver converts single values, not list elements, so the list is
-     * built with keys of that type.
-     */
-    private static @Nullable TypeDescriptor batchKeyType(Method method) {
-        for (int i = 0; i < method.getParameterCount(); i++) {
-            MethodParameter parameter = new MethodParameter(method, i);
-            Header header = parameter.getParameterAnnotation(Header.class);
-            if (header != null && (KafkoHeaders.RECEIVED_KEY.equals(header.value())
-                    || KafkoHeaders.RECEIVED_KEY.equals(header.name()))) {
-                ResolvableType element = ResolvableType.forMethodParameter(parameter).asCollection().getGeneric(0);
-                Class<?> type = element.resolve();
-                return type == null || type == Object.class || type == byte[].class ? null
-                        : TypeDescriptor.valueOf(type);
-            }
-        }
-        return null;
-    }
-
-    /**
-     * The {@code T} of the batch method's {@code List<Message<T>>} payload parameter, or null when the
-     * raw {@code byte[]} payload is wanted ({@code T} is {@code byte[]}, {@code Object}, a wildcard or absent).
-     */
-    private static @Nullable Class<?> batchMessagePayloadType(Method method) {
-        MethodParameter parameter = batchPayloadParameter(method);
-        Class<?> payload = parameter == null ? null
-                : ResolvableType.forMethodParameter(parameter).asCollection().getGeneric(0).getGeneric(0).resolve();
-        return payload == null || payload == Object.class || payload == byte[].class ? null : payload;
-    }
-
-    /**
-     * The batch payload parameter nested down to the element ({@code T} of {@code List<T>}), or to
-     * the element's payload when the elements are messages ({@code T} of {@code List<Message<T>>}).
-     */
-    private static @Nullable MethodParameter batchElementHint(Method method, boolean messages) {
-        MethodParameter parameter = batchPayloadParameter(method);
-        if (parameter == null) {
-            return null;
-        }
-        MethodParameter element = parameter.nested();
-        return messages ? element.nested() : element;
-    }
-
-    private static @Nullable MethodParameter batchPayloadParameter(Method method) {
-        for (int i = 0; i < method.getParameterCount(); i++) {
-            MethodParameter parameter = new MethodParameter(method, i);
-            if (parameter.hasParameterAnnotation(Header.class) || parameter.hasParameterAnnotation(Headers.class)) {
-                continue;
-            }
-            if (List.class.isAssignableFrom(parameter.getParameterType())) {
-                return parameter;
-            }
-        }
-        return null;
-    }
-
     /** The headers a batch listener receives as one list, an element per record. */
     private static final Set<String> LIST_HEADERS = Set.of(KafkoHeaders.RECEIVED_KEY, KafkoHeaders.RECEIVED_TOPIC,
             KafkoHeaders.RECEIVED_PARTITION, KafkoHeaders.OFFSET, KafkoHeaders.RECEIVED_TIMESTAMP);
@@ -546,7 +408,8 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
      * silently get the first record's, or fail on every batch; and one that requires a header a batch does
      * not carry, which would fail every batch (each record then dead-lettered or logged, unprocessed).
      */
-    private static void requireListHeaders(Method method, String listenerId, boolean hasInfo) {
+    private static void requireListHeaders(Method method, String listenerId, boolean hasInfo,
+                                           boolean hasConversionFailures) {
         for (int i = 0; i < method.getParameterCount(); i++) {
             MethodParameter parameter = new MethodParameter(method, i);
             Header header = parameter.getParameterAnnotation(Header.class);
@@ -575,23 +438,16 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
             // a name left to a placeholder or an expression is resolved at each call: not judged here
             boolean resolvedLater = name.contains("${") || name.contains("#{");
             if (required && !name.isEmpty() && !resolvedLater && !BATCH_HEADERS.contains(name)
-                    && !(hasInfo && name.equals(KafkoHeaders.LISTENER_INFO))) {
+                    && !(hasInfo && name.equals(KafkoHeaders.LISTENER_INFO))
+                    && !(hasConversionFailures && name.equals(KafkoHeaders.CONVERSION_FAILURES))) {
                 throw new IllegalStateException("Batch listener '" + listenerId + "' (" + method + ") requires @Header(\""
-                        + name + "\"), which a batch does not carry (a record's own headers and its delivery attempt"
-                        + " are per record): take a List<Message<?>> or List<KafkoRecord> payload to read them, or"
-                        + " declare the header required = false");
+                        + name + "\"), which a batch does not carry" + (name.equals(KafkoHeaders.CONVERSION_FAILURES)
+                        ? ": only a List<T> payload's records are converted one by one, a failure reported there (a"
+                        + " List<KafkoRecord> is not converted; a List<Message<T>> record that does not convert fails"
+                        + " the batch, as in spring-kafka)"
+                        : " (a record's own headers and its delivery attempt are per record): take a List<Message<?>> or"
+                        + " List<KafkoRecord> payload to read them, or declare the header required = false"));
             }
         }
-    }
-
-    /** The {@code T} of the batch method's {@code List<T>} payload parameter. */
-    private static Class<?> batchElementType(Method method, String listenerId) {
-        MethodParameter parameter = batchPayloadParameter(method);
-        if (parameter != null) {
-            Class<?> element = ResolvableType.forMethodParameter(parameter).asCollection().resolveGeneric(0);
-            return element == null ? Object.class : element;
-        }
-        throw new IllegalStateException("Batch listener '" + listenerId + "' (" + method
-                + ") needs a List<...> payload parameter");
     }
 }

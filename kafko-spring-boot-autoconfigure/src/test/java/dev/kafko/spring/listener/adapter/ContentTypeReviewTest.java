@@ -10,6 +10,7 @@ import dev.kafko.spring.annotation.BackOff;
 import dev.kafko.spring.annotation.DltHandler;
 import dev.kafko.spring.annotation.KafkoListener;
 import dev.kafko.spring.annotation.RetryableTopic;
+import dev.kafko.spring.listener.BatchListenerFailedException;
 import dev.kafko.spring.listener.adapter.ContentTypeHeaderTest.UpperCaseConverter;
 import dev.kafko.spring.support.KafkoHeaders;
 import dev.kafko.spring.test.KafkoTestUtils;
@@ -28,8 +29,10 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.messaging.Message;
 import org.springframework.messaging.MessageHeaders;
 import org.springframework.messaging.converter.AbstractMessageConverter;
+import org.springframework.messaging.converter.MessageConversionException;
 import org.springframework.messaging.converter.SmartMessageConverter;
 import org.springframework.messaging.converter.StringMessageConverter;
+import org.springframework.messaging.handler.annotation.Header;
 import org.springframework.messaging.handler.annotation.Payload;
 import org.springframework.util.MimeType;
 import org.springframework.validation.Errors;
@@ -210,10 +213,18 @@ class ContentTypeReviewTest {
             SEEN.add("record " + value);
         }
 
+        /** Names the record that did not convert, as spring-kafka's reference does: it fails alone, as a conversion. */
         @KafkoListener(id = "ctr-batch", topics = {"ctr-batch-throw", "ctr-batch-invalid"}, batch = "true",
                 contentTypeConverter = "picky")
-        void batch(List<String> values) {
-            values.forEach(value -> SEEN.add("batch " + value));
+        void batch(List<@Nullable String> values,
+                   @Header(KafkoHeaders.CONVERSION_FAILURES) List<@Nullable MessageConversionException> failures) {
+            for (int i = 0; i < values.size(); i++) {
+                MessageConversionException failure = failures.get(i);
+                if (failure != null) {
+                    throw new BatchListenerFailedException("cannot convert", failure, i);
+                }
+                SEEN.add("batch " + values.get(i));
+            }
         }
     }
 
