@@ -28,11 +28,15 @@ public interface KafkoListenerErrorHandler {
      *     ({@link dev.kafko.spring.support.KafkoNull} for a tombstone)
      *     with every header a received record has ({@code kafko_received*}, the offset, the acknowledgment,
      *     the raw record, the delivery attempt); for a batch listener the message its method was given
-     *     (the converted records, and each header a list with an element per record)
+     *     (the converted records, and each header a list with an element per record: a {@code List<T>} record
+     *     that did not convert a {@code null} element, its failure at its index in
+     *     {@link dev.kafko.spring.support.KafkoHeaders#CONVERSION_FAILURES})
      * @param exception wraps what the method threw (its cause): an exception, an {@link Error} other than
      *     a {@link VirtualMachineError}, or the failure to resolve one of its arguments (a record
      *     listener's payload conversion included; the records of a batch are converted before the method
-     *     is invoked, and a batch that cannot be converted does not reach this handler)
+     *     is invoked, a {@code List<T>} record that does not convert reaching the method as a {@code null}
+     *     element, and a batch that cannot be converted, a {@code List<Message<T>>} record or a
+     *     {@code @Header(RECEIVED_KEY) List<T>} key that does not, does not reach this handler)
      * @return the method's result in its stead, or {@code null} for none (Kotlin's {@code Unit} too, which a Kotlin
      *     lambda whose last expression is a statement returns: nothing is sent to the {@code @SendTo} topic)
      * @throws Exception to hand the failure on to the container's error handler
