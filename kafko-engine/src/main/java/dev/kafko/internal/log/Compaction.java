@@ -136,7 +136,7 @@ public final class Compaction {
         if (lag == 0) {
             return Math.max(segs.length - 1, 0);
         }
-        long limit = lag >= now ? Long.MIN_VALUE : now - lag;
+        long limit = lag > now ? Long.MIN_VALUE : now - lag;
         int n = 0;
         while (n < segs.length - 1 && segs[n].maxTimestamp() <= limit) {
             n++;

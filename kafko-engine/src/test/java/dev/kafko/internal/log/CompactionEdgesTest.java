@@ -89,6 +89,33 @@ class CompactionEdgesTest {
     }
 
     @Test
+    void withALagTheActiveSegmentIsNotCleanableHoweverOldItsRecords() {
+        Duration lag = Duration.ofMinutes(5);
+        TopicConfig config = TopicConfig.builder().compact().segmentAge(AGE).minCompactionLag(lag).build();
+        try (PartitionLog log = PartitionLog.open("t", 0, dir, config, clock, FileIo.SYSTEM)) {
+            long t = clock.millis() - 1000;
+            log.append(List.of(at("a", "1", t), at("a", "2", t)));
+            roll(log, "a", t); // the active segment's record as old as the sealed one's
+            assertThat(log.segments()).hasSize(2);
+            assertThat(Compaction.cleanableCount(log.segments(), config, t + lag.toMillis() + 1)).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aRecordStampedAtTheEpochIsCleanableOnceTheLagIsTheTimeSinceTheEpoch() {
+        long now = clock.millis();
+        Duration lag = Duration.ofMillis(now);
+        TopicConfig config = TopicConfig.builder().compact().segmentAge(AGE).minCompactionLag(lag).build();
+        try (PartitionLog log = PartitionLog.open("t", 0, dir, config, clock, FileIo.SYSTEM)) {
+            log.append(List.of(at("a", "1", 0), at("a", "2", 0)));
+            roll(log, "tail");
+            assertThat(Compaction.cleanableCount(log.segments(), config, now)).as("exactly as old as the lag")
+                    .isEqualTo(1);
+            assertThat(Compaction.cleanableCount(log.segments(), config, now - 1)).isZero();
+        }
+    }
+
+    @Test
     void withoutALagARecordStampedAheadOfTheClockDoesNotStopTheCompactionOfItsSegmentOrTheLaterOnes() {
         // Kafka's cleaner looks at timestamps only for a min.compaction.lag.ms above 0
         TopicConfig config = TopicConfig.builder().compact().segmentAge(AGE).build();
