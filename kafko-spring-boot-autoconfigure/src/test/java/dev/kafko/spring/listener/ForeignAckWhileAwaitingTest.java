@@ -92,6 +92,12 @@ class ForeignAckWhileAwaitingTest {
             ACKS.put(value, ack);
             return stage;
         }
+
+        @KafkoListener(id = "ack-deleted-held", topics = "ack-deleted-held", ackMode = "manual_immediate",
+                autoStartup = "false")
+        CompletableFuture<Void> held(String value, Acknowledgment ack) {
+            return on(value, ack);
+        }
     }
 
     private static ApplicationContextRunner runner() {
@@ -170,6 +176,31 @@ class ForeignAckWhileAwaitingTest {
             KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20)); // fails naming a member that died
             assertThat(kafko.groupInfo("ack-deleted", "ack-deleted").committed()).as("the old acknowledgment not on the"
                     + " new topic").containsEntry(0, 1L);
+        });
+    }
+
+    @Test
+    void anAcknowledgmentWhileTheStageRunsOnATopicDeletedMeanwhileLeavesTheRecordsAfterItUndelivered() {
+        Handing.ACKS.clear();
+        Handing.STAGES.clear();
+        runner().run(context -> {
+            Kafko kafko = context.getBean(Kafko.class);
+            template(context).send("ack-deleted-held", "old-1").join();
+            template(context).send("ack-deleted-held", "old-2").join(); // read by the same poll as old-1
+            context.getBean(KafkoListenerEndpointRegistry.class).getListenerContainer("ack-deleted-held").start();
+            await().atMost(Duration.ofSeconds(20)).until(() -> Handing.ACKS.containsKey("old-1"));
+            kafko.deleteTopic("ack-deleted-held");
+            template(context).send("ack-deleted-held", "new").join(); // created again on use
+            Handing.ACKS.get("old-1").acknowledge(); // the wait finds the topic gone
+            Handing.STAGES.get("old-1").complete(null);
+            await().atMost(Duration.ofSeconds(20)).alias("the member reads the topic created again")
+                    .until(() -> Handing.ACKS.containsKey("new") || Handing.ACKS.containsKey("old-2"));
+            assertThat(Handing.ACKS).as("a record of the deleted topic in hand is not delivered")
+                    .doesNotContainKey("old-2");
+            Handing.ACKS.get("new").acknowledge();
+            Handing.STAGES.get("new").complete(null);
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+            assertThat(kafko.groupInfo("ack-deleted-held", "ack-deleted-held").committed()).containsEntry(0, 1L);
         });
     }
 
