@@ -176,6 +176,76 @@ class KafkoTransactionsTest {
         });
     }
 
+    /**
+     * A send's own future is a full one: it answers being completed, cancelled or asked for its dependents as a plain
+     * future does, inside the transaction and once it rolled back.
+     */
+    @Test
+    void aSendsFutureAnswersAsAPlainFutureInsideItsTransactionAndAfter() {
+        runner.run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            List<CompletableFuture<SendResult<Object, Object>>> sent = new ArrayList<>();
+            assertThatThrownBy(() -> template.executeInTransaction(ops -> {
+                CompletableFuture<SendResult<Object, Object>> held = ops.send("t", "a");
+                held.thenApply(SendResult::offset);
+                assertThat(held.getNumberOfDependents()).isOne();
+                assertThat(held.isCancelled()).isFalse();
+                sent.add(held);
+                CompletableFuture<SendResult<Object, Object>> cancelled = ops.send("t", "b");
+                assertThat(cancelled.cancel(true)).isTrue();
+                assertThat(cancelled.isCancelled()).isTrue();
+                assertThat(ops.send("t", "c").completeExceptionally(new IllegalStateException("mine"))).isTrue();
+                assertThat(ops.send("t", "d").complete(null)).isTrue();
+                throw new IllegalArgumentException("changed my mind");
+            })).isInstanceOf(IllegalArgumentException.class);
+            CompletableFuture<SendResult<Object, Object>> jdk = new CompletableFuture<>();
+            jdk.completeExceptionally(new TransactionRolledBackException("as a reference"));
+            sent.add(jdk);
+            for (CompletableFuture<SendResult<Object, Object>> future : sent) {
+                assertThat(future.isCompletedExceptionally()).isTrue();
+                assertThat(future.complete(null)).isFalse();
+                assertThat(future.completeExceptionally(new IllegalStateException("late"))).isFalse();
+                assertThat(future.cancel(true)).isFalse();
+                assertThat(future.isCancelled()).isFalse();
+            }
+            assertThat(endOffsets(context, "t")).isZero();
+        });
+    }
+
+    /** A minimal stage refuses to be completed or waited for itself after its send completed too, as the JDK's. */
+    @Test
+    void aMinimalStageOfACommittedSendRefusesWhatTheJdksRefuses() {
+        runner.run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            CompletionStage<SendResult<Object, Object>> ours =
+                    template.executeInTransaction(ops -> ops.send("t", "a").minimalCompletionStage());
+            SendResult<Object, Object> result = ours.toCompletableFuture().join();
+            assertThat(result.offset()).isZero();
+            for (CompletionStage<SendResult<Object, Object>> stage : List.of(ours,
+                    CompletableFuture.completedStage(result))) {
+                CompletableFuture<SendResult<Object, Object>> minimal = (CompletableFuture<SendResult<Object, Object>>) stage;
+                assertThatThrownBy(minimal::get).isInstanceOf(UnsupportedOperationException.class);
+                assertThatThrownBy(() -> minimal.get(1, java.util.concurrent.TimeUnit.SECONDS))
+                        .isInstanceOf(UnsupportedOperationException.class);
+                assertThatThrownBy(minimal::join).isInstanceOf(UnsupportedOperationException.class);
+                assertThatThrownBy(() -> minimal.getNow(null)).isInstanceOf(UnsupportedOperationException.class);
+                assertThatThrownBy(() -> minimal.cancel(true)).isInstanceOf(UnsupportedOperationException.class);
+                assertThatThrownBy(() -> minimal.completeExceptionally(new IllegalStateException("mine")))
+                        .isInstanceOf(UnsupportedOperationException.class);
+                assertThatThrownBy(() -> minimal.completeAsync(() -> result, Runnable::run))
+                        .isInstanceOf(UnsupportedOperationException.class);
+                assertThatThrownBy(() -> minimal.orTimeout(1, java.util.concurrent.TimeUnit.SECONDS))
+                        .isInstanceOf(UnsupportedOperationException.class);
+                assertThatThrownBy(() -> minimal.completeOnTimeout(result, 1, java.util.concurrent.TimeUnit.SECONDS))
+                        .isInstanceOf(UnsupportedOperationException.class);
+                assertThatThrownBy(() -> minimal.obtrudeValue(result)).isInstanceOf(UnsupportedOperationException.class);
+                assertThatThrownBy(() -> minimal.obtrudeException(new IllegalStateException("mine")))
+                        .isInstanceOf(UnsupportedOperationException.class);
+                assertThat(stage.toCompletableFuture().getNow(null)).isSameAs(result);
+            }
+        });
+    }
+
     @Test
     void aTransactionalTemplateRefusesASendOutsideATransactionUnlessAllowedAndNestingIsRefused() {
         runner.run(context -> {
