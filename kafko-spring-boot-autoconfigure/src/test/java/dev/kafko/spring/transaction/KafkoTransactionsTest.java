@@ -207,6 +207,10 @@ class KafkoTransactionsTest {
                 assertThat(future.completeExceptionally(new IllegalStateException("late"))).isFalse();
                 assertThat(future.cancel(true)).isFalse();
                 assertThat(future.isCancelled()).isFalse();
+                future.obtrudeException(new IllegalStateException("forced"));
+                assertThat(future.handle((r, e) -> e).join()).hasMessage("forced");
+                future.obtrudeValue(null);
+                assertThat(future.isCompletedExceptionally()).isFalse();
             }
             assertThat(endOffsets(context, "t")).isZero();
         });
