@@ -15,7 +15,7 @@ import java.util.concurrent.CopyOnWriteArrayList
  * Kotlin's `Unit` is no result: a `KafkoListenerErrorHandler` lambda whose last expression is a statement returns it,
  * and so does a `Mono` from a `mono { ... }` block that ends in one. Neither sends anything to the `@SendTo` topic, as
  * `null` does not and a `suspend fun` returning `Unit` does not. Before, `Unit` was sent as the reply: `{}` with
- * Jackson, and without it a conversion failure that sent the record to its dead-letter topic (B287).
+ * Jackson, and without it a conversion failure that sent the record to its dead-letter topic (B279).
  */
 class UnitResultKotlinTest {
 
