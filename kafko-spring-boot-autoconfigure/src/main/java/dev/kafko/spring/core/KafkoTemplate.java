@@ -30,7 +30,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.function.BiFunction;
+import java.util.function.BiConsumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -341,9 +341,9 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
             complete(topic, partition, key, value, start, e, observation);
             throw e;
         }
-        CompletableFuture<SendResult<K, V>> result =
-                appended.handle(new Completion(topic, partition, key, value, ts, start, observation));
-        return transaction == null ? result : transaction.guard(result);
+        Completion completion = new Completion(topic, partition, key, value, ts, start, observation);
+        appended.whenComplete(completion);
+        return transaction == null ? completion.result : transaction.guard(completion.result);
     }
 
     /**
@@ -421,8 +421,14 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
         return false;
     }
 
-    /** Turns the engine's outcome of one send into a {@link SendResult}; runs where the append completes. */
-    private final class Completion implements BiFunction<RecordPosition, Throwable, SendResult<K, V>> {
+    /**
+     * Turns the engine's outcome of one send into a {@link SendResult}; runs where the append completes. The send's
+     * future fails with the failure itself (as Kafka's producer callback and a {@code completeExceptionally} hand it
+     * over), never with a {@code CompletionException} around it, so a callback on the future sees the exception the
+     * README names.
+     */
+    private final class Completion implements BiConsumer<RecordPosition, Throwable> {
+        final CompletableFuture<SendResult<K, V>> result = new CompletableFuture<>();
         private final String topic;
         private final @Nullable Integer partition;
         private final @Nullable K key;
@@ -443,17 +449,30 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
         }
 
         @Override
-        public SendResult<K, V> apply(RecordPosition position, @Nullable Throwable failure) {
-            if (failure != null) {
-                Throwable cause = failure instanceof CompletionException && failure.getCause() != null
-                        ? failure.getCause() : failure;
-                if (cause instanceof UnknownTopicException) {
-                    producers.forget(topic, null);
+        public void accept(RecordPosition position, @Nullable Throwable failure) {
+            try {
+                if (failure != null) {
+                    Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                            ? failure.getCause() : failure;
+                    if (cause instanceof UnknownTopicException) {
+                        producers.forget(topic, null);
+                    }
+                    complete(topic, partition, key, value, start, cause, observation);
+                    result.completeExceptionally(cause);
+                } else {
+                    result.complete(succeeded(position));
                 }
-                complete(topic, partition, key, value, start, cause, observation);
-                throw failure instanceof CompletionException ce ? ce : new CompletionException(cause);
+            } catch (RuntimeException | Error e) {
+                // what told of the outcome failed: the future reports that, and is never left incomplete
+                result.completeExceptionally(e);
+                if (e instanceof VirtualMachineError fatal) {
+                    throw fatal;
+                }
             }
-            SendResult<K, V> result = new SendResult<>(topic, position.partition(), position.offset(), timestamp,
+        }
+
+        private SendResult<K, V> succeeded(RecordPosition position) {
+            SendResult<K, V> sent = new SendResult<>(topic, position.partition(), position.offset(), timestamp,
                     key, value);
             KafkoInstrumentation timing = instrumentation;
             if (timing != KafkoInstrumentation.NOOP) {
@@ -463,16 +482,16 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
                 observation.stop();
             }
             try {
-                producerListener.onSuccess(result);
+                producerListener.onSuccess(sent);
             } catch (RuntimeException | Error e) {
                 if (e instanceof VirtualMachineError fatal) {
                     throw fatal;
                 }
                 // the record is written: what the listener does with the news does not change that
                 LOG.error("The producer listener of template '{}' failed on the send to {}-{} at offset {}; the send"
-                        + " succeeded", beanName, topic, result.partition(), result.offset(), e);
+                        + " succeeded", beanName, topic, sent.partition(), sent.offset(), e);
             }
-            return result;
+            return sent;
         }
     }
 
