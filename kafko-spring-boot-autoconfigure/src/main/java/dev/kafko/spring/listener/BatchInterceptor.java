@@ -25,11 +25,12 @@ public interface BatchInterceptor extends ThreadStateProcessor {
     /**
      * The records the listener gets: {@code records} itself, other ones (a {@code BatchListenerFailedException} or
      * an {@code Acknowledgment} index then counts in the returned list; a record the listener names that is not one
-     * of {@code records} fails the whole batch), or {@code null} (or an empty list) to skip the batch. Skipped
-     * records count as processed: the listener is not called, nor {@link #success}, and they are committed by the
-     * ack mode as if the listener had returned (under the manual ack modes, with the listener's next acknowledgment
-     * of their partition). The records committed are always those polled. Throwing fails the delivery attempt as the
-     * listener throwing would: {@link #failure} is called and the error handler deals with the batch.
+     * of {@code records} fails the whole batch; a failed batch is recovered as the records returned, as in
+     * spring-kafka, those left out counting as processed), or {@code null} (or an empty list) to skip the batch.
+     * Skipped records count as processed: the listener is not called, nor {@link #success}, and they are committed
+     * by the ack mode as if the listener had returned (under the manual ack modes, with the listener's next
+     * acknowledgment of their partition). The records committed are always those polled. Throwing fails the delivery
+     * attempt as the listener throwing would: {@link #failure} is called and the error handler deals with the batch.
      *
      * @param records the polled batch, unmodifiable
      */

@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.BiFunction;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -210,7 +211,11 @@ public final class DefaultErrorHandler implements KafkoErrorHandler {
     @Override
     public void handle(List<KafkoRecord> records, Exception failure, FailedInvocation invocation) throws Exception {
         RetryListener[] listeners = retryListeners;
-        failedDelivery(listeners, records, failure, 1);
+        // the records the listener got (a container interceptor's in place of those polled), as spring-kafka's
+        // error handler is given them: those recovered and told of; the retries deliver those polled again
+        Supplier<List<KafkoRecord>> delivered = invocation instanceof ListenerInvocation listener
+                ? listener::delivered : () -> records;
+        failedDelivery(listeners, delivered.get(), failure, 1);
         Exception last = failure;
         if (retryable(failure)) {
             BackOffExecution execution = backOff(records, failure).start();
@@ -239,14 +244,14 @@ public final class DefaultErrorHandler implements KafkoErrorHandler {
                         attempt = 1;
                     }
                     lastThrown = thrown;
-                    failedDelivery(listeners, records, e, attempt);
+                    failedDelivery(listeners, delivered.get(), e, attempt);
                     if (!retryable(e)) {
                         break;
                     }
                 }
             }
         }
-        for (KafkoRecord record : records) {
+        for (KafkoRecord record : delivered.get()) {
             try {
                 recoverer.recover(record, last, invocation);
             } catch (Exception e) {

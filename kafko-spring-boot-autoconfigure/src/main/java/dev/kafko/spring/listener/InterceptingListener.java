@@ -30,6 +30,9 @@ final class InterceptingListener implements KafkoMessageListener {
      * attempt of a retry, or once the record is done with; null when skipped or told already.
      */
     private @Nullable KafkoRecord last;
+    /** The records a batch listener's last attempt was called with, and those its batch interceptor gave it. */
+    private @Nullable List<KafkoRecord> lastPolled;
+    private @Nullable List<KafkoRecord> lastGiven;
 
     private InterceptingListener(KafkoMessageListener delegate, @Nullable RecordInterceptor recordInterceptor,
                                  @Nullable BatchInterceptor batchInterceptor, ThreadStateProcessor threadState,
@@ -98,6 +101,8 @@ final class InterceptingListener implements KafkoMessageListener {
     private void onBatch(BatchInterceptor interceptor, List<KafkoRecord> polled, Acknowledgment acknowledgment,
                          int deliveryAttempt) throws Exception {
         List<KafkoRecord> view = Collections.unmodifiableList(polled);
+        lastPolled = polled;
+        lastGiven = view; // until intercept returned: its failure is the polled batch's
         List<KafkoRecord> kept;
         try {
             kept = interceptor.intercept(view);
@@ -111,6 +116,7 @@ final class InterceptingListener implements KafkoMessageListener {
             return;
         }
         List<KafkoRecord> given = kept == view ? view : List.copyOf(kept);
+        lastGiven = given;
         try {
             if (given == view) {
                 delegate.onMessage(polled, acknowledgment, deliveryAttempt);
@@ -122,6 +128,23 @@ final class InterceptingListener implements KafkoMessageListener {
             throw e;
         }
         called("success", () -> interceptor.success(given));
+    }
+
+    /**
+     * The records the last attempt's listener got for {@code records} (those that attempt was called with), which the
+     * error handler retries: what the error handler recovers and tells its retry listeners of, as spring-kafka's
+     * error handler is given the intercepted records. A record interceptor's replacement (the polled record when
+     * {@code intercept} threw); a batch interceptor's list, without the records it dropped, which did not fail
+     * (the offsets committed stay those polled). {@code records} themselves for a part of that batch (a
+     * {@link BatchListenerFailedException}'s record, which is one the listener got).
+     */
+    List<KafkoRecord> delivered(List<KafkoRecord> records) {
+        if (recordInterceptor != null) {
+            KafkoRecord got = last;
+            return got != null && records.size() == 1 ? List.of(got) : records;
+        }
+        List<KafkoRecord> given = lastGiven;
+        return given != null && records == lastPolled ? given : records;
     }
 
     /**

@@ -4,6 +4,7 @@ import dev.kafko.KafkoRecord;
 import dev.kafko.spring.support.Acknowledgment;
 import java.util.List;
 import java.util.concurrent.CancellationException;
+import java.util.function.UnaryOperator;
 
 /** The retry handle a member gives its error handler for one failed delivery; polling thread only. */
 final class ListenerInvocation implements FailedInvocation {
@@ -18,17 +19,28 @@ final class ListenerInvocation implements FailedInvocation {
     private final List<KafkoRecord> records;
     private final Acknowledgment ack;
     private final Invoker invoker;
+    /** The records the last attempt's listener got for {@link #records} (an interceptor's), for the recovery. */
+    private final UnaryOperator<List<KafkoRecord>> delivered;
     /** The attempts so far, the delivery included. */
     private int attempts = 1;
     /** Whether the last retry returned: the listener processed the records, no recoverer did. */
     private boolean retried;
 
     ListenerInvocation(KafkoMessageListenerContainer container, List<KafkoRecord> records, Acknowledgment ack,
-                       Invoker invoker) {
+                       Invoker invoker, UnaryOperator<List<KafkoRecord>> delivered) {
         this.container = container;
         this.records = records;
         this.ack = ack;
         this.invoker = invoker;
+        this.delivered = delivered;
+    }
+
+    /**
+     * The records the last attempt's listener got: those failed, or those the container's interceptor gave it in
+     * their place (see {@link InterceptingListener#delivered}); what the error handler recovers.
+     */
+    List<KafkoRecord> delivered() {
+        return delivered.apply(records);
     }
 
     @Override

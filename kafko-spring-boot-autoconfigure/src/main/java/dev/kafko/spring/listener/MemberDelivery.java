@@ -11,6 +11,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.slf4j.Logger;
@@ -332,7 +333,8 @@ final class MemberDelivery {
                     records.size(), container.topic(), notCommittedAtCancel());
             return false;
         }
-        ListenerInvocation invocation = new ListenerInvocation(container, records, ack, this::invoke);
+        ListenerInvocation invocation = new ListenerInvocation(container, records, ack, this::invoke,
+                intercepting == null ? UnaryOperator.identity() : intercepting::delivered);
         try {
             container.errorHandler().handle(records, failure, invocation);
         } catch (Exception | Error unhandled) {

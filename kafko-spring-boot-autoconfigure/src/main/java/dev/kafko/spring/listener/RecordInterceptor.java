@@ -25,7 +25,9 @@ public interface RecordInterceptor extends ThreadStateProcessor {
 
     /**
      * The record the listener gets: {@code record} itself, another one (whose value and headers are then what the
-     * listener's arguments are converted from; the offset committed is still {@code record}'s), or {@code null} to
+     * listener's arguments are converted from, and, should the listener fail on it, what the error handler's
+     * recoverer publishes or logs and its retry listeners are told of, as in spring-kafka; the offset committed is
+     * still {@code record}'s), or {@code null} to
      * skip it. A skipped record counts as processed: the listener is not called, no further method of this
      * interceptor is called for it, and it is committed by the ack mode as if the listener had returned (under
      * {@code MANUAL} and {@code MANUAL_IMMEDIATE}, with the listener's next acknowledgment of its partition, as

@@ -11,6 +11,7 @@ import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
 import dev.kafko.spring.core.KafkoTemplate;
 import dev.kafko.spring.listener.adapter.RecordFilterStrategy;
 import dev.kafko.spring.support.Acknowledgment;
+import dev.kafko.spring.support.KafkoHeaders;
 import dev.kafko.spring.test.KafkoTestUtils;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -132,6 +133,37 @@ class RecordInterceptorTest {
             assertThat(SETUPS.get()).isPositive().isEqualTo(CLEARS.get());
             assertThat(committed(context, "failing")).isEqualTo(2L);
         });
+    }
+
+    @Test
+    void theRecordTheListenerGotIsTheOneDeadLetteredAndToldToTheRetryListeners() {
+        List<String> told = new CopyOnWriteArrayList<>();
+        RetryListener retryListener = new RetryListener() {
+            @Override
+            public void failedDelivery(KafkoRecord record, Exception failure, int deliveryAttempt) {
+                told.add("failed:" + value(record) + ":" + deliveryAttempt);
+            }
+
+            @Override
+            public void recovered(KafkoRecord record, Exception failure) {
+                told.add("recovered:" + value(record));
+            }
+        };
+        runner.withBean(Failing.class).withBean(RetryListener.class, () -> retryListener)
+                .withPropertyValues("kafko.listener.dead-letter.enabled=true")
+                .run(context -> {
+                    send(context, "failing", "up:bad");
+                    run(context, "failing");
+
+                    // as spring-kafka's error handler, given the record its interceptor returned
+                    assertThat(told).containsExactly("failed:UP:BAD:1", "failed:UP:BAD:2", "recovered:UP:BAD");
+                    List<KafkoRecord> deadLetters = KafkoTestUtils.records(context, "failing.DLT");
+                    assertThat(deadLetters).extracting(RecordInterceptorTest::value).containsExactly("UP:BAD");
+                    // the offset committed is the polled record's, as is the original offset the dead letter names
+                    assertThat(new String(deadLetters.get(0).headers().lastValue(KafkoHeaders.DLT_ORIGINAL_OFFSET),
+                            StandardCharsets.UTF_8)).isEqualTo("0");
+                    assertThat(committed(context, "failing")).isEqualTo(1L);
+                });
     }
 
     @Test
@@ -370,7 +402,7 @@ class RecordInterceptorTest {
         @KafkoListener(id = "failing", topics = "failing", groupId = "failing", autoStartup = "false")
         void on(String value) {
             inPoll("listener:" + value);
-            if (value.equals("bad")) {
+            if (value.equalsIgnoreCase("bad") || value.equals("UP:BAD")) {
                 throw new IllegalStateException("boom");
             }
         }
