@@ -14,7 +14,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * How far a listener's container is from the ends of its topics, and the wait until it has caught up with them
  * ({@link ConcurrentMessageListenerContainer#awaitCaughtUp}): a partition is caught up when the container processed
- * (or recovered) every record below its target, or its group committed past it. Any thread.
+ * (or recovered) every record below its target, or its group committed past it, and no member has an interceptor
+ * still to tell of records it holds. Any thread.
  */
 final class CatchUp {
 
@@ -75,6 +76,10 @@ final class CatchUp {
         for (KafkoMessageListenerContainer member : members) {
             if (member.hasPendingSeeks()) {
                 behind.add(member.memberName() + " has seeks to make");
+            }
+            if (member.hasInterceptorToTell()) {
+                // under the record and manual-immediate ack modes the commit comes before the interceptor's afterRecord
+                behind.add(member.memberName() + " has its interceptor still to tell how its records went");
             }
         }
         targets.forEach((topic, ends) -> {

@@ -409,7 +409,8 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
 
     /**
      * Waits until this listener has finished (processed or recovered) every record that was in its
-     * topics when this method was called, or its group has committed past them.
+     * topics when this method was called, or its group has committed past them, and no member has its record or batch
+     * interceptor still to tell how the records it holds went.
      *
      * @return the partitions still behind when {@code timeout} passed, or as soon as a member died
      *     ({@link #hasDeadMember()}); empty when caught up

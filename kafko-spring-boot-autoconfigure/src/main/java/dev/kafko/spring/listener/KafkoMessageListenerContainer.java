@@ -50,6 +50,15 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
         return c != null && c.hasPendingSeeks();
     }
 
+    /**
+     * Whether the member holds records whose {@link RecordInterceptor} or {@link BatchInterceptor} it has still to
+     * tell how they went (their commit may come before). Any thread.
+     */
+    boolean hasInterceptorToTell() {
+        ListenerConsumer c = lifecycle.consumer();
+        return c != null && c.interceptorToTell();
+    }
+
     /** The partitions the member reads now, under its topic (none: empty). Any thread. */
     @Override
     public Map<String, Set<Integer>> getAssignedPartitions() {

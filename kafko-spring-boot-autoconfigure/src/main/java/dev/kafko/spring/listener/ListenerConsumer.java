@@ -153,6 +153,11 @@ final class ListenerConsumer implements Runnable {
         return !assignment.startedByHand() || seeks != null && seeks.pending();
     }
 
+    /** Whether this member holds records whose interceptor it has still to tell how they went. Any thread. */
+    boolean interceptorToTell() {
+        return delivery.interceptorToTell();
+    }
+
     /** The partitions this member reads now. Any thread. */
     Set<Integer> assignedPartitions() {
         return assignment.partitions();

@@ -53,6 +53,11 @@ final class MemberDelivery {
      */
     private @Nullable Duration nackSleep;
     private int nackIndex;
+    /**
+     * Whether the member holds a record (a batch) whose interceptor is still to be told how it went, committed or
+     * not: the listeners have not caught up meanwhile ({@link CatchUp}). Written by the polling thread, read by any.
+     */
+    private volatile boolean interceptorToTell;
 
     MemberDelivery(ListenerConsumer member, KafkoMessageListenerContainer container, KafkoMessageListener listener,
                    MemberCommits commits, MemberLog log, @Nullable MemberSeeks seeks) {
@@ -80,7 +85,16 @@ final class MemberDelivery {
     /** Delivers the records of a poll (not empty). */
     void deliver(List<KafkoRecord> records) {
         if (listener.isBatch()) {
-            deliverBatch(records);
+            if (intercepting == null) {
+                deliverBatch(records);
+                return;
+            }
+            interceptorToTell = true;
+            try {
+                deliverBatch(records); // its success or failure told before it returns
+            } finally {
+                told();
+            }
             return;
         }
         Set<Integer> redeliver = null;
@@ -283,11 +297,28 @@ final class MemberDelivery {
         if (intercepting == null) {
             return handleObserved(record);
         }
+        interceptorToTell = true;
         try {
             return handleObserved(record);
         } finally {
-            intercepting.afterRecord(); // the last attempt's, after the error handler (its recovery), as spring-kafka's
+            try {
+                // the last attempt's, after the error handler (its recovery), as spring-kafka's
+                intercepting.afterRecord();
+            } finally {
+                told();
+            }
         }
+    }
+
+    /** The interceptor was told of the records in hand (committed before, under some ack modes): they are finished. */
+    private void told() {
+        interceptorToTell = false;
+        container.processed().signalChange(); // a wait for the listeners to catch up looks again
+    }
+
+    /** Whether the member holds a record or a batch whose interceptor it has still to tell how it went. Any thread. */
+    boolean interceptorToTell() {
+        return interceptorToTell;
     }
 
     private boolean handleObserved(KafkoRecord record) {

@@ -163,6 +163,16 @@ final class ProcessedOffsets {
         });
     }
 
+    /** Wakes the waits: something they look at besides the offsets changed (a member told its interceptor). */
+    void signalChange() {
+        lock.lock();
+        try {
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Waits until a member advances or {@code millis} pass. */
     void awaitChange(long millis) throws InterruptedException {
         lock.lock();

@@ -49,7 +49,9 @@ import org.springframework.context.ConfigurableApplicationContext;
  * record counts once processed, and its commit may come later (at the next {@code ack-count} records or
  * {@code ack-time}). Under the manual modes a record the listener acknowledged
  * on its own thread is finished once that acknowledgment is committed; one it did not acknowledge
- * (or acknowledged from another thread) counts once processed. A container that was stopped and
+ * (or acknowledged from another thread) counts once processed. Behind a {@code RecordInterceptor} or
+ * {@code BatchInterceptor}, a record is finished once the interceptor was told how it went (its {@code afterRecord},
+ * a batch's {@code success} or {@code failure}), also where its commit came first. A container that was stopped and
  * started again is waited for from its group's commits, so records its last run processed without
  * committing are waited for again; so is a replay its {@code ConsumerSeekAware} listener chooses in
  * {@code onPartitionsAssigned} once the partitions are assigned (that seek does not move the group's commit back, so

@@ -23,6 +23,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -164,6 +165,44 @@ class RecordInterceptorTest {
                             StandardCharsets.UTF_8)).isEqualTo("0");
                     assertThat(committed(context, "failing")).isEqualTo(1L);
                 });
+    }
+
+    @Test
+    void aListenerHasNotCaughtUpUntilItsInterceptorWasToldOfItsLastRecord() {
+        // under these ack modes the record is committed before afterRecord: the wait must not end on the commit alone
+        for (Class<?> listener : List.of(Checked.class, CheckedManually.class)) {
+            List<String> caughtUpInAfterRecord = new CopyOnWriteArrayList<>();
+            new ApplicationContextRunner()
+                    .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+                    .withPropertyValues("kafko.ephemeral=true")
+                    .withBean(listener)
+                    .withBean(RecordInterceptor.class, () -> new RecordInterceptor() {
+                        @Override
+                        public KafkoRecord intercept(KafkoRecord record) {
+                            return record;
+                        }
+
+                        @Override
+                        public void afterRecord(KafkoRecord record) {
+                            try {
+                                List<String> behind = ((ConcurrentMessageListenerContainer) CHECKED.get())
+                                        .awaitCaughtUp(Duration.ZERO);
+                                caughtUpInAfterRecord.add(value(record)
+                                        + (behind.isEmpty() ? ": caught up" : ": behind"));
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            }
+                        }
+                    })
+                    .run(context -> {
+                        CHECKED.set(container(context, "checked"));
+                        send(context, "checked", "a");
+                        run(context, "checked");
+
+                        assertThat(caughtUpInAfterRecord).as(listener.getSimpleName()).containsExactly("a: behind");
+                        assertThat(committed(context, "checked")).isEqualTo(1L);
+                    });
+        }
     }
 
     @Test
@@ -405,6 +444,23 @@ class RecordInterceptorTest {
             if (value.equalsIgnoreCase("bad") || value.equals("UP:BAD")) {
                 throw new IllegalStateException("boom");
             }
+        }
+    }
+
+    static final AtomicReference<MessageListenerContainer> CHECKED = new AtomicReference<>();
+
+    static class Checked {
+        @KafkoListener(id = "checked", topics = "checked", groupId = "checked", ackMode = "RECORD",
+                autoStartup = "false")
+        void on(String value) {
+        }
+    }
+
+    static class CheckedManually {
+        @KafkoListener(id = "checked", topics = "checked", groupId = "checked", ackMode = "MANUAL_IMMEDIATE",
+                autoStartup = "false")
+        void on(String value, Acknowledgment ack) {
+            ack.acknowledge();
         }
     }
 
