@@ -25,7 +25,10 @@ public interface ConsumerSeekAware {
      * until {@link #unregisterSeekCallback()}, from any thread. Such a seek is queued; the member makes it
      * before it delivers its next record (a batch listener: after the batch in hand), once it committed what
      * it processed. The records it had polled and not yet delivered are read again from their offsets, those
-     * of a sought partition from the offset sought. A seek of a partition the member does not read when it
+     * of a sought partition from the offset sought. A seek of the partition of records the error handler is
+     * retrying ends their back-off: they are neither retried further nor recovered, and are read again only if the
+     * partition is sought back to them (their retries then start again), as spring-kafka makes the seek after the
+     * back-off of one failed attempt. A seek of a partition the member does not read when it
      * makes the seek (another member reads it, or it moved away) is logged and ignored, and so are the seeks a
      * member had not made when it stopped.
      */

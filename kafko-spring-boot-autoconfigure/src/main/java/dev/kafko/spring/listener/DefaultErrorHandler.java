@@ -226,7 +226,7 @@ public final class DefaultErrorHandler implements KafkoErrorHandler {
             for (long wait = execution.nextBackOff(); wait != BackOffExecution.STOP; wait = execution.nextBackOff()) {
                 if (!invocation.backOff(wait)) {
                     throw new IllegalStateException("Listener '" + invocation.listenerId()
-                            + "' is stopping or pausing; the failed records will be delivered again", last);
+                            + "' is stopping, pausing or seeking; the failed records will be delivered again", last);
                 }
                 attempt++;
                 try {

@@ -21,9 +21,10 @@ public interface FailedInvocation {
     /**
      * Waits {@code millis} before the next attempt.
      *
-     * @return false when the container is stopping or pausing, or a pause of one of the records' partitions was
-     *     asked for ({@code pausePartition}) (the wait then ends early): give up at once and let the records be
-     *     delivered again, after the restart or the resume
+     * @return false when the container is stopping or pausing, a pause of one of the records' partitions was
+     *     asked for ({@code pausePartition}), or the listener asked for a seek of one of them
+     *     ({@link ConsumerSeekAware}) (the wait then ends early): give up at once and let the records be
+     *     delivered again, after the restart or the resume, or from where the seek puts their partition
      */
     boolean backOff(long millis);
 

@@ -334,6 +334,15 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
         return parent.partitionPauses().anyRequested(topic, records);
     }
 
+    /**
+     * Whether the listener asked this member for a seek, not made yet, of the partition of one of {@code records}
+     * ({@link ListenerConsumer#seekRequested}).
+     */
+    boolean seekRequested(List<KafkoRecord> records) {
+        ListenerConsumer c = lifecycle.consumer();
+        return c != null && c.seekRequested(records);
+    }
+
     @Override
     public boolean isAutoStartup() {
         return true;
@@ -394,7 +403,8 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
 
     /**
      * As {@link #awaitStopOrPause(long)}, and ended too by a request to pause the partition of one of
-     * {@code records} (a retry's back-off of them: the partition's pause holds them, as it holds its other records).
+     * {@code records} (a retry's back-off of them: the partition's pause holds them, as it holds its other records),
+     * or by a seek of it the listener asked for (the partition is read from where it is sought).
      */
     void awaitStopOrPause(long millis, List<KafkoRecord> records) throws InterruptedException {
         lifecycle.awaitStopOrPause(millis, records);

@@ -92,7 +92,7 @@ final class ListenerConsumer implements Runnable {
         this.offsets = commits.offsets();
         this.positions = new MemberPositions(container, backend, commits);
         ConsumerSeekAware aware = listener.seekAware();
-        this.seeks = aware == null ? null : new MemberSeeks(container, aware, this::wakeup);
+        this.seeks = aware == null ? null : new MemberSeeks(container, aware, container::wakeup); // a retry's back-off too
         this.events = new MemberEvents(container, this);
         this.pauses = new MemberPauses(container.partitionPauses(), container.topic(), events);
         this.assignment = new MemberAssignment(this, container, listener, commits, positions, seeks, events, pauses);
@@ -156,6 +156,14 @@ final class ListenerConsumer implements Runnable {
     /** Whether this member holds records whose interceptor it has still to tell how they went. Any thread. */
     boolean interceptorToTell() {
         return delivery.interceptorToTell();
+    }
+
+    /**
+     * Whether the listener asked for a seek, not made yet, of the partition of one of {@code records}: a retry's
+     * back-off of them ends for it. Any thread.
+     */
+    boolean seekRequested(List<KafkoRecord> records) {
+        return seeks != null && seeks.queuedFor(records);
     }
 
     /** The partitions this member reads now. Any thread. */

@@ -100,6 +100,8 @@ final class ListenerInvocation implements FailedInvocation {
             }
         }
         // a pause of the records' partition holds them too: their retries go on after its resume
-        return !container.stopRequested() && !container.pauseRequested() && !container.partitionPauseRequested(records);
+        // and a seek of their partition moves the member away from them: they are read again only from where it goes
+        return !container.stopRequested() && !container.pauseRequested() && !container.partitionPauseRequested(records)
+                && !container.seekRequested(records);
     }
 }

@@ -396,6 +396,12 @@ final class MemberDelivery {
                         container.getListenerId(), records.size(), container.topic(), unhandled.getMessage());
                 return false;
             }
+            if (container.seekRequested(records)) {
+                LOG.info("Listener '{}' asked for a seek of the partition of {} record(s) from {} while retrying them;"
+                        + " they are not committed, and the partition is read from where it is sought ({})",
+                        container.getListenerId(), records.size(), container.topic(), unhandled.getMessage());
+                return false;
+            }
             log.notFinished(records, unhandled, REDELIVERY_PAUSE_MILLIS); // again each second while it lasts
             // whatever failed (a dead-letter topic that refuses writes, say) needs time: no hot loop
             pauseBeforeRedelivery();

@@ -474,8 +474,8 @@ final class MemberLifecycle {
 
     /**
      * Waits {@code millis} unless a stop or a pause is requested first, or a pause of the partition of one of
-     * {@code records} (a retry's back-off of them: the partition's pause holds them, as it holds its other records);
-     * a resume does not cut it short.
+     * {@code records} (a retry's back-off of them: the partition's pause holds them, as it holds its other records),
+     * or a seek of it the listener asked for; a resume does not cut it short.
      */
     void awaitStopOrPause(long millis, List<KafkoRecord> records) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
@@ -483,7 +483,7 @@ final class MemberLifecycle {
         try {
             long left;
             while (!stopRequested && !pauseRequested && !member.partitionPauseRequested(records)
-                    && (left = deadline - System.nanoTime()) > 0) {
+                    && !member.seekRequested(records) && (left = deadline - System.nanoTime()) > 0) {
                 signal.awaitNanos(left);
             }
         } finally {

@@ -1,10 +1,12 @@
 package dev.kafko.spring.listener;
 
 import dev.kafko.KafkoClosedException;
+import dev.kafko.KafkoRecord;
 import dev.kafko.UnknownTopicException;
 import dev.kafko.spring.core.BackendConsumer;
 import java.util.Collection;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -14,7 +16,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The callback a {@link ConsumerSeekAware} listener is given for one member's whole run: seeks asked for on any
  * thread are queued, and the member's polling thread makes them ({@link #makeQueued}) before it delivers its next
- * record. Asking wakes a member blocked in its poll.
+ * record. Asking wakes a member blocked in its poll, and ends the back-off of a retry of a record of a partition
+ * sought ({@link ListenerConsumer#seekRequested}).
  */
 final class MemberSeeks extends PartitionSeeks {
 
@@ -103,6 +106,21 @@ final class MemberSeeks extends PartitionSeeks {
     /** Whether seeks wait to be made, or are being made (any thread; volatile reads). */
     boolean pending() {
         return !queued.isEmpty() || making;
+    }
+
+    /** Whether a seek of the partition of one of {@code records} waits to be made (any thread). */
+    boolean queuedFor(List<KafkoRecord> records) {
+        if (records.isEmpty()) {
+            return false;
+        }
+        for (Queued q : queued) {
+            for (KafkoRecord record : records) {
+                if (q.partitions().contains(record.partition())) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** The seeks {@link #makeQueued} made are committed and their progress told. Polling thread. */
