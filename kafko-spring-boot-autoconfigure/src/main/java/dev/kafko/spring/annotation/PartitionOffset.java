@@ -25,8 +25,9 @@ public @interface PartitionOffset {
     /**
      * The offset to start at. Without {@link #relativeToCurrent()}, a positive one (or 0) is absolute and a
      * negative one counts back from the partition's end ({@code "-1"}: the last record); with it, the offset is
-     * added to the position the member starts at (the group's commit). A position below 0 starts at 0; one past
-     * the end starts at the end.
+     * added to the position the member starts at (the group's commit). A position below the log start (0, or the
+     * first offset retention kept) starts at the log start, and one past the end at the end, whatever the offset
+     * reset policy.
      */
     String initialOffset();
 

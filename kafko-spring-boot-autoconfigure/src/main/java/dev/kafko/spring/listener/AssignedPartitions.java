@@ -128,13 +128,17 @@ final class AssignedPartitions {
             }
             int p = tpo.partition();
             long current = consumer.position(p);
+            consumer.seekToBeginning(List.of(p));
+            long start = consumer.position(p);
             consumer.seekToEnd(List.of(p));
             long end = consumer.position(p);
             long target = tpo.relativeToCurrent() ? (offset >= end - current ? end : current + offset) // no overflow
                     : offset < 0 ? end + offset : offset;
-            // one past the end starts at the end, here: under offset-reset=fail the consumer would keep it, and
-            // every poll would fail until the log reached it
-            consumer.seek(p, Math.min(Math.max(0, target), end));
+            // kept within the log, here: one past the end starts at the end (under offset-reset=fail the consumer
+            // would keep it, and every poll would fail until the log reached it), one below the log start (records
+            // retention deleted) at the log start (the consumer would reset it to the end under latest, skipping what
+            // the log keeps, or fail every poll for good under fail)
+            consumer.seek(p, Math.min(Math.max(start, target), end));
             sought.put(p, consumer.position(p));
         }
         if (!sought.isEmpty()) {
