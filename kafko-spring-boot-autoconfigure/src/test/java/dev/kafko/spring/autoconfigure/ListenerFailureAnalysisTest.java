@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.kafko.spring.annotation.KafkoHandler;
 import dev.kafko.spring.annotation.KafkoListener;
+import dev.kafko.spring.annotation.TopicPartition;
 import dev.kafko.spring.support.Acknowledgment;
 import dev.kafko.spring.support.KafkoHeaders;
 import java.util.ArrayList;
@@ -97,6 +98,19 @@ class ListenerFailureAnalysisTest {
                 "ackMode 'sometimes' is not one of record, batch, manual, manual-immediate, count, time, count-time");
     }
 
+    @Test
+    void aPartitionTheTopicDoesNotHaveIsReportedWithWhatToChangeNotTheDataDirectory(CapturedOutput output) {
+        SpringApplication application = new SpringApplication(Base.class, PartitionTheTopicDoesNotHave.class);
+        application.setWebApplicationType(WebApplicationType.NONE);
+        application.setRegisterShutdownHook(false);
+        assertThatThrownBy(() -> application.run("--kafko.ephemeral=true", "--kafko.topics.t.partitions=2")).isNotNull();
+        String report = output.getOut().substring(output.getOut().lastIndexOf("APPLICATION FAILED TO START"));
+        assertThat(report).contains("InvalidPartitionException: Listener 'refused' cannot start: it is assigned"
+                + " partition(s) [3] of topic 't', which has 2 partition(s)");
+        String action = report.substring(report.indexOf("Action:"));
+        assertThat(action).doesNotContain("data directory").contains("topicPartitions", "kafko.topics.<name>.partitions");
+    }
+
     @Configuration(proxyBeanMethods = false)
     @ImportAutoConfiguration(KafkoAutoConfiguration.class)
     static class Base {
@@ -156,6 +170,12 @@ class ListenerFailureAnalysisTest {
 
     static class TopicsFromAMissingBean {
         @KafkoListener(id = "refused", topics = "#{@noSuchBean.topic}")
+        void on(String value) {
+        }
+    }
+
+    static class PartitionTheTopicDoesNotHave {
+        @KafkoListener(id = "refused", topicPartitions = @TopicPartition(topic = "t", partitions = "0, 3"))
         void on(String value) {
         }
     }
