@@ -82,6 +82,90 @@ class TopicPartitionsBelowStartTest {
         });
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"earliest", "latest", "fail"})
+    void aRestartRelativeToACommitRetentionPassedStartsAtTheLogStart(String policy) {
+        runner.withPropertyValues("kafko.offset-reset=" + policy).withBean(RelativeToCommitReader.class).run(context -> {
+            Kafko kafko = context.getBean(Kafko.class);
+            @SuppressWarnings("unchecked")
+            KafkoTemplate<Object, Object> template = context.getBean(KafkoTemplate.class);
+            String value = "x".repeat(200);
+            template.send("orders", 0, null, value).join();
+            template.send("orders", 0, null, value).join();
+            ConcurrentMessageListenerContainer container = container(context, "fromCommit");
+            container.start();
+            KafkoTestUtils.waitForListeners(context, WAIT);
+            // (under latest, without a commit, the first start was at the end: the same commit)
+            assertThat(kafko.groupInfo("orders", "fromCommit").committed()).isEqualTo(Map.of(0, 2L));
+            container.stop();
+            await().atMost(WAIT).until(() -> !container.isRunning());
+            for (int i = 0; i < 48; i++) {
+                template.send("orders", 0, null, value).join();
+            }
+            await().atMost(WAIT).until(() -> kafko.topic("orders").orElseThrow().partitions().get(0)
+                    .logStartOffset() > 2); // retention deleted records past the group's commit
+            PartitionInfo p = kafko.topic("orders").orElseThrow().partitions().get(0);
+            RECEIVED.clear();
+
+            container.start();
+            KafkoTestUtils.waitForListeners(context, WAIT);
+
+            assertThat(RECEIVED).as("its log kept from %s", p.logStartOffset())
+                    .containsExactlyElementsOf(LongStream.range(p.logStartOffset(), 50)
+                            .mapToObj(offset -> "0@" + offset).toList());
+            assertThat(kafko.groupInfo("orders", "fromCommit").committed()).isEqualTo(Map.of(0, 50L));
+        });
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"latest", "fail"})
+    void membersOfAConcurrentContainerEachStartTheirPartitionsAtTheLogStart(String policy) {
+        runner.withPropertyValues("kafko.offset-reset=" + policy).withBean(ConcurrentReader.class).run(context -> {
+            Kafko kafko = context.getBean(Kafko.class);
+            @SuppressWarnings("unchecked")
+            KafkoTemplate<Object, Object> template = context.getBean(KafkoTemplate.class);
+            String value = "x".repeat(200);
+            for (int partition = 0; partition < 3; partition++) {
+                for (int i = 0; i < 50; i++) {
+                    template.send("orders", partition, null, value).join();
+                }
+            }
+            await().atMost(WAIT).until(() -> kafko.topic("orders").orElseThrow().partitions().stream()
+                    .allMatch(p -> p.logStartOffset() > 0));
+            List<PartitionInfo> partitions = kafko.topic("orders").orElseThrow().partitions();
+
+            container(context, "split").start();
+            KafkoTestUtils.waitForListeners(context, WAIT);
+
+            for (PartitionInfo p : partitions) {
+                assertThat(RECEIVED.stream().filter(r -> r.startsWith(p.partition() + "@")))
+                        .as("partition %s, its log kept from %s", p.partition(), p.logStartOffset())
+                        .containsExactlyElementsOf(LongStream.range(p.logStartOffset(), p.endOffset())
+                                .mapToObj(offset -> p.partition() + "@" + offset).toList());
+            }
+            assertThat(kafko.groupInfo("orders", "split").committed()).isEqualTo(Map.of(0, 50L, 1, 50L, 2, 50L));
+        });
+    }
+
+    static class RelativeToCommitReader {
+        @KafkoListener(id = "fromCommit", autoStartup = "false", topicPartitions = @TopicPartition(topic = "orders",
+                partitionOffsets = @PartitionOffset(partition = "0", initialOffset = "0", relativeToCurrent = "true")))
+        void read(String value, @Header(KafkoHeaders.RECEIVED_PARTITION) int partition,
+                  @Header(KafkoHeaders.OFFSET) long offset) {
+            RECEIVED.add(partition + "@" + offset);
+        }
+    }
+
+    static class ConcurrentReader {
+        @KafkoListener(id = "split", autoStartup = "false", concurrency = "2", topicPartitions = @TopicPartition(
+                topic = "orders", partitions = "0-2",
+                partitionOffsets = @PartitionOffset(partition = "*", initialOffset = "0")))
+        void read(String value, @Header(KafkoHeaders.RECEIVED_PARTITION) int partition,
+                  @Header(KafkoHeaders.OFFSET) long offset) {
+            RECEIVED.add(partition + "@" + offset);
+        }
+    }
+
     static class BelowStartReader {
         @KafkoListener(id = "below", autoStartup = "false", topicPartitions = @TopicPartition(topic = "orders",
                 partitionOffsets = {
