@@ -38,20 +38,46 @@ public final class KeptRecords {
     }
 
     /**
-     * The index in the polled batch of the record the listener named by its index in the kept one. A record that is
-     * not there (an index out of range, or a record not polled) gets an index past the batch, which makes the
-     * container fail the whole batch.
+     * The index in the polled batch of the record the listener named as failed by its index in the kept one: the
+     * container finishes the polled records before it and delivers those after it again. A record that is not there
+     * (an index out of range, or a record not polled), or one that a record the listener did not get to (one after it
+     * in the kept list: a batch an interceptor reordered) precedes in the polled batch, gets an index past the batch,
+     * which makes the container fail the whole batch: the records before it are not finished unprocessed.
      */
     private static int indexIn(List<KafkoRecord> polled, List<KafkoRecord> kept, int index) {
         if (index < kept.size()) {
-            KafkoRecord named = kept.get(index);
-            for (int i = 0; i < polled.size(); i++) {
-                if (polled.get(i) == named) {
-                    return i;
-                }
+            int position = positionIn(polled, kept.get(index));
+            if (position >= 0 && firstPositionFrom(polled, kept, index + 1) > position) {
+                return position;
             }
         }
         return polled.size() + index;
+    }
+
+    /** The position of {@code record} itself in {@code polled}, or -1. */
+    private static int positionIn(List<KafkoRecord> polled, KafkoRecord record) {
+        for (int i = 0; i < polled.size(); i++) {
+            if (polled.get(i) == record) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * The lowest position in {@code polled} of the kept records from {@code from} on ({@code polled.size()} when there
+     * are none); 0 when one of them was not polled, whose place is unknown.
+     */
+    private static int firstPositionFrom(List<KafkoRecord> polled, List<KafkoRecord> kept, int from) {
+        int first = polled.size();
+        for (int k = from; k < kept.size(); k++) {
+            int position = positionIn(polled, kept.get(k));
+            if (position < 0) {
+                return 0;
+            }
+            first = Math.min(first, position);
+        }
+        return first;
     }
 
     /**
@@ -71,16 +97,35 @@ public final class KeptRecords {
             polled.nack(sleep);
         }
 
+        /**
+         * Acknowledges the polled records up to that of {@code index}, but not from the first the listener has not got
+         * to (one after {@code index} in the kept list that comes before it in the polled batch: nothing, when that is
+         * the first polled record).
+         */
         @Override
         public void acknowledge(int index) {
             Objects.checkIndex(index, kept.size());
-            polled.acknowledge(indexIn(records, kept, index));
+            int position = positionIn(records, kept.get(index));
+            if (position < 0) {
+                polled.acknowledge(records.size() + index); // not a polled record: refused as out of range
+                return;
+            }
+            int upTo = Math.min(position, firstPositionFrom(records, kept, index + 1) - 1);
+            if (upTo >= 0) {
+                polled.acknowledge(upTo);
+            }
         }
 
+        /**
+         * Nacks from the polled record of {@code index}, or from the first polled record of those the listener has not
+         * got to where that one comes before it (a batch an interceptor reordered): none of them is acknowledged.
+         */
         @Override
         public void nack(int index, Duration sleep) {
             Objects.checkIndex(index, kept.size());
-            polled.nack(indexIn(records, kept, index), sleep);
+            int position = positionIn(records, kept.get(index));
+            polled.nack(position < 0 ? records.size() + index
+                    : Math.min(position, firstPositionFrom(records, kept, index + 1)), sleep);
         }
     }
 }
