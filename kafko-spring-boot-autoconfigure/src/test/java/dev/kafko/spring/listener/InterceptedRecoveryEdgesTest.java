@@ -28,6 +28,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.messaging.handler.annotation.SendTo;
 
 /**
  * What a container interceptor's records become when the listener fails on them (B290, B304): the records the error
@@ -77,6 +78,14 @@ class InterceptedRecoveryEdgesTest {
                     assertThat(TOLD).containsExactly("failed:bad:1", "failed:bad:2", "recovered:bad");
                     List<KafkoRecord> deadLetters = KafkoTestUtils.records(context, "failing.DLT");
                     assertThat(deadLetters).extracting(RecordInterceptorTest::value).containsExactly("bad");
+                    // the dead letter is the record the listener got, as spring-kafka's recoverer is given it: its
+                    // original-* headers and its partition are those the replacement names
+                    KafkoRecord deadLetter = deadLetters.get(0);
+                    assertThat(new String(deadLetter.headers().lastValue(KafkoHeaders.DLT_ORIGINAL_PARTITION),
+                            StandardCharsets.UTF_8)).isEqualTo("1");
+                    assertThat(new String(deadLetter.headers().lastValue(KafkoHeaders.DLT_ORIGINAL_OFFSET),
+                            StandardCharsets.UTF_8)).isEqualTo("42");
+                    assertThat(deadLetter.partition()).isEqualTo(1);
                     // the offsets committed are the polled ones: none for the partition the replacement names
                     Map<Integer, Long> committed = context.getBean(Kafko.class).groupInfo("failing", "failing")
                             .committed();
@@ -197,6 +206,50 @@ class InterceptedRecoveryEdgesTest {
                 });
     }
 
+    @Test
+    void aReplacedRecordsReplyAndItsErrorHandlersReplyAreMadeFromTheReplacement() {
+        runner.withBean(RecordInterceptor.class, () -> record -> new Replaced(record, value(record).toUpperCase()))
+                .withBean("fallback", KafkoListenerErrorHandler.class,
+                        () -> (message, exception) -> "fallback:"
+                                + new String((byte[]) message.getPayload(), StandardCharsets.UTF_8))
+                .withBean(Replying.class)
+                .run(context -> {
+                    send(context, "replying", "a", "bad");
+                    run(context, "replying");
+
+                    assertThat(KafkoTestUtils.records(context, "replies")).extracting(RecordInterceptorTest::value)
+                            .containsExactly("reply:A", "fallback:BAD");
+                    assertThat(TOLD).isEmpty(); // the error handler of the listener answered: no failed delivery
+                    assertThat(RecordInterceptorTest.committed(context, "replying")).isEqualTo(2L);
+                });
+    }
+
+    @Test
+    void anAfterRecordThatThrowsNeitherHoldsTheWaitNorTheRecord() {
+        runner.withBean(RecordInterceptor.class, () -> new RecordInterceptor() {
+                    @Override
+                    public KafkoRecord intercept(KafkoRecord record) {
+                        return record;
+                    }
+
+                    @Override
+                    public void afterRecord(KafkoRecord record) {
+                        INTERCEPTS.incrementAndGet();
+                        throw new IllegalStateException("after failed");
+                    }
+                })
+                .withBean(Numbered.class)
+                .withPropertyValues("kafko.listener.ack-mode=record")
+                .run(context -> {
+                    send(context, "numbered", "a", "b");
+                    run(context, "numbered"); // waits until told of both
+
+                    assertThat(INTERCEPTS.get()).isEqualTo(2);
+                    assertThat(PROCESSED).containsExactly("a", "b");
+                    assertThat(RecordInterceptorTest.committed(context, "numbered")).isEqualTo(2L);
+                });
+    }
+
     static List<KafkoRecord> reversed(List<KafkoRecord> records) {
         List<KafkoRecord> reversed = new ArrayList<>(records);
         Collections.reverse(reversed);
@@ -235,6 +288,18 @@ class InterceptedRecoveryEdgesTest {
         @Override
         public dev.kafko.Headers headers() {
             return from.headers();
+        }
+    }
+
+    static class Replying {
+        @KafkoListener(id = "replying", topics = "replying", groupId = "replying", errorHandler = "fallback",
+                autoStartup = "false")
+        @SendTo("replies")
+        String on(String value) {
+            if (value.equals("BAD")) {
+                throw new IllegalStateException("boom");
+            }
+            return "reply:" + value;
         }
     }
 
