@@ -52,7 +52,12 @@ class MockedKafkoBeansTest {
             KafkoTemplate<String, String> template = context.getBean(KafkoTemplate.class);
             assertThatThrownBy(() -> template.send("orders", "o-1"))
                     .isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("returned no producer for 'orders' (a mock of the LogBackend bean?");
+                    .hasMessageContaining("returned no producer for 'orders' (a mock of the LogBackend bean?")
+                    .hasMessageContaining("of template 'kafkoTemplate'");
+            KafkoTemplate<String, String> named = new KafkoTemplate<>(context.getBean(LogBackend.class),
+                    context.getBean(dev.kafko.spring.support.RecordMessageConverter.class));
+            named.setBeanName("ordersTemplate");
+            assertThatThrownBy(() -> named.send("orders", "o-1")).hasMessageContaining("of template 'ordersTemplate'");
         });
     }
 }

@@ -158,6 +158,7 @@ class KafkoTemplateBackendDoubleTest {
             @Override
             public void onStart(KafkoRecordSenderContext context) {
                 context.getSetter().set(context.getCarrier(), "traceparent", "00-new");
+                context.getSetter().set(context.getCarrier(), "tracestate", "k=v");
             }
 
             @Override
@@ -175,7 +176,15 @@ class KafkoTemplateBackendDoubleTest {
         assertThat(backend.headers.get(0)).extracting(Header::key, Header::valueAsString)
                 .containsExactlyInAnyOrder(org.assertj.core.groups.Tuple.tuple("tenant", "eu"),
                         org.assertj.core.groups.Tuple.tuple("source", "web"),
-                        org.assertj.core.groups.Tuple.tuple("traceparent", "00-new"));
+                        org.assertj.core.groups.Tuple.tuple("traceparent", "00-new"),
+                        org.assertj.core.groups.Tuple.tuple("tracestate", "k=v"));
+
+        // a send without headers of its own: the propagated ones alone (more of them than the one room counted for
+        // the value's type)
+        template.send("t", "plain").join();
+        assertThat(backend.headers.get(1)).extracting(Header::key, Header::valueAsString).containsExactly(
+                org.assertj.core.groups.Tuple.tuple("traceparent", "00-new"),
+                org.assertj.core.groups.Tuple.tuple("tracestate", "k=v"));
     }
 
     /** A backend of one-partition topics that writes nothing: its producers fail a send or a flush when told to. */

@@ -114,8 +114,22 @@ class KafkoTransactionsTest {
             assertThatThrownBy(() -> template.executeInTransaction(ops -> ops.send("t", "a")
                     .thenApply(SendResult::offset).join())).isInstanceOf(IllegalStateException.class);
             assertThat(endOffsets(context, "t")).isZero();
+            // another thread is not refused: its wait is one that ends, at the commit
+            Object waited = template.executeInTransaction(ops -> {
+                CompletableFuture<SendResult<Object, Object>> sent = ops.send("t", "c");
+                return CompletableFuture.<Object>supplyAsync(() -> {
+                    try {
+                        return sent.get(1, java.util.concurrent.TimeUnit.MILLISECONDS);
+                    } catch (Exception e) {
+                        return e;
+                    }
+                }).join();
+            });
+            assertThat(waited).isInstanceOf(java.util.concurrent.TimeoutException.class);
+            assertThat(endOffsets(context, "t")).isOne();
             CompletableFuture<SendResult<Object, Object>> later = template.executeInTransaction(ops -> ops.send("t", "b"));
             assertThat(later.join().offset()).isZero();
+            assertThat(endOffsets(context, "t")).isEqualTo(2);
         });
     }
 
@@ -255,6 +269,7 @@ class KafkoTransactionsTest {
         runner.run(context -> {
             KafkoTemplate<Object, Object> template = template(context);
             assertThat(template.isTransactional()).isTrue();
+            assertThat(template.isAllowNonTransactional()).isFalse();
             assertThatThrownBy(() -> template.send("t", "x")).isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("No transaction is in process").hasMessageContaining("kafkoTemplate");
             assertThatThrownBy(() -> template.executeInTransaction(ops -> template.executeInTransaction(o -> "inner")))
@@ -263,6 +278,7 @@ class KafkoTransactionsTest {
         });
         runner.withPropertyValues("kafko.template.allow-non-transactional=true").run(context -> {
             KafkoTemplate<Object, Object> template = template(context);
+            assertThat(template.isAllowNonTransactional()).isTrue();
             assertThat(template.send("t", "x").join().offset()).isZero();
         });
         new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
@@ -392,8 +408,13 @@ class KafkoTransactionsTest {
             outer.executeWithoutResult(status -> {
                 template.send("t", "outer");
                 joined.executeWithoutResult(s -> template.send("t", "joined"));
+                inner.executeWithoutResult(s -> template.send("u", "inner"));
+                // the outer transaction is the thread's again: joined, not refused
+                assertThat(template.inTransaction()).isTrue();
+                template.send("t", "after the inner one");
             });
-            assertThat(endOffsets(context, "t")).isEqualTo(2);
+            assertThat(endOffsets(context, "t")).isEqualTo(3);
+            assertThat(endOffsets(context, "u")).isEqualTo(2);
             assertThatThrownBy(() -> new TransactionTemplate(manager, isolation()).executeWithoutResult(s -> { }))
                     .hasMessageContaining("isolation");
             assertThat(manager.getResourceFactory()).isSameAs(context.getBean(LogBackend.class));
@@ -402,7 +423,7 @@ class KafkoTransactionsTest {
 
     @Test
     void aNewKafkoTransactionInsideAnotherManagersTransactionIsItsOwnAndTheOuterRecordsStayHeld() {
-        runner.run(context -> {
+        runner.withPropertyValues("kafko.topics.small.max-record-size=100").run(context -> {
             KafkoTemplate<Object, Object> template = template(context);
             TransactionTemplate inner = new TransactionTemplate(
                     new KafkoTransactionManager(context.getBean(LogBackend.class)));
@@ -423,6 +444,15 @@ class KafkoTransactionsTest {
             });
             assertThat(endOffsets(context, "t")).isEqualTo(2);
             assertThat(endOffsets(context, "u")).isEqualTo(2);
+            // the outer records before the inner transaction and after it are one transaction: a send refused after it
+            // fails the commit of those before it too
+            assertThatThrownBy(() -> other.executeWithoutResult(status -> {
+                template.send("t", "held");
+                inner.executeWithoutResult(s -> template.send("u", "own"));
+                template.send("small", "x".repeat(200));
+            })).isInstanceOf(KafkoTransactionException.class).hasMessageContaining("was refused");
+            assertThat(endOffsets(context, "t")).isEqualTo(2);
+            assertThat(endOffsets(context, "u")).isEqualTo(3);
         });
     }
 
@@ -480,6 +510,25 @@ class KafkoTransactionsTest {
             assertThat(endOffsets(context, "t")).isOne();
             assertThat(endOffsets(context, "u") + endOffsets(context, "w")).isZero();
         });
+    }
+
+    @Test
+    void aTransactionThatCompletedRefusesASendAndAnotherCommit() {
+        KafkoResourceHolder committed = new KafkoResourceHolder();
+        committed.commit();
+        KafkoResourceHolder rolledBack = new KafkoResourceHolder();
+        rolledBack.rollback();
+        for (KafkoResourceHolder done : List.of(committed, rolledBack)) {
+            assertThat(done.isOpen()).isFalse();
+            // a record held there would never be written, its future never completed
+            assertThatThrownBy(() -> done.add((topic, records, partitions) -> new CompletableFuture<>(), "t", 0,
+                    dev.kafko.OutgoingRecord.of(null, new byte[1])))
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("Cannot send in");
+            assertThatThrownBy(done::commit).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("Cannot commit");
+            done.rollback();
+            assertThat(done.isOpen()).isFalse();
+        }
     }
 
     private static TransactionDefinition isolation() {

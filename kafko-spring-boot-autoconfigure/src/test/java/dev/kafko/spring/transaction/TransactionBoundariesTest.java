@@ -321,6 +321,33 @@ class TransactionBoundariesTest {
     }
 
     @Test
+    void aWriteThatFailsAfterItsCallFailsTheCommitAndEachSendWithItsFailure() {
+        dev.kafko.KafkoException diskFull = new dev.kafko.KafkoException("disk full",
+                new IOException("No space left on device"));
+        BackendProducer producer = new BatchOnlyProducer() {
+
+            @Override
+            public CompletableFuture<List<RecordPosition>> sendBatch(List<OutgoingRecord> records, int[] partitions) {
+                // accepted at the call, failed when written: through the future, with a cause of its own
+                return CompletableFuture.failedFuture(diskFull);
+            }
+        };
+        KafkoTemplate<Object, Object> template = transactionalTemplate(producer);
+        List<CompletableFuture<SendResult<Object, Object>>> sent = new ArrayList<>();
+        assertThatThrownBy(() -> template.executeInTransaction(ops -> {
+            sent.add(ops.send("one", "a"));
+            sent.add(ops.send("one", "b"));
+            return null;
+        })).isInstanceOf(KafkoTransactionException.class)
+                .hasMessageContaining("[one] were not all written").hasMessageContaining("those for [] were: disk full")
+                .cause().isSameAs(diskFull);
+        for (CompletableFuture<SendResult<Object, Object>> f : sent) {
+            assertThat(f).isCompletedExceptionally();
+            assertThat(f.handle((result, failure) -> failure).join()).isSameAs(diskFull);
+        }
+    }
+
+    @Test
     void aSendsFutureDoesNotKeepTheTransactionsRecordsOnceItCompleted() {
         List<java.lang.ref.WeakReference<OutgoingRecord>> records = new ArrayList<>();
         BackendProducer producer = new BatchOnlyProducer() {
