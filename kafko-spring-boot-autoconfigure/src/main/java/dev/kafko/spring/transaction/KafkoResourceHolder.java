@@ -88,7 +88,7 @@ public final class KafkoResourceHolder extends ResourceHolderSupport implements 
         held.clear();
         List<CompletableFuture<List<RecordPosition>>> writes = new ArrayList<>(groups.size());
         List<String> submitted = new ArrayList<>();
-        RuntimeException refusedAtCommit = null;
+        Throwable refusedAtCommit = null;
         String refusedTopic = null;
         List<String> notWritten = new ArrayList<>();
         for (Map.Entry<String, List<Held>> e : groups.entrySet()) {
@@ -106,7 +106,8 @@ public final class KafkoResourceHolder extends ResourceHolderSupport implements 
                 // joined below once the records' futures are completed, not merely once the write is
                 writes.add(write.whenComplete((positions, failure) -> complete(records, positions, failure)));
                 submitted.add(topic);
-            } catch (RuntimeException refused2) {
+            } catch (RuntimeException | Error refused2) {
+                // an Error too: the records of this topic and the next ones are failed, never left incomplete
                 refusedAtCommit = refused2;
                 refusedTopic = topic;
                 notWritten.add(topic);
@@ -125,6 +126,9 @@ public final class KafkoResourceHolder extends ResourceHolderSupport implements 
                     firstFailure = failure.getCause() != null ? failure.getCause() : failure;
                 }
             }
+        }
+        if (refusedAtCommit instanceof Error error) {
+            throw error;
         }
         if (firstFailure != null) {
             List<String> written = new ArrayList<>(submitted);

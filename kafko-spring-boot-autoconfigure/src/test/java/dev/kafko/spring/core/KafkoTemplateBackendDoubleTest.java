@@ -188,6 +188,34 @@ class KafkoTemplateBackendDoubleTest {
     }
 
     /** A backend of one-partition topics that writes nothing: its producers fail a send or a flush when told to. */
+    @Test
+    void anObservationHandlerThatThrowsAtTheStopFailsTheSendsFutureInsteadOfLeavingItIncomplete() {
+        IllegalStateException broken = new IllegalStateException("tracer closed");
+        ObservationRegistry registry = ObservationRegistry.create();
+        registry.observationConfig().observationHandler(new ObservationHandler<>() {
+            @Override
+            public boolean supportsContext(Observation.Context context) {
+                return true;
+            }
+
+            @Override
+            public void onStop(Observation.Context context) {
+                throw broken;
+            }
+        });
+        template.setObservationRegistry(registry);
+
+        CompletableFuture<SendResult<Object, Object>> written = template.send("t", "ok");
+        backend.nextFailure = new IOException("disk");
+        CompletableFuture<SendResult<Object, Object>> failed = template.send("t", "fails");
+
+        // what reported the outcome failed: the future says so, rather than never completing
+        assertThat(written).isCompletedExceptionally();
+        assertThat(written.handle((r, e) -> e).join()).isSameAs(broken);
+        assertThat(failed).isCompletedExceptionally();
+        assertThat(failed.handle((r, e) -> e).join()).isSameAs(broken);
+    }
+
     private static final class DoubleBackend extends SendOnlyBackend {
         volatile @Nullable Throwable nextFailure;
         volatile @Nullable RuntimeException flushFailure;

@@ -531,6 +531,39 @@ class KafkoTransactionsTest {
         }
     }
 
+    @Test
+    void anErrorThrownByACommitsWriteFailsEveryHeldSendAndTheTransactionEnds() {
+        KafkoResourceHolder transaction = new KafkoResourceHolder();
+        AssertionError broken = new AssertionError("writer broke");
+        List<String> written = new ArrayList<>();
+        KafkoTransaction.TopicWriter writer = (topic, records, partitions) -> {
+            if (topic.equals("u")) {
+                throw broken;
+            }
+            written.add(topic);
+            List<dev.kafko.RecordPosition> positions = new ArrayList<>();
+            for (int i = 0; i < records.size(); i++) {
+                positions.add(new dev.kafko.RecordPosition(0, i));
+            }
+            return CompletableFuture.completedFuture(positions);
+        };
+        List<CompletableFuture<dev.kafko.RecordPosition>> sent = new ArrayList<>();
+        for (String topic : List.of("t", "u", "v")) {
+            sent.add(transaction.add(writer, topic, 0, dev.kafko.OutgoingRecord.of(null, new byte[1])));
+        }
+
+        assertThatThrownBy(transaction::commit).isSameAs(broken);
+
+        // no future is left for ever incomplete: t was written, u and v were not
+        assertThat(written).containsExactly("t");
+        assertThat(sent.get(0)).isCompleted();
+        assertThat(sent.get(1)).isCompletedExceptionally();
+        assertThat(sent.get(2)).isCompletedExceptionally();
+        assertThat(sent.get(2).handle((r, e) -> e).join()).isInstanceOf(KafkoTransactionException.class)
+                .hasCause(broken);
+        assertThat(transaction.isOpen()).isFalse();
+    }
+
     private static TransactionDefinition isolation() {
         org.springframework.transaction.support.DefaultTransactionDefinition d =
                 new org.springframework.transaction.support.DefaultTransactionDefinition();
