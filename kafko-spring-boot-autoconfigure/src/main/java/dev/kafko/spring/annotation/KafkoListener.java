@@ -58,7 +58,9 @@ public @interface KafkoListener {
      * A regular expression ({@link java.util.regex.Pattern}) that the whole name of each topic to read matches,
      * instead of {@link #topics()}: the matching topics that exist when the container starts and, while it runs,
      * each one created later, from the moment it is created; each gets {@link #concurrency()} members.
-     * Dead-letter topics ({@code <topic>.DLT}) are never matched, since the listener's own failures fill them.
+     * A dead-letter topic {@code <topic>.DLT} is not matched when the pattern matches {@code <topic>} too, since the
+     * listener's own failures fill it; a pattern for dead-letter topics ({@code .*\\.DLT}) reads them, but not the
+     * {@code <topic>.DLT.DLT} its own failures go to.
      * Matched topics are never created by the listener; one deleted and created again is read again.
      */
     String topicPattern() default "";

@@ -41,9 +41,18 @@ final class TopicPatternWatch {
         return pattern;
     }
 
-    /** Whether the pattern matches {@code topic}: its whole name, and not a dead-letter topic. */
+    /**
+     * Whether the pattern matches {@code topic}: its whole name, and not the dead-letter topic of a topic it matches
+     * too, which the listener's own failures fill. A pattern for dead-letter topics ({@code .*\\.DLT}) reads them,
+     * but not the {@code <topic>.DLT.DLT} its own failures go to.
+     */
     boolean follows(String topic) {
-        return pattern.matcher(topic).matches() && !topic.endsWith(DeadLetterPublishingRecoverer.SUFFIX);
+        if (!pattern.matcher(topic).matches()) {
+            return false;
+        }
+        String suffix = DeadLetterPublishingRecoverer.SUFFIX;
+        return !topic.endsWith(suffix)
+                || !pattern.matcher(topic.substring(0, topic.length() - suffix.length())).matches();
     }
 
     /** Starts telling {@code followed} of each topic created that the pattern matches, unless it does already. */

@@ -28,7 +28,7 @@ import org.springframework.messaging.handler.annotation.Header;
 
 /**
  * A listener with a topic pattern reads the matching topics that exist when it starts and each one created while it
- * runs, from the moment it is created; it never creates a topic and never reads a dead-letter topic.
+ * runs, from the moment it is created; it never creates a topic and never reads its own dead letters.
  */
 class TopicPatternTest {
 
@@ -196,6 +196,26 @@ class TopicPatternTest {
         });
     }
 
+    @Test
+    void aPatternForDeadLetterTopicsReadsThemButNotItsOwnDeadLetters() {
+        runner.withBean(FailingReader.class).withBean(DeadLetterReader.class).withPropertyValues(
+                "kafko.listener.retry.max-attempts=1", "kafko.listener.dead-letter.enabled=true",
+                "kafko.topics[other.DLT].partitions=1").run(context -> {
+            Kafko kafko = context.getBean(Kafko.class);
+            // one there at the start, one created while it runs
+            send(context, "other.DLT", "old");
+            send(context, "jobs-a", "poison");
+            await().atMost(Duration.ofSeconds(20)).until(() -> RECEIVED.contains("jobs-a.DLT:poison"));
+            // the reader's own failure went to jobs-a.DLT.DLT, which its pattern matches but does not read
+            await().atMost(Duration.ofSeconds(20)).until(() -> kafko.topic("jobs-a.DLT.DLT")
+                    .map(t -> t.partitions().get(0).endOffset() == 1).orElse(false));
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+            assertThat(RECEIVED).containsExactlyInAnyOrder("jobs-a:poison", "other.DLT:old", "jobs-a.DLT:poison");
+            assertThat(container(context, "deadLetters").getTopics()).containsExactly("other.DLT", "jobs-a.DLT");
+            assertThat(container(context, "jobs").getTopics()).containsExactly("jobs-a");
+        });
+    }
+
     private static ConcurrentMessageListenerContainer container(ApplicationContext context, String id) {
         return (ConcurrentMessageListenerContainer) context.getBean(KafkoListenerEndpointRegistry.class)
                 .getListenerContainer(id);
@@ -218,6 +238,14 @@ class TopicPatternTest {
         void read(String value, @Header(KafkoHeaders.RECEIVED_TOPIC) String topic) {
             RECEIVED.add(topic + ":" + value);
             throw new IllegalStateException("refused " + value);
+        }
+    }
+
+    static class DeadLetterReader {
+        @KafkoListener(id = "deadLetters", topicPattern = ".*\\.DLT")
+        void read(String value, @Header(KafkoHeaders.RECEIVED_TOPIC) String topic) {
+            RECEIVED.add(topic + ":" + value);
+            throw new IllegalStateException("refused again " + value);
         }
     }
 
