@@ -27,7 +27,9 @@ public interface BatchInterceptor extends ThreadStateProcessor {
      * an {@code Acknowledgment} index then counts in the returned list; a record the listener names that is not one
      * of {@code records} fails the whole batch, as does one after which the returned list holds a record that comes
      * before it in {@code records} (a reordered batch: no record the listener did not get to is committed, nor by an
-     * acknowledgment or a nack by index; a failed batch is recovered as the records returned, as in spring-kafka,
+     * acknowledgment or a nack by index, and an acknowledgment by index commits up to the last polled record the
+     * listener got to; a returned record that names the topic, partition and offset of one of {@code records} stands
+     * at its place there); a failed batch is recovered as the records returned, as in spring-kafka,
      * those left out counting as processed), or {@code null} (or an empty list) to skip the batch.
      * Skipped records count as processed: the listener is not called, nor {@link #success}, and they are committed
      * by the ack mode as if the listener had returned (under the manual ack modes, with the listener's next

@@ -47,7 +47,8 @@ public final class KeptRecords {
     private static int indexIn(List<KafkoRecord> polled, List<KafkoRecord> kept, int index) {
         if (index < kept.size()) {
             int position = positionIn(polled, kept.get(index));
-            if (position >= 0 && firstPositionFrom(polled, kept, index + 1) > position) {
+            // a later copy of the named record (the same place) is not one it finishes
+            if (position >= 0 && firstPositionFrom(polled, kept, index + 1) >= position) {
                 return position;
             }
         }
@@ -65,19 +66,47 @@ public final class KeptRecords {
     }
 
     /**
-     * The lowest position in {@code polled} of the kept records from {@code from} on ({@code polled.size()} when there
-     * are none); 0 when one of them was not polled, whose place is unknown.
+     * The place in {@code polled} of a record the listener got: that of the record itself, or of the polled record
+     * whose topic, partition and offset it names (a replacement stands for it); -1 when neither.
+     */
+    private static int placeIn(List<KafkoRecord> polled, KafkoRecord record) {
+        int position = positionIn(polled, record);
+        if (position >= 0) {
+            return position;
+        }
+        for (int i = 0; i < polled.size(); i++) {
+            KafkoRecord p = polled.get(i);
+            if (p.offset() == record.offset() && p.partition() == record.partition()
+                    && p.topic().equals(record.topic())) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * The lowest place in {@code polled} of the kept records from {@code from} on ({@code polled.size()} when there
+     * are none); 0 when one of them neither was polled nor names a polled record, whose place is unknown.
      */
     private static int firstPositionFrom(List<KafkoRecord> polled, List<KafkoRecord> kept, int from) {
         int first = polled.size();
         for (int k = from; k < kept.size(); k++) {
-            int position = positionIn(polled, kept.get(k));
+            int position = placeIn(polled, kept.get(k));
             if (position < 0) {
                 return 0;
             }
             first = Math.min(first, position);
         }
         return first;
+    }
+
+    /** The highest place in {@code polled} of the kept records up to {@code to} included, or -1. */
+    private static int lastPositionTo(List<KafkoRecord> polled, List<KafkoRecord> kept, int to) {
+        int last = -1;
+        for (int k = 0; k <= to; k++) {
+            last = Math.max(last, placeIn(polled, kept.get(k)));
+        }
+        return last;
     }
 
     /**
@@ -98,9 +127,10 @@ public final class KeptRecords {
         }
 
         /**
-         * Acknowledges the polled records up to that of {@code index}, but not from the first the listener has not got
-         * to (one after {@code index} in the kept list that comes before it in the polled batch: nothing, when that is
-         * the first polled record).
+         * Acknowledges the polled records up to the last of those the listener got to (up to {@code index} in the kept
+         * list, which a reordered list may place before it), but not from the first the listener has not got to (one
+         * after {@code index} in the kept list that comes before it in the polled batch: nothing, when that is the
+         * first polled record).
          */
         @Override
         public void acknowledge(int index) {
@@ -110,7 +140,7 @@ public final class KeptRecords {
                 polled.acknowledge(records.size() + index); // not a polled record: refused as out of range
                 return;
             }
-            int upTo = Math.min(position, firstPositionFrom(records, kept, index + 1) - 1);
+            int upTo = Math.min(lastPositionTo(records, kept, index), firstPositionFrom(records, kept, index + 1) - 1);
             if (upTo >= 0) {
                 polled.acknowledge(upTo);
             }
