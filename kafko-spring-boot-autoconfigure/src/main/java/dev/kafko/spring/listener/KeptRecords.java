@@ -3,8 +3,12 @@ package dev.kafko.spring.listener;
 import dev.kafko.KafkoRecord;
 import dev.kafko.spring.support.Acknowledgment;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Delivers to a batch listener other records than those polled (fewer, after a {@code RecordFilterStrategy}; or what
@@ -40,81 +44,110 @@ public final class KeptRecords {
     /**
      * The index in the polled batch of the record the listener named as failed by its index in the kept one: the
      * container finishes the polled records before it and delivers those after it again. A record that is not there
-     * (an index out of range, or a record not polled), or one that a record the listener did not get to (one after it
-     * in the kept list: a batch an interceptor reordered) precedes in the polled batch, gets an index past the batch,
-     * which makes the container fail the whole batch: the records before it are not finished unprocessed.
+     * (an index out of range, or a record neither polled nor naming a polled one), or one that a record the listener
+     * did not get to (one after it in the kept list: a batch an interceptor reordered) precedes in the polled batch,
+     * gets an index past the batch, which makes the container fail the whole batch: the records before it are not
+     * finished unprocessed.
      */
     private static int indexIn(List<KafkoRecord> polled, List<KafkoRecord> kept, int index) {
-        if (index < kept.size()) {
-            int position = positionIn(polled, kept.get(index));
+        if (index >= 0 && index < kept.size()) {
+            Places places = new Places(polled, kept);
+            int position = places.of(index);
             // a later copy of the named record (the same place) is not one it finishes
-            if (position >= 0 && firstPositionFrom(polled, kept, index + 1) >= position) {
+            if (position >= 0 && places.firstFrom(index + 1) >= position) {
                 return position;
             }
         }
         return polled.size() + index;
     }
 
-    /** The position of {@code record} itself in {@code polled}, or -1. */
-    private static int positionIn(List<KafkoRecord> polled, KafkoRecord record) {
-        for (int i = 0; i < polled.size(); i++) {
-            if (polled.get(i) == record) {
-                return i;
-            }
-        }
-        return -1;
-    }
-
     /**
-     * The place in {@code polled} of a record the listener got: that of the record itself, or of the polled record
-     * whose topic, partition and offset it names (a replacement stands for it); -1 when neither.
+     * Where each kept record stands in the polled batch, computed once for a batch: its own place, or that of the
+     * polled record whose topic, partition and offset it names (a replacement stands for it, as spring-kafka finds a
+     * failed record of a batch); -1 when neither.
      */
-    private static int placeIn(List<KafkoRecord> polled, KafkoRecord record) {
-        int position = positionIn(polled, record);
-        if (position >= 0) {
-            return position;
-        }
-        for (int i = 0; i < polled.size(); i++) {
-            KafkoRecord p = polled.get(i);
-            if (p.offset() == record.offset() && p.partition() == record.partition()
-                    && p.topic().equals(record.topic())) {
-                return i;
+    private static final class Places {
+        private final int[] place;
+        /** {@code firstFrom[k]}: the lowest place of the kept records from k on; 0 when one's place is unknown. */
+        private final int[] firstFrom;
+        /** {@code lastTo[k]}: the highest place of the kept records up to k included, or -1. */
+        private final int[] lastTo;
+
+        Places(List<KafkoRecord> polled, List<KafkoRecord> kept) {
+            Map<KafkoRecord, Integer> byIdentity = new IdentityHashMap<>(polled.size() * 2);
+            Map<Coordinates, Integer> byCoordinates = new HashMap<>(polled.size() * 2);
+            for (int i = polled.size() - 1; i >= 0; i--) { // the first of equal records wins
+                KafkoRecord p = polled.get(i);
+                byIdentity.put(p, i);
+                byCoordinates.put(Coordinates.of(p), i);
+            }
+            int n = kept.size();
+            place = new int[n];
+            for (int k = 0; k < n; k++) {
+                KafkoRecord r = kept.get(k);
+                Integer at = byIdentity.get(r);
+                if (at == null) {
+                    at = byCoordinates.get(Coordinates.of(r));
+                }
+                place[k] = at == null ? -1 : at;
+            }
+            firstFrom = new int[n + 1];
+            firstFrom[n] = polled.size();
+            for (int k = n - 1; k >= 0; k--) {
+                firstFrom[k] = place[k] < 0 ? 0 : Math.min(place[k], firstFrom[k + 1]);
+            }
+            lastTo = new int[n];
+            int last = -1;
+            for (int k = 0; k < n; k++) {
+                last = Math.max(last, place[k]);
+                lastTo[k] = last;
             }
         }
-        return -1;
+
+        int of(int index) {
+            return place[index];
+        }
+
+        int firstFrom(int from) {
+            return firstFrom[from];
+        }
+
+        int lastTo(int to) {
+            return lastTo[to];
+        }
     }
 
-    /**
-     * The lowest place in {@code polled} of the kept records from {@code from} on ({@code polled.size()} when there
-     * are none); 0 when one of them neither was polled nor names a polled record, whose place is unknown.
-     */
-    private static int firstPositionFrom(List<KafkoRecord> polled, List<KafkoRecord> kept, int from) {
-        int first = polled.size();
-        for (int k = from; k < kept.size(); k++) {
-            int position = placeIn(polled, kept.get(k));
-            if (position < 0) {
-                return 0;
-            }
-            first = Math.min(first, position);
+    private record Coordinates(String topic, int partition, long offset) {
+        static Coordinates of(KafkoRecord r) {
+            return new Coordinates(r.topic(), r.partition(), r.offset());
         }
-        return first;
-    }
-
-    /** The highest place in {@code polled} of the kept records up to {@code to} included, or -1. */
-    private static int lastPositionTo(List<KafkoRecord> polled, List<KafkoRecord> kept, int to) {
-        int last = -1;
-        for (int k = 0; k <= to; k++) {
-            last = Math.max(last, placeIn(polled, kept.get(k)));
-        }
-        return last;
     }
 
     /**
      * The acknowledgment of a kept batch: a {@code nack(index, sleep)} counts {@code index} in the list the listener
      * got, so it is moved to that record's place in the polled batch, where the container counts.
      */
-    private record KeptAcknowledgment(Acknowledgment polled, List<KafkoRecord> records, List<KafkoRecord> kept)
-            implements Acknowledgment {
+    private static final class KeptAcknowledgment implements Acknowledgment {
+        private final Acknowledgment polled;
+        private final List<KafkoRecord> records;
+        private final List<KafkoRecord> kept;
+        private @Nullable Places places;
+
+        KeptAcknowledgment(Acknowledgment polled, List<KafkoRecord> records, List<KafkoRecord> kept) {
+            this.polled = polled;
+            this.records = records;
+            this.kept = kept;
+        }
+
+        /** Computed at the first acknowledgment by index (on the listener's thread, or any one it hands it to). */
+        private synchronized Places places() {
+            Places p = places;
+            if (p == null) {
+                p = new Places(records, kept);
+                places = p;
+            }
+            return p;
+        }
 
         @Override
         public void acknowledge() {
@@ -135,12 +168,12 @@ public final class KeptRecords {
         @Override
         public void acknowledge(int index) {
             Objects.checkIndex(index, kept.size());
-            int position = positionIn(records, kept.get(index));
-            if (position < 0) {
+            Places p = places();
+            if (p.of(index) < 0) {
                 polled.acknowledge(records.size() + index); // not a polled record: refused as out of range
                 return;
             }
-            int upTo = Math.min(lastPositionTo(records, kept, index), firstPositionFrom(records, kept, index + 1) - 1);
+            int upTo = Math.min(p.lastTo(index), p.firstFrom(index + 1) - 1);
             if (upTo >= 0) {
                 polled.acknowledge(upTo);
             }
@@ -153,9 +186,9 @@ public final class KeptRecords {
         @Override
         public void nack(int index, Duration sleep) {
             Objects.checkIndex(index, kept.size());
-            int position = positionIn(records, kept.get(index));
-            polled.nack(position < 0 ? records.size() + index
-                    : Math.min(position, firstPositionFrom(records, kept, index + 1)), sleep);
+            Places p = places();
+            int position = p.of(index);
+            polled.nack(position < 0 ? records.size() + index : Math.min(position, p.firstFrom(index + 1)), sleep);
         }
     }
 }

@@ -260,6 +260,45 @@ class ReorderedBatchAcknowledgmentTest {
                 });
     }
 
+    @Test
+    void acknowledgingEachIndexOfABatchWhoseEveryRecordWasReplacedCommitsTheBatch() {
+        // an interceptor that decorates each record (a copy at the same partition and offset) keeps the batch's order
+        runner.withBean(BatchInterceptor.class, () -> ReorderedBatchAcknowledgmentTest::allReplaced)
+                .withBean(AcknowledgingEach.class)
+                .withPropertyValues("kafko.listener.ack-mode=manual-immediate")
+                .run(context -> {
+                    send(context, "each", "a", "b", "c");
+                    run(context, "each");
+
+                    assertThat(PROCESSED).containsExactly("a", "b", "c");
+                    assertThat(RecordInterceptorTest.committed(context, "each")).isEqualTo(3L);
+                });
+    }
+
+    @Test
+    void aFailedReplacedRecordNamedByItsIndexIsRecoveredAlone() {
+        runner.withBean(BatchInterceptor.class, () -> ReorderedBatchAcknowledgmentTest::allReplaced)
+                .withBean(FailingOnBad.class)
+                .run(context -> {
+                    send(context, "named", "a", "bad", "c");
+                    run(context, "named");
+
+                    assertThat(KafkoTestUtils.records(context, "named.DLT"))
+                            .extracting(RecordInterceptorTest::value).containsExactly("bad");
+                    // a was finished before the failure, c delivered again after it: neither dead-lettered
+                    assertThat(PROCESSED).containsExactly("a", "c");
+                    assertThat(RecordInterceptorTest.committed(context, "named")).isEqualTo(3L);
+                });
+    }
+
+    static List<KafkoRecord> allReplaced(List<KafkoRecord> records) {
+        List<KafkoRecord> given = new ArrayList<>(records.size());
+        for (KafkoRecord r : records) {
+            given.add(new Replaced(r, RecordInterceptorTest.value(r)));
+        }
+        return given;
+    }
+
     static List<KafkoRecord> lastReplaced(List<KafkoRecord> records) {
         List<KafkoRecord> given = new ArrayList<>(records);
         KafkoRecord last = given.get(given.size() - 1);
