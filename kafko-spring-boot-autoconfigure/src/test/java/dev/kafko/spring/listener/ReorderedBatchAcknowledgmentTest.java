@@ -89,9 +89,13 @@ class ReorderedBatchAcknowledgmentTest {
                 });
     }
 
-    @Test
-    void aFailedRecordNamedBeforeAReplacedRecordInAnOrderKeptBatchIsRecoveredAlone() {
-        runner.withBean(BatchInterceptor.class, () -> ReorderedBatchAcknowledgmentTest::lastReplaced)
+    /** The last record replaced, so the named one comes before a replacement; or every record replaced, it too. */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void aFailedRecordNamedInAnOrderKeptBatchWithReplacedRecordsIsRecoveredAlone(boolean everyRecordReplaced) {
+        BatchInterceptor interceptor = everyRecordReplaced ? ReorderedBatchAcknowledgmentTest::allReplaced
+                : ReorderedBatchAcknowledgmentTest::lastReplaced;
+        runner.withBean(BatchInterceptor.class, () -> interceptor)
                 .withBean(FailingOnBad.class)
                 .run(context -> {
                     send(context, "named", "a", "bad", "c");
@@ -99,10 +103,12 @@ class ReorderedBatchAcknowledgmentTest {
 
                     assertThat(KafkoTestUtils.records(context, "named.DLT"))
                             .extracting(RecordInterceptorTest::value).containsExactly("bad");
+                    // a was finished before the failure, c delivered again after it: neither dead-lettered
                     assertThat(PROCESSED).containsExactly("a", "c");
                     assertThat(RecordInterceptorTest.committed(context, "named")).isEqualTo(3L);
                 });
     }
+
 
     @ParameterizedTest
     @ValueSource(strings = {"record", "batch", "count", "time", "count-time"})
@@ -275,21 +281,6 @@ class ReorderedBatchAcknowledgmentTest {
                 });
     }
 
-    @Test
-    void aFailedReplacedRecordNamedByItsIndexIsRecoveredAlone() {
-        runner.withBean(BatchInterceptor.class, () -> ReorderedBatchAcknowledgmentTest::allReplaced)
-                .withBean(FailingOnBad.class)
-                .run(context -> {
-                    send(context, "named", "a", "bad", "c");
-                    run(context, "named");
-
-                    assertThat(KafkoTestUtils.records(context, "named.DLT"))
-                            .extracting(RecordInterceptorTest::value).containsExactly("bad");
-                    // a was finished before the failure, c delivered again after it: neither dead-lettered
-                    assertThat(PROCESSED).containsExactly("a", "c");
-                    assertThat(RecordInterceptorTest.committed(context, "named")).isEqualTo(3L);
-                });
-    }
 
     static List<KafkoRecord> allReplaced(List<KafkoRecord> records) {
         List<KafkoRecord> given = new ArrayList<>(records.size());
