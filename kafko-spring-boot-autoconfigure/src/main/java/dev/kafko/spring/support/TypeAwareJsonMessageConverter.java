@@ -27,7 +27,8 @@ import tools.jackson.databind.json.JsonMapper;
  * {@code BigDecimal} for a {@code Number}); a header naming another class is not followed there, and the
  * JSON is read as the declared type. So a record cannot make the listener build an arbitrary class. A
  * record whose header names a class that is not a subtype is read as the declared type, with a warning
- * once per pair of classes (other events on the same topic would otherwise lose their fields silently),
+ * once per pair of classes (other events on the same topic would otherwise lose their fields silently;
+ * none for a value without fields, such as an {@code Integer} read as an {@code int} or a {@code Long}),
  * and so is one whose header names a class no longer on the class path with another simple name (one of
  * the same name was moved: nothing to say); one whose header names a class that is not on the class path,
  * and that the declared type cannot read, fails with a conversion error that names it. A class named
@@ -67,8 +68,9 @@ public final class TypeAwareJsonMessageConverter extends JacksonJsonMessageConve
             return super.convertFromInternal(message, named, null);
         }
         if (named != null && !targetClass.isAssignableFrom(named) && !Map.class.isAssignableFrom(named)
-                && !Collection.class.isAssignableFrom(named)) {
-            // a Map or a List sent to be read as an object of the application's is a common way
+                && !Collection.class.isAssignableFrom(named) && !ClassUtils.isSimpleValueType(named)) {
+            // a Map or a List sent to be read as an object of the application's is a common way; a value with
+            // no fields (an Integer read as an int or a Long, an enum as another of the same names) drops none
             warnOnce(name, "", targetClass);
         }
         try {

@@ -120,6 +120,35 @@ class EventTypesTest {
         });
     }
 
+    static class Quantities {
+        @KafkoListener(id = "ints", topics = "quantities")
+        void on(int quantity) {
+            SEEN.add(quantity);
+        }
+
+        @KafkoListener(id = "longs", topics = "quantities")
+        void on(Long quantity) {
+            SEEN.add(quantity);
+        }
+
+        @KafkoListener(id = "doubles", topics = "ratios")
+        void on(double ratio) {
+            SEEN.add(ratio);
+        }
+    }
+
+    @Test
+    void aNumberReadAsItsPrimitiveOrAnotherNumberTypeIsNoOtherClassToWarnOf(CapturedOutput output) {
+        runner.withBean(Quantities.class).run(context -> {
+            template(context).send("quantities", 7).join();
+            template(context).send("ratios", 1.5d).join();
+            KafkoTestUtils.waitForListeners(context, WAIT);
+            assertThat(SEEN).containsExactlyInAnyOrder(7, 7L, 1.5d);
+        });
+        // a value has no fields to drop: the warning said "fields int does not have are dropped" for each
+        assertThat(output.getOut()).doesNotContain("Records written as java.lang.");
+    }
+
     /** A class on the class path that a record names to be built where a JDK type is declared. */
     public static class Gadget extends HashMap<String, Object> implements Runnable {
         static final AtomicInteger BUILT = new AtomicInteger();
