@@ -27,7 +27,7 @@ import org.springframework.messaging.support.MessageBuilder;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * Every way a send's future reaches its caller hands its callbacks the failure itself (B300), and what the starter does
+ * Every way a send's future reaches its caller hands its callbacks the failure itself (B287), and what the starter does
  * with such a future still reads it: {@code send(Message)}, {@code sendDefault}, a {@link KafkoTransactionManager}'s
  * rolled-back transaction, a request whose send failed, and a listener that returns a send's future that fails.
  */

@@ -19,7 +19,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
- * The wait for listeners behind a {@link BatchInterceptor} with several members (B303): it ends once every member told
+ * The wait for listeners behind a {@link BatchInterceptor} with several members (B291): it ends once every member told
  * its interceptor how its batches went, not once their offsets were committed.
  */
 class BatchInterceptorCatchUpTest {

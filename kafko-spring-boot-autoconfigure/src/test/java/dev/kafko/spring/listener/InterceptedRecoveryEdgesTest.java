@@ -31,7 +31,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.messaging.handler.annotation.SendTo;
 
 /**
- * What a container interceptor's records become when the listener fails on them (B290, B304): the records the error
+ * What a container interceptor's records become when the listener fails on them (B288, B292): the records the error
  * handler recovers and tells of, what is committed, and that a batch interceptor that reorders its batch loses no
  * record the listener did not get to, whichever record it names as failed, nacks or acknowledges.
  */

@@ -25,7 +25,7 @@ import org.springframework.core.task.SimpleAsyncTaskExecutor;
 
 /**
  * The wait for a listener behind a {@link RecordInterceptor} looks at what its members finished, then at whether
- * one has its interceptor still to tell of a record (B291): the other way round, a record the member took, committed
+ * one has its interceptor still to tell of a record (B289): the other way round, a record the member took, committed
  * and is telling its interceptor of between the two looks was counted finished, its {@code afterRecord} still running.
  */
 class InterceptorCatchUpRaceTest {

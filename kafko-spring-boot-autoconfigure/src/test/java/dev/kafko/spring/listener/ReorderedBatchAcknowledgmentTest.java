@@ -26,7 +26,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
  * What a batch listener's acknowledgment and named failure by index finish when its batch interceptor reordered or
- * replaced records (B304, B305): every record the listener got to, and none it did not.
+ * replaced records (B292, B296): every record the listener got to, and none it did not.
  */
 class ReorderedBatchAcknowledgmentTest {
 
