@@ -54,32 +54,7 @@ class TopicPartitionsBelowStartTest {
     @ParameterizedTest
     @ValueSource(strings = {"earliest", "latest", "fail"})
     void anInitialOffsetBelowTheLogStartStartsAtTheLogStart(String policy) {
-        runner.withPropertyValues("kafko.offset-reset=" + policy).withBean(BelowStartReader.class).run(context -> {
-            Kafko kafko = context.getBean(Kafko.class);
-            @SuppressWarnings("unchecked")
-            KafkoTemplate<Object, Object> template = context.getBean(KafkoTemplate.class);
-            String value = "x".repeat(200);
-            for (int partition = 0; partition < 3; partition++) {
-                for (int i = 0; i < 50; i++) {
-                    template.send("orders", partition, null, value).join();
-                }
-            }
-            await().atMost(WAIT).until(() -> kafko.topic("orders").orElseThrow().partitions().stream()
-                    .allMatch(p -> p.logStartOffset() > 0)); // retention deleted the first segments
-            List<PartitionInfo> partitions = kafko.topic("orders").orElseThrow().partitions();
-
-            ConcurrentMessageListenerContainer container = container(context, "below");
-            container.start();
-            KafkoTestUtils.waitForListeners(context, WAIT);
-
-            for (PartitionInfo p : partitions) {
-                assertThat(RECEIVED.stream().filter(r -> r.startsWith(p.partition() + "@")))
-                        .as("partition %s, its log kept from %s", p.partition(), p.logStartOffset())
-                        .containsExactlyElementsOf(LongStream.range(p.logStartOffset(), p.endOffset())
-                                .mapToObj(offset -> p.partition() + "@" + offset).toList());
-            }
-            assertThat(kafko.groupInfo("orders", "below").committed()).isEqualTo(Map.of(0, 50L, 1, 50L, 2, 50L));
-        });
+        eachPartitionIsReadFromItsLogStart(policy, BelowStartReader.class, "below");
     }
 
     @ParameterizedTest
@@ -120,7 +95,15 @@ class TopicPartitionsBelowStartTest {
     @ParameterizedTest
     @ValueSource(strings = {"latest", "fail"})
     void membersOfAConcurrentContainerEachStartTheirPartitionsAtTheLogStart(String policy) {
-        runner.withPropertyValues("kafko.offset-reset=" + policy).withBean(ConcurrentReader.class).run(context -> {
+        eachPartitionIsReadFromItsLogStart(policy, ConcurrentReader.class, "split");
+    }
+
+    /**
+     * Fills the three partitions until retention deleted their first segments, starts listener {@code id} and checks
+     * that it read each partition from its log start to its end, and committed the end.
+     */
+    private void eachPartitionIsReadFromItsLogStart(String policy, Class<?> reader, String id) {
+        runner.withPropertyValues("kafko.offset-reset=" + policy).withBean(reader).run(context -> {
             Kafko kafko = context.getBean(Kafko.class);
             @SuppressWarnings("unchecked")
             KafkoTemplate<Object, Object> template = context.getBean(KafkoTemplate.class);
@@ -131,10 +114,10 @@ class TopicPartitionsBelowStartTest {
                 }
             }
             await().atMost(WAIT).until(() -> kafko.topic("orders").orElseThrow().partitions().stream()
-                    .allMatch(p -> p.logStartOffset() > 0));
+                    .allMatch(p -> p.logStartOffset() > 0)); // retention deleted the first segments
             List<PartitionInfo> partitions = kafko.topic("orders").orElseThrow().partitions();
 
-            container(context, "split").start();
+            container(context, id).start();
             KafkoTestUtils.waitForListeners(context, WAIT);
 
             for (PartitionInfo p : partitions) {
@@ -143,7 +126,7 @@ class TopicPartitionsBelowStartTest {
                         .containsExactlyElementsOf(LongStream.range(p.logStartOffset(), p.endOffset())
                                 .mapToObj(offset -> p.partition() + "@" + offset).toList());
             }
-            assertThat(kafko.groupInfo("orders", "split").committed()).isEqualTo(Map.of(0, 50L, 1, 50L, 2, 50L));
+            assertThat(kafko.groupInfo("orders", id).committed()).isEqualTo(Map.of(0, 50L, 1, 50L, 2, 50L));
         });
     }
 
