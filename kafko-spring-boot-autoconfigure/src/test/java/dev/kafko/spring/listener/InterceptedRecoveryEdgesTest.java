@@ -44,17 +44,7 @@ class InterceptedRecoveryEdgesTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
-            .withBean(RetryListener.class, () -> new RetryListener() {
-                @Override
-                public void failedDelivery(KafkoRecord record, Exception failure, int deliveryAttempt) {
-                    TOLD.add("failed:" + value(record) + ":" + deliveryAttempt);
-                }
-
-                @Override
-                public void recovered(KafkoRecord record, Exception failure) {
-                    TOLD.add("recovered:" + value(record));
-                }
-            })
+            .withBean(RetryListener.class, () -> RecordInterceptorTest.recordingRetryListener(TOLD))
             .withPropertyValues("kafko.ephemeral=true", "kafko.listener.retry.max-attempts=2",
                     "kafko.listener.dead-letter.enabled=true");
 

@@ -139,17 +139,7 @@ class RecordInterceptorTest {
     @Test
     void theRecordTheListenerGotIsTheOneDeadLetteredAndToldToTheRetryListeners() {
         List<String> told = new CopyOnWriteArrayList<>();
-        RetryListener retryListener = new RetryListener() {
-            @Override
-            public void failedDelivery(KafkoRecord record, Exception failure, int deliveryAttempt) {
-                told.add("failed:" + value(record) + ":" + deliveryAttempt);
-            }
-
-            @Override
-            public void recovered(KafkoRecord record, Exception failure) {
-                told.add("recovered:" + value(record));
-            }
-        };
+        RetryListener retryListener = recordingRetryListener(told);
         runner.withBean(Failing.class).withBean(RetryListener.class, () -> retryListener)
                 .withPropertyValues("kafko.listener.dead-letter.enabled=true")
                 .run(context -> {
@@ -475,5 +465,20 @@ class RecordInterceptorTest {
                 }
             });
         }
+    }
+
+    /** A retry listener that adds {@code failed:<value>:<attempt>} and {@code recovered:<value>} to {@code told}. */
+    static RetryListener recordingRetryListener(List<String> told) {
+        return new RetryListener() {
+            @Override
+            public void failedDelivery(KafkoRecord record, Exception failure, int deliveryAttempt) {
+                told.add("failed:" + value(record) + ":" + deliveryAttempt);
+            }
+
+            @Override
+            public void recovered(KafkoRecord record, Exception failure) {
+                told.add("recovered:" + value(record));
+            }
+        };
     }
 }
