@@ -254,6 +254,7 @@ final class ListenerConsumer implements Runnable {
                     if (leftWhilePaused()) {
                         continue; // its pattern's topic was deleted: the member ends
                     }
+                    startWhilePaused();
                     container.markPaused(true);
                     events.paused(true);
                     container.awaitResume(events.waitMillis(properties.pollTimeout().toMillis()));
@@ -363,6 +364,17 @@ final class ListenerConsumer implements Runnable {
                     + "' was deleted while " + container.memberName() + " was paused"));
         }
         return detached && container.retireIfTopicGone();
+    }
+
+    /** A paused member commits where it starts the partitions it took ({@link MemberPositions#whilePaused}). */
+    private void startWhilePaused() {
+        try {
+            if (!detached && lost == null) {
+                positions.whilePaused(consumer, assignment.partitions());
+            }
+        } catch (UnknownTopicException e) {
+            forgetDeletedTopic(e); // left as a commit's finding of it is
+        }
     }
 
     /**

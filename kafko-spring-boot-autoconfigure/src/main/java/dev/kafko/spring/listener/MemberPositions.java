@@ -6,6 +6,7 @@ import dev.kafko.spring.core.BackendConsumer;
 import dev.kafko.spring.core.LogBackend;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import org.slf4j.Logger;
@@ -28,6 +29,11 @@ final class MemberPositions {
     private boolean reportsPositions = true;
     /** Whether the member joined its topic again after it was deleted: it reads the new topic from its start. */
     private boolean rejoined;
+    /**
+     * The partitions the member took but was not told of yet, whose start {@link #whilePaused} looked at: not again
+     * at each pause wait. Emptied when the member joins its topic again.
+     */
+    private final Set<Integer> lookedAtWhilePaused = new HashSet<>();
 
     MemberPositions(KafkoMessageListenerContainer container, LogBackend backend, MemberCommits progress) {
         this.container = container;
@@ -74,12 +80,38 @@ final class MemberPositions {
     }
 
     /**
+     * The member is paused, and polls nothing until it is resumed: the partitions its consumer took that it was not
+     * told of yet (those of a topic its pattern matches, created while it is paused; those of a member started
+     * paused) start as {@link #assigned} says now, not at the first poll after the resume. spring-kafka's paused
+     * consumer polls on with its partitions paused, so it is assigned them and commits their start: a restart before
+     * the resume reads what was sent to them meanwhile, where new groups start at the end, and the group's lag counts
+     * it. Nothing is read here: the member reads them from that start once resumed.
+     *
+     * @param announced the partitions the member was told of, which started as they were assigned
+     */
+    void whilePaused(BackendConsumer consumer, Set<Integer> announced) {
+        Set<Integer> taken = new HashSet<>(consumer.assignment());
+        taken.removeAll(announced);
+        taken.removeAll(lookedAtWhilePaused);
+        if (taken.isEmpty()) {
+            return;
+        }
+        try {
+            assigned(consumer, taken, Set.of());
+        } catch (UnsupportedOperationException e) {
+            // a backend whose consumers report no positions: the start is committed as the partitions are assigned
+        }
+        lookedAtWhilePaused.addAll(taken);
+    }
+
+    /**
      * The member joined its topic again after it was deleted (its group's commits went with it): the partitions
      * it is given without a commit start at their log start, also where new groups start at the end, since the
      * topic was created while the member ran.
      */
     void rejoined() {
         rejoined = true;
+        lookedAtWhilePaused.clear();
     }
 
     /**

@@ -129,6 +129,35 @@ class TopicPatternTest {
     }
 
     @Test
+    void aTopicCreatedWhilePausedIsCommittedAtItsStartSoARestartBeforeTheResumeReadsIt(@TempDir Path dir) {
+        // new groups start at the end: only the start its paused member commits keeps what waits for the resume
+        ApplicationContextRunner onDisk = new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+                .withBean(OrdersReader.class)
+                .withPropertyValues("kafko.data-dir=" + dir, "kafko.offset-reset=latest",
+                        "kafko.listener.poll-timeout=50ms");
+        onDisk.run(context -> {
+            ConcurrentMessageListenerContainer container = container(context, "orders");
+            container.pause();
+            Kafko kafko = context.getBean(Kafko.class);
+            kafko.createTopic("orders-1", TopicConfig.builder().partitions(2).build());
+            for (int i = 0; i < 3; i++) {
+                kafko.producer("orders-1").send(("k" + i).getBytes(), ("held-" + i).getBytes()).join();
+            }
+            // the paused members joined the topic and committed where they start: its lag counts what waits
+            await().atMost(Duration.ofSeconds(20)).until(() -> kafko.groupInfo("orders-1", "orders").lag()
+                    .values().stream().mapToLong(Long::longValue).sum() == 3);
+            assertThat(kafko.groupInfo("orders-1", "orders").committed()).containsOnlyKeys(0, 1);
+            assertThat(RECEIVED).as("read while paused").isEmpty();
+        });
+        // closed before the resume: the next run reads every record from the committed start
+        onDisk.run(context -> {
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+            assertThat(RECEIVED).containsExactlyInAnyOrder("orders-1:held-0", "orders-1:held-1", "orders-1:held-2");
+        });
+    }
+
+    @Test
     void aStoppedContainerReadsTheTopicsCreatedMeanwhileWhenItStartsAgain() {
         runner.withBean(OrdersReader.class).run(context -> {
             ConcurrentMessageListenerContainer container = container(context, "orders");
