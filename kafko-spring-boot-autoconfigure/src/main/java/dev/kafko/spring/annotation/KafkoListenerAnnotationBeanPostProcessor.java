@@ -434,16 +434,16 @@ public final class KafkoListenerAnnotationBeanPostProcessor
     }
 
     private static Method invocable(KafkoListenerEndpoint endpoint, Method method, Object exposed, String beanName) {
+        // named by the method checked: a class-level listener's endpoint method is only its first handler
+        String where = "'" + endpoint.id() + "' on " + method.getDeclaringClass().getName() + "." + method.getName();
         try {
             Method invocable = AopUtils.selectInvocableMethod(method, exposed.getClass());
-            ListenerEndpointReader.refuseParameterAnnotationsTheProxyHides(method, invocable,
-                    "'" + endpoint.id() + "' " + declaration(endpoint));
+            ListenerEndpointReader.refuseParameterAnnotationsTheProxyHides(method, invocable, where);
             return invocable;
         } catch (InvalidKafkoListenerException e) {
             throw e;
         } catch (IllegalStateException e) {
-            throw new InvalidKafkoListenerException("@KafkoListener '" + endpoint.id() + "' " + declaration(endpoint)
-                    + ": bean '" + beanName + "' is exposed as a JDK proxy by a post-processor that runs after"
+            throw new InvalidKafkoListenerException("@KafkoListener " + where + ": bean '" + beanName + "' is exposed as a JDK proxy by a post-processor that runs after"
                     + " kafko's: " + e.getMessage(), e);
         }
     }

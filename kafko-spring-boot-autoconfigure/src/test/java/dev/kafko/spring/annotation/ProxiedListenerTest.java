@@ -100,6 +100,21 @@ class ProxiedListenerTest {
         });
     }
 
+    /**
+     * Behind a JDK proxy made after kafko's post-processor, the failure named the class-level listener's first
+     * handler ({@code one}), whatever handler lacked the annotation on the interface ({@code two}).
+     */
+    @Test
+    void aLateJdkProxiedClassLevelListenerWithAHeaderOnlyItsClassDeclaresFailsStartUpNamingThatHandler() {
+        runner.withUserConfiguration(LateJdkHandlers.class).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(invalidListener(context.getStartupFailure()))
+                    .hasMessageContaining("@KafkoListener 'late-jdk-handlers' on " + TwoHandlers.class.getName() + ".two:")
+                    .hasMessageContaining("called through Handlers.two, whose parameter 2 lacks the @Header of"
+                            + " TwoHandlers.two");
+        });
+    }
+
     @Test
     void aJdkProxiedListenerOfAMethodNoInterfaceHasFailsStartUpNamingTheBean() {
         runner.withUserConfiguration(JdkProxiedImplOnly.class).run(context -> {
@@ -338,6 +353,40 @@ class ProxiedListenerTest {
         @Bean
         WithTopic headerImpl() {
             return new HeaderImpl();
+        }
+    }
+
+    public interface Handlers {
+        void one(String value);
+
+        void two(Integer value, String topic);
+    }
+
+    @KafkoListener(id = "late-jdk-handlers", topics = "late-jdk-handlers")
+    static class TwoHandlers implements Handlers {
+        @Override
+        @KafkoHandler
+        public void one(String value) {
+            RECEIVED.add(value);
+        }
+
+        @Override
+        @KafkoHandler
+        public void two(Integer value, @Header(KafkoHeaders.RECEIVED_TOPIC) String topic) {
+            RECEIVED.add(value + "|" + topic);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class LateJdkHandlers {
+        @Bean
+        static BeanPostProcessor lateProxying() {
+            return new LateProxying(false, "twoHandlers");
+        }
+
+        @Bean
+        Handlers twoHandlers() {
+            return new TwoHandlers();
         }
     }
 
