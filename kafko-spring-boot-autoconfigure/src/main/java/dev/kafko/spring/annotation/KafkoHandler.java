@@ -14,7 +14,8 @@ import org.springframework.aot.hint.annotation.Reflective;
  * several do), a record without that header (a {@code String} or {@code byte[]} sent as it is) to a
  * {@code String} handler, else a {@code byte[]} one, and a tombstone to the handler whose payload is
  * {@code @Payload(required = false)}. A record no handler takes goes to the {@link #isDefault() default}
- * handler; without one it fails as a conversion error (no retries: dead-letter topic or log).
+ * handler (its payload converted as any listener's: an {@code Object} one is the stored {@code byte[]});
+ * without one it fails as a conversion error (no retries: dead-letter topic or log).
  *
  * <pre>{@code
  * @Component

@@ -148,6 +148,37 @@ class ClassLevelListenerTest {
         });
     }
 
+    @KafkoListener(id = "objects", topics = "objects")
+    static class ObjectDefault {
+        @KafkoHandler
+        void placed(OrderPlaced e) {
+            SEEN.add("placed " + e.id());
+        }
+
+        @KafkoHandler(isDefault = true)
+        void other(Object o) {
+            SEEN.add(o.getClass().getSimpleName() + " " + new String((byte[]) o, StandardCharsets.UTF_8));
+        }
+    }
+
+    /**
+     * spring-kafka's reference shows a default handler of {@code Object}: here it gets the stored bytes, as any
+     * {@code Object} parameter, for a record of a class on the class path too (kafko does not guess a type).
+     */
+    @Test
+    void aDefaultHandlerOfObjectGetsTheStoredBytes() {
+        SEEN.clear();
+        runner.withBean(ObjectDefault.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            KafkoTemplate<Object, Object> template = template(context);
+            template.send("objects", new Refund("r1")).join();
+            template.send("objects", "text").join();
+            template.send("objects", new OrderPlaced("p", BigDecimal.ONE)).join();
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+            assertThat(SEEN).containsExactly("byte[] {\"id\":\"r1\"}", "byte[] text", "placed p");
+        });
+    }
+
     @KafkoListener(id = "strict", topics = "strict")
     static class Strict {
         @KafkoHandler
