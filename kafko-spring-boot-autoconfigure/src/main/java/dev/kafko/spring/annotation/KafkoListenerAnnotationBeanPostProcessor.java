@@ -443,8 +443,8 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         } catch (InvalidKafkoListenerException e) {
             throw e;
         } catch (IllegalStateException e) {
-            throw new InvalidKafkoListenerException("@KafkoListener " + where + ": bean '" + beanName + "' is exposed as a JDK proxy by a post-processor that runs after"
-                    + " kafko's: " + e.getMessage(), e);
+            throw new InvalidKafkoListenerException("@KafkoListener " + where + ": bean '" + beanName
+                    + "' is exposed as a JDK proxy by a post-processor that runs after kafko's: " + e.getMessage(), e);
         }
     }
 
