@@ -33,6 +33,8 @@ final class InterceptingListener implements KafkoMessageListener {
     /** The records a batch listener's last attempt was called with, and those its batch interceptor gave it. */
     private @Nullable List<KafkoRecord> lastPolled;
     private @Nullable List<KafkoRecord> lastGiven;
+    /** The record the batch listener's last attempt named as failed, as it got it; null when it named none. */
+    private @Nullable KafkoRecord lastNamed;
 
     private InterceptingListener(KafkoMessageListener delegate, @Nullable RecordInterceptor recordInterceptor,
                                  @Nullable BatchInterceptor batchInterceptor, ThreadStateProcessor threadState,
@@ -103,6 +105,7 @@ final class InterceptingListener implements KafkoMessageListener {
         List<KafkoRecord> view = Collections.unmodifiableList(polled);
         lastPolled = polled;
         lastGiven = view; // until intercept returned: its failure is the polled batch's
+        lastNamed = null;
         List<KafkoRecord> kept;
         try {
             kept = interceptor.intercept(view);
@@ -124,6 +127,9 @@ final class InterceptingListener implements KafkoMessageListener {
                 KeptRecords.deliver(delegate, polled, given, acknowledgment, deliveryAttempt);
             }
         } catch (Exception | Error e) {
+            if (BatchListenerFailedException.findIn(e) instanceof KeptRecords.Named named) {
+                lastNamed = named.record();
+            }
             failed(e, f -> interceptor.failure(given, f));
             throw e;
         }
@@ -145,6 +151,17 @@ final class InterceptingListener implements KafkoMessageListener {
         }
         List<KafkoRecord> given = lastGiven;
         return given != null && records == lastPolled ? given : records;
+    }
+
+    /**
+     * The record the last attempt's batch listener named as failed ({@link BatchListenerFailedException}) for
+     * {@code failed}, the polled record it stands for: the record the listener got, one only however many copies of it
+     * the batch interceptor gave (spring-kafka recovers the one record named); what {@link #delivered} says when the
+     * last attempt named none (a retry that failed as a whole).
+     */
+    List<KafkoRecord> deliveredNamed(List<KafkoRecord> failed) {
+        KafkoRecord named = lastNamed;
+        return named != null && batchInterceptor != null ? List.of(named) : delivered(failed);
     }
 
     /**

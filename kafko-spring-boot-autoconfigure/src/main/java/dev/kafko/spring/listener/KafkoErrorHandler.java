@@ -26,7 +26,11 @@ public interface KafkoErrorHandler {
      * dead-letter topic, say) cannot be taken back: let a {@code CancellationException} propagate rather than
      * recovering the records after one.
      *
-     * @param records the record (or, for a batch listener, the batch) that failed
+     * @param records the record (or, for a batch listener, the batch) that failed, as the listener got it: a
+     *     {@link RecordInterceptor}'s replacement, a {@link BatchInterceptor}'s list (without the records it dropped,
+     *     which are committed with the batch), the record a {@link BatchListenerFailedException} named, as
+     *     spring-kafka's container hands its error handler the intercepted records; {@link FailedInvocation#retry}
+     *     delivers the polled records again, intercepted again, and the offsets committed are the polled ones
      * @param failure what the listener threw
      */
     void handle(List<KafkoRecord> records, Exception failure, FailedInvocation invocation) throws Exception;

@@ -36,8 +36,29 @@ public final class KeptRecords {
             if (named == null) {
                 throw e;
             }
-            throw new BatchListenerFailedException(String.valueOf(named.getMessage()), named.getCause(),
-                    indexIn(polled, kept, named.getIndex()));
+            int index = named.getIndex();
+            throw new Named(String.valueOf(named.getMessage()), named.getCause(), indexIn(polled, kept, index),
+                    index < kept.size() ? kept.get(index) : null);
+        }
+    }
+
+    /**
+     * A {@link BatchListenerFailedException} moved to the polled batch, which keeps the record the listener named (a
+     * kept record: an interceptor's replacement, or one of its copies), the one the error handler recovers.
+     */
+    static final class Named extends BatchListenerFailedException {
+        private static final long serialVersionUID = 1L;
+
+        private final transient @Nullable KafkoRecord record;
+
+        Named(String message, @Nullable Throwable cause, int index, @Nullable KafkoRecord record) {
+            super(message, cause, index);
+            this.record = record;
+        }
+
+        /** The record the listener named, as it got it; null when its index was beyond the list. */
+        @Nullable KafkoRecord record() {
+            return record;
         }
     }
 

@@ -182,7 +182,7 @@ final class MemberDelivery {
                     LOG.warn("Listener '{}' named record {} of a batch of {} as failed; failing the whole batch",
                             container.getListenerId(), named.getIndex(), records.size());
                 }
-                if (!recover(records, failure, ack)) {
+                if (!recover(records, failure, ack, false)) {
                     seekBack(records);
                 } else if (nackSleep != null) {
                     batchNacked(records, ack); // a retry nacked the batch and returned
@@ -201,7 +201,7 @@ final class MemberDelivery {
             List<KafkoRecord> failed = List.of(records.get(i));
             Exception cause = named.getCause() instanceof Exception e ? e : named;
             Acknowledgment failedAck = ack(failed);
-            if (!recover(failed, cause, failedAck)) {
+            if (!recover(failed, cause, failedAck, true)) {
                 seekBack(records.subList(i, records.size()));
             } else if (nackSleep != null) {
                 // a retry nacked the failed record (the batch of it alone, index 0): it comes again with those after it
@@ -332,7 +332,7 @@ final class MemberDelivery {
                 if (observation != null) {
                     observation.error(failure);
                 }
-                return recover(records, failure, ack);
+                return recover(records, failure, ack, false);
             } catch (Error error) {
                 // it ends the member (its polling thread dies): the delivery's span and timer say why
                 if (observation != null) {
@@ -352,9 +352,10 @@ final class MemberDelivery {
     /**
      * Lets the error handler deal with a failed delivery; true when it did, false to deliver again. Records a retry
      * processed are finished as at their delivery (under a manual ack mode once acknowledged); those it recovered
-     * (dead-lettered, logged) count as acknowledged.
+     * (dead-lettered, logged) count as acknowledged. The handler is given the records the listener got (see
+     * {@link ListenerInvocation#delivered}); {@code named}: {@code records} is the one a batch listener named as failed.
      */
-    private boolean recover(List<KafkoRecord> records, Exception failure, Acknowledgment ack) {
+    private boolean recover(List<KafkoRecord> records, Exception failure, Acknowledgment ack, boolean named) {
         if (member.stageCancelledByStop()) {
             // the stop overran its shutdown timeout and cancelled the stage the listener returned: not a failure
             nackSleep = null;
@@ -364,10 +365,13 @@ final class MemberDelivery {
                     records.size(), container.topic(), notCommittedAtCancel());
             return false;
         }
+        InterceptingListener interceptor = intercepting;
         ListenerInvocation invocation = new ListenerInvocation(container, records, ack, this::invoke,
-                intercepting == null ? UnaryOperator.identity() : intercepting::delivered);
+                interceptor == null ? UnaryOperator.identity()
+                        : named ? interceptor::deliveredNamed : interceptor::delivered);
         try {
-            container.errorHandler().handle(records, failure, invocation);
+            // what the listener got, as spring-kafka's container hands its error handler the intercepted records
+            container.errorHandler().handle(invocation.delivered(), failure, invocation);
         } catch (Exception | Error unhandled) {
             if (unhandled instanceof VirtualMachineError fatal && !(fatal instanceof StackOverflowError)) {
                 throw fatal; // the JVM's trouble (out of memory): the member dies, as from the listener itself

@@ -240,6 +240,100 @@ class InterceptedRecoveryEdgesTest {
                 });
     }
 
+    @Test
+    void anErrorHandlerOfTheApplicationsOwnIsHandedTheRecordTheListenerGot() {
+        List<String> handed = new CopyOnWriteArrayList<>();
+        runner.withBean(RecordInterceptor.class, () -> record -> new Replaced(record, value(record) + "#1"))
+                .withBean(KafkoErrorHandler.class, () -> (records, failure, invocation) ->
+                        records.forEach(r -> handed.add(value(r))))
+                .withBean(Numbered.class)
+                .run(context -> {
+                    send(context, "numbered", "bad");
+                    run(context, "numbered");
+
+                    // as spring-kafka's CommonErrorHandler.handleOne is given the intercepted record
+                    assertThat(handed).containsExactly("bad#1");
+                    assertThat(RecordInterceptorTest.committed(context, "numbered")).isEqualTo(1L);
+                });
+    }
+
+    @Test
+    void anErrorHandlerOfTheApplicationsOwnIsHandedTheBatchTheListenerGot() {
+        List<String> handed = new CopyOnWriteArrayList<>();
+        runner.withBean(BatchInterceptor.class, () -> records -> records.stream()
+                        .filter(r -> !value(r).equals("dropped")).map(r -> (KafkoRecord) new Replaced(r, value(r)
+                                .toUpperCase())).toList())
+                .withBean(KafkoErrorHandler.class, () -> (records, failure, invocation) ->
+                        records.forEach(r -> handed.add(value(r))))
+                .withBean(Failing.class)
+                .run(context -> {
+                    send(context, "failingBatch", "a", "dropped", "c");
+                    run(context, "failingBatch");
+
+                    // as spring-kafka's CommonErrorHandler.handleBatch is given the intercepted ConsumerRecords
+                    assertThat(handed).containsExactly("A", "C");
+                    assertThat(RecordInterceptorTest.committed(context, "failingBatch")).isEqualTo(3L);
+                });
+    }
+
+    @Test
+    void aFailedRecordNamedInAReplacedBatchIsRecoveredAsTheListenerGotItWithoutARetry() {
+        runner.withPropertyValues("kafko.listener.retry.max-attempts=1")
+                // every record copied, "x" given as "bad": the listener names the copy it got
+                .withBean(BatchInterceptor.class, () -> records -> records.stream()
+                        .map(r -> (KafkoRecord) new Replaced(r, value(r).equals("x") ? "bad" : value(r))).toList())
+                .withBean(InOrder.class)
+                .run(context -> {
+                    send(context, "ordered", "a", "x", "c");
+                    run(context, "ordered");
+
+                    assertThat(TOLD).containsExactly("failed:bad:1", "recovered:bad");
+                    assertThat(KafkoTestUtils.records(context, "ordered.DLT"))
+                            .extracting(RecordInterceptorTest::value).containsExactly("bad");
+                    assertThat(PROCESSED).containsExactly("a", "c");
+                    assertThat(RecordInterceptorTest.committed(context, "ordered")).isEqualTo(3L);
+                });
+    }
+
+    @Test
+    void aFailedRecordNamedInABatchWithCopiesIsRecoveredOnceAfterItsRetry() {
+        // every record given twice: [a, a, bad, bad, c, c]; the listener names the first bad (index 2)
+        runner.withBean(BatchInterceptor.class, () -> records -> records.stream()
+                        .flatMap(r -> java.util.stream.Stream.of(r, r)).toList())
+                .withBean(InOrder.class)
+                .run(context -> {
+                    send(context, "ordered", "a", "bad", "c");
+                    run(context, "ordered");
+
+                    // as spring-kafka recovers the one record a BatchListenerFailedException names
+                    assertThat(TOLD).containsExactly("failed:bad:1", "failed:bad:2", "recovered:bad");
+                    assertThat(KafkoTestUtils.records(context, "ordered.DLT"))
+                            .extracting(RecordInterceptorTest::value).containsExactly("bad");
+                    // a before it finished, c after it delivered again (twice, as the interceptor gives it)
+                    assertThat(PROCESSED).containsExactly("a", "a", "c", "c");
+                    assertThat(RecordInterceptorTest.committed(context, "ordered")).isEqualTo(3L);
+                });
+    }
+
+    @Test
+    void aFailedBatchWithARecordGivenTwiceDeadLettersItTwiceAndCommitsThePolledBatch() {
+        runner.withBean(BatchInterceptor.class, () -> records -> java.util.stream.Stream.concat(
+                        records.stream(), java.util.stream.Stream.of(records.get(0))).toList())
+                .withBean(Failing.class)
+                .run(context -> {
+                    send(context, "failingBatch", "a", "b");
+                    run(context, "failingBatch");
+
+                    // the listener got [a, b, a] and failed it whole: each record it got is recovered, as
+                    // spring-kafka's FallbackBatchErrorHandler recovers each record of the intercepted ConsumerRecords
+                    assertThat(KafkoTestUtils.records(context, "failingBatch.DLT"))
+                            .extracting(RecordInterceptorTest::value).containsExactly("a", "b", "a");
+                    assertThat(TOLD).containsExactly("failed:a:1", "failed:b:1", "failed:a:1",
+                            "failed:a:2", "failed:b:2", "failed:a:2", "recovered:a", "recovered:b", "recovered:a");
+                    assertThat(RecordInterceptorTest.committed(context, "failingBatch")).isEqualTo(2L);
+                });
+    }
+
     static List<KafkoRecord> reversed(List<KafkoRecord> records) {
         List<KafkoRecord> reversed = new ArrayList<>(records);
         Collections.reverse(reversed);
@@ -300,6 +394,15 @@ class InterceptedRecoveryEdgesTest {
                 throw new IllegalStateException("boom");
             }
             PROCESSED.add(value);
+        }
+    }
+
+    /** Fails every batch as a whole. */
+    static class Failing {
+        @KafkoListener(id = "failingBatch", topics = "failingBatch", groupId = "failingBatch", batch = "true",
+                autoStartup = "false")
+        void on(List<String> values) {
+            throw new IllegalStateException("boom");
         }
     }
 
