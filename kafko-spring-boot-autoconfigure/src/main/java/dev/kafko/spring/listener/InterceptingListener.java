@@ -5,6 +5,7 @@ import dev.kafko.spring.support.Acknowledgment;
 import java.util.Collections;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -154,14 +155,22 @@ final class InterceptingListener implements KafkoMessageListener {
     }
 
     /**
-     * The record the last attempt's batch listener named as failed ({@link BatchListenerFailedException}) for
-     * {@code failed}, the polled record it stands for: the record the listener got, one only however many copies of it
-     * the batch interceptor gave (spring-kafka recovers the one record named); what {@link #delivered} says when the
-     * last attempt named none (a retry that failed as a whole).
+     * What {@link #delivered} says for {@code failed}, the polled record a batch listener named as failed
+     * ({@link BatchListenerFailedException}): the record the listener named, as it got it, one only however many copies
+     * of it the batch interceptor gave (spring-kafka recovers the one record named). Read now, for the delivery that
+     * named it (in a transaction, the records before it run again before it is recovered); after a retry of it, the
+     * record that retry named, or the list it got when it failed as a whole.
      */
-    List<KafkoRecord> deliveredNamed(List<KafkoRecord> failed) {
-        KafkoRecord named = lastNamed;
-        return named != null && batchInterceptor != null ? List.of(named) : delivered(failed);
+    UnaryOperator<List<KafkoRecord>> deliveredNamed(List<KafkoRecord> failed) {
+        KafkoRecord atDelivery = lastNamed;
+        List<KafkoRecord> named = atDelivery != null ? List.of(atDelivery) : failed;
+        return records -> {
+            if (records != lastPolled) {
+                return named; // not retried
+            }
+            KafkoRecord retried = lastNamed;
+            return retried != null ? List.of(retried) : delivered(records);
+        };
     }
 
     /**

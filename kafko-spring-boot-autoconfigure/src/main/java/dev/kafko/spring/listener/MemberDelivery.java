@@ -182,7 +182,7 @@ final class MemberDelivery {
                     LOG.warn("Listener '{}' named record {} of a batch of {} as failed; failing the whole batch",
                             container.getListenerId(), named.getIndex(), records.size());
                 }
-                if (!recover(records, failure, ack, false)) {
+                if (!recover(records, failure, ack, delivered())) {
                     seekBack(records);
                 } else if (nackSleep != null) {
                     batchNacked(records, ack); // a retry nacked the batch and returned
@@ -190,6 +190,10 @@ final class MemberDelivery {
                 return;
             }
             int i = named.getIndex();
+            List<KafkoRecord> failed = List.of(records.get(i));
+            // the record as the listener got it, read before the records before it may run again
+            UnaryOperator<List<KafkoRecord>> delivered = intercepting == null ? UnaryOperator.identity()
+                    : intercepting.deliveredNamed(failed);
             if (i > 0) {
                 List<KafkoRecord> before = records.subList(0, i);
                 if (transactional && !runAgain(before)) {
@@ -198,10 +202,9 @@ final class MemberDelivery {
                 }
                 done(before, true, ack);
             }
-            List<KafkoRecord> failed = List.of(records.get(i));
             Exception cause = named.getCause() instanceof Exception e ? e : named;
             Acknowledgment failedAck = ack(failed);
-            if (!recover(failed, cause, failedAck, true)) {
+            if (!recover(failed, cause, failedAck, delivered)) {
                 seekBack(records.subList(i, records.size()));
             } else if (nackSleep != null) {
                 // a retry nacked the failed record (the batch of it alone, index 0): it comes again with those after it
@@ -216,6 +219,12 @@ final class MemberDelivery {
             return;
         }
         done(records, false, ack);
+    }
+
+    /** The records the last attempt's listener got for those it failed on (an interceptor's). */
+    private UnaryOperator<List<KafkoRecord>> delivered() {
+        InterceptingListener interceptor = intercepting;
+        return interceptor == null ? UnaryOperator.identity() : interceptor::delivered;
     }
 
     /**
@@ -332,7 +341,7 @@ final class MemberDelivery {
                 if (observation != null) {
                     observation.error(failure);
                 }
-                return recover(records, failure, ack, false);
+                return recover(records, failure, ack, delivered());
             } catch (Error error) {
                 // it ends the member (its polling thread dies): the delivery's span and timer say why
                 if (observation != null) {
@@ -353,9 +362,10 @@ final class MemberDelivery {
      * Lets the error handler deal with a failed delivery; true when it did, false to deliver again. Records a retry
      * processed are finished as at their delivery (under a manual ack mode once acknowledged); those it recovered
      * (dead-lettered, logged) count as acknowledged. The handler is given the records the listener got (see
-     * {@link ListenerInvocation#delivered}); {@code named}: {@code records} is the one a batch listener named as failed.
+     * {@link ListenerInvocation#delivered}), which {@code delivered} says.
      */
-    private boolean recover(List<KafkoRecord> records, Exception failure, Acknowledgment ack, boolean named) {
+    private boolean recover(List<KafkoRecord> records, Exception failure, Acknowledgment ack,
+                            UnaryOperator<List<KafkoRecord>> delivered) {
         if (member.stageCancelledByStop()) {
             // the stop overran its shutdown timeout and cancelled the stage the listener returned: not a failure
             nackSleep = null;
@@ -365,10 +375,7 @@ final class MemberDelivery {
                     records.size(), container.topic(), notCommittedAtCancel());
             return false;
         }
-        InterceptingListener interceptor = intercepting;
-        ListenerInvocation invocation = new ListenerInvocation(container, records, ack, this::invoke,
-                interceptor == null ? UnaryOperator.identity()
-                        : named ? interceptor::deliveredNamed : interceptor::delivered);
+        ListenerInvocation invocation = new ListenerInvocation(container, records, ack, this::invoke, delivered);
         try {
             // what the listener got, as spring-kafka's container hands its error handler the intercepted records
             container.errorHandler().handle(invocation.delivered(), failure, invocation);

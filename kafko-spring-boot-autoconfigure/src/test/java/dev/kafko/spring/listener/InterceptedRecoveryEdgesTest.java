@@ -11,9 +11,11 @@ import dev.kafko.KafkoRecord;
 import dev.kafko.spring.annotation.KafkoListener;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
 import dev.kafko.spring.listener.RecordInterceptorTest.Replaced;
+import dev.kafko.spring.core.LogBackend;
 import dev.kafko.spring.support.Acknowledgment;
 import dev.kafko.spring.support.KafkoHeaders;
 import dev.kafko.spring.test.KafkoTestUtils;
+import dev.kafko.spring.transaction.KafkoTransactionManager;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,12 +30,14 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.messaging.handler.annotation.SendTo;
 
 /**
- * What a container interceptor's records become when the listener fails on them (B288, B292): the records the error
- * handler recovers and tells of, what is committed, and that a batch interceptor that reorders its batch loses no
- * record the listener did not get to, whichever record it names as failed, nacks or acknowledges.
+ * What a container interceptor's records become when the listener fails on them (B288, B292, B340): the records the
+ * error handler is handed, recovers and tells of, what is committed, and that a batch interceptor that reorders its
+ * batch loses no record the listener did not get to, whichever record it names as failed, nacks or acknowledges.
  */
 class InterceptedRecoveryEdgesTest {
 
@@ -258,6 +262,28 @@ class InterceptedRecoveryEdgesTest {
     }
 
     @Test
+    void aRecovererAndRetryListenersOfTheApplicationsOwnAreGivenTheRecordTheListenerGot() {
+        List<String> recovered = new CopyOnWriteArrayList<>();
+        List<String> told = new CopyOnWriteArrayList<>();
+        runner.withBean(RecordInterceptor.class, () -> record -> new Replaced(record, value(record) + "#1"))
+                .withBean(KafkoErrorHandler.class, () -> {
+                    DefaultErrorHandler handler = DefaultErrorHandler.withAttempts(2, 0,
+                            (record, failure, invocation) -> recovered.add(value(record)));
+                    handler.setRetryListeners(RecordInterceptorTest.recordingRetryListener(told));
+                    return handler;
+                })
+                .withBean(Numbered.class)
+                .run(context -> {
+                    send(context, "numbered", "bad");
+                    run(context, "numbered");
+
+                    assertThat(recovered).containsExactly("bad#1");
+                    assertThat(told).containsExactly("failed:bad#1:1", "failed:bad#1:2", "recovered:bad#1");
+                    assertThat(RecordInterceptorTest.committed(context, "numbered")).isEqualTo(1L);
+                });
+    }
+
+    @Test
     void anErrorHandlerOfTheApplicationsOwnIsHandedTheBatchTheListenerGot() {
         List<String> handed = new CopyOnWriteArrayList<>();
         runner.withBean(BatchInterceptor.class, () -> records -> records.stream()
@@ -291,6 +317,24 @@ class InterceptedRecoveryEdgesTest {
                     assertThat(KafkoTestUtils.records(context, "ordered.DLT"))
                             .extracting(RecordInterceptorTest::value).containsExactly("bad");
                     assertThat(PROCESSED).containsExactly("a", "c");
+                    assertThat(RecordInterceptorTest.committed(context, "ordered")).isEqualTo(3L);
+                });
+    }
+
+    @Test
+    void aFailedRecordNamedInAReplacedBatchIsRecoveredAsTheListenerGotItInATransaction() {
+        runner.withPropertyValues("kafko.listener.retry.max-attempts=1", "kafko.template.transactional=true",
+                        "kafko.template.allow-non-transactional=true")
+                .withUserConfiguration(WithManager.class)
+                .withBean(BatchInterceptor.class, () -> records -> records.stream()
+                        .map(r -> (KafkoRecord) new Replaced(r, value(r).equals("x") ? "bad" : value(r))).toList())
+                .withBean(InOrder.class)
+                .run(context -> {
+                    send(context, "ordered", "a", "x", "c");
+                    run(context, "ordered");
+
+                    // a, before it, ran again in a transaction of its own before the named record was recovered
+                    assertThat(TOLD).containsExactly("failed:bad:1", "recovered:bad");
                     assertThat(RecordInterceptorTest.committed(context, "ordered")).isEqualTo(3L);
                 });
     }
@@ -394,6 +438,14 @@ class InterceptedRecoveryEdgesTest {
                 throw new IllegalStateException("boom");
             }
             PROCESSED.add(value);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class WithManager {
+        @Bean
+        KafkoTransactionManager kafkoTransactionManager(LogBackend backend) {
+            return new KafkoTransactionManager(backend);
         }
     }
 
