@@ -343,6 +343,12 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
         return c != null && c.seekRequested(records);
     }
 
+    /** Whether the listener asked this member for a seek, of any partition, not made yet. */
+    boolean anySeekRequested() {
+        ListenerConsumer c = lifecycle.consumer();
+        return c != null && c.anySeekRequested();
+    }
+
     @Override
     public boolean isAutoStartup() {
         return true;
@@ -408,6 +414,14 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
      */
     void awaitStopOrPause(long millis, List<KafkoRecord> records) throws InterruptedException {
         lifecycle.awaitStopOrPause(millis, records);
+    }
+
+    /**
+     * As {@link #awaitStopOrPause(long)}, and ended too by any seek the listener asked for (a nack's sleep, during
+     * which the member makes the seeks: {@link ListenerConsumer#makeSeeks}).
+     */
+    void awaitStopPauseOrSeek(long millis) throws InterruptedException {
+        lifecycle.awaitStopPauseOrSeek(millis);
     }
 
     @Override

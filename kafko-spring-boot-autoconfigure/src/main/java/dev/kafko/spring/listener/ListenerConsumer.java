@@ -166,6 +166,11 @@ final class ListenerConsumer implements Runnable {
         return seeks != null && seeks.queuedFor(records);
     }
 
+    /** Whether the listener asked for a seek, of any partition, not made yet: a nack's sleep makes it. Any thread. */
+    boolean anySeekRequested() {
+        return seeks != null && seeks.queued();
+    }
+
     /** The partitions this member reads now. Any thread. */
     Set<Integer> assignedPartitions() {
         return assignment.partitions();
@@ -520,17 +525,23 @@ final class ListenerConsumer implements Runnable {
     /**
      * Makes the seeks the listener asked for, once what the member processed is committed, and commits the
      * positions sought: a restart, or a member the partition moves to, goes on from there. A partition sought
-     * counts as assigned again, so an acknowledgment made before is stale.
+     * counts as assigned again, so an acknowledgment made before is stale. Polling thread: before each poll, and
+     * while the member sleeps out a nack ({@link MemberDelivery}).
+     *
+     * @return false when the member cannot make seeks now (its topic was deleted under it): they wait for its poll
      */
-    private void makeSeeks() {
-        if (seeks == null || !seeks.pending() || lost != null || detached) {
-            return;
+    boolean makeSeeks() {
+        if (seeks == null || lost != null || detached) {
+            return false;
+        }
+        if (!seeks.pending()) {
+            return true;
         }
         commits.commitPending();
         try {
             Set<Integer> sought = seeks.makeQueued(consumer);
             if (sought.isEmpty()) {
-                return;
+                return true;
             }
             pauses.sought(consumer, sought); // a partition held back for a back-off is read from where it was sought
             offsets.assigned(sought);
@@ -541,8 +552,10 @@ final class ListenerConsumer implements Runnable {
             positions.forEach(offsets::add);
             commits.commitPending();
             positions.forEach((p, o) -> container.processed().rewind(container.topic(), topicId, p, o));
+            return true;
         } catch (UnknownTopicException e) {
             forgetDeletedTopic(e);
+            return false;
         } finally {
             seeks.made();
         }

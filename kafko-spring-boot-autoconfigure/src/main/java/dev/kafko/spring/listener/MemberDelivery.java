@@ -11,6 +11,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -148,18 +149,30 @@ final class MemberDelivery {
         }
     }
 
-    /** A nack: {@code records} come again, after its pause (which a stop or a pause ends). */
+    /**
+     * A nack: {@code records} come again, after its pause (which a stop or a pause ends). A seek the listener asks
+     * for meanwhile is made at once, and the pause goes on: the member reads from where it was sought after it, as
+     * spring-kafka's poll loop makes seeks while its consumer is paused for a nack.
+     */
     private void redeliverAfterNack(List<KafkoRecord> records) {
         long millis = nackSleep.toMillis();
         nackSleep = null;
-        redeliverAfter(records, millis);
-    }
-
-    /** {@code records} come again, after {@code millis} (which a stop or a pause ends). */
-    private void redeliverAfter(List<KafkoRecord> records, long millis) {
         seekBack(records);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
         try {
-            container.awaitStopOrPause(millis);
+            long left;
+            while ((left = deadline - System.nanoTime()) > 0) {
+                container.awaitStopPauseOrSeek(TimeUnit.NANOSECONDS.toMillis(left) + 1);
+                if (container.stopRequested() || container.pauseRequested() || !container.anySeekRequested()) {
+                    return;
+                }
+                if (!member.makeSeeks()) {
+                    // its topic was deleted under it: the seeks wait for its next poll, which finds that out
+                    long rest = Math.max(0, deadline - System.nanoTime());
+                    container.awaitStopOrPause(TimeUnit.NANOSECONDS.toMillis(rest));
+                    return;
+                }
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -9,6 +9,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -478,12 +479,24 @@ final class MemberLifecycle {
      * or a seek of it the listener asked for; a resume does not cut it short.
      */
     void awaitStopOrPause(long millis, List<KafkoRecord> records) throws InterruptedException {
+        await(millis, () -> member.partitionPauseRequested(records) || member.seekRequested(records));
+    }
+
+    /**
+     * Waits {@code millis} unless a stop or a pause is requested first, or any seek the listener asked for (a nack's
+     * sleep: the member makes the seek, then sleeps on); a resume does not cut it short.
+     */
+    void awaitStopPauseOrSeek(long millis) throws InterruptedException {
+        await(millis, member::anySeekRequested);
+    }
+
+    private void await(long millis, BooleanSupplier endsIt) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
         lock.lock();
         try {
             long left;
-            while (!stopRequested && !pauseRequested && !member.partitionPauseRequested(records)
-                    && !member.seekRequested(records) && (left = deadline - System.nanoTime()) > 0) {
+            while (!stopRequested && !pauseRequested && !endsIt.getAsBoolean()
+                    && (left = deadline - System.nanoTime()) > 0) {
                 signal.awaitNanos(left);
             }
         } finally {

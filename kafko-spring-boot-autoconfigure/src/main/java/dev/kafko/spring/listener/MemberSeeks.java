@@ -108,6 +108,11 @@ final class MemberSeeks extends PartitionSeeks {
         return !queued.isEmpty() || making;
     }
 
+    /** Whether a seek waits to be made (any thread). */
+    boolean queued() {
+        return !queued.isEmpty();
+    }
+
     /** Whether a seek of the partition of one of {@code records} waits to be made (any thread). */
     boolean queuedFor(List<KafkoRecord> records) {
         if (records.isEmpty()) {
