@@ -133,7 +133,8 @@ public class ContainerGroup implements Lifecycle {
 
     /**
      * Stops every container of the group, one after the other, each gracefully (see
-     * {@link MessageListenerContainer#stop()}).
+     * {@link MessageListenerContainer#stop()}). A container whose {@code stop()} throws ends it there, as
+     * spring-kafka's: the exception is thrown, and the containers after it are left running.
      */
     @Override
     public void stop() {

@@ -93,4 +93,25 @@ class ContainerGroupMembershipTest {
 
         assertThat(group.getContainers()).as("each once, in its place").containsExactly(first, second);
     }
+
+    @Test
+    void aStopThatThrowsEndsTheGroupsStopThereAsSpringKafkasDoes() {
+        KafkoListenerEndpointRegistry registry = new KafkoListenerEndpointRegistry();
+        OwnContainer first = new OwnContainer("first", false);
+        FailingStop failing = new FailingStop("failing");
+        OwnContainer last = new OwnContainer("last", false);
+        ContainerGroup group = null;
+        for (OwnContainer container : List.of(first, failing, last)) {
+            registry.registerListenerContainer(container, false);
+            group = registry.addToGroup("tenants", container);
+        }
+        group.start();
+
+        ContainerGroup started = group;
+        assertThatThrownBy(started::stop).isInstanceOf(IllegalStateException.class).hasMessage("failing cannot stop");
+
+        assertThat(first.isRunning()).as("stopped before the failure").isFalse();
+        assertThat(last.isRunning()).as("after the failure: left running").isTrue();
+        assertThat(group.isRunning()).isTrue();
+    }
 }
