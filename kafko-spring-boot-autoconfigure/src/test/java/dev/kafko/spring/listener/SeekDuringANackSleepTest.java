@@ -81,15 +81,50 @@ class SeekDuringANackSleepTest {
         });
     }
 
+    static class BatchNacker extends AbstractConsumerSeekAware {
+        @KafkoListener(id = "nacked", topics = "nacked", autoStartup = "false", batch = "true")
+        void on(List<String> values, Acknowledgment ack) {
+            SEEN.add(String.join(",", values));
+            int bad = values.indexOf("bad");
+            if (bad >= 0) {
+                ack.nack(bad, sleep);
+            } else {
+                ack.acknowledge();
+            }
+        }
+    }
+
+    @Test
+    void aBatchNacksSleepMakesTheSeekToo() {
+        sleep = Duration.ofMinutes(10);
+        run(BatchNacker.class, context -> {
+            send(context, "a", "bad", "b", "c");
+            context.getBean(KafkoListenerEndpointRegistry.class).getListenerContainer("nacked").start();
+            await().atMost(WAIT).until(() -> SEEN.contains("a,bad,b,c"));
+            Kafko kafko = context.getBean(Kafko.class);
+            await().atMost(WAIT).until(() -> kafko.groupInfo("nacked", "nacked").committed().get(0) == 1L);
+
+            context.getBean(BatchNacker.class).getSeekCallbacksFor("nacked", 0)
+                    .forEach(callback -> callback.seek("nacked", 0, 3));
+
+            await().atMost(WAIT).until(() -> kafko.groupInfo("nacked", "nacked").committed().get(0) == 3L);
+            assertThat(SEEN).containsExactly("a,bad,b,c");
+        });
+    }
+
     private static void run(SeekEndsARetryBackOffTest.ThrowingConsumer<ApplicationContext> test) {
+        run(Nacker.class, context -> {
+            context.getBean(KafkoListenerEndpointRegistry.class).getListenerContainer("nacked").start();
+            test.accept(context);
+        });
+    }
+
+    private static void run(Class<?> listener, SeekEndsARetryBackOffTest.ThrowingConsumer<ApplicationContext> test) {
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
                 .withPropertyValues("kafko.ephemeral=true", "kafko.listener.poll-timeout=50ms",
                         "kafko.listener.ack-mode=manual_immediate")
-                .withBean(Nacker.class).run(context -> {
-                    context.getBean(KafkoListenerEndpointRegistry.class).getListenerContainer("nacked").start();
-                    test.accept(context);
-                });
+                .withBean(listener).run(test::accept);
     }
 
     @SuppressWarnings("unchecked")
