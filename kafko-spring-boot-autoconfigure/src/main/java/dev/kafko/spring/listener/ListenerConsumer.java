@@ -357,6 +357,7 @@ final class ListenerConsumer implements Runnable {
      */
     private boolean leftWhilePaused() {
         if (container.createsTopic()) {
+            rejoinWhilePaused();
             return false;
         }
         Object now = backend.topicId(container.topic());
@@ -369,6 +370,29 @@ final class ListenerConsumer implements Runnable {
                     + "' was deleted while " + container.memberName() + " was paused"));
         }
         return detached && container.retireIfTopicGone();
+    }
+
+    /**
+     * A paused group member of a topic it creates on use looks at its topic at each pause wait too: deleted (and maybe
+     * created again), the member reads it again at once, as a polling member does, so that it commits where it starts
+     * the new topic ({@link #startWhilePaused}): a restart before the resume reads what was sent to it meanwhile, where
+     * new groups start at the end, and the group's lag counts it. Partitions assigned by hand are read again at the
+     * resume, their initial offsets sought then.
+     */
+    private void rejoinWhilePaused() {
+        if (container.assignment() != null) {
+            return;
+        }
+        if (detached) {
+            rejoin();
+            return;
+        }
+        Object now = backend.topicId(container.topic());
+        if (lost == null && now != null && now.equals(topicId)) {
+            return;
+        }
+        leaveDeletedTopic(lost != null ? lost : new UnknownTopicException("topic '" + container.topic()
+                + "' was deleted while " + container.memberName() + " was paused"));
     }
 
     /** A paused member commits where it starts the partitions it took ({@link MemberPositions#whilePaused}). */
