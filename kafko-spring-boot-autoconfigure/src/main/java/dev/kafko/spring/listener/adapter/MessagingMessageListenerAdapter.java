@@ -169,10 +169,10 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
         if ((replyTopic != null || replyToHeader) && replyTemplate == null) {
             throw new IllegalStateException("Listener '" + listenerId + "' has @SendTo("
                     + (replyTopic == null ? "" : "\"" + replyTopic + "\"")
-                    + ") but its container factory has no KafkoTemplate to send its replies with: the"
-                    + " auto-configured factory takes the only KafkoTemplate bean, else the @Primary one, else the one"
-                    + " named 'kafkoTemplate', and there was none of these; a factory of your own (one replacing"
-                    + " 'kafkoListenerContainerFactory' included) has one only once given it with setReplyTemplate");
+                    + ") but its container factory has no KafkoTemplate to send its replies with: a factory of your"
+                    + " own (one replacing 'kafkoListenerContainerFactory' included) has one only once given it with"
+                    + " setReplyTemplate, whatever KafkoTemplate beans there are; the auto-configured factory takes"
+                    + " the only KafkoTemplate bean, else the @Primary one, else the one named 'kafkoTemplate'");
         }
         if (KafkoArgumentResolvers.isSuspendFunction(handler.getMethod())
                 && !(handler instanceof SuspendFunctionHandler)) {
