@@ -43,6 +43,14 @@ final class ListenerInvocation implements FailedInvocation {
         return delivered.apply(records);
     }
 
+    /**
+     * The records polled for the failed delivery, which the container commits (or not) and delivers again: where a
+     * report of what is not committed points, whatever the interceptor gave the listener in their place.
+     */
+    List<KafkoRecord> polled() {
+        return records;
+    }
+
     @Override
     public String listenerId() {
         return container.getListenerId();
