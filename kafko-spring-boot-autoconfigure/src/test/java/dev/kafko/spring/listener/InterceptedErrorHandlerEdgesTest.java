@@ -14,6 +14,7 @@ import dev.kafko.spring.event.ConcurrentContainerStoppedEvent;
 import dev.kafko.spring.listener.InterceptedRecoveryEdgesTest.Elsewhere;
 import dev.kafko.spring.listener.InterceptedRecoveryEdgesTest.WithManager;
 import dev.kafko.spring.listener.RecordInterceptorTest.Replaced;
+import dev.kafko.spring.support.Acknowledgment;
 import dev.kafko.spring.support.KafkoHeaders;
 import dev.kafko.spring.test.KafkoTestUtils;
 import java.time.Duration;
@@ -25,6 +26,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
@@ -166,6 +169,46 @@ class InterceptedErrorHandlerEdgesTest {
         void on(String value, @Header(KafkoHeaders.RECEIVED_TOPIC) String topic) {
             PROCESSED.add(topic + ":" + value);
             throw new IllegalStateException("cannot digest " + value);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"manual", "manual_immediate", "batch", "record", "count", "count_time"})
+    void aRecordNamedInAReplacedBatchIsRecoveredAsTheListenerGotItUnderEachAckMode(String ackMode) {
+        runner.withPropertyValues("kafko.listener.ack-mode=" + ackMode)
+                .withBean(BatchInterceptor.class, () -> records -> {
+                    int n = INTERCEPTS.incrementAndGet();
+                    return records.stream().map(r -> (KafkoRecord) new Replaced(r, value(r) + "#" + n)).toList();
+                })
+                .withUserConfiguration(ackMode.startsWith("manual") ? Acknowledging.class : Unacknowledging.class)
+                .run(context -> {
+                    send(context, "acknowledging", "a", "bad", "c");
+                    run(context, "acknowledging");
+
+                    assertThat(TOLD).containsExactly("failed:bad#1:1", "failed:bad#2:2", "recovered:bad#2");
+                    assertThat(KafkoTestUtils.records(context, "acknowledging.DLT"))
+                            .extracting(RecordInterceptorTest::value).containsExactly("bad#2");
+                    assertThat(PROCESSED).containsExactly("a#1", "c#3");
+                    assertThat(RecordInterceptorTest.committed(context, "acknowledging")).isEqualTo(3L);
+                });
+    }
+
+    /** {@link Naming}'s, acknowledging the batch when it returns. */
+    static class Acknowledging {
+        @KafkoListener(id = "acknowledging", topics = "acknowledging", groupId = "acknowledging", batch = "true",
+                autoStartup = "false")
+        void on(List<String> values, Acknowledgment ack) {
+            new Naming().on(values);
+            ack.acknowledge();
+        }
+    }
+
+    /** {@link Naming}'s, for the ack modes without an acknowledgment. */
+    static class Unacknowledging {
+        @KafkoListener(id = "acknowledging", topics = "acknowledging", groupId = "acknowledging", batch = "true",
+                autoStartup = "false")
+        void on(List<String> values) {
+            new Naming().on(values);
         }
     }
 
