@@ -50,10 +50,14 @@ public interface KafkoOperations<K, V> {
 
     /**
      * Sends a Spring message: the payload is the value ({@link dev.kafko.spring.support.KafkoNull} for a
-     * tombstone, since a message cannot hold {@code null}); {@code KafkoHeaders.TOPIC} (required unless
-     * a default topic is set), {@code KEY}, {@code PARTITION} and {@code TIMESTAMP} route it; the
-     * other headers become record headers, except Spring's id, timestamp and content type and the
-     * headers of a received record ({@code kafko_received*}, the offset, the acknowledgment, ...).
+     * tombstone, since a message cannot hold {@code null}); {@code KafkoHeaders.TOPIC} (a {@code String} or its
+     * UTF-8 {@code byte[]}; required unless a default topic is set), {@code KEY}, {@code PARTITION} and
+     * {@code TIMESTAMP} route it; the other headers become record headers (a content type as its text), except
+     * Spring's id and timestamp and the headers of a received record ({@code kafko_received*}, the offset, the
+     * acknowledgment, ...).
+     *
+     * @throws IllegalStateException when there is no topic header and no default topic, or the topic header is
+     *     neither a {@code String} nor a {@code byte[]}
      */
     CompletableFuture<SendResult<K, V>> send(Message<?> message);
 

@@ -24,6 +24,7 @@ import dev.kafko.spring.transaction.KafkoTransaction;
 import dev.kafko.spring.transaction.Transactions;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -248,7 +249,7 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
     @SuppressWarnings("unchecked")
     public CompletableFuture<SendResult<K, V>> send(Message<?> message) {
         MessageHeaders headers = message.getHeaders();
-        String topic = headers.get(KafkoHeaders.TOPIC, String.class);
+        String topic = topicHeader(headers.get(KafkoHeaders.TOPIC));
         if (topic == null) {
             topic = requireDefaultTopic("a message without a " + KafkoHeaders.TOPIC + " header");
         }
@@ -259,6 +260,23 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
         Object payload = message.getPayload();
         V value = payload instanceof KafkoNull ? null : (V) payload;
         return doSend(topic, partition, key, value, timestamp, converter.recordHeaders(headers));
+    }
+
+    /**
+     * The topic a message names: its {@link KafkoHeaders#TOPIC} header as text, or as the UTF-8 of its bytes (a reply
+     * topic received as {@code byte[]}, as spring-kafka's template takes it); {@code null} for none.
+     *
+     * @throws IllegalStateException when the header is of another type
+     */
+    private static @Nullable String topicHeader(@Nullable Object header) {
+        if (header == null || header instanceof String) {
+            return (String) header;
+        }
+        if (header instanceof byte[] bytes) {
+            return new String(bytes, StandardCharsets.UTF_8);
+        }
+        throw new IllegalStateException(KafkoHeaders.TOPIC + " must be a String or byte[], not "
+                + header.getClass().getName());
     }
 
     /** A timestamp given with a send: none (null), or epoch millis, never negative. */

@@ -173,7 +173,8 @@ public class ReplyingKafkoTemplate<K, V, R> implements SmartLifecycle, Disposabl
                 .setHeader(KafkoHeaders.CORRELATION_ID, correlationId.getBytes(StandardCharsets.UTF_8)).build();
         // where the request goes, for a timeout's message: its header, or the template's default topic
         Object topicHeader = message.getHeaders().get(KafkoHeaders.TOPIC);
-        String requestTopic = topicHeader != null ? topicHeader.toString() : template.getDefaultTopic();
+        String requestTopic = topicHeader instanceof byte[] bytes ? new String(bytes, StandardCharsets.UTF_8)
+                : topicHeader != null ? topicHeader.toString() : template.getDefaultTopic();
         RequestReplyFuture<K, V, R> future = new RequestReplyFuture<>();
         pending.put(correlationId, future);
         if (!running) {

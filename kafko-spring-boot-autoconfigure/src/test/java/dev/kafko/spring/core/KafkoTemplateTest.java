@@ -178,6 +178,37 @@ class KafkoTemplateTest {
     }
 
     @Test
+    void aTopicHeaderOfBytesRoutesAsItsTextAsSpringKafkasDoesAndOneOfAnotherTypeIsRefusedNamingIt() {
+        runner.run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            // a reply topic received as bytes (@Header(REPLY_TOPIC) byte[]) set as the topic of the reply
+            SendResult<Object, Object> result = template.send(MessageBuilder.withPayload("reply")
+                    .setHeader(KafkoHeaders.TOPIC, "t".getBytes(StandardCharsets.UTF_8))
+                    .setHeader(KafkoHeaders.PARTITION, 1).build()).join();
+            assertThat(result.topic()).isEqualTo("t");
+            assertThat(result.partition()).isEqualTo(1);
+            assertThat(poll(context, "t")).extracting(r -> new String(r.value(), StandardCharsets.UTF_8))
+                    .containsExactly("reply");
+            assertThatThrownBy(() -> template.send(MessageBuilder.withPayload("v").setHeader(KafkoHeaders.TOPIC, 7)
+                    .build())).isInstanceOf(IllegalStateException.class)
+                    .hasMessage(KafkoHeaders.TOPIC + " must be a String or byte[], not java.lang.Integer");
+        });
+    }
+
+    @Test
+    void aMessagesContentTypeIsWrittenAsItsTextAndSpringsIdAndTimestampAreNot() {
+        runner.run(context -> {
+            template(context).send(MessageBuilder.withPayload("body").setHeader(KafkoHeaders.TOPIC, "t")
+                    .setHeader(org.springframework.messaging.MessageHeaders.CONTENT_TYPE,
+                            org.springframework.util.MimeTypeUtils.TEXT_PLAIN).build()).join();
+            KafkoRecord record = poll(context, "t").get(0);
+            assertThat(record.headers().lastHeader("contentType").valueAsString()).isEqualTo("text/plain");
+            assertThat(record.headers().lastHeader("id")).isNull();
+            assertThat(record.headers().lastHeader("timestamp")).isNull();
+        });
+    }
+
+    @Test
     void aNegativeTimestampIsRefusedAsAnArgumentAndAsAHeaderAlikeAndNothingIsWritten() {
         runner.run(context -> {
             KafkoTemplate<Object, Object> template = template(context);
