@@ -17,6 +17,7 @@ import org.springframework.messaging.converter.CompositeMessageConverter;
 import org.springframework.messaging.converter.MessageConversionException;
 import org.springframework.messaging.converter.SmartMessageConverter;
 import org.springframework.messaging.support.GenericMessage;
+import org.springframework.util.ClassUtils;
 import org.springframework.util.MimeType;
 
 /**
@@ -54,6 +55,9 @@ public final class RecordMessageConverter {
      */
     private static final Set<String> NOT_COPIED = union(Set.of(MessageHeaders.ID, MessageHeaders.TIMESTAMP,
             MessageHeaders.REPLY_CHANNEL, MessageHeaders.ERROR_CHANNEL), KAFKO_OWN);
+
+    /** A class of Jackson 3, whose presence means the default converter writes any object as JSON. */
+    private static final String JACKSON = "tools.jackson.databind.json.JsonMapper";
 
     private final SmartMessageConverter converter;
     /** Whether every payload goes through {@link #converter}: {@link #plainPayload} then gives none. */
@@ -150,9 +154,13 @@ public final class RecordMessageConverter {
         }
         Message<?> message = converter.toMessage(payload, null);
         if (message == null) {
+            // with Jackson present the default converter writes every object: this one is the application's own
             throw new MessageConversionException("No converter turns a " + payload.getClass().getName()
-                    + " into bytes: send String or byte[], or put Jackson (tools.jackson.core:jackson-databind)"
-                    + " on the classpath to send objects as JSON");
+                    + " into bytes: " + (ClassUtils.isPresent(JACKSON, converter.getClass().getClassLoader())
+                    ? "the template's converter (" + converter.getClass().getName() + ") writes none; send String"
+                    + " or byte[], or give the template a converter that writes it"
+                    : "send String or byte[], or put Jackson (tools.jackson.core:jackson-databind) on the classpath"
+                    + " to send objects as JSON"));
         }
         Object converted = message.getPayload();
         if (converted instanceof byte[] bytes) {

@@ -47,6 +47,15 @@ class RecordMessageConverterTest {
     }
 
     @Test
+    void anObjectNoConverterWritesWithJacksonPresentIsRefusedNamingTheConverterNotAskingForJackson() {
+        RecordMessageConverter strings = new RecordMessageConverter(new StringMessageConverter());
+        assertThatThrownBy(() -> strings.valueBytes(new Price(6))).isInstanceOf(MessageConversionException.class)
+                .hasMessage("No converter turns a " + Price.class.getName() + " into bytes: the template's converter"
+                        + " (" + StringMessageConverter.class.getName() + ") writes none; send String or byte[], or"
+                        + " give the template a converter that writes it");
+    }
+
+    @Test
     void aSpringConverterThatWritesTextGivesItsUtf8AndOneThatWritesAnythingElseFailsNamingBothTypes() {
         assertThat(converter.valueBytes(new Price(3))).isEqualTo("Price 3".getBytes(StandardCharsets.UTF_8));
         assertThat(converter.keyBytes(new Price(4))).isEqualTo("Price 4".getBytes(StandardCharsets.UTF_8));
