@@ -13,7 +13,8 @@ import org.jspecify.annotations.Nullable;
  * @param compression the codec applied to each frame (default {@link Compression#NONE})
  * @param segmentBytes the most bytes a segment file holds (default 1 GiB): a frame that would take it
  *     past this starts the next segment, so a segment holds up to this many; a single frame larger
- *     than this still goes into an empty segment of its own
+ *     than this still goes into an empty segment of its own (from {@link #MIN_SEGMENT_BYTES}, 1 KiB, to
+ *     {@link #MAX_SEGMENT_BYTES}, 2 GiB minus one byte)
  * @param segmentAge a segment rolls once its first record is older than this (default 7 days):
  *     counted from when that record was appended, or, after the log is reopened, from the first
  *     record's timestamp if that is earlier than the reopen (so a segment whose first record carries
@@ -29,8 +30,10 @@ import org.jspecify.annotations.Nullable;
  * @param fsync when appends are forced to disk (default {@link FsyncPolicy#NEVER})
  * @param maxRecordBytes the largest record a producer may send (default 1 MiB), counted as the log
  *     stores it: key, value and headers with their length fields, plus 5 bytes of record length and
- *     timestamp (a 1,000-byte value with no key and no headers counts 1,009 bytes)
- * @param indexIntervalBytes bytes of log between two entries of the sparse offset index (default 4 KiB)
+ *     timestamp (a 1,000-byte value with no key and no headers counts 1,009 bytes); from {@link #MIN_RECORD_BYTES}
+ *     (8) to {@link #MAX_RECORD_BYTES_LIMIT} (64 MiB)
+ * @param indexIntervalBytes bytes of log between two entries of the sparse offset index (default 4 KiB; from 64
+ *     bytes to 16 MiB)
  * @param cleanupPolicy what happens to old records (default {@link CleanupPolicy#DELETE}): deleted by segment under
  *     the retention limits, or compacted to the latest record of each key, or both (see {@link CleanupPolicy})
  * @param minCompactionLag a record is not removed by compaction before it is this old (default 0): compaction

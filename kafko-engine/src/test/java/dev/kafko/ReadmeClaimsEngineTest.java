@@ -81,6 +81,30 @@ class ReadmeClaimsEngineTest {
     }
 
     /**
+     * "Limits" names both bounds of {@code segmentBytes} and of {@code indexIntervalBytes}, as the values the config
+     * takes: the smallest segment and the index interval's range were only in the code, so a config one past them was
+     * refused by a rule the README did not state.
+     */
+    @Test
+    void theLimitsSectionStatesTheSmallestSegmentAndTheIndexIntervalRange() throws IOException {
+        String readme = Files.readString(Path.of("..", "README.md"), UTF_8);
+        int start = readme.indexOf("\n## Limits\n");
+        assertThat(start).as("the README's Limits section").isNotNegative();
+        String limits = readme.substring(start, readme.indexOf("\n## ", start + 1)).replaceAll("\\s+", " ");
+        assertThat(limits).contains("`segmentBytes` is at most 2 GiB minus one byte (2,147,483,647) and at least 1 KiB"
+                + " (1,024)").contains("`indexIntervalBytes` is from 64 bytes to 16 MiB");
+        assertThat(TopicConfig.MIN_SEGMENT_BYTES).isEqualTo(1024);
+        assertThatThrownBy(() -> TopicConfig.builder().segmentBytes(1023).build())
+                .isInstanceOf(InvalidConfigException.class).hasMessageContaining("segmentBytes");
+        assertThat(TopicConfig.builder().indexIntervalBytes(64).build().indexIntervalBytes()).isEqualTo(64);
+        assertThat(TopicConfig.builder().indexIntervalBytes(16 << 20).build().indexIntervalBytes()).isEqualTo(16 << 20);
+        for (int interval : new int[] {63, (16 << 20) + 1}) {
+            assertThatThrownBy(() -> TopicConfig.builder().indexIntervalBytes(interval).build())
+                    .isInstanceOf(InvalidConfigException.class).hasMessageContaining("indexIntervalBytes");
+        }
+    }
+
+    /**
      * "Names of topics and groups follow Kafka's topic rule: 1 to 249 characters of [A-Za-z0-9._-], not . or ..
      * (InvalidNameException names the rule)", a group id such as "order service" included, and ".lock" is no topic's.
      */
