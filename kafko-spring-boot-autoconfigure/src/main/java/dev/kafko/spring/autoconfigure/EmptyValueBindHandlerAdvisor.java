@@ -1,5 +1,6 @@
 package dev.kafko.spring.autoconfigure;
 
+import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationPropertiesBindHandlerAdvisor;
 import org.springframework.boot.context.properties.bind.AbstractBindHandler;
@@ -8,6 +9,10 @@ import org.springframework.boot.context.properties.bind.BindHandler;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.boot.origin.Origin;
+import org.springframework.boot.origin.PropertySourceOrigin;
+import org.springframework.boot.origin.SystemEnvironmentOrigin;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 /**
  * Lets an empty value of a {@code kafko.} key leave it unset, as Spring Boot's own prefixes do
@@ -16,6 +21,11 @@ import org.springframework.boot.context.properties.source.ConfigurationPropertyN
  * counts a key whose empty value converts to nothing (a duration, a size, a number, an enum) as one it could not
  * bind: the start failed saying the key was "left unbound", as if it were misspelt. Such a key is told to that check
  * as bound here; what it binds is nothing, so the property keeps its default. Keys of other prefixes are left alone.
+ * <p>
+ * An environment variable that spells a property's dashes as underscores ({@code KAFKO_LISTENER_MAX_POLL_RECORDS},
+ * which Spring Boot binds as it does {@code KAFKO_LISTENER_MAXPOLLRECORDS}) is told to that check as bound too:
+ * the check reads the variable as {@code kafko.listener.max.poll.records}, a key that names no property, and failed
+ * the start though the property had been set from it.
  */
 final class EmptyValueBindHandlerAdvisor implements ConfigurationPropertiesBindHandlerAdvisor {
 
@@ -30,6 +40,37 @@ final class EmptyValueBindHandlerAdvisor implements ConfigurationPropertiesBindH
 
         EmptyValues(BindHandler parent) {
             super(parent);
+        }
+
+        @Override
+        public Object onSuccess(ConfigurationPropertyName name, Bindable<?> target, BindContext context,
+                                Object result) {
+            ConfigurationProperty property = context.getConfigurationProperty();
+            if (property != null && KAFKO.isAncestorOf(name) && name.equals(property.getName())) {
+                ConfigurationPropertyName variable = variableName(property.getOrigin());
+                if (variable != null && !variable.equals(name) && KAFKO.isAncestorOf(variable)) {
+                    // marks the name the unknown-key check reads the variable as bound; what it returns is not used
+                    super.onSuccess(variable, target, context, result);
+                }
+            }
+            return super.onSuccess(name, target, context, result);
+        }
+
+        /** The key an environment variable's name reads as ({@code KAFKO_A_B} as {@code kafko.a.b}), else null. */
+        private static @Nullable ConfigurationPropertyName variableName(@Nullable Origin origin) {
+            for (Origin o = origin; o != null; o = o.getParent()) {
+                String variable = null;
+                if (o instanceof SystemEnvironmentOrigin environment) {
+                    variable = environment.getProperty();
+                } else if (o instanceof PropertySourceOrigin source
+                        && source.getPropertySource() instanceof SystemEnvironmentPropertySource) {
+                    variable = source.getPropertyName();
+                }
+                if (variable != null) {
+                    return ConfigurationPropertyName.adapt(variable.toLowerCase(Locale.ROOT).replace('_', '.'), '.');
+                }
+            }
+            return null;
         }
 
         @Override
