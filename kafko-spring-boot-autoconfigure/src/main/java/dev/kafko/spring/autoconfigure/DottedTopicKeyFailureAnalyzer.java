@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.BeanUtils;
 import org.springframework.boot.context.properties.bind.DataObjectPropertyName;
 import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
@@ -20,7 +21,9 @@ import org.springframework.core.Ordered;
  * A declared topic whose name holds a dot, written without brackets ({@code kafko.topics.orders.DLT.partitions},
  * or {@code orders.DLT:} under {@code kafko.topics} in YAML), binds as a key {@code DLT.partitions} of topic
  * {@code orders}: Spring Boot's analysis said only that the key, lower-cased, was "left unbound". This one names the
- * topic and gives the bracket form. Other unbound keys are left to {@link UnknownKafkoKeyFailureAnalyzer}.
+ * topic and gives the bracket form. An environment variable ({@code KAFKO_TOPICS_MY_TOPIC_PARTITIONS}) holds no
+ * brackets and reads its every underscore as a dot: it is told to declare the topic in a configuration file or in
+ * {@code SPRING_APPLICATION_JSON}. Other unbound keys are left to {@link UnknownKafkoKeyFailureAnalyzer}.
  */
 final class DottedTopicKeyFailureAnalyzer extends AbstractFailureAnalyzer<UnboundConfigurationPropertiesException>
         implements Ordered {
@@ -31,6 +34,12 @@ final class DottedTopicKeyFailureAnalyzer extends AbstractFailureAnalyzer<Unboun
         return Arrays.stream(BeanUtils.getPropertyDescriptors(KafkoProperties.TopicProperties.class))
                 .filter(d -> d.getWriteMethod() != null).map(PropertyDescriptor::getName)
                 .map(DataObjectPropertyName::toDashedForm).collect(Collectors.toSet());
+    }
+
+    /** {@code value} as a JSON value: a number as it is, anything else quoted. */
+    private static String json(@Nullable Object value) {
+        String text = String.valueOf(value);
+        return text.matches("-?\\d+") ? text : "\"" + text.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
     }
 
     @Override
@@ -44,6 +53,7 @@ final class DottedTopicKeyFailureAnalyzer extends AbstractFailureAnalyzer<Unboun
         List<String> lines = new ArrayList<>();
         List<String> fixes = new ArrayList<>();
         List<String> otherReadings = new ArrayList<>();
+        boolean fromVariable = false;
         for (ConfigurationProperty property : cause.getUnboundProperties()) {
             ConfigurationPropertyName name = property.getName();
             int n = name.getNumberOfElements();
@@ -58,9 +68,20 @@ final class DottedTopicKeyFailureAnalyzer extends AbstractFailureAnalyzer<Unboun
             }
             String key = name.getElement(n - 1, ConfigurationPropertyName.Form.DASHED);
             String origin = property.getOrigin() != null ? " (" + property.getOrigin() + ")" : "";
-            lines.add("    kafko.topics." + topic + "." + key + origin + ": binds no topic '" + topic
-                    + "', since a dot in a key separates its parts");
-            fixes.add("    kafko.topics[" + topic + "]." + key + "  (YAML: \"[" + topic + "]\": under kafko.topics)");
+            String variable = EmptyValueBindHandlerAdvisor.variable(property.getOrigin());
+            if (variable != null) {
+                lines.add("    " + variable + origin + ": binds no topic '" + topic + "', since an environment variable"
+                        + " cannot name a topic with a dot, a dash or an underscore (each underscore separates parts)");
+                fixes.add("    kafko.topics[" + topic + "]." + key + " in a configuration file, or SPRING_APPLICATION_JSON="
+                        + "{\"kafko\":{\"topics\":{\"[" + topic.toString().replace('.', '_') + "]\":{\""
+                        + key + "\":" + json(property.getValue()) + "}}}}"
+                        + " (the topic's own name in the brackets)");
+                fromVariable = true;
+            } else {
+                lines.add("    kafko.topics." + topic + "." + key + origin + ": binds no topic '" + topic
+                        + "', since a dot in a key separates its parts");
+                fixes.add("    kafko.topics[" + topic + "]." + key + "  (YAML: \"[" + topic + "]\": under kafko.topics)");
+            }
             // the other reading: a topic without a dot and a dotted key of Kafka's (num.partitions, log.retention)
             String first = name.getElement(2, ConfigurationPropertyName.Form.ORIGINAL);
             String dottedKey = topic.substring(first.length() + 1) + "." + key;
@@ -71,7 +92,8 @@ final class DottedTopicKeyFailureAnalyzer extends AbstractFailureAnalyzer<Unboun
         }
         return new FailureAnalysis("kafko could not start: a declared topic's name holds a dot but is not in brackets:\n"
                 + String.join("\n", lines),
-                "Write the topic's name in brackets:\n" + String.join("\n", fixes) + "\nor, not meaning a dotted name,"
+                (fromVariable ? "Declare the topic where its name can be written in brackets:\n"
+                        : "Write the topic's name in brackets:\n") + String.join("\n", fixes) + "\nor, not meaning a dotted name,"
                         + " use a topic's own keys (" + String.join(", ", new TreeSet<>(topicKeys)) + "):\n"
                         + String.join("\n", otherReadings), cause);
     }

@@ -31,6 +31,20 @@ final class EmptyValueBindHandlerAdvisor implements ConfigurationPropertiesBindH
 
     private static final ConfigurationPropertyName KAFKO = ConfigurationPropertyName.of("kafko");
 
+    /** The name of the environment variable a value was read from ({@code KAFKO_A_B}), else null. */
+    static @Nullable String variable(@Nullable Origin origin) {
+        for (Origin o = origin; o != null; o = o.getParent()) {
+            if (o instanceof SystemEnvironmentOrigin environment) {
+                return environment.getProperty();
+            }
+            if (o instanceof PropertySourceOrigin source
+                    && source.getPropertySource() instanceof SystemEnvironmentPropertySource) {
+                return source.getPropertyName();
+            }
+        }
+        return null;
+    }
+
     @Override
     public BindHandler apply(BindHandler bindHandler) {
         return new EmptyValues(bindHandler);
@@ -58,19 +72,9 @@ final class EmptyValueBindHandlerAdvisor implements ConfigurationPropertiesBindH
 
         /** The key an environment variable's name reads as ({@code KAFKO_A_B} as {@code kafko.a.b}), else null. */
         private static @Nullable ConfigurationPropertyName variableName(@Nullable Origin origin) {
-            for (Origin o = origin; o != null; o = o.getParent()) {
-                String variable = null;
-                if (o instanceof SystemEnvironmentOrigin environment) {
-                    variable = environment.getProperty();
-                } else if (o instanceof PropertySourceOrigin source
-                        && source.getPropertySource() instanceof SystemEnvironmentPropertySource) {
-                    variable = source.getPropertyName();
-                }
-                if (variable != null) {
-                    return ConfigurationPropertyName.adapt(variable.toLowerCase(Locale.ROOT).replace('_', '.'), '.');
-                }
-            }
-            return null;
+            String variable = variable(origin);
+            return variable == null ? null
+                    : ConfigurationPropertyName.adapt(variable.toLowerCase(Locale.ROOT).replace('_', '.'), '.');
         }
 
         @Override
