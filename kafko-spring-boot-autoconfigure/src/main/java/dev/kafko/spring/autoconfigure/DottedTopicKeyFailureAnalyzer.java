@@ -72,7 +72,8 @@ final class DottedTopicKeyFailureAnalyzer extends AbstractFailureAnalyzer<Unboun
             if (variable != null) {
                 lines.add("    " + variable + origin + ": binds no topic '" + topic + "', since an environment variable"
                         + " cannot name a topic with a dot, a dash or an underscore (each underscore separates parts)");
-                fixes.add("    kafko.topics[" + topic + "]." + key + " in a configuration file, or SPRING_APPLICATION_JSON="
+                fixes.add("    kafko.topics[" + topic + "]." + key
+                        + " in a configuration file, or SPRING_APPLICATION_JSON="
                         + "{\"kafko\":{\"topics\":{\"[" + topic.toString().replace('.', '_') + "]\":{\""
                         + key + "\":" + json(property.getValue()) + "}}}}"
                         + " (the topic's own name in the brackets)");
@@ -80,7 +81,8 @@ final class DottedTopicKeyFailureAnalyzer extends AbstractFailureAnalyzer<Unboun
             } else {
                 lines.add("    kafko.topics." + topic + "." + key + origin + ": binds no topic '" + topic
                         + "', since a dot in a key separates its parts");
-                fixes.add("    kafko.topics[" + topic + "]." + key + "  (YAML: \"[" + topic + "]\": under kafko.topics)");
+                fixes.add("    kafko.topics[" + topic + "]." + key + "  (YAML: \"[" + topic
+                        + "]\": under kafko.topics)");
             }
             // the other reading: a topic without a dot and a dotted key of Kafka's (num.partitions, log.retention)
             String first = name.getElement(2, ConfigurationPropertyName.Form.ORIGINAL);
@@ -93,7 +95,8 @@ final class DottedTopicKeyFailureAnalyzer extends AbstractFailureAnalyzer<Unboun
         return new FailureAnalysis("kafko could not start: a declared topic's name holds a dot but is not in brackets:\n"
                 + String.join("\n", lines),
                 (fromVariable ? "Declare the topic where its name can be written in brackets:\n"
-                        : "Write the topic's name in brackets:\n") + String.join("\n", fixes) + "\nor, not meaning a dotted name,"
+                        : "Write the topic's name in brackets:\n") + String.join("\n", fixes)
+                        + "\nor, not meaning a dotted name,"
                         + " use a topic's own keys (" + String.join(", ", new TreeSet<>(topicKeys)) + "):\n"
                         + String.join("\n", otherReadings), cause);
     }
