@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.springframework.context.ApplicationContext;
@@ -183,9 +184,10 @@ public final class KafkoTestUtils {
      * listener reading from the end must see, or to wait for a rebalance to settle.
      *
      * @throws AssertionError naming the partitions read when {@code timeout} passes first
+     * @throws IllegalArgumentException when {@code timeout} is negative
      */
     public static void waitForAssignment(MessageListenerContainer container, int partitions, Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
+        long deadline = deadline(timeout);
         while (true) {
             Map<String, Set<Integer>> assigned = container.getAssignedPartitions();
             int count = assigned.values().stream().mapToInt(Set::size).sum();
@@ -214,8 +216,10 @@ public final class KafkoTestUtils {
      *     another thread closed the context while the call waited (a parallel test's {@code @DirtiesContext},
      *     Spring's test context cache evicting it): its listeners stopped without the records being checked, and
      *     a test asserting that a record did not arrive would pass having checked nothing
+     * @throws IllegalArgumentException when {@code timeout} is negative, also on a closed context
      */
     public static void waitForListeners(ApplicationContext context, Duration timeout) {
+        deadline(timeout); // refused before a closed context returns, as on an open one
         if (context instanceof ConfigurableApplicationContext configurable
                 && (configurable.isClosed() || !configurable.isActive())) {
             return; // closed, or closing, before the call
@@ -242,9 +246,10 @@ public final class KafkoTestUtils {
      *     poll; with {@code kafko.auto-create-topics=false} an undeclared one waits for the application),
      *     with the {@link UnknownTopicException} as its cause; a deleted topic a listener's topic pattern matched
      *     is not waited for (that listener never creates it again)
+     * @throws IllegalArgumentException when {@code timeout} is negative
      */
     public static void waitForListeners(KafkoListenerEndpointRegistry registry, Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
+        long deadline = deadline(timeout);
         List<ConcurrentMessageListenerContainer> containers = new ArrayList<>();
         for (MessageListenerContainer container : registry.getListenerContainers()) {
             if (container instanceof ConcurrentMessageListenerContainer concurrent && waitedFor(concurrent)) {
@@ -278,6 +283,18 @@ public final class KafkoTestUtils {
             awaitCaughtUp(registry, targets, deadline, timeout);
             previous = targets;
         }
+    }
+
+    /**
+     * The {@link System#nanoTime} at which a wait of {@code timeout} ends; a negative timeout is refused, as the record
+     * readers refuse it, where it would have returned at once from a wait with nothing behind, having waited for nothing.
+     */
+    private static long deadline(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException("timeout must not be negative, was " + timeout);
+        }
+        return System.nanoTime() + timeout.toNanos();
     }
 
     /**

@@ -57,6 +57,31 @@ class KafkoTestUtilsTest {
     }
 
     @Test
+    void aNegativeOrMissingTimeoutIsRefusedAsTheRecordReadersRefuseIt() {
+        SEEN.clear();
+        gate = new CountDownLatch(0);
+        runner.run(context -> {
+            // nothing is behind: a negative timeout returned, as if the listeners had been waited for
+            KafkoListenerEndpointRegistry registry = context.getBean(KafkoListenerEndpointRegistry.class);
+            MessageListenerContainer container = registry.getListenerContainer("gated");
+            assertThatThrownBy(() -> KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(-1)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("timeout must not be negative, was PT-1S");
+            assertThatThrownBy(() -> KafkoTestUtils.waitForListeners(registry, Duration.ofSeconds(-1)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("timeout must not be negative, was PT-1S");
+            assertThatThrownBy(() -> KafkoTestUtils.waitForAssignment(container, 1, Duration.ofSeconds(-1)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("timeout must not be negative, was PT-1S");
+            assertThatThrownBy(() -> KafkoTestUtils.waitForListeners(context, null))
+                    .isInstanceOf(NullPointerException.class).hasMessage("timeout");
+            assertThatThrownBy(() -> KafkoTestUtils.waitForAssignment(container, 1, null))
+                    .isInstanceOf(NullPointerException.class).hasMessage("timeout");
+            KafkoTestUtils.waitForListeners(context, Duration.ZERO); // nothing behind: a zero timeout is enough
+        });
+    }
+
+    @Test
     void whatWasConsumedOfADeletedTopicDoesNotCountForTheTopicCreatedAgainUnderItsName() {
         SEEN.clear();
         gate = new CountDownLatch(0);
