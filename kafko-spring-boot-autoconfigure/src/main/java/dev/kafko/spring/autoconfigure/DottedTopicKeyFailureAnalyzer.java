@@ -23,7 +23,9 @@ import org.springframework.core.Ordered;
  * {@code orders}: Spring Boot's analysis said only that the key, lower-cased, was "left unbound". This one names the
  * topic and gives the bracket form. An environment variable ({@code KAFKO_TOPICS_MY_TOPIC_PARTITIONS}) holds no
  * brackets and reads its every underscore as a dot: it is told to declare the topic in a configuration file or in
- * {@code SPRING_APPLICATION_JSON}. Other unbound keys are left to {@link UnknownKafkoKeyFailureAnalyzer}.
+ * {@code SPRING_APPLICATION_JSON}. (Spring Boot checks no variable of the process environment, its
+ * {@code systemEnvironment} source, for unknown keys: there such a variable is ignored; this reaches the variables
+ * of another environment property source.) Other unbound keys are left to {@link UnknownKafkoKeyFailureAnalyzer}.
  */
 final class DottedTopicKeyFailureAnalyzer extends AbstractFailureAnalyzer<UnboundConfigurationPropertiesException>
         implements Ordered {

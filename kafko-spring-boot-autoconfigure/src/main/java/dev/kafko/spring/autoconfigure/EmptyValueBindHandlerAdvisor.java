@@ -25,7 +25,9 @@ import org.springframework.core.env.SystemEnvironmentPropertySource;
  * An environment variable that spells a property's dashes as underscores ({@code KAFKO_LISTENER_MAX_POLL_RECORDS},
  * which Spring Boot binds as it does {@code KAFKO_LISTENER_MAXPOLLRECORDS}) is told to that check as bound too:
  * the check reads the variable as {@code kafko.listener.max.poll.records}, a key that names no property, and failed
- * the start though the property had been set from it.
+ * the start though the property had been set from it. (Spring Boot leaves the process environment, its
+ * {@code systemEnvironment} source, out of that check; a variable of another environment property source is
+ * checked.)
  */
 final class EmptyValueBindHandlerAdvisor implements ConfigurationPropertiesBindHandlerAdvisor {
 
