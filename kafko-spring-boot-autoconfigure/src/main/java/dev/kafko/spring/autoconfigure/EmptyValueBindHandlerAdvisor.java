@@ -9,6 +9,7 @@ import org.springframework.boot.context.properties.bind.BindHandler;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
 import org.springframework.boot.origin.Origin;
 import org.springframework.boot.origin.PropertySourceOrigin;
 import org.springframework.boot.origin.SystemEnvironmentOrigin;
@@ -25,9 +26,9 @@ import org.springframework.core.env.SystemEnvironmentPropertySource;
  * An environment variable that spells a property's dashes as underscores ({@code KAFKO_LISTENER_MAX_POLL_RECORDS},
  * which Spring Boot binds as it does {@code KAFKO_LISTENER_MAXPOLLRECORDS}) is told to that check as bound too:
  * the check reads the variable as {@code kafko.listener.max.poll.records}, a key that names no property, and failed
- * the start though the property had been set from it. (Spring Boot leaves the process environment, its
- * {@code systemEnvironment} source, out of that check; a variable of another environment property source is
- * checked.)
+ * the start though the property had been set from it, or from a source that overrides the variable. (Spring Boot
+ * leaves the process environment, its {@code systemEnvironment} source, out of that check; a variable of another
+ * environment property source is checked.)
  */
 final class EmptyValueBindHandlerAdvisor implements ConfigurationPropertiesBindHandlerAdvisor {
 
@@ -63,20 +64,39 @@ final class EmptyValueBindHandlerAdvisor implements ConfigurationPropertiesBindH
                                 Object result) {
             ConfigurationProperty property = context.getConfigurationProperty();
             if (property != null && KAFKO.isAncestorOf(name) && name.equals(property.getName())) {
-                ConfigurationPropertyName variable = variableName(property.getOrigin());
-                if (variable != null && !variable.equals(name) && KAFKO.isAncestorOf(variable)) {
-                    // marks the name the unknown-key check reads the variable as bound; what it returns is not used
-                    super.onSuccess(variable, target, context, result);
+                ConfigurationPropertyName reading = variableReading(name);
+                if (!reading.equals(name) && setByVariable(reading, context)) {
+                    // marks the name the unknown-key check reads the variable as bound, whichever source the value
+                    // came from (a command-line argument, or the dashless variable, wins over it); what it returns is
+                    // not used
+                    super.onSuccess(reading, target, context, result);
                 }
             }
             return super.onSuccess(name, target, context, result);
         }
 
-        /** The key an environment variable's name reads as ({@code KAFKO_A_B} as {@code kafko.a.b}), else null. */
-        private static @Nullable ConfigurationPropertyName variableName(@Nullable Origin origin) {
-            String variable = variable(origin);
-            return variable == null ? null
-                    : ConfigurationPropertyName.adapt(variable.toLowerCase(Locale.ROOT).replace('_', '.'), '.');
+        /**
+         * The key the variable that writes {@code name}'s dashes as underscores reads as: {@code KAFKO_A_B_C} for
+         * {@code kafko.a.b-c}, read as {@code kafko.a.b.c}.
+         */
+        private static ConfigurationPropertyName variableReading(ConfigurationPropertyName name) {
+            StringBuilder variable = new StringBuilder();
+            for (int i = 0; i < name.getNumberOfElements(); i++) {
+                variable.append(i > 0 ? "." : "")
+                        .append(name.getElement(i, ConfigurationPropertyName.Form.ORIGINAL).replace('-', '.'));
+            }
+            return ConfigurationPropertyName.adapt(variable.toString().toLowerCase(Locale.ROOT), '.');
+        }
+
+        /** Whether an environment property source holds a variable that reads as {@code reading}. */
+        private static boolean setByVariable(ConfigurationPropertyName reading, BindContext context) {
+            for (ConfigurationPropertySource source : context.getSources()) {
+                if (source.getUnderlyingSource() instanceof SystemEnvironmentPropertySource
+                        && source.getConfigurationProperty(reading) != null) {
+                    return true;
+                }
+            }
+            return false;
         }
 
         @Override

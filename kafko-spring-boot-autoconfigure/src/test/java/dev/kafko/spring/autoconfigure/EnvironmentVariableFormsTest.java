@@ -12,6 +12,7 @@ import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 
@@ -48,6 +49,23 @@ class EnvironmentVariableFormsTest {
                     assertThat(properties.isAutoCreateTopics()).isFalse();
                     assertThat(context.getBean(Kafko.class).topic("orders").orElseThrow().config().maxRecordBytes())
                             .isEqualTo(2048);
+                });
+    }
+
+    @Test
+    void aVariableWithTheDashesAsUnderscoresThatAnotherSourceOverridesDoesNotFailTheStart() {
+        withEnvironment(Map.of("KAFKO_EPHEMERAL", "true", "KAFKO_LISTENER_MAX_POLL_RECORDS", "7"))
+                .withInitializer(context -> context.getEnvironment().getPropertySources().addFirst(
+                        new MapPropertySource("commandLineArgs", Map.of("kafko.listener.max-poll-records", "9"))))
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(KafkoProperties.class).getListener().getMaxPollRecords()).isEqualTo(9);
+                });
+        withEnvironment(Map.of("KAFKO_EPHEMERAL", "true", "KAFKO_LISTENER_MAX_POLL_RECORDS", "7",
+                "KAFKO_LISTENER_MAXPOLLRECORDS", "5"))
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(KafkoProperties.class).getListener().getMaxPollRecords()).isEqualTo(5);
                 });
     }
 
