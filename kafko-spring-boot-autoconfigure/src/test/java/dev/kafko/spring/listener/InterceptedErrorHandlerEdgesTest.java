@@ -37,7 +37,7 @@ import org.springframework.messaging.handler.annotation.Header;
 
 /**
  * What an error handler is handed, and says, when a container interceptor gave the listener other records than those
- * polled (B340): the stopping handler's report of what is not committed, the record a batch listener names at a retry
+ * polled (B301): the stopping handler's report of what is not committed, the record a batch listener names at a retry
  * in a transaction, and a failure after one that named a record.
  */
 @ExtendWith(OutputCaptureExtension.class)

@@ -35,7 +35,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.messaging.handler.annotation.SendTo;
 
 /**
- * What a container interceptor's records become when the listener fails on them (B288, B292, B340): the records the
+ * What a container interceptor's records become when the listener fails on them (B288, B292, B301): the records the
  * error handler is handed, recovers and tells of, what is committed, and that a batch interceptor that reorders its
  * batch loses no record the listener did not get to, whichever record it names as failed, nacks or acknowledges.
  */
