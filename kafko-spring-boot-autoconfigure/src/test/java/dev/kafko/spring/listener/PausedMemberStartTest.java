@@ -53,12 +53,9 @@ class PausedMemberStartTest {
     void aContainerStartedPausedUnderLatestCommitsTheEndsSoARestartBeforeTheResumeReadsWhatWasSentMeanwhile() {
         runner("latest").withBean(HeldReader.class).run(context -> {
             Kafko kafko = context.getBean(Kafko.class);
-            send(kafko, "before", 4);
-            ConcurrentMessageListenerContainer container = container(context, "held");
-            container.pause();
-            container.start();
+            ConcurrentMessageListenerContainer container = startPausedAfterFourRecords(context, kafko);
             await().atMost(Duration.ofSeconds(20)).until(container::isPaused);
-            await().atMost(Duration.ofSeconds(20)).until(() -> kafko.groupInfo("held", "held").committed().size() == 4);
+            awaitFourCommitted(kafko);
             assertThat(kafko.groupInfo("held", "held").committed()).isEqualTo(Map.of(0, 1L, 1, 1L, 2, 1L, 3, 1L));
             send(kafko, "paused", 4);
             assertThat(lag(kafko)).isEqualTo(4);
@@ -75,11 +72,8 @@ class PausedMemberStartTest {
     void aContainerStartedPausedUnderLatestReadsWhatWasSentWhilePausedOnceAtTheResume() {
         runner("latest").withBean(HeldReader.class).run(context -> {
             Kafko kafko = context.getBean(Kafko.class);
-            send(kafko, "before", 4);
-            ConcurrentMessageListenerContainer container = container(context, "held");
-            container.pause();
-            container.start();
-            await().atMost(Duration.ofSeconds(20)).until(() -> kafko.groupInfo("held", "held").committed().size() == 4);
+            ConcurrentMessageListenerContainer container = startPausedAfterFourRecords(context, kafko);
+            awaitFourCommitted(kafko);
             send(kafko, "paused", 8);
             container.resume();
             KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
@@ -92,10 +86,7 @@ class PausedMemberStartTest {
     void aContainerStartedPausedUnderEarliestCommitsNothingAndReadsEverythingAtTheResume() {
         runner("earliest").withBean(HeldReader.class).run(context -> {
             Kafko kafko = context.getBean(Kafko.class);
-            send(kafko, "before", 4);
-            ConcurrentMessageListenerContainer container = container(context, "held");
-            container.pause();
-            container.start();
+            ConcurrentMessageListenerContainer container = startPausedAfterFourRecords(context, kafko);
             await().atMost(Duration.ofSeconds(20)).until(container::isPaused);
             send(kafko, "paused", 4);
             Thread.sleep(200); // four pause waits
@@ -116,7 +107,7 @@ class PausedMemberStartTest {
             ConcurrentMessageListenerContainer other = container(context, "other");
             held.pause();
             held.start();
-            await().atMost(Duration.ofSeconds(20)).until(() -> kafko.groupInfo("held", "held").committed().size() == 4);
+            awaitFourCommitted(kafko);
             send(kafko, "paused", 8);
             // a second container of the group joins while the first is paused, then the first stops and starts
             other.pause();
@@ -146,7 +137,7 @@ class PausedMemberStartTest {
             container.pausePartition("held", 0);
             container.start();
             await().atMost(Duration.ofSeconds(20)).until(() -> container.isPartitionPaused("held", 0));
-            await().atMost(Duration.ofSeconds(20)).until(() -> kafko.groupInfo("held", "held").committed().size() == 4);
+            awaitFourCommitted(kafko);
             assertThat(kafko.groupInfo("held", "held").committed()).isEqualTo(Map.of(0, 1L, 1, 1L, 2, 1L, 3, 1L));
             kafko.producer("held").sendTo(0, null, bytes("p0")).join();
             kafko.producer("held").sendTo(1, null, bytes("p1")).join();
@@ -187,7 +178,7 @@ class PausedMemberStartTest {
             ConcurrentMessageListenerContainer container = container(context, "held");
             container.pause();
             container.start();
-            await().atMost(Duration.ofSeconds(20)).until(() -> kafko.groupInfo("held", "held").committed().size() == 4);
+            awaitFourCommitted(kafko);
             kafko.deleteTopic("held");
             try {
                 kafko.createTopic("held", TopicConfig.builder().partitions(4).build());
@@ -195,7 +186,7 @@ class PausedMemberStartTest {
                 // a paused member found it deleted first, and made it again as it read it again
             }
             send(kafko, "again", 4);
-            await().atMost(Duration.ofSeconds(20)).until(() -> kafko.groupInfo("held", "held").committed().size() == 4);
+            awaitFourCommitted(kafko);
             assertThat(lag(kafko)).isEqualTo(4);
         });
         runner("latest").withBean(HeldReader.class).run(context -> {
@@ -203,6 +194,21 @@ class PausedMemberStartTest {
             KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
             assertThat(RECEIVED).containsExactlyInAnyOrder("again-0", "again-1", "again-2", "again-3");
         });
+    }
+
+    /** Sends four records to {@code held}, then starts its container paused. */
+    private static ConcurrentMessageListenerContainer startPausedAfterFourRecords(ApplicationContext context,
+                                                                                 Kafko kafko) {
+        send(kafko, "before", 4);
+        ConcurrentMessageListenerContainer container = container(context, "held");
+        container.pause();
+        container.start();
+        return container;
+    }
+
+    /** Waits until group {@code held} has committed on each of its topic's four partitions. */
+    private static void awaitFourCommitted(Kafko kafko) {
+        await().atMost(Duration.ofSeconds(20)).until(() -> kafko.groupInfo("held", "held").committed().size() == 4);
     }
 
     private static void send(Kafko kafko, String prefix, int count) {
