@@ -11,6 +11,9 @@ import dev.kafko.spring.support.Acknowledgment;
 import dev.kafko.spring.support.KafkoHeaders;
 import dev.kafko.spring.support.RecordMessageConverter;
 import java.lang.reflect.Method;
+import java.lang.reflect.ParameterizedType;
+import java.lang.reflect.Type;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -87,7 +90,10 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
     private final @Nullable Class<?> plainPayloadType;
     private final String listenerId;
     private final String groupId;
-    /** Sends the method's results; {@code null} when it has no {@code @SendTo}. */
+    /**
+     * Sends the method's results; {@code null} when it has no {@code @SendTo} and is not declared to return a
+     * {@code Message} or a {@code Collection} of them.
+     */
     private final @Nullable ReplySender replies;
     private final @Nullable KafkoListenerErrorHandler errorHandler;
     /** The listener's {@link KafkoHeaders#LISTENER_INFO}, or {@code null} for none. */
@@ -183,8 +189,10 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
                     + " with KafkoArgumentResolvers.handlerMethodFactory (which takes your own argument resolvers too:"
                     + " handlerMethodFactory(converter, validator, customResolvers))");
         }
-        this.replies = replyTemplate == null || (replyTopic == null && !replyToHeader) ? null
-                : new ReplySender(listenerId, replyTopic, replyTemplate, batch, existingTopic, splitIterables);
+        // without @SendTo, a method declared to return messages sends them to their topics, as in spring-kafka
+        boolean sends = replyTopic != null || replyToHeader || returnsMessages(handler.getMethod());
+        this.replies = replyTemplate == null || !sends ? null : new ReplySender(listenerId, replyTopic,
+                replyTopic != null || replyToHeader, replyTemplate, batch, existingTopic, splitIterables);
         this.handler = handler;
         this.converter = converter;
         this.batch = batch;
@@ -449,5 +457,20 @@ public final class MessagingMessageListenerAdapter implements KafkoMessageListen
                         + " List<KafkoRecord> payload to read them, or declare the header required = false"));
             }
         }
+    }
+
+    /**
+     * Whether the method is declared to return a {@code Message} or a {@code Collection} of them: spring-kafka's
+     * test ({@code KafkaUtils.returnTypeMessageOrCollectionOf}) of a method without {@code @SendTo} whose results
+     * are sent to the topics the messages name.
+     */
+    static boolean returnsMessages(Method method) {
+        Type type = method.getGenericReturnType();
+        if (type instanceof ParameterizedType parameterized && parameterized.getRawType() == Collection.class) {
+            Type element = parameterized.getActualTypeArguments()[0];
+            return element == Message.class
+                    || element instanceof ParameterizedType p && p.getRawType() == Message.class;
+        }
+        return type == Message.class || type instanceof ParameterizedType p && p.getRawType() == Message.class;
     }
 }

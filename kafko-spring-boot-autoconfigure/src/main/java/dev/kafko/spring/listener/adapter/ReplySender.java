@@ -22,14 +22,16 @@ import org.springframework.messaging.MessageHeaders;
 import org.springframework.messaging.support.MessageBuilder;
 
 /**
- * Sends what a {@code @SendTo} listener method returned, and waits until it is written. Internal to
- * {@link MessagingMessageListenerAdapter}; called on a container member's polling thread, and keeps
- * no per-call state.
+ * Sends what a {@code @SendTo} listener method (or one declared to return messages) returned, and waits
+ * until it is written. Internal to {@link MessagingMessageListenerAdapter}; called on a container member's
+ * polling thread, and keeps no per-call state.
  *
  * <p>The topic is the one {@code @SendTo} names or, where it names none, the request record's
  * {@link KafkoHeaders#REPLY_TOPIC} header, read only when a reply needs it (a returned {@code Message}
- * with its own {@link KafkoHeaders#TOPIC} does not). As in spring-kafka, a record listener's reply also
- * gets the request's {@link KafkoHeaders#CORRELATION_ID} and goes to the partition its
+ * with its own {@link KafkoHeaders#TOPIC} does not). A method without {@code @SendTo} declared to return a
+ * {@code Message} or a {@code Collection} of them has its messages sent to the topics they name (one that names
+ * none fails its record, without retries). As in spring-kafka, a record listener's reply also gets the
+ * request's {@link KafkoHeaders#CORRELATION_ID} and goes to the partition its
  * {@link KafkoHeaders#REPLY_PARTITION} names (a returned {@code Message} keeps a correlation id or a
  * partition of its own), and keeps the request's key (a returned {@code Message} sets its own); a batch
  * listener's replies carry none of these. A returned {@code Iterable} is sent as a record per non-null
@@ -43,19 +45,25 @@ final class ReplySender {
     private final @Nullable String topic;
     private final KafkoOperations<Object, Object> template;
     private final boolean batch;
+    /**
+     * Whether the listener has a {@code @SendTo}: without one (a method declared to return messages) a reply goes
+     * only to the topic its {@code Message} names.
+     */
+    private final boolean sendTo;
     /** Whether a topic exists: one a request names must, never created on first use. */
     private final Predicate<String> existingTopic;
     /** Whether an {@code Iterable} result is sent a record per element; else as one record, unless of messages. */
     private final boolean splitIterables;
 
-    ReplySender(String listenerId, @Nullable String topic, KafkoOperations<Object, Object> template, boolean batch,
-                Predicate<String> existingTopic, boolean splitIterables) {
-        if (topic == null && batch) {
+    ReplySender(String listenerId, @Nullable String topic, boolean sendTo, KafkoOperations<Object, Object> template,
+                boolean batch, Predicate<String> existingTopic, boolean splitIterables) {
+        if (topic == null && sendTo && batch) {
             throw new IllegalStateException("Batch listener '" + listenerId + "' has a @SendTo that names no topic;"
                     + " a batch has no one " + KafkoHeaders.REPLY_TOPIC + " header to reply to: name the topic");
         }
         this.listenerId = listenerId;
         this.topic = topic;
+        this.sendTo = sendTo;
         this.template = template;
         this.batch = batch;
         this.existingTopic = existingTopic;
@@ -168,6 +176,10 @@ final class ReplySender {
     private String topic(KafkoRecord request) {
         if (topic != null) {
             return topic;
+        }
+        if (!sendTo) {
+            throw invalid(request, KafkoHeaders.TOPIC, "it has no @SendTo and the Message it returned has no "
+                    + KafkoHeaders.TOPIC + " header: set the header on the Message, or name the topic in @SendTo");
         }
         String header = text(request, KafkoHeaders.REPLY_TOPIC);
         if (header == null) {
