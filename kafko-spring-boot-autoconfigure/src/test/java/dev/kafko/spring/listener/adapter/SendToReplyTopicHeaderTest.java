@@ -72,6 +72,22 @@ class SendToReplyTopicHeaderTest {
     }
 
     @Test
+    void aReplyCarriesNoOtherHeaderOfTheRequestThanItsCorrelationId() {
+        runner.run(context -> {
+            template(context).send(MessageBuilder.withPayload("traced").setHeader(KafkoHeaders.TOPIC, "requests")
+                    .setHeader(KafkoHeaders.REPLY_TOPIC, "replies-a").setHeader(KafkoHeaders.CORRELATION_ID, "c-11")
+                    .setHeader("x-trace", "t-1").build()).join();
+            KafkoTestUtils.waitForListeners(context, WAIT);
+
+            assertThat(KafkoTestUtils.records(context, "replies-a")).singleElement().satisfies(r -> {
+                assertThat(text(r.value())).isEqualTo("TRACED");
+                assertThat(r.headers().asList()).extracting(h -> h.key() + "=" + text(h.value()))
+                        .containsExactly(KafkoHeaders.CORRELATION_ID + "=c-11");
+            });
+        });
+    }
+
+    @Test
     void anEmptySendToSendsEachElementToTheReplyTopicsNamedPartitionWithTheCorrelationId() {
         runner.run(context -> {
             send(context, "split-requests", null, "a,b,c", "partitioned-replies", "c-9", "2");
