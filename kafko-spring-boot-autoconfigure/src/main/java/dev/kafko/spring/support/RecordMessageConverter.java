@@ -155,8 +155,9 @@ public final class RecordMessageConverter {
         Message<?> message = converter.toMessage(payload, null);
         if (message == null) {
             // with Jackson present the default converter writes every object: this one is the application's own
+            // (looked up as the application's classes are, through the thread's context class loader)
             throw new MessageConversionException("No converter turns a " + payload.getClass().getName()
-                    + " into bytes: " + (ClassUtils.isPresent(JACKSON, converter.getClass().getClassLoader())
+                    + " into bytes: " + (ClassUtils.isPresent(JACKSON, null)
                     ? "the template's converter (" + converter.getClass().getName() + ") writes none; send String"
                     + " or byte[], or give the template a converter that writes it"
                     : "send String or byte[], or put Jackson (tools.jackson.core:jackson-databind) on the classpath"
