@@ -587,19 +587,7 @@ final class ListenerConsumer implements Runnable {
 
     /** The member went idle: a {@link ConsumerSeekAware} listener may seek, with the member's positions. */
     void idle() {
-        if (seeks == null || lost != null || detached) {
-            return;
-        }
-        Map<Integer, Long> positions = new TreeMap<>();
-        try {
-            for (int p : assignment.partitions()) {
-                positions.put(p, consumer.position(p));
-            }
-        } catch (UnknownTopicException e) {
-            forgetDeletedTopic(e);
-            return;
-        }
-        seeks.idle(Collections.unmodifiableMap(positions));
+        idle(assignment.partitions());
     }
 
     /**
@@ -607,17 +595,23 @@ final class ListenerConsumer implements Runnable {
      * spring-kafka calls {@code onIdleContainer} for an idle partition.
      */
     void idlePartition(int partition) {
+        idle(Set.of(partition));
+    }
+
+    private void idle(Set<Integer> partitions) {
         if (seeks == null || lost != null || detached) {
             return;
         }
-        long position;
+        Map<Integer, Long> positions = new TreeMap<>();
         try {
-            position = consumer.position(partition);
+            for (int p : partitions) {
+                positions.put(p, consumer.position(p));
+            }
         } catch (UnknownTopicException e) {
             forgetDeletedTopic(e);
             return;
         }
-        seeks.idle(Map.of(partition, position));
+        seeks.idle(Collections.unmodifiableMap(positions));
     }
 
     /**
