@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The polling loop of one container member: poll, deliver ({@link MemberDelivery}), commit by ack mode
- * ({@link MemberCommits}), and read the topic again with a new consumer when it was deleted under the member.
+ * ({@link MemberCommits}), and read the topic again with a new consumer when it was deleted under the member
+ * ({@link MemberTopic}).
  * Everything here runs on the member's own thread, except {@link Ack#acknowledge()} (any thread:
  * a foreign ack is queued and committed by the polling thread) and {@link #wakeup()}.
  */
@@ -32,28 +33,10 @@ final class ListenerConsumer implements Runnable {
     private final KafkoMessageListenerContainer container;
     private final ContainerProperties properties;
     private final LogBackend backend;
-    /** The member's consumer: replaced (polling thread only) when its topic was deleted and exists again. */
-    private volatile BackendConsumer consumer;
-    /**
-     * The id of the topic {@link #consumer} reads ({@link LogBackend#topicId}), read once it was made: were
-     * the topic deleted and created again meanwhile, the consumer fails before it delivers anything.
-     */
-    private @Nullable Object topicId;
-    /** Whether the topic was deleted under {@link #consumer} and no consumer of it has been made since. */
-    private boolean detached;
-    /**
-     * Why a commit found the topic deleted under {@link #consumer}: the records still in hand are not
-     * delivered, and the next poll leaves the topic; polling thread only.
-     */
-    private @Nullable UnknownTopicException lost;
-    /** How many records in hand were not delivered because the topic was deleted; polling thread only. */
-    private int dropped;
     /** Whether the last poll returned records: a poll failure right after them is the next poll's (see poll()). */
     private boolean lastPollRead;
     /** What this member has yet to commit, and when it commits it; polling thread only. */
     private final MemberCommits commits;
-    /** {@code commits}' bookkeeping. */
-    private final CommitOffsets offsets;
     /** Where the member starts and how far it got without records; polling thread only. */
     private final MemberPositions positions;
     /** Whether this run's first poll completed ({@link ConsumerSeekAware#onFirstPoll} told). Polling thread. */
@@ -74,6 +57,8 @@ final class ListenerConsumer implements Runnable {
     private final MemberEvents events;
     /** What the polling thread waits for from the listener: cancelled when a stop overran its shutdown timeout. */
     private final AwaitedStage awaited;
+    /** The topic the member reads, through its consumer, made again when the topic was deleted under it. */
+    private final MemberTopic topic;
 
     /**
      * @param firstPoll opened once the listener's other members have joined the group; this member's first
@@ -89,7 +74,6 @@ final class ListenerConsumer implements Runnable {
         this.backend = backend;
         this.log = new MemberLog(container);
         this.commits = new MemberCommits(container, this, log);
-        this.offsets = commits.offsets();
         this.positions = new MemberPositions(container, backend, commits);
         ConsumerSeekAware aware = listener.seekAware();
         this.seeks = aware == null ? null : new MemberSeeks(container, aware, container::wakeup); // a retry's back-off too
@@ -97,32 +81,7 @@ final class ListenerConsumer implements Runnable {
         this.pauses = new MemberPauses(container.partitionPauses(), container.topic(), events);
         this.assignment = new MemberAssignment(this, container, listener, commits, positions, seeks, events, pauses);
         this.delivery = new MemberDelivery(this, container, listener, commits, log, seeks);
-        this.consumer = openConsumer();
-        try {
-            this.topicId = backend.topicId(container.topic());
-        } catch (RuntimeException | Error e) {
-            // the topic deleted since the consumer opened: no thread will run it, so it leaves its group here
-            closeUnrun();
-            throw e;
-        }
-    }
-
-    /** A member of the group, or a consumer of the partitions assigned by hand ({@link AssignedPartitions}). */
-    private BackendConsumer openConsumer() {
-        AssignedPartitions byHand = container.assignment();
-        BackendConsumer opened = byHand != null
-                ? byHand.open(backend, container, properties.maxPollRecords(), properties.offsetReset())
-                : properties.offsetReset() == null
-                        ? backend.groupConsumer(container.topic(), container.getGroupId(), properties.maxPollRecords(),
-                                assignment, container.createsTopic())
-                        : backend.groupConsumer(container.topic(), container.getGroupId(), properties.maxPollRecords(),
-                                assignment, container.createsTopic(), properties.offsetReset());
-        if (opened == null) {
-            throw new IllegalStateException("The LogBackend " + backend.getClass().getName() + " of listener '"
-                    + container.getListenerId() + "' returned no consumer for '" + container.topic()
-                    + "' (a mock of the LogBackend bean? the listeners read through it)");
-        }
-        return opened;
+        this.topic = new MemberTopic(container, backend, assignment, positions, commits.offsets(), events, seeks, log);
     }
 
     /** Waits for the gate of {@link #firstPoll}, which its starter always opens, interrupted or not. */
@@ -182,7 +141,7 @@ final class ListenerConsumer implements Runnable {
     }
 
     void wakeup() {
-        consumer.wakeup();
+        topic.wakeup();
     }
 
     /**
@@ -190,7 +149,7 @@ final class ListenerConsumer implements Runnable {
      * whether it polls or waits for the stage its listener returned. Any thread.
      */
     void acknowledgedElsewhere() {
-        consumer.wakeup();
+        topic.wakeup();
         awaited.acknowledgedElsewhere();
     }
 
@@ -215,11 +174,7 @@ final class ListenerConsumer implements Runnable {
      * would otherwise keep the partitions it was given. On the thread that made it.
      */
     void closeUnrun() {
-        try {
-            consumer.close();
-        } catch (RuntimeException e) {
-            LOG.warn("Closing the consumer of {}, whose thread was refused, failed", container.memberName(), e);
-        }
+        topic.closeUnrun();
     }
 
     /**
@@ -256,10 +211,10 @@ final class ListenerConsumer implements Runnable {
                 makeSeeks();
                 if (container.pauseRequested()) {
                     commits.commitPending();
-                    if (leftWhilePaused()) {
+                    if (topic.leftWhilePaused()) {
                         continue; // its pattern's topic was deleted: the member ends
                     }
-                    startWhilePaused();
+                    topic.startWhilePaused();
                     container.markPaused(true);
                     events.paused(true);
                     container.awaitResume(events.waitMillis(properties.pollTimeout().toMillis()));
@@ -307,12 +262,12 @@ final class ListenerConsumer implements Runnable {
             container.awaitSiblingsStopping();
             try {
                 try {
-                    if (container.assignment() != null && !detached && lost == null) {
+                    if (container.assignment() != null && topic.readable()) {
                         // as a group member's close revokes what it reads
                         assignment.onPartitionsRevoked(assignment.partitions());
                     }
                 } finally {
-                    consumer.close();
+                    topic.consumer().close();
                 }
             } catch (RuntimeException e) {
                 LOG.warn("Closing the consumer of {} failed", container.memberName(), e);
@@ -351,88 +306,31 @@ final class ListenerConsumer implements Runnable {
     }
 
     /**
-     * A paused member of a pattern's topic polls nothing, so no poll finds the topic deleted: it looks at each pause
-     * wait, and ends as a polling member does when the topic is gone ({@link #leaveDeletedTopic}), rather than keep a
-     * thread per topic deleted while the container is paused. True when it was asked to stop so.
-     */
-    private boolean leftWhilePaused() {
-        if (container.createsTopic()) {
-            rejoinWhilePaused();
-            return false;
-        }
-        Object now = backend.topicId(container.topic());
-        // null: no topic has the name now, also when none had it either as the consumer was made (deleted in between)
-        if (!detached && lost == null && now != null && now.equals(topicId)) {
-            return false;
-        }
-        if (!detached) {
-            leaveDeletedTopic(lost != null ? lost : new UnknownTopicException("topic '" + container.topic()
-                    + "' was deleted while " + container.memberName() + " was paused"));
-        }
-        return detached && container.retireIfTopicGone();
-    }
-
-    /**
-     * A paused group member of a topic it creates on use looks at its topic at each pause wait too: deleted (and maybe
-     * created again), the member reads it again at once, as a polling member does, so that it commits where it starts
-     * the new topic ({@link #startWhilePaused}): a restart before the resume reads what was sent to it meanwhile, where
-     * new groups start at the end, and the group's lag counts it. Partitions assigned by hand are read again at the
-     * resume, their initial offsets sought then.
-     */
-    private void rejoinWhilePaused() {
-        if (container.assignment() != null) {
-            return;
-        }
-        if (detached) {
-            rejoin();
-            return;
-        }
-        Object now = backend.topicId(container.topic());
-        if (lost == null && now != null && now.equals(topicId)) {
-            return;
-        }
-        leaveDeletedTopic(lost != null ? lost : new UnknownTopicException("topic '" + container.topic()
-                + "' was deleted while " + container.memberName() + " was paused"));
-    }
-
-    /** A paused member commits where it starts the partitions it took ({@link MemberPositions#whilePaused}). */
-    private void startWhilePaused() {
-        try {
-            if (!detached && lost == null) {
-                positions.whilePaused(consumer, assignment.partitions());
-            }
-        } catch (UnknownTopicException e) {
-            forgetDeletedTopic(e); // left as a commit's finding of it is
-        }
-    }
-
-    /**
      * Takes the partition pauses asked of the container into effect before a poll. A topic deleted under the member
      * (found by a commit, or by this call) is left by the poll that follows, as any other finding of it, not a death
      * of the member: its next consumer pauses what it is assigned anew.
      */
     private void applyPartitionPauses() {
-        if (detached || lost != null) {
+        if (!topic.readable()) {
             return;
         }
         try {
-            pauses.apply(consumer, assignment.partitions());
+            pauses.apply(topic.consumer(), assignment.partitions());
         } catch (UnknownTopicException e) {
-            forgetDeletedTopic(e);
+            topic.forgetDeletedTopic(e);
         }
     }
 
     private List<KafkoRecord> poll() throws InterruptedException {
-        if (lost != null) {
-            leaveDeletedTopic(lost);
-        }
+        boolean readable = topic.beforePoll();
         long pollMillis = events.waitMillis(properties.pollTimeout().toMillis());
-        if (detached && !rejoin()) {
+        if (!readable) {
             if (!container.retireIfTopicGone()) {
                 container.awaitSignal(pollMillis);
             }
             return List.of(); // a retired member's loop ends: it was asked to stop
         }
+        BackendConsumer consumer = topic.consumer();
         try {
             if (pauses.holding()) {
                 // a retry topic's partitions held back for a back-off: those whose back-off ended are read again,
@@ -451,7 +349,7 @@ final class ListenerConsumer implements Runnable {
         } catch (KafkoClosedException e) {
             throw e;
         } catch (UnknownTopicException e) {
-            leaveDeletedTopic(e);
+            topic.leaveDeletedTopic(e);
             return List.of();
         } catch (InterruptException e) {
             if (container.stopRequested()) {
@@ -472,78 +370,19 @@ final class ListenerConsumer implements Runnable {
         }
     }
 
-    /**
-     * The topic was deleted under this member: what it had not committed went with it, and so did the
-     * records it still held. The member closes its consumer and joins its group on the topic again as
-     * soon as the topic exists, which is at once where topics are created on use; until then it looks again every
-     * poll timeout. A member of a listener that follows a topic pattern, which never creates the topics it reads, ends
-     * instead when the topic does not exist at its next poll.
-     */
-    private void leaveDeletedTopic(UnknownTopicException e) {
-        LOG.warn("Listener '{}' lost topic '{}' ({}){}; {} {}", container.getListenerId(), container.topic(),
-                e.getMessage(), dropped > 0 ? "; " + dropped + " record(s) of it in hand were not delivered" : "",
-                container.memberName(), container.createsTopic() ? "reads it again as soon as it exists"
-                        : "ends unless it exists again at its next poll");
-        forgetDeletedTopic(e);
-        lost = null;
-        dropped = 0;
-        if (seeks != null) {
-            seeks.drop("its topic was deleted");
-        }
-        try {
-            consumer.close();
-        } catch (RuntimeException closing) {
-            LOG.debug("Closing the consumer of {} on a deleted topic failed", container.memberName(), closing);
-        }
-        assignment.clear();
-        events.revokedAll();
-        detached = true;
-        rejoin();
-    }
-
     /** A commit or a seek found the topic deleted: nothing of it is committed or delivered any more. */
     void forgetDeletedTopic(UnknownTopicException e) {
-        if (lost == null) {
-            lost = e;
-        }
-        offsets.dropPending();
+        topic.forgetDeletedTopic(e);
     }
 
     /** Whether a commit or a seek found the topic deleted: the records still in hand are not delivered. */
     boolean topicLost() {
-        return lost != null;
+        return topic.lost();
     }
 
     /** {@code count} records in hand were not delivered because the topic was deleted. */
     void notDelivered(int count) {
-        dropped += count;
-    }
-
-    /** Makes a consumer of the topic again, if it exists (or is created on use); true when it did. */
-    private boolean rejoin() {
-        try {
-            consumer = openConsumer();
-        } catch (UnknownTopicException e) {
-            return false;
-        } catch (KafkoClosedException e) {
-            throw e;
-        } catch (KafkoException e) {
-            // the topic is being deleted and created again under the member (a test resetting its topics), or
-            // something lasting (a storage error): it looks again at the next poll timeout, as for a topic that
-            // does not exist yet
-            log.rejoinFailed(e);
-            return false;
-        }
-        topicId = backend.topicId(container.topic());
-        detached = false;
-        offsets.reset();
-        positions.rejoined();
-        container.instrumentation().listenerStarting(container.getListenerId(), container.getGroupId(),
-                container.topic());
-        LOG.info("Listener '{}' reads topic '{}' again ({})", container.getListenerId(), container.topic(),
-                container.memberName());
-        assignment.assignByHand();
-        return true;
+        topic.notDelivered(count);
     }
 
     /**
@@ -555,13 +394,15 @@ final class ListenerConsumer implements Runnable {
      * @return false when the member cannot make seeks now (its topic was deleted under it): they wait for its poll
      */
     boolean makeSeeks() {
-        if (seeks == null || lost != null || detached) {
+        if (seeks == null || !topic.readable()) {
             return false;
         }
         if (!seeks.pending()) {
             return true;
         }
         commits.commitPending();
+        BackendConsumer consumer = topic.consumer();
+        CommitOffsets offsets = commits.offsets();
         try {
             Set<Integer> sought = seeks.makeQueued(consumer);
             if (sought.isEmpty()) {
@@ -575,10 +416,10 @@ final class ListenerConsumer implements Runnable {
             }
             positions.forEach(offsets::add);
             commits.commitPending();
-            positions.forEach((p, o) -> container.processed().rewind(container.topic(), topicId, p, o));
+            positions.forEach((p, o) -> container.processed().rewind(container.topic(), topic.topicId(), p, o));
             return true;
         } catch (UnknownTopicException e) {
-            forgetDeletedTopic(e);
+            topic.forgetDeletedTopic(e);
             return false;
         } finally {
             seeks.made();
@@ -599,16 +440,16 @@ final class ListenerConsumer implements Runnable {
     }
 
     private void idle(Set<Integer> partitions) {
-        if (seeks == null || lost != null || detached) {
+        if (seeks == null || !topic.readable()) {
             return;
         }
         Map<Integer, Long> positions = new TreeMap<>();
         try {
             for (int p : partitions) {
-                positions.put(p, consumer.position(p));
+                positions.put(p, topic.consumer().position(p));
             }
         } catch (UnknownTopicException e) {
-            forgetDeletedTopic(e);
+            topic.forgetDeletedTopic(e);
             return;
         }
         seeks.idle(Collections.unmodifiableMap(positions));
@@ -619,12 +460,12 @@ final class ListenerConsumer implements Runnable {
      * its retry back-off, while the member polls its other partitions ({@link MemberPauses#hold}). Polling thread.
      */
     void holdUntil(int partition, long untilMillis) {
-        pauses.hold(consumer, partition, untilMillis);
+        pauses.hold(topic.consumer(), partition, untilMillis);
     }
 
     /** The member's consumer now (replaced when its topic was deleted and exists again). */
     BackendConsumer consumer() {
-        return consumer;
+        return topic.consumer();
     }
 
     /** The backend's clock, epoch milliseconds (what a retry topic's back-off ends by). */
@@ -634,6 +475,6 @@ final class ListenerConsumer implements Runnable {
 
     /** The id of the topic the consumer reads. */
     @Nullable Object topicId() {
-        return topicId;
+        return topic.topicId();
     }
 }
