@@ -92,11 +92,15 @@ public interface Topic {
      */
     long compact();
 
-    /** A snapshot of every partition, an unmodifiable list. */
+    /**
+     * A snapshot of every partition, an unmodifiable list. Once the topic was deleted or the instance closed, it
+     * still answers: each partition's last state, {@link PartitionState#CLOSED}.
+     */
     List<PartitionInfo> partitions();
 
     /**
-     * A snapshot of one partition.
+     * A snapshot of one partition; its last state, {@link PartitionState#CLOSED}, once the topic was deleted or the
+     * instance closed.
      *
      * @throws InvalidPartitionException when there is no such partition
      */

@@ -225,6 +225,39 @@ class ReadmeClaimsEngineTest {
                 "com.github.luben:zstd-jni:" + tag(pom, "<zstd-jni.version>([^<]+)</zstd-jni.version>"));
     }
 
+    /**
+     * "Deleting a topic": its producers', consumers' and {@code Topic}'s calls fail with {@code UnknownTopicException},
+     * while the {@code Topic} handle still tells its name, config and partition count, and {@code partitions()} the last
+     * state of each partition, {@code CLOSED} (the README said every handle failed, which a caller reading a deleted
+     * topic's partitions found otherwise).
+     */
+    @Test
+    void aDeletedTopicsHandlesFailButItsTopicStillDescribesIt(@TempDir Path dir) {
+        try (Kafko kafko = Kafko.open(dir)) {
+            Topic topic = kafko.createTopic("orders", TopicConfig.builder().partitions(2).build());
+            Producer producer = kafko.producer("orders");
+            producer.sendTo(1, null, "v".getBytes(UTF_8)).join();
+            try (Consumer consumer = kafko.consumer("orders")) {
+                kafko.deleteTopic("orders");
+
+                assertThatThrownBy(() -> producer.send(null, "v".getBytes(UTF_8)))
+                        .isInstanceOf(UnknownTopicException.class);
+                assertThatThrownBy(producer::partitionCount).isInstanceOf(UnknownTopicException.class);
+                assertThatThrownBy(() -> consumer.poll(Duration.ZERO)).isInstanceOf(UnknownTopicException.class);
+                assertThatThrownBy(() -> consumer.position(0)).isInstanceOf(UnknownTopicException.class);
+                assertThatThrownBy(() -> topic.increasePartitions(3)).isInstanceOf(UnknownTopicException.class);
+                assertThatThrownBy(() -> topic.alterConfig(topic.config())).isInstanceOf(UnknownTopicException.class);
+
+                assertThat(topic.name()).isEqualTo("orders");
+                assertThat(topic.partitionCount()).isEqualTo(2);
+                assertThat(topic.config().partitions()).isEqualTo(2);
+                assertThat(topic.partitions()).extracting(PartitionInfo::state)
+                        .containsExactly(PartitionState.CLOSED, PartitionState.CLOSED);
+                assertThat(topic.partition(1).endOffset()).isEqualTo(1);
+            }
+        }
+    }
+
     private static String tag(String pom, String regex) {
         Matcher m = Pattern.compile(regex).matcher(pom);
         assertThat(m.find()).as("%s in the root pom", regex).isTrue();
