@@ -273,7 +273,12 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
         this.autoStartup = autoStartup;
     }
 
-    /** The members, in thread-name order. */
+    /**
+     * The members, in thread-name order: made with the container, so listed before its first start and after a stop
+     * too (not running, assigned nothing), and the same ones run again at its next start; made again only by
+     * {@link #setContainerProperties}, {@link #setErrorHandler} and {@link #setConcurrency}, and, for a topic pattern, as topics are matched or deleted.
+     * spring-kafka's {@code getContainers()} is empty until the first start and makes its children again at each.
+     */
     public List<MessageListenerContainer> getMembers() {
         return List.copyOf(members.all());
     }
@@ -376,9 +381,14 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
         return pauses.isPauseRequested();
     }
 
+    /**
+     * {@inheritDoc} A container that is not running (before its first start, or stopped) is not paused, whatever was
+     * asked: no member of it polls, and each answers false; {@link #isPauseRequested()} tells the request, which
+     * outlasts the stop (its members start paused).
+     */
     @Override
     public boolean isPaused() {
-        return pauses.isPaused();
+        return isRunning() && pauses.isPaused();
     }
 
     @Override

@@ -46,7 +46,7 @@ final class ContainerPauses implements BooleanSupplier {
         return all.isEmpty() ? pauseRequested : all.stream().allMatch(KafkoMessageListenerContainer::isPauseRequested);
     }
 
-    /** Whether a pause was asked for and every running member has paused. */
+    /** Whether a pause was asked for and every running member has paused (the container looks whether it runs). */
     boolean isPaused() {
         return isPauseRequested() && members.all().stream().filter(KafkoMessageListenerContainer::isRunning)
                 .allMatch(KafkoMessageListenerContainer::isPaused);

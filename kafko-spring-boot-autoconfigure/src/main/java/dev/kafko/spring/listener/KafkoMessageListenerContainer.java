@@ -59,7 +59,10 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
         return c != null && c.interceptorToTell();
     }
 
-    /** The partitions the member reads now, under its topic (none: empty). Any thread. */
+    /**
+     * The partitions the member reads now, under its topic (none: empty, as before its first start and once its
+     * thread ended). Any thread.
+     */
     @Override
     public Map<String, Set<Integer>> getAssignedPartitions() {
         ListenerConsumer c = lifecycle.consumer();

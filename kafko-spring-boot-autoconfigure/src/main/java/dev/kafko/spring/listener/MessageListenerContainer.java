@@ -63,7 +63,10 @@ public interface MessageListenerContainer {
     /** Whether a pause was asked for and not yet undone. */
     boolean isPauseRequested();
 
-    /** Whether every running member has actually stopped polling because of a pause. */
+    /**
+     * Whether a pause was asked for and every running member has actually stopped polling because of it; false while
+     * the container is not running (before its first start, or stopped), as {@link #isPartitionPaused} is.
+     */
     boolean isPaused();
 
     /** {@link #isPaused()}, under spring-kafka's name. */
@@ -108,7 +111,9 @@ public interface MessageListenerContainer {
 
     /**
      * The partitions the container's members read now, per topic: those assigned to a running member and
-     * not yet taken from it (spring-kafka's {@code getAssignedPartitions}). Empty when stopped.
+     * not yet taken from it (spring-kafka's {@code getAssignedPartitions}). Empty before the first start and once
+     * stopped, also for partitions assigned by hand (which spring-kafka's still lists after a stop): the container's
+     * {@code getTopicPartitions()} names those.
      */
     default Map<String, Set<Integer>> getAssignedPartitions() {
         return Map.of();

@@ -47,6 +47,33 @@ class ContainerPauseStateTest {
     }
 
     @Test
+    void aContainerAskedToPauseIsNotPausedWhileStoppedAndStartsPaused() {
+        try (Kafko kafko = Kafko.open(dir, KafkoOptions.builder().build())) {
+            ConcurrentMessageListenerContainer container = container(kafko, List.of("one", "two"));
+            container.pause();
+            assertThat(container.isPauseRequested()).isTrue();
+            assertThat(container.isPaused()).as("asked to pause before its first start: no member polls").isFalse();
+
+            container.start();
+            try {
+                await().atMost(WAIT).until(container::isPaused);
+                container.stop();
+                assertThat(container.isPauseRequested()).as("the request outlasts the stop").isTrue();
+                assertThat(container.isPaused()).as("stopped: as its members answer").isFalse();
+                assertThat(container.getMembers()).allSatisfy(member -> {
+                    assertThat(member.isPauseRequested()).isTrue();
+                    assertThat(member.isPaused()).isFalse();
+                });
+
+                container.start();
+                await().atMost(WAIT).until(container::isPaused);
+            } finally {
+                container.stop();
+            }
+        }
+    }
+
+    @Test
     void aPauseOfOneMemberIsNotAPauseOfTheContainer() {
         try (Kafko kafko = Kafko.open(dir, KafkoOptions.builder().build())) {
             ConcurrentMessageListenerContainer container = container(kafko, List.of("one", "two"));
