@@ -59,7 +59,9 @@ import org.springframework.context.ConfigurableApplicationContext;
  * such a partition counts by what the members finished since the seek). A topic deleted and created again under its
  * name is waited for
  * from its start: what the listeners finished of the deleted one does not count, also while a member
- * still finishes records of it. Paused and stopped containers are not waited for, nor a partition whose pause was
+ * still finishes records of it. Paused containers are not waited for, nor those not running (never started, as one
+ * with {@code autoStartup} false, or stopped: their records stay unread, and the call names none of them; start such a
+ * container before the call), nor a partition whose pause was
  * asked for ({@code pausePartition}), also one paused or stopped
  * while the call waits (by another thread, or by its own listener), or closed with its context meanwhile. A
  * listener that finished a partition without processing what it holds (it started at the end under
@@ -181,9 +183,14 @@ public final class KafkoTestUtils {
     /**
      * Waits until the container's members read {@code partitions} partitions in all, as spring-kafka's
      * {@code ContainerTestUtils.waitForAssignment}: for a listener just started, before a test sends what a
-     * listener reading from the end must see, or to wait for a rebalance to settle.
+     * listener reading from the end must see, or to wait for a rebalance to settle. A container that is not running
+     * (never started, as one with {@code autoStartup} false, or stopped) reads no partition and is assigned none
+     * until it starts: the call fails at once instead of waiting out {@code timeout}, where {@code waitForListeners},
+     * which waits for every running container, leaves it out.
      *
-     * @throws AssertionError naming the partitions read when {@code timeout} passes first
+     * @throws AssertionError naming the partitions read when {@code timeout} passes first; at once, naming the
+     *     listener, when the container is not running (before the call or while it waits: stopped by another thread
+     *     or its own listener) and {@code partitions} is not 0, with the error that ended a member's thread as its cause
      * @throws IllegalArgumentException when {@code timeout} is negative
      */
     public static void waitForAssignment(MessageListenerContainer container, int partitions, Duration timeout) {
@@ -193,6 +200,11 @@ public final class KafkoTestUtils {
             int count = assigned.values().stream().mapToInt(Set::size).sum();
             if (count == partitions) {
                 return;
+            }
+            if (!container.isRunning()) {
+                throw new AssertionError("kafko listener '" + container.getListenerId() + "' is not running, so it is"
+                        + " assigned no partition: start it (autoStartup false leaves it stopped until then) before"
+                        + " waiting for its " + partitions + " partition(s)", container.getFailure());
             }
             if (System.nanoTime() > deadline) {
                 throw new AssertionError("kafko listener '" + container.getListenerId() + "' was assigned " + count

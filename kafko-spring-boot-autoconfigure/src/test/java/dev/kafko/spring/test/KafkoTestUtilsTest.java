@@ -533,6 +533,38 @@ class KafkoTestUtilsTest {
         });
     }
 
+    @Test
+    void waitForAssignmentOfAContainerThatIsNotRunningFailsAtOnceNamingIt() {
+        runner.withBean(Spread.class).withPropertyValues("kafko.topics.spread.partitions=4").run(context -> {
+            MessageListenerContainer container = context.getBean(KafkoListenerEndpointRegistry.class)
+                    .getListenerContainer("spread");
+            long began = System.nanoTime();
+            assertThatThrownBy(() -> KafkoTestUtils.waitForAssignment(container, 4, Duration.ofSeconds(60)))
+                    .as("never started (autoStartup false)").isInstanceOf(AssertionError.class)
+                    .hasMessageContaining("kafko listener 'spread' is not running");
+            container.start();
+            KafkoTestUtils.waitForAssignment(container, 4, Duration.ofSeconds(20));
+            container.stop();
+            assertThatThrownBy(() -> KafkoTestUtils.waitForAssignment(container, 4, Duration.ofSeconds(60)))
+                    .as("stopped").isInstanceOf(AssertionError.class)
+                    .hasMessageContaining("kafko listener 'spread' is not running");
+            assertThat(Duration.ofNanos(System.nanoTime() - began)).as("neither waited out its timeout")
+                    .isLessThan(Duration.ofSeconds(30));
+            KafkoTestUtils.waitForAssignment(container, 0, Duration.ZERO); // what a stopped container reads
+        });
+    }
+
+    @Test
+    void aListenerNeverStartedIsNotWaitedForAndItsRecordsStayUnread() {
+        runner.withBean(Spread.class).withPropertyValues("kafko.topics.spread.partitions=4").run(context -> {
+            template(context).send("spread", "k", "unread").join();
+            long began = System.nanoTime();
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(60));
+            assertThat(Duration.ofNanos(System.nanoTime() - began)).isLessThan(Duration.ofSeconds(30));
+            assertThat(context.getBean(Kafko.class).groupInfo("spread", "spread").committed()).isEmpty();
+        });
+    }
+
     static class Spread {
         @KafkoListener(id = "spread", topics = "spread", concurrency = "2", autoStartup = "false")
         void on(String value) {
