@@ -282,6 +282,11 @@ final class LogLoader {
             if (disagreement != null) {
                 LOG.log(System.Logger.Level.WARNING, "{0}: the index files of {1} disagree with it ({2}); CRC-scanning"
                         + " it as after a crash", name, path, disagreement);
+            } else if (clean && !repaired && recorded == null) {
+                // a clean close wrote them before its marker: lost or torn since (a power loss before their
+                // writeback, or a hand), which warns as a sealed segment's missing index after a clean close does
+                LOG.log(System.Logger.Level.WARNING, "{0}: the index files of {1}, written at the last clean close, are"
+                        + " missing or fail their checks; CRC-scanning it as after a crash", name, path);
             }
             if (fromIndex) {
                 index = snap.index();

@@ -95,6 +95,50 @@ class SealCutShortIndexTest {
         assertThat(lines).noneMatch(l -> l.contains("whose seal"));
     }
 
+    @Test
+    void missingIndexFilesOfTheActiveSegmentAfterACleanCloseWarn() throws IOException {
+        writeThreeSegments();
+        long active = activeBase();
+        Files.delete(FileNames.indexFile(dir, active));
+        Files.delete(FileNames.timeIndexFile(dir, active));
+
+        List<String> lines = reopen();
+
+        assertThat(lines).anySatisfy(l -> assertThat(l).startsWith("WARNING")
+                .contains("the index files of " + FileNames.segmentFile(dir, active)));
+    }
+
+    @Test
+    void damagedIndexFilesOfTheActiveSegmentAfterACleanCloseWarn() throws IOException {
+        writeThreeSegments();
+        long active = activeBase();
+        Path index = FileNames.indexFile(dir, active);
+        byte[] bytes = Files.readAllBytes(index);
+        bytes[bytes.length - 2] ^= 0x40;
+        Files.write(index, bytes);
+
+        List<String> lines = reopen();
+
+        assertThat(lines).anySatisfy(l -> assertThat(l).startsWith("WARNING")
+                .contains("the index files of " + FileNames.segmentFile(dir, active)));
+    }
+
+    @Test
+    void theActiveSegmentOfACrashedLogIsScannedWithoutAWarning() throws IOException {
+        writeThreeSegments();
+        crash();
+
+        List<String> lines = reopen();
+
+        assertThat(lines).noneMatch(l -> l.startsWith("WARNING"));
+    }
+
+    private long activeBase() {
+        try (PartitionLog log = Logs.open(dir, DENSE)) {
+            return log.segments()[log.segments().length - 1].baseOffset();
+        }
+    }
+
     private void writeThreeSegments() {
         try (PartitionLog log = Logs.open(dir, DENSE)) {
             while (log.segmentCount() < 3) {
