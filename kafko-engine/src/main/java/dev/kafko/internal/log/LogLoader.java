@@ -170,8 +170,7 @@ final class LogLoader {
     }
 
     /** The opened active segment, and whether it was loaded from its index files (no scan). */
-    private record Active(Segment segment, boolean fromIndex) {
-    }
+    private record Active(Segment segment, boolean fromIndex) { }
 
     /** A sealed segment, and the offset after its last frame (its index's, else what its scan found). */
     private record Sealed(Segment segment, long framesEnd) {
@@ -279,14 +278,12 @@ final class LogLoader {
             long maxTs;
             String disagreement = snap == null ? null : disagreement(file, base, size, snap);
             boolean fromIndex = snap != null && disagreement == null;
-            if (disagreement != null) {
-                LOG.log(System.Logger.Level.WARNING, "{0}: the index files of {1} disagree with it ({2}); CRC-scanning"
-                        + " it as after a crash", name, path, disagreement);
-            } else if (clean && !repaired && recorded == null) {
-                // a clean close wrote them before its marker: lost or torn since (a power loss before their
+            if (clean && !repaired && !fromIndex) {
+                // a clean close wrote them before its marker: lost, torn or wrong since (a power loss before their
                 // writeback, or a hand), which warns as a sealed segment's missing index after a clean close does
-                LOG.log(System.Logger.Level.WARNING, "{0}: the index files of {1}, written at the last clean close, are"
-                        + " missing or fail their checks; CRC-scanning it as after a crash", name, path);
+                LOG.log(System.Logger.Level.WARNING, "{0}: the index files of {1} {2}; CRC-scanning it as after a crash",
+                        name, path, disagreement != null ? "disagree with it (" + disagreement + ")"
+                                : "written at the last clean close are missing or fail their checks");
             }
             if (fromIndex) {
                 index = snap.index();
@@ -512,13 +509,12 @@ final class LogLoader {
     /** Whether the {@code len} bytes at {@code pos} are all zero (read 64 KiB at a time). */
     static boolean isZero(SegmentFile file, long pos, long len) {
         byte[] b = new byte[(int) Math.min(len, 64 * 1024)];
+        byte[] zeros = new byte[b.length];
         for (long done = 0; done < len; ) {
             int n = (int) Math.min(b.length, len - done);
             file.read(pos + done, b, 0, n);
-            for (int i = 0; i < n; i++) {
-                if (b[i] != 0) {
-                    return false;
-                }
+            if (Arrays.mismatch(b, 0, n, zeros, 0, n) >= 0) {
+                return false;
             }
             done += n;
         }
