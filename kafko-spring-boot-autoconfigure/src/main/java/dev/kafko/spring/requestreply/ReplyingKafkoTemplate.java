@@ -55,10 +55,13 @@ import org.springframework.messaging.support.MessageBuilder;
  * }</pre>
  *
  * A {@code SmartLifecycle}: a bean starts with the context and stops with it; otherwise call {@link #start()}
- * and {@link #stop()}. A stop fails the requests still waiting. A reply topic deleted while the template runs is
+ * and {@link #stop()}. A stop fails the requests still waiting, with a {@link KafkoException} saying the template
+ * stopped. A listener that throws sends no reply: its request fails at its timeout, unless the listener's
+ * {@code errorHandler} returns a reply. A reply topic deleted while the template runs is
  * read again, from its start, once it exists (created again at once where it is declared or topics are created on
  * use). A future its caller ends itself ({@code cancel}, {@code orTimeout}) is no longer waited for. The futures
- * complete on the template's thread ({@code kafko-replies-<topic>}): a callback that waits there for another reply
+ * complete on the template's thread ({@code kafko-replies-<topic>}; a timeout on a thread of the common pool): a
+ * callback that waits there for another reply
  * holds up every reply until that wait times out, so chain such work with the {@code *Async} methods. Thread-safe.
  *
  * @param <K> the request's key type
@@ -137,6 +140,11 @@ public class ReplyingKafkoTemplate<K, V, R> implements SmartLifecycle, Disposabl
      *
      * @param partition the request's partition, or {@code null} to route it by its key
      * @throws IllegalStateException when the template is not running
+     * @throws IllegalArgumentException when {@code replyTimeout} is not positive
+     * @throws RuntimeException what the template throws for a request it refuses at once (an
+     *     {@link dev.kafko.InvalidNameException} for a topic name outside the rule, an
+     *     {@link dev.kafko.InvalidPartitionException} for a partition its topic lacks, the converter's exception for
+     *     a value it cannot write), as it is; nothing then waits for a reply
      */
     public RequestReplyFuture<K, V, R> sendAndReceive(String topic, @Nullable Integer partition, @Nullable K key,
                                                       @Nullable V value, Duration replyTimeout) {
@@ -161,7 +169,11 @@ public class ReplyingKafkoTemplate<K, V, R> implements SmartLifecycle, Disposabl
      * Sends {@code request} with this template's reply topic and a fresh correlation id (replacing any the
      * message carries) and waits up to {@code replyTimeout} for the reply.
      *
-     * @throws IllegalStateException when the template is not running
+     * @throws IllegalStateException when the template is not running, or the message names no topic and the
+     *     template has no default topic
+     * @throws IllegalArgumentException when {@code replyTimeout} is not positive
+     * @throws RuntimeException what the template throws for a request it refuses at once, as it is (see
+     *     {@link #sendAndReceive(String, Integer, Object, Object, Duration)})
      */
     public RequestReplyFuture<K, V, R> sendAndReceive(Message<?> request, Duration replyTimeout) {
         Objects.requireNonNull(request, "request");

@@ -9,7 +9,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * The reply to a request sent by {@link ReplyingKafkoTemplate}: completes with the reply's value, converted
  * to the template's reply type, or fails ({@link KafkoReplyTimeoutException} when no reply came in time; the
- * send's failure when the request could not be sent). {@link #getSendFuture()} completes once the request is
+ * send's failure when the request could not be sent; a {@link dev.kafko.KafkoException} saying so when the template
+ * stopped first). {@link #getSendFuture()} completes once the request is
  * written. As spring-kafka's {@code RequestReplyFuture}, whose value is the reply record instead. An
  * {@link AggregatingReplyingKafkoTemplate}'s completes with the replies it collected.
  *
