@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.kafko.Kafko;
+import dev.kafko.KafkoClosedException;
 import dev.kafko.KafkoRecord;
 import dev.kafko.spring.annotation.KafkoListener;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
@@ -19,14 +20,19 @@ import dev.kafko.spring.listener.RetryListener;
 import dev.kafko.spring.support.Acknowledgment;
 import dev.kafko.spring.test.KafkoTestUtils;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
@@ -185,6 +191,55 @@ class ReadmeClaimsTransactionsTest {
                     assertThat(SEEN).containsExactly("pool refused: IllegalStateException");
                     assertThat(values(context, "pooled-out")).isEmpty();
                 });
+    }
+
+    /**
+     * "A write that fails at the commit (a partition that failed, a topic deleted meanwhile, the log closed meanwhile,
+     * ...)": a transaction still open when its context closes writes nothing, and its commit says so.
+     */
+    @Test
+    void aTransactionStillOpenWhenItsContextClosesWritesNothingAndItsCommitSaysSo(@TempDir Path dir) throws Exception {
+        CountDownLatch sent = new CountDownLatch(1);
+        CountDownLatch closed = new CountDownLatch(1);
+        CompletableFuture<CompletableFuture<?>> send = new CompletableFuture<>();
+        CompletableFuture<Object> transaction = new CompletableFuture<>();
+        runner.withPropertyValues("kafko.ephemeral=false", "kafko.data-dir=" + dir).run(context -> {
+            KafkoTemplate<Object, Object> template = template(context);
+            template.executeInTransaction(ops -> ops.send("closing", "before")).join();
+            Thread committer = new Thread(() -> {
+                try {
+                    transaction.complete(template.executeInTransaction(ops -> {
+                        send.complete(ops.send("closing", "held"));
+                        sent.countDown();
+                        awaitUninterruptibly(closed);
+                        return "returned";
+                    }));
+                } catch (Throwable e) {
+                    transaction.completeExceptionally(e);
+                }
+            });
+            committer.start();
+            awaitUninterruptibly(sent);
+            context.close();
+            closed.countDown();
+            committer.join(WAIT.toMillis());
+        });
+        assertThat(transaction).failsWithin(WAIT).withThrowableOfType(ExecutionException.class)
+                .havingCause().isInstanceOf(KafkoTransactionException.class)
+                .withMessageContaining("[closing] were not all written").withMessageContaining("is closed");
+        assertThat(send.join()).failsWithin(WAIT).withThrowableOfType(ExecutionException.class)
+                .withCauseInstanceOf(KafkoClosedException.class);
+        runner.withPropertyValues("kafko.ephemeral=false", "kafko.data-dir=" + dir)
+                .run(context -> assertThat(values(context, "closing")).containsExactly("before"));
+    }
+
+    private static void awaitUninterruptibly(CountDownLatch latch) {
+        try {
+            assertThat(latch.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     static List<String> values(ApplicationContext context, String topic) {
