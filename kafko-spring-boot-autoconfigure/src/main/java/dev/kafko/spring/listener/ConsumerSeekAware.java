@@ -14,7 +14,8 @@ import java.util.function.Function;
  * keep them per thread, or extend {@link AbstractConsumerSeekAware}, which does.
  *
  * <p>A seek through the callback {@link #registerSeekCallback} hands over commits the position sought once the
- * member makes it, so that a restart, or the member a rebalance gives the partition to, goes on from there; the
+ * member makes it (an offset retention deleted, under the {@code latest} reset policy: the end the member's next poll
+ * moves it to), so that a restart, or the member a rebalance gives the partition to, goes on from there; the
  * commit then follows the records processed, back with a replay as forward with a skip. A seek at assignment
  * chooses where the member starts, and the commit follows what it processes.
  */

@@ -412,7 +412,7 @@ final class ListenerConsumer implements Runnable {
             offsets.assigned(sought);
             Map<Integer, Long> positions = new HashMap<>();
             for (int p : sought) {
-                positions.put(p, consumer.position(p));
+                positions.put(p, this.positions.committableAfterSeek(consumer, p));
             }
             positions.forEach(offsets::add);
             commits.commitPending();

@@ -7,6 +7,7 @@ import dev.kafko.spring.core.LogBackend;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.slf4j.Logger;
@@ -112,6 +113,34 @@ final class MemberPositions {
     void rejoined() {
         rejoined = true;
         lookedAtWhilePaused.clear();
+    }
+
+    /**
+     * What to commit for {@code partition} once a listener's seek put the member at its position now: that position,
+     * but for one below the log start (retention deleted what was sought) under the {@code latest} reset policy, which
+     * the next poll moves to the end: that end. The offset sought would have the next start of the member reset to the
+     * end of that later time, skipping what was sent meanwhile. The position is left where it is, for the poll to
+     * reset (and log) as the policy says.
+     */
+    long committableAfterSeek(BackendConsumer consumer, int partition) {
+        long position = consumer.position(partition);
+        OffsetResetPolicy reset = container.properties().offsetReset();
+        if (!(reset != null ? reset == OffsetResetPolicy.LATEST : backend.startsAtEndWithoutCommit())) {
+            return position;
+        }
+        List<Integer> one = List.of(partition);
+        try {
+            consumer.seekToBeginning(one);
+            if (position >= consumer.position(partition)) {
+                return position;
+            }
+            consumer.seekToEnd(one);
+            return consumer.position(partition);
+        } catch (UnsupportedOperationException e) {
+            return position; // a backend whose consumers cannot tell the log start or end
+        } finally {
+            consumer.seek(partition, position);
+        }
     }
 
     /**

@@ -1,0 +1,92 @@
+package dev.kafko.spring.listener;
+
+import static dev.kafko.spring.listener.TopicPartitionsTest.container;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.kafko.Kafko;
+import dev.kafko.spring.annotation.KafkoListener;
+import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
+import dev.kafko.spring.autoconfigure.KafkoOptionsCustomizer;
+import dev.kafko.spring.core.KafkoTemplate;
+import dev.kafko.spring.test.KafkoTestUtils;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/**
+ * A running listener's seek to an offset retention deleted, under the {@code latest} reset policy: the member's next
+ * poll moves it to the end, as the policy says, and the group commits that end, where it reads from, not the offset
+ * sought. A commit below the log start would have the next start of the container reset to the end of that later
+ * time, skipping what was sent while it was stopped.
+ */
+class SeekBelowTheLogStartTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(20);
+    static final List<String> RECEIVED = new CopyOnWriteArrayList<>();
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+            .withPropertyValues("kafko.ephemeral=true", "kafko.listener.poll-timeout=50ms",
+                    "kafko.offset-reset=latest", "kafko.topics.orders.segment-size=1KB",
+                    "kafko.topics.orders.retention-bytes=1KB")
+            .withBean(KafkoOptionsCustomizer.class,
+                    () -> builder -> builder.retentionCheckInterval(Duration.ofMillis(50)))
+            .withBean(Reader.class);
+
+    @BeforeEach
+    void reset() {
+        RECEIVED.clear();
+        Reader.callback = null;
+    }
+
+    @Test
+    void aSeekBelowTheLogStartCommitsTheEndThePollMovesToAndARestartReadsWhatCameMeanwhile() {
+        runner.run(context -> {
+            Kafko kafko = context.getBean(Kafko.class);
+            @SuppressWarnings("unchecked")
+            KafkoTemplate<Object, Object> template = context.getBean(KafkoTemplate.class);
+            String value = "x".repeat(200);
+            for (int i = 0; i < 50; i++) {
+                template.send("orders", 0, null, value).join();
+            }
+            await().atMost(WAIT).until(() -> kafko.topic("orders").orElseThrow().partitions().get(0)
+                    .logStartOffset() > 0); // retention deleted the first segments
+            ConcurrentMessageListenerContainer container = container(context, "reader");
+            container.start();
+            KafkoTestUtils.waitForListeners(context, WAIT);
+            assertThat(kafko.groupInfo("orders", "reader").committed()).isEqualTo(Map.of(0, 50L)); // started at the end
+
+            Reader.callback.seek("orders", 0, 0);
+            KafkoTestUtils.waitForListeners(context, WAIT);
+
+            assertThat(RECEIVED).as("latest: the reset skips what the log keeps").isEmpty();
+            assertThat(kafko.groupInfo("orders", "reader").committed()).isEqualTo(Map.of(0, 50L));
+            container.stop();
+            await().atMost(WAIT).until(() -> !container.isRunning());
+            template.send("orders", 0, null, "sent while stopped").join();
+            container.start();
+            KafkoTestUtils.waitForListeners(context, WAIT);
+            assertThat(RECEIVED).containsExactly("sent while stopped");
+        });
+    }
+
+    static class Reader implements ConsumerSeekAware {
+        static volatile ConsumerSeekCallback callback;
+
+        @Override
+        public void registerSeekCallback(ConsumerSeekCallback callback) {
+            Reader.callback = callback;
+        }
+
+        @KafkoListener(id = "reader", topics = "orders", autoStartup = "false")
+        void read(String value) {
+            RECEIVED.add(value);
+        }
+    }
+}
