@@ -214,10 +214,17 @@ final class ListenerConsumer implements Runnable {
                     if (topic.leftWhilePaused()) {
                         continue; // its pattern's topic was deleted: the member ends
                     }
+                    // first: a partition its consumer took is committed at its start before a rebalance moves it
                     topic.startWhilePaused();
+                    // the group's rebalance, if one is due, before the member counts as paused
+                    boolean polls = pollWhilePaused(Duration.ZERO);
                     container.markPaused(true);
                     events.paused(true);
-                    container.awaitResume(events.waitMillis(properties.pollTimeout().toMillis()));
+                    long waitMillis = events.waitMillis(properties.pollTimeout().toMillis());
+                    if (!polls || !container.pauseRequested() || container.stopRequested()
+                            || !pollWhilePaused(Duration.ofMillis(waitMillis))) {
+                        container.awaitResume(waitMillis);
+                    }
                     events.nothingReceived();
                     events.partitionsPolled(List.of());
                     continue;
@@ -306,6 +313,45 @@ final class ListenerConsumer implements Runnable {
     }
 
     /**
+     * A paused member polls on with every partition it reads paused ({@link MemberPauses#pauseAll}), as spring-kafka's
+     * paused consumer does: its group's rebalances run in the poll, so a member started meanwhile gets its share at
+     * once, the partitions taken from this one are committed and revoked on this thread, and those it is given are
+     * paused before the poll could read them (their start committed as an assignment says, their seek-aware callback
+     * told); nothing is read. The poll ends at a resume or a stop, which wake it, or after {@code timeout}.
+     *
+     * @return false when the member does not poll so: it waits for the resume without polling, as
+     *     {@link MemberPositions#whilePaused} says. Its topic was deleted under it (found by this poll too); or its
+     *     backend's consumers cannot pause partitions; or it reads partitions assigned by hand, which no rebalance
+     *     moves, and which it reads again after a delete at the resume, their initial offsets sought then
+     */
+    private boolean pollWhilePaused(Duration timeout) {
+        if (!topic.readable() || container.assignment() != null) {
+            return false;
+        }
+        BackendConsumer consumer = topic.consumer();
+        try {
+            if (!pauses.pauseAll(consumer)) {
+                return false;
+            }
+            consumer.poll(timeout); // nothing: every partition is paused, also those the poll assigns
+            return true;
+        } catch (KafkoClosedException e) {
+            throw e;
+        } catch (UnknownTopicException e) {
+            topic.forgetDeletedTopic(e); // left, and read again if it exists, at the next pause wait, as before a poll
+            return false;
+        } catch (InterruptException e) {
+            if (container.stopRequested()) {
+                return true; // the loop ends; the thread keeps its interrupt
+            }
+            throw e;
+        } catch (KafkoException e) {
+            log.pollFailed(e, false, properties.pollTimeout().toMillis()); // waited for as a pause wait
+            return false;
+        }
+    }
+
+    /**
      * Takes the partition pauses asked of the container into effect before a poll. A topic deleted under the member
      * (found by a commit, or by this call) is left by the poll that follows, as any other finding of it, not a death
      * of the member: its next consumer pauses what it is assigned anew.
@@ -315,6 +361,7 @@ final class ListenerConsumer implements Runnable {
             return;
         }
         try {
+            pauses.resumeAll(topic.consumer()); // the container was paused: its partitions are read again
             pauses.apply(topic.consumer(), assignment.partitions());
         } catch (UnknownTopicException e) {
             topic.forgetDeletedTopic(e);

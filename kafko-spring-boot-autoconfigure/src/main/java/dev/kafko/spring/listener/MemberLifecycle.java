@@ -306,7 +306,7 @@ final class MemberLifecycle {
 
     void resume() {
         pauseRequested = false;
-        signalAll();
+        wakeup(); // a paused member polls on, its partitions paused: it reads them again at once
     }
 
     boolean running() {

@@ -13,7 +13,9 @@ import java.util.TreeSet;
 /**
  * The partitions one member keeps paused because its container was asked to ({@link PartitionPauses}): taken into
  * effect on its consumer before each poll, and as partitions are assigned to it, before the poll that assigned
- * them reads them. And the partitions a retry topic's member holds back until the back-off of the record at their
+ * them reads them. While the whole container is paused, every partition the member reads is paused on its consumer
+ * ({@link #pauseAll}), also those a rebalance gives it, so that it polls on, taking part in its group's rebalances,
+ * and reads nothing until {@link #resumeAll}. And the partitions a retry topic's member holds back until the back-off of the record at their
  * position ends ({@link #hold}): paused on the consumer too, so that its polls read its other partitions as usual,
  * but not a pause of the container (no event, not in {@link #paused()}); a partition paused both ways is resumed
  * once neither holds it, and a seek of a held partition ends its hold. Polling thread, but for {@link #paused()}
@@ -30,6 +32,8 @@ final class MemberPauses {
     private volatile Set<Integer> paused = Set.of();
     /** The partitions held back for a back-off, each with the time it ends ({@link #hold}); polling thread. */
     private final Map<Integer, Long> held = new HashMap<>();
+    /** Whether every partition is paused on the consumer because the whole container is ({@link #pauseAll}). */
+    private boolean all;
 
     MemberPauses(PartitionPauses requests, String topic, MemberEvents events) {
         this.requests = requests;
@@ -71,8 +75,51 @@ final class MemberPauses {
         events.partitionsPaused(resume, false);
     }
 
-    /** Partitions were assigned (inside a poll, before it reads): those asked to be paused are paused now. */
+    /**
+     * The whole container is paused: every partition the consumer reads is paused on it, and so is each one a
+     * rebalance gives it until {@link #resumeAll}, so that its polls take part in the group's rebalances and read
+     * nothing, as spring-kafka's paused consumer does.
+     *
+     * @return false when the backend's consumers cannot pause partitions: the member must not poll while paused
+     */
+    boolean pauseAll(BackendConsumer consumer) {
+        if (all) {
+            return true;
+        }
+        try {
+            consumer.pause(consumer.assignment());
+        } catch (UnsupportedOperationException e) {
+            return false;
+        }
+        all = true;
+        return true;
+    }
+
+    /**
+     * The container was resumed: the partitions {@link #pauseAll} paused are read again, but for those a pause of
+     * their own or a back-off holds. Before the first poll after the resume.
+     */
+    void resumeAll(BackendConsumer consumer) {
+        if (!all) {
+            return;
+        }
+        Set<Integer> resume = new TreeSet<>(consumer.assignment());
+        resume.removeAll(paused);
+        resume.removeAll(held.keySet());
+        if (!resume.isEmpty()) {
+            consumer.resume(resume);
+        }
+        all = false;
+    }
+
+    /**
+     * Partitions were assigned (inside a poll, before it reads): those asked to be paused are paused now, and all of
+     * them while the whole container is paused.
+     */
     void assigned(BackendConsumer consumer, Collection<Integer> partitions) {
+        if (all && !partitions.isEmpty()) {
+            consumer.pause(partitions);
+        }
         Set<Integer> pause = new TreeSet<>();
         for (int p : partitions) {
             if (requests.isRequested(topic, p) && !paused.contains(p)) {
@@ -82,7 +129,9 @@ final class MemberPauses {
         if (pause.isEmpty()) {
             return;
         }
-        consumer.pause(pause);
+        if (!all) {
+            consumer.pause(pause);
+        }
         Set<Integer> now = new HashSet<>(paused);
         now.addAll(pause);
         paused = Set.copyOf(now);
@@ -138,11 +187,14 @@ final class MemberPauses {
         }
     }
 
-    /** Ends the holds of {@code partitions} (those held): resumed on the consumer unless the container pauses them. */
+    /**
+     * Ends the holds of {@code partitions} (those held): resumed on the consumer unless the container pauses them,
+     * the whole container or the partition.
+     */
     private void release(BackendConsumer consumer, Collection<Integer> partitions) {
         Set<Integer> resume = null;
         for (int p : partitions) {
-            if (held.remove(p) != null && !paused.contains(p)) {
+            if (held.remove(p) != null && !all && !paused.contains(p)) {
                 if (resume == null) {
                     resume = new TreeSet<>();
                 }
@@ -174,5 +226,6 @@ final class MemberPauses {
     void clear() {
         paused = Set.of();
         held.clear();
+        all = false;
     }
 }

@@ -81,12 +81,14 @@ final class MemberPositions {
     }
 
     /**
-     * The member is paused, and polls nothing until it is resumed: the partitions its consumer took that it was not
-     * told of yet (those of a topic its pattern matches, created while it is paused; those of a member started
-     * paused) start as {@link #assigned} says now, not at the first poll after the resume. spring-kafka's paused
-     * consumer polls on with its partitions paused, so it is assigned them and commits their start: a restart before
-     * the resume reads what was sent to them meanwhile, where new groups start at the end, and the group's lag counts
-     * it. Nothing is read here: the member reads them from that start once resumed.
+     * The member is paused, before each poll it makes with its partitions paused (or each wait, over a backend whose
+     * consumers cannot pause, where it polls nothing until it is resumed): the partitions its consumer took that it
+     * was not told of yet (those of a topic its pattern matches, created while it is paused; those of a member started
+     * paused) start as {@link #assigned} says now, before a rebalance in that poll could move one to another member
+     * untold, which would start it where the log ends then. spring-kafka's paused consumer polls on with its
+     * partitions paused, so it is assigned them and commits their start: a restart before the resume reads what was
+     * sent to them meanwhile, where new groups start at the end, and the group's lag counts it. Nothing is read here:
+     * the member reads them from that start once resumed.
      *
      * @param announced the partitions the member was told of, which started as they were assigned
      */
