@@ -14,6 +14,7 @@ import org.springframework.messaging.converter.JacksonJsonMessageConverter;
 import org.springframework.messaging.converter.MessageConversionException;
 import org.springframework.util.ClassUtils;
 import tools.jackson.core.JacksonException;
+import tools.jackson.core.TreeNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -28,7 +29,8 @@ import tools.jackson.databind.json.JsonMapper;
  * JSON is read as the declared type. So a record cannot make the listener build an arbitrary class. A
  * record whose header names a class that is not a subtype is read as the declared type, with a warning
  * once per pair of classes (other events on the same topic would otherwise lose their fields silently;
- * none for a value without fields, such as an {@code Integer} read as an {@code int} or a {@code Long}),
+ * none for a value without fields, such as an {@code Integer} read as an {@code int} or a {@code Long}, nor for a
+ * {@code Map} or a {@code JsonNode} declared, which keep every field),
  * and so is one whose header names a class no longer on the class path with another simple name (one of
  * the same name was moved: nothing to say); one whose header names a class that is not on the class path,
  * and that the declared type cannot read, fails with a conversion error that names it. A class named
@@ -68,7 +70,8 @@ public final class TypeAwareJsonMessageConverter extends JacksonJsonMessageConve
             return super.convertFromInternal(message, named, null);
         }
         if (named != null && !targetClass.isAssignableFrom(named) && !Map.class.isAssignableFrom(named)
-                && !Collection.class.isAssignableFrom(named) && !ClassUtils.isSimpleValueType(named)) {
+                && !Collection.class.isAssignableFrom(named) && !ClassUtils.isSimpleValueType(named)
+                && !keepsEveryField(targetClass)) {
             // a Map or a List sent to be read as an object of the application's is a common way; a value with
             // no fields (an Integer read as an int or a Long, an enum as another of the same names) drops none
             warnOnce(name, "", targetClass);
@@ -119,6 +122,14 @@ public final class TypeAwareJsonMessageConverter extends JacksonJsonMessageConve
     /** Whether {@code type} is a class of the JDK's value packages, which the header may name for a JDK type. */
     private static boolean isPlatformValue(Class<?> type) {
         return VALUE_PACKAGES.contains(type.getPackageName());
+    }
+
+    /**
+     * Whether {@code type} holds every field of any JSON object: a {@code Map} or a Jackson tree ({@code JsonNode}),
+     * which a listener of several event types declares to read each one's fields itself. Nothing is dropped there.
+     */
+    private static boolean keepsEveryField(Class<?> type) {
+        return Map.class.isAssignableFrom(type) || TreeNode.class.isAssignableFrom(type);
     }
 
     private static @Nullable String typeName(Message<?> message) {

@@ -25,6 +25,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.util.StringUtils;
+import tools.jackson.databind.JsonNode;
 
 /**
  * Records of several event types on one topic, and records written from classes that are gone: a
@@ -147,6 +148,29 @@ class EventTypesTest {
         });
         // a value has no fields to drop: the warning said "fields int does not have are dropped" for each
         assertThat(output.getOut()).doesNotContain("Records written as java.lang.");
+    }
+
+    static class Untyped {
+        @KafkoListener(id = "as-maps", topics = "untyped")
+        void on(Map<String, Object> event) {
+            SEEN.add(event);
+        }
+
+        @KafkoListener(id = "as-trees", topics = "untyped")
+        void on(JsonNode event) {
+            SEEN.add(event.get("owner").asString());
+        }
+    }
+
+    @Test
+    void anEventReadAsAMapOrATreeKeepsEveryFieldAndIsNoOtherClassToWarnOf(CapturedOutput output) {
+        runner.withBean(Untyped.class).run(context -> {
+            template(context).send("untyped", new Opened("C", "cy")).join();
+            KafkoTestUtils.waitForListeners(context, WAIT);
+            assertThat(SEEN).containsExactlyInAnyOrder(Map.of("account", "C", "owner", "cy"), "cy");
+        });
+        // a map or a tree holds every field of the JSON: the warning said "fields Map does not have are dropped"
+        assertThat(output.getOut()).doesNotContain("Records written as " + Opened.class.getName());
     }
 
     /** A class on the class path that a record names to be built where a JDK type is declared. */
