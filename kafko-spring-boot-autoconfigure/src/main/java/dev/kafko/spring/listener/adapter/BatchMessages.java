@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.IntStream;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -219,19 +220,36 @@ final class BatchMessages {
     private static @Nullable MethodParameter payloadParameter(Method method) {
         for (int i = 0; i < method.getParameterCount(); i++) {
             MethodParameter parameter = new MethodParameter(method, i);
-            if (parameter.hasParameterAnnotation(Header.class) || parameter.hasParameterAnnotation(Headers.class)) {
-                continue;
-            }
-            if (List.class.isAssignableFrom(parameter.getParameterType())) {
+            if (isListPayload(parameter)) {
                 return parameter;
             }
         }
         return null;
     }
 
-    /** The {@code T} of the batch method's {@code List<T>} payload parameter. */
+    /** Whether Spring's payload resolver gives {@code parameter} the batch: a {@code List} that is no header. */
+    private static boolean isListPayload(MethodParameter parameter) {
+        return !parameter.hasParameterAnnotation(Header.class) && !parameter.hasParameterAnnotation(Headers.class)
+                && List.class.isAssignableFrom(parameter.getParameterType());
+    }
+
+    /**
+     * The {@code T} of the batch method's {@code List<T>} payload parameter.
+     *
+     * @throws IllegalStateException when it has none, or more than one: the batch is one list, which Spring's payload
+     *     resolver hands to each of them as it is (a {@code List<Order>} beside a {@code List<KafkoRecord>} held the
+     *     records, a {@code ClassCastException} in the method)
+     */
     private static Class<?> elementType(Method method, String listenerId) {
         MethodParameter parameter = payloadParameter(method);
+        long lists = IntStream.range(0, method.getParameterCount())
+                .mapToObj(i -> new MethodParameter(method, i)).filter(BatchMessages::isListPayload).count();
+        if (lists > 1) {
+            throw new IllegalStateException("Batch listener '" + listenerId + "' (" + method + ") has " + lists
+                    + " List payload parameters; a batch is one list, which each of them would get as it is: keep one,"
+                    + " and take the records beside a List<T> of values with @Header(KafkoHeaders.RAW_DATA)"
+                    + " List<KafkoRecord>");
+        }
         if (parameter != null) {
             Class<?> element = ResolvableType.forMethodParameter(parameter).asCollection().resolveGeneric(0);
             return element == null ? Object.class : element;
