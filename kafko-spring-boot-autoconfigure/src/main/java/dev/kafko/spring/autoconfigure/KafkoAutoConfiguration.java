@@ -252,7 +252,8 @@ public final class KafkoAutoConfiguration {
     }
 
     /**
-     * The converters of record payloads: bytes, Strings and, when Jackson is there, JSON (built on first use). Each
+     * The converters of record payloads: bytes (as a {@code byte[]} or a {@code ByteBuffer}), Strings and, when
+     * Jackson is there, JSON (built on first use). Each
      * reads a value by the type it is read into, whatever a record's {@code contentType} header says (a record that
      * names {@code application/json} still reaches a {@code String} listener as its text), as the template writes
      * values by their type.
@@ -268,7 +269,7 @@ public final class KafkoAutoConfiguration {
         @Override
         public MessageConverter get() {
             List<MessageConverter> converters = new ArrayList<>(List.of(byTargetType(new ByteArrayMessageConverter()),
-                    byTargetType(new StringMessageConverter())));
+                    new ByteBufferMessageConverter(), byTargetType(new StringMessageConverter())));
             ClassLoader classLoader = beanFactory.getBeanClassLoader();
             if (ClassUtils.isPresent(JSON_MAPPER, classLoader)) {
                 converters.add(new LazyMessageConverter(() -> byTargetType(JacksonConverters.json(beanFactory,

@@ -3,6 +3,7 @@ package dev.kafko.spring.support;
 import dev.kafko.Header;
 import dev.kafko.Headers;
 import dev.kafko.KafkoRecord;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -22,17 +23,20 @@ import org.springframework.util.MimeType;
 
 /**
  * Converts between kafko's bytes and Spring {@link Message}s, in both directions, through a
- * Spring {@link SmartMessageConverter} (String and byte[] as they are; other objects as JSON when
+ * Spring {@link SmartMessageConverter} (String and raw bytes as they are; other objects as JSON when
  * Jackson is on the classpath). Stateless after construction; any thread may call it.
  *
- * <p>Outgoing: a value that is neither {@code String} nor {@code byte[]} gets a
- * {@link KafkoHeaders#TYPE} header with its class name. Incoming: a record becomes a
+ * <p>Outgoing: raw bytes are a {@code byte[]}, or a {@link ByteBuffer}'s bytes from index 0 to its limit, as Kafka's
+ * {@code ByteBufferSerializer} writes them; they skip the Spring converter, as a {@code String} does, and a value
+ * that is neither gets a {@link KafkoHeaders#TYPE} header with its class name. Incoming: a record becomes a
  * {@code Message} whose payload is the value's bytes (empty ones included) or, for a tombstone,
  * {@link KafkoNull#INSTANCE}, and whose headers are the record's own headers (byte[] values; a
  * {@code contentType} one as its text; none named as one of kafko's own message headers, which only another
  * producer writes) plus the {@code kafko_received*} headers. Like outgoing String and
  * byte[] values, the payload of a record without headers skips the Spring converter when the
- * listener parameter is a plain {@code String} or {@code byte[]} ({@link #plainPayload}).
+ * listener parameter is a plain {@code String} or {@code byte[]} ({@link #plainPayload}); the auto-configured
+ * converter reads the bytes into a {@code ByteBuffer} parameter as a buffer that wraps them, as Kafka's
+ * {@code ByteBufferDeserializer} does.
  */
 public final class RecordMessageConverter {
 
@@ -87,9 +91,9 @@ public final class RecordMessageConverter {
     }
 
     /**
-     * The bytes of a key: String as UTF-8, byte[] as is, a {@link #simpleText simple value} as the UTF-8 of
-     * its text (so that {@code @Header(RECEIVED_KEY)} reads it back as its type), anything else as JSON, as a
-     * value would be.
+     * The bytes of a key: String as UTF-8, raw bytes ({@code byte[]}, {@link ByteBuffer}) as they are, a
+     * {@link #simpleText simple value} as the UTF-8 of its text (so that {@code @Header(RECEIVED_KEY)} reads it back
+     * as its type), anything else as JSON, as a value would be.
      */
     public byte @Nullable [] keyBytes(@Nullable Object key) {
         if (key == null || key instanceof KafkoNull) {
@@ -125,8 +129,8 @@ public final class RecordMessageConverter {
     }
 
     /**
-     * The bytes of a value: String as UTF-8, byte[] as is, anything else through the converter;
-     * {@code null} (a tombstone) for {@code null} and {@link KafkoNull}.
+     * The bytes of a value: String as UTF-8, raw bytes ({@code byte[]}, {@link ByteBuffer}) as they are, anything
+     * else through the converter; {@code null} (a tombstone) for {@code null} and {@link KafkoNull}.
      */
     public byte @Nullable [] valueBytes(@Nullable Object value) {
         return value == null || value instanceof KafkoNull ? null : toBytes(value);
@@ -134,10 +138,11 @@ public final class RecordMessageConverter {
 
     /**
      * The {@link KafkoHeaders#TYPE} header naming the class of a value that needs an object
-     * conversion; {@code null} for null, {@link KafkoNull}, {@code String} and {@code byte[]} values.
+     * conversion; {@code null} for null, {@link KafkoNull}, {@code String}, {@code byte[]} and {@link ByteBuffer}
+     * values.
      */
     public @Nullable Header typeHeader(@Nullable Object value) {
-        if (value == null || value instanceof byte[] || value instanceof String || value instanceof KafkoNull) {
+        if (value == null || isRaw(value) || value instanceof String || value instanceof KafkoNull) {
             return null;
         }
         // an enum constant with a body is an anonymous subclass, which no reader can name
@@ -146,8 +151,9 @@ public final class RecordMessageConverter {
     }
 
     private byte[] toBytes(Object payload) {
-        if (payload instanceof byte[] bytes) {
-            return bytes;
+        byte[] raw = rawBytes(payload);
+        if (raw != null) {
+            return raw;
         }
         if (payload instanceof String s) {
             return s.getBytes(StandardCharsets.UTF_8);
@@ -174,9 +180,34 @@ public final class RecordMessageConverter {
                 + " into a " + converted.getClass().getName() + ", not bytes");
     }
 
+    /** Whether {@code value} is raw bytes, written as they are: a {@code byte[]} or a {@link ByteBuffer}. */
+    private static boolean isRaw(Object value) {
+        return value instanceof byte[] || value instanceof ByteBuffer;
+    }
+
     /**
-     * The headers of an outgoing Spring message as record headers: byte[] values as they are, a
-     * {@code String} or a {@link #simpleText simple value} as the UTF-8 of its text, any other object as
+     * The bytes of a raw value ({@link #isRaw}), {@code null} for any other: a {@code byte[]} as it is; a
+     * {@link ByteBuffer}'s from index 0 to its limit, whatever its position, as Kafka's {@code ByteBufferSerializer}
+     * (kafka-clients 4.x) writes one (a slice or a flipped buffer starts at 0), copied through a duplicate, so that
+     * the caller's buffer keeps its position and limit (the serializer rewinds it) and a read-only or direct buffer,
+     * which hands over no array, is read as any other.
+     */
+    private static byte @Nullable [] rawBytes(Object value) {
+        if (value instanceof byte[] bytes) {
+            return bytes;
+        }
+        if (!(value instanceof ByteBuffer buffer)) {
+            return null;
+        }
+        ByteBuffer whole = buffer.duplicate().rewind();
+        byte[] bytes = new byte[whole.remaining()];
+        whole.get(bytes);
+        return bytes;
+    }
+
+    /**
+     * The headers of an outgoing Spring message as record headers: raw bytes ({@code byte[]}, {@link ByteBuffer}) as
+     * they are, a {@code String} or a {@link #simpleText simple value} as the UTF-8 of its text, any other object as
      * JSON (so that {@code @Header("name") MyType} reads it back), or, when no converter writes it (no
      * Jackson, or an object Jackson cannot write), as the UTF-8 of its {@code toString()}; the content type (a
      * {@link MimeType} or its text) as its text, as spring-kafka writes it. The id, timestamp, reply and error
@@ -194,8 +225,9 @@ public final class RecordMessageConverter {
     }
 
     private byte[] headerBytes(Object value) {
-        if (value instanceof byte[] bytes) {
-            return bytes;
+        byte[] raw = rawBytes(value);
+        if (raw != null) {
+            return raw;
         }
         String text = value instanceof String s ? s
                 : value instanceof MimeType type ? type.toString() : simpleText(value);

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kafko.Header;
 import dev.kafko.Headers;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,6 +45,32 @@ class RecordMessageConverterTest {
             assertThat(h.key()).isEqualTo(KafkoHeaders.TYPE);
             assertThat(h.valueAsString()).isEqualTo(Price.class.getName());
         });
+    }
+
+    /**
+     * As Kafka's {@code ByteBufferSerializer} (kafka-clients 4.x) writes one: the bytes from index 0 to the limit,
+     * whatever the position; unlike it, the buffer's position is left where it was (the serializer rewinds it).
+     */
+    @Test
+    void aByteBufferIsWrittenAsItsBytesFromZeroToTheLimitWithoutATypeHeaderAndIsLeftAsItWas() {
+        byte[] array = {5, 6, 7, 8, 9};
+        ByteBuffer heap = ByteBuffer.wrap(array, 1, 3);
+        ByteBuffer readOnly = ByteBuffer.wrap(array).asReadOnlyBuffer().position(2);
+        ByteBuffer direct = ByteBuffer.allocateDirect(8).put(array).flip().position(4);
+        ByteBuffer slice = ByteBuffer.wrap(array, 1, 3).slice();
+        List<Header> headers = new ArrayList<>();
+
+        assertThat(converter.valueBytes(heap, headers)).containsExactly(5, 6, 7, 8);
+        assertThat(converter.valueBytes(readOnly, headers)).containsExactly(5, 6, 7, 8, 9);
+        assertThat(converter.valueBytes(direct, headers)).containsExactly(5, 6, 7, 8, 9);
+        assertThat(converter.valueBytes(slice, headers)).containsExactly(6, 7, 8);
+        assertThat(converter.keyBytes(ByteBuffer.wrap(array))).isEqualTo(array);
+        assertThat(converter.typeHeader(heap)).isNull();
+        assertThat(headers).isEmpty();
+        assertThat(List.of(heap.position(), heap.limit(), readOnly.position(), direct.position(), direct.limit()))
+                .containsExactly(1, 4, 2, 4, 5);
+        assertThat(converter.recordHeaders(new MessageHeaders(Map.of("raw", ByteBuffer.wrap(array, 0, 2)))))
+                .singleElement().satisfies(h -> assertThat(h.value()).containsExactly(5, 6));
     }
 
     @Test

@@ -6,6 +6,7 @@ import dev.kafko.spring.listener.KafkoMessageListener;
 import dev.kafko.spring.support.Acknowledgment;
 import dev.kafko.spring.support.KafkoHeaders;
 import java.lang.reflect.Method;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -146,11 +147,12 @@ public final class DelegatingMessageListenerAdapter implements KafkoMessageListe
         }
         byte[] typeHeader = record.headers().lastValue(KafkoHeaders.TYPE);
         if (typeHeader == null) {
-            // sent as it is: text, or bytes
+            // sent as it is: text, or bytes (a byte[] or a ByteBuffer)
             Delegate d = exact(String.class);
             d = d != null ? d : exact(byte[].class);
+            d = d != null ? d : exact(ByteBuffer.class);
             return d != null ? d : orDefault(record, "a record without a " + KafkoHeaders.TYPE + " header (no"
-                    + " handler takes a String or a byte[])");
+                    + " handler takes a String, a byte[] or a ByteBuffer)");
         }
         String name = new String(typeHeader, StandardCharsets.UTF_8);
         Class<?> type = load(name);
