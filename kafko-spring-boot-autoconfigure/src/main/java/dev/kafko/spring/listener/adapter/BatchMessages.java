@@ -4,12 +4,14 @@ import dev.kafko.KafkoRecord;
 import dev.kafko.spring.support.KafkoHeaders;
 import dev.kafko.spring.support.RecordMessageConverter;
 import dev.kafko.spring.support.StackTraceLimiter;
+import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.IntStream;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -23,8 +25,10 @@ import org.springframework.messaging.Message;
 import org.springframework.messaging.converter.MessageConversionException;
 import org.springframework.messaging.handler.annotation.Header;
 import org.springframework.messaging.handler.annotation.Headers;
+import org.springframework.messaging.handler.annotation.Payload;
 import org.springframework.messaging.support.GenericMessage;
 import org.springframework.messaging.support.MessageBuilder;
+import org.springframework.validation.annotation.Validated;
 
 /**
  * Builds the message a batch listener method is invoked with: its payload the list of the records' elements, converted
@@ -44,6 +48,8 @@ final class BatchMessages {
     /** Named after the public adapter, whose logger an application configures. */
     private static final Logger LOG = LoggerFactory.getLogger(MessagingMessageListenerAdapter.class);
     private static final TypeDescriptor BYTES = TypeDescriptor.valueOf(byte[].class);
+    /** The simple names of the nullness marks a payload parameter may carry. */
+    private static final Set<String> NULLNESS = Set.of("Nullable", "NonNull", "Nonnull", "NotNull");
 
     private final RecordMessageConverter converter;
     private final String listenerId;
@@ -217,36 +223,67 @@ final class BatchMessages {
         return messages ? element.nested() : element;
     }
 
+    /**
+     * The first {@code List} parameter that takes the batch ({@link #takesBatch}), else, where each is annotated
+     * otherwise, the first {@code List} that is no header.
+     */
     private static @Nullable MethodParameter payloadParameter(Method method) {
+        MethodParameter annotated = null;
         for (int i = 0; i < method.getParameterCount(); i++) {
             MethodParameter parameter = new MethodParameter(method, i);
-            if (isListPayload(parameter)) {
+            if (!List.class.isAssignableFrom(parameter.getParameterType()) || isHeader(parameter)) {
+                continue;
+            }
+            if (takesBatch(parameter)) {
                 return parameter;
             }
+            annotated = annotated == null ? parameter : annotated;
         }
-        return null;
+        return annotated;
     }
 
-    /** Whether Spring's payload resolver gives {@code parameter} the batch: a {@code List} that is no header. */
-    private static boolean isListPayload(MethodParameter parameter) {
-        return !parameter.hasParameterAnnotation(Header.class) && !parameter.hasParameterAnnotation(Headers.class)
-                && List.class.isAssignableFrom(parameter.getParameterType());
+    /**
+     * Whether Spring's payload resolver hands {@code parameter} the batch as it is: a {@code List}, or a
+     * {@code Collection} or {@code Iterable} it is assignable to, unannotated or annotated only with {@code @Payload},
+     * a validation hint or a nullness mark. One with another annotation ({@code @Header} or one of the application's
+     * own) is left to the argument resolver that reads it, as spring-kafka infers the payload type from no parameter
+     * annotated otherwise.
+     */
+    private static boolean takesBatch(MethodParameter parameter) {
+        Class<?> type = parameter.getParameterType();
+        if (!List.class.isAssignableFrom(type) && (type == Object.class || !type.isAssignableFrom(List.class))) {
+            return false;
+        }
+        for (Annotation annotation : parameter.getParameterAnnotations()) {
+            Class<? extends Annotation> kind = annotation.annotationType();
+            if (kind != Payload.class && kind != Validated.class && !kind.getSimpleName().startsWith("Valid")
+                    && !NULLNESS.contains(kind.getSimpleName())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean isHeader(MethodParameter parameter) {
+        return parameter.hasParameterAnnotation(Header.class) || parameter.hasParameterAnnotation(Headers.class);
     }
 
     /**
      * The {@code T} of the batch method's {@code List<T>} payload parameter.
      *
-     * @throws IllegalStateException when it has none, or more than one: the batch is one list, which Spring's payload
-     *     resolver hands to each of them as it is (a {@code List<Order>} beside a {@code List<KafkoRecord>} held the
-     *     records, a {@code ClassCastException} in the method)
+     * @throws IllegalStateException when it has none, or more than one ({@link #takesBatch}): the batch is one list,
+     *     which Spring's payload resolver hands to each of them as it is (a {@code List<Order>} beside a
+     *     {@code List<KafkoRecord>} or a {@code Collection<KafkoRecord>} held the records, a
+     *     {@code ClassCastException} in the method)
      */
     private static Class<?> elementType(Method method, String listenerId) {
         MethodParameter parameter = payloadParameter(method);
         long lists = IntStream.range(0, method.getParameterCount())
-                .mapToObj(i -> new MethodParameter(method, i)).filter(BatchMessages::isListPayload).count();
+                .mapToObj(i -> new MethodParameter(method, i)).filter(BatchMessages::takesBatch).count();
         if (lists > 1) {
             throw new IllegalStateException("Batch listener '" + listenerId + "' (" + method + ") has " + lists
-                    + " List payload parameters; a batch is one list, which each of them would get as it is: keep one,"
+                    + " List (or Collection) payload parameters; a batch is one list, which each of them would get as"
+                    + " it is: keep one,"
                     + " and take the records beside a List<T> of values with @Header(KafkoHeaders.RAW_DATA)"
                     + " List<KafkoRecord>");
         }
