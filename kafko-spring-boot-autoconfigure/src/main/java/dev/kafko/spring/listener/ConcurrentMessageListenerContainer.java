@@ -418,6 +418,15 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     }
 
     /**
+     * Whether the container was started, and no stop asked for since, but runs no member yet, none of them dead: a
+     * start made while its members finished a stop runs them again once that stop ends (its
+     * {@code ConsumerStoppedEvent} told); a start from another thread is under way. Any thread.
+     */
+    public boolean isStartPending() {
+        return lifecycle.started() && !isRunning() && !hasDeadMember();
+    }
+
+    /**
      * Waits until this listener has finished (processed or recovered) every record that was in its
      * topics when this method was called, or its group has committed past them, and no member has its record or batch
      * interceptor still to tell how the records it holds went.

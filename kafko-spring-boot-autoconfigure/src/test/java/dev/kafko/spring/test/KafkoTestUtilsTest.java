@@ -10,6 +10,7 @@ import dev.kafko.spring.annotation.KafkoListener;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
 import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
 import dev.kafko.spring.core.KafkoTemplate;
+import dev.kafko.spring.event.ConsumerStoppedEvent;
 import dev.kafko.spring.listener.MessageListenerContainer;
 import java.time.Duration;
 import java.util.List;
@@ -27,6 +28,7 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.event.EventListener;
 
 @ExtendWith(OutputCaptureExtension.class)
 class KafkoTestUtilsTest {
@@ -176,6 +178,13 @@ class KafkoTestUtilsTest {
                     // and once it died, a wait fails before it begins
                     assertThatThrownBy(() -> KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(30)))
                             .isInstanceOf(AssertionError.class).hasMessageContaining("listener 'dies'");
+                    // started, never stopped, but dead: no start is pending, so waitForAssignment fails at once too
+                    MessageListenerContainer container = context.getBean(KafkoListenerEndpointRegistry.class)
+                            .getListenerContainer("dies");
+                    assertThatThrownBy(() -> KafkoTestUtils.waitForAssignment(container, 1, Duration.ofSeconds(30)))
+                            .isInstanceOf(AssertionError.class).hasMessageContaining("'dies' is not running")
+                            .hasCauseInstanceOf(InternalError.class);
+                    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(20));
                 });
     }
 
@@ -555,6 +564,35 @@ class KafkoTestUtilsTest {
     }
 
     @Test
+    void waitForAssignmentOfAContainerStartedDuringTheStopItsMemberFinishesWaitsForTheRestart() {
+        SelfStopping.reset();
+        runner.withBean(SelfStopping.class).run(context -> {
+            MessageListenerContainer container = context.getBean(KafkoListenerEndpointRegistry.class)
+                    .getListenerContainer("self-stopping");
+            try {
+                container.start();
+                KafkoTestUtils.waitForAssignment(container, 1, Duration.ofSeconds(20));
+                template(context).send("self-stopping", "k", "trip").join();
+                assertThat(SelfStopping.stopAsked.await(20, TimeUnit.SECONDS)).isTrue();
+                container.start(); // while its member finishes the record of the stop its own listener asked for
+                SelfStopping.restartAsked.countDown();
+                assertThat(SelfStopping.stoppedSeen.await(20, TimeUnit.SECONDS)).isTrue();
+
+                // the member's thread ended and tells its stop; the start asked for runs it again once that is told
+                assertThatThrownBy(() -> KafkoTestUtils.waitForAssignment(container, 1, Duration.ofMillis(200)))
+                        .as("a start is pending: waited for, not refused").isInstanceOf(AssertionError.class)
+                        .hasMessageContaining("was assigned 0 partition(s) {}, not 1, within PT0.2S");
+                SelfStopping.stoppedHeld.countDown();
+                KafkoTestUtils.waitForAssignment(container, 1, Duration.ofSeconds(20));
+                assertThat(container.isRunning()).isTrue();
+            } finally {
+                SelfStopping.stoppedHeld.countDown();
+                SelfStopping.restartAsked.countDown();
+            }
+        });
+    }
+
+    @Test
     void aListenerNeverStartedIsNotWaitedForAndItsRecordsStayUnread() {
         runner.withBean(Spread.class).withPropertyValues("kafko.topics.spread.partitions=4").run(context -> {
             template(context).send("spread", "k", "unread").join();
@@ -563,6 +601,39 @@ class KafkoTestUtilsTest {
             assertThat(Duration.ofNanos(System.nanoTime() - began)).isLessThan(Duration.ofSeconds(30));
             assertThat(context.getBean(Kafko.class).groupInfo("spread", "spread").committed()).isEmpty();
         });
+    }
+
+    /** Stops its own container at its first record, and holds the tale of its member's stop until the test lets go. */
+    static class SelfStopping {
+        static volatile CountDownLatch stopAsked;
+        static volatile CountDownLatch restartAsked;
+        static volatile CountDownLatch stoppedSeen;
+        static volatile CountDownLatch stoppedHeld;
+        private final ObjectProvider<KafkoListenerEndpointRegistry> registry;
+
+        SelfStopping(ObjectProvider<KafkoListenerEndpointRegistry> registry) {
+            this.registry = registry;
+        }
+
+        static void reset() {
+            stopAsked = new CountDownLatch(1);
+            restartAsked = new CountDownLatch(1);
+            stoppedSeen = new CountDownLatch(1);
+            stoppedHeld = new CountDownLatch(1);
+        }
+
+        @KafkoListener(id = "self-stopping", topics = "self-stopping", autoStartup = "false")
+        void on(String value) throws InterruptedException {
+            registry.getObject().getListenerContainer("self-stopping").stop();
+            stopAsked.countDown();
+            restartAsked.await(30, TimeUnit.SECONDS);
+        }
+
+        @EventListener
+        void stopped(ConsumerStoppedEvent event) throws InterruptedException {
+            stoppedSeen.countDown();
+            stoppedHeld.await(30, TimeUnit.SECONDS);
+        }
     }
 
     static class Spread {
