@@ -16,7 +16,9 @@ import java.util.function.Function;
  * <p>A seek through the callback {@link #registerSeekCallback} hands over commits the position sought once the
  * member makes it (an offset retention deleted, under the {@code latest} reset policy: the end the member's next poll
  * moves it to), so that a restart, or the member a rebalance gives the partition to, goes on from there; the
- * commit then follows the records processed, back with a replay as forward with a skip. A seek at assignment
+ * commit then follows the records processed, back with a replay as forward with a skip. Under the {@code fail}
+ * policy an offset outside the log is committed as sought: the member's polls fail, and so do a restart's, until a
+ * seek into the log. A seek at assignment
  * chooses where the member starts, and the commit follows what it processes.
  */
 public interface ConsumerSeekAware {

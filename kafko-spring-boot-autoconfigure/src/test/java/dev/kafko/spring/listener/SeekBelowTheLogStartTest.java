@@ -16,8 +16,11 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 /**
  * A running listener's seek to an offset retention deleted, under the {@code latest} reset policy: the member's next
@@ -25,6 +28,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
  * sought. A commit below the log start would have the next start of the container reset to the end of that later
  * time, skipping what was sent while it was stopped.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class SeekBelowTheLogStartTest {
 
     private static final Duration WAIT = Duration.ofSeconds(20);
@@ -73,6 +77,44 @@ class SeekBelowTheLogStartTest {
             container.start();
             KafkoTestUtils.waitForListeners(context, WAIT);
             assertThat(RECEIVED).containsExactly("sent while stopped");
+        });
+    }
+
+    @Test
+    void underFailASeekBelowTheLogStartIsCommittedSoARestartsPollsFailTooUntilASeekIntoTheLog(CapturedOutput output) {
+        runner.withPropertyValues("kafko.offset-reset=fail").run(context -> {
+            Kafko kafko = context.getBean(Kafko.class);
+            @SuppressWarnings("unchecked")
+            KafkoTemplate<Object, Object> template = context.getBean(KafkoTemplate.class);
+            String value = "x".repeat(200);
+            for (int i = 0; i < 50; i++) {
+                template.send("orders", 0, null, value).join();
+            }
+            await().atMost(WAIT).until(() -> kafko.topic("orders").orElseThrow().partitions().get(0)
+                    .logStartOffset() > 0);
+            ConcurrentMessageListenerContainer container = container(context, "reader");
+            container.start();
+            KafkoTestUtils.waitForListeners(context, WAIT);
+            assertThat(kafko.groupInfo("orders", "reader").committed()).isEqualTo(Map.of(0, 50L));
+
+            Reader.callback.seek("orders", 0, 0);
+            await().atMost(WAIT).until(() -> kafko.groupInfo("orders", "reader").committed().equals(Map.of(0, 0L)));
+            String failed = "position 0 is outside the log";
+            await().atMost(WAIT).until(() -> output.getOut().contains(failed));
+            container.stop();
+            await().atMost(WAIT).until(() -> !container.isRunning());
+            template.send("orders", 0, null, "sent while stopped").join();
+            int before = output.getOut().split(failed, -1).length;
+            RECEIVED.clear();
+            container.start();
+            await().atMost(WAIT).alias("the restart polls from the commit, below the log start, and fails")
+                    .until(() -> output.getOut().split(failed, -1).length > before);
+            assertThat(RECEIVED).isEmpty();
+
+            Reader.callback.seekToBeginning("orders", 0); // the callback of the new run
+            KafkoTestUtils.waitForListeners(context, WAIT);
+            assertThat(RECEIVED).last().isEqualTo("sent while stopped");
+            assertThat(kafko.groupInfo("orders", "reader").committed()).isEqualTo(Map.of(0, 51L));
         });
     }
 
