@@ -62,7 +62,8 @@ import org.springframework.context.ConfigurableApplicationContext;
  * still finishes records of it. Paused containers are not waited for, nor those not running (never started, as one
  * with {@code autoStartup} false, or stopped: their records stay unread, and the call names none of them; start such a
  * container before the call), nor a partition whose pause was
- * asked for ({@code pausePartition}), also one paused or stopped
+ * asked for ({@code pausePartition}), nor the share of its group's partitions a paused container keeps (another
+ * container of the group is not waited for on them), also one paused or stopped
  * while the call waits (by another thread, or by its own listener), or closed with its context meanwhile. A
  * listener that finished a partition without processing what it holds (it started at the end under
  * {@code kafko.offset-reset=latest}, sought past it, or retention removed it) has caught up once a poll found
@@ -332,7 +333,7 @@ public final class KafkoTestUtils {
     private static @Nullable Map<String, Map<Integer, Long>> endOffsets(KafkoListenerEndpointRegistry registry,
                                                                         ConcurrentMessageListenerContainer container) {
         try {
-            return unpaused(container, container.endOffsets());
+            return unpaused(registry, container, container.endOffsets());
         } catch (UnknownTopicException e) {
             throw noTopic(container, e);
         } catch (KafkoClosedException e) {
@@ -372,21 +373,50 @@ public final class KafkoTestUtils {
     /**
      * The target without the partitions whose pause is asked for ({@code pausePartition}), which are not waited for
      * as a paused container is not: their records wait for the {@code resumePartition}, so a wait for them could only
-     * time out. Asked again at each slice, so a partition paused while the call waits is no longer waited for.
+     * time out. Nor those another container of the group reads while its pause, or that partition's, is asked for:
+     * a paused container keeps its share of its group's partitions, whose records wait for its resume. Asked again at
+     * each slice, so a partition paused while the call waits, or one that moves, is waited for as it is then.
      */
-    private static Map<String, Map<Integer, Long>> unpaused(ConcurrentMessageListenerContainer container,
+    private static Map<String, Map<Integer, Long>> unpaused(KafkoListenerEndpointRegistry registry,
+                                                            ConcurrentMessageListenerContainer container,
                                                             Map<String, Map<Integer, Long>> target) {
+        List<ConcurrentMessageListenerContainer> group = othersOfGroup(registry, container);
         Map<String, Map<Integer, Long>> kept = new LinkedHashMap<>();
         for (Map.Entry<String, Map<Integer, Long>> topic : target.entrySet()) {
             Map<Integer, Long> partitions = new LinkedHashMap<>();
             for (Map.Entry<Integer, Long> partition : topic.getValue().entrySet()) {
-                if (!container.isPartitionPauseRequested(topic.getKey(), partition.getKey())) {
+                if (!container.isPartitionPauseRequested(topic.getKey(), partition.getKey())
+                        && !readPaused(group, topic.getKey(), partition.getKey())) {
                     partitions.put(partition.getKey(), partition.getValue());
                 }
             }
             kept.put(topic.getKey(), partitions);
         }
         return kept;
+    }
+
+    /** The registry's other running containers of {@code container}'s group. */
+    private static List<ConcurrentMessageListenerContainer> othersOfGroup(KafkoListenerEndpointRegistry registry,
+                                                                          ConcurrentMessageListenerContainer container) {
+        List<ConcurrentMessageListenerContainer> group = new ArrayList<>();
+        for (MessageListenerContainer other : registry.getListenerContainers()) {
+            if (other != container && other instanceof ConcurrentMessageListenerContainer concurrent
+                    && concurrent.isRunning() && concurrent.getGroupId().equals(container.getGroupId())) {
+                group.add(concurrent);
+            }
+        }
+        return group;
+    }
+
+    /** Whether one of {@code group} reads the partition while its pause, or the partition's, is asked for. */
+    private static boolean readPaused(List<ConcurrentMessageListenerContainer> group, String topic, int partition) {
+        for (ConcurrentMessageListenerContainer other : group) {
+            if ((other.isPauseRequested() || other.isPartitionPauseRequested(topic, partition))
+                    && other.getAssignedPartitions().getOrDefault(topic, Set.of()).contains(partition)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean waitedFor(ConcurrentMessageListenerContainer container) {
@@ -405,7 +435,7 @@ public final class KafkoTestUtils {
             long left = Math.max(0, deadline - System.nanoTime());
             List<String> lagging;
             try {
-                lagging = container.awaitCaughtUp(unpaused(container, target),
+                lagging = container.awaitCaughtUp(unpaused(registry, container, target),
                         Duration.ofNanos(Math.min(left, SLICE.toNanos())));
             } catch (UnknownTopicException gone) {
                 throw noTopic(container, gone); // deleted while the call waited

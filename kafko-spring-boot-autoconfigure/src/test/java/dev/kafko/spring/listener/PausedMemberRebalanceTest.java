@@ -135,6 +135,32 @@ class PausedMemberRebalanceTest {
         });
     }
 
+    @Test
+    void waitForListenersWaitsForTheRunningContainerOfTheGroupNotForThePartitionsItsPausedContainerHolds() {
+        runner().run(context -> {
+            Kafko kafko = context.getBean(Kafko.class);
+            ConcurrentMessageListenerContainer held = container(context, "held");
+            ConcurrentMessageListenerContainer other = container(context, "other");
+            held.start();
+            other.start();
+            KafkoTestUtils.waitForAssignment(held, 2, WAIT);
+            KafkoTestUtils.waitForAssignment(other, 2, WAIT);
+            held.pause();
+            await().atMost(WAIT).until(held::isPaused);
+
+            send(kafko, "during", 8);
+            // the paused container's partitions wait for its resume, as a paused container's do: not waited for
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(5));
+            assertThat(OTHER).hasSize(4).allMatch(v -> v.startsWith("during-"));
+            assertThat(HELD).as("nothing delivered while paused").isEmpty();
+
+            held.resume();
+            KafkoTestUtils.waitForListeners(context, WAIT);
+            assertThat(HELD).hasSize(4).doesNotHaveDuplicates();
+            assertThat(lag(kafko)).isZero();
+        });
+    }
+
     private static Set<Integer> partitions(ConcurrentMessageListenerContainer container) {
         return new TreeSet<>(container.getAssignedPartitions().getOrDefault("held", Set.of()));
     }
