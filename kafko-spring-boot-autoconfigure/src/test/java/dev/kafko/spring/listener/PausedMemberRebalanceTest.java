@@ -103,10 +103,7 @@ class PausedMemberRebalanceTest {
             Kafko kafko = context.getBean(Kafko.class);
             ConcurrentMessageListenerContainer held = container(context, "held");
             ConcurrentMessageListenerContainer other = container(context, "other");
-            held.start();
-            other.start();
-            KafkoTestUtils.waitForAssignment(held, 2, WAIT);
-            KafkoTestUtils.waitForAssignment(other, 2, WAIT);
+            startBoth(held, other);
             send(kafko, "before", 4);
             await().atMost(WAIT).until(() -> HELD.size() + OTHER.size() == 4);
             held.pause();
@@ -141,10 +138,7 @@ class PausedMemberRebalanceTest {
             Kafko kafko = context.getBean(Kafko.class);
             ConcurrentMessageListenerContainer held = container(context, "held");
             ConcurrentMessageListenerContainer other = container(context, "other");
-            held.start();
-            other.start();
-            KafkoTestUtils.waitForAssignment(held, 2, WAIT);
-            KafkoTestUtils.waitForAssignment(other, 2, WAIT);
+            startBoth(held, other);
             held.pause();
             await().atMost(WAIT).until(held::isPaused);
 
@@ -159,6 +153,14 @@ class PausedMemberRebalanceTest {
             assertThat(HELD).hasSize(4).doesNotHaveDuplicates();
             assertThat(lag(kafko)).isZero();
         });
+    }
+
+    /** Starts both containers of the group, which share the topic's four partitions. */
+    private static void startBoth(ConcurrentMessageListenerContainer held, ConcurrentMessageListenerContainer other) {
+        held.start();
+        other.start();
+        KafkoTestUtils.waitForAssignment(held, 2, WAIT);
+        KafkoTestUtils.waitForAssignment(other, 2, WAIT);
     }
 
     private static Set<Integer> partitions(ConcurrentMessageListenerContainer container) {
