@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
@@ -55,16 +56,7 @@ class SeekBelowTheLogStartTest {
             Kafko kafko = context.getBean(Kafko.class);
             @SuppressWarnings("unchecked")
             KafkoTemplate<Object, Object> template = context.getBean(KafkoTemplate.class);
-            String value = "x".repeat(200);
-            for (int i = 0; i < 50; i++) {
-                template.send("orders", 0, null, value).join();
-            }
-            await().atMost(WAIT).until(() -> kafko.topic("orders").orElseThrow().partitions().get(0)
-                    .logStartOffset() > 0); // retention deleted the first segments
-            ConcurrentMessageListenerContainer container = container(context, "reader");
-            container.start();
-            KafkoTestUtils.waitForListeners(context, WAIT);
-            assertThat(kafko.groupInfo("orders", "reader").committed()).isEqualTo(Map.of(0, 50L)); // started at the end
+            ConcurrentMessageListenerContainer container = startAtTheEndOfATrimmedLog(context);
 
             Reader.callback.seek("orders", 0, 0);
             KafkoTestUtils.waitForListeners(context, WAIT);
@@ -86,16 +78,7 @@ class SeekBelowTheLogStartTest {
             Kafko kafko = context.getBean(Kafko.class);
             @SuppressWarnings("unchecked")
             KafkoTemplate<Object, Object> template = context.getBean(KafkoTemplate.class);
-            String value = "x".repeat(200);
-            for (int i = 0; i < 50; i++) {
-                template.send("orders", 0, null, value).join();
-            }
-            await().atMost(WAIT).until(() -> kafko.topic("orders").orElseThrow().partitions().get(0)
-                    .logStartOffset() > 0);
-            ConcurrentMessageListenerContainer container = container(context, "reader");
-            container.start();
-            KafkoTestUtils.waitForListeners(context, WAIT);
-            assertThat(kafko.groupInfo("orders", "reader").committed()).isEqualTo(Map.of(0, 50L));
+            ConcurrentMessageListenerContainer container = startAtTheEndOfATrimmedLog(context);
 
             Reader.callback.seek("orders", 0, 0);
             await().atMost(WAIT).until(() -> kafko.groupInfo("orders", "reader").committed().equals(Map.of(0, 0L)));
@@ -116,6 +99,27 @@ class SeekBelowTheLogStartTest {
             assertThat(RECEIVED).last().isEqualTo("sent while stopped");
             assertThat(kafko.groupInfo("orders", "reader").committed()).isEqualTo(Map.of(0, 51L));
         });
+    }
+
+    /**
+     * Sends 50 records of 200 bytes, waits until retention deleted the first segments, and starts the reader, which
+     * starts at the end (50) under both policies.
+     */
+    private static ConcurrentMessageListenerContainer startAtTheEndOfATrimmedLog(ApplicationContext context) {
+        Kafko kafko = context.getBean(Kafko.class);
+        @SuppressWarnings("unchecked")
+        KafkoTemplate<Object, Object> template = context.getBean(KafkoTemplate.class);
+        String value = "x".repeat(200);
+        for (int i = 0; i < 50; i++) {
+            template.send("orders", 0, null, value).join();
+        }
+        await().atMost(WAIT).until(() -> kafko.topic("orders").orElseThrow().partitions().get(0)
+                .logStartOffset() > 0);
+        ConcurrentMessageListenerContainer container = container(context, "reader");
+        container.start();
+        KafkoTestUtils.waitForListeners(context, WAIT);
+        assertThat(kafko.groupInfo("orders", "reader").committed()).isEqualTo(Map.of(0, 50L));
+        return container;
     }
 
     static class Reader implements ConsumerSeekAware {
