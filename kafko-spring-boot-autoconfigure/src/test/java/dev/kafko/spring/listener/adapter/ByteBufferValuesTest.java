@@ -4,6 +4,8 @@ import static dev.kafko.spring.listener.adapter.ListenerTestSupport.bytes;
 import static dev.kafko.spring.listener.adapter.ListenerTestSupport.template;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kafko.Headers;
+import dev.kafko.Kafko;
 import dev.kafko.KafkoRecord;
 import dev.kafko.spring.annotation.KafkoHandler;
 import dev.kafko.spring.annotation.KafkoListener;
@@ -14,8 +16,10 @@ import dev.kafko.spring.support.KafkoHeaders;
 import dev.kafko.spring.support.RecordMessageConverter;
 import dev.kafko.spring.test.KafkoTestUtils;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -151,6 +155,29 @@ class ByteBufferValuesTest {
 
             assertThat(SEEN).containsExactly(show(RAW));
             assertThat(KafkoTestUtils.records(context, "handled.DLT")).isEmpty();
+        });
+    }
+
+    /**
+     * A record written before a {@code ByteBuffer} was stored as its bytes is the base64 JSON string of them with a
+     * {@code kafko_type} header naming the buffer's class; a log kept on disk still holds such records, and a
+     * {@code ByteBuffer} parameter (a class-level handler's and a batch's too) reads the bytes it was sent with, not
+     * the JSON.
+     */
+    @Test
+    void aByteBufferRecordWrittenAsBase64JsonWithATypeHeaderIsReadAsTheBytesItWasSentWith() {
+        runner.withBean(Single.class).withBean(Handlers.class).withBean(Batch.class).run(context -> {
+            byte[] json = ("\"" + Base64.getEncoder().encodeToString(RAW) + "\"").getBytes(StandardCharsets.UTF_8);
+            for (String topic : List.of("single", "handled", "batched")) {
+                context.getBean(Kafko.class).producer(topic).send(bytes("k1"), json, Headers.of(KafkoHeaders.TYPE,
+                        "java.nio.HeapByteBuffer".getBytes(StandardCharsets.UTF_8))).join();
+            }
+            KafkoTestUtils.waitForListeners(context, WAIT);
+
+            assertThat(SEEN).containsExactlyInAnyOrder(show(RAW) + " key " + show(bytes("k1")),
+                    show(RAW) + " from single", show(RAW), show(RAW) + " key " + show(bytes("k1")),
+                    "m " + show(RAW));
+            assertThat(KafkoTestUtils.records(context, "single.DLT")).isEmpty();
         });
     }
 
