@@ -276,7 +276,8 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
     /**
      * The members, in thread-name order: made with the container, so listed before its first start and after a stop
      * too (not running, assigned nothing), and the same ones run again at its next start; made again only by
-     * {@link #setContainerProperties}, {@link #setErrorHandler} and {@link #setConcurrency}, and, for a topic pattern, as topics are matched or deleted.
+     * {@link #setContainerProperties}, {@link #setErrorHandler} and {@link #setConcurrency}, and, for a topic
+     * pattern, as topics are matched or deleted.
      * spring-kafka's {@code getContainers()} is empty until the first start and makes its children again at each.
      */
     public List<MessageListenerContainer> getMembers() {

@@ -15,7 +15,8 @@ import java.util.TreeSet;
  * effect on its consumer before each poll, and as partitions are assigned to it, before the poll that assigned
  * them reads them. While the whole container is paused, every partition the member reads is paused on its consumer
  * ({@link #pauseAll}), also those a rebalance gives it, so that it polls on, taking part in its group's rebalances,
- * and reads nothing until {@link #resumeAll}. And the partitions a retry topic's member holds back until the back-off of the record at their
+ * and reads nothing until {@link #resumeAll}. And the partitions a retry topic's member holds back until the
+ * back-off of the record at their
  * position ends ({@link #hold}): paused on the consumer too, so that its polls read its other partitions as usual,
  * but not a pause of the container (no event, not in {@link #paused()}); a partition paused both ways is resumed
  * once neither holds it, and a seek of a held partition ends its hold. Polling thread, but for {@link #paused()}

@@ -34,7 +34,8 @@ import tools.jackson.databind.json.JsonMapper;
  * and so is one whose header names a class no longer on the class path with another simple name (one of
  * the same name was moved: nothing to say); one whose header names a class that is not on the class path,
  * and that the declared type cannot read, fails with a conversion error that names it. A class named
- * there that has type parameters of its own ({@code java.util.ArrayList} for a {@code List<Order>} that was sent) is not used: it
+ * there that has type parameters of its own ({@code java.util.ArrayList} for a {@code List<Order>} that was sent)
+ * is not used: it
  * would lose the element types the declaration gives, so the declaration wins.
  */
 public final class TypeAwareJsonMessageConverter extends JacksonJsonMessageConverter {
