@@ -7,8 +7,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link BatchInterceptor} that delegates to several, in order, as spring-kafka's class of the same name does:
- * {@link #intercept} hands each the records the one before it returned and stops at the first {@code null} (the batch
- * is skipped); the other methods call every delegate in order. Immutable; called as its delegates are.
+ * {@link #intercept} hands each the records the one before it returned and stops at the first {@code null} or empty list
+ * (the batch is skipped, as either skips it; a delegate is never handed an empty batch, which no interceptor is
+ * otherwise given); the other methods call every delegate in order. Immutable; called as its delegates are.
  */
 public final class CompositeBatchInterceptor implements BatchInterceptor {
 
@@ -24,8 +25,8 @@ public final class CompositeBatchInterceptor implements BatchInterceptor {
         List<KafkoRecord> current = records;
         for (BatchInterceptor delegate : delegates) {
             current = delegate.intercept(current);
-            if (current == null) {
-                return null;
+            if (current == null || current.isEmpty()) {
+                return current;
             }
         }
         return current;

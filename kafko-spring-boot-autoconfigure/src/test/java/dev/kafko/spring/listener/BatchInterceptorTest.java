@@ -63,6 +63,45 @@ class BatchInterceptorTest {
         });
     }
 
+    /**
+     * A composite whose first delegate drops every record skips the batch there: the delegates after it are not
+     * handed an empty batch (which no interceptor is otherwise given), so one that reads the batch's first record
+     * does not fail it and have its records retried and dead-lettered instead of skipped.
+     */
+    @Test
+    void aCompositeWhoseDelegateDropsEveryRecordSkipsTheBatchWithoutCallingTheNextDelegate() {
+        BatchInterceptor dropAll = new BatchInterceptor() {
+            @Override
+            public List<KafkoRecord> intercept(List<KafkoRecord> records) {
+                EVENTS.add("drop-all:" + values(records));
+                return List.of();
+            }
+
+            @Override
+            public void failure(List<KafkoRecord> records, Exception exception) {
+                EVENTS.add("failure:" + values(records));
+            }
+        };
+        BatchInterceptor firstOffset = records -> {
+            EVENTS.add("first-offset:" + records.get(0).offset());
+            return records;
+        };
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+                .withPropertyValues("kafko.ephemeral=true", "kafko.listener.retry.max-attempts=2",
+                        "kafko.listener.dead-letter.enabled=true")
+                .withBean("composite", BatchInterceptor.class, () -> new CompositeBatchInterceptor(dropAll, firstOffset))
+                .withBean(Batcher.class)
+                .run(context -> {
+                    send(context, "batches", "v1", "v2");
+                    run(context, "batches");
+
+                    assertThat(EVENTS).containsExactly("drop-all:[v1, v2]");
+                    assertThat(committed(context, "batches")).isEqualTo(2L);
+                    assertThat(KafkoTestUtils.records(context, "batches.DLT")).isEmpty();
+                });
+    }
+
     @Test
     void aFailedRecordNamedInTheInterceptedListIsTheOneRetriedAndFailureIsCalledForEachAttempt() {
         runner.withBean(Batcher.class).run(context -> {
