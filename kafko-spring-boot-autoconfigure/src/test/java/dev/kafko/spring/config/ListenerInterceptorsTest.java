@@ -50,6 +50,15 @@ class ListenerInterceptorsTest {
                     assertThat(factory.getRecordInterceptor()).isNull(); // as Boot's spring-kafka: none is chosen
                     assertThat(factory.getBatchInterceptor()).isNull();
                 });
+        runner.withBean("records", RecordInterceptor.class, () -> records, bd -> bd.setPrimary(true))
+                .withBean("others", RecordInterceptor.class, () -> record -> record)
+                .withBean("batches", BatchInterceptor.class, () -> batches, bd -> bd.setPrimary(true))
+                .withBean("otherBatches", BatchInterceptor.class, () -> list -> list)
+                .run(context -> {
+                    KafkoListenerContainerFactory factory = context.getBean(KafkoListenerContainerFactory.class);
+                    assertThat(factory.getRecordInterceptor()).isSameAs(records); // of several, the @Primary one
+                    assertThat(factory.getBatchInterceptor()).isSameAs(batches);
+                });
     }
 
     @Test
