@@ -436,14 +436,23 @@ final class ListenerEndpointReader {
         }
     }
 
+    /**
+     * The topics, each entry resolved to a topic or to an array or collection of them; a {@code null} element
+     * fails naming its index, as spring-kafka refuses it (it would have been the topic {@code "null"}).
+     */
     private List<String> resolveTopics(String[] raw, String where, BeanExpressionContext ctx) {
         List<String> topics = new ArrayList<>();
         for (String value : raw) {
             Object resolved = resolve(value, "topics", where, ctx);
-            if (resolved instanceof String[] array) {
-                topics.addAll(List.of(array));
-            } else if (resolved instanceof Collection<?> collection) {
-                collection.forEach(t -> topics.add(String.valueOf(t)));
+            if (resolved instanceof String[] || resolved instanceof Collection<?>) {
+                List<?> elements = resolved instanceof String[] array ? Arrays.asList(array)
+                        : new ArrayList<>((Collection<?>) resolved);
+                int nul = elements.indexOf(null);
+                if (nul >= 0) {
+                    throw new InvalidKafkoListenerException("@KafkoListener " + where + ": topics '" + value
+                            + "' resolved to " + elements + ", which holds no topic at index " + nul);
+                }
+                elements.forEach(t -> topics.add(String.valueOf(t)));
             } else if (resolved != null && StringUtils.hasText(resolved.toString())) {
                 topics.add(resolved.toString());
             } else {

@@ -101,6 +101,19 @@ class DefaultIdTest {
                         + " concurrency '0' must be at least 1"));
     }
 
+    /** A null element became the topic "null" from a collection, and a bare NullPointerException from an array. */
+    @Test
+    void aTopicsExpressionGivingANullElementFailsTheStartNamingTheListenerAndTheAttribute() {
+        runner.withBean(NullInTopicList.class).run(context -> assertThat(context).hasFailed().getFailure()
+                .hasStackTraceContaining("InvalidKafkoListenerException: @KafkoListener 'nullInList' on"
+                        + " NullInTopicList.on: topics '#{T(java.util.Arrays).asList('in', null)}' resolved to"
+                        + " [in, null], which holds no topic at index 1"));
+        runner.withBean(NullInTopicArray.class).run(context -> assertThat(context).hasFailed().getFailure()
+                .hasStackTraceContaining("InvalidKafkoListenerException: @KafkoListener 'nullInArray' on"
+                        + " NullInTopicArray.on: topics '#{__listener.topics}' resolved to [in, null], which holds"
+                        + " no topic at index 1"));
+    }
+
     @Test
     void twoListenersOfOneIdFailTheStartNamingBothMethods() {
         runner.withBean(SameIds.class).run(context -> assertThat(context).hasFailed().getFailure()
@@ -279,6 +292,22 @@ class DefaultIdTest {
 
     static class NotABoolean {
         @KafkoListener(id = "yes", topics = "t", batch = "yes")
+        void on(String value) {
+        }
+    }
+
+    static class NullInTopicList {
+        @KafkoListener(id = "nullInList", topics = "#{T(java.util.Arrays).asList('in', null)}")
+        void on(String value) {
+        }
+    }
+
+    public static class NullInTopicArray {
+        public String[] getTopics() {
+            return new String[] {"in", null};
+        }
+
+        @KafkoListener(id = "nullInArray", topics = "#{__listener.topics}")
         void on(String value) {
         }
     }
