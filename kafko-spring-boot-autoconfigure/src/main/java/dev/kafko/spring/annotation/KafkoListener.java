@@ -150,8 +150,9 @@ public @interface KafkoListener {
 
     /**
      * The bean name of the {@link dev.kafko.spring.config.KafkoListenerContainerFactory} that builds this
-     * listener's container (its container properties, error handler, executor), as in spring-kafka.
-     * Default: the bean named {@code kafkoListenerContainerFactory}, else the only (or primary) factory.
+     * listener's container (its container properties, error handler, executor), as in spring-kafka; SpEL may
+     * also give the factory bean itself ({@code #{@myFactory}}). Default: the bean named
+     * {@code kafkoListenerContainerFactory}, else the only (or primary) factory.
      */
     String containerFactory() default "";
 

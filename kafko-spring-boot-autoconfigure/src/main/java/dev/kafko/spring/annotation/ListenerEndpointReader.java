@@ -2,6 +2,7 @@ package dev.kafko.spring.annotation;
 
 import dev.kafko.InvalidNameException;
 import dev.kafko.Kafko;
+import dev.kafko.spring.config.KafkoListenerContainerFactory;
 import dev.kafko.spring.config.KafkoListenerEndpoint;
 import dev.kafko.spring.listener.AckMode;
 import dev.kafko.spring.listener.ContainerPostProcessor;
@@ -231,7 +232,7 @@ final class ListenerEndpointReader {
         String autoStartup = resolveString(listener.autoStartup(), "autoStartup", where, ctx);
         String batch = resolveString(listener.batch(), "batch", where, ctx);
         String ackMode = resolveString(listener.ackMode(), "ackMode", where, ctx);
-        String containerFactory = resolveString(listener.containerFactory(), "containerFactory", where, ctx);
+        String containerFactory = resolveFactoryName(listener.containerFactory(), where, ctx);
         ListenerConsumerProperties consumer = ListenerConsumerProperties.read(listener.properties(), where,
                 new AttributeResolver(where, ctx));
         String clientIdPrefix = resolveString(listener.clientIdPrefix(), "clientIdPrefix", where, ctx);
@@ -254,6 +255,29 @@ final class ListenerEndpointReader {
                         where, ctx),
                 resolveBean(listener.contentTypeConverter(), SmartMessageConverter.class, "contentTypeConverter",
                         where, ctx));
+    }
+
+    /**
+     * The bean name of the container factory the listener names, as spring-kafka takes it: a name, or SpEL giving a
+     * name or the factory itself, which must then be a bean (the endpoint names its factory); {@code null} for none.
+     */
+    private @Nullable String resolveFactoryName(String raw, String where, BeanExpressionContext ctx) {
+        if (!StringUtils.hasText(raw)) {
+            return null;
+        }
+        Object resolved = resolve(raw, "containerFactory", where, ctx);
+        if (!(resolved instanceof KafkoListenerContainerFactory factory)) {
+            return asText(resolved, raw, "containerFactory", where);
+        }
+        String[] names = beanFactory.getBeanNamesForType(KafkoListenerContainerFactory.class);
+        for (String name : names) {
+            if (beanFactory.getBean(name) == factory) {
+                return name;
+            }
+        }
+        throw new InvalidKafkoListenerException("@KafkoListener " + where + ": containerFactory '" + raw
+                + "' resolved to a KafkoListenerContainerFactory that is no bean; the factories are "
+                + List.of(names) + ": declare it as a bean and name it, or return one of those");
     }
 
     /** The listener's info: text, or bytes read as UTF-8, as spring-kafka allows; {@code null} for none. */
@@ -467,7 +491,11 @@ final class ListenerEndpointReader {
         if (!StringUtils.hasText(value)) {
             return null;
         }
-        Object resolved = resolve(value, attribute, where, ctx);
+        return asText(resolve(value, attribute, where, ctx), value, attribute, where);
+    }
+
+    /** What an attribute resolved to, as text; {@code null} for nothing or blank text. */
+    private static @Nullable String asText(@Nullable Object resolved, String value, String attribute, String where) {
         if (resolved == null) {
             return null;
         }

@@ -71,6 +71,25 @@ class ContainerFactoryTest {
                         + " KafkoListenerContainerFactory bean; the factories are [kafkoListenerContainerFactory]"));
     }
 
+    /** As in spring-kafka, the expression may give the factory itself; it was refused as "not text". */
+    @Test
+    void aContainerFactoryExpressionGivingTheFactoryItselfPicksIt() {
+        runner.withUserConfiguration(ManualFactory.class).withBean(ByExpression.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(((dev.kafko.spring.listener.ConcurrentMessageListenerContainer) context.getBean(
+                    dev.kafko.spring.config.KafkoListenerEndpointRegistry.class).getListenerContainer("by-expression"))
+                    .getContainerProperties().ackMode()).isEqualTo(AckMode.MANUAL);
+        });
+    }
+
+    @Test
+    void aContainerFactoryExpressionGivingAFactoryThatIsNoBeanFailsTheStartNamingTheListener() {
+        runner.withBean(NoBeanFactory.class).run(context -> assertThat(context).hasFailed().getFailure()
+                .hasStackTraceContaining("@KafkoListener 'unmanaged' on NoBeanFactory.on: containerFactory"
+                        + " '#{@kafkoListenerContainerFactory.copy()}' resolved to a KafkoListenerContainerFactory that"
+                        + " is no bean; the factories are [kafkoListenerContainerFactory]"));
+    }
+
     @Configuration(proxyBeanMethods = false)
     static class ManualFactory {
         @Bean
@@ -113,6 +132,18 @@ class ContainerFactoryTest {
         @SendTo("out")
         String reply(String in) {
             return in;
+        }
+    }
+
+    static class ByExpression {
+        @KafkoListener(id = "by-expression", topics = "t", containerFactory = "#{@manualAcks}")
+        void on(String value, Acknowledgment ack) {
+        }
+    }
+
+    static class NoBeanFactory {
+        @KafkoListener(id = "unmanaged", topics = "t", containerFactory = "#{@kafkoListenerContainerFactory.copy()}")
+        void on(String value) {
         }
     }
 }
