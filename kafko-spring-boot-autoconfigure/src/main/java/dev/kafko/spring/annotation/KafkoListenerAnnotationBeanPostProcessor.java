@@ -438,7 +438,7 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         String where = "'" + endpoint.id() + "' on " + method.getDeclaringClass().getName() + "." + method.getName();
         try {
             Method invocable = AopUtils.selectInvocableMethod(method, exposed.getClass());
-            ListenerEndpointReader.refuseParameterAnnotationsTheProxyHides(method, invocable, where);
+            ListenerMethodChecks.refuseParameterAnnotationsTheProxyHides(method, invocable, where);
             return invocable;
         } catch (InvalidKafkoListenerException e) {
             throw e;

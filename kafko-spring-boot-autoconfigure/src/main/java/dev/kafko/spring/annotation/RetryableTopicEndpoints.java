@@ -366,7 +366,7 @@ final class RetryableTopicEndpoints {
             throw new InvalidKafkoListenerException(where + ": its " + role + " " + handler.getName() + " cannot be"
                     + " called through the proxy the bean is exposed as: " + e.getMessage(), e);
         }
-        ListenerEndpointReader.refuseParameterAnnotationsTheProxyHides(handler, invocable,
+        ListenerMethodChecks.refuseParameterAnnotationsTheProxyHides(handler, invocable,
                 where + " (its " + role + " " + handler.getName() + ")");
         return invocable;
     }
