@@ -265,6 +265,21 @@ class ReadmeClaimsErrorsTest {
     }
 
     /**
+     * The README's {@code @DltHandler} sample, which reads the exception's message: an exception without a message
+     * gives its dead letter no message header ("its message when it has one"), and the handler still gets it.
+     */
+    @Test
+    void theReadmesDltHandlerGetsTheDeadLetterOfAnExceptionWithoutAMessage() {
+        runner.withBean(Messageless.class).run(context -> {
+            template(context).send("messageless", "with").join();
+            template(context).send("messageless", "without").join();
+            await().atMost(WAIT).until(() -> SEEN.size() == 4);
+            assertThat(SEEN).containsExactlyInAnyOrder("with", "without", "dead with (refused with)",
+                    "dead without (null)");
+        });
+    }
+
+    /**
      * "The retry and dead-letter containers are containers of their own in the registry: {@code autoStartup = "false"}
      * holds them all back, but stopping or pausing the listener's own container ({@code orders}) leaves them running".
      */
@@ -485,6 +500,21 @@ class ReadmeClaimsErrorsTest {
         @DltHandler
         void dead(String value, @Header(KafkoHeaders.RETRY_ATTEMPTS) Integer attempts) {
             SEEN.add("dead " + value + " after " + attempts);
+        }
+    }
+
+    static class Messageless {
+        @RetryableTopic(attempts = "1")
+        @KafkoListener(id = "messageless", topics = "messageless")
+        void on(String value) {
+            SEEN.add(value);
+            throw value.equals("with") ? new IllegalStateException("refused " + value) : new IllegalStateException();
+        }
+
+        @DltHandler
+        void dead(String value,
+                  @Header(name = KafkoHeaders.DLT_EXCEPTION_MESSAGE, required = false) @Nullable String why) {
+            SEEN.add("dead " + value + " (" + why + ")");
         }
     }
 
