@@ -390,7 +390,10 @@ public final class KafkoListenerAnnotationBeanPostProcessor
             return endpoint;
         }
         Object exposed = factory.getSingleton(beanName);
-        if (exposed == null || exposed == seen || exposed instanceof FactoryBean<?>
+        if (exposed == seen) {
+            return beneathEarlyClassProxy(endpoint, beanName);
+        }
+        if (exposed == null || exposed instanceof FactoryBean<?>
                 || AopProxyUtils.ultimateTargetClass(exposed) != AopProxyUtils.ultimateTargetClass(seen)) {
             return endpoint;
         }
@@ -410,8 +413,33 @@ public final class KafkoListenerAnnotationBeanPostProcessor
                 .map(h -> new KafkoListenerEndpoint.Handler(invocable(endpoint, h.method(), exposed, beanName),
                         h.isDefault(), h.replyTopic(), h.replyToHeader()))
                 .toList();
+        return onBean(endpoint, exposed, method, handlers);
+    }
+
+    /**
+     * The endpoint on the bean beneath the class proxy it was registered on (one an auto-proxy creator made before
+     * this processor saw the bean: {@code @Transactional}, an aspect) when that proxy cannot pass its method on: a
+     * final method (every Kotlin function not declared {@code open}) would run on the proxy itself, whose fields were
+     * never set, without the advice either way.
+     */
+    private static KafkoListenerEndpoint beneathEarlyClassProxy(KafkoListenerEndpoint endpoint, String beanName) {
+        Object proxy = endpoint.bean();
+        Method unroutable = AopUtils.isCglibProxy(proxy) ? unroutable(endpoint) : null;
+        Object target = unroutable == null ? null : AopProxyUtils.getSingletonTarget(proxy);
+        if (target == null) {
+            return endpoint;
+        }
+        LOG.warn("@KafkoListener '{}' {}: bean '{}' is a class proxy, which cannot pass a call of the {} method {} on"
+                + " to the bean: the listener calls the bean beneath the proxy, without its advice; make the method"
+                + " neither final nor private (open, in Kotlin)", endpoint.id(), declaration(endpoint), beanName,
+                Modifier.isFinal(unroutable.getModifiers()) ? "final" : "private", unroutable.getName());
+        return onBean(endpoint, target, endpoint.method(), endpoint.handlers());
+    }
+
+    private static KafkoListenerEndpoint onBean(KafkoListenerEndpoint endpoint, Object bean, Method method,
+                                                List<KafkoListenerEndpoint.Handler> handlers) {
         return new KafkoListenerEndpoint(endpoint.id(), endpoint.topics(), endpoint.groupId(), endpoint.concurrency(),
-                endpoint.autoStartup(), endpoint.batch(), endpoint.ackMode(), exposed, method, endpoint.replyTopic(),
+                endpoint.autoStartup(), endpoint.batch(), endpoint.ackMode(), bean, method, endpoint.replyTopic(),
                 endpoint.containerFactory(), endpoint.replyToHeader(), endpoint.recordFilterStrategy(),
                 endpoint.errorHandler(), handlers, endpoint.topicPattern(), endpoint.topicPartitions(),
                 endpoint.maxPollRecords(), endpoint.offsetReset(), endpoint.clientIdPrefix(), endpoint.containerGroup(),
