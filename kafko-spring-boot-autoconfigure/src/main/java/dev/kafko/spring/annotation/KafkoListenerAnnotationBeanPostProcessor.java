@@ -401,11 +401,8 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         if (unroutable != null) {
             // a class proxy cannot override a final method nor pass a private one on: called on the proxy, the
             // method would run on the proxy itself, whose fields were never set. The bean is called as before.
-            LOG.warn("@KafkoListener '{}' {}: bean '{}' is exposed as a class proxy made by a post-processor that"
-                    + " runs after kafko's, which cannot pass a call of the {} method {} on to the bean: the listener"
-                    + " calls the bean beneath the proxy, without its advice; make the method neither final nor"
-                    + " private", endpoint.id(), declaration(endpoint), beanName,
-                    Modifier.isFinal(unroutable.getModifiers()) ? "final" : "private", unroutable.getName());
+            warnUnroutable(endpoint, beanName, "exposed as a class proxy made by a post-processor that runs after"
+                    + " kafko's", unroutable);
             return endpoint;
         }
         Method method = invocable(endpoint, endpoint.method(), exposed, beanName);
@@ -429,11 +426,16 @@ public final class KafkoListenerAnnotationBeanPostProcessor
         if (target == null) {
             return endpoint;
         }
-        LOG.warn("@KafkoListener '{}' {}: bean '{}' is a class proxy, which cannot pass a call of the {} method {} on"
-                + " to the bean: the listener calls the bean beneath the proxy, without its advice; make the method"
-                + " neither final nor private (open, in Kotlin)", endpoint.id(), declaration(endpoint), beanName,
-                Modifier.isFinal(unroutable.getModifiers()) ? "final" : "private", unroutable.getName());
+        warnUnroutable(endpoint, beanName, "a class proxy", unroutable);
         return onBean(endpoint, target, endpoint.method(), endpoint.handlers());
+    }
+
+    private static void warnUnroutable(KafkoListenerEndpoint endpoint, String beanName, String proxy,
+                                       Method unroutable) {
+        LOG.warn("@KafkoListener '{}' {}: bean '{}' is {}, which cannot pass a call of the {} method {} on to the"
+                + " bean: the listener calls the bean beneath the proxy, without its advice; make the method neither"
+                + " final nor private (open, in Kotlin)", endpoint.id(), declaration(endpoint), beanName, proxy,
+                Modifier.isFinal(unroutable.getModifiers()) ? "final" : "private", unroutable.getName());
     }
 
     private static KafkoListenerEndpoint onBean(KafkoListenerEndpoint endpoint, Object bean, Method method,
