@@ -6,6 +6,7 @@ import dev.kafko.spring.Order;
 import dev.kafko.spring.annotation.KafkoHandler;
 import dev.kafko.spring.annotation.DltHandler;
 import dev.kafko.spring.annotation.KafkoListener;
+import dev.kafko.spring.annotation.RetryableTopic;
 import dev.kafko.spring.listener.DltLogger;
 import dev.kafko.spring.support.KafkoHeaders;
 import java.util.List;
@@ -85,6 +86,15 @@ class KafkoRuntimeHintsTest {
         assertThat(RuntimeHintsPredicates.reflection().onType(IllegalStateException.class)).accepts(hints);
     }
 
+    @Test
+    void retryableTopicExceptionClassesGivenByNameAreRegisteredForLoadingByName() {
+        RuntimeHints hints = processAheadOfTime(RetryApplication.class, "kafko.ephemeral=true");
+
+        // the listener's @RetryableTopic is read at start-up, which loads includeNames and excludeNames by name
+        assertThat(RuntimeHintsPredicates.reflection().onType(InvalidOrder.class)).accepts(hints);
+        assertThat(RuntimeHintsPredicates.reflection().onType(IllegalStateException.class)).accepts(hints);
+    }
+
     private static RuntimeHints processAheadOfTime(Class<?> application, String... properties) {
         AnnotationConfigApplicationContext source = new AnnotationConfigApplicationContext();
         source.register(application);
@@ -106,6 +116,29 @@ class KafkoRuntimeHintsTest {
         @Bean
         Handlers handlers() {
             return new Handlers();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ImportAutoConfiguration({JacksonAutoConfiguration.class, KafkoAutoConfiguration.class})
+    static class RetryApplication {
+
+        @Bean
+        RetryListeners retryListeners() {
+            return new RetryListeners();
+        }
+    }
+
+    static class RetryListeners {
+
+        @RetryableTopic(includeNames = "dev.kafko.spring.autoconfigure.KafkoRuntimeHintsTest$InvalidOrder")
+        @KafkoListener(id = "included", topics = "included")
+        void included(String value) {
+        }
+
+        @RetryableTopic(excludeNames = "java.lang.IllegalStateException")
+        @KafkoListener(id = "excluded", topics = "excluded")
+        void excluded(String value) {
         }
     }
 
