@@ -60,7 +60,7 @@ final class TopicKeys {
             c = with(c, prefix + ".fsync", new FsyncKey(fsync));
         }
         if (maxRecordSize != null && maxRecordSize.toBytes() != c.maxRecordBytes()) {
-            c = with(c, prefix + ".max-record-size", b -> b.maxRecordBytes(Math.toIntExact(maxRecordSize.toBytes())));
+            c = with(c, prefix + ".max-record-size", b -> b.maxRecordBytes(maxRecordBytes(maxRecordSize.toBytes())));
         }
         return compaction.applyTo(prefix, c);
     }
@@ -134,6 +134,21 @@ final class TopicKeys {
         public TopicConfig.Builder apply(TopicConfig.Builder b) {
             return b.fsync(FsyncPolicy.parse(fsync));
         }
+    }
+
+    /**
+     * {@code bytes} as the engine's int, or the engine's refusal for a size beyond an int either way, with the value
+     * as set (an overflow would say "too large" of {@code -3GB}, and give no range).
+     *
+     * @throws InvalidConfigException when {@code bytes} is not an int
+     */
+    private static int maxRecordBytes(long bytes) {
+        if (bytes != (int) bytes) {
+            throw new InvalidConfigException("maxRecordBytes must be between " + TopicConfig.MIN_RECORD_BYTES
+                    + " (a record with no key, value or headers) and " + TopicConfig.MAX_RECORD_BYTES_LIMIT + ", was "
+                    + bytes);
+        }
+        return (int) bytes;
     }
 
     /**

@@ -529,9 +529,14 @@ class KafkoAutoConfigurationTest {
         runner.withPropertyValues("kafko.defaults.max-record-size=0B").run(context -> assertThat(
                 invalidProperty(context.getStartupFailure(), "kafko.defaults.max-record-size")).hasMessageStartingWith(
                         "kafko.defaults.max-record-size is refused: maxRecordBytes must be between 8 (a record with no key, value or headers) and"));
+        // beyond an int either way: the engine's range and the value set, not an overflow
         runner.withPropertyValues("kafko.topics.big.max-record-size=3GB").run(context -> assertThat(
-                invalidProperty(context.getStartupFailure(), "kafko.topics.big.max-record-size")).hasMessageStartingWith(
-                        "kafko.topics.big.max-record-size is too large"));
+                invalidProperty(context.getStartupFailure(), "kafko.topics.big.max-record-size")).hasMessage(
+                        "kafko.topics.big.max-record-size is refused: maxRecordBytes must be between 8"
+                                + " (a record with no key, value or headers) and 67108864, was 3221225472"));
+        runner.withPropertyValues("kafko.defaults.max-record-size=-3GB").run(context -> assertThat(
+                invalidProperty(context.getStartupFailure(), "kafko.defaults.max-record-size")).hasMessageEndingWith(
+                        "and 67108864, was -3221225472"));
         runner.withPropertyValues("kafko.defaults.fsync=sometimes").run(context -> assertThat(
                 invalidProperty(context.getStartupFailure(), "kafko.defaults.fsync")).hasMessageStartingWith(
                         "kafko.defaults.fsync is refused: fsync policy 'sometimes'"));
