@@ -5,6 +5,8 @@ import dev.kafko.Kafko;
 import dev.kafko.KafkoOptions;
 import dev.kafko.spring.core.KafkoTopicProvisioner;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.springframework.util.unit.DataSize;
 
@@ -13,7 +15,8 @@ import org.springframework.util.unit.DataSize;
  * out of range fails start-up, naming the property, with nothing created on disk (the listener and
  * template settings were otherwise checked only when their beans were built, after the log was open).
  * The beans check their own values again where they use them: an application that opens its own
- * {@link Kafko} skips this.
+ * {@link Kafko} skips this. Two declared topics whose names differ only by '.' against '_' are refused here too, as
+ * the engine would refuse the second after creating the first.
  */
 final class KafkoPropertiesCheck {
 
@@ -25,8 +28,17 @@ final class KafkoPropertiesCheck {
      * @throws InvalidKafkoPropertyException naming the property
      */
     static void check(KafkoProperties properties, @Nullable ClassLoader classLoader) {
+        Map<String, String> declaredAs = new HashMap<>();
         for (String name : properties.declaredTopics().keySet()) {
-            checkName(KafkoTopicProvisioner.propertyPrefix(name), "topic", name);
+            String property = KafkoTopicProvisioner.propertyPrefix(name);
+            checkName(property, "topic", name);
+            String other = declaredAs.putIfAbsent(name.replace('.', '_'), name);
+            if (other != null) {
+                throw new InvalidKafkoPropertyException(property, "declares topic '" + name + "', which collides with"
+                        + " topic '" + other + "' (" + KafkoTopicProvisioner.propertyPrefix(other) + "): Kafka"
+                        + " counts '.' and '_' in topic names as the same character and refuses such a pair, so kafko"
+                        + " does too");
+            }
         }
         String defaultTopic = properties.getTemplate().getDefaultTopic();
         if (defaultTopic != null && !defaultTopic.isBlank()) {

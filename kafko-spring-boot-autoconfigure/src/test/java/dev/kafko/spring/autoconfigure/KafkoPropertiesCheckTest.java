@@ -64,6 +64,13 @@ class KafkoPropertiesCheckTest {
         bad.put("kafko.topics.orders.delete-retention", p -> p.getTopics().computeIfAbsent("orders",
                 name -> new KafkoProperties.TopicProperties()).setDeleteRetention(Duration.ofSeconds(-1)));
         bad.put("kafko.topics[bad!name]", p -> p.getTopics().put("bad!name", new KafkoProperties.TopicProperties()));
+        // Kafka's rule: '.' and '_' count as the same character, so the engine would refuse the second once the first
+        // is created; refused here naming it, before the first is created in the data directory
+        bad.put("kafko.topics[orders_v1]", p -> {
+            p.getTopics().put("orders.v1", new KafkoProperties.TopicProperties());
+        p.getTopics().put("orders-v1", new KafkoProperties.TopicProperties()); // '-' is no '.' or '_'
+            p.getTopics().put("orders_v1", new KafkoProperties.TopicProperties());
+        });
         bad.forEach((property, setting) -> {
             KafkoProperties properties = new KafkoProperties();
             setting.accept(properties);
