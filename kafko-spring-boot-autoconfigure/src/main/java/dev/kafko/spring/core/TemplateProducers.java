@@ -47,12 +47,16 @@ final class TemplateProducers {
         BackendProducer producer = producers.get(topic);
         if (producer == null) {
             forgetDeleted();
-            producer = producers.computeIfAbsent(topic, newProducer);
-            if (producer == null) {
+            // made outside the map's lock: making one can wait for a delete of the topic to finish (the backend
+            // creates it again), and the deleting thread, failing the sends in flight, forgets the topic's producer
+            BackendProducer made = newProducer.apply(topic);
+            if (made == null) {
                 throw new IllegalStateException("The LogBackend " + backend.getClass().getName() + " of template '"
                         + templateName + "' returned no producer for '" + topic + "' (a mock of the LogBackend bean?"
                         + " the template sends through it)");
             }
+            BackendProducer cached = producers.putIfAbsent(topic, made);
+            producer = cached != null ? cached : made;
         }
         lastProducer = producer;
         return producer;

@@ -7,6 +7,12 @@ import dev.kafko.RecordPosition;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
@@ -57,6 +63,52 @@ class TemplateProducersTest {
         assertThat(backend.listings).isEqualTo(2);
     }
 
+    /**
+     * A producer is made outside the cache's lock: making one can wait for a delete of its topic to finish (the
+     * backend creates the topic again), and the deleting thread fails the sends it finds in flight, whose
+     * completion forgets the topic's producer. Made inside {@code computeIfAbsent}, the forget waited for the
+     * producer and the producer for the delete, for ever: {@code Kafko.deleteTopic} and every send to the topic hung.
+     */
+    @Test
+    void aForgetDoesNotWaitForAProducerBeingMade() throws Exception {
+        CountDownLatch making = new CountDownLatch(1);
+        CountDownLatch deleted = new CountDownLatch(1);
+        ListingBackend waiting = new ListingBackend() {
+            @Override
+            public BackendProducer producer(String topic) {
+                making.countDown();
+                try {
+                    deleted.await(10, TimeUnit.SECONDS); // as the backend waits for the delete to finish
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return super.producer(topic);
+            }
+        };
+        TemplateProducers cache = new TemplateProducers(waiting);
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        try {
+            Future<BackendProducer> sender = threads.submit(() -> cache.get("t"));
+            assertThat(making.await(10, TimeUnit.SECONDS)).isTrue();
+
+            // the deleting thread, failing a send in flight, before its delete finishes
+            Future<?> forget = threads.submit(() -> cache.forget("t", null));
+            boolean forgotten;
+            try {
+                forget.get(5, TimeUnit.SECONDS);
+                forgotten = true;
+            } catch (TimeoutException e) {
+                forgotten = false;
+            }
+            deleted.countDown();
+            assertThat(forgotten).as("the forget returned while the producer was being made").isTrue();
+            assertThat(sender.get(10, TimeUnit.SECONDS).topic()).isEqualTo("t");
+        } finally {
+            deleted.countDown();
+            threads.shutdownNow();
+        }
+    }
+
     private void makeProducers(int from, int to) {
         for (int i = from; i < to; i++) {
             backend.topics.add("t" + i);
@@ -65,7 +117,7 @@ class TemplateProducersTest {
     }
 
     /** A backend whose topics a test adds and removes, counting the times it is asked for their names. */
-    private static final class ListingBackend extends SendOnlyBackend {
+    private static class ListingBackend extends SendOnlyBackend {
         final Set<String> topics = ConcurrentHashMap.newKeySet();
         volatile int listings;
         volatile int producersMade;
