@@ -17,6 +17,7 @@ import dev.kafko.spring.support.LoggingProducerListener;
 import dev.kafko.spring.support.ProducerListener;
 import dev.kafko.spring.support.RecordMessageConverter;
 import dev.kafko.spring.support.SendResult;
+import dev.kafko.spring.support.StackTraceLimiter;
 import dev.kafko.spring.support.micrometer.KafkoRecordSenderContext;
 import dev.kafko.spring.support.micrometer.KafkoTemplateObservation;
 import dev.kafko.spring.support.micrometer.KafkoTemplateObservationConvention;
@@ -64,6 +65,8 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
     private final TemplateProducers producers;
     private volatile @Nullable String defaultTopic;
     private volatile ProducerListener<K, V> producerListener = new LoggingProducerListener<>();
+    /** A producer listener failing on every send logs its stack trace once a minute, not each time. */
+    private final StackTraceLimiter listenerFailureTraces = new StackTraceLimiter();
     private volatile KafkoInstrumentation instrumentation = KafkoInstrumentation.NOOP;
     /** Null until one is set: none, as {@link ObservationRegistry#NOOP}, which need not be initialized then. */
     private volatile @Nullable ObservationRegistry observationRegistry;
@@ -506,8 +509,9 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
                     throw fatal;
                 }
                 // the record is written: what the listener does with the news does not change that
-                LOG.error("The producer listener of template '{}' failed on the send to {}-{} at offset {}; the send"
-                        + " succeeded", beanName, topic, sent.partition(), sent.offset(), e);
+                listenerFailureTraces.error(LOG, "onSuccess", e, "The producer listener of template '{}' failed on the"
+                        + " send to {}-{} at offset {}; the send succeeded", beanName, topic, sent.partition(),
+                        sent.offset());
             }
             return sent;
         }
@@ -531,7 +535,8 @@ public class KafkoTemplate<K, V> implements KafkoOperations<K, V>, BeanNameAware
                 throw fatal;
             }
             // the send's own failure is what the caller gets
-            LOG.error("The producer listener of template '{}' failed on a failed send to {}", beanName, topic, e);
+            listenerFailureTraces.error(LOG, "onError", e, "The producer listener of template '{}' failed on a failed"
+                    + " send to {}", beanName, topic);
         }
     }
 

@@ -29,12 +29,7 @@ public final class LoggingProducerListener<K, V> implements ProducerListener<K, 
             LOG.debug("Sending to topic '{}'{} with key '{}' was rolled back with its transaction", topic, where, key);
             return;
         }
-        if (traces.traceDue(topic + '\0' + exception.getClass().getName())) {
-            LOG.error("Sending to topic '{}'{} with key '{}' failed", topic, where, key, exception);
-        } else {
-            LOG.error("Sending to topic '{}'{} with key '{}' failed: {} (stack trace logged with an earlier one)",
-                    topic, where, key, StackTraceLimiter.oneLine(exception));
-        }
+        traces.error(LOG, topic, exception, "Sending to topic '{}'{} with key '{}' failed", topic, where, key);
     }
 
     /** A rollback the application chose. */

@@ -1,8 +1,10 @@
 package dev.kafko.spring.support;
 
+import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
 
 /**
  * Decides when a failure's stack trace is worth logging again: the first time for each kind of failure,
@@ -31,6 +33,21 @@ public final class StackTraceLimiter {
             tracedAt.clear(); // many kinds: forget, and trace each again once
         }
         return true;
+    }
+
+    /**
+     * Logs {@code message} at ERROR: with {@code failure}'s stack trace when it is due for this kind of failure
+     * ({@code kind} and the exception's class), else with the failure and its cause in one line after it.
+     */
+    public void error(Logger log, String kind, Throwable failure, String message, Object... args) {
+        Object[] all = Arrays.copyOf(args, args.length + 1);
+        if (traceDue(kind + '\0' + failure.getClass().getName())) {
+            all[args.length] = failure;
+            log.error(message, all);
+        } else {
+            all[args.length] = oneLine(failure);
+            log.error(message + ": {} (stack trace logged with an earlier one)", all);
+        }
     }
 
     /** {@code failure} and its cause in one line, for a failure whose trace is not due. */

@@ -3,6 +3,7 @@ package dev.kafko.spring.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import ch.qos.logback.classic.spi.ILoggingEvent;
 import dev.kafko.Kafko;
 import dev.kafko.RecordTooLargeException;
 import dev.kafko.spring.LogCapture;
@@ -10,6 +11,7 @@ import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
 import dev.kafko.spring.support.ProducerListener;
 import dev.kafko.spring.support.SendResult;
 import dev.kafko.spring.test.KafkoTestUtils;
+import java.util.List;
 import java.util.concurrent.CompletionException;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
@@ -52,6 +54,30 @@ class ThrowingProducerListenerTest {
                     .hasCauseInstanceOf(RecordTooLargeException.class);
             assertThat(log.events()).anySatisfy(e -> assertThat(e.getFormattedMessage())
                     .contains("The producer listener of template 'kafkoTemplate' failed on a failed send to small"));
+        });
+    }
+
+    @Test
+    void aListenerThatThrowsOnEverySendLogsItsStackTraceOnceNotPerSend() {
+        runner.run(context -> {
+            @SuppressWarnings("unchecked")
+            KafkoTemplate<Object, Object> template = context.getBean(KafkoTemplate.class);
+            for (int i = 0; i < 50; i++) {
+                template.send("steady", "k", "v" + i).join();
+                assertThatThrownBy(() -> template.send("small", "x".repeat(100)).join())
+                        .hasCauseInstanceOf(RecordTooLargeException.class);
+            }
+            List<ILoggingEvent> onSuccess = log.events().stream()
+                    .filter(e -> e.getFormattedMessage().contains("the send succeeded")).toList();
+            List<ILoggingEvent> onError = log.events().stream()
+                    .filter(e -> e.getFormattedMessage().contains("failed on a failed send")).toList();
+            assertThat(onSuccess).as("every failure is logged").hasSize(50);
+            assertThat(onError).as("every failure is logged").hasSize(50);
+            assertThat(onSuccess).as("one stack trace a minute, as a failed send's")
+                    .filteredOn(e -> e.getThrowableProxy() != null).hasSize(1);
+            assertThat(onError).filteredOn(e -> e.getThrowableProxy() != null).hasSize(1);
+            assertThat(onSuccess.get(1).getFormattedMessage()).contains("java.lang.IllegalStateException: audit store"
+                    + " down").contains("stack trace logged with an earlier one");
         });
     }
 
