@@ -6,6 +6,8 @@ package dev.kafko.spring.listener;
  * returned for it (or the error handler recovered it): at-least-once. In the manual modes the listener decides:
  * under {@code MANUAL_IMMEDIATE} an acknowledgment made inside the method commits at once, before it returns.
  * Whatever the mode, a member commits what it processed before it pauses, seeks, gives up a partition or stops.
+ * Before its error handler retries a failed record, a member commits what the poll processed before it as at the end
+ * of a poll (under {@code COUNT} and {@code TIME} if due), and nothing from the failed record on.
  */
 public enum AckMode {
     /** Commit after each record (each batch, for a batch listener). Fewest duplicates, most commits. */

@@ -18,8 +18,8 @@ import org.slf4j.LoggerFactory;
 /**
  * What one container member has yet to commit, and when it commits it: at once under {@code RECORD} and for an
  * acknowledgment under {@code MANUAL_IMMEDIATE}, at the end of a poll's records under the other modes (under
- * {@code COUNT} and {@code TIME} once enough records or time came since the last commit). Polling thread only,
- * except {@link #acknowledgedElsewhere}.
+ * {@code COUNT} and {@code TIME} once enough records or time came since the last commit) and, as there, before a failed
+ * record goes to the error handler. Polling thread only, except {@link #acknowledgedElsewhere}.
  */
 final class MemberCommits {
 

@@ -214,6 +214,9 @@ final class MemberDelivery {
                     return;
                 }
                 done(before, true, ack);
+                // committed before the failed record's retries back off, whatever the ack mode, as spring-kafka's
+                // error handler commits them itself: a crash during the back-off repeats them no more
+                commits.commitPending();
             }
             Exception cause = named.getCause() instanceof Exception e ? e : named;
             Acknowledgment failedAck = ack(failed);
@@ -354,6 +357,7 @@ final class MemberDelivery {
                 if (observation != null) {
                     observation.error(failure);
                 }
+                commitBeforeHandling();
                 return recover(records, failure, ack, delivered());
             } catch (Error error) {
                 // it ends the member (its polling thread dies): the delivery's span and timer say why
@@ -369,6 +373,18 @@ final class MemberDelivery {
                 observation.stop();
             }
         }
+    }
+
+    /**
+     * Before the error handler deals with a failed record (its retries may back off for long), what the poll processed
+     * before it is committed as at the end of a poll: under {@code COUNT} and {@code TIME} once due, under
+     * {@code MANUAL} what was acknowledged. spring-kafka's container commits so before its error handler seeks and
+     * backs off; a crash during the back-off then delivers again from the failed record, not the records before it.
+     * Nothing from the failed record on is pending: it and the rest of its partition are not processed yet.
+     */
+    private void commitBeforeHandling() {
+        commits.drainForeign();
+        commits.commitIfDue();
     }
 
     /**
