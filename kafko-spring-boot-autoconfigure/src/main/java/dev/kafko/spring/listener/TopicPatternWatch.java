@@ -124,6 +124,9 @@ final class TopicPatternWatch {
             LOG.info("Listener '{}' reads topic '{}', created just now ({} member(s))", listenerId, topic,
                     ofTopic.size());
         }
+        for (KafkoMessageListenerContainer member : ofTopic) {
+            member.topicCreatedWhileRunning();
+        }
         members.start(ofTopic, paused);
     }
 

@@ -87,6 +87,22 @@ class TopicPatternTest {
     }
 
     @Test
+    void aRecordSentRightAfterTheCreationIsReadOnEveryPartitionByEveryMemberWhenNewGroupsStartAtTheEnd() {
+        runner.withBean(OrdersReader.class)
+                .withPropertyValues("kafko.offset-reset=latest", "kafko.listener.concurrency=2").run(context -> {
+            Kafko kafko = context.getBean(Kafko.class);
+            for (int i = 0; i < 10; i++) {
+                kafko.createTopic("orders-" + i, TopicConfig.builder().partitions(2).build());
+                for (int p = 0; p < 2; p++) {
+                    template(context).send("orders-" + i, p, null, "v" + i + "-" + p).join();
+                }
+            }
+            KafkoTestUtils.waitForListeners(context, Duration.ofSeconds(20));
+            assertThat(RECEIVED).hasSize(20);
+        });
+    }
+
+    @Test
     void neverReadsADeadLetterTopicAndNeverCreatesATopic() {
         runner.withBean(FailingReader.class).withPropertyValues("kafko.listener.retry.max-attempts=1",
                 "kafko.listener.dead-letter.enabled=true").run(context -> {
@@ -248,6 +264,11 @@ class TopicPatternTest {
     private static ConcurrentMessageListenerContainer container(ApplicationContext context, String id) {
         return (ConcurrentMessageListenerContainer) context.getBean(KafkoListenerEndpointRegistry.class)
                 .getListenerContainer(id);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static KafkoTemplate<Object, Object> template(ApplicationContext context) {
+        return (KafkoTemplate<Object, Object>) context.getBean(KafkoTemplate.class);
     }
 
     @SuppressWarnings("unchecked")
