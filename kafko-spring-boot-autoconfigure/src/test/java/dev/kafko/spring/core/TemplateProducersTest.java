@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kafko.Headers;
 import dev.kafko.RecordPosition;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -13,6 +17,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
@@ -106,6 +111,54 @@ class TemplateProducersTest {
         } finally {
             deleted.countDown();
             threads.shutdownNow();
+        }
+    }
+
+    /**
+     * Threads racing for a topic's first producer each make one, outside the cache's lock (the backend here lets none
+     * return before all have begun making theirs): the first one cached is the one every thread sends through, and
+     * the cache holds one per topic (a producer holds nothing to close, so the others are dropped).
+     */
+    @Test
+    void threadsRacingForATopicsFirstProducerAllGetTheOneCached() throws Exception {
+        int threads = 8;
+        AtomicReference<CountDownLatch> allMaking = new AtomicReference<>();
+        ListingBackend racing = new ListingBackend() {
+            @Override
+            public BackendProducer producer(String topic) {
+                CountDownLatch making = allMaking.get();
+                making.countDown();
+                try {
+                    assertThat(making.await(10, TimeUnit.SECONDS)).as("all threads making a producer").isTrue();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return super.producer(topic);
+            }
+        };
+        TemplateProducers cache = new TemplateProducers(racing);
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            for (int round = 0; round < 50; round++) {
+                String topic = "raced" + round;
+                racing.topics.add(topic);
+                allMaking.set(new CountDownLatch(threads));
+                List<Future<BackendProducer>> got = new ArrayList<>();
+                for (int t = 0; t < threads; t++) {
+                    got.add(pool.submit(() -> cache.get(topic)));
+                }
+                Set<BackendProducer> distinct = Collections.newSetFromMap(new IdentityHashMap<>());
+                for (Future<BackendProducer> g : got) {
+                    distinct.add(g.get(20, TimeUnit.SECONDS));
+                }
+                assertThat(distinct).as("round %d", round).hasSize(1);
+                BackendProducer cached = distinct.iterator().next();
+                assertThat(cached.topic()).isEqualTo(topic);
+                assertThat(cache.get(topic)).isSameAs(cached);
+                assertThat(cache.size()).isEqualTo(round + 1);
+            }
+        } finally {
+            pool.shutdownNow();
         }
     }
 

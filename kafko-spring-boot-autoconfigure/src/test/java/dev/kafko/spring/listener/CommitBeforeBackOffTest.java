@@ -4,16 +4,23 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.kafko.Kafko;
+import dev.kafko.KafkoStorageException;
 import dev.kafko.spring.annotation.KafkoListener;
 import dev.kafko.spring.autoconfigure.KafkoAutoConfiguration;
 import dev.kafko.spring.config.KafkoListenerEndpointRegistry;
+import dev.kafko.spring.core.KafkoBackend;
 import dev.kafko.spring.core.KafkoTemplate;
+import dev.kafko.spring.core.KafkoTopicProvisioner;
 import dev.kafko.spring.core.LogBackend;
 import dev.kafko.spring.support.Acknowledgment;
 import dev.kafko.spring.transaction.KafkoTransactionManager;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -47,6 +54,8 @@ class CommitBeforeBackOffTest {
     void reset() {
         DELIVERED.clear();
         FAILURES.set(0);
+        FULL.set(false);
+        COMMITS_REFUSED.set(0);
     }
 
     @Test
@@ -75,6 +84,13 @@ class CommitBeforeBackOffTest {
     }
 
     @Test
+    void manualCommitsWhatWasAcknowledgedOnAnotherThreadBeforeTheFailingRecordBeforeItsBackOff() {
+        // the acknowledgments queued for the polling thread are taken before the error handler gets the failed record
+        runner.withBean(AcknowledgesElsewhereAndFailsOnTwo.class).withPropertyValues("kafko.listener.ack-mode=manual")
+                .run(context -> assertCommittedBeforeTheBackOff(context, "acknowledging-elsewhere"));
+    }
+
+    @Test
     void inATransactionTheRecordsBeforeTheFailingOneAreCommittedBeforeItsBackOff() {
         // each attempt's transaction committed before the container commits its offsets
         runner.withUserConfiguration(WithManager.class).withBean(FailsOnTwo.class)
@@ -94,6 +110,92 @@ class CommitBeforeBackOffTest {
         runner.withBean(BatchFailsOnTwo.class)
                 .withPropertyValues("kafko.listener.ack-mode=time", "kafko.listener.ack-time=1h")
                 .run(context -> assertCommittedBeforeTheBackOff(context, "batcher"));
+    }
+
+    /**
+     * Two partitions in one poll, read partition by partition: what the poll holds after the failing record (the rest
+     * of its partition, and the other partition's records when that comes after it) is not processed and not
+     * committed; what came before it in the poll is, partition by partition.
+     */
+    @Test
+    void onlyWhatThePollDeliveredBeforeTheFailingRecordIsCommittedInEachPartition() {
+        runner.withBean(FailsOnTwoOfTwoPartitions.class).withPropertyValues("kafko.topics.two-parts.partitions=2")
+                .run(context -> assertEachPartitionCommittedUpToTheFailingRecord(context, "two-parts-listener"));
+    }
+
+    @Test
+    void aBatchNamingItsFailedRecordCommitsOnlyWhatComesBeforeItInEachPartition() {
+        runner.withBean(BatchFailsOnTwoOfTwoPartitions.class)
+                .withPropertyValues("kafko.topics.two-parts.partitions=2")
+                .run(context -> assertEachPartitionCommittedUpToTheFailingRecord(context, "two-parts-batcher"));
+    }
+
+    /** A commit that fails at this point (a full disk) is logged: the failed record still goes to its retries. */
+    @Test
+    void aCommitFailingBeforeTheErrorHandlerLeavesTheRetriesAndTheMemberAsTheyWere() {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(KafkoAutoConfiguration.class))
+                .withUserConfiguration(FailingCommits.class).withBean(FailsOnTwo.class)
+                .withPropertyValues("kafko.ephemeral=true", "kafko.listener.poll-timeout=50ms",
+                        "kafko.listener.max-poll-records=10", "kafko.listener.retry.max-attempts=3",
+                        "kafko.listener.retry.backoff=10ms")
+                .run(context -> {
+                    FULL.set(true);
+                    @SuppressWarnings("unchecked")
+                    KafkoTemplate<Object, Object> template = context.getBean(KafkoTemplate.class);
+                    for (int i = 0; i < 5; i++) {
+                        template.send("backed-off", "v" + i).join();
+                    }
+                    MessageListenerContainer container =
+                            context.getBean(KafkoListenerEndpointRegistry.class).getListenerContainer("failing");
+                    container.start();
+                    // the three attempts of v2, then v3 and v4: the failed commit did not end the member
+                    await().atMost(WAIT).until(() -> DELIVERED.size() == 7);
+                    assertThat(DELIVERED).containsExactly("v0", "v1", "v2", "v2", "v2", "v3", "v4");
+                    assertThat(FAILURES).hasValue(3);
+                    assertThat(COMMITS_REFUSED.get()).isPositive();
+                    assertThat(container.isRunning()).isTrue();
+
+                    FULL.set(false);
+                    template.send("backed-off", "v5").join();
+                    await().atMost(WAIT).until(() -> committed(context, "failing") == 6L);
+                });
+    }
+
+    private static void assertEachPartitionCommittedUpToTheFailingRecord(ApplicationContext context, String id) {
+        @SuppressWarnings("unchecked")
+        KafkoTemplate<Object, Object> template = context.getBean(KafkoTemplate.class);
+        for (int p = 0; p < 2; p++) {
+            for (int i = 0; i < 5; i++) {
+                template.send("two-parts", p, null, "p" + p + "v" + i).join();
+            }
+        }
+        MessageListenerContainer container =
+                context.getBean(KafkoListenerEndpointRegistry.class).getListenerContainer(id);
+        container.start();
+        await().atMost(WAIT).until(() -> FAILURES.get() == 1); // the first partition's third record failed
+
+        // delivered before it: its partition's first two, and the other partition's records if that came first
+        Map<Integer, Long> expected = new HashMap<>();
+        String failed = DELIVERED.get(DELIVERED.size() - 1);
+        for (String value : DELIVERED.subList(0, DELIVERED.size() - 1)) {
+            expected.merge(value.charAt(1) - '0', 1L, Long::sum);
+        }
+        assertThat(failed).endsWith("v2");
+        for (Map.Entry<Integer, Long> next : expected.entrySet()) {
+            await().atMost(WAIT).until(() -> committed(context, "two-parts", id, next.getKey()) >= next.getValue());
+        }
+        assertThat(DELIVERED).as("nothing after the failing record was delivered").hasSize(expected.values()
+                .stream().mapToInt(Long::intValue).sum() + 1);
+
+        container.stop(); // ends the back-off
+        for (int p = 0; p < 2; p++) {
+            assertThat(committed(context, "two-parts", id, p)).as("partition %d", p)
+                    .isEqualTo(expected.getOrDefault(p, -1L));
+        }
+    }
+
+    private static long committed(ApplicationContext context, String topic, String group, int partition) {
+        return context.getBean(Kafko.class).groupInfo(topic, group).committed().getOrDefault(partition, -1L);
     }
 
     private static void assertCommittedBeforeTheBackOff(ApplicationContext context, String id) {
@@ -118,6 +220,33 @@ class CommitBeforeBackOffTest {
 
     private static long committed(ApplicationContext context, String group) {
         return context.getBean(Kafko.class).groupInfo("backed-off", group).committed().getOrDefault(0, -1L);
+    }
+
+    static class FailsOnTwoOfTwoPartitions {
+
+        @KafkoListener(id = "two-parts-listener", topics = "two-parts", autoStartup = "false")
+        void on(String value) {
+            DELIVERED.add(value);
+            if (value.endsWith("v2")) {
+                FAILURES.incrementAndGet();
+                throw new IllegalStateException("no " + value);
+            }
+        }
+    }
+
+    static class BatchFailsOnTwoOfTwoPartitions {
+
+        @KafkoListener(id = "two-parts-batcher", topics = "two-parts", batch = "true", autoStartup = "false")
+        void on(List<String> values) {
+            for (int i = 0; i < values.size(); i++) {
+                String value = values.get(i);
+                DELIVERED.add(value);
+                if (value.endsWith("v2")) {
+                    FAILURES.incrementAndGet();
+                    throw new BatchListenerFailedException("no " + value, i);
+                }
+            }
+        }
     }
 
     static class FailsOnTwo {
@@ -157,6 +286,42 @@ class CommitBeforeBackOffTest {
                 throw new IllegalStateException("no " + value);
             }
             ack.acknowledge();
+        }
+    }
+
+    /** Whether the commits fail as on a full disk ({@link FailingCommits}), and how many did. */
+    static final AtomicBoolean FULL = new AtomicBoolean();
+    static final AtomicInteger COMMITS_REFUSED = new AtomicInteger();
+
+    @Configuration(proxyBeanMethods = false)
+    static class FailingCommits {
+
+        @Bean
+        LogBackend failingCommitsBackend(Kafko kafko, KafkoTopicProvisioner topics) {
+            return new DelegatingBackend(new KafkoBackend(kafko, topics),
+                    c -> new DelegatingBackend.DelegatingConsumer(c) {
+                        @Override
+                        public void commit(Map<Integer, Long> offsets) {
+                            if (FULL.get()) {
+                                COMMITS_REFUSED.incrementAndGet();
+                                throw new KafkoStorageException("write offsets failed: No space left on device");
+                            }
+                            super.commit(offsets);
+                        }
+                    });
+        }
+    }
+
+    static class AcknowledgesElsewhereAndFailsOnTwo {
+
+        @KafkoListener(id = "acknowledging-elsewhere", topics = "backed-off", autoStartup = "false")
+        void on(String value, Acknowledgment ack) {
+            DELIVERED.add(value);
+            if (value.equals("v2")) {
+                FAILURES.incrementAndGet();
+                throw new IllegalStateException("no " + value);
+            }
+            CompletableFuture.runAsync(ack::acknowledge).join();
         }
     }
 
