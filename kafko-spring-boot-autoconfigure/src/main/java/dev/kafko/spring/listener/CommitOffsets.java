@@ -127,6 +127,24 @@ final class CommitOffsets {
         return offsets;
     }
 
+    /**
+     * {@link #take()}, but no partition of {@code firstUnfinished} at or past its offset there: what is pending beyond
+     * it (an acknowledgment the listener made for a record it then failed on, or for those after it) stays pending.
+     */
+    Map<Integer, Long> takeBefore(Map<Integer, Long> firstUnfinished) {
+        closeOpenPartition();
+        Map<Integer, Long> before = new HashMap<>(pending);
+        pending.clear();
+        firstUnfinished.forEach((partition, first) -> {
+            Long next = before.get(partition);
+            if (next != null && next > first) {
+                pending.put(partition, next);
+                before.put(partition, first);
+            }
+        });
+        return forward(before);
+    }
+
     /** {@link #take()} for {@code partitions} only (they are being revoked); their last commits are forgotten. */
     Map<Integer, Long> takeRevoked(Collection<Integer> partitions) {
         closeOpenPartition();

@@ -113,13 +113,37 @@ final class MemberCommits {
      * records processed since the last commit must be {@code ackCount} or the time since it {@code ackTime}.
      */
     void commitIfDue() {
+        if (due()) {
+            commitPending();
+        }
+    }
+
+    private boolean due() {
         AckMode mode = properties.ackMode();
-        if ((mode.counts() || mode.times())
-                && !(mode.counts() && uncommittedRecords >= properties.ackCount())
-                && !(mode.times() && System.nanoTime() - lastCommitNanos >= properties.ackTime().toNanos())) {
+        return !(mode.counts() || mode.times())
+                || mode.counts() && uncommittedRecords >= properties.ackCount()
+                || mode.times() && System.nanoTime() - lastCommitNanos >= properties.ackTime().toNanos();
+    }
+
+    /**
+     * Commits what was processed before {@code unfinished} (a failed record, or a batch's from its failed record on),
+     * before the error handler deals with it: as {@link #commitIfDue} would, or whatever the ack mode when
+     * {@code always}. No partition of {@code unfinished} is committed at or past its first record there, even where
+     * the listener acknowledged that far before it threw: its acknowledgment stays pending until the error handler
+     * has dealt with the record (retried it, or published it to a retry or dead-letter topic).
+     */
+    void commitBefore(List<KafkoRecord> unfinished, boolean always) {
+        if (!always && !due()) {
             return;
         }
-        commitPending();
+        Map<Integer, Long> first = new HashMap<>();
+        for (KafkoRecord record : unfinished) {
+            first.merge(record.partition(), record.offset(), Math::min);
+        }
+        Map<Integer, Long> next = offsets.takeBefore(first);
+        if (!next.isEmpty()) {
+            commit(next);
+        }
     }
 
     void commitPending() {

@@ -216,7 +216,7 @@ final class MemberDelivery {
                 done(before, true, ack);
                 // committed before the failed record's retries back off, whatever the ack mode, as spring-kafka's
                 // error handler commits them itself: a crash during the back-off repeats them no more
-                commits.commitPending();
+                commits.commitBefore(records.subList(i, records.size()), true);
             }
             Exception cause = named.getCause() instanceof Exception e ? e : named;
             Acknowledgment failedAck = ack(failed);
@@ -357,7 +357,7 @@ final class MemberDelivery {
                 if (observation != null) {
                     observation.error(failure);
                 }
-                commitBeforeHandling();
+                commitBeforeHandling(records);
                 return recover(records, failure, ack, delivered());
             } catch (Error error) {
                 // it ends the member (its polling thread dies): the delivery's span and timer say why
@@ -380,11 +380,12 @@ final class MemberDelivery {
      * before it is committed as at the end of a poll: under {@code COUNT} and {@code TIME} once due, under
      * {@code MANUAL} what was acknowledged. spring-kafka's container commits so before its error handler seeks and
      * backs off; a crash during the back-off then delivers again from the failed record, not the records before it.
-     * Nothing from the failed record on is pending: it and the rest of its partition are not processed yet.
+     * Nothing from the failed record on is committed, not even an acknowledgment the listener made for it before it
+     * threw: that waits until the error handler has dealt with the record.
      */
-    private void commitBeforeHandling() {
+    private void commitBeforeHandling(List<KafkoRecord> failed) {
         commits.drainForeign();
-        commits.commitIfDue();
+        commits.commitBefore(failed, false);
     }
 
     /**
