@@ -19,7 +19,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <pre>{@code
  * @Bean
- * NewTopic orders() {
+ * NewTopic ordersTopic() {
  *     return TopicBuilder.name("orders").partitions(6).config("retention.ms", "604800000").build();
  * }
  * }</pre>

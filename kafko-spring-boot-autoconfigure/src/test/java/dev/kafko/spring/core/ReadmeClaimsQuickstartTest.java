@@ -136,6 +136,24 @@ class ReadmeClaimsQuickstartTest {
         });
     }
 
+    /**
+     * The quickstart's {@code NewTopic} bean and its {@code Orders} service, as written, in one application: component
+     * scanning names the service {@code orders}, so the bean method must not be {@code orders()} as well (a second
+     * bean of that name fails the start-up); the topic it declares is the one the service sends to.
+     */
+    @Test
+    void theQuickstartsNewTopicBeanStartsBesideItsOrdersService() {
+        BILLED.clear();
+        runner.withBean("orders", Orders.class).withUserConfiguration(TopicBean.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBean(Kafko.class).topic("orders"))
+                    .hasValueSatisfying(topic -> assertThat(topic.partitionCount()).isEqualTo(4));
+            SendResult<String, Order> sent = context.getBean(Orders.class).place(new Order("alice", 42)).join();
+            KafkoTestUtils.waitForListeners(context, WAIT);
+            assertThat(BILLED).containsExactly(Map.entry(sent.partition() + "@" + sent.offset(), new Order("alice", 42)));
+        });
+    }
+
     /** "there is no {@code assignReplicas}": ported code that calls it does not compile, rather than being ignored. */
     @Test
     void topicBuilderHasNoAssignReplicas() {
@@ -166,7 +184,7 @@ class ReadmeClaimsQuickstartTest {
     @Configuration(proxyBeanMethods = false)
     static class TopicBean {
         @Bean
-        NewTopic orders() {
+        NewTopic ordersTopic() {
             return TopicBuilder.name("orders").partitions(4).compression(Compression.LZ4).build();
         }
     }
