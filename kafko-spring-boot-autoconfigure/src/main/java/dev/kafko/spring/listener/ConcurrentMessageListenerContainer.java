@@ -289,6 +289,14 @@ public final class ConcurrentMessageListenerContainer implements MessageListener
         lifecycle.start();
     }
 
+    /**
+     * Whether {@code topic}, as it exists now ({@code topicId}), is one its pattern matched as it was created while the
+     * container ran, in this run or an earlier one. Any thread.
+     */
+    boolean topicCreatedWhileRunning(String topic, @Nullable Object topicId) {
+        return members.createdWhileRunning(topic, topicId);
+    }
+
     /** Its starts and stops: the hooks of its members' threads, and of its pattern's deleted topics. */
     ContainerLifecycle lifecycle() {
         return lifecycle;

@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -74,6 +75,13 @@ final class ContainerMembers {
     private final List<KafkoMessageListenerContainer> membersView = Collections.unmodifiableList(members);
     /** The number in the next member's name: names are never reused. Under the container's lock. */
     private int nextMember;
+    /**
+     * The pattern's topics created while the container ran, by name, with the id each had then
+     * ({@link LogBackend#topicId}): their members read the partitions their group has no commit for from the topic's
+     * start, in every run, as long as the topic is the one created then (not one created again under its name while
+     * the container was stopped). Written under the container's lock, read by the members' threads.
+     */
+    private final Map<String, Object> createdWhileRunning = new ConcurrentHashMap<>();
     /** The topics (and partition counts) whose idle members were warned of. Under the container's lock. */
     private final Set<String> idleWarned = new HashSet<>();
     private volatile RecordObservations observations = RecordObservations.NONE;
@@ -256,6 +264,18 @@ final class ContainerMembers {
         return true;
     }
 
+    /** {@code topic}, its id {@code topicId}, was created while the container ran ({@link #createdWhileRunning}). */
+    void markCreatedWhileRunning(String topic, @Nullable Object topicId) {
+        if (topicId != null) {
+            createdWhileRunning.put(topic, topicId);
+        }
+    }
+
+    /** Whether {@code topic}, as it exists now ({@code topicId}), was created while the container ran. Any thread. */
+    boolean createdWhileRunning(String topic, @Nullable Object topicId) {
+        return topicId != null && topicId.equals(createdWhileRunning.get(topic));
+    }
+
     /**
      * Starts {@code starting} behind one gate, opened once all have joined their groups, paused when a pause is asked
      * for as each starts ({@code paused}, asked again for each: what runs on this thread as one starts may pause or
@@ -296,6 +316,7 @@ final class ContainerMembers {
      * @return how many members it had
      */
     int drop(String topic) {
+        createdWhileRunning.remove(topic);
         List<KafkoMessageListenerContainer> ofTopic = members.stream().filter(m -> m.topic().equals(topic)).toList();
         members.removeAll(ofTopic);
         topics.remove(topic);

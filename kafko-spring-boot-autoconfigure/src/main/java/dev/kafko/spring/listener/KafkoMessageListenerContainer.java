@@ -41,11 +41,6 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
     /** The partitions this member reads by hand, or null for a member of its group. */
     private final @Nullable AssignedPartitions assignment;
     private volatile RecordObservations observations = RecordObservations.NONE;
-    /**
-     * Whether the member was made for a topic its pattern matched as it was created, while the container ran, and
-     * has not run yet: its first run reads from the topic's start the partitions the group has no commit for.
-     */
-    private volatile boolean topicCreatedWhileRunning;
     /** Its polling thread's runs: started, stopped, paused, and what that thread waits for. */
     private final MemberLifecycle lifecycle;
 
@@ -148,16 +143,14 @@ public final class KafkoMessageListenerContainer implements MessageListenerConta
         return instrumentation;
     }
 
-    /** The member reads a topic created while its container runs ({@link #topicCreatedWhileRunning}). */
-    void topicCreatedWhileRunning() {
-        topicCreatedWhileRunning = true;
-    }
-
-    /** Whether this run is the first of a member of a topic created while its container runs; false from then on. */
-    boolean takeTopicCreatedWhileRunning() {
-        boolean created = topicCreatedWhileRunning;
-        topicCreatedWhileRunning = false;
-        return created;
+    /**
+     * Whether the member reads a topic its pattern matched as it was created while the container ran, and that topic
+     * still ({@code topicId}, its id now): it reads from the topic's start the partitions the group has no commit
+     * for, in whichever run it is first assigned them (one that started before, stopped before its first poll, never
+     * committed them).
+     */
+    boolean topicCreatedWhileRunning(@Nullable Object topicId) {
+        return parent.topicCreatedWhileRunning(topic, topicId);
     }
 
     void setObservations(RecordObservations observations) {

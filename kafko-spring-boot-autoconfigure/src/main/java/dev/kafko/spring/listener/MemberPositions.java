@@ -28,10 +28,7 @@ final class MemberPositions {
     private final MemberCommits progress;
     /** Whether the backend's consumer reports positions ({@link #afterEmptyPoll}). */
     private boolean reportsPositions = true;
-    /**
-     * Whether the member joined its topic again after it was deleted, or joined a topic its pattern matched as it was
-     * created: it reads that topic from its start.
-     */
+    /** Whether the member joined its topic again after it was deleted: it reads the new topic from its start. */
     private boolean rejoined;
     /**
      * The partitions the member took but was not told of yet, whose start {@link #whilePaused} looked at: not again
@@ -43,7 +40,6 @@ final class MemberPositions {
         this.container = container;
         this.backend = backend;
         this.progress = progress;
-        this.rejoined = container.takeTopicCreatedWhileRunning();
     }
 
     /**
@@ -69,10 +65,10 @@ final class MemberPositions {
         if (starts.isEmpty()) {
             return;
         }
-        if (rejoined) {
+        if (rejoined || container.topicCreatedWhileRunning(backend.topicId(container.topic()))) {
             // the topic was created while the member ran or waited for it, maybe well before it took the partition
-            // (a sibling that joined first held it until its first poll): what was sent to it since was never read,
-            // and would be skipped from the end
+            // (a sibling that joined first held it until its first poll; a run stopped before its first poll): what
+            // was sent to it since was never read, and would be skipped from the end
             consumer.seekToBeginning(starts.keySet());
             starts.replaceAll((p, end) -> consumer.position(p));
         }

@@ -124,9 +124,7 @@ final class TopicPatternWatch {
             LOG.info("Listener '{}' reads topic '{}', created just now ({} member(s))", listenerId, topic,
                     ofTopic.size());
         }
-        for (KafkoMessageListenerContainer member : ofTopic) {
-            member.topicCreatedWhileRunning();
-        }
+        members.markCreatedWhileRunning(topic, backend.topicId(topic));
         members.start(ofTopic, paused);
     }
 
