@@ -44,6 +44,7 @@ import org.springframework.messaging.support.GenericMessage;
 import org.springframework.messaging.handler.invocation.HandlerMethodArgumentResolver;
 import org.springframework.messaging.handler.invocation.InvocableHandlerMethod;
 import org.springframework.messaging.handler.invocation.MethodArgumentResolutionException;
+import org.springframework.util.NumberUtils;
 import org.springframework.validation.Validator;
 
 /**
@@ -400,11 +401,17 @@ public final class KafkoArgumentResolvers {
             return parsesFromText(targetType, conversion);
         }
 
-        /** Whether {@code targetType} is a simple value type other than text that {@code conversion} parses. */
+        /**
+         * Whether {@code targetType} is a simple value type other than text that {@code conversion} parses. Of the
+         * numbers, only those Spring's text conversion parses ({@code int} to {@code BigDecimal}): it claims every
+         * {@code Number} and fails on the others ({@code AtomicLong}), whose text is also their JSON.
+         */
         static boolean parsesFromText(TypeDescriptor targetType, ConversionService conversion) {
             Class<?> target = targetType.getObjectType();
             return target != Object.class && !CharSequence.class.isAssignableFrom(target)
-                    && BeanUtils.isSimpleValueType(target) && conversion.canConvert(TEXT, targetType);
+                    && BeanUtils.isSimpleValueType(target)
+                    && (!Number.class.isAssignableFrom(target) || NumberUtils.STANDARD_NUMBER_TYPES.contains(target))
+                    && conversion.canConvert(TEXT, targetType);
         }
 
         @Override

@@ -15,6 +15,8 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -113,6 +115,24 @@ class KeyAndHeaderRoundTripTest {
     }
 
     /**
+     * A number key or header of a type that Spring's text conversion does not parse ({@code AtomicLong},
+     * {@code AtomicInteger}: numbers, written as their text) failed to convert, where its text is also its JSON.
+     */
+    @Test
+    void atomicNumberKeysAndHeadersAreReadBackAsTheirType() {
+        runner.withBean(AtomicNumbers.class).run(context -> {
+            template(context).send(MessageBuilder.withPayload("v").setHeader(KafkoHeaders.TOPIC, "atomic-keys")
+                    .setHeader(KafkoHeaders.KEY, new AtomicLong(12)).setHeader("count", new AtomicInteger(3))
+                    .build()).join();
+            KafkoTestUtils.waitForListeners(context, WAIT);
+
+            assertThat(SEEN).containsExactlyInAnyOrder(12L, 3, "batch 12");
+            assertThat(KafkoTestUtils.records(context, "atomic-keys.DLT")).isEmpty();
+            assertThat(text(KafkoTestUtils.records(context, "atomic-keys").get(0).key())).isEqualTo("12");
+        });
+    }
+
+    /**
      * Timestamps in epoch milliseconds (the dead-letter header's, a {@code long} header of the application's) were
      * read as JSON, whose bare number Jackson takes for seconds (an {@code Instant} some 57,000 years on), and the
      * received timestamp, a {@code Long}, had no converter to an {@code Instant} at all.
@@ -168,6 +188,20 @@ class KeyAndHeaderRoundTripTest {
             for (Integer key : keys) {
                 SEEN.add(key == null ? "null" : key);
             }
+        }
+    }
+
+    static class AtomicNumbers {
+        @KafkoListener(id = "atomic-keys", topics = "atomic-keys")
+        void atomic(String value, @Header(KafkoHeaders.RECEIVED_KEY) AtomicLong key,
+                @Header("count") AtomicInteger count) {
+            SEEN.add(key.get());
+            SEEN.add(count.get());
+        }
+
+        @KafkoListener(id = "atomic-keys-batch", topics = "atomic-keys", batch = "true")
+        void batch(List<String> values, @Header(KafkoHeaders.RECEIVED_KEY) List<AtomicLong> keys) {
+            SEEN.add("batch " + keys.get(0).get());
         }
     }
 
